@@ -1,0 +1,83 @@
+# pysandbox: a PostgreSQL extension (the backend library, which embeds no
+# Python) plus pysandbox-worker, the exec'd binary that embeds Debian's
+# CPython and forks one contained child per call.
+
+EXTENSION = pysandbox
+DATA = pysandbox--0.1.sql
+MODULE_big = pysandbox
+OBJS = \
+	src/backend/sb_main.o \
+	src/backend/sb_guc.o \
+	src/backend/sb_worker.o \
+	src/backend/sb_call.o \
+	src/backend/sb_inputs.o \
+	src/backend/sb_result.o \
+	src/protocol/sb_frame.o
+PGFILEDESC = "pysandbox - run untrusted Python next to the data"
+
+REGRESS = basic inputs types errors limits validation security guc
+REGRESS_OPTS = --load-extension=pysandbox
+
+PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+
+# Always Debian's interpreter: the python3-config found first on PATH may be
+# another Python without pandas.
+PYTHON_CONFIG = /usr/bin/python3-config
+PY_CFLAGS := $(shell $(PYTHON_CONFIG) --cflags --embed)
+PY_LDFLAGS := $(shell $(PYTHON_CONFIG) --ldflags --embed)
+
+WORKER = src/worker/pysandbox-worker
+WORKER_OBJS = \
+	src/worker/sb_worker.wo \
+	src/worker/sb_contain.wo \
+	src/worker/sb_landlock.wo \
+	src/worker/sb_seccomp.wo \
+	src/worker/sb_python.wo \
+	src/worker/sb_embedded.wo \
+	src/worker/sb_frame.wo
+# order matters: a module may import only the ones before it
+PY_SOURCES = \
+	src/python/sb_guard.py \
+	src/python/sb_validator.py \
+	src/python/sb_codec.py \
+	src/python/sb_runtime.py
+
+EXTRA_CLEAN = $(WORKER) $(WORKER_OBJS) src/worker/sb_embedded.c
+
+include $(PGXS)
+
+WORKER_CFLAGS = -std=gnu99 -O2 -g -Wall -Wextra -Wno-unused-parameter \
+	-Wno-missing-field-initializers -D_GNU_SOURCE -fstack-protector-strong \
+	-D_FORTIFY_SOURCE=2 -fPIE
+
+all: $(WORKER)
+
+src/worker/sb_embedded.c: $(PY_SOURCES) src/worker/sb_embed.sh
+	sh src/worker/sb_embed.sh $@ $(PY_SOURCES)
+
+src/worker/sb_python.wo: src/worker/sb_python.c src/worker/sb_worker.h src/protocol/sb_protocol.h
+	$(CC) $(WORKER_CFLAGS) $(PY_CFLAGS) -c -o $@ $<
+
+src/worker/sb_frame.wo: src/protocol/sb_frame.c src/protocol/sb_protocol.h
+	$(CC) $(WORKER_CFLAGS) -c -o $@ $<
+
+src/worker/%.wo: src/worker/%.c src/worker/sb_worker.h src/protocol/sb_protocol.h
+	$(CC) $(WORKER_CFLAGS) -c -o $@ $<
+
+$(WORKER): $(WORKER_OBJS)
+	$(CC) -pie -o $@ $(WORKER_OBJS) $(PY_LDFLAGS) -lseccomp -Wl,-z,relro,-z,now
+
+$(OBJS): src/protocol/sb_protocol.h src/backend/pysandbox.h
+
+install: install-worker
+
+install-worker: $(WORKER)
+	$(INSTALL_PROGRAM) $(WORKER) '$(DESTDIR)$(pkglibdir)/pysandbox-worker'
+
+uninstall: uninstall-worker
+
+uninstall-worker:
+	rm -f '$(DESTDIR)$(pkglibdir)/pysandbox-worker'
+
+.PHONY: install-worker uninstall-worker

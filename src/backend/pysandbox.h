@@ -1,0 +1,111 @@
+/*
+ * pysandbox.h
+ *		Declarations shared by the backend half of pysandbox.
+ *
+ * The backend half runs inside PostgreSQL and never links or runs Python.
+ * It turns SQL arguments into request frames, moves table inputs into
+ * columnar frames, supervises a sandboxed child through the worker, and
+ * turns the child's (hostile) frames back into jsonb, notices and errors.
+ */
+#ifndef PYSANDBOX_H
+#define PYSANDBOX_H
+
+#include "postgres.h"
+
+#include "lib/stringinfo.h"
+#include "nodes/pg_list.h"
+#include "utils/jsonb.h"
+
+#include "../protocol/sb_protocol.h"
+
+/* ---- sb_guc.c: settings ---- */
+extern int	sb_timeout_ms;
+extern int	sb_cpu_ms;
+extern int	sb_memory_mb;
+extern int	sb_max_output_bytes;
+extern int	sb_max_input_rows;
+extern int	sb_max_input_mb;
+extern char *sb_allowed_modules;
+extern int	sb_print_mode;
+extern bool sb_python_layer;
+extern bool sb_allow_weak_isolation;
+
+#define SB_PRINT_NOTICE		0
+#define SB_PRINT_DISCARD	1
+
+extern void sb_guc_init(void);
+
+/* ---- sb_worker.c: "get me a sandbox" ---- */
+
+/* one contained child, for one call */
+typedef struct SbSandbox
+{
+	int			data_fd;		/* our end of the child's data socket */
+	int32		pid;			/* the child's pid, for messages only */
+	bool		exited;			/* the worker reported the child reaped */
+	SbExitReport exit;			/* valid once exited */
+} SbSandbox;
+
+extern SbSandbox *sb_sandbox_acquire(const SbSpawnRequest *req);
+extern void sb_sandbox_kill(SbSandbox *sb);
+extern int	sb_sandbox_control_fd(void);
+extern bool sb_sandbox_read_exit(SbSandbox *sb);
+extern void sb_sandbox_release(SbSandbox *sb);
+extern void sb_sandbox_abandon_worker(void);
+
+/* ---- sb_inputs.c: inputs jsonb -> request frames ---- */
+
+/* a buffer to send: a frame header plus up to three payload pieces */
+typedef struct SbChunk
+{
+	const char *data;
+	size_t		len;
+} SbChunk;
+
+typedef struct SbRequest
+{
+	StringInfoData json;		/* the REQUEST payload being built */
+	List	   *chunks;			/* SbChunk *, in sending order */
+	uint64		input_rows;
+	uint64		input_bytes;
+} SbRequest;
+
+extern void sb_inputs_encode(SbRequest *req, Jsonb *inputs);
+extern void sb_request_add_frame(SbRequest *req, uint32 type,
+								 const char *p1, size_t l1,
+								 const char *p2, size_t l2,
+								 const char *p3, size_t l3);
+extern bool sb_is_identifier(const char *s);
+
+/* ---- sb_call.c: one call, start to end ---- */
+
+typedef struct SbLimits
+{
+	int			timeout_ms;
+	int			cpu_ms;
+	int			memory_mb;
+	int			max_output_bytes;
+} SbLimits;
+
+typedef struct SbOutcome
+{
+	/* at most one of result / error / violation is set by the child */
+	char	   *result;			/* RESULT payload, NUL-terminated */
+	Size		result_len;
+	char	   *error;			/* ERROR payload (JSON), NUL-terminated */
+	Size		error_len;
+	bool		violation;
+	SbViolation violation_info;
+	bool		output_exceeded;	/* the backend cut the child off */
+	bool		worker_lost;	/* the worker died or stopped answering */
+	SbExitReport exit;
+} SbOutcome;
+
+extern void sb_limits_from_options(SbLimits *limits, Jsonb *options);
+extern void sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out);
+
+/* ---- sb_result.c: outcome -> jsonb or error ---- */
+extern Jsonb *sb_result_to_jsonb(const SbOutcome *out, const SbLimits *limits);
+extern void sb_emit_print(const char *text, Size len);
+
+#endif							/* PYSANDBOX_H */

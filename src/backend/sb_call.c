@@ -1,0 +1,403 @@
+/*
+ * sb_call.c
+ *		One sandbox call: send the request, relay output, collect the outcome.
+ *
+ * The child is hostile.  Every frame it sends is checked before its payload
+ * is read: the type must be one the child may send, the length must fit the
+ * output budget (or the fixed size of its type), and RESULT/ERROR may come
+ * only once.  Anything else ends the child.
+ *
+ * The backend waits only on its latch and the data socket, so cancel,
+ * statement_timeout and termination are seen at once; the error path then
+ * runs the memory context callback below, which kills and reaps the child.
+ * The child's socket reaches EOF only when the child is dead (the worker
+ * holds no copy), after which the worker's exit report is read.
+ */
+#include "pysandbox.h"
+
+#include <limits.h>
+
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <math.h>
+
+#include "mb/pg_wchar.h"
+#include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "portability/instr_time.h"
+#include "storage/latch.h"
+#include "utils/memutils.h"
+
+/* the largest error report we accept; the child truncates its texts */
+#define SB_MAX_ERROR_FRAME		(1024 * 1024)
+/* extra time the backend gives the worker to enforce the deadline itself */
+#define SB_DEADLINE_GRACE_MS	2000
+
+typedef struct SbCallState
+{
+	SbSandbox  *sb;
+	MemoryContextCallback cb;
+} SbCallState;
+
+/* Memory context callback: however the call ends, the child is reaped. */
+static void
+sb_call_cleanup(void *arg)
+{
+	SbCallState *st = (SbCallState *) arg;
+
+	if (st->sb)
+	{
+		sb_sandbox_release(st->sb);
+		st->sb = NULL;
+	}
+}
+
+/* Read one option that may only tighten a limit. */
+static void
+sb_limit_option(Jsonb *options, const char *key, const char *guc, int *limit)
+{
+	JsonbValue *v = getKeyJsonValueFromContainer(&options->root, key, strlen(key), NULL);
+	double		n = 0;
+
+	if (v == NULL)
+		return;
+	if (v->type == jbvNumeric)
+		n = DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow,
+											   NumericGetDatum(v->val.numeric)));
+	if (v->type != jbvNumeric || n != floor(n) || n <= 0 || n > INT_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("options.%s must be a positive integer", key)));
+	if (n > *limit)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("options.%s cannot exceed %s (%d)", key, guc, *limit),
+				 errhint("Options can only tighten limits; ask an administrator to raise %s.", guc)));
+	*limit = (int) n;
+}
+
+/* Limits for this call: the settings, tightened by options. */
+void
+sb_limits_from_options(SbLimits *limits, Jsonb *options)
+{
+	static const char *const known[] = {"timeout_ms", "cpu_ms", "memory_mb", "max_output_bytes"};
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+
+	limits->timeout_ms = sb_timeout_ms;
+	limits->cpu_ms = sb_cpu_ms;
+	limits->memory_mb = sb_memory_mb;
+	limits->max_output_bytes = sb_max_output_bytes;
+
+	if (!JB_ROOT_IS_OBJECT(options))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("options must be a JSON object")));
+
+	it = JsonbIteratorInit(&options->root);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		int			i;
+		bool		ok = false;
+
+		if (tok != WJB_KEY)
+			continue;
+		for (i = 0; i < lengthof(known); i++)
+			if (v.val.string.len == strlen(known[i]) &&
+				memcmp(v.val.string.val, known[i], v.val.string.len) == 0)
+				ok = true;
+		if (!ok)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("unknown option \"%.*s\"", v.val.string.len, v.val.string.val),
+					 errhint("Known options are timeout_ms, cpu_ms, memory_mb and max_output_bytes.")));
+	}
+
+	sb_limit_option(options, "timeout_ms", "pysandbox.timeout", &limits->timeout_ms);
+	sb_limit_option(options, "cpu_ms", "pysandbox.cpu_limit", &limits->cpu_ms);
+	sb_limit_option(options, "memory_mb", "pysandbox.memory_limit", &limits->memory_mb);
+	sb_limit_option(options, "max_output_bytes", "pysandbox.max_output_bytes",
+					&limits->max_output_bytes);
+}
+
+/* Incoming-frame state: a header being read, then its payload. */
+typedef struct SbReader
+{
+	unsigned char hdr[SB_FRAME_HEADER_SIZE];
+	size_t		hdr_got;
+	uint32		type;
+	uint32		len;
+	char	   *payload;		/* NULL while reading a header */
+	size_t		got;
+	uint64		output_used;	/* STDOUT + RESULT bytes so far */
+	MemoryContext keep;			/* where RESULT and ERROR payloads go */
+	bool		bad;			/* the child broke the protocol */
+} SbReader;
+
+/*
+ * A complete frame has arrived: act on it.  Returns false if the child must
+ * be stopped (protocol violation or output limit).
+ */
+static bool
+sb_frame_done(SbReader *rd, SbOutcome *out)
+{
+	switch (rd->type)
+	{
+		case SB_DATA_STDOUT:
+			sb_emit_print(rd->payload, rd->len);
+			pfree(rd->payload);
+			break;
+		case SB_DATA_RESULT:
+			out->result = rd->payload;
+			out->result_len = rd->len;
+			break;
+		case SB_DATA_ERROR:
+			out->error = rd->payload;
+			out->error_len = rd->len;
+			break;
+		case SB_DATA_VIOLATION:
+			memcpy(&out->violation_info, rd->payload, sizeof(SbViolation));
+			out->violation_info.name[sizeof(out->violation_info.name) - 1] = '\0';
+			out->violation = true;
+			pfree(rd->payload);
+			break;
+	}
+	rd->payload = NULL;
+	rd->hdr_got = 0;
+	return true;
+}
+
+/* A header has arrived: check it before reading anything more. */
+static bool
+sb_header_done(SbReader *rd, SbOutcome *out, const SbLimits *limits)
+{
+	sb_frame_header_decode(rd->hdr, &rd->type, &rd->len);
+	switch (rd->type)
+	{
+		case SB_DATA_STDOUT:
+		case SB_DATA_RESULT:
+			if (rd->type == SB_DATA_RESULT && (out->result || out->error))
+				return rd->bad = true, false;
+			rd->output_used += rd->len;
+			if (rd->output_used > (uint64) limits->max_output_bytes)
+			{
+				out->output_exceeded = true;
+				return false;
+			}
+			break;
+		case SB_DATA_ERROR:
+			if (out->result || out->error || rd->len > SB_MAX_ERROR_FRAME)
+				return rd->bad = true, false;
+			break;
+		case SB_DATA_VIOLATION:
+			if (rd->len != sizeof(SbViolation))
+				return rd->bad = true, false;
+			break;
+		default:
+			return rd->bad = true, false;
+	}
+	/* +1 for a terminating NUL, so texts can be used as C strings */
+	rd->payload = MemoryContextAllocHuge((rd->type == SB_DATA_RESULT ||
+										  rd->type == SB_DATA_ERROR) ? rd->keep : CurrentMemoryContext,
+										 (Size) rd->len + 1);
+	rd->payload[rd->len] = '\0';
+	rd->got = 0;
+	if (rd->len == 0)
+		return sb_frame_done(rd, out);
+	return true;
+}
+
+/*
+ * Read what is available on the data socket.  Returns false at EOF or when
+ * the child must be stopped; *eof tells which.
+ */
+static bool
+sb_read_available(int fd, SbReader *rd, SbOutcome *out, const SbLimits *limits, bool *eof)
+{
+	for (;;)
+	{
+		ssize_t		n;
+
+		if (rd->payload == NULL)
+			n = recv(fd, rd->hdr + rd->hdr_got, SB_FRAME_HEADER_SIZE - rd->hdr_got, MSG_DONTWAIT);
+		else
+			n = recv(fd, rd->payload + rd->got, Min((size_t) rd->len - rd->got, (size_t) 1 << 20),
+					 MSG_DONTWAIT);
+		if (n == 0)
+		{
+			*eof = true;
+			return false;
+		}
+		if (n < 0)
+		{
+			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+				return true;
+			*eof = true;		/* ECONNRESET: the child is gone */
+			return false;
+		}
+		if (rd->payload == NULL)
+		{
+			rd->hdr_got += n;
+			if (rd->hdr_got == SB_FRAME_HEADER_SIZE && !sb_header_done(rd, out, limits))
+				return false;
+		}
+		else
+		{
+			rd->got += n;
+			if (rd->got == rd->len && !sb_frame_done(rd, out))
+				return false;
+		}
+	}
+}
+
+/* Milliseconds elapsed since start. */
+static long
+sb_ms_since(instr_time start)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	return (long) INSTR_TIME_GET_MILLISEC(now);
+}
+
+/*
+ * Run one call: get a child, send it the request, relay its output until it
+ * ends, and fill *out.  Errors for interrupts are raised from here; the
+ * outcome of the code itself is judged by sb_result.c.
+ */
+void
+sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "pysandbox call",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	SbCallState *st = palloc0(sizeof(SbCallState));
+	SbSpawnRequest spawn;
+	SbReader	rd;
+	ListCell   *next_chunk;
+	size_t		chunk_sent = 0;
+	bool		writing = true;
+	bool		eof = false;
+	instr_time	start;
+	long		deadline = (long) limits->timeout_ms + SB_DEADLINE_GRACE_MS;
+
+	st->cb.func = sb_call_cleanup;
+	st->cb.arg = st;
+	MemoryContextRegisterResetCallback(cxt, &st->cb);
+
+	memset(&spawn, 0, sizeof(spawn));
+	spawn.timeout_ms = limits->timeout_ms;
+	spawn.cpu_ms = limits->cpu_ms;
+	spawn.memory_mb = limits->memory_mb;
+	spawn.flags = sb_python_layer ? 0 : SB_SPAWN_PYTHON_LAYER_OFF;
+
+	memset(out, 0, sizeof(*out));
+	memset(&rd, 0, sizeof(rd));
+	rd.keep = old;
+	INSTR_TIME_SET_CURRENT(start);
+	st->sb = sb_sandbox_acquire(&spawn);
+	next_chunk = list_head(req->chunks);
+
+	while (!eof)
+	{
+		int			events = WL_LATCH_SET | WL_SOCKET_READABLE | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH;
+		long		left;
+		int			rc;
+
+		/* send as much of the request as the socket takes */
+		while (writing && next_chunk != NULL)
+		{
+			SbChunk    *c = (SbChunk *) lfirst(next_chunk);
+			ssize_t		n = send(st->sb->data_fd, c->data + chunk_sent,
+								 Min(c->len - chunk_sent, (size_t) 1 << 20),
+								 MSG_DONTWAIT | MSG_NOSIGNAL);
+
+			if (n < 0)
+			{
+				if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+					break;
+				writing = false;	/* the child stopped reading: it will say why */
+				break;
+			}
+			chunk_sent += n;
+			if (chunk_sent == c->len)
+			{
+				next_chunk = lnext(req->chunks, next_chunk);
+				chunk_sent = 0;
+			}
+		}
+		if (next_chunk == NULL)
+			writing = false;
+
+		if (!sb_read_available(st->sb->data_fd, &rd, out, limits, &eof) && !eof)
+		{
+			/* protocol violation or output limit: stop the child now */
+			sb_sandbox_kill(st->sb);
+			break;
+		}
+		if (eof)
+			break;
+
+		left = deadline - sb_ms_since(start);
+		if (left <= 0)
+		{
+			/* the worker did not enforce the deadline: it is stuck */
+			sb_sandbox_abandon_worker();
+			st->sb->exited = true;
+			out->worker_lost = true;
+			break;
+		}
+		if (writing)
+			events |= WL_SOCKET_WRITEABLE;
+		rc = WaitLatchOrSocket(MyLatch, events, st->sb->data_fd, left, PG_WAIT_EXTENSION);
+		if (rc & WL_LATCH_SET)
+		{
+			ResetLatch(MyLatch);
+			CHECK_FOR_INTERRUPTS();
+		}
+	}
+
+	/* the child is dead or being killed: wait for the worker's report */
+	while (!st->sb->exited)
+	{
+		int			fd = sb_sandbox_control_fd();
+
+		if (fd < 0)
+		{
+			out->worker_lost = true;
+			break;
+		}
+		if (sb_sandbox_read_exit(st->sb))
+			break;
+		if (sb_ms_since(start) > deadline)
+		{
+			sb_sandbox_abandon_worker();
+			out->worker_lost = true;
+			break;
+		}
+		if (WaitLatchOrSocket(MyLatch, WL_LATCH_SET | WL_SOCKET_READABLE | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+							  fd, 100, PG_WAIT_EXTENSION) & WL_LATCH_SET)
+		{
+			ResetLatch(MyLatch);
+			CHECK_FOR_INTERRUPTS();
+		}
+	}
+	if (rd.bad)
+	{
+		out->result = NULL;
+		out->error = MemoryContextStrdup(old, "{\"kind\":\"crash\",\"type\":\"ProtocolError\","
+										 "\"message\":\"the sandbox process sent an invalid message\"}");
+		out->error_len = strlen(out->error);
+	}
+	out->exit = st->sb->exit;
+	sb_sandbox_release(st->sb);
+	st->sb = NULL;
+
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+}

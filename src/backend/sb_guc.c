@@ -1,0 +1,147 @@
+/*
+ * sb_guc.c
+ *		pysandbox.* settings.
+ *
+ * Limits are PGC_SUSET: a role cannot raise its own; an administrator can
+ * set them per role with ALTER ROLE ... SET.  Calls can only tighten them
+ * further (options jsonb, see sb_call.c).
+ */
+#include "pysandbox.h"
+
+#include <limits.h>
+
+#include "utils/guc.h"
+
+int			sb_timeout_ms = 10000;
+int			sb_cpu_ms = 10000;
+int			sb_memory_mb = 512;
+int			sb_max_output_bytes = 16 * 1024 * 1024;
+int			sb_max_input_rows = 10000000;
+int			sb_max_input_mb = 512;
+char	   *sb_allowed_modules = NULL;
+int			sb_print_mode = SB_PRINT_NOTICE;
+bool		sb_python_layer = true;
+bool		sb_allow_weak_isolation = false;
+
+#define SB_DEFAULT_MODULES \
+	"math, statistics, json, datetime, decimal, fractions, re, collections, " \
+	"itertools, functools, random, string, textwrap, heapq, bisect, calendar, " \
+	"dataclasses, typing, enum, numpy, pandas"
+
+static const struct config_enum_entry sb_print_options[] = {
+	{"notice", SB_PRINT_NOTICE, false},
+	{"discard", SB_PRINT_DISCARD, false},
+	{NULL, 0, false}
+};
+
+/* Check hook: the allowlist is a comma-separated list of dotted names. */
+static bool
+sb_check_allowed_modules(char **newval, void **extra, GucSource source)
+{
+	const char *p;
+	bool		start = true;
+
+	for (p = *newval; *p; p++)
+	{
+		if (*p == ',' || *p == ' ')
+		{
+			start = (*p == ',') ? true : start;
+			continue;
+		}
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			  (*p >= '0' && *p <= '9' && !start) || *p == '_' || *p == '.'))
+		{
+			GUC_check_errdetail("Module names may contain only letters, digits, \"_\" and \".\", separated by commas.");
+			return false;
+		}
+		start = false;
+	}
+	return true;
+}
+
+/* Register the settings (called from _PG_init). */
+void
+sb_guc_init(void)
+{
+	DefineCustomIntVariable("pysandbox.timeout",
+							"Wall-clock limit of one sandbox call.",
+							NULL,
+							&sb_timeout_ms,
+							10000, 1, 3600 * 1000,
+							PGC_SUSET, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pysandbox.cpu_limit",
+							"CPU time limit of one sandbox call.",
+							NULL,
+							&sb_cpu_ms,
+							10000, 1, 3600 * 1000,
+							PGC_SUSET, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pysandbox.memory_limit",
+							"Memory one sandbox call may allocate.",
+							"Counted on top of the preloaded interpreter.",
+							&sb_memory_mb,
+							512, 16, 1024 * 1024,
+							PGC_SUSET, GUC_UNIT_MB,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pysandbox.max_output_bytes",
+							"Largest result plus printed output of one sandbox call.",
+							NULL,
+							&sb_max_output_bytes,
+							16 * 1024 * 1024, 1024, 1024 * 1024 * 1024,
+							PGC_SUSET, GUC_UNIT_BYTE,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pysandbox.max_input_rows",
+							"Most rows all table inputs of one call may have together.",
+							NULL,
+							&sb_max_input_rows,
+							10000000, 0, INT_MAX,
+							PGC_SUSET, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pysandbox.max_input_size",
+							"Most bytes all table inputs of one call may encode to.",
+							NULL,
+							&sb_max_input_mb,
+							512, 1, 1024,
+							PGC_SUSET, GUC_UNIT_MB,
+							NULL, NULL, NULL);
+
+	DefineCustomStringVariable("pysandbox.allowed_modules",
+							   "Modules sandboxed code may import (comma-separated).",
+							   "A module allows its submodules, except dangerous ones.",
+							   &sb_allowed_modules,
+							   SB_DEFAULT_MODULES,
+							   PGC_SUSET, GUC_LIST_INPUT,
+							   sb_check_allowed_modules, NULL, NULL);
+
+	DefineCustomEnumVariable("pysandbox.print",
+							 "What happens to print() output: notice or discard.",
+							 NULL,
+							 &sb_print_mode,
+							 SB_PRINT_NOTICE, sb_print_options,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("pysandbox.python_layer",
+							 "Use the Python-level checks (turn off only to test the OS layers).",
+							 NULL,
+							 &sb_python_layer,
+							 true,
+							 PGC_SUSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("pysandbox.allow_weak_isolation",
+							 "Run even where Landlock filesystem confinement is unavailable.",
+							 NULL,
+							 &sb_allow_weak_isolation,
+							 false,
+							 PGC_SIGHUP, 0,
+							 NULL, NULL, NULL);
+
+	MarkGUCPrefixReserved("pysandbox");
+}

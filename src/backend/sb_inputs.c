@@ -1,0 +1,753 @@
+/*
+ * sb_inputs.c
+ *		The inputs jsonb: plain values into the request, table inputs into
+ *		columnar frames.
+ *
+ * A table input ($query with optional $params, or $table) runs through SPI
+ * as the calling role, in the caller's snapshot, with the transaction
+ * marked read-only for its duration, so privileges, row-level security and
+ * read-only-ness all hold.  Rows go straight from the executor into
+ * per-column buffers (a DestReceiver); no tuple table of the whole result is
+ * built.  Fixed-width types are copied as binary; everything else goes
+ * through its output function as UTF-8 text.
+ *
+ * All buffers live in the call's memory context and are freed with it.
+ */
+#include "pysandbox.h"
+
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "mb/pg_wchar.h"
+#include "parser/parse_param.h"
+#include "utils/builtins.h"
+#include "utils/date.h"
+#include "utils/fmgrprotos.h"
+#include "utils/json.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/regproc.h"
+#include "utils/timestamp.h"
+#include "utils/varlena.h"
+
+/* microseconds between 2000-01-01 (PostgreSQL's epoch) and 1970-01-01 */
+#define SB_UNIX_OFFSET_US \
+	((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY)
+/* pandas datetime64[ns] spans about +-292 years around 1970 */
+#define SB_MAX_ABS_US		INT64CONST(9223372036854775)
+
+typedef struct SbColumn
+{
+	char	   *name;
+	Oid			typid;
+	int			kind;			/* SbColumnKind */
+	FmgrInfo	out;			/* output function, for SB_COL_TEXT */
+	StringInfoData values;
+	StringInfoData validity;
+	StringInfoData offsets;		/* SB_COL_TEXT only */
+	uint64		nulls;
+} SbColumn;
+
+typedef struct SbReceiver
+{
+	DestReceiver pub;
+	SbRequest  *req;
+	const char *input;			/* the input's name, for messages */
+	int			ncols;
+	SbColumn   *cols;
+	uint64		nrows;
+	MemoryContext cxt;			/* where the buffers live */
+	MemoryContext rowcxt;		/* per-row output function garbage */
+} SbReceiver;
+
+static const char *const sb_python_keywords[] = {
+	"False", "None", "True", "and", "as", "assert", "async", "await", "break",
+	"class", "continue", "def", "del", "elif", "else", "except", "finally",
+	"for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal",
+	"not", "or", "pass", "raise", "return", "try", "while", "with", "yield"
+};
+
+/*
+ * Is s a name Python code can use as a parameter: an ASCII identifier, not
+ * a keyword, not beginning with "__"?
+ */
+bool
+sb_is_identifier(const char *s)
+{
+	const char *p;
+	int			i;
+
+	if (s[0] == '\0' || (s[0] >= '0' && s[0] <= '9') || strncmp(s, "__", 2) == 0)
+		return false;
+	for (p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			  (*p >= '0' && *p <= '9') || *p == '_'))
+			return false;
+	for (i = 0; i < lengthof(sb_python_keywords); i++)
+		if (strcmp(s, sb_python_keywords[i]) == 0)
+			return false;
+	return true;
+}
+
+/* Append a frame header chunk and up to three payload pieces. */
+void
+sb_request_add_frame(SbRequest *req, uint32 type,
+					 const char *p1, size_t l1,
+					 const char *p2, size_t l2,
+					 const char *p3, size_t l3)
+{
+	size_t		total = l1 + l2 + l3;
+	char	   *hdr = palloc(SB_FRAME_HEADER_SIZE);
+	SbChunk    *c;
+
+	if (total > SB_FRAME_MAX_PAYLOAD)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("table input column is too large to send to the sandbox")));
+	sb_frame_header_encode((unsigned char *) hdr, type, (uint32) total);
+	c = palloc(sizeof(SbChunk));
+	c->data = hdr;
+	c->len = SB_FRAME_HEADER_SIZE;
+	req->chunks = lappend(req->chunks, c);
+	if (l1 > 0)
+	{
+		c = palloc(sizeof(SbChunk));
+		c->data = p1;
+		c->len = l1;
+		req->chunks = lappend(req->chunks, c);
+	}
+	if (l2 > 0)
+	{
+		c = palloc(sizeof(SbChunk));
+		c->data = p2;
+		c->len = l2;
+		req->chunks = lappend(req->chunks, c);
+	}
+	if (l3 > 0)
+	{
+		c = palloc(sizeof(SbChunk));
+		c->data = p3;
+		c->len = l3;
+		req->chunks = lappend(req->chunks, c);
+	}
+}
+
+/* The column kind used to send values of type typid. */
+static int
+sb_column_kind(Oid typid)
+{
+	switch (getBaseType(typid))
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+			return SB_COL_INT64;
+		case FLOAT4OID:
+		case FLOAT8OID:
+		case NUMERICOID:
+			return SB_COL_FLOAT64;
+		case BOOLOID:
+			return SB_COL_BOOL;
+		case DATEOID:
+			return SB_COL_DATE;
+		case TIMESTAMPOID:
+			return SB_COL_TIMESTAMP;
+		case TIMESTAMPTZOID:
+			return SB_COL_TIMESTAMPTZ;
+		default:
+			return SB_COL_TEXT;
+	}
+}
+
+static const char *
+sb_kind_name(int kind)
+{
+	switch (kind)
+	{
+		case SB_COL_INT64:
+			return "int64";
+		case SB_COL_FLOAT64:
+			return "float64";
+		case SB_COL_BOOL:
+			return "bool";
+		case SB_COL_DATE:
+			return "date";
+		case SB_COL_TIMESTAMP:
+			return "timestamp";
+		case SB_COL_TIMESTAMPTZ:
+			return "timestamptz";
+		default:
+			return "text";
+	}
+}
+
+/* DestReceiver startup: one column buffer per result column. */
+static void
+sb_receiver_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
+{
+	SbReceiver *r = (SbReceiver *) self;
+	MemoryContext old = MemoryContextSwitchTo(r->cxt);
+	int			i;
+
+	r->ncols = typeinfo->natts;
+	r->cols = palloc0(sizeof(SbColumn) * Max(r->ncols, 1));
+	for (i = 0; i < r->ncols; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(typeinfo, i);
+		SbColumn   *c = &r->cols[i];
+
+		c->name = pstrdup(NameStr(att->attname));
+		c->typid = att->atttypid;
+		c->kind = sb_column_kind(att->atttypid);
+		initStringInfo(&c->values);
+		initStringInfo(&c->validity);
+		if (c->kind == SB_COL_TEXT)
+		{
+			Oid			outfunc;
+			bool		isvarlena;
+			int64		zero = 0;
+
+			getTypeOutputInfo(att->atttypid, &outfunc, &isvarlena);
+			fmgr_info_cxt(outfunc, &c->out, r->cxt);
+			initStringInfo(&c->offsets);
+			appendBinaryStringInfo(&c->offsets, (char *) &zero, sizeof(zero));
+		}
+	}
+	r->rowcxt = AllocSetContextCreate(r->cxt, "pysandbox row", ALLOCSET_SMALL_SIZES);
+	MemoryContextSwitchTo(old);
+}
+
+/* Raise the error for a date/time value pandas cannot hold. */
+static void
+sb_datetime_out_of_range(SbReceiver *r, SbColumn *c)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+			 errmsg("value in column \"%s\", row %llu of input \"%s\" is out of range for pandas",
+					c->name, (unsigned long long) r->nrows + 1, r->input),
+			 errdetail("pandas datetime64[ns] holds years 1678 to 2261; infinity has no equivalent."),
+			 errhint("Cast the column to text in the query, or filter such rows out.")));
+}
+
+/* Append one value (not NULL) to a column buffer. */
+static void
+sb_column_append(SbReceiver *r, SbColumn *c, Datum d)
+{
+	int64		i64;
+	double		f8;
+	char		b;
+
+	switch (c->kind)
+	{
+		case SB_COL_INT64:
+			switch (getBaseType(c->typid))
+			{
+				case INT2OID:
+					i64 = DatumGetInt16(d);
+					break;
+				case INT4OID:
+					i64 = DatumGetInt32(d);
+					break;
+				default:
+					i64 = DatumGetInt64(d);
+					break;
+			}
+			appendBinaryStringInfo(&c->values, (char *) &i64, sizeof(i64));
+			break;
+		case SB_COL_FLOAT64:
+			switch (getBaseType(c->typid))
+			{
+				case FLOAT4OID:
+					f8 = DatumGetFloat4(d);
+					break;
+				case FLOAT8OID:
+					f8 = DatumGetFloat8(d);
+					break;
+				default:
+					f8 = DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, d));
+					break;
+			}
+			appendBinaryStringInfo(&c->values, (char *) &f8, sizeof(f8));
+			break;
+		case SB_COL_BOOL:
+			b = DatumGetBool(d) ? 1 : 0;
+			appendBinaryStringInfoNT(&c->values, &b, 1);
+			break;
+		case SB_COL_DATE:
+			{
+				DateADT		date = DatumGetDateADT(d);
+
+				if (DATE_NOT_FINITE(date))
+					sb_datetime_out_of_range(r, c);
+				i64 = (int64) date * USECS_PER_DAY + SB_UNIX_OFFSET_US;
+				if (i64 > SB_MAX_ABS_US || i64 < -SB_MAX_ABS_US)
+					sb_datetime_out_of_range(r, c);
+				appendBinaryStringInfo(&c->values, (char *) &i64, sizeof(i64));
+				break;
+			}
+		case SB_COL_TIMESTAMP:
+		case SB_COL_TIMESTAMPTZ:
+			{
+				Timestamp	ts = DatumGetTimestamp(d);
+
+				if (TIMESTAMP_NOT_FINITE(ts) || ts > SB_MAX_ABS_US - SB_UNIX_OFFSET_US ||
+					ts < -SB_MAX_ABS_US - SB_UNIX_OFFSET_US)
+					sb_datetime_out_of_range(r, c);
+				i64 = ts + SB_UNIX_OFFSET_US;
+				appendBinaryStringInfo(&c->values, (char *) &i64, sizeof(i64));
+				break;
+			}
+		default:
+			elog(ERROR, "unexpected column kind %d", c->kind);
+	}
+}
+
+/* Append a NULL: a zero value (or an empty string) under a cleared bit. */
+static void
+sb_column_append_null(SbColumn *c)
+{
+	static const char zeros[8] = {0};
+	int64		off;
+
+	c->nulls++;
+	switch (c->kind)
+	{
+		case SB_COL_BOOL:
+			appendBinaryStringInfoNT(&c->values, zeros, 1);
+			break;
+		case SB_COL_TEXT:
+			off = c->values.len;
+			appendBinaryStringInfo(&c->offsets, (char *) &off, sizeof(off));
+			break;
+		default:
+			appendBinaryStringInfoNT(&c->values, zeros, 8);
+			break;
+	}
+}
+
+/* DestReceiver: one row into the column buffers. */
+static bool
+sb_receiver_receive(TupleTableSlot *slot, DestReceiver *self)
+{
+	SbReceiver *r = (SbReceiver *) self;
+	MemoryContext old = MemoryContextSwitchTo(r->rowcxt);
+	uint64		bytes = 0;
+	int			i;
+
+	slot_getallattrs(slot);
+	for (i = 0; i < r->ncols; i++)
+	{
+		SbColumn   *c = &r->cols[i];
+
+		MemoryContextSwitchTo(r->cxt);
+		if (r->nrows % 8 == 0)
+			appendStringInfoCharMacro(&c->validity, 0);
+		MemoryContextSwitchTo(r->rowcxt);
+
+		if (slot->tts_isnull[i])
+		{
+			MemoryContextSwitchTo(r->cxt);
+			sb_column_append_null(c);
+		}
+		else
+		{
+			c->validity.data[r->nrows / 8] |= (char) (1 << (r->nrows % 8));
+			if (c->kind == SB_COL_TEXT)
+			{
+				/* the output function allocates in rowcxt; buffers in cxt */
+				char	   *s = OutputFunctionCall(&c->out, slot->tts_values[i]);
+				int			len = strlen(s);
+				char	   *u = pg_server_to_any(s, len, PG_UTF8);
+				int64		off;
+
+				if (u != s)
+					len = strlen(u);
+				MemoryContextSwitchTo(r->cxt);
+				appendBinaryStringInfoNT(&c->values, u, len);
+				off = c->values.len;
+				appendBinaryStringInfo(&c->offsets, (char *) &off, sizeof(off));
+			}
+			else
+			{
+				MemoryContextSwitchTo(r->cxt);
+				sb_column_append(r, c, slot->tts_values[i]);
+			}
+		}
+		MemoryContextSwitchTo(r->rowcxt);
+		bytes += c->values.len + c->validity.len + (c->kind == SB_COL_TEXT ? c->offsets.len : 0);
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(r->rowcxt);
+
+	r->nrows++;
+	if (r->req->input_rows + r->nrows > (uint64) sb_max_input_rows)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("table inputs have more than %d rows", sb_max_input_rows),
+				 errdetail("Input \"%s\" reached the limit.", r->input),
+				 errhint("Aggregate or filter in the query, or ask an administrator to raise pysandbox.max_input_rows.")));
+	if (r->req->input_bytes + bytes > (uint64) sb_max_input_mb * 1024 * 1024)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("table inputs are larger than %d MB", sb_max_input_mb),
+				 errdetail("Input \"%s\" reached the limit.", r->input),
+				 errhint("Select fewer columns or rows, or ask an administrator to raise pysandbox.max_input_size.")));
+	return true;
+}
+
+static void
+sb_receiver_shutdown(DestReceiver *self)
+{
+}
+
+static void
+sb_receiver_destroy(DestReceiver *self)
+{
+}
+
+/* Parser hook: let the query's context decide the types of $1..$n. */
+typedef struct SbParamTypes
+{
+	Oid		   *types;
+	int			n;
+} SbParamTypes;
+
+static void
+sb_param_setup(ParseState *pstate, void *arg)
+{
+	SbParamTypes *p = (SbParamTypes *) arg;
+
+	setup_parse_variable_parameters(pstate, &p->types, &p->n);
+}
+
+/* The text form of a jsonb scalar or container, for a query parameter. */
+static char *
+sb_jsonb_value_text(JsonbValue *v, bool *isnull)
+{
+	*isnull = false;
+	switch (v->type)
+	{
+		case jbvNull:
+			*isnull = true;
+			return NULL;
+		case jbvString:
+			return pnstrdup(v->val.string.val, v->val.string.len);
+		case jbvNumeric:
+			return DatumGetCString(DirectFunctionCall1(numeric_out,
+													   NumericGetDatum(v->val.numeric)));
+		case jbvBool:
+			return pstrdup(v->val.boolean ? "true" : "false");
+		default:
+			return JsonbToCString(NULL, v->val.binary.data, v->val.binary.len);
+	}
+}
+
+/*
+ * Run one table input's query into column buffers and add its TABLE and
+ * COLUMN frames to the request.
+ */
+static void
+sb_table_input(SbRequest *req, const char *name, const char *query, JsonbValue *params)
+{
+	SbReceiver *r;
+	SbParamTypes ptypes = {NULL, 0};
+	SPIPrepareOptions popts;
+	SPIExecuteOptions eopts;
+	SPIPlanPtr	plan;
+	ParamListInfo paramLI = NULL;
+	int			nparams = 0;
+	JsonbValue *pvals = NULL;
+	bool		save_read_only = XactReadOnly;
+	MemoryContext cxt = CurrentMemoryContext;
+	StringInfoData hdr;
+	int			i;
+
+	if (params != NULL)
+	{
+		JsonbIterator *it;
+		JsonbValue	v;
+		JsonbIteratorToken tok;
+
+		if (params->type != jbvBinary || !JsonContainerIsArray(params->val.binary.data))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("\"$params\" of input \"%s\" must be a JSON array", name)));
+		nparams = JsonContainerSize(params->val.binary.data);
+		pvals = palloc0(sizeof(JsonbValue) * Max(nparams, 1));
+		it = JsonbIteratorInit(params->val.binary.data);
+		i = 0;
+		while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+			if (tok == WJB_ELEM && i < nparams)
+				pvals[i++] = v;
+	}
+
+	r = palloc0(sizeof(SbReceiver));
+	r->pub.receiveSlot = sb_receiver_receive;
+	r->pub.rStartup = sb_receiver_startup;
+	r->pub.rShutdown = sb_receiver_shutdown;
+	r->pub.rDestroy = sb_receiver_destroy;
+	r->pub.mydest = DestNone;
+	r->req = req;
+	r->input = name;
+	r->cxt = cxt;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+
+	memset(&popts, 0, sizeof(popts));
+	popts.parserSetup = sb_param_setup;
+	popts.parserSetupArg = &ptypes;
+	popts.parseMode = RAW_PARSE_DEFAULT;
+	plan = SPI_prepare_extended(query, &popts);
+	if (plan == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("could not prepare the query of input \"%s\": %s",
+						name, SPI_result_code_string(SPI_result))));
+	{
+		List	   *sources = SPI_plan_get_plan_sources(plan);
+		CachedPlanSource *ps;
+
+		if (list_length(sources) != 1 ||
+			(ps = (CachedPlanSource *) linitial(sources))->commandTag != CMDTAG_SELECT)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("the query of input \"%s\" must be a single SELECT statement", name)));
+	}
+
+	if (ptypes.n != nparams)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the query of input \"%s\" uses %d parameters but \"$params\" has %d",
+						name, ptypes.n, nparams)));
+	if (nparams > 0)
+	{
+		paramLI = makeParamList(nparams);
+		for (i = 0; i < nparams; i++)
+		{
+			ParamExternData *prm = &paramLI->params[i];
+			Oid			typinput,
+						typioparam;
+			bool		isnull;
+			char	   *text;
+
+			if (ptypes.types[i] == InvalidOid || ptypes.types[i] == UNKNOWNOID)
+				ereport(ERROR,
+						(errcode(ERRCODE_INDETERMINATE_DATATYPE),
+						 errmsg("could not determine the data type of parameter $%d in input \"%s\"",
+								i + 1, name),
+						 errhint("Add a cast, such as $%d::text.", i + 1)));
+			text = sb_jsonb_value_text(&pvals[i], &isnull);
+			getTypeInputInfo(ptypes.types[i], &typinput, &typioparam);
+			prm->value = OidInputFunctionCall(typinput, text, typioparam, -1);
+			prm->isnull = isnull;
+			prm->pflags = PARAM_FLAG_CONST;
+			prm->ptype = ptypes.types[i];
+		}
+	}
+
+	memset(&eopts, 0, sizeof(eopts));
+	eopts.params = paramLI;
+	eopts.read_only = true;
+	eopts.dest = (DestReceiver *) r;
+
+	/* read-only for real: volatile functions like nextval() fail too */
+	XactReadOnly = true;
+	PG_TRY();
+	{
+		int			rc = SPI_execute_plan_extended(plan, &eopts);
+
+		if (rc < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("could not run the query of input \"%s\": %s",
+							name, SPI_result_code_string(rc))));
+	}
+	PG_FINALLY();
+	{
+		XactReadOnly = save_read_only;
+	}
+	PG_END_TRY();
+
+	SPI_finish();
+
+	/* TABLE header, then one COLUMN frame per column */
+	initStringInfo(&hdr);
+	appendStringInfoString(&hdr, "{\"name\":");
+	escape_json(&hdr, name);
+	appendStringInfo(&hdr, ",\"nrows\":" UINT64_FORMAT ",\"columns\":[", r->nrows);
+	for (i = 0; i < r->ncols; i++)
+	{
+		SbColumn   *c = &r->cols[i];
+		char	   *u = pg_server_to_any(c->name, strlen(c->name), PG_UTF8);
+
+		if (i > 0)
+			appendStringInfoChar(&hdr, ',');
+		appendStringInfoString(&hdr, "{\"name\":");
+		escape_json(&hdr, u);
+		appendStringInfo(&hdr, ",\"kind\":%d,\"dtype\":\"%s\",\"pgtype\":", c->kind, sb_kind_name(c->kind));
+		escape_json(&hdr, format_type_be(c->typid));
+		appendStringInfoChar(&hdr, '}');
+	}
+	appendStringInfoString(&hdr, "]}");
+	sb_request_add_frame(req, SB_DATA_TABLE, hdr.data, hdr.len, NULL, 0, NULL, 0);
+
+	for (i = 0; i < r->ncols; i++)
+	{
+		SbColumn   *c = &r->cols[i];
+		uint64	   *nulls = palloc(sizeof(uint64));
+
+		*nulls = c->nulls;
+		if (c->kind == SB_COL_TEXT)
+		{
+			/* offsets then bytes: send offsets as the value prefix */
+			StringInfoData both;
+
+			initStringInfo(&both);
+			if (c->nulls > 0)
+				appendBinaryStringInfo(&both, c->validity.data, c->validity.len);
+			appendBinaryStringInfo(&both, c->offsets.data, c->offsets.len);
+			sb_request_add_frame(req, SB_DATA_COLUMN, (char *) nulls, 8,
+								 both.data, both.len, c->values.data, c->values.len);
+			req->input_bytes += both.len + c->values.len;
+		}
+		else
+		{
+			sb_request_add_frame(req, SB_DATA_COLUMN, (char *) nulls, 8,
+								 c->nulls > 0 ? c->validity.data : NULL,
+								 c->nulls > 0 ? c->validity.len : 0,
+								 c->values.data, c->values.len);
+			req->input_bytes += c->values.len + (c->nulls > 0 ? c->validity.len : 0);
+		}
+	}
+	req->input_rows += r->nrows;
+}
+
+/* Does this object use the table-input form ($query / $table / $literal)? */
+static bool
+sb_has_dollar_key(JsonbContainer *obj)
+{
+	JsonbIterator *it = JsonbIteratorInit(obj);
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+	bool		found = false;
+
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+		if (tok == WJB_KEY && v.val.string.len > 0 && v.val.string.val[0] == '$')
+			found = true;
+	return found;
+}
+
+static JsonbValue *
+sb_get_key(JsonbContainer *obj, const char *key)
+{
+	return getKeyJsonValueFromContainer(obj, key, strlen(key), NULL);
+}
+
+/* Append a JsonbValue as JSON text. */
+static void
+sb_append_json_value(StringInfo buf, JsonbValue *v)
+{
+	if (v->type == jbvBinary)
+		(void) JsonbToCString(buf, v->val.binary.data, v->val.binary.len);
+	else
+	{
+		Jsonb	   *jb = JsonbValueToJsonb(v);
+
+		(void) JsonbToCString(buf, &jb->root, VARSIZE(jb));
+	}
+}
+
+/*
+ * Encode the inputs object: plain values go into req->json as
+ * "inputs":{...}; table inputs become frames.
+ */
+void
+sb_inputs_encode(SbRequest *req, Jsonb *inputs)
+{
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+	bool		first = true;
+	char	   *key = NULL;
+
+	if (!JB_ROOT_IS_OBJECT(inputs))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("inputs must be a JSON object"),
+				 errhint("Pass inputs such as '{\"df\": {\"$query\": \"SELECT ...\"}, \"n\": 3}'.")));
+
+	appendStringInfoString(&req->json, "\"inputs\":{");
+	it = JsonbIteratorInit(&inputs->root);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		if (tok == WJB_KEY)
+		{
+			key = pnstrdup(v.val.string.val, v.val.string.len);
+			if (!sb_is_identifier(key))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("input name \"%s\" is not allowed", key),
+						 errdetail("Input names must be ASCII Python identifiers that are not keywords and do not begin with \"__\".")));
+			continue;
+		}
+		if (tok != WJB_VALUE)
+			continue;
+
+		if (v.type == jbvBinary && JsonContainerIsObject(v.val.binary.data) &&
+			sb_has_dollar_key(v.val.binary.data))
+		{
+			JsonbContainer *obj = v.val.binary.data;
+			int			nkeys = JsonContainerSize(obj);
+			JsonbValue *q = sb_get_key(obj, "$query");
+			JsonbValue *t = sb_get_key(obj, "$table");
+			JsonbValue *lit = sb_get_key(obj, "$literal");
+			JsonbValue *params = sb_get_key(obj, "$params");
+
+			if (q && nkeys == (params ? 2 : 1))
+			{
+				if (q->type != jbvString)
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("\"$query\" of input \"%s\" must be a string", key)));
+				sb_table_input(req, key, pnstrdup(q->val.string.val, q->val.string.len), params);
+				continue;
+			}
+			if (t && nkeys == 1)
+			{
+				List	   *names;
+
+				if (t->type != jbvString)
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("\"$table\" of input \"%s\" must be a string", key)));
+				names = stringToQualifiedNameList(pnstrdup(t->val.string.val, t->val.string.len));
+				sb_table_input(req, key,
+							   psprintf("SELECT * FROM %s", NameListToQuotedString(names)),
+							   NULL);
+				continue;
+			}
+			if (lit && nkeys == 1)
+			{
+				v = *lit;
+				/* fall through to a plain value */
+			}
+			else
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("input \"%s\" is not a valid table input", key),
+						 errhint("Use {\"$query\": \"SELECT ...\", \"$params\": [...]}, {\"$table\": \"schema.name\"}, "
+								 "or {\"$literal\": ...} for JSON that contains \"$\" keys.")));
+		}
+
+		if (!first)
+			appendStringInfoChar(&req->json, ',');
+		first = false;
+		escape_json(&req->json, key);
+		appendStringInfoChar(&req->json, ':');
+		sb_append_json_value(&req->json, &v);
+	}
+	appendStringInfoChar(&req->json, '}');
+}

@@ -1,0 +1,153 @@
+/*
+ * sb_main.c
+ *		Module entry and the SQL-callable functions.
+ *
+ * sandbox_execute(code, inputs, returns, options) validates its arguments
+ * (bad ones are 22023 errors, before any process starts), builds the
+ * request, runs it through sb_call.c and returns the jsonb result.
+ */
+#include "pysandbox.h"
+
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "mb/pg_wchar.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/json.h"
+#include "utils/varlena.h"
+
+PG_MODULE_MAGIC;
+
+PG_FUNCTION_INFO_V1(sandbox_execute);
+
+void		_PG_init(void);
+
+/* Register settings (each subsystem would add its own init here). */
+void
+_PG_init(void)
+{
+	sb_guc_init();
+}
+
+/* Append "returns":[...] after checking each name. */
+static void
+sb_append_returns(StringInfo json, ArrayType *returns)
+{
+	Datum	   *names;
+	bool	   *nulls;
+	int			n;
+	int			i,
+				j;
+
+	if (ARR_NDIM(returns) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("returns must be a one-dimensional array of function names")));
+	deconstruct_array(returns, TEXTOID, -1, false, TYPALIGN_INT, &names, &nulls, &n);
+	if (n == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("returns must name at least one function"),
+				 errhint("Pass returns => '{main}' and define def main(): ... in the code.")));
+
+	appendStringInfoString(json, "\"returns\":[");
+	for (i = 0; i < n; i++)
+	{
+		char	   *name;
+
+		if (nulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("returns must not contain NULL")));
+		name = TextDatumGetCString(names[i]);
+		if (!sb_is_identifier(name))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("\"%s\" in returns is not a valid function name", name)));
+		for (j = 0; j < i; j++)
+			if (strcmp(name, TextDatumGetCString(names[j])) == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("returns names function \"%s\" twice", name)));
+		if (i > 0)
+			appendStringInfoChar(json, ',');
+		escape_json(json, name);
+	}
+	appendStringInfoChar(json, ']');
+}
+
+/* Append "allowed_modules":[...] from pysandbox.allowed_modules. */
+static void
+sb_append_allowed_modules(StringInfo json)
+{
+	char	   *raw = pstrdup(sb_allowed_modules ? sb_allowed_modules : "");
+	List	   *names;
+	ListCell   *lc;
+	bool		first = true;
+
+	if (!SplitIdentifierString(raw, ',', &names))
+		names = NIL;
+	appendStringInfoString(json, "\"allowed_modules\":[");
+	foreach(lc, names)
+	{
+		if (!first)
+			appendStringInfoChar(json, ',');
+		first = false;
+		escape_json(json, (char *) lfirst(lc));
+	}
+	appendStringInfoChar(json, ']');
+}
+
+/*
+ * sandbox_execute(code text, inputs jsonb, returns text[], options jsonb)
+ * returns jsonb: run code in a fresh sandbox and return {name: value}.
+ */
+Datum
+sandbox_execute(PG_FUNCTION_ARGS)
+{
+	char	   *code = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	Jsonb	   *inputs = PG_GETARG_JSONB_P(1);
+	ArrayType  *returns = PG_GETARG_ARRAYTYPE_P(2);
+	Jsonb	   *options = PG_GETARG_JSONB_P(3);
+	SbRequest	req;
+	SbLimits	limits;
+	SbOutcome	out;
+	List	   *tables;
+	char	   *utf8;
+	Jsonb	   *result;
+
+	sb_limits_from_options(&limits, options);
+
+	memset(&req, 0, sizeof(req));
+	initStringInfo(&req.json);
+	appendStringInfoString(&req.json, "{\"code\":");
+	escape_json(&req.json, code);
+	appendStringInfoChar(&req.json, ',');
+	sb_append_returns(&req.json, returns);
+	appendStringInfoChar(&req.json, ',');
+	sb_append_allowed_modules(&req.json);
+	appendStringInfo(&req.json, ",\"max_output_bytes\":%d,\"print\":\"%s\",",
+					 limits.max_output_bytes,
+					 sb_print_mode == SB_PRINT_NOTICE ? "notice" : "discard");
+	sb_inputs_encode(&req, inputs);
+	appendStringInfoChar(&req.json, '}');
+
+	/* REQUEST first, then the table frames sb_inputs_encode queued, then END */
+	tables = req.chunks;
+	req.chunks = NIL;
+	utf8 = pg_server_to_any(req.json.data, req.json.len, PG_UTF8);
+	sb_request_add_frame(&req, SB_DATA_REQUEST, utf8, strlen(utf8), NULL, 0, NULL, 0);
+	req.chunks = list_concat(req.chunks, tables);
+	sb_request_add_frame(&req, SB_DATA_END, NULL, 0, NULL, 0, NULL, 0);
+
+	sb_call_run(&req, &limits, &out);
+
+	elog(DEBUG1, "pysandbox usage: wall_ms=" UINT64_FORMAT " cpu_ms=" UINT64_FORMAT
+		 " peak_memory_kb=" UINT64_FORMAT " input_rows=" UINT64_FORMAT
+		 " input_bytes=" UINT64_FORMAT " output_bytes=%zu",
+		 out.exit.wall_us / 1000, (out.exit.user_us + out.exit.sys_us) / 1000,
+		 out.exit.maxrss_kb, req.input_rows, req.input_bytes, out.result_len);
+
+	result = sb_result_to_jsonb(&out, &limits);
+	PG_RETURN_JSONB_P(result);
+}

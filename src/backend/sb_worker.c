@@ -1,0 +1,520 @@
+/*
+ * sb_worker.c
+ *		"Get me a sandbox": the session's worker process and its children.
+ *
+ * On first use the backend starts the pysandbox-worker binary (fork, then
+ * exec at once: the worker never holds this backend's memory, only the
+ * control socket on fd 3 and fds 0-2) with a clean environment, and waits
+ * for it to say READY.  Each call then asks the worker for a child
+ * (SB_CTL_SPAWN) and receives the child's data socket (SCM_RIGHTS).  The
+ * worker reaps the child and reports it (SB_CTL_EXITED).
+ *
+ * Callers see only sb_sandbox_acquire/kill/read_exit/release, so a
+ * cluster-wide pre-forking server can later replace the per-session worker
+ * without touching them.
+ *
+ * Ownership: control_fd and worker_pid belong to this file.  A call's
+ * data_fd belongs to its SbSandbox until release.  The control channel is
+ * SOCK_SEQPACKET, one frame per record.  Nothing here blocks without also
+ * waiting on the latch, except the bounded waits of cleanup paths, which
+ * cannot be interrupted because they run during error recovery.
+ */
+#include "pysandbox.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "portability/instr_time.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "utils/memutils.h"
+
+/* how long the worker may take to import pandas and say READY */
+#define SB_WORKER_START_TIMEOUT_MS	60000
+/* how long cleanup waits for the worker to confirm a kill */
+#define SB_CLEANUP_WAIT_MS			2000
+
+static int	sb_control_fd = -1;
+static pid_t sb_worker_pid = 0;
+static uint32 sb_worker_layers = 0;
+static bool sb_exit_hook_set = false;
+
+/* Milliseconds elapsed since start. */
+static long
+sb_elapsed_ms(instr_time start)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	return (long) INSTR_TIME_GET_MILLISEC(now);
+}
+
+/*
+ * Kill the worker (and so its child, by parent-death signal) and reap it.
+ * Safe to call from error and exit paths: no ereport, no allocation.
+ */
+void
+sb_sandbox_abandon_worker(void)
+{
+	if (sb_control_fd >= 0)
+	{
+		close(sb_control_fd);
+		sb_control_fd = -1;
+	}
+	if (sb_worker_pid > 0)
+	{
+		int			i;
+
+		/* closing the socket asks it to exit; give it a moment, then kill */
+		for (i = 0; i < 50; i++)
+		{
+			if (waitpid(sb_worker_pid, NULL, WNOHANG) == sb_worker_pid)
+			{
+				sb_worker_pid = 0;
+				return;
+			}
+			pg_usleep(2000L);
+		}
+		kill(sb_worker_pid, SIGKILL);
+		while (waitpid(sb_worker_pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		sb_worker_pid = 0;
+	}
+}
+
+/* on_proc_exit callback: take the worker down with the backend. */
+static void
+sb_worker_at_exit(int code, Datum arg)
+{
+	sb_sandbox_abandon_worker();
+}
+
+/*
+ * Receive one control record.  Waits up to timeout_ms (interruptibly when
+ * interruptible is true); returns false on timeout.  A record carrying an
+ * fd stores it in *fd_out (or closes it if fd_out is NULL).  Any protocol
+ * problem abandons the worker and raises an error.
+ */
+static bool
+sb_control_recv(uint32 *type, void *payload, uint32 *len, long timeout_ms,
+				bool interruptible, int *fd_out)
+{
+	instr_time	start;
+
+	INSTR_TIME_SET_CURRENT(start);
+	for (;;)
+	{
+		unsigned char buf[SB_FRAME_HEADER_SIZE + SB_CONTROL_MAX_PAYLOAD];
+		union
+		{
+			char		buf[CMSG_SPACE(sizeof(int))];
+			struct cmsghdr align;
+		}			ctl;
+		struct iovec iov = {.iov_base = buf,.iov_len = sizeof(buf)};
+		struct msghdr msg;
+		ssize_t		n;
+		long		left;
+		int			rc;
+
+		memset(&msg, 0, sizeof(msg));
+		msg.msg_iov = &iov;
+		msg.msg_iovlen = 1;
+		msg.msg_control = ctl.buf;
+		msg.msg_controllen = sizeof(ctl.buf);
+		n = recvmsg(sb_control_fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (n > 0)
+		{
+			struct cmsghdr *cmsg;
+			int			fd = -1;
+
+			for (cmsg = CMSG_FIRSTHDR(&msg); cmsg; cmsg = CMSG_NXTHDR(&msg, cmsg))
+			{
+				if (cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS &&
+					cmsg->cmsg_len == CMSG_LEN(sizeof(int)))
+					memcpy(&fd, CMSG_DATA(cmsg), sizeof(int));
+			}
+			if ((msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || n < SB_FRAME_HEADER_SIZE)
+			{
+				if (fd >= 0)
+					close(fd);
+				sb_sandbox_abandon_worker();
+				if (!interruptible)
+					return false;
+				ereport(ERROR,
+						(errcode(ERRCODE_SYSTEM_ERROR),
+						 errmsg("sandbox worker sent a malformed message")));
+			}
+			sb_frame_header_decode(buf, type, len);
+			if (*len > SB_CONTROL_MAX_PAYLOAD || (size_t) n != SB_FRAME_HEADER_SIZE + *len)
+			{
+				if (fd >= 0)
+					close(fd);
+				sb_sandbox_abandon_worker();
+				if (!interruptible)
+					return false;
+				ereport(ERROR,
+						(errcode(ERRCODE_SYSTEM_ERROR),
+						 errmsg("sandbox worker sent a malformed message")));
+			}
+			memcpy(payload, buf + SB_FRAME_HEADER_SIZE, *len);
+			if (fd_out)
+				*fd_out = fd;
+			else if (fd >= 0)
+				close(fd);
+			return true;
+		}
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+		{
+			sb_sandbox_abandon_worker();
+			if (!interruptible)
+				return false;
+			ereport(ERROR,
+					(errcode(ERRCODE_SYSTEM_ERROR),
+					 errmsg("sandbox worker exited unexpectedly"),
+					 errhint("The server log may say why.")));
+		}
+
+		left = timeout_ms - sb_elapsed_ms(start);
+		if (left <= 0)
+			return false;
+		if (interruptible)
+		{
+			rc = WaitLatchOrSocket(MyLatch,
+								   WL_LATCH_SET | WL_SOCKET_READABLE | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+								   sb_control_fd, left, PG_WAIT_EXTENSION);
+			if (rc & WL_LATCH_SET)
+			{
+				ResetLatch(MyLatch);
+				CHECK_FOR_INTERRUPTS();
+			}
+		}
+		else
+		{
+			struct pollfd pfd = {.fd = sb_control_fd,.events = POLLIN};
+
+			(void) poll(&pfd, 1, (int) Min(left, 100));
+		}
+	}
+}
+
+/* Build the worker's environment: nothing from ours but BLAS settings. */
+static char **
+sb_worker_environment(void)
+{
+	static const char *const fixed[] = {
+		"PATH=/usr/bin:/bin",
+		"LANG=C.UTF-8",
+		"OPENBLAS_NUM_THREADS=1",
+		"OMP_NUM_THREADS=1",
+		"MKL_NUM_THREADS=1",
+		"NUMEXPR_MAX_THREADS=1",
+		"NUMEXPR_NUM_THREADS=1",
+	};
+	static const char *const passed[] = {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"};
+	char	  **env = palloc0(sizeof(char *) * (lengthof(fixed) + lengthof(passed) + 1));
+	int			n = 0;
+	int			i;
+
+	for (i = 0; i < lengthof(fixed); i++)
+		env[n++] = pstrdup(fixed[i]);
+	for (i = 0; i < lengthof(passed); i++)
+	{
+		const char *v = getenv(passed[i]);
+
+		if (v)
+			env[n++] = psprintf("%s=%s", passed[i], v);
+	}
+	return env;
+}
+
+/* Start the worker and wait until it is warm.  Raises an error on failure. */
+static void
+sb_worker_start(void)
+{
+	char		path[MAXPGPATH];
+	char		ppid[32];
+	char	   *argv[4];
+	char	  **envp;
+	int			sv[2];
+	pid_t		pid;
+	uint32		type,
+				len;
+	union
+	{
+		SbReady		ready;
+		char		text[SB_CONTROL_MAX_PAYLOAD + 1];
+	}			payload;
+
+	if (!sb_exit_hook_set)
+	{
+		on_proc_exit(sb_worker_at_exit, (Datum) 0);
+		sb_exit_hook_set = true;
+	}
+
+	snprintf(path, sizeof(path), "%s/pysandbox-worker", pkglib_path);
+	if (access(path, X_OK) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_FILE),
+				 errmsg("could not find the sandbox worker \"%s\": %m", path),
+				 errhint("Reinstall pysandbox with \"make install\".")));
+
+	snprintf(ppid, sizeof(ppid), "%d", (int) getpid());
+	argv[0] = path;
+	argv[1] = ppid;
+	argv[2] = sb_allowed_modules ? sb_allowed_modules : "";
+	argv[3] = NULL;
+	envp = sb_worker_environment();
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		ereport(ERROR,
+				(errcode_for_socket_access(),
+				 errmsg("could not create a socket for the sandbox worker: %m")));
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0)
+	{
+		/*
+		 * In the child of a backend: only async-signal-safe calls until the
+		 * exec replaces this image.  fd 3 becomes the control socket; every
+		 * other fd above 2 is closed.
+		 */
+		sigset_t	none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (sv[1] == SB_WORKER_CONTROL_FD)
+			fcntl(sv[1], F_SETFD, 0);
+		else if (dup2(sv[1], SB_WORKER_CONTROL_FD) < 0)
+			_exit(127);
+		if (syscall(SYS_close_range, SB_WORKER_CONTROL_FD + 1, ~0U, 0) < 0)
+		{
+			int			fd;
+
+			for (fd = SB_WORKER_CONTROL_FD + 1; fd < 65536; fd++)
+				close(fd);
+		}
+		execve(path, argv, envp);
+		_exit(127);
+	}
+	close(sv[1]);
+	if (pid < 0)
+	{
+		close(sv[0]);
+		ereport(ERROR,
+				(errcode(ERRCODE_SYSTEM_ERROR),
+				 errmsg("could not start the sandbox worker: %m")));
+	}
+	sb_worker_pid = pid;
+	sb_control_fd = sv[0];
+
+	if (!sb_control_recv(&type, &payload, &len, SB_WORKER_START_TIMEOUT_MS, true, NULL))
+	{
+		sb_sandbox_abandon_worker();
+		ereport(ERROR,
+				(errcode(ERRCODE_SYSTEM_ERROR),
+				 errmsg("sandbox worker did not start within %d ms", SB_WORKER_START_TIMEOUT_MS)));
+	}
+	if (type == SB_CTL_FAILED)
+	{
+		payload.text[len] = '\0';
+		sb_sandbox_abandon_worker();
+		ereport(ERROR,
+				(errcode(ERRCODE_SYSTEM_ERROR),
+				 errmsg("sandbox worker failed to start"),
+				 errdetail_internal("%s", payload.text),
+				 errhint("The server log may say more.")));
+	}
+	if (type != SB_CTL_READY || len != sizeof(SbReady) ||
+		payload.ready.version != SB_PROTOCOL_VERSION)
+	{
+		sb_sandbox_abandon_worker();
+		ereport(ERROR,
+				(errcode(ERRCODE_SYSTEM_ERROR),
+				 errmsg("sandbox worker speaks another protocol version"),
+				 errhint("Restart the session after reinstalling pysandbox.")));
+	}
+	sb_worker_layers = payload.ready.layers;
+}
+
+/* The control socket, for callers that wait on it along with the data. */
+int
+sb_sandbox_control_fd(void)
+{
+	return sb_control_fd;
+}
+
+/*
+ * Get a fresh contained child for one call.  The result is allocated in
+ * CurrentMemoryContext; the caller must sb_sandbox_release() it on every
+ * path (sb_call.c ties that to a memory context callback).
+ */
+SbSandbox *
+sb_sandbox_acquire(const SbSpawnRequest *req)
+{
+	unsigned char buf[SB_FRAME_HEADER_SIZE + sizeof(SbSpawnRequest)];
+	SbSandbox  *sb;
+	uint32		type,
+				len;
+	int			fd = -1;
+	union
+	{
+		SbSpawned	spawned;
+		char		text[SB_CONTROL_MAX_PAYLOAD + 1];
+	}			payload;
+	SbSpawnRequest r = *req;
+
+	if (sb_control_fd < 0)
+		sb_worker_start();
+
+	if (!(sb_worker_layers & SB_LAYER_LANDLOCK))
+	{
+		if (!sb_allow_weak_isolation)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("sandbox filesystem confinement is not available on this server"),
+					 errdetail("The kernel does not support Landlock."),
+					 errhint("An administrator may set pysandbox.allow_weak_isolation to run without it.")));
+		r.flags |= SB_SPAWN_ALLOW_NO_LANDLOCK;
+	}
+
+	sb_frame_header_encode(buf, SB_CTL_SPAWN, sizeof(r));
+	memcpy(buf + SB_FRAME_HEADER_SIZE, &r, sizeof(r));
+	if (send(sb_control_fd, buf, sizeof(buf), MSG_NOSIGNAL) != (ssize_t) sizeof(buf))
+	{
+		sb_sandbox_abandon_worker();
+		ereport(ERROR,
+				(errcode(ERRCODE_SYSTEM_ERROR),
+				 errmsg("could not send a request to the sandbox worker: %m")));
+	}
+
+	if (!sb_control_recv(&type, &payload, &len, SB_WORKER_START_TIMEOUT_MS, true, &fd))
+	{
+		sb_sandbox_abandon_worker();
+		ereport(ERROR,
+				(errcode(ERRCODE_SYSTEM_ERROR),
+				 errmsg("sandbox worker did not answer")));
+	}
+	if (type == SB_CTL_FAILED)
+	{
+		payload.text[len] = '\0';
+		if (fd >= 0)
+			close(fd);
+		ereport(ERROR,
+				(errcode(ERRCODE_SYSTEM_ERROR),
+				 errmsg("could not start a sandbox process"),
+				 errdetail_internal("%s", payload.text)));
+	}
+	if (type != SB_CTL_SPAWNED || len != sizeof(SbSpawned) || fd < 0)
+	{
+		if (fd >= 0)
+			close(fd);
+		sb_sandbox_abandon_worker();
+		ereport(ERROR,
+				(errcode(ERRCODE_SYSTEM_ERROR),
+				 errmsg("sandbox worker sent an unexpected message")));
+	}
+
+	sb = palloc0(sizeof(SbSandbox));
+	sb->data_fd = fd;
+	sb->pid = payload.spawned.pid;
+	if (fcntl(fd, F_SETFL, O_NONBLOCK) < 0)
+	{
+		sb_sandbox_kill(sb);
+		sb_sandbox_release(sb);
+		ereport(ERROR,
+				(errcode(ERRCODE_SYSTEM_ERROR),
+				 errmsg("could not configure the sandbox socket: %m")));
+	}
+	return sb;
+}
+
+/* Ask the worker to kill the child now (no-op once it has exited). */
+void
+sb_sandbox_kill(SbSandbox *sb)
+{
+	unsigned char buf[SB_FRAME_HEADER_SIZE];
+
+	if (sb->exited || sb_control_fd < 0)
+		return;
+	sb_frame_header_encode(buf, SB_CTL_KILL, 0);
+	if (send(sb_control_fd, buf, sizeof(buf), MSG_NOSIGNAL) != (ssize_t) sizeof(buf))
+		sb_sandbox_abandon_worker();
+}
+
+/*
+ * Read the exit report if one is waiting (never blocks).  Returns true once
+ * the child has been reaped.  Raises an error if the worker is gone.
+ */
+bool
+sb_sandbox_read_exit(SbSandbox *sb)
+{
+	uint32		type,
+				len;
+	union
+	{
+		SbExitReport exit;
+		char		text[SB_CONTROL_MAX_PAYLOAD + 1];
+	}			payload;
+
+	if (sb->exited)
+		return true;
+	if (!sb_control_recv(&type, &payload, &len, 0, true, NULL))
+		return false;
+	if (type != SB_CTL_EXITED || len != sizeof(SbExitReport) || payload.exit.pid != sb->pid)
+	{
+		sb_sandbox_abandon_worker();
+		ereport(ERROR,
+				(errcode(ERRCODE_SYSTEM_ERROR),
+				 errmsg("sandbox worker sent an unexpected message")));
+	}
+	sb->exit = payload.exit;
+	sb->exited = true;
+	return true;
+}
+
+/*
+ * Make sure the child is dead and reaped and close its socket.  Runs on
+ * success and error paths alike (also from a memory context callback), so
+ * it never raises: if the worker does not confirm the kill in time, the
+ * worker itself is killed and a new one starts on the next call.
+ */
+void
+sb_sandbox_release(SbSandbox *sb)
+{
+	if (sb->data_fd >= 0)
+	{
+		close(sb->data_fd);
+		sb->data_fd = -1;
+	}
+	if (!sb->exited && sb_control_fd >= 0)
+	{
+		uint32		type,
+					len;
+		union
+		{
+			SbExitReport exit;
+			char		text[SB_CONTROL_MAX_PAYLOAD + 1];
+		}			payload;
+
+		sb_sandbox_kill(sb);
+		if (sb_control_fd >= 0 &&
+			sb_control_recv(&type, &payload, &len, SB_CLEANUP_WAIT_MS, false, NULL) &&
+			type == SB_CTL_EXITED && len == sizeof(SbExitReport))
+		{
+			sb->exit = payload.exit;
+			sb->exited = true;
+		}
+		else
+			sb_sandbox_abandon_worker();
+	}
+	sb->exited = true;
+}

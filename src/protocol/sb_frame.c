@@ -1,0 +1,119 @@
+/*
+ * sb_frame.c
+ *		Frame header encoding and blocking full reads/writes, shared by the
+ *		worker and the child.  The backend never blocks on a socket, so it
+ *		uses only the header helpers and does its own non-blocking I/O.
+ */
+#include "sb_protocol.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+/* Write a frame header into buf (SB_FRAME_HEADER_SIZE bytes). */
+void
+sb_frame_header_encode(unsigned char *buf, uint32_t type, uint32_t length)
+{
+	memcpy(buf, &type, 4);
+	memcpy(buf + 4, &length, 4);
+}
+
+/* Read a frame header from buf. */
+void
+sb_frame_header_decode(const unsigned char *buf, uint32_t *type, uint32_t *length)
+{
+	memcpy(type, buf, 4);
+	memcpy(length, buf + 4, 4);
+}
+
+/*
+ * Write all of buf, retrying on EINTR; 0 on success, -1 with errno set.
+ * Plain write(2): the child's seccomp policy has no send calls, and both the
+ * worker and the child ignore SIGPIPE, so a closed peer is just EPIPE.
+ */
+int
+sb_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0)
+	{
+		ssize_t		n = write(fd, p, len);
+
+		if (n < 0)
+		{
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t) n;
+	}
+	return 0;
+}
+
+/* Read exactly len bytes; 0 on success, -1 on error or early EOF (errno 0). */
+int
+sb_read_all(int fd, void *buf, size_t len)
+{
+	char	   *p = buf;
+
+	while (len > 0)
+	{
+		ssize_t		n = read(fd, p, len);
+
+		if (n < 0)
+		{
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (n == 0)
+		{
+			errno = 0;
+			return -1;
+		}
+		p += n;
+		len -= (size_t) n;
+	}
+	return 0;
+}
+
+/*
+ * Send one whole frame.  Header and payload go out in one writev(), so on a
+ * SOCK_SEQPACKET socket (the control channel) a frame is one record; on a
+ * stream socket a short send is completed with sb_write_all().  0 on
+ * success, -1 with errno set.
+ */
+int
+sb_send_frame(int fd, uint32_t type, const void *payload, uint32_t length)
+{
+	unsigned char hdr[SB_FRAME_HEADER_SIZE];
+	struct iovec iov[2];
+	ssize_t		n;
+	size_t		total = SB_FRAME_HEADER_SIZE + (size_t) length;
+
+	sb_frame_header_encode(hdr, type, length);
+	iov[0].iov_base = hdr;
+	iov[0].iov_len = SB_FRAME_HEADER_SIZE;
+	iov[1].iov_base = (void *) payload;
+	iov[1].iov_len = length;
+	do
+		n = writev(fd, iov, length > 0 ? 2 : 1);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -1;
+	if ((size_t) n == total)
+		return 0;
+	/* a short write on a stream socket: finish it */
+	if ((size_t) n < SB_FRAME_HEADER_SIZE)
+	{
+		if (sb_write_all(fd, hdr + n, SB_FRAME_HEADER_SIZE - (size_t) n) < 0)
+			return -1;
+		n = SB_FRAME_HEADER_SIZE;
+	}
+	return sb_write_all(fd, (const char *) payload + (n - SB_FRAME_HEADER_SIZE),
+						total - (size_t) n);
+}

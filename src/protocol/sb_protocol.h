@@ -1,0 +1,171 @@
+/*
+ * sb_protocol.h
+ *		The frame format spoken between the backend, the worker and the
+ *		sandbox child.
+ *
+ * Every message is a frame: an 8-byte header (type, payload length, both
+ * uint32 in host byte order, since all three processes run on one machine)
+ * followed by exactly `length` payload bytes.  Nothing here includes
+ * PostgreSQL or Python headers, so both sides compile it.
+ *
+ * Two channels exist per session:
+ *
+ *	control	backend <-> worker.  The worker is our own exec'd binary and holds
+ *			no untrusted code, but its messages are still size-checked.
+ *	data	backend <-> child, one socketpair per call, handed to the backend
+ *			with SCM_RIGHTS.  Everything the child sends is hostile: the
+ *			backend checks the type and length of each frame before it reads
+ *			the payload and caps the total it will accept.
+ *
+ * The child never writes on the control channel (it does not hold that fd),
+ * so the exit report a backend receives always comes from the worker.
+ */
+#ifndef SB_PROTOCOL_H
+#define SB_PROTOCOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SB_PROTOCOL_VERSION		1
+
+/* the worker inherits its control socket on this fd */
+#define SB_WORKER_CONTROL_FD	3
+/* the child's data socket ends up on this fd */
+#define SB_CHILD_DATA_FD		3
+
+#define SB_FRAME_HEADER_SIZE	8
+
+/* No single frame from either side may exceed this, whatever the limits. */
+#define SB_FRAME_MAX_PAYLOAD	((uint32_t) 0x7FFFFFF0)
+/* Control-channel frames are small and fixed-shape. */
+#define SB_CONTROL_MAX_PAYLOAD	4096
+
+typedef enum SbFrameType
+{
+	/* control: backend -> worker */
+	SB_CTL_SPAWN = 1,			/* SbSpawnRequest: fork a contained child */
+	SB_CTL_KILL = 2,			/* empty: kill the current child now */
+
+	/* control: worker -> backend */
+	SB_CTL_READY = 16,			/* SbReady: interpreter up and warm */
+	SB_CTL_SPAWNED = 17,		/* SbSpawned + SCM_RIGHTS data fd */
+	SB_CTL_EXITED = 18,			/* SbExitReport: the child was reaped */
+	SB_CTL_FAILED = 19,			/* text: the worker could not do it */
+
+	/* data: backend -> child */
+	SB_DATA_REQUEST = 32,		/* JSON: code, returns, options, plain inputs */
+	SB_DATA_TABLE = 33,			/* JSON: one table input's name and columns */
+	SB_DATA_COLUMN = 34,		/* binary column, see below */
+	SB_DATA_END = 35,			/* empty: the request is complete */
+
+	/* data: child -> backend */
+	SB_DATA_STDOUT = 48,		/* UTF-8 text written by print() */
+	SB_DATA_RESULT = 49,		/* JSON text: the returns object */
+	SB_DATA_ERROR = 50,			/* JSON: kind, type, message, line, col,
+								 * traceback */
+	SB_DATA_VIOLATION = 51		/* SbViolation: a blocked system call */
+} SbFrameType;
+
+/*
+ * Column kinds in an SB_DATA_COLUMN payload.  The payload is:
+ *
+ *	uint64	null_count
+ *	uint8	validity[(nrows + 7) / 8]	only if null_count > 0; bit set = value
+ *										present, least significant bit first
+ *	values:
+ *	  SB_COL_INT64, SB_COL_FLOAT64		int64/double[nrows]
+ *	  SB_COL_BOOL						uint8[nrows]
+ *	  SB_COL_TIMESTAMP, SB_COL_TIMESTAMPTZ, SB_COL_DATE
+ *										int64[nrows], microseconds since
+ *										1970-01-01 (UTC for timestamptz)
+ *	  SB_COL_TEXT						int64 offsets[nrows + 1], then the
+ *										UTF-8 bytes
+ *
+ * Values under a cleared validity bit are zero.
+ */
+typedef enum SbColumnKind
+{
+	SB_COL_INT64 = 1,
+	SB_COL_FLOAT64 = 2,
+	SB_COL_BOOL = 3,
+	SB_COL_TEXT = 4,
+	SB_COL_DATE = 5,
+	SB_COL_TIMESTAMP = 6,
+	SB_COL_TIMESTAMPTZ = 7
+} SbColumnKind;
+
+typedef struct SbFrameHeader
+{
+	uint32_t	type;
+	uint32_t	length;
+} SbFrameHeader;
+
+/* flags in SbSpawnRequest */
+#define SB_SPAWN_PYTHON_LAYER_OFF	0x0001	/* tests only: OS layers alone */
+#define SB_SPAWN_ALLOW_NO_LANDLOCK	0x0002	/* run even where Landlock is missing */
+
+typedef struct SbSpawnRequest
+{
+	uint32_t	timeout_ms;		/* wall clock, enforced by the worker */
+	uint32_t	cpu_ms;			/* CPU time of the child */
+	uint32_t	memory_mb;		/* address-space growth allowed */
+	uint32_t	flags;
+} SbSpawnRequest;
+
+typedef struct SbReady
+{
+	uint32_t	version;
+	uint32_t	layers;			/* SB_LAYER_* bits the worker can apply */
+} SbReady;
+
+#define SB_LAYER_SECCOMP	0x0001
+#define SB_LAYER_LANDLOCK	0x0002
+
+typedef struct SbSpawned
+{
+	int32_t		pid;
+} SbSpawned;
+
+/* why the worker ended a child */
+typedef enum SbExitCause
+{
+	SB_EXIT_BY_ITSELF = 0,		/* exited or died on its own */
+	SB_EXIT_TIMEOUT = 1,		/* the worker's wall-clock deadline passed */
+	SB_EXIT_KILLED = 2			/* the backend asked (cancel, error) */
+} SbExitCause;
+
+typedef struct SbExitReport
+{
+	int32_t		pid;
+	int32_t		wait_status;	/* as returned by wait4() */
+	uint32_t	cause;			/* SbExitCause */
+	uint32_t	padding;
+	uint64_t	wall_us;
+	uint64_t	user_us;
+	uint64_t	sys_us;
+	uint64_t	maxrss_kb;
+} SbExitReport;
+
+/*
+ * Exit codes the child uses to tell the worker how it ended.  Anything else
+ * (a signal, another code) is a crash.
+ */
+#define SB_CHILD_EXIT_OK			0
+#define SB_CHILD_EXIT_SETUP		70	/* a containment step failed */
+#define SB_CHILD_EXIT_VIOLATION	71	/* blocked system call, frame sent */
+#define SB_CHILD_EXIT_PROTOCOL	72	/* the request was malformed */
+
+typedef struct SbViolation
+{
+	int32_t		syscall_nr;
+	char		name[60];		/* NUL-terminated, may be empty */
+} SbViolation;
+
+/* helpers shared by both sides (sb_frame.c) */
+extern void sb_frame_header_encode(unsigned char *buf, uint32_t type, uint32_t length);
+extern void sb_frame_header_decode(const unsigned char *buf, uint32_t *type, uint32_t *length);
+extern int	sb_write_all(int fd, const void *buf, size_t len);
+extern int	sb_read_all(int fd, void *buf, size_t len);
+extern int	sb_send_frame(int fd, uint32_t type, const void *payload, uint32_t length);
+
+#endif							/* SB_PROTOCOL_H */

@@ -1,0 +1,358 @@
+"""Runtime guards for sandboxed user code: restricted builtins and imports.
+
+This module runs inside the sandbox child, once per call, so building the
+globals must stay cheap: the tables below are computed once at load time and
+make_globals() only copies a dict and creates a few closures.
+
+It is the second line of the Python layer (sb_validator is the first) and is
+NOT the security boundary: seccomp, rlimits and Landlock are.  Its job is to
+block the easy paths and to explain precisely what is not allowed:
+
+- imports go through make_import(), which applies the module allowlist and
+  the denied submodules, and hands out SbModule proxies instead of modules;
+- an SbModule proxy never returns a module that is not allowed, so paths such
+  as np.ctypeslib, pd.compat.os or np.lib.function_base.builtins end in an
+  AttributeError instead of the real ctypes, os or builtins;
+- the builtins have no eval/exec/open/globals/..., and getattr/hasattr/type
+  are wrapped to refuse what the validator refuses statically.
+
+sb_validator imports the shared policy tables from here, so the worker must
+load this module before sb_validator.  Only the standard library is used.
+"""
+
+import builtins
+import sys
+
+# Captured at load time, before any user code can run.
+_real_import = builtins.__import__
+_ModuleType = type(sys)
+
+# Submodules of allowed packages that stay denied: they reach ctypes, files,
+# pickle, subprocesses or test helpers that import the world.  A module whose
+# dotted name has a component starting with "_" is denied as well.
+DENIED_SUBMODULES = frozenset({
+    "numpy.ctypeslib",
+    "numpy.f2py",
+    "numpy.distutils",
+    "numpy.testing",
+    "numpy.lib.utils",
+    "numpy.compat",
+    "pandas.compat",
+    "pandas.util",
+    "pandas.io.clipboard",
+    "pandas.io.pickle",
+    "pandas.io.parsers",
+    "pandas.io.sql",
+    "pandas.io.pytables",
+    "pandas.io.excel",
+    "pandas.io.common",
+    "pandas.testing",
+    "pandas.conftest",
+    "pandas.tests",
+    "pandas._testing",
+})
+
+# The public namedtuple API is the one exception to the private-name rule.
+NAMEDTUPLE_ATTRIBUTES = frozenset({"_asdict", "_replace", "_fields", "_make"})
+
+_REASON_FRAMES = "it exposes interpreter frames or code objects"
+_REASON_CLASSES = "it walks the class hierarchy"
+_REASON_FILES = "it reads or writes files"
+_REASON_INTERNALS = "it reaches interpreter or operating system internals"
+
+# Attribute names refused even though they carry no underscore.
+FORBIDDEN_ATTRIBUTES = {}
+FORBIDDEN_ATTRIBUTES.update(dict.fromkeys((
+    "gi_frame", "gi_code", "gi_yieldfrom",
+    "cr_frame", "cr_code", "cr_await",
+    "ag_frame", "ag_code", "ag_await",
+    "f_globals", "f_locals", "f_builtins", "f_back", "f_code", "f_trace",
+    "tb_frame", "tb_next",
+    "co_code", "co_consts",
+    "func_globals", "func_code",
+), _REASON_FRAMES))
+FORBIDDEN_ATTRIBUTES["mro"] = _REASON_CLASSES
+FORBIDDEN_ATTRIBUTES.update(dict.fromkeys((
+    # numpy
+    "load", "save", "savez", "savez_compressed", "savetxt", "loadtxt",
+    "genfromtxt", "fromfile", "fromregex", "tofile", "memmap",
+    "open_memmap", "DataSource",
+    # pandas writers that never return their output as a value
+    "to_pickle", "to_parquet", "to_excel", "to_hdf", "to_feather",
+    "to_stata", "to_sql", "to_clipboard", "to_orc", "to_gbq",
+    "ExcelWriter", "ExcelFile", "HDFStore",
+), _REASON_FILES))
+FORBIDDEN_ATTRIBUTES.update(dict.fromkeys((
+    "ctypeslib", "ctypes", "f2py", "distutils", "testing", "compat",
+    "builtins", "os", "sys", "subprocess", "importlib", "modules",
+    "pickle", "marshal", "shutil", "socket", "gc", "inspect",
+), _REASON_INTERNALS))
+
+# str.format and friends can walk attributes from inside a string.
+FORMAT_ATTRIBUTES = frozenset({
+    "format", "format_map", "Formatter", "Template",
+})
+
+
+def forbidden_attribute_reason(name):
+    """Return why attribute `name` is forbidden, or None if it is not."""
+    reason = FORBIDDEN_ATTRIBUTES.get(name)
+    if reason is None and name.startswith("read_"):
+        reason = _REASON_FILES          # every pandas reader takes a path
+    return reason
+
+
+def attribute_problem(name):
+    """Check an attribute name against the static rules.
+
+    Returns None or (rule, message), rule being the sb_validator rule name:
+    "dunder", "private-attribute", "forbidden-attribute" or "format-string".
+    """
+    if name.startswith("__"):
+        return ("dunder", 'name "%s" is not allowed: names that begin with '
+                '"__" are reserved' % name)
+    if name.startswith("_") and name not in NAMEDTUPLE_ATTRIBUTES:
+        return ("private-attribute", 'attribute "%s" is not allowed: names '
+                'that begin with "_" are private' % name)
+    reason = forbidden_attribute_reason(name)
+    if reason is not None:
+        return ("forbidden-attribute",
+                'attribute "%s" is not allowed: %s' % (name, reason))
+    if name in FORMAT_ATTRIBUTES:
+        return ("format-string", 'attribute "%s" is not allowed: format '
+                'fields can reach attributes; use an f-string' % name)
+    return None
+
+
+def is_allowed(fullname, allowed):
+    """True if module `fullname` may be imported given the `allowed` names.
+
+    A module is allowed when it or one of its parent packages is in
+    `allowed`, it is not (under) a DENIED_SUBMODULES entry, and no component
+    of its name is private.
+    """
+    parts = fullname.split(".")
+    for part in parts:
+        if not part or part.startswith("_"):
+            return False
+    found = False
+    prefix = ""
+    for part in parts:
+        prefix = prefix + "." + part if prefix else part
+        if prefix in DENIED_SUBMODULES:
+            return False
+        if prefix in allowed:
+            found = True
+    return found
+
+
+def _import_message(name, allowed):
+    listed = ", ".join(sorted(allowed)) if allowed else "(none)"
+    return 'import of module "%s" is not allowed; allowed modules: %s' % (
+        name, listed)
+
+
+class SbModule:
+    """Read-only proxy over a module that only hands out allowed modules.
+
+    The wrapped module lives in a slot whose name starts with "_", and every
+    attribute starting with "_" is refused, so the module itself is never
+    reachable through the proxy.
+    """
+
+    __slots__ = ("_sb_module", "_sb_allowed", "_sb_cache")
+
+    def __init__(self, module, allowed, cache=None):
+        object.__setattr__(self, "_sb_module", module)
+        object.__setattr__(self, "_sb_allowed", frozenset(allowed))
+        object.__setattr__(self, "_sb_cache", {} if cache is None else cache)
+
+    def __init_subclass__(cls, **kwargs):
+        # A subclass could override __getattribute__ and unwrap the module.
+        raise TypeError("SbModule cannot be subclassed")
+
+    def __getattribute__(self, name):
+        module = object.__getattribute__(self, "_sb_module")
+        modname = module.__name__
+        if name.startswith("_"):
+            raise AttributeError('attribute "%s" of module "%s" is not '
+                                 'allowed: names that begin with "_" are '
+                                 'private' % (name, modname))
+        value = getattr(module, name)
+        if isinstance(value, _ModuleType):
+            allowed = object.__getattribute__(self, "_sb_allowed")
+            cache = object.__getattribute__(self, "_sb_cache")
+            return _proxy(value, allowed, cache, modname)
+        reason = forbidden_attribute_reason(name)
+        if reason is not None:
+            raise AttributeError('attribute "%s" of module "%s" is not '
+                                 'allowed: %s' % (name, modname, reason))
+        return value
+
+    def __setattr__(self, name, value):
+        raise AttributeError('cannot set attribute "%s": sandboxed modules '
+                             'are read-only' % name)
+
+    def __delattr__(self, name):
+        raise AttributeError('cannot delete attribute "%s": sandboxed '
+                             'modules are read-only' % name)
+
+    def __dir__(self):
+        module = object.__getattribute__(self, "_sb_module")
+        return sorted(n for n in dir(module) if not n.startswith("_"))
+
+    def __repr__(self):
+        module = object.__getattribute__(self, "_sb_module")
+        return "<module %r (sandboxed)>" % (module.__name__,)
+
+
+def _proxy(module, allowed, cache, via=None):
+    """Return the (cached) proxy for `module`, or raise if not allowed."""
+    name = getattr(module, "__name__", None)
+    if not isinstance(name, str) or not is_allowed(name, allowed):
+        if via is None:
+            raise ImportError(_import_message(name, allowed))
+        raise AttributeError('access to module "%s" through "%s" is not '
+                             'allowed' % (name, via))
+    # Modules stay alive in sys.modules, so their id() is stable.
+    proxy = cache.get(id(module))
+    if proxy is None:
+        proxy = SbModule(module, allowed, cache)
+        cache[id(module)] = proxy
+    return proxy
+
+
+def make_import(allowed):
+    """Return an __import__ replacement enforcing the `allowed` modules."""
+    allowed = frozenset(allowed)
+    cache = {}
+
+    def __import__(name, globals=None, locals=None, fromlist=(), level=0):
+        if level != 0:
+            raise ImportError("relative imports are not allowed")
+        if not isinstance(name, str):
+            raise TypeError("module name must be str, not %s"
+                            % type(name).__name__)
+        if not is_allowed(name, allowed):
+            raise ImportError(_import_message(name, allowed))
+        fromlist = tuple(fromlist or ())
+        if not fromlist:
+            # "import a.b.c" binds "a": it must be allowed on its own.
+            top = name.partition(".")[0]
+            if not is_allowed(top, allowed):
+                raise ImportError(_import_message(top, allowed))
+        for item in fromlist:
+            if not isinstance(item, str):
+                raise TypeError("item in fromlist must be str, not %s"
+                                % type(item).__name__)
+            if item == "*":
+                raise ImportError('"from %s import *" is not allowed; import '
+                                  'the names you need' % name)
+            # Checked before the real import, which would import the
+            # submodule as a side effect.
+            if not is_allowed(name + "." + item, allowed):
+                raise ImportError(_import_message(name + "." + item, allowed))
+        module = _real_import(name, None, None, fromlist, 0)
+        proxy = _proxy(module, allowed, cache)
+        # Resolve every name now: when IMPORT_FROM fails it falls back to
+        # sys.modules, which would hand out the real, unproxied module.
+        for item in fromlist:
+            try:
+                getattr(proxy, item)
+            except AttributeError as exc:
+                raise ImportError(str(exc)) from None
+        return proxy
+
+    return __import__
+
+
+def _attribute_error(name):
+    if not isinstance(name, str):
+        raise TypeError("attribute name must be string, not '%s'"
+                        % type(name).__name__)
+    problem = attribute_problem(name)
+    if problem is not None:
+        raise AttributeError(problem[1])
+
+
+def sb_getattr(*args, **kwargs):
+    """getattr() that refuses the attribute names the validator refuses."""
+    if kwargs:
+        raise TypeError("getattr() takes no keyword arguments")
+    if not 2 <= len(args) <= 3:
+        raise TypeError("getattr expected 2 or 3 arguments, got %d"
+                        % len(args))
+    _attribute_error(args[1])
+    return getattr(*args)
+
+
+def sb_hasattr(obj, name, /):
+    """hasattr() that refuses the attribute names the validator refuses."""
+    _attribute_error(name)
+    return hasattr(obj, name)
+
+
+def sb_type(*args, **kwargs):
+    """One-argument type(): returns the type of an object.
+
+    The three-argument form would build classes (and dunder methods) from a
+    dict, so it is refused.  Because this is a function, not the real type,
+    isinstance(x, type) is not supported in the sandbox.
+    """
+    if len(args) != 1 or kwargs:
+        raise TypeError("type() takes exactly one argument in the sandbox; "
+                        "use a class statement to define a class")
+    return type(args[0])
+
+
+# Tracebacks and reprs should show the names user code called.
+for _fn, _name in ((sb_getattr, "getattr"), (sb_hasattr, "hasattr"),
+                   (sb_type, "type")):
+    _fn.__name__ = _fn.__qualname__ = _name
+del _fn, _name
+
+
+_SAFE_NAMES = (
+    "abs", "all", "any", "ascii", "bin", "bool", "bytearray", "bytes",
+    "callable", "chr", "classmethod", "complex", "dict", "dir", "divmod",
+    "enumerate", "filter", "float", "format", "frozenset", "hash", "hex",
+    "id", "int", "isinstance", "issubclass", "iter", "len", "list", "map",
+    "max", "min", "next", "object", "oct", "ord", "pow", "property", "range",
+    "repr", "reversed", "round", "set", "slice", "sorted", "staticmethod",
+    "str", "sum", "super", "tuple", "zip", "memoryview",
+    "True", "False", "None", "NotImplemented", "Ellipsis",
+    "__build_class__",          # needed by every class statement
+)
+
+
+def _base_builtins():
+    table = {name: getattr(builtins, name) for name in _SAFE_NAMES}
+    for name, value in vars(builtins).items():
+        # Every exception and warning class, ExceptionGroup included.
+        if (isinstance(value, type) and issubclass(value, BaseException)
+                and not name.startswith("_")):
+            table[name] = value
+    table["getattr"] = sb_getattr
+    table["hasattr"] = sb_hasattr
+    table["type"] = sb_type
+    return table
+
+
+_BASE_BUILTINS = _base_builtins()
+
+
+def make_builtins(allowed, print_fn):
+    """Return a fresh dict of restricted builtins."""
+    table = dict(_BASE_BUILTINS)
+    table["print"] = print_fn
+    table["__import__"] = make_import(allowed)
+    return table
+
+
+def make_globals(allowed, print_fn):
+    """Return fresh globals for exec() of sandboxed code."""
+    return {
+        "__builtins__": make_builtins(allowed, print_fn),
+        "__name__": "__sandbox__",
+        "__doc__": None,
+    }

@@ -1,0 +1,259 @@
+"""The sandbox runtime: warm-up in the worker, one call in each child.
+
+warm() runs once in the worker before any child exists: it imports numpy,
+pandas and the allowed modules, and exercises the code paths a typical call
+uses, so that children never load native code (seccomp forbids executable
+mappings) and pay fewer copy-on-write faults.
+
+serve() runs in the contained child: it reads the request frames, validates
+the code (the Python layer; the OS layers are the boundary), runs it, and
+sends exactly one RESULT or ERROR frame.  Errors name the line in the
+user's code and keep only the user's frames in tracebacks.
+"""
+
+import ast
+import gc
+import inspect
+import json
+import os
+import sys
+import traceback
+import types
+
+import sb_codec
+import sb_guard
+import sb_io
+import sb_validator
+
+FILENAME = "<sandbox>"
+
+# Modules the runtime itself needs in the child, imported here once.
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+
+class SandboxProtocolError(Exception):
+    """The request frames were not what the backend promised."""
+
+
+# --------------------------------------------------------------------------
+# worker side
+
+def warm(allowed_csv):
+    """Import and exercise everything a child may need (runs in the worker)."""
+    import importlib
+    for name in [m.strip() for m in allowed_csv.split(",") if m.strip()]:
+        try:
+            importlib.import_module(name)
+        except Exception:  # an allowlisted module that is not installed
+            pass
+    frame = pd.DataFrame({"g": ["a", "b", "c", "d"] * 256,
+                          "x": np.arange(1024, dtype=np.int64),
+                          "f": np.arange(1024) / 7.0,
+                          "t": pd.date_range("2024-01-01", periods=1024, freq="h")})
+    grouped = frame.groupby("g").agg({"x": "sum", "f": ["mean", "max"]})
+    repr(frame)
+    repr(grouped)
+    str(frame.describe())
+    frame.query("x > 3 and g == 'a'")
+    frame.sort_values(["g", "x"]).merge(frame.head(), on="g")
+    frame.pivot_table(index="g", values="x", aggfunc="sum")
+    frame.apply(lambda row: row["x"], axis=1)
+    frame["t"].dt.date
+    frame.set_index("t").resample("D")["x"].sum()
+    pd.to_datetime(["2024-01-01"]).tz_localize("UTC")
+    frame.to_dict("records")
+    for kind, raw in ((sb_io.COL_INT64, np.arange(3, dtype="<i8")),
+                      (sb_io.COL_FLOAT64, np.arange(3, dtype="<f8")),
+                      (sb_io.COL_TIMESTAMPTZ, np.arange(3, dtype="<i8"))):
+        payload = bytearray(b"\x01\x00\x00\x00\x00\x00\x00\x00\x03") + raw.tobytes()
+        sb_codec.decode_column(kind, 3, payload)
+    sb_codec.dumps({"a": frame.head(), "b": grouped["x"]["sum"],
+                    "c": np.float64(1.5), "d": frame["t"].head()}, 1 << 30)
+    sb_validator.validate("import math\ndef main(x=1):\n    return f'{x:.2f}'\n",
+                          ["math"])
+    gc.collect()
+    gc.freeze()  # children never scan (and so never copy) the warm heap
+
+
+def read_paths():
+    """Directories the child may read: Python's library paths and zoneinfo."""
+    found = []
+    for entry in list(sys.path) + ["/usr/share/zoneinfo"]:
+        if not entry or not os.path.isdir(entry):
+            continue
+        real = os.path.realpath(entry)
+        if real not in found:
+            found.append(real)
+    return found
+
+
+# --------------------------------------------------------------------------
+# child side
+
+class _Output:
+    """print() for the sandbox: each call becomes one STDOUT frame."""
+
+    def __init__(self, limit, enabled):
+        self.limit = limit
+        self.used = 0
+        self.enabled = enabled
+
+    def print(self, *args, sep=" ", end="\n", file=None, flush=False):
+        if sep is None:
+            sep = " "
+        if end is None:
+            end = "\n"
+        if type(sep) is not str or type(end) is not str:
+            raise TypeError("sep and end must be strings")
+        if file is not None:
+            raise TypeError("print() to a file is not supported in the sandbox")
+        text = sep.join(str(a) for a in args) + end
+        self.used += len(text)
+        if self.used > self.limit:
+            raise sb_codec.OutputLimitExceeded(
+                "printed output exceeds the output limit of %d bytes" % self.limit)
+        if self.enabled:
+            sb_io.send(sb_io.STDOUT, text.encode("utf-8", "replace"))
+
+
+def _read_request():
+    """Read REQUEST, the table inputs, and END; return (request, inputs)."""
+    ftype, payload = sb_io.recv()
+    if ftype != sb_io.REQUEST:
+        raise SandboxProtocolError("expected a request frame")
+    request = json.loads(payload)
+    inputs = dict(request.get("inputs") or {})
+    while True:
+        ftype, payload = sb_io.recv()
+        if ftype == sb_io.END:
+            return request, inputs
+        if ftype != sb_io.TABLE:
+            raise SandboxProtocolError("unexpected frame %d" % ftype)
+        header = json.loads(payload)
+        columns = []
+        for col in header["columns"]:
+            ftype, payload = sb_io.recv()
+            if ftype != sb_io.COLUMN:
+                raise SandboxProtocolError("expected a column frame")
+            columns.append(sb_codec.decode_column(col["kind"], header["nrows"], payload))
+        inputs[header["name"]] = sb_codec.decode_table(header, columns)
+
+
+def _send_error(kind, etype, message, line=None, col=None, tb=None, **extra):
+    err = {"kind": kind, "type": etype, "message": message,
+           "line": line, "col": col, "traceback": tb}
+    err.update(extra)
+    sb_io.send(sb_io.ERROR, json.dumps(err).encode("utf-8"))
+
+
+def _user_traceback(exc, lines):
+    """(traceback text of user frames only, line, col) for an exception."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if f.filename == FILENAME]
+    out = []
+    for f in frames:
+        out.append('  line %d, in %s' % (f.lineno, f.name))
+        if 0 < f.lineno <= len(lines):
+            out.append("    " + lines[f.lineno - 1].strip())
+    line = frames[-1].lineno if frames else None
+    col = None
+    if frames and getattr(frames[-1], "colno", None) is not None:
+        col = frames[-1].colno + 1
+    return ("\n".join(out) if out else None), line, col
+
+
+def _exception_message(exc):
+    try:
+        return str(exc)
+    except Exception:
+        return "(the exception's message could not be formatted)"
+
+
+def _report_exception(exc, lines):
+    tb, line, col = _user_traceback(exc, lines)
+    if isinstance(exc, MemoryError):
+        _send_error("memory", "MemoryError",
+                    "out of memory: the code tried to allocate more than its memory limit",
+                    line, col, tb)
+    elif isinstance(exc, sb_codec.OutputLimitExceeded):
+        _send_error("output", "OutputLimitExceeded", str(exc), line, col, tb)
+    else:
+        _send_error("exception", type(exc).__name__, _exception_message(exc),
+                    line, col, tb)
+
+
+def _bind(fn, name, inputs):
+    """Keyword arguments for fn from inputs, by parameter name."""
+    kwargs = {}
+    for param in inspect.signature(fn).parameters.values():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        if param.name in inputs:
+            kwargs[param.name] = inputs[param.name]
+        elif param.default is param.empty:
+            raise TypeError(
+                '%s() needs the parameter "%s", which is not among the inputs; '
+                'add "%s" to inputs or give the parameter a default'
+                % (name, param.name, param.name))
+    return kwargs
+
+
+def serve(python_layer):
+    """Run one call in the contained child.  Returns the exit code."""
+    os.environ.clear()
+    np.random.seed()
+    try:
+        request, inputs = _read_request()
+    except Exception as exc:  # the backend is trusted, but say what broke
+        _send_error("crash", "ProtocolError", "could not read the request: %s" % exc)
+        return 72
+
+    code = request["code"]
+    returns = request["returns"]
+    allowed = request["allowed_modules"]
+    limit = int(request["max_output_bytes"])
+    out = _Output(limit, request.get("print", "notice") == "notice")
+    lines = code.splitlines()
+
+    if python_layer:
+        findings, _imports = sb_validator.validate(code, allowed)
+        if findings:
+            first = findings[0]
+            kind = "syntax" if first["rule"] == "syntax" else "validation"
+            _send_error(kind, "SyntaxError" if kind == "syntax" else "ValidationError",
+                        first["message"], first["line"], first["col"], None,
+                        rule=first["rule"], findings=findings)
+            return 0
+        namespace = sb_guard.make_globals(allowed, out.print)
+    else:
+        namespace = {"__builtins__": dict(vars(__builtins__)) if type(__builtins__) is dict
+                     else dict(vars(__builtins__)), "__name__": "__sandbox__"}
+        namespace["__builtins__"]["print"] = out.print
+
+    try:
+        compiled = compile(code, FILENAME, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        _send_error("syntax", "SyntaxError", exc.msg, exc.lineno,
+                    exc.offset, None, rule="syntax")
+        return 0
+    except (ValueError, RecursionError, MemoryError) as exc:
+        _send_error("syntax", "SyntaxError", "could not compile the code: %s" % exc,
+                    rule="syntax")
+        return 0
+
+    try:
+        exec(compiled, namespace)
+        results = {}
+        for name in returns:
+            fn = namespace.get(name)
+            if type(fn) is not types.FunctionType:
+                raise NameError('the code does not define a function named "%s"' % name)
+            results[name] = fn(**_bind(fn, name, inputs))
+        text = sb_codec.dumps(results, limit)
+    except BaseException as exc:  # noqa: B902 - report everything, incl. SystemExit
+        _report_exception(exc, lines)
+        return 0
+
+    sb_io.send(sb_io.RESULT, text.encode("utf-8"))
+    return 0

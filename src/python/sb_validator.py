@@ -1,0 +1,611 @@
+"""Static validation of sandboxed user code (SPEC 2.1, 2.4 and 3, layer 2).
+
+validate(source, allowed_modules) parses the code and walks its syntax tree
+without running anything, and returns (findings, imports).  A finding is
+{"line", "col", "rule", "message"}, with a 1-based line and a 1-based column
+counted in characters; the rule names are part of the API:
+
+    syntax, too-large, too-complex, top-level, import, dunder,
+    private-attribute, forbidden-name, forbidden-attribute, format-string,
+    try-star, metaclass, async
+
+This layer is NOT the security boundary (the OS layers are): it refuses the
+easy paths to interpreter internals and explains precisely what to change,
+so that a person or a language model can repair the code.  Every message
+names the offending identifier.
+
+The walk is iterative, so deeply nested code cannot overflow the C stack;
+ast.parse() itself is guarded against RecursionError and MemoryError.
+
+Shared policy tables (denied submodules, forbidden attribute names) live in
+sb_guard, which must therefore be loaded first.  Standard library only.
+"""
+
+import ast
+import re
+import string
+import unicodedata
+import warnings
+
+import sb_guard
+
+MAX_SOURCE_BYTES = 1024 * 1024
+
+TOP_LEVEL_MESSAGE = (
+    "only imports, function and class definitions, and constant assignments "
+    "are allowed at top level; move this statement into a function")
+
+_RUNS_CODE = "it runs dynamically built code"
+_NAMESPACES = "it exposes namespaces"
+
+# Builtins that are absent at run time, with the reason given to the user.
+FORBIDDEN_NAMES = {
+    "eval": _RUNS_CODE,
+    "exec": _RUNS_CODE,
+    "compile": _RUNS_CODE,
+    "__import__": "use an import statement",
+    "open": "it reads or writes files",
+    "input": "it reads from the terminal",
+    "breakpoint": "it starts the debugger",
+    "help": "it starts the interactive help",
+    "globals": _NAMESPACES,
+    "locals": _NAMESPACES,
+    "vars": _NAMESPACES,
+    "exit": "it ends the interpreter; return from the function instead",
+    "quit": "it ends the interpreter; return from the function instead",
+    "setattr": "it sets attributes by computed name; assign to obj.name "
+               "instead",
+    "delattr": "it deletes attributes by computed name; use del obj.name "
+               "instead",
+}
+
+# Callables that look attributes up by a string: the string must be a
+# constant so that the attribute rules can be applied to it.
+_GETATTR_NAMES = frozenset({"getattr", "hasattr"})
+_GETTER_FACTORIES = frozenset({"attrgetter", "methodcaller"})
+
+# pandas writers that return a string when given no path: allowed only then.
+PATH_WRITERS = frozenset({
+    "to_csv", "to_json", "to_string", "to_latex", "to_markdown", "to_html",
+    "to_xml",
+})
+_PATH_KEYWORDS = frozenset({"path_or_buf", "buf", "path_or_buffer", "path"})
+
+# Methods whose string argument pandas evaluates or resolves with getattr.
+_EXPRESSION_METHODS = frozenset({"query", "eval"})
+_DISPATCH_METHODS = frozenset({
+    "agg", "aggregate", "apply", "applymap", "map", "transform",
+})
+
+# Special methods a class body may define (and reach through super()): they
+# only hook ordinary protocols, unlike __getattr__, __del__, __reduce__ or
+# __init_subclass__, which stay refused with every other "__" name.
+ALLOWED_DUNDER_METHODS = frozenset({
+    "__init__", "__post_init__", "__repr__", "__str__",
+    "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__",
+    "__len__", "__iter__", "__next__", "__contains__", "__getitem__",
+    "__bool__", "__call__", "__enter__", "__exit__",
+    "__add__", "__sub__", "__mul__", "__truediv__", "__floordiv__",
+    "__mod__", "__pow__", "__neg__", "__pos__", "__abs__",
+    "__radd__", "__rsub__", "__rmul__", "__rtruediv__",
+})
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+_IDENTIFIER = re.compile(r"(\.\s*)?([^\W\d]\w*)")
+_FORMATTER = string.Formatter()
+
+
+def validate(source, allowed_modules):
+    """Validate `source`; return (findings, imports).
+
+    `allowed_modules` is an iterable of module names; each allows the module
+    and its submodules except sb_guard.DENIED_SUBMODULES and private ones.
+    """
+    return _Validator(source, frozenset(allowed_modules)).run()
+
+
+def _dunder_message(name):
+    return ('name "%s" is not allowed: names that begin with "__" are '
+            'reserved' % name)
+
+
+def _import_message(name, allowed):
+    listed = ", ".join(sorted(allowed)) if allowed else "(none)"
+    return 'import of module "%s" is not allowed; allowed modules: %s' % (
+        name, listed)
+
+
+def _format_string_problem(text, depth=0):
+    """Return why str.format() on `text` is refused, or None."""
+    try:
+        parsed = list(_FORMATTER.parse(text))
+    except ValueError as exc:
+        return "invalid format string: %s" % exc
+    for _literal, field, spec, _conversion in parsed:
+        if field is None:
+            continue
+        # "{0.attr}" and "{0[key]}" let the format string walk objects.
+        if field and not field.isdigit() and not field.isidentifier():
+            return ('format field "{%s}" is not allowed: fields may only be '
+                    'empty, a position or a name; use an f-string to reach '
+                    'attributes or items' % field)
+        if spec:
+            if depth >= 2:
+                return "format specification is nested too deeply"
+            problem = _format_string_problem(spec, depth + 1)
+            if problem is not None:
+                return problem
+    return None
+
+
+def _is_super_call(node):
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == "super")
+
+
+def _string_pieces(node):
+    """(node, text) for each constant string part of a str or f-string."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [(node, node.value)]
+    if isinstance(node, ast.JoinedStr):
+        return [(value, value.value) for value in node.values
+                if isinstance(value, ast.Constant)
+                and isinstance(value.value, str)]
+    return []
+
+
+def _argument(call, index, keywords):
+    """The call's positional argument `index` or one of `keywords`."""
+    positional = call.args[:index + 1]
+    if any(isinstance(arg, ast.Starred) for arg in positional):
+        return None
+    if len(positional) > index:
+        return positional[index]
+    for keyword in call.keywords:
+        if keyword.arg in keywords:
+            return keyword.value
+    return None
+
+
+class _Validator:
+    """One validation run: the source, its findings and imports."""
+
+    def __init__(self, source, allowed):
+        if not isinstance(source, str):
+            raise TypeError("source must be str, not %s"
+                            % type(source).__name__)
+        self.source = source
+        self.allowed = allowed
+        self.findings = []
+        self.imports = set()
+        self._lines = None
+        self._encoded = {}
+
+    def run(self):
+        tree = self._parse()
+        if tree is not None:
+            try:
+                self._walk(tree)
+            except (RecursionError, MemoryError):
+                self._add(1, 1, "too-complex", "code is too complex to "
+                          "validate; split deeply nested expressions")
+        self.findings.sort(key=lambda f: (f["line"], f["col"], f["rule"],
+                                          f["message"]))
+        return self.findings, sorted(self.imports)
+
+    # -- parsing and positions --------------------------------------------
+
+    def _parse(self):
+        source = self.source
+        try:
+            size = len(source.encode("utf-8"))
+        except UnicodeEncodeError as exc:
+            line, col = self._offset_position(exc.start)
+            self._add(line, col, "syntax", "source contains a character "
+                      "that is not valid Unicode")
+            return None
+        if size > MAX_SOURCE_BYTES:
+            self._add(1, 1, "too-large", "source is too large: %d bytes; the "
+                      "limit is %d bytes" % (size, MAX_SOURCE_BYTES))
+            return None
+        if "\0" in source:
+            line, col = self._offset_position(source.index("\0"))
+            self._add(line, col, "syntax", "source cannot contain null bytes")
+            return None
+        try:
+            # Parse-time warnings (invalid escapes, ...) must not reach the
+            # worker's stderr.
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return ast.parse(source, "<sandbox>")
+        except SyntaxError as exc:
+            self._add(exc.lineno or 1, max(exc.offset or 1, 1), "syntax",
+                      exc.msg)
+        except (ValueError, OverflowError) as exc:
+            self._add(1, 1, "syntax", str(exc))
+        except (RecursionError, MemoryError):
+            self._add(1, 1, "too-complex", "code is nested too deeply to "
+                      "parse; split deeply nested expressions")
+        return None
+
+    def _offset_position(self, offset):
+        """(line, col) of a character offset into the source."""
+        before = self.source[:offset]
+        lines = _NEWLINE.split(before)
+        return len(lines), len(lines[-1]) + 1
+
+    def _line(self, lineno):
+        if self._lines is None:
+            self._lines = _NEWLINE.split(self.source)
+        if 1 <= lineno <= len(self._lines):
+            return self._lines[lineno - 1]
+        return ""
+
+    def _char_col(self, lineno, byte_offset):
+        """1-based character column from ast's UTF-8 byte offset."""
+        line = self._line(lineno)
+        if line.isascii():
+            return byte_offset + 1
+        encoded = self._encoded.get(lineno)
+        if encoded is None:
+            encoded = self._encoded[lineno] = line.encode("utf-8")
+        return len(encoded[:byte_offset].decode("utf-8", "replace")) + 1
+
+    def _position(self, node):
+        return node.lineno, self._char_col(node.lineno, node.col_offset)
+
+    def _attribute_position(self, node):
+        """Position of the attribute name in `obj.name`, not of `obj`."""
+        lineno = node.end_lineno
+        line = self._line(lineno)
+        end = self._char_col(lineno, node.end_col_offset) - 1
+        start = end
+        while start > 0 and ("a" + line[start - 1]).isidentifier():
+            start -= 1
+        if start == end:
+            return self._position(node)
+        return lineno, start + 1
+
+    def _add(self, line, col, rule, message):
+        self.findings.append({"line": line, "col": col, "rule": rule,
+                              "message": message})
+
+    def _report(self, node, rule, message, position=None):
+        line, col = position or self._position(node)
+        self._add(line, col, rule, message)
+
+    # -- walking ----------------------------------------------------------
+
+    def _walk(self, tree):
+        # Explicit stack: recursion would fail on deeply nested trees.
+        stack = [(tree, None)]
+        while stack:
+            node, parent = stack.pop()
+            visit = getattr(self, "_visit_" + type(node).__name__, None)
+            if visit is not None:
+                visit(node, parent)
+            for child in ast.iter_child_nodes(node):
+                stack.append((child, node))
+
+    def _check_name(self, node, name):
+        """Rules for a bound or referenced plain name."""
+        if name in FORBIDDEN_NAMES:
+            self._report(node, "forbidden-name", 'name "%s" is not allowed: '
+                         '%s' % (name, FORBIDDEN_NAMES[name]))
+        elif name.startswith("__"):
+            self._report(node, "dunder", _dunder_message(name))
+
+    def _check_attribute(self, node, name, call=None, position=None,
+                         context=""):
+        """Apply the attribute rules to `name`, accessed at `node`.
+
+        `call` is the ast.Call when the attribute is called right away (a
+        path writer is then allowed without a path).
+        """
+        problem = sb_guard.attribute_problem(name)
+        if problem is None and name in PATH_WRITERS:
+            if call is None:
+                problem = ("forbidden-attribute", 'attribute "%s" is only '
+                           'allowed when called directly without a path or '
+                           'buffer: writing files is not allowed' % name)
+            elif not self._writes_nothing(call):
+                problem = ("forbidden-attribute", 'calling "%s" with a path '
+                           'or buffer is not allowed: it writes files; call '
+                           'it without one to get a string' % name)
+        if problem is not None:
+            self._report(node, problem[0], problem[1] + context, position)
+
+    @staticmethod
+    def _writes_nothing(call):
+        """True if a pandas writer call passes no path or buffer."""
+        if any(isinstance(arg, ast.Starred) for arg in call.args):
+            return False
+        target = call.args[0] if call.args else None
+        for keyword in call.keywords:
+            if keyword.arg is None:
+                return False            # **kwargs could hold a path
+            if keyword.arg in _PATH_KEYWORDS:
+                target = keyword.value
+        return target is None or (isinstance(target, ast.Constant)
+                                  and target.value is None)
+
+    def _check_attribute_string(self, node, text, context=""):
+        # getattr() looks the string up exactly, but normalise it anyway so
+        # that the check is never weaker than for an identifier.
+        name = unicodedata.normalize("NFKC", text)
+        self._check_attribute(node, name, context=context)
+
+    # -- module structure ---------------------------------------------------
+
+    def _visit_Module(self, node, parent):
+        for index, stmt in enumerate(node.body):
+            if isinstance(stmt, (ast.Import, ast.ImportFrom, ast.FunctionDef,
+                                 ast.ClassDef, ast.AsyncFunctionDef)):
+                continue                # async def is reported as "async"
+            if (index == 0 and isinstance(stmt, ast.Expr)
+                    and isinstance(stmt.value, ast.Constant)
+                    and isinstance(stmt.value.value, str)):
+                continue                # the docstring
+            if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+                message = self._top_level_assignment_problem(stmt)
+            else:
+                message = TOP_LEVEL_MESSAGE
+            if message is not None:
+                self._report(stmt, "top-level", message)
+
+    def _top_level_assignment_problem(self, stmt):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [
+            stmt.target]
+        pending = list(targets)
+        while pending:
+            target = pending.pop()
+            if isinstance(target, (ast.Tuple, ast.List)):
+                pending.extend(target.elts)
+            elif isinstance(target, ast.Starred):
+                pending.append(target.value)
+            elif not isinstance(target, ast.Name):
+                return ("top-level assignments may only bind names; move this "
+                        "statement into a function")
+        if stmt.value is None:
+            return None                 # a bare annotation: "x: int"
+        try:
+            ast.literal_eval(stmt.value)
+        except RecursionError:
+            return ("top-level constant is nested too deeply; build it in a "
+                    "function")
+        except (ValueError, TypeError, SyntaxError, MemoryError):
+            return ("top-level assignments must have a literal constant "
+                    "value; move this computation into a function")
+        return None
+
+    def _visit_Import(self, node, parent):
+        for alias in node.names:
+            self.imports.add(alias.name)
+            # "import a.b" binds "a" (and "import a.b as c" reaches a.b
+            # through "a"), so "a" must be allowed by itself as well.
+            top = alias.name.partition(".")[0]
+            for name in dict.fromkeys((alias.name, top)):
+                if not sb_guard.is_allowed(name, self.allowed):
+                    self._report(alias, "import",
+                                 _import_message(name, self.allowed))
+                    break
+
+    def _visit_ImportFrom(self, node, parent):
+        if node.level:
+            self._report(node, "import", "relative imports are not allowed; "
+                         "import modules by their full name")
+            return
+        module = node.module
+        self.imports.add(module)
+        if not sb_guard.is_allowed(module, self.allowed):
+            self._report(node, "import", _import_message(module, self.allowed))
+            return
+        for alias in node.names:
+            name = alias.name
+            if name == "*":
+                self._report(alias, "import", '"from %s import *" is not '
+                             'allowed; import the names you need' % module)
+            elif name.startswith("_"):
+                self._check_attribute(alias, name)
+            elif not sb_guard.is_allowed(module + "." + name, self.allowed):
+                self._report(alias, "import", _import_message(
+                    module + "." + name, self.allowed))
+            else:
+                self._check_attribute_string(alias, name)
+
+    def _visit_alias(self, node, parent):
+        if node.asname is not None:
+            self._check_name(node, node.asname)
+
+    # -- names and attributes --------------------------------------------
+
+    def _visit_Name(self, node, parent):
+        name = node.id
+        called = isinstance(parent, ast.Call) and parent.func is node
+        if name in _GETATTR_NAMES or name in _GETTER_FACTORIES:
+            if not called:
+                self._report(node, "forbidden-name", '"%s" may only be '
+                             'called directly, with a constant attribute '
+                             'name' % name)
+            return
+        self._check_name(node, name)
+
+    def _visit_Attribute(self, node, parent):
+        name = node.attr
+        position = self._attribute_position(node)
+        called = isinstance(parent, ast.Call) and parent.func is node
+        if name in ALLOWED_DUNDER_METHODS and _is_super_call(node.value):
+            return                      # super().__init__(...)
+        if name in _GETTER_FACTORIES:
+            if not called:
+                self._report(node, "forbidden-name", '"%s" may only be '
+                             'called directly, with a constant attribute '
+                             'name' % name, position)
+            return
+        if name == "format":
+            self._check_format(node, position)
+            return
+        self._check_attribute(node, name, parent if called else None,
+                              position)
+
+    def _check_format(self, node, position):
+        receiver = node.value
+        if not (isinstance(receiver, ast.Constant)
+                and isinstance(receiver.value, str)):
+            self._report(node, "format-string", '".format()" is only allowed '
+                         'on a string literal; use an f-string instead',
+                         position)
+            return
+        problem = _format_string_problem(receiver.value)
+        if problem is not None:
+            self._report(receiver, "format-string", problem)
+
+    def _visit_Call(self, node, parent):
+        func = node.func
+        if isinstance(func, ast.Name):
+            name = func.id
+        elif isinstance(func, ast.Attribute):
+            name = func.attr
+        else:
+            return
+        if isinstance(func, ast.Name) and name in _GETATTR_NAMES:
+            self._check_getattr(node, name)
+        elif name in _GETTER_FACTORIES:
+            self._check_getter_factory(node, name)
+        elif isinstance(func, ast.Name) and name == "type":
+            if (len(node.args) != 1 or node.keywords
+                    or isinstance(node.args[0], ast.Starred)):
+                self._report(node, "forbidden-name", "type() may only be "
+                             "called with one argument; use a class "
+                             "statement to define a class")
+        elif isinstance(func, ast.Attribute) and name in _EXPRESSION_METHODS:
+            self._check_expression(node, name)
+        elif isinstance(func, ast.Attribute) and name in _DISPATCH_METHODS:
+            self._check_dispatch(node, name)
+
+    def _check_getattr(self, node, name):
+        args = node.args
+        if (len(args) >= 2 and not isinstance(args[0], ast.Starred)
+                and isinstance(args[1], ast.Constant)
+                and isinstance(args[1].value, str)):
+            self._check_attribute_string(args[1], args[1].value)
+        else:
+            self._report(node, "forbidden-name", '%s() with a computed '
+                         'attribute name is not allowed; use a constant '
+                         'string, e.g. %s(obj, "name")' % (name, name))
+
+    def _check_getter_factory(self, node, name):
+        args = node.args if name == "attrgetter" else node.args[:1]
+        constant = bool(args) and all(
+            isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+            for arg in args)
+        if not constant:
+            self._report(node, "forbidden-name", '%s() with a computed '
+                         'attribute name is not allowed; use constant '
+                         'strings' % name)
+            return
+        for arg in args:
+            # attrgetter("a.b") follows a dotted path.
+            parts = arg.value.split(".") if name == "attrgetter" else [
+                arg.value]
+            for part in parts:
+                self._check_attribute_string(arg, part)
+
+    def _check_expression(self, node, method):
+        """Apply the attribute rules inside a pandas query/eval string."""
+        expression = _argument(node, 0, {"expr"})
+        context = ' (in the expression passed to "%s")' % method
+        for piece, text in _string_pieces(expression):
+            text = unicodedata.normalize("NFKC", text)
+            for match in _IDENTIFIER.finditer(text):
+                name = match.group(2)
+                if match.group(1):
+                    self._check_attribute_string(piece, name, context)
+                elif name.startswith("__"):
+                    self._report(piece, "dunder",
+                                 _dunder_message(name) + context)
+
+    def _check_dispatch(self, node, method):
+        """pandas resolves a string function name with getattr()."""
+        func = _argument(node, 0, {"func", "arg"})
+        context = ' (in the function name passed to "%s")' % method
+        for piece, text in _string_pieces(func):
+            if text.startswith("_"):
+                self._check_attribute_string(piece, text, context)
+
+    # -- definitions and other bindings ----------------------------------
+
+    def _visit_FunctionDef(self, node, parent):
+        name = node.name
+        if not name.startswith("__"):
+            self._check_name(node, name)
+        elif not isinstance(parent, ast.ClassDef):
+            self._report(node, "dunder", _dunder_message(name))
+        elif name not in ALLOWED_DUNDER_METHODS:
+            self._report(node, "dunder", _dunder_message(name) + "; a class "
+                         "may define only common special methods such as "
+                         "__init__, __repr__ and __eq__")
+
+    def _visit_AsyncFunctionDef(self, node, parent):
+        self._report(node, "async", "async functions are not allowed")
+        self._visit_FunctionDef(node, parent)
+
+    def _visit_ClassDef(self, node, parent):
+        self._check_name(node, node.name)
+        for keyword in node.keywords:
+            label = keyword.arg + "=" if keyword.arg else "**"
+            self._report(keyword, "metaclass", 'class keyword argument "%s" '
+                         'is not allowed: metaclasses and class arguments are '
+                         'not supported' % label)
+
+    def _visit_arg(self, node, parent):
+        self._check_name(node, node.arg)
+
+    def _visit_keyword(self, node, parent):
+        if node.arg is not None and node.arg.startswith("__"):
+            self._report(node, "dunder", _dunder_message(node.arg))
+
+    def _visit_ExceptHandler(self, node, parent):
+        if node.name is not None:
+            self._check_name(node, node.name)
+
+    def _visit_Global(self, node, parent):
+        for name in node.names:
+            self._check_name(node, name)
+
+    _visit_Nonlocal = _visit_Global
+
+    def _visit_MatchAs(self, node, parent):
+        if node.name is not None:
+            self._check_name(node, node.name)
+
+    _visit_MatchStar = _visit_MatchAs
+
+    def _visit_MatchMapping(self, node, parent):
+        if node.rest is not None:
+            self._check_name(node, node.rest)
+
+    def _visit_MatchClass(self, node, parent):
+        # "case P(x=0)" reads attribute x of the subject.
+        for name in node.kwd_attrs:
+            self._check_attribute_string(node, name)
+
+    # -- statements refused outright --------------------------------------
+
+    def _visit_TryStar(self, node, parent):
+        self._report(node, "try-star", "try/except* is not allowed; use "
+                     "try/except")
+
+    def _visit_Await(self, node, parent):
+        self._report(node, "async", "await is not allowed")
+
+    def _visit_AsyncFor(self, node, parent):
+        self._report(node, "async", "async for is not allowed")
+
+    def _visit_AsyncWith(self, node, parent):
+        self._report(node, "async", "async with is not allowed")
+
+    def _visit_comprehension(self, node, parent):
+        if node.is_async:
+            self._report(node.target, "async", "async comprehensions are not "
+                         "allowed")

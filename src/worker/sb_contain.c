@@ -1,0 +1,186 @@
+/*
+ * sb_contain.c
+ *		The child's containment steps, in the order they run.
+ *
+ * Runs in the freshly forked child, single-threaded, before it reads the
+ * request or parses any code.  Each step either succeeds or ends the child
+ * with SB_CHILD_EXIT_SETUP after sending an error frame: nothing runs with a
+ * layer missing (fail closed).  The order matters:
+ *
+ *	1. fds: data socket on 3, /dev/null on 0-2, everything else closed
+ *	2. environment scrubbed
+ *	3. die with the worker, and check the worker is still our parent
+ *	4. oom_score_adj 1000: the OOM killer takes us, never PostgreSQL
+ *	5. rlimits: memory, CPU (hard = soft + 1 s), processes, file size,
+ *	   core, fds; plus a CPU-time timer for millisecond precision
+ *	6. no_new_privs, not dumpable (no ptrace or /proc/pid/mem from peers)
+ *	7. Landlock: read-only access to the Python library directories
+ *	8. seccomp allowlist (last: it forbids the calls the steps above need)
+ */
+#include "sb_worker.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+/* few fds: 0-2, the data socket, and room for a handful of module reads */
+#define SB_CHILD_MAX_FDS	16
+
+/*
+ * Report a failed containment step on the data socket and exit.  Uses only
+ * async-signal-safe calls: the child may be in any state.
+ */
+void
+sb_child_fail(const char *step, int err)
+{
+	char		buf[512];
+	int			n;
+
+	n = snprintf(buf, sizeof(buf),
+				 "{\"kind\":\"setup\",\"type\":\"SandboxSetupError\","
+				 "\"message\":\"could not %s: %s\"}",
+				 step, strerror(err));
+	if (n > 0 && n < (int) sizeof(buf))
+		(void) sb_send_frame(SB_CHILD_DATA_FD, SB_DATA_ERROR, buf, (uint32_t) n);
+	_exit(SB_CHILD_EXIT_SETUP);
+}
+
+/* Step 1: only the data socket (fd 3) and /dev/null (0-2) stay open. */
+static void
+sb_contain_fds(int data_fd, int devnull_fd)
+{
+	int			fd;
+
+	if (dup2(data_fd, SB_CHILD_DATA_FD) < 0)
+		_exit(SB_CHILD_EXIT_SETUP);	/* no channel to report on */
+	for (fd = 0; fd <= 2; fd++)
+		if (dup2(devnull_fd, fd) < 0)
+			sb_child_fail("redirect standard streams", errno);
+	if (syscall(SYS_close_range, SB_CHILD_DATA_FD + 1, ~0U, 0) < 0)
+	{
+		/* kernels before 5.9: close one by one */
+		long		maxfd = sysconf(_SC_OPEN_MAX);
+
+		for (fd = SB_CHILD_DATA_FD + 1; fd < maxfd; fd++)
+			(void) close(fd);
+	}
+	if (fcntl(SB_CHILD_DATA_FD, F_SETFD, 0) < 0)
+		sb_child_fail("configure the data socket", errno);
+}
+
+/* Step 3: SIGKILL when the worker dies; exit if it already has. */
+static void
+sb_contain_lifetime(pid_t worker_pid)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		sb_child_fail("set the parent-death signal", errno);
+	if (getppid() != worker_pid)
+		_exit(SB_CHILD_EXIT_SETUP);
+}
+
+/* Step 4: make this process the OOM killer's first choice. */
+static void
+sb_contain_oom(void)
+{
+	int			fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		sb_child_fail("open /proc/self/oom_score_adj", errno);
+	if (write(fd, "1000", 4) != 4)
+		sb_child_fail("set oom_score_adj", errno);
+	close(fd);
+}
+
+/* Current virtual size in bytes, from /proc/self/statm. */
+static unsigned long
+sb_current_vsize(void)
+{
+	char		buf[128];
+	int			fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	ssize_t		n;
+	unsigned long pages = 0;
+
+	if (fd < 0)
+		sb_child_fail("open /proc/self/statm", errno);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		sb_child_fail("read /proc/self/statm", errno);
+	buf[n] = '\0';
+	pages = strtoul(buf, NULL, 10);
+	return pages * (unsigned long) sysconf(_SC_PAGESIZE);
+}
+
+static void
+sb_setrlimit(int resource, rlim_t soft, rlim_t hard, const char *what)
+{
+	struct rlimit rl = {.rlim_cur = soft,.rlim_max = hard};
+
+	if (setrlimit(resource, &rl) < 0)
+		sb_child_fail(what, errno);
+}
+
+/*
+ * Step 5: resource limits.  Memory is an address-space limit on top of what
+ * the preloaded interpreter already maps, so memory_mb is what the call may
+ * allocate.  CPU: a profiling timer kills at the exact millisecond (SIGPROF,
+ * default action terminate) and RLIMIT_CPU backs it up (SIGXCPU at soft,
+ * SIGKILL at soft + 1 s, since SIGXCPU can be ignored).
+ */
+static void
+sb_contain_rlimits(const SbContainment *c)
+{
+	rlim_t		mem = (rlim_t) sb_current_vsize() + (rlim_t) c->memory_mb * 1024 * 1024;
+	rlim_t		cpu_s = (c->cpu_ms + 999) / 1000 + 1;
+	struct itimerval it;
+
+	sb_setrlimit(RLIMIT_AS, mem, mem, "set the memory limit");
+	sb_setrlimit(RLIMIT_CPU, cpu_s, cpu_s + 1, "set the CPU limit");
+	sb_setrlimit(RLIMIT_NPROC, 0, 0, "set the process limit");
+	sb_setrlimit(RLIMIT_FSIZE, 0, 0, "set the file size limit");
+	sb_setrlimit(RLIMIT_CORE, 0, 0, "set the core size limit");
+	sb_setrlimit(RLIMIT_NOFILE, SB_CHILD_MAX_FDS, SB_CHILD_MAX_FDS, "set the fd limit");
+	sb_setrlimit(RLIMIT_MEMLOCK, 0, 0, "set the locked memory limit");
+	sb_setrlimit(RLIMIT_MSGQUEUE, 0, 0, "set the message queue limit");
+
+	memset(&it, 0, sizeof(it));
+	it.it_value.tv_sec = c->cpu_ms / 1000;
+	it.it_value.tv_usec = (c->cpu_ms % 1000) * 1000;
+	if (setitimer(ITIMER_PROF, &it, NULL) < 0)
+		sb_child_fail("set the CPU timer", errno);
+}
+
+/* Run every containment step; returns only if all succeeded. */
+void
+sb_contain(int data_fd, const SbContainment *c)
+{
+	sb_contain_fds(data_fd, c->devnull_fd);	/* 1 */
+	if (clearenv() != 0)		/* 2 */
+		sb_child_fail("clear the environment", errno);
+	sb_contain_lifetime(c->worker_pid); /* 3 */
+	sb_contain_oom();			/* 4 */
+	sb_contain_rlimits(c);		/* 5 */
+
+	/* 6 */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		sb_child_fail("set no_new_privs", errno);
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		sb_child_fail("clear the dumpable flag", errno);
+
+	/* 7 */
+	if (sb_landlock_apply(c->read_paths, c->n_read_paths) < 0 &&
+		!(c->flags & SB_SPAWN_ALLOW_NO_LANDLOCK))
+		sb_child_fail("confine the file system with Landlock", errno);
+
+	/* 8 */
+	if (sb_seccomp_apply(getpid()) < 0)
+		sb_child_fail("install the seccomp filter", errno);
+}

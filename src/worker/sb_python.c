@@ -1,0 +1,306 @@
+/*
+ * sb_python.c
+ *		The embedded CPython interpreter of the worker.
+ *
+ * CPython starts with an isolated configuration (no environment variables,
+ * no user site, no signal handlers of its own), loads the pysandbox Python
+ * modules compiled into this binary (src/python, see sb_embedded.c) and
+ * calls sb_runtime.warm(), which imports and exercises numpy and pandas so
+ * that every child forked later starts warm and never needs to load native
+ * code (it could not: seccomp forbids executable mappings).
+ *
+ * The child talks to the backend through the builtin module sb_io, which
+ * reads and writes frames on SB_CHILD_DATA_FD.  sb_io trusts nothing it
+ * reads: lengths are checked against SB_FRAME_MAX_PAYLOAD, and memory is
+ * bounded by the child's RLIMIT_AS.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "sb_worker.h"
+
+#include <errno.h>
+#include <string.h>
+
+typedef struct SbEmbeddedModule
+{
+	const char *name;
+	const char *source;
+} SbEmbeddedModule;
+
+extern const SbEmbeddedModule sb_embedded_modules[];
+
+/* sb_io.recv() -> (type, payload bytearray); raises EOFError or OSError. */
+static PyObject *
+sb_io_recv(PyObject *self, PyObject *args)
+{
+	unsigned char hdr[SB_FRAME_HEADER_SIZE];
+	uint32_t	type,
+				len;
+	PyObject   *payload;
+	PyObject   *result;
+
+	(void) self;
+	(void) args;
+	if (sb_read_all(SB_CHILD_DATA_FD, hdr, sizeof(hdr)) < 0)
+	{
+		if (errno == 0)
+			PyErr_SetString(PyExc_EOFError, "the backend closed the data channel");
+		else
+			PyErr_SetFromErrno(PyExc_OSError);
+		return NULL;
+	}
+	sb_frame_header_decode(hdr, &type, &len);
+	if (len > SB_FRAME_MAX_PAYLOAD)
+	{
+		PyErr_SetString(PyExc_ValueError, "oversized frame on the data channel");
+		return NULL;
+	}
+	/* a bytearray, so numpy arrays made over it are writable */
+	payload = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t) len);
+	if (payload == NULL)
+		return NULL;
+	if (len > 0 && sb_read_all(SB_CHILD_DATA_FD, PyByteArray_AS_STRING(payload), len) < 0)
+	{
+		Py_DECREF(payload);
+		PyErr_SetString(PyExc_EOFError, "truncated frame on the data channel");
+		return NULL;
+	}
+	result = Py_BuildValue("(IN)", type, payload);
+	return result;
+}
+
+/* sb_io.send(type, data): data is bytes or str (sent as UTF-8). */
+static PyObject *
+sb_io_send(PyObject *self, PyObject *args)
+{
+	unsigned int type;
+	Py_buffer	buf;
+	int			rc;
+
+	(void) self;
+	if (!PyArg_ParseTuple(args, "Is*", &type, &buf))
+		return NULL;
+	if ((size_t) buf.len > SB_FRAME_MAX_PAYLOAD)
+	{
+		PyBuffer_Release(&buf);
+		PyErr_SetString(PyExc_ValueError, "frame too large");
+		return NULL;
+	}
+	rc = sb_send_frame(SB_CHILD_DATA_FD, type, buf.buf, (uint32_t) buf.len);
+	PyBuffer_Release(&buf);
+	if (rc < 0)
+		return PyErr_SetFromErrno(PyExc_OSError);
+	Py_RETURN_NONE;
+}
+
+static PyMethodDef sb_io_methods[] = {
+	{"recv", sb_io_recv, METH_NOARGS, "Read one frame from the backend."},
+	{"send", sb_io_send, METH_VARARGS, "Send one frame to the backend."},
+	{NULL, NULL, 0, NULL}
+};
+
+static struct PyModuleDef sb_io_module = {
+	PyModuleDef_HEAD_INIT, "sb_io", "pysandbox frame I/O", -1, sb_io_methods,
+	NULL, NULL, NULL, NULL
+};
+
+static PyObject *
+sb_io_init(void)
+{
+	PyObject   *m = PyModule_Create(&sb_io_module);
+
+	if (m == NULL)
+		return NULL;
+	PyModule_AddIntConstant(m, "REQUEST", SB_DATA_REQUEST);
+	PyModule_AddIntConstant(m, "TABLE", SB_DATA_TABLE);
+	PyModule_AddIntConstant(m, "COLUMN", SB_DATA_COLUMN);
+	PyModule_AddIntConstant(m, "END", SB_DATA_END);
+	PyModule_AddIntConstant(m, "STDOUT", SB_DATA_STDOUT);
+	PyModule_AddIntConstant(m, "RESULT", SB_DATA_RESULT);
+	PyModule_AddIntConstant(m, "ERROR", SB_DATA_ERROR);
+	PyModule_AddIntConstant(m, "COL_INT64", SB_COL_INT64);
+	PyModule_AddIntConstant(m, "COL_FLOAT64", SB_COL_FLOAT64);
+	PyModule_AddIntConstant(m, "COL_BOOL", SB_COL_BOOL);
+	PyModule_AddIntConstant(m, "COL_TEXT", SB_COL_TEXT);
+	PyModule_AddIntConstant(m, "COL_DATE", SB_COL_DATE);
+	PyModule_AddIntConstant(m, "COL_TIMESTAMP", SB_COL_TIMESTAMP);
+	PyModule_AddIntConstant(m, "COL_TIMESTAMPTZ", SB_COL_TIMESTAMPTZ);
+	return m;
+}
+
+/* Print the pending Python exception to stderr (the server log). */
+static void
+sb_python_report(const char *what)
+{
+	fprintf(stderr, "pysandbox-worker: %s\n", what);
+	if (PyErr_Occurred())
+		PyErr_Print();
+}
+
+/* Compile and import one embedded module under its own name. */
+static int
+sb_python_load_module(const SbEmbeddedModule *m)
+{
+	char		filename[128];
+	PyObject   *code;
+	PyObject   *mod;
+
+	snprintf(filename, sizeof(filename), "<pysandbox/%s.py>", m->name);
+	code = Py_CompileString(m->source, filename, Py_file_input);
+	if (code == NULL)
+		return -1;
+	mod = PyImport_ExecCodeModuleEx(m->name, code, filename);
+	Py_DECREF(code);
+	if (mod == NULL)
+		return -1;
+	Py_DECREF(mod);
+	return 0;
+}
+
+/* Call sb_runtime.<func>(*args); returns a new reference or NULL. */
+static PyObject *
+sb_python_call(const char *func, PyObject *args)
+{
+	PyObject   *mod = PyImport_ImportModule("sb_runtime");
+	PyObject   *fn;
+	PyObject   *res;
+
+	if (mod == NULL)
+		return NULL;
+	fn = PyObject_GetAttrString(mod, func);
+	Py_DECREF(mod);
+	if (fn == NULL)
+		return NULL;
+	res = PyObject_CallObject(fn, args);
+	Py_DECREF(fn);
+	return res;
+}
+
+/*
+ * Start the interpreter, load our modules, and warm numpy and pandas.
+ * allowed_modules is the comma-separated import allowlist to preload.
+ */
+int
+sb_python_start(const char *allowed_modules)
+{
+	PyConfig	config;
+	PyStatus	status;
+	const SbEmbeddedModule *m;
+	PyObject   *res;
+
+	if (PyImport_AppendInittab("sb_io", sb_io_init) < 0)
+		return -1;
+
+	PyConfig_InitIsolatedConfig(&config);
+	config.install_signal_handlers = 0;
+	config.write_bytecode = 0;
+	config.parse_argv = 0;
+	config.site_import = 1;		/* Debian's dist-packages come from site */
+	status = PyConfig_SetString(&config, &config.program_name, L"/usr/bin/python3");
+	if (!PyStatus_Exception(status))
+		status = Py_InitializeFromConfig(&config);
+	PyConfig_Clear(&config);
+	if (PyStatus_Exception(status))
+	{
+		fprintf(stderr, "pysandbox-worker: %s\n",
+				status.err_msg ? status.err_msg : "Python initialisation failed");
+		return -1;
+	}
+
+	for (m = sb_embedded_modules; m->name != NULL; m++)
+	{
+		if (sb_python_load_module(m) < 0)
+		{
+			sb_python_report("could not load an embedded module");
+			return -1;
+		}
+	}
+
+	res = sb_python_call("warm", Py_BuildValue("(s)", allowed_modules));
+	if (res == NULL)
+	{
+		sb_python_report("warm-up failed");
+		return -1;
+	}
+	Py_DECREF(res);
+	return 0;
+}
+
+/*
+ * Fill paths with the directories the child may read (Python's library
+ * directories and zoneinfo); returns how many.  The strings live as long as
+ * the worker.
+ */
+int
+sb_python_read_paths(const char **paths, int max)
+{
+	PyObject   *list = sb_python_call("read_paths", NULL);
+	Py_ssize_t	i,
+				n;
+	int			count = 0;
+
+	if (list == NULL || !PyList_Check(list))
+	{
+		sb_python_report("could not list readable paths");
+		Py_XDECREF(list);
+		return 0;
+	}
+	n = PyList_GET_SIZE(list);
+	for (i = 0; i < n && count < max; i++)
+	{
+		const char *s = PyUnicode_AsUTF8(PyList_GET_ITEM(list, i));
+
+		if (s != NULL)
+			paths[count++] = strdup(s);
+	}
+	PyErr_Clear();
+	Py_DECREF(list);
+	return count;
+}
+
+void
+sb_python_before_fork(void)
+{
+	PyOS_BeforeFork();
+}
+
+void
+sb_python_after_fork_parent(void)
+{
+	PyOS_AfterFork_Parent();
+}
+
+void
+sb_python_after_fork_child(void)
+{
+	PyOS_AfterFork_Child();
+}
+
+/*
+ * In the contained child: read the request, run it, send the result.
+ * Returns the child's exit code.
+ */
+int
+sb_python_serve(uint32_t flags)
+{
+	PyObject   *res;
+	int			code = SB_CHILD_EXIT_OK;
+
+	res = sb_python_call("serve",
+						 Py_BuildValue("(O)", (flags & SB_SPAWN_PYTHON_LAYER_OFF) ? Py_False : Py_True));
+	if (res == NULL)
+	{
+		static const char msg[] =
+			"{\"kind\":\"crash\",\"type\":\"InternalError\","
+			"\"message\":\"the sandbox runtime failed unexpectedly\"}";
+
+		PyErr_Clear();
+		(void) sb_send_frame(SB_CHILD_DATA_FD, SB_DATA_ERROR, msg, sizeof(msg) - 1);
+		return SB_CHILD_EXIT_PROTOCOL;
+	}
+	if (PyLong_Check(res))
+		code = (int) PyLong_AsLong(res);
+	Py_DECREF(res);
+	return code;
+}

@@ -1,0 +1,53 @@
+/*
+ * sb_worker.h
+ *		Declarations shared by the parts of the exec'd worker binary.
+ *
+ * The worker is one process per session (later per cluster): it embeds
+ * CPython, imports and warms pandas once, and forks one fresh child per call.
+ * The child contains itself (sb_contain.c) before it reads any code.
+ */
+#ifndef SB_WORKER_H
+#define SB_WORKER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../protocol/sb_protocol.h"
+
+/* a read-only directory the child may read under Landlock */
+#define SB_MAX_READ_PATHS 32
+
+typedef struct SbContainment
+{
+	pid_t		worker_pid;		/* the child's expected parent */
+	int			devnull_fd;		/* becomes the child's fds 0, 1 and 2 */
+	uint32_t	timeout_ms;
+	uint32_t	cpu_ms;
+	uint32_t	memory_mb;
+	uint32_t	flags;			/* SB_SPAWN_* */
+	int			n_read_paths;
+	const char *read_paths[SB_MAX_READ_PATHS];
+} SbContainment;
+
+/* sb_contain.c: the ordered containment steps, run in the child */
+extern void sb_contain(int data_fd, const SbContainment *c);
+extern void sb_child_fail(const char *step, int err) __attribute__((noreturn));
+
+/* sb_landlock.c */
+extern int	sb_landlock_abi(void);
+extern int	sb_landlock_apply(const char *const *paths, int npaths);
+
+/* sb_seccomp.c */
+extern void sb_seccomp_prepare(void);
+extern int	sb_seccomp_apply(pid_t self);
+
+/* sb_python.c: the embedded interpreter */
+extern int	sb_python_start(const char *allowed_modules);
+extern int	sb_python_read_paths(const char **paths, int max);
+extern void sb_python_before_fork(void);
+extern void sb_python_after_fork_parent(void);
+extern void sb_python_after_fork_child(void);
+extern int	sb_python_serve(uint32_t flags);
+
+#endif							/* SB_WORKER_H */

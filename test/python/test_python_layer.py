@@ -1,0 +1,1184 @@
+"""Tests for the sandbox's Python layer: sb_validator and sb_guard.
+
+Run from the repository root with Debian's interpreter (it has pandas):
+
+    /usr/bin/python3 test/python/test_python_layer.py
+
+Every rejected example asserts the exact rule, line, column and message;
+the legitimate examples must produce no finding at all.
+"""
+
+import os
+import sys
+import textwrap
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir, os.pardir, "src", "python"))
+
+import sb_guard  # noqa: E402
+import sb_validator  # noqa: E402
+
+ALLOWED = (
+    "collections", "dataclasses", "datetime", "enum", "functools",
+    "itertools", "json", "math", "numpy", "operator", "pandas", "re",
+    "statistics", "string", "typing",
+)
+ALLOWED_TEXT = ", ".join(sorted(ALLOWED))
+
+
+def validate(source):
+    return sb_validator.validate(textwrap.dedent(source), ALLOWED)
+
+
+def finding(line, col, rule, message):
+    return {"line": line, "col": col, "rule": rule, "message": message}
+
+
+def dunder(name):
+    return ('name "%s" is not allowed: names that begin with "__" are '
+            'reserved' % name)
+
+
+def private(name):
+    return ('attribute "%s" is not allowed: names that begin with "_" are '
+            'private' % name)
+
+
+def not_importable(name):
+    return 'import of module "%s" is not allowed; allowed modules: %s' % (
+        name, ALLOWED_TEXT)
+
+
+FILES = "it reads or writes files"
+FRAMES = "it exposes interpreter frames or code objects"
+INTERNALS = "it reaches interpreter or operating system internals"
+
+
+class ValidatorTestCase(unittest.TestCase):
+
+    def assertFindings(self, source, *expected):
+        findings, _imports = validate(source)
+        self.assertEqual(findings, list(expected))
+
+    def assertClean(self, source):
+        findings, _imports = validate(source)
+        self.assertEqual(findings, [], source)
+
+
+class SyntaxAndLimitTests(ValidatorTestCase):
+
+    def test_syntax_error(self):
+        self.assertFindings("def f(:\n    pass\n",
+                            finding(1, 7, "syntax", "invalid syntax"))
+
+    def test_syntax_error_column_counts_characters(self):
+        self.assertFindings("x = 'éé' + )\n",
+                            finding(1, 12, "syntax", "unmatched ')'"))
+
+    def test_indentation_error(self):
+        self.assertFindings("def f():\n  x = 1\n    y = 2\n",
+                            finding(3, 4, "syntax", "unexpected indent"))
+
+    def test_null_byte(self):
+        self.assertFindings("x = 1\ny = 2\0\n", finding(
+            2, 6, "syntax", "source cannot contain null bytes"))
+
+    def test_lone_surrogate(self):
+        self.assertFindings("x = '\ud800'\n", finding(
+            1, 6, "syntax",
+            "source contains a character that is not valid Unicode"))
+
+    def test_too_large(self):
+        source = "x = 1\n" + "#" * sb_validator.MAX_SOURCE_BYTES
+        size = len(source)
+        self.assertFindings(source, finding(
+            1, 1, "too-large", "source is too large: %d bytes; the limit is "
+            "%d bytes" % (size, sb_validator.MAX_SOURCE_BYTES)))
+
+    def test_deeply_nested_unary(self):
+        source = "def f():\n    return " + "-" * 100000 + "1\n"
+        self.assertFindings(source, finding(
+            1, 1, "too-complex", "code is nested too deeply to parse; split "
+            "deeply nested expressions"))
+
+    def test_long_operator_chain(self):
+        source = "def f():\n    return " + "+".join(["1"] * 100000) + "\n"
+        self.assertFindings(source, finding(
+            1, 1, "too-complex", "code is nested too deeply to parse; split "
+            "deeply nested expressions"))
+
+    def test_too_many_parentheses(self):
+        self.assertFindings("x = " + "(" * 300 + "\n", finding(
+            1, 205, "syntax", "too many nested parentheses"))
+
+    def test_deep_but_parsable_attribute_chain(self):
+        # Deep enough to break a recursive walk, not ast.parse.
+        source = "def f(a):\n    return a" + ".b" * 900 + "._c\n"
+        self.assertFindings(source, finding(2, 1814, "private-attribute",
+                                            private("_c")))
+
+
+class TopLevelTests(ValidatorTestCase):
+
+    def test_call_statement(self):
+        self.assertFindings("import math\nprint(math.pi)\n", finding(
+            2, 1, "top-level", sb_validator.TOP_LEVEL_MESSAGE))
+
+    def test_non_constant_assignment(self):
+        self.assertFindings("X = [1, 2]\nY = sorted(X)\n", finding(
+            2, 1, "top-level", "top-level assignments must have a literal "
+            "constant value; move this computation into a function"))
+
+    def test_assignment_to_attribute(self):
+        self.assertFindings("import math\nmath.tau = 1\n", finding(
+            2, 1, "top-level", "top-level assignments may only bind names; "
+            "move this statement into a function"))
+
+    def test_async_def_is_reported_as_async_only(self):
+        self.assertFindings("async def main():\n    return 1\n", finding(
+            1, 1, "async", "async functions are not allowed"))
+
+    def test_main_guard(self):
+        self.assertFindings(
+            'def main():\n    return 1\nif __name__ == "__main__":\n'
+            '    main()\n',
+            finding(3, 1, "top-level", sb_validator.TOP_LEVEL_MESSAGE),
+            finding(3, 4, "dunder", dunder("__name__")))
+
+    def test_second_string_is_not_a_docstring(self):
+        self.assertFindings('"""doc"""\n"more"\n', finding(
+            2, 1, "top-level", sb_validator.TOP_LEVEL_MESSAGE))
+
+    def test_allowed_top_level(self):
+        self.assertClean('''\
+            """Module docstring."""
+            import math
+            from collections import namedtuple
+            LIMIT = 10
+            NEG = -1.5
+            COMPLEX = 1 + 2j
+            PAIR = (1, "a")
+            A, B = 1, 2
+            FIRST, *REST = [1, 2, 3]
+            TABLE = {"a": [1, 2], "b": {3, 4}, "c": None, "d": True}
+            EMPTY = set()
+            RATE: float = 0.5
+            WIDTH: int
+            _private = "ok"
+            def main():
+                return math.sqrt(LIMIT)
+            class Point:
+                pass
+            ''')
+
+
+class ImportTests(ValidatorTestCase):
+
+    def test_module_not_allowed(self):
+        self.assertFindings("import os\n", finding(
+            1, 8, "import", not_importable("os")))
+
+    def test_from_module_not_allowed(self):
+        self.assertFindings("from subprocess import run\n", finding(
+            1, 1, "import", not_importable("subprocess")))
+
+    def test_dotted_import_needs_top_level(self):
+        self.assertFindings("import os.path\n", finding(
+            1, 8, "import", not_importable("os.path")))
+
+    def test_denied_submodule(self):
+        self.assertFindings("import numpy.ctypeslib as c\n", finding(
+            1, 8, "import", not_importable("numpy.ctypeslib")))
+
+    def test_denied_submodule_via_from(self):
+        self.assertFindings("from pandas import compat\n", finding(
+            1, 20, "import", not_importable("pandas.compat")))
+
+    def test_private_module(self):
+        self.assertFindings("import pandas._libs\n", finding(
+            1, 8, "import", not_importable("pandas._libs")))
+
+    def test_private_name_from_module(self):
+        self.assertFindings("from numpy import _core\n", finding(
+            1, 19, "private-attribute", private("_core")))
+
+    def test_forbidden_name_from_module(self):
+        self.assertFindings("from pandas import read_csv\n", finding(
+            1, 20, "forbidden-attribute",
+            'attribute "read_csv" is not allowed: ' + FILES))
+
+    def test_relative_import(self):
+        self.assertFindings("from . import helpers\n", finding(
+            1, 1, "import", "relative imports are not allowed; import modules "
+            "by their full name"))
+
+    def test_star_import(self):
+        self.assertFindings("from math import *\n", finding(
+            1, 18, "import", '"from math import *" is not allowed; import '
+            'the names you need'))
+
+    def test_import_inside_function(self):
+        self.assertFindings("def f():\n    import socket\n", finding(
+            2, 12, "import", not_importable("socket")))
+
+    def test_no_modules_allowed(self):
+        findings, imports = sb_validator.validate("import math\n", [])
+        self.assertEqual(findings, [finding(
+            1, 8, "import",
+            'import of module "math" is not allowed; allowed modules: '
+            '(none)')])
+        self.assertEqual(imports, ["math"])
+
+    def test_imports_are_listed(self):
+        _findings, imports = validate('''\
+            import numpy as np
+            import pandas as pd
+            import numpy.linalg
+            from collections import namedtuple
+            import os
+            def f():
+                import math
+            ''')
+        self.assertEqual(imports, ["collections", "math", "numpy",
+                                   "numpy.linalg", "os", "pandas"])
+
+
+class DunderTests(ValidatorTestCase):
+
+    def test_attribute(self):
+        self.assertFindings("def f(x):\n    return x.__class__\n", finding(
+            2, 14, "dunder", dunder("__class__")))
+
+    def test_attribute_column_counts_characters(self):
+        self.assertFindings(
+            'def f(x):\n    s = "ééé"; return s.__len__()\n',
+            finding(2, 25, "dunder", dunder("__len__")))
+
+    def test_name(self):
+        self.assertFindings("def f():\n    return __builtins__\n", finding(
+            2, 12, "dunder", dunder("__builtins__")))
+
+    def test_function_name(self):
+        self.assertFindings("def __main__():\n    pass\n", finding(
+            1, 1, "dunder", dunder("__main__")))
+
+    def test_class_name(self):
+        self.assertFindings("class __A:\n    pass\n", finding(
+            1, 1, "dunder", dunder("__A")))
+
+    def test_argument(self):
+        self.assertFindings("def f(a, __b):\n    pass\n", finding(
+            1, 10, "dunder", dunder("__b")))
+
+    def test_keyword_argument(self):
+        self.assertFindings("def f(g):\n    return g(__x=1)\n", finding(
+            2, 14, "dunder", dunder("__x")))
+
+    def test_except_name(self):
+        self.assertFindings(
+            "def f():\n    try:\n        pass\n"
+            "    except ValueError as __e:\n        pass\n",
+            finding(4, 5, "dunder", dunder("__e")))
+
+    def test_mangled_private_attribute(self):
+        self.assertFindings(
+            "class A:\n    def f(self):\n        return self.__x\n",
+            finding(3, 21, "dunder", dunder("__x")))
+
+    def test_special_method_not_in_allowlist(self):
+        self.assertFindings(
+            "class A:\n    def __getattr__(self, name):\n        return 1\n",
+            finding(2, 5, "dunder", dunder("__getattr__") + "; a class may "
+                    "define only common special methods such as __init__, "
+                    "__repr__ and __eq__"))
+
+    def test_special_method_outside_class(self):
+        self.assertFindings("def __init__(self):\n    pass\n", finding(
+            1, 1, "dunder", dunder("__init__")))
+
+    def test_special_method_through_non_super(self):
+        self.assertFindings("def f(x):\n    return x.__init__()\n", finding(
+            2, 14, "dunder", dunder("__init__")))
+
+    def test_getattr_constant(self):
+        self.assertFindings(
+            "def f(x):\n    return getattr(x, '__class__')\n",
+            finding(2, 23, "dunder", dunder("__class__")))
+
+    def test_match_capture(self):
+        self.assertFindings(
+            "def f(x):\n    match x:\n        case [__y]:\n"
+            "            return 1\n",
+            finding(3, 15, "dunder", dunder("__y")))
+
+    def test_match_class_attribute(self):
+        self.assertFindings(
+            "def f(x):\n    match x:\n        case int(__class__=c):\n"
+            "            return c\n",
+            finding(3, 14, "dunder", dunder("__class__")))
+
+    def test_query_string(self):
+        self.assertFindings(
+            "def f(df):\n    return df.query('@df.__class__')\n",
+            finding(2, 21, "dunder", dunder("__class__") +
+                    ' (in the expression passed to "query")'))
+
+    def test_aggregation_name(self):
+        self.assertFindings(
+            "def f(df):\n    return df.agg('__reduce__')\n",
+            finding(2, 19, "dunder", dunder("__reduce__") +
+                    ' (in the function name passed to "agg")'))
+
+
+class PrivateAttributeTests(ValidatorTestCase):
+
+    def test_private_attribute(self):
+        self.assertFindings("def f(df):\n    return df._mgr\n", finding(
+            2, 15, "private-attribute", private("_mgr")))
+
+    def test_private_attribute_in_multiline_expression(self):
+        self.assertFindings(
+            "def f(df):\n    return (df\n            ._data)\n",
+            finding(3, 14, "private-attribute", private("_data")))
+
+    def test_private_attribute_on_self(self):
+        self.assertFindings(
+            "class A:\n    def f(self):\n        self._cache = {}\n",
+            finding(3, 14, "private-attribute", private("_cache")))
+
+    def test_getattr_private(self):
+        self.assertFindings(
+            "def f(np):\n    return getattr(np, '_core')\n",
+            finding(2, 24, "private-attribute", private("_core")))
+
+    def test_query_private(self):
+        self.assertFindings(
+            "def f(df):\n    return df.query('x > @df._mgr')\n",
+            finding(2, 21, "private-attribute", private("_mgr") +
+                    ' (in the expression passed to "query")'))
+
+    def test_namedtuple_api_and_underscore_names_allowed(self):
+        self.assertClean('''\
+            from collections import namedtuple
+            P = 1
+            def f(rows):
+                Point = namedtuple("Point", "x y")
+                _ = Point._make([1, 2])
+                _tmp = _._replace(x=3)
+                return _tmp._asdict(), Point._fields
+            ''')
+
+
+class ForbiddenNameTests(ValidatorTestCase):
+
+    def test_eval(self):
+        self.assertFindings("def f():\n    return eval('1')\n", finding(
+            2, 12, "forbidden-name",
+            'name "eval" is not allowed: it runs dynamically built code'))
+
+    def test_fullwidth_eval_is_normalised(self):
+        # Python folds identifiers with NFKC: this is plain "eval".
+        source = "def f():\n    return ｅｖａｌ('1')\n"
+        self.assertFindings(source, finding(
+            2, 12, "forbidden-name",
+            'name "eval" is not allowed: it runs dynamically built code'))
+
+    def test_open(self):
+        self.assertFindings(
+            "def f():\n    with open('/etc/passwd') as fh:\n"
+            "        return fh.read()\n",
+            finding(2, 10, "forbidden-name",
+                    'name "open" is not allowed: it reads or writes files'))
+
+    def test_dunder_import(self):
+        self.assertFindings("def f():\n    return __import__('os')\n",
+                            finding(2, 12, "forbidden-name",
+                                    'name "__import__" is not allowed: use '
+                                    'an import statement'))
+
+    def test_globals(self):
+        self.assertFindings("def f():\n    return globals()\n", finding(
+            2, 12, "forbidden-name",
+            'name "globals" is not allowed: it exposes namespaces'))
+
+    def test_setattr(self):
+        self.assertFindings("def f(o):\n    setattr(o, 'x', 1)\n", finding(
+            2, 5, "forbidden-name", 'name "setattr" is not allowed: it sets '
+            'attributes by computed name; assign to obj.name instead'))
+
+    def test_getattr_computed(self):
+        self.assertFindings("def f(o, n):\n    return getattr(o, n)\n",
+                            finding(2, 12, "forbidden-name",
+                                    'getattr() with a computed attribute '
+                                    'name is not allowed; use a constant '
+                                    'string, e.g. getattr(obj, "name")'))
+
+    def test_hasattr_computed(self):
+        self.assertFindings(
+            "def f(o):\n    return hasattr(o, '_' + '_class__')\n",
+            finding(2, 12, "forbidden-name", 'hasattr() with a computed '
+                    'attribute name is not allowed; use a constant string, '
+                    'e.g. hasattr(obj, "name")'))
+
+    def test_getattr_not_called(self):
+        self.assertFindings("def f(o):\n    g = getattr\n", finding(
+            2, 9, "forbidden-name", '"getattr" may only be called directly, '
+            'with a constant attribute name'))
+
+    def test_attrgetter_computed(self):
+        self.assertFindings(
+            "import operator\ndef f(n):\n    return operator.attrgetter(n)\n",
+            finding(3, 12, "forbidden-name", 'attrgetter() with a computed '
+                    'attribute name is not allowed; use constant strings'))
+
+    def test_attrgetter_constant_path(self):
+        self.assertFindings(
+            "from operator import attrgetter\n"
+            "def f():\n    return attrgetter('a.gi_frame')\n",
+            finding(3, 23, "forbidden-attribute",
+                    'attribute "gi_frame" is not allowed: ' + FRAMES))
+
+    def test_type_with_three_arguments(self):
+        self.assertFindings(
+            "def f():\n    return type('X', (object,), {})\n",
+            finding(2, 12, "forbidden-name", 'type() may only be called with '
+                    'one argument; use a class statement to define a class'))
+
+
+class ForbiddenAttributeTests(ValidatorTestCase):
+
+    def test_tofile(self):
+        self.assertFindings("def f(a):\n    a.tofile('x')\n", finding(
+            2, 7, "forbidden-attribute",
+            'attribute "tofile" is not allowed: ' + FILES))
+
+    def test_frame(self):
+        self.assertFindings(
+            "def f():\n    g = (i for i in [])\n    return g.gi_frame\n",
+            finding(3, 14, "forbidden-attribute",
+                    'attribute "gi_frame" is not allowed: ' + FRAMES))
+
+    def test_fullwidth_attribute_is_normalised(self):
+        self.assertFindings("def f(t):\n    return t.ｔｂ_frame\n", finding(
+            2, 14, "forbidden-attribute",
+            'attribute "tb_frame" is not allowed: ' + FRAMES))
+
+    def test_module_internals(self):
+        self.assertFindings(
+            "import numpy as np\ndef f():\n    return np.ctypeslib\n",
+            finding(3, 15, "forbidden-attribute",
+                    'attribute "ctypeslib" is not allowed: ' + INTERNALS))
+
+    def test_compat_os(self):
+        self.assertFindings(
+            "import pandas as pd\ndef f():\n    return pd.compat.os\n",
+            finding(3, 15, "forbidden-attribute",
+                    'attribute "compat" is not allowed: ' + INTERNALS),
+            finding(3, 22, "forbidden-attribute",
+                    'attribute "os" is not allowed: ' + INTERNALS))
+
+    def test_mro(self):
+        self.assertFindings("def f(c):\n    return c.mro()\n", finding(
+            2, 14, "forbidden-attribute",
+            'attribute "mro" is not allowed: it walks the class hierarchy'))
+
+    def test_reader(self):
+        self.assertFindings(
+            "import pandas as pd\ndef f():\n"
+            "    return pd.read_csv('/etc/passwd')\n",
+            finding(3, 15, "forbidden-attribute",
+                    'attribute "read_csv" is not allowed: ' + FILES))
+
+    def test_numpy_load(self):
+        self.assertFindings(
+            "import numpy as np\ndef f():\n    return np.load('x.npy')\n",
+            finding(3, 15, "forbidden-attribute",
+                    'attribute "load" is not allowed: ' + FILES))
+
+    def test_writer_without_string_form(self):
+        self.assertFindings("def f(df):\n    df.to_pickle('x')\n", finding(
+            2, 8, "forbidden-attribute",
+            'attribute "to_pickle" is not allowed: ' + FILES))
+
+    def test_writer_with_path(self):
+        self.assertFindings(
+            "def f(df):\n    return df.to_csv('/tmp/x.csv')\n",
+            finding(2, 15, "forbidden-attribute", 'calling "to_csv" with a '
+                    'path or buffer is not allowed: it writes files; call it '
+                    'without one to get a string'))
+
+    def test_writer_with_buffer_keyword(self):
+        self.assertFindings(
+            "def f(df, b):\n    return df.to_string(buf=b)\n",
+            finding(2, 15, "forbidden-attribute", 'calling "to_string" with '
+                    'a path or buffer is not allowed: it writes files; call '
+                    'it without one to get a string'))
+
+    def test_writer_with_kwargs(self):
+        self.assertFindings(
+            "def f(df, kw):\n    return df.to_json(**kw)\n",
+            finding(2, 15, "forbidden-attribute", 'calling "to_json" with a '
+                    'path or buffer is not allowed: it writes files; call it '
+                    'without one to get a string'))
+
+    def test_writer_not_called(self):
+        self.assertFindings("def f(df):\n    w = df.to_csv\n", finding(
+            2, 12, "forbidden-attribute", 'attribute "to_csv" is only allowed '
+            'when called directly without a path or buffer: writing files is '
+            'not allowed'))
+
+    def test_writers_without_path_allowed(self):
+        self.assertClean('''\
+            def f(df):
+                a = df.to_csv(index=False)
+                b = df.to_json(orient="records")
+                c = df.to_json(None, orient="split")
+                d = df.to_string()
+                e = df.to_markdown()
+                return a, b, c, d, e, df.to_dict("records"), df.to_numpy()
+            ''')
+
+    def test_query_reaching_a_reader(self):
+        self.assertFindings(
+            "def f(df, pd):\n    return df.query('x > @pd.read_csv(1)')\n",
+            finding(2, 21, "forbidden-attribute",
+                    'attribute "read_csv" is not allowed: ' + FILES +
+                    ' (in the expression passed to "query")'))
+
+    def test_query_f_string(self):
+        self.assertFindings(
+            "def f(df, t):\n    return df.query(f'x > {t} and @df.f_back')\n",
+            finding(2, 21, "forbidden-attribute",
+                    'attribute "f_back" is not allowed: ' + FRAMES +
+                    ' (in the expression passed to "query")'))
+
+
+class FormatStringTests(ValidatorTestCase):
+
+    def test_attribute_field(self):
+        self.assertFindings(
+            "def f(x):\n    return '{0.__class__}'.format(x)\n",
+            finding(2, 12, "format-string", 'format field "{0.__class__}" is '
+                    'not allowed: fields may only be empty, a position or a '
+                    'name; use an f-string to reach attributes or items'))
+
+    def test_item_field(self):
+        self.assertFindings(
+            "def f(d):\n    return '{d[key]}'.format(d=d)\n",
+            finding(2, 12, "format-string", 'format field "{d[key]}" is not '
+                    'allowed: fields may only be empty, a position or a '
+                    'name; use an f-string to reach attributes or items'))
+
+    def test_nested_spec_field(self):
+        self.assertFindings(
+            "def f(x, w):\n    return '{0:{1.real}}'.format(x, w)\n",
+            finding(2, 12, "format-string", 'format field "{1.real}" is not '
+                    'allowed: fields may only be empty, a position or a '
+                    'name; use an f-string to reach attributes or items'))
+
+    def test_invalid_format_string(self):
+        self.assertFindings("def f(x):\n    return '{0'.format(x)\n",
+                            finding(2, 12, "format-string",
+                                    "invalid format string: expected '}' "
+                                    "before end of string"))
+
+    def test_non_literal_receiver(self):
+        self.assertFindings("def f(s, x):\n    return s.format(x)\n",
+                            finding(2, 14, "format-string",
+                                    '".format()" is only allowed on a string '
+                                    'literal; use an f-string instead'))
+
+    def test_str_format(self):
+        self.assertFindings("def f(x):\n    return str.format('{}', x)\n",
+                            finding(2, 16, "format-string",
+                                    '".format()" is only allowed on a string '
+                                    'literal; use an f-string instead'))
+
+    def test_format_map(self):
+        self.assertFindings(
+            "def f(d):\n    return '{a}'.format_map(d)\n",
+            finding(2, 18, "format-string", 'attribute "format_map" is not '
+                    'allowed: format fields can reach attributes; use an '
+                    'f-string'))
+
+    def test_string_template(self):
+        self.assertFindings(
+            "import string\ndef f():\n    return string.Template('$x')\n",
+            finding(3, 19, "format-string", 'attribute "Template" is not '
+                    'allowed: format fields can reach attributes; use an '
+                    'f-string'))
+
+    def test_string_formatter_import(self):
+        self.assertFindings("from string import Formatter\n", finding(
+            1, 20, "format-string", 'attribute "Formatter" is not allowed: '
+            'format fields can reach attributes; use an f-string'))
+
+    def test_getattr_format(self):
+        self.assertFindings("def f(s):\n    return getattr(s, 'format')\n",
+                            finding(2, 23, "format-string",
+                                    'attribute "format" is not allowed: '
+                                    'format fields can reach attributes; use '
+                                    'an f-string'))
+
+
+class StatementRuleTests(ValidatorTestCase):
+
+    def test_try_star(self):
+        self.assertFindings(
+            "def f():\n    try:\n        pass\n"
+            "    except* ValueError:\n        pass\n",
+            finding(2, 5, "try-star",
+                    "try/except* is not allowed; use try/except"))
+
+    def test_metaclass(self):
+        self.assertFindings(
+            "import enum\nclass A(enum.Enum, metaclass=enum.EnumMeta):\n"
+            "    X = 1\n",
+            finding(2, 20, "metaclass", 'class keyword argument "metaclass=" '
+                    'is not allowed: metaclasses and class arguments are not '
+                    'supported'))
+
+    def test_class_keyword_splat(self):
+        self.assertFindings("def f(kw):\n    class A(**kw):\n        pass\n",
+                            finding(2, 13, "metaclass",
+                                    'class keyword argument "**" is not '
+                                    'allowed: metaclasses and class '
+                                    'arguments are not supported'))
+
+    def test_async(self):
+        self.assertFindings(
+            "async def f(xs, cm):\n"
+            "    await xs\n"
+            "    async for x in xs:\n        pass\n"
+            "    async with cm:\n        pass\n"
+            "    return [y async for y in xs]\n",
+            finding(1, 1, "async", "async functions are not allowed"),
+            finding(2, 5, "async", "await is not allowed"),
+            finding(3, 5, "async", "async for is not allowed"),
+            finding(5, 5, "async", "async with is not allowed"),
+            finding(7, 25, "async", "async comprehensions are not allowed"))
+
+
+# Everyday analytics code that must produce no finding at all.
+LEGITIMATE = {
+    "f-strings": '''\
+        def main(x, d, obj):
+            return f"{x:.2f} {d['k']} {obj.attr} {x!r:>{10}}"
+        ''',
+    "lambda, comprehensions, generator": '''\
+        def main(xs):
+            sq = lambda v: v * v
+            a = [sq(v) for v in xs if v > 0]
+            b = {v: i for i, v in enumerate(xs)}
+            c = {v % 3 for v in xs}
+            return a, b, c, sum(v for v in xs)
+        ''',
+    "class with special methods and super()": '''\
+        class Shape:
+            """A shape."""
+            sides = 0
+            def __init__(self, name):
+                self.name = name
+            def __repr__(self):
+                return f"Shape({self.name!r})"
+            def __eq__(self, other):
+                return isinstance(other, Shape) and other.name == self.name
+            def area(self):
+                return 0.0
+        class Square(Shape):
+            def __init__(self, side):
+                super().__init__("square")
+                self.side = side
+            @property
+            def area(self):
+                return self.side ** 2
+            @classmethod
+            def unit(cls):
+                return cls(1)
+            @staticmethod
+            def kind():
+                return "square"
+        ''',
+    "dataclasses": '''\
+        import dataclasses
+        from dataclasses import dataclass, field
+        @dataclass
+        class P:
+            x: int
+            tags: list = field(default_factory=list)
+            def __post_init__(self):
+                self.x = int(self.x)
+        @dataclasses.dataclass(frozen=True)
+        class Q:
+            y: float = 0.0
+        ''',
+    "decorators": '''\
+        import functools
+        def logged(fn):
+            @functools.wraps(fn)
+            def wrapper(*args, **kwargs):
+                return fn(*args, **kwargs)
+            return wrapper
+        @logged
+        @functools.lru_cache(maxsize=None)
+        def fib(n):
+            return n if n < 2 else fib(n - 1) + fib(n - 2)
+        ''',
+    "try/except/finally and with": '''\
+        def main(x, lock):
+            try:
+                y = 1 / x
+            except (ZeroDivisionError, ValueError) as exc:
+                y = str(exc)
+            else:
+                y += 1
+            finally:
+                pass
+            with lock as held, lock:
+                pass
+            return y
+        ''',
+    "regular expressions": '''\
+        import re
+        PATTERN = r"(?P<year>\\d{4})-(?P<month>\\d{2})"
+        def main(text):
+            m = re.match(PATTERN, text)
+            return m.group("year") if m else re.sub(r"\\s+", " ", text)
+        ''',
+    "pandas": '''\
+        import numpy as np
+        import pandas as pd
+        def main(df, threshold=1):
+            df = df.assign(y=lambda d: d["x"] * 2)
+            df["z"] = df.apply(lambda r: r["x"] + r["y"], axis=1)
+            totals = df.groupby("g")["x"].sum()
+            big = df.query("x > 1")
+            bigger = df.query("x > @threshold and `y` < 10")
+            other = df.query(f"x > {threshold}")
+            stats = df.agg(["sum", "mean"])
+            s = df["x"].map("{:.1f}".format)
+            arr = np.where(df["x"] > 0, 1, 0)
+            return (totals.to_dict(), big, bigger, other, stats, s,
+                    arr.tolist(), df.to_dict("records"), df.eval("x + y"),
+                    pd.to_datetime(df["d"]), pd.to_numeric(df["n"]))
+        ''',
+    "str.format on literals": '''\
+        def main(x, a, b):
+            return ("{:.2f}".format(x), "{0} {name}".format(a, name=b),
+                    "{} {!r:>10}".format(a, b), "{0:{1}}".format(x, 5),
+                    "%s and %(k)s" % {"k": 1})
+        ''',
+    "namedtuple": '''\
+        import collections
+        from collections import namedtuple, Counter, defaultdict
+        Row = 1
+        def main(rows):
+            Pair = collections.namedtuple("Pair", ["a", "b"])
+            p = Pair(1, 2)
+            counts = Counter(r["k"] for r in rows)
+            groups = defaultdict(list)
+            return p._asdict(), p._replace(a=3), Pair._fields, counts, groups
+        ''',
+    "typing annotations": '''\
+        from typing import Dict, List, Optional
+        import typing
+        def main(rows: List[Dict[str, int]], k: Optional[str] = None,
+                 *args: int, **kw: typing.Any) -> "dict[str, int | None]":
+            total: int = 0
+            return {"n": len(rows), "k": total}
+        ''',
+    "enum": '''\
+        import enum
+        from enum import Enum, auto
+        class Color(Enum):
+            RED = 1
+            GREEN = auto()
+        class Size(enum.IntEnum):
+            S = 1
+        def main():
+            return Color.RED.name, Color(1).value, Size.S
+        ''',
+    "builtins in everyday use": '''\
+        def main(rows, obj):
+            rows = sorted(rows, key=lambda r: (r["a"], -r["b"]))
+            name = getattr(obj, "name", None)
+            has = hasattr(obj, "value")
+            kind = type(obj)
+            ok = isinstance(obj, (int, float)) and issubclass(kind, object)
+            return rows, name, has, ok, max(rows, key=len, default=None)
+        ''',
+    "generators, walrus, globals": '''\
+        import itertools
+        COUNT = 0
+        def gen(n):
+            for i in range(n):
+                yield i
+            yield from range(2)
+        def main(xs):
+            global COUNT
+            COUNT += 1
+            if (n := len(xs)) > 2:
+                return list(itertools.islice(gen(n), 3))
+            def inner():
+                nonlocal n
+                n += 1
+            return n
+        ''',
+    "match statement": '''\
+        def main(cmd):
+            match cmd:
+                case {"op": "add", "args": [a, b], **rest}:
+                    return a + b
+                case [first, *others]:
+                    return first
+                case str() as s if s:
+                    return s
+                case complex(real=r, imag=0):
+                    return r
+                case _:
+                    return None
+        ''',
+    "misc operators and statements": '''\
+        import math
+        import numpy.linalg
+        from numpy import random as rnd
+        def main(a, b):
+            assert a is not None, "a is required"
+            del b
+            x = a @ a if hasattr(a, "shape") else a
+            x = x if x else ~a
+            while False:
+                break
+            for _ in range(2):
+                continue
+            return math.inf, numpy.linalg.norm([3, 4]), rnd.default_rng(0)
+        ''',
+    "unicode text": '''\
+        def main():
+            """Zählt Einträge — ünïcödé ok."""
+            café = "naïve"
+            return café.upper()
+        ''',
+}
+
+
+class LegitimateCodeTests(ValidatorTestCase):
+
+    def test_legitimate_code_is_clean(self):
+        for name, source in LEGITIMATE.items():
+            with self.subTest(name):
+                self.assertClean(source)
+
+    def test_all_findings_are_sorted_dicts(self):
+        findings, _ = validate('''\
+            import os
+            def f(x):
+                return x._a, eval("1"), x.__b
+            ''')
+        self.assertEqual([(f["line"], f["col"], f["rule"]) for f in findings],
+                         [(1, 8, "import"), (3, 14, "private-attribute"),
+                          (3, 18, "forbidden-name"), (3, 31, "dunder")])
+
+
+# Code run under the guard imports these.
+GUARD_ALLOWED = ("collections", "dataclasses", "enum", "math", "numpy",
+                 "pandas", "typing")
+GUARD_ALLOWED_TEXT = ", ".join(sorted(GUARD_ALLOWED))
+
+
+class GuardTests(unittest.TestCase):
+
+    def run_code(self, source):
+        printed = []
+        g = sb_guard.make_globals(
+            GUARD_ALLOWED, lambda *args, **kwargs: printed.append(args))
+        exec(compile(textwrap.dedent(source), "<sandbox>", "exec"), g)
+        g["printed"] = printed
+        return g
+
+    def assertRaisesExactly(self, exc_type, message, source):
+        with self.assertRaises(exc_type) as caught:
+            self.run_code(source)
+        self.assertEqual(str(caught.exception), message)
+
+    # -- modules ----------------------------------------------------------
+
+    def test_ctypeslib(self):
+        self.assertRaisesExactly(
+            AttributeError, 'access to module "numpy.ctypeslib" through '
+            '"numpy" is not allowed', "import numpy as np\nnp.ctypeslib\n")
+
+    def test_pandas_compat_os(self):
+        self.assertRaisesExactly(
+            AttributeError, 'access to module "pandas.compat" through '
+            '"pandas" is not allowed', "import pandas as pd\npd.compat.os\n")
+
+    def test_function_base_builtins(self):
+        self.assertRaisesExactly(
+            AttributeError, 'access to module "builtins" through '
+            '"numpy.lib.function_base" is not allowed',
+            "import numpy as np\nnp.lib.function_base.builtins\n")
+
+    def test_from_import_of_disallowed_module_attribute(self):
+        # Without the guard, IMPORT_FROM would fall back to sys.modules.
+        self.assertRaisesExactly(
+            ImportError, 'access to module "builtins" through '
+            '"numpy.lib.function_base" is not allowed',
+            "from numpy.lib.function_base import builtins\n")
+
+    def test_import_os(self):
+        self.assertRaisesExactly(
+            ImportError, 'import of module "os" is not allowed; allowed '
+            'modules: ' + GUARD_ALLOWED_TEXT, "import os\n")
+
+    def test_dunder_import_builtin(self):
+        self.assertRaisesExactly(
+            ImportError, 'import of module "subprocess" is not allowed; '
+            'allowed modules: ' + GUARD_ALLOWED_TEXT,
+            "__import__('subprocess')\n")
+
+    def test_import_denied_submodule(self):
+        self.assertRaisesExactly(
+            ImportError, 'import of module "numpy.f2py" is not allowed; '
+            'allowed modules: ' + GUARD_ALLOWED_TEXT, "import numpy.f2py\n")
+
+    def test_from_import_denied_submodule(self):
+        self.assertRaisesExactly(
+            ImportError, 'import of module "pandas.compat" is not allowed; '
+            'allowed modules: ' + GUARD_ALLOWED_TEXT,
+            "from pandas import compat\n")
+
+    def test_from_import_private(self):
+        self.assertRaisesExactly(
+            ImportError, 'import of module "numpy._core" is not allowed; '
+            'allowed modules: ' + GUARD_ALLOWED_TEXT,
+            "from numpy import _core\n")
+
+    def test_from_import_file_function(self):
+        self.assertRaisesExactly(
+            ImportError, 'attribute "load" of module "numpy" is not allowed: '
+            'it reads or writes files', "from numpy import load\n")
+
+    def test_relative_import(self):
+        self.assertRaisesExactly(ImportError, "relative imports are not "
+                                 "allowed", "from . import x\n")
+
+    def test_star_import(self):
+        self.assertRaisesExactly(
+            ImportError, '"from math import *" is not allowed; import the '
+            'names you need', "from math import *\n")
+
+    def test_from_numpy_import_random(self):
+        g = self.run_code("from numpy import random\n"
+                          "x = random.default_rng(0).integers(10)\n")
+        self.assertEqual(repr(g["random"]),
+                         "<module 'numpy.random' (sandboxed)>")
+        self.assertIsInstance(g["random"], sb_guard.SbModule)
+
+    def test_import_dotted(self):
+        g = self.run_code("import numpy.linalg\n"
+                          "import numpy.linalg as la\n"
+                          "x = numpy.linalg.norm([3, 4]) + la.norm([6, 8])\n")
+        self.assertEqual(g["x"], 15.0)
+        self.assertEqual(repr(g["numpy"]), "<module 'numpy' (sandboxed)>")
+
+    def test_module_proxy(self):
+        g = self.run_code('''\
+            import numpy as np
+            names = dir(np)
+            same = np.random is np.random
+            text = repr(np)
+            ''')
+        self.assertIn("array", g["names"])
+        self.assertFalse(any(n.startswith("_") for n in g["names"]))
+        self.assertTrue(g["same"])
+        self.assertEqual(g["text"], "<module 'numpy' (sandboxed)>")
+
+    def test_module_proxy_is_read_only(self):
+        self.assertRaisesExactly(
+            AttributeError, 'cannot set attribute "pi": sandboxed modules are '
+            'read-only', "import math\nmath.pi = 3\n")
+        self.assertRaisesExactly(
+            AttributeError, 'cannot delete attribute "pi": sandboxed modules '
+            'are read-only', "import math\ndel math.pi\n")
+
+    def test_module_proxy_private_attribute(self):
+        self.assertRaisesExactly(
+            AttributeError, 'attribute "_sb_module" of module "math" is not '
+            'allowed: names that begin with "_" are private',
+            "import math\nmath._sb_module\n")
+        self.assertRaisesExactly(
+            AttributeError, 'attribute "__dict__" of module "math" is not '
+            'allowed: names that begin with "_" are private',
+            "import math\nmath.__dict__\n")
+
+    def test_module_proxy_file_function(self):
+        self.assertRaisesExactly(
+            AttributeError, 'attribute "read_pickle" of module "pandas" is '
+            'not allowed: it reads or writes files',
+            "import pandas as pd\npd.read_pickle\n")
+
+    def test_module_proxy_cannot_be_subclassed(self):
+        self.assertRaisesExactly(
+            TypeError, "SbModule cannot be subclassed",
+            "import math\nclass M(type(math)):\n    pass\n")
+
+    def test_getattr_private(self):
+        self.assertRaisesExactly(
+            AttributeError, 'attribute "_core" is not allowed: names that '
+            'begin with "_" are private',
+            "import numpy as np\ngetattr(np, '_core')\n")
+
+    def test_getattr_forbidden(self):
+        self.assertRaisesExactly(
+            AttributeError, 'attribute "gi_frame" is not allowed: it exposes '
+            'interpreter frames or code objects',
+            "g = (i for i in [])\nhasattr(g, 'gi_frame')\n")
+        self.assertRaisesExactly(
+            AttributeError, 'name "__class__" is not allowed: names that '
+            'begin with "__" are reserved', "getattr(1, '__class__', None)\n")
+
+    def test_getattr_allowed(self):
+        g = self.run_code("x = getattr(3, 'real'), getattr(3, 'nope', 0), "
+                          "hasattr(3, 'imag')\n")
+        self.assertEqual(g["x"], (3, 0, True))
+
+    def test_type(self):
+        g = self.run_code("t = type(1)\n")
+        self.assertIs(g["t"], int)
+        self.assertRaisesExactly(
+            TypeError, "type() takes exactly one argument in the sandbox; "
+            "use a class statement to define a class",
+            "type('X', (object,), {})\n")
+
+    # -- builtins ----------------------------------------------------------
+
+    def test_missing_builtins(self):
+        for name in ("eval", "exec", "compile", "open", "globals", "locals",
+                     "vars", "input", "breakpoint", "help", "exit", "quit",
+                     "setattr", "delattr", "__loader__", "__spec__"):
+            with self.subTest(name):
+                self.assertRaisesExactly(
+                    NameError, "name '%s' is not defined" % name, name + "\n")
+
+    def test_fullwidth_eval_is_not_defined(self):
+        self.assertRaisesExactly(NameError, "name 'eval' is not defined",
+                                 "ｅval('1')\n")
+
+    def test_builtins_are_fresh_and_complete(self):
+        b1 = sb_guard.make_builtins(GUARD_ALLOWED, print)
+        b2 = sb_guard.make_builtins(GUARD_ALLOWED, print)
+        self.assertIsNot(b1, b2)
+        for name in ("ValueError", "ExceptionGroup", "StopIteration",
+                     "UserWarning", "DeprecationWarning", "KeyboardInterrupt",
+                     "memoryview", "NotImplemented", "Ellipsis", "dir",
+                     "__build_class__"):
+            self.assertIn(name, b1)
+        self.assertIs(b1["print"], print)
+
+    def test_print_function(self):
+        g = self.run_code("print('hello', 42)\n")
+        self.assertEqual(g["printed"], [("hello", 42)])
+
+    def test_globals_shape(self):
+        g = sb_guard.make_globals(GUARD_ALLOWED, print)
+        self.assertEqual(sorted(g), ["__builtins__", "__doc__", "__name__"])
+        self.assertEqual(g["__name__"], "__sandbox__")
+
+    # -- everyday code under the guard ----------------------------------
+
+    def test_dataclass(self):
+        g = self.run_code('''\
+            import dataclasses
+            from dataclasses import dataclass
+            @dataclass
+            class P:
+                x: int
+            @dataclasses.dataclass(frozen=True)
+            class Q:
+                y: int = 2
+            p = P(1)
+            q = Q()
+            ''')
+        self.assertEqual((g["p"].x, repr(g["p"]), g["q"].y), (1, "P(x=1)", 2))
+
+    def test_classes_with_super(self):
+        g = self.run_code('''\
+            class Shape:
+                def __init__(self, name):
+                    self.name = name
+                def area(self):
+                    return 0
+            class Square(Shape):
+                def __init__(self, side):
+                    super().__init__("square")
+                    self.side = side
+                def area(self):
+                    return super().area() + self.side ** 2
+            s = Square(3)
+            result = (s.name, s.area())
+            ''')
+        self.assertEqual(g["result"], ("square", 9))
+
+    def test_enum_and_namedtuple(self):
+        g = self.run_code('''\
+            import enum
+            from collections import namedtuple
+            class Color(enum.Enum):
+                RED = 1
+            P = namedtuple("P", "a b")
+            result = (Color.RED.name, P(1, 2)._asdict())
+            ''')
+        self.assertEqual(g["result"], ("RED", {"a": 1, "b": 2}))
+
+    def test_pandas_groupby(self):
+        g = self.run_code('''\
+            import pandas as pd
+            df = pd.DataFrame({"g": ["a", "b", "a"], "x": [1, 2, 3]})
+            result = df.groupby("g")["x"].sum().to_dict()
+            ''')
+        self.assertEqual(g["result"], {"a": 4, "b": 2})
+
+    def test_exceptions(self):
+        g = self.run_code('''\
+            try:
+                raise ValueError("bad")
+            except ValueError as exc:
+                message = str(exc)
+            ''')
+        self.assertEqual(g["message"], "bad")
+
+
+class IsAllowedTests(unittest.TestCase):
+
+    def test_is_allowed(self):
+        allowed = {"numpy", "pandas", "math"}
+        cases = {
+            "numpy": True,
+            "numpy.random": True,
+            "numpy.lib.function_base": True,
+            "pandas.io.formats": True,
+            "math": True,
+            "numpyx": False,
+            "os": False,
+            "numpy.ctypeslib": False,
+            "numpy.ctypeslib.anything": False,
+            "numpy.lib.utils": False,
+            "pandas.io.parsers.readers": False,
+            "pandas._libs": False,
+            "numpy.core._multiarray_umath": False,
+            "numpy..random": False,
+            "": False,
+        }
+        for name, expected in cases.items():
+            with self.subTest(name):
+                self.assertIs(sb_guard.is_allowed(name, allowed), expected)
+
+    def test_denied_submodules_constant(self):
+        self.assertIn("pandas.compat", sb_guard.DENIED_SUBMODULES)
+        self.assertIsInstance(sb_guard.DENIED_SUBMODULES, frozenset)
+
+
+if __name__ == "__main__":
+    unittest.main()
