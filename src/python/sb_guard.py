@@ -228,6 +228,14 @@ def make_import(allowed):
     cache = {}
 
     def __import__(name, globals=None, locals=None, fromlist=(), level=0):
+        # C code inside numpy and pandas imports through PyImport_Import,
+        # which finds this function in the calling (user) frame's builtins
+        # and passes fromlist as a list.  Import statements pass None or a
+        # tuple, and user code cannot call __import__ directly (dunder names
+        # are rejected), so a list means the library itself is importing:
+        # it gets the real module it needs.
+        if type(fromlist) is list and level == 0:
+            return _real_import(name, globals, locals, fromlist, 0)
         if level != 0:
             raise ImportError("relative imports are not allowed")
         if not isinstance(name, str):

@@ -1,0 +1,33 @@
+#!/bin/sh
+# test/setup.sh - install what pysandbox needs (Debian 12, as root), build
+# it and install it into the system PostgreSQL 15.  Idempotent.
+set -eu
+cd "$(dirname "$0")/.."
+
+if [ "$(id -u)" != 0 ]; then
+	echo "test/setup.sh: run as root (it installs packages)" >&2
+	exit 1
+fi
+
+PKGS="postgresql-15 postgresql-server-dev-15 postgresql-plpython3-15 libseccomp-dev
+python3-dev python3-pandas python3-numpy python3-psycopg2 libipc-run-perl
+build-essential make"
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "== installing:$missing"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+fi
+
+echo "== building"
+make -s clean >/dev/null 2>&1 || true
+make -s
+make -s install
+
+if ldd /usr/lib/postgresql/15/lib/pysandbox.so | grep -q libpython; then
+	echo "test/setup.sh: the extension library links libpython; it must not" >&2
+	exit 1
+fi
