@@ -11,7 +11,7 @@ sends exactly one RESULT or ERROR frame.  Errors name the line in the
 user's code and keep only the user's frames in tracebacks.
 """
 
-import ast
+import builtins
 import gc
 import inspect
 import json
@@ -227,9 +227,10 @@ def serve(python_layer):
             return 0
         namespace = sb_guard.make_globals(allowed, out.print)
     else:
-        namespace = {"__builtins__": dict(vars(__builtins__)) if type(__builtins__) is dict
-                     else dict(vars(__builtins__)), "__name__": "__sandbox__"}
-        namespace["__builtins__"]["print"] = out.print
+        # tests only: real builtins and imports, so only the OS layers stand
+        real = dict(vars(builtins))
+        real["print"] = out.print
+        namespace = {"__builtins__": real, "__name__": "__sandbox__"}
 
     try:
         compiled = compile(code, FILENAME, "exec", dont_inherit=True)

@@ -1,0 +1,47 @@
+#!/bin/sh
+# test/check.sh - set up everything on a fresh Debian 12 machine (as root),
+# start a throwaway cluster, and run every test:
+#   1. Python-layer unit tests (validator, guard)
+#   2. pg_regress (sql/, expected/)
+#   3. the hostile-payload suite, with and without the Python layer
+#   4. the lifecycle suite (cancel, terminate, leaks)
+# Exits non-zero if anything failed; the last line sums it up.
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+
+export PYSANDBOX_TEST_DIR=${PYSANDBOX_TEST_DIR:-/tmp/pysandbox-test}
+export PGHOST=$PYSANDBOX_TEST_DIR PGPORT=${PGPORT:-54329} PGUSER=postgres PGDATABASE=postgres
+
+sh test/setup.sh || { echo "check: setup failed"; exit 1; }
+sh test/cluster.sh start || { echo "check: could not start the test cluster"; exit 1; }
+trap 'sh "$ROOT/test/cluster.sh" stop' EXIT
+
+passed=0
+failed=0
+run() {
+	name=$1
+	shift
+	echo "== $name"
+	if "$@"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		echo "== $name FAILED"
+	fi
+}
+
+run "python layer unit tests" /usr/bin/python3 test/python/test_python_layer.py
+run "pg_regress" sh -c 'make -s installcheck || { cat regression.diffs 2>/dev/null | head -200; exit 1; }'
+for t in test/security/hostile.py test/lifecycle/lifecycle.py; do
+	[ -f "$t" ] && run "$t" /usr/bin/python3 "$t"
+done
+
+if grep -E "terminated by signal|server process .* was terminated|database system was interrupted" "$PYSANDBOX_TEST_DIR/log" >/dev/null 2>&1; then
+	echo "== the server log shows a crashed backend:"
+	grep -E "terminated by signal|was terminated" "$PYSANDBOX_TEST_DIR/log" | head
+	failed=$((failed + 1))
+fi
+
+echo "check: $passed passed, $failed failed"
+[ "$failed" = 0 ]
