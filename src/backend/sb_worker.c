@@ -205,6 +205,32 @@ sb_control_recv(uint32 *type, void *payload, uint32 *len, long timeout_ms,
 	}
 }
 
+/*
+ * Wait for the answer to a request (READY or SPAWNED).  If we stop waiting
+ * for any reason (timeout, cancel, error), the answer would arrive later
+ * and desynchronise the channel, so the worker is abandoned instead; the
+ * next call starts a new one.  Returns false on timeout.
+ */
+static bool
+sb_control_recv_or_abandon(uint32 *type, void *payload, uint32 *len, int *fd_out)
+{
+	bool		ok = false;
+
+	PG_TRY();
+	{
+		ok = sb_control_recv(type, payload, len, SB_WORKER_START_TIMEOUT_MS, true, fd_out);
+	}
+	PG_CATCH();
+	{
+		sb_sandbox_abandon_worker();
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	if (!ok)
+		sb_sandbox_abandon_worker();
+	return ok;
+}
+
 /* Build the worker's environment: nothing from ours but BLAS settings. */
 static char **
 sb_worker_environment(void)
@@ -316,13 +342,10 @@ sb_worker_start(void)
 	sb_worker_pid = pid;
 	sb_control_fd = sv[0];
 
-	if (!sb_control_recv(&type, &payload, &len, SB_WORKER_START_TIMEOUT_MS, true, NULL))
-	{
-		sb_sandbox_abandon_worker();
+	if (!sb_control_recv_or_abandon(&type, &payload, &len, NULL))
 		ereport(ERROR,
 				(errcode(ERRCODE_SYSTEM_ERROR),
 				 errmsg("sandbox worker did not start within %d ms", SB_WORKER_START_TIMEOUT_MS)));
-	}
 	if (type == SB_CTL_FAILED)
 	{
 		payload.text[len] = '\0';
@@ -396,13 +419,10 @@ sb_sandbox_acquire(const SbSpawnRequest *req)
 				 errmsg("could not send a request to the sandbox worker: %m")));
 	}
 
-	if (!sb_control_recv(&type, &payload, &len, SB_WORKER_START_TIMEOUT_MS, true, &fd))
-	{
-		sb_sandbox_abandon_worker();
+	if (!sb_control_recv_or_abandon(&type, &payload, &len, &fd))
 		ereport(ERROR,
 				(errcode(ERRCODE_SYSTEM_ERROR),
 				 errmsg("sandbox worker did not answer")));
-	}
 	if (type == SB_CTL_FAILED)
 	{
 		payload.text[len] = '\0';

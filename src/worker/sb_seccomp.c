@@ -20,6 +20,8 @@
 #include <seccomp.h>
 #include <signal.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <stdlib.h>
@@ -98,7 +100,60 @@ static const SbSyscallRule sb_policy[] = {
 #define SB_MAX_SYSCALL 1024
 static char sb_syscall_names[SB_MAX_SYSCALL][32];
 
-/* Resolve the names of all native system calls (once, in the worker). */
+/*
+ * The filter is compiled once, in the worker, with a placeholder where the
+ * child's own pid goes (kill/tgkill/tkill of itself); each child copies the
+ * program, patches in its pid and loads it.  Compiling per child cost ~10 ms.
+ */
+#define SB_PID_PLACEHOLDER	0x5EC0DE01U
+#define SB_MAX_BPF_INSNS	4096
+static struct sock_filter sb_bpf[SB_MAX_BPF_INSNS];
+static unsigned short sb_bpf_len = 0;
+static int	sb_bpf_error = EINVAL;	/* why there is no program, if none */
+
+static int	sb_seccomp_add(scmp_filter_ctx ctx, const SbSyscallRule *r, pid_t self);
+
+/* Compile the policy to BPF (placeholder pid) into sb_bpf. */
+static void
+sb_seccomp_compile(void)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_TRAP);
+	int			fd = -1;
+	int			rc;
+	size_t		i;
+	ssize_t		n;
+
+	if (ctx == NULL)
+	{
+		sb_bpf_error = ENOMEM;
+		return;
+	}
+	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	/* we set no_new_privs ourselves, before Landlock */
+	if (rc == 0)
+		rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);
+	for (i = 0; rc == 0 && i < sizeof(sb_policy) / sizeof(sb_policy[0]); i++)
+		rc = sb_seccomp_add(ctx, &sb_policy[i], (pid_t) SB_PID_PLACEHOLDER);
+	if (rc == 0)
+	{
+		fd = memfd_create("pysandbox-bpf", MFD_CLOEXEC);
+		rc = fd < 0 ? -errno : seccomp_export_bpf(ctx, fd);
+	}
+	seccomp_release(ctx);
+	if (rc == 0)
+	{
+		n = pread(fd, sb_bpf, sizeof(sb_bpf), 0);
+		if (n <= 0 || n % sizeof(struct sock_filter) != 0 || n == (ssize_t) sizeof(sb_bpf))
+			rc = -EINVAL;
+		else
+			sb_bpf_len = (unsigned short) (n / sizeof(struct sock_filter));
+	}
+	if (fd >= 0)
+		close(fd);
+	sb_bpf_error = rc == 0 ? 0 : -rc;
+}
+
+/* Resolve syscall names and compile the filter (once, in the worker). */
 void
 sb_seccomp_prepare(void)
 {
@@ -114,6 +169,7 @@ sb_seccomp_prepare(void)
 			free(name);
 		}
 	}
+	sb_seccomp_compile();
 }
 
 /* SIGSYS from a trapped call: tell the backend which call, then exit. */
@@ -128,7 +184,7 @@ sb_sigsys_handler(int sig, siginfo_t *info, void *ucontext)
 	memset(&v, 0, sizeof(v));
 	v.syscall_nr = nr;
 	if (nr >= 0 && nr < SB_MAX_SYSCALL)
-		memcpy(v.name, sb_syscall_names[nr], sizeof(v.name) - 1 < 32 ? sizeof(v.name) - 1 : 31);
+		memcpy(v.name, sb_syscall_names[nr], sizeof(sb_syscall_names[nr]) - 1);
 	(void) sb_send_frame(SB_CHILD_DATA_FD, SB_DATA_VIOLATION, &v, sizeof(v));
 	_exit(SB_CHILD_EXIT_VIOLATION);
 }
@@ -174,16 +230,35 @@ sb_seccomp_add(scmp_filter_ctx ctx, const SbSyscallRule *r, pid_t self)
 }
 
 /*
- * Install the SIGSYS handler and the filter.  Returns 0 on success, -1 with
- * errno set; the caller must not run anything if this fails.
+ * In the child: install the SIGSYS handler and load the precompiled filter
+ * with our pid patched in.  Returns 0 on success, -1 with errno set; the
+ * caller must not run anything if this fails.
  */
 int
 sb_seccomp_apply(pid_t self)
 {
-	scmp_filter_ctx ctx;
 	struct sigaction sa;
-	size_t		i;
-	int			rc;
+	struct sock_fprog prog;
+	unsigned short i;
+	int			patched = 0;
+
+	if (sb_bpf_len == 0)
+	{
+		errno = sb_bpf_error ? sb_bpf_error : EINVAL;
+		return -1;
+	}
+	/* the child owns its copy of sb_bpf: patch it in place */
+	for (i = 0; i < sb_bpf_len; i++)
+		if (sb_bpf[i].k == SB_PID_PLACEHOLDER)
+		{
+			sb_bpf[i].k = (uint32_t) self;
+			patched++;
+		}
+	if (patched == 0)			/* libseccomp shares one test for kill/tgkill/tkill */
+	{
+		errno = EINVAL;
+		return -1;
+	}
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = sb_sigsys_handler;
@@ -192,22 +267,7 @@ sb_seccomp_apply(pid_t self)
 	if (sigaction(SIGSYS, &sa, NULL) < 0)
 		return -1;
 
-	ctx = seccomp_init(SCMP_ACT_TRAP);
-	if (ctx == NULL)
-	{
-		errno = ENOMEM;
-		return -1;
-	}
-	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
-	for (i = 0; rc == 0 && i < sizeof(sb_policy) / sizeof(sb_policy[0]); i++)
-		rc = sb_seccomp_add(ctx, &sb_policy[i], self);
-	if (rc == 0)
-		rc = seccomp_load(ctx);
-	seccomp_release(ctx);
-	if (rc != 0)
-	{
-		errno = -rc;
-		return -1;
-	}
-	return 0;
+	prog.len = sb_bpf_len;
+	prog.filter = sb_bpf;
+	return (int) syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
 }
