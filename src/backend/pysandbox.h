@@ -42,6 +42,7 @@ typedef struct SbSandbox
 {
 	int			data_fd;		/* our end of the child's data socket */
 	int32		pid;			/* the child's pid, for messages only */
+	bool		in_use;			/* acquired and not yet released */
 	bool		exited;			/* the worker reported the child reaped */
 	SbExitReport exit;			/* valid once exited */
 } SbSandbox;
@@ -52,6 +53,7 @@ extern int	sb_sandbox_control_fd(void);
 extern bool sb_sandbox_read_exit(SbSandbox *sb);
 extern void sb_sandbox_release(SbSandbox *sb);
 extern void sb_sandbox_abandon_worker(void);
+extern void sb_worker_init(void);
 
 /* ---- sb_inputs.c: inputs jsonb -> request frames ---- */
 

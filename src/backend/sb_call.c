@@ -48,11 +48,9 @@ sb_call_cleanup(void *arg)
 {
 	SbCallState *st = (SbCallState *) arg;
 
-	if (st->sb)
-	{
+	if (st->sb && st->sb->in_use)
 		sb_sandbox_release(st->sb);
-		st->sb = NULL;
-	}
+	st->sb = NULL;
 }
 
 /* Read one option that may only tighten a limit. */

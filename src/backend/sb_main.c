@@ -22,11 +22,12 @@ PG_FUNCTION_INFO_V1(sandbox_execute);
 
 void		_PG_init(void);
 
-/* Register settings (each subsystem would add its own init here). */
+/* Each subsystem registers its own settings and callbacks. */
 void
 _PG_init(void)
 {
 	sb_guc_init();
+	sb_worker_init();
 }
 
 /* Append "returns":[...] after checking each name. */

@@ -29,6 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "access/xact.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "portability/instr_time.h"
@@ -45,6 +46,13 @@ static int	sb_control_fd = -1;
 static pid_t sb_worker_pid = 0;
 static uint32 sb_worker_layers = 0;
 static bool sb_exit_hook_set = false;
+
+/*
+ * The one child a session can have at a time.  It lives in static memory,
+ * not in a memory context, so the transaction-abort callback can release it
+ * whatever contexts abort has already deleted.
+ */
+static SbSandbox sb_the_sandbox;
 
 /* Milliseconds elapsed since start. */
 static long
@@ -376,9 +384,9 @@ sb_sandbox_control_fd(void)
 }
 
 /*
- * Get a fresh contained child for one call.  The result is allocated in
- * CurrentMemoryContext; the caller must sb_sandbox_release() it on every
- * path (sb_call.c ties that to a memory context callback).
+ * Get a fresh contained child for one call.  The caller must
+ * sb_sandbox_release() it on every path (sb_call.c ties that to a memory
+ * context callback; a transaction or subtransaction abort releases it too).
  */
 SbSandbox *
 sb_sandbox_acquire(const SbSpawnRequest *req)
@@ -394,6 +402,10 @@ sb_sandbox_acquire(const SbSpawnRequest *req)
 		char		text[SB_CONTROL_MAX_PAYLOAD + 1];
 	}			payload;
 	SbSpawnRequest r = *req;
+
+	/* a child left over by an error path that has not been cleaned up yet */
+	if (sb_the_sandbox.in_use)
+		sb_sandbox_release(&sb_the_sandbox);
 
 	if (sb_control_fd < 0)
 		sb_worker_start();
@@ -443,7 +455,9 @@ sb_sandbox_acquire(const SbSpawnRequest *req)
 				 errmsg("sandbox worker sent an unexpected message")));
 	}
 
-	sb = palloc0(sizeof(SbSandbox));
+	sb = &sb_the_sandbox;
+	memset(sb, 0, sizeof(SbSandbox));
+	sb->in_use = true;
 	sb->data_fd = fd;
 	sb->pid = payload.spawned.pid;
 	if (fcntl(fd, F_SETFL, O_NONBLOCK) < 0)
@@ -537,4 +551,30 @@ sb_sandbox_release(SbSandbox *sb)
 			sb_sandbox_abandon_worker();
 	}
 	sb->exited = true;
+	sb->in_use = false;
+}
+
+/* Abort of a (sub)transaction: the call that owned the child is over. */
+static void
+sb_xact_callback(XactEvent event, void *arg)
+{
+	if ((event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT) &&
+		sb_the_sandbox.in_use)
+		sb_sandbox_release(&sb_the_sandbox);
+}
+
+static void
+sb_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB && sb_the_sandbox.in_use)
+		sb_sandbox_release(&sb_the_sandbox);
+}
+
+/* Register the abort callbacks (from _PG_init). */
+void
+sb_worker_init(void)
+{
+	RegisterXactCallback(sb_xact_callback, NULL);
+	RegisterSubXactCallback(sb_subxact_callback, NULL);
 }
