@@ -444,6 +444,13 @@ sb_jsonb_value_text(JsonbValue *v, bool *isnull)
 	}
 }
 
+/* errcontext callback: say which input's query failed. */
+static void
+sb_table_input_context(void *arg)
+{
+	errcontext("table input \"%s\"", (const char *) arg);
+}
+
 /*
  * Run one table input's query into column buffers and add its TABLE and
  * COLUMN frames to the request.
@@ -451,6 +458,7 @@ sb_jsonb_value_text(JsonbValue *v, bool *isnull)
 static void
 sb_table_input(SbRequest *req, const char *name, const char *query, JsonbValue *params)
 {
+	ErrorContextCallback errcb;
 	SbReceiver *r;
 	SbParamTypes ptypes = {NULL, 0};
 	SPIPrepareOptions popts;
@@ -482,6 +490,11 @@ sb_table_input(SbRequest *req, const char *name, const char *query, JsonbValue *
 			if (tok == WJB_ELEM && i < nparams)
 				pvals[i++] = v;
 	}
+
+	errcb.callback = sb_table_input_context;
+	errcb.arg = (void *) name;
+	errcb.previous = error_context_stack;
+	error_context_stack = &errcb;
 
 	r = palloc0(sizeof(SbReceiver));
 	r->pub.receiveSlot = sb_receiver_receive;
@@ -572,6 +585,7 @@ sb_table_input(SbRequest *req, const char *name, const char *query, JsonbValue *
 	PG_END_TRY();
 
 	SPI_finish();
+	error_context_stack = errcb.previous;
 
 	/* TABLE header, then one COLUMN frame per column */
 	initStringInfo(&hdr);

@@ -117,6 +117,35 @@ class _Output:
             sb_io.send(sb_io.STDOUT, text.encode("utf-8", "replace"))
 
 
+class _Stream:
+    """sys.stdout/sys.stderr in the child: whole lines go out as prints.
+
+    Library code (df.info(), warnings) writes here rather than calling
+    print(); the text reaches the client the same way print() does.
+    """
+
+    def __init__(self, out):
+        self.out = out
+        self.pending = ""
+
+    def write(self, text):
+        if type(text) is not str:
+            raise TypeError("write() argument must be str")
+        self.pending += text
+        if "\n" in self.pending:
+            head, _, self.pending = self.pending.rpartition("\n")
+            self.out.print(head)
+        return len(text)
+
+    def flush(self):
+        if self.pending:
+            text, self.pending = self.pending, ""
+            self.out.print(text)
+
+    def isatty(self):
+        return False
+
+
 def _read_request():
     """Read REQUEST, the table inputs, and END; return (request, inputs)."""
     ftype, payload = sb_io.recv()
@@ -215,6 +244,7 @@ def serve(python_layer):
     limit = int(request["max_output_bytes"])
     out = _Output(limit, request.get("print", "notice") == "notice")
     lines = code.splitlines()
+    sys.stdout = sys.stderr = _Stream(out)
 
     if python_layer:
         findings, _imports = sb_validator.validate(code, allowed)
@@ -251,7 +281,8 @@ def serve(python_layer):
             if type(fn) is not types.FunctionType:
                 raise NameError('the code does not define a function named "%s"' % name)
             results[name] = fn(**_bind(fn, name, inputs))
-        text = sb_codec.dumps(results, limit)
+        sys.stdout.flush()
+        text = sb_codec.dumps(results, limit - out.used)
     except BaseException as exc:  # noqa: B902 - report everything, incl. SystemExit
         _report_exception(exc, lines)
         return 0

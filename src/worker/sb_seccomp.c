@@ -81,7 +81,7 @@ static const SbSyscallRule sb_policy[] = {
 	{"access", SB_ALLOW}, {"faccessat", SB_ALLOW}, {"faccessat2", SB_ALLOW},
 	{"readlink", SB_ALLOW}, {"readlinkat", SB_ALLOW},
 	{"getdents64", SB_ALLOW}, {"getcwd", SB_ALLOW},
-	{"ioctl", SB_ARG_EQUALS, 1, TCGETS},
+	{"ioctl", SB_ARG_EQUALS, 1, TCGETS}, {"ioctl", SB_ARG_EQUALS, 1, TIOCGWINSZ},
 
 	/* information about ourselves and the clock */
 	{"getpid", SB_ALLOW}, {"getppid", SB_ALLOW}, {"gettid", SB_ALLOW},
