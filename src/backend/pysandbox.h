@@ -34,6 +34,7 @@ extern bool sb_allow_weak_isolation;
 #define SB_PRINT_DISCARD	1
 
 extern void sb_guc_init(void);
+extern bool sb_split_modules(const char *value, List **names);
 
 /* ---- sb_worker.c: "get me a sandbox" ---- */
 
@@ -99,6 +100,7 @@ typedef struct SbOutcome
 	bool		violation;
 	SbViolation violation_info;
 	bool		output_exceeded;	/* the backend cut the child off */
+	bool		protocol_error; /* the child broke the frame protocol */
 	bool		worker_lost;	/* the worker died or stopped answering */
 	SbExitReport exit;
 } SbOutcome;

@@ -31,7 +31,7 @@
 #include "storage/latch.h"
 #include "utils/memutils.h"
 
-/* the largest error report we accept; the child truncates its texts */
+/* the largest error report we accept; the child shortens its texts well below */
 #define SB_MAX_ERROR_FRAME		(1024 * 1024)
 /* extra time the backend gives the worker to enforce the deadline itself */
 #define SB_DEADLINE_GRACE_MS	2000
@@ -385,13 +385,7 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 			CHECK_FOR_INTERRUPTS();
 		}
 	}
-	if (rd.bad)
-	{
-		out->result = NULL;
-		out->error = MemoryContextStrdup(old, "{\"kind\":\"crash\",\"type\":\"ProtocolError\","
-										 "\"message\":\"the sandbox process sent an invalid message\"}");
-		out->error_len = strlen(out->error);
-	}
+	out->protocol_error = rd.bad;
 	out->exit = st->sb->exit;
 	sb_sandbox_release(st->sb);
 	st->sb = NULL;

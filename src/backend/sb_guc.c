@@ -34,28 +34,67 @@ static const struct config_enum_entry sb_print_options[] = {
 	{NULL, 0, false}
 };
 
-/* Check hook: the allowlist is a comma-separated list of dotted names. */
+/*
+ * Split a module allowlist ("math, numpy, pandas.api") into a List of
+ * palloc'd names.  Names are case-sensitive dotted Python identifiers;
+ * empty elements are errors.  Returns false if the list is malformed.
+ */
+bool
+sb_split_modules(const char *value, List **names)
+{
+	const char *p = value;
+
+	*names = NIL;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == '\0')
+		return true;			/* an empty list: nothing may be imported */
+
+	for (;;)
+	{
+		const char *start;
+		bool		ident_start = true;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		start = p;
+		for (; *p && *p != ',' && *p != ' ' && *p != '\t'; p++)
+		{
+			bool		letter = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_';
+			bool		digit = *p >= '0' && *p <= '9';
+
+			if (*p == '.' && !ident_start)
+				ident_start = true;
+			else if (letter || (digit && !ident_start))
+				ident_start = false;
+			else
+				return false;
+		}
+		if (p == start || ident_start)
+			return false;		/* empty element, or ending in "." */
+		*names = lappend(*names, pnstrdup(start, p - start));
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '\0')
+			return true;
+		if (*p != ',')
+			return false;		/* "math json": a missing comma */
+		p++;
+	}
+}
+
+/* Check hook: the allowlist must split cleanly. */
 static bool
 sb_check_allowed_modules(char **newval, void **extra, GucSource source)
 {
-	const char *p;
-	bool		start = true;
+	List	   *names;
 
-	for (p = *newval; *p; p++)
+	if (!sb_split_modules(*newval, &names))
 	{
-		if (*p == ',' || *p == ' ')
-		{
-			start = (*p == ',') ? true : start;
-			continue;
-		}
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-			  (*p >= '0' && *p <= '9' && !start) || *p == '_' || *p == '.'))
-		{
-			GUC_check_errdetail("Module names may contain only letters, digits, \"_\" and \".\", separated by commas.");
-			return false;
-		}
-		start = false;
+		GUC_check_errdetail("List module names such as \"math, numpy, pandas\": dotted Python identifiers separated by commas.");
+		return false;
 	}
+	list_free_deep(names);
 	return true;
 }
 

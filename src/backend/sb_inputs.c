@@ -28,6 +28,7 @@
 #include "utils/json.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/plancache.h"
 #include "utils/regproc.h"
 #include "utils/timestamp.h"
 #include "utils/varlena.h"
@@ -444,6 +445,33 @@ sb_jsonb_value_text(JsonbValue *v, bool *isnull)
 	}
 }
 
+/*
+ * Is the prepared plan one plain SELECT: no data-modifying WITH, no row
+ * locks, no SELECT INTO?  (The raw command tag says SELECT for all of them.)
+ */
+static bool
+sb_plan_is_plain_select(SPIPlanPtr plan)
+{
+	List	   *sources = SPI_plan_get_plan_sources(plan);
+	CachedPlanSource *ps;
+	ListCell   *lc;
+
+	if (list_length(sources) != 1)
+		return false;
+	ps = (CachedPlanSource *) linitial(sources);
+	if (ps->commandTag != CMDTAG_SELECT || ps->query_list == NIL)
+		return false;
+	foreach(lc, ps->query_list)
+	{
+		Query	   *q = lfirst_node(Query, lc);
+
+		if (q->commandType != CMD_SELECT || q->utilityStmt != NULL ||
+			q->hasModifyingCTE || q->rowMarks != NIL)
+			return false;
+	}
+	return true;
+}
+
 /* errcontext callback: say which input's query failed. */
 static void
 sb_table_input_context(void *arg)
@@ -519,22 +547,18 @@ sb_table_input(SbRequest *req, const char *name, const char *query, JsonbValue *
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("could not prepare the query of input \"%s\": %s",
 						name, SPI_result_code_string(SPI_result))));
-	{
-		List	   *sources = SPI_plan_get_plan_sources(plan);
-		CachedPlanSource *ps;
-
-		if (list_length(sources) != 1 ||
-			(ps = (CachedPlanSource *) linitial(sources))->commandTag != CMDTAG_SELECT)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("the query of input \"%s\" must be a single SELECT statement", name)));
-	}
+	if (!sb_plan_is_plain_select(plan))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the query of input \"%s\" must be a single SELECT statement", name),
+				 errdetail("Table inputs only read: no data-modifying WITH, FOR UPDATE/SHARE or SELECT INTO.")));
 
 	if (ptypes.n != nparams)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("the query of input \"%s\" uses %d parameters but \"$params\" has %d",
-						name, ptypes.n, nparams)));
+				 errmsg_plural("the query of input \"%s\" uses %d parameter but \"$params\" has %d",
+							   "the query of input \"%s\" uses %d parameters but \"$params\" has %d",
+							   ptypes.n, name, ptypes.n, nparams)));
 	if (nparams > 0)
 	{
 		paramLI = makeParamList(nparams);
@@ -639,6 +663,22 @@ sb_table_input(SbRequest *req, const char *name, const char *query, JsonbValue *
 	req->input_rows += r->nrows;
 }
 
+/* Parse a $table name, naming the input if it is not a valid name. */
+static List *
+sb_table_name(const char *input, const char *relname)
+{
+	ErrorContextCallback errcb;
+	List	   *names;
+
+	errcb.callback = sb_table_input_context;
+	errcb.arg = (void *) input;
+	errcb.previous = error_context_stack;
+	error_context_stack = &errcb;
+	names = stringToQualifiedNameList(relname);
+	error_context_stack = errcb.previous;
+	return names;
+}
+
 /* Does this object use the table-input form ($query / $table / $literal)? */
 static bool
 sb_has_dollar_key(JsonbContainer *obj)
@@ -737,7 +777,7 @@ sb_inputs_encode(SbRequest *req, Jsonb *inputs)
 					ereport(ERROR,
 							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 							 errmsg("\"$table\" of input \"%s\" must be a string", key)));
-				names = stringToQualifiedNameList(pnstrdup(t->val.string.val, t->val.string.len));
+				names = sb_table_name(key, pnstrdup(t->val.string.val, t->val.string.len));
 				sb_table_input(req, key,
 							   psprintf("SELECT * FROM %s", NameListToQuotedString(names)),
 							   NULL);

@@ -81,13 +81,12 @@ sb_append_returns(StringInfo json, ArrayType *returns)
 static void
 sb_append_allowed_modules(StringInfo json)
 {
-	char	   *raw = pstrdup(sb_allowed_modules ? sb_allowed_modules : "");
 	List	   *names;
 	ListCell   *lc;
 	bool		first = true;
 
-	if (!SplitIdentifierString(raw, ',', &names))
-		names = NIL;
+	if (!sb_split_modules(sb_allowed_modules ? sb_allowed_modules : "", &names))
+		names = NIL;			/* cannot happen: the check hook refused it */
 	appendStringInfoString(json, "\"allowed_modules\":[");
 	foreach(lc, names)
 	{

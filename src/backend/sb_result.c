@@ -188,6 +188,11 @@ sb_result_to_jsonb(const SbOutcome *out, const SbLimits *limits)
 	int			st = ex->wait_status;
 	uint64		cpu_ms = (ex->user_us + ex->sys_us) / 1000;
 
+	if (out->protocol_error)
+		ereport(ERROR,
+				(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
+				 errmsg("sandbox process sent an invalid message"),
+				 errdetail("The process was stopped; its output was discarded.")));
 	if (out->worker_lost)
 		ereport(ERROR,
 				(errcode(ERRCODE_SYSTEM_ERROR),
@@ -220,11 +225,13 @@ sb_result_to_jsonb(const SbOutcome *out, const SbLimits *limits)
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 					 errmsg("sandbox code exceeded the CPU time limit of %d ms", limits->cpu_ms),
 					 errhint("Use vectorised pandas operations instead of Python loops, or give it less data.")));
+		/* SIGSYS with signals blocked (e.g. inside system()) or another ABI */
 		if (sig == SIGSYS)
 			ereport(ERROR,
 					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 					 errmsg("sandbox code attempted a blocked system call"),
-					 errdetail("The process was killed by SIGSYS (a call for another architecture).")));
+					 errdetail("The sandbox does not allow access to files, the network, other processes or new programs."),
+					 errhint("Compute with the inputs you were given; pass more data through inputs instead.")));
 		ereport(ERROR,
 				(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
 				 errmsg("sandbox process crashed: killed by signal %d (%s)", sig, strsignal(sig)),

@@ -123,11 +123,14 @@ def decode_table(header, columns):
 # Python -> JSON text
 
 class _Writer:
-    """Accumulates JSON text and enforces the output cap as it grows."""
+    """Accumulates JSON text and enforces the output cap as it grows.
 
-    def __init__(self, limit):
+    The text is ASCII (non-ASCII is escaped), so characters are bytes.
+    """
+
+    def __init__(self, limit, used):
         self.parts = []
-        self.size = 0
+        self.size = used
         self.limit = limit
 
     def put(self, text):
@@ -160,7 +163,11 @@ def _key_text(key, path):
     if t is np.str_:
         return str.__str__(key)
     if t is tuple:
-        return ",".join(_key_text(k, path) for k in key)
+        # MultiIndex labels; reset_index() pads the index name with ""
+        parts = [_key_text(k, path) for k in key]
+        while len(parts) > 1 and parts[-1] == "":
+            parts.pop()
+        return ",".join(parts)
     raise TypeError('cannot use a value of type "%s" as a JSON object key at %s'
                     % (t.__name__, path))
 
@@ -279,7 +286,20 @@ def _write_series(w, series, path, depth):
     w.put("}")
 
 
+def _has_default_index(frame):
+    index = frame.index
+    return (type(index) is pd.RangeIndex and index.start == 0 and index.step == 1
+            and index.name is None)
+
+
 def _write_frame(w, frame, path, depth):
+    # Rows carry their index as leading fields unless it is the default
+    # 0..n-1, so df.groupby('g').sum() keeps its keys (like reset_index()).
+    if not _has_default_index(frame):
+        try:
+            frame = frame.reset_index()
+        except ValueError:  # an index name that is also a column name
+            pass
     names = [_encode_str(_key_text(c, path)) + ":" for c in frame.columns]
     columns = [_column_values(frame.iloc[:, j]) for j in range(frame.shape[1])]
     w.put("[")
@@ -296,8 +316,8 @@ def _write_frame(w, frame, path, depth):
     w.put("]")
 
 
-def dumps(value, limit, path="result"):
-    """JSON text for value, at most limit characters."""
-    w = _Writer(limit)
+def dumps(value, limit, used=0, path="result"):
+    """JSON text for value; used + its length may not exceed limit bytes."""
+    w = _Writer(limit, used)
     _write(w, value, path, 0)
     return "".join(w.parts)

@@ -108,13 +108,13 @@ class _Output:
             raise TypeError("sep and end must be strings")
         if file is not None:
             raise TypeError("print() to a file is not supported in the sandbox")
-        text = sep.join(str(a) for a in args) + end
-        self.used += len(text)
+        data = (sep.join(str(a) for a in args) + end).encode("utf-8", "replace")
+        self.used += len(data)
         if self.used > self.limit:
             raise sb_codec.OutputLimitExceeded(
                 "printed output exceeds the output limit of %d bytes" % self.limit)
         if self.enabled:
-            sb_io.send(sb_io.STDOUT, text.encode("utf-8", "replace"))
+            sb_io.send(sb_io.STDOUT, data)
 
 
 class _Stream:
@@ -176,25 +176,50 @@ def _send_error(kind, etype, message, line=None, col=None, tb=None, **extra):
     sb_io.send(sb_io.ERROR, json.dumps(err).encode("utf-8"))
 
 
+# Error texts are shortened so a report always fits the backend's caps and
+# stays readable: an agent needs the first and the last frames, not 1000.
+_MAX_MESSAGE = 16000
+_MAX_LINE = 200
+_HEAD_FRAMES = 5
+_TAIL_FRAMES = 20
+_MAX_TRACEBACK = 7000
+
+
+def _shorten(text, limit):
+    if len(text) <= limit:
+        return text
+    return "%s... (%d more characters)" % (text[:limit], len(text) - limit)
+
+
 def _user_traceback(exc, lines):
     """(traceback text of user frames only, line, col) for an exception."""
     frames = [f for f in traceback.extract_tb(exc.__traceback__)
               if f.filename == FILENAME]
+    shown = frames
+    if len(frames) > _HEAD_FRAMES + _TAIL_FRAMES:
+        shown = frames[:_HEAD_FRAMES] + [None] + frames[-_TAIL_FRAMES:]
     out = []
-    for f in frames:
+    for f in shown:
+        if f is None:
+            out.append("  ... %d more frames ..."
+                       % (len(frames) - _HEAD_FRAMES - _TAIL_FRAMES))
+            continue
         out.append('  line %d, in %s' % (f.lineno, f.name))
         if 0 < f.lineno <= len(lines):
-            out.append("    " + lines[f.lineno - 1].strip())
+            out.append("    " + _shorten(lines[f.lineno - 1].strip(), _MAX_LINE))
     line = frames[-1].lineno if frames else None
     col = None
     if frames and getattr(frames[-1], "colno", None) is not None:
         col = frames[-1].colno + 1
-    return ("\n".join(out) if out else None), line, col
+    text = "\n".join(out) if out else None
+    if text is not None and len(text) > _MAX_TRACEBACK:
+        text = "... (earlier frames omitted)\n" + text[-_MAX_TRACEBACK:]
+    return text, line, col
 
 
 def _exception_message(exc):
     try:
-        return str(exc)
+        return _shorten(str(exc), _MAX_MESSAGE)
     except Exception:
         return "(the exception's message could not be formatted)"
 
@@ -282,7 +307,7 @@ def serve(python_layer):
                 raise NameError('the code does not define a function named "%s"' % name)
             results[name] = fn(**_bind(fn, name, inputs))
         sys.stdout.flush()
-        text = sb_codec.dumps(results, limit - out.used)
+        text = sb_codec.dumps(results, limit, out.used)
     except BaseException as exc:  # noqa: B902 - report everything, incl. SystemExit
         _report_exception(exc, lines)
         return 0

@@ -7,7 +7,8 @@
  * with SB_CHILD_EXIT_SETUP after sending an error frame: nothing runs with a
  * layer missing (fail closed).  The order matters:
  *
- *	1. fds: data socket on 3, /dev/null on 0-2, everything else closed
+ *	1. fds: data socket on 3, /dev/null on 0-2, everything else closed;
+ *	   working directory /
  *	2. environment scrubbed
  *	3. die with the worker, and check the worker is still our parent
  *	4. oom_score_adj 1000: the OOM killer takes us, never PostgreSQL
@@ -74,6 +75,9 @@ sb_contain_fds(int data_fd, int devnull_fd)
 	}
 	if (fcntl(SB_CHILD_DATA_FD, F_SETFD, 0) < 0)
 		sb_child_fail("configure the data socket", errno);
+	/* the worker inherited the data directory as its working directory */
+	if (chdir("/") < 0)
+		sb_child_fail("change to the root directory", errno);
 }
 
 /* Step 3: SIGKILL when the worker dies; exit if it already has. */

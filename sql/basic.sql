@@ -1,0 +1,240 @@
+--
+-- basic: calling sandbox_execute, binding inputs, returning values, print()
+--
+
+-- the simplest call: defaults for inputs, returns and options
+SELECT sandbox_execute('def main(): return 1');
+SELECT sandbox_execute($$
+def main():
+    return 40 + 2
+$$, '{}', '{main}', '{}');
+
+-- several functions in returns: each is called once, keys keep the names
+SELECT sandbox_execute($$
+def total(xs):
+    return sum(xs)
+def count(xs):
+    return len(xs)
+def main():
+    return "unused"
+$$, '{"xs": [1, 2, 3, 4]}', '{total,count}');
+
+-- named arguments: the SQL defaults still apply to the ones left out
+SELECT sandbox_execute(code => 'def f(): return "named"', returns => '{f}');
+
+-- parameters are bound by name from inputs, in any order; defaults apply
+SELECT sandbox_execute($$
+def main(b, a, c=10, d="default"):
+    return [a, b, c, d]
+$$, '{"a": 1, "b": 2, "d": "given"}');
+-- inputs the function does not ask for are ignored
+SELECT sandbox_execute('def main(a): return a', '{"a": 1, "unused": 2}');
+-- *args and **kwargs receive nothing
+SELECT sandbox_execute($$
+def main(a, *args, **kwargs):
+    return [a, list(args), kwargs]
+$$, '{"a": 1, "b": 2}');
+-- each function binds its own parameters
+SELECT sandbox_execute($$
+def double(n):
+    return 2 * n
+def greet(name, punct="!"):
+    return f"hello {name}{punct}"
+$$, '{"n": 21, "name": "world"}', '{double,greet}');
+
+-- a missing required parameter is an error naming it
+SELECT sandbox_execute('def main(x, y): return x', '{"x": 1}');
+
+-- plain JSON inputs arrive as dict, list, str, int, float, bool and None
+SELECT sandbox_execute($$
+def main(d, l, s, i, f, b, n):
+    return [type(d) is dict, type(l) is list, type(s) is str, type(i) is int,
+            type(f) is float, type(b) is bool, n is None]
+$$, '{"d": {"k": 1}, "l": [1], "s": "x", "i": 7, "f": 1.5, "b": true, "n": null}');
+
+-- returned values: dict, list, str, None, bool, float, int, tuple
+SELECT jsonb_pretty(sandbox_execute($$
+def d(): return {"a": 1, "b": [True, None]}
+def l(): return [1, "two", 3.5]
+def s(): return "text with \"quotes\" and ünïcödé"
+def n(): return None
+def t(): return True
+def f(): return 0.1
+def i(): return 12345678901234567890
+def tup(): return (1, 2)
+$$, returns => '{d,l,s,n,t,f,i,tup}'));
+-- a function without a return statement returns null
+SELECT sandbox_execute('def main(): pass');
+-- the function is STRICT: a NULL argument gives NULL without running anything
+SELECT sandbox_execute(NULL) IS NULL AS null_code,
+       sandbox_execute('def main(): return 1', NULL) IS NULL AS null_inputs,
+       sandbox_execute('def main(): return 1', '{}', NULL) IS NULL AS null_returns;
+-- the result is jsonb: it can be used in SQL at once
+SELECT sandbox_execute('def main(): return {"x": [10, 20]}') -> 'main' -> 'x' ->> 1 AS second;
+
+-- print() becomes a NOTICE, one per print() call, without its final newline
+SELECT sandbox_execute($$
+def main():
+    print("hello")
+    print("a", 1, None, sep="|")
+    print("no newline", end="")
+    print("two\nlines")
+    return "done"
+$$);
+-- a DataFrame prints as in a terminal
+SELECT sandbox_execute($$
+import pandas as pd
+def main():
+    df = pd.DataFrame({"region": ["north", "south"], "total": [10.5, 20.0]})
+    print(df)
+    print(f"{len(df)} rows")
+    return str(df.shape)
+$$);
+-- pysandbox.print = discard drops printed output
+SET pysandbox.print = discard;
+SELECT sandbox_execute($$
+def main():
+    print("never shown")
+    return "quiet"
+$$);
+RESET pysandbox.print;
+-- print() to a file is refused
+SELECT sandbox_execute($$
+def main():
+    print("x", file=1)
+$$);
+
+-- modules are read-only
+SELECT sandbox_execute($$
+import math
+def main():
+    math.pi = 3
+$$);
+
+-- nothing persists between calls: module state is rebuilt every time
+SELECT sandbox_execute($$
+CACHE = []
+def main():
+    CACHE.append(1)
+    return len(CACHE)
+$$) AS first_call, sandbox_execute($$
+CACHE = []
+def main():
+    CACHE.append(1)
+    return len(CACHE)
+$$) AS second_call;
+-- a class attribute changed in one call is back in the next
+CREATE TEMP TABLE state_code AS SELECT $$
+class Counter:
+    n = 0
+def main():
+    Counter.n += 1
+    return Counter.n
+$$ AS code;
+SELECT sandbox_execute(code) FROM state_code, generate_series(1, 3);
+-- library state (pandas options) changed in one call is back in the next
+SELECT sandbox_execute(code) AS first_call, sandbox_execute(code) AS second_call
+FROM (VALUES ($$
+import pandas as pd
+def main():
+    before = pd.get_option("display.max_rows")
+    pd.set_option("display.max_rows", 5)
+    return before
+$$)) AS v(code);
+-- a function defined in one call does not exist in the next
+SELECT sandbox_execute('def helper(): return 1', returns => '{helper}');
+SELECT sandbox_execute('def main(): return helper()');
+
+-- random numbers are seeded per call: two calls differ
+SELECT sandbox_execute(code) <> sandbox_execute(code) AS stdlib_random_differs
+FROM (VALUES ($$
+import random
+def main():
+    return [random.random() for _ in range(4)]
+$$)) AS v(code);
+SELECT sandbox_execute(code) <> sandbox_execute(code) AS numpy_random_differs
+FROM (VALUES ($$
+import numpy as np
+def main():
+    return np.random.random(4)
+$$)) AS v(code);
+-- but a seeded generator is reproducible
+SELECT sandbox_execute(code) = sandbox_execute(code) AS seeded_equal
+FROM (VALUES ($$
+import numpy as np
+def main():
+    return np.random.default_rng(42).integers(0, 1000, 5)
+$$)) AS v(code);
+
+-- ordinary Python works: classes, dataclasses, lambdas, comprehensions,
+-- f-strings, try/except, regular expressions, generators, decorators
+SELECT jsonb_pretty(sandbox_execute($$
+import re
+import functools
+from dataclasses import dataclass, field
+
+@dataclass
+class Point:
+    x: int
+    y: int = 0
+    tags: list = field(default_factory=list)
+
+    def norm1(self):
+        return abs(self.x) + abs(self.y)
+
+class Shape:
+    def __init__(self, name):
+        self.name = name
+    def __repr__(self):
+        return f"Shape({self.name!r})"
+
+def twice(fn):
+    @functools.wraps(fn)
+    def inner(*args):
+        return 2 * fn(*args)
+    return inner
+
+@twice
+def add(a, b):
+    return a + b
+
+def squares(n):
+    for i in range(n):
+        yield i * i
+
+def main():
+    p = Point(3, -4)
+    try:
+        1 / 0
+    except ZeroDivisionError as e:
+        caught = f"caught {e}"
+    finally:
+        cleaned = True
+    return {
+        "dataclass": [p.norm1(), p.tags, p == Point(3, -4)],
+        "class": repr(Shape("sq")),
+        "lambda": sorted(["bb", "a", "ccc"], key=lambda s: -len(s)),
+        "listcomp": [x * x for x in range(5) if x % 2],
+        "dictcomp": {k: len(k) for k in ("ab", "cde")},
+        "setcomp": sorted({c for c in "hello"}),
+        "generator": list(squares(4)),
+        "decorator": add(1, 2),
+        "fstring": f"{3.14159:.2f}|{42:>5}|{'x'!r}",
+        "try": [caught, cleaned],
+        "regex": re.findall(r"\d+", "a1b22c333"),
+        "sub": re.sub(r"(\w+)@(\w+)", r"\2 at \1", "me@host"),
+    }
+$$));
+-- pandas and numpy: build, apply, group
+SELECT sandbox_execute($$
+import pandas as pd
+import numpy as np
+def main():
+    df = pd.DataFrame({"g": ["a", "b", "a"], "v": [1, 2, 3]})
+    df["w"] = df.apply(lambda r: r["v"] * 10 if r["g"] == "a" else 0, axis=1)
+    return {
+        "apply": df["w"].tolist(),
+        "groupby": df.groupby("g")["v"].sum(),
+        "mean": float(np.mean(df["v"])),
+    }
+$$);

@@ -1,0 +1,160 @@
+--
+-- guc: the pysandbox.* settings, their defaults, who may change them, and
+-- what they do
+--
+
+CREATE ROLE regress_pysandbox_user LOGIN;
+GRANT EXECUTE ON FUNCTION sandbox_execute(text, jsonb, text[], jsonb) TO regress_pysandbox_user;
+SELECT current_user AS superuser_name \gset
+-- SQLSTATE and message of a statement, or 'ok'
+CREATE FUNCTION pg_temp.try(stmt text) RETURNS text LANGUAGE plpgsql AS $f$
+BEGIN EXECUTE stmt; RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN RETURN SQLSTATE || ': ' || SQLERRM; END $f$;
+GRANT EXECUTE ON FUNCTION pg_temp.try(text) TO regress_pysandbox_user;
+
+-- the library is loaded on first use: a limit an ordinary role set before
+-- that is refused when the setting is defined, and the default applies
+SET ROLE regress_pysandbox_user;
+SET pysandbox.timeout = 100000;
+SELECT sandbox_execute('def main(): return 1');
+SHOW pysandbox.timeout;
+RESET ROLE;
+
+-- defaults of every setting, their units and who may change them
+SELECT name, boot_val, unit, context, vartype FROM pg_settings
+WHERE name LIKE 'pysandbox.%' ORDER BY name;
+SHOW pysandbox.timeout;
+SHOW pysandbox.cpu_limit;
+SHOW pysandbox.memory_limit;
+SHOW pysandbox.max_output_bytes;
+SHOW pysandbox.max_input_rows;
+SHOW pysandbox.max_input_size;
+SHOW pysandbox.allowed_modules;
+SHOW pysandbox.print;
+SHOW pysandbox.python_layer;
+
+-- limits are superuser-only: a role cannot raise (or set) its own
+SET ROLE regress_pysandbox_user;
+SET pysandbox.timeout = 100000;
+SELECT pg_temp.try('SET pysandbox.timeout = 100000');
+SELECT pg_temp.try('SET pysandbox.cpu_limit = 1');
+SELECT pg_temp.try('SET pysandbox.memory_limit = ''1GB''');
+SELECT pg_temp.try('SET pysandbox.max_output_bytes = 1024');
+SELECT pg_temp.try('SET pysandbox.max_input_rows = 1');
+SELECT pg_temp.try('SET pysandbox.max_input_size = 1');
+SELECT pg_temp.try('SET pysandbox.allowed_modules = ''os''');
+SELECT pg_temp.try('SET pysandbox.python_layer = off');
+SELECT pg_temp.try('SET pysandbox.allow_weak_isolation = on');
+SELECT set_config('pysandbox.timeout', '100000', false);
+SHOW pysandbox.timeout;
+-- but it may choose what happens to print() output
+SET pysandbox.print = discard;
+SHOW pysandbox.print;
+SELECT sandbox_execute('def main(): print("hidden"); return "quiet"');
+RESET pysandbox.print;
+-- and it may tighten limits for a call with options
+SELECT sandbox_execute('def main(): return 1', options => '{"timeout_ms": 5000}');
+RESET ROLE;
+
+-- settings take units and are range-checked
+SET pysandbox.timeout = '1min';
+SHOW pysandbox.timeout;
+SET pysandbox.timeout = 0;
+SET pysandbox.timeout = '2h';
+SET pysandbox.memory_limit = '8MB';
+SET pysandbox.max_output_bytes = '1kB';
+SHOW pysandbox.max_output_bytes;
+SET pysandbox.max_output_bytes = 1000;
+SET pysandbox.max_input_size = '2GB';
+SET pysandbox.max_input_rows = -1;
+RESET ALL;
+
+-- pysandbox.allowed_modules decides what may be imported
+SET pysandbox.allowed_modules = 'math, json';
+SELECT sandbox_execute($$
+import math
+import json
+def main():
+    return json.dumps([math.floor(2.5)])
+$$);
+-- pandas removed: importing it is rejected, and the message lists the modules
+SELECT sandbox_execute($$
+import pandas as pd
+def main():
+    return 1
+$$);
+-- ... inside a function as well
+SELECT sandbox_execute($$
+def main():
+    import numpy
+    return 1
+$$);
+-- a module added to the list can be imported, with its submodules
+SET pysandbox.allowed_modules = 'math, operator, email';
+SELECT sandbox_execute($$
+import operator
+from email.utils import parseaddr
+def main():
+    return [operator.add(1, 2), list(parseaddr("Ann <ann@example.com>"))]
+$$);
+-- an empty list allows no import at all; code without imports still runs
+SET pysandbox.allowed_modules = '';
+SHOW pysandbox.allowed_modules;
+SELECT sandbox_execute($$
+import math
+def main():
+    return 1
+$$);
+SELECT sandbox_execute('def main(): return sum([1, 2])');
+-- denied submodules stay denied even when their package is listed
+SET pysandbox.allowed_modules = 'numpy';
+SELECT sandbox_execute($$
+import numpy.ctypeslib
+def main():
+    return 1
+$$);
+RESET pysandbox.allowed_modules;
+-- the check hook rejects what is not a comma-separated list of module names
+SET pysandbox.allowed_modules = 'os;rm -rf';
+SET pysandbox.allowed_modules = '1abc';
+SET pysandbox.allowed_modules = '"math"';
+SET pysandbox.allowed_modules = 'math,,json';
+SET pysandbox.allowed_modules = 'math json';
+SHOW pysandbox.allowed_modules;
+
+-- the prefix is reserved: unknown pysandbox.* settings are refused
+SET pysandbox.foo = 1;
+SET pysandbox.timeout_ms = 1;
+SELECT pg_temp.try('SET pysandbox.foo = 1');
+
+-- pysandbox.print takes notice or discard (case-insensitive)
+SET pysandbox.print = discard;
+SHOW pysandbox.print;
+SET pysandbox.print = 'NOTICE';
+SHOW pysandbox.print;
+SET pysandbox.print = 'loud';
+SET pysandbox.print = on;
+SELECT sandbox_execute('def main(): print("shown"); return 1');
+-- SET LOCAL lasts for the transaction
+BEGIN;
+SET LOCAL pysandbox.print = discard;
+SELECT sandbox_execute('def main(): print("hidden in this transaction"); return 1');
+COMMIT;
+SELECT sandbox_execute('def main(): print("shown again"); return 1');
+
+-- pysandbox.allow_weak_isolation is set in the server configuration only
+SET pysandbox.allow_weak_isolation = on;
+
+DROP FUNCTION pg_temp.try(text);
+
+-- an administrator can set limits per role; options stay below them
+ALTER ROLE regress_pysandbox_user SET pysandbox.timeout = '2s';
+\c - regress_pysandbox_user
+SHOW pysandbox.timeout;
+SELECT sandbox_execute('def main(): return 1', options => '{"timeout_ms": 3000}');
+SELECT sandbox_execute('def main(): return 1', options => '{"timeout_ms": 2000}');
+SET pysandbox.timeout = '5s';
+\c - :superuser_name
+ALTER ROLE regress_pysandbox_user RESET pysandbox.timeout;
+DROP OWNED BY regress_pysandbox_user;
+DROP ROLE regress_pysandbox_user;

@@ -1,0 +1,220 @@
+--
+-- types: PostgreSQL columns as pandas sees them (SPEC 2.6), and Python
+-- results as JSON
+--
+
+-- text output of date/time types does not depend on the test harness
+SET DateStyle = 'ISO, YMD';
+SET IntervalStyle = 'postgres';
+
+-- SQLSTATE and (the start of) the message of a call, or 'ok'
+CREATE FUNCTION pg_temp.sqlstate(code text, inputs jsonb DEFAULT '{}') RETURNS text LANGUAGE plpgsql AS $f$
+BEGIN PERFORM sandbox_execute(code, inputs); RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN RETURN SQLSTATE || ': ' || left(SQLERRM, 80); END $f$;
+-- the dtypes of a table input, as seen inside Python
+CREATE FUNCTION pg_temp.dtypes(query text) RETURNS jsonb LANGUAGE sql AS $f$
+    SELECT sandbox_execute($$
+def main(df):
+    return {c: str(t) for c, t in df.dtypes.items()}
+$$, jsonb_build_object('df', jsonb_build_object('$query', query))) -> 'main'
+$f$;
+-- a table input's values, as JSON records
+CREATE FUNCTION pg_temp.roundtrip(query text) RETURNS jsonb LANGUAGE sql AS $f$
+    SELECT sandbox_execute('def main(df): return df',
+        jsonb_build_object('df', jsonb_build_object('$query', query))) -> 'main'
+$f$;
+
+-- integers: int64, or the nullable Int64 when a column has NULLs
+SELECT pg_temp.dtypes($$SELECT 1::int2 AS a, 2::int4 AS b, 3::int8 AS c$$);
+SELECT pg_temp.dtypes($$SELECT * FROM (VALUES (1::int2, 1::int4, 1::int8), (NULL, NULL, NULL)) v(a, b, c)$$);
+SELECT pg_temp.roundtrip($$SELECT * FROM (VALUES ('-32768'::int2, '-2147483648'::int4, '-9223372036854775808'::int8),
+                                            (32767::int2, 2147483647::int4, 9223372036854775807::int8),
+                                            (NULL, NULL, NULL)) v(a, b, c)$$);
+-- NULL integers are pd.NA inside Python, the other values stay exact
+SELECT sandbox_execute($$
+import pandas as pd
+def main(df):
+    return {"na": [v is pd.NA for v in df["n"]], "sum": int(df["n"].sum()),
+            "big": int(df["big"].max())}
+$$, '{"df": {"$query": "SELECT * FROM (VALUES (1, 9007199254740993::int8), (NULL, 1)) v(n, big)"}}');
+
+-- floats and numeric: float64; NULL becomes NaN, and NaN and infinities
+-- become null in JSON
+SELECT pg_temp.dtypes($$SELECT 1::float4 AS a, 2::float8 AS b, 3.5::numeric AS c, NULL::float8 AS d$$);
+SELECT pg_temp.roundtrip($$SELECT * FROM (VALUES (1.5::float4, 0.1::float8, 12.345::numeric(10,3)),
+                                            (NULL, 'NaN', 'NaN'),
+                                            ('Infinity', '-Infinity', NULL)) v(a, b, c) $$);
+SELECT sandbox_execute($$
+import math
+def main(df):
+    return [[math.isnan(v) for v in df["a"]], [math.isinf(v) for v in df["a"]]]
+$$, '{"df": {"$query": "SELECT * FROM (VALUES (NULL::float8), (''NaN''), (''Infinity''), (1)) v(a)"}}');
+-- numeric beyond float64's precision is rounded; beyond its range, infinite
+SELECT pg_temp.roundtrip($$SELECT 12345678901234567890.123456789::numeric AS a, 1e400::numeric AS b$$);
+
+-- bool: bool, or the nullable boolean when a column has NULLs
+SELECT pg_temp.dtypes($$SELECT * FROM (VALUES (true, true), (false, NULL)) v(a, b)$$);
+SELECT pg_temp.roundtrip($$SELECT * FROM (VALUES (true, true), (false, NULL)) v(a, b)$$);
+
+-- text-like types arrive as str (object dtype); NULL is None
+CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');
+SELECT pg_temp.dtypes($$SELECT 'a'::text AS t, 'b'::varchar(5) AS v, 'c'::char(3) AS c, 'd'::name AS n,
+    'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid AS u, 'ok'::mood AS m$$);
+SELECT pg_temp.roundtrip($$SELECT 'a'::text AS t, 'b'::varchar(5) AS v, 'c'::char(3) AS c, 'd'::name AS n,
+    'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid AS u, 'ok'::mood AS m, NULL::text AS z,
+    E'tab\there "quote" \\ ünï 日本' AS s, '' AS empty$$);
+SELECT sandbox_execute($$
+def main(df):
+    return {"str": [type(v) is str for v in df.iloc[0]], "null_is_none": df["z"][1] is None}
+$$, '{"df": {"$query": "SELECT ''a''::text AS a, ''b''::char(2) AS b, ''ok''::mood AS m, gen_random_uuid() AS u, ''x'' AS z UNION ALL SELECT ''y'', ''yy'', ''sad'', gen_random_uuid(), NULL"}}');
+
+-- date and timestamp: datetime64[ns]; timestamptz: datetime64[ns, UTC]
+SELECT pg_temp.dtypes($$SELECT '2024-02-29'::date AS d, '2024-02-29 13:45:01.5'::timestamp AS ts,
+    '2024-02-29 13:45:01.5+02'::timestamptz AS tz$$);
+SELECT pg_temp.roundtrip($$SELECT * FROM (VALUES
+    ('2024-02-29'::date, '2024-02-29 13:45:01.123456'::timestamp, '2024-02-29 13:45:01.5+02'::timestamptz),
+    ('1970-01-01', '1969-12-31 23:59:59', '1970-01-01 00:00:00+00'),
+    (NULL, NULL, NULL)) v(d, ts, tz)$$);
+-- a timestamptz is the same instant, in UTC, whatever the session TimeZone
+SET TimeZone = 'America/New_York';
+SELECT pg_temp.roundtrip($$SELECT '2024-07-01 12:00:00+00'::timestamptz AS tz, '2024-07-01 12:00'::timestamp AS ts$$);
+SET TimeZone = 'Asia/Kolkata';
+SELECT pg_temp.roundtrip($$SELECT '2024-07-01 12:00:00+00'::timestamptz AS tz, '2024-07-01 12:00'::timestamp AS ts$$);
+SELECT sandbox_execute($$
+def main(df):
+    t = df["tz"][0]
+    return [str(t.tz), t.hour, t.isoformat()]
+$$, '{"df": {"$query": "SELECT ''2024-07-01 08:30:00-04''::timestamptz AS tz"}}');
+RESET TimeZone;
+-- the edges pandas can hold, and values it cannot: errors name column and row
+SELECT pg_temp.roundtrip($$SELECT '1677-09-21 00:12:43.145225'::timestamp AS lo, '2262-04-11 23:47:16.854775+00'::timestamptz AS hi,
+    '2262-04-11'::date AS d$$);
+SELECT pg_temp.roundtrip($$SELECT '2262-04-11 23:47:16.854776'::timestamp AS ts$$);
+SELECT pg_temp.roundtrip($$SELECT '1677-09-21 00:12:43.145224+00'::timestamptz AS tz$$);
+SELECT pg_temp.roundtrip($$SELECT * FROM (VALUES (1, '2024-01-01'::date), (2, '3000-01-01')) v(n, when_)$$);
+SELECT pg_temp.sqlstate('def main(df): return 1', '{"df": {"$query": "SELECT ''3000-01-01''::date AS d"}}');
+SELECT pg_temp.roundtrip($$SELECT 'infinity'::timestamp AS ts$$);
+SELECT pg_temp.roundtrip($$SELECT '-infinity'::timestamptz AS tz$$);
+SELECT pg_temp.roundtrip($$SELECT '1500-01-01'::date AS d$$);
+SELECT pg_temp.roundtrip($$SELECT 'infinity'::date AS d$$);
+-- the hint's way out: cast to text
+SELECT pg_temp.roundtrip($$SELECT '3000-01-01'::date::text AS d$$);
+
+-- json, jsonb, arrays, interval, bytea and other types arrive as str for
+-- now (their output function's text)
+SELECT pg_temp.dtypes($$SELECT '{"a": 1}'::json AS j, '{"a": 1}'::jsonb AS jb, ARRAY[1,2] AS arr,
+    '1 day 02:00'::interval AS iv, '\xdeadbeef'::bytea AS b, '10.0.0.1'::inet AS ip, point(1,2) AS pt, 1.50::money AS m$$);
+SELECT pg_temp.roundtrip($$SELECT '{"a": 1}'::json AS j, '{"a":  1}'::jsonb AS jb, ARRAY[1,2] AS arr,
+    ARRAY['x', NULL] AS tarr, '1 day 02:00'::interval AS iv, '\xdeadbeef'::bytea AS b,
+    '10.0.0.1'::inet AS ip, point(1,2) AS pt, '12:30'::time AS tm, int4range(1, 5) AS r$$);
+
+-- a domain is sent as its base type
+CREATE DOMAIN posint AS int CHECK (VALUE > 0);
+SELECT pg_temp.dtypes($$SELECT 5::posint AS p$$);
+
+-- no rows: the columns and their dtypes are still there
+SELECT sandbox_execute($$
+def main(df):
+    return {"rows": len(df), "columns": list(df.columns),
+            "dtypes": {c: str(t) for c, t in df.dtypes.items()}, "records": df}
+$$, '{"df": {"$query": "SELECT 1::int AS a, ''x''::text AS b, now() AS c WHERE false"}}');
+-- no columns
+SELECT sandbox_execute($$
+def main(df):
+    return {"rows": len(df), "columns": list(df.columns), "shape": list(df.shape)}
+$$, '{"df": {"$query": "SELECT FROM generate_series(1, 3)"}}');
+-- duplicate and odd column names are kept
+SELECT sandbox_execute($$
+def main(df):
+    return [list(df.columns), df.iloc[0].tolist()]
+$$, '{"df": {"$query": "SELECT 1 AS a, 2 AS a, 3 AS \"with space\", 4 AS \"ünï\", 5 AS \"?column?\""}}');
+
+-- Python results become JSON; key by key:
+-- DataFrame -> list of row objects (the index is not kept), Series -> object
+-- keyed by its index, numpy scalars -> numbers, arrays -> lists, NaN / NaT /
+-- NA / infinity -> null, datetimes -> ISO 8601, Decimal -> number
+SELECT key, value FROM jsonb_each(sandbox_execute($$
+import numpy as np
+import pandas as pd
+import datetime
+import decimal
+def main():
+    df = pd.DataFrame({"a": [1, 2], "b": ["x", None], "c": [1.5, np.nan],
+                       "d": pd.to_datetime(["2024-01-02 03:04:05", None]),
+                       "e": pd.array([1, None], dtype="Int64"),
+                       "f": pd.array([True, None], dtype="boolean")})
+    return {
+        "frame": df,
+        "frame_indexed": df[["a", "c"]].set_index("a"),
+        "frame_empty": df.head(0),
+        "frame_multi": df.groupby("a").agg({"c": ["sum", "max"]}),
+        "series": pd.Series([10, 20], index=["x", "y"]),
+        "series_int_index": pd.Series([1.5, np.nan]),
+        "series_ts_index": pd.Series([1, 2], index=pd.to_datetime(["2024-01-01", "2024-01-02"])),
+        "series_category": pd.Series(pd.Categorical(["x", "y", "x"])),
+        "series_tz": df["d"].dt.tz_localize("UTC"),
+        "np_int64": np.int64(7), "np_int8": np.int8(-3),
+        "np_uint64": np.uint64(18446744073709551615),
+        "np_float32": np.float32(0.5), "np_bool": np.bool_(True), "np_str": np.str_("s"),
+        "np_array": np.arange(3), "np_array2d": np.array([[1, 2], [3, 4]]),
+        "np_float_array": np.array([1.0, np.nan, np.inf]),
+        "np_object_array": np.array([1, "a", None], dtype=object),
+        "np_datetime_array": np.array(["2024-01-01", "NaT"], dtype="datetime64[ns]"),
+        "nan": float("nan"), "neg_inf": float("-inf"), "nat": pd.NaT, "na": pd.NA,
+        "datetime": datetime.datetime(2024, 5, 6, 7, 8, 9, 10),
+        "datetime_aware": datetime.datetime(2024, 5, 6, 7, 8, 9, tzinfo=datetime.timezone.utc),
+        "date": datetime.date(2024, 5, 6), "time": datetime.time(7, 8),
+        "pd_timestamp": pd.Timestamp("2024-05-06 07:08:09", tz="Europe/Paris"),
+        "np_datetime64": np.datetime64("2024-05-06T07:08"),
+        "timedelta": datetime.timedelta(days=1, seconds=2),
+        "pd_timedelta": pd.Timedelta(minutes=90),
+        "decimal": decimal.Decimal("1234567890.123456789012345"),
+        "decimal_nan": decimal.Decimal("NaN"),
+        "pd_index": pd.Index(["p", "q"]),
+        "pd_range_index": pd.RangeIndex(3),
+        "tuple": (1, "two"),
+        "nested": {"l": [{"t": (1, [2, {"deep": None}])}]},
+        "keys": {5: "int", True: "bool", 1.5: "float", None: "none", (1, 2): "tuple",
+                 datetime.date(2024, 1, 1): "date"},
+    }
+$$) -> 'main') ORDER BY key;
+
+-- anything else is an error naming the type and where it was found
+SELECT sandbox_execute('def main(): return {1, 2}');
+SELECT sandbox_execute('def main(): return main');
+SELECT sandbox_execute($$
+class Money:
+    def __init__(self, v):
+        self.v = v
+def main():
+    return {"total": [1, Money(3)]}
+$$);
+-- exact types only: a subclass of dict is not converted (its methods never run)
+SELECT sandbox_execute($$
+class D(dict):
+    def items(self):
+        raise RuntimeError("never called")
+def main():
+    return D(a=1)
+$$);
+SELECT sandbox_execute('def main(): return b"bytes"');
+SELECT sandbox_execute('def main(): return 1j');
+SELECT sandbox_execute($$
+import numpy as np
+def main():
+    return np.complex128(1)
+$$);
+SELECT sandbox_execute('def main(): return {frozenset(): 1}');
+SELECT pg_temp.sqlstate('def main(): return {1, 2}');
+-- a self-referencing list ends at the nesting limit
+SELECT pg_temp.sqlstate($$
+def main():
+    x = []
+    x.append(x)
+    return x
+$$);
+
+DROP TYPE mood;
+DROP DOMAIN posint;
+RESET DateStyle;
+RESET IntervalStyle;

@@ -1,0 +1,443 @@
+--
+-- validation: code is checked before it runs (SPEC 2.1, 3 layer 2); each
+-- rule rejects with 42501, its message, and the line and column
+--
+
+-- SQLSTATE and message of a call, or 'ok'
+CREATE FUNCTION pg_temp.check(code text) RETURNS text LANGUAGE plpgsql AS $f$
+BEGIN PERFORM sandbox_execute(code); RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN RETURN SQLSTATE || ': ' || SQLERRM; END $f$;
+-- the rule, line and column of a rejection
+CREATE FUNCTION pg_temp.rule(code text) RETURNS text LANGUAGE plpgsql AS $f$
+DECLARE d text;
+BEGIN PERFORM sandbox_execute(code); RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS d = PG_EXCEPTION_DETAIL;
+    RETURN SQLSTATE || ' ' || coalesce(substring(d from '^Rejected at (line \d+, column \d+ by rule "[a-z-]+")'), d);
+END $f$;
+
+-- rejected code never runs: the print() in main is never reached, and a
+-- top-level statement is refused before anything executes
+SELECT sandbox_execute($$
+def main():
+    print("this must not be printed")
+    return 1
+print("top level")
+$$);
+-- a class body would run when the code is loaded, but a problem anywhere
+-- in the code stops it first
+SELECT sandbox_execute($$
+class Report:
+    print("class body ran")
+def main():
+    return eval("1")
+$$);
+SELECT pg_temp.check($$
+def main():
+    return eval("1")
+$$);
+
+-- top-level: only imports, def, class, a docstring and constant assignments
+SELECT sandbox_execute($$
+"""A docstring is fine."""
+import math
+LIMIT = 10
+NAMES = ("a", "b", -1, 2.5, None, {"k": [1, 2]})
+threshold: float = 0.5
+def main():
+    return [LIMIT, NAMES[2], threshold]
+$$);
+SELECT sandbox_execute($$
+import math
+ROOT = math.sqrt(2)
+def main():
+    return ROOT
+$$);
+SELECT sandbox_execute($$
+def main():
+    return 1
+main()
+$$);
+SELECT sandbox_execute($$
+CONFIG = {}
+CONFIG["k"] = 1
+def main():
+    return CONFIG
+$$);
+SELECT sandbox_execute($$
+for i in range(3):
+    pass
+def main():
+    return 1
+$$);
+SELECT pg_temp.rule($$
+if True:
+    X = 1
+def main():
+    return 1
+$$);
+
+-- import: only modules in pysandbox.allowed_modules, by full name
+SELECT sandbox_execute($$
+import os
+def main():
+    return 1
+$$);
+SELECT sandbox_execute($$
+from os import path
+def main():
+    return 1
+$$);
+SELECT sandbox_execute($$
+from . import sibling
+def main():
+    return 1
+$$);
+SELECT sandbox_execute($$
+import numpy.ctypeslib
+def main():
+    return 1
+$$);
+SELECT sandbox_execute($$
+from pandas import compat
+def main():
+    return 1
+$$);
+SELECT sandbox_execute($$
+from math import *
+def main():
+    return 1
+$$);
+SELECT sandbox_execute($$
+def main():
+    import subprocess
+    return 1
+$$);
+SELECT pg_temp.rule($$
+import json, sys
+def main():
+    return 1
+$$);
+SELECT pg_temp.rule($$
+import pandas._libs
+def main():
+    return 1
+$$);
+-- allowed imports, also inside functions and with aliases
+SELECT sandbox_execute($$
+import math as m
+from collections import Counter, OrderedDict
+import numpy as np
+from pandas import DataFrame
+from datetime import date, timedelta
+def main():
+    import statistics
+    return [m.floor(2.5), Counter("aab")["a"], statistics.mean([1, 2, 3])]
+$$);
+
+-- dunder: no name or attribute beginning with "__"
+SELECT sandbox_execute($$
+def main():
+    return ().__class__
+$$);
+SELECT sandbox_execute($$
+def main():
+    return __builtins__
+$$);
+SELECT sandbox_execute($$
+def main():
+    return __import__("os")
+$$);
+SELECT pg_temp.rule($$
+def main(__x=1):
+    return 1
+$$);
+SELECT pg_temp.rule($$
+def __main():
+    return 1
+$$);
+SELECT pg_temp.rule($$
+class A:
+    def __getattr__(self, name):
+        return 1
+def main():
+    return 1
+$$);
+-- ... except common special methods in a class, and super().__init__()
+SELECT sandbox_execute($$
+class Base:
+    def __init__(self, x):
+        self.x = x
+class Point(Base):
+    def __init__(self, x, y):
+        super().__init__(x)
+        self.y = y
+    def __repr__(self):
+        return f"Point({self.x}, {self.y})"
+    def __eq__(self, other):
+        return (self.x, self.y) == (other.x, other.y)
+    def __add__(self, other):
+        return Point(self.x + other.x, self.y + other.y)
+def main():
+    return repr(Point(1, 2) + Point(3, 4))
+$$);
+
+-- private-attribute: no attribute beginning with "_" ...
+SELECT sandbox_execute($$
+import pandas as pd
+def main():
+    return pd.DataFrame()._data
+$$);
+SELECT pg_temp.rule($$
+def main(df):
+    return df._mgr
+$$);
+-- ... except the namedtuple API
+SELECT sandbox_execute($$
+from collections import namedtuple
+def main():
+    Pair = namedtuple("Pair", ["a", "b"])
+    p = Pair(1, 2)._replace(b=3)
+    return [list(p._fields), p._asdict(), Pair._make([5, 6]).a]
+$$);
+
+-- forbidden-name: builtins that run code, open files or expose namespaces
+SELECT sandbox_execute($$
+def main():
+    return eval("1 + 1")
+$$);
+SELECT pg_temp.rule($$
+def main():
+    exec("x = 1")
+$$);
+SELECT sandbox_execute($$
+def main():
+    return open("/etc/passwd").read()
+$$);
+SELECT pg_temp.rule($$
+def main():
+    return compile("1", "f", "eval")
+$$);
+SELECT pg_temp.rule($$
+def main():
+    return globals()
+$$);
+SELECT pg_temp.rule($$
+def main():
+    return vars()
+$$);
+SELECT pg_temp.rule($$
+def main():
+    breakpoint()
+$$);
+SELECT pg_temp.rule($$
+def main():
+    f = eval
+    return 1
+$$);
+SELECT pg_temp.rule($$
+def main(x):
+    setattr(x, "a", 1)
+$$);
+-- getattr and hasattr only with a constant name, which is then checked
+SELECT sandbox_execute($$
+def main(name):
+    return getattr("", name)
+$$, '{"name": "upper"}');
+SELECT sandbox_execute($$
+def main():
+    return getattr((), "__class__")
+$$);
+SELECT sandbox_execute($$
+def main():
+    g = getattr
+    return 1
+$$);
+SELECT sandbox_execute($$
+def main():
+    return [getattr("abc", "upper")(), hasattr([], "append"), getattr(1, "missing", "default")]
+$$);
+-- type() only with one argument
+SELECT sandbox_execute($$
+def main():
+    return type("X", (), {})
+$$);
+SELECT sandbox_execute($$
+def main():
+    return str(type(1))
+$$);
+
+-- forbidden-attribute: frames, files and interpreter internals
+SELECT sandbox_execute($$
+def gen():
+    yield 1
+def main():
+    return gen().gi_frame
+$$);
+SELECT pg_temp.rule($$
+def main():
+    try:
+        1 / 0
+    except Exception as e:
+        return e.with_traceback(None).tb_frame
+$$);
+SELECT sandbox_execute($$
+import pandas as pd
+def main():
+    return pd.read_csv("/etc/passwd")
+$$);
+SELECT sandbox_execute($$
+import pandas as pd
+def main():
+    pd.DataFrame({"a": [1]}).to_csv("/tmp/x.csv")
+$$);
+SELECT pg_temp.rule($$
+import numpy as np
+def main():
+    np.save("/tmp/x.npy", np.arange(3))
+$$);
+SELECT pg_temp.rule($$
+import numpy as np
+def main():
+    return np.ctypeslib
+$$);
+SELECT pg_temp.rule($$
+def main(df):
+    return df.to_pickle
+$$);
+-- writers that return a string are fine without a path
+SELECT sandbox_execute($$
+import pandas as pd
+def main():
+    df = pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})
+    return [df.to_csv(index=False), df.to_json(orient="records"), df.to_string(index=False)]
+$$);
+
+-- format-string: str.format only on literals, without attribute or item paths
+SELECT sandbox_execute($$
+def main():
+    return "{0.real}".format(1)
+$$);
+SELECT sandbox_execute($$
+def main(fmt):
+    return fmt.format(1)
+$$, '{"fmt": "{0}"}');
+SELECT pg_temp.rule($$
+def main():
+    return "{x[0]}".format(x=[1])
+$$);
+SELECT pg_temp.rule($$
+def main():
+    return "{:{w.real}}".format(1, w=5)
+$$);
+SELECT pg_temp.rule($$
+def main(d):
+    return "{a}".format_map(d)
+$$);
+SELECT sandbox_execute($$
+def main():
+    return ["{} and {name:>5}".format(1, name="x"), "{0:.2f}".format(3.14159), f"{[1][0]:03d}"]
+$$);
+
+-- try-star
+SELECT sandbox_execute($$
+def main():
+    try:
+        pass
+    except* ValueError:
+        pass
+$$);
+
+-- metaclass: no class keyword arguments
+SELECT sandbox_execute($$
+class Meta(type):
+    pass
+class A(metaclass=Meta):
+    pass
+def main():
+    return 1
+$$);
+SELECT pg_temp.rule($$
+class A(object, **{}):
+    pass
+def main():
+    return 1
+$$);
+
+-- async: no coroutines
+SELECT sandbox_execute($$
+async def main():
+    return 1
+$$);
+SELECT pg_temp.rule($$
+def main():
+    return [x async for x in y]
+$$);
+
+-- too-complex, too-large: code that cannot be checked is not run
+SELECT sandbox_execute('def main(): return ' || repeat('-', 100000) || '1');
+SELECT sandbox_execute('def main(): return 1' || E'\n#' || repeat('x', 1048576));
+-- (nesting that Python's own parser refuses is a syntax error, 42601)
+SELECT pg_temp.check('def main(): return ' || repeat('(', 300) || '1' || repeat(')', 300));
+
+-- positions count characters, and point at the attribute, not the object
+SELECT sandbox_execute($$
+def main(df):
+    s = "héllo wörld"; return df.x.y._hidden
+$$);
+-- only the first problem is reported
+SELECT sandbox_execute($$
+import os
+import sys
+def main():
+    return eval("1")
+$$);
+
+-- legitimate analytics code runs: f-strings, lambdas, comprehensions,
+-- dataclasses, decorators, try/except, regex, df.apply, df.query, groupby
+SELECT jsonb_pretty(sandbox_execute($$
+"""Monthly revenue report."""
+import re
+import functools
+from dataclasses import dataclass
+import pandas as pd
+import numpy as np
+
+CURRENCY = "EUR"
+
+@dataclass(frozen=True)
+class Summary:
+    region: str
+    total: float
+
+def cached(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return wrapper
+
+@cached
+def normalise(name):
+    return re.sub(r"\s+", " ", name).strip().title()
+
+def main(df, min_amount=0):
+    df = df.copy()
+    df["region"] = df["region"].apply(normalise)
+    df["band"] = df["amount"].apply(lambda a: "high" if a >= 10 else "low")
+    big = df.query("amount >= @min_amount and band == 'high'")
+    totals = df.groupby("region")["amount"].sum().sort_index()
+    summaries = [Summary(r, float(t)) for r, t in totals.items()]
+    try:
+        ratio = totals["North"] / totals["Nowhere"]
+    except KeyError as e:
+        ratio = f"missing {e}"
+    return {
+        "big_ids": sorted(big["id"].tolist()),
+        "totals": totals,
+        "labels": [f"{s.region}: {s.total:,.2f} {CURRENCY}" for s in summaries],
+        "ratio": ratio,
+        "bands": {b: int(n) for b, n in df["band"].value_counts().sort_index().items()},
+        "mean": round(float(np.mean(df["amount"])), 3),
+    }
+$$, '{"df": {"$query": "SELECT * FROM (VALUES (1, ''  north '', 10.5), (2, ''south'', 20.0), (3, ''NORTH'', 5.25), (4, ''east  side'', 12.0)) v(id, region, amount)"},
+      "min_amount": 11}'));
