@@ -325,6 +325,14 @@ sb_worker_start(void)
 
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
+
+		/*
+		 * A session of its own: PostgreSQL signals a backend's whole process
+		 * group on cancel and terminate, and the worker must not die (or
+		 * leave its child to init) on those; it follows the backend through
+		 * the control socket and its parent-death signal instead.
+		 */
+		(void) setsid();
 		if (sv[1] == SB_WORKER_CONTROL_FD)
 			fcntl(sv[1], F_SETFD, 0);
 		else if (dup2(sv[1], SB_WORKER_CONTROL_FD) < 0)

@@ -88,6 +88,11 @@ FORBIDDEN_ATTRIBUTES.update(dict.fromkeys((
     "pickle", "marshal", "shutil", "socket", "gc", "inspect",
 ), _REASON_INTERNALS))
 
+# typing evaluates string annotations with eval().
+FORBIDDEN_ATTRIBUTES.update(dict.fromkeys((
+    "get_type_hints", "ForwardRef",
+), "it evaluates strings as code"))
+
 # str.format and friends can walk attributes from inside a string.
 FORMAT_ATTRIBUTES = frozenset({
     "format", "format_map", "Formatter", "Template",
@@ -364,3 +369,32 @@ def make_globals(allowed, print_fn):
         "__name__": "__sandbox__",
         "__doc__": None,
     }
+
+
+_PANDAS_GUARD = {"on": True}
+
+
+def set_pandas_guard(on):
+    """Switch the pandas expression guard (off only with the Python layer)."""
+    _PANDAS_GUARD["on"] = bool(on)
+
+
+def harden_pandas():
+    """Apply the attribute rules inside pandas expressions (once, in the worker).
+
+    DataFrame.query/eval and pd.eval parse a string and look attributes up
+    with getattr(); the validator sees only constant strings, so a computed
+    expression such as "x.__class__" is refused here, at run time.
+    """
+    from pandas.core.computation import expr
+
+    original = expr.BaseExprVisitor.visit_Attribute
+
+    def visit_Attribute(self, node, **kwargs):
+        problem = attribute_problem(node.attr) if _PANDAS_GUARD["on"] else None
+        if problem is not None:
+            raise AttributeError(problem[1] + " (in a pandas expression)")
+        return original(self, node, **kwargs)
+
+    expr.BaseExprVisitor.visit_Attribute = visit_Attribute
+

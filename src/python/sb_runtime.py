@@ -47,6 +47,7 @@ def warm(allowed_csv):
             importlib.import_module(name)
         except Exception:  # an allowlisted module that is not installed
             pass
+    sb_guard.harden_pandas()
     frame = pd.DataFrame({"g": ["a", "b", "c", "d"] * 256,
                           "x": np.arange(1024, dtype=np.int64),
                           "f": np.arange(1024) / 7.0,
@@ -270,6 +271,7 @@ def serve(python_layer):
     out = _Output(limit, request.get("print", "notice") == "notice")
     lines = code.splitlines()
     sys.stdout = sys.stderr = _Stream(out)
+    sb_guard.set_pandas_guard(python_layer)
 
     if python_layer:
         findings, _imports = sb_validator.validate(code, allowed)

@@ -536,6 +536,7 @@ class _Validator:
     # -- definitions and other bindings ----------------------------------
 
     def _visit_FunctionDef(self, node, parent):
+        self._check_annotation_strings(node.returns)
         name = node.name
         if not name.startswith("__"):
             self._check_name(node, name)
@@ -560,6 +561,35 @@ class _Validator:
 
     def _visit_arg(self, node, parent):
         self._check_name(node, node.arg)
+        self._check_annotation_strings(node.annotation)
+
+    def _visit_AnnAssign(self, node, parent):
+        self._check_annotation_strings(node.annotation)
+
+    def _check_annotation_strings(self, annotation):
+        """String annotations are code: typing.get_type_hints() and
+        functools.singledispatch evaluate them, so they obey the same rules."""
+        if annotation is None:
+            return
+        for node in ast.walk(annotation):
+            if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+                continue
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    tree = ast.parse(node.value.strip(), "<annotation>", "eval")
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                self._report(node, "syntax", "a string annotation must be a "
+                             "valid expression")
+                continue
+            inner = _Validator(node.value.strip(), self.allowed)
+            try:
+                inner._walk(tree)
+            except (RecursionError, MemoryError):
+                inner._add(1, 1, "too-complex", "annotation is too complex")
+            for finding in inner.findings:
+                self._report(node, finding["rule"], finding["message"] +
+                             " (in a string annotation)")
 
     def _visit_keyword(self, node, parent):
         if node.arg is not None and node.arg.startswith("__"):

@@ -66,6 +66,42 @@ class ValidatorTestCase(unittest.TestCase):
         self.assertEqual(findings, [], source)
 
 
+class AnnotationStringTests(ValidatorTestCase):
+    """typing.get_type_hints() evaluates string annotations: they are code."""
+
+    def test_dunder_in_argument_annotation(self):
+        self.assertFindings(
+            "def f(x: \"().__class__\"):\n    pass\n",
+            finding(1, 10, "dunder", dunder("__class__") + " (in a string annotation)"))
+
+    def test_return_and_variable_annotations(self):
+        findings, _ = validate(
+            "def f() -> \"x.__dict__\":\n    y: \"eval('1')\" = 1\n")
+        self.assertEqual([(f["line"], f["rule"]) for f in findings],
+                         [(1, "dunder"), (2, "forbidden-name")])
+
+    def test_nested_string_in_subscript(self):
+        findings, _ = validate(
+            "import typing\ndef f(x: typing.List[\"().__class__\"]):\n    pass\n")
+        self.assertEqual([f["rule"] for f in findings], ["dunder"])
+
+    def test_invalid_annotation_string(self):
+        self.assertFindings(
+            "def f(x: \"1 +\"):\n    pass\n",
+            finding(1, 10, "syntax", "a string annotation must be a valid expression"))
+
+    def test_plain_forward_references_pass(self):
+        self.assertClean("import pandas as pd\n"
+                         "def f(x: \"pd.DataFrame\") -> \"list[int]\":\n"
+                         "    y: \"int\" = 1\n    return [y]\n")
+
+    def test_get_type_hints_refused(self):
+        self.assertFindings(
+            "import typing\ndef f():\n    return typing.get_type_hints(f)\n",
+            finding(3, 19, "forbidden-attribute",
+                    'attribute "get_type_hints" is not allowed: it evaluates strings as code'))
+
+
 class SyntaxAndLimitTests(ValidatorTestCase):
 
     def test_syntax_error(self):

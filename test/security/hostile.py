@@ -1,0 +1,1385 @@
+#!/usr/bin/python3
+"""Hostile-payload suite: the sandbox must stop every payload below.
+
+Run as root (to read /proc of postgres processes and the server log) with
+Debian's interpreter, against a running test cluster:
+
+    /usr/bin/python3 test/security/hostile.py [--modes on,off,bypass] [--only SUBSTRING]
+
+Connection settings come from PGHOST/PGPORT/PGUSER (a superuser); the data
+directory and server log from PYSANDBOX_TEST_DIR (default /tmp/pysandbox-test).
+
+Each payload is a module for sandbox_execute(code, inputs, '{main}', options)
+whose last step does real harm: read a canary file, write a file, connect,
+start a program, signal or trace another process, crash, or exhaust a limit.
+It runs in up to three modes:
+
+  on      the Python layer is on: most payloads are rejected by the validator
+          (42501) or the runtime guard before anything runs;
+  off     SET pysandbox.python_layer = off (superuser): real builtins and real
+          imports, so only the OS layers (rlimits, seccomp, Landlock) stand;
+  bypass  the Python layer is on, but the payload is wrapped in a known
+          escape from it (pandas.eval of a computed string reaching the real
+          builtins), which is what an ordinary role could do.  Runs only while
+          that escape works: the probe at start-up says which.  It exercises
+          the OS floor exactly like "off", from an unprivileged starting point.
+
+For every payload in every mode it asserts:
+  (a) the call was stopped with an expected outcome: an SQLSTATE, classified
+      by message into a label (validator, seccomp, denied = OSError from
+      Landlock/rlimits, memory, cpu, output, timeout, crash, ...);
+  (b) nothing was read: a random secret planted in a canary file in the data
+      directory (postgres, 0600) and in /tmp (postgres, 0644) never appears in
+      the result, the NOTICEs, the error fields or the server log;
+  (c) nothing was written: the 0777 write directory stays empty, no new entry
+      appears at the top of the data directory, the canaries are unchanged;
+  (d) nothing connected: TCP and UDP listeners on 127.0.0.1 and a Unix socket
+      listener saw no connection or datagram, and a signal sentinel (a process
+      running as the postgres user) received no signal and is alive;
+  (e) no process left behind: the backend's only child is its worker (the
+      same one as before the payload), the worker has no child, no
+      pysandbox-worker exists outside a backend, no zombie under the
+      postmaster;
+  (f) the backend is alive (same connection runs SELECT 1, same backend pid),
+      the postmaster pid is unchanged and the server log shows no crash.
+
+One line per payload and mode, then exactly "hostile: N passed, M failed";
+the exit status is non-zero if anything failed.
+"""
+
+import argparse
+import os
+import platform
+import pwd
+import re
+import secrets
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import textwrap
+import time
+
+import psycopg2
+import psycopg2.extras
+
+TEST_DIR = os.environ.get("PYSANDBOX_TEST_DIR", "/tmp/pysandbox-test")
+DATA_DIR = os.path.join(TEST_DIR, "data")
+LOG_PATH = os.path.join(TEST_DIR, "log")
+WORKER_EXE = "/usr/lib/postgresql/15/lib/pysandbox-worker"
+
+CRASH_LOG = re.compile(r"terminated by signal|server process \(PID \d+\)|"
+                       r"was terminated|terminating any other active server|"
+                       r"all server processes terminated|"
+                       r"database system was interrupted")
+
+# --------------------------------------------------------------------------
+# outcomes
+
+VALIDATOR = "validator"     # 42501, the validator rejected the code
+GUARD = "guard"             # 38000 from the runtime guard ("... not allowed")
+SYNTAX = "syntax"           # 42601
+SECCOMP = "seccomp"         # 42501 blocked system call
+DENIED = "denied"           # 38000 OSError: Landlock, rlimits, ENOSYS
+MEMORY = "memory"           # 53200
+CPU = "cpu"                 # 54000 CPU time
+OUTPUT = "output"           # 54000 output size
+TIMEOUT = "timeout"         # 57014 the sandbox's wall-clock limit
+CRASH = "crash"             # 39000 killed by a signal / broke the protocol
+EXCEPTION = "exception"     # 38000 some other Python exception
+OK = "ok"                   # returned a result (harmless, see the checks)
+
+PYLAYER = {VALIDATOR, GUARD}
+GUARD_TYPES = {"AttributeError", "ImportError", "ModuleNotFoundError",
+               "NameError", "TypeError"}
+OSERROR_TYPES = {"OSError", "PermissionError", "BlockingIOError",
+                 "FileNotFoundError", "IsADirectoryError",
+                 "NotADirectoryError", "ChildProcessError"}
+
+
+def classify(code, message, detail):
+    """Label an outcome by SQLSTATE and message."""
+    message = message or ""
+    detail = detail or ""
+    if code is None:
+        return OK
+    if code == "42501":
+        if "blocked system call" in message:
+            return SECCOMP
+        if detail.startswith("Rejected at line"):
+            return VALIDATOR
+    elif code == "42601":
+        return SYNTAX
+    elif code == "53200":
+        return MEMORY
+    elif code == "54000":
+        if "CPU time" in message:
+            return CPU
+        if "output" in message:
+            return OUTPUT
+    elif code == "57014":
+        if "wall-clock limit" in message:
+            return TIMEOUT
+        return "statement-timeout"      # the harness's safety net: a hang
+    elif code == "39000":
+        if "runtime failed unexpectedly" in detail:
+            return "runtime-failure"    # the sandbox's own code broke
+        return CRASH
+    elif code == "38000":
+        etype = message.split(":", 1)[0]
+        if etype in OSERROR_TYPES:
+            return DENIED
+        if etype in GUARD_TYPES and "not allowed" in message:
+            return GUARD
+        return EXCEPTION
+    return "unexpected-" + code
+
+
+# --------------------------------------------------------------------------
+# payloads
+
+SYSCALLS = {   # the few numbers the raw-syscall payloads need
+    "x86_64": dict(openat=257, open=2, clone=56, clone3=435, memfd_create=319,
+                   mmap=9, process_vm_readv=310, unshare=272, setns=308,
+                   mount=165, bpf=321, userfaultfd=323, io_uring_setup=425,
+                   keyctl=250, pidfd_open=434, pidfd_send_signal=424,
+                   perf_event_open=298, prctl=157, personality=135,
+                   shmget=29, pipe2=293, socketpair=53, chmod=90, unlink=87,
+                   rename=82, truncate=76, mkdir=83, symlink=88, link=86,
+                   setpriority=141, rt_sigqueueinfo=129, tgkill=234,
+                   x32_offset=0x40000000),
+    "aarch64": dict(openat=56, open=None, clone=220, clone3=435,
+                    memfd_create=279, mmap=222, process_vm_readv=270,
+                    unshare=97, setns=268, mount=40, bpf=280, userfaultfd=282,
+                    io_uring_setup=425, keyctl=219, pidfd_open=434,
+                    pidfd_send_signal=424, perf_event_open=241, prctl=167,
+                    personality=92, shmget=194, pipe2=59, socketpair=199,
+                    chmod=None, unlink=None, rename=None, truncate=45,
+                    mkdir=None, symlink=None, link=None, setpriority=140,
+                    rt_sigqueueinfo=138, tgkill=131, x32_offset=None),
+}
+NR = SYSCALLS.get(platform.machine(), {})
+
+CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWNET = 0x20000, 0x10000000, 0x40000000
+CLONE_VM, CLONE_SIGHAND, CLONE_THREAD = 0x100, 0x800, 0x10000
+O_WRONLY, O_RDWR, O_CREAT, O_TRUNC = 0o1, 0o2, 0o100, 0o1000
+
+
+class Payload:
+    """One hostile module and the outcomes allowed in each mode."""
+
+    def __init__(self, name, code, on=PYLAYER, off=None, bypass=None,
+                 options=None):
+        self.name = name
+        self.code = textwrap.dedent(code).lstrip("\n")
+        self.expect = {"on": set(on), "off": set(off if off is not None else on)}
+        self.expect["bypass"] = set(bypass if bypass is not None
+                                    else self.expect["off"])
+        self.options = options or {}
+
+
+def ctypes_payload(name, body, params="", off=(SECCOMP,), **kw):
+    """A payload that reaches libc through numpy's ctypes."""
+    code = ("import numpy as np\n"
+            "def main(%s):\n"
+            "    ctypes = np.ctypeslib.ctypes\n"
+            "    libc = ctypes.CDLL(None, use_errno=True)\n"
+            "    libc.syscall.restype = ctypes.c_long\n"
+            "    def check(r, what):\n"
+            "        if r == -1:\n"
+            "            e = ctypes.get_errno()\n"
+            "            raise OSError(e, '%%s failed with errno %%d' %% (what, e))\n"
+            "        return r\n" % params
+            + textwrap.indent(textwrap.dedent(body).strip("\n"), "    ") + "\n")
+    return Payload(name, code, off=off, **kw)
+
+
+def syscall_payload(name, call, args, off=(SECCOMP,), params="", **kw):
+    """A raw system call by number; skipped where the number is unknown."""
+    if NR.get(call) is None:
+        return None
+    return ctypes_payload(name, "return check(libc.syscall(%d, %s), %r)"
+                          % (NR[call], args, call), params=params, off=off, **kw)
+
+
+WRAP_CLOSE = ("[c for c in ().__class__.__base__.__subclasses__()"
+              " if c.__name__ == '_wrap_close'][0]")
+
+PAYLOADS = [
+    # -- object graph, frames, format strings, names ------------------------
+    Payload("subclasses-wrap-close-system", """
+        def main(write_dir):
+            for c in ().__class__.__base__.__subclasses__():
+                if c.__name__ == "_wrap_close":
+                    system = c.__init__.__globals__["system"]
+                    return system("id > %s/pwned-system" % write_dir)
+        """, off={SECCOMP}),
+    Payload("mro-walk-os-open", """
+        def main(canary_data):
+            for c in type(1).mro()[-1].__subclasses__():
+                if c.__name__ == "_wrap_close":
+                    g = c.__init__.__globals__
+                    fd = g["open"](canary_data, g["O_RDONLY"])
+                    return g["read"](fd, 200).decode()
+        """, off={DENIED}),
+    Payload("generator-frame-f-back-globals", """
+        def main(canary_tmp):
+            def gen():
+                yield g.gi_frame.f_back
+            g = gen()
+            frame = next(g)
+            while frame.f_back is not None:
+                frame = frame.f_back
+                if "os" in frame.f_globals:
+                    os = frame.f_globals["os"]
+                    return os.read(os.open(canary_tmp, os.O_RDONLY), 200).decode()
+        """, off={DENIED}),
+    Payload("traceback-tb-frame-builtins", """
+        def main(canary_data):
+            try:
+                1 / 0
+            except ZeroDivisionError as e:
+                frame = e.__traceback__.tb_frame
+            b = frame.f_back.f_globals["__builtins__"]
+            b = b if type(b) is dict else b.__dict__
+            return b["open"](canary_data).read()
+        """, off={DENIED}),
+    Payload("format-string-class-walk", """
+        def main(canary_tmp):
+            leak = "{0.__class__.__base__.__subclasses__}".format(())
+            return leak + open(canary_tmp).read()
+        """, off={DENIED}),
+    Payload("format-string-f-globals", """
+        def main(canary_data):
+            def gen():
+                yield "{0.gi_frame.f_back.f_globals}".format(g)
+            g = gen()
+            return next(g) + open(canary_data).read()
+        """, off={DENIED}),
+    Payload("fullwidth-eval", """
+        def main(canary_data):
+            return ｅｖａｌ("open(canary_data).read()")
+        """, off={DENIED}),
+    Payload("fullwidth-open", """
+        def main(canary_tmp):
+            return ｏｐｅｎ(canary_tmp).read()
+        """, off={DENIED}),
+    Payload("getattr-computed-dunder", """
+        def main(canary_data):
+            cls = getattr((), "__cla" + "ss__")
+            base = getattr(cls, "__ba" + "se__")
+            for c in getattr(base, "__subcla" + "sses__")():
+                if c.__name__ == "_wrap_close":
+                    g = getattr(c.__init__, "__glob" + "als__")
+                    return g["read"](g["open"](canary_data, 0), 200).decode()
+        """, off={DENIED}),
+    Payload("getattr-constant-dunder", """
+        def main(canary_tmp):
+            b = getattr(getattr, "__self__")
+            return getattr(b, "open")(canary_tmp).read()
+        """, off={DENIED}),
+    # Python-layer escapes found while writing this suite: evaluation of a
+    # computed string (pandas) or of a string annotation (typing) walks
+    # dunder attributes the validator never sees.
+    Payload("pd-eval-computed-string", """
+        import pandas as pd
+        def main(write_dir):
+            d = "_" * 2
+            expr = "x.@class@.@base@.@subclasses@()".replace("@", d)
+            for c in pd.eval(expr, engine="python", local_dict={"x": ()}):
+                if str(c) == "<class 'os._wrap_close'>":
+                    g = pd.eval("c.@init@.@globals@".replace("@", d),
+                                engine="python", local_dict={"c": c})
+                    return g["system"]("id > %s/pwned-pd-eval" % write_dir)
+        """, off={SECCOMP}),
+    Payload("df-query-computed-string", """
+        import pandas as pd
+        def main(canary_data):
+            df = pd.DataFrame({"a": [1]})
+            def walk(obj, path):
+                hits = []
+                expr = "@hits.append(@x[0]." + path.replace("!", "_" * 2) + ") == 0"
+                try:
+                    df.query(expr, engine="python", local_dict={"x": [obj], "hits": hits})
+                except Exception:
+                    pass
+                return hits[0]
+            for c in walk((), "!class!.!base!.!subclasses!()"):
+                if str(c) == "<class 'os._wrap_close'>":
+                    g = walk(c, "!init!.!globals!")
+                    return g["read"](g["open"](canary_data, 0), 200).decode()
+        """, on={GUARD, EXCEPTION}, off={DENIED}),  # the guard's error is swallowed
+    Payload("typing-get-type-hints-annotation", """
+        import typing
+        def f(x: "WRAP_CLOSE.__init__.__globals__['system']"):
+            pass
+        def main(write_dir):
+            system = typing.get_type_hints(f)["x"]
+            return system("id > %s/pwned-typing" % write_dir)
+        """.replace("WRAP_CLOSE", WRAP_CLOSE), off={SECCOMP}),
+    Payload("df-query-constant-compat-os", """
+        import pandas as pd
+        def main():
+            df = pd.DataFrame({"a": [1]})
+            return len(df.query("@pd.compat.os.system('id') == 0", engine="python"))
+        """, off={SECCOMP}),
+    Payload("df-eval-constant-dunder", """
+        import pandas as pd
+        def main():
+            df = pd.DataFrame({"a": [1]})
+            return str(df.eval("a.__class__.__base__.__subclasses__()", engine="python"))
+        """, off={OK, EXCEPTION}),
+    Payload("np-lib-builtins-open", """
+        import numpy as np
+        def main(canary_data):
+            return np.lib.function_base.builtins.open(canary_data).read()
+        """, off={DENIED}),
+    Payload("pd-compat-sys-modules-os", """
+        import pandas as pd
+        def main(canary_tmp):
+            os = pd.compat.sys.modules["os"]
+            return os.read(os.open(canary_tmp, os.O_RDONLY), 200).decode()
+        """, off={DENIED}),
+    Payload("proxy-pandas-io-common", """
+        import pandas as pd
+        def main(canary_tmp):
+            handles = pd.io.common.get_handle(canary_tmp, "r")
+            return handles.handle.read()
+        """, off={DENIED}),
+    Payload("serializer-str-hook", """
+        class Evil:
+            def __str__(self):
+                return open(CANARY).read()
+            def __repr__(self):
+                return open(CANARY).read()
+        CANARY = ""
+        def main(canary_data):
+            global CANARY
+            CANARY = canary_data
+            return {"x": Evil()}
+        """, off={EXCEPTION, DENIED}),
+
+    # -- files: read ----------------------------------------------------------
+    Payload("open-canary-datadir", """
+        def main(canary_data):
+            return open(canary_data).read()
+        """, off={DENIED}),
+    Payload("open-canary-tmp", """
+        def main(canary_tmp):
+            return open(canary_tmp).read()
+        """, off={DENIED}),
+    Payload("open-etc-passwd", """
+        def main():
+            return open("/etc/passwd").read()
+        """, off={DENIED}),
+    Payload("open-proc-self-environ", """
+        def main():
+            return open("/proc/self/environ").read()
+        """, off={DENIED}),
+    Payload("open-proc-self-maps", """
+        def main():
+            return open("/proc/self/maps").read()
+        """, off={DENIED}),
+    Payload("open-proc-parent-mem", """
+        import os
+        def main():
+            f = open("/proc/%d/mem" % os.getppid(), "rb")
+            return f.read(16).hex()
+        """, off={DENIED}),
+    Payload("open-proc-1-cmdline", """
+        def main():
+            return open("/proc/1/cmdline").read()
+        """, off={DENIED}),
+    Payload("listdir-datadir", """
+        import os
+        def main(data_dir):
+            return os.listdir(data_dir)
+        """, off={DENIED}),
+    Payload("listdir-dev-shm", """
+        import os
+        def main():
+            return os.listdir("/dev/shm")
+        """, off={DENIED}),
+    Payload("dotdot-from-allowed-dir", """
+        import numpy as np
+        def main(canary_tmp):
+            base = np.__file__.rsplit("/", 1)[0]
+            return open(base + "/../../../../.." + canary_tmp).read()
+        """, off={DENIED}),
+    Payload("opath-dirfd-openat", """
+        import os
+        def main(data_dir, canary_data):
+            d = os.open(data_dir, os.O_PATH | os.O_DIRECTORY)
+            fd = os.open(canary_data.rsplit("/", 1)[1], os.O_RDONLY, dir_fd=d)
+            return os.read(fd, 200).decode()
+        """, off={DENIED}),
+    Payload("pandas-read-csv-canary", """
+        import pandas as pd
+        def main(canary_data):
+            return pd.read_csv(canary_data, header=None).to_dict()
+        """, off={DENIED}),
+    Payload("pandas-read-pickle-canary", """
+        import pandas as pd
+        def main(canary_tmp):
+            return str(pd.read_pickle(canary_tmp))
+        """, off={DENIED}),
+    Payload("numpy-fromfile-canary", """
+        import numpy as np
+        def main(canary_data):
+            return np.fromfile(canary_data, dtype="u1").tobytes().decode()
+        """, off={DENIED}),
+    Payload("import-non-preloaded-extension", """
+        import resource
+        def main():
+            resource.setrlimit(resource.RLIMIT_AS, (-1, -1))
+            return resource.getrlimit(resource.RLIMIT_AS)
+        """, off={SECCOMP, DENIED}),
+
+    # -- files: write ---------------------------------------------------------
+    Payload("open-write-dir", """
+        def main(write_dir):
+            with open(write_dir + "/pwned-open", "w") as f:
+                f.write("pwned")
+        """, off={SECCOMP}),
+    Payload("open-append-canary", """
+        def main(canary_tmp):
+            with open(canary_tmp, "a") as f:
+                f.write("pwned")
+        """, off={SECCOMP}),
+    Payload("to-csv-write-dir", """
+        import pandas as pd
+        def main(write_dir):
+            pd.DataFrame({"a": [1]}).to_csv(write_dir + "/pwned.csv")
+        """, off={SECCOMP}),
+    Payload("to-csv-datadir", """
+        import pandas as pd
+        def main(data_dir):
+            pd.DataFrame({"a": [1]}).to_csv(data_dir + "/pysandbox_pwned.csv")
+        """, off={SECCOMP}),
+    Payload("numpy-save-write-dir", """
+        import numpy as np
+        def main(write_dir):
+            np.save(write_dir + "/pwned.npy", np.arange(3))
+        """, off={SECCOMP}),
+    Payload("mkdir-write-dir", """
+        import os
+        def main(write_dir):
+            os.mkdir(write_dir + "/pwned-dir")
+        """, off={SECCOMP}),
+    Payload("unlink-canary", """
+        import os
+        def main(canary_tmp):
+            os.unlink(canary_tmp)
+        """, off={SECCOMP}),
+
+    # -- programs, processes, signals ----------------------------------------
+    Payload("os-system", """
+        import os
+        def main(write_dir):
+            return os.system("id > %s/pwned-os-system" % write_dir)
+        """, off={SECCOMP}),
+    Payload("subprocess-run", """
+        import subprocess
+        def main(write_dir):
+            return subprocess.run(["sh", "-c", "id > %s/pwned-sp" % write_dir]).returncode
+        """, off={SECCOMP}),
+    Payload("os-execv", """
+        import os
+        def main(write_dir):
+            os.execv("/bin/sh", ["sh", "-c", "id > %s/pwned-execv" % write_dir])
+        """, off={SECCOMP}),
+    Payload("os-posix-spawn", """
+        import os
+        def main(write_dir):
+            return os.posix_spawn("/bin/sh", ["sh", "-c", "id > %s/pwned-spawn" % write_dir], {})
+        """, off={SECCOMP}),
+    Payload("os-fork", """
+        import os
+        def main(write_dir):
+            pid = os.fork()
+            if pid == 0:
+                open(write_dir + "/pwned-fork", "w").write("child")
+                os._exit(0)
+            return pid
+        """, off={SECCOMP}),
+    Payload("threading-thread", """
+        import threading
+        def main():
+            t = threading.Thread(target=lambda: None)
+            t.start()
+            t.join()
+            return "thread ran"
+        """, on=PYLAYER, off={EXCEPTION, SECCOMP}),
+    Payload("os-kill-parent", """
+        import os
+        def main():
+            os.kill(os.getppid(), 9)
+        """, off={SECCOMP}),
+    Payload("os-kill-minus-one", """
+        import os
+        def main():
+            os.kill(-1, 9)
+        """, off={SECCOMP}),
+    Payload("os-kill-process-group", """
+        import os
+        def main():
+            os.kill(0, 9)
+        """, off={SECCOMP}),
+    Payload("os-kill-sentinel", """
+        import os, signal
+        def main(target_pid):
+            os.kill(target_pid, signal.SIGUSR1)
+        """, off={SECCOMP}),
+    Payload("os-kill-self", """
+        import os
+        def main():
+            os.kill(os.getpid(), 9)
+        """, off={CRASH}),
+    Payload("sigstop-self", """
+        import os, signal
+        def main():
+            os.kill(os.getpid(), signal.SIGSTOP)
+            return "resumed"
+        """, off={TIMEOUT}, options={"timeout_ms": 500}),
+    Payload("sigsys-ignored-then-fork", """
+        import os, signal
+        def main():
+            signal.signal(signal.SIGSYS, signal.SIG_IGN)
+            return os.fork()
+        """, off={SECCOMP}),
+    # A Python SIGSYS handler makes blocked calls "return" their own number
+    # instead of killing: nothing happens, and the listeners must stay silent.
+    Payload("sigsys-handler-then-connect", """
+        import signal, socket
+        def main(tcp_port, unix_path):
+            signal.signal(signal.SIGSYS, lambda *a: None)
+            s = socket.socket()
+            s.connect(("127.0.0.1", tcp_port))
+            s.sendall(b"pwned")
+            u = socket.socket(socket.AF_UNIX)
+            u.connect(unix_path)
+            u.sendall(b"pwned")
+            return "connected?"
+        """, off={OK, EXCEPTION, DENIED, SECCOMP}),
+
+    # -- network ---------------------------------------------------------------
+    Payload("socket-tcp-connect", """
+        import socket
+        def main(tcp_port):
+            s = socket.socket()
+            s.connect(("127.0.0.1", tcp_port))
+            s.sendall(b"pwned")
+        """, off={SECCOMP}),
+    Payload("socket-unix-connect", """
+        import socket
+        def main(unix_path):
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(unix_path)
+            s.sendall(b"pwned")
+        """, off={SECCOMP}),
+    Payload("socket-udp-sendto", """
+        import socket
+        def main(udp_port):
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.sendto(b"pwned", ("127.0.0.1", udp_port))
+        """, off={SECCOMP}),
+    Payload("socket-postgres", """
+        import socket
+        def main(pg_socket):
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(pg_socket)
+        """, off={SECCOMP}),
+
+    # -- ctypes through numpy ------------------------------------------------------
+    ctypes_payload("ctypes-libc-open-canary", """
+        fd = check(libc.open(canary_data.encode(), 0), "open")
+        buf = ctypes.create_string_buffer(256)
+        n = check(libc.read(fd, buf, 256), "read")
+        return buf.raw[:n].decode()
+        """, params="canary_data", off={DENIED}),
+    ctypes_payload("ctypes-libc-execve", """
+        cmd = ("id > %s/pwned-execve" % write_dir).encode()
+        argv = (ctypes.c_char_p * 4)(b"/bin/sh", b"-c", cmd, None)
+        return check(libc.execve(b"/bin/sh", argv, None), "execve")
+        """, params="write_dir"),
+    ctypes_payload("ctypes-libc-fork", """
+        return check(libc.fork(), "fork")
+        """),
+    ctypes_payload("ctypes-libc-socket", """
+        return check(libc.socket(2, 1, 0), "socket")
+        """),
+    ctypes_payload("ctypes-libc-kill-minus-one", """
+        return check(libc.kill(-1, 9), "kill")
+        """),
+    ctypes_payload("ctypes-libc-ptrace-attach", """
+        return check(libc.ptrace(16, libc.getppid(), None, None), "ptrace")
+        """),
+    ctypes_payload("ctypes-libc-ptrace-traceme", """
+        return check(libc.ptrace(0, 0, None, None), "ptrace")
+        """),
+    ctypes_payload("ctypes-string-at-zero", """
+        return ctypes.string_at(0).hex()
+        """, off={CRASH}),
+    ctypes_payload("ctypes-mmap-prot-exec", """
+        libc.mmap.restype = ctypes.c_void_p
+        libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                              ctypes.c_int, ctypes.c_int, ctypes.c_long]
+        p = libc.mmap(None, 4096, 7, 0x22, -1, 0)
+        return p
+        """),
+    ctypes_payload("ctypes-mprotect-exec", """
+        buf = ctypes.create_string_buffer(3 * 4096)
+        page = (ctypes.addressof(buf) + 4095) & ~4095
+        return check(libc.mprotect(ctypes.c_void_p(page), 4096, 7), "mprotect")
+        """),
+    ctypes_payload("ctypes-process-vm-readv", """
+        class Iov(ctypes.Structure):
+            _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+        buf = ctypes.create_string_buffer(64)
+        local = Iov(ctypes.addressof(buf), 64)
+        remote = Iov(0x400000, 64)
+        libc.process_vm_readv.restype = ctypes.c_long
+        return check(libc.process_vm_readv(libc.getppid(), ctypes.byref(local), 1,
+                                           ctypes.byref(remote), 1, 0), "process_vm_readv")
+        """),
+    # fcntl is allowed: F_SETOWN + F_SETSIG + O_ASYNC on the data socket asks
+    # the kernel to signal another process (same uid) each time the backend
+    # drains the socket after a non-blocking write hit EAGAIN.  Outside the
+    # sandbox this delivers; Landlock's signal scoping (ABI 6) is what stops
+    # it.  The frames stay valid, so the call itself may succeed: the check
+    # is that the sentinel hears nothing.
+    ctypes_payload("fcntl-setown-sigio-sentinel", """
+        import os, struct, time
+        check(libc.fcntl(3, 8, target_pid), "F_SETOWN")
+        check(libc.fcntl(3, 10, 10), "F_SETSIG")
+        flags = check(libc.fcntl(3, 3), "F_GETFL")
+        check(libc.fcntl(3, 4, flags | 0o20000 | os.O_NONBLOCK), "F_SETFL")
+        buf = (struct.pack("=II", 48, 32768) + b"." * 32768) * 48
+        while buf:
+            try:
+                buf = buf[os.write(3, buf):]
+            except BlockingIOError:
+                time.sleep(0.01)
+        return "flooded"
+        """, params="target_pid", off={OK, SECCOMP, DENIED},
+        options={"max_output_bytes": 4 << 20}),
+
+    # -- the data channel: the backend trusts no byte ---------------------------
+    Payload("protocol-unknown-frame", """
+        import sb_io
+        def main():
+            sb_io.send(99, b"x")
+            return 1
+        """, off={CRASH}),
+    Payload("protocol-garbage-bytes", """
+        import os
+        def main():
+            os.write(3, b"\\xff" * 64)
+            return 1
+        """, off={CRASH}),
+    Payload("protocol-two-results", """
+        import sb_io
+        def main():
+            sb_io.send(sb_io.RESULT, b'{"main": "forged"}')
+            return 1
+        """, off={CRASH}),
+    Payload("protocol-bad-json-result", """
+        import sb_io, os
+        def main():
+            sb_io.send(sb_io.RESULT, b'{"main": ')
+            os._exit(0)
+        """, off={CRASH}),
+    Payload("protocol-truncated-frame", """
+        import os, struct
+        def main():
+            os.write(3, struct.pack("=II", 49, 1 << 20) + b"{")
+            os._exit(0)
+        """, off={CRASH, OUTPUT}),
+
+    # -- resources ---------------------------------------------------------------
+    Payload("memory-str-repeat", """
+        def main():
+            return len("x" * 10**10)
+        """, on={MEMORY}, off={MEMORY}, options={"memory_mb": 128}),
+    Payload("memory-np-ones", """
+        import numpy as np
+        def main():
+            return float(np.ones(10**10).sum())
+        """, on={MEMORY}, off={MEMORY}, options={"memory_mb": 128}),
+    Payload("memory-growing-list", """
+        def main():
+            x = []
+            while True:
+                x.append("x" * 1000000)
+        """, on={MEMORY, CRASH}, off={MEMORY, CRASH}, options={"memory_mb": 128}),
+    Payload("memory-dataframe", """
+        import numpy as np
+        import pandas as pd
+        def main():
+            return pd.DataFrame(np.zeros((10**5, 10**4))).shape
+        """, on={MEMORY}, off={MEMORY}, options={"memory_mb": 128}),
+    Payload("cpu-loop-cpu-limit", """
+        def main():
+            while True:
+                pass
+        """, on={CPU}, off={CPU}, options={"cpu_ms": 300, "timeout_ms": 5000}),
+    Payload("cpu-loop-wall-limit", """
+        def main():
+            while True:
+                pass
+        """, on={TIMEOUT}, off={TIMEOUT}, options={"timeout_ms": 300}),
+    Payload("cpu-loop-ignore-sigprof-sigxcpu", """
+        import signal
+        def main():
+            signal.signal(signal.SIGPROF, signal.SIG_IGN)
+            signal.signal(signal.SIGXCPU, signal.SIG_IGN)
+            while True:
+                pass
+        """, off={CPU, TIMEOUT}, options={"cpu_ms": 300, "timeout_ms": 4000}),
+    Payload("time-sleep", """
+        import time
+        def main():
+            time.sleep(30)
+        """, off={TIMEOUT}, options={"timeout_ms": 300}),
+    Payload("blocking-read-data-socket", """
+        import os
+        def main():
+            return os.read(3, 1)
+        """, off={TIMEOUT}, options={"timeout_ms": 300}),
+    Payload("print-flood", """
+        def main():
+            for i in range(10**7):
+                print("x" * 1000)
+        """, on={OUTPUT}, off={OUTPUT}, options={"max_output_bytes": 100000}),
+    Payload("huge-result-string", """
+        def main():
+            return "x" * 10**7
+        """, on={OUTPUT}, off={OUTPUT}, options={"max_output_bytes": 1000000}),
+    Payload("huge-result-dataframe", """
+        import numpy as np
+        import pandas as pd
+        def main():
+            return pd.DataFrame(np.zeros((10**6, 4)))
+        """, on={OUTPUT}, off={OUTPUT}, options={"max_output_bytes": 1000000}),
+
+    # -- deeply nested source and other crashers ---------------------------
+    Payload("nested-parentheses", "def main():\n    return " + "(" * 10000 + "1"
+            + ")" * 10000 + "\n", on={SYNTAX, VALIDATOR}, off={SYNTAX},
+            bypass={EXCEPTION}),
+    Payload("nested-ifs", "def main():\n" + "".join(
+        " " * (i + 1) + "if True:\n" for i in range(1000))
+        + " " * 1001 + "return 1\n", on={SYNTAX, VALIDATOR}, off={SYNTAX},
+        bypass={EXCEPTION}),
+    Payload("nested-unary-minus", "def main():\n    return " + "-" * 100000
+            + "1\n", on={SYNTAX, VALIDATOR}, off={SYNTAX}, bypass={EXCEPTION, MEMORY}),
+    Payload("nested-lambdas", "def main():\n    return " + "lambda: " * 5000
+            + "1\n", on={SYNTAX, VALIDATOR, OK}, off={SYNTAX, OK, EXCEPTION},
+            bypass={EXCEPTION, MEMORY, OK}),
+    Payload("deep-result-nesting", """
+        def main():
+            x = []
+            for i in range(100000):
+                x = [x]
+            return x
+        """, on={EXCEPTION, CRASH}, off={EXCEPTION, CRASH}),
+    Payload("recursion-c-stack", """
+        def main():
+            def f(n):
+                return max(map(f, [n + 1]))
+            return f(0)
+        """, on={EXCEPTION}, off={EXCEPTION}),
+    Payload("recursion-limit-raised", """
+        import sys
+        def main():
+            sys.setrecursionlimit(10**6)
+            def f(n):
+                return max(map(f, [n + 1]))
+            return f(0)
+        """, off={CRASH, EXCEPTION, MEMORY}),
+    Payload("os-abort", """
+        import os
+        def main():
+            os.abort()
+        """, off={CRASH}),
+]
+
+# Raw system calls the allowlist must refuse (or answer with ENOSYS).
+SYSCALL_PAYLOADS = [
+    syscall_payload("syscall-clone-new-namespaces", "clone",
+                    "%d, 0, 0, 0, 0" % (CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWNS | 17)),
+    syscall_payload("syscall-clone-thread-with-newnet", "clone",
+                    "%d, 0, 0, 0, 0" % (CLONE_VM | CLONE_SIGHAND | CLONE_THREAD | CLONE_NEWNET)),
+    syscall_payload("syscall-clone3", "clone3",
+                    "(ctypes.c_uint64 * 11)(%d), 88" % (CLONE_NEWUSER | CLONE_NEWNET),
+                    off={DENIED, SECCOMP}),
+    syscall_payload("syscall-openat-trunc-canary", "openat",
+                    "-100, canary_tmp.encode(), %d" % (O_WRONLY | O_TRUNC),
+                    params="canary_tmp"),
+    syscall_payload("syscall-openat-rdonly-trunc-canary", "openat",
+                    "-100, canary_data.encode(), %d" % O_TRUNC,
+                    params="canary_data"),
+    syscall_payload("syscall-openat-creat-write-dir", "openat",
+                    "-100, (write_dir + '/pwned-openat').encode(), %d, 0o666"
+                    % (O_RDWR | O_CREAT), params="write_dir"),
+    syscall_payload("syscall-open-creat-write-dir", "open",
+                    "(write_dir + '/pwned-open').encode(), %d, 0o666"
+                    % (O_WRONLY | O_CREAT), params="write_dir"),
+    syscall_payload("syscall-openat-x32-abi", "openat",
+                    "-100, canary_tmp.encode(), 0", params="canary_tmp")
+    if NR.get("x32_offset") is None else ctypes_payload(
+        "syscall-openat-x32-abi",
+        "return check(libc.syscall(%d, -100, canary_tmp.encode(), 0), 'x32 openat')"
+        % (NR["x32_offset"] + 257), params="canary_tmp"),
+    syscall_payload("syscall-memfd-create", "memfd_create", "b'x', 0"),
+    syscall_payload("syscall-mmap-prot-exec", "mmap", "0, 4096, 7, 0x22, -1, 0"),
+    syscall_payload("syscall-process-vm-readv", "process_vm_readv",
+                    "libc.getppid(), 0, 0, 0, 0, 0"),
+    syscall_payload("syscall-unshare-newuser", "unshare", "%d" % CLONE_NEWUSER),
+    syscall_payload("syscall-setns", "setns", "0, 0"),
+    syscall_payload("syscall-mount", "mount", "b'none', b'/tmp', b'tmpfs', 0, 0"),
+    syscall_payload("syscall-bpf", "bpf", "0, 0, 0"),
+    syscall_payload("syscall-userfaultfd", "userfaultfd", "0"),
+    syscall_payload("syscall-io-uring-setup", "io_uring_setup", "8, (ctypes.c_char * 120)()"),
+    syscall_payload("syscall-keyctl", "keyctl", "0, 0, 0, 0, 0"),
+    syscall_payload("syscall-pidfd-open-parent", "pidfd_open", "libc.getppid(), 0"),
+    syscall_payload("syscall-pidfd-send-signal", "pidfd_send_signal", "3, 9, 0, 0"),
+    syscall_payload("syscall-perf-event-open", "perf_event_open",
+                    "(ctypes.c_char * 128)(), 0, -1, -1, 0"),
+    syscall_payload("syscall-prctl-pdeathsig-off", "prctl", "1, 0, 0, 0, 0"),
+    syscall_payload("syscall-personality-exec", "personality", "0x0400000"),
+    syscall_payload("syscall-shmget", "shmget", "0, 4096, 0o1666"),
+    syscall_payload("syscall-pipe2", "pipe2", "(ctypes.c_int * 2)(), 0"),
+    syscall_payload("syscall-socketpair", "socketpair", "1, 1, 0, (ctypes.c_int * 2)()"),
+    syscall_payload("syscall-chmod-canary", "chmod", "canary_tmp.encode(), 0o666",
+                    params="canary_tmp"),
+    syscall_payload("syscall-rename-canary", "rename",
+                    "canary_tmp.encode(), (write_dir + '/pwned-rename').encode()",
+                    params="canary_tmp, write_dir"),
+    syscall_payload("syscall-truncate-canary", "truncate", "canary_data.encode(), 0",
+                    params="canary_data"),
+    syscall_payload("syscall-symlink", "symlink",
+                    "canary_data.encode(), (write_dir + '/pwned-link').encode()",
+                    params="canary_data, write_dir"),
+    syscall_payload("syscall-link", "link",
+                    "canary_tmp.encode(), (write_dir + '/pwned-hardlink').encode()",
+                    params="canary_tmp, write_dir"),
+    syscall_payload("syscall-setpriority", "setpriority", "0, 0, -5"),
+    syscall_payload("syscall-rt-sigqueueinfo-sentinel", "rt_sigqueueinfo",
+                    "target_pid, 10, (ctypes.c_char * 128)()", params="target_pid"),
+    syscall_payload("syscall-tgkill-sentinel", "tgkill", "target_pid, target_pid, 10",
+                    params="target_pid"),
+]
+PAYLOADS += [p for p in SYSCALL_PAYLOADS if p is not None]
+
+# The escape used by the "bypass" mode: real builtins through pandas.eval.
+BYPASS_TEMPLATE = '''\
+import pandas as pd
+SOURCE = {source!r}
+def main({params}):
+    d = "_" * 2
+    subclasses = pd.eval("x.@class@.@base@.@subclasses@()".replace("@", d),
+                         engine="python", local_dict={{"x": ()}})
+    for c in subclasses:
+        if str(c) == "<class 'os._wrap_close'>":
+            g = pd.eval("c.@init@.@globals@".replace("@", d), engine="python",
+                        local_dict={{"c": c}})
+    real = dict(g[d + "builtins" + d])
+    real["print"] = print
+    ns = {{d + "builtins" + d: real, d + "name" + d: "bypass"}}
+    real["exec"](SOURCE + CALL, ns)
+    return ns["call_main"]({{{inputs}}})
+CALL = """
+def call_main(inputs):
+    c = main.__code__
+    return main(**{{n: inputs[n] for n in c.co_varnames[:c.co_argcount]}})
+"""
+'''
+
+
+# --------------------------------------------------------------------------
+# the environment the payloads attack
+
+def read_stat(pid):
+    """(comm, state, ppid) of a process, or None if it is gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            text = f.read()
+    except OSError:
+        return None
+    close = text.rfind(")")
+    fields = text[close + 2:].split()
+    return text[text.find("(") + 1:close], fields[0], int(fields[1])
+
+
+def process_table():
+    table = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            st = read_stat(int(entry))
+            if st is not None:
+                table[int(entry)] = st
+    return table
+
+
+def exe_of(pid):
+    try:
+        return os.readlink("/proc/%d/exe" % pid)
+    except OSError:
+        return None
+
+
+def descendants(table, root):
+    children = {}
+    for pid, (_comm, _state, ppid) in table.items():
+        children.setdefault(ppid, []).append(pid)
+    found, stack = [], [root]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            found.append(child)
+            stack.append(child)
+    return found
+
+
+class Notices:
+    """Collects every NOTICE (psycopg2 trims a plain list to 50)."""
+
+    def __init__(self):
+        self.items = []
+
+    def append(self, item):
+        self.items.append(item)
+
+
+class Sentinel:
+    """A process running as postgres that reports any signal it receives."""
+
+    SIGNALS = (signal.SIGUSR1, signal.SIGUSR2, signal.SIGIO, signal.SIGURG,
+               signal.SIGHUP, signal.SIGTERM, signal.SIGINT, signal.SIGALRM,
+               signal.SIGWINCH, signal.SIGCONT, signal.SIGPIPE, signal.SIGCHLD)
+
+    def __init__(self, uid, gid):
+        report_r, report_w = os.pipe()
+        ctl_r, ctl_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(report_r)
+                os.close(ctl_w)
+                os.setgroups([])
+                os.setgid(gid)
+                os.setuid(uid)
+
+                def handler(signum, _frame):
+                    os.write(report_w, b"%d\n" % signum)
+                for s in self.SIGNALS:
+                    signal.signal(s, handler)
+                while os.read(ctl_r, 1):    # until the suite closes ctl_w
+                    pass
+            finally:
+                os._exit(0)
+        os.close(report_w)
+        os.close(ctl_r)
+        self.pid, self.report, self.ctl = pid, report_r, ctl_w
+        os.set_blocking(report_r, False)
+
+    def received(self):
+        try:
+            return os.read(self.report, 4096).decode().split()
+        except BlockingIOError:
+            return []
+
+    def alive(self):
+        return os.waitpid(self.pid, os.WNOHANG) == (0, 0)
+
+    def stop(self):
+        os.close(self.ctl)
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
+
+
+class Target:
+    """Canaries, a write directory, listeners and a sentinel to attack."""
+
+    def __init__(self):
+        pg = pwd.getpwnam("postgres")
+        self.secret = "pysandbox-secret-" + secrets.token_hex(16)
+        tag = secrets.token_hex(4)
+        self.canary_data = os.path.join(DATA_DIR, "pysandbox_canary_" + tag)
+        self.canary_tmp = "/tmp/pysandbox-canary-" + tag
+        for path, mode in ((self.canary_data, 0o600), (self.canary_tmp, 0o644)):
+            with open(path, "w") as f:
+                f.write(self.secret + "\n")
+            os.chown(path, pg.pw_uid, pg.pw_gid)
+            os.chmod(path, mode)
+        self.canary_stat = {p: self.file_state(p)
+                            for p in (self.canary_data, self.canary_tmp)}
+        self.write_dir = tempfile.mkdtemp(prefix="pysandbox-hostile-")
+        os.chmod(self.write_dir, 0o777)
+        self.sock_dir = tempfile.mkdtemp(prefix="pysandbox-hostile-sock-")
+        os.chmod(self.sock_dir, 0o777)
+
+        self.tcp = socket.socket()
+        self.tcp.bind(("127.0.0.1", 0))
+        self.tcp.listen(16)
+        self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.udp.bind(("127.0.0.1", 0))
+        self.unix_path = os.path.join(self.sock_dir, "listen.sock")
+        self.unix = socket.socket(socket.AF_UNIX)
+        self.unix.bind(self.unix_path)
+        os.chmod(self.unix_path, 0o777)
+        self.unix.listen(16)
+        for s in (self.tcp, self.udp, self.unix):
+            s.setblocking(False)
+        self.sentinel = Sentinel(pg.pw_uid, pg.pw_gid)
+        self.datadir_entries = set(os.listdir(DATA_DIR))
+
+    @staticmethod
+    def file_state(path):
+        st = os.stat(path)
+        with open(path) as f:
+            return (f.read(), st.st_size, st.st_mtime_ns, st.st_mode, st.st_uid)
+
+    def inputs(self):
+        return {
+            "canary_data": self.canary_data, "canary_tmp": self.canary_tmp,
+            "write_dir": self.write_dir, "data_dir": DATA_DIR,
+            "tcp_port": self.tcp.getsockname()[1],
+            "udp_port": self.udp.getsockname()[1],
+            "unix_path": self.unix_path,
+            "pg_socket": os.path.join(os.environ.get("PGHOST", TEST_DIR),
+                                      ".s.PGSQL.%s" % os.environ.get("PGPORT", "5432")),
+            "target_pid": self.sentinel.pid,
+        }
+
+    def side_effects(self):
+        """Everything the last payload managed to do outside the sandbox."""
+        problems = []
+        written = os.listdir(self.write_dir)
+        if written:
+            problems.append("files appeared in the write directory: %s" % written)
+            for name in written:
+                path = os.path.join(self.write_dir, name)
+                shutil.rmtree(path) if os.path.isdir(path) else os.unlink(path)
+        new = set(os.listdir(DATA_DIR)) - self.datadir_entries
+        if new:
+            problems.append("new entries in the data directory: %s" % sorted(new))
+            self.datadir_entries |= new
+        for path, state in self.canary_stat.items():
+            try:
+                now = self.file_state(path)
+            except OSError as exc:
+                problems.append("canary %s is gone: %s" % (path, exc))
+                continue
+            if now != state:
+                problems.append("canary %s was modified" % path)
+        for name, sock in (("TCP", self.tcp), ("Unix", self.unix)):
+            try:
+                conn, _addr = sock.accept()
+                problems.append("a %s connection reached the listener" % name)
+                conn.close()
+            except BlockingIOError:
+                pass
+        try:
+            data = self.udp.recv(4096)
+            problems.append("a UDP datagram reached the listener: %r" % data[:40])
+        except BlockingIOError:
+            pass
+        got = self.sentinel.received()
+        if got:
+            problems.append("the sentinel (pid %d) received signals %s"
+                            % (self.sentinel.pid, got))
+        if not self.sentinel.alive():
+            problems.append("the sentinel (pid %d) was killed" % self.sentinel.pid)
+            self.sentinel = Sentinel(pwd.getpwnam("postgres").pw_uid,
+                                     pwd.getpwnam("postgres").pw_gid)
+        return problems
+
+    def close(self):
+        self.sentinel.stop()
+        for s in (self.tcp, self.udp, self.unix):
+            s.close()
+        for path in (self.canary_data, self.canary_tmp):
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        shutil.rmtree(self.write_dir, ignore_errors=True)
+        shutil.rmtree(self.sock_dir, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------
+# the server
+
+def postmaster_pid():
+    with open(os.path.join(DATA_DIR, "postmaster.pid")) as f:
+        return int(f.readline())
+
+
+class Server:
+    """One superuser session and what must stay true about the server."""
+
+    def __init__(self):
+        self.conn = psycopg2.connect("", connect_timeout=10)
+        self.conn.autocommit = True
+        self.notices = self.conn.notices = Notices()
+        self.cur = self.conn.cursor()
+        self.cur.execute("CREATE EXTENSION IF NOT EXISTS pysandbox")
+        # a safety net: a hang shows as "statement-timeout", never as a pass
+        self.cur.execute("SET statement_timeout = '60s'")
+        self.backend = self.conn.get_backend_pid()
+        self.postmaster = postmaster_pid()
+        self.log_offset = os.path.getsize(LOG_PATH) if os.path.exists(LOG_PATH) else 0
+        self.worker = None
+
+    def set_python_layer(self, on):
+        self.cur.execute("SET pysandbox.python_layer = %s" % ("on" if on else "off"))
+
+    def call(self, code, inputs, options):
+        """Run sandbox_execute.
+
+        Returns (sqlstate, message, detail, texts, result, ms); texts holds
+        every string the client saw, for the secret check.
+        """
+        self.notices.items = []
+        sqlstate, message, detail, result = None, "", "", None
+        start = time.monotonic()
+        try:
+            self.cur.execute("SELECT sandbox_execute(%s, %s, '{main}', %s)",
+                             (code, psycopg2.extras.Json(inputs),
+                              psycopg2.extras.Json(options)))
+            result = self.cur.fetchone()[0]
+            texts = [repr(result)]
+        except psycopg2.Error as exc:
+            d = exc.diag
+            sqlstate, message, detail = exc.pgcode, d.message_primary or str(exc), \
+                d.message_detail or ""
+            texts = [str(exc), message, detail, d.message_hint or "", d.context or ""]
+        ms = (time.monotonic() - start) * 1000
+        texts += [str(n) for n in self.notices.items]
+        return sqlstate, message, detail, texts, result, ms
+
+    def new_log(self):
+        try:
+            with open(LOG_PATH, "rb") as f:
+                f.seek(self.log_offset)
+                data = f.read()
+        except OSError:
+            return ""
+        self.log_offset += len(data)
+        return data.decode("utf-8", "replace")
+
+    def health(self, texts_to_scan, secret):
+        """Problems with processes, the backend, the postmaster and the log."""
+        problems = []
+        if any(secret in t for t in texts_to_scan):
+            problems.append("THE SECRET LEAKED into the result, notices or error")
+        log = self.new_log()
+        if secret in log:
+            problems.append("THE SECRET LEAKED into the server log")
+        for line in log.splitlines():
+            if CRASH_LOG.search(line):
+                problems.append("server log: %s" % line.strip()[:200])
+
+        table = process_table()
+        mine = descendants(table, self.backend)
+        workers = [p for p in mine if table[p][2] == self.backend]
+        if len(workers) > 1 or any(exe_of(p) != WORKER_EXE for p in workers):
+            problems.append("backend children are not just one worker: %s"
+                            % [(p, table[p][0]) for p in workers])
+        extra = [p for p in mine if p not in workers]
+        if extra:
+            problems.append("processes left under the worker: %s"
+                            % [(p, table[p][0], table[p][1]) for p in extra])
+        zombies = [p for p in mine if table[p][1] == "Z"]
+        if zombies:
+            problems.append("zombies under the backend: %s" % zombies)
+        if not workers and self.worker is not None:
+            problems.append("the backend's worker %d is gone" % self.worker)
+            self.worker = None
+        if workers:
+            if self.worker is not None and workers[0] != self.worker:
+                problems.append("the worker was replaced (%d -> %d)"
+                                % (self.worker, workers[0]))
+            self.worker = workers[0]
+        problems += self.strays(table)
+
+        try:
+            self.cur.execute("SELECT 1, pg_backend_pid()")
+            one, pid = self.cur.fetchone()
+            if one != 1 or pid != self.backend:
+                problems.append("the session changed backend (%d -> %d)" % (self.backend, pid))
+        except psycopg2.Error as exc:
+            problems.append("the backend is gone: %s" % str(exc).strip())
+        try:
+            now = postmaster_pid()
+        except OSError:
+            now = None
+        if now != self.postmaster or not os.path.exists("/proc/%d" % self.postmaster):
+            problems.append("the postmaster restarted (%s -> %s)" % (self.postmaster, now))
+        return problems
+
+    def strays(self, table):
+        """Workers outside any backend, and zombies anywhere under the postmaster."""
+        problems = []
+        under_pm = set(descendants(table, self.postmaster))
+        for pid, (comm, state, ppid) in table.items():
+            if comm.startswith("pysandbox-work") and pid not in under_pm:
+                problems.append("orphaned sandbox process %d (parent %d)" % (pid, ppid))
+        zombies = [p for p in under_pm if table.get(p, ("", ""))[1] == "Z"]
+        if zombies:
+            time.sleep(0.2)     # another session's child may be mid-reap
+            table = process_table()
+            zombies = [p for p in zombies if table.get(p, ("", ""))[1] == "Z"]
+            if zombies:
+                problems.append("zombies under the postmaster: %s"
+                                % [(p, table[p][0]) for p in zombies])
+        return problems
+
+
+def self_check(server, target):
+    """Make each detector fire once from outside, so a pass means something."""
+    pg = pwd.getpwnam("postgres")
+    with open(os.path.join(target.write_dir, "self-check"), "w") as f:
+        f.write("x")
+    socket.create_connection(target.tcp.getsockname()).close()
+    u = socket.socket(socket.AF_UNIX)
+    u.connect(target.unix_path)
+    u.close()
+    d = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    d.sendto(b"self-check", target.udp.getsockname())
+    d.close()
+    pid = os.fork()
+    if pid == 0:            # a postgres-uid process may signal the sentinel
+        os.setgid(pg.pw_gid)
+        os.setuid(pg.pw_uid)
+        os.kill(target.sentinel.pid, signal.SIGUSR1)
+        os._exit(0)
+    os.waitpid(pid, 0)
+    time.sleep(0.2)
+    found = " | ".join(target.side_effects()
+                       + server.health(["x" + target.secret + "x"], target.secret))
+    missing = [what for what in ("write directory", "TCP connection", "Unix connection",
+                                 "UDP datagram", "received signals", "SECRET LEAKED")
+               if what not in found]
+    if missing:
+        print("FAIL detectors: these did not fire: %s" % ", ".join(missing), flush=True)
+        return False
+    print("ok   detectors fire on a planted file, TCP/Unix/UDP contact, a signal "
+          "and the secret", flush=True)
+    return True
+
+
+# --------------------------------------------------------------------------
+# running
+
+def bypass_code(payload, inputs):
+    names = sorted(inputs)
+    return BYPASS_TEMPLATE.format(source=payload.code, params=", ".join(names),
+                                  inputs=", ".join("%r: %s" % (n, n) for n in names))
+
+
+def probe(server, target, mode):
+    """Can this mode run code at all (and reach real builtins)?"""
+    if mode == "off":
+        code = "import os\ndef main():\n    return [callable(open), os.name]\n"
+        wanted = {"main": [True, "posix"]}
+    else:
+        code = bypass_code(Payload("probe", "def main():\n    return callable(open)\n"),
+                           target.inputs())
+        wanted = {"main": True}
+    sqlstate, message, _detail, _texts, result, _ms = server.call(code, target.inputs(), {})
+    return result == wanted, "%s %s" % (sqlstate, message) if sqlstate else repr(result)
+
+
+def run_one(server, target, payload, mode):
+    inputs = target.inputs()
+    code = bypass_code(payload, inputs) if mode == "bypass" else payload.code
+    sqlstate, message, detail, texts, _result, ms = server.call(code, inputs, payload.options)
+    label = classify(sqlstate, message, detail)
+    problems = []
+    if label not in payload.expect[mode]:
+        problems.append("outcome %s, expected one of %s" % (
+            label, ", ".join(sorted(payload.expect[mode]))))
+    problems += target.side_effects()
+    problems += server.health(texts, target.secret)
+    shown = (message or "").replace("\n", " ")[:100]
+    print("%-4s %-6s %-36s %-5s %-10s %6.0fms  %s" % (
+        "ok" if not problems else "FAIL", mode, payload.name, sqlstate or "-",
+        label, ms, shown), flush=True)
+    for p in problems:
+        print("       ! " + p, flush=True)
+    return not problems
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--modes", default="on,off,bypass")
+    parser.add_argument("--only", default="", help="run payloads whose name contains this")
+    args = parser.parse_args()
+    if os.geteuid() != 0:
+        print("hostile: run as root (the checks read /proc and the server log)")
+        return 2
+
+    started = time.monotonic()
+    try:
+        server = Server()
+    except psycopg2.OperationalError as exc:
+        print("hostile: cannot connect (is the test cluster running?): %s" % exc)
+        print("hostile: 0 passed, 1 failed")
+        return 1
+    target = Target()
+    passed = failed = 0
+    payloads = [p for p in PAYLOADS if args.only in p.name]
+    print("hostile: %d payloads, backend %d, postmaster %d, secret in %s and %s"
+          % (len(payloads), server.backend, server.postmaster,
+             target.canary_data, target.canary_tmp), flush=True)
+    try:
+        if self_check(server, target):
+            passed += 1
+        else:
+            failed += 1
+        for mode in args.modes.split(","):
+            server.set_python_layer(mode != "off")
+            if mode != "on":
+                works, what = probe(server, target, mode)
+                if mode == "off" and not works:
+                    print("FAIL off: SET pysandbox.python_layer = off does not run "
+                          "code (%s); the off mode is skipped" % what[:200], flush=True)
+                    failed += 1
+                    continue
+                if mode == "bypass":
+                    if not works:
+                        print("note: the pandas.eval escape no longer reaches the real "
+                              "builtins (%s); bypass mode skipped" % what[:120], flush=True)
+                        continue
+                    print("note: the Python layer can be escaped (pandas.eval of a "
+                          "computed string): running every payload with real builtins",
+                          flush=True)
+            mode_start = time.monotonic()
+            for payload in payloads:
+                if run_one(server, target, payload, mode):
+                    passed += 1
+                else:
+                    failed += 1
+            print("-- mode %s took %.1f s" % (mode, time.monotonic() - mode_start), flush=True)
+        time.sleep(0.2)     # a late signal or connection still counts
+        late = target.side_effects()
+        if late:
+            print("FAIL after all payloads: " + "; ".join(late), flush=True)
+            failed += 1
+    finally:
+        try:
+            server.set_python_layer(True)
+        except psycopg2.Error:
+            pass
+        target.close()
+    print("hostile: finished in %.1f s" % (time.monotonic() - started))
+    print("hostile: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
