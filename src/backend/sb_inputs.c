@@ -99,38 +99,33 @@ sb_request_add_frame(SbRequest *req, uint32 type,
 					 const char *p2, size_t l2,
 					 const char *p3, size_t l3)
 {
-	size_t		total = l1 + l2 + l3;
+	const char *pieces[4];
+	size_t		lens[4];
 	char	   *hdr = palloc(SB_FRAME_HEADER_SIZE);
-	SbChunk    *c;
+	int			i;
 
-	if (total > SB_FRAME_MAX_PAYLOAD)
+	if (l1 + l2 + l3 > SB_FRAME_MAX_PAYLOAD)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("table input column is too large to send to the sandbox")));
-	sb_frame_header_encode((unsigned char *) hdr, type, (uint32) total);
-	c = palloc(sizeof(SbChunk));
-	c->data = hdr;
-	c->len = SB_FRAME_HEADER_SIZE;
-	req->chunks = lappend(req->chunks, c);
-	if (l1 > 0)
+	sb_frame_header_encode((unsigned char *) hdr, type, (uint32) (l1 + l2 + l3));
+	pieces[0] = hdr;
+	lens[0] = SB_FRAME_HEADER_SIZE;
+	pieces[1] = p1;
+	lens[1] = l1;
+	pieces[2] = p2;
+	lens[2] = l2;
+	pieces[3] = p3;
+	lens[3] = l3;
+	for (i = 0; i < 4; i++)
 	{
+		SbChunk    *c;
+
+		if (lens[i] == 0)
+			continue;
 		c = palloc(sizeof(SbChunk));
-		c->data = p1;
-		c->len = l1;
-		req->chunks = lappend(req->chunks, c);
-	}
-	if (l2 > 0)
-	{
-		c = palloc(sizeof(SbChunk));
-		c->data = p2;
-		c->len = l2;
-		req->chunks = lappend(req->chunks, c);
-	}
-	if (l3 > 0)
-	{
-		c = palloc(sizeof(SbChunk));
-		c->data = p3;
-		c->len = l3;
+		c->data = pieces[i];
+		c->len = lens[i];
 		req->chunks = lappend(req->chunks, c);
 	}
 }

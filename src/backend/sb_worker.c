@@ -149,19 +149,10 @@ sb_control_recv(uint32 *type, void *payload, uint32 *len, long timeout_ms,
 					cmsg->cmsg_len == CMSG_LEN(sizeof(int)))
 					memcpy(&fd, CMSG_DATA(cmsg), sizeof(int));
 			}
-			if ((msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || n < SB_FRAME_HEADER_SIZE)
-			{
-				if (fd >= 0)
-					close(fd);
-				sb_sandbox_abandon_worker();
-				if (!interruptible)
-					return false;
-				ereport(ERROR,
-						(errcode(ERRCODE_SYSTEM_ERROR),
-						 errmsg("sandbox worker sent a malformed message")));
-			}
-			sb_frame_header_decode(buf, type, len);
-			if (*len > SB_CONTROL_MAX_PAYLOAD || (size_t) n != SB_FRAME_HEADER_SIZE + *len)
+			if (n >= SB_FRAME_HEADER_SIZE)
+				sb_frame_header_decode(buf, type, len);
+			if ((msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || n < SB_FRAME_HEADER_SIZE ||
+				*len > SB_CONTROL_MAX_PAYLOAD || (size_t) n != SB_FRAME_HEADER_SIZE + *len)
 			{
 				if (fd >= 0)
 					close(fd);

@@ -44,7 +44,6 @@ pysandbox-worker outside a backend.  One line per check, then exactly
 
 import argparse
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -54,14 +53,11 @@ import time
 import psycopg2
 import psycopg2.extras
 
-TEST_DIR = os.environ.get("PYSANDBOX_TEST_DIR", "/tmp/pysandbox-test")
-DATA_DIR = os.path.join(TEST_DIR, "data")
-LOG_PATH = os.path.join(TEST_DIR, "log")
-WORKER_EXE = "/usr/lib/postgresql/15/lib/pysandbox-worker"
-CRASH_LOG = re.compile(r"terminated by signal|server process \(PID \d+\)|"
-                       r"was terminated|terminating any other active server|"
-                       r"all server processes terminated|"
-                       r"database system was interrupted")
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from proctools import (  # noqa: E402
+    CRASH_LOG, LOG_PATH, WORKER_EXE, children, descendants,
+    exe_of, postmaster_pid, process_table, read_stat)
+
 
 CANCEL_BOUND_MS = 100
 GONE_BOUND_S = 1.0
@@ -73,48 +69,6 @@ SLEEP = "import time\ndef main():\n    time.sleep(60)\n"
 
 # --------------------------------------------------------------------------
 # processes
-
-def read_stat(pid):
-    """(comm, state, ppid) of a process, or None if it is gone."""
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            text = f.read()
-    except OSError:
-        return None
-    close = text.rfind(")")
-    fields = text[close + 2:].split()
-    return text[text.find("(") + 1:close], fields[0], int(fields[1])
-
-
-def process_table():
-    table = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            st = read_stat(int(entry))
-            if st is not None:
-                table[int(entry)] = st
-    return table
-
-
-def children(table, parent):
-    return [pid for pid, (_c, _s, ppid) in table.items() if ppid == parent]
-
-
-def descendants(table, root):
-    found, stack = [], [root]
-    while stack:
-        for child in children(table, stack.pop()):
-            found.append(child)
-            stack.append(child)
-    return found
-
-
-def exe_of(pid):
-    try:
-        return os.readlink("/proc/%d/exe" % pid)
-    except OSError:
-        return None
-
 
 def alive(pid):
     """True while pid exists and is not a zombie."""
@@ -155,11 +109,6 @@ def rss_kb(pid):
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     return 0
-
-
-def postmaster_pid():
-    with open(os.path.join(DATA_DIR, "postmaster.pid")) as f:
-        return int(f.readline())
 
 
 def strays(postmaster):

@@ -51,7 +51,6 @@ import argparse
 import os
 import platform
 import pwd
-import re
 import secrets
 import shutil
 import signal
@@ -64,15 +63,12 @@ import time
 import psycopg2
 import psycopg2.extras
 
-TEST_DIR = os.environ.get("PYSANDBOX_TEST_DIR", "/tmp/pysandbox-test")
-DATA_DIR = os.path.join(TEST_DIR, "data")
-LOG_PATH = os.path.join(TEST_DIR, "log")
-WORKER_EXE = "/usr/lib/postgresql/15/lib/pysandbox-worker"
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from proctools import (  # noqa: E402
+    CRASH_LOG, DATA_DIR, LOG_PATH, TEST_DIR, WORKER_EXE, descendants,
+    exe_of, postmaster_pid, process_table)
 
-CRASH_LOG = re.compile(r"terminated by signal|server process \(PID \d+\)|"
-                       r"was terminated|terminating any other active server|"
-                       r"all server processes terminated|"
-                       r"database system was interrupted")
+
 
 # --------------------------------------------------------------------------
 # outcomes
@@ -900,47 +896,6 @@ def call_main(inputs):
 # --------------------------------------------------------------------------
 # the environment the payloads attack
 
-def read_stat(pid):
-    """(comm, state, ppid) of a process, or None if it is gone."""
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            text = f.read()
-    except OSError:
-        return None
-    close = text.rfind(")")
-    fields = text[close + 2:].split()
-    return text[text.find("(") + 1:close], fields[0], int(fields[1])
-
-
-def process_table():
-    table = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            st = read_stat(int(entry))
-            if st is not None:
-                table[int(entry)] = st
-    return table
-
-
-def exe_of(pid):
-    try:
-        return os.readlink("/proc/%d/exe" % pid)
-    except OSError:
-        return None
-
-
-def descendants(table, root):
-    children = {}
-    for pid, (_comm, _state, ppid) in table.items():
-        children.setdefault(ppid, []).append(pid)
-    found, stack = [], [root]
-    while stack:
-        for child in children.get(stack.pop(), []):
-            found.append(child)
-            stack.append(child)
-    return found
-
-
 class Notices:
     """Collects every NOTICE (psycopg2 trims a plain list to 50)."""
 
@@ -1112,11 +1067,6 @@ class Target:
 
 # --------------------------------------------------------------------------
 # the server
-
-def postmaster_pid():
-    with open(os.path.join(DATA_DIR, "postmaster.pid")) as f:
-        return int(f.readline())
-
 
 class Server:
     """One superuser session and what must stay true about the server."""

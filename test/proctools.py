@@ -1,0 +1,71 @@
+"""Process and server-log helpers shared by the security and lifecycle suites.
+
+Everything here reads /proc and the test cluster's files; nothing changes
+them.  The suites run as root so they can see the postgres user's processes.
+"""
+
+import os
+import re
+
+TEST_DIR = os.environ.get("PYSANDBOX_TEST_DIR", "/tmp/pysandbox-test")
+DATA_DIR = os.path.join(TEST_DIR, "data")
+LOG_PATH = os.path.join(TEST_DIR, "log")
+WORKER_EXE = "/usr/lib/postgresql/15/lib/pysandbox-worker"
+
+# Lines PostgreSQL logs when a backend crashed and the postmaster restarted.
+CRASH_LOG = re.compile(r"terminated by signal|server process \(PID \d+\)|"
+                       r"was terminated|terminating any other active server|"
+                       r"all server processes terminated|"
+                       r"database system was interrupted")
+
+
+def read_stat(pid):
+    """(comm, state, ppid) of a process, or None if it is gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            text = f.read()
+    except OSError:
+        return None
+    close = text.rfind(")")
+    fields = text[close + 2:].split()
+    return text[text.find("(") + 1:close], fields[0], int(fields[1])
+
+
+def process_table():
+    """{pid: (comm, state, ppid)} for every process now."""
+    table = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            st = read_stat(int(entry))
+            if st is not None:
+                table[int(entry)] = st
+    return table
+
+
+def children(table, parent):
+    return [pid for pid, (_c, _s, ppid) in table.items() if ppid == parent]
+
+
+def descendants(table, root):
+    """Every process below root in the table, depth first."""
+    kids = {}
+    for pid, (_comm, _state, ppid) in table.items():
+        kids.setdefault(ppid, []).append(pid)
+    found, stack = [], [root]
+    while stack:
+        for child in kids.get(stack.pop(), []):
+            found.append(child)
+            stack.append(child)
+    return found
+
+
+def exe_of(pid):
+    try:
+        return os.readlink("/proc/%d/exe" % pid)
+    except OSError:
+        return None
+
+
+def postmaster_pid():
+    with open(os.path.join(DATA_DIR, "postmaster.pid")) as f:
+        return int(f.readline())
