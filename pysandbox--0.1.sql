@@ -16,3 +16,47 @@ COMMENT ON FUNCTION sandbox_execute(text, jsonb, text[], jsonb) IS
 'run untrusted Python in a sandboxed process and return {function: result} as jsonb';
 
 REVOKE EXECUTE ON FUNCTION sandbox_execute(text, jsonb, text[], jsonb) FROM PUBLIC;
+
+CREATE FUNCTION sandbox_rows(
+    code text,
+    inputs jsonb DEFAULT '{}',
+    func text DEFAULT 'main',
+    options jsonb DEFAULT '{}')
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'sandbox_rows'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION sandbox_rows(text, jsonb, text, jsonb) IS
+'run untrusted Python in a sandboxed process and return the rows of its DataFrame; use with a column definition list';
+
+-- The same as above for string literals: without it, a call such as
+-- sandbox_rows($$...$$, '{"df": ...}') could not choose between the record
+-- form and the typed form below.
+CREATE FUNCTION sandbox_rows(
+    code text,
+    inputs text,
+    func text DEFAULT 'main',
+    options text DEFAULT '{}')
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'sandbox_rows_text'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION sandbox_rows(text, text, text, text) IS
+'sandbox_rows(code, inputs, func, options) for string-literal arguments; inputs and options are JSON';
+
+CREATE FUNCTION sandbox_rows(
+    rowtype anyelement,
+    code text,
+    inputs jsonb DEFAULT '{}',
+    func text DEFAULT 'main',
+    options jsonb DEFAULT '{}')
+RETURNS SETOF anyelement
+AS 'MODULE_PATHNAME', 'sandbox_rows_typed'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION sandbox_rows(anyelement, text, jsonb, text, jsonb) IS
+'run untrusted Python in a sandboxed process and return the rows of its DataFrame as rows of rowtype''s composite type';
+
+REVOKE EXECUTE ON FUNCTION sandbox_rows(text, jsonb, text, jsonb) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION sandbox_rows(text, text, text, text) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION sandbox_rows(anyelement, text, jsonb, text, jsonb) FROM PUBLIC;

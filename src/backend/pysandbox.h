@@ -14,6 +14,7 @@
 
 #include "lib/stringinfo.h"
 #include "nodes/pg_list.h"
+#include "utils/array.h"
 #include "utils/jsonb.h"
 
 #include "../protocol/sb_protocol.h"
@@ -71,6 +72,8 @@ typedef struct SbRequest
 	List	   *chunks;			/* SbChunk *, in sending order */
 	uint64		input_rows;
 	uint64		input_bytes;
+	bool		rows_mode;		/* sandbox_rows: columns come back, not jsonb */
+	int			rows_ncols;		/* how many columns */
 } SbRequest;
 
 extern void sb_inputs_encode(SbRequest *req, Jsonb *inputs);
@@ -79,6 +82,7 @@ extern void sb_request_add_frame(SbRequest *req, uint32 type,
 								 const char *p2, size_t l2,
 								 const char *p3, size_t l3);
 extern bool sb_is_identifier(const char *s);
+extern int	sb_column_kind(Oid typid);
 
 /* ---- sb_call.c: one call, start to end ---- */
 
@@ -99,6 +103,8 @@ typedef struct SbOutcome
 	Size		error_len;
 	bool		violation;
 	SbViolation violation_info;
+	char	   *rows_header;	/* sandbox_rows: ROWS payload (JSON) */
+	List	   *rows_columns;	/* sandbox_rows: SbChunk per COLUMN frame */
 	bool		output_exceeded;	/* the backend cut the child off */
 	bool		protocol_error; /* the child broke the frame protocol */
 	bool		worker_lost;	/* the worker died or stopped answering */
@@ -108,7 +114,14 @@ typedef struct SbOutcome
 extern void sb_limits_from_options(SbLimits *limits, Jsonb *options);
 extern void sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out);
 
+/* ---- sb_main.c: building requests ---- */
+extern void sb_request_start(SbRequest *req, const char *code, ArrayType *returns,
+							 const SbLimits *limits);
+extern void sb_request_finish(SbRequest *req, Jsonb *inputs);
+extern void sb_report_usage(const SbRequest *req, const SbOutcome *out);
+
 /* ---- sb_result.c: outcome -> jsonb or error ---- */
+extern void sb_check_outcome(const SbOutcome *out, const SbLimits *limits);
 extern Jsonb *sb_result_to_jsonb(const SbOutcome *out, const SbLimits *limits);
 extern void sb_emit_print(const char *text, Size len);
 

@@ -132,7 +132,9 @@ typedef struct SbReader
 	char	   *payload;		/* NULL while reading a header */
 	size_t		got;
 	uint64		output_used;	/* STDOUT + RESULT bytes so far */
-	MemoryContext keep;			/* where RESULT and ERROR payloads go */
+	MemoryContext keep;			/* where RESULT, ERROR and row payloads go */
+	bool		rows_mode;		/* ROWS and COLUMN frames are expected */
+	int			rows_ncols;		/* COLUMN frames allowed after ROWS */
 	bool		bad;			/* the child broke the protocol */
 } SbReader;
 
@@ -157,6 +159,20 @@ sb_frame_done(SbReader *rd, SbOutcome *out)
 			out->error = rd->payload;
 			out->error_len = rd->len;
 			break;
+		case SB_DATA_ROWS:
+			out->rows_header = rd->payload;
+			break;
+		case SB_DATA_COLUMN:
+			{
+				MemoryContext old = MemoryContextSwitchTo(rd->keep);
+				SbChunk    *c = palloc(sizeof(SbChunk));
+
+				c->data = rd->payload;
+				c->len = rd->len;
+				out->rows_columns = lappend(out->rows_columns, c);
+				MemoryContextSwitchTo(old);
+				break;
+			}
 		case SB_DATA_VIOLATION:
 			memcpy(&out->violation_info, rd->payload, sizeof(SbViolation));
 			out->violation_info.name[sizeof(out->violation_info.name) - 1] = '\0';
@@ -188,8 +204,25 @@ sb_header_done(SbReader *rd, SbOutcome *out, const SbLimits *limits)
 			}
 			break;
 		case SB_DATA_ERROR:
-			if (out->result || out->error || rd->len > SB_MAX_ERROR_FRAME)
+			if (out->result || out->error || out->rows_header || rd->len > SB_MAX_ERROR_FRAME)
 				return rd->bad = true, false;
+			break;
+		case SB_DATA_ROWS:
+			/* only for sandbox_rows, once, and small */
+			if (!rd->rows_mode || out->rows_header || out->result || out->error ||
+				rd->len != sizeof(uint64))
+				return rd->bad = true, false;
+			break;
+		case SB_DATA_COLUMN:
+			if (out->rows_header == NULL || out->error ||
+				list_length(out->rows_columns) >= rd->rows_ncols)
+				return rd->bad = true, false;
+			rd->output_used += rd->len;
+			if (rd->output_used > (uint64) limits->max_output_bytes)
+			{
+				out->output_exceeded = true;
+				return false;
+			}
 			break;
 		case SB_DATA_VIOLATION:
 			if (rd->len != sizeof(SbViolation))
@@ -199,8 +232,8 @@ sb_header_done(SbReader *rd, SbOutcome *out, const SbLimits *limits)
 			return rd->bad = true, false;
 	}
 	/* +1 for a terminating NUL, so texts can be used as C strings */
-	rd->payload = MemoryContextAllocHuge((rd->type == SB_DATA_RESULT ||
-										  rd->type == SB_DATA_ERROR) ? rd->keep : CurrentMemoryContext,
+	rd->payload = MemoryContextAllocHuge((rd->type == SB_DATA_STDOUT ||
+										  rd->type == SB_DATA_VIOLATION) ? CurrentMemoryContext : rd->keep,
 										 (Size) rd->len + 1);
 	rd->payload[rd->len] = '\0';
 	rd->got = 0;
@@ -297,6 +330,8 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 	memset(out, 0, sizeof(*out));
 	memset(&rd, 0, sizeof(rd));
 	rd.keep = old;
+	rd.rows_mode = req->rows_mode;
+	rd.rows_ncols = req->rows_ncols;
 	INSTR_TIME_SET_CURRENT(start);
 	st->sb = sb_sandbox_acquire(&spawn);
 	next_chunk = list_head(req->chunks);

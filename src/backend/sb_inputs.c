@@ -131,7 +131,7 @@ sb_request_add_frame(SbRequest *req, uint32 type,
 }
 
 /* The column kind used to send values of type typid. */
-static int
+int
 sb_column_kind(Oid typid)
 {
 	switch (getBaseType(typid))

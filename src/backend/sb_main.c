@@ -99,6 +99,65 @@ sb_append_allowed_modules(StringInfo json)
 }
 
 /*
+ * Begin a request: code, the import allowlist, output limit and print mode.
+ * The caller then appends its own members ("returns", "rows") and calls
+ * sb_request_finish().
+ */
+void
+sb_request_start(SbRequest *req, const char *code, ArrayType *returns,
+				 const SbLimits *limits)
+{
+	memset(req, 0, sizeof(*req));
+	initStringInfo(&req->json);
+	appendStringInfoString(&req->json, "{\"code\":");
+	escape_json(&req->json, code);
+	appendStringInfoChar(&req->json, ',');
+	sb_append_returns(&req->json, returns);
+	appendStringInfoChar(&req->json, ',');
+	sb_append_allowed_modules(&req->json);
+	appendStringInfo(&req->json, ",\"max_output_bytes\":%d,\"print\":\"%s\",",
+					 limits->max_output_bytes,
+					 sb_print_mode == SB_PRINT_NOTICE ? "notice" : "discard");
+}
+
+/*
+ * Finish a request: encode the inputs (running table inputs' queries) and
+ * queue the frames: REQUEST first, then the table frames, then END.
+ */
+void
+sb_request_finish(SbRequest *req, Jsonb *inputs)
+{
+	List	   *tables;
+	char	   *utf8;
+
+	sb_inputs_encode(req, inputs);
+	appendStringInfoChar(&req->json, '}');
+
+	tables = req->chunks;
+	req->chunks = NIL;
+	utf8 = pg_server_to_any(req->json.data, req->json.len, PG_UTF8);
+	sb_request_add_frame(req, SB_DATA_REQUEST, utf8, strlen(utf8), NULL, 0, NULL, 0);
+	req->chunks = list_concat(req->chunks, tables);
+	sb_request_add_frame(req, SB_DATA_END, NULL, 0, NULL, 0, NULL, 0);
+}
+
+/* The usage line every call leaves at DEBUG1. */
+void
+sb_report_usage(const SbRequest *req, const SbOutcome *out)
+{
+	uint64		output = out->result_len;
+	ListCell   *lc;
+
+	foreach(lc, out->rows_columns)
+		output += ((SbChunk *) lfirst(lc))->len;
+	elog(DEBUG1, "pysandbox usage: wall_ms=" UINT64_FORMAT " cpu_ms=" UINT64_FORMAT
+		 " peak_memory_kb=" UINT64_FORMAT " input_rows=" UINT64_FORMAT
+		 " input_bytes=" UINT64_FORMAT " output_bytes=" UINT64_FORMAT,
+		 out->exit.wall_us / 1000, (out->exit.user_us + out->exit.sys_us) / 1000,
+		 out->exit.maxrss_kb, req->input_rows, req->input_bytes, output);
+}
+
+/*
  * sandbox_execute(code text, inputs jsonb, returns text[], options jsonb)
  * returns jsonb: run code in a fresh sandbox and return {name: value}.
  */
@@ -112,42 +171,11 @@ sandbox_execute(PG_FUNCTION_ARGS)
 	SbRequest	req;
 	SbLimits	limits;
 	SbOutcome	out;
-	List	   *tables;
-	char	   *utf8;
-	Jsonb	   *result;
 
 	sb_limits_from_options(&limits, options);
-
-	memset(&req, 0, sizeof(req));
-	initStringInfo(&req.json);
-	appendStringInfoString(&req.json, "{\"code\":");
-	escape_json(&req.json, code);
-	appendStringInfoChar(&req.json, ',');
-	sb_append_returns(&req.json, returns);
-	appendStringInfoChar(&req.json, ',');
-	sb_append_allowed_modules(&req.json);
-	appendStringInfo(&req.json, ",\"max_output_bytes\":%d,\"print\":\"%s\",",
-					 limits.max_output_bytes,
-					 sb_print_mode == SB_PRINT_NOTICE ? "notice" : "discard");
-	sb_inputs_encode(&req, inputs);
-	appendStringInfoChar(&req.json, '}');
-
-	/* REQUEST first, then the table frames sb_inputs_encode queued, then END */
-	tables = req.chunks;
-	req.chunks = NIL;
-	utf8 = pg_server_to_any(req.json.data, req.json.len, PG_UTF8);
-	sb_request_add_frame(&req, SB_DATA_REQUEST, utf8, strlen(utf8), NULL, 0, NULL, 0);
-	req.chunks = list_concat(req.chunks, tables);
-	sb_request_add_frame(&req, SB_DATA_END, NULL, 0, NULL, 0, NULL, 0);
-
+	sb_request_start(&req, code, returns, &limits);
+	sb_request_finish(&req, inputs);
 	sb_call_run(&req, &limits, &out);
-
-	elog(DEBUG1, "pysandbox usage: wall_ms=" UINT64_FORMAT " cpu_ms=" UINT64_FORMAT
-		 " peak_memory_kb=" UINT64_FORMAT " input_rows=" UINT64_FORMAT
-		 " input_bytes=" UINT64_FORMAT " output_bytes=%zu",
-		 out.exit.wall_us / 1000, (out.exit.user_us + out.exit.sys_us) / 1000,
-		 out.exit.maxrss_kb, req.input_rows, req.input_bytes, out.result_len);
-
-	result = sb_result_to_jsonb(&out, &limits);
-	PG_RETURN_JSONB_P(result);
+	sb_report_usage(&req, &out);
+	PG_RETURN_JSONB_P(sb_result_to_jsonb(&out, &limits));
 }

@@ -166,6 +166,16 @@ sb_raise_child_error(const SbOutcome *out, const SbLimits *limits)
 				 errmsg("sandbox output exceeded the limit of %d bytes", limits->max_output_bytes),
 				 errdetail_internal("%s", message),
 				 errhint("Return an aggregate instead of raw rows, or print less.")));
+	if (strcmp(kind, "rows") == 0)
+	{
+		char	   *state = sb_json_string(err, "sqlstate");
+
+		ereport(ERROR,
+				(errcode(state && strcmp(state, "42703") == 0 ?
+						 ERRCODE_UNDEFINED_COLUMN : ERRCODE_DATATYPE_MISMATCH),
+				 errmsg_internal("%s", message),
+				 errhint("Return a DataFrame (or a list of dicts or tuples) whose columns match the column definition list.")));
+	}
 	if (strcmp(kind, "setup") == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_SYSTEM_ERROR),
@@ -178,11 +188,11 @@ sb_raise_child_error(const SbOutcome *out, const SbLimits *limits)
 }
 
 /*
- * Judge the outcome of a call: return the result as jsonb, or raise the
- * error that says what went wrong.
+ * Judge how a call ended: return if the child exited cleanly without
+ * reporting an error, or raise the error that says what went wrong.
  */
-Jsonb *
-sb_result_to_jsonb(const SbOutcome *out, const SbLimits *limits)
+void
+sb_check_outcome(const SbOutcome *out, const SbLimits *limits)
 {
 	const SbExitReport *ex = &out->exit;
 	int			st = ex->wait_status;
@@ -246,6 +256,13 @@ sb_result_to_jsonb(const SbOutcome *out, const SbLimits *limits)
 				(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
 				 errmsg("sandbox process exited with code %d without a result",
 						WIFEXITED(st) ? WEXITSTATUS(st) : -1)));
+}
+
+/* The result of sandbox_execute as jsonb, or the error of the call. */
+Jsonb *
+sb_result_to_jsonb(const SbOutcome *out, const SbLimits *limits)
+{
+	sb_check_outcome(out, limits);
 	if (out->result == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),

@@ -63,7 +63,9 @@ typedef enum SbFrameType
 	SB_DATA_RESULT = 49,		/* JSON text: the returns object */
 	SB_DATA_ERROR = 50,			/* JSON: kind, type, message, line, col,
 								 * traceback */
-	SB_DATA_VIOLATION = 51		/* SbViolation: a blocked system call */
+	SB_DATA_VIOLATION = 51,		/* SbViolation: a blocked system call */
+	SB_DATA_ROWS = 52			/* uint64 nrows: sandbox_rows' result follows
+								 * as one SB_DATA_COLUMN per requested column */
 } SbFrameType;
 
 /*
@@ -81,7 +83,8 @@ typedef enum SbFrameType
  *	  SB_COL_TEXT						int64 offsets[nrows + 1], then the
  *										UTF-8 bytes
  *
- * Values under a cleared validity bit are zero.
+ * Values under a cleared validity bit are zero.  Table inputs travel to the
+ * child in this layout, and sandbox_rows results travel back in it.
  */
 typedef enum SbColumnKind
 {

@@ -321,3 +321,293 @@ def dumps(value, limit, used=0, path="result"):
     w = _Writer(limit, used)
     _write(w, value, path, 0)
     return "".join(w.parts)
+
+
+# --------------------------------------------------------------------------
+# Python -> wire: a function's result as rows (sandbox_rows)
+
+class RowsError(Exception):
+    """The result does not fit the declared columns; sqlstate says how."""
+
+    def __init__(self, message, sqlstate):
+        super().__init__(message)
+        self.sqlstate = sqlstate
+
+
+_MISSING = "42703"      # undefined_column
+_MISMATCH = "42804"     # datatype_mismatch
+_INT64_MAX = 2 ** 63 - 1
+
+
+def _is_null(v):
+    if v is None or v is pd.NaT or v is pd.NA:
+        return True
+    t = type(v)
+    if t in _FLOAT_TYPES:
+        return v != v
+    if t is decimal.Decimal:
+        return v.is_nan()
+    if t is np.datetime64 or t is np.timedelta64:
+        return bool(np.isnat(v))
+    return False
+
+
+def _as_frame(value, spec, func):
+    """The function's result as a DataFrame with string column labels."""
+    t = type(value)
+    if t is pd.DataFrame:
+        return value
+    if t is pd.Series:
+        return value.to_frame()
+    if t is list or t is tuple:
+        rows = list(value)
+        if not rows:
+            return pd.DataFrame({c["name"]: [] for c in spec})
+        first = type(rows[0])
+        if first is dict:
+            if any(type(r) is not dict for r in rows):
+                raise RowsError("%s() returned a list mixing dicts with other "
+                                "values; return a list of dicts" % func, _MISMATCH)
+            return pd.DataFrame.from_records(rows)
+        if first is tuple or first is list:
+            width = len(spec)
+            for i, r in enumerate(rows):
+                if type(r) is not tuple and type(r) is not list:
+                    raise RowsError("row %d of the result of %s() is not a tuple"
+                                    % (i + 1, func), _MISMATCH)
+                if len(r) != width:
+                    raise RowsError(
+                        "row %d of the result of %s() has %d values, but %d columns "
+                        "are declared" % (i + 1, func, len(r), width), _MISMATCH)
+            return pd.DataFrame.from_records(rows, columns=[c["name"] for c in spec])
+    raise RowsError('%s() returned a value of type "%s"; return a DataFrame, '
+                    "a list of dicts or a list of tuples" % (func, t.__name__),
+                    _MISMATCH)
+
+
+def _bad_value(name, row, value, what):
+    text = repr(value) if type(value) in (str, int, float, bool) else \
+        '"%s" value' % type(value).__name__
+    return RowsError('column "%s", row %d: %s does not fit %s'
+                     % (name, row + 1, text[:80], what), _MISMATCH)
+
+
+def _packed(valid):
+    """(null_count, validity bytes) for a boolean validity mask."""
+    nulls = int(len(valid) - np.count_nonzero(valid))
+    if nulls == 0:
+        return nulls, b""
+    return nulls, np.packbits(valid, bitorder="little").tobytes()
+
+
+def _fixed_payload(valid, values):
+    nulls, bits = _packed(valid)
+    return b"".join((nulls.to_bytes(8, "little"), bits, values.tobytes()))
+
+
+def _encode_int(series, name):
+    arr = series.array
+    n = len(series)
+    if pd.api.types.is_extension_array_dtype(series.dtype):
+        if series.dtype.kind in "iub":     # Int64, boolean: nullable
+            valid = ~series.isna().to_numpy()
+            values = series.to_numpy(dtype="i8", na_value=0).astype("<i8")
+            return _fixed_payload(valid, values)
+    elif series.dtype.kind in "iub":
+        values = series.to_numpy()
+        if values.dtype.kind == "u" and n and values.max() > _INT64_MAX:
+            row = int(np.argmax(values > _INT64_MAX))
+            raise _bad_value(name, row, int(values[row]), "a 64-bit integer")
+        return _fixed_payload(np.ones(n, bool), values.astype("<i8"))
+    if series.dtype.kind == "f" and not pd.api.types.is_extension_array_dtype(series.dtype):
+        values = series.to_numpy(dtype="f8")
+        valid = ~np.isnan(values)
+        ok = values[valid]
+        bad = (ok != np.floor(ok)) | (np.abs(ok) > 9.2e18)
+        if bad.any():
+            row = int(np.flatnonzero(valid)[np.argmax(bad)])
+            raise _bad_value(name, row, float(values[row]), "an integer column")
+        return _fixed_payload(valid, np.where(valid, values, 0).astype("<i8"))
+    out = np.zeros(n, dtype="<i8")
+    valid = np.ones(n, dtype=bool)
+    for i, v in enumerate(arr):
+        t = type(v)
+        if _is_null(v):
+            valid[i] = False
+        elif t in _INT_TYPES or t in _BOOL_TYPES:
+            iv = int(v)
+            if iv > _INT64_MAX or iv < -_INT64_MAX - 1:
+                raise _bad_value(name, i, iv, "a 64-bit integer")
+            out[i] = iv
+        elif t in _FLOAT_TYPES and float(v).is_integer() and abs(v) < 9.2e18:
+            out[i] = int(v)
+        elif t is decimal.Decimal and v == v.to_integral_value() and abs(v) < _INT64_MAX:
+            out[i] = int(v)
+        else:
+            raise _bad_value(name, i, v, "an integer column")
+    return _fixed_payload(valid, out)
+
+
+def _encode_float(series, name):
+    if series.dtype.kind in "iufb" and series.dtype != object:
+        values = series.to_numpy(dtype="f8", na_value=np.nan)
+        return _fixed_payload(~np.isnan(values), np.nan_to_num(values, nan=0.0,
+                              posinf=np.inf, neginf=-np.inf).astype("<f8"))
+    n = len(series)
+    out = np.zeros(n, dtype="<f8")
+    valid = np.ones(n, dtype=bool)
+    for i, v in enumerate(series.array):
+        t = type(v)
+        if _is_null(v):
+            valid[i] = False
+        elif t in _FLOAT_TYPES or t in _INT_TYPES or t in _BOOL_TYPES or t is decimal.Decimal:
+            out[i] = float(v)
+        else:
+            raise _bad_value(name, i, v, "a floating-point column")
+    return _fixed_payload(valid, out)
+
+
+def _encode_bool(series, name):
+    n = len(series)
+    if series.dtype == bool:
+        return _fixed_payload(np.ones(n, bool), series.to_numpy().astype(np.uint8))
+    out = np.zeros(n, dtype=np.uint8)
+    valid = np.ones(n, dtype=bool)
+    for i, v in enumerate(series.array):
+        if _is_null(v):
+            valid[i] = False
+        elif type(v) in _BOOL_TYPES:
+            out[i] = 1 if v else 0
+        else:
+            raise _bad_value(name, i, v, "a boolean column")
+    return _fixed_payload(valid, out)
+
+
+def _encode_datetime(series, name, kind):
+    s = series
+    if s.dtype.kind != "M" and not isinstance(s.dtype, pd.DatetimeTZDtype):
+        converted = []
+        for i, v in enumerate(s.array):
+            if _is_null(v):
+                converted.append(pd.NaT)
+                continue
+            t = type(v)
+            if t in (_Timestamp, datetime.datetime, datetime.date, np.datetime64, str):
+                try:
+                    converted.append(_Timestamp(v))
+                    continue
+                except (ValueError, TypeError, OverflowError):
+                    pass
+            raise _bad_value(name, i, v, "a date/time column")
+        try:
+            s = pd.Series(pd.to_datetime(converted, utc=kind == sb_io.COL_TIMESTAMPTZ))
+        except (ValueError, TypeError):
+            s = pd.Series(pd.to_datetime(converted, utc=True))
+    if isinstance(s.dtype, pd.DatetimeTZDtype):
+        s = s.dt.tz_convert("UTC").dt.tz_localize(None)
+    values = s.to_numpy(dtype="datetime64[ns]")
+    valid = ~np.isnat(values)
+    micros = values.astype("<i8") // 1000
+    return _fixed_payload(valid, np.where(valid, micros, 0).astype("<i8"))
+
+
+def _array_literal(value, name, row):
+    """A PostgreSQL array literal for a (nested) list."""
+    parts = []
+    for v in value:
+        t = type(v)
+        if _is_null(v):
+            parts.append("NULL")
+        elif t is list or t is tuple or t is np.ndarray:
+            parts.append(_array_literal(list(v), name, row))
+        else:
+            text = _text_value(v, "text", name, row)
+            parts.append('"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"')
+    return "{" + ",".join(parts) + "}"
+
+
+def _text_value(v, category, name, row):
+    """The PostgreSQL text form of one value, for the type's input function."""
+    t = type(v)
+    if t is str:
+        return v
+    if t is np.str_:
+        return str.__str__(v)
+    if t in _BOOL_TYPES:
+        return "true" if v else "false"
+    if t in _INT_TYPES:
+        return str(int(v))
+    if t in _FLOAT_TYPES:
+        f = float(v)
+        return "Infinity" if f == math.inf else "-Infinity" if f == -math.inf else repr(f)
+    if t is decimal.Decimal:
+        return str(v)
+    if t is _Timestamp or t is datetime.datetime or t is datetime.date or t is datetime.time:
+        return v.isoformat()
+    if t is _Timedelta or t is datetime.timedelta:
+        return "%d microseconds" % (_Timedelta(v).value // 1000)
+    if t is bytes or t is bytearray:
+        if category == "bytea":
+            return "\\x" + bytes(v).hex()
+        raise _bad_value(name, row, v, "a text column (decode the bytes first)")
+    if t is dict or t is list or t is tuple or t is np.ndarray:
+        if category == "array" and t is not dict:
+            return _array_literal(list(v), name, row)
+        if category == "json" or t is dict:
+            return dumps(v, 1 << 30, path='column "%s", row %d' % (name, row + 1))
+        return _array_literal(list(v), name, row)
+    raise _bad_value(name, row, v, "a text column")
+
+
+def _encode_text(series, name, category):
+    n = len(series)
+    valid = np.ones(n, dtype=bool)
+    pieces = []
+    if series.dtype == object:
+        values = series.array
+    else:
+        values = list(series.array)
+    for i, v in enumerate(values):
+        if _is_null(v):
+            valid[i] = False
+            pieces.append(b"")
+        else:
+            pieces.append(_text_value(v, category, name, i).encode("utf-8", "surrogatepass"))
+    lengths = np.fromiter((len(p) for p in pieces), dtype="<i8", count=n)
+    offsets = np.zeros(n + 1, dtype="<i8")
+    np.cumsum(lengths, out=offsets[1:])
+    nulls, bits = _packed(valid)
+    return b"".join((nulls.to_bytes(8, "little"), bits, offsets.tobytes(), b"".join(pieces)))
+
+
+def encode_rows(value, spec, func, budget):
+    """(nrows, [column payload]) for a sandbox_rows result, in spec's order."""
+    frame = _as_frame(value, spec, func)
+    labels = {}
+    for j, label in enumerate(frame.columns):
+        labels.setdefault(label if type(label) is str else str(label), j)
+    payloads = []
+    used = 0
+    for col in spec:
+        name = col["name"]
+        if name not in labels:
+            have = ", ".join(sorted(labels)) or "none"
+            raise RowsError('column "%s" is missing from the result of %s(); '
+                            "it has columns: %s" % (name, func, have), _MISSING)
+        series = frame.iloc[:, labels[name]]
+        kind = col["kind"]
+        if kind == sb_io.COL_INT64:
+            payload = _encode_int(series, name)
+        elif kind == sb_io.COL_FLOAT64:
+            payload = _encode_float(series, name)
+        elif kind == sb_io.COL_BOOL:
+            payload = _encode_bool(series, name)
+        elif kind in (sb_io.COL_DATE, sb_io.COL_TIMESTAMP, sb_io.COL_TIMESTAMPTZ):
+            payload = _encode_datetime(series, name, kind)
+        else:
+            payload = _encode_text(series, name, col.get("category", "text"))
+        used += len(payload)
+        if used > budget:
+            raise OutputLimitExceeded("the rows of %s() exceed the output limit" % func)
+        payloads.append(payload)
+    return len(frame), payloads

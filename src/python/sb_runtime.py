@@ -300,6 +300,7 @@ def serve(python_layer):
                     rule="syntax")
         return 0
 
+    rows = request.get("rows")
     try:
         exec(compiled, namespace)
         results = {}
@@ -309,10 +310,22 @@ def serve(python_layer):
                 raise NameError('the code does not define a function named "%s"' % name)
             results[name] = fn(**_bind(fn, name, inputs))
         sys.stdout.flush()
-        text = sb_codec.dumps(results, limit, out.used)
+        if rows is not None:
+            nrows, payloads = sb_codec.encode_rows(results[returns[0]], rows["columns"],
+                                                   returns[0], limit - out.used)
+        else:
+            text = sb_codec.dumps(results, limit, out.used)
+    except sb_codec.RowsError as exc:
+        _send_error("rows", "ResultError", str(exc), sqlstate=exc.sqlstate)
+        return 0
     except BaseException as exc:  # noqa: B902 - report everything, incl. SystemExit
         _report_exception(exc, lines)
         return 0
 
-    sb_io.send(sb_io.RESULT, text.encode("utf-8"))
+    if rows is not None:
+        sb_io.send(sb_io.ROWS, nrows.to_bytes(8, "little"))
+        for payload in payloads:
+            sb_io.send(sb_io.COLUMN, payload)
+    else:
+        sb_io.send(sb_io.RESULT, text.encode("utf-8"))
     return 0

@@ -119,6 +119,7 @@ sb_io_init(void)
 	PyModule_AddIntConstant(m, "STDOUT", SB_DATA_STDOUT);
 	PyModule_AddIntConstant(m, "RESULT", SB_DATA_RESULT);
 	PyModule_AddIntConstant(m, "ERROR", SB_DATA_ERROR);
+	PyModule_AddIntConstant(m, "ROWS", SB_DATA_ROWS);
 	PyModule_AddIntConstant(m, "COL_INT64", SB_COL_INT64);
 	PyModule_AddIntConstant(m, "COL_FLOAT64", SB_COL_FLOAT64);
 	PyModule_AddIntConstant(m, "COL_BOOL", SB_COL_BOOL);

@@ -1,0 +1,442 @@
+/*
+ * sb_rows.c
+ *		sandbox_rows(): a Python function's DataFrame as a set of rows.
+ *
+ * The backend tells the child the declared columns (name and the column
+ * kind of their type); the child picks each by name from the result,
+ * converts it (or reports which column and row do not fit) and sends it
+ * back in the columnar layout table inputs use (sb_protocol.h).  Here every
+ * column payload is checked against the row count before any value is
+ * read, and each value becomes a Datum of the declared type: integers are
+ * range-checked, date/times bounds-checked, and text goes through the
+ * type's input function, so domains and all other types validate as usual.
+ * Rows go into a tuplestore (materialize mode), which spills to disk past
+ * work_mem.
+ */
+#include "pysandbox.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "funcapi.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/date.h"
+#include "utils/json.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+#include "utils/tuplestore.h"
+
+PG_FUNCTION_INFO_V1(sandbox_rows);
+PG_FUNCTION_INFO_V1(sandbox_rows_text);
+PG_FUNCTION_INFO_V1(sandbox_rows_typed);
+
+#define SB_UNIX_OFFSET_US \
+	((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY)
+
+/* one declared output column and its received payload */
+typedef struct SbOutColumn
+{
+	int			attnum;			/* index in the tuple descriptor */
+	const char *name;
+	Oid			typid;
+	Oid			basetype;
+	int			kind;			/* SbColumnKind */
+	FmgrInfo	input;			/* for SB_COL_TEXT */
+	Oid			typioparam;
+	int32		typmod;
+	/* payload, once validated */
+	const uint8 *validity;		/* NULL if no NULLs */
+	const char *values;
+	const int64 *offsets;		/* SB_COL_TEXT */
+	const char *text;
+	uint64		text_len;
+} SbOutColumn;
+
+/* errcontext: which value of the result failed to convert */
+typedef struct SbRowsContext
+{
+	const char *func;
+	const char *column;
+	uint64		row;
+} SbRowsContext;
+
+static void
+sb_rows_error_context(void *arg)
+{
+	SbRowsContext *c = (SbRowsContext *) arg;
+
+	if (c->column)
+		errcontext("column \"%s\", row " UINT64_FORMAT " of the result of %s()",
+				   c->column, c->row + 1, c->func);
+}
+
+/* The category of a text-kind column, so the child formats values for it. */
+static const char *
+sb_text_category(Oid basetype)
+{
+	if (basetype == JSONOID || basetype == JSONBOID)
+		return "json";
+	if (basetype == BYTEAOID)
+		return "bytea";
+	if (type_is_array(basetype))
+		return "array";
+	return "text";
+}
+
+/* Raise the error for a column payload that does not match its shape. */
+static void
+sb_bad_rows(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
+			 errmsg("sandbox process sent malformed rows")));
+}
+
+/*
+ * Check one column payload against nrows and the column's kind, and point
+ * the column at its parts.  The payload is hostile: every length is checked
+ * before it is used, without overflow (nrows is bounded by the payload).
+ */
+static void
+sb_bind_payload(SbOutColumn *c, const SbChunk *chunk, uint64 nrows)
+{
+	const char *p = chunk->data;
+	uint64		len = chunk->len;
+	uint64		null_count;
+	uint64		pos = 8;
+	uint64		width;
+
+	if (len < 8 || nrows > len * 8)
+		sb_bad_rows();
+	memcpy(&null_count, p, 8);
+	if (null_count > nrows)
+		sb_bad_rows();
+	c->validity = NULL;
+	if (null_count > 0)
+	{
+		if ((nrows + 7) / 8 > len - pos)
+			sb_bad_rows();
+		c->validity = (const uint8 *) p + pos;
+		pos += (nrows + 7) / 8;
+	}
+	if (c->kind == SB_COL_TEXT)
+	{
+		if (nrows + 1 > (len - pos) / 8)
+			sb_bad_rows();
+		/* memcpy-free access needs alignment; copy the offsets if unaligned */
+		if (((uintptr_t) (p + pos)) % sizeof(int64) != 0)
+		{
+			int64	   *copy = palloc_extended((nrows + 1) * sizeof(int64), MCXT_ALLOC_HUGE);
+
+			memcpy(copy, p + pos, (nrows + 1) * sizeof(int64));
+			c->offsets = copy;
+		}
+		else
+			c->offsets = (const int64 *) (p + pos);
+		pos += (nrows + 1) * 8;
+		c->text = p + pos;
+		c->text_len = len - pos;
+		if (c->offsets[0] != 0 || (uint64) c->offsets[nrows] != c->text_len)
+			sb_bad_rows();
+		return;
+	}
+	width = (c->kind == SB_COL_BOOL) ? 1 : 8;
+	if (len - pos != width * nrows)
+		sb_bad_rows();
+	c->values = p + pos;
+}
+
+/* The Datum for row `row` of a fixed-width column. */
+static Datum
+sb_fixed_datum(SbOutColumn *c, uint64 row)
+{
+	int64		i64;
+	double		f8;
+
+	switch (c->kind)
+	{
+		case SB_COL_INT64:
+			memcpy(&i64, c->values + row * 8, 8);
+			switch (c->basetype)
+			{
+				case INT2OID:
+					if (i64 < PG_INT16_MIN || i64 > PG_INT16_MAX)
+						ereport(ERROR,
+								(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+								 errmsg("value " INT64_FORMAT " is out of range for type smallint", i64)));
+					return Int16GetDatum((int16) i64);
+				case INT4OID:
+					if (i64 < PG_INT32_MIN || i64 > PG_INT32_MAX)
+						ereport(ERROR,
+								(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+								 errmsg("value " INT64_FORMAT " is out of range for type integer", i64)));
+					return Int32GetDatum((int32) i64);
+				default:
+					return Int64GetDatum(i64);
+			}
+		case SB_COL_FLOAT64:
+			memcpy(&f8, c->values + row * 8, 8);
+			switch (c->basetype)
+			{
+				case FLOAT4OID:
+					if (isinf((float4) f8) && !isinf(f8))
+						ereport(ERROR,
+								(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+								 errmsg("value %g is out of range for type real", f8)));
+					return Float4GetDatum((float4) f8);
+				case FLOAT8OID:
+					return Float8GetDatum(f8);
+				default:
+					return DirectFunctionCall1(float8_numeric, Float8GetDatum(f8));
+			}
+		case SB_COL_BOOL:
+			return BoolGetDatum(c->values[row] != 0);
+		case SB_COL_DATE:
+			{
+				int64		days;
+
+				memcpy(&i64, c->values + row * 8, 8);
+				/* floor division: times before 1970 round down to their day */
+				days = i64 / USECS_PER_DAY - ((i64 % USECS_PER_DAY) < 0 ? 1 : 0);
+				days -= POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE;
+				if (!IS_VALID_DATE(days))
+					ereport(ERROR,
+							(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+							 errmsg("date out of range")));
+				return DateADTGetDatum((DateADT) days);
+			}
+		default:				/* SB_COL_TIMESTAMP, SB_COL_TIMESTAMPTZ */
+			{
+				Timestamp	ts;
+
+				memcpy(&i64, c->values + row * 8, 8);
+				if (pg_sub_s64_overflow(i64, SB_UNIX_OFFSET_US, &ts) || !IS_VALID_TIMESTAMP(ts))
+					ereport(ERROR,
+							(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+							 errmsg("timestamp out of range")));
+				return TimestampGetDatum(ts);
+			}
+	}
+}
+
+/* The Datum for row `row` of a text column, through the type's input. */
+static Datum
+sb_text_datum(SbOutColumn *c, uint64 row)
+{
+	int64		start = c->offsets[row];
+	int64		end = c->offsets[row + 1];
+	char	   *s;
+
+	if (start < 0 || end < start || (uint64) end > c->text_len)
+		sb_bad_rows();
+	if (memchr(c->text + start, '\0', end - start) != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNTRANSLATABLE_CHARACTER),
+				 errmsg("value contains a NUL character")));
+	if (!pg_verify_mbstr(PG_UTF8, c->text + start, (int) (end - start), true))
+		ereport(ERROR,
+				(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
+				 errmsg("value is not valid UTF-8")));
+	s = pg_any_to_server(c->text + start, (int) (end - start), PG_UTF8);
+	if (s == c->text + start)
+		s = pnstrdup(s, end - start);
+	return InputFunctionCall(&c->input, s, c->typioparam, c->typmod);
+}
+
+/*
+ * Run the call for the result descriptor tupdesc and fill the tuplestore.
+ */
+static void
+sb_rows_run(FunctionCallInfo fcinfo, const char *code, Jsonb *inputs,
+			const char *func, Jsonb *options)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	TupleDesc	tupdesc;
+	SbOutColumn *cols;
+	int			ncols = 0;
+	SbRequest	req;
+	SbLimits	limits;
+	SbOutcome	out;
+	Datum		name = CStringGetTextDatum(func);
+	ArrayType  *returns;
+	uint64		nrows;
+	Datum	   *values;
+	bool	   *nulls;
+	MemoryContext rowcxt;
+	MemoryContext old;
+	SbRowsContext ctx = {func, NULL, 0};
+	ErrorContextCallback errcb;
+	ListCell   *lc;
+	int			i;
+
+	if (!sb_is_identifier(func))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("\"%s\" is not a valid function name", func)));
+	sb_limits_from_options(&limits, options);
+
+	InitMaterializedSRF(fcinfo, 0);
+	tupdesc = rsinfo->setDesc;
+
+	/* the declared columns, in order, and what the child must send */
+	cols = palloc0(sizeof(SbOutColumn) * Max(tupdesc->natts, 1));
+	returns = construct_array(&name, 1, TEXTOID, -1, false, TYPALIGN_INT);
+	sb_request_start(&req, code, returns, &limits);
+	appendStringInfoString(&req.json, "\"rows\":{\"columns\":[");
+	for (i = 0; i < tupdesc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(tupdesc, i);
+		SbOutColumn *c;
+
+		if (att->attisdropped)
+			continue;
+		c = &cols[ncols];
+		c->attnum = i;
+		c->name = NameStr(att->attname);
+		c->typid = att->atttypid;
+		c->basetype = getBaseType(att->atttypid);
+		/* a domain goes through its input function, which checks it */
+		c->kind = (c->basetype != c->typid) ? SB_COL_TEXT : sb_column_kind(c->typid);
+		c->typmod = att->atttypmod;
+		if (c->kind == SB_COL_TEXT)
+		{
+			Oid			infunc;
+
+			getTypeInputInfo(c->typid, &infunc, &c->typioparam);
+			fmgr_info(infunc, &c->input);
+		}
+		if (ncols > 0)
+			appendStringInfoChar(&req.json, ',');
+		appendStringInfoString(&req.json, "{\"name\":");
+		escape_json(&req.json, c->name);
+		appendStringInfo(&req.json, ",\"kind\":%d,\"category\":\"%s\"}", c->kind,
+						 c->kind == SB_COL_TEXT ? sb_text_category(c->basetype) : "");
+		ncols++;
+	}
+	appendStringInfoString(&req.json, "]},");
+	req.rows_mode = true;
+	req.rows_ncols = ncols;
+	sb_request_finish(&req, inputs);
+
+	sb_call_run(&req, &limits, &out);
+	sb_report_usage(&req, &out);
+	sb_check_outcome(&out, &limits);
+
+	if (out.rows_header == NULL || list_length(out.rows_columns) != ncols)
+		ereport(ERROR,
+				(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
+				 errmsg("sandbox process ended without a result")));
+	memcpy(&nrows, out.rows_header, sizeof(nrows));
+	/* with no columns there is no payload to bound the row count */
+	if (ncols == 0 && nrows > (uint64) limits.max_output_bytes)
+		sb_bad_rows();
+	i = 0;
+	foreach(lc, out.rows_columns)
+		sb_bind_payload(&cols[i++], (SbChunk *) lfirst(lc), nrows);
+
+	/* build the rows */
+	values = palloc(sizeof(Datum) * Max(tupdesc->natts, 1));
+	nulls = palloc(sizeof(bool) * Max(tupdesc->natts, 1));
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "pysandbox rows",
+								   ALLOCSET_DEFAULT_SIZES);
+	errcb.callback = sb_rows_error_context;
+	errcb.arg = &ctx;
+	errcb.previous = error_context_stack;
+	error_context_stack = &errcb;
+	for (ctx.row = 0; ctx.row < nrows; ctx.row++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		old = MemoryContextSwitchTo(rowcxt);
+		for (i = 0; i < tupdesc->natts; i++)
+			nulls[i] = true;
+		for (i = 0; i < ncols; i++)
+		{
+			SbOutColumn *c = &cols[i];
+			bool		valid = c->validity == NULL ||
+				(c->validity[ctx.row / 8] >> (ctx.row % 8)) & 1;
+
+			ctx.column = c->name;
+			nulls[c->attnum] = !valid;
+			if (valid)
+				values[c->attnum] = (c->kind == SB_COL_TEXT) ?
+					sb_text_datum(c, ctx.row) : sb_fixed_datum(c, ctx.row);
+			else if (c->kind == SB_COL_TEXT)
+				/* a NULL must still satisfy the domain's NOT NULL, if any */
+				(void) InputFunctionCall(&c->input, NULL, c->typioparam, c->typmod);
+		}
+		ctx.column = NULL;
+		MemoryContextSwitchTo(old);
+		tuplestore_putvalues(rsinfo->setResult, tupdesc, values, nulls);
+		MemoryContextReset(rowcxt);
+	}
+	error_context_stack = errcb.previous;
+	MemoryContextDelete(rowcxt);
+}
+
+/*
+ * sandbox_rows(code, inputs, func, options) returns setof record: used with
+ * a column definition list.
+ */
+Datum
+sandbox_rows(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("code, inputs, func and options must not be NULL")));
+	sb_rows_run(fcinfo, text_to_cstring(PG_GETARG_TEXT_PP(0)), PG_GETARG_JSONB_P(1),
+				text_to_cstring(PG_GETARG_TEXT_PP(2)), PG_GETARG_JSONB_P(3));
+	return (Datum) 0;
+}
+
+/*
+ * sandbox_rows(code text, inputs text, func text, options text): the same
+ * as sandbox_rows(text, jsonb, text, jsonb).  It exists only so that a call
+ * with string literals, sandbox_rows($$...$$, '{"df": ...}'), resolves:
+ * without it PostgreSQL cannot choose between the record form (jsonb in
+ * second place) and the typed form (anyelement first, text second).
+ */
+Datum
+sandbox_rows_text(PG_FUNCTION_ARGS)
+{
+	Jsonb	   *inputs;
+	Jsonb	   *options;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("code, inputs, func and options must not be NULL")));
+	inputs = DatumGetJsonbP(DirectFunctionCall1(jsonb_in,
+												CStringGetDatum(text_to_cstring(PG_GETARG_TEXT_PP(1)))));
+	options = DatumGetJsonbP(DirectFunctionCall1(jsonb_in,
+												 CStringGetDatum(text_to_cstring(PG_GETARG_TEXT_PP(3)))));
+	sb_rows_run(fcinfo, text_to_cstring(PG_GETARG_TEXT_PP(0)), inputs,
+				text_to_cstring(PG_GETARG_TEXT_PP(2)), options);
+	return (Datum) 0;
+}
+
+/*
+ * sandbox_rows(rowtype anyelement, code, inputs, func, options) returns
+ * setof anyelement: the rows take the composite type of rowtype.
+ */
+Datum
+sandbox_rows_typed(PG_FUNCTION_ARGS)
+{
+	Oid			rowtype = get_fn_expr_argtype(fcinfo->flinfo, 0);
+
+	if (!type_is_rowtype(rowtype))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("rowtype must be a composite type, not %s", format_type_be(rowtype)),
+				 errhint("Pass NULL::my_table or NULL::my_composite_type.")));
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3) || PG_ARGISNULL(4))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("code, inputs, func and options must not be NULL")));
+	sb_rows_run(fcinfo, text_to_cstring(PG_GETARG_TEXT_PP(1)), PG_GETARG_JSONB_P(2),
+				text_to_cstring(PG_GETARG_TEXT_PP(3)), PG_GETARG_JSONB_P(4));
+	return (Datum) 0;
+}
