@@ -13,6 +13,7 @@
 #include "postgres.h"
 
 #include "lib/stringinfo.h"
+#include "fmgr.h"
 #include "nodes/pg_list.h"
 #include "utils/array.h"
 #include "utils/jsonb.h"
@@ -57,6 +58,45 @@ extern void sb_sandbox_release(SbSandbox *sb);
 extern void sb_sandbox_abandon_worker(void);
 extern void sb_worker_init(void);
 
+/* microseconds between 1970-01-01 and 2000-01-01 (PostgreSQL's epoch) */
+#define SB_UNIX_OFFSET_US \
+	((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY)
+
+/* ---- sb_columns.c: executor values -> columnar buffers ---- */
+
+/* a growable buffer that may pass 1 GB */
+typedef struct SbBuf
+{
+	char	   *data;
+	Size		len;
+	Size		cap;
+	MemoryContext cxt;
+} SbBuf;
+
+typedef struct SbColumn
+{
+	char	   *name;
+	Oid			typid;
+	Oid			basetype;
+	int			kind;			/* SbColumnKind */
+	FmgrInfo	out;			/* output function, for text-form kinds */
+	bool		fast_text;		/* text/varchar in a UTF-8 database */
+	SbBuf		values;
+	SbBuf		validity;
+	SbBuf		offsets;		/* var kinds only */
+	uint64		nulls;
+} SbColumn;
+
+struct SbRequest;
+extern int	sb_input_kind(Oid typid, bool numeric_decimal);
+extern void sb_column_init(SbColumn *c, const char *name, Oid typid,
+						   bool numeric_decimal, MemoryContext cxt);
+extern void sb_column_append(SbColumn *c, Datum d, bool isnull, uint64 row,
+							 const char *input);
+extern Size sb_column_size(const SbColumn *c);
+extern void sb_column_add_frame(struct SbRequest *req, SbColumn *c, uint64 nrows);
+extern const char *sb_kind_name(int kind);
+
 /* ---- sb_inputs.c: inputs jsonb -> request frames ---- */
 
 /* a buffer to send: a frame header plus up to three payload pieces */
@@ -68,6 +108,7 @@ typedef struct SbChunk
 
 typedef struct SbRequest
 {
+	bool		numeric_decimal;	/* numeric inputs as Decimal */
 	StringInfoData json;		/* the REQUEST payload being built */
 	List	   *chunks;			/* SbChunk *, in sending order */
 	uint64		input_rows;
@@ -82,7 +123,6 @@ extern void sb_request_add_frame(SbRequest *req, uint32 type,
 								 const char *p2, size_t l2,
 								 const char *p3, size_t l3);
 extern bool sb_is_identifier(const char *s);
-extern int	sb_column_kind(Oid typid);
 
 /* ---- sb_call.c: one call, start to end ---- */
 
@@ -92,6 +132,7 @@ typedef struct SbLimits
 	int			cpu_ms;
 	int			memory_mb;
 	int			max_output_bytes;
+	bool		numeric_decimal;	/* options.numeric = "decimal" */
 } SbLimits;
 
 typedef struct SbOutcome

@@ -81,7 +81,9 @@ sb_limit_option(Jsonb *options, const char *key, const char *guc, int *limit)
 void
 sb_limits_from_options(SbLimits *limits, Jsonb *options)
 {
-	static const char *const known[] = {"timeout_ms", "cpu_ms", "memory_mb", "max_output_bytes"};
+	static const char *const known[] = {"timeout_ms", "cpu_ms", "memory_mb", "max_output_bytes",
+	"numeric"};
+	JsonbValue *numeric;
 	JsonbIterator *it;
 	JsonbValue	v;
 	JsonbIteratorToken tok;
@@ -90,6 +92,7 @@ sb_limits_from_options(SbLimits *limits, Jsonb *options)
 	limits->cpu_ms = sb_cpu_ms;
 	limits->memory_mb = sb_memory_mb;
 	limits->max_output_bytes = sb_max_output_bytes;
+	limits->numeric_decimal = false;
 
 	if (!JB_ROOT_IS_OBJECT(options))
 		ereport(ERROR,
@@ -112,7 +115,20 @@ sb_limits_from_options(SbLimits *limits, Jsonb *options)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("unknown option \"%.*s\"", v.val.string.len, v.val.string.val),
-					 errhint("Known options are timeout_ms, cpu_ms, memory_mb and max_output_bytes.")));
+					 errhint("Known options are timeout_ms, cpu_ms, memory_mb, max_output_bytes and numeric.")));
+	}
+
+	numeric = getKeyJsonValueFromContainer(&options->root, "numeric", 7, NULL);
+	if (numeric != NULL)
+	{
+		if (numeric->type == jbvString && numeric->val.string.len == 7 &&
+			memcmp(numeric->val.string.val, "decimal", 7) == 0)
+			limits->numeric_decimal = true;
+		else if (!(numeric->type == jbvString && numeric->val.string.len == 5 &&
+				   memcmp(numeric->val.string.val, "float", 5) == 0))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("options.numeric must be \"float\" or \"decimal\"")));
 	}
 
 	sb_limit_option(options, "timeout_ms", "pysandbox.timeout", &limits->timeout_ms);

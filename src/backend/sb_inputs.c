@@ -33,23 +33,6 @@
 #include "utils/timestamp.h"
 #include "utils/varlena.h"
 
-/* microseconds between 2000-01-01 (PostgreSQL's epoch) and 1970-01-01 */
-#define SB_UNIX_OFFSET_US \
-	((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY)
-/* pandas datetime64[ns] spans about +-292 years around 1970 */
-#define SB_MAX_ABS_US		INT64CONST(9223372036854775)
-
-typedef struct SbColumn
-{
-	char	   *name;
-	Oid			typid;
-	int			kind;			/* SbColumnKind */
-	FmgrInfo	out;			/* output function, for SB_COL_TEXT */
-	StringInfoData values;
-	StringInfoData validity;
-	StringInfoData offsets;		/* SB_COL_TEXT only */
-	uint64		nulls;
-} SbColumn;
 
 typedef struct SbReceiver
 {
@@ -130,197 +113,23 @@ sb_request_add_frame(SbRequest *req, uint32 type,
 	}
 }
 
-/* The column kind used to send values of type typid. */
-int
-sb_column_kind(Oid typid)
-{
-	switch (getBaseType(typid))
-	{
-		case INT2OID:
-		case INT4OID:
-		case INT8OID:
-			return SB_COL_INT64;
-		case FLOAT4OID:
-		case FLOAT8OID:
-		case NUMERICOID:
-			return SB_COL_FLOAT64;
-		case BOOLOID:
-			return SB_COL_BOOL;
-		case DATEOID:
-			return SB_COL_DATE;
-		case TIMESTAMPOID:
-			return SB_COL_TIMESTAMP;
-		case TIMESTAMPTZOID:
-			return SB_COL_TIMESTAMPTZ;
-		default:
-			return SB_COL_TEXT;
-	}
-}
-
-static const char *
-sb_kind_name(int kind)
-{
-	switch (kind)
-	{
-		case SB_COL_INT64:
-			return "int64";
-		case SB_COL_FLOAT64:
-			return "float64";
-		case SB_COL_BOOL:
-			return "bool";
-		case SB_COL_DATE:
-			return "date";
-		case SB_COL_TIMESTAMP:
-			return "timestamp";
-		case SB_COL_TIMESTAMPTZ:
-			return "timestamptz";
-		default:
-			return "text";
-	}
-}
-
 /* DestReceiver startup: one column buffer per result column. */
 static void
 sb_receiver_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
 {
 	SbReceiver *r = (SbReceiver *) self;
-	MemoryContext old = MemoryContextSwitchTo(r->cxt);
 	int			i;
 
 	r->ncols = typeinfo->natts;
-	r->cols = palloc0(sizeof(SbColumn) * Max(r->ncols, 1));
+	r->cols = MemoryContextAllocZero(r->cxt, sizeof(SbColumn) * Max(r->ncols, 1));
 	for (i = 0; i < r->ncols; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(typeinfo, i);
-		SbColumn   *c = &r->cols[i];
 
-		c->name = pstrdup(NameStr(att->attname));
-		c->typid = att->atttypid;
-		c->kind = sb_column_kind(att->atttypid);
-		initStringInfo(&c->values);
-		initStringInfo(&c->validity);
-		if (c->kind == SB_COL_TEXT)
-		{
-			Oid			outfunc;
-			bool		isvarlena;
-			int64		zero = 0;
-
-			getTypeOutputInfo(att->atttypid, &outfunc, &isvarlena);
-			fmgr_info_cxt(outfunc, &c->out, r->cxt);
-			initStringInfo(&c->offsets);
-			appendBinaryStringInfo(&c->offsets, (char *) &zero, sizeof(zero));
-		}
+		sb_column_init(&r->cols[i], NameStr(att->attname), att->atttypid,
+					   r->req->numeric_decimal, r->cxt);
 	}
 	r->rowcxt = AllocSetContextCreate(r->cxt, "pysandbox row", ALLOCSET_SMALL_SIZES);
-	MemoryContextSwitchTo(old);
-}
-
-/* Raise the error for a date/time value pandas cannot hold. */
-static void
-sb_datetime_out_of_range(SbReceiver *r, SbColumn *c)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-			 errmsg("value in column \"%s\", row %llu of input \"%s\" is out of range for pandas",
-					c->name, (unsigned long long) r->nrows + 1, r->input),
-			 errdetail("pandas datetime64[ns] holds years 1678 to 2261; infinity has no equivalent."),
-			 errhint("Cast the column to text in the query, or filter such rows out.")));
-}
-
-/* Append one value (not NULL) to a column buffer. */
-static void
-sb_column_append(SbReceiver *r, SbColumn *c, Datum d)
-{
-	int64		i64;
-	double		f8;
-	char		b;
-
-	switch (c->kind)
-	{
-		case SB_COL_INT64:
-			switch (getBaseType(c->typid))
-			{
-				case INT2OID:
-					i64 = DatumGetInt16(d);
-					break;
-				case INT4OID:
-					i64 = DatumGetInt32(d);
-					break;
-				default:
-					i64 = DatumGetInt64(d);
-					break;
-			}
-			appendBinaryStringInfo(&c->values, (char *) &i64, sizeof(i64));
-			break;
-		case SB_COL_FLOAT64:
-			switch (getBaseType(c->typid))
-			{
-				case FLOAT4OID:
-					f8 = DatumGetFloat4(d);
-					break;
-				case FLOAT8OID:
-					f8 = DatumGetFloat8(d);
-					break;
-				default:
-					f8 = DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, d));
-					break;
-			}
-			appendBinaryStringInfo(&c->values, (char *) &f8, sizeof(f8));
-			break;
-		case SB_COL_BOOL:
-			b = DatumGetBool(d) ? 1 : 0;
-			appendBinaryStringInfoNT(&c->values, &b, 1);
-			break;
-		case SB_COL_DATE:
-			{
-				DateADT		date = DatumGetDateADT(d);
-
-				if (DATE_NOT_FINITE(date))
-					sb_datetime_out_of_range(r, c);
-				i64 = (int64) date * USECS_PER_DAY + SB_UNIX_OFFSET_US;
-				if (i64 > SB_MAX_ABS_US || i64 < -SB_MAX_ABS_US)
-					sb_datetime_out_of_range(r, c);
-				appendBinaryStringInfo(&c->values, (char *) &i64, sizeof(i64));
-				break;
-			}
-		case SB_COL_TIMESTAMP:
-		case SB_COL_TIMESTAMPTZ:
-			{
-				Timestamp	ts = DatumGetTimestamp(d);
-
-				if (TIMESTAMP_NOT_FINITE(ts) || ts > SB_MAX_ABS_US - SB_UNIX_OFFSET_US ||
-					ts < -SB_MAX_ABS_US - SB_UNIX_OFFSET_US)
-					sb_datetime_out_of_range(r, c);
-				i64 = ts + SB_UNIX_OFFSET_US;
-				appendBinaryStringInfo(&c->values, (char *) &i64, sizeof(i64));
-				break;
-			}
-		default:
-			elog(ERROR, "unexpected column kind %d", c->kind);
-	}
-}
-
-/* Append a NULL: a zero value (or an empty string) under a cleared bit. */
-static void
-sb_column_append_null(SbColumn *c)
-{
-	static const char zeros[8] = {0};
-	int64		off;
-
-	c->nulls++;
-	switch (c->kind)
-	{
-		case SB_COL_BOOL:
-			appendBinaryStringInfoNT(&c->values, zeros, 1);
-			break;
-		case SB_COL_TEXT:
-			off = c->values.len;
-			appendBinaryStringInfo(&c->offsets, (char *) &off, sizeof(off));
-			break;
-		default:
-			appendBinaryStringInfoNT(&c->values, zeros, 8);
-			break;
-	}
 }
 
 /* DestReceiver: one row into the column buffers. */
@@ -335,44 +144,9 @@ sb_receiver_receive(TupleTableSlot *slot, DestReceiver *self)
 	slot_getallattrs(slot);
 	for (i = 0; i < r->ncols; i++)
 	{
-		SbColumn   *c = &r->cols[i];
-
-		MemoryContextSwitchTo(r->cxt);
-		if (r->nrows % 8 == 0)
-			appendStringInfoCharMacro(&c->validity, 0);
-		MemoryContextSwitchTo(r->rowcxt);
-
-		if (slot->tts_isnull[i])
-		{
-			MemoryContextSwitchTo(r->cxt);
-			sb_column_append_null(c);
-		}
-		else
-		{
-			c->validity.data[r->nrows / 8] |= (char) (1 << (r->nrows % 8));
-			if (c->kind == SB_COL_TEXT)
-			{
-				/* the output function allocates in rowcxt; buffers in cxt */
-				char	   *s = OutputFunctionCall(&c->out, slot->tts_values[i]);
-				int			len = strlen(s);
-				char	   *u = pg_server_to_any(s, len, PG_UTF8);
-				int64		off;
-
-				if (u != s)
-					len = strlen(u);
-				MemoryContextSwitchTo(r->cxt);
-				appendBinaryStringInfoNT(&c->values, u, len);
-				off = c->values.len;
-				appendBinaryStringInfo(&c->offsets, (char *) &off, sizeof(off));
-			}
-			else
-			{
-				MemoryContextSwitchTo(r->cxt);
-				sb_column_append(r, c, slot->tts_values[i]);
-			}
-		}
-		MemoryContextSwitchTo(r->rowcxt);
-		bytes += c->values.len + c->validity.len + (c->kind == SB_COL_TEXT ? c->offsets.len : 0);
+		sb_column_append(&r->cols[i], slot->tts_values[i], slot->tts_isnull[i],
+						 r->nrows, r->input);
+		bytes += sb_column_size(&r->cols[i]);
 	}
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(r->rowcxt);
@@ -629,31 +403,8 @@ sb_table_input(SbRequest *req, const char *name, const char *query, JsonbValue *
 
 	for (i = 0; i < r->ncols; i++)
 	{
-		SbColumn   *c = &r->cols[i];
-		uint64	   *nulls = palloc(sizeof(uint64));
-
-		*nulls = c->nulls;
-		if (c->kind == SB_COL_TEXT)
-		{
-			/* offsets then bytes: send offsets as the value prefix */
-			StringInfoData both;
-
-			initStringInfo(&both);
-			if (c->nulls > 0)
-				appendBinaryStringInfo(&both, c->validity.data, c->validity.len);
-			appendBinaryStringInfo(&both, c->offsets.data, c->offsets.len);
-			sb_request_add_frame(req, SB_DATA_COLUMN, (char *) nulls, 8,
-								 both.data, both.len, c->values.data, c->values.len);
-			req->input_bytes += both.len + c->values.len;
-		}
-		else
-		{
-			sb_request_add_frame(req, SB_DATA_COLUMN, (char *) nulls, 8,
-								 c->nulls > 0 ? c->validity.data : NULL,
-								 c->nulls > 0 ? c->validity.len : 0,
-								 c->values.data, c->values.len);
-			req->input_bytes += c->values.len + (c->nulls > 0 ? c->validity.len : 0);
-		}
+		req->input_bytes += sb_column_size(&r->cols[i]);
+		sb_column_add_frame(req, &r->cols[i], r->nrows);
 	}
 	req->input_rows += r->nrows;
 }

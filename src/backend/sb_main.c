@@ -108,6 +108,7 @@ sb_request_start(SbRequest *req, const char *code, ArrayType *returns,
 				 const SbLimits *limits)
 {
 	memset(req, 0, sizeof(*req));
+	req->numeric_decimal = limits->numeric_decimal;
 	initStringInfo(&req->json);
 	appendStringInfoString(&req->json, "{\"code\":");
 	escape_json(&req->json, code);

@@ -33,8 +33,6 @@ PG_FUNCTION_INFO_V1(sandbox_rows);
 PG_FUNCTION_INFO_V1(sandbox_rows_text);
 PG_FUNCTION_INFO_V1(sandbox_rows_typed);
 
-#define SB_UNIX_OFFSET_US \
-	((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY)
 
 /* one declared output column and its received payload */
 typedef struct SbOutColumn
@@ -71,6 +69,37 @@ sb_rows_error_context(void *arg)
 	if (c->column)
 		errcontext("column \"%s\", row " UINT64_FORMAT " of the result of %s()",
 				   c->column, c->row + 1, c->func);
+}
+
+/*
+ * The column kind the child sends for a declared column of type typid:
+ * binary for the fixed-width types, text through the input function for
+ * everything else (domains included, so their checks run).
+ */
+static int
+sb_output_kind(Oid typid)
+{
+	switch (typid)
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+			return SB_COL_INT64;
+		case FLOAT4OID:
+		case FLOAT8OID:
+		case NUMERICOID:
+			return SB_COL_FLOAT64;
+		case BOOLOID:
+			return SB_COL_BOOL;
+		case DATEOID:
+			return SB_COL_DATE;
+		case TIMESTAMPOID:
+			return SB_COL_TIMESTAMP;
+		case TIMESTAMPTZOID:
+			return SB_COL_TIMESTAMPTZ;
+		default:
+			return SB_COL_TEXT;
+	}
 }
 
 /* The category of a text-kind column, so the child formats values for it. */
@@ -222,28 +251,32 @@ sb_fixed_datum(SbOutColumn *c, uint64 row)
 	}
 }
 
-/* The Datum for row `row` of a text column, through the type's input. */
+/*
+ * The Datum for row `row` of a text column, through the type's input.  The
+ * value spans offsets[row] to offsets[row + 1] - 1 and must be followed by
+ * its NUL terminator with no NUL inside, so in a UTF-8 database it is
+ * passed to the input function in place.
+ */
 static Datum
 sb_text_datum(SbOutColumn *c, uint64 row)
 {
 	int64		start = c->offsets[row];
-	int64		end = c->offsets[row + 1];
-	char	   *s;
+	int64		end = c->offsets[row + 1] - 1;
+	const char *s = c->text + start;
+	char	   *arg;
 
-	if (start < 0 || end < start || (uint64) end > c->text_len)
+	if (start < 0 || end < start || (uint64) end >= c->text_len || c->text[end] != '\0')
 		sb_bad_rows();
-	if (memchr(c->text + start, '\0', end - start) != NULL)
+	if (memchr(s, '\0', end - start) != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNTRANSLATABLE_CHARACTER),
 				 errmsg("value contains a NUL character")));
-	if (!pg_verify_mbstr(PG_UTF8, c->text + start, (int) (end - start), true))
+	if (!pg_verify_mbstr(PG_UTF8, s, (int) (end - start), true))
 		ereport(ERROR,
 				(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
 				 errmsg("value is not valid UTF-8")));
-	s = pg_any_to_server(c->text + start, (int) (end - start), PG_UTF8);
-	if (s == c->text + start)
-		s = pnstrdup(s, end - start);
-	return InputFunctionCall(&c->input, s, c->typioparam, c->typmod);
+	arg = pg_any_to_server(s, (int) (end - start), PG_UTF8);
+	return InputFunctionCall(&c->input, arg, c->typioparam, c->typmod);
 }
 
 /*
@@ -298,8 +331,7 @@ sb_rows_run(FunctionCallInfo fcinfo, const char *code, Jsonb *inputs,
 		c->name = NameStr(att->attname);
 		c->typid = att->atttypid;
 		c->basetype = getBaseType(att->atttypid);
-		/* a domain goes through its input function, which checks it */
-		c->kind = (c->basetype != c->typid) ? SB_COL_TEXT : sb_column_kind(c->typid);
+		c->kind = sb_output_kind(c->typid);
 		c->typmod = att->atttypmod;
 		if (c->kind == SB_COL_TEXT)
 		{

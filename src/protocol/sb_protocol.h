@@ -80,11 +80,20 @@ typedef enum SbFrameType
  *	  SB_COL_TIMESTAMP, SB_COL_TIMESTAMPTZ, SB_COL_DATE
  *										int64[nrows], microseconds since
  *										1970-01-01 (UTC for timestamptz)
- *	  SB_COL_TEXT						int64 offsets[nrows + 1], then the
- *										UTF-8 bytes
+ *	  SB_COL_INTERVAL					int64[nrows], microseconds (a month
+ *										counts as 30 days)
+ *	  SB_COL_TEXT, SB_COL_JSON, SB_COL_DECIMAL, SB_COL_BYTES
+ *										int64 offsets[nrows + 1], then the
+ *										bytes; value i spans offsets[i] to
+ *										offsets[i + 1] - 1 and is followed
+ *										by a NUL byte that is not part of it
+ *										(texts are UTF-8; JSON is JSON text;
+ *										DECIMAL is numeric's text form)
  *
- * Values under a cleared validity bit are zero.  Table inputs travel to the
- * child in this layout, and sandbox_rows results travel back in it.
+ * Values under a cleared validity bit are zero (empty for var kinds).
+ * Table inputs travel to the child in this layout, and sandbox_rows
+ * results travel back in it (using only the first seven kinds, plus TEXT
+ * for everything that goes through a type's input function).
  */
 typedef enum SbColumnKind
 {
@@ -94,7 +103,11 @@ typedef enum SbColumnKind
 	SB_COL_TEXT = 4,
 	SB_COL_DATE = 5,
 	SB_COL_TIMESTAMP = 6,
-	SB_COL_TIMESTAMPTZ = 7
+	SB_COL_TIMESTAMPTZ = 7,
+	SB_COL_INTERVAL = 8,
+	SB_COL_JSON = 9,
+	SB_COL_BYTES = 10,
+	SB_COL_DECIMAL = 11
 } SbColumnKind;
 
 typedef struct SbFrameHeader

@@ -54,30 +54,45 @@ def _validity(view, nrows, pos):
     return valid, pos + nbytes
 
 
+_VAR_KINDS = frozenset({sb_io.COL_TEXT, sb_io.COL_JSON, sb_io.COL_BYTES,
+                        sb_io.COL_DECIMAL})
+
+
+def _decode_var(kind, view, nrows, pos, valid):
+    """Values of a NUL-terminated kind: str, JSON objects, bytes or Decimal."""
+    offsets = np.frombuffer(view, dtype="<i8", count=nrows + 1, offset=pos)
+    data = bytes(view[pos + 8 * (nrows + 1):])
+    if offsets[0] != 0 or offsets[-1] != len(data) or np.any(np.diff(offsets) < 1):
+        raise ValueError("corrupt variable-length column")
+    out = np.empty(nrows, dtype=object)
+    if nrows == 0:
+        return out
+    if kind == sb_io.COL_BYTES:
+        bounds = offsets.tolist()
+        out[:] = [data[bounds[i]:bounds[i + 1] - 1] for i in range(nrows)]
+    else:
+        # PostgreSQL texts hold no NUL: one split does the whole column
+        texts = data[:-1].decode("utf-8", "replace").split("\0")
+        if len(texts) != nrows:
+            raise ValueError("corrupt text column")
+        if kind == sb_io.COL_TEXT:
+            out[:] = texts
+        else:
+            convert = json.loads if kind == sb_io.COL_JSON else decimal.Decimal
+            present = valid if valid is not None else np.ones(nrows, bool)
+            out[:] = [convert(t) if ok else None for t, ok in zip(texts, present.tolist())]
+    if valid is not None:
+        out[~valid] = None
+    return out
+
+
 def decode_column(kind, nrows, payload):
     """Build an array of nrows values of the given kind from payload."""
     view = memoryview(payload)
     valid, pos = _validity(view, nrows, 0)
 
-    if kind == sb_io.COL_TEXT:
-        offsets = np.frombuffer(view, dtype="<i8", count=nrows + 1, offset=pos)
-        start = pos + 8 * (nrows + 1)
-        data = bytes(view[start:])
-        if nrows and (offsets[0] != 0 or offsets[-1] != len(data)
-                      or np.any(np.diff(offsets) < 0)):
-            raise ValueError("corrupt text column")
-        bounds = offsets.tolist()
-        if data.isascii():
-            text = data.decode("ascii")
-            values = [text[bounds[i]:bounds[i + 1]] for i in range(nrows)]
-        else:
-            values = [data[bounds[i]:bounds[i + 1]].decode("utf-8")
-                      for i in range(nrows)]
-        out = np.empty(nrows, dtype=object)
-        out[:] = values
-        if valid is not None:
-            out[~valid] = None
-        return out
+    if kind in _VAR_KINDS:
+        return _decode_var(kind, view, nrows, pos, valid)
 
     width = 1 if kind == sb_io.COL_BOOL else 8
     if len(view) - pos < width * nrows:
@@ -98,6 +113,12 @@ def decode_column(kind, nrows, payload):
         values = np.frombuffer(view, dtype=np.uint8, count=nrows, offset=pos).astype(bool)
         if valid is not None:
             return pd.arrays.BooleanArray(values, ~valid)
+        return values
+    if kind == sb_io.COL_INTERVAL:
+        micros = np.frombuffer(view, dtype="<i8", count=nrows, offset=pos)
+        values = micros.view("timedelta64[us]").astype("timedelta64[ns]")
+        if valid is not None:
+            values[~valid] = np.timedelta64("NaT")
         return values
     if kind in (sb_io.COL_DATE, sb_io.COL_TIMESTAMP, sb_io.COL_TIMESTAMPTZ):
         micros = np.frombuffer(view, dtype="<i8", count=nrows, offset=pos)
@@ -197,6 +218,9 @@ def _scalar_text(value, t):
         return "null" if np.isnat(value) else '"' + _Timedelta(value).isoformat() + '"'
     if t is decimal.Decimal:
         return str(value) if value.is_finite() else "null"
+    if t is bytes or t is bytearray:
+        # bytea's own text form, so the value round-trips through SQL
+        return '"\\\\x' + bytes(value).hex() + '"'
     return None
 
 
@@ -573,11 +597,13 @@ def _encode_text(series, name, category):
             pieces.append(b"")
         else:
             pieces.append(_text_value(v, category, name, i).encode("utf-8", "surrogatepass"))
-    lengths = np.fromiter((len(p) for p in pieces), dtype="<i8", count=n)
+    # each value is followed by a NUL byte (see sb_protocol.h)
+    lengths = np.fromiter((len(p) + 1 for p in pieces), dtype="<i8", count=n)
     offsets = np.zeros(n + 1, dtype="<i8")
     np.cumsum(lengths, out=offsets[1:])
     nulls, bits = _packed(valid)
-    return b"".join((nulls.to_bytes(8, "little"), bits, offsets.tobytes(), b"".join(pieces)))
+    data = b"\0".join(pieces) + b"\0" if n else b""
+    return b"".join((nulls.to_bytes(8, "little"), bits, offsets.tobytes(), data))
 
 
 def encode_rows(value, spec, func, budget):

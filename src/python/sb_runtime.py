@@ -69,6 +69,9 @@ def warm(allowed_csv):
                       (sb_io.COL_TIMESTAMPTZ, np.arange(3, dtype="<i8"))):
         payload = bytearray(b"\x01\x00\x00\x00\x00\x00\x00\x00\x03") + raw.tobytes()
         sb_codec.decode_column(kind, 3, payload)
+    text = bytearray(8) + np.array([0, 2, 4, 6], dtype="<i8").tobytes() + b"1\0002\0003\000"
+    for kind in (sb_io.COL_TEXT, sb_io.COL_JSON, sb_io.COL_DECIMAL, sb_io.COL_BYTES):
+        sb_codec.decode_column(kind, 3, text)
     sb_codec.dumps({"a": frame.head(), "b": grouped["x"]["sum"],
                     "c": np.float64(1.5), "d": frame["t"].head()}, 1 << 30)
     sb_validator.validate("import math\ndef main(x=1):\n    return f'{x:.2f}'\n",

@@ -127,6 +127,10 @@ sb_io_init(void)
 	PyModule_AddIntConstant(m, "COL_DATE", SB_COL_DATE);
 	PyModule_AddIntConstant(m, "COL_TIMESTAMP", SB_COL_TIMESTAMP);
 	PyModule_AddIntConstant(m, "COL_TIMESTAMPTZ", SB_COL_TIMESTAMPTZ);
+	PyModule_AddIntConstant(m, "COL_INTERVAL", SB_COL_INTERVAL);
+	PyModule_AddIntConstant(m, "COL_JSON", SB_COL_JSON);
+	PyModule_AddIntConstant(m, "COL_BYTES", SB_COL_BYTES);
+	PyModule_AddIntConstant(m, "COL_DECIMAL", SB_COL_DECIMAL);
 	return m;
 }
 

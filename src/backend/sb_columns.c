@@ -1,0 +1,321 @@
+/*
+ * sb_columns.c
+ *		Executor values -> columnar buffers for table inputs.
+ *
+ * One SbColumn per result column collects a validity bitmap and the values
+ * in the layout of sb_protocol.h.  Fixed-width types are copied as binary
+ * (no output functions); text and varchar are copied straight from the
+ * varlena when the database is UTF-8; json/jsonb, arrays (as JSON),
+ * numeric-as-Decimal and every other type go through their text form;
+ * bytea is sent raw.  Buffers grow with repalloc_huge, so a column may pass
+ * 1 GB; the caller enforces pysandbox.max_input_size as they grow.
+ */
+#include "pysandbox.h"
+
+#include "catalog/pg_type.h"
+#include "common/int.h"
+#include "mb/pg_wchar.h"
+#include "utils/builtins.h"
+#include "utils/date.h"
+#include "utils/fmgrprotos.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+/* pandas datetime64[ns] and timedelta64[ns] span about +-292 years */
+#define SB_MAX_ABS_US		INT64CONST(9223372036854775)
+
+/* Make room for extra more bytes. */
+static void
+sb_buf_reserve(SbBuf *b, Size extra)
+{
+	Size		need = b->len + extra;
+
+	if (need <= b->cap)
+		return;
+	if (need > MaxAllocHugeSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("table input column is too large")));
+	b->cap = Max(b->cap * 2, Max(need, (Size) 1024));
+	b->cap = Min(b->cap, MaxAllocHugeSize);
+	if (b->data == NULL)
+		b->data = MemoryContextAllocHuge(b->cxt, b->cap);
+	else
+		b->data = repalloc_huge(b->data, b->cap);
+}
+
+/* Append n bytes. */
+static inline void
+sb_buf_append(SbBuf *b, const void *p, Size n)
+{
+	if (b->len + n > b->cap)
+		sb_buf_reserve(b, n);
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+}
+
+static inline void
+sb_buf_append_int64(SbBuf *b, int64 v)
+{
+	sb_buf_append(b, &v, sizeof(v));
+}
+
+/* Is this kind sent as NUL-terminated byte strings with offsets? */
+static bool
+sb_kind_is_var(int kind)
+{
+	return kind == SB_COL_TEXT || kind == SB_COL_JSON ||
+		kind == SB_COL_BYTES || kind == SB_COL_DECIMAL;
+}
+
+/* The column kind used to send input values of type typid. */
+int
+sb_input_kind(Oid typid, bool numeric_decimal)
+{
+	Oid			base = getBaseType(typid);
+
+	switch (base)
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+			return SB_COL_INT64;
+		case FLOAT4OID:
+		case FLOAT8OID:
+			return SB_COL_FLOAT64;
+		case NUMERICOID:
+			return numeric_decimal ? SB_COL_DECIMAL : SB_COL_FLOAT64;
+		case BOOLOID:
+			return SB_COL_BOOL;
+		case DATEOID:
+			return SB_COL_DATE;
+		case TIMESTAMPOID:
+			return SB_COL_TIMESTAMP;
+		case TIMESTAMPTZOID:
+			return SB_COL_TIMESTAMPTZ;
+		case INTERVALOID:
+			return SB_COL_INTERVAL;
+		case JSONOID:
+		case JSONBOID:
+			return SB_COL_JSON;
+		case BYTEAOID:
+			return SB_COL_BYTES;
+		default:
+			return type_is_array(base) ? SB_COL_JSON : SB_COL_TEXT;
+	}
+}
+
+/* Set up an empty column of type typid, its buffers in cxt. */
+void
+sb_column_init(SbColumn *c, const char *name, Oid typid, bool numeric_decimal,
+			   MemoryContext cxt)
+{
+	memset(c, 0, sizeof(*c));
+	c->name = MemoryContextStrdup(cxt, name);
+	c->typid = typid;
+	c->basetype = getBaseType(typid);
+	c->kind = sb_input_kind(typid, numeric_decimal);
+	c->values.cxt = c->validity.cxt = c->offsets.cxt = cxt;
+	if (sb_kind_is_var(c->kind))
+	{
+		Oid			outfunc;
+		bool		isvarlena;
+
+		getTypeOutputInfo(typid, &outfunc, &isvarlena);
+		fmgr_info_cxt(outfunc, &c->out, cxt);
+		c->fast_text = (c->basetype == TEXTOID || c->basetype == VARCHAROID) &&
+			GetDatabaseEncoding() == PG_UTF8;
+		sb_buf_append_int64(&c->offsets, 0);
+	}
+}
+
+/* Raise the error for a date/time value pandas cannot hold. */
+static void
+sb_out_of_range(SbColumn *c, uint64 row, const char *input, const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+			 errmsg("value in column \"%s\", row " UINT64_FORMAT " of input \"%s\" is out of range for pandas",
+					c->name, row + 1, input),
+			 errdetail("pandas %s holds about 292 years either side of 1970; infinity has no equivalent.", what),
+			 errhint("Cast the column to text in the query, or filter such rows out.")));
+}
+
+/* Append a variable-length value (already UTF-8 or raw bytes). */
+static void
+sb_column_append_var(SbColumn *c, const char *p, Size n)
+{
+	sb_buf_append(&c->values, p, n);
+	sb_buf_append(&c->values, "", 1);
+	sb_buf_append_int64(&c->offsets, (int64) c->values.len);
+}
+
+/* Append a value's text form, converted to UTF-8. */
+static void
+sb_column_append_text(SbColumn *c, char *s)
+{
+	int			len = strlen(s);
+	char	   *u = pg_server_to_any(s, len, PG_UTF8);
+
+	sb_column_append_var(c, u, u == s ? len : strlen(u));
+}
+
+/*
+ * Append row `row` (value d, or NULL).  Temporary allocations go to the
+ * current memory context, which the caller resets per row.
+ */
+void
+sb_column_append(SbColumn *c, Datum d, bool isnull, uint64 row, const char *input)
+{
+	static const char zeros[8] = {0};
+	int64		i64;
+	double		f8;
+
+	if (row % 8 == 0)
+		sb_buf_append(&c->validity, zeros, 1);
+	if (isnull)
+	{
+		c->nulls++;
+		if (sb_kind_is_var(c->kind))
+			sb_column_append_var(c, "", 0);
+		else
+			sb_buf_append(&c->values, zeros, c->kind == SB_COL_BOOL ? 1 : 8);
+		return;
+	}
+	c->validity.data[row / 8] |= (char) (1 << (row % 8));
+
+	switch (c->kind)
+	{
+		case SB_COL_INT64:
+			i64 = c->basetype == INT2OID ? DatumGetInt16(d) :
+				c->basetype == INT4OID ? DatumGetInt32(d) : DatumGetInt64(d);
+			sb_buf_append_int64(&c->values, i64);
+			break;
+		case SB_COL_FLOAT64:
+			f8 = c->basetype == FLOAT4OID ? DatumGetFloat4(d) :
+				c->basetype == FLOAT8OID ? DatumGetFloat8(d) :
+				DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, d));
+			sb_buf_append(&c->values, &f8, sizeof(f8));
+			break;
+		case SB_COL_BOOL:
+			sb_buf_append(&c->values, DatumGetBool(d) ? "\1" : "\0", 1);
+			break;
+		case SB_COL_DATE:
+			{
+				DateADT		date = DatumGetDateADT(d);
+
+				i64 = (int64) date * USECS_PER_DAY + SB_UNIX_OFFSET_US;
+				if (DATE_NOT_FINITE(date) || i64 > SB_MAX_ABS_US || i64 < -SB_MAX_ABS_US)
+					sb_out_of_range(c, row, input, "datetime64[ns]");
+				sb_buf_append_int64(&c->values, i64);
+				break;
+			}
+		case SB_COL_TIMESTAMP:
+		case SB_COL_TIMESTAMPTZ:
+			{
+				Timestamp	ts = DatumGetTimestamp(d);
+
+				if (TIMESTAMP_NOT_FINITE(ts) || ts > SB_MAX_ABS_US - SB_UNIX_OFFSET_US ||
+					ts < -SB_MAX_ABS_US - SB_UNIX_OFFSET_US)
+					sb_out_of_range(c, row, input, "datetime64[ns]");
+				sb_buf_append_int64(&c->values, ts + SB_UNIX_OFFSET_US);
+				break;
+			}
+		case SB_COL_INTERVAL:
+			{
+				/* months count as 30 days, as interval comparison does */
+				Interval   *iv = DatumGetIntervalP(d);
+				int64		days_us;
+				int64		months_us;
+
+				if (pg_mul_s64_overflow((int64) iv->day, USECS_PER_DAY, &days_us) ||
+					pg_mul_s64_overflow((int64) iv->month * DAYS_PER_MONTH, USECS_PER_DAY, &months_us) ||
+					pg_add_s64_overflow(iv->time, days_us, &i64) ||
+					pg_add_s64_overflow(i64, months_us, &i64) ||
+					i64 > SB_MAX_ABS_US || i64 < -SB_MAX_ABS_US)
+					sb_out_of_range(c, row, input, "timedelta64[ns]");
+				sb_buf_append_int64(&c->values, i64);
+				break;
+			}
+		case SB_COL_BYTES:
+			{
+				bytea	   *b = DatumGetByteaPP(d);
+
+				sb_column_append_var(c, VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
+				break;
+			}
+		case SB_COL_JSON:
+			if (type_is_array(c->basetype))
+				sb_column_append_text(c, TextDatumGetCString(DirectFunctionCall1(array_to_json, d)));
+			else
+				sb_column_append_text(c, OutputFunctionCall(&c->out, d));
+			break;
+		default:				/* SB_COL_TEXT, SB_COL_DECIMAL */
+			if (c->fast_text)
+			{
+				text	   *t = DatumGetTextPP(d);
+
+				sb_column_append_var(c, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+			}
+			else
+				sb_column_append_text(c, OutputFunctionCall(&c->out, d));
+			break;
+	}
+}
+
+/* Bytes the column has buffered so far. */
+Size
+sb_column_size(const SbColumn *c)
+{
+	return c->values.len + c->validity.len + c->offsets.len;
+}
+
+/* Queue the column's COLUMN frame; nrows is the row count. */
+void
+sb_column_add_frame(SbRequest *req, SbColumn *c, uint64 nrows)
+{
+	uint64	   *nulls = palloc(sizeof(uint64));
+	SbBuf	   *head = palloc0(sizeof(SbBuf));
+
+	/* null count and validity, then (for var kinds) offsets, then values */
+	*nulls = c->nulls;
+	head->cxt = CurrentMemoryContext;
+	if (c->nulls > 0)
+		sb_buf_append(head, c->validity.data, (nrows + 7) / 8);
+	if (sb_kind_is_var(c->kind))
+		sb_buf_append(head, c->offsets.data, c->offsets.len);
+	sb_request_add_frame(req, SB_DATA_COLUMN, (char *) nulls, 8,
+						 head->data, head->len, c->values.data, c->values.len);
+}
+
+/* The kind's name as the child sees it in the TABLE header. */
+const char *
+sb_kind_name(int kind)
+{
+	switch (kind)
+	{
+		case SB_COL_INT64:
+			return "int64";
+		case SB_COL_FLOAT64:
+			return "float64";
+		case SB_COL_BOOL:
+			return "bool";
+		case SB_COL_DATE:
+			return "date";
+		case SB_COL_TIMESTAMP:
+			return "timestamp";
+		case SB_COL_TIMESTAMPTZ:
+			return "timestamptz";
+		case SB_COL_INTERVAL:
+			return "interval";
+		case SB_COL_JSON:
+			return "json";
+		case SB_COL_BYTES:
+			return "bytes";
+		case SB_COL_DECIMAL:
+			return "decimal";
+		default:
+			return "text";
+	}
+}

@@ -1,0 +1,935 @@
+#!/usr/bin/python3
+"""pysandbox benchmark: SPEC section 5, side by side in one run.
+
+Run with Debian's interpreter (it has pandas, numpy and psycopg2), as root
+(workload 5 reads /proc/<backend pid>/status of the postgres user's
+processes), against a running cluster where `make install` has put the
+extension:
+
+    /usr/bin/python3 test/bench/bench.py [--reps 5]
+
+`sh test/bench/run.sh` does all of that on a throwaway cluster.  Connection
+settings come from libpq's environment (PGHOST, PGPORT, PGUSER, PGDATABASE);
+the user must be a superuser (limits are superuser-settable, plpython3u is
+untrusted).
+
+Contenders, each on its own connection so that PL/Python's in-backend
+interpreter never shares a backend with pysandbox:
+
+  pysandbox    sandbox_execute / sandbox_rows
+  PL/Python    plpython3u functions: plpy.execute + pandas.DataFrame, and a
+               set-returning function for rows out
+  client       psycopg2 + pandas.read_sql into this process, then the same
+               pandas code here
+  fresh proc   a new /usr/bin/python3 that imports pandas, per call (what a
+               subprocess sandbox does)
+  native SQL   the closest plain SQL, for scale
+
+Workloads:
+  1. trivial call `def main(): return 1` (p50/p99), plus pysandbox's first
+     call in a brand-new connection
+  2. 1M rows x (int, int, float8, text) -> DataFrame -> groupby-sum -> jsonb
+  3. a 1M-row DataFrame built in Python -> rows in PostgreSQL (sandbox_rows)
+  4. 100k rows x 20 mixed-type columns with NULLs -> DataFrame -> describe-like
+     aggregate -> JSON
+  5. backend peak memory (VmHWM) while pysandbox moves workload 2's rows in,
+     against the columnar size of the input
+
+Repetitions of a workload are interleaved across contenders (round robin)
+so that drift in the machine hits all of them alike; each contender is run
+once untimed first.  Times are client-side wall clock (time.perf_counter)
+around execute + fetch, in milliseconds.  The script reports; it asserts no
+bar.  It exits non-zero only if a contender failed unexpectedly or returned
+a result that differs from pysandbox's.
+"""
+
+import argparse
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+import psycopg2
+import psycopg2.errors
+import psycopg2.extras
+
+PYTHON = "/usr/bin/python3"
+
+SANDBOX_SETTINGS = [
+    ("pysandbox.timeout", "60s"),
+    ("pysandbox.cpu_limit", "60s"),
+    ("pysandbox.memory_limit", "4GB"),
+    ("pysandbox.max_output_bytes", "256MB"),
+]
+SANDBOX_OPTIONS = {"timeout_ms": 60000, "cpu_ms": 60000, "memory_mb": 4096}
+
+# --------------------------------------------------------------------------
+# the user code, shared verbatim by every contender
+
+TRIVIAL_CODE = "def main():\n    return 1\n"
+
+GROUPBY_CODE = """\
+def main(df):
+    return df.groupby('g')['f'].sum()
+"""
+
+ROWS_OUT_CODE = """\
+import numpy as np
+import pandas as pd
+
+N = {rows}
+
+
+def main():
+    a = np.arange(N, dtype=np.int64)
+    d = np.array(['s%d' % i for i in range(1000)], dtype=object)[a % 1000]
+    return pd.DataFrame({{'a': a, 'b': a % 7,
+                         'c': np.random.default_rng(1).random(N), 'd': d}})
+"""
+
+WIDE_NUM = ["i2", "i4", "i8", "i4n", "i8n", "f4", "f8", "f8n", "n1", "n2"]
+WIDE_BOOL = ["b", "bn"]
+WIDE_TEXT = ["t1", "t2", "v"]
+WIDE_TIME = ["d", "dn", "ts"]
+WIDE_TZ = ["tsz", "tszn"]
+
+# The first block normalises dtypes: a no-op for pysandbox (its DataFrame
+# already has them), the conversion PL/Python (str dates, Decimal, None) and
+# read_sql (Decimal, date objects) need to reach the same DataFrame.
+WIDE_CODE = """\
+import pandas as pd
+
+NUM = {num!r}
+BOOL = {bool!r}
+TEXT = {text!r}
+TIME = {time!r}
+TZ = {tz!r}
+
+
+def main(df):
+    for c in NUM:
+        df[c] = pd.to_numeric(df[c]).astype('float64')
+    for c in BOOL:
+        df[c] = df[c].astype('boolean')
+    for c in TIME:
+        df[c] = pd.to_datetime(df[c])
+    for c in TZ:
+        df[c] = pd.to_datetime(df[c], utc=True)
+    return {{
+        'rows': len(df),
+        'count': {{c: int(n) for c, n in df.count().items()}},
+        'numeric': df[NUM].describe().to_dict(),
+        'time': {{c: [df[c].min().isoformat(), df[c].max().isoformat()]
+                 for c in TIME + TZ}},
+        'true': {{c: int(df[c].sum()) for c in BOOL}},
+        'distinct': {{c: int(df[c].nunique()) for c in TEXT}},
+        'avg_len': {{c: float(df[c].str.len().mean()) for c in TEXT}},
+    }}
+""".format(num=WIDE_NUM, bool=WIDE_BOOL, text=WIDE_TEXT, time=WIDE_TIME,
+           tz=WIDE_TZ)
+
+# What the caller of PL/Python or of the client has to do to get the JSON
+# pysandbox's serializer produces (Series -> object keyed by index, numpy
+# scalars -> numbers, NaN -> null).
+JSONABLE_CODE = """\
+def _jsonable(o):
+    if isinstance(o, pd.Series):
+        return {str(k): _jsonable(v) for k, v in o.items()}
+    if isinstance(o, pd.DataFrame):
+        return [_jsonable(r) for r in o.to_dict('records')]
+    if isinstance(o, dict):
+        return {str(k): _jsonable(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_jsonable(v) for v in o]
+    if isinstance(o, np.generic):
+        o = o.item()
+    if isinstance(o, float) and (o != o or o in (float('inf'), float('-inf'))):
+        return None
+    return o
+"""
+
+FRESH_SCRIPT = "import pandas\n" + TRIVIAL_CODE + "print(main())\n"
+
+
+class ContenderError(Exception):
+    pass
+
+
+class ContenderNA(Exception):
+    """An expected absence, shown as n/a (e.g. sandbox_rows not installed)."""
+
+
+# the contender each workload's ratios are taken against
+BASES = ("pysandbox", "pysandbox (warm)")
+
+
+# --------------------------------------------------------------------------
+# connections
+
+def connect(appname):
+    conn = psycopg2.connect("", connect_timeout=10, application_name=appname)
+    conn.autocommit = True
+    return conn
+
+
+def one(conn, sql, params=None):
+    with conn.cursor() as cur:
+        cur.execute(sql, params)
+        return cur.fetchone()[0]
+
+
+def run(conn, sql, params=None):
+    with conn.cursor() as cur:
+        cur.execute(sql, params)
+
+
+def sandbox_session(conn, state):
+    """Raise this session's limits so 1M-row calls fit; decide the options."""
+    if state.get("options") is not None:
+        if state["settings_ok"]:
+            with conn.cursor() as cur:
+                for name, value in SANDBOX_SETTINGS:
+                    cur.execute("SELECT set_config(%s, %s, false)", (name, value))
+        return
+    try:
+        with conn.cursor() as cur:
+            for name, value in SANDBOX_SETTINGS:
+                cur.execute("SELECT set_config(%s, %s, false)", (name, value))
+        state["settings_ok"] = True
+        state["options"] = json.dumps(SANDBOX_OPTIONS)
+    except psycopg2.Error as e:
+        print("warning: could not raise pysandbox limits (%s); running with "
+              "the server's limits and no options" % str(e).strip(),
+              file=sys.stderr)
+        state["settings_ok"] = False
+        state["options"] = "{}"
+
+
+# --------------------------------------------------------------------------
+# machine, versions, data
+
+def machine_info(conn, plconn):
+    model = "?"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    mem = "?"
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemTotal:"):
+                    mem = "%.1f GB" % (int(line.split()[1]) / 1024 / 1024)
+    except OSError:
+        pass
+    pl = one(plconn, "SELECT bench_pl_versions()")
+    lines = [
+        "machine:    nproc %d, %s, %s RAM, kernel %s" % (
+            len(os.sched_getaffinity(0)), model, mem, platform.release()),
+        "postgres:   %s" % one(conn, "SELECT version()"),
+        "pysandbox:  %s" % one(conn, "SELECT extversion FROM pg_extension "
+                                     "WHERE extname = 'pysandbox'"),
+        "PL/Python:  %s" % pl,
+        "client:     Python %s, pandas %s, numpy %s, psycopg2 %s" % (
+            platform.python_version(), pd.__version__, np.__version__,
+            psycopg2.__version__.split()[0]),
+    ]
+    return lines
+
+
+def ensure_table(conn, name, rows, create_sql):
+    exists = one(conn, "SELECT to_regclass(%s) IS NOT NULL", (name,))
+    if exists and one(conn, "SELECT count(*) FROM %s" % name) == rows:
+        print("table %s: present, %d rows" % (name, rows))
+    else:
+        t = time.perf_counter()
+        with conn.cursor() as cur:
+            cur.execute("DROP TABLE IF EXISTS %s" % name)
+            cur.execute(create_sql)
+        print("table %s: created, %d rows (%.1f s)" % (
+            name, rows, time.perf_counter() - t))
+    with conn.cursor() as cur:
+        cur.execute("VACUUM (FREEZE, ANALYZE) %s" % name)
+
+
+def setup_data(conn, rows, wide_rows):
+    # deterministic content, so every run and every contender sees the same
+    ensure_table(conn, "bench_rows", rows, """
+        CREATE TABLE bench_rows AS
+        SELECT (i %% 100)::int AS g, i::int AS x,
+               ((i::int8 * 2654435761) %% 1000003)::float8 / 1000003 AS f,
+               'row ' || (i %% 1000) AS s
+        FROM generate_series(1, %d) i""" % rows)
+    ensure_table(conn, "bench_wide", wide_rows, """
+        CREATE TABLE bench_wide AS
+        SELECT (i %% 30000)::int2 AS i2, i::int4 AS i4,
+          i::int8 * 1000003 AS i8,
+          CASE WHEN i %% 10 = 0 THEN NULL ELSE i %% 1000 END AS i4n,
+          CASE WHEN i %% 7 = 0 THEN NULL ELSE i::int8 * 31 END AS i8n,
+          ((i %% 1000)::float4 / 7)::float4 AS f4,
+          ((i::int8 * 2654435761) %% 1000003)::float8 / 1000003 AS f8,
+          CASE WHEN i %% 5 = 0 THEN NULL
+               ELSE ((i::int8 * 40503) %% 100003)::float8 / 100 END AS f8n,
+          round((i %% 100000)::numeric / 100, 2)::numeric(12,2) AS n1,
+          CASE WHEN i %% 9 = 0 THEN NULL ELSE (i %% 777)::numeric / 3 END AS n2,
+          i %% 2 = 0 AS b,
+          CASE WHEN i %% 11 = 0 THEN NULL ELSE i %% 3 = 0 END AS bn,
+          'text ' || (i %% 5000) AS t1,
+          CASE WHEN i %% 4 = 0 THEN NULL ELSE md5(i::text) END AS t2,
+          ('v' || (i %% 97))::varchar(20) AS v,
+          date '2000-01-01' + (i %% 9000) AS d,
+          CASE WHEN i %% 13 = 0 THEN NULL
+               ELSE date '2020-01-01' + (i %% 1000) END AS dn,
+          timestamp '2010-01-01' + i * interval '17 seconds' AS ts,
+          timestamptz '2015-06-01 00:00+00' + i * interval '61 seconds' AS tsz,
+          CASE WHEN i %% 3 = 0 THEN NULL
+               ELSE timestamptz '2021-01-01 00:00+00' + i * interval '1 minute'
+          END AS tszn
+        FROM generate_series(1, %d) i""" % wide_rows)
+
+
+def plpython_body(code, tail):
+    """A plpython3u body: the user code, the harness, then `tail`."""
+    return ("import json\nimport numpy as np\nimport pandas as pd\n"
+            + code + "\n" + JSONABLE_CODE + "\n" + tail)
+
+
+def setup_plpython(conn, rows):
+    with conn.cursor() as cur:
+        cur.execute("CREATE EXTENSION IF NOT EXISTS plpython3u")
+        cur.execute("""
+            CREATE OR REPLACE FUNCTION bench_pl_versions() RETURNS text
+            LANGUAGE plpython3u AS $$
+import sys, pandas, numpy
+return 'Python %s, pandas %s, numpy %s' % (
+    sys.version.split()[0], pandas.__version__, numpy.__version__)
+$$""")
+        cur.execute("""
+            CREATE OR REPLACE FUNCTION bench_pl_trivial() RETURNS int
+            LANGUAGE plpython3u AS $pl$%s$pl$""" % (TRIVIAL_CODE + "return main()\n"))
+        cur.execute("""
+            CREATE OR REPLACE FUNCTION bench_pl_groupby() RETURNS jsonb
+            LANGUAGE plpython3u AS $pl$%s$pl$""" % plpython_body(
+            GROUPBY_CODE,
+            "rv = plpy.execute('SELECT * FROM bench_rows')\n"
+            "df = pd.DataFrame(list(rv))\n"
+            "return json.dumps({'main': _jsonable(main(df))})\n"))
+        cur.execute("""
+            CREATE OR REPLACE FUNCTION bench_pl_rows_out()
+            RETURNS TABLE(a int8, b int8, c float8, d text)
+            LANGUAGE plpython3u AS $pl$%s$pl$""" % plpython_body(
+            ROWS_OUT_CODE.format(rows=rows),
+            # the fastest way we found to hand PL/Python a DataFrame's rows
+            # (itertuples: ~1.5x slower, to_dict('records'): ~1.7x slower)
+            "df = main()\n"
+            "return list(zip(*(df[c].tolist() for c in df.columns)))\n"))
+        cur.execute("""
+            CREATE OR REPLACE FUNCTION bench_pl_wide() RETURNS jsonb
+            LANGUAGE plpython3u AS $pl$%s$pl$""" % plpython_body(
+            WIDE_CODE,
+            "rv = plpy.execute('SELECT * FROM bench_wide')\n"
+            "df = pd.DataFrame(list(rv))\n"
+            "return json.dumps({'main': _jsonable(main(df))})\n"))
+
+
+def native_wide_sql():
+    """Roughly what WIDE_CODE computes, in one SQL pass."""
+    cols = WIDE_NUM + WIDE_BOOL + WIDE_TEXT + WIDE_TIME + WIDE_TZ
+    parts = ["count(*)"]
+    parts += ["count(%s)" % c for c in cols]
+    for c in WIDE_NUM:
+        parts += ["avg(%s)" % c, "stddev(%s)" % c, "min(%s)" % c, "max(%s)" % c,
+                  "percentile_cont(ARRAY[0.25, 0.5, 0.75]) WITHIN GROUP "
+                  "(ORDER BY %s)" % c]
+    for c in WIDE_TIME + WIDE_TZ:
+        parts += ["min(%s)" % c, "max(%s)" % c]
+    for c in WIDE_BOOL:
+        parts += ["count(*) FILTER (WHERE %s)" % c]
+    for c in WIDE_TEXT:
+        parts += ["count(DISTINCT %s)" % c, "avg(length(%s))" % c]
+    return "SELECT to_jsonb(t) FROM (SELECT %s FROM bench_wide) t" % ", ".join(parts)
+
+
+# --------------------------------------------------------------------------
+# timing
+
+def pct(samples, q):
+    return float(np.percentile(np.asarray(samples, dtype=float), q))
+
+
+class Result:
+    def __init__(self, workload, contender, note=""):
+        self.workload = workload
+        self.contender = contender
+        self.note = note
+        self.times = []
+        self.value = None
+        self.error = None          # unexpected failure
+        self.na = None             # expected absence (sandbox_rows missing)
+
+    @property
+    def median(self):
+        return statistics.median(self.times) if self.times else None
+
+
+def run_round_robin(workload, contenders, reps):
+    """contenders: [(name, fn, note)]; fn() returns the result value.
+
+    Each is warmed once, then the reps are interleaved.  A contender that
+    raises ContenderNA is shown as n/a; any other exception is an error."""
+    results = []
+    live = []
+    for name, fn, note in contenders:
+        r = Result(workload, name, note)
+        results.append(r)
+        try:
+            r.value = fn()
+            live.append((r, fn))
+        except ContenderNA as e:
+            r.na = str(e)
+        except Exception as e:     # noqa: BLE001 - reported, exit status set
+            r.error = "%s: %s" % (type(e).__name__, str(e).strip())
+    for _ in range(reps):
+        for r, fn in live:
+            if r.error:
+                continue
+            t = time.perf_counter()
+            try:
+                fn()
+            except Exception as e:  # noqa: BLE001
+                r.error = "%s: %s" % (type(e).__name__, str(e).strip())
+                continue
+            r.times.append((time.perf_counter() - t) * 1000)
+    return results
+
+
+def progress(msg):
+    print(msg, flush=True)
+
+
+# --------------------------------------------------------------------------
+# workloads
+
+def w1_trivial(ctx, args):
+    progress("== 1. trivial call")
+    sb, pl, nat = ctx["sb"], ctx["pl"], ctx["native"]
+    out = []
+
+    def series(name, fn, n, note=""):
+        r = Result("1 trivial", name, note)
+        try:
+            r.value = fn()
+            for _ in range(n):
+                t = time.perf_counter()
+                fn()
+                r.times.append((time.perf_counter() - t) * 1000)
+        except Exception as e:  # noqa: BLE001
+            r.error = "%s: %s" % (type(e).__name__, str(e).strip())
+        out.append(r)
+        return r
+
+    def sb_call():
+        v = one(sb, "SELECT sandbox_execute(%s)", (TRIVIAL_CODE,))
+        if v != {"main": 1}:
+            raise ContenderError("unexpected result %r" % (v,))
+        return v
+
+    def pl_call():
+        return one(pl, "SELECT bench_pl_trivial()")
+
+    def fresh_call():
+        p = subprocess.run([PYTHON, "-c", FRESH_SCRIPT], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, check=False)
+        if p.returncode != 0 or p.stdout.strip() != b"1":
+            raise ContenderError("fresh python failed: %r" % p.stderr[-300:])
+        return 1
+
+    series("pysandbox (warm)", sb_call, args.trivial_calls,
+           "%d calls after one" % args.trivial_calls)
+
+    # first call in a brand-new connection: starts the worker
+    r = Result("1 trivial", "pysandbox (1st call, new conn)",
+               "median of %d new connections" % args.new_conns)
+    try:
+        for _ in range(args.new_conns):
+            c = connect("pysandbox-bench-new")
+            try:
+                one(c, "SELECT 1")
+                t = time.perf_counter()
+                one(c, "SELECT sandbox_execute(%s)", (TRIVIAL_CODE,))
+                r.times.append((time.perf_counter() - t) * 1000)
+            finally:
+                c.close()
+    except Exception as e:  # noqa: BLE001
+        r.error = "%s: %s" % (type(e).__name__, str(e).strip())
+    out.append(r)
+
+    series("PL/Python", pl_call, args.trivial_calls,
+           "%d calls after one" % args.trivial_calls)
+    series("fresh python+pandas", fresh_call, args.fresh_calls,
+           "%d subprocess.run calls" % args.fresh_calls)
+    series("native SELECT 1", lambda: one(nat, "SELECT 1"), args.trivial_calls,
+           "round-trip floor")
+    return out
+
+
+def w2_groupby(ctx, args):
+    progress("== 2. %d rows -> DataFrame -> groupby-sum -> jsonb" % args.rows)
+    sb, pl, nat, cl = ctx["sb"], ctx["pl"], ctx["native"], ctx["client"]
+    opts = ctx["sbstate"]["options"]
+    client_ns = {"pd": pd, "np": np}
+    exec(GROUPBY_CODE + "\n" + JSONABLE_CODE, client_ns)
+
+    def sb_table():
+        return one(sb, "SELECT sandbox_execute(%s, %s, '{main}', %s)",
+                   (GROUPBY_CODE, '{"df": {"$table": "bench_rows"}}', opts))
+
+    def sb_query():
+        return one(sb, "SELECT sandbox_execute(%s, %s, '{main}', %s)",
+                   (GROUPBY_CODE,
+                    '{"df": {"$query": "SELECT g, x, f, s FROM bench_rows"}}',
+                    opts))
+
+    def pl_call():
+        return one(pl, "SELECT bench_pl_groupby()")
+
+    def client_call():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")     # read_sql wants SQLAlchemy
+            df = pd.read_sql("SELECT * FROM bench_rows", cl)
+        return json.loads(json.dumps(
+            {"main": client_ns["_jsonable"](client_ns["main"](df))}))
+
+    def native():
+        return one(nat, "SELECT jsonb_build_object('main', jsonb_object_agg(g, s)) "
+                        "FROM (SELECT g, sum(f) AS s FROM bench_rows GROUP BY g) t")
+
+    res = run_round_robin("2 %s rows in, groupby" % human(args.rows), [
+        ("pysandbox", sb_table, "{$table}"),
+        ("pysandbox ($query)", sb_query, "{$query: SELECT ...}"),
+        ("PL/Python", pl_call, "plpy.execute + DataFrame(list(rv))"),
+        ("client read_sql", client_call, "psycopg2 + pandas.read_sql"),
+        ("native SQL", native, "GROUP BY -> jsonb_object_agg"),
+    ], args.reps)
+    check_same(res, compare_groupby)
+    return res
+
+
+def w3_rows_out(ctx, args):
+    progress("== 3. %d-row DataFrame -> rows in PostgreSQL" % args.rows)
+    sb, pl, nat = ctx["sb"], ctx["pl"], ctx["native"]
+    opts = ctx["sbstate"]["options"]
+    code = ROWS_OUT_CODE.format(rows=args.rows)
+
+    def sb_rows():
+        try:
+            return one(sb, "SELECT count(*) FROM sandbox_rows(%s, '{}', 'main', %s) "
+                           "AS t(a int8, b int8, c float8, d text)", (code, opts))
+        except psycopg2.errors.UndefinedFunction as e:
+            if "sandbox_rows" in str(e):
+                raise ContenderNA("n/a (sandbox_rows not installed)")
+            raise
+
+    def sb_build_only():
+        v = one(sb, "SELECT sandbox_execute(%s, '{}', '{n}', %s)",
+                (code + "\n\ndef n():\n    return len(main())\n", opts))
+        return v["n"]
+
+    def pl_rows():
+        return one(pl, "SELECT count(*) FROM bench_pl_rows_out()")
+
+    def native():
+        return one(nat, "SELECT count(*) FROM generate_series(1, %d)" % args.rows)
+
+    res = run_round_robin("3 %s rows out" % human(args.rows), [
+        ("pysandbox", sb_rows, "count(*) FROM sandbox_rows(...)"),
+        ("pysandbox build only", sb_build_only,
+         "sandbox_execute -> len(df): the build, no rows out"),
+        ("PL/Python", pl_rows, "SRF returning list of tuples"),
+        ("native SQL", native, "count(*) FROM generate_series"),
+    ], args.reps)
+    for r in res:
+        if r.value is not None and r.value != args.rows and not r.error:
+            r.error = "returned %r rows, expected %d" % (r.value, args.rows)
+    return res
+
+
+def w4_wide(ctx, args):
+    progress("== 4. %d rows x 20 mixed columns -> DataFrame -> describe" % args.wide_rows)
+    sb, pl, nat, cl = ctx["sb"], ctx["pl"], ctx["native"], ctx["client"]
+    opts = ctx["sbstate"]["options"]
+    client_ns = {"pd": pd, "np": np}
+    exec(WIDE_CODE + "\n" + JSONABLE_CODE, client_ns)
+    native_sql = native_wide_sql()
+
+    def sb_call():
+        return one(sb, "SELECT sandbox_execute(%s, %s, '{main}', %s)",
+                   (WIDE_CODE, '{"df": {"$table": "bench_wide"}}', opts))
+
+    def pl_call():
+        return one(pl, "SELECT bench_pl_wide()")
+
+    def client_call():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            df = pd.read_sql("SELECT * FROM bench_wide", cl)
+            return json.loads(json.dumps(
+                {"main": client_ns["_jsonable"](client_ns["main"](df))}))
+
+    def native():
+        return one(nat, native_sql)
+
+    res = run_round_robin("4 %s wide rows in" % human(args.wide_rows), [
+        ("pysandbox", sb_call, "{$table}"),
+        ("PL/Python", pl_call, "plpy.execute + DataFrame + dtype fixes"),
+        ("client read_sql", client_call, "psycopg2 + read_sql + dtype fixes"),
+        ("native SQL", native, "count/avg/stddev/percentile/min/max"),
+    ], args.reps)
+    check_same(res, compare_wide)
+    return res
+
+
+# --------------------------------------------------------------------------
+# result checks: the contenders must agree with pysandbox
+
+def close(a, b):
+    if a is None or b is None:
+        return a is b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-6)
+    return a == b
+
+
+def compare_groupby(ref, other):
+    a, b = ref["main"], other["main"]
+    if set(a) != set(b):
+        return "different groups: %s vs %s" % (sorted(a)[:5], sorted(b)[:5])
+    bad = [k for k in a if not close(a[k], b[k])]
+    return "groups differ: %s" % bad[:5] if bad else None
+
+
+def compare_wide(ref, other):
+    a, b = ref["main"], other["main"]
+    for key in ("rows", "count", "true", "distinct"):
+        if a.get(key) != b.get(key):
+            return "%s differs: %r vs %r" % (key, a.get(key), b.get(key))
+    for c, stats in a["numeric"].items():
+        for s, v in stats.items():
+            if not close(v, b["numeric"].get(c, {}).get(s)):
+                return "numeric %s %s differs: %r vs %r" % (
+                    c, s, v, b["numeric"].get(c, {}).get(s))
+    for c, (lo, hi) in a["time"].items():
+        olo, ohi = b["time"][c]
+        if pd.Timestamp(lo) != pd.Timestamp(olo) or pd.Timestamp(hi) != pd.Timestamp(ohi):
+            return "time %s differs: %r vs %r" % (c, a["time"][c], b["time"][c])
+    return None
+
+
+def check_same(results, compare):
+    ref = results[0]
+    if ref.value is None:
+        return
+    for r in results[1:]:
+        if r.value is None or r.error or r.contender.startswith("native"):
+            continue
+        try:
+            diff = compare(ref.value, r.value)
+        except Exception as e:  # noqa: BLE001
+            diff = "cannot compare: %s: %s" % (type(e).__name__, e)
+        if diff:
+            r.error = "result differs from pysandbox's: " + diff
+
+
+# --------------------------------------------------------------------------
+# workload 5: backend memory
+
+def proc_status(pid):
+    out = {}
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            k, _, v = line.partition(":")
+            if k in ("VmHWM", "VmRSS", "RssAnon", "RssShmem", "RssFile"):
+                out[k] = int(v.split()[0])     # kB
+    return out
+
+
+def w5_memory(ctx, args):
+    progress("== 5. backend memory while moving %d rows in" % args.rows)
+    nat = ctx["native"]
+    rows = one(nat, "SELECT count(*) FROM bench_rows")
+    avg_text = float(one(nat, "SELECT avg(octet_length(s)) FROM bench_rows"))
+    columnar = rows * (8 + 8 + 8 + avg_text + 8) + 4 * math.ceil(rows / 8)
+
+    def measure(appname, warm, call):
+        c = connect(appname)
+        try:
+            pid = one(c, "SELECT pg_backend_pid()")
+            warm(c)
+            one(c, "SELECT count(*) FROM bench_rows")
+            before = proc_status(pid)
+            call(c)
+            after = proc_status(pid)
+        finally:
+            c.close()
+        return before, after
+
+    def sb_warm(c):
+        sandbox_session(c, ctx["sbstate"])
+        one(c, "SELECT sandbox_execute(%s)", (TRIVIAL_CODE,))
+
+    def sb_call(c):
+        one(c, "SELECT sandbox_execute(%s, %s, '{main}', %s)",
+            (GROUPBY_CODE, '{"df": {"$table": "bench_rows"}}',
+             ctx["sbstate"]["options"]))
+
+    rows_out = []
+    growth = []
+    err = None
+    try:
+        for _ in range(args.mem_conns):
+            b, a = measure("pysandbox-bench-mem", sb_warm, sb_call)
+            growth.append((a["VmHWM"] - b["VmHWM"]) * 1024)
+            rows_out.append(("pysandbox", b, a))
+    except Exception as e:  # noqa: BLE001
+        err = "%s: %s" % (type(e).__name__, str(e).strip())
+
+    # context: the same measure for PL/Python (after pandas is imported in
+    # the backend) and for the native GROUP BY
+    ctx_rows = []
+    def pl_warm(c):
+        one(c, "SELECT bench_pl_versions()")    # imports pandas in the backend
+
+    for name, warm, call in [
+        ("PL/Python", pl_warm, lambda c: one(c, "SELECT bench_pl_groupby()")),
+        ("native SQL", lambda c: None,
+         lambda c: one(c, "SELECT g, sum(f) FROM bench_rows GROUP BY g LIMIT 1")),
+    ]:
+        try:
+            b, a = measure("pysandbox-bench-mem", warm, call)
+            ctx_rows.append((name, b, a))
+        except Exception as e:  # noqa: BLE001
+            ctx_rows.append((name, None, str(e).strip()))
+    return {"rows": rows, "avg_text": avg_text, "columnar": columnar,
+            "growth": growth, "detail": rows_out, "context": ctx_rows,
+            "error": err}
+
+
+# --------------------------------------------------------------------------
+# report
+
+def fmt_ms(v):
+    if v is None:
+        return "-"
+    if v >= 100:
+        return "%.0f" % v
+    if v >= 10:
+        return "%.1f" % v
+    return "%.2f" % v
+
+
+def fmt_ratio(x):
+    return ("%.3fx" if x < 0.1 else "%.2fx") % x
+
+
+def human(n):
+    if n >= 1000000 and n % 1000000 == 0:
+        return "%dM" % (n // 1000000)
+    if n >= 1000 and n % 1000 == 0:
+        return "%dk" % (n // 1000)
+    return str(n)
+
+
+def mark(ok):
+    return "MET" if ok else "NOT MET"
+
+
+def report_memory(mem, bars, errors):
+    """Workload 5's lines, and its bar."""
+    print("workload 5: backend memory while pysandbox moves %d rows in (workload 2)" % mem["rows"])
+    print("  columnar size of the input: %d x (8+8+8+%.2f text+8 offset) + 4 bitmaps = %.1f MB" % (
+        mem["rows"], mem["avg_text"], mem["columnar"] / 1e6))
+    if mem["error"]:
+        print("  pysandbox: ERROR %s" % mem["error"])
+        errors.append(mem["error"])
+    for name, b, a in mem["detail"] + mem["context"]:
+        if b is None:
+            print("  %-10s ERROR %s" % (name, a))
+            continue
+        print("  %-10s VmHWM %7.1f -> %7.1f MB (+%6.1f MB, %.2fx columnar); "
+              "after: RssAnon %.1f MB, RssShmem %.1f MB (+%.1f)" % (
+                  name, b["VmHWM"] / 1024, a["VmHWM"] / 1024,
+                  (a["VmHWM"] - b["VmHWM"]) / 1024,
+                  (a["VmHWM"] - b["VmHWM"]) * 1024 / mem["columnar"],
+                  a["RssAnon"] / 1024, a["RssShmem"] / 1024,
+                  (a["RssShmem"] - b["RssShmem"]) / 1024))
+    if mem["growth"]:
+        g = statistics.median(mem["growth"])
+        x = g / mem["columnar"]
+        bars.append(("5 backend peak growth %.1f MB = %.2fx columnar <= 3x" % (
+            g / 1e6, x), mark(x <= 3)))
+
+
+def report(machine, all_results, mem, args):
+    print()
+    print("=" * 78)
+    print("pysandbox benchmark - medians of %d reps (workload 1: see calls)" % args.reps)
+    for line in machine:
+        print(line)
+    print("=" * 78)
+    hdr = "%-24s %-31s %9s %9s %8s  %s" % (
+        "workload", "contender", "median ms", "p99 ms", "ratio", "note")
+    print(hdr)
+    print("-" * len(hdr))
+    bars = []
+    errors = []
+    for results in all_results:
+        base = next((r for r in results if r.contender in BASES
+                     and r.median is not None and not r.error), None)
+        for r in results:
+            if r.na:
+                line = "%-24s %-31s %9s %9s %8s  %s" % (
+                    r.workload, r.contender, "n/a", "", "", r.na)
+            elif r.error and not r.times:
+                line = "%-24s %-31s %9s %9s %8s  %s" % (
+                    r.workload, r.contender, "ERROR", "", "", r.error[:200])
+                errors.append(r)
+            else:
+                ratio = ""
+                if base is not None and r is not base and r.median:
+                    ratio = fmt_ratio(r.median / base.median)
+                p99 = fmt_ms(pct(r.times, 99)) if r.workload.startswith("1") else ""
+                line = "%-24s %-31s %9s %9s %8s  %s" % (
+                    r.workload, r.contender, fmt_ms(r.median), p99, ratio, r.note)
+                if r.error:
+                    line += "  [ERROR: %s]" % r.error[:200]
+                    errors.append(r)
+            print(line)
+        print()
+
+    by = {(r.workload[:1], r.contender): r for res in all_results for r in res}
+
+    def ratio(w, other, base="pysandbox"):
+        a, b = by.get((w, other)), by.get((w, base))
+        if a is None or b is None or not a.times or not b.times or a.error or b.error:
+            return None
+        return a.median / b.median
+
+    warm = by.get(("1", "pysandbox (warm)"))
+    if warm is not None and warm.times:
+        p50 = pct(warm.times, 50)
+        bars.append(("1 warm trivial p50 %.2f ms <= 5 ms (fork per call)" % p50,
+                     mark(p50 <= 5)))
+        bars.append(("1 warm trivial p50 %.2f ms <= 1 ms (pre-forked workers)" % p50,
+                     mark(p50 <= 1)))
+        fr = by.get(("1", "fresh python+pandas"))
+        if fr is not None and fr.times:
+            x = pct(fr.times, 50) / p50
+            bars.append(("1 fresh python+pandas / pysandbox = %.1fx >= 100x" % x,
+                         mark(x >= 100)))
+    n = human(args.rows)
+    for other, label in (("PL/Python", "PL/Python"),
+                         ("client read_sql", "client pandas")):
+        x = ratio("2", other)
+        bars.append(("2 %s rows in: %s / pysandbox = %s >= 4x" % (
+            n, label, fmt_ratio(x) if x else "n/a"),
+            mark(x >= 4) if x is not None else "n/a (a contender failed)"))
+    sbr = by.get(("3", "pysandbox"))
+    x = ratio("3", "PL/Python")
+    if sbr is not None and sbr.na:
+        bars.append(("3 %s rows out: PL/Python / pysandbox >= 4x" % n,
+                     "n/a (sandbox_rows not installed)"))
+    elif sbr is not None:
+        bars.append(("3 %s rows out: PL/Python / pysandbox = %s >= 4x" % (
+            n, fmt_ratio(x) if x else "n/a"),
+            mark(x >= 4) if x is not None else "n/a (a contender failed)"))
+    if mem["rows"]:
+        report_memory(mem, bars, errors)
+    print()
+    print("SPEC 5 bars (reported, not asserted):")
+    width = max((len(d) for d, _ in bars), default=0)
+    for desc, status in bars:
+        print("  bar: %s : %s" % (desc.ljust(width), status))
+    return errors
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--reps", type=int, default=5,
+                    help="timed repetitions per contender, workloads 2-4")
+    ap.add_argument("--trivial-calls", type=int, default=200)
+    ap.add_argument("--fresh-calls", type=int, default=10)
+    ap.add_argument("--new-conns", type=int, default=5)
+    ap.add_argument("--mem-conns", type=int, default=3,
+                    help="fresh connections measured in workload 5")
+    ap.add_argument("--rows", type=int, default=1000000)
+    ap.add_argument("--wide-rows", type=int, default=100000)
+    ap.add_argument("--workloads", default="1,2,3,4,5",
+                    help="comma-separated subset of 1..5")
+    args = ap.parse_args()
+    wanted = set(args.workloads.split(","))
+
+    started = time.perf_counter()
+    try:
+        native = connect("pysandbox-bench-native")
+    except psycopg2.Error as e:
+        print("bench: cannot connect (PGHOST/PGPORT/PGUSER): %s" % e, file=sys.stderr)
+        return 2
+    try:
+        run(native, "CREATE EXTENSION IF NOT EXISTS pysandbox")
+    except psycopg2.Error as e:
+        print("bench: CREATE EXTENSION pysandbox failed: %s\nbench: build and "
+              "install it first (make && make install, as root)" % str(e).strip(),
+              file=sys.stderr)
+        return 2
+    if not one(native, "SELECT rolsuper FROM pg_roles WHERE rolname = current_user"):
+        print("bench: connect as a superuser (PGUSER)", file=sys.stderr)
+        return 2
+
+    setup_data(native, args.rows, args.wide_rows)
+    setup_plpython(native, args.rows)
+    ctx = {
+        "native": native,
+        "sb": connect("pysandbox-bench-sandbox"),
+        "pl": connect("pysandbox-bench-plpython"),
+        "client": connect("pysandbox-bench-client"),
+        "sbstate": {"options": None},
+    }
+    sandbox_session(ctx["sb"], ctx["sbstate"])
+    machine = machine_info(native, ctx["pl"])
+    for line in machine:
+        print(line)
+
+    all_results = []
+    if "1" in wanted:
+        all_results.append(w1_trivial(ctx, args))
+    if "2" in wanted:
+        all_results.append(w2_groupby(ctx, args))
+    if "3" in wanted:
+        all_results.append(w3_rows_out(ctx, args))
+    if "4" in wanted:
+        all_results.append(w4_wide(ctx, args))
+    mem = {"rows": 0, "avg_text": 0, "columnar": 1, "growth": [], "detail": [],
+           "context": [], "error": None}
+    if "5" in wanted:
+        mem = w5_memory(ctx, args)
+    errors = report(machine, all_results, mem, args)
+    print("\ntotal run time %.0f s" % (time.perf_counter() - started))
+    if errors:
+        print("bench: %d contender(s) failed unexpectedly (see ERROR above)" % len(errors))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
