@@ -43,6 +43,8 @@ typedef struct SbOutColumn
 	Oid			basetype;
 	int			kind;			/* SbColumnKind */
 	FmgrInfo	input;			/* for SB_COL_TEXT */
+	bool		plain_text;		/* text or unconstrained varchar: no input
+								 * function needed */
 	Oid			typioparam;
 	int32		typmod;
 	/* payload, once validated */
@@ -276,6 +278,8 @@ sb_text_datum(SbOutColumn *c, uint64 row)
 				(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
 				 errmsg("value is not valid UTF-8")));
 	arg = pg_any_to_server(s, (int) (end - start), PG_UTF8);
+	if (c->plain_text)
+		return PointerGetDatum(cstring_to_text_with_len(arg, arg == s ? (int) (end - start) : strlen(arg)));
 	return InputFunctionCall(&c->input, arg, c->typioparam, c->typmod);
 }
 
@@ -339,6 +343,7 @@ sb_rows_run(FunctionCallInfo fcinfo, const char *code, Jsonb *inputs,
 
 			getTypeInputInfo(c->typid, &infunc, &c->typioparam);
 			fmgr_info(infunc, &c->input);
+			c->plain_text = c->typid == TEXTOID || (c->typid == VARCHAROID && c->typmod < 0);
 		}
 		if (ncols > 0)
 			appendStringInfoChar(&req.json, ',');

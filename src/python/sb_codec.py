@@ -10,6 +10,7 @@ of known built-in, numpy and pandas types are converted, anything else is a
 TypeError naming the type and where it was found.
 """
 
+import codecs
 import datetime
 import decimal
 import json
@@ -61,7 +62,7 @@ _VAR_KINDS = frozenset({sb_io.COL_TEXT, sb_io.COL_JSON, sb_io.COL_BYTES,
 def _decode_var(kind, view, nrows, pos, valid):
     """Values of a NUL-terminated kind: str, JSON objects, bytes or Decimal."""
     offsets = np.frombuffer(view, dtype="<i8", count=nrows + 1, offset=pos)
-    data = bytes(view[pos + 8 * (nrows + 1):])
+    data = view[pos + 8 * (nrows + 1):]
     if offsets[0] != 0 or offsets[-1] != len(data) or np.any(np.diff(offsets) < 1):
         raise ValueError("corrupt variable-length column")
     out = np.empty(nrows, dtype=object)
@@ -69,10 +70,11 @@ def _decode_var(kind, view, nrows, pos, valid):
         return out
     if kind == sb_io.COL_BYTES:
         bounds = offsets.tolist()
-        out[:] = [data[bounds[i]:bounds[i + 1] - 1] for i in range(nrows)]
+        out[:] = [bytes(data[bounds[i]:bounds[i + 1] - 1]) for i in range(nrows)]
     else:
-        # PostgreSQL texts hold no NUL: one split does the whole column
-        texts = data[:-1].decode("utf-8", "replace").split("\0")
+        # PostgreSQL texts hold no NUL: one split does the whole column,
+        # decoded straight from the received buffer
+        texts = codecs.utf_8_decode(data[:-1], "replace", True)[0].split("\0")
         if len(texts) != nrows:
             raise ValueError("corrupt text column")
         if kind == sb_io.COL_TEXT:
@@ -425,8 +427,9 @@ def _packed(valid):
 
 
 def _fixed_payload(valid, values):
+    """Payload parts (sent with sb_io.sendv, never joined) for a fixed kind."""
     nulls, bits = _packed(valid)
-    return b"".join((nulls.to_bytes(8, "little"), bits, values.tobytes()))
+    return [nulls.to_bytes(8, "little"), bits, np.ascontiguousarray(values)]
 
 
 def _encode_int(series, name):
@@ -583,7 +586,36 @@ def _text_value(v, category, name, row):
     raise _bad_value(name, row, v, "a text column")
 
 
+def _encode_plain_strings(series):
+    """The text payload of a column of str and missing values, or None.
+
+    One join and one encode for the whole column; the NUL terminators found
+    by numpy give the offsets.  None if a value is not a str or contains a
+    NUL (the per-value path then reports it precisely).
+    """
+    if pd.api.types.infer_dtype(series, skipna=True) not in ("string", "empty"):
+        return None
+    valid = ~series.isna().to_numpy()
+    values = series.to_numpy(dtype=object)
+    if not valid.all():
+        values = values.copy()
+        values[~valid] = ""
+    data = ("\0".join(values.tolist()) + "\0").encode("utf-8", "surrogatepass") \
+        if len(values) else b""
+    ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 0)
+    if len(ends) != len(values):
+        return None
+    offsets = np.zeros(len(values) + 1, dtype="<i8")
+    offsets[1:] = ends + 1
+    nulls, bits = _packed(valid)
+    return [nulls.to_bytes(8, "little"), bits, offsets, data]
+
+
 def _encode_text(series, name, category):
+    if series.dtype == object or pd.api.types.is_string_dtype(series.dtype):
+        fast = _encode_plain_strings(series)
+        if fast is not None:
+            return fast
     n = len(series)
     valid = np.ones(n, dtype=bool)
     pieces = []
@@ -603,11 +635,12 @@ def _encode_text(series, name, category):
     np.cumsum(lengths, out=offsets[1:])
     nulls, bits = _packed(valid)
     data = b"\0".join(pieces) + b"\0" if n else b""
-    return b"".join((nulls.to_bytes(8, "little"), bits, offsets.tobytes(), data))
+    return [nulls.to_bytes(8, "little"), bits, offsets, data]
 
 
 def encode_rows(value, spec, func, budget):
-    """(nrows, [column payload]) for a sandbox_rows result, in spec's order."""
+    """(nrows, [column payload parts]) for a sandbox_rows result, in spec's
+    order; each column's parts are sent as one frame with sb_io.sendv."""
     frame = _as_frame(value, spec, func)
     labels = {}
     for j, label in enumerate(frame.columns):
@@ -632,7 +665,7 @@ def encode_rows(value, spec, func, budget):
             payload = _encode_datetime(series, name, kind)
         else:
             payload = _encode_text(series, name, col.get("category", "text"))
-        used += len(payload)
+        used += sum(memoryview(part).nbytes for part in payload)
         if used > budget:
             raise OutputLimitExceeded("the rows of %s() exceed the output limit" % func)
         payloads.append(payload)

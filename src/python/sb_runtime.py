@@ -327,8 +327,8 @@ def serve(python_layer):
 
     if rows is not None:
         sb_io.send(sb_io.ROWS, nrows.to_bytes(8, "little"))
-        for payload in payloads:
-            sb_io.send(sb_io.COLUMN, payload)
+        for parts in payloads:
+            sb_io.sendv(sb_io.COLUMN, parts)
     else:
         sb_io.send(sb_io.RESULT, text.encode("utf-8"))
     return 0

@@ -6,7 +6,7 @@ Run with Debian's interpreter (it has pandas, numpy and psycopg2), as root
 processes), against a running cluster where `make install` has put the
 extension:
 
-    /usr/bin/python3 test/bench/bench.py [--reps 5]
+    /usr/bin/python3 test/bench/bench.py [--reps 7] [--workloads 1,2,3,4,5]
 
 `sh test/bench/run.sh` does all of that on a throwaway cluster.  Connection
 settings come from libpq's environment (PGHOST, PGPORT, PGUSER, PGDATABASE);
@@ -492,11 +492,11 @@ def w2_groupby(ctx, args):
     exec(GROUPBY_CODE + "\n" + JSONABLE_CODE, client_ns)
 
     def sb_table():
-        return one(sb, "SELECT sandbox_execute(%s, %s, '{main}', %s)",
+        return one(sb, "SELECT sandbox_execute(%s, %s::jsonb, '{main}', %s::jsonb)",
                    (GROUPBY_CODE, '{"df": {"$table": "bench_rows"}}', opts))
 
     def sb_query():
-        return one(sb, "SELECT sandbox_execute(%s, %s, '{main}', %s)",
+        return one(sb, "SELECT sandbox_execute(%s, %s::jsonb, '{main}', %s::jsonb)",
                    (GROUPBY_CODE,
                     '{"df": {"$query": "SELECT g, x, f, s FROM bench_rows"}}',
                     opts))
@@ -534,15 +534,16 @@ def w3_rows_out(ctx, args):
 
     def sb_rows():
         try:
-            return one(sb, "SELECT count(*) FROM sandbox_rows(%s, '{}', 'main', %s) "
-                           "AS t(a int8, b int8, c float8, d text)", (code, opts))
+            return one(sb, "SELECT count(*) FROM sandbox_rows(%s, '{}'::jsonb, "
+                           "'main', %s::jsonb) AS t(a int8, b int8, c float8, d text)",
+                       (code, opts))
         except psycopg2.errors.UndefinedFunction as e:
             if "sandbox_rows" in str(e):
                 raise ContenderNA("n/a (sandbox_rows not installed)")
             raise
 
     def sb_build_only():
-        v = one(sb, "SELECT sandbox_execute(%s, '{}', '{n}', %s)",
+        v = one(sb, "SELECT sandbox_execute(%s, '{}'::jsonb, '{n}', %s::jsonb)",
                 (code + "\n\ndef n():\n    return len(main())\n", opts))
         return v["n"]
 
@@ -574,7 +575,7 @@ def w4_wide(ctx, args):
     native_sql = native_wide_sql()
 
     def sb_call():
-        return one(sb, "SELECT sandbox_execute(%s, %s, '{main}', %s)",
+        return one(sb, "SELECT sandbox_execute(%s, %s::jsonb, '{main}', %s::jsonb)",
                    (WIDE_CODE, '{"df": {"$table": "bench_wide"}}', opts))
 
     def pl_call():
@@ -689,7 +690,7 @@ def w5_memory(ctx, args):
         one(c, "SELECT sandbox_execute(%s)", (TRIVIAL_CODE,))
 
     def sb_call(c):
-        one(c, "SELECT sandbox_execute(%s, %s, '{main}', %s)",
+        one(c, "SELECT sandbox_execute(%s, %s::jsonb, '{main}', %s::jsonb)",
             (GROUPBY_CODE, '{"df": {"$table": "bench_rows"}}',
              ctx["sbstate"]["options"]))
 
@@ -762,17 +763,18 @@ def report_memory(mem, bars, errors):
     if mem["error"]:
         print("  pysandbox: ERROR %s" % mem["error"])
         errors.append(mem["error"])
+    print("  (MB = 10^6 bytes; VmHWM counts shared buffers the backend touched,")
+    print("   shown as 'shmem'; the bar uses the whole VmHWM growth)")
     for name, b, a in mem["detail"] + mem["context"]:
         if b is None:
             print("  %-10s ERROR %s" % (name, a))
             continue
-        print("  %-10s VmHWM %7.1f -> %7.1f MB (+%6.1f MB, %.2fx columnar); "
-              "after: RssAnon %.1f MB, RssShmem %.1f MB (+%.1f)" % (
-                  name, b["VmHWM"] / 1024, a["VmHWM"] / 1024,
-                  (a["VmHWM"] - b["VmHWM"]) / 1024,
-                  (a["VmHWM"] - b["VmHWM"]) * 1024 / mem["columnar"],
-                  a["RssAnon"] / 1024, a["RssShmem"] / 1024,
-                  (a["RssShmem"] - b["RssShmem"]) / 1024))
+        grow = (a["VmHWM"] - b["VmHWM"]) * 1024
+        print("  %-10s VmHWM %6.1f -> %6.1f MB: +%6.1f MB = %5.2fx columnar "
+              "(shmem +%.1f MB)" % (
+                  name, b["VmHWM"] * 1024 / 1e6, a["VmHWM"] * 1024 / 1e6,
+                  grow / 1e6, grow / mem["columnar"],
+                  (a["RssShmem"] - b["RssShmem"]) * 1024 / 1e6))
     if mem["growth"]:
         g = statistics.median(mem["growth"])
         x = g / mem["columnar"]
@@ -840,6 +842,8 @@ def report(machine, all_results, mem, args):
     n = human(args.rows)
     for other, label in (("PL/Python", "PL/Python"),
                          ("client read_sql", "client pandas")):
+        if ("2", "pysandbox") not in by:
+            break
         x = ratio("2", other)
         bars.append(("2 %s rows in: %s / pysandbox = %s >= 4x" % (
             n, label, fmt_ratio(x) if x else "n/a"),
@@ -865,7 +869,7 @@ def report(machine, all_results, mem, args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--reps", type=int, default=5,
+    ap.add_argument("--reps", type=int, default=7,
                     help="timed repetitions per contender, workloads 2-4")
     ap.add_argument("--trivial-calls", type=int, default=200)
     ap.add_argument("--fresh-calls", type=int, default=10)
