@@ -14,10 +14,11 @@ OBJS = \
 	src/backend/sb_columns.o \
 	src/backend/sb_result.o \
 	src/backend/sb_rows.o \
+	src/backend/sb_run.o \
 	src/protocol/sb_frame.o
 PGFILEDESC = "pysandbox - run untrusted Python next to the data"
 
-REGRESS = basic inputs types errors limits validation security guc
+REGRESS = basic inputs types errors limits validation security guc rows
 REGRESS_OPTS = --load-extension=pysandbox
 
 PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config

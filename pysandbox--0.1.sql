@@ -60,3 +60,26 @@ COMMENT ON FUNCTION sandbox_rows(anyelement, text, jsonb, text, jsonb) IS
 REVOKE EXECUTE ON FUNCTION sandbox_rows(text, jsonb, text, jsonb) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION sandbox_rows(text, text, text, text) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION sandbox_rows(anyelement, text, jsonb, text, jsonb) FROM PUBLIC;
+
+CREATE FUNCTION sandbox_run(
+    code text,
+    inputs jsonb DEFAULT '{}',
+    returns text[] DEFAULT '{main}',
+    options jsonb DEFAULT '{}')
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'sandbox_run'
+LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION sandbox_run(text, jsonb, text[], jsonb) IS
+'run untrusted Python in a sandboxed process and return a report (ok, returns, stdout, stderr, error, usage) instead of raising for what the code did';
+
+CREATE FUNCTION sandbox_validate(code text)
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'sandbox_validate'
+LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION sandbox_validate(text) IS
+'check Python code against the sandbox rules without running it: findings with line, column and rule, and the imports used';
+
+REVOKE EXECUTE ON FUNCTION sandbox_run(text, jsonb, text[], jsonb) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION sandbox_validate(text) FROM PUBLIC;

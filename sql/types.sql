@@ -214,6 +214,152 @@ def main():
     return x
 $$);
 
+--
+-- the input side of interval, json/jsonb, arrays, bytea, numeric as
+-- Decimal, uuid and enum: the Python values themselves
+--
+-- the Python type and repr() of every value of every column
+CREATE FUNCTION pg_temp.pyvalues(query text, opts jsonb DEFAULT '{}') RETURNS TABLE (col text, types text, reprs text)
+LANGUAGE sql AS $f$
+    SELECT key, value -> 0 #>> '{}', value -> 1 #>> '{}'
+    FROM jsonb_each(sandbox_execute($$
+def main(df):
+    out = {}
+    for c in df.columns:
+        out[c] = [" ".join(str(type(v)).split("'")[1].rsplit(".", 1)[-1] for v in df[c]),
+                  " | ".join(repr(v) for v in df[c])]
+    return out
+$$, jsonb_build_object('df', jsonb_build_object('$query', query)), '{main}', opts) -> 'main')
+    ORDER BY key
+$f$;
+
+-- interval: timedelta64[ns]; NULL is NaT; a month counts as 30 days (as
+-- interval comparison does), so a year is 360 days
+SELECT pg_temp.dtypes($$SELECT * FROM (VALUES ('1 day'::interval), (NULL)) v(iv)$$);
+SELECT * FROM pg_temp.pyvalues($$SELECT * FROM (VALUES
+    ('1 day 02:03:04.5'::interval), ('-00:00:00.000001'), ('1 mon'), ('1 year 1 mon -1 day'),
+    ('-3 days +04:00'), (NULL), ('0')) v(iv)$$);
+SELECT sandbox_execute($$
+def main(df):
+    iv = df["iv"]
+    return {"days": iv.dt.days.tolist(), "seconds": iv.dt.total_seconds().tolist(),
+            "sum": iv.sum(), "month_is_30_days": bool(iv[0] == iv[1])}
+$$, '{"df": {"$query": "SELECT * FROM (VALUES (''1 mon''::interval), (''30 days''), (''-12:00'')) v(iv)"}}');
+-- as ISO 8601 durations in JSON
+SELECT pg_temp.roundtrip($$SELECT * FROM (VALUES ('1 day 02:03:04.5'::interval), ('-1 mon'), ('00:00:00.000001'), (NULL)) v(iv)$$);
+-- beyond timedelta64[ns] (106751 days, 296 of these years): an error
+-- naming column and row
+SELECT pg_temp.roundtrip($$SELECT * FROM (VALUES ('1 day'::interval), ('300 years')) v(iv)$$);
+SELECT pg_temp.roundtrip($$SELECT '-2147483648 days -2147483648 hours'::interval AS iv$$);
+SELECT pg_temp.sqlstate('def main(df): return 1', '{"df": {"$query": "SELECT ''-297 years''::interval AS iv"}}');
+SELECT pg_temp.sqlstate('def main(df): return 1', '{"df": {"$query": "SELECT ''106752 days''::interval AS iv"}}');
+-- ... and within it
+SELECT pg_temp.roundtrip($$SELECT * FROM (VALUES ('296 years'::interval), ('-106751 days')) v(iv)$$);
+
+-- json and jsonb: Python objects (dict, list, str, int, float, bool, None);
+-- SQL NULL is None too
+SELECT * FROM pg_temp.pyvalues($$SELECT * FROM (VALUES
+    ('{"a": [1, 2.5, null, true, "x"]}'::json, '{"b": {"c": []}}'::jsonb),
+    ('[1, "two"]', '"s"'),
+    ('3', '4.5'),
+    ('null', 'false'),
+    (NULL, NULL)) v(j, jb)$$);
+-- JSON numbers as Python's json reads them: integers exact, others float
+SELECT * FROM pg_temp.pyvalues($$SELECT '[12345678901234567890, 12345678901234567890.5, 0.1, 1e2]'::jsonb AS jb$$);
+-- a json value keeps duplicate keys' last value and its own key order
+SELECT * FROM pg_temp.pyvalues($$SELECT '{"z": 1, "a": 2, "z": 3}'::json AS j, '{"z": 1, "a": 2, "z": 3}'::jsonb AS jb$$);
+-- a domain over jsonb arrives as jsonb does
+CREATE DOMAIN jobject AS jsonb CHECK (jsonb_typeof(VALUE) = 'object');
+SELECT * FROM pg_temp.pyvalues($$SELECT '{"k": "v"}'::jobject AS d$$);
+
+-- arrays: lists (nested for more dimensions); NULL elements are None;
+-- elements as JSON values (array_to_json)
+SELECT * FROM pg_temp.pyvalues($$SELECT * FROM (VALUES
+    (ARRAY[1, NULL, 3], ARRAY['a', NULL, 'b,"c"'], ARRAY[[1.5, 2], [NULL, 4]]::float8[]),
+    ('{}', '{}', '{}'),
+    (NULL, NULL, NULL)) v(ia, ta, fa)$$);
+SELECT * FROM pg_temp.pyvalues($$SELECT ARRAY[true, NULL] AS ba, ARRAY['2024-01-02'::date] AS da,
+    ARRAY['{"k": 1}'::jsonb] AS ja, ARRAY['\x01ff'::bytea] AS bya, ARRAY['ok', 'sad']::mood[] AS ma,
+    '[2:3]={7,8}'::int[] AS lower_bound, ARRAY[1.5]::numeric[] AS na$$);
+-- a list per row: an object column
+SELECT pg_temp.dtypes($$SELECT ARRAY[1, 2] AS a, ARRAY[[1], [2]] AS aa$$);
+SELECT sandbox_execute($$
+def main(df):
+    return {"lengths": df["a"].map(len).tolist(), "flat": df["a"].explode().tolist()}
+$$, '{"df": {"$query": "SELECT * FROM (VALUES (ARRAY[1, 2]), (ARRAY[3]), (''{}''::int[])) v(a)"}}');
+
+-- bytea: bytes, exactly (NUL bytes included); bytes in a result are
+-- bytea's text form
+SELECT * FROM pg_temp.pyvalues($$SELECT * FROM (VALUES ('\x00ff5c27'::bytea), ('\x'), (NULL), ('abc'::bytea)) v(b)$$);
+SELECT sandbox_execute($$
+def main(df):
+    b = df["b"][0]
+    return {"len": len(b), "first": b[0], "last": b[-1], "zeros": b.count(0)}
+$$, '{"df": {"$query": "SELECT decode(repeat(''00ff'', 1000), ''hex'') AS b"}}');
+SELECT pg_temp.roundtrip($$SELECT * FROM (VALUES ('\x00ff5c27'::bytea), ('\x'), (NULL)) v(b)$$);
+SELECT sandbox_execute('def main(): return {"b": b"\x00\\\xff", "ba": bytearray(b"ab"), "empty": b""}');
+-- ... which casts back to the same bytea
+SELECT (sandbox_execute('def main(df): return df["b"][0]', '{"df": {"$query": "SELECT ''\\x00ff5c27''::bytea AS b"}}')
+        ->> 'main')::bytea = '\x00ff5c27'::bytea AS same_bytes;
+
+-- numeric: float64 by default, Decimal with options.numeric = 'decimal'
+-- (exact, NaN and infinities included; NULL is None)
+SELECT * FROM pg_temp.pyvalues($$SELECT * FROM (VALUES (12345678901234567890.123456789::numeric), (0.10),
+    ('NaN'), ('Infinity'), ('-Infinity'), (NULL), (-0.000)) v(n)$$, '{"numeric": "decimal"}');
+SELECT pg_temp.dtypes($$SELECT 1.5::numeric AS n$$);
+SELECT sandbox_execute('def main(df): return [str(df["n"].dtype), repr(df["n"][0])]',
+    '{"df": {"$query": "SELECT 1.5::numeric AS n"}}', options => '{"numeric": "float"}');
+SELECT sandbox_execute('def main(df): return [str(df["n"].dtype), repr(df["n"][0])]',
+    '{"df": {"$query": "SELECT 1.5::numeric AS n"}}', options => '{"numeric": "decimal"}');
+-- Decimal arithmetic is exact, and a Decimal in a result is a JSON number
+SELECT sandbox_execute($$
+import decimal
+def main(df):
+    return {"sum": df["n"].sum(), "sum_is_decimal": type(df["n"].sum()) is decimal.Decimal,
+            "float_sum": float(df["n"].astype(float).sum())}
+$$, '{"df": {"$query": "SELECT * FROM (VALUES (0.1::numeric), (0.2)) v(n)"}}', options => '{"numeric": "decimal"}');
+-- a domain over numeric follows the option too; other types are unaffected
+SELECT * FROM pg_temp.pyvalues($$SELECT 2.50::numeric(5,2) AS n2, 7::int AS i, 1.5::float8 AS f$$, '{"numeric": "decimal"}');
+-- options.numeric must be "float" or "decimal" (22023)
+SELECT sandbox_execute('def main(): return 1', options => '{"numeric": "exact"}');
+SELECT sandbox_execute('def main(): return 1', options => '{"numeric": true}');
+SELECT sandbox_execute('def main(): return 1', options => '{"numeric": null}');
+SELECT sandbox_execute('def main(): return 1', options => '{"numeric": "Decimal"}');
+CREATE FUNCTION pg_temp.option_sqlstate(opts jsonb) RETURNS text LANGUAGE plpgsql AS $f$
+BEGIN PERFORM sandbox_execute('def main(): return 1', options => opts); RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN RETURN SQLSTATE || ': ' || SQLERRM; END $f$;
+SELECT pg_temp.option_sqlstate('{"numeric": "exact"}'), pg_temp.option_sqlstate('{"numeric": "decimal"}'),
+       pg_temp.option_sqlstate('{"numeric": "float"}');
+
+-- uuid and enum: str
+SELECT * FROM pg_temp.pyvalues($$SELECT * FROM (VALUES
+    ('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid, 'happy'::mood), (NULL, NULL),
+    ('{A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A12}', 'sad')) v(u, m)$$);
+
+-- JSON output of timedeltas: ISO 8601 durations (NaT is null)
+SELECT sandbox_execute($$
+import datetime
+import numpy as np, pandas as pd
+def main():
+    return {"td": pd.Timedelta(days=1, hours=2, microseconds=3), "neg": pd.Timedelta(hours=-1),
+            "dt": datetime.timedelta(minutes=90), "zero": pd.Timedelta(0),
+            "np": np.timedelta64(1500, "ms"), "nat": pd.NaT,
+            "series": pd.Series(pd.to_timedelta(["1 day", None])),
+            "array": pd.to_timedelta(["00:00:01", "2 days"]).to_numpy()}
+$$);
+-- ... which cast back to the same intervals (negative ones included)
+SELECT key, value ->> 'v' AS iso, (value ->> 'v')::interval AS iv, (value ->> 'v')::interval = (value ->> 'expected')::interval AS same
+FROM jsonb_each(sandbox_execute($$
+import datetime
+import pandas as pd
+def main():
+    return {"a": {"v": pd.Timedelta(days=1, hours=2, microseconds=3), "expected": "1 day 02:00:00.000003"},
+            "b": {"v": pd.Timedelta(hours=-1), "expected": "-01:00:00"},
+            "c": {"v": -datetime.timedelta(days=3, seconds=1), "expected": "-3 days -00:00:01"},
+            "d": {"v": pd.Timedelta(microseconds=-1), "expected": "-00:00:00.000001"}}
+$$) -> 'main') ORDER BY key;
+DROP DOMAIN jobject;
+
 DROP TYPE mood;
 DROP DOMAIN posint;
 RESET DateStyle;

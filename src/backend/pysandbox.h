@@ -114,6 +114,7 @@ typedef struct SbRequest
 	uint64		input_rows;
 	uint64		input_bytes;
 	bool		rows_mode;		/* sandbox_rows: columns come back, not jsonb */
+	bool		capture_output; /* sandbox_run: keep prints, do not relay */
 	int			rows_ncols;		/* how many columns */
 } SbRequest;
 
@@ -133,6 +134,7 @@ typedef struct SbLimits
 	int			memory_mb;
 	int			max_output_bytes;
 	bool		numeric_decimal;	/* options.numeric = "decimal" */
+	char	   *verify;			/* options.verify: assertions, or NULL */
 } SbLimits;
 
 typedef struct SbOutcome
@@ -144,7 +146,9 @@ typedef struct SbOutcome
 	Size		error_len;
 	bool		violation;
 	SbViolation violation_info;
-	char	   *rows_header;	/* sandbox_rows: ROWS payload (JSON) */
+	StringInfo	stdout_text;	/* sandbox_run: captured print() output */
+	StringInfo	stderr_text;	/* sandbox_run: captured sys.stderr output */
+	char	   *rows_header;	/* sandbox_rows: ROWS payload (uint64) */
 	List	   *rows_columns;	/* sandbox_rows: SbChunk per COLUMN frame */
 	bool		output_exceeded;	/* the backend cut the child off */
 	bool		protocol_error; /* the child broke the frame protocol */
@@ -162,8 +166,29 @@ extern void sb_request_finish(SbRequest *req, Jsonb *inputs);
 extern void sb_report_usage(const SbRequest *req, const SbOutcome *out);
 
 /* ---- sb_result.c: outcome -> jsonb or error ---- */
+
+/* what went wrong in a call, as an error or as sandbox_run's report */
+typedef struct SbFailure
+{
+	int			sqlstate;
+	const char *kind;			/* report kind, or NULL: a server fault */
+	char	   *type;			/* Python exception type, or "" */
+	char	   *message;		/* the error's primary message */
+	char	   *report_message; /* the report's message (Python's own text) */
+	char	   *detail;
+	char	   *hint;
+	char	   *context;
+	char	   *traceback;
+	char	   *rule;
+	int			line;			/* -1 if unknown */
+	int			col;
+} SbFailure;
+
+extern bool sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f);
+extern void sb_raise_failure(const SbFailure *f);
 extern void sb_check_outcome(const SbOutcome *out, const SbLimits *limits);
 extern Jsonb *sb_result_to_jsonb(const SbOutcome *out, const SbLimits *limits);
 extern void sb_emit_print(const char *text, Size len);
+extern bool sb_text_ok(const char *text, Size len);
 
 #endif							/* PYSANDBOX_H */

@@ -82,7 +82,8 @@ void
 sb_limits_from_options(SbLimits *limits, Jsonb *options)
 {
 	static const char *const known[] = {"timeout_ms", "cpu_ms", "memory_mb", "max_output_bytes",
-	"numeric"};
+	"numeric", "verify"};
+	JsonbValue *verify;
 	JsonbValue *numeric;
 	JsonbIterator *it;
 	JsonbValue	v;
@@ -93,6 +94,7 @@ sb_limits_from_options(SbLimits *limits, Jsonb *options)
 	limits->memory_mb = sb_memory_mb;
 	limits->max_output_bytes = sb_max_output_bytes;
 	limits->numeric_decimal = false;
+	limits->verify = NULL;
 
 	if (!JB_ROOT_IS_OBJECT(options))
 		ereport(ERROR,
@@ -115,7 +117,18 @@ sb_limits_from_options(SbLimits *limits, Jsonb *options)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("unknown option \"%.*s\"", v.val.string.len, v.val.string.val),
-					 errhint("Known options are timeout_ms, cpu_ms, memory_mb, max_output_bytes and numeric.")));
+					 errhint("Known options are timeout_ms, cpu_ms, memory_mb, max_output_bytes, numeric and verify.")));
+	}
+
+	verify = getKeyJsonValueFromContainer(&options->root, "verify", 6, NULL);
+	if (verify != NULL)
+	{
+		if (verify->type != jbvString)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("options.verify must be a string of Python assertions"),
+					 errhint("For example: \"assert result['main'] > 0\".")));
+		limits->verify = pnstrdup(verify->val.string.val, verify->val.string.len);
 	}
 
 	numeric = getKeyJsonValueFromContainer(&options->root, "numeric", 7, NULL);
@@ -150,6 +163,7 @@ typedef struct SbReader
 	uint64		output_used;	/* STDOUT + RESULT bytes so far */
 	MemoryContext keep;			/* where RESULT, ERROR and row payloads go */
 	bool		rows_mode;		/* ROWS and COLUMN frames are expected */
+	bool		capture;		/* keep STDOUT/STDERR text instead of NOTICEs */
 	int			rows_ncols;		/* COLUMN frames allowed after ROWS */
 	bool		bad;			/* the child broke the protocol */
 } SbReader;
@@ -164,7 +178,17 @@ sb_frame_done(SbReader *rd, SbOutcome *out)
 	switch (rd->type)
 	{
 		case SB_DATA_STDOUT:
-			sb_emit_print(rd->payload, rd->len);
+		case SB_DATA_STDERR:
+			if (rd->capture)
+			{
+				/* sandbox_run: keep the text (valid UTF-8 only) for the report */
+				StringInfo	buf = rd->type == SB_DATA_STDOUT ? out->stdout_text : out->stderr_text;
+
+				if (sb_text_ok(rd->payload, rd->len))
+					appendBinaryStringInfo(buf, rd->payload, rd->len);
+			}
+			else
+				sb_emit_print(rd->payload, rd->len);
 			pfree(rd->payload);
 			break;
 		case SB_DATA_RESULT:
@@ -209,6 +233,7 @@ sb_header_done(SbReader *rd, SbOutcome *out, const SbLimits *limits)
 	switch (rd->type)
 	{
 		case SB_DATA_STDOUT:
+		case SB_DATA_STDERR:
 		case SB_DATA_RESULT:
 			if (rd->type == SB_DATA_RESULT && (out->result || out->error))
 				return rd->bad = true, false;
@@ -248,7 +273,7 @@ sb_header_done(SbReader *rd, SbOutcome *out, const SbLimits *limits)
 			return rd->bad = true, false;
 	}
 	/* +1 for a terminating NUL, so texts can be used as C strings */
-	rd->payload = MemoryContextAllocHuge((rd->type == SB_DATA_STDOUT ||
+	rd->payload = MemoryContextAllocHuge((rd->type == SB_DATA_STDOUT || rd->type == SB_DATA_STDERR ||
 										  rd->type == SB_DATA_VIOLATION) ? CurrentMemoryContext : rd->keep,
 										 (Size) rd->len + 1);
 	rd->payload[rd->len] = '\0';
@@ -347,6 +372,15 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 	memset(&rd, 0, sizeof(rd));
 	rd.keep = old;
 	rd.rows_mode = req->rows_mode;
+	rd.capture = req->capture_output;
+	if (req->capture_output)
+	{
+		MemoryContext keep = MemoryContextSwitchTo(old);
+
+		out->stdout_text = makeStringInfo();
+		out->stderr_text = makeStringInfo();
+		MemoryContextSwitchTo(keep);
+	}
 	rd.rows_ncols = req->rows_ncols;
 	INSTR_TIME_SET_CURRENT(start);
 	st->sb = sb_sandbox_acquire(&spawn);

@@ -113,8 +113,17 @@ sb_request_start(SbRequest *req, const char *code, ArrayType *returns,
 	appendStringInfoString(&req->json, "{\"code\":");
 	escape_json(&req->json, code);
 	appendStringInfoChar(&req->json, ',');
-	sb_append_returns(&req->json, returns);
+	if (returns)
+		sb_append_returns(&req->json, returns);
+	else
+		appendStringInfoString(&req->json, "\"returns\":[]");
 	appendStringInfoChar(&req->json, ',');
+	if (limits->verify)
+	{
+		appendStringInfoString(&req->json, "\"verify\":");
+		escape_json(&req->json, limits->verify);
+		appendStringInfoChar(&req->json, ',');
+	}
 	sb_append_allowed_modules(&req->json);
 	appendStringInfo(&req->json, ",\"max_output_bytes\":%d,\"print\":\"%s\",",
 					 limits->max_output_bytes,

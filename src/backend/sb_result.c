@@ -23,7 +23,7 @@
 #include "utils/fmgrprotos.h"
 
 /* Is text (len bytes) valid UTF-8 with no NUL bytes? */
-static bool
+bool
 sb_text_ok(const char *text, Size len)
 {
 	return memchr(text, '\0', len) == NULL &&
@@ -99,163 +99,189 @@ sb_syscall_name(const SbViolation *v)
 	return v->name;
 }
 
-/* Raise the error the child reported in its ERROR frame. */
+/* Fill f as one failure; the helpers below keep the table readable. */
 static void
-sb_raise_child_error(const SbOutcome *out, const SbLimits *limits)
+sb_fail(SbFailure *f, int sqlstate, const char *kind, char *message,
+		char *detail, char *hint)
+{
+	f->sqlstate = sqlstate;
+	f->kind = kind;
+	f->message = message;
+	f->detail = detail;
+	f->hint = hint;
+}
+
+#define SB_NO_ACCESS_DETAIL \
+	"The sandbox does not allow access to files, the network, other processes or new programs."
+#define SB_NO_ACCESS_HINT \
+	"Compute with the inputs you were given; pass more data through inputs instead."
+#define SB_OUTPUT_HINT "Return an aggregate instead of raw rows, or print less."
+
+/* Describe the error the child reported in its ERROR frame. */
+static void
+sb_child_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 {
 	Jsonb	   *err;
-	char	   *kind,
-			   *type,
-			   *message,
-			   *traceback,
-			   *rule;
-	int			line,
-				col;
+	char	   *kind;
+	char	   *message;
 
-	if (!sb_json_ok(out->error, out->error_len))
-		ereport(ERROR,
-				(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
-				 errmsg("sandbox process sent an invalid error report")));
-	err = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(
-															pg_any_to_server(out->error, (int) out->error_len, PG_UTF8))));
-	if (!JB_ROOT_IS_OBJECT(err))
-		ereport(ERROR,
-				(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
-				 errmsg("sandbox process sent an invalid error report")));
+	if (!sb_json_ok(out->error, out->error_len) ||
+		!JB_ROOT_IS_OBJECT(err = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(
+																			pg_any_to_server(out->error, (int) out->error_len, PG_UTF8))))))
+	{
+		sb_fail(f, ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION, "crash",
+				"sandbox process sent an invalid error report", NULL, NULL);
+		return;
+	}
 
 	kind = sb_json_string(err, "kind");
-	type = sb_json_string(err, "type");
+	f->type = sb_json_string(err, "type");
 	message = sb_json_string(err, "message");
-	traceback = sb_json_string(err, "traceback");
-	rule = sb_json_string(err, "rule");
-	line = sb_json_int(err, "line");
-	col = sb_json_int(err, "col");
+	f->traceback = sb_json_string(err, "traceback");
+	f->rule = sb_json_string(err, "rule");
+	f->line = sb_json_int(err, "line");
+	f->col = sb_json_int(err, "col");
 	if (kind == NULL)
 		kind = "crash";
-	if (type == NULL)
-		type = "Error";
+	if (f->type == NULL)
+		f->type = "Error";
 	if (message == NULL)
 		message = "";
+	f->report_message = message;
 
 	if (strcmp(kind, "exception") == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
-				 message[0] ? errmsg_internal("%s: %s", type, message) : errmsg_internal("%s", type),
-				 traceback ? errdetail_internal("Traceback (most recent call last):\n%s", traceback) : 0,
-				 line > 0 ? errcontext("sandbox code, line %d", line) : 0));
-	if (strcmp(kind, "validation") == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg_internal("%s", message),
-				 errdetail("Rejected at line %d, column %d by rule \"%s\"; the code did not run.",
-						   line, col, rule ? rule : "?")));
-	if (strcmp(kind, "syntax") == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_SYNTAX_ERROR),
-				 errmsg_internal("syntax error in sandbox code: %s", message),
-				 line > 0 ? errdetail("At line %d, column %d.", line, col) : 0));
-	if (strcmp(kind, "memory") == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("sandbox code exceeded its memory limit of %d MB", limits->memory_mb),
-				 traceback ? errdetail_internal("Traceback (most recent call last):\n%s", traceback) : 0,
-				 errhint("Filter or aggregate in the input query so less data reaches Python, or ask an administrator to raise pysandbox.memory_limit.")));
-	if (strcmp(kind, "output") == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("sandbox output exceeded the limit of %d bytes", limits->max_output_bytes),
-				 errdetail_internal("%s", message),
-				 errhint("Return an aggregate instead of raw rows, or print less.")));
-	if (strcmp(kind, "rows") == 0)
+	{
+		sb_fail(f, ERRCODE_EXTERNAL_ROUTINE_EXCEPTION, "exception",
+				message[0] ? psprintf("%s: %s", f->type, message) : pstrdup(f->type),
+				f->traceback ? psprintf("Traceback (most recent call last):\n%s", f->traceback) : NULL,
+				NULL);
+		if (f->line > 0)
+			f->context = psprintf("sandbox code, line %d", f->line);
+	}
+	else if (strcmp(kind, "validation") == 0)
+		sb_fail(f, ERRCODE_INSUFFICIENT_PRIVILEGE, "validation", message,
+				psprintf("Rejected at line %d, column %d by rule \"%s\"; the code did not run.",
+						 f->line, f->col, f->rule ? f->rule : "?"),
+				NULL);
+	else if (strcmp(kind, "syntax") == 0)
+		sb_fail(f, ERRCODE_SYNTAX_ERROR, "validation",
+				psprintf("syntax error in sandbox code: %s", message),
+				f->line > 0 ? psprintf("At line %d, column %d.", f->line, f->col) : NULL,
+				NULL);
+	else if (strcmp(kind, "memory") == 0)
+		sb_fail(f, ERRCODE_OUT_OF_MEMORY, "memory",
+				psprintf("sandbox code exceeded its memory limit of %d MB", limits->memory_mb),
+				f->traceback ? psprintf("Traceback (most recent call last):\n%s", f->traceback) : NULL,
+				"Filter or aggregate in the input query so less data reaches Python, or ask an administrator to raise pysandbox.memory_limit.");
+	else if (strcmp(kind, "output") == 0)
+		sb_fail(f, ERRCODE_PROGRAM_LIMIT_EXCEEDED, "output",
+				psprintf("sandbox output exceeded the limit of %d bytes", limits->max_output_bytes),
+				message, SB_OUTPUT_HINT);
+	else if (strcmp(kind, "rows") == 0)
 	{
 		char	   *state = sb_json_string(err, "sqlstate");
 
-		ereport(ERROR,
-				(errcode(state && strcmp(state, "42703") == 0 ?
-						 ERRCODE_UNDEFINED_COLUMN : ERRCODE_DATATYPE_MISMATCH),
-				 errmsg_internal("%s", message),
-				 errhint("Return a DataFrame (or a list of dicts or tuples) whose columns match the column definition list.")));
+		sb_fail(f, state && strcmp(state, "42703") == 0 ?
+				ERRCODE_UNDEFINED_COLUMN : ERRCODE_DATATYPE_MISMATCH,
+				"exception", message, NULL,
+				"Return a DataFrame (or a list of dicts or tuples) whose columns match the column definition list.");
 	}
-	if (strcmp(kind, "setup") == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_SYSTEM_ERROR),
-				 errmsg("could not set up the sandbox"),
-				 errdetail_internal("%s", message)));
-	ereport(ERROR,
-			(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
-			 errmsg("sandbox process failed"),
-			 errdetail_internal("%s", message)));
+	else if (strcmp(kind, "setup") == 0)
+		sb_fail(f, ERRCODE_SYSTEM_ERROR, NULL, "could not set up the sandbox", message, NULL);
+	else
+		sb_fail(f, ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION, "crash",
+				"sandbox process failed", message, NULL);
 }
 
 /*
- * Judge how a call ended: return if the child exited cleanly without
- * reporting an error, or raise the error that says what went wrong.
+ * Judge how a call ended.  Returns false if the child exited cleanly without
+ * reporting an error; otherwise fills f with what went wrong.  f->kind is
+ * the report kind of sandbox_run, or NULL for server faults, which are
+ * always raised.
  */
-void
-sb_check_outcome(const SbOutcome *out, const SbLimits *limits)
+bool
+sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 {
 	const SbExitReport *ex = &out->exit;
 	int			st = ex->wait_status;
 	uint64		cpu_ms = (ex->user_us + ex->sys_us) / 1000;
 
+	memset(f, 0, sizeof(*f));
 	if (out->protocol_error)
-		ereport(ERROR,
-				(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
-				 errmsg("sandbox process sent an invalid message"),
-				 errdetail("The process was stopped; its output was discarded.")));
-	if (out->worker_lost)
-		ereport(ERROR,
-				(errcode(ERRCODE_SYSTEM_ERROR),
-				 errmsg("sandbox worker stopped responding"),
-				 errhint("The worker was restarted; try again.")));
-	if (ex->cause == SB_EXIT_TIMEOUT)
-		ereport(ERROR,
-				(errcode(ERRCODE_QUERY_CANCELED),
-				 errmsg("sandbox code exceeded the wall-clock limit of %d ms", limits->timeout_ms),
-				 errhint("Make the code faster or give it less data; an administrator can raise pysandbox.timeout.")));
-	if (out->output_exceeded)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("sandbox output exceeded the limit of %d bytes", limits->max_output_bytes),
-				 errhint("Return an aggregate instead of raw rows, or print less.")));
-	if (out->violation && WIFEXITED(st) && WEXITSTATUS(st) == SB_CHILD_EXIT_VIOLATION)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("sandbox code attempted a blocked system call: %s",
-						sb_syscall_name(&out->violation_info)),
-				 errdetail("The sandbox does not allow access to files, the network, other processes or new programs."),
-				 errhint("Compute with the inputs you were given; pass more data through inputs instead.")));
-	if (WIFSIGNALED(st))
+		sb_fail(f, ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION, "crash",
+				"sandbox process sent an invalid message",
+				"The process was stopped; its output was discarded.", NULL);
+	else if (out->worker_lost)
+		sb_fail(f, ERRCODE_SYSTEM_ERROR, NULL, "sandbox worker stopped responding",
+				NULL, "The worker was restarted; try again.");
+	else if (ex->cause == SB_EXIT_TIMEOUT)
+		sb_fail(f, ERRCODE_QUERY_CANCELED, "timeout",
+				psprintf("sandbox code exceeded the wall-clock limit of %d ms", limits->timeout_ms),
+				NULL, "Make the code faster or give it less data; an administrator can raise pysandbox.timeout.");
+	else if (out->output_exceeded)
+		sb_fail(f, ERRCODE_PROGRAM_LIMIT_EXCEEDED, "output",
+				psprintf("sandbox output exceeded the limit of %d bytes", limits->max_output_bytes),
+				NULL, SB_OUTPUT_HINT);
+	else if (out->violation && WIFEXITED(st) && WEXITSTATUS(st) == SB_CHILD_EXIT_VIOLATION)
+		sb_fail(f, ERRCODE_INSUFFICIENT_PRIVILEGE, "violation",
+				psprintf("sandbox code attempted a blocked system call: %s",
+						 sb_syscall_name(&out->violation_info)),
+				SB_NO_ACCESS_DETAIL, SB_NO_ACCESS_HINT);
+	else if (WIFSIGNALED(st))
 	{
 		int			sig = WTERMSIG(st);
 
 		if (sig == SIGPROF || sig == SIGXCPU ||
 			(sig == SIGKILL && cpu_ms + 50 >= (uint64) limits->cpu_ms))
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("sandbox code exceeded the CPU time limit of %d ms", limits->cpu_ms),
-					 errhint("Use vectorised pandas operations instead of Python loops, or give it less data.")));
+			sb_fail(f, ERRCODE_PROGRAM_LIMIT_EXCEEDED, "cpu",
+					psprintf("sandbox code exceeded the CPU time limit of %d ms", limits->cpu_ms),
+					NULL, "Use vectorised pandas operations instead of Python loops, or give it less data.");
 		/* SIGSYS with signals blocked (e.g. inside system()) or another ABI */
-		if (sig == SIGSYS)
-			ereport(ERROR,
-					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-					 errmsg("sandbox code attempted a blocked system call"),
-					 errdetail("The sandbox does not allow access to files, the network, other processes or new programs."),
-					 errhint("Compute with the inputs you were given; pass more data through inputs instead.")));
-		ereport(ERROR,
-				(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
-				 errmsg("sandbox process crashed: killed by signal %d (%s)", sig, strsignal(sig)),
-				 errhint("Native code in numpy or pandas failed; this often means memory ran out or data was invalid.")));
+		else if (sig == SIGSYS)
+			sb_fail(f, ERRCODE_INSUFFICIENT_PRIVILEGE, "violation",
+					"sandbox code attempted a blocked system call",
+					SB_NO_ACCESS_DETAIL, SB_NO_ACCESS_HINT);
+		else
+			sb_fail(f, ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION, "crash",
+					psprintf("sandbox process crashed: killed by signal %d (%s)", sig, strsignal(sig)),
+					NULL, "Native code in numpy or pandas failed; this often means memory ran out or data was invalid.");
 	}
+	else if (out->error)
+		sb_child_failure(out, limits, f);
+	else if (!WIFEXITED(st) || WEXITSTATUS(st) != SB_CHILD_EXIT_OK)
+		sb_fail(f, ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION, "crash",
+				psprintf("sandbox process exited with code %d without a result",
+						 WIFEXITED(st) ? WEXITSTATUS(st) : -1),
+				NULL, NULL);
+	else
+		return false;
+	if (f->type == NULL)
+		f->type = "";
+	if (f->report_message == NULL)
+		f->report_message = f->message;
+	return true;
+}
 
-	if (out->error)
-		sb_raise_child_error(out, limits);
+/* Raise a failure as a PostgreSQL error. */
+void
+sb_raise_failure(const SbFailure *f)
+{
+	ereport(ERROR,
+			(errcode(f->sqlstate),
+			 errmsg_internal("%s", f->message),
+			 f->detail ? errdetail_internal("%s", f->detail) : 0,
+			 f->hint ? errhint("%s", f->hint) : 0,
+			 f->context ? errcontext("%s", f->context) : 0));
+}
 
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != SB_CHILD_EXIT_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
-				 errmsg("sandbox process exited with code %d without a result",
-						WIFEXITED(st) ? WEXITSTATUS(st) : -1)));
+/* Raise the error of a call that did not end cleanly. */
+void
+sb_check_outcome(const SbOutcome *out, const SbLimits *limits)
+{
+	SbFailure	f;
+
+	if (sb_outcome_failure(out, limits, &f))
+		sb_raise_failure(&f);
 }
 
 /* The result of sandbox_execute as jsonb, or the error of the call. */

@@ -43,6 +43,7 @@ typedef struct SbOutColumn
 	Oid			basetype;
 	int			kind;			/* SbColumnKind */
 	FmgrInfo	input;			/* for SB_COL_TEXT */
+	void	   *domain_extra;	/* domain_check's cache, for binary domains */
 	bool		plain_text;		/* text or unconstrained varchar: no input
 								 * function needed */
 	Oid			typioparam;
@@ -74,14 +75,17 @@ sb_rows_error_context(void *arg)
 }
 
 /*
- * The column kind the child sends for a declared column of type typid:
- * binary for the fixed-width types, text through the input function for
- * everything else (domains included, so their checks run).
+ * The column kind the child sends for a declared column: binary for the
+ * fixed-width types, text through the input function for everything else.
+ * numeric goes as text so no digit is lost to a float.
  */
 static int
-sb_output_kind(Oid typid)
+sb_output_kind(Oid basetype, int32 typmod)
 {
-	switch (typid)
+	/* a typmod (timestamp(0), ...) is applied by the input function */
+	if (typmod >= 0)
+		return SB_COL_TEXT;
+	switch (basetype)
 	{
 		case INT2OID:
 		case INT4OID:
@@ -89,7 +93,6 @@ sb_output_kind(Oid typid)
 			return SB_COL_INT64;
 		case FLOAT4OID:
 		case FLOAT8OID:
-		case NUMERICOID:
 			return SB_COL_FLOAT64;
 		case BOOLOID:
 			return SB_COL_BOOL;
@@ -112,6 +115,8 @@ sb_text_category(Oid basetype)
 		return "json";
 	if (basetype == BYTEAOID)
 		return "bytea";
+	if (basetype == NUMERICOID)
+		return "numeric";
 	if (type_is_array(basetype))
 		return "array";
 	return "text";
@@ -315,7 +320,13 @@ sb_rows_run(FunctionCallInfo fcinfo, const char *code, Jsonb *inputs,
 				 errmsg("\"%s\" is not a valid function name", func)));
 	sb_limits_from_options(&limits, options);
 
-	InitMaterializedSRF(fcinfo, 0);
+	/*
+	 * Our own copy of the expected descriptor: for a record result,
+	 * get_call_result_type() would hand back the executor's, which it frees
+	 * between calls (a LATERAL call would then use freed memory).  Without an
+	 * expected descriptor (a select-list call) this raises a clear error.
+	 */
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	tupdesc = rsinfo->setDesc;
 
 	/* the declared columns, in order, and what the child must send */
@@ -335,8 +346,8 @@ sb_rows_run(FunctionCallInfo fcinfo, const char *code, Jsonb *inputs,
 		c->name = NameStr(att->attname);
 		c->typid = att->atttypid;
 		c->basetype = getBaseType(att->atttypid);
-		c->kind = sb_output_kind(c->typid);
 		c->typmod = att->atttypmod;
+		c->kind = sb_output_kind(c->basetype, c->typmod);
 		if (c->kind == SB_COL_TEXT)
 		{
 			Oid			infunc;
@@ -397,12 +408,20 @@ sb_rows_run(FunctionCallInfo fcinfo, const char *code, Jsonb *inputs,
 
 			ctx.column = c->name;
 			nulls[c->attnum] = !valid;
-			if (valid)
-				values[c->attnum] = (c->kind == SB_COL_TEXT) ?
-					sb_text_datum(c, ctx.row) : sb_fixed_datum(c, ctx.row);
-			else if (c->kind == SB_COL_TEXT)
-				/* a NULL must still satisfy the domain's NOT NULL, if any */
-				(void) InputFunctionCall(&c->input, NULL, c->typioparam, c->typmod);
+			if (c->kind == SB_COL_TEXT)
+			{
+				if (valid)
+					values[c->attnum] = sb_text_datum(c, ctx.row);
+				else			/* a NULL must still satisfy a domain's NOT NULL */
+					(void) InputFunctionCall(&c->input, NULL, c->typioparam, c->typmod);
+			}
+			else
+			{
+				values[c->attnum] = valid ? sb_fixed_datum(c, ctx.row) : (Datum) 0;
+				if (c->typid != c->basetype)
+					domain_check(values[c->attnum], !valid, c->typid, &c->domain_extra,
+								 fcinfo->flinfo->fn_mcxt);
+			}
 		}
 		ctx.column = NULL;
 		MemoryContextSwitchTo(old);

@@ -64,8 +64,9 @@ typedef enum SbFrameType
 	SB_DATA_ERROR = 50,			/* JSON: kind, type, message, line, col,
 								 * traceback */
 	SB_DATA_VIOLATION = 51,		/* SbViolation: a blocked system call */
-	SB_DATA_ROWS = 52			/* uint64 nrows: sandbox_rows' result follows
+	SB_DATA_ROWS = 52,			/* uint64 nrows: sandbox_rows' result follows
 								 * as one SB_DATA_COLUMN per requested column */
+	SB_DATA_STDERR = 53			/* UTF-8 text written to sys.stderr (warnings) */
 } SbFrameType;
 
 /*

@@ -314,6 +314,8 @@ def _write_series(w, series, path, depth):
 
 def _has_default_index(frame):
     index = frame.index
+    if index.name is None and len(index) == 0:
+        return True                     # pd.DataFrame() has an empty object index
     return (type(index) is pd.RangeIndex and index.start == 0 and index.step == 1
             and index.name is None)
 
@@ -381,14 +383,23 @@ def _is_null(v):
 def _as_frame(value, spec, func):
     """The function's result as a DataFrame with string column labels."""
     t = type(value)
-    if t is pd.DataFrame:
-        return value
     if t is pd.Series:
-        return value.to_frame()
+        value = value.to_frame()
+        t = pd.DataFrame
+    if t is pd.DataFrame:
+        # like the JSON path: a non-default index (groupby keys) is a column
+        if not _has_default_index(value):
+            try:
+                value = value.reset_index()
+            except ValueError:  # an index name that is also a column name
+                pass
+        return value
     if t is list or t is tuple:
         rows = list(value)
-        if not rows:
-            return pd.DataFrame({c["name"]: [] for c in spec})
+        if not rows or not spec:
+            # from_records() would drop the rows of a zero-column result
+            return pd.DataFrame({c["name"]: [None] * len(rows) for c in spec},
+                                index=pd.RangeIndex(len(rows)))
         first = type(rows[0])
         if first is dict:
             if any(type(r) is not dict for r in rows):
@@ -442,8 +453,8 @@ def _encode_int(series, name):
             return _fixed_payload(valid, values)
     elif series.dtype.kind in "iub":
         values = series.to_numpy()
-        if values.dtype.kind == "u" and n and values.max() > _INT64_MAX:
-            row = int(np.argmax(values > _INT64_MAX))
+        if values.dtype.kind == "u" and n and values.max() > np.uint64(_INT64_MAX):
+            row = int(np.argmax(values > np.uint64(_INT64_MAX)))
             raise _bad_value(name, row, int(values[row]), "a 64-bit integer")
         return _fixed_payload(np.ones(n, bool), values.astype("<i8"))
     if series.dtype.kind == "f" and not pd.api.types.is_extension_array_dtype(series.dtype):
@@ -571,7 +582,7 @@ def _text_value(v, category, name, row):
         return str(v)
     if t is _Timestamp or t is datetime.datetime or t is datetime.date or t is datetime.time:
         return v.isoformat()
-    if t is _Timedelta or t is datetime.timedelta:
+    if t is _Timedelta or t is datetime.timedelta or t is np.timedelta64:
         return "%d microseconds" % (_Timedelta(v).value // 1000)
     if t is bytes or t is bytearray:
         if category == "bytea":
@@ -616,6 +627,21 @@ def _encode_text(series, name, category):
         fast = _encode_plain_strings(series)
         if fast is not None:
             return fast
+    elif series.dtype.kind in "iuf" and not pd.api.types.is_extension_array_dtype(series.dtype):
+        # numbers for numeric (and text) columns: numpy's shortest repr,
+        # which numeric_in reads back exactly
+        values = series.to_numpy()
+        strings = values.astype(str)
+        if values.dtype.kind == "f" and category == "numeric":
+            # integral floats as integers (6.0 -> "6"), like float8::numeric
+            with np.errstate(invalid="ignore"):
+                whole = np.isfinite(values) & (values == np.floor(values)) & (np.abs(values) < 1e15)
+            if whole.any():
+                strings = strings.astype(object)
+                strings[whole] = values[whole].astype(np.int64).astype(str)
+        texts = pd.Series(strings, dtype=object)
+        texts[series.isna().to_numpy()] = None
+        return _encode_plain_strings(texts)
     n = len(series)
     valid = np.ones(n, dtype=bool)
     pieces = []

@@ -103,6 +103,16 @@ class _Output:
         self.used = 0
         self.enabled = enabled
 
+    def emit(self, text, stderr=False):
+        """Send text as one STDOUT (or STDERR) frame, within the limit."""
+        data = text.encode("utf-8", "replace")
+        self.used += len(data)
+        if self.used > self.limit:
+            raise sb_codec.OutputLimitExceeded(
+                "printed output exceeds the output limit of %d bytes" % self.limit)
+        if self.enabled:
+            sb_io.send(sb_io.STDERR if stderr else sb_io.STDOUT, data)
+
     def print(self, *args, sep=" ", end="\n", file=None, flush=False):
         if sep is None:
             sep = " "
@@ -112,13 +122,7 @@ class _Output:
             raise TypeError("sep and end must be strings")
         if file is not None:
             raise TypeError("print() to a file is not supported in the sandbox")
-        data = (sep.join(str(a) for a in args) + end).encode("utf-8", "replace")
-        self.used += len(data)
-        if self.used > self.limit:
-            raise sb_codec.OutputLimitExceeded(
-                "printed output exceeds the output limit of %d bytes" % self.limit)
-        if self.enabled:
-            sb_io.send(sb_io.STDOUT, data)
+        self.emit(sep.join(str(a) for a in args) + end)
 
 
 class _Stream:
@@ -128,8 +132,9 @@ class _Stream:
     print(); the text reaches the client the same way print() does.
     """
 
-    def __init__(self, out):
+    def __init__(self, out, stderr):
         self.out = out
+        self.stderr = stderr
         self.pending = ""
 
     def write(self, text):
@@ -138,13 +143,13 @@ class _Stream:
         self.pending += text
         if "\n" in self.pending:
             head, _, self.pending = self.pending.rpartition("\n")
-            self.out.print(head)
+            self.out.emit(head + "\n", self.stderr)
         return len(text)
 
     def flush(self):
         if self.pending:
             text, self.pending = self.pending, ""
-            self.out.print(text)
+            self.out.emit(text, self.stderr)
 
     def isatty(self):
         return False
@@ -241,6 +246,46 @@ def _report_exception(exc, lines):
                     line, col, tb)
 
 
+VERIFY_FILENAME = "<verify>"
+
+
+class VerificationFailed(Exception):
+    """An assertion of options.verify failed; carries its line."""
+
+    def __init__(self, message, line):
+        super().__init__(message)
+        self.line = line
+
+
+def _verify(source, results, namespace, allowed, python_layer):
+    """Run options.verify's assertions with `result` bound to the results."""
+    wrapped = "def _sb_verify(result):\n" + "".join(
+        "    " + line + "\n" for line in source.splitlines()) + "    return None\n"
+    lines = source.splitlines()
+    if python_layer:
+        findings, _ = sb_validator.validate(wrapped, allowed)
+        if findings:
+            first = findings[0]
+            raise VerificationFailed("options.verify is not allowed: %s" % first["message"],
+                                     max(first["line"] - 1, 1))
+    try:
+        compiled = compile(wrapped, VERIFY_FILENAME, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        raise VerificationFailed("options.verify has a syntax error: %s" % exc.msg,
+                                 max((exc.lineno or 2) - 1, 1)) from None
+    exec(compiled, namespace)
+    try:
+        namespace["_sb_verify"](results)
+    except AssertionError as exc:
+        frames = [f for f in traceback.extract_tb(exc.__traceback__)
+                  if f.filename == VERIFY_FILENAME]
+        line = frames[-1].lineno - 1 if frames else 1
+        text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
+        detail = _exception_message(exc)
+        raise VerificationFailed("verification failed: %s%s" % (
+            text, (" (%s)" % detail) if detail else ""), line) from None
+
+
 def _bind(fn, name, inputs):
     """Keyword arguments for fn from inputs, by parameter name."""
     kwargs = {}
@@ -273,8 +318,15 @@ def serve(python_layer):
     limit = int(request["max_output_bytes"])
     out = _Output(limit, request.get("print", "notice") == "notice")
     lines = code.splitlines()
-    sys.stdout = sys.stderr = _Stream(out)
+    sys.stdout = _Stream(out, False)
+    sys.stderr = _Stream(out, True)
     sb_guard.set_pandas_guard(python_layer)
+
+    if request.get("validate_only"):
+        findings, imports = sb_validator.validate(code, allowed)
+        sb_io.send(sb_io.RESULT, sb_codec.dumps(
+            {"ok": not findings, "findings": findings, "imports": imports}, limit).encode())
+        return 0
 
     if python_layer:
         findings, _imports = sb_validator.validate(code, allowed)
@@ -312,7 +364,10 @@ def serve(python_layer):
             if type(fn) is not types.FunctionType:
                 raise NameError('the code does not define a function named "%s"' % name)
             results[name] = fn(**_bind(fn, name, inputs))
+        if request.get("verify"):
+            _verify(request["verify"], results, namespace, allowed, python_layer)
         sys.stdout.flush()
+        sys.stderr.flush()
         if rows is not None:
             nrows, payloads = sb_codec.encode_rows(results[returns[0]], rows["columns"],
                                                    returns[0], limit - out.used)
@@ -320,6 +375,10 @@ def serve(python_layer):
             text = sb_codec.dumps(results, limit, out.used)
     except sb_codec.RowsError as exc:
         _send_error("rows", "ResultError", str(exc), sqlstate=exc.sqlstate)
+        return 0
+    except VerificationFailed as exc:
+        _send_error("exception", "AssertionError", str(exc), exc.line, None,
+                    "  options.verify, line %d" % exc.line)
         return 0
     except BaseException as exc:  # noqa: B902 - report everything, incl. SystemExit
         _report_exception(exc, lines)

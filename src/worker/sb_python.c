@@ -183,6 +183,7 @@ sb_io_init(void)
 	PyModule_AddIntConstant(m, "COLUMN", SB_DATA_COLUMN);
 	PyModule_AddIntConstant(m, "END", SB_DATA_END);
 	PyModule_AddIntConstant(m, "STDOUT", SB_DATA_STDOUT);
+	PyModule_AddIntConstant(m, "STDERR", SB_DATA_STDERR);
 	PyModule_AddIntConstant(m, "RESULT", SB_DATA_RESULT);
 	PyModule_AddIntConstant(m, "ERROR", SB_DATA_ERROR);
 	PyModule_AddIntConstant(m, "ROWS", SB_DATA_ROWS);

@@ -1,0 +1,704 @@
+--
+-- rows: sandbox_rows() (SPEC 2.2), a Python function's DataFrame (or
+-- Series, list of dicts, list of tuples) as a set of rows, and every type
+-- of SPEC 2.6 on the way back to PostgreSQL
+--
+
+-- output of date/time types does not depend on the test harness
+SET DateStyle = 'ISO, YMD';
+SET IntervalStyle = 'postgres';
+SET TimeZone = 'UTC';
+
+-- SQLSTATE and message of a query, plus the CONTEXT line naming the column
+-- and row when there is one; 'ok' if it ran
+CREATE FUNCTION pg_temp.sqlstate(query text) RETURNS text LANGUAGE plpgsql AS $f$
+DECLARE s text; m text; c text;
+BEGIN
+    EXECUTE query;
+    RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT, c = PG_EXCEPTION_CONTEXT;
+    RETURN s || ': ' || m
+        || coalesce(' [' || substring(c FROM '(column "[^\n]* of the result of [^\n]*)') || ']', '');
+END $f$;
+-- the same for sandbox_rows(code, inputs, 'main', options) AS t(coldef)
+CREATE FUNCTION pg_temp.rows_error(coldef text, code text, inputs jsonb DEFAULT '{}',
+                                   opts jsonb DEFAULT '{}') RETURNS text LANGUAGE sql AS $f$
+    SELECT pg_temp.sqlstate(format('SELECT * FROM sandbox_rows(%L, %L::jsonb, %L, %L::jsonb) AS t(%s)',
+                                   code, inputs, 'main', opts, coldef))
+$f$;
+
+--
+-- the two forms
+--
+
+-- SETOF record with a column definition list
+SELECT * FROM sandbox_rows($$
+import pandas as pd
+def main():
+    return pd.DataFrame({"id": [1, 2, 3], "name": ["a", "b", None]})
+$$) AS t(id int, name text);
+-- a composite type: NULL::type gives the row type
+CREATE TYPE rows_pair AS (id int, name text);
+SELECT * FROM sandbox_rows(NULL::rows_pair, $$
+def main():
+    return [{"id": 1, "name": "x"}, {"id": 2, "name": None}]
+$$);
+-- the rows are values of the type
+SELECT r, pg_typeof(r) FROM sandbox_rows(NULL::rows_pair, $$
+def main():
+    return [(1, "x")]
+$$) AS r;
+-- a table's row type
+CREATE TABLE rows_target (id int PRIMARY KEY, label text, score float8, seen date);
+SELECT * FROM sandbox_rows(NULL::rows_target, $$
+import pandas as pd
+def main():
+    return pd.DataFrame({"seen": pd.to_datetime(["2024-01-02", None]), "score": [0.5, None],
+                         "label": ["p", "q"], "id": [10, 20]})
+$$);
+-- the usual way to store the rows
+INSERT INTO rows_target SELECT * FROM sandbox_rows(NULL::rows_target, $$
+def main(n):
+    return [(i, "row %d" % i, i / 4, None) for i in range(n)]
+$$, '{"n": 3}');
+SELECT * FROM rows_target ORDER BY id;
+-- a dropped column is skipped: tuples give the live columns only
+ALTER TABLE rows_target DROP COLUMN label;
+SELECT * FROM sandbox_rows(NULL::rows_target, $$
+def main():
+    return [(1, 1.5, "2024-03-01"), (2, None, None)]
+$$);
+SELECT * FROM sandbox_rows(NULL::rows_target, $$
+def main():
+    return [{"id": 3, "label": "ignored", "score": -1.0, "seen": None}]
+$$);
+SELECT pg_temp.sqlstate($q$SELECT * FROM sandbox_rows(NULL::rows_target, 'def main(): return [(1, "x", 1.5, None)]')$q$);
+
+-- arguments: string literals (the text overload) or jsonb expressions,
+-- positional or named; func names the function to call; inputs bind to its
+-- parameters by name
+SELECT * FROM sandbox_rows('def main(n): return [(n, "lit")]', '{"n": 1}') AS t(n int, s text);
+SELECT * FROM sandbox_rows('def main(n): return [(n, "lit")]', '{"n": 2}', 'main', '{"timeout_ms": 5000}') AS t(n int, s text);
+SELECT * FROM sandbox_rows('def main(n): return [(n, "expr")]', jsonb_build_object('n', 3)) AS t(n int, s text);
+SELECT * FROM sandbox_rows('def main(n): return [(n, "expr")]', jsonb_build_object('n', 4), 'main',
+                           jsonb_build_object('timeout_ms', 5000)) AS t(n int, s text);
+SELECT * FROM sandbox_rows('def main(): return [(5, "named")]', options => '{"timeout_ms": 5000}') AS t(n int, s text);
+SELECT * FROM sandbox_rows($$
+def helper(n):
+    return n * 10
+def main():
+    return [(0, "main")]
+def other(n, suffix="!"):
+    return [(helper(n), "other" + suffix)]
+$$, '{"n": 6}', 'other') AS t(n int, s text);
+SELECT * FROM sandbox_rows('def pick(n): return [(n, "func =>")]', '{"n": 7}', func => 'pick') AS t(n int, s text);
+SELECT * FROM sandbox_rows(NULL::rows_pair, 'def pick(n): return [(n, "typed")]', '{"n": 8}', 'pick');
+SELECT * FROM sandbox_rows(NULL::rows_pair, 'def pick(n): return [(n, "typed")]', jsonb_build_object('n', 9),
+                           func => 'pick', options => '{"timeout_ms": 5000}');
+-- table inputs feed the function as DataFrames
+CREATE TABLE rows_sales (region text, amount numeric, sold date);
+INSERT INTO rows_sales VALUES ('n', 10, '2024-01-01'), ('n', 5.5, '2024-01-02'), ('s', 7, '2024-01-01'),
+    ('e', 1, '2024-01-03'), ('e', 2, '2024-01-03'), ('e', 3, NULL);
+SELECT * FROM sandbox_rows($$
+def main(sales):
+    return sales.groupby("region", as_index=False)["amount"].sum().sort_values("region")
+$$, '{"sales": {"$table": "rows_sales"}}') AS t(region text, amount numeric);
+SELECT * FROM sandbox_rows($$
+def main(df, factor):
+    return df.assign(doubled=df["amount"] * factor)
+$$, '{"df": {"$query": "SELECT * FROM rows_sales WHERE region = $1 ORDER BY amount", "$params": ["e"]},
+      "factor": 2}') AS t(sold date, doubled float8, region text);
+-- print() still reaches the client
+SELECT * FROM sandbox_rows($$
+def main():
+    print("making one row")
+    return [(1,)]
+$$) AS t(n int);
+-- argument errors (22023, 22P02, 22004)
+SELECT * FROM sandbox_rows('def main(): return []', '{}', 'not a name') AS t(n int);
+SELECT * FROM sandbox_rows('def main(): return []', '{"n": ', 'main', '{}') AS t(n int);
+SELECT * FROM sandbox_rows('def main(): return []', options => '{"rows": 5}') AS t(n int);
+SELECT * FROM sandbox_rows(NULL, '{}') AS t(n int);
+SELECT * FROM sandbox_rows(NULL::rows_pair, 'def main(): return []', NULL);
+-- the function must exist and its parameters be bound (38000)
+SELECT pg_temp.rows_error('n int', 'def other(): return []');
+SELECT pg_temp.rows_error('n int', 'def main(x): return [(x,)]');
+SELECT pg_temp.rows_error('n int', 'def main(): return [(1 / 0,)]');
+-- the record form needs a column definition list
+SELECT * FROM sandbox_rows('def main(): return []');
+-- ... and so cannot be called in the select list; the typed form can
+SELECT pg_temp.sqlstate($q$SELECT sandbox_rows('def main(): return []')$q$) NOT LIKE 'XX000%' AS not_internal_error;
+SELECT sandbox_rows(NULL::rows_pair, 'def main(): return [(1, "a"), (2, None)]');
+-- the row type must be composite
+SELECT * FROM sandbox_rows(NULL::int, 'def main(): return [(1,)]');
+SELECT pg_temp.sqlstate($q$SELECT * FROM sandbox_rows(NULL::text[], 'def main(): return []')$q$);
+
+--
+-- what the function may return
+--
+
+-- a list of dicts: keys in any order, a missing key is NULL, extra keys ignored
+SELECT * FROM sandbox_rows($$
+def main():
+    return [{"b": "x", "a": 1}, {"a": 2}, {"b": "z", "extra": [1, 2]}]
+$$) AS t(a int, b text);
+-- a list of tuples or lists: positional, in the declared order
+SELECT * FROM sandbox_rows($$
+def main():
+    return [(1, "x"), [2, None], (None, "z")]
+$$) AS t(a int, b text);
+-- a DataFrame: by name; extra columns ignored; the index is not a column
+-- and its order is kept
+SELECT * FROM sandbox_rows($$
+import pandas as pd
+def main():
+    df = pd.DataFrame({"a": [3, 1, 2], "b": ["z", "x", "y"], "unused": [{1, 2}, None, 1]},
+                      index=[30, 10, 20])
+    return df.sort_values("a")
+$$) AS t(b text, a int);
+-- names are matched exactly (quote mixed case); non-string labels by str()
+SELECT * FROM sandbox_rows($$
+import pandas as pd
+def main():
+    return pd.DataFrame({"A": [1], "a": [2], "Mixed Case": [3], 7: [4]})
+$$) AS t("Mixed Case" int, a int, "A" int, "7" int);
+-- a Series is a one-column frame named by the Series' name
+SELECT * FROM sandbox_rows($$
+import pandas as pd
+def main():
+    return pd.Series([1, None, 3], name="v")
+$$) AS t(v int);
+SELECT pg_temp.rows_error('v int', $$
+import pandas as pd
+def main():
+    return pd.Series([1, 2])
+$$);
+-- a groupby result keeps its keys in the index; a non-default index becomes
+-- leading columns (as with reset_index(), and as in sandbox_execute's JSON)
+SELECT pg_temp.rows_error('region text, amount float8', $$
+def main(df):
+    return df.groupby("region")["amount"].sum()
+$$, '{"df": {"$table": "rows_sales"}}');
+SELECT * FROM sandbox_rows($$
+def main(df):
+    return df.groupby("region")["amount"].sum().reset_index()
+$$, '{"df": {"$table": "rows_sales"}}') AS t(region text, amount float8) ORDER BY region;
+-- no rows: an empty list or tuple, or a zero-row frame
+SELECT * FROM sandbox_rows('def main(): return []') AS t(a int, b text, c date, d jsonb, e int[]);
+SELECT * FROM sandbox_rows('def main(): return ()') AS t(a int);
+SELECT * FROM sandbox_rows(NULL::rows_pair, 'def main(): return []');
+SELECT * FROM sandbox_rows($$
+import pandas as pd
+def main():
+    return pd.DataFrame({"a": [1], "b": ["x"]}).head(0)
+$$) AS t(a int, b text);
+SELECT * FROM sandbox_rows($$
+def main(df):
+    return df
+$$, '{"df": {"$query": "SELECT 1::int AS a, ''x''::text AS b WHERE false"}}') AS t(b text, a int);
+-- a frame without columns has none of the declared columns
+SELECT pg_temp.rows_error('a int', $$
+import pandas as pd
+def main():
+    return pd.DataFrame()
+$$);
+-- a composite type without columns: one empty row per row of the result
+CREATE TYPE rows_nothing AS ();
+SELECT * FROM sandbox_rows(NULL::rows_nothing, $$
+import pandas as pd
+def main():
+    return pd.DataFrame(index=range(3))
+$$);
+SELECT count(*) FROM sandbox_rows(NULL::rows_nothing, $$
+import pandas as pd
+def main():
+    return pd.DataFrame({"x": [1, 2]})
+$$);
+SELECT (SELECT count(*) FROM sandbox_rows(NULL::rows_nothing, 'def main(): return [(), ()]')) AS tuples,
+       (SELECT count(*) FROM sandbox_rows(NULL::rows_nothing, 'def main(): return [{}, {}, {}]')) AS dicts;
+-- anything else is 42804
+SELECT pg_temp.rows_error('a int', 'def main(): return 5');
+SELECT pg_temp.rows_error('a int', 'def main(): return None');
+SELECT pg_temp.rows_error('a int', 'def main(): return {"a": [1, 2]}');
+SELECT pg_temp.rows_error('a int', 'def main(): return [1, 2]');
+SELECT pg_temp.rows_error('a int', 'def main(): return [{"a": 1}, (2,)]');
+SELECT pg_temp.rows_error('a int', 'def main(): return [(1,), 2]');
+SELECT * FROM sandbox_rows('def main(): return 5') AS t(a int);
+
+--
+-- integers: range-checked for the declared type
+--
+SELECT * FROM sandbox_rows($$
+import numpy as np, pandas as pd
+def main():
+    return pd.DataFrame({
+        "i2": [-32768, 32767, 0],
+        "i4": np.array([-2147483648, 2147483647, 0], dtype=np.int32),
+        "i8": [-9223372036854775808, 9223372036854775807, 0],
+        "nullable": pd.array([1, None, 3], dtype="Int64"),
+        "from_float": [1.0, np.nan, -3.0],
+        "from_objects": [np.int16(5), None, 2**40],
+        "from_uint8": np.array([0, 255, 7], dtype=np.uint8),
+    })
+$$) AS t(i2 int2, i4 int4, i8 int8, nullable int4, from_float int8, from_objects int8, from_uint8 int2);
+-- NaN, None, NaT and NA are NULL
+SELECT * FROM sandbox_rows($$
+import numpy as np, pandas as pd
+def main():
+    return [{"a": None}, {"a": np.nan}, {"a": pd.NA}, {"a": pd.NaT}, {"a": 4}]
+$$) AS t(a int);
+-- out of range for the declared type: 22003, naming column and row
+SELECT * FROM sandbox_rows('def main(): return [{"a": 1}, {"a": 32768}]') AS t(a int2);
+SELECT pg_temp.rows_error('a int2', 'def main(): return [(-32769,)]');
+SELECT pg_temp.rows_error('a int4', 'def main(): return [(1,), (2,), (-2**31 - 1,)]');
+SELECT pg_temp.rows_error('a int4', 'import numpy as np
+def main(): return [(np.int64(2**31),)]');
+-- beyond 64 bits, however the value is held: 42804 (never wrapped around)
+SELECT pg_temp.rows_error('a int8', 'def main(): return [(2**64,)]');
+SELECT pg_temp.rows_error('a int8', 'def main(): return [(2**63,)]');
+SELECT pg_temp.rows_error('a int8', 'def main(): return [{"a": 1}, {"a": 2**63}]');
+SELECT pg_temp.rows_error('a int8', $$
+import numpy as np, pandas as pd
+def main():
+    return pd.DataFrame({"a": np.array([1, 2**63 + 5], dtype=np.uint64)})
+$$);
+-- a float must be integral: 42804, naming column and row
+SELECT * FROM sandbox_rows('def main(): return [{"a": 1}, {"a": 2.5}]') AS t(a int);
+SELECT pg_temp.rows_error('a int8', 'def main(): return [(float("inf"),)]');
+SELECT pg_temp.rows_error('a int8', 'def main(): return [(1e19,)]');
+SELECT pg_temp.rows_error('a int4', 'def main(): return [(1,), ("2",)]');
+
+--
+-- float4, float8: NaN is NULL (pandas' missing value); infinities stay
+--
+SELECT * FROM sandbox_rows($$
+import numpy as np, pandas as pd
+def main():
+    return pd.DataFrame({"f8": [1.5, np.nan, np.inf, -np.inf, None, 0.1, -0.0],
+                         "f4": [1.5, np.nan, np.inf, -np.inf, None, 0.1, 3.4e38],
+                         "from_int": [1, 2, 3, 4, 5, 2**53, -7],
+                         "objects": [np.float32(0.5), None, float("inf"), pd.NA, True, 7, np.nan]})
+$$) AS t(f8 float8, f4 float4, from_int float8, objects float8);
+SELECT f8 = 'Infinity'::float8 AS pos_inf, f8 = '-Infinity'::float8 AS neg_inf, f8 IS NULL AS is_null
+FROM sandbox_rows('def main(): return [(float("inf"),), (float("-inf"),), (float("nan"),)]') AS t(f8 float8);
+-- too large for real: 22003
+SELECT * FROM sandbox_rows('def main(): return [(1.0,), (1e300,)]') AS t(f4 real);
+SELECT pg_temp.rows_error('f float8', 'def main(): return [("1.5",)]');
+
+--
+-- numeric: travels as text, so no digit is lost: floats by their shortest
+-- repr (integral ones as integers), ints and Decimals exactly
+--
+SELECT * FROM sandbox_rows($$
+import numpy as np, pandas as pd
+def main():
+    return pd.DataFrame({"n": [1.5, 0.1 + 0.2, np.nan, np.inf, -np.inf, None, 123456789.123456789]})
+$$) AS t(n numeric);
+SELECT * FROM sandbox_rows($$
+import decimal
+def main():
+    D = decimal.Decimal
+    return [(D("12345678901234567890.123456789"),), (D("0.1"),), (D("-1E-20"),), (D("NaN"),),
+            (D("Infinity"),), (None,), (2**70,), (-5,)]
+$$) AS t(n numeric);
+SELECT * FROM sandbox_rows($$
+import numpy as np, pandas as pd
+def main():
+    return pd.DataFrame({"n": np.array([9007199254740993, -9223372036854775807], dtype=np.int64)})
+$$) AS t(n numeric);
+-- numeric arrives as Decimal on request and goes back unchanged
+SELECT n, n = 12345678901234567890.123456789 AS exact FROM sandbox_rows($$
+def main(df):
+    return df
+$$, '{"df": {"$query": "SELECT 12345678901234567890.123456789::numeric AS n"}}', 'main',
+    '{"numeric": "decimal"}') AS t(n numeric);
+-- the declared precision and scale apply, as for any other input
+SELECT * FROM sandbox_rows('def main(): return [(3.14159,), (-2.5,), (None,)]') AS t(n numeric(5,2));
+SELECT pg_temp.rows_error('n numeric(5,2)', 'def main(): return [(1,), (12345.678,)]');
+SELECT pg_temp.rows_error('n numeric(5,2)', 'import decimal
+def main(): return [(decimal.Decimal("999.999"),)]');
+-- a numeric column reads strings through numeric_in
+SELECT pg_temp.rows_error('n numeric', 'def main(): return [("1.5",)]');
+
+--
+-- bool
+--
+SELECT * FROM sandbox_rows($$
+import numpy as np, pandas as pd
+def main():
+    return pd.DataFrame({"b": [True, False, True, False],
+                         "nullable": pd.array([True, None, False, None], dtype="boolean"),
+                         "objects": [np.bool_(True), None, np.nan, False]})
+$$) AS t(b bool, nullable bool, objects bool);
+SELECT pg_temp.rows_error('b bool', 'def main(): return [(True,), (1,)]');
+SELECT pg_temp.rows_error('b bool', 'def main(): return [("true",)]');
+
+--
+-- text and other types that go through the type's input function
+--
+SELECT * FROM sandbox_rows($$
+import numpy as np, pandas as pd
+def main():
+    return pd.DataFrame({
+        "t": ["plain", "\"quote\" \\ ünï 日本 😀", "", None, np.nan],
+        "s": pd.array(["a", None, "c", "d", None], dtype="string"),
+        "c": pd.Categorical(["x", "y", None, "x", "y"]),
+        "from_int": [1, 2, 3, 4, -5],
+        "from_float": [1.5, np.nan, 3.0, -0.25, 1e20],
+        "from_bool": [True, False, None, True, np.bool_(False)],
+    })
+$$) AS t(t text, s text, c text, from_int text, from_float text, from_bool text);
+-- varchar(n), char(n), name: the type's input applies its typmod
+SELECT v, c, length(c) AS c_len, octet_length(c) AS c_octets, n
+FROM sandbox_rows('def main(): return [("abc", "ab", "name")]') AS t(v varchar(3), c char(4), n name);
+SELECT pg_temp.rows_error('v varchar(3)', 'def main(): return [("abc",), ("abcd",)]');
+-- dicts and lists in a text column become their JSON text
+SELECT * FROM sandbox_rows('def main(): return [({"k": [1, None]},)]') AS t(t text);
+-- bytes must be decoded first; NUL characters and lone surrogates are refused
+SELECT pg_temp.rows_error('t text', 'def main(): return [(b"raw",)]');
+SELECT pg_temp.rows_error('t text', 'def main(): return [("ok",), ("nul\0inside",)]');
+SELECT * FROM sandbox_rows('def main(): return [("nul\0inside",)]') AS t(t text);
+SELECT pg_temp.rows_error('t text', 'def main(): return [("\ud800",)]');
+-- a value of no known type is 42804
+SELECT pg_temp.rows_error('t text', 'def main(): return [({1, 2},)]');
+-- uuid and enum from str
+CREATE TYPE rows_mood AS ENUM ('sad', 'ok', 'happy');
+SELECT * FROM sandbox_rows($$
+def main():
+    return [("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "happy"),
+            ("{A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11}", "sad"),
+            (None, None)]
+$$) AS t(u uuid, m rows_mood);
+SELECT * FROM sandbox_rows('def main(): return [("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",), ("not-a-uuid",)]') AS t(u uuid);
+SELECT pg_temp.rows_error('m rows_mood', 'def main(): return [("ok",), ("angry",)]');
+-- other types through their input function
+SELECT * FROM sandbox_rows($$
+import datetime
+def main():
+    return [("10.0.0.1/8", datetime.time(12, 30, 1), "[1,5)", "(1,2)", 1.5, "x=>1"),
+            (None, "23:59", "empty", None, None, None)]
+$$) AS t(ip inet, tm time, r int4range, pt point, m money, h text);
+SELECT pg_temp.rows_error('r int4range', 'def main(): return [("[5,1)",)]');
+
+--
+-- date: date-like values, whole days (times are truncated, towards the past
+-- before 1970 too)
+--
+SELECT * FROM sandbox_rows($$
+import datetime
+import numpy as np, pandas as pd
+def main():
+    return pd.DataFrame({
+        "frame": pd.to_datetime(["2024-02-29", "1969-12-31 23:59:59.999999", "1900-02-28 12:00", None, "1677-09-22"]),
+        "objects": pd.Series([datetime.date(2024, 7, 1), datetime.datetime(1960, 6, 15, 18, 0), "1901-12-13",
+                              pd.NaT, np.datetime64("1970-01-01T00:00:01")], dtype=object),
+    })
+$$) AS t(frame date, objects date);
+-- a time zone-aware value gives its date in UTC
+SELECT * FROM sandbox_rows($$
+import pandas as pd
+def main():
+    return pd.DataFrame({"d": pd.to_datetime(["2024-07-01 23:00"]).tz_localize("America/New_York")})
+$$) AS t(d date);
+-- not a date: 42804, naming column and row
+SELECT * FROM sandbox_rows('def main(): return [("2024-01-01",), ("2024-13-01",)]') AS t(d date);
+SELECT pg_temp.rows_error('d date', 'def main(): return [(20240101,)]');
+-- dates outside pandas' range (about 1677 to 2262) cannot be returned
+SELECT pg_temp.rows_error('d date', 'import datetime
+def main(): return [(datetime.date(1500, 1, 1),)]');
+
+--
+-- timestamp: wall-clock time; an aware value's wall clock in UTC
+--
+SELECT * FROM sandbox_rows($$
+import datetime
+import numpy as np, pandas as pd
+def main():
+    return pd.DataFrame({
+        "frame": pd.to_datetime(["2024-02-29 13:45:01.123456", "1969-12-31 23:59:59.999999", None, "1677-09-22 00:00"]),
+        "objects": pd.Series([datetime.datetime(1960, 1, 1, 0, 0, 0, 1), "2024-07-01 12:00:00+02",
+                              pd.Timestamp("2024-07-01 12:00", tz="Asia/Kolkata"), None], dtype=object),
+    })
+$$) AS t(frame timestamp, objects timestamp);
+-- the declared precision applies
+SELECT * FROM sandbox_rows('def main(): return [("2024-01-01 10:00:00.7",), ("2024-01-01 10:00:00.2",)]') AS t(ts timestamp(0));
+SELECT pg_temp.rows_error('ts timestamp', 'def main(): return [("yesterday-ish",)]');
+
+--
+-- timestamptz: an aware value is that instant; a naive one is taken as UTC
+-- (as pandas does, and as timestamptz inputs arrive), whatever the session
+-- TimeZone
+--
+CREATE FUNCTION pg_temp.instants() RETURNS TABLE (naive timestamptz, paris timestamptz, utc timestamptz,
+                                                  objects timestamptz) LANGUAGE sql AS $f$
+    SELECT * FROM sandbox_rows($$
+import datetime
+import pandas as pd
+def main():
+    naive = pd.to_datetime(["2024-07-01 12:00", "1965-03-04 05:06:07.000008", None])
+    return pd.DataFrame({
+        "naive": naive,
+        "paris": naive.tz_localize("Europe/Paris"),
+        "utc": naive.tz_localize("UTC"),
+        "objects": [datetime.datetime(2024, 7, 1, 12, 0, tzinfo=datetime.timezone(datetime.timedelta(hours=5))),
+                    "2024-07-01 12:00:00-03:30", datetime.datetime(2024, 7, 1, 12, 0)],
+    })
+$$) AS t(naive timestamptz, paris timestamptz, utc timestamptz, objects timestamptz)
+$f$;
+SELECT * FROM pg_temp.instants();
+SET TimeZone = 'America/New_York';
+SELECT * FROM pg_temp.instants();
+SET TimeZone = 'Asia/Kolkata';
+SELECT * FROM pg_temp.instants();
+-- the same instants, compared rather than printed
+SELECT naive = '2024-07-01 12:00+00' AS naive_is_utc, paris = '2024-07-01 10:00+00' AS paris_ok,
+       utc = '2024-07-01 12:00+00' AS utc_ok, objects = '2024-07-01 07:00+00' AS aware_ok
+FROM pg_temp.instants() LIMIT 1;
+SET TimeZone = 'UTC';
+-- out of PostgreSQL's range cannot happen (pandas' range is narrower);
+-- not a time: 42804
+SELECT pg_temp.rows_error('ts timestamptz', 'def main(): return [(1.5,)]');
+
+--
+-- interval: Timedeltas (and str in interval syntax)
+--
+SELECT iv, iv = '1 day 02:00:00.000003' AS same FROM sandbox_rows($$
+import datetime
+import numpy as np, pandas as pd
+def main():
+    return [(pd.Timedelta(days=1, hours=2, microseconds=3),), (datetime.timedelta(days=-40, seconds=5),),
+            ("1 mon 2 days",), (pd.NaT,), (None,), (pd.Timedelta(0),), (np.timedelta64(90, "m"),)]
+$$) AS t(iv interval);
+SELECT * FROM sandbox_rows($$
+import pandas as pd
+def main():
+    return pd.DataFrame({"iv": pd.to_timedelta(["1 day", None, "-00:00:01.5", "400 days"])})
+$$) AS t(iv interval);
+-- an interval input comes back as the same length of time (a month is 30 days)
+SELECT iv, iv = '1 year 2 mons 3 days 04:05:06.000007'::interval AS same FROM sandbox_rows($$
+def main(df):
+    return df
+$$, '{"df": {"$query": "SELECT ''1 year 2 mons 3 days 04:05:06.000007''::interval AS iv"}}') AS t(iv interval);
+SELECT pg_temp.rows_error('iv interval', 'def main(): return [("forever",)]');
+
+--
+-- json and jsonb: Python values as JSON; a str is JSON text
+--
+SELECT * FROM sandbox_rows($$
+import numpy as np, pandas as pd
+def main():
+    return [({"a": 1, "b": [1, 2.5, None, "x"]}, {"b": [True, None], "a": 1}),
+            ([1, "two"], []),
+            ('"already json"', 5),
+            (None, float("nan")),
+            ({"nested": {"k": "ünï"}}, {"n": np.int64(3), "f": np.nan, "t": pd.Timestamp("2024-01-01"),
+                                         "arr": np.arange(3), "tuple": (1, 2)}),
+            (True, 1.5)]
+$$) AS t(j json, jb jsonb);
+SELECT jb -> 'nested' ->> 'k' AS k FROM sandbox_rows('def main(): return [({"nested": {"k": "ünï 日本"}},)]') AS t(jb jsonb);
+SELECT pg_temp.rows_error('jb jsonb', 'def main(): return [({"ok": 1},), ("not json",)]');
+SELECT pg_temp.rows_error('jb jsonb', 'def main(): return [({"x": {1, 2}},)]');
+
+--
+-- arrays: lists (or tuples, numpy arrays), NULL elements from None/NaN,
+-- nested lists for more dimensions
+--
+SELECT * FROM sandbox_rows($$
+import numpy as np
+def main():
+    return [([1, 2, None], ["a", None, "b,c", 'q"uote', "back\\slash", "NULL", "", " sp ", "{}"]),
+            ([], []),
+            (None, None),
+            (np.array([4, 5]), ("x", "y")),
+            ([np.int64(7), float("nan")], ["日本"])]
+$$) AS t(i int[], t text[]);
+SELECT i, array_dims(i) AS dims, i[2][1] AS i21 FROM sandbox_rows($$
+def main():
+    return [([[1, 2], [3, None]],), ([[[1], [2]], [[3], [4]]],)]
+$$) AS t(i int[][]);
+SELECT * FROM sandbox_rows($$
+import datetime
+def main():
+    return [([1.5, float("inf"), None], [datetime.date(2024, 1, 2), None], [True, False], ["ok", "sad"])]
+$$) AS t(f float8[], d date[], b bool[], m rows_mood[]);
+-- errors come from the element type's input
+SELECT pg_temp.rows_error('i int[]', 'def main(): return [([[1, 2], [3]],)]');
+SELECT pg_temp.rows_error('i int[]', 'def main(): return [([1, 2.5],)]');
+SELECT pg_temp.rows_error('i int2[]', 'def main(): return [([1, 70000],)]');
+
+--
+-- bytea: bytes (a str is bytea's text form)
+--
+SELECT * FROM sandbox_rows($$
+def main():
+    return [(b"\x00\xff\\abc",), (b"",), (None,), (bytearray(b"xy"),), ("\\x4142",)]
+$$) AS t(b bytea);
+SELECT octet_length(b) AS len, md5(b) = md5(decode(repeat('00ff', 50000), 'hex')) AS same
+FROM sandbox_rows('def main(): return [(bytes([0, 255]) * 50000,)]') AS t(b bytea);
+
+--
+-- domains: the base type's conversion, then the domain's constraints
+--
+CREATE DOMAIN rows_posint AS int CHECK (VALUE > 0);
+CREATE DOMAIN rows_code AS text CHECK (VALUE ~ '^[A-Z]{2}$');
+CREATE DOMAIN rows_required AS text NOT NULL;
+CREATE DOMAIN rows_moment AS timestamptz;
+SELECT * FROM sandbox_rows($$
+def main():
+    return [(1, "FR", "a"), (None, None, "b"), (42, "DE", "")]
+$$) AS t(p rows_posint, c rows_code, r rows_required);
+SELECT pg_temp.rows_error('p rows_posint', 'def main(): return [(1,), (0,)]');
+SELECT * FROM sandbox_rows('def main(): return [("FR",), ("fr",)]') AS t(c rows_code);
+SELECT pg_temp.rows_error('r rows_required', 'def main(): return [("a",), (None,)]');
+SELECT * FROM sandbox_rows('def main(): return [("a",), (None,)]') AS t(r rows_required);
+-- a domain accepts what its base type accepts
+SELECT * FROM sandbox_rows($$
+import numpy as np, pandas as pd
+def main():
+    return pd.DataFrame({"p": [1.0, np.nan, 3.0]})
+$$) AS t(p rows_posint);
+SET TimeZone = 'America/New_York';
+SELECT d = b AS same_as_base_type FROM sandbox_rows($$
+import pandas as pd
+def main():
+    ts = pd.to_datetime(["2024-07-01 12:00"])
+    return pd.DataFrame({"d": ts, "b": ts})
+$$) AS t(d rows_moment, b timestamptz);
+SET TimeZone = 'UTC';
+
+--
+-- errors name the column and the row
+--
+-- a missing column: 42703, listing the columns there are
+SELECT * FROM sandbox_rows('def main(): return [{"b": 1, "c": 2}]') AS t(a int, b int);
+SELECT * FROM sandbox_rows(NULL::rows_pair, 'def main(): return [{"id": 1}]');
+SELECT pg_temp.rows_error('A int', 'def main(): return [{"A": 1}]');
+-- a tuple of the wrong width: 42804
+SELECT * FROM sandbox_rows('def main(): return [(1, "x"), (2,)]') AS t(a int, b text);
+SELECT pg_temp.rows_error('a int, b text', 'def main(): return [(1, "x", 3)]');
+-- every error of this section, as SQLSTATEs
+SELECT pg_temp.rows_error('a int', 'def main(): return [{"b": 1}]') AS missing_column,
+       pg_temp.rows_error('a int', 'def main(): return [(0.5,)]') AS not_integral,
+       pg_temp.rows_error('a int2', 'def main(): return [(65536,)]') AS out_of_range,
+       pg_temp.rows_error('a date', 'def main(): return [("2023-02-29",)]') AS bad_date,
+       pg_temp.rows_error('a uuid', 'def main(): return [("a0eebc99",)]') AS bad_uuid,
+       pg_temp.rows_error('a text', 'def main(): return [("a\0b",)]') AS nul,
+       pg_temp.rows_error('a int, b int', 'def main(): return [(1,)]') AS wrong_width,
+       pg_temp.rows_error('a int', 'def main(): return 1') AS not_rows
+\gx
+-- the output limit counts the rows: 54000
+SELECT * FROM sandbox_rows($$
+def main():
+    return [("x" * 100,) for i in range(20)]
+$$, options => '{"max_output_bytes": 1000}') AS t(a text);
+SELECT count(*) FROM sandbox_rows($$
+def main():
+    return [("x" * 100,) for i in range(5)]
+$$, options => '{"max_output_bytes": 1000}') AS t(a text);
+SELECT pg_temp.rows_error('a int8', 'def main(): return [(i,) for i in range(1000)]', '{}', '{"max_output_bytes": 4096}');
+-- ... and printed output too
+SELECT pg_temp.rows_error('a int', $$
+def main():
+    print("x" * 2000)
+    return [(1,)]
+$$, '{}', '{"max_output_bytes": 1000}');
+-- the session goes on
+SELECT * FROM sandbox_rows('def main(): return [("still fine",)]') AS t(a text);
+
+--
+-- many rows: 100,000 rows of mixed types, checked by aggregates
+--
+SELECT count(*), sum(i), sum(f), count(DISTINCT s), min(d), max(d), count(*) - count(n) AS nulls, sum(n)
+FROM sandbox_rows($$
+import numpy as np, pandas as pd
+def main(n):
+    i = np.arange(n)
+    return pd.DataFrame({"i": i, "f": i * 0.5, "s": pd.Series(i % 100).astype(str),
+                         "d": pd.Timestamp("2024-01-01") + pd.to_timedelta(i % 366, unit="D"),
+                         "n": pd.array(np.where(i % 10 == 0, None, i), dtype="Int64")})
+$$, '{"n": 100000}') AS t(i int8, f float8, s text, d date, n int4);
+SELECT count(*), sum(i), min(i), max(i) FROM sandbox_rows($$
+def main(df):
+    return df.assign(i=df["i"] * 2)
+$$, '{"df": {"$query": "SELECT g AS i FROM generate_series(1, 100000) g"}}') AS t(i int8);
+
+--
+-- inside bigger queries
+--
+CREATE TABLE rows_regions (code text PRIMARY KEY, name text);
+INSERT INTO rows_regions VALUES ('n', 'North'), ('s', 'South'), ('e', 'East'), ('w', 'West');
+SELECT r.name, t.total, t.n
+FROM sandbox_rows($$
+def main(sales):
+    return sales.groupby("region", as_index=False).agg(total=("amount", "sum"), n=("amount", "size"))
+$$, '{"sales": {"$table": "rows_sales"}}') AS t(region text, total numeric, n int)
+JOIN rows_regions r ON r.code = t.region
+WHERE t.n > 1
+ORDER BY t.total DESC;
+SELECT r.code, coalesce(t.id, 0) AS total
+FROM rows_regions r
+LEFT JOIN sandbox_rows(NULL::rows_pair, $$
+def main():
+    return [(10, "n"), (20, "e")]
+$$) AS t ON t.name = r.code
+ORDER BY r.code;
+WITH squares AS (
+    SELECT * FROM sandbox_rows('def main(): return [{"k": i, "sq": i * i} for i in range(5)]') AS t(k int, sq int)
+)
+SELECT g, squares.sq FROM generate_series(0, 6) g LEFT JOIN squares ON squares.k = g ORDER BY g;
+SELECT region, sum(amount) AS amount,
+       (SELECT count(*) FROM sandbox_rows('def main(): return [(1,), (2,)]') AS t(x int)) AS constant_subquery
+FROM rows_sales GROUP BY region ORDER BY region;
+-- the typed form called once per outer row
+SELECT r.code, t.*
+FROM rows_regions r, LATERAL sandbox_rows(NULL::rows_pair, $$
+def main(name):
+    return [(len(name), name.upper())]
+$$, jsonb_build_object('name', r.name)) AS t
+ORDER BY r.code;
+
+--
+-- privileges: EXECUTE is revoked from PUBLIC on every form
+--
+SELECT p.oid::regprocedure AS function, p.proretset, p.provolatile, p.proparallel,
+       obj_description(p.oid, 'pg_proc') IS NOT NULL AS has_comment,
+       EXISTS (SELECT FROM aclexplode(p.proacl) a WHERE a.grantee = 0) AS public_can_execute
+FROM pg_proc p WHERE p.proname = 'sandbox_rows' ORDER BY p.oid::regprocedure::text;
+CREATE ROLE regress_pysandbox_rows;
+SELECT p.oid::regprocedure AS function,
+       has_function_privilege('regress_pysandbox_rows', p.oid, 'EXECUTE') AS can_execute
+FROM pg_proc p WHERE p.proname = 'sandbox_rows' ORDER BY p.oid::regprocedure::text;
+SET ROLE regress_pysandbox_rows;
+SELECT * FROM sandbox_rows('def main(): return [(1,)]') AS t(a int);
+SELECT * FROM sandbox_rows('def main(): return [(1,)]', '{}'::jsonb) AS t(a int);
+SELECT * FROM sandbox_rows(NULL::rows_pair, 'def main(): return [(1, "x")]');
+RESET ROLE;
+GRANT EXECUTE ON FUNCTION sandbox_rows(text, text, text, text) TO regress_pysandbox_rows;
+SET ROLE regress_pysandbox_rows;
+SELECT * FROM sandbox_rows('def main(): return [(1,)]', '{}') AS t(a int);
+SELECT * FROM sandbox_rows('def main(): return [(1,)]', '{}'::jsonb) AS t(a int);
+RESET ROLE;
+REVOKE EXECUTE ON FUNCTION sandbox_rows(text, text, text, text) FROM regress_pysandbox_rows;
+DROP ROLE regress_pysandbox_rows;
+
+--
+-- the record form called again with other arguments: once per outer row
+-- (LATERAL) and in a correlated subquery
+--
+SELECT r.code, t.*
+FROM rows_regions r, LATERAL sandbox_rows($$
+def main(name):
+    return [(len(name), name.upper())]
+$$, jsonb_build_object('name', r.name)) AS t(n int, upper text)
+ORDER BY r.code;
+SELECT g, (SELECT sum(v) FROM sandbox_rows('def main(n): return [(i,) for i in range(n + 1)]',
+                                           jsonb_build_object('n', g)) AS t(v int)) AS total
+FROM generate_series(1, 4) g;
+
+DROP TABLE rows_target, rows_sales, rows_regions;
+DROP DOMAIN rows_posint, rows_code, rows_required, rows_moment;
+DROP TYPE rows_pair, rows_nothing, rows_mood;
+RESET DateStyle;
+RESET IntervalStyle;
+RESET TimeZone;

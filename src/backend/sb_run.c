@@ -1,0 +1,136 @@
+/*
+ * sb_run.c
+ *		The report forms for agents: sandbox_run() and sandbox_validate().
+ *
+ * sandbox_run never raises for anything the code did: the same
+ * classification that sandbox_execute raises (sb_result.c) becomes the
+ * "error" member of a report, with the printed output and usage, so a
+ * failing run leaves the caller's transaction usable.  It still raises for
+ * invalid arguments, table-input query errors, interrupts and server
+ * faults.  sandbox_validate runs only the validator, in a sandbox child.
+ */
+#include "pysandbox.h"
+
+#include "mb/pg_wchar.h"
+#include "utils/builtins.h"
+#include "utils/json.h"
+
+PG_FUNCTION_INFO_V1(sandbox_run);
+PG_FUNCTION_INFO_V1(sandbox_validate);
+
+/* Append "key":"text" (text in server encoding), or "key":null. */
+static void
+sb_json_member(StringInfo buf, const char *key, const char *text, bool comma)
+{
+	if (comma)
+		appendStringInfoChar(buf, ',');
+	escape_json(buf, key);
+	appendStringInfoChar(buf, ':');
+	if (text)
+		escape_json(buf, text);
+	else
+		appendStringInfoString(buf, "null");
+}
+
+/* Captured output (UTF-8, already checked) in the server encoding. */
+static char *
+sb_captured(StringInfo text)
+{
+	return pg_any_to_server(text->data, text->len, PG_UTF8);
+}
+
+/*
+ * sandbox_run(code, inputs, returns, options) returns jsonb: a report of
+ * the run (SPEC 2.3).
+ */
+Datum
+sandbox_run(PG_FUNCTION_ARGS)
+{
+	char	   *code = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	Jsonb	   *inputs = PG_GETARG_JSONB_P(1);
+	ArrayType  *returns = PG_GETARG_ARRAYTYPE_P(2);
+	Jsonb	   *options = PG_GETARG_JSONB_P(3);
+	SbRequest	req;
+	SbLimits	limits;
+	SbOutcome	out;
+	SbFailure	f;
+	bool		failed;
+	StringInfoData r;
+	uint64		output_bytes;
+
+	sb_limits_from_options(&limits, options);
+	sb_request_start(&req, code, returns, &limits);
+	req.capture_output = true;
+	sb_request_finish(&req, inputs);
+	sb_call_run(&req, &limits, &out);
+	sb_report_usage(&req, &out);
+
+	failed = sb_outcome_failure(&out, &limits, &f);
+	if (failed && f.kind == NULL)
+		sb_raise_failure(&f);	/* a server fault, not the code's doing */
+	if (!failed && (out.result == NULL || !sb_text_ok(out.result, out.result_len)))
+	{
+		failed = true;
+		memset(&f, 0, sizeof(f));
+		f.kind = "crash";
+		f.type = "";
+		f.report_message = "sandbox process ended without a valid result";
+	}
+
+	initStringInfo(&r);
+	appendStringInfo(&r, "{\"ok\":%s,\"returns\":", failed ? "false" : "true");
+	if (failed)
+		appendStringInfoString(&r, "null");
+	else
+		appendStringInfoString(&r, pg_any_to_server(out.result, (int) out.result_len, PG_UTF8));
+	sb_json_member(&r, "stdout", sb_captured(out.stdout_text), true);
+	sb_json_member(&r, "stderr", sb_captured(out.stderr_text), true);
+	appendStringInfoString(&r, ",\"error\":");
+	if (!failed)
+		appendStringInfoString(&r, "null");
+	else
+	{
+		appendStringInfoChar(&r, '{');
+		sb_json_member(&r, "kind", f.kind, false);
+		sb_json_member(&r, "type", f.type[0] ? f.type : NULL, true);
+		sb_json_member(&r, "message", f.report_message, true);
+		appendStringInfo(&r, ",\"line\":%s", f.line > 0 ? psprintf("%d", f.line) : "null");
+		appendStringInfo(&r, ",\"col\":%s", f.col > 0 ? psprintf("%d", f.col) : "null");
+		sb_json_member(&r, "traceback", f.traceback, true);
+		if (f.rule)
+			sb_json_member(&r, "rule", f.rule, true);
+		sb_json_member(&r, "sqlstate", unpack_sql_state(f.sqlstate), true);
+		sb_json_member(&r, "hint", f.hint, true);
+		appendStringInfoChar(&r, '}');
+	}
+	output_bytes = out.result_len + out.stdout_text->len + out.stderr_text->len;
+	appendStringInfo(&r, ",\"usage\":{\"wall_ms\":" UINT64_FORMAT ",\"cpu_ms\":" UINT64_FORMAT
+					 ",\"peak_memory_kb\":" UINT64_FORMAT ",\"input_rows\":" UINT64_FORMAT
+					 ",\"input_bytes\":" UINT64_FORMAT ",\"output_bytes\":" UINT64_FORMAT "}}",
+					 out.exit.wall_us / 1000, (out.exit.user_us + out.exit.sys_us) / 1000,
+					 out.exit.maxrss_kb, req.input_rows, req.input_bytes, output_bytes);
+
+	/* the child's result was validated by PostgreSQL's parser before */
+	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(r.data)));
+}
+
+/*
+ * sandbox_validate(code) returns jsonb: the validator's findings and the
+ * imports used (SPEC 2.4).  Nothing runs but the validator, in a sandbox.
+ */
+Datum
+sandbox_validate(PG_FUNCTION_ARGS)
+{
+	char	   *code = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	SbRequest	req;
+	SbLimits	limits;
+	SbOutcome	out;
+	Jsonb	   *empty = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
+
+	sb_limits_from_options(&limits, empty);
+	sb_request_start(&req, code, NULL, &limits);
+	appendStringInfoString(&req.json, "\"validate_only\":true,");
+	sb_request_finish(&req, empty);
+	sb_call_run(&req, &limits, &out);
+	PG_RETURN_JSONB_P(sb_result_to_jsonb(&out, &limits));
+}
