@@ -5,6 +5,7 @@
 #   2. pg_regress (sql/, expected/)
 #   3. the hostile-payload suite, with and without the Python layer
 #   4. the lifecycle suite (cancel, terminate, leaks)
+#   5. the agent repair-loop example of the README
 # Exits non-zero if anything failed; the last line sums it up.
 set -u
 cd "$(dirname "$0")/.."
@@ -33,7 +34,7 @@ run() {
 
 run "python layer unit tests" /usr/bin/python3 test/python/test_python_layer.py
 run "pg_regress" sh -c 'make -s installcheck || { cat regression.diffs 2>/dev/null | head -200; exit 1; }'
-for t in test/security/hostile.py test/lifecycle/lifecycle.py; do
+for t in test/security/hostile.py test/lifecycle/lifecycle.py test/agent_example.py; do
 	[ -f "$t" ] && run "$t" /usr/bin/python3 "$t"
 done
 
