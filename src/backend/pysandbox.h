@@ -164,6 +164,10 @@ extern void sb_request_start(SbRequest *req, const char *code, ArrayType *return
 							 const SbLimits *limits);
 extern void sb_request_finish(SbRequest *req, Jsonb *inputs);
 extern void sb_report_usage(const SbRequest *req, const SbOutcome *out);
+extern void sb_run_functions(const char *code, Jsonb *inputs, ArrayType *returns,
+							 Jsonb *options, bool capture_output, SbRequest *req,
+							 SbLimits *limits, SbOutcome *out);
+extern int	sb_fixed_kind(Oid basetype);
 
 /* ---- sb_result.c: outcome -> jsonb or error ---- */
 

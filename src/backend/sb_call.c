@@ -225,6 +225,19 @@ sb_frame_done(SbReader *rd, SbOutcome *out)
 	return true;
 }
 
+/* Count a frame's payload against the output limit. */
+static bool
+sb_within_output(SbReader *rd, SbOutcome *out, const SbLimits *limits)
+{
+	rd->output_used += rd->len;
+	if (rd->output_used > (uint64) limits->max_output_bytes)
+	{
+		out->output_exceeded = true;
+		return false;
+	}
+	return true;
+}
+
 /* A header has arrived: check it before reading anything more. */
 static bool
 sb_header_done(SbReader *rd, SbOutcome *out, const SbLimits *limits)
@@ -237,12 +250,8 @@ sb_header_done(SbReader *rd, SbOutcome *out, const SbLimits *limits)
 		case SB_DATA_RESULT:
 			if (rd->type == SB_DATA_RESULT && (out->result || out->error))
 				return rd->bad = true, false;
-			rd->output_used += rd->len;
-			if (rd->output_used > (uint64) limits->max_output_bytes)
-			{
-				out->output_exceeded = true;
+			if (!sb_within_output(rd, out, limits))
 				return false;
-			}
 			break;
 		case SB_DATA_ERROR:
 			if (out->result || out->error || out->rows_header || rd->len > SB_MAX_ERROR_FRAME)
@@ -258,12 +267,8 @@ sb_header_done(SbReader *rd, SbOutcome *out, const SbLimits *limits)
 			if (out->rows_header == NULL || out->error ||
 				list_length(out->rows_columns) >= rd->rows_ncols)
 				return rd->bad = true, false;
-			rd->output_used += rd->len;
-			if (rd->output_used > (uint64) limits->max_output_bytes)
-			{
-				out->output_exceeded = true;
+			if (!sb_within_output(rd, out, limits))
 				return false;
-			}
 			break;
 		case SB_DATA_VIOLATION:
 			if (rd->len != sizeof(SbViolation))

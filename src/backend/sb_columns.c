@@ -69,13 +69,14 @@ sb_kind_is_var(int kind)
 		kind == SB_COL_BYTES || kind == SB_COL_DECIMAL;
 }
 
-/* The column kind used to send input values of type typid. */
+/*
+ * The binary column kind of a fixed-width type (numeric counts as float),
+ * or SB_COL_TEXT; shared by inputs and sandbox_rows results.
+ */
 int
-sb_input_kind(Oid typid, bool numeric_decimal)
+sb_fixed_kind(Oid basetype)
 {
-	Oid			base = getBaseType(typid);
-
-	switch (base)
+	switch (basetype)
 	{
 		case INT2OID:
 		case INT4OID:
@@ -83,9 +84,8 @@ sb_input_kind(Oid typid, bool numeric_decimal)
 			return SB_COL_INT64;
 		case FLOAT4OID:
 		case FLOAT8OID:
-			return SB_COL_FLOAT64;
 		case NUMERICOID:
-			return numeric_decimal ? SB_COL_DECIMAL : SB_COL_FLOAT64;
+			return SB_COL_FLOAT64;
 		case BOOLOID:
 			return SB_COL_BOOL;
 		case DATEOID:
@@ -94,6 +94,21 @@ sb_input_kind(Oid typid, bool numeric_decimal)
 			return SB_COL_TIMESTAMP;
 		case TIMESTAMPTZOID:
 			return SB_COL_TIMESTAMPTZ;
+		default:
+			return SB_COL_TEXT;
+	}
+}
+
+/* The column kind used to send input values of type typid. */
+int
+sb_input_kind(Oid typid, bool numeric_decimal)
+{
+	Oid			base = getBaseType(typid);
+
+	switch (base)
+	{
+		case NUMERICOID:
+			return numeric_decimal ? SB_COL_DECIMAL : SB_COL_FLOAT64;
 		case INTERVALOID:
 			return SB_COL_INTERVAL;
 		case JSONOID:
@@ -102,7 +117,9 @@ sb_input_kind(Oid typid, bool numeric_decimal)
 		case BYTEAOID:
 			return SB_COL_BYTES;
 		default:
-			return type_is_array(base) ? SB_COL_JSON : SB_COL_TEXT;
+			if (type_is_array(base))
+				return SB_COL_JSON;
+			return sb_fixed_kind(base);
 	}
 }
 

@@ -168,6 +168,23 @@ sb_report_usage(const SbRequest *req, const SbOutcome *out)
 }
 
 /*
+ * Run code's `returns` functions with inputs and options: the common path of
+ * sandbox_execute and sandbox_run (capture_output keeps prints for a report
+ * instead of relaying them).
+ */
+void
+sb_run_functions(const char *code, Jsonb *inputs, ArrayType *returns, Jsonb *options,
+				 bool capture_output, SbRequest *req, SbLimits *limits, SbOutcome *out)
+{
+	sb_limits_from_options(limits, options);
+	sb_request_start(req, code, returns, limits);
+	req->capture_output = capture_output;
+	sb_request_finish(req, inputs);
+	sb_call_run(req, limits, out);
+	sb_report_usage(req, out);
+}
+
+/*
  * sandbox_execute(code text, inputs jsonb, returns text[], options jsonb)
  * returns jsonb: run code in a fresh sandbox and return {name: value}.
  */
@@ -182,10 +199,6 @@ sandbox_execute(PG_FUNCTION_ARGS)
 	SbLimits	limits;
 	SbOutcome	out;
 
-	sb_limits_from_options(&limits, options);
-	sb_request_start(&req, code, returns, &limits);
-	sb_request_finish(&req, inputs);
-	sb_call_run(&req, &limits, &out);
-	sb_report_usage(&req, &out);
+	sb_run_functions(code, inputs, returns, options, false, &req, &limits, &out);
 	PG_RETURN_JSONB_P(sb_result_to_jsonb(&out, &limits));
 }

@@ -83,28 +83,9 @@ static int
 sb_output_kind(Oid basetype, int32 typmod)
 {
 	/* a typmod (timestamp(0), ...) is applied by the input function */
-	if (typmod >= 0)
+	if (typmod >= 0 || basetype == NUMERICOID)
 		return SB_COL_TEXT;
-	switch (basetype)
-	{
-		case INT2OID:
-		case INT4OID:
-		case INT8OID:
-			return SB_COL_INT64;
-		case FLOAT4OID:
-		case FLOAT8OID:
-			return SB_COL_FLOAT64;
-		case BOOLOID:
-			return SB_COL_BOOL;
-		case DATEOID:
-			return SB_COL_DATE;
-		case TIMESTAMPOID:
-			return SB_COL_TIMESTAMP;
-		case TIMESTAMPTZOID:
-			return SB_COL_TIMESTAMPTZ;
-		default:
-			return SB_COL_TEXT;
-	}
+	return sb_fixed_kind(basetype);
 }
 
 /* The category of a text-kind column, so the child formats values for it. */

@@ -58,12 +58,7 @@ sandbox_run(PG_FUNCTION_ARGS)
 	StringInfoData r;
 	uint64		output_bytes;
 
-	sb_limits_from_options(&limits, options);
-	sb_request_start(&req, code, returns, &limits);
-	req.capture_output = true;
-	sb_request_finish(&req, inputs);
-	sb_call_run(&req, &limits, &out);
-	sb_report_usage(&req, &out);
+	sb_run_functions(code, inputs, returns, options, true, &req, &limits, &out);
 
 	failed = sb_outcome_failure(&out, &limits, &f);
 	if (failed && f.kind == NULL)
