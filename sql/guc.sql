@@ -66,6 +66,8 @@ SET pysandbox.max_output_bytes = '1kB';
 SHOW pysandbox.max_output_bytes;
 SET pysandbox.max_output_bytes = 1000;
 SET pysandbox.max_input_size = '2GB';
+SHOW pysandbox.max_input_size;
+SET pysandbox.max_input_size = '65GB';
 SET pysandbox.max_input_rows = -1;
 RESET ALL;
 

@@ -69,3 +69,20 @@ def exe_of(pid):
 def postmaster_pid():
     with open(os.path.join(DATA_DIR, "postmaster.pid")) as f:
         return int(f.readline())
+
+
+def owned_by_a_backend(table, pid):
+    """True if some ancestor of pid is a PostgreSQL process (of any cluster).
+
+    Other clusters on the machine (a developer's, another test run) have
+    sandbox processes of their own; only those whose chain of parents ends
+    without a postgres process are orphans.
+    """
+    seen = set()
+    while pid in table and pid not in seen and pid > 1:
+        seen.add(pid)
+        comm, _state, ppid = table[pid]
+        if comm == "postgres":
+            return True
+        pid = ppid
+    return False

@@ -144,9 +144,9 @@ sb_guc_init(void)
 
 	DefineCustomIntVariable("pysandbox.max_input_size",
 							"Most bytes all table inputs of one call may encode to.",
-							NULL,
+							"Columns may pass 1 GB; the child's memory limit must hold them too.",
 							&sb_max_input_mb,
-							512, 1, 1024,
+							512, 1, 64 * 1024,
 							PGC_SUSET, GUC_UNIT_MB,
 							NULL, NULL, NULL);
 

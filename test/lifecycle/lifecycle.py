@@ -56,7 +56,7 @@ import psycopg2.extras
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from proctools import (  # noqa: E402
     CRASH_LOG, LOG_PATH, WORKER_EXE, children, descendants,
-    exe_of, postmaster_pid, process_table, read_stat)
+    exe_of, owned_by_a_backend, postmaster_pid, process_table, read_stat)
 
 
 CANCEL_BOUND_MS = 100
@@ -119,7 +119,8 @@ def strays(postmaster):
         under = set(descendants(table, postmaster))
         zombies = [(p, table[p][0]) for p in under if table[p][1] == "Z"]
         orphans = [(p, table[p][2]) for p, (comm, _s, _pp) in table.items()
-                   if comm.startswith("pysandbox-work") and p not in under]
+                   if comm.startswith("pysandbox-work") and p not in under
+                   and not owned_by_a_backend(table, p)]
         if not zombies and not orphans:
             return []
         time.sleep(0.2)

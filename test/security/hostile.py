@@ -66,7 +66,7 @@ import psycopg2.extras
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from proctools import (  # noqa: E402
     CRASH_LOG, DATA_DIR, LOG_PATH, TEST_DIR, WORKER_EXE, descendants,
-    exe_of, postmaster_pid, process_table)
+    exe_of, owned_by_a_backend, postmaster_pid, process_table)
 
 
 
@@ -1176,7 +1176,8 @@ class Server:
         problems = []
         under_pm = set(descendants(table, self.postmaster))
         for pid, (comm, state, ppid) in table.items():
-            if comm.startswith("pysandbox-work") and pid not in under_pm:
+            if comm.startswith("pysandbox-work") and pid not in under_pm \
+                    and not owned_by_a_backend(table, pid):
                 problems.append("orphaned sandbox process %d (parent %d)" % (pid, ppid))
         zombies = [p for p in under_pm if table.get(p, ("", ""))[1] == "Z"]
         if zombies:
