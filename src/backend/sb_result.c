@@ -169,7 +169,13 @@ sb_child_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 				f->traceback ? psprintf("Traceback (most recent call last):\n%s", f->traceback) : NULL,
 				NULL);
 		if (f->line > 0)
-			f->context = psprintf("sandbox code, line %d", f->line);
+		{
+			char	   *where = sb_json_string(err, "where");
+
+			f->context = psprintf("%s, line %d",
+								  where && strcmp(where, "verify") == 0 ?
+								  "options.verify" : "sandbox code", f->line);
+		}
 	}
 	else if (strcmp(kind, "validation") == 0)
 		sb_fail(f, ERRCODE_INSUFFICIENT_PRIVILEGE, "validation", message,

@@ -11,6 +11,7 @@ sends exactly one RESULT or ERROR frame.  Errors name the line in the
 user's code and keep only the user's frames in tracebacks.
 """
 
+import ast
 import builtins
 import gc
 import inspect
@@ -250,38 +251,58 @@ VERIFY_FILENAME = "<verify>"
 
 
 class VerificationFailed(Exception):
-    """An assertion of options.verify failed; carries its line."""
+    """options.verify failed: an assertion, or an error, at a line of it."""
 
-    def __init__(self, message, line):
+    def __init__(self, message, line, etype="AssertionError"):
         super().__init__(message)
         self.line = line
+        self.etype = etype
+
+
+def _check_verify_shape(tree):
+    """The verify text is a list of statements: no return or yield outside a
+    nested function (either would let failing assertions pass)."""
+    stack = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom)):
+            raise VerificationFailed("options.verify may not use return or yield: "
+                                     "write assertions such as assert result[\"main\"] > 0",
+                                     node.lineno)
+        stack.extend(ast.iter_child_nodes(node))
 
 
 def _verify(source, results, namespace, allowed, python_layer):
     """Run options.verify's assertions with `result` bound to the results."""
-    wrapped = "def _sb_verify(result):\n" + "".join(
-        "    " + line + "\n" for line in source.splitlines()) + "    return None\n"
     lines = source.splitlines()
+    try:
+        _check_verify_shape(ast.parse(source, VERIFY_FILENAME))
+    except SyntaxError as exc:
+        raise VerificationFailed("options.verify has a syntax error: %s" % exc.msg,
+                                 max(exc.lineno or 1, 1)) from None
+    except (RecursionError, MemoryError, ValueError):
+        raise VerificationFailed("options.verify is too complex", 1) from None
+    wrapped = "def _sb_verify(result):\n" + "".join(
+        "    " + line + "\n" for line in lines) + "    return None\n"
     if python_layer:
         findings, _ = sb_validator.validate(wrapped, allowed)
         if findings:
             first = findings[0]
             raise VerificationFailed("options.verify is not allowed: %s" % first["message"],
                                      max(first["line"] - 1, 1))
-    try:
-        compiled = compile(wrapped, VERIFY_FILENAME, "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        raise VerificationFailed("options.verify has a syntax error: %s" % exc.msg,
-                                 max((exc.lineno or 2) - 1, 1)) from None
-    exec(compiled, namespace)
+    exec(compile(wrapped, VERIFY_FILENAME, "exec", dont_inherit=True), namespace)
     try:
         namespace["_sb_verify"](results)
-    except AssertionError as exc:
+    except Exception as exc:  # an assertion, or any other error in the text
         frames = [f for f in traceback.extract_tb(exc.__traceback__)
                   if f.filename == VERIFY_FILENAME]
         line = frames[-1].lineno - 1 if frames else 1
-        text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
         detail = _exception_message(exc)
+        if not isinstance(exc, AssertionError):
+            raise VerificationFailed(detail, line, type(exc).__name__) from None
+        text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
         raise VerificationFailed("verification failed: %s%s" % (
             text, (" (%s)" % detail) if detail else ""), line) from None
 
@@ -377,8 +398,8 @@ def serve(python_layer):
         _send_error("rows", "ResultError", str(exc), sqlstate=exc.sqlstate)
         return 0
     except VerificationFailed as exc:
-        _send_error("exception", "AssertionError", str(exc), exc.line, None,
-                    "  options.verify, line %d" % exc.line)
+        _send_error("exception", exc.etype, str(exc), exc.line, None,
+                    "  options.verify, line %d" % exc.line, where="verify")
         return 0
     except BaseException as exc:  # noqa: B902 - report everything, incl. SystemExit
         _report_exception(exc, lines)
