@@ -187,7 +187,7 @@ sb_frame_done(SbReader *rd, SbOutcome *out)
 				if (sb_text_ok(rd->payload, rd->len))
 					appendBinaryStringInfo(buf, rd->payload, rd->len);
 			}
-			else
+			else if (sb_print_mode == SB_PRINT_NOTICE)
 				sb_emit_print(rd->payload, rd->len);
 			pfree(rd->payload);
 			break;

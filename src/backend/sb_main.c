@@ -99,7 +99,7 @@ sb_append_allowed_modules(StringInfo json)
 }
 
 /*
- * Begin a request: code, the import allowlist, output limit and print mode.
+ * Begin a request: code, the import allowlist and the output limit.
  * The caller then appends its own members ("returns", "rows") and calls
  * sb_request_finish().
  */
@@ -125,9 +125,7 @@ sb_request_start(SbRequest *req, const char *code, ArrayType *returns,
 		appendStringInfoChar(&req->json, ',');
 	}
 	sb_append_allowed_modules(&req->json);
-	appendStringInfo(&req->json, ",\"max_output_bytes\":%d,\"print\":\"%s\",",
-					 limits->max_output_bytes,
-					 sb_print_mode == SB_PRINT_NOTICE ? "notice" : "discard");
+	appendStringInfo(&req->json, ",\"max_output_bytes\":%d,", limits->max_output_bytes);
 }
 
 /*

@@ -99,10 +99,9 @@ def read_paths():
 class _Output:
     """print() for the sandbox: each call becomes one STDOUT frame."""
 
-    def __init__(self, limit, enabled):
+    def __init__(self, limit):
         self.limit = limit
         self.used = 0
-        self.enabled = enabled
 
     def emit(self, text, stderr=False):
         """Send text as one STDOUT (or STDERR) frame, within the limit."""
@@ -111,8 +110,8 @@ class _Output:
         if self.used > self.limit:
             raise sb_codec.OutputLimitExceeded(
                 "printed output exceeds the output limit of %d bytes" % self.limit)
-        if self.enabled:
-            sb_io.send(sb_io.STDERR if stderr else sb_io.STDOUT, data)
+        # the backend relays, captures (sandbox_run) or drops it
+        sb_io.send(sb_io.STDERR if stderr else sb_io.STDOUT, data)
 
     def print(self, *args, sep=" ", end="\n", file=None, flush=False):
         if sep is None:
@@ -337,7 +336,7 @@ def serve(python_layer):
     returns = request["returns"]
     allowed = request["allowed_modules"]
     limit = int(request["max_output_bytes"])
-    out = _Output(limit, request.get("print", "notice") == "notice")
+    out = _Output(limit)
     lines = code.splitlines()
     sys.stdout = _Stream(out, False)
     sys.stderr = _Stream(out, True)
