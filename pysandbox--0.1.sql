@@ -83,3 +83,12 @@ COMMENT ON FUNCTION sandbox_validate(text) IS
 
 REVOKE EXECUTE ON FUNCTION sandbox_run(text, jsonb, text[], jsonb) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION sandbox_validate(text) FROM PUBLIC;
+
+CREATE FUNCTION sandbox_layers(OUT layer text, OUT active boolean, OUT detail text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'sandbox_layers'
+LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION sandbox_layers() IS
+'the isolation layers of pysandbox and whether each is active on this server';
+REVOKE EXECUTE ON FUNCTION sandbox_layers() FROM PUBLIC;

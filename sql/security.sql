@@ -184,3 +184,15 @@ RESET pysandbox.python_layer;
 
 -- after all that, the session and the sandbox work normally
 SELECT sandbox_execute('def main(): return "still fine"');
+
+-- sandbox_layers(): every layer of SPEC 3 is active on this kind of machine
+-- (Debian 12, Landlock, unprivileged user namespaces)
+SELECT layer, active FROM sandbox_layers();
+-- a child runs in a new user namespace: its uid is unmapped (65534)
+SET pysandbox.python_layer = off;
+SELECT sandbox_execute($$
+import os
+def main():
+    return os.getuid()
+$$);
+RESET pysandbox.python_layer;

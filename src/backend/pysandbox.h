@@ -57,6 +57,7 @@ extern bool sb_sandbox_read_exit(SbSandbox *sb);
 extern void sb_sandbox_release(SbSandbox *sb);
 extern void sb_sandbox_abandon_worker(void);
 extern void sb_worker_init(void);
+extern uint32 sb_sandbox_layers(uint32 *landlock_abi);
 
 /* microseconds between 1970-01-01 and 2000-01-01 (PostgreSQL's epoch) */
 #define SB_UNIX_OFFSET_US \

@@ -10,6 +10,8 @@
 
 #include "catalog/pg_type.h"
 #include "fmgr.h"
+#include "funcapi.h"
+#include "utils/tuplestore.h"
 #include "mb/pg_wchar.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -19,6 +21,7 @@
 PG_MODULE_MAGIC;
 
 PG_FUNCTION_INFO_V1(sandbox_execute);
+PG_FUNCTION_INFO_V1(sandbox_layers);
 
 void		_PG_init(void);
 
@@ -200,3 +203,51 @@ sandbox_execute(PG_FUNCTION_ARGS)
 	sb_run_functions(code, inputs, returns, options, false, &req, &limits, &out);
 	PG_RETURN_JSONB_P(sb_result_to_jsonb(&out, &limits));
 }
+
+/* One row of sandbox_layers(). */
+static void
+sb_layer_row(ReturnSetInfo *rsinfo, const char *layer, bool active, const char *detail)
+{
+	Datum		values[3];
+	bool		nulls[3] = {false, false, false};
+
+	values[0] = CStringGetTextDatum(layer);
+	values[1] = BoolGetDatum(active);
+	values[2] = CStringGetTextDatum(detail);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/*
+ * sandbox_layers() returns setof (layer, active, detail): which layers of
+ * SPEC 3 are active on this server, and why not where they are not.
+ */
+Datum
+sandbox_layers(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	uint32		abi = 0;
+	uint32		layers = sb_sandbox_layers(&abi);
+
+	InitMaterializedSRF(fcinfo, 0);
+	sb_layer_row(rsinfo, "process", true,
+				 "the backend links no Python; each call runs in a fresh child of an exec'd worker");
+	sb_layer_row(rsinfo, "python", sb_python_layer,
+				 sb_python_layer ? "validator, restricted builtins, import allowlist"
+				 : "switched off by pysandbox.python_layer (tests only)");
+	sb_layer_row(rsinfo, "rlimits", true,
+				 "memory, CPU (timer and RLIMIT_CPU), no processes, no file writes, no core, 16 fds; oom_score_adj 1000");
+	sb_layer_row(rsinfo, "seccomp", (layers & SB_LAYER_SECCOMP) != 0,
+				 (layers & SB_LAYER_SECCOMP) ? "system call allowlist, other ABIs killed"
+				 : "the filter could not be built: every call fails");
+	sb_layer_row(rsinfo, "landlock", (layers & SB_LAYER_LANDLOCK) != 0,
+				 (layers & SB_LAYER_LANDLOCK) ?
+				 psprintf("read-only Python library directories and zoneinfo (ABI %u)", abi) :
+				 sb_allow_weak_isolation ?
+				 "not supported by this kernel; running without it (pysandbox.allow_weak_isolation)" :
+				 "not supported by this kernel; calls are refused unless pysandbox.allow_weak_isolation is on");
+	sb_layer_row(rsinfo, "namespaces", (layers & SB_LAYER_NAMESPACES) != 0,
+				 (layers & SB_LAYER_NAMESPACES) ? "new user, network (no interfaces) and IPC namespaces"
+				 : "unprivileged user namespaces are not available on this server");
+	return (Datum) 0;
+}
+

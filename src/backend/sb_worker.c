@@ -45,6 +45,7 @@
 static int	sb_control_fd = -1;
 static pid_t sb_worker_pid = 0;
 static uint32 sb_worker_layers = 0;
+static uint32 sb_worker_landlock_abi = 0;
 static bool sb_exit_hook_set = false;
 
 /*
@@ -373,6 +374,20 @@ sb_worker_start(void)
 				 errhint("Restart the session after reinstalling pysandbox.")));
 	}
 	sb_worker_layers = payload.ready.layers;
+	sb_worker_landlock_abi = payload.ready.landlock_abi;
+}
+
+/*
+ * The layers the worker can apply on this server (SB_LAYER_* bits) and the
+ * Landlock ABI; starts the worker if the session has none yet.
+ */
+uint32
+sb_sandbox_layers(uint32 *landlock_abi)
+{
+	if (sb_control_fd < 0)
+		sb_worker_start();
+	*landlock_abi = sb_worker_landlock_abi;
+	return sb_worker_layers;
 }
 
 /* The control socket, for callers that wait on it along with the data. */
@@ -419,6 +434,8 @@ sb_sandbox_acquire(const SbSpawnRequest *req)
 					 errhint("An administrator may set pysandbox.allow_weak_isolation to run without it.")));
 		r.flags |= SB_SPAWN_ALLOW_NO_LANDLOCK;
 	}
+	if (sb_worker_layers & SB_LAYER_NAMESPACES)
+		r.flags |= SB_SPAWN_NAMESPACES;
 
 	sb_frame_header_encode(buf, SB_CTL_SPAWN, sizeof(r));
 	memcpy(buf + SB_FRAME_HEADER_SIZE, &r, sizeof(r));

@@ -120,6 +120,7 @@ typedef struct SbFrameHeader
 /* flags in SbSpawnRequest */
 #define SB_SPAWN_PYTHON_LAYER_OFF	0x0001	/* tests only: OS layers alone */
 #define SB_SPAWN_ALLOW_NO_LANDLOCK	0x0002	/* run even where Landlock is missing */
+#define SB_SPAWN_NAMESPACES		0x0004	/* unshare user, net and IPC */
 
 typedef struct SbSpawnRequest
 {
@@ -133,10 +134,13 @@ typedef struct SbReady
 {
 	uint32_t	version;
 	uint32_t	layers;			/* SB_LAYER_* bits the worker can apply */
+	uint32_t	landlock_abi;	/* 0 if Landlock is unavailable */
+	uint32_t	padding;
 } SbReady;
 
-#define SB_LAYER_SECCOMP	0x0001
-#define SB_LAYER_LANDLOCK	0x0002
+#define SB_LAYER_SECCOMP	0x0001	/* the filter compiled */
+#define SB_LAYER_LANDLOCK	0x0002	/* the kernel has Landlock */
+#define SB_LAYER_NAMESPACES	0x0004	/* unprivileged user/net/IPC namespaces */
 
 typedef struct SbSpawned
 {

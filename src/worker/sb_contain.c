@@ -12,6 +12,8 @@
  *	2. environment scrubbed
  *	3. die with the worker, and check the worker is still our parent
  *	4. oom_score_adj 1000: the OOM killer takes us, never PostgreSQL
+ *	4b. namespaces, where unprivileged user namespaces work: a new user,
+ *	   network (no interface at all) and IPC namespace
  *	5. rlimits: memory, CPU (hard = soft + 1 s), processes, file size,
  *	   core, fds; plus a CPU-time timer for millisecond precision
  *	6. no_new_privs, not dumpable (no ptrace or /proc/pid/mem from peers)
@@ -30,6 +32,8 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/wait.h>
+#include <sched.h>
 #include <unistd.h>
 
 /* few fds: 0-2, the data socket, and room for a handful of module reads */
@@ -103,6 +107,28 @@ sb_contain_oom(void)
 	close(fd);
 }
 
+#define SB_NAMESPACE_FLAGS (CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWIPC)
+
+/*
+ * Probe (in the worker, once): can a child of ours unshare its user, net
+ * and IPC namespaces?  Decided by trying it in a short-lived child.
+ */
+bool
+sb_namespaces_work(void)
+{
+	pid_t		pid = fork();
+	int			status;
+
+	if (pid < 0)
+		return false;
+	if (pid == 0)
+		_exit(unshare(SB_NAMESPACE_FLAGS) == 0 ? 0 : 1);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return false;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 /* Current virtual size in bytes, from /proc/self/statm. */
 static unsigned long
 sb_current_vsize(void)
@@ -171,6 +197,8 @@ sb_contain(int data_fd, const SbContainment *c)
 		sb_child_fail("clear the environment", errno);
 	sb_contain_lifetime(c->worker_pid); /* 3 */
 	sb_contain_oom();			/* 4 */
+	if ((c->flags & SB_SPAWN_NAMESPACES) && unshare(SB_NAMESPACE_FLAGS) < 0)	/* 4b */
+		sb_child_fail("enter new user, network and IPC namespaces", errno);
 	sb_contain_rlimits(c);		/* 5 */
 
 	/* 6 */

@@ -153,6 +153,13 @@ sb_seccomp_compile(void)
 	sb_bpf_error = rc == 0 ? 0 : -rc;
 }
 
+/* Did the filter compile?  (If not, every child fails closed.) */
+bool
+sb_seccomp_ready(void)
+{
+	return sb_bpf_len > 0;
+}
+
 /* Resolve syscall names and compile the filter (once, in the worker). */
 void
 sb_seccomp_prepare(void)

@@ -300,7 +300,10 @@ main(int argc, char **argv)
 	/* 3. serve */
 	memset(&ready, 0, sizeof(ready));
 	ready.version = SB_PROTOCOL_VERSION;
-	ready.layers = SB_LAYER_SECCOMP | (sb_landlock_abi() > 0 ? SB_LAYER_LANDLOCK : 0);
+	ready.landlock_abi = (uint32_t) sb_landlock_abi();
+	ready.layers = (sb_seccomp_ready() ? SB_LAYER_SECCOMP : 0) |
+		(ready.landlock_abi > 0 ? SB_LAYER_LANDLOCK : 0) |
+		(sb_namespaces_work() ? SB_LAYER_NAMESPACES : 0);
 	if (sb_send_frame(sb_control_fd, SB_CTL_READY, &ready, sizeof(ready)) < 0)
 		_exit(0);
 

@@ -38,7 +38,11 @@ extern void sb_child_fail(const char *step, int err) __attribute__((noreturn));
 extern int	sb_landlock_abi(void);
 extern int	sb_landlock_apply(const char *const *paths, int npaths);
 
+/* sb_contain.c */
+extern bool sb_namespaces_work(void);
+
 /* sb_seccomp.c */
+extern bool sb_seccomp_ready(void);
 extern void sb_seccomp_prepare(void);
 extern int	sb_seccomp_apply(pid_t self);
 
