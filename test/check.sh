@@ -3,7 +3,8 @@
 # start a throwaway cluster, and run every test:
 #   1. Python-layer unit tests (validator, guard)
 #   2. pg_regress (sql/, expected/)
-#   3. the hostile-payload suite, with and without the Python layer
+#   3. the hostile-payload suite, with and without the Python layer, and
+#      the syscall probe (the seccomp filter against its policy table)
 #   4. the lifecycle suite (cancel, terminate, leaks)
 #   5. the agent repair-loop example of the README
 # Exits non-zero if anything failed; the last line sums it up.
@@ -34,7 +35,7 @@ run() {
 
 run "python layer unit tests" /usr/bin/python3 test/python/test_python_layer.py
 run "pg_regress" sh -c 'make -s installcheck || { cat regression.diffs 2>/dev/null | head -200; exit 1; }'
-for t in test/security/hostile.py test/lifecycle/lifecycle.py test/agent_example.py; do
+for t in test/security/hostile.py test/security/syscall_probe.py test/lifecycle/lifecycle.py test/agent_example.py; do
 	[ -f "$t" ] && run "$t" /usr/bin/python3 "$t"
 done
 
