@@ -15,7 +15,8 @@ OBJS = \
 	src/backend/sb_result.o \
 	src/backend/sb_rows.o \
 	src/backend/sb_run.o \
-	src/protocol/sb_frame.o
+	src/protocol/sb_frame.o \
+	src/protocol/sb_decode.o
 PGFILEDESC = "pysandbox - run untrusted Python next to the data"
 
 REGRESS = basic inputs types errors limits validation security guc rows agents

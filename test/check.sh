@@ -7,6 +7,7 @@
 #      the syscall probe (the seccomp filter against its policy table)
 #   4. the lifecycle suite (cancel, terminate, leaks)
 #   5. the agent repair-loop example of the README
+#   6. a bounded libFuzzer run over the frame and column checks
 # Exits non-zero if anything failed; the last line sums it up.
 set -u
 cd "$(dirname "$0")/.."
@@ -35,6 +36,7 @@ run() {
 
 run "python layer unit tests" /usr/bin/python3 test/python/test_python_layer.py
 run "pg_regress" sh -c 'make -s installcheck || { cat regression.diffs 2>/dev/null | head -200; exit 1; }'
+run "fuzz: the backend's checks on the child's frames (60 s)" sh test/fuzz/build.sh 60
 for t in test/security/hostile.py test/security/syscall_probe.py test/lifecycle/lifecycle.py test/agent_example.py; do
 	[ -f "$t" ] && run "$t" /usr/bin/python3 "$t"
 done

@@ -31,8 +31,6 @@
 #include "storage/latch.h"
 #include "utils/memutils.h"
 
-/* the largest error report we accept; the child shortens its texts well below */
-#define SB_MAX_ERROR_FRAME		(1024 * 1024)
 /* extra time the backend gives the worker to enforce the deadline itself */
 #define SB_DEADLINE_GRACE_MS	2000
 
@@ -160,11 +158,9 @@ typedef struct SbReader
 	uint32		len;
 	char	   *payload;		/* NULL while reading a header */
 	size_t		got;
-	uint64		output_used;	/* STDOUT + RESULT bytes so far */
+	SbDecoder	dec;			/* what may come next, and the output budget */
 	MemoryContext keep;			/* where RESULT, ERROR and row payloads go */
-	bool		rows_mode;		/* ROWS and COLUMN frames are expected */
 	bool		capture;		/* keep STDOUT/STDERR text instead of NOTICEs */
-	int			rows_ncols;		/* COLUMN frames allowed after ROWS */
 	bool		bad;			/* the child broke the protocol */
 } SbReader;
 
@@ -225,57 +221,21 @@ sb_frame_done(SbReader *rd, SbOutcome *out)
 	return true;
 }
 
-/* Count a frame's payload against the output limit. */
-static bool
-sb_within_output(SbReader *rd, SbOutcome *out, const SbLimits *limits)
-{
-	rd->output_used += rd->len;
-	if (rd->output_used > (uint64) limits->max_output_bytes)
-	{
-		out->output_exceeded = true;
-		return false;
-	}
-	return true;
-}
-
-/* A header has arrived: check it before reading anything more. */
+/* A header has arrived: check it (sb_decode.c) before reading anything more. */
 static bool
 sb_header_done(SbReader *rd, SbOutcome *out, const SbLimits *limits)
 {
 	sb_frame_header_decode(rd->hdr, &rd->type, &rd->len);
-	switch (rd->type)
+	switch (sb_decode_header(&rd->dec, rd->type, rd->len))
 	{
-		case SB_DATA_STDOUT:
-		case SB_DATA_STDERR:
-		case SB_DATA_RESULT:
-			if (rd->type == SB_DATA_RESULT && (out->result || out->error))
-				return rd->bad = true, false;
-			if (!sb_within_output(rd, out, limits))
-				return false;
+		case SB_DEC_OK:
 			break;
-		case SB_DATA_ERROR:
-			if (out->result || out->error || out->rows_header || rd->len > SB_MAX_ERROR_FRAME)
-				return rd->bad = true, false;
-			break;
-		case SB_DATA_ROWS:
-			/* only for sandbox_rows, once, and small */
-			if (!rd->rows_mode || out->rows_header || out->result || out->error ||
-				rd->len != sizeof(uint64))
-				return rd->bad = true, false;
-			break;
-		case SB_DATA_COLUMN:
-			if (out->rows_header == NULL || out->error ||
-				list_length(out->rows_columns) >= rd->rows_ncols)
-				return rd->bad = true, false;
-			if (!sb_within_output(rd, out, limits))
-				return false;
-			break;
-		case SB_DATA_VIOLATION:
-			if (rd->len != sizeof(SbViolation))
-				return rd->bad = true, false;
-			break;
+		case SB_DEC_OUTPUT:
+			out->output_exceeded = true;
+			return false;
 		default:
-			return rd->bad = true, false;
+			rd->bad = true;
+			return false;
 	}
 	/* +1 for a terminating NUL, so texts can be used as C strings */
 	rd->payload = MemoryContextAllocHuge((rd->type == SB_DATA_STDOUT || rd->type == SB_DATA_STDERR ||
@@ -376,7 +336,7 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 	memset(out, 0, sizeof(*out));
 	memset(&rd, 0, sizeof(rd));
 	rd.keep = old;
-	rd.rows_mode = req->rows_mode;
+	sb_decoder_init(&rd.dec, (uint64) limits->max_output_bytes, req->rows_mode, req->rows_ncols);
 	rd.capture = req->capture_output;
 	if (req->capture_output)
 	{
@@ -386,7 +346,6 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 		out->stderr_text = makeStringInfo();
 		MemoryContextSwitchTo(keep);
 	}
-	rd.rows_ncols = req->rows_ncols;
 	INSTR_TIME_SET_CURRENT(start);
 	st->sb = sb_sandbox_acquire(&spawn);
 	next_chunk = list_head(req->chunks);

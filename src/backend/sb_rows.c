@@ -48,12 +48,7 @@ typedef struct SbOutColumn
 								 * function needed */
 	Oid			typioparam;
 	int32		typmod;
-	/* payload, once validated */
-	const uint8 *validity;		/* NULL if no NULLs */
-	const char *values;
-	const int64 *offsets;		/* SB_COL_TEXT */
-	const char *text;
-	uint64		text_len;
+	SbColumnView view;			/* the payload, once validated (sb_decode.c) */
 } SbOutColumn;
 
 /* errcontext: which value of the result failed to convert */
@@ -112,58 +107,12 @@ sb_bad_rows(void)
 			 errmsg("sandbox process sent malformed rows")));
 }
 
-/*
- * Check one column payload against nrows and the column's kind, and point
- * the column at its parts.  The payload is hostile: every length is checked
- * before it is used, without overflow (nrows is bounded by the payload).
- */
+/* Validate one column payload against nrows and its kind (sb_decode.c). */
 static void
 sb_bind_payload(SbOutColumn *c, const SbChunk *chunk, uint64 nrows)
 {
-	const char *p = chunk->data;
-	uint64		len = chunk->len;
-	uint64		null_count;
-	uint64		pos = 8;
-	uint64		width;
-
-	if (len < 8 || nrows > len * 8)
+	if (sb_column_check(chunk->data, chunk->len, nrows, c->kind, &c->view) != 0)
 		sb_bad_rows();
-	memcpy(&null_count, p, 8);
-	if (null_count > nrows)
-		sb_bad_rows();
-	c->validity = NULL;
-	if (null_count > 0)
-	{
-		if ((nrows + 7) / 8 > len - pos)
-			sb_bad_rows();
-		c->validity = (const uint8 *) p + pos;
-		pos += (nrows + 7) / 8;
-	}
-	if (c->kind == SB_COL_TEXT)
-	{
-		if (nrows + 1 > (len - pos) / 8)
-			sb_bad_rows();
-		/* memcpy-free access needs alignment; copy the offsets if unaligned */
-		if (((uintptr_t) (p + pos)) % sizeof(int64) != 0)
-		{
-			int64	   *copy = palloc_extended((nrows + 1) * sizeof(int64), MCXT_ALLOC_HUGE);
-
-			memcpy(copy, p + pos, (nrows + 1) * sizeof(int64));
-			c->offsets = copy;
-		}
-		else
-			c->offsets = (const int64 *) (p + pos);
-		pos += (nrows + 1) * 8;
-		c->text = p + pos;
-		c->text_len = len - pos;
-		if (c->offsets[0] != 0 || (uint64) c->offsets[nrows] != c->text_len)
-			sb_bad_rows();
-		return;
-	}
-	width = (c->kind == SB_COL_BOOL) ? 1 : 8;
-	if (len - pos != width * nrows)
-		sb_bad_rows();
-	c->values = p + pos;
 }
 
 /* The Datum for row `row` of a fixed-width column. */
@@ -176,7 +125,7 @@ sb_fixed_datum(SbOutColumn *c, uint64 row)
 	switch (c->kind)
 	{
 		case SB_COL_INT64:
-			memcpy(&i64, c->values + row * 8, 8);
+			memcpy(&i64, c->view.values + row * 8, 8);
 			switch (c->basetype)
 			{
 				case INT2OID:
@@ -195,7 +144,7 @@ sb_fixed_datum(SbOutColumn *c, uint64 row)
 					return Int64GetDatum(i64);
 			}
 		case SB_COL_FLOAT64:
-			memcpy(&f8, c->values + row * 8, 8);
+			memcpy(&f8, c->view.values + row * 8, 8);
 			switch (c->basetype)
 			{
 				case FLOAT4OID:
@@ -210,12 +159,12 @@ sb_fixed_datum(SbOutColumn *c, uint64 row)
 					return DirectFunctionCall1(float8_numeric, Float8GetDatum(f8));
 			}
 		case SB_COL_BOOL:
-			return BoolGetDatum(c->values[row] != 0);
+			return BoolGetDatum(c->view.values[row] != 0);
 		case SB_COL_DATE:
 			{
 				int64		days;
 
-				memcpy(&i64, c->values + row * 8, 8);
+				memcpy(&i64, c->view.values + row * 8, 8);
 				/* floor division: times before 1970 round down to their day */
 				days = i64 / USECS_PER_DAY - ((i64 % USECS_PER_DAY) < 0 ? 1 : 0);
 				days -= POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE;
@@ -229,7 +178,7 @@ sb_fixed_datum(SbOutColumn *c, uint64 row)
 			{
 				Timestamp	ts;
 
-				memcpy(&i64, c->values + row * 8, 8);
+				memcpy(&i64, c->view.values + row * 8, 8);
 				if (pg_sub_s64_overflow(i64, SB_UNIX_OFFSET_US, &ts) || !IS_VALID_TIMESTAMP(ts))
 					ereport(ERROR,
 							(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
@@ -248,24 +197,23 @@ sb_fixed_datum(SbOutColumn *c, uint64 row)
 static Datum
 sb_text_datum(SbOutColumn *c, uint64 row)
 {
-	int64		start = c->offsets[row];
-	int64		end = c->offsets[row + 1] - 1;
-	const char *s = c->text + start;
+	const char *s;
+	uint64		n;
 	char	   *arg;
 
-	if (start < 0 || end < start || (uint64) end >= c->text_len || c->text[end] != '\0')
+	if (sb_column_text(&c->view, row, &s, &n) != 0 || n > MaxAllocSize)
 		sb_bad_rows();
-	if (memchr(s, '\0', end - start) != NULL)
+	if (memchr(s, '\0', n) != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNTRANSLATABLE_CHARACTER),
 				 errmsg("value contains a NUL character")));
-	if (!pg_verify_mbstr(PG_UTF8, s, (int) (end - start), true))
+	if (!pg_verify_mbstr(PG_UTF8, s, (int) n, true))
 		ereport(ERROR,
 				(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
 				 errmsg("value is not valid UTF-8")));
-	arg = pg_any_to_server(s, (int) (end - start), PG_UTF8);
+	arg = pg_any_to_server(s, (int) n, PG_UTF8);
 	if (c->plain_text)
-		return PointerGetDatum(cstring_to_text_with_len(arg, arg == s ? (int) (end - start) : strlen(arg)));
+		return PointerGetDatum(cstring_to_text_with_len(arg, arg == s ? (int) n : strlen(arg)));
 	return InputFunctionCall(&c->input, arg, c->typioparam, c->typmod);
 }
 
@@ -384,8 +332,7 @@ sb_rows_run(FunctionCallInfo fcinfo, const char *code, Jsonb *inputs,
 		for (i = 0; i < ncols; i++)
 		{
 			SbOutColumn *c = &cols[i];
-			bool		valid = c->validity == NULL ||
-				(c->validity[ctx.row / 8] >> (ctx.row % 8)) & 1;
+			bool		valid = sb_column_valid(&c->view, ctx.row);
 
 			ctx.column = c->name;
 			nulls[c->attnum] = !valid;

@@ -182,6 +182,48 @@ typedef struct SbViolation
 	char		name[60];		/* NUL-terminated, may be empty */
 } SbViolation;
 
+/* ---- sb_decode.c: checks on what the child sends (backend, fuzzer) ---- */
+
+/* the largest error report accepted; the child shortens its texts below */
+#define SB_MAX_ERROR_PAYLOAD	(1024 * 1024)
+
+#define SB_DEC_OK		0
+#define SB_DEC_BAD		1		/* protocol violation */
+#define SB_DEC_OUTPUT	2		/* output limit exceeded */
+
+typedef struct SbDecoder
+{
+	uint64_t	output_limit;
+	uint64_t	output_used;	/* STDOUT, STDERR, RESULT and COLUMN bytes */
+	int			rows_mode;		/* ROWS and COLUMN frames expected */
+	int			rows_ncols;		/* how many COLUMN frames */
+	int			columns;		/* COLUMN frames seen */
+	int			have_result;
+	int			have_error;
+	int			have_rows;
+} SbDecoder;
+
+/* a validated column payload (pointers into it) */
+typedef struct SbColumnView
+{
+	int			kind;
+	uint64_t	nrows;
+	uint64_t	null_count;
+	const unsigned char *validity;	/* NULL if no NULLs */
+	const char *values;			/* fixed-width kinds */
+	const char *offsets;		/* var kinds: int64[nrows + 1], unaligned */
+	const char *data;
+	uint64_t	data_len;
+} SbColumnView;
+
+extern void sb_decoder_init(SbDecoder *d, uint64_t output_limit, int rows_mode, int rows_ncols);
+extern int	sb_decode_header(SbDecoder *d, uint32_t type, uint32_t length);
+extern int	sb_column_check(const char *p, uint64_t len, uint64_t nrows, int kind,
+							SbColumnView *v);
+extern int	sb_column_valid(const SbColumnView *v, uint64_t row);
+extern int	sb_column_text(const SbColumnView *v, uint64_t row, const char **start,
+						   uint64_t *length);
+
 /* helpers shared by both sides (sb_frame.c) */
 extern void sb_frame_header_encode(unsigned char *buf, uint32_t type, uint32_t length);
 extern void sb_frame_header_decode(const unsigned char *buf, uint32_t *type, uint32_t *length);

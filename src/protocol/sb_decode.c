@@ -1,0 +1,184 @@
+/*
+ * sb_decode.c
+ *		Checks on what the sandbox child sends, shared by the backend and the
+ *		fuzzer (no PostgreSQL or Python headers).
+ *
+ * The child is hostile.  sb_decode_header() decides, from a frame header
+ * alone and the frames seen so far, whether the backend may read the
+ * payload: the type must be one a child may send, in an order that makes
+ * sense, and the length must fit its type and the output budget.
+ * sb_column_check() validates a whole column payload against the row count
+ * before any value is read, and sb_column_text() bounds every text value.
+ * Nothing here allocates; all arithmetic is overflow-free for any input.
+ */
+#include "sb_protocol.h"
+
+#include <string.h>
+
+/* Set up a decoder for one call. */
+void
+sb_decoder_init(SbDecoder *d, uint64_t output_limit, int rows_mode, int rows_ncols)
+{
+	memset(d, 0, sizeof(*d));
+	d->output_limit = output_limit;
+	d->rows_mode = rows_mode;
+	d->rows_ncols = rows_ncols;
+}
+
+/*
+ * Check a frame header before its payload is read.  Returns SB_DEC_OK,
+ * SB_DEC_BAD (protocol violation: stop the child) or SB_DEC_OUTPUT (the
+ * output limit: stop the child and say so).  On SB_DEC_OK the frame is
+ * counted as received.
+ */
+int
+sb_decode_header(SbDecoder *d, uint32_t type, uint32_t length)
+{
+	switch (type)
+	{
+		case SB_DATA_RESULT:
+			if (d->have_result || d->have_error || d->have_rows || d->rows_mode)
+				return SB_DEC_BAD;
+			/* FALLTHROUGH */
+		case SB_DATA_STDOUT:
+		case SB_DATA_STDERR:
+			d->output_used += length;
+			if (d->output_used > d->output_limit)
+				return SB_DEC_OUTPUT;
+			if (type == SB_DATA_RESULT)
+				d->have_result = 1;
+			return SB_DEC_OK;
+		case SB_DATA_ERROR:
+			if (d->have_result || d->have_error || d->have_rows ||
+				length > SB_MAX_ERROR_PAYLOAD)
+				return SB_DEC_BAD;
+			d->have_error = 1;
+			return SB_DEC_OK;
+		case SB_DATA_ROWS:
+			if (!d->rows_mode || d->have_rows || d->have_result || d->have_error ||
+				length != sizeof(uint64_t))
+				return SB_DEC_BAD;
+			d->have_rows = 1;
+			return SB_DEC_OK;
+		case SB_DATA_COLUMN:
+			if (!d->have_rows || d->have_error || d->columns >= d->rows_ncols)
+				return SB_DEC_BAD;
+			d->output_used += length;
+			if (d->output_used > d->output_limit)
+				return SB_DEC_OUTPUT;
+			d->columns++;
+			return SB_DEC_OK;
+		case SB_DATA_VIOLATION:
+			if (length != sizeof(SbViolation))
+				return SB_DEC_BAD;
+			return SB_DEC_OK;
+		default:
+			return SB_DEC_BAD;
+	}
+}
+
+/* Is kind one this protocol knows, and does it carry var-length values? */
+static int
+sb_kind_width(int kind, int *is_var)
+{
+	*is_var = 0;
+	switch (kind)
+	{
+		case SB_COL_BOOL:
+			return 1;
+		case SB_COL_INT64:
+		case SB_COL_FLOAT64:
+		case SB_COL_DATE:
+		case SB_COL_TIMESTAMP:
+		case SB_COL_TIMESTAMPTZ:
+		case SB_COL_INTERVAL:
+			return 8;
+		case SB_COL_TEXT:
+		case SB_COL_JSON:
+		case SB_COL_BYTES:
+		case SB_COL_DECIMAL:
+			*is_var = 1;
+			return 0;
+		default:
+			return -1;
+	}
+}
+
+/*
+ * Validate a column payload of nrows values of the given kind and fill v.
+ * Returns 0, or -1 if the payload does not have exactly that shape.
+ */
+int
+sb_column_check(const char *p, uint64_t len, uint64_t nrows, int kind, SbColumnView *v)
+{
+	uint64_t	pos = 8;
+	int			is_var;
+	int			width = sb_kind_width(kind, &is_var);
+
+	memset(v, 0, sizeof(*v));
+	/* every row costs at least one bit, so nrows is bounded by len */
+	if (width < 0 || len < 8 || nrows > len * 8)
+		return -1;
+	memcpy(&v->null_count, p, 8);
+	if (v->null_count > nrows)
+		return -1;
+	if (v->null_count > 0)
+	{
+		if ((nrows + 7) / 8 > len - pos)
+			return -1;
+		v->validity = (const unsigned char *) p + pos;
+		pos += (nrows + 7) / 8;
+	}
+	v->nrows = nrows;
+	v->kind = kind;
+	if (is_var)
+	{
+		int64_t		first,
+					last;
+
+		if (nrows + 1 > (len - pos) / 8)
+			return -1;
+		v->offsets = p + pos;
+		pos += (nrows + 1) * 8;
+		v->data = p + pos;
+		v->data_len = len - pos;
+		memcpy(&first, v->offsets, 8);
+		memcpy(&last, v->offsets + nrows * 8, 8);
+		if (first != 0 || last < 0 || (uint64_t) last != v->data_len)
+			return -1;
+		return 0;
+	}
+	if (len - pos != (uint64_t) width * nrows)
+		return -1;
+	v->values = p + pos;
+	return 0;
+}
+
+/* Is row present (not NULL)? */
+int
+sb_column_valid(const SbColumnView *v, uint64_t row)
+{
+	return v->validity == NULL || ((v->validity[row / 8] >> (row % 8)) & 1);
+}
+
+/*
+ * Bounds of text value `row`: it spans offsets[row] to offsets[row + 1] - 1
+ * and must be followed by its NUL terminator.  Returns 0 and sets *start
+ * and *length, or -1 if the offsets are inconsistent.
+ */
+int
+sb_column_text(const SbColumnView *v, uint64_t row, const char **start, uint64_t *length)
+{
+	int64_t		from,
+				to;
+
+	if (row >= v->nrows)
+		return -1;
+	memcpy(&from, v->offsets + row * 8, 8);
+	memcpy(&to, v->offsets + (row + 1) * 8, 8);
+	if (from < 0 || to <= from || (uint64_t) to > v->data_len || v->data[to - 1] != '\0')
+		return -1;
+	*start = v->data + from;
+	*length = (uint64_t) (to - 1 - from);
+	return 0;
+}
