@@ -8,6 +8,7 @@
 #   4. the lifecycle suite (cancel, terminate, leaks)
 #   5. the agent repair-loop example of the README
 #   6. a bounded libFuzzer run over the frame and column checks
+#   7. a real streaming replica: sandbox calls on a hot standby
 # Exits non-zero if anything failed; the last line sums it up.
 set -u
 cd "$(dirname "$0")/.."
@@ -37,6 +38,7 @@ run() {
 run "python layer unit tests" /usr/bin/python3 test/python/test_python_layer.py
 run "pg_regress" sh -c 'make -s installcheck || { cat regression.diffs 2>/dev/null | head -200; exit 1; }'
 run "fuzz: the backend's checks on the child's frames (60 s)" sh test/fuzz/build.sh 60
+run "hot standby" sh test/standby/standby.sh
 for t in test/security/hostile.py test/security/syscall_probe.py test/lifecycle/lifecycle.py test/agent_example.py; do
 	[ -f "$t" ] && run "$t" /usr/bin/python3 "$t"
 done
