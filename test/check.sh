@@ -9,6 +9,8 @@
 #   5. the agent repair-loop example of the README
 #   6. a bounded libFuzzer run over the frame and column checks
 #   7. a real streaming replica: sandbox calls on a hot standby
+#   8. the soak (10,000 mixed calls) and pgbench (8 x 1,000 calls); set
+#      PYSANDBOX_SOAK_CALLS / PYSANDBOX_PGBENCH_CALLS lower for a quick run
 # Exits non-zero if anything failed; the last line sums it up.
 set -u
 cd "$(dirname "$0")/.."
@@ -39,9 +41,13 @@ run "python layer unit tests" /usr/bin/python3 test/python/test_python_layer.py
 run "pg_regress" sh -c 'make -s installcheck || { cat regression.diffs 2>/dev/null | head -200; exit 1; }'
 run "fuzz: the backend's checks on the child's frames (60 s)" sh test/fuzz/build.sh 60
 run "hot standby" sh test/standby/standby.sh
-for t in test/security/hostile.py test/security/syscall_probe.py test/lifecycle/lifecycle.py test/agent_example.py; do
+for t in test/security/hostile.py test/security/syscall_probe.py test/agent_example.py; do
 	[ -f "$t" ] && run "$t" /usr/bin/python3 "$t"
 done
+# the soak: 10,000 consecutive calls mixing successes, exceptions, timeouts,
+# cancels, memory bombs and crashes, after the lifecycle checks
+run "lifecycle and soak (10,000 calls)" /usr/bin/python3 test/lifecycle/lifecycle.py --calls "${PYSANDBOX_SOAK_CALLS:-10000}"
+run "pgbench: 8 clients x 1,000 calls" sh test/load/pgbench.sh 8 "${PYSANDBOX_PGBENCH_CALLS:-1000}"
 
 if grep -E "terminated by signal|server process .* was terminated|database system was interrupted" "$PYSANDBOX_TEST_DIR/log" >/dev/null 2>&1; then
 	echo "== the server log shows a crashed backend:"

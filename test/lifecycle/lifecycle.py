@@ -464,6 +464,9 @@ class Suite:
             ("cancel", LOOP, {"timeout_ms": 10000}, None, "57014"),
             ("list bomb", "def main():\n    x = []\n    while True:\n"
                           "        x.append(' ' * 100000)\n", {"memory_mb": 64}, None, "53200"),
+            # a segfault in native code (the Python layer is off for this call)
+            ("crash", "import ctypes\ndef main():\n    return ctypes.string_at(0)\n",
+             {}, None, "39000"),
         ]
         counts = {k[0]: 0 for k in kinds}
         problems = []
@@ -481,11 +484,15 @@ class Suite:
                 call.join(10)
                 got = call.error.pgcode if call.error else None
             else:
+                if name == "crash":
+                    conn.cursor().execute("SET pysandbox.python_layer = off")
                 try:
                     execute(conn, code, options, inputs)
                     got = None
                 except psycopg2.Error as exc:
                     got = exc.pgcode
+                if name == "crash":
+                    conn.cursor().execute("RESET pysandbox.python_layer")
             if got != want:
                 problems.append("call %d (%s): got %s, expected %s" % (i, name, got, want))
             counts[name] += 1
