@@ -16,9 +16,11 @@ P1=54350
 P2=54351
 as_pg() { su postgres -s /bin/sh -c "$*"; }
 
+# A fast (not immediate) stop lets each backend take its sandbox worker
+# down cleanly; an immediate stop would leave them to init to reap.
 stop_all() {
 	for d in "$DIR/standby" "$DIR/primary"; do
-		[ -f "$d/postmaster.pid" ] && as_pg "$BIN/pg_ctl -D $d -m immediate stop" >/dev/null 2>&1
+		[ -f "$d/postmaster.pid" ] && as_pg "$BIN/pg_ctl -D $d -m fast -w stop" >/dev/null 2>&1
 	done
 }
 stop_all
