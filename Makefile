@@ -25,8 +25,8 @@ REGRESS_OPTS = --load-extension=pysandbox
 PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 
-# Always Debian's interpreter: the python3-config found first on PATH may be
-# another Python without pandas.
+# Always Debian's interpreter, pinned by path: the first Python on PATH may
+# be another one, without pandas.
 PYTHON_CONFIG = /usr/bin/python3-config
 PY_CFLAGS := $(shell $(PYTHON_CONFIG) --cflags --embed)
 PY_LDFLAGS := $(shell $(PYTHON_CONFIG) --ldflags --embed)
