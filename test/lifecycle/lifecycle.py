@@ -170,17 +170,18 @@ class Call(threading.Thread):
                           (self.error.diag.message_primary or str(self.error)).strip())
 
 
-def wait_running(backend, timeout=15.0, settle=0.05):
+def wait_running(backend, timeout=15.0, settle=0.05, exclude=()):
     """Wait until the backend's worker has a sandbox child; return (worker, child).
 
     The sandbox child is a fork of the worker (same executable); this tells it
     from the short-lived helpers pandas runs while a new worker warms up.
+    Children in `exclude` (a previous call's, still being reaped) don't count.
     """
     found = {}
 
     def running():
         worker, kids = worker_of(backend)
-        kids = [k for k in kids if exe_of(k) == WORKER_EXE]
+        kids = [k for k in kids if exe_of(k) == WORKER_EXE and k not in exclude]
         if worker and kids:
             found["worker"], found["child"] = worker, kids[0]
             return True
@@ -476,13 +477,18 @@ class Suite:
             name, code, options, inputs, want = kinds[i % len(kinds)]
             del notices[:]
             if name == "cancel":
+                before = set(worker_of(backend)[1])
                 call = Call(conn, code, options, inputs)
                 call.start()
-                if wait_running(backend, settle=0.01)[1] is None:
+                if wait_running(backend, settle=0.01, exclude=before)[1] is None:
                     problems.append("call %d (cancel): no sandbox child" % i)
+                cancelled = time.monotonic()
                 self.admin_sql("SELECT pg_cancel_backend(%s)", backend)
                 call.join(10)
                 got = call.error.pgcode if call.error else None
+                took = time.monotonic() - cancelled
+                if took > 1.0:
+                    problems.append("call %d (cancel): ended %.1f s after the cancel" % (i, took))
             else:
                 if name == "crash":
                     conn.cursor().execute("SET pysandbox.python_layer = off")
