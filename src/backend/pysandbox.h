@@ -195,5 +195,6 @@ extern void sb_check_outcome(const SbOutcome *out, const SbLimits *limits);
 extern Jsonb *sb_result_to_jsonb(const SbOutcome *out, const SbLimits *limits);
 extern void sb_emit_print(const char *text, Size len);
 extern bool sb_text_ok(const char *text, Size len);
+extern bool sb_json_ok(char *text, Size len);
 
 #endif							/* PYSANDBOX_H */

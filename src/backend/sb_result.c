@@ -31,7 +31,7 @@ sb_text_ok(const char *text, Size len)
 }
 
 /* Is text valid JSON (by PostgreSQL's parser, without raising)? */
-static bool
+bool
 sb_json_ok(char *text, Size len)
 {
 	JsonLexContext *lex;
