@@ -36,6 +36,7 @@ WORKER_OBJS = \
 	src/worker/sb_worker.wo \
 	src/worker/sb_contain.wo \
 	src/worker/sb_landlock.wo \
+	src/worker/sb_mountns.wo \
 	src/worker/sb_seccomp.wo \
 	src/worker/sb_python.wo \
 	src/worker/sb_embedded.wo \

@@ -31,6 +31,15 @@ extern char *sb_allowed_modules;
 extern int	sb_print_mode;
 extern bool sb_python_layer;
 extern bool sb_allow_weak_isolation;
+extern int	sb_filesystem_layer;
+
+/* pysandbox.filesystem_layer */
+typedef enum SbFilesystemLayer
+{
+	SB_FS_AUTO,
+	SB_FS_LANDLOCK,
+	SB_FS_MOUNT_NAMESPACE
+} SbFilesystemLayer;
 
 #define SB_PRINT_NOTICE		0
 #define SB_PRINT_DISCARD	1

@@ -22,6 +22,7 @@ char	   *sb_allowed_modules = NULL;
 int			sb_print_mode = SB_PRINT_NOTICE;
 bool		sb_python_layer = true;
 bool		sb_allow_weak_isolation = false;
+int			sb_filesystem_layer = SB_FS_AUTO;
 
 #define SB_DEFAULT_MODULES \
 	"math, statistics, json, datetime, decimal, fractions, re, collections, " \
@@ -31,6 +32,13 @@ bool		sb_allow_weak_isolation = false;
 static const struct config_enum_entry sb_print_options[] = {
 	{"notice", SB_PRINT_NOTICE, false},
 	{"discard", SB_PRINT_DISCARD, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry sb_filesystem_options[] = {
+	{"auto", SB_FS_AUTO, false},
+	{"landlock", SB_FS_LANDLOCK, false},
+	{"mount_namespace", SB_FS_MOUNT_NAMESPACE, false},
 	{NULL, 0, false}
 };
 
@@ -175,11 +183,19 @@ sb_guc_init(void)
 							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("pysandbox.allow_weak_isolation",
-							 "Run even where Landlock filesystem confinement is unavailable.",
+							 "Run even where no filesystem confinement is available.",
 							 NULL,
 							 &sb_allow_weak_isolation,
 							 false,
 							 PGC_SIGHUP, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("pysandbox.filesystem_layer",
+							 "How children are confined to the Python library directories: auto, landlock or mount_namespace.",
+							 "auto uses Landlock where the kernel has it and a mount namespace otherwise.",
+							 &sb_filesystem_layer,
+							 SB_FS_AUTO, sb_filesystem_options,
+							 PGC_SUSET, 0,
 							 NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("pysandbox");

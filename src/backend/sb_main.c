@@ -227,6 +227,8 @@ sandbox_layers(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	uint32		abi = 0;
 	uint32		layers = sb_sandbox_layers(&abi);
+	bool		landlock,
+				mountns;
 
 	InitMaterializedSRF(fcinfo, 0);
 	sb_layer_row(rsinfo, "process", true,
@@ -239,12 +241,26 @@ sandbox_layers(PG_FUNCTION_ARGS)
 	sb_layer_row(rsinfo, "seccomp", (layers & SB_LAYER_SECCOMP) != 0,
 				 (layers & SB_LAYER_SECCOMP) ? "system call allowlist, other ABIs killed"
 				 : "the filter could not be built: every call fails");
-	sb_layer_row(rsinfo, "landlock", (layers & SB_LAYER_LANDLOCK) != 0,
-				 (layers & SB_LAYER_LANDLOCK) ?
+	landlock = (layers & SB_LAYER_LANDLOCK) != 0 && sb_filesystem_layer != SB_FS_MOUNT_NAMESPACE;
+	mountns = (layers & SB_LAYER_MOUNTNS) != 0 && !landlock && sb_filesystem_layer != SB_FS_LANDLOCK;
+	sb_layer_row(rsinfo, "landlock", landlock,
+				 landlock ?
 				 psprintf("read-only Python library directories and zoneinfo (ABI %u)", abi) :
-				 sb_allow_weak_isolation ?
-				 "not supported by this kernel; running without it (pysandbox.allow_weak_isolation)" :
-				 "not supported by this kernel; calls are refused unless pysandbox.allow_weak_isolation is on");
+				 (layers & SB_LAYER_LANDLOCK) ?
+				 "available, but pysandbox.filesystem_layer chose a mount namespace" :
+				 "not supported by this kernel");
+	sb_layer_row(rsinfo, "mount_namespace", mountns,
+				 mountns ?
+				 "a read-only root holding only the Python library directories and zoneinfo" :
+				 landlock ? "not needed: Landlock confines the file system" :
+				 (layers & SB_LAYER_MOUNTNS) ?
+				 "available, but pysandbox.filesystem_layer chose Landlock" :
+				 "cannot be created here (unprivileged user namespaces are off)");
+	if (!landlock && !mountns)
+		sb_layer_row(rsinfo, "filesystem", false,
+					 sb_allow_weak_isolation ?
+					 "no filesystem confinement; running without it (pysandbox.allow_weak_isolation)" :
+					 "no filesystem confinement; calls are refused unless pysandbox.allow_weak_isolation is on");
 	sb_layer_row(rsinfo, "namespaces", (layers & SB_LAYER_NAMESPACES) != 0,
 				 (layers & SB_LAYER_NAMESPACES) ? "new user, network (no interfaces) and IPC namespaces"
 				 : "unprivileged user namespaces are not available on this server");

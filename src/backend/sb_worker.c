@@ -398,6 +398,49 @@ sb_sandbox_control_fd(void)
 }
 
 /*
+ * The spawn flags that confine a child's filesystem view, following
+ * pysandbox.filesystem_layer and what the worker found it can do.  Raises
+ * an error where the chosen layer is missing, unless an administrator
+ * allowed running without one.
+ */
+static uint32
+sb_filesystem_flags(uint32 layers)
+{
+	bool		landlock = (layers & SB_LAYER_LANDLOCK) != 0;
+	bool		mountns = (layers & SB_LAYER_MOUNTNS) != 0;
+
+	switch (sb_filesystem_layer)
+	{
+		case SB_FS_LANDLOCK:
+			if (landlock)
+				return 0;
+			break;
+		case SB_FS_MOUNT_NAMESPACE:
+			if (mountns)
+				return SB_SPAWN_FS_MOUNT;
+			break;
+		default:
+			if (landlock)
+				return 0;
+			if (mountns)
+				return SB_SPAWN_FS_MOUNT;
+			break;
+	}
+	if (!sb_allow_weak_isolation)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("sandbox filesystem confinement is not available on this server"),
+				 errdetail("%s",
+						   sb_filesystem_layer == SB_FS_LANDLOCK ?
+						   "pysandbox.filesystem_layer is landlock and the kernel does not support Landlock." :
+						   sb_filesystem_layer == SB_FS_MOUNT_NAMESPACE ?
+						   "pysandbox.filesystem_layer is mount_namespace and this server cannot create one (unprivileged user namespaces are off)." :
+						   "The kernel does not support Landlock and this server cannot create a mount namespace."),
+				 errhint("An administrator may set pysandbox.allow_weak_isolation to run without it.")));
+	return SB_SPAWN_ALLOW_NO_LANDLOCK;
+}
+
+/*
  * Get a fresh contained child for one call.  The caller must
  * sb_sandbox_release() it on every path (sb_call.c ties that to a memory
  * context callback; a transaction or subtransaction abort releases it too).
@@ -424,16 +467,7 @@ sb_sandbox_acquire(const SbSpawnRequest *req)
 	if (sb_control_fd < 0)
 		sb_worker_start();
 
-	if (!(sb_worker_layers & SB_LAYER_LANDLOCK))
-	{
-		if (!sb_allow_weak_isolation)
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("sandbox filesystem confinement is not available on this server"),
-					 errdetail("The kernel does not support Landlock."),
-					 errhint("An administrator may set pysandbox.allow_weak_isolation to run without it.")));
-		r.flags |= SB_SPAWN_ALLOW_NO_LANDLOCK;
-	}
+	r.flags |= sb_filesystem_flags(sb_worker_layers);
 	if (sb_worker_layers & SB_LAYER_NAMESPACES)
 		r.flags |= SB_SPAWN_NAMESPACES;
 

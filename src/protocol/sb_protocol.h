@@ -121,6 +121,7 @@ typedef struct SbFrameHeader
 #define SB_SPAWN_PYTHON_LAYER_OFF	0x0001	/* tests only: OS layers alone */
 #define SB_SPAWN_ALLOW_NO_LANDLOCK	0x0002	/* run even where Landlock is missing */
 #define SB_SPAWN_NAMESPACES		0x0004	/* unshare user, net and IPC */
+#define SB_SPAWN_FS_MOUNT		0x0008	/* a mount namespace instead of Landlock */
 
 typedef struct SbSpawnRequest
 {
@@ -141,6 +142,7 @@ typedef struct SbReady
 #define SB_LAYER_SECCOMP	0x0001	/* the filter compiled */
 #define SB_LAYER_LANDLOCK	0x0002	/* the kernel has Landlock */
 #define SB_LAYER_NAMESPACES	0x0004	/* unprivileged user/net/IPC namespaces */
+#define SB_LAYER_MOUNTNS	0x0008	/* a read-only mount namespace root works */
 
 typedef struct SbSpawned
 {

@@ -13,11 +13,14 @@
  *	3. die with the worker, and check the worker is still our parent
  *	4. oom_score_adj 1000: the OOM killer takes us, never PostgreSQL
  *	4b. namespaces, where unprivileged user namespaces work: a new user,
- *	   network (no interface at all) and IPC namespace
+ *	   network (no interface at all) and IPC namespace; where Landlock is
+ *	   missing (or an administrator chose it), a mount namespace whose root
+ *	   holds only the Python library directories, read-only (sb_mountns.c)
  *	5. rlimits: memory, CPU (hard = soft + 1 s), processes, file size,
  *	   core, fds; plus a CPU-time timer for millisecond precision
  *	6. no_new_privs, not dumpable (no ptrace or /proc/pid/mem from peers)
  *	7. Landlock: read-only access to the Python library directories
+ *	   (skipped when 4b built a mount namespace root instead)
  *	8. seccomp allowlist (last: it forbids the calls the steps above need)
  */
 #include "sb_worker.h"
@@ -129,6 +132,36 @@ sb_namespaces_work(void)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+/*
+ * Probe (in the worker, once): can a child build the mount namespace root
+ * of step 4b?  The whole procedure is tried in a short-lived child, since
+ * any of its steps may be refused (user namespaces off, locked mounts).
+ */
+bool
+sb_mountns_works(const SbContainment *c)
+{
+	uid_t		uid = getuid();
+	gid_t		gid = getgid();
+	pid_t		pid = fork();
+	int			status;
+
+	if (pid < 0)
+		return false;
+	if (pid == 0)
+	{
+		const char *step;
+
+		if (unshare(SB_NAMESPACE_FLAGS) < 0)
+			_exit(1);
+		_exit(sb_mountns_apply(c->read_paths, c->n_read_paths, uid, gid, &step) == 0 &&
+			  access("/proc/self", F_OK) < 0 ? 0 : 1);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return false;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 /* Current virtual size in bytes, from /proc/self/statm. */
 static unsigned long
 sb_current_vsize(void)
@@ -166,9 +199,9 @@ sb_setrlimit(int resource, rlim_t soft, rlim_t hard, const char *what)
  * SIGKILL at soft + 1 s, since SIGXCPU can be ignored).
  */
 static void
-sb_contain_rlimits(const SbContainment *c)
+sb_contain_rlimits(const SbContainment *c, unsigned long base_vsize)
 {
-	rlim_t		mem = (rlim_t) sb_current_vsize() + (rlim_t) c->memory_mb * 1024 * 1024;
+	rlim_t		mem = (rlim_t) base_vsize + (rlim_t) c->memory_mb * 1024 * 1024;
 	rlim_t		cpu_s = (c->cpu_ms + 999) / 1000 + 1;
 	struct itimerval it;
 
@@ -192,14 +225,30 @@ sb_contain_rlimits(const SbContainment *c)
 void
 sb_contain(int data_fd, const SbContainment *c)
 {
+	unsigned long base_vsize;
+	uid_t		uid = getuid();
+	gid_t		gid = getgid();
+
 	sb_contain_fds(data_fd, c->devnull_fd);	/* 1 */
 	if (clearenv() != 0)		/* 2 */
 		sb_child_fail("clear the environment", errno);
 	sb_contain_lifetime(c->worker_pid); /* 3 */
 	sb_contain_oom();			/* 4 */
-	if ((c->flags & SB_SPAWN_NAMESPACES) && unshare(SB_NAMESPACE_FLAGS) < 0)	/* 4b */
+	/* read while /proc is still there: a mount namespace root has none */
+	base_vsize = sb_current_vsize();
+
+	/* 4b */
+	if ((c->flags & (SB_SPAWN_NAMESPACES | SB_SPAWN_FS_MOUNT)) &&
+		unshare(SB_NAMESPACE_FLAGS) < 0)
 		sb_child_fail("enter new user, network and IPC namespaces", errno);
-	sb_contain_rlimits(c);		/* 5 */
+	if (c->flags & SB_SPAWN_FS_MOUNT)
+	{
+		const char *step;
+
+		if (sb_mountns_apply(c->read_paths, c->n_read_paths, uid, gid, &step) < 0)
+			sb_child_fail(step, errno);
+	}
+	sb_contain_rlimits(c, base_vsize);	/* 5 */
 
 	/* 6 */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
@@ -208,7 +257,8 @@ sb_contain(int data_fd, const SbContainment *c)
 		sb_child_fail("clear the dumpable flag", errno);
 
 	/* 7 */
-	if (sb_landlock_apply(c->read_paths, c->n_read_paths) < 0 &&
+	if (!(c->flags & SB_SPAWN_FS_MOUNT) &&
+		sb_landlock_apply(c->read_paths, c->n_read_paths) < 0 &&
 		!(c->flags & SB_SPAWN_ALLOW_NO_LANDLOCK))
 		sb_child_fail("confine the file system with Landlock", errno);
 

@@ -75,7 +75,11 @@ static const SbSyscallRule sb_policy[] = {
 	{"write", SB_ALLOW}, {"writev", SB_ALLOW},
 	{"openat", SB_READ_ONLY_OPEN, 2}, {"open", SB_READ_ONLY_OPEN, 1},
 	{"openat2", SB_ENOSYS},
-	{"close", SB_ALLOW}, {"lseek", SB_ALLOW}, {"fcntl", SB_ALLOW},
+	{"close", SB_ALLOW}, {"lseek", SB_ALLOW},
+	/* no F_SETOWN / F_SETSIG / F_SETLEASE / F_NOTIFY: SIGIO could reach others */
+	{"fcntl", SB_ARG_EQUALS, 1, F_GETFD}, {"fcntl", SB_ARG_EQUALS, 1, F_SETFD},
+	{"fcntl", SB_ARG_EQUALS, 1, F_GETFL}, {"fcntl", SB_ARG_EQUALS, 1, F_SETFL},
+	{"fcntl", SB_ARG_EQUALS, 1, F_DUPFD_CLOEXEC},
 	{"fstat", SB_ALLOW}, {"stat", SB_ALLOW}, {"lstat", SB_ALLOW},
 	{"newfstatat", SB_ALLOW}, {"statx", SB_ALLOW},
 	{"access", SB_ALLOW}, {"faccessat", SB_ALLOW}, {"faccessat2", SB_ALLOW},

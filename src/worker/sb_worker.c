@@ -303,7 +303,8 @@ main(int argc, char **argv)
 	ready.landlock_abi = (uint32_t) sb_landlock_abi();
 	ready.layers = (sb_seccomp_ready() ? SB_LAYER_SECCOMP : 0) |
 		(ready.landlock_abi > 0 ? SB_LAYER_LANDLOCK : 0) |
-		(sb_namespaces_work() ? SB_LAYER_NAMESPACES : 0);
+		(sb_namespaces_work() ? SB_LAYER_NAMESPACES : 0) |
+		(sb_mountns_works(&sb_containment) ? SB_LAYER_MOUNTNS : 0);
 	if (sb_send_frame(sb_control_fd, SB_CTL_READY, &ready, sizeof(ready)) < 0)
 		_exit(0);
 

@@ -38,8 +38,13 @@ extern void sb_child_fail(const char *step, int err) __attribute__((noreturn));
 extern int	sb_landlock_abi(void);
 extern int	sb_landlock_apply(const char *const *paths, int npaths);
 
+/* sb_mountns.c */
+extern int	sb_mountns_apply(const char *const *paths, int npaths, uid_t uid,
+							 gid_t gid, const char **step);
+
 /* sb_contain.c */
 extern bool sb_namespaces_work(void);
+extern bool sb_mountns_works(const SbContainment *c);
 
 /* sb_seccomp.c */
 extern bool sb_seccomp_ready(void);

@@ -12,12 +12,15 @@ directory and server log from PYSANDBOX_TEST_DIR (default /tmp/pysandbox-test).
 Each payload is a module for sandbox_execute(code, inputs, '{main}', options)
 whose last step does real harm: read a canary file, write a file, connect,
 start a program, signal or trace another process, crash, or exhaust a limit.
-It runs in up to three modes:
+It runs in up to four modes:
 
   on      the Python layer is on: most payloads are rejected by the validator
           (42501) or the runtime guard before anything runs;
   off     SET pysandbox.python_layer = off (superuser): real builtins and real
           imports, so only the OS layers (rlimits, seccomp, Landlock) stand;
+  mount   as "off", with pysandbox.filesystem_layer = mount_namespace: the
+          file system is confined by a mount namespace instead of Landlock
+          (the fallback for kernels without Landlock), and must hold alike;
   bypass  the Python layer is on, but the payload is wrapped in a known
           escape from it (pandas.eval of a computed string reaching the real
           builtins), which is what an ordinary role could do.  Runs only while
@@ -157,6 +160,36 @@ SYSCALLS = {   # the few numbers the raw-syscall payloads need
 }
 NR = SYSCALLS.get(platform.machine(), {})
 
+
+def ia32_entry_works():
+    """Does this kernel serve int 0x80 (i386 system calls) at all?
+
+    Tried here, outside the sandbox, in a forked child: "mov eax, 20 (i386
+    getpid); int 0x80; ret" in a private executable page.  Where the kernel
+    runs without ia32 emulation the instruction faults (SIGSEGV) before any
+    seccomp filter could see it, so the payload below can only crash; where
+    it works, the sandbox's filter must kill the process (bad architecture).
+    """
+    if platform.machine() != "x86_64":
+        return False
+    import ctypes
+    import mmap
+    pid = os.fork()
+    if pid == 0:
+        try:
+            page = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+            page.write(b"\xb8\x14\x00\x00\x00\xcd\x80\xc3")
+            addr = ctypes.addressof(ctypes.c_char.from_buffer(page))
+            got = ctypes.CFUNCTYPE(ctypes.c_long)(addr)()
+            os._exit(0 if got == os.getpid() else 1)
+        except BaseException:
+            os._exit(1)
+    _pid, status = os.waitpid(pid, 0)
+    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+IA32_ENTRY = ia32_entry_works()
+
 CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWNET = 0x20000, 0x10000000, 0x40000000
 CLONE_VM, CLONE_SIGHAND, CLONE_THREAD = 0x100, 0x800, 0x10000
 O_WRONLY, O_RDWR, O_CREAT, O_TRUNC = 0o1, 0o2, 0o100, 0o1000
@@ -166,12 +199,14 @@ class Payload:
     """One hostile module and the outcomes allowed in each mode."""
 
     def __init__(self, name, code, on=PYLAYER, off=None, bypass=None,
-                 options=None):
+                 mount=None, options=None):
         self.name = name
         self.code = textwrap.dedent(code).lstrip("\n")
         self.expect = {"on": set(on), "off": set(off if off is not None else on)}
         self.expect["bypass"] = set(bypass if bypass is not None
                                     else self.expect["off"])
+        self.expect["mount"] = set(mount if mount is not None
+                                   else self.expect["off"])
         self.options = options or {}
 
 
@@ -447,12 +482,16 @@ PAYLOADS = [
         import pandas as pd
         def main(write_dir):
             pd.DataFrame({"a": [1]}).to_csv(write_dir + "/pwned.csv")
-        """, off={SECCOMP}),
+        """, off={SECCOMP},
+        # the directory is absent from a mount namespace root: pandas says so first
+        mount={SECCOMP, DENIED}),
     Payload("to-csv-datadir", """
         import pandas as pd
         def main(data_dir):
             pd.DataFrame({"a": [1]}).to_csv(data_dir + "/pysandbox_pwned.csv")
-        """, off={SECCOMP}),
+        """, off={SECCOMP},
+        # the directory is absent from a mount namespace root: pandas says so first
+        mount={SECCOMP, DENIED}),
     Payload("numpy-save-write-dir", """
         import numpy as np
         def main(write_dir):
@@ -827,6 +866,37 @@ SYSCALL_PAYLOADS = [
         "syscall-openat-x32-abi",
         "return check(libc.syscall(%d, -100, canary_tmp.encode(), 0), 'x32 openat')"
         % (NR["x32_offset"] + 257), params="canary_tmp"),
+    # the i386 ABI: execute an existing "int 0x80" (cd 80) found in libc's
+    # executable segment (new executable memory is refused), with eax = 5,
+    # i386 open, and ebx pointing at the canary path
+    ctypes_payload("int80-i386-open-canary", """
+        import struct
+        class DlInfo(ctypes.Structure):
+            _fields_ = [("fname", ctypes.c_char_p), ("fbase", ctypes.c_void_p),
+                        ("sname", ctypes.c_char_p), ("saddr", ctypes.c_void_p)]
+        info = DlInfo()
+        fn = ctypes.cast(libc.syscall, ctypes.c_void_p)
+        if not libc.dladdr(fn, ctypes.byref(info)):
+            raise RuntimeError("dladdr failed")
+        base = info.fbase
+        ehdr = ctypes.string_at(base, 64)
+        phoff = struct.unpack_from("<Q", ehdr, 32)[0]
+        phentsize, phnum = struct.unpack_from("<HH", ehdr, 54)
+        for i in range(phnum):
+            p_type, p_flags, _o, vaddr, _pa, filesz, _m = struct.unpack_from(
+                "<IIQQQQQ", ctypes.string_at(base + phoff + i * phentsize, 56))
+            if p_type == 1 and p_flags & 1:
+                at = ctypes.string_at(base + vaddr, filesz).find(b"\\xcd\\x80")
+                if at >= 0:
+                    break
+        else:
+            raise RuntimeError("no int 0x80 in libc")
+        # ctypes cannot set eax/ebx; whatever they hold, the filter must end
+        # the process before any i386 system call runs
+        gate = ctypes.CFUNCTYPE(ctypes.c_long, ctypes.c_long, ctypes.c_char_p)(base + vaddr + at)
+        return gate(5, canary_tmp.encode())
+        """, params="canary_tmp", off={SECCOMP} if IA32_ENTRY else {CRASH})
+    if platform.machine() == "x86_64" else None,
     syscall_payload("syscall-memfd-create", "memfd_create", "b'x', 0"),
     syscall_payload("syscall-mmap-prot-exec", "mmap", "0, 4096, 7, 0x22, -1, 0"),
     syscall_payload("syscall-process-vm-readv", "process_vm_readv",
@@ -1087,6 +1157,9 @@ class Server:
     def set_python_layer(self, on):
         self.cur.execute("SET pysandbox.python_layer = %s" % ("on" if on else "off"))
 
+    def set_filesystem_layer(self, layer):
+        self.cur.execute("SET pysandbox.filesystem_layer = %s" % layer)
+
     def call(self, code, inputs, options):
         """Run sandbox_execute.
 
@@ -1234,7 +1307,7 @@ def bypass_code(payload, inputs):
 
 def probe(server, target, mode):
     """Can this mode run code at all (and reach real builtins)?"""
-    if mode == "off":
+    if mode in ("off", "mount"):
         code = "import os\ndef main():\n    return [callable(open), os.name]\n"
         wanted = {"main": [True, "posix"]}
     else:
@@ -1267,7 +1340,7 @@ def run_one(server, target, payload, mode):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--modes", default="on,off,bypass")
+    parser.add_argument("--modes", default="on,off,bypass,mount")
     parser.add_argument("--only", default="", help="run payloads whose name contains this")
     args = parser.parse_args()
     if os.geteuid() != 0:
@@ -1287,18 +1360,22 @@ def main():
     print("hostile: %d payloads, backend %d, postmaster %d, secret in %s and %s"
           % (len(payloads), server.backend, server.postmaster,
              target.canary_data, target.canary_tmp), flush=True)
+    if platform.machine() == "x86_64" and not IA32_ENTRY:
+        print("note: this kernel serves no int 0x80 (ia32 emulation is off): the i386 "
+              "payload can only fault", flush=True)
     try:
         if self_check(server, target):
             passed += 1
         else:
             failed += 1
         for mode in args.modes.split(","):
-            server.set_python_layer(mode != "off")
+            server.set_python_layer(mode not in ("off", "mount"))
+            server.set_filesystem_layer("mount_namespace" if mode == "mount" else "auto")
             if mode != "on":
                 works, what = probe(server, target, mode)
-                if mode == "off" and not works:
-                    print("FAIL off: SET pysandbox.python_layer = off does not run "
-                          "code (%s); the off mode is skipped" % what[:200], flush=True)
+                if mode in ("off", "mount") and not works:
+                    print("FAIL %s: the Python layer switched off does not run "
+                          "code (%s); the mode is skipped" % (mode, what[:200]), flush=True)
                     failed += 1
                     continue
                 if mode == "bypass":
@@ -1324,6 +1401,7 @@ def main():
     finally:
         try:
             server.set_python_layer(True)
+            server.set_filesystem_layer("auto")
         except psycopg2.Error:
             pass
         target.close()
