@@ -45,6 +45,7 @@ SELECT pg_temp.try('SET pysandbox.max_input_size = 1');
 SELECT pg_temp.try('SET pysandbox.allowed_modules = ''os''');
 SELECT pg_temp.try('SET pysandbox.python_layer = off');
 SELECT pg_temp.try('SET pysandbox.allow_weak_isolation = on');
+SELECT pg_temp.try('SET pysandbox.filesystem_layer = mount_namespace');
 SELECT set_config('pysandbox.timeout', '100000', false);
 SHOW pysandbox.timeout;
 -- but it may choose what happens to print() output

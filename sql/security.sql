@@ -182,6 +182,38 @@ def main():
 $$);
 RESET pysandbox.python_layer;
 
+-- the fallback for kernels without Landlock: a mount namespace whose root
+-- holds only the Python library directories, read-only
+SET pysandbox.filesystem_layer = mount_namespace;
+SELECT layer, active, detail FROM sandbox_layers()
+ WHERE layer IN ('landlock', 'mount_namespace');
+SELECT sandbox_execute($$
+import pandas as pd
+def main():
+    s = pd.Series([1.5, 2.5], index=pd.to_datetime(["2024-03-31", "2024-10-27"]).tz_localize("Europe/Paris"))
+    return [str(s.index[0]), float(s.sum())]
+$$);
+-- with the Python layer off, real open(): outside the library directories
+-- nothing exists, and what exists cannot be written
+SET pysandbox.python_layer = off;
+SELECT sandbox_execute($$
+import os
+def main():
+    return {"root": sorted(os.listdir("/")),
+            "exists": [os.path.exists(p) for p in
+                       ["/etc/passwd", "/proc/self", "/tmp", "/dev/null", "/usr/lib/python3.11/os.py"]]}
+$$);
+SELECT sandbox_execute($$
+def main():
+    return open("/etc/passwd").read()
+$$);
+SELECT sandbox_execute($$
+def main():
+    return open("/usr/lib/python3.11/os.py", "a").write("x")
+$$);
+RESET pysandbox.python_layer;
+RESET pysandbox.filesystem_layer;
+
 -- after all that, the session and the sandbox work normally
 SELECT sandbox_execute('def main(): return "still fine"');
 
