@@ -9,6 +9,7 @@ OBJS = \
 	src/backend/sb_main.o \
 	src/backend/sb_guc.o \
 	src/backend/sb_worker.o \
+	src/backend/sb_server.o \
 	src/backend/sb_call.o \
 	src/backend/sb_inputs.o \
 	src/backend/sb_columns.o \

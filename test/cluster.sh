@@ -5,6 +5,8 @@
 #
 #   PYSANDBOX_TEST_DIR  where the cluster lives (default /tmp/pysandbox-test)
 #   PGPORT              its port (default 54329)
+#   PYSANDBOX_PRELOAD   1: pysandbox in shared_preload_libraries, so calls
+#                       go to the cluster-wide fork server
 set -eu
 DIR=${PYSANDBOX_TEST_DIR:-/tmp/pysandbox-test}
 PORT=${PGPORT:-54329}
@@ -29,8 +31,11 @@ port = $PORT
 fsync = off
 log_line_prefix = '%m [%p] '
 CONF
+	if [ "${PYSANDBOX_PRELOAD:-0}" = 1 ]; then
+		echo "shared_preload_libraries = 'pysandbox'" >>"$DIR/data/postgresql.conf"
+	fi
 	as_pg "$BIN/pg_ctl -D $DIR/data -l $DIR/log -w start" >/dev/null
-	echo "cluster running: PGHOST=$DIR PGPORT=$PORT PGUSER=postgres"
+	echo "cluster running: PGHOST=$DIR PGPORT=$PORT PGUSER=postgres (preload ${PYSANDBOX_PRELOAD:-0})"
 	;;
 stop)
 	if [ -d "$DIR/data" ]; then

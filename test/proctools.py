@@ -86,3 +86,30 @@ def owned_by_a_backend(table, pid):
             return True
         pid = ppid
     return False
+
+
+def seccomp_mode(pid):
+    """The Seccomp: field of /proc/pid/status (0 none, 2 filter), or None."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("Seccomp:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def is_spare(pid):
+    """A spare: a worker's child forked ahead of any call and still idle.
+
+    Spares have not installed their seccomp filter yet (that happens once a
+    call's limits arrive), so a worker child with a filter is running, or
+    has run, a call.
+    """
+    return seccomp_mode(pid) == 0
+
+
+def call_children(table, worker):
+    """The worker's children that serve (or served) a call: not spares."""
+    return [p for p in children(table, worker) if not is_spare(p)]

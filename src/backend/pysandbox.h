@@ -32,6 +32,9 @@ extern int	sb_print_mode;
 extern bool sb_python_layer;
 extern bool sb_allow_weak_isolation;
 extern int	sb_filesystem_layer;
+extern int	sb_max_concurrent;
+extern int	sb_spare_children;
+extern int	sb_queue_timeout_ms;
 
 /* pysandbox.filesystem_layer */
 typedef enum SbFilesystemLayer
@@ -66,6 +69,14 @@ extern bool sb_sandbox_read_exit(SbSandbox *sb);
 extern void sb_sandbox_release(SbSandbox *sb);
 extern void sb_sandbox_abandon_worker(void);
 extern void sb_worker_init(void);
+extern bool sb_sandbox_shared(void);
+extern char **sb_worker_environment(void);
+
+/* ---- sb_server.c: the cluster-wide fork server (shared_preload_libraries) ---- */
+extern bool sb_server_preloaded;
+extern void sb_server_register(void);
+extern const char *sb_server_socket_path(void);
+extern PGDLLEXPORT void sb_server_main(Datum arg);
 extern uint32 sb_sandbox_layers(uint32 *landlock_abi);
 
 /* microseconds between 1970-01-01 and 2000-01-01 (PostgreSQL's epoch) */

@@ -23,6 +23,9 @@ int			sb_print_mode = SB_PRINT_NOTICE;
 bool		sb_python_layer = true;
 bool		sb_allow_weak_isolation = false;
 int			sb_filesystem_layer = SB_FS_AUTO;
+int			sb_max_concurrent = 16;
+int			sb_spare_children = 2;
+int			sb_queue_timeout_ms = 10000;
 
 #define SB_DEFAULT_MODULES \
 	"math, statistics, json, datetime, decimal, fractions, re, collections, " \
@@ -197,6 +200,30 @@ sb_guc_init(void)
 							 SB_FS_AUTO, sb_filesystem_options,
 							 PGC_SUSET, 0,
 							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pysandbox.max_concurrent",
+							"Sandbox calls that may run at once across the cluster (with shared_preload_libraries).",
+							"Calls beyond it wait, up to pysandbox.queue_timeout.  Read when the fork server starts its worker.",
+							&sb_max_concurrent,
+							16, 1, 10000,
+							PGC_SIGHUP, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pysandbox.spare_children",
+							"Sandbox processes the fork server keeps forked and warm ahead of calls.",
+							"Read when the fork server starts its worker.",
+							&sb_spare_children,
+							2, 0, 16,
+							PGC_SIGHUP, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pysandbox.queue_timeout",
+							"How long a call waits for a free slot when pysandbox.max_concurrent calls are running.",
+							NULL,
+							&sb_queue_timeout_ms,
+							10000, 0, 3600 * 1000,
+							PGC_SUSET, GUC_UNIT_MS,
+							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("pysandbox");
 }

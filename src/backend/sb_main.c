@@ -11,6 +11,7 @@
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "funcapi.h"
+#include "miscadmin.h"
 #include "utils/tuplestore.h"
 #include "mb/pg_wchar.h"
 #include "utils/array.h"
@@ -31,6 +32,8 @@ _PG_init(void)
 {
 	sb_guc_init();
 	sb_worker_init();
+	if (process_shared_preload_libraries_in_progress)
+		sb_server_register();
 }
 
 /* Append "returns":[...] after checking each name. */

@@ -26,6 +26,7 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -39,6 +40,8 @@
 
 /* how long the worker may take to import pandas and say READY */
 #define SB_WORKER_START_TIMEOUT_MS	60000
+/* how long a backend retries while the fork server (re)starts */
+#define SB_SERVER_CONNECT_TIMEOUT_MS 10000
 /* how long cleanup waits for the worker to confirm a kill */
 #define SB_CLEANUP_WAIT_MS			2000
 
@@ -46,6 +49,7 @@ static int	sb_control_fd = -1;
 static pid_t sb_worker_pid = 0;
 static uint32 sb_worker_layers = 0;
 static uint32 sb_worker_landlock_abi = 0;
+static bool sb_worker_shared = false;
 static bool sb_exit_hook_set = false;
 
 /*
@@ -54,6 +58,9 @@ static bool sb_exit_hook_set = false;
  * whatever contexts abort has already deleted.
  */
 static SbSandbox sb_the_sandbox;
+
+static void sb_server_connect(void);
+static void sb_worker_ready(void);
 
 /* Milliseconds elapsed since start. */
 static long
@@ -212,13 +219,14 @@ sb_control_recv(uint32 *type, void *payload, uint32 *len, long timeout_ms,
  * next call starts a new one.  Returns false on timeout.
  */
 static bool
-sb_control_recv_or_abandon(uint32 *type, void *payload, uint32 *len, int *fd_out)
+sb_control_recv_or_abandon(uint32 *type, void *payload, uint32 *len, int *fd_out,
+						   long timeout_ms)
 {
 	bool		ok = false;
 
 	PG_TRY();
 	{
-		ok = sb_control_recv(type, payload, len, SB_WORKER_START_TIMEOUT_MS, true, fd_out);
+		ok = sb_control_recv(type, payload, len, timeout_ms, true, fd_out);
 	}
 	PG_CATCH();
 	{
@@ -232,7 +240,7 @@ sb_control_recv_or_abandon(uint32 *type, void *payload, uint32 *len, int *fd_out
 }
 
 /* Build the worker's environment: nothing from ours but BLAS settings. */
-static char **
+char	  **
 sb_worker_environment(void)
 {
 	static const char *const fixed[] = {
@@ -267,22 +275,22 @@ sb_worker_start(void)
 {
 	char		path[MAXPGPATH];
 	char		ppid[32];
-	char	   *argv[4];
+	char	   *argv[6];
 	char	  **envp;
 	int			sv[2];
 	pid_t		pid;
-	uint32		type,
-				len;
-	union
-	{
-		SbReady		ready;
-		char		text[SB_CONTROL_MAX_PAYLOAD + 1];
-	}			payload;
 
 	if (!sb_exit_hook_set)
 	{
 		on_proc_exit(sb_worker_at_exit, (Datum) 0);
 		sb_exit_hook_set = true;
+	}
+
+	if (sb_server_preloaded)
+	{
+		sb_server_connect();
+		sb_worker_ready();
+		return;
 	}
 
 	snprintf(path, sizeof(path), "%s/pysandbox-worker", pkglib_path);
@@ -296,7 +304,9 @@ sb_worker_start(void)
 	argv[0] = path;
 	argv[1] = ppid;
 	argv[2] = sb_allowed_modules ? sb_allowed_modules : "";
-	argv[3] = NULL;
+	argv[3] = "session";
+	argv[4] = "1";				/* one spare: the next call's child */
+	argv[5] = NULL;
 	envp = sb_worker_environment();
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
@@ -350,7 +360,77 @@ sb_worker_start(void)
 	sb_worker_pid = pid;
 	sb_control_fd = sv[0];
 
-	if (!sb_control_recv_or_abandon(&type, &payload, &len, NULL))
+	sb_worker_ready();
+}
+
+/*
+ * Connect to the cluster's fork server (shared_preload_libraries).  While
+ * it starts or restarts, the socket may be missing or refuse: retry for a
+ * while, interruptibly.  The server must run as our own uid.
+ */
+static void
+sb_server_connect(void)
+{
+	struct sockaddr_un addr;
+	instr_time	start;
+
+	memset(&addr, 0, sizeof(addr));
+	addr.sun_family = AF_UNIX;
+	strlcpy(addr.sun_path, sb_server_socket_path(), sizeof(addr.sun_path));
+	INSTR_TIME_SET_CURRENT(start);
+	for (;;)
+	{
+		int			fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+		struct ucred cred;
+		socklen_t	credlen = sizeof(cred);
+
+		if (fd < 0)
+			ereport(ERROR,
+					(errcode_for_socket_access(),
+					 errmsg("could not create a socket for the sandbox fork server: %m")));
+		if (connect(fd, (struct sockaddr *) &addr, sizeof(addr)) == 0)
+		{
+			if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &credlen) < 0 ||
+				credlen != sizeof(cred) || cred.uid != geteuid())
+			{
+				close(fd);
+				ereport(ERROR,
+						(errcode(ERRCODE_SYSTEM_ERROR),
+						 errmsg("the sandbox fork server socket \"%s\" is not owned by the server's user",
+								sb_server_socket_path())));
+			}
+			sb_control_fd = fd;
+			sb_worker_pid = 0;	/* not ours to kill */
+			return;
+		}
+		close(fd);
+		if ((errno != ENOENT && errno != ECONNREFUSED && errno != EAGAIN) ||
+			sb_elapsed_ms(start) > SB_SERVER_CONNECT_TIMEOUT_MS)
+			ereport(ERROR,
+					(errcode(ERRCODE_SYSTEM_ERROR),
+					 errmsg("could not connect to the sandbox fork server: %m"),
+					 errdetail("pysandbox is in shared_preload_libraries, so calls go to the \"pysandbox fork server\" background worker."),
+					 errhint("The server log may say why it is not running.")));
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 20, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* Wait for READY from a new worker (or the fork server) and record it. */
+static void
+sb_worker_ready(void)
+{
+	uint32		type,
+				len;
+	union
+	{
+		SbReady		ready;
+		char		text[SB_CONTROL_MAX_PAYLOAD + 1];
+	}			payload;
+
+	if (!sb_control_recv_or_abandon(&type, &payload, &len, NULL, SB_WORKER_START_TIMEOUT_MS))
 		ereport(ERROR,
 				(errcode(ERRCODE_SYSTEM_ERROR),
 				 errmsg("sandbox worker did not start within %d ms", SB_WORKER_START_TIMEOUT_MS)));
@@ -375,6 +455,14 @@ sb_worker_start(void)
 	}
 	sb_worker_layers = payload.ready.layers;
 	sb_worker_landlock_abi = payload.ready.landlock_abi;
+	sb_worker_shared = payload.ready.shared != 0;
+}
+
+/* Does this session use the cluster-wide fork server? */
+bool
+sb_sandbox_shared(void)
+{
+	return sb_worker_shared;
 }
 
 /*
@@ -456,6 +544,7 @@ sb_sandbox_acquire(const SbSpawnRequest *req)
 	union
 	{
 		SbSpawned	spawned;
+		SbBusy		busy;
 		char		text[SB_CONTROL_MAX_PAYLOAD + 1];
 	}			payload;
 	SbSpawnRequest r = *req;
@@ -481,10 +570,22 @@ sb_sandbox_acquire(const SbSpawnRequest *req)
 				 errmsg("could not send a request to the sandbox worker: %m")));
 	}
 
-	if (!sb_control_recv_or_abandon(&type, &payload, &len, &fd))
+	if (!sb_control_recv_or_abandon(&type, &payload, &len, &fd,
+									(long) r.queue_ms + SB_WORKER_START_TIMEOUT_MS))
 		ereport(ERROR,
 				(errcode(ERRCODE_SYSTEM_ERROR),
 				 errmsg("sandbox worker did not answer")));
+	if (type == SB_CTL_BUSY && len == sizeof(SbBusy))
+	{
+		if (fd >= 0)
+			close(fd);
+		ereport(ERROR,
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+				 errmsg("too many sandbox calls are running"),
+				 errdetail("pysandbox.max_concurrent is %u; this call waited %u ms for one of them to finish.",
+						   payload.busy.max_concurrent, payload.busy.waited_ms),
+				 errhint("Try again later, or ask an administrator to raise pysandbox.max_concurrent or pysandbox.queue_timeout.")));
+	}
 	if (type == SB_CTL_FAILED)
 	{
 		payload.text[len] = '\0';

@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SB_PROTOCOL_VERSION		1
+#define SB_PROTOCOL_VERSION		2
 
 /* the worker inherits its control socket on this fd */
 #define SB_WORKER_CONTROL_FD	3
@@ -51,6 +51,11 @@ typedef enum SbFrameType
 	SB_CTL_SPAWNED = 17,		/* SbSpawned + SCM_RIGHTS data fd */
 	SB_CTL_EXITED = 18,			/* SbExitReport: the child was reaped */
 	SB_CTL_FAILED = 19,			/* text: the worker could not do it */
+	SB_CTL_BUSY = 20,			/* SbBusy: max_concurrent reached, waited
+								 * queue_ms in vain */
+
+	/* data: worker -> child, before the fd goes to the backend */
+	SB_DATA_LIMITS = 31,		/* SbSpawnRequest: the call's limits */
 
 	/* data: backend -> child */
 	SB_DATA_REQUEST = 32,		/* JSON: code, returns, options, plain inputs */
@@ -129,14 +134,28 @@ typedef struct SbSpawnRequest
 	uint32_t	cpu_ms;			/* CPU time of the child */
 	uint32_t	memory_mb;		/* address-space growth allowed */
 	uint32_t	flags;
+	uint32_t	queue_ms;		/* how long to wait for a free slot */
+	uint32_t	padding;
 } SbSpawnRequest;
+
+/* the flags that shape a child before its limits are known (spares) */
+#define SB_SPAWN_SHAPE_FLAGS \
+	(SB_SPAWN_NAMESPACES | SB_SPAWN_FS_MOUNT | SB_SPAWN_ALLOW_NO_LANDLOCK)
+
+typedef struct SbBusy
+{
+	uint32_t	max_concurrent;
+	uint32_t	waited_ms;
+} SbBusy;
 
 typedef struct SbReady
 {
 	uint32_t	version;
 	uint32_t	layers;			/* SB_LAYER_* bits the worker can apply */
 	uint32_t	landlock_abi;	/* 0 if Landlock is unavailable */
-	uint32_t	padding;
+	uint32_t	max_concurrent; /* 0: no cluster-wide cap (per-session) */
+	uint32_t	spares;			/* children kept forked ahead of time */
+	uint32_t	shared;			/* 1: the cluster-wide fork server */
 } SbReady;
 
 #define SB_LAYER_SECCOMP	0x0001	/* the filter compiled */

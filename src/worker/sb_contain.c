@@ -3,7 +3,10 @@
  *		The child's containment steps, in the order they run.
  *
  * Runs in the freshly forked child, single-threaded, before it reads the
- * request or parses any code.  Each step either succeeds or ends the child
+ * request or parses any code.  Steps 1-4b (sb_contain_prepare) depend only
+ * on the child's shape and run at once, even in a spare forked ahead of
+ * time; steps 5-8 (sb_contain_finish) take the call's limits, which the
+ * worker writes on the data socket before handing it to a backend.  Each step either succeeds or ends the child
  * with SB_CHILD_EXIT_SETUP after sending an error frame: nothing runs with a
  * layer missing (fail closed).  The order matters:
  *
@@ -162,24 +165,31 @@ sb_mountns_works(const SbContainment *c)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-/* Current virtual size in bytes, from /proc/self/statm. */
+/* Current virtual size in bytes, from an open /proc/self/statm. */
 static unsigned long
-sb_current_vsize(void)
+sb_current_vsize(int statm_fd)
 {
 	char		buf[128];
-	int			fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 	ssize_t		n;
 	unsigned long pages = 0;
 
-	if (fd < 0)
-		sb_child_fail("open /proc/self/statm", errno);
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	n = pread(statm_fd, buf, sizeof(buf) - 1, 0);
 	if (n <= 0)
 		sb_child_fail("read /proc/self/statm", errno);
 	buf[n] = '\0';
 	pages = strtoul(buf, NULL, 10);
 	return pages * (unsigned long) sysconf(_SC_PAGESIZE);
+}
+
+/* CPU seconds this process has used so far (a spare's warm-up), rounded up. */
+static rlim_t
+sb_cpu_used_s(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		sb_child_fail("read the CPU time used", errno);
+	return (rlim_t) (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + 1);
 }
 
 static void
@@ -199,10 +209,10 @@ sb_setrlimit(int resource, rlim_t soft, rlim_t hard, const char *what)
  * SIGKILL at soft + 1 s, since SIGXCPU can be ignored).
  */
 static void
-sb_contain_rlimits(const SbContainment *c, unsigned long base_vsize)
+sb_contain_rlimits(const SbSpawnRequest *req, int statm_fd)
 {
-	rlim_t		mem = (rlim_t) base_vsize + (rlim_t) c->memory_mb * 1024 * 1024;
-	rlim_t		cpu_s = (c->cpu_ms + 999) / 1000 + 1;
+	rlim_t		mem = (rlim_t) sb_current_vsize(statm_fd) + (rlim_t) req->memory_mb * 1024 * 1024;
+	rlim_t		cpu_s = sb_cpu_used_s() + (req->cpu_ms + 999) / 1000 + 1;
 	struct itimerval it;
 
 	sb_setrlimit(RLIMIT_AS, mem, mem, "set the memory limit");
@@ -215,27 +225,33 @@ sb_contain_rlimits(const SbContainment *c, unsigned long base_vsize)
 	sb_setrlimit(RLIMIT_MSGQUEUE, 0, 0, "set the message queue limit");
 
 	memset(&it, 0, sizeof(it));
-	it.it_value.tv_sec = c->cpu_ms / 1000;
-	it.it_value.tv_usec = (c->cpu_ms % 1000) * 1000;
+	it.it_value.tv_sec = req->cpu_ms / 1000;
+	it.it_value.tv_usec = (req->cpu_ms % 1000) * 1000;
 	if (setitimer(ITIMER_PROF, &it, NULL) < 0)
 		sb_child_fail("set the CPU timer", errno);
 }
 
-/* Run every containment step; returns only if all succeeded. */
-void
-sb_contain(int data_fd, const SbContainment *c)
+/*
+ * Steps 1 to 4b, which depend only on the child's shape (c->flags), not on
+ * the call's limits: a spare runs them as soon as it is forked.  Returns an
+ * fd on /proc/self/statm for sb_contain_finish (a mount namespace root has
+ * no /proc).
+ */
+int
+sb_contain_prepare(int data_fd, const SbContainment *c)
 {
-	unsigned long base_vsize;
 	uid_t		uid = getuid();
 	gid_t		gid = getgid();
+	int			statm_fd;
 
 	sb_contain_fds(data_fd, c->devnull_fd);	/* 1 */
 	if (clearenv() != 0)		/* 2 */
 		sb_child_fail("clear the environment", errno);
 	sb_contain_lifetime(c->worker_pid); /* 3 */
 	sb_contain_oom();			/* 4 */
-	/* read while /proc is still there: a mount namespace root has none */
-	base_vsize = sb_current_vsize();
+	statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	if (statm_fd < 0)
+		sb_child_fail("open /proc/self/statm", errno);
 
 	/* 4b */
 	if ((c->flags & (SB_SPAWN_NAMESPACES | SB_SPAWN_FS_MOUNT)) &&
@@ -248,7 +264,22 @@ sb_contain(int data_fd, const SbContainment *c)
 		if (sb_mountns_apply(c->read_paths, c->n_read_paths, uid, gid, &step) < 0)
 			sb_child_fail(step, errno);
 	}
-	sb_contain_rlimits(c, base_vsize);	/* 5 */
+	return statm_fd;
+}
+
+/*
+ * Steps 5 to 8 with the call's limits; returns only if all succeeded.  The
+ * limits come from the worker (the first frame on the data socket), before
+ * the backend holds the socket, so no code has been read yet.
+ */
+void
+sb_contain_finish(const SbContainment *c, const SbSpawnRequest *req, int statm_fd)
+{
+	if ((req->flags & SB_SPAWN_SHAPE_FLAGS) != (c->flags & SB_SPAWN_SHAPE_FLAGS))
+		sb_child_fail("match the requested isolation", EINVAL);
+
+	sb_contain_rlimits(req, statm_fd);	/* 5 */
+	close(statm_fd);
 
 	/* 6 */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)

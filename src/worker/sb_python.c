@@ -350,6 +350,23 @@ sb_python_after_fork_child(void)
 }
 
 /*
+ * In a spare child, before it is contained any further and before any
+ * request: run a typical call's code paths on synthetic data, so the
+ * copy-on-write faults of the pages such a call touches are paid while the
+ * spare waits, not while a caller does.  Failures are ignored: the call
+ * itself will meet them and report them.
+ */
+void
+sb_python_prewarm(void)
+{
+	PyObject   *res = sb_python_call("prewarm", NULL);
+
+	if (res == NULL)
+		PyErr_Clear();
+	Py_XDECREF(res);
+}
+
+/*
  * In the contained child: read the request, run it, send the result.
  * Returns the child's exit code.
  */

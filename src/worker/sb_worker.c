@@ -2,20 +2,40 @@
  * sb_worker.c
  *		Entry point of pysandbox-worker, the exec'd half of pysandbox.
  *
- * The backend starts this binary with a clean environment, its control
- * socket on fd 3, and /dev/null or the server log on fds 0-2.  The worker
+ * The worker runs in one of two modes:
  *
- *	1. makes sure it dies with the backend that started it,
+ *	session	started by one backend for itself (no shared_preload_libraries):
+ *			fd 3 is that backend's control socket; the worker exits when it
+ *			closes.
+ *	server	started by the cluster's pysandbox background worker: fd 3 is a
+ *			listening Unix socket; any backend of the cluster connects (peer
+ *			credentials must show the server's own uid) and speaks the same
+ *			control protocol.  Children in flight across all backends are
+ *			capped at max_concurrent; callers beyond it wait in FIFO order
+ *			for up to their queue_ms, then get SB_CTL_BUSY.
+ *
+ * Either way the worker
+ *
+ *	1. makes sure it dies with the process that started it,
  *	2. starts CPython and imports and warms numpy and pandas (threads off),
- *	3. says READY, then serves SPAWN requests one at a time: for each it
- *	   forks a child, hands the backend the child's data socket, and waits
- *	   for the child to exit, the wall-clock deadline to pass or the backend
- *	   to ask for a kill; it then reaps the child and reports how it ended.
+ *	3. keeps `spares` children forked ahead of time: each has already run
+ *	   the containment steps that do not depend on the call (sb_contain.c:
+ *	   fds, environment, parent-death signal, OOM score, namespaces, mount
+ *	   namespace root) and a typical call's code paths, so the copy-on-write
+ *	   faults are paid before anyone waits, and
+ *	4. serves SPAWN requests: it takes a spare of the requested shape (or
+ *	   forks a fresh child), writes the call's limits as the first frame on
+ *	   the child's data socket, hands the backend the other end (SCM_RIGHTS)
+ *	   and supervises the child until it exits, the wall-clock deadline
+ *	   passes or the backend asks for a kill; then reaps it and reports.
  *
- * Invariants: at most one child exists at a time; every child is reaped
- * before the next request is read; when the control socket closes the
- * worker kills and reaps its child and exits.  Nothing here runs user code:
- * the child contains itself before reading any (sb_contain.c).
+ * The child applies the limits, no_new_privs, Landlock and seccomp as soon
+ * as it reads that first frame, before the backend can send it any code.
+ * A child serves exactly one call and then exits; nothing is reused.
+ *
+ * Invariants: one child per client at a time; every child is reaped (pidfd
+ * in the poll set); a client that goes away has its child killed; nothing
+ * here runs user code.  Single-threaded: one poll loop.
  */
 #include "sb_worker.h"
 
@@ -34,8 +54,54 @@
 #include <time.h>
 #include <unistd.h>
 
-static int	sb_control_fd = SB_WORKER_CONTROL_FD;
+#define SB_MAX_SPARES 16
+
+typedef struct SbChild
+{
+	pid_t		pid;			/* 0: none */
+	int			pidfd;
+	int			data_fd;		/* the worker's end until handed over */
+	uint32_t	shape;			/* SB_SPAWN_SHAPE_FLAGS it was prepared for */
+	uint64_t	started_us;		/* when the call got it */
+	uint64_t	deadline_us;
+	uint64_t	cpu_before_us;	/* a spare's warm-up CPU, not the call's */
+	bool		killed;
+	uint32_t	cause;			/* SbExitCause */
+	bool		ready;			/* a spare that finished warming up */
+} SbChild;
+
+typedef struct SbClient
+{
+	int			fd;				/* -1: free slot */
+	bool		gone;			/* closed; slot freed once the child is reaped */
+	bool		queued;			/* a SPAWN waits for a free slot */
+	uint64_t	queued_us;
+	SbSpawnRequest req;
+	SbChild		child;
+} SbClient;
+
 static SbContainment sb_containment;
+static SbReady sb_ready;
+static bool sb_server_mode = false;
+static int	sb_listen_fd = -1;
+static uint32_t sb_max_concurrent = 0;	/* 0: no cap */
+static int	sb_target_spares = 1;
+static uint32_t sb_default_shape = 0;
+static int	sb_in_flight = 0;
+static uint64_t sb_last_busy_us = 0;	/* last dispatch or exit */
+
+/*
+ * A spare is forked only after this long without a call starting or ending:
+ * fork blocks the worker for milliseconds (page tables of the warm heap),
+ * and a caller arriving meanwhile would wait for it.
+ */
+#define SB_SPARE_IDLE_US 20000
+
+static SbClient *sb_clients = NULL;
+static int	sb_nclients = 0;	/* slots allocated */
+
+static SbChild sb_spares[SB_MAX_SPARES];
+static int	sb_nspares = 0;
 
 /* Print a diagnostic to the worker's stderr (the server log) and exit. */
 static void __attribute__((noreturn))
@@ -56,48 +122,55 @@ sb_now_us(void)
 }
 
 /*
- * Receive one control record (SOCK_SEQPACKET: one frame per record) with a
- * payload of exactly want bytes into payload.  Returns 0 on success, -1 on
- * EOF or error, -2 on a malformed record.
+ * Receive one control record (SOCK_SEQPACKET: one frame per record) into
+ * payload (at most max bytes).  Returns 0 on success, -1 on EOF or error,
+ * -2 on a malformed record.
  */
 static int
-sb_worker_recv(uint32_t *type, void *payload, uint32_t want)
+sb_worker_recv(int fd, uint32_t *type, void *payload, uint32_t max, uint32_t *len)
 {
 	unsigned char buf[SB_FRAME_HEADER_SIZE + SB_CONTROL_MAX_PAYLOAD];
-	uint32_t	len;
 	ssize_t		n;
 
 	do
-		n = recv(sb_control_fd, buf, sizeof(buf), 0);
+		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
 	while (n < 0 && errno == EINTR);
 	if (n <= 0)
 		return -1;
 	if (n < SB_FRAME_HEADER_SIZE)
 		return -2;
-	sb_frame_header_decode(buf, type, &len);
-	if (len != want || (size_t) n != SB_FRAME_HEADER_SIZE + (size_t) len)
+	sb_frame_header_decode(buf, type, len);
+	if (*len > max || (size_t) n != SB_FRAME_HEADER_SIZE + (size_t) *len)
 		return -2;
-	if (want > 0)
-		memcpy(payload, buf + SB_FRAME_HEADER_SIZE, want);
+	if (*len > 0)
+		memcpy(payload, buf + SB_FRAME_HEADER_SIZE, *len);
 	return 0;
 }
 
-/* Send a FAILED frame with a short reason. */
-static void
-sb_worker_send_failed(const char *reason)
+/* Send a control frame; false if the peer is gone. */
+static bool
+sb_worker_send(int fd, uint32_t type, const void *payload, uint32_t len)
 {
-	if (sb_send_frame(sb_control_fd, SB_CTL_FAILED, reason, (uint32_t) strlen(reason)) < 0)
-		sb_worker_die("could not write to control socket");
+	unsigned char buf[SB_FRAME_HEADER_SIZE + SB_CONTROL_MAX_PAYLOAD];
+	ssize_t		n;
+
+	sb_frame_header_encode(buf, type, len);
+	if (len > 0)
+		memcpy(buf + SB_FRAME_HEADER_SIZE, payload, len);
+	do
+		n = send(fd, buf, SB_FRAME_HEADER_SIZE + len, MSG_NOSIGNAL | MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t) (SB_FRAME_HEADER_SIZE + len);
 }
 
 /* Send SPAWNED with the backend's end of the data socket attached. */
-static int
-sb_worker_send_spawned(pid_t pid, int fd)
+static bool
+sb_worker_send_spawned(int control_fd, pid_t pid, int fd)
 {
 	unsigned char buf[SB_FRAME_HEADER_SIZE + sizeof(SbSpawned)];
 	SbSpawned	sp = {.pid = pid};
 	struct msghdr msg = {0};
-	struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
+	struct iovec iov = {.iov_base = buf,.iov_len = sizeof(buf)};
 	union
 	{
 		char		buf[CMSG_SPACE(sizeof(int))];
@@ -120,166 +193,581 @@ sb_worker_send_spawned(pid_t pid, int fd)
 	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
 
 	do
-		n = sendmsg(sb_control_fd, &msg, MSG_NOSIGNAL);
+		n = sendmsg(control_fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
 	while (n < 0 && errno == EINTR);
-	return (n == (ssize_t) sizeof(buf)) ? 0 : -1;
+	return n == (ssize_t) sizeof(buf);
 }
 
 /*
- * Wait for the child to end, killing it on the deadline or when the backend
- * asks, then reap it and report.  Returns false if the backend went away.
+ * CPU time (user + system) a child has used so far, from /proc/<pid>/stat;
+ * 0 if unreadable.  Used to leave a spare's warm-up out of the call's usage.
  */
-static bool
-sb_worker_supervise(pid_t pid, uint64_t started_us, uint32_t timeout_ms)
+static uint64_t
+sb_child_cpu_us(pid_t pid)
 {
-	int			pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
-	uint64_t	deadline = started_us + (uint64_t) timeout_ms * 1000;
-	uint32_t	cause = SB_EXIT_BY_ITSELF;
-	bool		backend_alive = true;
-	bool		killed = false;
-	SbExitReport rep;
-	struct rusage ru;
-	int			status;
-	pid_t		r;
+	char		path[64];
+	char		buf[1024];
+	int			fd;
+	ssize_t		n;
+	char	   *p;
+	unsigned long utime = 0,
+				stime = 0;
+	int			field;
 
-	if (pidfd < 0)
-		sb_worker_die("pidfd_open failed");
-
-	for (;;)
-	{
-		struct pollfd pfd[2];
-		int			nfds = 0;
-		int			wait_ms = -1;
-		int			rc;
-
-		pfd[nfds].fd = pidfd;
-		pfd[nfds++].events = POLLIN;
-		if (backend_alive)
-		{
-			pfd[nfds].fd = sb_control_fd;
-			pfd[nfds++].events = POLLIN;
-		}
-		if (!killed)
-		{
-			uint64_t	now = sb_now_us();
-
-			wait_ms = now >= deadline ? 0 : (int) ((deadline - now + 999) / 1000);
-		}
-
-		rc = poll(pfd, nfds, wait_ms);
-		if (rc < 0 && errno != EINTR)
-			sb_worker_die("poll failed");
-		if (rc > 0 && (pfd[0].revents & POLLIN))
-			break;				/* the child has exited */
-
-		if (rc == 0 && !killed)
-		{
-			kill(pid, SIGKILL);
-			killed = true;
-			cause = SB_EXIT_TIMEOUT;
-			continue;
-		}
-		if (backend_alive && nfds > 1 && pfd[1].revents)
-		{
-			uint32_t	type;
-
-			/* EOF, an error or anything but KILL: the backend is gone */
-			if (sb_worker_recv(&type, NULL, 0) != 0 || type != SB_CTL_KILL)
-				backend_alive = false;
-			if (!killed)
-			{
-				kill(pid, SIGKILL);
-				killed = true;
-				cause = SB_EXIT_KILLED;
-			}
-		}
-	}
-
-	do
-		r = wait4(pid, &status, 0, &ru);
-	while (r < 0 && errno == EINTR);
-	close(pidfd);
-	if (r != pid)
-		sb_worker_die("wait4 failed");
-
-	if (!backend_alive)
-		_exit(0);
-
-	memset(&rep, 0, sizeof(rep));
-	rep.pid = pid;
-	rep.wait_status = status;
-	rep.cause = cause;
-	rep.wall_us = sb_now_us() - started_us;
-	rep.user_us = (uint64_t) ru.ru_utime.tv_sec * 1000000 + (uint64_t) ru.ru_utime.tv_usec;
-	rep.sys_us = (uint64_t) ru.ru_stime.tv_sec * 1000000 + (uint64_t) ru.ru_stime.tv_usec;
-	rep.maxrss_kb = (uint64_t) ru.ru_maxrss;
-	return sb_send_frame(sb_control_fd, SB_CTL_EXITED, &rep, sizeof(rep)) == 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');		/* the command name may hold anything */
+	if (p == NULL)
+		return 0;
+	/* after ")": state is field 3; utime and stime are fields 14 and 15 */
+	for (field = 2; *p && field < 14; p++)
+		if (*p == ' ')
+			field++;
+	if (sscanf(p, "%lu %lu", &utime, &stime) != 2)
+		return 0;
+	return (uint64_t) (utime + stime) * 1000000 / (uint64_t) sysconf(_SC_CLK_TCK);
 }
 
-/* Fork a contained child for one call and supervise it to the end. */
+/*
+ * Fork a child of the given shape.  It runs the call-independent
+ * containment steps at once, warms up if it is a spare, then blocks on its
+ * data socket until the worker writes the call's limits.
+ */
 static bool
-sb_worker_spawn(const SbSpawnRequest *req)
+sb_fork_child(uint32_t shape, bool spare, SbChild *out)
 {
 	int			sv[2];
 	pid_t		pid;
-	uint64_t	started_us = sb_now_us();
 
+	memset(out, 0, sizeof(*out));
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
-	{
-		sb_worker_send_failed("could not create data socket");
-		return true;
-	}
+		return false;
 
-	sb_containment.timeout_ms = req->timeout_ms;
-	sb_containment.cpu_ms = req->cpu_ms;
-	sb_containment.memory_mb = req->memory_mb;
-	sb_containment.flags = req->flags;
-
+	sb_containment.flags = shape;
 	sb_python_before_fork();
 	pid = fork();
 	if (pid == 0)
 	{
+		unsigned char hdr[SB_FRAME_HEADER_SIZE];
+		SbSpawnRequest req;
+		uint32_t	type,
+					len;
+		int			statm_fd;
+
 		sb_python_after_fork_child();
-		sb_contain(sv[1], &sb_containment);
-		_exit(sb_python_serve(req->flags));
+		statm_fd = sb_contain_prepare(sv[1], &sb_containment);
+		if (spare)
+		{
+			sb_python_prewarm();
+			/* tell the worker this spare is warm (read before any handover) */
+			if (write(SB_CHILD_DATA_FD, "R", 1) != 1)
+				_exit(SB_CHILD_EXIT_SETUP);
+		}
+		if (sb_read_all(SB_CHILD_DATA_FD, hdr, sizeof(hdr)) < 0)
+			_exit(SB_CHILD_EXIT_SETUP); /* the worker dropped this spare */
+		sb_frame_header_decode(hdr, &type, &len);
+		if (type != SB_DATA_LIMITS || len != sizeof(req) ||
+			sb_read_all(SB_CHILD_DATA_FD, &req, sizeof(req)) < 0)
+			_exit(SB_CHILD_EXIT_SETUP);
+		sb_contain_finish(&sb_containment, &req, statm_fd);
+		_exit(sb_python_serve(req.flags));
 	}
 	sb_python_after_fork_parent();
 	close(sv[1]);
-
 	if (pid < 0)
 	{
 		close(sv[0]);
-		sb_worker_send_failed("could not fork sandbox process");
-		return true;
-	}
-
-	if (sb_worker_send_spawned(pid, sv[0]) < 0)
-	{
-		close(sv[0]);
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
 		return false;
 	}
-	close(sv[0]);
+	out->pid = pid;
+	out->data_fd = sv[0];
+	out->shape = shape;
+	out->pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
+	if (out->pidfd < 0)
+		sb_worker_die("pidfd_open failed");
+	return true;
+}
 
-	return sb_worker_supervise(pid, started_us, req->timeout_ms);
+/* Kill (if still running) and reap a child that no client will hear of. */
+static void
+sb_discard_child(SbChild *c)
+{
+	if (c->pid <= 0)
+		return;
+	kill(c->pid, SIGKILL);
+	while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	close(c->pidfd);
+	if (c->data_fd >= 0)
+		close(c->data_fd);
+	memset(c, 0, sizeof(*c));
+	c->data_fd = -1;
+}
+
+/* Close a client's socket and free its slot (its child is already reaped). */
+static void
+sb_client_free(SbClient *cl)
+{
+	if (cl->fd >= 0)
+		close(cl->fd);
+	memset(cl, 0, sizeof(*cl));
+	cl->fd = -1;
+	cl->child.data_fd = -1;
+}
+
+/* The client went away: kill its child (reaped later), drop its request. */
+static void
+sb_client_gone(SbClient *cl)
+{
+	cl->queued = false;
+	if (cl->child.pid > 0)
+	{
+		if (!cl->child.killed)
+		{
+			kill(cl->child.pid, SIGKILL);
+			cl->child.killed = true;
+			cl->child.cause = SB_EXIT_KILLED;
+		}
+		cl->gone = true;
+		if (cl->fd >= 0)
+		{
+			close(cl->fd);
+			cl->fd = -2;		/* slot stays taken until the reap */
+		}
+		return;
+	}
+	if (!sb_server_mode)
+		_exit(0);				/* our only backend has left */
+	sb_client_free(cl);
+}
+
+/* Give the client a child for its call: a matching spare, or a fresh one. */
+static void
+sb_dispatch(SbClient *cl, const SbSpawnRequest *req)
+{
+	uint32_t	shape = req->flags & SB_SPAWN_SHAPE_FLAGS;
+	SbChild		child;
+	bool		have = false;
+	bool		from_pool = false;
+	int			i;
+
+	/* a spare still warming up would make the caller wait: fork instead */
+	for (i = 0; i < sb_nspares; i++)
+	{
+		if (sb_spares[i].shape == shape && sb_spares[i].ready)
+		{
+			child = sb_spares[i];
+			sb_spares[i] = sb_spares[--sb_nspares];
+			have = from_pool = true;
+			break;
+		}
+	}
+	if (!have && !sb_fork_child(shape, false, &child))
+	{
+		static const char msg[] = "could not fork a sandbox process";
+
+		if (!sb_worker_send(cl->fd, SB_CTL_FAILED, msg, sizeof(msg) - 1))
+			sb_client_gone(cl);
+		return;
+	}
+
+	if (from_pool)
+		child.cpu_before_us = sb_child_cpu_us(child.pid);
+	if (sb_send_frame(child.data_fd, SB_DATA_LIMITS, req, sizeof(*req)) < 0)
+	{
+		/* the spare died meanwhile: report that as this call's end */
+		fprintf(stderr, "pysandbox-worker: a sandbox process died before its call\n");
+	}
+	child.started_us = sb_now_us();
+	sb_last_busy_us = child.started_us;
+	child.deadline_us = child.started_us + (uint64_t) req->timeout_ms * 1000;
+	child.killed = false;
+	child.cause = SB_EXIT_BY_ITSELF;
+	cl->child = child;
+	sb_in_flight++;
+
+	if (!sb_worker_send_spawned(cl->fd, child.pid, child.data_fd))
+	{
+		close(cl->child.data_fd);
+		cl->child.data_fd = -1;
+		sb_client_gone(cl);
+		return;
+	}
+	close(cl->child.data_fd);
+	cl->child.data_fd = -1;
+}
+
+/* Start queued requests, oldest first, while slots are free. */
+static void
+sb_dispatch_queue(void)
+{
+	while (sb_max_concurrent == 0 || sb_in_flight < (int) sb_max_concurrent)
+	{
+		SbClient   *oldest = NULL;
+		int			i;
+
+		for (i = 0; i < sb_nclients; i++)
+			if (sb_clients[i].fd >= 0 && sb_clients[i].queued &&
+				(oldest == NULL || sb_clients[i].queued_us < oldest->queued_us))
+				oldest = &sb_clients[i];
+		if (oldest == NULL)
+			return;
+		oldest->queued = false;
+		sb_dispatch(oldest, &oldest->req);
+	}
+}
+
+/* A client's child has exited: reap it and report. */
+static void
+sb_child_exited(SbClient *cl)
+{
+	SbChild    *c = &cl->child;
+	SbExitReport rep;
+	struct rusage ru;
+	int			status = 0;
+	pid_t		r;
+	uint64_t	cpu_us,
+				user_us,
+				sys_us;
+
+	do
+		r = wait4(c->pid, &status, 0, &ru);
+	while (r < 0 && errno == EINTR);
+	if (r != c->pid)
+		sb_worker_die("wait4 failed");
+	close(c->pidfd);
+	sb_in_flight--;
+	sb_last_busy_us = sb_now_us();
+
+	user_us = (uint64_t) ru.ru_utime.tv_sec * 1000000 + (uint64_t) ru.ru_utime.tv_usec;
+	sys_us = (uint64_t) ru.ru_stime.tv_sec * 1000000 + (uint64_t) ru.ru_stime.tv_usec;
+	/* leave out what a spare spent warming up, user time first */
+	cpu_us = c->cpu_before_us;
+	if (cpu_us > user_us)
+	{
+		cpu_us -= user_us;
+		user_us = 0;
+		sys_us = cpu_us > sys_us ? 0 : sys_us - cpu_us;
+	}
+	else
+		user_us -= cpu_us;
+
+	memset(&rep, 0, sizeof(rep));
+	rep.pid = c->pid;
+	rep.wait_status = status;
+	rep.cause = c->cause;
+	rep.wall_us = sb_now_us() - c->started_us;
+	rep.user_us = user_us;
+	rep.sys_us = sys_us;
+	rep.maxrss_kb = (uint64_t) ru.ru_maxrss;
+	memset(c, 0, sizeof(*c));
+	c->data_fd = -1;
+
+	if (cl->gone)
+	{
+		if (!sb_server_mode)
+			_exit(0);
+		sb_client_free(cl);
+	}
+	else if (!sb_worker_send(cl->fd, SB_CTL_EXITED, &rep, sizeof(rep)))
+		sb_client_gone(cl);
+}
+
+/* One control frame from a client. */
+static void
+sb_client_readable(SbClient *cl)
+{
+	union
+	{
+		SbSpawnRequest req;
+		char		raw[SB_CONTROL_MAX_PAYLOAD];
+	}			payload;
+	uint32_t	type = 0,
+				len = 0;
+	int			rc = sb_worker_recv(cl->fd, &type, &payload, sizeof(payload), &len);
+
+	if (rc == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return;
+	if (rc == 0 && type == SB_CTL_SPAWN && len == sizeof(SbSpawnRequest) &&
+		cl->child.pid == 0 && !cl->queued)
+	{
+		if (sb_max_concurrent > 0 && sb_in_flight >= (int) sb_max_concurrent)
+		{
+			cl->queued = true;
+			cl->queued_us = sb_now_us();
+			cl->req = payload.req;
+		}
+		else
+			sb_dispatch(cl, &payload.req);
+		return;
+	}
+	if (rc == 0 && type == SB_CTL_KILL && len == 0)
+	{
+		/* a kill that raced with the exit report finds no child: fine */
+		if (cl->child.pid > 0 && !cl->child.killed)
+		{
+			kill(cl->child.pid, SIGKILL);
+			cl->child.killed = true;
+			cl->child.cause = SB_EXIT_KILLED;
+		}
+		return;
+	}
+	if (rc != -1)
+		fprintf(stderr, "pysandbox-worker: unexpected control frame %u from a backend\n", type);
+	sb_client_gone(cl);
+}
+
+/* A slot for a new client (grows the table). */
+static SbClient *
+sb_client_slot(void)
+{
+	int			i,
+				old = sb_nclients;
+
+	for (i = 0; i < sb_nclients; i++)
+		if (sb_clients[i].fd == -1)
+			return &sb_clients[i];
+	sb_nclients = old == 0 ? 8 : old * 2;
+	sb_clients = realloc(sb_clients, sizeof(SbClient) * (size_t) sb_nclients);
+	if (sb_clients == NULL)
+		sb_worker_die("out of memory");
+	for (i = old; i < sb_nclients; i++)
+	{
+		memset(&sb_clients[i], 0, sizeof(SbClient));
+		sb_clients[i].fd = -1;
+		sb_clients[i].child.data_fd = -1;
+	}
+	return &sb_clients[old];
+}
+
+/* Take a new client, if it runs as our own user; greet it with READY. */
+static void
+sb_accept(void)
+{
+	struct ucred cred;
+	socklen_t	credlen = sizeof(cred);
+	int			fd = accept4(sb_listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	SbClient   *cl;
+
+	if (fd < 0)
+		return;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &credlen) < 0 ||
+		credlen != sizeof(cred) || cred.uid != geteuid())
+	{
+		fprintf(stderr, "pysandbox-worker: refused a connection from uid %d\n",
+				credlen == sizeof(cred) ? (int) cred.uid : -1);
+		close(fd);
+		return;
+	}
+	if (!sb_worker_send(fd, SB_CTL_READY, &sb_ready, sizeof(sb_ready)))
+	{
+		close(fd);
+		return;
+	}
+	cl = sb_client_slot();
+	cl->fd = fd;
+}
+
+/* Requests whose queue wait is over get SB_CTL_BUSY. */
+static void
+sb_expire_queue(uint64_t now)
+{
+	int			i;
+
+	for (i = 0; i < sb_nclients; i++)
+	{
+		SbClient   *cl = &sb_clients[i];
+
+		if (cl->fd >= 0 && cl->queued &&
+			now - cl->queued_us >= (uint64_t) cl->req.queue_ms * 1000)
+		{
+			SbBusy		busy = {.max_concurrent = sb_max_concurrent,
+			.waited_ms = (uint32_t) ((now - cl->queued_us) / 1000)};
+
+			cl->queued = false;
+			if (!sb_worker_send(cl->fd, SB_CTL_BUSY, &busy, sizeof(busy)))
+				sb_client_gone(cl);
+		}
+	}
+}
+
+/* Kill children past their deadline. */
+static void
+sb_enforce_deadlines(uint64_t now)
+{
+	int			i;
+
+	for (i = 0; i < sb_nclients; i++)
+	{
+		SbChild    *c = &sb_clients[i].child;
+
+		if (c->pid > 0 && !c->killed && now >= c->deadline_us)
+		{
+			kill(c->pid, SIGKILL);
+			c->killed = true;
+			c->cause = SB_EXIT_TIMEOUT;
+		}
+	}
+}
+
+/* How long poll may sleep: until the next deadline or queue expiry. */
+static int
+sb_poll_timeout(uint64_t now)
+{
+	uint64_t	next = UINT64_MAX;
+	int			i;
+
+	for (i = 0; i < sb_nclients; i++)
+	{
+		SbClient   *cl = &sb_clients[i];
+
+		if (cl->child.pid > 0 && !cl->child.killed && cl->child.deadline_us < next)
+			next = cl->child.deadline_us;
+		if (cl->fd >= 0 && cl->queued &&
+			cl->queued_us + (uint64_t) cl->req.queue_ms * 1000 < next)
+			next = cl->queued_us + (uint64_t) cl->req.queue_ms * 1000;
+	}
+	if (next == UINT64_MAX)
+		return -1;
+	return next <= now ? 0 : (int) ((next - now + 999) / 1000);
+}
+
+/* The poll loop; never returns. */
+static void __attribute__((noreturn))
+sb_serve(void)
+{
+	struct pollfd *pfds = NULL;
+	size_t		pfds_cap = 0;
+
+	for (;;)
+	{
+		size_t		need = 1 + (size_t) sb_nclients * 2 + 2 * SB_MAX_SPARES;
+		size_t		n = 0;
+		size_t		i;
+		int			timeout;
+		int			rc;
+		/* new spares are forked only when idle: fork blocks us */
+		uint64_t	now = sb_now_us();
+		bool		refill = sb_nspares < sb_target_spares && sb_in_flight == 0;
+		int			idle_wait = 0;
+
+		if (refill && now - sb_last_busy_us < SB_SPARE_IDLE_US)
+			idle_wait = (int) ((SB_SPARE_IDLE_US - (now - sb_last_busy_us) + 999) / 1000);
+
+		if (need > pfds_cap)
+		{
+			pfds_cap = need * 2;
+			pfds = realloc(pfds, sizeof(struct pollfd) * pfds_cap);
+			if (pfds == NULL)
+				sb_worker_die("out of memory");
+		}
+		if (sb_listen_fd >= 0)
+			pfds[n++] = (struct pollfd) {.fd = sb_listen_fd,.events = POLLIN};
+		for (i = 0; i < (size_t) sb_nclients; i++)
+		{
+			SbClient   *cl = &sb_clients[i];
+
+			pfds[n++] = (struct pollfd) {.fd = cl->fd >= 0 ? cl->fd : -1,.events = POLLIN};
+			pfds[n++] = (struct pollfd) {.fd = cl->child.pid > 0 ? cl->child.pidfd : -1,.events = POLLIN};
+		}
+		for (i = 0; i < (size_t) sb_nspares; i++)
+		{
+			pfds[n++] = (struct pollfd) {.fd = sb_spares[i].pidfd,.events = POLLIN};
+			pfds[n++] = (struct pollfd) {.fd = sb_spares[i].ready ? -1 : sb_spares[i].data_fd,.events = POLLIN};
+		}
+
+		/* requests first; a missing spare is forked when nothing is pending */
+		timeout = sb_poll_timeout(now);
+		if (refill && (timeout < 0 || timeout > idle_wait))
+			timeout = idle_wait;
+		rc = poll(pfds, n, timeout);
+		if (rc < 0 && errno != EINTR)
+			sb_worker_die("poll failed");
+		now = sb_now_us();
+
+		if (rc > 0)
+		{
+			size_t		k = 0;
+			int			nclients = sb_nclients;
+
+			if (sb_listen_fd >= 0 && (pfds[k++].revents & POLLIN))
+				sb_accept();
+			for (i = 0; i < (size_t) nclients; i++, k += 2)
+			{
+				SbClient   *cl = &sb_clients[i];
+
+				if (pfds[k + 1].fd >= 0 && pfds[k + 1].revents)
+					sb_child_exited(cl);
+				if (pfds[k].fd >= 0 && cl->fd == pfds[k].fd && pfds[k].revents)
+					sb_client_readable(cl);
+			}
+			for (i = 0; i < (size_t) sb_nspares; i++, k += 2)
+			{
+				char		byte = 0;
+
+				if (pfds[k + 1].fd >= 0 && pfds[k + 1].revents &&
+					read(sb_spares[i].data_fd, &byte, 1) == 1 && byte == 'R')
+					sb_spares[i].ready = true;
+				else if (pfds[k].revents || pfds[k + 1].revents)
+				{
+					/* a spare died waiting (OOM killer, a failed step) */
+					fprintf(stderr, "pysandbox-worker: a spare sandbox process exited early\n");
+					sb_discard_child(&sb_spares[i]);
+					sb_spares[i] = sb_spares[--sb_nspares];
+					break;		/* indexes moved; poll again */
+				}
+			}
+		}
+		sb_enforce_deadlines(now);
+		sb_expire_queue(now);
+		sb_dispatch_queue();
+
+		if (rc == 0 && refill && sb_now_us() - sb_last_busy_us >= SB_SPARE_IDLE_US)
+		{
+			SbChild		spare;
+
+			if (sb_fork_child(sb_default_shape, true, &spare))
+				sb_spares[sb_nspares++] = spare;
+			else
+			{
+				fprintf(stderr, "pysandbox-worker: could not fork a spare: %s\n",
+						strerror(errno));
+				sb_target_spares = sb_nspares;	/* do not spin */
+			}
+		}
+	}
 }
 
 int
 main(int argc, char **argv)
 {
-	const char *allowed = argc > 2 ? argv[2] : "";
 	pid_t		expected_parent = argc > 1 ? (pid_t) atol(argv[1]) : 0;
-	SbReady		ready;
+	const char *allowed = argc > 2 ? argv[2] : "";
+	uint32_t	layers;
 
-	/* 1. die with the backend that started us, and check it is still there */
+	sb_server_mode = argc > 3 && strcmp(argv[3], "server") == 0;
+	sb_target_spares = argc > 4 ? atoi(argv[4]) : 1;
+	if (sb_target_spares < 0)
+		sb_target_spares = 0;
+	if (sb_target_spares > SB_MAX_SPARES)
+		sb_target_spares = SB_MAX_SPARES;
+	sb_max_concurrent = argc > 5 ? (uint32_t) strtoul(argv[5], NULL, 10) : 0;
+
+	/* 1. die with the process that started us, and check it is still there */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		sb_worker_die("could not set parent-death signal");
 	if (expected_parent <= 0 || getppid() != expected_parent)
 		_exit(1);
-	if (fcntl(sb_control_fd, F_GETFD) < 0)
+	if (fcntl(SB_WORKER_CONTROL_FD, F_GETFD) < 0)
 		sb_worker_die("no control socket on fd 3");
-	(void) fcntl(sb_control_fd, F_SETFD, FD_CLOEXEC);
+	(void) fcntl(SB_WORKER_CONTROL_FD, F_SETFD, FD_CLOEXEC);
 	signal(SIGPIPE, SIG_IGN);
 
 	sb_containment.worker_pid = getpid();
@@ -291,39 +779,50 @@ main(int argc, char **argv)
 	sb_seccomp_prepare();
 	if (sb_python_start(allowed) < 0)
 	{
-		sb_worker_send_failed("could not start the embedded Python interpreter");
+		static const char msg[] = "could not start the embedded Python interpreter";
+
+		if (!sb_server_mode)
+			(void) sb_worker_send(SB_WORKER_CONTROL_FD, SB_CTL_FAILED, msg, sizeof(msg) - 1);
+		fprintf(stderr, "pysandbox-worker: %s\n", msg);
 		_exit(1);
 	}
 	sb_containment.n_read_paths =
 		sb_python_read_paths(sb_containment.read_paths, SB_MAX_READ_PATHS);
 
-	/* 3. serve */
-	memset(&ready, 0, sizeof(ready));
-	ready.version = SB_PROTOCOL_VERSION;
-	ready.landlock_abi = (uint32_t) sb_landlock_abi();
-	ready.layers = (sb_seccomp_ready() ? SB_LAYER_SECCOMP : 0) |
-		(ready.landlock_abi > 0 ? SB_LAYER_LANDLOCK : 0) |
+	layers = (sb_seccomp_ready() ? SB_LAYER_SECCOMP : 0) |
+		(sb_landlock_abi() > 0 ? SB_LAYER_LANDLOCK : 0) |
 		(sb_namespaces_work() ? SB_LAYER_NAMESPACES : 0) |
 		(sb_mountns_works(&sb_containment) ? SB_LAYER_MOUNTNS : 0);
-	if (sb_send_frame(sb_control_fd, SB_CTL_READY, &ready, sizeof(ready)) < 0)
-		_exit(0);
 
-	for (;;)
+	/* the shape the backends' defaults ask for (pysandbox.filesystem_layer auto) */
+	sb_default_shape = (layers & SB_LAYER_NAMESPACES) ? SB_SPAWN_NAMESPACES : 0;
+	if (!(layers & SB_LAYER_LANDLOCK))
+		sb_default_shape |= (layers & SB_LAYER_MOUNTNS) ? SB_SPAWN_FS_MOUNT
+			: SB_SPAWN_ALLOW_NO_LANDLOCK;
+
+	memset(&sb_ready, 0, sizeof(sb_ready));
+	sb_ready.version = SB_PROTOCOL_VERSION;
+	sb_ready.layers = layers;
+	sb_ready.landlock_abi = (uint32_t) sb_landlock_abi();
+	sb_ready.max_concurrent = sb_max_concurrent;
+	sb_ready.spares = (uint32_t) sb_target_spares;
+	sb_ready.shared = sb_server_mode ? 1 : 0;
+
+	/* 3. serve */
+	if (sb_server_mode)
 	{
-		uint32_t	type = 0;
-		SbSpawnRequest req;
-		int			rc = sb_worker_recv(&type, &req, sizeof(req));
-
-		if (rc == -1)
-			_exit(0);			/* the backend closed the socket */
-		if (rc == -2 && type == SB_CTL_KILL)
-			continue;			/* a kill that raced with the exit report */
-		if (rc != 0 || type != SB_CTL_SPAWN)
-		{
-			fprintf(stderr, "pysandbox-worker: unexpected control frame %u\n", type);
-			_exit(1);
-		}
-		if (!sb_worker_spawn(&req))
-			_exit(0);
+		sb_listen_fd = SB_WORKER_CONTROL_FD;
+		if (fcntl(sb_listen_fd, F_SETFL, O_NONBLOCK) < 0)
+			sb_worker_die("could not configure the listening socket");
 	}
+	else
+	{
+		SbClient   *cl;
+
+		if (!sb_worker_send(SB_WORKER_CONTROL_FD, SB_CTL_READY, &sb_ready, sizeof(sb_ready)))
+			_exit(0);
+		cl = sb_client_slot();
+		cl->fd = SB_WORKER_CONTROL_FD;
+	}
+	sb_serve();
 }

@@ -22,16 +22,15 @@ typedef struct SbContainment
 {
 	pid_t		worker_pid;		/* the child's expected parent */
 	int			devnull_fd;		/* becomes the child's fds 0, 1 and 2 */
-	uint32_t	timeout_ms;
-	uint32_t	cpu_ms;
-	uint32_t	memory_mb;
-	uint32_t	flags;			/* SB_SPAWN_* */
+	uint32_t	flags;			/* SB_SPAWN_SHAPE_FLAGS of this child */
 	int			n_read_paths;
 	const char *read_paths[SB_MAX_READ_PATHS];
 } SbContainment;
 
 /* sb_contain.c: the ordered containment steps, run in the child */
-extern void sb_contain(int data_fd, const SbContainment *c);
+extern int	sb_contain_prepare(int data_fd, const SbContainment *c);
+extern void sb_contain_finish(const SbContainment *c, const SbSpawnRequest *req,
+							  int statm_fd);
 extern void sb_child_fail(const char *step, int err) __attribute__((noreturn));
 
 /* sb_landlock.c */
@@ -58,5 +57,6 @@ extern void sb_python_before_fork(void);
 extern void sb_python_after_fork_parent(void);
 extern void sb_python_after_fork_child(void);
 extern int	sb_python_serve(uint32_t flags);
+extern void sb_python_prewarm(void);
 
 #endif							/* SB_WORKER_H */

@@ -55,7 +55,7 @@ import psycopg2.extras
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from proctools import (  # noqa: E402
-    CRASH_LOG, LOG_PATH, WORKER_EXE, children, descendants,
+    CRASH_LOG, LOG_PATH, WORKER_EXE, call_children, children, descendants, is_spare,
     exe_of, owned_by_a_backend, postmaster_pid, process_table, read_stat)
 
 
@@ -81,12 +81,16 @@ def exists(pid):
 
 
 def worker_of(backend):
-    """The backend's pysandbox-worker and that worker's children."""
+    """The backend's pysandbox-worker and that worker's call children.
+
+    The worker also keeps a spare child forked ahead of the next call; it is
+    not counted (it has no seccomp filter until a call takes it).
+    """
     table = process_table()
     workers = [p for p in children(table, backend) if exe_of(p) == WORKER_EXE]
     if not workers:
         return None, []
-    return workers[0], children(table, workers[0])
+    return workers[0], call_children(table, workers[0])
 
 
 def wait_for(predicate, timeout):
@@ -508,11 +512,13 @@ class Suite:
                 first_fds, first_rss = fd_count(backend), rss_kb(backend)
         elapsed = time.monotonic() - start
         table = process_table()
-        mine = descendants(table, backend)
+        mine = [p for p in descendants(table, backend) if not is_spare(p)]
         workers = [p for p in children(table, backend) if exe_of(p) == WORKER_EXE]
-        if len(workers) != 1 or len(mine) != 1:
-            problems.append("backend descendants after the run: %s (expected one worker)"
-                            % [(p, table[p][0], table[p][1]) for p in mine])
+        spares = [p for p in descendants(table, backend) if is_spare(p)]
+        if len(workers) != 1 or len(mine) != 1 or len(spares) > 1:
+            problems.append("backend descendants after the run: %s (expected one worker "
+                            "and at most one spare)"
+                            % [(p, table[p][0], table[p][1]) for p in descendants(table, backend)])
         fds, rss = fd_count(backend), rss_kb(backend)
         if fds != first_fds:
             problems.append("backend fds: %d after the first round, %d at the end"
