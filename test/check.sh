@@ -11,6 +11,9 @@
 #   7. a real streaming replica: sandbox calls on a hot standby
 #   8. the soak (10,000 mixed calls) and pgbench (8 x 1,000 calls); set
 #      PYSANDBOX_SOAK_CALLS / PYSANDBOX_PGBENCH_CALLS lower for a quick run
+#   9. again with pysandbox in shared_preload_libraries (the cluster-wide
+#      fork server): pg_regress, the hostile suite (Python layer on and
+#      off), the agent example, the fork-server suite and pgbench
 # Exits non-zero if anything failed; the last line sums it up.
 set -u
 cd "$(dirname "$0")/.."
@@ -49,11 +52,24 @@ done
 run "lifecycle and soak (10,000 calls)" /usr/bin/python3 test/lifecycle/lifecycle.py --calls "${PYSANDBOX_SOAK_CALLS:-10000}"
 run "pgbench: 8 clients x 1,000 calls" sh test/load/pgbench.sh 8 "${PYSANDBOX_PGBENCH_CALLS:-1000}"
 
-if grep -E "terminated by signal|server process .* was terminated|database system was interrupted" "$PYSANDBOX_TEST_DIR/log" >/dev/null 2>&1; then
-	echo "== the server log shows a crashed backend:"
-	grep -E "terminated by signal|was terminated" "$PYSANDBOX_TEST_DIR/log" | head
-	failed=$((failed + 1))
-fi
+crashed() {
+	if grep -E "terminated by signal|server process .* was terminated|database system was interrupted" "$PYSANDBOX_TEST_DIR/log" >/dev/null 2>&1; then
+		echo "== the server log shows a crashed backend:"
+		grep -E "terminated by signal|was terminated" "$PYSANDBOX_TEST_DIR/log" | head
+		failed=$((failed + 1))
+	fi
+}
+crashed
+
+# the same extension with the cluster-wide fork server
+echo "== restarting the cluster with shared_preload_libraries = 'pysandbox'"
+PYSANDBOX_PRELOAD=1 sh test/cluster.sh start || { echo "check: could not start the preloaded cluster"; exit 1; }
+run "preload: pg_regress" sh -c 'make -s installcheck || { cat regression.diffs 2>/dev/null | head -200; exit 1; }'
+run "preload: fork server (restart, peer credentials, max_concurrent)" /usr/bin/python3 test/lifecycle/forkserver.py
+run "preload: hostile (Python layer on and off)" /usr/bin/python3 test/security/hostile.py --modes on,off
+run "preload: agent example" /usr/bin/python3 test/agent_example.py
+run "preload: pgbench 8 clients" sh test/load/pgbench.sh 8 "${PYSANDBOX_PGBENCH_CALLS:-1000}"
+crashed
 
 echo "check: $passed passed, $failed failed"
 [ "$failed" = 0 ]

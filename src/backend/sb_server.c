@@ -159,7 +159,7 @@ sb_server_log_exit(pid_t pid, int status)
 {
 	if (WIFSIGNALED(status))
 		ereport(LOG,
-				(errmsg("pysandbox fork server: worker process %d was terminated by signal %d; restarting it",
+				(errmsg("pysandbox fork server: its worker process %d was killed with signal %d; restarting it",
 						(int) pid, WTERMSIG(status)),
 				 errdetail("Sandbox calls in flight failed.")));
 	else

@@ -264,6 +264,12 @@ sb_contain_prepare(int data_fd, const SbContainment *c)
 		if (sb_mountns_apply(c->read_paths, c->n_read_paths, uid, gid, &step) < 0)
 			sb_child_fail(step, errno);
 	}
+
+	/*
+	 * 3 again: entering a user namespace changes our credentials, and the
+	 * kernel clears the parent-death signal on such a change.
+	 */
+	sb_contain_lifetime(c->worker_pid);
 	return statm_fd;
 }
 
@@ -292,6 +298,14 @@ sb_contain_finish(const SbContainment *c, const SbSpawnRequest *req, int statm_f
 		sb_landlock_apply(c->read_paths, c->n_read_paths) < 0 &&
 		!(c->flags & SB_SPAWN_ALLOW_NO_LANDLOCK))
 		sb_child_fail("confine the file system with Landlock", errno);
+
+	/* 3, checked once more: no step above may have cleared it */
+	{
+		int			sig = 0;
+
+		if (prctl(PR_GET_PDEATHSIG, &sig, 0, 0, 0) < 0 || sig != SIGKILL)
+			sb_contain_lifetime(c->worker_pid);
+	}
 
 	/* 8 */
 	if (sb_seccomp_apply(getpid()) < 0)

@@ -725,6 +725,7 @@ sb_serve(void)
 				}
 			}
 		}
+		now = sb_now_us();		/* handlers above may have queued requests */
 		sb_enforce_deadlines(now);
 		sb_expire_queue(now);
 		sb_dispatch_queue();

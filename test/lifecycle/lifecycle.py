@@ -118,20 +118,24 @@ def rss_kb(pid):
 def strays(postmaster):
     """Zombies under the postmaster and sandbox processes outside it."""
     problems = []
-    for attempt in range(3):    # another session's child may be mid-reap
+    # Another session's child may be mid-reap.  A sandbox process whose
+    # worker was killed dies of its parent-death signal and is then reaped
+    # by init, which takes up to a second or two on some hosts: dead ones
+    # (state Z) do not count, live ones must be gone within 3 s.
+    for attempt in range(15):
         table = process_table()
         under = set(descendants(table, postmaster))
         zombies = [(p, table[p][0]) for p in under if table[p][1] == "Z"]
-        orphans = [(p, table[p][2]) for p, (comm, _s, _pp) in table.items()
+        orphans = [(p, table[p][2], table[p][1]) for p, (comm, state, _pp) in table.items()
                    if comm.startswith("pysandbox-work") and p not in under
-                   and not owned_by_a_backend(table, p)]
+                   and state != "Z" and not owned_by_a_backend(table, p)]
         if not zombies and not orphans:
             return []
         time.sleep(0.2)
     if zombies:
         problems.append("zombies under the postmaster: %s" % zombies)
     if orphans:
-        problems.append("sandbox processes outside any backend (pid, parent): %s" % orphans)
+        problems.append("sandbox processes outside any backend (pid, parent, state): %s" % orphans)
     return problems
 
 
@@ -512,9 +516,9 @@ class Suite:
                 first_fds, first_rss = fd_count(backend), rss_kb(backend)
         elapsed = time.monotonic() - start
         table = process_table()
-        mine = [p for p in descendants(table, backend) if not is_spare(p)]
         workers = [p for p in children(table, backend) if exe_of(p) == WORKER_EXE]
-        spares = [p for p in descendants(table, backend) if is_spare(p)]
+        spares = [p for p in descendants(table, backend) if p not in workers and is_spare(p)]
+        mine = [p for p in descendants(table, backend) if p not in spares]
         if len(workers) != 1 or len(mine) != 1 or len(spares) > 1:
             problems.append("backend descendants after the run: %s (expected one worker "
                             "and at most one spare)"

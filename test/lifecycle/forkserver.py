@@ -1,0 +1,322 @@
+#!/usr/bin/python3
+"""The cluster-wide fork server (pysandbox in shared_preload_libraries).
+
+Run as root with Debian's interpreter against a test cluster started with
+PYSANDBOX_PRELOAD=1 (test/cluster.sh); it restarts that cluster twice to
+change pysandbox.max_concurrent and puts the setting back at the end.
+
+    /usr/bin/python3 test/lifecycle/forkserver.py
+
+Checks, each printed as one line:
+  (a) one "pysandbox fork server" background worker runs one worker; the
+      socket is 0600 in the data directory; a backend's call leaves the
+      backend without any child process of its own;
+  (b) a client that is not the server's user is refused (no READY);
+  (c) killing the worker mid-call fails that call with an error at once (no
+      hang), the call's child dies, the background worker starts a new
+      worker and the same session's next call works;
+  (d) with max_concurrent = 1: a second call waits and, after its
+      queue_timeout, fails with 53400; a waiting call can be cancelled; a
+      waiting call starts when the running one ends;
+  (e) afterwards the worker has no child but its idle spares, and nothing
+      is left as a zombie or outside the cluster.
+The last line is "forkserver: N passed, M failed".
+"""
+
+import os
+import socket
+import stat
+import subprocess
+import sys
+import threading
+import time
+
+import psycopg2
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from proctools import (  # noqa: E402
+    DATA_DIR, WORKER_EXE, children, descendants, exe_of, is_spare,
+    postmaster_pid, process_table, seccomp_mode)
+
+SOCKET = os.path.join(DATA_DIR, "pg_stat_tmp", "pysandbox.sock")
+LOOP = "def main():\n    while True:\n        pass\n"
+PG_CTL = "/usr/lib/postgresql/15/bin/pg_ctl"
+
+
+def connect():
+    conn = psycopg2.connect("", connect_timeout=10)
+    conn.autocommit = True
+    return conn
+
+
+def execute(conn, code, options="{}"):
+    cur = conn.cursor()
+    cur.execute("SELECT sandbox_execute(%s, '{}', '{main}', %s)", (code, options))
+    return cur.fetchone()[0]
+
+
+class Call(threading.Thread):
+    """A sandbox call in a thread: result or error, and when it ended."""
+
+    def __init__(self, conn, code, options="{}", setup=None):
+        super().__init__(daemon=True)
+        self.conn, self.code, self.options, self.setup = conn, code, options, setup
+        self.result = self.error = None
+        self.ended = None
+
+    def run(self):
+        try:
+            if self.setup:
+                self.conn.cursor().execute(self.setup)
+            self.result = execute(self.conn, self.code, self.options)
+        except psycopg2.Error as exc:
+            self.error = exc
+        self.ended = time.monotonic()
+
+
+def server_processes():
+    """(fork server bgworker pid, its worker pid) or (None, None)."""
+    table = process_table()
+    pm = postmaster_pid()
+    bgw = [p for p in children(table, pm) if table[p][0] == "postgres"
+           and "pysandbox fork server" in cmdline(p)]
+    if len(bgw) != 1:
+        return None, None
+    workers = [p for p in children(table, bgw[0]) if exe_of(p) == WORKER_EXE]
+    return bgw[0], (workers[0] if len(workers) == 1 else None)
+
+
+def cmdline(pid):
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            return f.read().replace(b"\0", b" ").decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def wait_for(predicate, timeout):
+    start = time.monotonic()
+    while time.monotonic() - start < timeout:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.01)
+    return None
+
+
+def running_child(worker, exclude=()):
+    """A child of the worker that runs a call (has its seccomp filter)."""
+    table = process_table()
+    kids = [p for p in children(table, worker) if seccomp_mode(p) == 2 and p not in exclude]
+    return kids[0] if kids else None
+
+
+def restart_cluster():
+    subprocess.run(["su", "postgres", "-s", "/bin/sh", "-c",
+                    "%s -D %s -w -m fast restart -l %s/log" % (
+                        PG_CTL, DATA_DIR, os.path.dirname(DATA_DIR))],
+                   check=True, stdout=subprocess.DEVNULL)
+    if wait_for(lambda: server_processes()[1], 30) is None:
+        raise RuntimeError("the fork server did not come back after a restart")
+
+
+class Suite:
+    def __init__(self):
+        self.passed = self.failed = 0
+
+    def report(self, name, problems, info=""):
+        if problems:
+            self.failed += 1
+            print("FAIL %s" % name)
+            for p in problems:
+                print("     ! %s" % p)
+        else:
+            self.passed += 1
+            print("ok   %s%s" % (name, ("  (" + info + ")") if info else ""))
+        sys.stdout.flush()
+
+    def check_topology(self):
+        problems = []
+        bgw, worker = server_processes()
+        if bgw is None or worker is None:
+            self.report("(a) topology", ["no fork server and worker under the postmaster"])
+            return
+        mode = os.stat(SOCKET).st_mode
+        if not stat.S_ISSOCK(mode) or stat.S_IMODE(mode) != 0o600:
+            problems.append("socket mode %o, expected a 0600 socket" % mode)
+        conn = connect()
+        t0 = time.monotonic()
+        got = execute(conn, "def main():\n    return 41 + 1\n")
+        first_ms = (time.monotonic() - t0) * 1000
+        if got != {"main": 42}:
+            problems.append("first call returned %r" % (got,))
+        backend = conn.get_backend_pid()
+        kids = descendants(process_table(), backend)
+        if kids:
+            problems.append("the backend has processes of its own: %s" % kids)
+        conn.close()
+        self.report("(a) one fork server, one worker, 0600 socket, backends fork nothing",
+                    problems, "first call of a new connection %.0f ms" % first_ms)
+
+    def check_foreign_uid(self):
+        # root is not the server's user: the worker must close without READY
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        s.settimeout(5)
+        problems = []
+        try:
+            s.connect(SOCKET)
+            data = s.recv(4096)
+            if data:
+                problems.append("a root client got %d bytes (expected to be refused)" % len(data))
+        except (ConnectionResetError, socket.timeout) as exc:
+            if isinstance(exc, socket.timeout):
+                problems.append("the connection was neither answered nor closed")
+        finally:
+            s.close()
+        self.report("(b) a client of another uid is refused (SO_PEERCRED)", problems)
+
+    def check_kill_worker(self):
+        problems = []
+        conn = connect()
+        execute(conn, "def main():\n    return 1\n")
+        _bgw, worker = server_processes()
+        call = Call(conn, LOOP, '{"timeout_ms": 8000}')
+        call.start()
+        child = wait_for(lambda: running_child(worker), 10)
+        if child is None:
+            self.report("(c) killing the worker mid-call", ["no running child appeared"])
+            return
+        killed = time.monotonic()
+        os.kill(worker, 9)
+        call.join(10)
+        if call.is_alive():
+            problems.append("the call hung 10 s after the worker was killed")
+        elif call.error is None:
+            problems.append("the call returned %r" % (call.result,))
+        elif "sandbox worker exited unexpectedly" not in str(call.error):
+            problems.append("unexpected error: %s %s" % (call.error.pgcode, call.error))
+        took = (call.ended - killed) * 1000 if call.ended else -1
+        if wait_for(lambda: not os.path.exists("/proc/%d" % child), 5) is None:
+            problems.append("the call's child %d outlived the worker" % child)
+        new = wait_for(lambda: server_processes()[1] not in (None, worker) and server_processes()[1], 15)
+        if not new:
+            problems.append("no new worker within 15 s")
+        try:
+            if execute(conn, "def main():\n    return 3\n") != {"main": 3}:
+                problems.append("the next call in the same session failed")
+        except psycopg2.Error as exc:
+            problems.append("the next call failed: %s" % exc)
+        conn.close()
+        self.report("(c) killing the worker mid-call: error, child gone, restarted", problems,
+                    "error after %.0f ms: %s" % (took, str(call.error).strip().splitlines()[0]
+                                                 if call.error else "-"))
+
+    def check_max_concurrent(self):
+        problems = []
+        admin = connect()
+        admin.cursor().execute("ALTER SYSTEM SET pysandbox.max_concurrent = 1")
+        admin.close()
+        restart_cluster()
+        try:
+            a, b, c, d = connect(), connect(), connect(), connect()
+            execute(a, "def main():\n    return 1\n")
+            _bgw, worker = server_processes()
+            first = Call(a, LOOP, '{"timeout_ms": 3000}')
+            first.start()
+            if wait_for(lambda: running_child(worker), 10) is None:
+                problems.append("the first call did not start")
+            # (1) a call that may wait 500 ms gets 53400
+            busy = Call(b, "def main():\n    return 2\n", setup="SET pysandbox.queue_timeout = '500ms'")
+            t0 = time.monotonic()
+            busy.start()
+            busy.join(10)
+            if busy.error is None or busy.error.pgcode != "53400":
+                problems.append("the queued call got %s / %r, expected 53400"
+                                % (busy.error and busy.error.pgcode, busy.result))
+            elif "too many sandbox calls are running" not in str(busy.error):
+                problems.append("unexpected message: %s" % busy.error)
+            waited = (busy.ended - t0) * 1000 if busy.ended else -1
+            if not 400 <= waited <= 3000:
+                problems.append("it failed after %.0f ms (queue_timeout 500 ms)" % waited)
+            # (2) a waiting call is cancelled promptly
+            cancel = Call(c, "def main():\n    return 3\n", setup="SET pysandbox.queue_timeout = '10s'")
+            cancel.start()
+            time.sleep(0.3)
+            t1 = time.monotonic()
+            admin = connect()
+            admin.cursor().execute("SELECT pg_cancel_backend(%s)", (c.get_backend_pid(),))
+            cancel.join(5)
+            if cancel.error is None or cancel.error.pgcode != "57014":
+                problems.append("the cancelled waiting call got %s / %r"
+                                % (cancel.error and cancel.error.pgcode, cancel.result))
+            elif (cancel.ended - t1) > 1.0:
+                problems.append("cancelling a waiting call took %.0f ms" % ((cancel.ended - t1) * 1000))
+            # (3) a waiting call starts when the running one ends
+            later = Call(d, "def main():\n    return 4\n", setup="SET pysandbox.queue_timeout = '10s'")
+            later.start()
+            first.join(10)
+            later.join(15)
+            if first.error is None or first.error.pgcode != "57014":
+                problems.append("the running call ended with %s, expected its timeout"
+                                % (first.error and first.error.pgcode))
+            if later.result != {"main": 4}:
+                problems.append("the waiting call got %r / %s" % (later.result, later.error))
+            try:   # the cancelled session works again
+                if execute(c, "def main():\n    return 5\n") != {"main": 5}:
+                    problems.append("the cancelled session's next call failed")
+            except psycopg2.Error as exc:
+                problems.append("the cancelled session's next call failed: %s" % exc)
+            for conn in (a, b, c, d, admin):
+                conn.close()
+        finally:
+            admin = connect()
+            admin.cursor().execute("ALTER SYSTEM RESET pysandbox.max_concurrent")
+            admin.close()
+            restart_cluster()
+        self.report("(d) max_concurrent = 1: wait, 53400 after queue_timeout, cancel, FIFO start",
+                    problems)
+
+    def check_leftovers(self):
+        problems = []
+        conn = connect()
+        execute(conn, "def main():\n    return 1\n")
+        conn.close()
+        time.sleep(0.5)
+        _bgw, worker = server_processes()
+        table = process_table()
+        kids = children(table, worker) if worker else []
+        busy = [p for p in kids if not is_spare(p)]
+        if busy:
+            problems.append("children still holding a call: %s" % busy)
+        zombies = [p for p in descendants(table, postmaster_pid()) if table[p][1] == "Z"]
+        if zombies:
+            problems.append("zombies under the postmaster: %s" % zombies)
+        def strays():
+            return [p for p, (comm, _s, ppid) in process_table().items()
+                    if comm.startswith("pysandbox-work") and ppid == 1]
+        # the restarts above leave old spares dying of their parent-death signal
+        if wait_for(lambda: not strays(), 5) is None:
+            problems.append("sandbox processes adopted by init: %s" % strays())
+        self.report("(e) nothing left but idle spares", problems, "%d spares" % len(kids))
+
+
+def main():
+    if os.geteuid() != 0:
+        print("forkserver: run as root")
+        return 2
+    suite = Suite()
+    if server_processes()[0] is None:
+        print("FAIL the cluster has no pysandbox fork server (start it with PYSANDBOX_PRELOAD=1)")
+        print("forkserver: 0 passed, 1 failed")
+        return 1
+    suite.check_topology()
+    suite.check_foreign_uid()
+    suite.check_kill_worker()
+    suite.check_max_concurrent()
+    suite.check_leftovers()
+    print("forkserver: %d passed, %d failed" % (suite.passed, suite.failed))
+    return 1 if suite.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
