@@ -49,7 +49,12 @@ PY_SOURCES = \
 	src/python/sb_codec.py \
 	src/python/sb_runtime.py
 
-EXTRA_CLEAN = $(WORKER) $(WORKER_OBJS) src/worker/sb_embedded.c
+# the benchmark's floor: fork + the same containment + exit (test/bench)
+FLOOR = test/bench/sb-floor
+FLOOR_OBJS = src/worker/sb_contain.wo src/worker/sb_landlock.wo \
+	src/worker/sb_mountns.wo src/worker/sb_seccomp.wo src/worker/sb_frame.wo
+
+EXTRA_CLEAN = $(WORKER) $(WORKER_OBJS) src/worker/sb_embedded.c $(FLOOR)
 
 include $(PGXS)
 
@@ -73,6 +78,11 @@ src/worker/%.wo: src/worker/%.c src/worker/sb_worker.h src/protocol/sb_protocol.
 
 $(WORKER): $(WORKER_OBJS)
 	$(CC) -pie -o $@ $(WORKER_OBJS) $(PY_LDFLAGS) -lseccomp -Wl,-z,relro,-z,now
+
+floor: $(FLOOR)
+
+$(FLOOR): test/bench/floor.c $(FLOOR_OBJS)
+	$(CC) $(WORKER_CFLAGS) $(PY_CFLAGS) -pie -o $@ test/bench/floor.c $(FLOOR_OBJS) $(PY_LDFLAGS) -lseccomp
 
 $(OBJS): src/protocol/sb_protocol.h src/backend/pysandbox.h
 

@@ -34,6 +34,11 @@ Workloads:
      aggregate -> JSON
   5. backend peak memory (VmHWM) while pysandbox moves workload 2's rows in,
      against the columnar size of the input
+  6. throughput of trivial calls at 1, 2 and 8 concurrent clients (pgbench
+     -T for pysandbox and PL/Python, parallel subprocess loops for a fresh
+     process per call) against the floor: test/bench/sb-floor forking a
+     pandas-loaded interpreter, applying the same containment and exiting,
+     one loop per core
 
 Repetitions of a workload are interleaved across contenders (round robin)
 so that drift in the machine hits all of them alike; each contender is run
@@ -484,6 +489,93 @@ def w1_trivial(ctx, args):
     return out
 
 
+PGBENCH = "/usr/lib/postgresql/15/bin/pgbench"
+FLOOR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sb-floor")
+
+
+def pgbench_tps(sql, clients, seconds):
+    """tps of pgbench running sql with this many clients, or raise."""
+    with open("/tmp/pysandbox-bench.sql", "w") as f:
+        f.write(sql + "\n")
+    p = subprocess.run([PGBENCH, "-n", "-c", str(clients), "-j", str(min(clients, 2)),
+                        "-T", str(seconds), "-f", "/tmp/pysandbox-bench.sql"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False)
+    out = p.stdout.decode("utf-8", "replace")
+    failed = [l for l in out.splitlines() if l.startswith("number of failed")]
+    for line in out.splitlines():
+        if line.startswith("tps = "):
+            if p.returncode != 0 or (failed and not failed[0].split(":")[1].strip().startswith("0")):
+                raise ContenderError("pgbench failed: %s" % out[-300:])
+            return float(line.split()[2])
+    raise ContenderError("pgbench printed no tps: %s" % out[-300:])
+
+
+def fresh_tps(clients, seconds):
+    """Calls per second of `clients` parallel loops of a fresh python+pandas."""
+    import concurrent.futures
+
+    def loop():
+        n, until = 0, time.monotonic() + seconds
+        while time.monotonic() < until:
+            subprocess.run([PYTHON, "-c", FRESH_SCRIPT], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, check=True)
+            n += 1
+        return n
+    start = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(clients) as ex:
+        total = sum(ex.map(lambda _: loop(), range(clients)))
+    return total / (time.monotonic() - start)
+
+
+def floor_rate(seconds, loops):
+    """Forks per second of the floor program (run as postgres)."""
+    if not os.path.exists(FLOOR):
+        raise ContenderNA("build it first: make floor")
+    p = subprocess.run(["su", "postgres", "-s", "/bin/sh", "-c",
+                        "cd /tmp && %s %s %d" % (FLOOR, seconds, loops)],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False)
+    out = p.stdout.decode("utf-8", "replace")
+    if p.returncode != 0 or "forks/s" not in out:
+        raise ContenderError("sb-floor failed: %s" % out[-300:])
+    return float(out.split("=")[1].split()[0])
+
+
+def w6_throughput(ctx, args):
+    """Rows of (contender, clients, calls per second)."""
+    progress("== 6. throughput at 1, 2 and 8 clients (%d s each)" % args.tput_seconds)
+    T = args.tput_seconds
+    rows = []
+    sb_sql = "SELECT sandbox_execute('def main(): return 1');"
+    pl_sql = "SELECT bench_pl_trivial();"
+
+    def add(name, clients, fn):
+        try:
+            rows.append((name, clients, fn(), None))
+        except (ContenderError, ContenderNA, subprocess.SubprocessError) as e:
+            rows.append((name, clients, None, str(e)))
+    for c in (1, 2, 8):
+        add("pysandbox", c, lambda: pgbench_tps(sb_sql, c, T))
+        add("PL/Python", c, lambda: pgbench_tps(pl_sql, c, T))
+        add("fresh python+pandas", c, lambda: fresh_tps(c, T))
+    cores = os.cpu_count() or 1
+    add("floor (sb-floor)", 1, lambda: floor_rate(T, 1))
+    add("floor (sb-floor)", cores, lambda: floor_rate(T, cores))
+    return rows
+
+
+def report_throughput(rows):
+    print()
+    print("6. throughput, trivial calls per second (higher is better)")
+    print("  %-22s %8s %12s" % ("contender", "clients", "calls/s"))
+    for name, clients, rate, err in rows:
+        print("  %-22s %8d %12s" % (name, clients, "%.1f" % rate if rate else "ERROR " + (err or "")[:60]))
+    floor = max((r for n, _c, r, _e in rows if n.startswith("floor") and r), default=None)
+    sb8 = [r for n, c, r, _e in rows if n == "pysandbox" and c == 8 and r]
+    if floor and sb8:
+        print("  bar: pgbench at 8 clients >= 70%% of the floor: %.1f / %.1f = %.0f%% : %s"
+              % (sb8[0], floor, 100 * sb8[0] / floor, "MET" if sb8[0] >= 0.7 * floor else "NOT MET"))
+
+
 def w2_groupby(ctx, args):
     progress("== 2. %d rows -> DataFrame -> groupby-sum -> jsonb" % args.rows)
     sb, pl, nat, cl = ctx["sb"], ctx["pl"], ctx["native"], ctx["client"]
@@ -878,8 +970,10 @@ def main():
                     help="fresh connections measured in workload 5")
     ap.add_argument("--rows", type=int, default=1000000)
     ap.add_argument("--wide-rows", type=int, default=100000)
-    ap.add_argument("--workloads", default="1,2,3,4,5",
-                    help="comma-separated subset of 1..5")
+    ap.add_argument("--workloads", default="1,2,3,4,5,6",
+                    help="comma-separated subset of 1..6")
+    ap.add_argument("--tput-seconds", type=int, default=15,
+                    help="seconds per throughput measurement, workload 6")
     args = ap.parse_args()
     wanted = set(args.workloads.split(","))
 
@@ -927,7 +1021,11 @@ def main():
            "context": [], "error": None}
     if "5" in wanted:
         mem = w5_memory(ctx, args)
+    tput = w6_throughput(ctx, args) if "6" in wanted else []
     errors = report(machine, all_results, mem, args)
+    if tput:
+        report_throughput(tput)
+        errors += [e for _n, _c, _r, e in tput if e and "make floor" not in e]
     print("\ntotal run time %.0f s" % (time.perf_counter() - started))
     if errors:
         print("bench: %d contender(s) failed unexpectedly (see ERROR above)" % len(errors))

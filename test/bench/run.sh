@@ -1,9 +1,12 @@
 #!/bin/sh
 # test/bench/run.sh - the SPEC 5 benchmark in one command (Debian 12, as root).
 #
-# Installs PL/Python and psycopg2 if missing, starts a throwaway cluster in
-# /tmp/pysandbox-bench on port 54340 (never the test cluster's), runs
-# test/bench/bench.py with Debian's /usr/bin/python3, and stops the cluster.
+# Installs PL/Python and psycopg2 if missing, builds the floor program
+# (make floor), starts a throwaway cluster in /tmp/pysandbox-bench on port
+# 54340 (never the test cluster's) with pysandbox in shared_preload_libraries
+# (the cluster-wide fork server; PYSANDBOX_PRELOAD=0 measures the per-session
+# worker instead), runs test/bench/bench.py with Debian's /usr/bin/python3,
+# and stops the cluster.
 # Arguments are passed to bench.py (e.g. --reps 3, --workloads 1,2).
 #
 # It assumes pysandbox is already built and installed (make && make install,
@@ -30,6 +33,9 @@ if [ -n "$missing" ]; then
 	fi
 fi
 
+make -s floor || { echo "test/bench/run.sh: could not build test/bench/sb-floor" >&2; exit 1; }
+
+export PYSANDBOX_PRELOAD=${PYSANDBOX_PRELOAD:-1}
 export PYSANDBOX_TEST_DIR=/tmp/pysandbox-bench PGPORT=54340
 export PGHOST=$PYSANDBOX_TEST_DIR PGUSER=postgres PGDATABASE=postgres
 
@@ -43,4 +49,5 @@ if ! out=$(psql -X -q -v ON_ERROR_STOP=1 -c 'CREATE EXTENSION IF NOT EXISTS pysa
 	exit 1
 fi
 
+echo "== pysandbox in shared_preload_libraries: $PYSANDBOX_PRELOAD"
 /usr/bin/python3 test/bench/bench.py "$@"
