@@ -67,6 +67,7 @@ extern void sb_sandbox_kill(SbSandbox *sb);
 extern int	sb_sandbox_control_fd(void);
 extern bool sb_sandbox_read_exit(SbSandbox *sb);
 extern void sb_sandbox_release(SbSandbox *sb);
+extern void sb_sandbox_detach(SbSandbox *sb);
 extern void sb_sandbox_abandon_worker(void);
 extern void sb_worker_init(void);
 extern bool sb_sandbox_shared(void);
@@ -174,6 +175,8 @@ typedef struct SbOutcome
 	bool		output_exceeded;	/* the backend cut the child off */
 	bool		protocol_error; /* the child broke the frame protocol */
 	bool		worker_lost;	/* the worker died or stopped answering */
+	bool		detached;		/* complete result taken without waiting for
+								 * the exit: exit holds only wall_us */
 	SbExitReport exit;
 } SbOutcome;
 

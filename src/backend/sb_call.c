@@ -410,6 +410,25 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 		}
 	}
 
+	/*
+	 * A complete result and a clean end of the output: the child is exiting
+	 * on its own.  Unless the caller reports usage (sandbox_run), do not
+	 * wait for the kernel to tear it down.
+	 */
+	if (eof && !req->capture_output && !rd.bad && !out->output_exceeded &&
+		!out->error && !out->violation &&
+		(out->result != NULL ||
+		 (out->rows_header != NULL && list_length(out->rows_columns) == req->rows_ncols)))
+	{
+		out->detached = true;
+		out->exit.wall_us = (uint64) sb_ms_since(start) * 1000;
+		sb_sandbox_detach(st->sb);
+		st->sb = NULL;
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(cxt);
+		return;
+	}
+
 	/* the child is dead or being killed: wait for the worker's report */
 	while (!st->sb->exited)
 	{

@@ -164,6 +164,15 @@ sb_report_usage(const SbRequest *req, const SbOutcome *out)
 
 	foreach(lc, out->rows_columns)
 		output += ((SbChunk *) lfirst(lc))->len;
+	if (out->detached)
+	{
+		elog(DEBUG1, "pysandbox usage: wall_ms=" UINT64_FORMAT " cpu_ms=n/a"
+			 " peak_memory_kb=n/a input_rows=" UINT64_FORMAT
+			 " input_bytes=" UINT64_FORMAT " output_bytes=" UINT64_FORMAT
+			 " (not waited for the exit)",
+			 out->exit.wall_us / 1000, req->input_rows, req->input_bytes, output);
+		return;
+	}
 	elog(DEBUG1, "pysandbox usage: wall_ms=" UINT64_FORMAT " cpu_ms=" UINT64_FORMAT
 		 " peak_memory_kb=" UINT64_FORMAT " input_rows=" UINT64_FORMAT
 		 " input_bytes=" UINT64_FORMAT " output_bytes=" UINT64_FORMAT,

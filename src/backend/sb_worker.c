@@ -50,6 +50,13 @@ static pid_t sb_worker_pid = 0;
 static uint32 sb_worker_layers = 0;
 static uint32 sb_worker_landlock_abi = 0;
 static bool sb_worker_shared = false;
+
+/*
+ * The pid of a child whose complete result we took without waiting for its
+ * exit (sb_sandbox_detach); its EXITED report is still to come on the
+ * control socket, ahead of the answer to our next request.  0: none.
+ */
+static int32 sb_exit_pending = 0;
 static bool sb_exit_hook_set = false;
 
 /*
@@ -80,6 +87,7 @@ sb_elapsed_ms(instr_time start)
 void
 sb_sandbox_abandon_worker(void)
 {
+	sb_exit_pending = 0;
 	if (sb_control_fd >= 0)
 	{
 		close(sb_control_fd);
@@ -545,6 +553,7 @@ sb_sandbox_acquire(const SbSpawnRequest *req)
 	{
 		SbSpawned	spawned;
 		SbBusy		busy;
+		SbExitReport exit;
 		char		text[SB_CONTROL_MAX_PAYLOAD + 1];
 	}			payload;
 	SbSpawnRequest r = *req;
@@ -570,11 +579,22 @@ sb_sandbox_acquire(const SbSpawnRequest *req)
 				 errmsg("could not send a request to the sandbox worker: %m")));
 	}
 
-	if (!sb_control_recv_or_abandon(&type, &payload, &len, &fd,
-									(long) r.queue_ms + SB_WORKER_START_TIMEOUT_MS))
-		ereport(ERROR,
-				(errcode(ERRCODE_SYSTEM_ERROR),
-				 errmsg("sandbox worker did not answer")));
+	for (;;)
+	{
+		if (!sb_control_recv_or_abandon(&type, &payload, &len, &fd,
+										(long) r.queue_ms + SB_WORKER_START_TIMEOUT_MS))
+			ereport(ERROR,
+					(errcode(ERRCODE_SYSTEM_ERROR),
+					 errmsg("sandbox worker did not answer")));
+		/* the report on the previous child comes first: it is over */
+		if (sb_exit_pending != 0 && type == SB_CTL_EXITED && len == sizeof(SbExitReport) &&
+			payload.exit.pid == sb_exit_pending && fd < 0)
+		{
+			sb_exit_pending = 0;
+			continue;
+		}
+		break;
+	}
 	if (type == SB_CTL_BUSY && len == sizeof(SbBusy))
 	{
 		if (fd >= 0)
@@ -664,6 +684,26 @@ sb_sandbox_read_exit(SbSandbox *sb)
 	sb->exit = payload.exit;
 	sb->exited = true;
 	return true;
+}
+
+/*
+ * The child sent a complete result and closed its socket: let it finish
+ * exiting (tearing down a large address space takes milliseconds) without
+ * waiting.  The worker still reaps it and enforces its deadline; its exit
+ * report is skipped when it arrives ahead of the next answer.
+ */
+void
+sb_sandbox_detach(SbSandbox *sb)
+{
+	if (sb->data_fd >= 0)
+	{
+		close(sb->data_fd);
+		sb->data_fd = -1;
+	}
+	if (!sb->exited && sb_control_fd >= 0)
+		sb_exit_pending = sb->pid;
+	sb->exited = true;
+	sb->in_use = false;
 }
 
 /*

@@ -17,6 +17,8 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <malloc.h>
+
 #include "sb_worker.h"
 
 #include <errno.h>
@@ -296,6 +298,13 @@ sb_python_start(const char *allowed_modules)
 		return -1;
 	}
 	Py_DECREF(res);
+
+	/*
+	 * Consolidate malloc's free lists once, here: otherwise every child's
+	 * first large allocation walks (and so copies) the free chunks the
+	 * warm-up left all over the heap.
+	 */
+	(void) malloc_trim(0);
 	return 0;
 }
 
@@ -391,5 +400,11 @@ sb_python_serve(uint32_t flags)
 	if (PyLong_Check(res))
 		code = (int) PyLong_AsLong(res);
 	Py_DECREF(res);
+	/*
+	 * Close the data socket before exiting: the kernel tears the address
+	 * space down before it closes files, and the backend need not wait for
+	 * that to see the end of the output.
+	 */
+	(void) close(SB_CHILD_DATA_FD);
 	return code;
 }

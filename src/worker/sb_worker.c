@@ -75,6 +75,8 @@ typedef struct SbClient
 	int			fd;				/* -1: free slot */
 	bool		gone;			/* closed; slot freed once the child is reaped */
 	bool		queued;			/* a SPAWN waits for a free slot */
+	bool		after_reap;		/* a SPAWN waits for the previous child's
+								 * reap (the backend did not wait for it) */
 	uint64_t	queued_us;
 	SbSpawnRequest req;
 	SbChild		child;
@@ -327,6 +329,7 @@ static void
 sb_client_gone(SbClient *cl)
 {
 	cl->queued = false;
+	cl->after_reap = false;
 	if (cl->child.pid > 0)
 	{
 		if (!cl->child.killed)
@@ -478,6 +481,17 @@ sb_child_exited(SbClient *cl)
 	}
 	else if (!sb_worker_send(cl->fd, SB_CTL_EXITED, &rep, sizeof(rep)))
 		sb_client_gone(cl);
+	else if (cl->after_reap)
+	{
+		cl->after_reap = false;
+		if (sb_max_concurrent > 0 && sb_in_flight >= (int) sb_max_concurrent)
+		{
+			cl->queued = true;
+			cl->queued_us = sb_now_us();
+		}
+		else
+			sb_dispatch(cl, &cl->req);
+	}
 }
 
 /* One control frame from a client. */
@@ -496,7 +510,19 @@ sb_client_readable(SbClient *cl)
 	if (rc == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
 		return;
 	if (rc == 0 && type == SB_CTL_SPAWN && len == sizeof(SbSpawnRequest) &&
-		cl->child.pid == 0 && !cl->queued)
+		cl->child.pid > 0 && !cl->queued && !cl->after_reap)
+	{
+		/*
+		 * The backend took a complete result and moved on without waiting
+		 * for the previous child's exit: answer once it is reaped (its
+		 * EXITED report goes first).
+		 */
+		cl->after_reap = true;
+		cl->req = payload.req;
+		return;
+	}
+	if (rc == 0 && type == SB_CTL_SPAWN && len == sizeof(SbSpawnRequest) &&
+		cl->child.pid == 0 && !cl->queued && !cl->after_reap)
 	{
 		if (sb_max_concurrent > 0 && sb_in_flight >= (int) sb_max_concurrent)
 		{

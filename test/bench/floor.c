@@ -110,7 +110,7 @@ main(int argc, char **argv)
 	c.read_paths[c.n_read_paths++] = "/usr/lib/python3.11";
 	c.read_paths[c.n_read_paths++] = "/usr/lib/python3/dist-packages";
 	c.read_paths[c.n_read_paths++] = "/usr/share/zoneinfo";
-	c.flags = sb_namespaces_work() ? SB_SPAWN_NAMESPACES : 0;
+	c.flags = sb_namespaces_work() && !getenv("FLOOR_NO_NS") ? SB_SPAWN_NAMESPACES : 0;
 	if (sb_landlock_abi() <= 0)
 		c.flags |= SB_SPAWN_ALLOW_NO_LANDLOCK;
 	sb_seccomp_prepare();

@@ -305,6 +305,9 @@ def main():
         print("forkserver: run as root")
         return 2
     suite = Suite()
+    conn = connect()
+    conn.cursor().execute("CREATE EXTENSION IF NOT EXISTS pysandbox")
+    conn.close()
     if server_processes()[0] is None:
         print("FAIL the cluster has no pysandbox fork server (start it with PYSANDBOX_PRELOAD=1)")
         print("forkserver: 0 passed, 1 failed")
