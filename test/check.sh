@@ -41,6 +41,7 @@ run() {
 }
 
 run "python layer unit tests" /usr/bin/python3 test/python/test_python_layer.py
+run "column decoding unit tests" /usr/bin/python3 test/python/test_codec.py
 run "pg_regress" sh -c 'make -s installcheck || { cat regression.diffs 2>/dev/null | head -200; exit 1; }'
 run "fuzz: the backend's checks on the child's frames (60 s)" sh test/fuzz/build.sh 60
 run "hot standby" sh test/standby/standby.sh

@@ -59,6 +59,58 @@ _VAR_KINDS = frozenset({sb_io.COL_TEXT, sb_io.COL_JSON, sb_io.COL_BYTES,
                         sb_io.COL_DECIMAL})
 
 
+_SHORT_TEXT_MIN_ROWS = 4096
+_SHORT_TEXT_SAMPLE = 4096
+
+
+def _decode_short_texts(data, offsets, nrows):
+    """A text column of short, repeated values, without one str per row.
+
+    Categories, codes and labels (at most 16 bytes, few distinct values)
+    are the common case of analytics text.  Each value is packed into one
+    or two zero-padded 64-bit keys (PostgreSQL texts hold no NUL, so the
+    padding is unambiguous), the keys are factorized with pandas' hash
+    table, and only the distinct values become Python strings; the rows
+    share them.  Returns None where this does not pay (long or mostly
+    distinct values): the caller then decodes every row.
+    """
+    if nrows < _SHORT_TEXT_MIN_ROWS:
+        return None
+    lengths = np.diff(offsets) - 1
+    width = int(lengths.max())
+    if width > 16:
+        return None
+    raw = np.frombuffer(data, dtype=np.uint8)
+    starts = offsets[:-1]
+    keys = np.zeros((nrows, 16 if width > 8 else 8), dtype=np.uint8)
+    last = len(raw) - 1
+    for k in range(width):
+        column = raw[np.minimum(starts + k, last)]
+        column[lengths <= k] = 0
+        keys[:, k] = column
+    words = keys.view("<u8")
+    if words.shape[1] == 1:
+        flat = words[:, 0]
+    else:
+        # two words: codes of each half, combined exactly
+        lo_codes, lo_uniques = pd.factorize(words[:, 0])
+        hi_codes = pd.factorize(words[:, 1])[0]
+        flat = lo_codes.astype(np.int64) * (int(hi_codes.max()) + 1) + hi_codes
+    if len(pd.unique(flat[:_SHORT_TEXT_SAMPLE])) > _SHORT_TEXT_SAMPLE // 4:
+        return None             # mostly distinct: sharing would not pay
+    codes, firsts = pd.factorize(flat)
+    if len(firsts) > nrows // 4:
+        return None
+    # one row of each distinct value, decoded once
+    where = np.empty(len(firsts), dtype=np.int64)
+    where[codes[::-1]] = np.arange(nrows - 1, -1, -1)
+    texts = np.empty(len(firsts), dtype=object)
+    spans = zip(offsets[where].tolist(), offsets[where + 1].tolist())
+    for j, (a, b) in enumerate(spans):
+        texts[j] = codecs.utf_8_decode(data[a:b - 1], "replace", True)[0]
+    return texts[codes]
+
+
 def _decode_var(kind, view, nrows, pos, valid):
     """Values of a NUL-terminated kind: str, JSON objects, bytes or Decimal."""
     offsets = np.frombuffer(view, dtype="<i8", count=nrows + 1, offset=pos)
@@ -68,6 +120,12 @@ def _decode_var(kind, view, nrows, pos, valid):
     out = np.empty(nrows, dtype=object)
     if nrows == 0:
         return out
+    if kind == sb_io.COL_TEXT:
+        shared = _decode_short_texts(data, offsets, nrows)
+        if shared is not None:
+            if valid is not None:
+                shared[~valid] = None
+            return shared
     if kind == sb_io.COL_BYTES:
         bounds = offsets.tolist()
         out[:] = [bytes(data[bounds[i]:bounds[i + 1] - 1]) for i in range(nrows)]
