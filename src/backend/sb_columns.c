@@ -292,18 +292,22 @@ sb_column_size(const SbColumn *c)
 void
 sb_column_add_frame(SbRequest *req, SbColumn *c, uint64 nrows)
 {
-	uint64	   *nulls = palloc(sizeof(uint64));
 	SbBuf	   *head = palloc0(sizeof(SbBuf));
+	uint64		nulls = c->nulls;
 
-	/* null count and validity, then (for var kinds) offsets, then values */
-	*nulls = c->nulls;
+	/*
+	 * null count and validity (small: copied together), then for var kinds
+	 * the offsets and the values, sent from their own buffers: copying
+	 * megabytes of offsets would touch as many fresh pages
+	 */
 	head->cxt = CurrentMemoryContext;
+	sb_buf_append(head, &nulls, sizeof(nulls));
 	if (c->nulls > 0)
 		sb_buf_append(head, c->validity.data, (nrows + 7) / 8);
-	if (sb_kind_is_var(c->kind))
-		sb_buf_append(head, c->offsets.data, c->offsets.len);
-	sb_request_add_frame(req, SB_DATA_COLUMN, (char *) nulls, 8,
-						 head->data, head->len, c->values.data, c->values.len);
+	sb_request_add_frame(req, SB_DATA_COLUMN, head->data, head->len,
+						 sb_kind_is_var(c->kind) ? c->offsets.data : NULL,
+						 sb_kind_is_var(c->kind) ? c->offsets.len : 0,
+						 c->values.data, c->values.len);
 }
 
 /* The kind's name as the child sees it in the TABLE header. */

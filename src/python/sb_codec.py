@@ -84,9 +84,17 @@ def _decode_short_texts(data, offsets, nrows):
     starts = offsets[:-1]
     keys = np.zeros((nrows, 16 if width > 8 else 8), dtype=np.uint8)
     last = len(raw) - 1
+    # one set of scratch buffers for all byte positions: each fresh page
+    # costs a fault, so temporaries are not reallocated per position
+    index = np.empty(nrows, dtype=np.int64)
+    column = np.empty(nrows, dtype=np.uint8)
+    short = np.empty(nrows, dtype=bool)
     for k in range(width):
-        column = raw[np.minimum(starts + k, last)]
-        column[lengths <= k] = 0
+        np.add(starts, k, out=index)
+        np.minimum(index, last, out=index)
+        np.take(raw, index, out=column)
+        np.less_equal(lengths, k, out=short)
+        np.putmask(column, short, 0)
         keys[:, k] = column
     words = keys.view("<u8")
     if words.shape[1] == 1:
