@@ -52,6 +52,7 @@ done
 # cancels, memory bombs and crashes, after the lifecycle checks
 run "lifecycle and soak (10,000 calls)" /usr/bin/python3 test/lifecycle/lifecycle.py --calls "${PYSANDBOX_SOAK_CALLS:-10000}"
 run "pgbench: 8 clients x 1,000 calls" sh test/load/pgbench.sh 8 "${PYSANDBOX_PGBENCH_CALLS:-1000}"
+run "a table input over 1 GB, and the input limit" /usr/bin/python3 test/load/big_input.py
 
 crashed() {
 	if grep -E "terminated by signal|server process .* was terminated|database system was interrupted" "$PYSANDBOX_TEST_DIR/log" >/dev/null 2>&1; then
