@@ -16,8 +16,9 @@
  * leave out.  Both sides use the relative path: every backend and this
  * worker run with the data directory as working directory.
  *
- * If the worker dies, in-flight calls fail (their control sockets close)
- * and this process starts a new one at once; the listening socket stays
+ * If the worker dies, in-flight calls fail (their control sockets close),
+ * idle sessions notice at their next call and reconnect, and this process
+ * starts a new worker at once; the listening socket stays
  * open meanwhile, so new connections wait in its backlog instead of
  * failing.  If this process dies, the postmaster restarts it and the worker
  * follows it down (parent-death signal).
@@ -130,7 +131,9 @@ sb_server_start_worker(int listen_fd)
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		(void) setsid();
-		if (dup2(listen_fd, SB_WORKER_CONTROL_FD) < 0)
+		if (listen_fd == SB_WORKER_CONTROL_FD)
+			fcntl(listen_fd, F_SETFD, 0);	/* dup2 would keep close-on-exec */
+		else if (dup2(listen_fd, SB_WORKER_CONTROL_FD) < 0)
 			_exit(127);
 		if (syscall(SYS_close_range, SB_WORKER_CONTROL_FD + 1, ~0U, 0) < 0)
 		{

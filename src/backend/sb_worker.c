@@ -57,6 +57,9 @@ static bool sb_worker_shared = false;
  * control socket, ahead of the answer to our next request.  0: none.
  */
 static int32 sb_exit_pending = 0;
+/* how long that child may still run (its deadline), for the next wait */
+static instr_time sb_exit_pending_since;
+static long sb_exit_pending_ms = 0;
 static bool sb_exit_hook_set = false;
 
 /*
@@ -556,33 +559,53 @@ sb_sandbox_acquire(const SbSpawnRequest *req)
 		SbExitReport exit;
 		char		text[SB_CONTROL_MAX_PAYLOAD + 1];
 	}			payload;
-	SbSpawnRequest r = *req;
+	SbSpawnRequest r;
+	long		pending_ms = 0;
+	int			attempt;
 
 	/* a child left over by an error path that has not been cleaned up yet */
 	if (sb_the_sandbox.in_use)
 		sb_sandbox_release(&sb_the_sandbox);
 
-	if (sb_control_fd < 0)
-		sb_worker_start();
-
-	r.flags |= sb_filesystem_flags(sb_worker_layers);
-	if (sb_worker_layers & SB_LAYER_NAMESPACES)
-		r.flags |= SB_SPAWN_NAMESPACES;
-
-	sb_frame_header_encode(buf, SB_CTL_SPAWN, sizeof(r));
-	memcpy(buf + SB_FRAME_HEADER_SIZE, &r, sizeof(r));
-	if (send(sb_control_fd, buf, sizeof(buf), MSG_NOSIGNAL) != (ssize_t) sizeof(buf))
+	/*
+	 * A worker (or fork server) that died while this session was idle is
+	 * noticed here, when the request cannot be sent, and replaced once:
+	 * only calls in flight fail when a worker dies.
+	 */
+	for (attempt = 0;; attempt++)
 	{
+		ssize_t		sent;
+		int			save_errno;
+
+		if (sb_control_fd < 0)
+			sb_worker_start();
+		r = *req;
+		r.flags |= sb_filesystem_flags(sb_worker_layers);
+		if (sb_worker_layers & SB_LAYER_NAMESPACES)
+			r.flags |= SB_SPAWN_NAMESPACES;
+		sb_frame_header_encode(buf, SB_CTL_SPAWN, sizeof(r));
+		memcpy(buf + SB_FRAME_HEADER_SIZE, &r, sizeof(r));
+		sent = send(sb_control_fd, buf, sizeof(buf), MSG_NOSIGNAL);
+		if (sent == (ssize_t) sizeof(buf))
+			break;
+		save_errno = sent < 0 ? errno : EIO;
 		sb_sandbox_abandon_worker();
+		errno = save_errno;
+		if (attempt == 0 &&
+			(errno == EPIPE || errno == ECONNRESET || errno == ENOTCONN))
+			continue;
 		ereport(ERROR,
 				(errcode(ERRCODE_SYSTEM_ERROR),
 				 errmsg("could not send a request to the sandbox worker: %m")));
 	}
 
+	/* the previous child may hold our answer back until its deadline */
+	if (sb_exit_pending != 0)
+		pending_ms = Max(sb_exit_pending_ms - sb_elapsed_ms(sb_exit_pending_since), 0);
 	for (;;)
 	{
 		if (!sb_control_recv_or_abandon(&type, &payload, &len, &fd,
-										(long) r.queue_ms + SB_WORKER_START_TIMEOUT_MS))
+										(long) r.queue_ms + pending_ms + SB_WORKER_START_TIMEOUT_MS))
 			ereport(ERROR,
 					(errcode(ERRCODE_SYSTEM_ERROR),
 					 errmsg("sandbox worker did not answer")));
@@ -690,10 +713,14 @@ sb_sandbox_read_exit(SbSandbox *sb)
  * The child sent a complete result and closed its socket: let it finish
  * exiting (tearing down a large address space takes milliseconds) without
  * waiting.  The worker still reaps it and enforces its deadline; its exit
- * report is skipped when it arrives ahead of the next answer.
+ * report is skipped when it arrives ahead of the next answer, and the next
+ * request waits for it at most the rest of that deadline (remaining_ms)
+ * longer.  How the child ended no longer changes this call's outcome: its
+ * result was complete (a child killed between its last byte and its exit
+ * counts as done).
  */
 void
-sb_sandbox_detach(SbSandbox *sb)
+sb_sandbox_detach(SbSandbox *sb, long remaining_ms)
 {
 	if (sb->data_fd >= 0)
 	{
@@ -701,7 +728,11 @@ sb_sandbox_detach(SbSandbox *sb)
 		sb->data_fd = -1;
 	}
 	if (!sb->exited && sb_control_fd >= 0)
+	{
 		sb_exit_pending = sb->pid;
+		INSTR_TIME_SET_CURRENT(sb_exit_pending_since);
+		sb_exit_pending_ms = Max(remaining_ms, 0);
+	}
 	sb->exited = true;
 	sb->in_use = false;
 }

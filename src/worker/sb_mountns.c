@@ -153,6 +153,7 @@ sb_mountns_apply(const char *const *paths, int npaths, uid_t uid, gid_t gid,
 				 const char **step)
 {
 	char		target[PATH_MAX];
+	int			sources[SB_MAX_READ_PATHS];
 	int			i,
 				j;
 
@@ -165,18 +166,32 @@ sb_mountns_apply(const char *const *paths, int npaths, uid_t uid, gid_t gid,
 	*step = "make the mounts private";
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return -1;
+	/*
+	 * Hold every source open before the staging tmpfs hides /tmp: a library
+	 * directory beneath /tmp (a virtualenv) is then still reachable, bound
+	 * through /proc/self/fd.
+	 */
+	*step = "open a library directory";
+	for (i = 0; i < npaths && i < SB_MAX_READ_PATHS; i++)
+	{
+		sources[i] = paths[i][0] == '/' ? open(paths[i], O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+		if (sources[i] < 0 && paths[i][0] == '/' && errno != ENOENT)
+			return -1;
+	}
+
 	*step = "mount the new root";
 	if (mount("tmpfs", SB_MOUNT_STAGING, "tmpfs", MS_NOSUID | MS_NODEV,
 			  "size=64k,nr_inodes=1024,mode=0755") < 0)
 		return -1;
 
-	for (i = 0; i < npaths; i++)
+	for (i = 0; i < npaths && i < SB_MAX_READ_PATHS; i++)
 	{
 		const char *p = paths[i];
 		bool		covered = false;
+		char		source[64];
 
-		if (p[0] != '/')
-			continue;
+		if (p[0] != '/' || sources[i] < 0)
+			continue;			/* a path that vanished grants nothing */
 		/* beneath a directory bound already: that bind carries it */
 		for (j = 0; j < npaths && !covered; j++)
 			if (j != i && paths[j][0] == '/' && sb_path_within(p, paths[j]) &&
@@ -195,18 +210,19 @@ sb_mountns_apply(const char *const *paths, int npaths, uid_t uid, gid_t gid,
 		if (sb_mkdirs(target) < 0)
 			return -1;
 		*step = "bind a library directory";
-		if (mount(p, target, NULL, MS_BIND | MS_REC, NULL) < 0)
-		{
-			if (errno == ENOENT)
-				continue;		/* a path that vanished grants nothing */
+		snprintf(source, sizeof(source), "/proc/self/fd/%d", sources[i]);
+		if (mount(source, target, NULL, MS_BIND | MS_REC, NULL) < 0)
 			return -1;
-		}
 		*step = "make a library directory read-only";
 		if (mount(NULL, target, NULL,
 				  MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | sb_locked_flags(target),
 				  NULL) < 0)
 			return -1;
 	}
+
+	for (i = 0; i < npaths && i < SB_MAX_READ_PATHS; i++)
+		if (sources[i] >= 0)
+			close(sources[i]);
 
 	*step = "change to the new root";
 	if (chdir(SB_MOUNT_STAGING) < 0)

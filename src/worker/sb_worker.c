@@ -91,6 +91,7 @@ static int	sb_target_spares = 1;
 static uint32_t sb_default_shape = 0;
 static int	sb_in_flight = 0;
 static uint64_t sb_last_busy_us = 0;	/* last dispatch or exit */
+static uint64_t sb_listen_paused_until = 0;	/* out of fds: accept later */
 
 /*
  * A spare is forked only after this long without a call starting or ending:
@@ -126,7 +127,7 @@ sb_now_us(void)
 /*
  * Receive one control record (SOCK_SEQPACKET: one frame per record) into
  * payload (at most max bytes).  Returns 0 on success, -1 on EOF or error,
- * -2 on a malformed record.
+ * -2 on a malformed record, -3 if nothing is there yet.
  */
 static int
 sb_worker_recv(int fd, uint32_t *type, void *payload, uint32_t max, uint32_t *len)
@@ -137,6 +138,8 @@ sb_worker_recv(int fd, uint32_t *type, void *payload, uint32_t max, uint32_t *le
 	do
 		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
 	while (n < 0 && errno == EINTR);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return -3;
 	if (n <= 0)
 		return -1;
 	if (n < SB_FRAME_HEADER_SIZE)
@@ -293,7 +296,18 @@ sb_fork_child(uint32_t shape, bool spare, SbChild *out)
 	out->shape = shape;
 	out->pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
 	if (out->pidfd < 0)
-		sb_worker_die("pidfd_open failed");
+	{
+		int			save = errno;
+
+		/* out of fds: this child cannot be supervised, so it must not run */
+		kill(pid, SIGKILL);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		close(out->data_fd);
+		memset(out, 0, sizeof(*out));
+		errno = save;
+		return false;
+	}
 	return true;
 }
 
@@ -366,8 +380,17 @@ sb_dispatch(SbClient *cl, const SbSpawnRequest *req)
 	{
 		if (sb_spares[i].shape == shape && sb_spares[i].ready)
 		{
+			struct pollfd alive = {.fd = sb_spares[i].pidfd,.events = POLLIN};
+
 			child = sb_spares[i];
 			sb_spares[i] = sb_spares[--sb_nspares];
+			if (poll(&alive, 1, 0) != 0)
+			{
+				/* it died since it said it was ready: not this call's fault */
+				sb_discard_child(&child);
+				i = -1;			/* the array changed: look again */
+				continue;
+			}
 			have = from_pool = true;
 			break;
 		}
@@ -405,6 +428,36 @@ sb_dispatch(SbClient *cl, const SbSpawnRequest *req)
 	}
 	close(cl->child.data_fd);
 	cl->child.data_fd = -1;
+}
+
+/* Is any request waiting for a slot? */
+static bool
+sb_any_queued(void)
+{
+	int			i;
+
+	for (i = 0; i < sb_nclients; i++)
+		if (sb_clients[i].fd >= 0 && sb_clients[i].queued)
+			return true;
+	return false;
+}
+
+/*
+ * Start a client's request now if a slot is free and nobody waits longer;
+ * otherwise queue it (first come, first served).
+ */
+static void
+sb_request_slot(SbClient *cl, const SbSpawnRequest *req)
+{
+	if (sb_max_concurrent > 0 &&
+		(sb_in_flight >= (int) sb_max_concurrent || sb_any_queued()))
+	{
+		cl->queued = true;
+		cl->queued_us = sb_now_us();
+		cl->req = *req;
+	}
+	else
+		sb_dispatch(cl, req);
 }
 
 /* Start queued requests, oldest first, while slots are free. */
@@ -483,14 +536,10 @@ sb_child_exited(SbClient *cl)
 		sb_client_gone(cl);
 	else if (cl->after_reap)
 	{
+		SbSpawnRequest req = cl->req;
+
 		cl->after_reap = false;
-		if (sb_max_concurrent > 0 && sb_in_flight >= (int) sb_max_concurrent)
-		{
-			cl->queued = true;
-			cl->queued_us = sb_now_us();
-		}
-		else
-			sb_dispatch(cl, &cl->req);
+		sb_request_slot(cl, &req);
 	}
 }
 
@@ -507,8 +556,8 @@ sb_client_readable(SbClient *cl)
 				len = 0;
 	int			rc = sb_worker_recv(cl->fd, &type, &payload, sizeof(payload), &len);
 
-	if (rc == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
-		return;
+	if (rc == -3)
+		return;					/* a spurious wakeup */
 	if (rc == 0 && type == SB_CTL_SPAWN && len == sizeof(SbSpawnRequest) &&
 		cl->child.pid > 0 && !cl->queued && !cl->after_reap)
 	{
@@ -524,14 +573,7 @@ sb_client_readable(SbClient *cl)
 	if (rc == 0 && type == SB_CTL_SPAWN && len == sizeof(SbSpawnRequest) &&
 		cl->child.pid == 0 && !cl->queued && !cl->after_reap)
 	{
-		if (sb_max_concurrent > 0 && sb_in_flight >= (int) sb_max_concurrent)
-		{
-			cl->queued = true;
-			cl->queued_us = sb_now_us();
-			cl->req = payload.req;
-		}
-		else
-			sb_dispatch(cl, &payload.req);
+		sb_request_slot(cl, &payload.req);
 		return;
 	}
 	if (rc == 0 && type == SB_CTL_KILL && len == 0)
@@ -583,7 +625,15 @@ sb_accept(void)
 	SbClient   *cl;
 
 	if (fd < 0)
+	{
+		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+		{
+			/* the connection stays in the backlog; do not spin on it */
+			fprintf(stderr, "pysandbox-worker: cannot accept a connection: %s\n", strerror(errno));
+			sb_listen_paused_until = sb_now_us() + 100000;
+		}
 		return;
+	}
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &credlen) < 0 ||
 		credlen != sizeof(cred) || cred.uid != geteuid())
 	{
@@ -695,7 +745,7 @@ sb_serve(void)
 				sb_worker_die("out of memory");
 		}
 		if (sb_listen_fd >= 0)
-			pfds[n++] = (struct pollfd) {.fd = sb_listen_fd,.events = POLLIN};
+			pfds[n++] = (struct pollfd) {.fd = now < sb_listen_paused_until ? -1 : sb_listen_fd,.events = POLLIN};
 		for (i = 0; i < (size_t) sb_nclients; i++)
 		{
 			SbClient   *cl = &sb_clients[i];
@@ -713,6 +763,13 @@ sb_serve(void)
 		timeout = sb_poll_timeout(now);
 		if (refill && (timeout < 0 || timeout > idle_wait))
 			timeout = idle_wait;
+		if (sb_listen_fd >= 0 && now < sb_listen_paused_until)
+		{
+			int			pause = (int) ((sb_listen_paused_until - now + 999) / 1000);
+
+			if (timeout < 0 || timeout > pause)
+				timeout = pause;
+		}
 		rc = poll(pfds, n, timeout);
 		if (rc < 0 && errno != EINTR)
 			sb_worker_die("poll failed");
@@ -720,20 +777,13 @@ sb_serve(void)
 
 		if (rc > 0)
 		{
-			size_t		k = 0;
 			int			nclients = sb_nclients;
+			size_t		k = (sb_listen_fd >= 0 ? 1 : 0) + 2 * (size_t) nclients;
 
-			if (sb_listen_fd >= 0 && (pfds[k++].revents & POLLIN))
-				sb_accept();
-			for (i = 0; i < (size_t) nclients; i++, k += 2)
-			{
-				SbClient   *cl = &sb_clients[i];
-
-				if (pfds[k + 1].fd >= 0 && pfds[k + 1].revents)
-					sb_child_exited(cl);
-				if (pfds[k].fd >= 0 && cl->fd == pfds[k].fd && pfds[k].revents)
-					sb_client_readable(cl);
-			}
+			/*
+			 * Spares first: a dispatch below may take one and reorder the
+			 * array, and these poll entries follow its current order.
+			 */
 			for (i = 0; i < (size_t) sb_nspares; i++, k += 2)
 			{
 				char		byte = 0;
@@ -747,14 +797,27 @@ sb_serve(void)
 					fprintf(stderr, "pysandbox-worker: a spare sandbox process exited early\n");
 					sb_discard_child(&sb_spares[i]);
 					sb_spares[i] = sb_spares[--sb_nspares];
-					break;		/* indexes moved; poll again */
+					break;		/* the rest is seen on the next round */
 				}
+			}
+
+			k = 0;
+			if (sb_listen_fd >= 0 && (pfds[k++].revents & POLLIN))
+				sb_accept();
+			for (i = 0; i < (size_t) nclients; i++, k += 2)
+			{
+				SbClient   *cl = &sb_clients[i];
+
+				if (pfds[k + 1].fd >= 0 && pfds[k + 1].revents)
+					sb_child_exited(cl);
+				if (pfds[k].fd >= 0 && cl->fd == pfds[k].fd && pfds[k].revents)
+					sb_client_readable(cl);
 			}
 		}
 		now = sb_now_us();		/* handlers above may have queued requests */
 		sb_enforce_deadlines(now);
-		sb_expire_queue(now);
 		sb_dispatch_queue();
+		sb_expire_queue(now);
 
 		if (rc == 0 && refill && sb_now_us() - sb_last_busy_us >= SB_SPARE_IDLE_US)
 		{
@@ -838,6 +901,14 @@ main(int argc, char **argv)
 	/* 3. serve */
 	if (sb_server_mode)
 	{
+		struct rlimit nofile;
+
+		/* one fd per backend, two per child: use all the fds we may */
+		if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max)
+		{
+			nofile.rlim_cur = nofile.rlim_max;
+			(void) setrlimit(RLIMIT_NOFILE, &nofile);
+		}
 		sb_listen_fd = SB_WORKER_CONTROL_FD;
 		if (fcntl(sb_listen_fd, F_SETFL, O_NONBLOCK) < 0)
 			sb_worker_die("could not configure the listening socket");

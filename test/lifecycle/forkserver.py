@@ -14,7 +14,8 @@ Checks, each printed as one line:
   (b) a client that is not the server's user is refused (no READY);
   (c) killing the worker mid-call fails that call with an error at once (no
       hang), the call's child dies, the background worker starts a new
-      worker and the same session's next call works;
+      worker, the same session's next call works, and so does the next
+      call of a session that was idle meanwhile (no error for it);
   (d) with max_concurrent = 1: a second call waits and, after its
       queue_timeout, fails with 53400; a waiting call can be cancelled; a
       waiting call starts when the running one ends;
@@ -179,6 +180,8 @@ class Suite:
         problems = []
         conn = connect()
         execute(conn, "def main():\n    return 1\n")
+        idle = connect()            # connected to the worker, idle during the kill
+        execute(idle, "def main():\n    return 1\n")
         _bgw, worker = server_processes()
         call = Call(conn, LOOP, '{"timeout_ms": 8000}')
         call.start()
@@ -206,8 +209,14 @@ class Suite:
                 problems.append("the next call in the same session failed")
         except psycopg2.Error as exc:
             problems.append("the next call failed: %s" % exc)
+        try:   # a session that was idle must not pay for the restart
+            if execute(idle, "def main():\n    return 4\n") != {"main": 4}:
+                problems.append("the idle session's next call failed")
+        except psycopg2.Error as exc:
+            problems.append("the idle session's next call failed: %s" % exc)
+        idle.close()
         conn.close()
-        self.report("(c) killing the worker mid-call: error, child gone, restarted", problems,
+        self.report("(c) killing the worker mid-call: error, child gone, restarted, idle sessions unaffected", problems,
                     "error after %.0f ms: %s" % (took, str(call.error).strip().splitlines()[0]
                                                  if call.error else "-"))
 
