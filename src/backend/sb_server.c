@@ -83,6 +83,11 @@ sb_server_listen(void)
 	addr.sun_family = AF_UNIX;
 	strlcpy(addr.sun_path, SB_SERVER_SOCKET, sizeof(addr.sun_path));
 	(void) unlink(SB_SERVER_SOCKET);
+	/* initdb creates pg_stat_tmp; a data directory restored without it gets it back */
+	if (mkdir("pg_stat_tmp", S_IRWXU) < 0 && errno != EEXIST)
+		ereport(FATAL,
+				(errcode_for_file_access(),
+				 errmsg("pysandbox fork server could not create directory \"pg_stat_tmp\": %m")));
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		ereport(FATAL,
