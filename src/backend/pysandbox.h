@@ -71,7 +71,7 @@ extern void sb_sandbox_detach(SbSandbox *sb, long remaining_ms);
 extern void sb_sandbox_abandon_worker(void);
 extern void sb_worker_init(void);
 extern bool sb_sandbox_shared(void);
-extern char **sb_worker_environment(void);
+extern pid_t sb_worker_exec(const char *path, char *const *argv, int control_fd);
 
 /* ---- sb_server.c: the cluster-wide fork server (shared_preload_libraries) ---- */
 extern bool sb_server_preloaded;

@@ -29,7 +29,6 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -112,7 +111,6 @@ sb_server_start_worker(int listen_fd)
 	char		spares[16];
 	char		maxc[16];
 	char	   *argv[7];
-	char	  **envp = sb_worker_environment();
 	pid_t		pid;
 
 	snprintf(path, sizeof(path), "%s/pysandbox-worker", pkglib_path);
@@ -127,29 +125,7 @@ sb_server_start_worker(int listen_fd)
 	argv[5] = maxc;
 	argv[6] = NULL;
 
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0)
-	{
-		sigset_t	none;
-
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		(void) setsid();
-		if (listen_fd == SB_WORKER_CONTROL_FD)
-			fcntl(listen_fd, F_SETFD, 0);	/* dup2 would keep close-on-exec */
-		else if (dup2(listen_fd, SB_WORKER_CONTROL_FD) < 0)
-			_exit(127);
-		if (syscall(SYS_close_range, SB_WORKER_CONTROL_FD + 1, ~0U, 0) < 0)
-		{
-			int			fd;
-
-			for (fd = SB_WORKER_CONTROL_FD + 1; fd < 65536; fd++)
-				close(fd);
-		}
-		execve(path, argv, envp);
-		_exit(127);
-	}
+	pid = sb_worker_exec(path, argv, listen_fd);
 	if (pid < 0)
 		ereport(LOG,
 				(errmsg("pysandbox fork server could not start \"%s\": %m", path)));

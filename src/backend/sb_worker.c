@@ -251,7 +251,7 @@ sb_control_recv_or_abandon(uint32 *type, void *payload, uint32 *len, int *fd_out
 }
 
 /* Build the worker's environment: nothing from ours but BLAS settings. */
-char	  **
+static char **
 sb_worker_environment(void)
 {
 	static const char *const fixed[] = {
@@ -280,6 +280,54 @@ sb_worker_environment(void)
 	return env;
 }
 
+/*
+ * Fork and exec the worker binary with control_fd as its fd 3, a clean
+ * environment and no other fd above 2.  Used for a session's own worker and
+ * by the fork server.  Returns the pid, or -1 with errno set.
+ */
+pid_t
+sb_worker_exec(const char *path, char *const *argv, int control_fd)
+{
+	char	  **envp = sb_worker_environment();
+	pid_t		pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0)
+	{
+		/*
+		 * In the child of a PostgreSQL process: only async-signal-safe calls
+		 * until the exec replaces this image.
+		 */
+		sigset_t	none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+
+		/*
+		 * A session of its own: PostgreSQL signals a backend's whole process
+		 * group on cancel and terminate, and the worker must not die (or
+		 * leave its child to init) on those; it follows its parent through
+		 * the control socket and its parent-death signal instead.
+		 */
+		(void) setsid();
+		if (control_fd == SB_WORKER_CONTROL_FD)
+			fcntl(control_fd, F_SETFD, 0);	/* dup2 would keep close-on-exec */
+		else if (dup2(control_fd, SB_WORKER_CONTROL_FD) < 0)
+			_exit(127);
+		if (syscall(SYS_close_range, SB_WORKER_CONTROL_FD + 1, ~0U, 0) < 0)
+		{
+			int			fd;
+
+			for (fd = SB_WORKER_CONTROL_FD + 1; fd < 65536; fd++)
+				close(fd);
+		}
+		execve(path, argv, envp);
+		_exit(127);
+	}
+	return pid;
+}
+
 /* Start the worker and wait until it is warm.  Raises an error on failure. */
 static void
 sb_worker_start(void)
@@ -287,7 +335,6 @@ sb_worker_start(void)
 	char		path[MAXPGPATH];
 	char		ppid[32];
 	char	   *argv[6];
-	char	  **envp;
 	int			sv[2];
 	pid_t		pid;
 
@@ -318,48 +365,13 @@ sb_worker_start(void)
 	argv[3] = "session";
 	argv[4] = "1";				/* one spare: the next call's child */
 	argv[5] = NULL;
-	envp = sb_worker_environment();
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		ereport(ERROR,
 				(errcode_for_socket_access(),
 				 errmsg("could not create a socket for the sandbox worker: %m")));
 
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0)
-	{
-		/*
-		 * In the child of a backend: only async-signal-safe calls until the
-		 * exec replaces this image.  fd 3 becomes the control socket; every
-		 * other fd above 2 is closed.
-		 */
-		sigset_t	none;
-
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-
-		/*
-		 * A session of its own: PostgreSQL signals a backend's whole process
-		 * group on cancel and terminate, and the worker must not die (or
-		 * leave its child to init) on those; it follows the backend through
-		 * the control socket and its parent-death signal instead.
-		 */
-		(void) setsid();
-		if (sv[1] == SB_WORKER_CONTROL_FD)
-			fcntl(sv[1], F_SETFD, 0);
-		else if (dup2(sv[1], SB_WORKER_CONTROL_FD) < 0)
-			_exit(127);
-		if (syscall(SYS_close_range, SB_WORKER_CONTROL_FD + 1, ~0U, 0) < 0)
-		{
-			int			fd;
-
-			for (fd = SB_WORKER_CONTROL_FD + 1; fd < 65536; fd++)
-				close(fd);
-		}
-		execve(path, argv, envp);
-		_exit(127);
-	}
+	pid = sb_worker_exec(path, argv, sv[1]);
 	close(sv[1]);
 	if (pid < 0)
 	{
