@@ -1254,10 +1254,22 @@ class Server:
         """Workers outside any backend, and zombies anywhere under the postmaster."""
         problems = []
         under_pm = set(descendants(table, self.postmaster))
-        for pid, (comm, state, ppid) in table.items():
-            if comm.startswith("pysandbox-work") and pid not in under_pm \
-                    and not owned_by_a_backend(table, pid):
-                problems.append("orphaned sandbox process %d (parent %d)" % (pid, ppid))
+
+        def orphans(table):
+            # A sandbox process whose worker was killed (here, or a cluster an
+            # earlier suite stopped) dies of its parent-death signal and is
+            # then reaped by init, which takes a second or two on some hosts:
+            # dead ones (state Z) do not count, live ones must be gone in 3 s.
+            return [(pid, ppid) for pid, (comm, state, ppid) in table.items()
+                    if comm.startswith("pysandbox-work") and state != "Z"
+                    and pid not in under_pm and not owned_by_a_backend(table, pid)]
+        found = orphans(table)
+        deadline = time.monotonic() + 3.0
+        while found and time.monotonic() < deadline:
+            time.sleep(0.1)
+            found = orphans(process_table())
+        for pid, ppid in found:
+            problems.append("orphaned sandbox process %d (parent %d)" % (pid, ppid))
         zombies = [p for p in under_pm if table.get(p, ("", ""))[1] == "Z"]
         if zombies:
             time.sleep(0.2)     # another session's child may be mid-reap
