@@ -18,6 +18,8 @@ import math
 
 import numpy as np
 import pandas as pd
+from pandas._libs import hashtable as _hashtable
+from pandas.core.internals.construction import arrays_to_mgr
 
 import sb_io
 
@@ -63,77 +65,144 @@ _SHORT_TEXT_MIN_ROWS = 4096
 _SHORT_TEXT_SAMPLE = 4096
 
 
-def _decode_short_texts(data, offsets, nrows):
+def _word_keys(data, starts, lengths, shift):
+    """The bytes [shift, shift + 8) of each value as a zero-padded uint64.
+
+    One gather from an overlapping view (element i = the 8 bytes at byte i)
+    instead of a pass per byte position: on a fresh process every page of
+    a temporary costs a fault, so this touches one output array and one
+    mask array.  The few last values, whose 8-byte read would run past the
+    buffer, are read from a padded copy of the tail; their entries of
+    starts (a writable view of the received offsets) point at 0 meanwhile.
+    """
+    size = len(data)
+    nrows = len(starts)
+    positions = size - shift - 7        # where an 8-byte read fits
+    first_tail = int(np.searchsorted(starts, max(positions, 0)))
+    tail_starts = starts[first_tail:].tolist()
+    if positions > 0:
+        words = np.ndarray(shape=(positions,), dtype="<u8", buffer=data,
+                           offset=shift, strides=(1,))
+        starts[first_tail:] = 0
+        try:
+            keys = words[starts]        # fancy indexing: np.take is slow on this view
+        finally:
+            starts[first_tail:] = tail_starts
+    else:
+        keys = np.zeros(nrows, dtype="<u8")
+    # bytes of a value past its length belong to the terminator and the next
+    # value: keep the low min(max(length - shift, 0), 8) bytes
+    if shift:
+        kept = np.clip(lengths - shift, 0, 8)
+    elif int(lengths.max()) > 8:
+        kept = np.minimum(lengths, 8)
+    else:
+        kept = lengths
+    np.bitwise_and(keys, _BYTE_MASKS.take(kept), out=keys)
+    if tail_starts:
+        base = max(size - 32, 0)
+        tail = bytes(data[base:]) + bytes(16)
+        for i, start in enumerate(tail_starts, first_tail):
+            a = start + shift - base
+            keys[i] = int.from_bytes(tail[a:a + int(kept[i])], "little")
+    return keys
+
+
+_BYTE_MASKS = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype="<u8")
+
+
+def _factorize(values):
+    """(uniques, codes) of an integer array, first-seen order.
+
+    pandas' own hash table, started small: pd.factorize sizes it for every
+    row, which is tens of MB of fresh pages for a column of a few distinct
+    values.
+    """
+    if values.dtype == np.uint64:
+        table = _hashtable.UInt64HashTable(1024)
+    else:
+        table = _hashtable.Int64HashTable(1024)
+    return table.factorize(values)
+
+
+def _word_bytes(word):
+    return int(word).to_bytes(8, "little")
+
+
+def _decode_short_texts(data, offsets, lengths, nrows):
     """A text column of short, repeated values, without one str per row.
 
     Categories, codes and labels (at most 16 bytes, few distinct values)
     are the common case of analytics text.  Each value is packed into one
     or two zero-padded 64-bit keys (PostgreSQL texts hold no NUL, so the
-    padding is unambiguous), the keys are factorized with pandas' hash
-    table, and only the distinct values become Python strings; the rows
-    share them.  Returns None where this does not pay (long or mostly
-    distinct values): the caller then decodes every row.
+    padding is unambiguous and the key alone gives the value back), the
+    keys are factorized with pandas' hash table, and only the distinct
+    values become Python strings; the rows share them.  Returns None where
+    this does not pay (long or mostly distinct values): the caller then
+    decodes every row.
     """
     if nrows < _SHORT_TEXT_MIN_ROWS:
         return None
-    lengths = np.diff(offsets) - 1
     width = int(lengths.max())
     if width > 16:
         return None
-    raw = np.frombuffer(data, dtype=np.uint8)
     starts = offsets[:-1]
-    keys = np.zeros((nrows, 16 if width > 8 else 8), dtype=np.uint8)
-    last = len(raw) - 1
-    # one set of scratch buffers for all byte positions: each fresh page
-    # costs a fault, so temporaries are not reallocated per position
-    index = np.empty(nrows, dtype=np.int64)
-    column = np.empty(nrows, dtype=np.uint8)
-    short = np.empty(nrows, dtype=bool)
-    for k in range(width):
-        np.add(starts, k, out=index)
-        np.minimum(index, last, out=index)
-        np.take(raw, index, out=column)
-        np.less_equal(lengths, k, out=short)
-        np.putmask(column, short, 0)
-        keys[:, k] = column
-    words = keys.view("<u8")
-    if words.shape[1] == 1:
-        flat = words[:, 0]
-    else:
-        # two words: codes of each half, combined exactly
-        lo_codes, lo_uniques = pd.factorize(words[:, 0])
-        hi_codes = pd.factorize(words[:, 1])[0]
-        flat = lo_codes.astype(np.int64) * (int(hi_codes.max()) + 1) + hi_codes
-    if len(pd.unique(flat[:_SHORT_TEXT_SAMPLE])) > _SHORT_TEXT_SAMPLE // 4:
+    sample = slice(0, _SHORT_TEXT_SAMPLE)
+    # a cheap look at the first rows before any pass over the column
+    probe = [_word_keys(data, starts[sample], lengths[sample], 0)]
+    if width > 8:
+        probe.append(_word_keys(data, starts[sample], lengths[sample], 8))
+    distinct = len(set(zip(*[p.tolist() for p in probe])))
+    if distinct > _SHORT_TEXT_SAMPLE // 4:
         return None             # mostly distinct: sharing would not pay
-    codes, firsts = pd.factorize(flat)
-    if len(firsts) > nrows // 4:
-        return None
-    # one row of each distinct value, decoded once
-    where = np.empty(len(firsts), dtype=np.int64)
-    where[codes[::-1]] = np.arange(nrows - 1, -1, -1)
-    texts = np.empty(len(firsts), dtype=object)
-    spans = zip(offsets[where].tolist(), offsets[where + 1].tolist())
-    for j, (a, b) in enumerate(spans):
-        texts[j] = codecs.utf_8_decode(data[a:b - 1], "replace", True)[0]
-    return texts[codes]
+    lo = _word_keys(data, starts, lengths, 0)
+    if width <= 8:
+        uniques, codes = _factorize(lo)
+        del lo
+        if len(uniques) > nrows // 4:
+            return None
+        raw = [_word_bytes(u) for u in uniques.tolist()]
+    else:
+        lo_uniques, lo_codes = _factorize(lo)
+        del lo
+        hi_uniques, hi_codes = _factorize(_word_keys(data, starts, lengths, 8))
+        # two words: codes of each half, combined exactly
+        np.multiply(lo_codes, len(hi_uniques), out=lo_codes)
+        np.add(lo_codes, hi_codes, out=lo_codes)
+        del hi_codes
+        pairs, codes = _factorize(lo_codes)
+        del lo_codes
+        if len(pairs) > nrows // 4:
+            return None
+        lo_text = [_word_bytes(u) for u in lo_uniques.tolist()]
+        hi_text = [_word_bytes(u) for u in hi_uniques.tolist()]
+        nhi = len(hi_uniques)
+        raw = [lo_text[p // nhi] + hi_text[p % nhi] for p in pairs.tolist()]
+    texts = np.empty(len(raw), dtype=object)
+    texts[:] = [codecs.utf_8_decode(r.rstrip(b"\0"), "replace", True)[0] for r in raw]
+    return texts.take(codes)
 
 
 def _decode_var(kind, view, nrows, pos, valid):
     """Values of a NUL-terminated kind: str, JSON objects, bytes or Decimal."""
     offsets = np.frombuffer(view, dtype="<i8", count=nrows + 1, offset=pos)
     data = view[pos + 8 * (nrows + 1):]
-    if offsets[0] != 0 or offsets[-1] != len(data) or np.any(np.diff(offsets) < 1):
+    if offsets[0] != 0 or offsets[-1] != len(data):
         raise ValueError("corrupt variable-length column")
-    out = np.empty(nrows, dtype=object)
     if nrows == 0:
-        return out
+        return np.empty(0, dtype=object)
+    lengths = np.diff(offsets)
+    lengths -= 1                # the terminator
+    if int(lengths.min()) < 0:
+        raise ValueError("corrupt variable-length column")
     if kind == sb_io.COL_TEXT:
-        shared = _decode_short_texts(data, offsets, nrows)
+        shared = _decode_short_texts(data, offsets, lengths, nrows)
         if shared is not None:
             if valid is not None:
                 shared[~valid] = None
             return shared
+    del lengths
+    out = np.empty(nrows, dtype=object)
     if kind == sb_io.COL_BYTES:
         bounds = offsets.tolist()
         out[:] = [bytes(data[bounds[i]:bounds[i + 1] - 1]) for i in range(nrows)]
@@ -201,11 +270,13 @@ def decode_column(kind, nrows, payload):
 
 def decode_table(header, columns):
     """Build a DataFrame from a TABLE header and its decoded columns."""
-    names = [c["name"] for c in header["columns"]]
-    frame = pd.DataFrame(dict(zip(range(len(names)), columns)),
-                         index=pd.RangeIndex(header["nrows"]))
-    frame.columns = names
-    return frame
+    # One block per column, no consolidation: pd.DataFrame(dict) would copy
+    # every column into per-dtype 2-D blocks, which costs a fresh page fault
+    # per 4 kB of input here and doubles the child's memory.  The arrays were
+    # decoded into buffers this call owns, so the frame may keep them.
+    names = pd.Index([c["name"] for c in header["columns"]], dtype=object)
+    return pd.DataFrame(arrays_to_mgr(columns, names, pd.RangeIndex(header["nrows"]),
+                                      consolidate=False, typ="block"))
 
 
 # --------------------------------------------------------------------------

@@ -78,6 +78,39 @@ class TextColumns(unittest.TestCase):
     def test_all_null(self):
         self.decode([None] * 5000)
 
+    def test_gather_edges(self):
+        # the gather reads 8 bytes at each value's start: values near the
+        # end of the buffer, lengths 0/7/8/9/15/16, multi-byte characters
+        # across the word boundary, NULLs among them
+        rng = random.Random(3)
+        alphabet = "ab\u00e9\u20ac\U0001f600z"
+        for trial in range(60):
+            labels = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 5)))
+                      for _ in range(rng.randint(1, 40))]
+            labels = [lab for lab in labels if len(lab.encode()) <= 16]
+            labels += ["x" * 7, "y" * 8, "z" * 9, "w" * 15, "v" * 16, ""]
+            n = rng.randint(4096, 9000)
+            values = [rng.choice(labels) for _ in range(n)]
+            if trial % 3 == 0:
+                k = rng.randint(1, 6)
+                values[-k:] = [rng.choice(labels[-6:]) for _ in range(k)]
+            for i in rng.sample(range(n), n // 50):
+                values[i] = None
+            got = self.decode(values)
+            self.assertLessEqual(len(set(map(id, got))), len(set(values)) + 1, trial)
+
+    def test_all_empty_and_tiny(self):
+        self.decode([""] * 5000)
+        self.decode(["a"] * 4096)
+        self.decode(["", "abcdefghijklmnop"] * 2048)
+
+    def test_corrupt_offsets(self):
+        payload = bytearray(text_payload(["ab", "cd"] * 3000))
+        # make the second offset go backwards: 0, 3, 1, ...
+        np.frombuffer(payload, dtype="<i8", count=3, offset=8)[2] = 1
+        with self.assertRaises(ValueError):
+            sb_codec.decode_column(_io.COL_TEXT, 6000, payload)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=1)
