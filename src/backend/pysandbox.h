@@ -93,6 +93,7 @@ typedef struct SbBuf
 	Size		len;
 	Size		cap;
 	MemoryContext cxt;
+	struct SbMapping *map;		/* data's own mapping, once it is large */
 } SbBuf;
 
 typedef struct SbColumn

@@ -262,6 +262,7 @@ sb_worker_environment(void)
 		"MKL_NUM_THREADS=1",
 		"NUMEXPR_MAX_THREADS=1",
 		"NUMEXPR_NUM_THREADS=1",
+		"GLIBC_TUNABLES=glibc.malloc.hugetlb=1",
 	};
 	static const char *const passed[] = {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"};
 	char	  **env = palloc0(sizeof(char *) * (lengthof(fixed) + lengthof(passed) + 1));

@@ -62,6 +62,7 @@ sb_io_recv(PyObject *self, PyObject *args)
 	payload = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t) len);
 	if (payload == NULL)
 		return NULL;
+	sb_prefault(PyByteArray_AS_STRING(payload), len);
 	if (len > 0 && sb_read_all(SB_CHILD_DATA_FD, PyByteArray_AS_STRING(payload), len) < 0)
 	{
 		Py_DECREF(payload);
