@@ -112,6 +112,7 @@ typedef struct SbColumn
 
 struct SbRequest;
 extern int	sb_input_kind(Oid typid, bool numeric_decimal);
+extern char *sb_alloc_large(MemoryContext cxt, Size size);
 extern void sb_column_init(SbColumn *c, const char *name, Oid typid,
 						   bool numeric_decimal, MemoryContext cxt);
 extern void sb_column_append(SbColumn *c, Datum d, bool isnull, uint64 row,

@@ -249,9 +249,10 @@ sb_header_done(SbReader *rd, SbOutcome *out, const SbLimits *limits)
 			return false;
 	}
 	/* +1 for a terminating NUL, so texts can be used as C strings */
-	rd->payload = MemoryContextAllocHuge((rd->type == SB_DATA_STDOUT || rd->type == SB_DATA_STDERR ||
-										  rd->type == SB_DATA_VIOLATION) ? CurrentMemoryContext : rd->keep,
-										 (Size) rd->len + 1);
+	if (rd->type == SB_DATA_STDOUT || rd->type == SB_DATA_STDERR || rd->type == SB_DATA_VIOLATION)
+		rd->payload = MemoryContextAllocHuge(CurrentMemoryContext, (Size) rd->len + 1);
+	else
+		rd->payload = sb_alloc_large(rd->keep, (Size) rd->len + 1);
 	rd->payload[rd->len] = '\0';
 	rd->got = 0;
 	if (rd->len == 0)

@@ -67,7 +67,7 @@ sb_mapping_create(SbMapping *m, Size size)
 		ereport(ERROR,
 				(errcode(ERRCODE_OUT_OF_MEMORY),
 				 errmsg("out of memory"),
-				 errdetail("Failed on a table input buffer of %zu bytes.", len)));
+				 errdetail("Failed on a buffer of %zu bytes.", len)));
 	aligned = (char *) TYPEALIGN(SB_HUGE_MIN, p);
 	if (aligned > p)
 		munmap(p, aligned - p);
@@ -76,6 +76,26 @@ sb_mapping_create(SbMapping *m, Size size)
 	(void) madvise(aligned, len, MADV_HUGEPAGE);	/* a hint: 4 kB pages otherwise */
 	m->base = aligned;
 	m->len = len;
+}
+
+/*
+ * size bytes that live as long as cxt: from a mapping of their own (huge
+ * pages) when large, else palloc'd.  For large buffers filled once, such as
+ * the frames a child sends back.
+ */
+char *
+sb_alloc_large(MemoryContext cxt, Size size)
+{
+	SbMapping  *m;
+
+	if (size < SB_HUGE_MIN)
+		return MemoryContextAllocHuge(cxt, size);
+	m = MemoryContextAllocZero(cxt, sizeof(SbMapping));
+	m->cb.func = sb_mapping_release;
+	m->cb.arg = m;
+	MemoryContextRegisterResetCallback(cxt, &m->cb);
+	sb_mapping_create(m, size);
+	return m->base;
 }
 
 /* Make room for extra more bytes. */
