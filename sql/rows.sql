@@ -696,6 +696,26 @@ SELECT g, (SELECT sum(v) FROM sandbox_rows('def main(n): return [(i,) for i in r
                                            jsonb_build_object('n', g)) AS t(v int)) AS total
 FROM generate_series(1, 4) g;
 
+--
+-- frames of a few MB both ways (such buffers live in mappings of their
+-- own, with huge pages): exact aggregates of 600,000 input rows and of
+-- 300,000 rows sent back
+--
+SELECT sandbox_execute($$
+def main(df):
+    return {"rows": len(df), "sum_i": int(df["i"].sum()), "sum_f": float(df["f"].sum()),
+            "distinct_s": int(df["s"].nunique()), "last": df["s"].iloc[-1]}
+$$, '{"df": {"$query": "SELECT i::int8 AS i, i / 4.0::float8 AS f, ''v'' || (i % 7) AS s FROM generate_series(1, 600000) i"}}');
+SELECT count(*), sum(a), sum(b), count(DISTINCT d), min(d), max(d)
+FROM sandbox_rows($$
+import numpy as np
+import pandas as pd
+def main():
+    a = np.arange(300000, dtype=np.int64)
+    return pd.DataFrame({"a": a, "b": a * 0.5,
+                         "d": np.array(["x", "yy", "zzz"], dtype=object)[a % 3]})
+$$) AS t(a int8, b float8, d text);
+
 DROP TABLE rows_target, rows_sales, rows_regions;
 DROP DOMAIN rows_posint, rows_code, rows_required, rows_moment;
 DROP TYPE rows_pair, rows_nothing, rows_mood;
