@@ -11,8 +11,7 @@
  * statement_timeout and termination are seen at once; the error path then
  * runs the memory context callback below, which kills and reaps the child.
  * The child's socket reaches EOF only when the child is dead (the worker
- * holds no copy), after which the worker's exit report is read; a call
- * with a complete result returns without waiting for either.
+ * holds no copy), after which the worker's exit report is read.
  */
 #include "pysandbox.h"
 
@@ -222,16 +221,6 @@ sb_frame_done(SbReader *rd, SbOutcome *out)
 	return true;
 }
 
-/* A whole result (RESULT, or ROWS and all its columns), nothing half-read? */
-static bool
-sb_result_complete(const SbRequest *req, const SbReader *rd, const SbOutcome *out)
-{
-	return !rd->bad && !out->output_exceeded && !out->error && !out->violation &&
-		rd->payload == NULL && rd->hdr_got == 0 &&
-		(out->result != NULL ||
-		 (out->rows_header != NULL && list_length(out->rows_columns) == req->rows_ncols));
-}
-
 /* A header has arrived: check it (sb_decode.c) before reading anything more. */
 static bool
 sb_header_done(SbReader *rd, SbOutcome *out, const SbLimits *limits)
@@ -402,8 +391,6 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 		}
 		if (eof)
 			break;
-		if (!req->capture_output && sb_result_complete(req, &rd, out))
-			break;
 
 		left = deadline - sb_ms_since(start);
 		if (left <= 0)
@@ -425,13 +412,14 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 	}
 
 	/*
-	 * A complete result: the child has nothing more to say and is exiting
+	 * A complete result and a clean end of the output: the child is exiting
 	 * on its own.  Unless the caller reports usage (sandbox_run), do not
-	 * wait for its end of the socket or for the kernel to tear it down; the
-	 * worker still enforces its limits, and the session's next call waits
-	 * for its exit report (sb_sandbox_detach).
+	 * wait for the kernel to tear it down.
 	 */
-	if (!req->capture_output && sb_result_complete(req, &rd, out))
+	if (eof && !req->capture_output && !rd.bad && !out->output_exceeded &&
+		!out->error && !out->violation &&
+		(out->result != NULL ||
+		 (out->rows_header != NULL && list_length(out->rows_columns) == req->rows_ncols)))
 	{
 		out->detached = true;
 		out->exit.wall_us = (uint64) sb_ms_since(start) * 1000;
