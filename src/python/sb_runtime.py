@@ -228,7 +228,7 @@ def _send_error(kind, etype, message, line=None, col=None, tb=None, **extra):
     err = {"kind": kind, "type": etype, "message": message,
            "line": line, "col": col, "traceback": tb}
     err.update(extra)
-    sb_io.send(sb_io.ERROR, json.dumps(err).encode("utf-8"))
+    sb_io.send(sb_io.ERROR, json.dumps(err).encode("utf-8"), True)
 
 
 # Error texts are shortened so a report always fits the backend's caps and
@@ -407,7 +407,8 @@ def serve(python_layer):
     if request.get("validate_only"):
         findings, imports = sb_validator.validate(code, allowed)
         sb_io.send(sb_io.RESULT, sb_codec.dumps(
-            {"ok": not findings, "findings": findings, "imports": imports}, limit).encode())
+            {"ok": not findings, "findings": findings, "imports": imports}, limit).encode(),
+            True)
         return 0
 
     if python_layer:
@@ -466,10 +467,12 @@ def serve(python_layer):
         _report_exception(exc, lines)
         return 0
 
+    # the last frame closes the channel (True): the end of the output goes
+    # out with the result, not after this frame's objects are torn down
     if rows is not None:
-        sb_io.send(sb_io.ROWS, nrows.to_bytes(8, "little"))
-        for parts in payloads:
-            sb_io.sendv(sb_io.COLUMN, parts)
+        sb_io.send(sb_io.ROWS, nrows.to_bytes(8, "little"), not payloads)
+        for i, parts in enumerate(payloads):
+            sb_io.sendv(sb_io.COLUMN, parts, i == len(payloads) - 1)
     else:
-        sb_io.send(sb_io.RESULT, text.encode("utf-8"))
+        sb_io.send(sb_io.RESULT, text.encode("utf-8"), True)
     return 0
