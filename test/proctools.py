@@ -6,6 +6,7 @@ them.  The suites run as root so they can see the postgres user's processes.
 
 import os
 import re
+import subprocess
 
 TEST_DIR = os.environ.get("PYSANDBOX_TEST_DIR", "/tmp/pysandbox-test")
 DATA_DIR = os.path.join(TEST_DIR, "data")
@@ -100,16 +101,59 @@ def seccomp_mode(pid):
     return None
 
 
-def is_spare(pid):
+_SS_LINE = re.compile(r"^u_\w+\s+\S+\s+\d+\s+\d+\s+\S+\s+(\d+)\s+\S+\s+(\d+)\s*(.*)$")
+
+
+def unix_socket_holders():
+    """{socket inode: (peer inode, {pids holding it})}, from ss -xpn."""
+    out = subprocess.run(["ss", "-xpn"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                         check=True).stdout.decode("utf-8", "replace")
+    sockets = {}
+    for line in out.splitlines():
+        m = _SS_LINE.match(line)
+        if m:
+            pids = {int(x) for x in re.findall(r"pid=(\d+)", m.group(3))}
+            sockets[int(m.group(1))] = (int(m.group(2)), pids)
+    return sockets
+
+
+def _socket_inode(pid, fd):
+    try:
+        link = os.readlink("/proc/%d/fd/%d" % (pid, fd))
+    except OSError:
+        return None
+    m = re.match(r"socket:\[(\d+)\]$", link)
+    return int(m.group(1)) if m else None
+
+
+def _parent(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def is_spare(pid, sockets=None):
     """A spare: a worker's child forked ahead of any call and still idle.
 
-    Spares have not installed their seccomp filter yet (that happens once a
-    call's limits arrive), so a worker child with a filter is running, or
-    has run, a call.
+    The worker gives the other end of a child's data socket (the child's
+    fd 3) to a backend for a call and closes its own copy, so a child whose
+    peer is still held by its parent, the worker, has never served a call.
+    (A spare may already have finished its containment, seccomp included,
+    while it waits: the filter says nothing.)
     """
-    return seccomp_mode(pid) == 0
+    inode = _socket_inode(pid, 3)
+    parent = _parent(pid)
+    if inode is None or parent is None:
+        return False
+    if sockets is None:
+        sockets = unix_socket_holders()
+    peer = sockets.get(inode, (None, set()))[0]
+    return peer is not None and parent in sockets.get(peer, (None, set()))[1]
 
 
 def call_children(table, worker):
     """The worker's children that serve (or served) a call: not spares."""
-    return [p for p in children(table, worker) if not is_spare(p)]
+    sockets = unix_socket_holders()
+    return [p for p in children(table, worker) if not is_spare(p, sockets)]

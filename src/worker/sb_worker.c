@@ -22,12 +22,15 @@
  *	   the containment steps that do not depend on the call (sb_contain.c:
  *	   fds, environment, parent-death signal, OOM score, namespaces, mount
  *	   namespace root) and a typical call's code paths, so the copy-on-write
- *	   faults are paid before anyone waits, and
- *	4. serves SPAWN requests: it takes a spare of the requested shape (or
- *	   forks a fresh child), writes the call's limits as the first frame on
- *	   the child's data socket, hands the backend the other end (SCM_RIGHTS)
- *	   and supervises the child until it exits, the wall-clock deadline
- *	   passes or the backend asks for a kill; then reaps it and reports.
+ *	   faults are paid before anyone waits; once recent calls agree on
+ *	   their limits, a warm spare gets them at once and finishes its
+ *	   containment while it waits (sb_contain_ahead), and
+ *	4. serves SPAWN requests: it takes a spare of the requested shape and
+ *	   limits (or forks a fresh child), writes the call's limits as the
+ *	   first frame on the child's data socket unless it has them already,
+ *	   hands the backend the other end (SCM_RIGHTS) and supervises the
+ *	   child until it exits, the wall-clock deadline passes or the backend
+ *	   asks for a kill; then reaps it and reports.
  *
  * The child applies the limits, no_new_privs, Landlock and seccomp as soon
  * as it reads that first frame, before the backend can send it any code.
@@ -68,6 +71,8 @@ typedef struct SbChild
 	bool		killed;
 	uint32_t	cause;			/* SbExitCause */
 	bool		ready;			/* a spare that finished warming up */
+	bool		contained;		/* a spare given limits ahead of its call */
+	SbSpawnRequest limits;		/* those limits */
 } SbChild;
 
 typedef struct SbClient
@@ -105,6 +110,23 @@ static int	sb_nclients = 0;	/* slots allocated */
 
 static SbChild sb_spares[SB_MAX_SPARES];
 static int	sb_nspares = 0;
+
+/*
+ * The limits of the latest call, and how many calls in a row asked for the
+ * same.  Once two did, a spare that is ready gets them at once and finishes
+ * its containment (rlimits, Landlock, seccomp) before any call arrives, so
+ * a call with those limits no longer waits for it; a call with others takes
+ * an uncontained spare or a fresh fork, and the contained ones are dropped.
+ */
+static SbSpawnRequest sb_recent_limits;
+static int	sb_recent_streak = 0;
+
+/* Do two requests contain a child alike?  (The deadline is the worker's.) */
+static bool
+sb_same_limits(const SbSpawnRequest *a, const SbSpawnRequest *b)
+{
+	return a->cpu_ms == b->cpu_ms && a->memory_mb == b->memory_mb && a->flags == b->flags;
+}
 
 /* Print a diagnostic to the worker's stderr (the server log) and exit. */
 static void __attribute__((noreturn))
@@ -365,6 +387,24 @@ sb_client_gone(SbClient *cl)
 	sb_client_free(cl);
 }
 
+/*
+ * A spare has warmed up: if recent calls agree on their limits (and the
+ * spare's shape fits them), send it those limits now, so that it finishes
+ * its containment while no call waits.  It then blocks, fully contained,
+ * on the request that only a backend can send.
+ */
+static void
+sb_contain_ahead(SbChild *c)
+{
+	if (sb_recent_streak < 2 ||
+		(sb_recent_limits.flags & SB_SPAWN_SHAPE_FLAGS) != c->shape)
+		return;
+	if (sb_send_frame(c->data_fd, SB_DATA_LIMITS, &sb_recent_limits, sizeof(sb_recent_limits)) < 0)
+		return;					/* it died: its pidfd says so next round */
+	c->contained = true;
+	c->limits = sb_recent_limits;
+}
+
 /* Give the client a child for its call: a matching spare, or a fresh one. */
 static void
 sb_dispatch(SbClient *cl, const SbSpawnRequest *req)
@@ -375,9 +415,28 @@ sb_dispatch(SbClient *cl, const SbSpawnRequest *req)
 	bool		from_pool = false;
 	int			i;
 
-	/* a spare still warming up would make the caller wait: fork instead */
+	if (sb_recent_streak > 0 && sb_same_limits(req, &sb_recent_limits))
+		sb_recent_streak++;
+	else
+	{
+		sb_recent_limits = *req;
+		sb_recent_streak = 1;
+	}
+
+	/*
+	 * a spare still warming up would make the caller wait: fork instead;
+	 * one contained with other limits cannot serve this call or, most
+	 * likely, the next ones: drop it
+	 */
 	for (i = 0; i < sb_nspares; i++)
 	{
+		if (sb_spares[i].contained && !sb_same_limits(req, &sb_spares[i].limits))
+		{
+			sb_discard_child(&sb_spares[i]);
+			sb_spares[i] = sb_spares[--sb_nspares];
+			i = -1;				/* the array changed: look again */
+			continue;
+		}
 		if (sb_spares[i].shape == shape && sb_spares[i].ready)
 		{
 			struct pollfd alive = {.fd = sb_spares[i].pidfd,.events = POLLIN};
@@ -406,7 +465,8 @@ sb_dispatch(SbClient *cl, const SbSpawnRequest *req)
 
 	if (from_pool)
 		child.cpu_before_us = sb_child_cpu_us(child.pid);
-	if (sb_send_frame(child.data_fd, SB_DATA_LIMITS, req, sizeof(*req)) < 0)
+	if (!child.contained &&
+		sb_send_frame(child.data_fd, SB_DATA_LIMITS, req, sizeof(*req)) < 0)
 	{
 		/* the spare died meanwhile: report that as this call's end */
 		fprintf(stderr, "pysandbox-worker: a sandbox process died before its call\n");
@@ -790,11 +850,20 @@ sb_serve(void)
 
 				if (pfds[k + 1].fd >= 0 && pfds[k + 1].revents &&
 					read(sb_spares[i].data_fd, &byte, 1) == 1 && byte == 'R')
+				{
 					sb_spares[i].ready = true;
+					sb_contain_ahead(&sb_spares[i]);
+				}
 				else if (pfds[k].revents || pfds[k + 1].revents)
 				{
-					/* a spare died waiting (OOM killer, a failed step) */
+					/*
+					 * a spare died waiting (OOM killer, a failed step); if
+					 * it died containing itself ahead, the next calls will
+					 * say why: contain no more spares ahead until two agree
+					 */
 					fprintf(stderr, "pysandbox-worker: a spare sandbox process exited early\n");
+					if (sb_spares[i].contained)
+						sb_recent_streak = 0;
 					sb_discard_child(&sb_spares[i]);
 					sb_spares[i] = sb_spares[--sb_nspares];
 					break;		/* the rest is seen on the next round */

@@ -106,9 +106,10 @@ def wait_for(predicate, timeout):
 
 
 def running_child(worker, exclude=()):
-    """A child of the worker that runs a call (has its seccomp filter)."""
+    """A child of the worker that runs a call (contained, not a spare)."""
     table = process_table()
-    kids = [p for p in children(table, worker) if seccomp_mode(p) == 2 and p not in exclude]
+    kids = [p for p in children(table, worker)
+            if seccomp_mode(p) == 2 and not is_spare(p) and p not in exclude]
     return kids[0] if kids else None
 
 

@@ -84,7 +84,7 @@ def worker_of(backend):
     """The backend's pysandbox-worker and that worker's call children.
 
     The worker also keeps a spare child forked ahead of the next call; it is
-    not counted (it has no seccomp filter until a call takes it).
+    not counted (the worker still holds the other end of its socket).
     """
     table = process_table()
     workers = [p for p in children(table, backend) if exe_of(p) == WORKER_EXE]

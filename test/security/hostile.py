@@ -1212,7 +1212,7 @@ class Server:
         if len(workers) > 1 or any(exe_of(p) != WORKER_EXE for p in workers):
             problems.append("backend children are not just one worker: %s"
                             % [(p, table[p][0]) for p in workers])
-        # the worker keeps one spare child (no seccomp filter yet) for the
+        # the worker keeps one spare child (never handed to a call) for the
         # next call; any other process under it is a leftover
         spares = [p for p in mine if p not in workers and is_spare(p)
                   and table[p][2] in workers]
