@@ -140,9 +140,12 @@ def is_spare(pid, sockets=None):
     The worker gives the other end of a child's data socket (the child's
     fd 3) to a backend for a call and closes its own copy, so a child whose
     peer is still held by its parent, the worker, has never served a call.
-    (A spare may already have finished its containment, seccomp included,
-    while it waits: the filter says nothing.)
+    A spare may already have finished its containment, seccomp included,
+    while it waits; one without a filter yet (just forked: its fd 3 may
+    still be the worker's) has not run any call either.
     """
+    if seccomp_mode(pid) == 0:
+        return True
     inode = _socket_inode(pid, 3)
     parent = _parent(pid)
     if inode is None or parent is None:

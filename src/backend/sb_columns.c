@@ -124,11 +124,13 @@ sb_buf_reserve(SbBuf *b, Size extra)
 	/* a new mapping; what was written so far is copied over */
 	if (b->map == NULL)
 	{
-		b->map = MemoryContextAllocZero(b->cxt, sizeof(SbMapping));
-		b->map->cb.func = sb_mapping_release;
-		b->map->cb.arg = b->map;
-		MemoryContextRegisterResetCallback(b->cxt, &b->map->cb);
-		sb_mapping_create(b->map, cap);
+		SbMapping  *m = MemoryContextAllocZero(b->cxt, sizeof(SbMapping));
+
+		m->cb.func = sb_mapping_release;
+		m->cb.arg = m;
+		MemoryContextRegisterResetCallback(b->cxt, &m->cb);
+		sb_mapping_create(m, cap);
+		b->map = m;				/* only once it maps something */
 		if (b->data != NULL)
 		{
 			memcpy(b->map->base, b->data, b->len);

@@ -224,11 +224,12 @@ def _read_request():
         inputs[header["name"]] = sb_codec.decode_table(header, columns)
 
 
-def _send_error(kind, etype, message, line=None, col=None, tb=None, **extra):
+def _send_error(kind, etype, message, line=None, col=None, tb=None, exit_code=0, **extra):
+    """The call's last frame: the child exits once it is out (sb_io)."""
     err = {"kind": kind, "type": etype, "message": message,
            "line": line, "col": col, "traceback": tb}
     err.update(extra)
-    sb_io.send(sb_io.ERROR, json.dumps(err).encode("utf-8"), True)
+    sb_io.send(sb_io.ERROR, json.dumps(err).encode("utf-8"), exit_code)
 
 
 # Error texts are shortened so a report always fits the backend's caps and
@@ -386,12 +387,18 @@ def _fresh_process_state():
 
 
 def serve(python_layer):
-    """Run one call in the contained child.  Returns the exit code."""
+    """Run one call in the contained child.  Returns the exit code.
+
+    In a real call the child exits with it inside the last send (sb_io):
+    nothing of the call, user code in a finalizer included, runs after the
+    backend has its result.  prewarm() stubs the sends, so it returns.
+    """
     _fresh_process_state()
     try:
         request, inputs = _read_request()
     except Exception as exc:  # the backend is trusted, but say what broke
-        _send_error("crash", "ProtocolError", "could not read the request: %s" % exc)
+        _send_error("crash", "ProtocolError", "could not read the request: %s" % exc,
+                    exit_code=72)
         return 72
 
     code = request["code"]
@@ -408,7 +415,7 @@ def serve(python_layer):
         findings, imports = sb_validator.validate(code, allowed)
         sb_io.send(sb_io.RESULT, sb_codec.dumps(
             {"ok": not findings, "findings": findings, "imports": imports}, limit).encode(),
-            True)
+            0)
         return 0
 
     if python_layer:
@@ -467,12 +474,12 @@ def serve(python_layer):
         _report_exception(exc, lines)
         return 0
 
-    # the last frame closes the channel (True): the end of the output goes
-    # out with the result, not after this frame's objects are torn down
+    # the last frame ends the child (exit code 0): the end of the output goes
+    # out with the result, and nothing of the call's runs after it
     if rows is not None:
-        sb_io.send(sb_io.ROWS, nrows.to_bytes(8, "little"), not payloads)
+        sb_io.send(sb_io.ROWS, nrows.to_bytes(8, "little"), -1 if payloads else 0)
         for i, parts in enumerate(payloads):
-            sb_io.sendv(sb_io.COLUMN, parts, i == len(payloads) - 1)
+            sb_io.sendv(sb_io.COLUMN, parts, 0 if i == len(payloads) - 1 else -1)
     else:
-        sb_io.send(sb_io.RESULT, text.encode("utf-8"), True)
+        sb_io.send(sb_io.RESULT, text.encode("utf-8"), 0)
     return 0

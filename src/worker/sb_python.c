@@ -33,26 +33,17 @@ typedef struct SbEmbeddedModule
 extern const SbEmbeddedModule sb_embedded_modules[];
 
 /*
- * The last frame went out with end=True and the data socket is closed (fd 3
- * may be reused).  Closing right behind the last frame lets the backend see
- * the end of the output with the result, not a wake-up later, after the
- * call's objects are torn down.
+ * After the last frame (sent with end=exit code): close the channel and exit
+ * at once.  The backend sees the end of the output right behind the result
+ * instead of a wake-up later, and nothing runs after it: tearing down the
+ * call's objects could run user code (a generator's finally, a __del__)
+ * after the backend has taken the result.
  */
-static bool sb_data_ended = false;
-
-static PyObject *
-sb_io_ended(void)
-{
-	PyErr_SetString(PyExc_OSError, "the data channel is closed");
-	return NULL;
-}
-
-/* After a frame sent with end=True. */
-static void
-sb_io_end(void)
+static void __attribute__((noreturn))
+sb_io_end(int code)
 {
 	(void) close(SB_CHILD_DATA_FD);
-	sb_data_ended = true;
+	_exit(code);
 }
 
 /* sb_io.recv() -> (type, payload bytearray); raises EOFError or OSError. */
@@ -67,8 +58,6 @@ sb_io_recv(PyObject *self, PyObject *args)
 
 	(void) self;
 	(void) args;
-	if (sb_data_ended)
-		return sb_io_ended();
 	if (sb_read_all(SB_CHILD_DATA_FD, hdr, sizeof(hdr)) < 0)
 	{
 		if (errno == 0)
@@ -99,8 +88,9 @@ sb_io_recv(PyObject *self, PyObject *args)
 }
 
 /*
- * sb_io.send(type, data, end=False): data is bytes or str (sent as UTF-8);
- * end: this is the last frame, close the channel behind it.
+ * sb_io.send(type, data, end=-1): data is bytes or str (sent as UTF-8); an
+ * end >= 0 makes this the last frame: the child exits with that code once it
+ * is out (sb_io_end).
  */
 static PyObject *
 sb_io_send(PyObject *self, PyObject *args)
@@ -108,12 +98,10 @@ sb_io_send(PyObject *self, PyObject *args)
 	unsigned int type;
 	Py_buffer	buf;
 	int			rc;
-	int			end = 0;
+	int			end = -1;
 
 	(void) self;
-	if (sb_data_ended)
-		return sb_io_ended();
-	if (!PyArg_ParseTuple(args, "Is*|p", &type, &buf, &end))
+	if (!PyArg_ParseTuple(args, "Is*|i", &type, &buf, &end))
 		return NULL;
 	if ((size_t) buf.len > SB_FRAME_MAX_PAYLOAD)
 	{
@@ -125,13 +113,13 @@ sb_io_send(PyObject *self, PyObject *args)
 	PyBuffer_Release(&buf);
 	if (rc < 0)
 		return PyErr_SetFromErrno(PyExc_OSError);
-	if (end)
-		sb_io_end();
+	if (end >= 0)
+		sb_io_end(end);
 	Py_RETURN_NONE;
 }
 
 /*
- * sb_io.sendv(type, parts, end=False): one frame whose payload is the concatenation of
+ * sb_io.sendv(type, parts, end=-1): one frame whose payload is the concatenation of
  * parts (bytes-like objects, e.g. numpy arrays), written without joining
  * them: on this kind of machine every fresh page a copy touches is costly.
  */
@@ -148,12 +136,10 @@ sb_io_sendv(PyObject *self, PyObject *args)
 	size_t		total = 0;
 	unsigned char hdr[SB_FRAME_HEADER_SIZE];
 	int			rc = 0;
-	int			end = 0;
+	int			end = -1;
 
 	(void) self;
-	if (sb_data_ended)
-		return sb_io_ended();
-	if (!PyArg_ParseTuple(args, "IO|p", &type, &seq, &end))
+	if (!PyArg_ParseTuple(args, "IO|i", &type, &seq, &end))
 		return NULL;
 	fast = PySequence_Fast(seq, "parts must be a sequence");
 	if (fast == NULL)
@@ -195,8 +181,8 @@ sb_io_sendv(PyObject *self, PyObject *args)
 	Py_DECREF(fast);
 	if (rc != 0)
 		return NULL;
-	if (end)
-		sb_io_end();
+	if (end >= 0)
+		sb_io_end(end);
 	Py_RETURN_NONE;
 }
 
@@ -444,7 +430,6 @@ sb_python_serve(uint32_t flags)
 	 * space down before it closes files, and the backend need not wait for
 	 * that to see the end of the output.
 	 */
-	if (!sb_data_ended)
-		(void) close(SB_CHILD_DATA_FD);
+	(void) close(SB_CHILD_DATA_FD);
 	return code;
 }

@@ -416,7 +416,7 @@ sb_dispatch(SbClient *cl, const SbSpawnRequest *req)
 	int			i;
 
 	if (sb_recent_streak > 0 && sb_same_limits(req, &sb_recent_limits))
-		sb_recent_streak++;
+		sb_recent_streak = 2;	/* two in a row is all that counts */
 	else
 	{
 		sb_recent_limits = *req;

@@ -719,6 +719,23 @@ PAYLOADS = [
             sb_io.send(sb_io.RESULT, b'{"main": "forged"}')
             return 1
         """, off={CRASH}),
+    # user code that would run after the result: the generator's finally runs
+    # when the call's namespace is torn down; the child must exit with its
+    # last frame, so the call ends ok and nothing is left spinning
+    Payload("finalizer-after-result", """
+        def g():
+            try:
+                yield 1
+            finally:
+                while True:
+                    pass
+        keep = []
+        def main():
+            it = g()
+            next(it)
+            keep.append(it)
+            return 1
+        """, on={OK}, off={OK}),
     Payload("protocol-bad-json-result", """
         import sb_io, os
         def main():
@@ -1206,17 +1223,24 @@ class Server:
             if CRASH_LOG.search(line):
                 problems.append("server log: %s" % line.strip()[:200])
 
-        table = process_table()
-        mine = descendants(table, self.backend)
-        workers = [p for p in mine if table[p][2] == self.backend]
+        # the worker keeps one spare child (never handed to a call) for the
+        # next call; any other process under it is a leftover.  A child that
+        # exited with its last frame may be unreaped for a moment (a zombie,
+        # or still exiting): leftovers must be gone within 2 s.
+        deadline = time.monotonic() + 2.0
+        while True:
+            table = process_table()
+            mine = descendants(table, self.backend)
+            workers = [p for p in mine if table[p][2] == self.backend]
+            spares = [p for p in mine if p not in workers and is_spare(p)
+                      and table[p][2] in workers]
+            extra = [p for p in mine if p not in workers and p not in spares]
+            if not extra or time.monotonic() > deadline:
+                break
+            time.sleep(0.02)
         if len(workers) > 1 or any(exe_of(p) != WORKER_EXE for p in workers):
             problems.append("backend children are not just one worker: %s"
                             % [(p, table[p][0]) for p in workers])
-        # the worker keeps one spare child (never handed to a call) for the
-        # next call; any other process under it is a leftover
-        spares = [p for p in mine if p not in workers and is_spare(p)
-                  and table[p][2] in workers]
-        extra = [p for p in mine if p not in workers and p not in spares]
         if len(spares) > 1:
             problems.append("more than one spare under the worker: %s" % spares)
         if extra:
