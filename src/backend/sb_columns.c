@@ -78,6 +78,19 @@ sb_mapping_create(SbMapping *m, Size size)
 	m->len = len;
 }
 
+/* A mapping of at least size bytes, unmapped when cxt is reset or deleted. */
+static SbMapping *
+sb_mapping_new(MemoryContext cxt, Size size)
+{
+	SbMapping  *m = MemoryContextAllocZero(cxt, sizeof(SbMapping));
+
+	sb_mapping_create(m, size);
+	m->cb.func = sb_mapping_release;
+	m->cb.arg = m;
+	MemoryContextRegisterResetCallback(cxt, &m->cb);
+	return m;
+}
+
 /*
  * size bytes that live as long as cxt: from a mapping of their own (huge
  * pages) when large, else palloc'd.  For large buffers filled once, such as
@@ -86,16 +99,9 @@ sb_mapping_create(SbMapping *m, Size size)
 char *
 sb_alloc_large(MemoryContext cxt, Size size)
 {
-	SbMapping  *m;
-
 	if (size < SB_HUGE_MIN)
 		return MemoryContextAllocHuge(cxt, size);
-	m = MemoryContextAllocZero(cxt, sizeof(SbMapping));
-	m->cb.func = sb_mapping_release;
-	m->cb.arg = m;
-	MemoryContextRegisterResetCallback(cxt, &m->cb);
-	sb_mapping_create(m, size);
-	return m->base;
+	return sb_mapping_new(cxt, size)->base;
 }
 
 /* Make room for extra more bytes. */
@@ -124,13 +130,7 @@ sb_buf_reserve(SbBuf *b, Size extra)
 	/* a new mapping; what was written so far is copied over */
 	if (b->map == NULL)
 	{
-		SbMapping  *m = MemoryContextAllocZero(b->cxt, sizeof(SbMapping));
-
-		m->cb.func = sb_mapping_release;
-		m->cb.arg = m;
-		MemoryContextRegisterResetCallback(b->cxt, &m->cb);
-		sb_mapping_create(m, cap);
-		b->map = m;				/* only once it maps something */
+		b->map = sb_mapping_new(b->cxt, cap);
 		if (b->data != NULL)
 		{
 			memcpy(b->map->base, b->data, b->len);

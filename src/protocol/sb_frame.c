@@ -8,14 +8,9 @@
 
 #include <errno.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
-
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
-#endif
 
 /* Write a frame header into buf (SB_FRAME_HEADER_SIZE bytes). */
 void
@@ -121,24 +116,4 @@ sb_send_frame(int fd, uint32_t type, const void *payload, uint32_t length)
 	}
 	return sb_write_all(fd, (const char *) payload + (n - SB_FRAME_HEADER_SIZE),
 						total - (size_t) n);
-}
-
-/*
- * Map the whole pages inside [p, p + len) writable now, in one system call,
- * instead of one page fault per page as they are first written.  The child
- * does this for a large frame it is about to receive: on a virtual machine,
- * where each fault is expensive, the read then costs markedly less.  Best
- * effort: before Linux 5.14, or where the range is not plain anonymous
- * memory, the pages simply fault in as before.
- */
-void
-sb_prefault(void *p, size_t len)
-{
-	uintptr_t	page = (uintptr_t) sysconf(_SC_PAGESIZE);
-	uintptr_t	start = ((uintptr_t) p + page - 1) & ~(page - 1);
-	uintptr_t	end = ((uintptr_t) p + len) & ~(page - 1);
-
-	if (len < SB_PREFAULT_MIN || end <= start)
-		return;
-	(void) madvise((void *) start, end - start, MADV_POPULATE_WRITE);
 }

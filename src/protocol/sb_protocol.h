@@ -252,8 +252,4 @@ extern int	sb_write_all(int fd, const void *buf, size_t len);
 extern int	sb_read_all(int fd, void *buf, size_t len);
 extern int	sb_send_frame(int fd, uint32_t type, const void *payload, uint32_t length);
 
-/* Buffers smaller than this are left to fault in page by page. */
-#define SB_PREFAULT_MIN		(256 * 1024)
-extern void sb_prefault(void *p, size_t len);
-
 #endif							/* SB_PROTOCOL_H */

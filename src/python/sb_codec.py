@@ -65,7 +65,7 @@ _SHORT_TEXT_MIN_ROWS = 4096
 _SHORT_TEXT_SAMPLE = 4096
 
 
-def _word_keys(data, starts, lengths, shift):
+def _word_keys(data, starts, lengths, shift, width):
     """The bytes [shift, shift + 8) of each value as a zero-padded uint64.
 
     One gather from an overlapping view (element i = the 8 bytes at byte i)
@@ -74,6 +74,7 @@ def _word_keys(data, starts, lengths, shift):
     mask array.  The few last values, whose 8-byte read would run past the
     buffer, are read from a padded copy of the tail; their entries of
     starts (a writable view of the received offsets) point at 0 meanwhile.
+    width is the longest value of the column (the caller knows it).
     """
     size = len(data)
     nrows = len(starts)
@@ -94,7 +95,7 @@ def _word_keys(data, starts, lengths, shift):
     # value: keep the low min(max(length - shift, 0), 8) bytes
     if shift:
         kept = np.clip(lengths - shift, 0, 8)
-    elif int(lengths.max()) > 8:
+    elif width > 8:
         kept = np.minimum(lengths, 8)
     else:
         kept = lengths
@@ -149,13 +150,13 @@ def _decode_short_texts(data, offsets, lengths, nrows):
     starts = offsets[:-1]
     sample = slice(0, _SHORT_TEXT_SAMPLE)
     # a cheap look at the first rows before any pass over the column
-    probe = [_word_keys(data, starts[sample], lengths[sample], 0)]
+    probe = [_word_keys(data, starts[sample], lengths[sample], 0, width)]
     if width > 8:
-        probe.append(_word_keys(data, starts[sample], lengths[sample], 8))
+        probe.append(_word_keys(data, starts[sample], lengths[sample], 8, width))
     distinct = len(set(zip(*[p.tolist() for p in probe])))
     if distinct > _SHORT_TEXT_SAMPLE // 4:
         return None             # mostly distinct: sharing would not pay
-    lo = _word_keys(data, starts, lengths, 0)
+    lo = _word_keys(data, starts, lengths, 0, width)
     if width <= 8:
         uniques, codes = _factorize(lo)
         del lo
@@ -165,7 +166,7 @@ def _decode_short_texts(data, offsets, lengths, nrows):
     else:
         lo_uniques, lo_codes = _factorize(lo)
         del lo
-        hi_uniques, hi_codes = _factorize(_word_keys(data, starts, lengths, 8))
+        hi_uniques, hi_codes = _factorize(_word_keys(data, starts, lengths, 8, width))
         # two words: codes of each half, combined exactly
         np.multiply(lo_codes, len(hi_uniques), out=lo_codes)
         np.add(lo_codes, hi_codes, out=lo_codes)
