@@ -158,6 +158,22 @@ import numpy as np
 def main():
     return np.random.random(4)
 $$)) AS v(code);
+-- also numpy's cached Gaussian and what pandas draws from numpy
+SELECT sandbox_execute(code) <> sandbox_execute(code) AS numpy_normal_differs
+FROM (VALUES ($$
+import numpy as np
+import pandas as pd
+def main():
+    return [np.random.normal(size=3), pd.Series(range(1000)).sample(5).tolist()]
+$$)) AS v(code);
+-- the code may still seed the global generator itself
+SELECT sandbox_execute(code) = sandbox_execute(code) AS global_seed_equal
+FROM (VALUES ($$
+import numpy as np
+def main():
+    np.random.seed(7)
+    return [np.random.random(3), np.random.normal(size=2)]
+$$)) AS v(code);
 -- but a seeded generator is reproducible
 SELECT sandbox_execute(code) = sandbox_execute(code) AS seeded_equal
 FROM (VALUES ($$

@@ -111,6 +111,14 @@ $$);
 -- the operating system layers hold without the Python layer
 -- (pysandbox.python_layer = off is for testing them; only superusers may set it)
 SET pysandbox.python_layer = off;
+-- the child's environment is empty; numpy's legacy generator was reseeded
+-- right after fork (not by a fallback np.random.seed() in Python)
+SELECT sandbox_execute($$
+import os, sys
+def main():
+    return {"environ": dict(os.environ),
+            "reseeded_at_fork": sys.modules["sb_runtime"]._NUMPY_RESEEDED_AT_FORK[0]}
+$$);
 -- no file can be read: not /etc, not /proc, not the data directory (the
 -- process's working directory)
 SELECT sandbox_execute($$

@@ -54,8 +54,17 @@ def warm(allowed_csv):
             pass
     sb_guard.harden_pandas()
     _exercise()
+    # Children inherit an empty environment (the worker's own, set by the
+    # backend, was read at start-up) and a legacy numpy generator with no
+    # cached Gaussian; the worker's C code overwrites that generator's state
+    # with fresh entropy in every child (see _fresh_process_state).
+    os.environ.clear()
+    np.random.seed()
     gc.collect()
     gc.freeze()  # children never scan (and so never copy) the warm heap
+    bit_generator = np.random.mtrand._rand._bit_generator
+    key = bit_generator.state["state"]["key"]
+    return bit_generator.capsule, key[:8].tobytes(), bit_generator.state["state"]["pos"]
 
 
 _PREWARM_CODE = """import pandas as pd
@@ -370,6 +379,9 @@ def _bind(fn, name, inputs):
 
 
 _FRESH_IN = [0]
+# Set by the worker's C code once it has checked that it can reseed numpy's
+# legacy generator in each child right after fork (sb_python.c).
+_NUMPY_RESEEDED_AT_FORK = [False]
 
 
 def _fresh_process_state():
@@ -377,12 +389,17 @@ def _fresh_process_state():
 
     Every child is forked from the same warm worker, so without a reseed
     each would draw the same numpy random numbers (Python's random module
-    reseeds itself at fork).  A spare does this in prewarm(), before any
-    request, so the call itself does not pay for it (~0.3 ms).
+    reseeds itself at fork).  The worker's C code normally does it right
+    after fork, writing fresh entropy into the generator's state: a fresh
+    child's np.random.seed() costs ~4 ms here, nearly all of it
+    copy-on-write faults.  The environment was cleared in the worker; both
+    are checked again here.  A spare does this in prewarm().
     """
     if _FRESH_IN[0] != os.getpid():
-        os.environ.clear()
-        np.random.seed()
+        if os.environ:
+            os.environ.clear()
+        if not _NUMPY_RESEEDED_AT_FORK[0]:
+            np.random.seed()
         _FRESH_IN[0] = os.getpid()
 
 

@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #ifndef MADV_POPULATE_WRITE
@@ -305,6 +306,88 @@ sb_python_call(const char *func, PyObject *args)
 }
 
 /*
+ * numpy's legacy generator (np.random.seed, np.random.random, pandas'
+ * sample...) is one MT19937 state that every child inherits from the
+ * worker.  Each child must draw its own numbers; np.random.seed() in a fresh
+ * child costs ~4 ms, nearly all of it copy-on-write faults of numpy's code
+ * paths.  Writing fresh entropy straight into the state costs one page.
+ *
+ * The state is found through the bit generator's capsule (a bitgen_t whose
+ * first member points to numpy's mt19937_state: uint32_t key[624]; int
+ * pos) and used only if its first words and position match what Python
+ * reported; otherwise the child falls back to np.random.seed().
+ */
+#define SB_MT_WORDS 624
+
+typedef struct SbMtState
+{
+	uint32_t	key[SB_MT_WORDS];
+	int			pos;
+} SbMtState;
+
+static SbMtState *sb_mt_state;
+
+static int
+sb_getrandom_all(void *buf, size_t len)
+{
+	size_t		got = 0;
+
+	while (got < len)
+	{
+		ssize_t		n = getrandom((char *) buf + got, len - got, 0);
+
+		if (n < 0 && errno != EINTR)
+			return -1;
+		if (n > 0)
+			got += n;
+	}
+	return 0;
+}
+
+static void
+sb_python_find_mt_state(PyObject *warm_result)
+{
+	PyObject   *capsule;
+	PyObject   *mod;
+	char	   *head;
+	Py_ssize_t	head_len;
+	long		pos;
+	SbMtState  *state;
+
+	if (!PyTuple_Check(warm_result) || PyTuple_GET_SIZE(warm_result) != 3)
+		return;
+	capsule = PyTuple_GET_ITEM(warm_result, 0);
+	if (!PyCapsule_IsValid(capsule, "BitGenerator") ||
+		PyBytes_AsStringAndSize(PyTuple_GET_ITEM(warm_result, 1), &head, &head_len) < 0)
+	{
+		PyErr_Clear();
+		return;
+	}
+	pos = PyLong_AsLong(PyTuple_GET_ITEM(warm_result, 2));
+	if (PyErr_Occurred())
+	{
+		PyErr_Clear();
+		return;
+	}
+	state = *(SbMtState **) PyCapsule_GetPointer(capsule, "BitGenerator");
+	if (state == NULL || head_len != 8 * sizeof(uint32_t) ||
+		memcmp(state->key, head, head_len) != 0 || state->pos != pos)
+		return;
+	mod = PyImport_ImportModule("sb_runtime");
+	if (mod != NULL)
+	{
+		PyObject   *flag = PyObject_GetAttrString(mod, "_NUMPY_RESEEDED_AT_FORK");
+
+		if (flag != NULL && PyList_Check(flag) && PyList_GET_SIZE(flag) == 1 &&
+			PyList_SetItem(flag, 0, Py_NewRef(Py_True)) == 0)
+			sb_mt_state = state;
+		Py_XDECREF(flag);
+		Py_DECREF(mod);
+	}
+	PyErr_Clear();
+}
+
+/*
  * Start the interpreter, load our modules, and warm numpy and pandas.
  * allowed_modules is the comma-separated import allowlist to preload.
  */
@@ -350,6 +433,7 @@ sb_python_start(const char *allowed_modules)
 		sb_python_report("warm-up failed");
 		return -1;
 	}
+	sb_python_find_mt_state(res);
 	Py_DECREF(res);
 
 	/*
@@ -409,6 +493,16 @@ void
 sb_python_after_fork_child(void)
 {
 	PyOS_AfterFork_Child();
+	if (sb_mt_state != NULL)
+	{
+		SbMtState	fresh;
+
+		if (sb_getrandom_all(fresh.key, sizeof(fresh.key)) < 0)
+			_exit(SB_CHILD_EXIT_SETUP);
+		fresh.key[0] |= 0x80000000U;	/* as MT19937's seeding: never all zero */
+		memcpy(sb_mt_state->key, fresh.key, sizeof(fresh.key));
+		sb_mt_state->pos = SB_MT_WORDS;	/* the next draw regenerates */
+	}
 }
 
 /*
