@@ -75,7 +75,12 @@ def main(x=1):
 """
 
 
-def prewarm():
+_TRIVIAL_CODE = """def main(x=1):
+    return x
+"""
+
+
+def prewarm(collect=True, pandas=True):
     """In a spare child: touch what a typical call touches, then wait.
 
     Reference counts live in the objects, so merely using the warm heap
@@ -87,8 +92,13 @@ def prewarm():
     more: a spare is replaced after each call, and a heavier warm-up would
     compete with the next call for the CPU.  Nothing of it reaches a call:
     serve() builds everything per call.
+
+    The worker's probe child (sb_hotpages.c) runs it too, once with a
+    trivial call (pandas=False) and once as here, to learn which pages a
+    call writes; collect=False leaves out the final collection there, as a
+    call does not do one.
     """
-    request = {"code": _PREWARM_CODE, "returns": ["main"],
+    request = {"code": _PREWARM_CODE if pandas else _TRIVIAL_CODE, "returns": ["main"],
                "allowed_modules": list(_WARM_ALLOWED), "max_output_bytes": 1 << 20,
                "inputs": {"x": 1}}
     frames = [(sb_io.REQUEST, json.dumps(request).encode("utf-8")), (sb_io.END, b"")]
@@ -101,7 +111,8 @@ def prewarm():
         serve(True)
     finally:
         sb_io.recv, sb_io.send, sb_io.sendv, sys.stdout, sys.stderr = saved
-    gc.collect()
+    if collect:
+        gc.collect()
 
 
 def _exercise():

@@ -352,6 +352,7 @@ sb_python_find_mt_state(PyObject *warm_result)
 	char	   *head;
 	Py_ssize_t	head_len;
 	long		pos;
+	SbMtState **bitgen;
 	SbMtState  *state;
 
 	if (!PyTuple_Check(warm_result) || PyTuple_GET_SIZE(warm_result) != 3)
@@ -369,7 +370,8 @@ sb_python_find_mt_state(PyObject *warm_result)
 		PyErr_Clear();
 		return;
 	}
-	state = *(SbMtState **) PyCapsule_GetPointer(capsule, "BitGenerator");
+	bitgen = PyCapsule_GetPointer(capsule, "BitGenerator");
+	state = bitgen != NULL ? *bitgen : NULL;
 	if (state == NULL || head_len != 8 * sizeof(uint32_t) ||
 		memcmp(state->key, head, head_len) != 0 || state->pos != pos)
 		return;
@@ -516,6 +518,21 @@ void
 sb_python_prewarm(void)
 {
 	PyObject   *res = sb_python_call("prewarm", NULL);
+
+	if (res == NULL)
+		PyErr_Clear();
+	Py_XDECREF(res);
+}
+
+/*
+ * In the probe child of sb_hotpages.c: a trivial call, or the spares' pandas
+ * warm-up call, without the final collection (a call does not do one).
+ */
+void
+sb_python_probe_call(bool pandas)
+{
+	PyObject   *res = sb_python_call("prewarm", Py_BuildValue("(OO)", Py_False,
+															   pandas ? Py_True : Py_False));
 
 	if (res == NULL)
 		PyErr_Clear();

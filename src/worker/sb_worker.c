@@ -288,6 +288,7 @@ sb_fork_child(uint32_t shape, bool spare, SbChild *out)
 					len;
 		int			statm_fd;
 
+		(void) prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0);	/* for the call's data */
 		sb_python_after_fork_child();
 		statm_fd = sb_contain_prepare(sv[1], &sb_containment);
 		if (spare)
@@ -922,6 +923,13 @@ main(int argc, char **argv)
 	/* 1. die with the process that started us, and check it is still there */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		sb_worker_die("could not set parent-death signal");
+
+	/*
+	 * No transparent huge pages in the worker's own heap: a page a call
+	 * writes can then be pinned alone (sb_hotpages.c).  Children turn them
+	 * back on for their data (sb_fork_child).
+	 */
+	(void) prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 	if (expected_parent <= 0 || getppid() != expected_parent)
 		_exit(1);
 	if (fcntl(SB_WORKER_CONTROL_FD, F_GETFD) < 0)
@@ -970,6 +978,9 @@ main(int argc, char **argv)
 	/* 3. serve */
 	if (sb_server_mode)
 	{
+		/* one worker for the cluster: worth pinning what calls write */
+		sb_hot_pages_pin();
+
 		struct rlimit nofile;
 
 		/* one fd per backend, two per child: use all the fds we may */

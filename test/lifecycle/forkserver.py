@@ -20,7 +20,12 @@ Checks, each printed as one line:
       queue_timeout, fails with 53400; a waiting call can be cancelled; a
       waiting call starts when the running one ends;
   (e) afterwards the worker has no child but its idle spares, and nothing
-      is left as a zombie or outside the cluster.
+      is left as a zombie or outside the cluster;
+  (f) the worker (after the restarts above) pins the pages calls write
+      through one io_uring ring (fdinfo UserBufs), within 90 % of its
+      RLIMIT_MEMLOCK, or holds no ring where the kernel disables io_uring;
+      a child running a call holds no fd but 0-3, and no spare holds the
+      ring.
 The last line is "forkserver: N passed, M failed".
 """
 
@@ -111,6 +116,50 @@ def running_child(worker, exclude=()):
     kids = [p for p in children(table, worker)
             if seccomp_mode(p) == 2 and not is_spare(p) and p not in exclude]
     return kids[0] if kids else None
+
+
+def open_fds(pid):
+    """The fd numbers a process holds, sorted, or None once it is gone."""
+    try:
+        return sorted(os.listdir("/proc/%d/fd" % pid), key=int)
+    except OSError:
+        return None
+
+
+def ring_fds(pid):
+    """The process's fds that are io_uring instances."""
+    rings = []
+    for fd in open_fds(pid) or []:
+        try:
+            if os.readlink("/proc/%d/fd/%s" % (pid, fd)) == "anon_inode:[io_uring]":
+                rings.append(fd)
+        except OSError:
+            pass
+    return rings
+
+
+def pinned_buffers(pid, fd):
+    """(registered buffers, bytes they span) from the ring's fdinfo."""
+    runs = pinned = 0
+    with open("/proc/%d/fdinfo/%s" % (pid, fd)) as f:
+        for line in f:
+            parts = line.split()
+            if parts and parts[0] == "UserBufs:":
+                runs = int(parts[1])
+            elif len(parts) == 2 and parts[0].endswith(":") and parts[0][:-1].isdigit() \
+                    and "/" in parts[1]:
+                pinned += int(parts[1].split("/")[1])
+    return runs, pinned
+
+
+def memlock_limit(pid):
+    """The process's soft RLIMIT_MEMLOCK in bytes, or None if unlimited."""
+    with open("/proc/%d/limits" % pid) as f:
+        for line in f:
+            if line.startswith("Max locked memory"):
+                soft = line.split()[3]
+                return None if soft == "unlimited" else int(soft)
+    return None
 
 
 def restart_cluster():
@@ -286,6 +335,53 @@ class Suite:
         self.report("(d) max_concurrent = 1: wait, 53400 after queue_timeout, cancel, FIFO start",
                     problems)
 
+    def check_pinned_pages(self):
+        problems = []
+        _bgw, worker = server_processes()
+        rings = ring_fds(worker)
+        try:
+            with open("/proc/sys/kernel/io_uring_disabled") as f:
+                disabled = int(f.read())
+        except OSError:
+            disabled = 0
+        if disabled:
+            info = "io_uring disabled here (%d): nothing pinned" % disabled
+            if rings:
+                problems.append("the worker holds io_uring fds %s" % rings)
+        elif len(rings) != 1:
+            info = "-"
+            problems.append("the worker holds %d io_uring fds, expected 1" % len(rings))
+        else:
+            runs, pinned = pinned_buffers(worker, rings[0])
+            limit = memlock_limit(worker)
+            info = "%d pages in %d runs, RLIMIT_MEMLOCK %s" % (pinned // 4096, runs, limit)
+            if runs == 0 or pinned == 0:
+                problems.append("the ring pins nothing")
+            if limit is not None and pinned > limit * 0.9:
+                problems.append("%d bytes pinned, over 90 %% of RLIMIT_MEMLOCK %d" % (pinned, limit))
+        conn = connect()
+        call = Call(conn, LOOP, '{"timeout_ms": 3000}')
+        call.start()
+        child = wait_for(lambda: running_child(worker), 10)
+        if child is None:
+            problems.append("no running child appeared")
+        else:
+            fds = open_fds(child)
+            if fds != ["0", "1", "2", "3"]:
+                problems.append("the running child %d holds fds %s" % (child, fds))
+        call.join(10)
+        conn.close()
+        spares = wait_for(lambda: [p for p in children(process_table(), worker)
+                                   if is_spare(p)], 5) or []
+        for p in spares:
+            # a spare keeps /proc/self/statm open until it gets its limits
+            if ring_fds(p):
+                problems.append("the spare %d holds the io_uring ring" % p)
+        if not spares:
+            problems.append("no spare to look at")
+        self.report("(f) the worker pins what calls write; no child holds the ring",
+                    problems, info)
+
     def check_leftovers(self):
         problems = []
         conn = connect()
@@ -327,6 +423,7 @@ def main():
     suite.check_kill_worker()
     suite.check_max_concurrent()
     suite.check_leftovers()
+    suite.check_pinned_pages()
     print("forkserver: %d passed, %d failed" % (suite.passed, suite.failed))
     return 1 if suite.failed else 0
 
