@@ -26,9 +26,13 @@
  *	   (sb_contain.c step 1; their seccomp filter refuses io_uring anyway).
  *
  * Pages inside transparent huge pages are left out (a pinned huge page
- * would be copied whole at every fork), and the pins stay within half of
- * RLIMIT_MEMLOCK, which io_uring charges.  Where io_uring is unavailable
- * or refuses, nothing changes but the speed: the worker says so on stderr
+ * would be copied whole at every fork; the worker runs without them), and
+ * the pins stay within 90 % of RLIMIT_MEMLOCK, against which io_uring
+ * charges them (per user: other processes of the server's user share the
+ * budget).  Each run of pages is registered on its own in a sparse buffer
+ * table, so a run the kernel refuses (a file-backed mapping before Linux
+ * 6.5, say) costs only itself.  Where io_uring is unavailable or refuses
+ * everything, nothing changes but the speed: the worker says so on stderr
  * and serves as before.
  */
 #include "sb_worker.h"
@@ -47,6 +51,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SB_PAGE 4096UL
@@ -132,6 +137,7 @@ sb_hot_mappings(SbRange *out, int max, bool with_thp)
 	char	   *end;
 	int			n = 0;
 	bool		current = false;
+	uint64_t	first = 0;		/* start of the mapping being read */
 
 	if (len < 0)
 		return -1;
@@ -149,17 +155,31 @@ sb_hot_mappings(SbRange *out, int max, bool with_thp)
 		*eol = '\0';
 		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %n", &a, &b, perms, &name_at) >= 3)
 		{
+			first = a;
 			const char *name = name_at > 0 ? line + name_at : "";
 
 			current = strcmp(perms, "rw-p") == 0 &&
 				strncmp(name, "/dev/", 5) != 0 &&
 				strcmp(name, "[stack]") != 0 && strcmp(name, "[vvar]") != 0 &&
 				strcmp(name, "[vsyscall]") != 0;
-			if (current && n < max)
+			if (current && n + 1 < max)
 			{
-				out[n].start = a;
-				out[n].end = b;
-				n++;
+				/*
+				 * Not the buffer we read this into: it is about to go away
+				 * (anonymous mappings merge, so cut it out of its mapping).
+				 */
+				uint64_t	lo = (uintptr_t) buf;
+				uint64_t	hi = lo + cap;
+
+				if (hi <= a || lo >= b)
+					out[n++] = (SbRange) {a, b};
+				else
+				{
+					if (a < lo)
+						out[n++] = (SbRange) {a, lo};
+					if (hi < b)
+						out[n++] = (SbRange) {hi, b};
+				}
 			}
 			else
 				current = false;
@@ -167,7 +187,9 @@ sb_hot_mappings(SbRange *out, int max, bool with_thp)
 		else if (with_thp && current && strncmp(line, "AnonHugePages:", 14) == 0 &&
 				 strtoul(line + 14, NULL, 10) != 0)
 		{
-			n--;				/* holds huge pages: leave it alone */
+			/* holds huge pages: leave the mapping alone */
+			while (n > 0 && out[n - 1].start >= first)
+				n--;
 			current = false;
 		}
 		line = eol + 1;
@@ -299,14 +321,21 @@ static int
 sb_hot_collect(int fd, pid_t pid, SbRange *runs, int max)
 {
 	size_t		got = 0;
-	int			status;
+	int			status = -1;
+	struct timespec now;
+	long		deadline_ms;
 
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	deadline_ms = now.tv_sec * 1000L + now.tv_nsec / 1000000 + SB_HOT_PROBE_TIMEOUT_MS;
 	for (;;)
 	{
 		struct pollfd p = {.fd = fd,.events = POLLIN};
 		ssize_t		n;
+		long		left;
 
-		if (poll(&p, 1, SB_HOT_PROBE_TIMEOUT_MS) <= 0)
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = deadline_ms - (now.tv_sec * 1000L + now.tv_nsec / 1000000);
+		if (left <= 0 || poll(&p, 1, (int) left) <= 0)
 			break;
 		if (got == (size_t) max * sizeof(SbRange))
 		{
@@ -326,7 +355,7 @@ sb_hot_collect(int fd, pid_t pid, SbRange *runs, int max)
 	kill(pid, SIGKILL);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		return -1;
 	return (int) (got / sizeof(SbRange));
 }
@@ -358,8 +387,13 @@ sb_hot_clip(const SbRange *runs, int nruns, const SbRange *maps, int nmaps,
 			if (s >= e)
 				continue;
 			n = (e - s) / SB_PAGE;
-			if (*pages + n > max_pages)
+			if (*pages >= max_pages)
 				return;
+			if (*pages + n > max_pages)
+			{
+				n = max_pages - *pages;
+				e = s + n * SB_PAGE;
+			}
 			out[*kept].start = s;
 			out[*kept].end = e;
 			(*kept)++;
@@ -381,7 +415,9 @@ sb_hot_pages_pin(void)
 	static struct iovec iov[SB_HOT_MAX_RUNS];
 	int			core;
 	int			kept = 0;
+	int			pinned_runs = 0;
 	struct io_uring_params params;
+	struct io_uring_rsrc_register table;
 	struct rlimit memlock;
 	size_t		max_pages = SIZE_MAX;
 	size_t		pages;
@@ -431,7 +467,11 @@ sb_hot_pages_pin(void)
 		sb_hot_clip(runs + core + 1, nruns - core - 1, maps, nmaps, max_pages,
 					pinned, &kept, &pages);
 	if (kept == 0)
+	{
+		fprintf(stderr, "pysandbox-worker: no page a call writes can be pinned "
+				"(RLIMIT_MEMLOCK or huge pages); children copy them on first write\n");
 		return;
+	}
 	for (i = 0; i < kept; i++)
 	{
 		iov[i].iov_base = (void *) (uintptr_t) pinned[i].start;
@@ -440,14 +480,46 @@ sb_hot_pages_pin(void)
 
 	memset(&params, 0, sizeof(params));
 	sb_hot_ring_fd = (int) syscall(SYS_io_uring_setup, 1, &params);
-	if (sb_hot_ring_fd < 0 ||
-		syscall(SYS_io_uring_register, sb_hot_ring_fd, IORING_REGISTER_BUFFERS, iov, kept) < 0)
+	if (sb_hot_ring_fd < 0)
 	{
 		fprintf(stderr, "pysandbox-worker: could not pin the %zu pages a call writes "
 				"(io_uring: %s); children copy them on first write\n", pages, strerror(errno));
-		if (sb_hot_ring_fd >= 0)
-			close(sb_hot_ring_fd);
-		sb_hot_ring_fd = -1;
 		return;
+	}
+	memset(&table, 0, sizeof(table));
+	table.nr = (uint32_t) kept;
+	table.flags = IORING_RSRC_REGISTER_SPARSE;
+	if (syscall(SYS_io_uring_register, sb_hot_ring_fd, IORING_REGISTER_BUFFERS2,
+				&table, sizeof(table)) == 0)
+	{
+		/* one run at a time: a run the kernel refuses costs only itself */
+		pages = 0;
+		for (i = 0; i < kept; i++)
+		{
+			struct io_uring_rsrc_update2 up;
+
+			memset(&up, 0, sizeof(up));
+			up.offset = (uint32_t) i;
+			up.data = (uint64_t) (uintptr_t) &iov[i];
+			up.nr = 1;
+			if (syscall(SYS_io_uring_register, sb_hot_ring_fd, IORING_REGISTER_BUFFERS_UPDATE,
+						&up, sizeof(up)) == 1)
+			{
+				pinned_runs++;
+				pages += iov[i].iov_len / SB_PAGE;
+			}
+			else if (errno == ENOMEM)
+				break;			/* the memlock budget is spent */
+		}
+	}
+	else if (syscall(SYS_io_uring_register, sb_hot_ring_fd, IORING_REGISTER_BUFFERS,
+					 iov, kept) == 0)
+		pinned_runs = kept;		/* kernels before 5.19: all or nothing */
+	if (pinned_runs == 0)
+	{
+		fprintf(stderr, "pysandbox-worker: could not pin the pages a call writes "
+				"(io_uring: %s); children copy them on first write\n", strerror(errno));
+		close(sb_hot_ring_fd);
+		sb_hot_ring_fd = -1;
 	}
 }
