@@ -117,7 +117,7 @@ SELECT sandbox_execute($$
 import os, sys
 def main():
     return {"environ": dict(os.environ),
-            "reseeded_at_fork": sys.modules["sb_runtime"]._NUMPY_RESEEDED_AT_FORK[0]}
+            "reseeded_at_fork": sys.modules["sb_runtime"]._NUMPY_RESEEDED_AT_FORK}
 $$);
 -- no file can be read: not /etc, not /proc, not the data directory (the
 -- process's working directory)

@@ -63,8 +63,8 @@ def warm(allowed_csv):
     gc.collect()
     gc.freeze()  # children never scan (and so never copy) the warm heap
     bit_generator = np.random.mtrand._rand._bit_generator
-    key = bit_generator.state["state"]["key"]
-    return bit_generator.capsule, key[:8].tobytes(), bit_generator.state["state"]["pos"]
+    state = bit_generator.state["state"]
+    return bit_generator.capsule, state["key"][:8].tobytes(), state["pos"]
 
 
 _PREWARM_CODE = """import pandas as pd
@@ -392,7 +392,7 @@ def _bind(fn, name, inputs):
 _FRESH_IN = [0]
 # Set by the worker's C code once it has checked that it can reseed numpy's
 # legacy generator in each child right after fork (sb_python.c).
-_NUMPY_RESEEDED_AT_FORK = [False]
+_NUMPY_RESEEDED_AT_FORK = False
 
 
 def _fresh_process_state():
@@ -409,7 +409,7 @@ def _fresh_process_state():
     if _FRESH_IN[0] != os.getpid():
         if os.environ:
             os.environ.clear()
-        if not _NUMPY_RESEEDED_AT_FORK[0]:
+        if not _NUMPY_RESEEDED_AT_FORK:
             np.random.seed()
         _FRESH_IN[0] = os.getpid()
 

@@ -234,10 +234,12 @@ sb_hot_exclusive(const SbRange *ranges, int n, uint8_t *map)
 	return true;
 }
 
-/* Write the runs of pages set in now but in neither of the earlier maps. */
+/*
+ * Write the runs of pages set in now but not in was (a page this process
+ * already had to itself stays so: was is a subset of now).
+ */
 static void
-sb_hot_emit(int fd, const SbRange *ranges, int n, const uint8_t *now,
-			const uint8_t *was1, const uint8_t *was2)
+sb_hot_emit(int fd, const SbRange *ranges, int n, const uint8_t *now, const uint8_t *was)
 {
 	SbRange		run = {0, 0};
 	size_t		bit = 0;
@@ -249,7 +251,7 @@ sb_hot_emit(int fd, const SbRange *ranges, int n, const uint8_t *now,
 
 		for (page = ranges[i].start; page < ranges[i].end; page += SB_PAGE, bit++)
 		{
-			uint8_t		fresh = now[bit / 8] & ~was1[bit / 8] & ~was2[bit / 8];
+			uint8_t		fresh = now[bit / 8] & ~was[bit / 8];
 
 			if (!((fresh >> (bit % 8)) & 1))
 				continue;
@@ -309,10 +311,10 @@ sb_hot_probe(int fd)
 	if (!sb_hot_exclusive(ranges, n, pandas))
 		_exit(1);
 
-	sb_hot_emit(fd, ranges, n, trivial, start, start);
+	sb_hot_emit(fd, ranges, n, trivial, start);
 	if (sb_write_all(fd, &end_of_core, sizeof(end_of_core)) < 0)
 		_exit(1);
-	sb_hot_emit(fd, ranges, n, pandas, trivial, start);
+	sb_hot_emit(fd, ranges, n, pandas, trivial);
 	_exit(0);
 }
 

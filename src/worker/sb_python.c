@@ -376,16 +376,9 @@ sb_python_find_mt_state(PyObject *warm_result)
 		memcmp(state->key, head, head_len) != 0 || state->pos != pos)
 		return;
 	mod = PyImport_ImportModule("sb_runtime");
-	if (mod != NULL)
-	{
-		PyObject   *flag = PyObject_GetAttrString(mod, "_NUMPY_RESEEDED_AT_FORK");
-
-		if (flag != NULL && PyList_Check(flag) && PyList_GET_SIZE(flag) == 1 &&
-			PyList_SetItem(flag, 0, Py_NewRef(Py_True)) == 0)
-			sb_mt_state = state;
-		Py_XDECREF(flag);
-		Py_DECREF(mod);
-	}
+	if (mod != NULL && PyObject_SetAttrString(mod, "_NUMPY_RESEEDED_AT_FORK", Py_True) == 0)
+		sb_mt_state = state;
+	Py_XDECREF(mod);
 	PyErr_Clear();
 }
 

@@ -923,13 +923,6 @@ main(int argc, char **argv)
 	/* 1. die with the process that started us, and check it is still there */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		sb_worker_die("could not set parent-death signal");
-
-	/*
-	 * No transparent huge pages in the worker's own heap: a page a call
-	 * writes can then be pinned alone (sb_hotpages.c).  Children turn them
-	 * back on for their data (sb_fork_child).
-	 */
-	(void) prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 	if (expected_parent <= 0 || getppid() != expected_parent)
 		_exit(1);
 	if (fcntl(SB_WORKER_CONTROL_FD, F_GETFD) < 0)
@@ -941,6 +934,15 @@ main(int argc, char **argv)
 	sb_containment.devnull_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (sb_containment.devnull_fd < 0)
 		sb_worker_die("could not open /dev/null");
+
+	/*
+	 * The fork server's heap gets no transparent huge pages, so that a page
+	 * calls write can be pinned alone (sb_hotpages.c; a pinned huge page
+	 * would be copied whole at every fork).  Children turn them back on for
+	 * their data (sb_fork_child).
+	 */
+	if (sb_server_mode)
+		(void) prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 
 	/* 2. interpreter, pandas, warm-up; then what the child may read */
 	sb_seccomp_prepare();
@@ -978,10 +980,10 @@ main(int argc, char **argv)
 	/* 3. serve */
 	if (sb_server_mode)
 	{
+		struct rlimit nofile;
+
 		/* one worker for the cluster: worth pinning what calls write */
 		sb_hot_pages_pin();
-
-		struct rlimit nofile;
 
 		/* one fd per backend, two per child: use all the fds we may */
 		if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max)
