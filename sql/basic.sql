@@ -34,6 +34,23 @@ SELECT sandbox_execute($$
 def main(a, *args, **kwargs):
     return [a, list(args), kwargs]
 $$, '{"a": 1, "b": 2}');
+-- keyword-only parameters bind the same way, with their defaults
+SELECT sandbox_execute($$
+def main(a, *, scale, offset=0.5):
+    return a * scale + offset
+$$, '{"a": 2, "scale": 3}');
+-- a decorated function binds by the names of the function it wraps
+SELECT sandbox_execute($$
+import functools
+def logged(fn):
+    @functools.wraps(fn)
+    def inner(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return inner
+@logged
+def main(a, b=10):
+    return a + b
+$$, '{"a": 2}');
 -- each function binds its own parameters
 SELECT sandbox_execute($$
 def double(n):

@@ -113,6 +113,8 @@ def ok():
 def needs(df, limit=3):
     return limit
 $$, '{}', '{ok,needs}');
+-- a keyword-only parameter without a default is required too
+SELECT sandbox_execute('def main(a=1, *, key): return key');
 -- deep recursion: RecursionError, with a traceback of bounded size
 SELECT * FROM pg_temp.error_size($$
 def f(n):
