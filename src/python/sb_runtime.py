@@ -93,10 +93,9 @@ def prewarm(collect=True, pandas=True):
     compete with the next call for the CPU.  Nothing of it reaches a call:
     serve() builds everything per call.
 
-    The worker's probe child (sb_hotpages.c) runs it too, once with a
-    trivial call (pandas=False) and once as here, to learn which pages a
-    call writes; collect=False leaves out the final collection there, as a
-    call does not do one.
+    The worker's probe child (sb_hotpages.c) runs it with a trivial call
+    (pandas=False) to learn which pages every call writes; collect=False
+    leaves out the final collection there, as a call does not do one.
     """
     request = {"code": _PREWARM_CODE if pandas else _TRIVIAL_CODE, "returns": ["main"],
                "allowed_modules": list(_WARM_ALLOWED), "max_output_bytes": 1 << 20,

@@ -528,14 +528,13 @@ sb_python_prewarm(void)
 }
 
 /*
- * In the probe child of sb_hotpages.c: a trivial call, or the spares' pandas
- * warm-up call, without the final collection (a call does not do one).
+ * In the probe child of sb_hotpages.c: a trivial call, without the final
+ * collection (a call does not do one).
  */
 void
-sb_python_probe_call(bool pandas)
+sb_python_probe_call(void)
 {
-	PyObject   *res = sb_python_call("prewarm", Py_BuildValue("(OO)", Py_False,
-															   pandas ? Py_True : Py_False));
+	PyObject   *res = sb_python_call("prewarm", Py_BuildValue("(OO)", Py_False, Py_False));
 
 	if (res == NULL)
 		PyErr_Clear();

@@ -288,7 +288,6 @@ sb_fork_child(uint32_t shape, bool spare, SbChild *out)
 					len;
 		int			statm_fd;
 
-		(void) prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0);	/* for the call's data */
 		sb_python_after_fork_child();
 		statm_fd = sb_contain_prepare(sv[1], &sb_containment);
 		if (spare)
@@ -934,15 +933,6 @@ main(int argc, char **argv)
 	sb_containment.devnull_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (sb_containment.devnull_fd < 0)
 		sb_worker_die("could not open /dev/null");
-
-	/*
-	 * The fork server's heap gets no transparent huge pages, so that a page
-	 * calls write can be pinned alone (sb_hotpages.c; a pinned huge page
-	 * would be copied whole at every fork).  Children turn them back on for
-	 * their data (sb_fork_child).
-	 */
-	if (sb_server_mode)
-		(void) prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 
 	/* 2. interpreter, pandas, warm-up; then what the child may read */
 	sb_seccomp_prepare();

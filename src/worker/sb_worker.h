@@ -58,7 +58,7 @@ extern void sb_python_after_fork_parent(void);
 extern void sb_python_after_fork_child(void);
 extern int	sb_python_serve(uint32_t flags);
 extern void sb_python_prewarm(void);
-extern void sb_python_probe_call(bool pandas);
+extern void sb_python_probe_call(void);
 
 /* sb_hotpages.c */
 extern void sb_hot_pages_pin(void);
