@@ -67,7 +67,7 @@ extern void sb_sandbox_kill(SbSandbox *sb);
 extern int	sb_sandbox_control_fd(void);
 extern bool sb_sandbox_read_exit(SbSandbox *sb);
 extern void sb_sandbox_release(SbSandbox *sb);
-extern void sb_sandbox_detach(SbSandbox *sb, long remaining_ms);
+extern void sb_sandbox_detach(SbSandbox *sb);
 extern void sb_sandbox_abandon_worker(void);
 extern void sb_worker_init(void);
 extern bool sb_sandbox_shared(void);

@@ -423,7 +423,7 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 	{
 		out->detached = true;
 		out->exit.wall_us = (uint64) sb_ms_since(start) * 1000;
-		sb_sandbox_detach(st->sb, deadline - sb_ms_since(start));
+		sb_sandbox_detach(st->sb);
 		st->sb = NULL;
 		MemoryContextSwitchTo(old);
 		MemoryContextDelete(cxt);

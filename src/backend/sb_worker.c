@@ -53,13 +53,11 @@ static bool sb_worker_shared = false;
 
 /*
  * The pid of a child whose complete result we took without waiting for its
- * exit (sb_sandbox_detach); its EXITED report is still to come on the
- * control socket, ahead of the answer to our next request.  0: none.
+ * exit (sb_sandbox_detach).  If the worker reaps it before our next
+ * request, its EXITED report comes ahead of the answer; if not, the worker
+ * kills it when that request arrives and never reports it.  0: none.
  */
 static int32 sb_exit_pending = 0;
-/* how long that child may still run (its deadline), for the next wait */
-static instr_time sb_exit_pending_since;
-static long sb_exit_pending_ms = 0;
 static bool sb_exit_hook_set = false;
 
 /*
@@ -573,7 +571,6 @@ sb_sandbox_acquire(const SbSpawnRequest *req)
 		char		text[SB_CONTROL_MAX_PAYLOAD + 1];
 	}			payload;
 	SbSpawnRequest r;
-	long		pending_ms = 0;
 	int			attempt;
 
 	/* a child left over by an error path that has not been cleaned up yet */
@@ -612,13 +609,10 @@ sb_sandbox_acquire(const SbSpawnRequest *req)
 				 errmsg("could not send a request to the sandbox worker: %m")));
 	}
 
-	/* the previous child may hold our answer back until its deadline */
-	if (sb_exit_pending != 0)
-		pending_ms = Max(sb_exit_pending_ms - sb_elapsed_ms(sb_exit_pending_since), 0);
 	for (;;)
 	{
 		if (!sb_control_recv_or_abandon(&type, &payload, &len, &fd,
-										(long) r.queue_ms + pending_ms + SB_WORKER_START_TIMEOUT_MS))
+										(long) r.queue_ms + SB_WORKER_START_TIMEOUT_MS))
 			ereport(ERROR,
 					(errcode(ERRCODE_SYSTEM_ERROR),
 					 errmsg("sandbox worker did not answer")));
@@ -631,6 +625,8 @@ sb_sandbox_acquire(const SbSpawnRequest *req)
 		}
 		break;
 	}
+	/* a previous child not reported by now never will be: the worker dropped it */
+	sb_exit_pending = 0;
 	if (type == SB_CTL_BUSY && len == sizeof(SbBusy))
 	{
 		if (fd >= 0)
@@ -725,15 +721,14 @@ sb_sandbox_read_exit(SbSandbox *sb)
 /*
  * The child sent a complete result and closed its socket: let it finish
  * exiting (tearing down a large address space takes milliseconds) without
- * waiting.  The worker still reaps it and enforces its deadline; its exit
- * report is skipped when it arrives ahead of the next answer, and the next
- * request waits for it at most the rest of that deadline (remaining_ms)
- * longer.  How the child ended no longer changes this call's outcome: its
- * result was complete (a child killed between its last byte and its exit
- * counts as done).
+ * waiting.  The worker still reaps it; its exit report is skipped when it
+ * arrives ahead of the next answer, and if the next request comes first
+ * the worker kills it and reports nothing.  How the child ended no longer
+ * changes this call's outcome: its result was complete (a child killed
+ * between its last byte and its exit counts as done).
  */
 void
-sb_sandbox_detach(SbSandbox *sb, long remaining_ms)
+sb_sandbox_detach(SbSandbox *sb)
 {
 	if (sb->data_fd >= 0)
 	{
@@ -741,11 +736,7 @@ sb_sandbox_detach(SbSandbox *sb, long remaining_ms)
 		sb->data_fd = -1;
 	}
 	if (!sb->exited && sb_control_fd >= 0)
-	{
 		sb_exit_pending = sb->pid;
-		INSTR_TIME_SET_CURRENT(sb_exit_pending_since);
-		sb_exit_pending_ms = Max(remaining_ms, 0);
-	}
 	sb->exited = true;
 	sb->in_use = false;
 }

@@ -37,7 +37,6 @@ typedef enum SbRuleKind
 	SB_THREAD_ONLY,				/* clone flags: a thread, no namespaces */
 	SB_ARG_ZERO,				/* arg is 0 (e.g. a NULL pointer) */
 	SB_ARG_EQUALS,				/* arg equals value */
-	SB_IDLE_SELF,				/* sched_setscheduler(0, SCHED_IDLE, ...) only */
 	SB_ENOSYS					/* fail with ENOSYS so libc falls back */
 } SbRuleKind;
 
@@ -66,8 +65,6 @@ static const SbSyscallRule sb_policy[] = {
 	{"clone", SB_THREAD_ONLY, 0}, {"clone3", SB_ENOSYS},
 	{"set_robust_list", SB_ALLOW}, {"set_tid_address", SB_ALLOW}, {"rseq", SB_ALLOW},
 	{"futex", SB_ALLOW}, {"sched_yield", SB_ALLOW}, {"sched_getaffinity", SB_ALLOW},
-	/* lowering our own priority only: the exit after the last frame (sb_python.c) */
-	{"sched_setscheduler", SB_IDLE_SELF},
 
 	/* memory: never executable */
 	{"brk", SB_ALLOW}, {"munmap", SB_ALLOW}, {"mremap", SB_ALLOW}, {"madvise", SB_ALLOW},
@@ -237,10 +234,6 @@ sb_seccomp_add(scmp_filter_ctx ctx, const SbSyscallRule *r, pid_t self)
 		case SB_ARG_EQUALS:
 			return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
 									SCMP_CMP(r->arg, SCMP_CMP_EQ, r->value));
-		case SB_IDLE_SELF:
-			return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 2,
-									SCMP_A0(SCMP_CMP_EQ, 0),
-									SCMP_A1(SCMP_CMP_EQ, SCHED_IDLE));
 		case SB_ENOSYS:
 			return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
 	}

@@ -36,9 +36,11 @@
  * as it reads that first frame, before the backend can send it any code.
  * A child serves exactly one call and then exits; nothing is reused.
  *
- * Invariants: one child per client at a time; every child is reaped (pidfd
- * in the poll set); a client that goes away has its child killed; nothing
- * here runs user code.  Single-threaded: one poll loop.
+ * Invariants: one running child per client at a time (a backend that asks
+ * for the next one before the last is reaped has its complete result: the
+ * last one is killed and reaped as an orphan); every child is reaped
+ * (pidfd in the poll set); a client that goes away has its child killed;
+ * nothing here runs user code.  Single-threaded: one poll loop.
  */
 #include "sb_worker.h"
 
@@ -80,8 +82,6 @@ typedef struct SbClient
 	int			fd;				/* -1: free slot */
 	bool		gone;			/* closed; slot freed once the child is reaped */
 	bool		queued;			/* a SPAWN waits for a free slot */
-	bool		after_reap;		/* a SPAWN waits for the previous child's
-								 * reap (the backend did not wait for it) */
 	uint64_t	queued_us;
 	SbSpawnRequest req;
 	SbChild		child;
@@ -110,6 +110,17 @@ static int	sb_nclients = 0;	/* slots allocated */
 
 static SbChild sb_spares[SB_MAX_SPARES];
 static int	sb_nspares = 0;
+
+/*
+ * Children whose backend took a complete result and moved on before they
+ * were reaped: killed at once, reaped when they are gone, reported to no
+ * one.  They count against max_concurrent until then (they still hold
+ * their memory); their exit runs at SCHED_IDLE (sb_python.c), so under
+ * load it may take a while, and the next call must not wait for it.
+ */
+static SbChild *sb_orphans = NULL;
+static int	sb_norphans = 0;
+static int	sb_orphans_cap = 0;
 
 /*
  * The limits of the latest call, and how many calls in a row asked for the
@@ -365,7 +376,6 @@ static void
 sb_client_gone(SbClient *cl)
 {
 	cl->queued = false;
-	cl->after_reap = false;
 	if (cl->child.pid > 0)
 	{
 		if (!cl->child.killed)
@@ -594,13 +604,47 @@ sb_child_exited(SbClient *cl)
 	}
 	else if (!sb_worker_send(cl->fd, SB_CTL_EXITED, &rep, sizeof(rep)))
 		sb_client_gone(cl);
-	else if (cl->after_reap)
-	{
-		SbSpawnRequest req = cl->req;
+}
 
-		cl->after_reap = false;
-		sb_request_slot(cl, &req);
+/*
+ * The client's backend asked for its next child while the previous one
+ * still exists: it has that child's complete result and its socket's end.
+ * The child is exiting, or misbehaving after its last frame; either way it
+ * is killed and left to be reaped without a report.
+ */
+static void
+sb_orphan_child(SbClient *cl)
+{
+	if (sb_norphans == sb_orphans_cap)
+	{
+		sb_orphans_cap = sb_orphans_cap == 0 ? 16 : sb_orphans_cap * 2;
+		sb_orphans = realloc(sb_orphans, sizeof(SbChild) * (size_t) sb_orphans_cap);
+		if (sb_orphans == NULL)
+			sb_worker_die("out of memory");
 	}
+	if (!cl->child.killed)
+		kill(cl->child.pid, SIGKILL);
+	cl->child.killed = true;
+	sb_orphans[sb_norphans++] = cl->child;
+	memset(&cl->child, 0, sizeof(cl->child));
+	cl->child.data_fd = -1;
+}
+
+/* An orphan has exited: reap it. */
+static void
+sb_orphan_exited(int i)
+{
+	pid_t		r;
+
+	do
+		r = waitpid(sb_orphans[i].pid, NULL, 0);
+	while (r < 0 && errno == EINTR);
+	if (r != sb_orphans[i].pid)
+		sb_worker_die("waitpid failed");
+	close(sb_orphans[i].pidfd);
+	sb_orphans[i] = sb_orphans[--sb_norphans];
+	sb_in_flight--;
+	sb_last_busy_us = sb_now_us();
 }
 
 /* One control frame from a client. */
@@ -618,21 +662,11 @@ sb_client_readable(SbClient *cl)
 
 	if (rc == -3)
 		return;					/* a spurious wakeup */
-	if (rc == 0 && type == SB_CTL_SPAWN && len == sizeof(SbSpawnRequest) &&
-		cl->child.pid > 0 && !cl->queued && !cl->after_reap)
+	if (rc == 0 && type == SB_CTL_SPAWN && len == sizeof(SbSpawnRequest) && !cl->queued)
 	{
-		/*
-		 * The backend took a complete result and moved on without waiting
-		 * for the previous child's exit: answer once it is reaped (its
-		 * EXITED report goes first).
-		 */
-		cl->after_reap = true;
-		cl->req = payload.req;
-		return;
-	}
-	if (rc == 0 && type == SB_CTL_SPAWN && len == sizeof(SbSpawnRequest) &&
-		cl->child.pid == 0 && !cl->queued && !cl->after_reap)
-	{
+		/* the backend did not wait for the previous child's exit */
+		if (cl->child.pid > 0)
+			sb_orphan_child(cl);
 		sb_request_slot(cl, &payload.req);
 		return;
 	}
@@ -784,7 +818,7 @@ sb_serve(void)
 
 	for (;;)
 	{
-		size_t		need = 1 + (size_t) sb_nclients * 2 + 2 * SB_MAX_SPARES;
+		size_t		need = 1 + (size_t) sb_nclients * 2 + 2 * SB_MAX_SPARES + (size_t) sb_norphans;
 		size_t		n = 0;
 		size_t		i;
 		int			timeout;
@@ -793,6 +827,8 @@ sb_serve(void)
 		uint64_t	now = sb_now_us();
 		bool		refill = sb_nspares < sb_target_spares && sb_in_flight == 0;
 		int			idle_wait = 0;
+		size_t		orphans_at;
+		int			norphans = sb_norphans;
 
 		if (refill && now - sb_last_busy_us < SB_SPARE_IDLE_US)
 			idle_wait = (int) ((SB_SPARE_IDLE_US - (now - sb_last_busy_us) + 999) / 1000);
@@ -818,6 +854,9 @@ sb_serve(void)
 			pfds[n++] = (struct pollfd) {.fd = sb_spares[i].pidfd,.events = POLLIN};
 			pfds[n++] = (struct pollfd) {.fd = sb_spares[i].ready ? -1 : sb_spares[i].data_fd,.events = POLLIN};
 		}
+		orphans_at = n;
+		for (i = 0; i < (size_t) sb_norphans; i++)
+			pfds[n++] = (struct pollfd) {.fd = sb_orphans[i].pidfd,.events = POLLIN};
 
 		/* requests first; a missing spare is forked when nothing is pending */
 		timeout = sb_poll_timeout(now);
@@ -840,8 +879,13 @@ sb_serve(void)
 			int			nclients = sb_nclients;
 			size_t		k = (sb_listen_fd >= 0 ? 1 : 0) + 2 * (size_t) nclients;
 
+			/* orphans first, from the last: a reap moves the last one down */
+			for (i = (size_t) norphans; i-- > 0;)
+				if (pfds[orphans_at + i].revents)
+					sb_orphan_exited((int) i);
+
 			/*
-			 * Spares first: a dispatch below may take one and reorder the
+			 * Spares next: a dispatch below may take one and reorder the
 			 * array, and these poll entries follow its current order.
 			 */
 			for (i = 0; i < (size_t) sb_nspares; i++, k += 2)

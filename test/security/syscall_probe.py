@@ -64,8 +64,8 @@ def expected(name, kind):
         return "blocked"
     if kind == "SB_ENOSYS":
         return "enosys"
-    if kind in ("SB_SELF_ONLY", "SB_THREAD_ONLY", "SB_IDLE_SELF"):
-        return "blocked"         # -1 is not our pid (nor 0); -1 as clone flags has namespace bits
+    if kind in ("SB_SELF_ONLY", "SB_THREAD_ONLY"):
+        return "blocked"         # -1 is not our pid; -1 as clone flags has namespace bits
     if kind == "SB_ARG_EQUALS":
         return "blocked"         # ioctl request 0 / fcntl command 0 (F_DUPFD) are not listed
     return "ran"                 # SB_ALLOW; SB_NO_EXEC, SB_READ_ONLY_OPEN, SB_ARG_ZERO pass 0
