@@ -134,17 +134,33 @@ def _parent(pid):
         return None
 
 
+def holds_claim_token(pid):
+    """True if the child still holds its claim token (fd 4, an eventfd).
+
+    Every spare gets one; it keeps it while it waits, in the pool or
+    reserved for a session, and closes it the moment a call's request
+    arrives (src/protocol/sb_protocol.h).
+    """
+    try:
+        return os.readlink("/proc/%d/fd/4" % pid) == "anon_inode:[eventfd]"
+    except OSError:
+        return False
+
+
 def is_spare(pid, sockets=None):
     """A spare: a worker's child forked ahead of any call and still idle.
 
-    The worker gives the other end of a child's data socket (the child's
-    fd 3) to a backend for a call and closes its own copy, so a child whose
-    peer is still held by its parent, the worker, has never served a call.
-    A spare may already have finished its containment, seccomp included,
-    while it waits; one without a filter yet (just forked: its fd 3 may
-    still be the worker's) has not run any call either.
+    A spare holds its claim token until a call's request arrives, whether
+    it waits in the worker's pool or reserved for a session (whose backend
+    then holds the other end of its data socket).  Without one, the worker
+    gives the other end of a child's data socket (the child's fd 3) to a
+    backend for a call and closes its own copy, so a child whose peer is
+    still held by its parent, the worker, has never served a call.  A spare
+    may already have finished its containment, seccomp included, while it
+    waits; one without a filter yet (just forked: its fd 3 may still be the
+    worker's) has not run any call either.
     """
-    if seccomp_mode(pid) == 0:
+    if seccomp_mode(pid) == 0 or holds_claim_token(pid):
         return True
     inode = _socket_inode(pid, 3)
     parent = _parent(pid)

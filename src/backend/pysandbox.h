@@ -59,10 +59,12 @@ typedef struct SbSandbox
 	int32		pid;			/* the child's pid, for messages only */
 	bool		in_use;			/* acquired and not yet released */
 	bool		exited;			/* the worker reported the child reaped */
+	bool		from_reservation;	/* the worker reserved it for this session */
+	bool		revoked;		/* ... and took it back before the call began */
 	SbExitReport exit;			/* valid once exited */
 } SbSandbox;
 
-extern SbSandbox *sb_sandbox_acquire(const SbSpawnRequest *req);
+extern SbSandbox *sb_sandbox_acquire(const SbSpawnRequest *req, bool allow_reserved);
 extern void sb_sandbox_kill(SbSandbox *sb);
 extern int	sb_sandbox_control_fd(void);
 extern bool sb_sandbox_read_exit(SbSandbox *sb);

@@ -18,6 +18,7 @@
 #include <limits.h>
 
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 
 #include <math.h>
@@ -33,6 +34,10 @@
 
 /* extra time the backend gives the worker to enforce the deadline itself */
 #define SB_DEADLINE_GRACE_MS	2000
+
+/* at most this much of the request, in this many pieces, per sendmsg() */
+#define SB_SEND_MAX		((size_t) 1 << 20)
+#define SB_SEND_IOV		64
 
 typedef struct SbCallState
 {
@@ -162,6 +167,7 @@ typedef struct SbReader
 	MemoryContext keep;			/* where RESULT, ERROR and row payloads go */
 	bool		capture;		/* keep STDOUT/STDERR text instead of NOTICEs */
 	bool		bad;			/* the child broke the protocol */
+	bool		any;			/* the child sent at least one byte */
 } SbReader;
 
 /*
@@ -277,6 +283,7 @@ sb_read_available(int fd, SbReader *rd, SbOutcome *out, const SbLimits *limits, 
 			*eof = true;		/* ECONNRESET: the child is gone */
 			return false;
 		}
+		rd->any = true;
 		if (rd->payload == NULL)
 		{
 			rd->hdr_got += n;
@@ -301,6 +308,37 @@ sb_ms_since(instr_time start)
 	INSTR_TIME_SET_CURRENT(now);
 	INSTR_TIME_SUBTRACT(now, start);
 	return (long) INSTR_TIME_GET_MILLISEC(now);
+}
+
+/*
+ * The child is dead or being killed: wait for the worker's report on it
+ * (or the news that it was a reservation taken back), until the deadline.
+ * Returns false if the worker is lost.
+ */
+static bool
+sb_call_wait_exit(SbSandbox *sb, instr_time start, long deadline)
+{
+	while (!sb->exited)
+	{
+		int			fd = sb_sandbox_control_fd();
+
+		if (fd < 0)
+			return false;
+		if (sb_sandbox_read_exit(sb))
+			break;
+		if (sb_ms_since(start) > deadline)
+		{
+			sb_sandbox_abandon_worker();
+			return false;
+		}
+		if (WaitLatchOrSocket(MyLatch, WL_LATCH_SET | WL_SOCKET_READABLE | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+							  fd, 100, PG_WAIT_EXTENSION) & WL_LATCH_SET)
+		{
+			ResetLatch(MyLatch);
+			CHECK_FOR_INTERRUPTS();
+		}
+	}
+	return true;
 }
 
 /*
@@ -349,7 +387,8 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 		MemoryContextSwitchTo(keep);
 	}
 	INSTR_TIME_SET_CURRENT(start);
-	st->sb = sb_sandbox_acquire(&spawn);
+	st->sb = sb_sandbox_acquire(&spawn, true);
+again:
 	next_chunk = list_head(req->chunks);
 
 	while (!eof)
@@ -358,14 +397,36 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 		long		left;
 		int			rc;
 
-		/* send as much of the request as the socket takes */
+		/*
+		 * Send as much of the request as the socket takes, many chunks per
+		 * system call: a small request then wakes the child once, with all
+		 * of it, instead of once per frame header and payload.
+		 */
 		while (writing && next_chunk != NULL)
 		{
-			SbChunk    *c = (SbChunk *) lfirst(next_chunk);
-			ssize_t		n = send(st->sb->data_fd, c->data + chunk_sent,
-								 Min(c->len - chunk_sent, (size_t) 1 << 20),
-								 MSG_DONTWAIT | MSG_NOSIGNAL);
+			struct iovec iov[SB_SEND_IOV];
+			struct msghdr msg;
+			ListCell   *lc = next_chunk;
+			size_t		total = 0;
+			size_t		off = chunk_sent;
+			int			niov = 0;
+			ssize_t		n;
 
+			for (; lc != NULL && niov < SB_SEND_IOV && total < SB_SEND_MAX;
+				 lc = lnext(req->chunks, lc), off = 0)
+			{
+				SbChunk    *c = (SbChunk *) lfirst(lc);
+				size_t		len = Min(c->len - off, SB_SEND_MAX - total);
+
+				iov[niov].iov_base = (void *) (c->data + off);
+				iov[niov].iov_len = len;
+				niov++;
+				total += len;
+			}
+			memset(&msg, 0, sizeof(msg));
+			msg.msg_iov = iov;
+			msg.msg_iovlen = niov;
+			n = sendmsg(st->sb->data_fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
 			if (n < 0)
 			{
 				if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
@@ -373,11 +434,19 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 				writing = false;	/* the child stopped reading: it will say why */
 				break;
 			}
-			chunk_sent += n;
-			if (chunk_sent == c->len)
+			/* move past what went out */
+			while (n > 0 && next_chunk != NULL)
 			{
-				next_chunk = lnext(req->chunks, next_chunk);
-				chunk_sent = 0;
+				SbChunk    *c = (SbChunk *) lfirst(next_chunk);
+				size_t		step = Min((size_t) n, c->len - chunk_sent);
+
+				chunk_sent += step;
+				n -= step;
+				if (chunk_sent == c->len)
+				{
+					next_chunk = lnext(req->chunks, next_chunk);
+					chunk_sent = 0;
+				}
 			}
 		}
 		if (next_chunk == NULL)
@@ -412,6 +481,30 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 	}
 
 	/*
+	 * A reservation that ends before it sent anything may have been taken
+	 * back by the worker before the call began (then nothing of it ran):
+	 * the worker says which, and such a call starts again with a fresh
+	 * child.  Only a reservation can be taken back, so this happens once.
+	 */
+	if (eof && !rd.any && st->sb->from_reservation)
+	{
+		if (!sb_call_wait_exit(st->sb, start, deadline))
+			out->worker_lost = true;
+		else if (st->sb->revoked)
+		{
+			sb_sandbox_release(st->sb);
+			st->sb = sb_sandbox_acquire(&spawn, false);
+			memset(&rd.hdr, 0, sizeof(rd.hdr));
+			rd.hdr_got = 0;
+			rd.payload = NULL;
+			chunk_sent = 0;
+			writing = true;
+			eof = false;
+			goto again;
+		}
+	}
+
+	/*
 	 * A complete result and a clean end of the output: the child is exiting
 	 * on its own.  Unless the caller reports usage (sandbox_run), do not
 	 * wait for the kernel to tear it down.
@@ -431,32 +524,13 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 	}
 
 	/* the child is dead or being killed: wait for the worker's report */
-	while (!st->sb->exited)
-	{
-		int			fd = sb_sandbox_control_fd();
-
-		if (fd < 0)
-		{
-			out->worker_lost = true;
-			break;
-		}
-		if (sb_sandbox_read_exit(st->sb))
-			break;
-		if (sb_ms_since(start) > deadline)
-		{
-			sb_sandbox_abandon_worker();
-			out->worker_lost = true;
-			break;
-		}
-		if (WaitLatchOrSocket(MyLatch, WL_LATCH_SET | WL_SOCKET_READABLE | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-							  fd, 100, PG_WAIT_EXTENSION) & WL_LATCH_SET)
-		{
-			ResetLatch(MyLatch);
-			CHECK_FOR_INTERRUPTS();
-		}
-	}
+	if (!out->worker_lost && !sb_call_wait_exit(st->sb, start, deadline))
+		out->worker_lost = true;
 	out->protocol_error = rd.bad;
 	out->exit = st->sb->exit;
+	/* a reservation's call began before the worker heard of it */
+	if (st->sb->from_reservation)
+		out->exit.wall_us = (uint64) sb_ms_since(start) * 1000;
 	sb_sandbox_release(st->sb);
 	st->sb = NULL;
 

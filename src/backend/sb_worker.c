@@ -9,12 +9,20 @@
  * (SB_CTL_SPAWN) and receives the child's data socket (SCM_RIGHTS).  The
  * worker reaps the child and reports it (SB_CTL_EXITED).
  *
- * Callers see only sb_sandbox_acquire/kill/read_exit/release, so a
- * cluster-wide pre-forking server can later replace the per-session worker
- * without touching them.
+ * Callers see only sb_sandbox_acquire/kill/read_exit/release, so the
+ * cluster-wide fork server and the per-session worker look the same.
  *
- * Ownership: control_fd and worker_pid belong to this file.  A call's
- * data_fd belongs to its SbSandbox until release.  The control channel is
+ * Reservations (sb_protocol.h): after a call the worker may send, unasked,
+ * a child contained with that call's limits for our next one
+ * (SB_CTL_RESERVED).  It waits in the control socket, fd and all, until the
+ * next call reads it; if the limits still match, that call tells the worker
+ * (SB_CTL_START) and talks to the child at once, without a round trip.
+ * The worker may take it back until the call begins (SB_CTL_REVOKED); a
+ * call that meets a revoked reservation sees its socket end with nothing
+ * sent, and starts again with SB_CTL_SPAWN (sb_call.c).
+ *
+ * Ownership: control_fd, worker_pid and the reservation's fd belong to
+ * this file.  A call's data_fd belongs to its SbSandbox until release.  The control channel is
  * SOCK_SEQPACKET, one frame per record.  Nothing here blocks without also
  * waiting on the latch, except the bounded waits of cleanup paths, which
  * cannot be interrupted because they run during error recovery.
@@ -60,6 +68,26 @@ static bool sb_worker_shared = false;
 static int32 sb_exit_pending = 0;
 static bool sb_exit_hook_set = false;
 
+/* the child the worker reserved for our next call, if any */
+typedef struct SbReservation
+{
+	int			fd;				/* its data socket, or -1 */
+	int32		pid;
+	SbSpawnRequest limits;		/* what it was contained with */
+} SbReservation;
+
+static SbReservation sb_reservation = {.fd = -1};
+
+/* Give up the reservation we hold (the worker learns it from our next request). */
+static void
+sb_reservation_drop(void)
+{
+	if (sb_reservation.fd >= 0)
+		close(sb_reservation.fd);
+	sb_reservation.fd = -1;
+	sb_reservation.pid = 0;
+}
+
 /*
  * The one child a session can have at a time.  It lives in static memory,
  * not in a memory context, so the transaction-abort callback can release it
@@ -89,6 +117,7 @@ void
 sb_sandbox_abandon_worker(void)
 {
 	sb_exit_pending = 0;
+	sb_reservation_drop();
 	if (sb_control_fd >= 0)
 	{
 		close(sb_control_fd);
@@ -246,6 +275,75 @@ sb_control_recv_or_abandon(uint32 *type, void *payload, uint32 *len, int *fd_out
 	if (!ok)
 		sb_sandbox_abandon_worker();
 	return ok;
+}
+
+/* a control record's payload, whatever its type */
+typedef union SbControlPayload
+{
+	SbSpawned	spawned;
+	SbBusy		busy;
+	SbExitReport exit;
+	SbReserved	reserved;
+	char		text[SB_CONTROL_MAX_PAYLOAD + 1];
+} SbControlPayload;
+
+/*
+ * Act on a record the worker sends unasked: a reservation, its revocation,
+ * or the exit report of a child we detached from.  fd is the record's fd,
+ * consumed either way.  Returns false if the record is none of those.
+ */
+static bool
+sb_control_async(uint32 type, const SbControlPayload *payload, uint32 len, int fd)
+{
+	if (type == SB_CTL_RESERVED && len == sizeof(SbReserved) && fd >= 0)
+	{
+		sb_reservation_drop();
+		sb_reservation.fd = fd;
+		sb_reservation.pid = payload->reserved.pid;
+		sb_reservation.limits = payload->reserved.limits;
+		return true;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (type == SB_CTL_REVOKED && len == sizeof(SbSpawned))
+	{
+		/* one for a reservation we no longer hold is late, not wrong */
+		if (payload->spawned.pid == sb_reservation.pid)
+			sb_reservation_drop();
+		return true;
+	}
+	if (type == SB_CTL_EXITED && len == sizeof(SbExitReport) &&
+		sb_exit_pending != 0 && payload->exit.pid == sb_exit_pending)
+	{
+		sb_exit_pending = 0;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Read what the worker sent while this session was idle.  Never blocks or
+ * raises: a worker that is gone or talks nonsense is abandoned (the caller
+ * starts another).
+ */
+static void
+sb_control_drain(void)
+{
+	while (sb_control_fd >= 0)
+	{
+		SbControlPayload payload;
+		uint32		type,
+					len;
+		int			fd = -1;
+
+		if (!sb_control_recv(&type, &payload, &len, 0, false, &fd))
+			return;
+		if (!sb_control_async(type, &payload, len, fd))
+		{
+			elog(LOG, "pysandbox: the sandbox worker sent an unexpected message (type %u) to an idle session", type);
+			sb_sandbox_abandon_worker();
+		}
+	}
 }
 
 /* Build the worker's environment: nothing from ours but BLAS settings. */
@@ -550,26 +648,30 @@ sb_filesystem_flags(uint32 layers)
 	return SB_SPAWN_ALLOW_NO_LANDLOCK;
 }
 
+/* Does a reservation contained with limits held serve a call with req? */
+static bool
+sb_reservation_fits(const SbSpawnRequest *held, const SbSpawnRequest *req)
+{
+	return held->cpu_ms == req->cpu_ms && held->memory_mb == req->memory_mb &&
+		held->flags == req->flags;
+}
+
 /*
- * Get a fresh contained child for one call.  The caller must
- * sb_sandbox_release() it on every path (sb_call.c ties that to a memory
- * context callback; a transaction or subtransaction abort releases it too).
+ * Get a fresh contained child for one call: the reservation the worker
+ * left us if its limits fit (allow_reserved), or one it forks or takes
+ * from its spares now.  The caller must sb_sandbox_release() it on every
+ * path (sb_call.c ties that to a memory context callback; a transaction or
+ * subtransaction abort releases it too).
  */
 SbSandbox *
-sb_sandbox_acquire(const SbSpawnRequest *req)
+sb_sandbox_acquire(const SbSpawnRequest *req, bool allow_reserved)
 {
 	unsigned char buf[SB_FRAME_HEADER_SIZE + sizeof(SbSpawnRequest)];
 	SbSandbox  *sb;
 	uint32		type,
 				len;
 	int			fd = -1;
-	union
-	{
-		SbSpawned	spawned;
-		SbBusy		busy;
-		SbExitReport exit;
-		char		text[SB_CONTROL_MAX_PAYLOAD + 1];
-	}			payload;
+	SbControlPayload payload;
 	SbSpawnRequest r;
 	int			attempt;
 
@@ -579,8 +681,8 @@ sb_sandbox_acquire(const SbSpawnRequest *req)
 
 	/*
 	 * A worker (or fork server) that died while this session was idle is
-	 * noticed here, when the request cannot be sent, and replaced once:
-	 * only calls in flight fail when a worker dies.
+	 * noticed here, when its socket ends or the request cannot be sent, and
+	 * replaced once: only calls in flight fail when a worker dies.
 	 */
 	for (attempt = 0;; attempt++)
 	{
@@ -593,11 +695,54 @@ sb_sandbox_acquire(const SbSpawnRequest *req)
 		r.flags |= sb_filesystem_flags(sb_worker_layers);
 		if (sb_worker_layers & SB_LAYER_NAMESPACES)
 			r.flags |= SB_SPAWN_NAMESPACES;
-		sb_frame_header_encode(buf, SB_CTL_SPAWN, sizeof(r));
-		memcpy(buf + SB_FRAME_HEADER_SIZE, &r, sizeof(r));
-		sent = send(sb_control_fd, buf, sizeof(buf), MSG_NOSIGNAL);
-		if (sent == (ssize_t) sizeof(buf))
-			break;
+		r.reserve = 1;
+		sb_control_drain();
+		if (sb_control_fd < 0)
+		{
+			if (attempt == 0)
+				continue;
+			ereport(ERROR,
+					(errcode(ERRCODE_SYSTEM_ERROR),
+					 errmsg("sandbox worker exited unexpectedly"),
+					 errhint("The server log may say why.")));
+		}
+		if (allow_reserved && sb_reservation.fd >= 0 &&
+			sb_reservation_fits(&sb_reservation.limits, &r))
+		{
+			SbStart		start;
+			unsigned char sbuf[SB_FRAME_HEADER_SIZE + sizeof(SbStart)];
+
+			memset(&start, 0, sizeof(start));
+			start.pid = sb_reservation.pid;
+			start.timeout_ms = r.timeout_ms;
+			start.reserve = 1;
+			sb_frame_header_encode(sbuf, SB_CTL_START, sizeof(start));
+			memcpy(sbuf + SB_FRAME_HEADER_SIZE, &start, sizeof(start));
+			sent = send(sb_control_fd, sbuf, sizeof(sbuf), MSG_NOSIGNAL);
+			if (sent == (ssize_t) sizeof(sbuf))
+			{
+				sb = &sb_the_sandbox;
+				memset(sb, 0, sizeof(SbSandbox));
+				sb->in_use = true;
+				sb->from_reservation = true;
+				sb->data_fd = sb_reservation.fd;
+				sb->pid = sb_reservation.pid;
+				sb_reservation.fd = -1;
+				sb_reservation.pid = 0;
+				fd = sb->data_fd;
+				goto have_child;
+			}
+		}
+		else
+		{
+			/* other limits: the worker drops it when it reads our request */
+			sb_reservation_drop();
+			sb_frame_header_encode(buf, SB_CTL_SPAWN, sizeof(r));
+			memcpy(buf + SB_FRAME_HEADER_SIZE, &r, sizeof(r));
+			sent = send(sb_control_fd, buf, sizeof(buf), MSG_NOSIGNAL);
+			if (sent == (ssize_t) sizeof(buf))
+				break;
+		}
 		save_errno = sent < 0 ? errno : EIO;
 		sb_sandbox_abandon_worker();
 		errno = save_errno;
@@ -616,11 +761,21 @@ sb_sandbox_acquire(const SbSpawnRequest *req)
 			ereport(ERROR,
 					(errcode(ERRCODE_SYSTEM_ERROR),
 					 errmsg("sandbox worker did not answer")));
-		/* the report on the previous child comes first: it is over */
-		if (sb_exit_pending != 0 && type == SB_CTL_EXITED && len == sizeof(SbExitReport) &&
-			payload.exit.pid == sb_exit_pending && fd < 0)
+		/*
+		 * The report on the previous child comes first; a reservation sent
+		 * before the worker read our request is already void.
+		 */
+		if (type == SB_CTL_EXITED || type == SB_CTL_RESERVED || type == SB_CTL_REVOKED)
 		{
-			sb_exit_pending = 0;
+			if (!sb_control_async(type, &payload, len, fd))
+			{
+				sb_sandbox_abandon_worker();
+				ereport(ERROR,
+						(errcode(ERRCODE_SYSTEM_ERROR),
+						 errmsg("sandbox worker sent an unexpected message")));
+			}
+			sb_reservation_drop();
+			fd = -1;
 			continue;
 		}
 		break;
@@ -663,6 +818,7 @@ sb_sandbox_acquire(const SbSpawnRequest *req)
 	sb->in_use = true;
 	sb->data_fd = fd;
 	sb->pid = payload.spawned.pid;
+have_child:
 	if (fcntl(fd, F_SETFL, O_NONBLOCK) < 0)
 	{
 		sb_sandbox_kill(sb);
@@ -688,34 +844,61 @@ sb_sandbox_kill(SbSandbox *sb)
 }
 
 /*
- * Read the exit report if one is waiting (never blocks).  Returns true once
- * the child has been reaped.  Raises an error if the worker is gone.
+ * Read the worker's next record about our child: its exit report, or the
+ * news that it was a reservation taken back before its call began (then
+ * sb->revoked).  Other records the worker may send meanwhile are handled
+ * on the way.  Waits up to timeout_ms; returns true once the verdict is in.
+ * A protocol error abandons the worker and raises (interruptible) or
+ * returns false.
  */
-bool
-sb_sandbox_read_exit(SbSandbox *sb)
+static bool
+sb_sandbox_verdict(SbSandbox *sb, long timeout_ms, bool interruptible)
 {
-	uint32		type,
-				len;
-	union
+	for (;;)
 	{
-		SbExitReport exit;
-		char		text[SB_CONTROL_MAX_PAYLOAD + 1];
-	}			payload;
+		SbControlPayload payload;
+		uint32		type,
+					len;
+		int			fd = -1;
 
-	if (sb->exited)
-		return true;
-	if (!sb_control_recv(&type, &payload, &len, 0, true, NULL))
-		return false;
-	if (type != SB_CTL_EXITED || len != sizeof(SbExitReport) || payload.exit.pid != sb->pid)
-	{
+		if (!sb_control_recv(&type, &payload, &len, timeout_ms, interruptible, &fd))
+			return false;
+		if (type == SB_CTL_EXITED && len == sizeof(SbExitReport) &&
+			payload.exit.pid == sb->pid && fd < 0)
+		{
+			sb->exit = payload.exit;
+			sb->exited = true;
+			return true;
+		}
+		if (type == SB_CTL_REVOKED && len == sizeof(SbSpawned) &&
+			payload.spawned.pid == sb->pid && sb->from_reservation && fd < 0)
+		{
+			sb->revoked = true;
+			sb->exited = true;
+			return true;
+		}
+		if (sb_control_async(type, &payload, len, fd))
+			continue;
 		sb_sandbox_abandon_worker();
+		if (!interruptible)
+			return false;
 		ereport(ERROR,
 				(errcode(ERRCODE_SYSTEM_ERROR),
 				 errmsg("sandbox worker sent an unexpected message")));
 	}
-	sb->exit = payload.exit;
-	sb->exited = true;
-	return true;
+}
+
+/*
+ * Read the exit report if one is waiting (never blocks).  Returns true once
+ * the child has been reaped (or was revoked).  Raises an error if the
+ * worker is gone.
+ */
+bool
+sb_sandbox_read_exit(SbSandbox *sb)
+{
+	if (sb->exited)
+		return true;
+	return sb_sandbox_verdict(sb, 0, true);
 }
 
 /*
@@ -757,23 +940,8 @@ sb_sandbox_release(SbSandbox *sb)
 	}
 	if (!sb->exited && sb_control_fd >= 0)
 	{
-		uint32		type,
-					len;
-		union
-		{
-			SbExitReport exit;
-			char		text[SB_CONTROL_MAX_PAYLOAD + 1];
-		}			payload;
-
 		sb_sandbox_kill(sb);
-		if (sb_control_fd >= 0 &&
-			sb_control_recv(&type, &payload, &len, SB_CLEANUP_WAIT_MS, false, NULL) &&
-			type == SB_CTL_EXITED && len == sizeof(SbExitReport))
-		{
-			sb->exit = payload.exit;
-			sb->exited = true;
-		}
-		else
+		if (sb_control_fd < 0 || !sb_sandbox_verdict(sb, SB_CLEANUP_WAIT_MS, false))
 			sb_sandbox_abandon_worker();
 	}
 	sb->exited = true;

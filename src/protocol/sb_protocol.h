@@ -26,12 +26,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SB_PROTOCOL_VERSION		2
+#define SB_PROTOCOL_VERSION		3
 
 /* the worker inherits its control socket on this fd */
 #define SB_WORKER_CONTROL_FD	3
 /* the child's data socket ends up on this fd */
 #define SB_CHILD_DATA_FD		3
+/* a spare's claim token (an eventfd holding 1) until its call starts */
+#define SB_CHILD_CLAIM_FD		4
 
 #define SB_FRAME_HEADER_SIZE	8
 
@@ -45,6 +47,8 @@ typedef enum SbFrameType
 	/* control: backend -> worker */
 	SB_CTL_SPAWN = 1,			/* SbSpawnRequest: fork a contained child */
 	SB_CTL_KILL = 2,			/* empty: kill the current child now */
+	SB_CTL_START = 3,			/* SbStart: the call on the reserved child
+								 * has begun (no answer) */
 
 	/* control: worker -> backend */
 	SB_CTL_READY = 16,			/* SbReady: interpreter up and warm */
@@ -53,6 +57,10 @@ typedef enum SbFrameType
 	SB_CTL_FAILED = 19,			/* text: the worker could not do it */
 	SB_CTL_BUSY = 20,			/* SbBusy: max_concurrent reached, waited
 								 * queue_ms in vain */
+	SB_CTL_RESERVED = 21,		/* SbReserved + SCM_RIGHTS data fd: a child
+								 * contained for this client's next call */
+	SB_CTL_REVOKED = 22,		/* SbSpawned: that reservation was taken back
+								 * before its call began; nothing ran */
 
 	/* data: worker -> child, before the fd goes to the backend */
 	SB_DATA_LIMITS = 31,		/* SbSpawnRequest: the call's limits */
@@ -135,8 +143,37 @@ typedef struct SbSpawnRequest
 	uint32_t	memory_mb;		/* address-space growth allowed */
 	uint32_t	flags;
 	uint32_t	queue_ms;		/* how long to wait for a free slot */
-	uint32_t	padding;
+	uint32_t	reserve;		/* 1: afterwards, reserve a child with these
+								 * limits for this client's next call */
 } SbSpawnRequest;
+
+/*
+ * A reservation (SB_CTL_RESERVED) is a spare, contained with the limits it
+ * was asked for, whose data socket the backend holds while it is idle; its
+ * next call sends SB_CTL_START to the worker and the request straight to
+ * the child, without waiting for an answer.  The worker may take the child
+ * back (max_concurrent, or another session needing a spare) until the call
+ * begins: the child and the worker race for its claim token, an eventfd on
+ * the child's SB_CHILD_CLAIM_FD, and whoever reads it first wins.  The
+ * child reads it when the request arrives, before it acts on any byte of
+ * it, and closes it at once; if the worker won, the child is killed, the
+ * backend gets SB_CTL_REVOKED and sees the socket end with nothing sent,
+ * and sends the call again through SB_CTL_SPAWN.  Nothing of it ran.
+ */
+typedef struct SbReserved
+{
+	int32_t		pid;
+	uint32_t	padding;
+	SbSpawnRequest limits;		/* what the child was contained with */
+} SbReserved;
+
+typedef struct SbStart
+{
+	int32_t		pid;			/* the reserved child */
+	uint32_t	timeout_ms;		/* this call's wall clock */
+	uint32_t	reserve;		/* as in SbSpawnRequest */
+	uint32_t	padding;
+} SbStart;
 
 /* the flags that shape a child before its limits are known (spares) */
 #define SB_SPAWN_SHAPE_FLAGS \

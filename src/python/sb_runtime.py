@@ -54,6 +54,11 @@ def warm(allowed_csv):
             pass
     sb_guard.harden_pandas()
     _exercise()
+    # The trivial call's own path last, so that what it uses (the type
+    # attribute cache, specialised bytecode, allocator pools) is as a call
+    # finds it: children then write fewer of the worker's pages.
+    for _ in range(3):
+        prewarm(collect=False, pandas=False)
     # Children inherit an empty environment (the worker's own, set by the
     # backend, was read at start-up) and a legacy numpy generator with no
     # cached Gaussian; the worker's C code overwrites that generator's state

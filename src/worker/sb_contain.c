@@ -10,8 +10,9 @@
  * with SB_CHILD_EXIT_SETUP after sending an error frame: nothing runs with a
  * layer missing (fail closed).  The order matters:
  *
- *	1. fds: data socket on 3, /dev/null on 0-2, everything else closed;
- *	   working directory /
+ *	1. fds: data socket on 3, a spare's claim token on 4 (sb_protocol.h;
+ *	   closed before the call acts on its request), /dev/null on 0-2,
+ *	   everything else closed; working directory /
  *	2. environment scrubbed
  *	3. die with the worker, and check the worker is still our parent
  *	4. oom_score_adj 1000: the OOM killer takes us, never PostgreSQL
@@ -64,23 +65,34 @@ sb_child_fail(const char *step, int err)
 	_exit(SB_CHILD_EXIT_SETUP);
 }
 
-/* Step 1: only the data socket (fd 3) and /dev/null (0-2) stay open. */
+/*
+ * Step 1: only the data socket (fd 3), a spare's claim token (fd 4) and
+ * /dev/null (0-2) stay open.
+ */
 static void
-sb_contain_fds(int data_fd, int devnull_fd)
+sb_contain_fds(int data_fd, int claim_fd, int devnull_fd)
 {
 	int			fd;
+	int			keep = claim_fd >= 0 ? SB_CHILD_CLAIM_FD : SB_CHILD_DATA_FD;
 
+	/* out of the way first: either may sit on the other's number */
+	if ((data_fd = fcntl(data_fd, F_DUPFD_CLOEXEC, 16)) < 0)
+		_exit(SB_CHILD_EXIT_SETUP); /* no channel to report on */
+	if (claim_fd >= 0 && (claim_fd = fcntl(claim_fd, F_DUPFD_CLOEXEC, 16)) < 0)
+		_exit(SB_CHILD_EXIT_SETUP);
 	if (dup2(data_fd, SB_CHILD_DATA_FD) < 0)
-		_exit(SB_CHILD_EXIT_SETUP);	/* no channel to report on */
+		_exit(SB_CHILD_EXIT_SETUP);
+	if (claim_fd >= 0 && dup2(claim_fd, SB_CHILD_CLAIM_FD) < 0)
+		sb_child_fail("keep the claim token", errno);
 	for (fd = 0; fd <= 2; fd++)
 		if (dup2(devnull_fd, fd) < 0)
 			sb_child_fail("redirect standard streams", errno);
-	if (syscall(SYS_close_range, SB_CHILD_DATA_FD + 1, ~0U, 0) < 0)
+	if (syscall(SYS_close_range, keep + 1, ~0U, 0) < 0)
 	{
 		/* kernels before 5.9: close one by one */
 		long		maxfd = sysconf(_SC_OPEN_MAX);
 
-		for (fd = SB_CHILD_DATA_FD + 1; fd < maxfd; fd++)
+		for (fd = keep + 1; fd < maxfd; fd++)
 			(void) close(fd);
 	}
 	if (fcntl(SB_CHILD_DATA_FD, F_SETFD, 0) < 0)
@@ -238,13 +250,13 @@ sb_contain_rlimits(const SbSpawnRequest *req, int statm_fd)
  * no /proc).
  */
 int
-sb_contain_prepare(int data_fd, const SbContainment *c)
+sb_contain_prepare(int data_fd, int claim_fd, const SbContainment *c)
 {
 	uid_t		uid = getuid();
 	gid_t		gid = getgid();
 	int			statm_fd;
 
-	sb_contain_fds(data_fd, c->devnull_fd);	/* 1 */
+	sb_contain_fds(data_fd, claim_fd, c->devnull_fd);	/* 1 */
 	if (clearenv() != 0)		/* 2 */
 		sb_child_fail("clear the environment", errno);
 	sb_contain_lifetime(c->worker_pid); /* 3 */

@@ -84,6 +84,25 @@ sb_prefault(void *p, size_t len)
 	(void) madvise((void *) start, end - start, MADV_POPULATE_WRITE);
 }
 
+/* a spare's claim token is still to be taken (see sb_protocol.h) */
+static bool sb_claim_pending = false;
+
+/*
+ * The first bytes of the request have arrived: take this child's claim
+ * token before acting on any of them.  If the worker took it first, it has
+ * given this reservation up and is killing this process: nothing may run.
+ */
+static void
+sb_claim_call(void)
+{
+	uint64_t	token;
+
+	sb_claim_pending = false;
+	if (read(SB_CHILD_CLAIM_FD, &token, sizeof(token)) != (ssize_t) sizeof(token))
+		_exit(SB_CHILD_EXIT_SETUP);
+	(void) close(SB_CHILD_CLAIM_FD);
+}
+
 /* sb_io.recv() -> (type, payload bytearray); raises EOFError or OSError. */
 static PyObject *
 sb_io_recv(PyObject *self, PyObject *args)
@@ -104,6 +123,8 @@ sb_io_recv(PyObject *self, PyObject *args)
 			PyErr_SetFromErrno(PyExc_OSError);
 		return NULL;
 	}
+	if (sb_claim_pending)
+		sb_claim_call();
 	sb_frame_header_decode(hdr, &type, &len);
 	if (len > SB_FRAME_MAX_PAYLOAD)
 	{
@@ -542,13 +563,16 @@ sb_python_probe_call(void)
 
 /*
  * In the contained child: read the request, run it, send the result.
- * Returns the child's exit code.
+ * claim: this child holds a claim token (a spare), to take when the
+ * request arrives.  Returns the child's exit code.
  */
 int
-sb_python_serve(uint32_t flags)
+sb_python_serve(uint32_t flags, bool claim)
 {
 	PyObject   *res;
 	int			code = SB_CHILD_EXIT_OK;
+
+	sb_claim_pending = claim;
 
 	res = sb_python_call("serve",
 						 Py_BuildValue("(O)", (flags & SB_SPAWN_PYTHON_LAYER_OFF) ? Py_False : Py_True));

@@ -51,6 +51,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -75,6 +76,9 @@ typedef struct SbChild
 	bool		ready;			/* a spare that finished warming up */
 	bool		contained;		/* a spare given limits ahead of its call */
 	SbSpawnRequest limits;		/* those limits */
+	int			claim_fd;		/* a spare's claim token (our copy), or -1 */
+	bool		reserved;		/* reserved for its client's next call: the
+								 * client holds its socket; not in flight */
 } SbChild;
 
 typedef struct SbClient
@@ -84,7 +88,10 @@ typedef struct SbClient
 	bool		queued;			/* a SPAWN waits for a free slot */
 	uint64_t	queued_us;
 	SbSpawnRequest req;
-	SbChild		child;
+	SbChild		child;			/* its call's child, or its reservation */
+	bool		reserve;		/* wants a reservation once it has no child */
+	SbSpawnRequest reserve_req; /* with these limits */
+	uint64_t	last_call_us;	/* when its latest call began */
 } SbClient;
 
 static SbContainment sb_containment;
@@ -94,7 +101,8 @@ static int	sb_listen_fd = -1;
 static uint32_t sb_max_concurrent = 0;	/* 0: no cap */
 static int	sb_target_spares = 1;
 static uint32_t sb_default_shape = 0;
-static int	sb_in_flight = 0;
+static int	sb_in_flight = 0;	/* running children, orphans included */
+static int	sb_nreserved = 0;	/* reservations: spares clients hold */
 static uint64_t sb_last_busy_us = 0;	/* last dispatch or exit */
 static uint64_t sb_listen_paused_until = 0;	/* out of fds: accept later */
 
@@ -112,11 +120,11 @@ static SbChild sb_spares[SB_MAX_SPARES];
 static int	sb_nspares = 0;
 
 /*
- * Children whose backend took a complete result and moved on before they
- * were reaped: killed at once, reaped when they are gone, reported to no
- * one.  They count against max_concurrent until then (they still hold
- * their memory); their exit runs at SCHED_IDLE (sb_python.c), so under
- * load it may take a while, and the next call must not wait for it.
+ * Children no client will hear of again, killed and waiting to be reaped:
+ * those whose backend took a complete result and moved on before they
+ * were reaped, and reservations taken back.  They count against
+ * max_concurrent until then (they still hold their memory), but the next
+ * call does not wait for them.
  */
 static SbChild *sb_orphans = NULL;
 static int	sb_norphans = 0;
@@ -131,6 +139,21 @@ static int	sb_orphans_cap = 0;
  */
 static SbSpawnRequest sb_recent_limits;
 static int	sb_recent_streak = 0;
+
+/*
+ * Reservations (see sb_protocol.h).  A session idle this long gives its
+ * reserved child up to another that wants one when no spare is left.
+ */
+#define SB_RESERVATION_STEAL_US 2000000
+
+/* A child slot with nothing in it. */
+static void
+sb_child_clear(SbChild *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->data_fd = -1;
+	c->claim_fd = -1;
+}
 
 /* Do two requests contain a child alike?  (The deadline is the worker's.) */
 static bool
@@ -201,12 +224,11 @@ sb_worker_send(int fd, uint32_t type, const void *payload, uint32_t len)
 	return n == (ssize_t) (SB_FRAME_HEADER_SIZE + len);
 }
 
-/* Send SPAWNED with the backend's end of the data socket attached. */
+/* Send a control frame with an fd attached (SPAWNED, RESERVED). */
 static bool
-sb_worker_send_spawned(int control_fd, pid_t pid, int fd)
+sb_worker_send_fd(int control_fd, uint32_t type, const void *payload, uint32_t len, int fd)
 {
-	unsigned char buf[SB_FRAME_HEADER_SIZE + sizeof(SbSpawned)];
-	SbSpawned	sp = {.pid = pid};
+	unsigned char buf[SB_FRAME_HEADER_SIZE + SB_CONTROL_MAX_PAYLOAD];
 	struct msghdr msg = {0};
 	struct iovec iov = {.iov_base = buf,.iov_len = sizeof(buf)};
 	union
@@ -217,8 +239,9 @@ sb_worker_send_spawned(int control_fd, pid_t pid, int fd)
 	struct cmsghdr *cmsg;
 	ssize_t		n;
 
-	sb_frame_header_encode(buf, SB_CTL_SPAWNED, sizeof(sp));
-	memcpy(buf + SB_FRAME_HEADER_SIZE, &sp, sizeof(sp));
+	sb_frame_header_encode(buf, type, len);
+	memcpy(buf + SB_FRAME_HEADER_SIZE, payload, len);
+	iov.iov_len = SB_FRAME_HEADER_SIZE + len;
 	memset(&ctl, 0, sizeof(ctl));
 	msg.msg_iov = &iov;
 	msg.msg_iovlen = 1;
@@ -233,7 +256,7 @@ sb_worker_send_spawned(int control_fd, pid_t pid, int fd)
 	do
 		n = sendmsg(control_fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
 	while (n < 0 && errno == EINTR);
-	return n == (ssize_t) sizeof(buf);
+	return n == (ssize_t) (SB_FRAME_HEADER_SIZE + len);
 }
 
 /*
@@ -276,17 +299,27 @@ sb_child_cpu_us(pid_t pid)
 /*
  * Fork a child of the given shape.  It runs the call-independent
  * containment steps at once, warms up if it is a spare, then blocks on its
- * data socket until the worker writes the call's limits.
+ * data socket until the worker writes the call's limits.  A spare also
+ * gets a claim token (an eventfd holding 1), so that it can later be
+ * reserved for a client and taken back until its call begins.
  */
 static bool
 sb_fork_child(uint32_t shape, bool spare, SbChild *out)
 {
 	int			sv[2];
+	int			claim = -1;
 	pid_t		pid;
 
-	memset(out, 0, sizeof(*out));
+	sb_child_clear(out);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return false;
+	if (spare &&
+		(claim = eventfd(1, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE)) < 0)
+	{
+		close(sv[0]);
+		close(sv[1]);
+		return false;
+	}
 
 	sb_containment.flags = shape;
 	sb_python_before_fork();
@@ -300,7 +333,7 @@ sb_fork_child(uint32_t shape, bool spare, SbChild *out)
 		int			statm_fd;
 
 		sb_python_after_fork_child();
-		statm_fd = sb_contain_prepare(sv[1], &sb_containment);
+		statm_fd = sb_contain_prepare(sv[1], claim, &sb_containment);
 		if (spare)
 		{
 			sb_python_prewarm();
@@ -315,17 +348,20 @@ sb_fork_child(uint32_t shape, bool spare, SbChild *out)
 			sb_read_all(SB_CHILD_DATA_FD, &req, sizeof(req)) < 0)
 			_exit(SB_CHILD_EXIT_SETUP);
 		sb_contain_finish(&sb_containment, &req, statm_fd);
-		_exit(sb_python_serve(req.flags));
+		_exit(sb_python_serve(req.flags, claim >= 0));
 	}
 	sb_python_after_fork_parent();
 	close(sv[1]);
 	if (pid < 0)
 	{
 		close(sv[0]);
+		if (claim >= 0)
+			close(claim);
 		return false;
 	}
 	out->pid = pid;
 	out->data_fd = sv[0];
+	out->claim_fd = claim;
 	out->shape = shape;
 	out->pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
 	if (out->pidfd < 0)
@@ -337,7 +373,9 @@ sb_fork_child(uint32_t shape, bool spare, SbChild *out)
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
 		close(out->data_fd);
-		memset(out, 0, sizeof(*out));
+		if (claim >= 0)
+			close(claim);
+		sb_child_clear(out);
 		errno = save;
 		return false;
 	}
@@ -356,8 +394,9 @@ sb_discard_child(SbChild *c)
 	close(c->pidfd);
 	if (c->data_fd >= 0)
 		close(c->data_fd);
-	memset(c, 0, sizeof(*c));
-	c->data_fd = -1;
+	if (c->claim_fd >= 0)
+		close(c->claim_fd);
+	sb_child_clear(c);
 }
 
 /* Close a client's socket and free its slot (its child is already reaped). */
@@ -368,7 +407,7 @@ sb_client_free(SbClient *cl)
 		close(cl->fd);
 	memset(cl, 0, sizeof(*cl));
 	cl->fd = -1;
-	cl->child.data_fd = -1;
+	sb_child_clear(&cl->child);
 }
 
 /* The client went away: kill its child (reaped later), drop its request. */
@@ -415,12 +454,44 @@ sb_contain_ahead(SbChild *c)
 	c->limits = sb_recent_limits;
 }
 
+/*
+ * Take a ready spare that can serve calls with limits req (its shape, and
+ * the limits it was contained with, if any) out of the pool.
+ */
+static bool
+sb_take_spare(const SbSpawnRequest *req, SbChild *out)
+{
+	uint32_t	shape = req->flags & SB_SPAWN_SHAPE_FLAGS;
+	int			i;
+
+	for (i = 0; i < sb_nspares; i++)
+	{
+		struct pollfd alive = {.fd = sb_spares[i].pidfd,.events = POLLIN};
+
+		if (sb_spares[i].shape != shape || !sb_spares[i].ready ||
+			(sb_spares[i].contained && !sb_same_limits(req, &sb_spares[i].limits)))
+			continue;
+		*out = sb_spares[i];
+		sb_spares[i] = sb_spares[--sb_nspares];
+		if (poll(&alive, 1, 0) != 0)
+		{
+			/* it died since it said it was ready */
+			sb_discard_child(out);
+			i = -1;				/* the array changed: look again */
+			continue;
+		}
+		return true;
+	}
+	return false;
+}
+
 /* Give the client a child for its call: a matching spare, or a fresh one. */
 static void
 sb_dispatch(SbClient *cl, const SbSpawnRequest *req)
 {
 	uint32_t	shape = req->flags & SB_SPAWN_SHAPE_FLAGS;
 	SbChild		child;
+	SbSpawned	sp;
 	bool		have = false;
 	bool		from_pool = false;
 	int			i;
@@ -444,26 +515,10 @@ sb_dispatch(SbClient *cl, const SbSpawnRequest *req)
 		{
 			sb_discard_child(&sb_spares[i]);
 			sb_spares[i] = sb_spares[--sb_nspares];
-			i = -1;				/* the array changed: look again */
-			continue;
-		}
-		if (sb_spares[i].shape == shape && sb_spares[i].ready)
-		{
-			struct pollfd alive = {.fd = sb_spares[i].pidfd,.events = POLLIN};
-
-			child = sb_spares[i];
-			sb_spares[i] = sb_spares[--sb_nspares];
-			if (poll(&alive, 1, 0) != 0)
-			{
-				/* it died since it said it was ready: not this call's fault */
-				sb_discard_child(&child);
-				i = -1;			/* the array changed: look again */
-				continue;
-			}
-			have = from_pool = true;
-			break;
+			i--;
 		}
 	}
+	have = from_pool = sb_take_spare(req, &child);
 	if (!have && !sb_fork_child(shape, false, &child))
 	{
 		static const char msg[] = "could not fork a sandbox process";
@@ -475,6 +530,12 @@ sb_dispatch(SbClient *cl, const SbSpawnRequest *req)
 
 	if (from_pool)
 		child.cpu_before_us = sb_child_cpu_us(child.pid);
+	if (child.claim_fd >= 0)
+	{
+		/* this call is the child's: nothing can take it back now */
+		close(child.claim_fd);
+		child.claim_fd = -1;
+	}
 	if (!child.contained &&
 		sb_send_frame(child.data_fd, SB_DATA_LIMITS, req, sizeof(*req)) < 0)
 	{
@@ -487,9 +548,11 @@ sb_dispatch(SbClient *cl, const SbSpawnRequest *req)
 	child.killed = false;
 	child.cause = SB_EXIT_BY_ITSELF;
 	cl->child = child;
+	cl->last_call_us = child.started_us;
 	sb_in_flight++;
 
-	if (!sb_worker_send_spawned(cl->fd, child.pid, child.data_fd))
+	sp.pid = child.pid;
+	if (!sb_worker_send_fd(cl->fd, SB_CTL_SPAWNED, &sp, sizeof(sp), child.data_fd))
 	{
 		close(cl->child.data_fd);
 		cl->child.data_fd = -1;
@@ -499,6 +562,8 @@ sb_dispatch(SbClient *cl, const SbSpawnRequest *req)
 	close(cl->child.data_fd);
 	cl->child.data_fd = -1;
 }
+
+static bool sb_revoke_oldest(SbClient *except, uint64_t min_idle_us);
 
 /* Is any request waiting for a slot? */
 static bool
@@ -519,8 +584,14 @@ sb_any_queued(void)
 static void
 sb_request_slot(SbClient *cl, const SbSpawnRequest *req)
 {
+	/*
+	 * An idle session's reservation yields to a call that needs its slot:
+	 * the slot frees once the child is reaped, and the queue moves then.
+	 */
+	if (sb_max_concurrent > 0 && sb_in_flight + sb_nreserved >= (int) sb_max_concurrent)
+		(void) sb_revoke_oldest(cl, 0);
 	if (sb_max_concurrent > 0 &&
-		(sb_in_flight >= (int) sb_max_concurrent || sb_any_queued()))
+		(sb_in_flight + sb_nreserved >= (int) sb_max_concurrent || sb_any_queued()))
 	{
 		cl->queued = true;
 		cl->queued_us = sb_now_us();
@@ -534,7 +605,7 @@ sb_request_slot(SbClient *cl, const SbSpawnRequest *req)
 static void
 sb_dispatch_queue(void)
 {
-	while (sb_max_concurrent == 0 || sb_in_flight < (int) sb_max_concurrent)
+	while (sb_max_concurrent == 0 || sb_in_flight + sb_nreserved < (int) sb_max_concurrent)
 	{
 		SbClient   *oldest = NULL;
 		int			i;
@@ -547,6 +618,115 @@ sb_dispatch_queue(void)
 			return;
 		oldest->queued = false;
 		sb_dispatch(oldest, &oldest->req);
+	}
+}
+
+/*
+ * A reserved child's call has begun (the backend said so, or the child has
+ * claimed it already): from now on it is in flight, with a deadline, and
+ * nothing can take it back.
+ */
+static void
+sb_start_reserved(SbClient *cl, uint32_t timeout_ms)
+{
+	SbChild    *c = &cl->child;
+
+	if (c->claim_fd >= 0)
+	{
+		close(c->claim_fd);
+		c->claim_fd = -1;
+	}
+	c->reserved = false;
+	c->started_us = sb_now_us();
+	c->deadline_us = c->started_us + (uint64_t) timeout_ms * 1000;
+	c->killed = false;
+	c->cause = SB_EXIT_BY_ITSELF;
+	cl->last_call_us = c->started_us;
+	sb_nreserved--;
+	sb_in_flight++;
+	sb_last_busy_us = c->started_us;
+}
+
+/* Move a client's child to the orphans: killed, reaped later, unreported. */
+static void
+sb_orphan_child(SbClient *cl)
+{
+	if (sb_norphans == sb_orphans_cap)
+	{
+		sb_orphans_cap = sb_orphans_cap == 0 ? 16 : sb_orphans_cap * 2;
+		sb_orphans = realloc(sb_orphans, sizeof(SbChild) * (size_t) sb_orphans_cap);
+		if (sb_orphans == NULL)
+			sb_worker_die("out of memory");
+	}
+	if (!cl->child.killed)
+		kill(cl->child.pid, SIGKILL);
+	cl->child.killed = true;
+	if (cl->child.claim_fd >= 0)
+		close(cl->child.claim_fd);
+	cl->child.claim_fd = -1;
+	if (cl->child.reserved)
+	{
+		/* a reservation becomes an orphan: in flight until it is reaped */
+		cl->child.reserved = false;
+		sb_nreserved--;
+		sb_in_flight++;
+	}
+	sb_orphans[sb_norphans++] = cl->child;
+	sb_child_clear(&cl->child);
+}
+
+/*
+ * Take a client's reservation back, if its call has not begun: kill the
+ * child and tell the client.  Returns true if it was taken back; if the
+ * child had claimed its call already, that call has begun: it is started
+ * instead, and stays.
+ */
+static bool
+sb_revoke(SbClient *cl)
+{
+	uint64_t	token;
+	SbSpawned	rev = {.pid = cl->child.pid};
+
+	if (read(cl->child.claim_fd, &token, sizeof(token)) != (ssize_t) sizeof(token))
+	{
+		sb_start_reserved(cl, cl->child.limits.timeout_ms);
+		return false;
+	}
+	sb_orphan_child(cl);
+	cl->reserve = false;		/* until its next call asks again */
+	if (!sb_worker_send(cl->fd, SB_CTL_REVOKED, &rev, sizeof(rev)))
+		sb_client_gone(cl);
+	return true;
+}
+
+/*
+ * Take back the reservation of the client idle longest (its latest call at
+ * least min_idle_us ago), other than except's.  Returns true if one was
+ * taken back; one whose call has begun meanwhile is started instead, and
+ * the next is tried.
+ */
+static bool
+sb_revoke_oldest(SbClient *except, uint64_t min_idle_us)
+{
+	for (;;)
+	{
+		SbClient   *victim = NULL;
+		uint64_t	now = sb_now_us();
+		int			i;
+
+		for (i = 0; i < sb_nclients; i++)
+		{
+			SbClient   *cl = &sb_clients[i];
+
+			if (cl != except && cl->fd >= 0 && cl->child.pid > 0 && cl->child.reserved &&
+				now - cl->last_call_us >= min_idle_us &&
+				(victim == NULL || cl->last_call_us < victim->last_call_us))
+				victim = cl;
+		}
+		if (victim == NULL)
+			return false;
+		if (sb_revoke(victim))
+			return true;
 	}
 }
 
@@ -569,6 +749,25 @@ sb_child_exited(SbClient *cl)
 	if (r != c->pid)
 		sb_worker_die("wait4 failed");
 	close(c->pidfd);
+	if (c->claim_fd >= 0)
+		close(c->claim_fd);
+	if (c->reserved)
+	{
+		/* a reservation died before its call (the OOM killer, say) */
+		SbSpawned	rev = {.pid = c->pid};
+
+		sb_nreserved--;
+		sb_child_clear(c);
+		if (cl->gone)
+		{
+			if (!sb_server_mode)
+				_exit(0);
+			sb_client_free(cl);
+		}
+		else if (!sb_worker_send(cl->fd, SB_CTL_REVOKED, &rev, sizeof(rev)))
+			sb_client_gone(cl);
+		return;
+	}
 	sb_in_flight--;
 	sb_last_busy_us = sb_now_us();
 
@@ -593,8 +792,7 @@ sb_child_exited(SbClient *cl)
 	rep.user_us = user_us;
 	rep.sys_us = sys_us;
 	rep.maxrss_kb = (uint64_t) ru.ru_maxrss;
-	memset(c, 0, sizeof(*c));
-	c->data_fd = -1;
+	sb_child_clear(c);
 
 	if (cl->gone)
 	{
@@ -604,30 +802,6 @@ sb_child_exited(SbClient *cl)
 	}
 	else if (!sb_worker_send(cl->fd, SB_CTL_EXITED, &rep, sizeof(rep)))
 		sb_client_gone(cl);
-}
-
-/*
- * The client's backend asked for its next child while the previous one
- * still exists: it has that child's complete result and its socket's end.
- * The child is exiting, or misbehaving after its last frame; either way it
- * is killed and left to be reaped without a report.
- */
-static void
-sb_orphan_child(SbClient *cl)
-{
-	if (sb_norphans == sb_orphans_cap)
-	{
-		sb_orphans_cap = sb_orphans_cap == 0 ? 16 : sb_orphans_cap * 2;
-		sb_orphans = realloc(sb_orphans, sizeof(SbChild) * (size_t) sb_orphans_cap);
-		if (sb_orphans == NULL)
-			sb_worker_die("out of memory");
-	}
-	if (!cl->child.killed)
-		kill(cl->child.pid, SIGKILL);
-	cl->child.killed = true;
-	sb_orphans[sb_norphans++] = cl->child;
-	memset(&cl->child, 0, sizeof(cl->child));
-	cl->child.data_fd = -1;
 }
 
 /* An orphan has exited: reap it. */
@@ -647,6 +821,68 @@ sb_orphan_exited(int i)
 	sb_last_busy_us = sb_now_us();
 }
 
+/*
+ * Hand reservations to the clients that want one (they have no child now),
+ * the latest caller first, from the ready spares.  Where no spare is left
+ * and none may be forked, the reservation of a session idle for
+ * SB_RESERVATION_STEAL_US is taken back, so that the pool refills for the
+ * active one.
+ */
+static void
+sb_grant_reservations(void)
+{
+	for (;;)
+	{
+		SbClient   *best = NULL;
+		SbChild		spare;
+		SbReserved	res;
+		int			i;
+
+		for (i = 0; i < sb_nclients; i++)
+		{
+			SbClient   *cl = &sb_clients[i];
+
+			if (cl->fd >= 0 && cl->reserve && cl->child.pid == 0 && !cl->queued &&
+				(best == NULL || cl->last_call_us > best->last_call_us))
+				best = cl;
+		}
+		if (best == NULL ||
+			(sb_max_concurrent > 0 && sb_in_flight + sb_nreserved >= (int) sb_max_concurrent))
+			return;
+		if (!sb_take_spare(&best->reserve_req, &spare))
+		{
+			if (sb_nspares + sb_nreserved >= sb_target_spares)
+				(void) sb_revoke_oldest(best, SB_RESERVATION_STEAL_US);
+			return;
+		}
+		if (!spare.contained &&
+			sb_send_frame(spare.data_fd, SB_DATA_LIMITS, &best->reserve_req,
+						  sizeof(best->reserve_req)) < 0)
+		{
+			sb_discard_child(&spare);	/* it died meanwhile */
+			continue;
+		}
+		memset(&res, 0, sizeof(res));
+		res.pid = spare.pid;
+		res.limits = best->reserve_req;
+		spare.cpu_before_us = sb_child_cpu_us(spare.pid);
+		if (!sb_worker_send_fd(best->fd, SB_CTL_RESERVED, &res, sizeof(res), spare.data_fd))
+		{
+			sb_discard_child(&spare);
+			sb_client_gone(best);
+			continue;
+		}
+		close(spare.data_fd);
+		spare.data_fd = -1;
+		spare.contained = true;
+		spare.limits = best->reserve_req;
+		spare.reserved = true;
+		best->child = spare;
+		best->reserve = false;
+		sb_nreserved++;
+	}
+}
+
 /* One control frame from a client. */
 static void
 sb_client_readable(SbClient *cl)
@@ -654,6 +890,7 @@ sb_client_readable(SbClient *cl)
 	union
 	{
 		SbSpawnRequest req;
+		SbStart		start;
 		char		raw[SB_CONTROL_MAX_PAYLOAD];
 	}			payload;
 	uint32_t	type = 0,
@@ -664,16 +901,38 @@ sb_client_readable(SbClient *cl)
 		return;					/* a spurious wakeup */
 	if (rc == 0 && type == SB_CTL_SPAWN && len == sizeof(SbSpawnRequest) && !cl->queued)
 	{
-		/* the backend did not wait for the previous child's exit */
+		/*
+		 * The backend did not wait for the previous child's exit, or did
+		 * not want its reservation (other limits): either goes.
+		 */
 		if (cl->child.pid > 0)
 			sb_orphan_child(cl);
+		cl->reserve = payload.req.reserve != 0;
+		cl->reserve_req = payload.req;
 		sb_request_slot(cl, &payload.req);
+		return;
+	}
+	if (rc == 0 && type == SB_CTL_START && len == sizeof(SbStart))
+	{
+		/*
+		 * The call on the reservation has begun.  A START for a child that
+		 * is gone (taken back, or already exited) is late, not wrong.
+		 */
+		if (cl->child.pid > 0 && cl->child.pid == payload.start.pid)
+		{
+			if (cl->child.reserved)
+				sb_start_reserved(cl, payload.start.timeout_ms);
+			else
+				cl->child.deadline_us = cl->child.started_us +
+					(uint64_t) payload.start.timeout_ms * 1000;
+		}
+		cl->reserve = payload.start.reserve != 0;
 		return;
 	}
 	if (rc == 0 && type == SB_CTL_KILL && len == 0)
 	{
 		/* a kill that raced with the exit report finds no child: fine */
-		if (cl->child.pid > 0 && !cl->child.killed)
+		if (cl->child.pid > 0 && !cl->child.reserved && !cl->child.killed)
 		{
 			kill(cl->child.pid, SIGKILL);
 			cl->child.killed = true;
@@ -778,7 +1037,7 @@ sb_enforce_deadlines(uint64_t now)
 	{
 		SbChild    *c = &sb_clients[i].child;
 
-		if (c->pid > 0 && !c->killed && now >= c->deadline_us)
+		if (c->pid > 0 && !c->reserved && !c->killed && now >= c->deadline_us)
 		{
 			kill(c->pid, SIGKILL);
 			c->killed = true;
@@ -798,7 +1057,8 @@ sb_poll_timeout(uint64_t now)
 	{
 		SbClient   *cl = &sb_clients[i];
 
-		if (cl->child.pid > 0 && !cl->child.killed && cl->child.deadline_us < next)
+		if (cl->child.pid > 0 && !cl->child.reserved && !cl->child.killed &&
+			cl->child.deadline_us < next)
 			next = cl->child.deadline_us;
 		if (cl->fd >= 0 && cl->queued &&
 			cl->queued_us + (uint64_t) cl->req.queue_ms * 1000 < next)
@@ -825,7 +1085,7 @@ sb_serve(void)
 		int			rc;
 		/* new spares are forked only when idle: fork blocks us */
 		uint64_t	now = sb_now_us();
-		bool		refill = sb_nspares < sb_target_spares && sb_in_flight == 0;
+		bool		refill = sb_nspares + sb_nreserved < sb_target_spares && sb_in_flight == 0;
 		int			idle_wait = 0;
 		size_t		orphans_at;
 		int			norphans = sb_norphans;
@@ -922,7 +1182,18 @@ sb_serve(void)
 				SbClient   *cl = &sb_clients[i];
 
 				if (pfds[k + 1].fd >= 0 && pfds[k + 1].revents)
+				{
+					uint64_t	token;
+
+					/*
+					 * A reservation that ended before we heard of its call:
+					 * if it claimed the call, the call ran (and is over).
+					 */
+					if (cl->child.reserved && !cl->gone &&
+						read(cl->child.claim_fd, &token, sizeof(token)) != (ssize_t) sizeof(token))
+						sb_start_reserved(cl, cl->child.limits.timeout_ms);
 					sb_child_exited(cl);
+				}
 				if (pfds[k].fd >= 0 && cl->fd == pfds[k].fd && pfds[k].revents)
 					sb_client_readable(cl);
 			}
@@ -931,6 +1202,7 @@ sb_serve(void)
 		sb_enforce_deadlines(now);
 		sb_dispatch_queue();
 		sb_expire_queue(now);
+		sb_grant_reservations();
 
 		if (rc == 0 && refill && sb_now_us() - sb_last_busy_us >= SB_SPARE_IDLE_US)
 		{

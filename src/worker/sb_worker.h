@@ -28,7 +28,7 @@ typedef struct SbContainment
 } SbContainment;
 
 /* sb_contain.c: the ordered containment steps, run in the child */
-extern int	sb_contain_prepare(int data_fd, const SbContainment *c);
+extern int	sb_contain_prepare(int data_fd, int claim_fd, const SbContainment *c);
 extern void sb_contain_finish(const SbContainment *c, const SbSpawnRequest *req,
 							  int statm_fd);
 extern void sb_child_fail(const char *step, int err) __attribute__((noreturn));
@@ -56,7 +56,7 @@ extern int	sb_python_read_paths(const char **paths, int max);
 extern void sb_python_before_fork(void);
 extern void sb_python_after_fork_parent(void);
 extern void sb_python_after_fork_child(void);
-extern int	sb_python_serve(uint32_t flags);
+extern int	sb_python_serve(uint32_t flags, bool claim);
 extern void sb_python_prewarm(void);
 extern void sb_python_probe_call(void);
 

@@ -63,7 +63,7 @@ sb_floor_loop(const SbContainment *c, double until)
 			int			statm_fd;
 
 			PyOS_AfterFork_Child();
-			statm_fd = sb_contain_prepare(sv[1], c);
+			statm_fd = sb_contain_prepare(sv[1], -1, c);
 			sb_contain_finish(c, &req, statm_fd);
 			_exit(0);
 		}

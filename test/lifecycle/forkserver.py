@@ -25,11 +25,19 @@ Checks, each printed as one line:
       through one io_uring ring (fdinfo UserBufs), within 90 % of its
       RLIMIT_MEMLOCK, or holds no ring where the kernel disables io_uring;
       a child running a call holds no fd but 0-3, and no spare holds the
-      ring.
+      ring;
+  (g) reservations: after a call the worker reserves a contained child
+      for the session's next call (its data socket waits, in flight, in
+      the backend's control socket), and that call runs on it; a reserved
+      child killed while its session is idle costs the next call nothing;
+      with max_concurrent = 1 an idle session's reservation yields to
+      another session's call, and the idle session's next call still works,
+      its print() relayed once.
 The last line is "forkserver: N passed, M failed".
 """
 
 import os
+import signal
 import socket
 import stat
 import subprocess
@@ -41,8 +49,8 @@ import psycopg2
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from proctools import (  # noqa: E402
-    DATA_DIR, WORKER_EXE, children, descendants, exe_of, is_spare,
-    postmaster_pid, process_table, seccomp_mode)
+    DATA_DIR, WORKER_EXE, children, descendants, exe_of, holds_claim_token, is_spare,
+    postmaster_pid, process_table, read_stat, seccomp_mode, unix_socket_holders)
 
 SOCKET = os.path.join(DATA_DIR, "pg_stat_tmp", "pysandbox.sock")
 LOOP = "def main():\n    while True:\n        pass\n"
@@ -116,6 +124,29 @@ def running_child(worker, exclude=()):
     kids = [p for p in children(table, worker)
             if seccomp_mode(p) == 2 and not is_spare(p) and p not in exclude]
     return kids[0] if kids else None
+
+
+def reserved_children(worker):
+    """The worker's children reserved for a session: idle (they hold their
+    claim token), and the other end of their data socket is held by no
+    process (it waits, in flight, in a backend's control socket)."""
+    sockets = unix_socket_holders()
+    found = []
+    for p in children(process_table(), worker):
+        if not holds_claim_token(p):
+            continue
+        try:
+            link = os.readlink("/proc/%d/fd/3" % p)
+        except OSError:
+            continue
+        inode = int(link[len("socket:["):-1]) if link.startswith("socket:[") else None
+        peer = sockets.get(inode, (None, set()))[0]
+        if peer is not None and not sockets.get(peer, (None, set()))[1]:
+            found.append(p)
+    return found
+
+
+GETPID = "import os\ndef main():\n    return os.getpid()\n"
 
 
 def open_fds(pid):
@@ -327,13 +358,14 @@ class Suite:
                 problems.append("the cancelled session's next call failed: %s" % exc)
             for conn in (a, b, c, d, admin):
                 conn.close()
+            self.check_reservation_yields(problems)
         finally:
             admin = connect()
             admin.cursor().execute("ALTER SYSTEM RESET pysandbox.max_concurrent")
             admin.close()
             restart_cluster()
-        self.report("(d) max_concurrent = 1: wait, 53400 after queue_timeout, cancel, FIFO start",
-                    problems)
+        self.report("(d) max_concurrent = 1: wait, 53400 after queue_timeout, cancel, FIFO start, "
+                    "an idle session's reservation yields", problems)
 
     def check_pinned_pages(self):
         problems = []
@@ -382,6 +414,94 @@ class Suite:
         self.report("(f) the worker pins what calls write; no child holds the ring",
                     problems, info)
 
+    def check_reservations(self):
+        problems = []
+        info = ""
+        _bgw, worker = server_processes()
+        conn = connect()
+        conn.cursor().execute("SET pysandbox.python_layer = off")   # os.getpid()
+        first = execute(conn, GETPID)["main"]
+        reserved = wait_for(lambda: reserved_children(worker), 5) or []
+        if len(reserved) != 1:
+            problems.append("after a call the worker reserved %s for the session, expected one child"
+                            % reserved)
+        else:
+            second = execute(conn, GETPID)["main"]
+            if second != reserved[0]:
+                problems.append("the next call ran on %d, not on its reservation %d"
+                                % (second, reserved[0]))
+            elif second == first:
+                problems.append("two calls ran on the same child %d" % first)
+            info = "calls on %d, then on reservation %d" % (first, second)
+        # a reservation that dies while its session is idle
+        victim = wait_for(lambda: reserved_children(worker), 5) or []
+        if not victim:
+            problems.append("no reservation after the second call")
+        else:
+            os.kill(victim[0], 9)
+            wait_for(lambda: not os.path.exists("/proc/%d" % victim[0]), 5)
+            try:
+                third = execute(conn, GETPID)["main"]
+                if third == victim[0]:
+                    problems.append("a call ran on the killed reservation")
+            except psycopg2.Error as exc:
+                problems.append("the call after its reservation was killed failed: %s" % exc)
+        # ... and one that dies just before the call uses it: the worker,
+        # stopped meanwhile, says so only after the call has sent its request
+        victim = wait_for(lambda: reserved_children(worker), 5) or []
+        if not victim:
+            problems.append("no reservation after the third call")
+        else:
+            os.kill(worker, signal.SIGSTOP)
+            try:
+                os.kill(victim[0], 9)
+                wait_for(lambda: read_stat(victim[0]) is None or read_stat(victim[0])[1] == "Z", 5)
+                call = Call(conn, "def main():\n    print('once')\n    return 5\n")
+                call.start()
+                time.sleep(0.3)
+            finally:
+                os.kill(worker, signal.SIGCONT)
+            call.join(10)
+            notices = [n for n in conn.notices if "once" in n]
+            if call.is_alive() or call.result != {"main": 5}:
+                problems.append("the call on a reservation that died before it got %r / %s"
+                                % (call.result, call.error))
+            elif len(notices) != 1:
+                problems.append("its print() reached the client %d times" % len(notices))
+        conn.close()
+        self.report("(g) the next call runs on a child reserved for it; a dead reservation costs nothing",
+                    problems, info)
+
+    def check_reservation_yields(self, problems):
+        """With max_concurrent = 1 (set by the caller): an idle session's
+        reservation holds the only slot; another session's call takes it."""
+        x, y = connect(), connect()
+        notices = []
+        try:
+            execute(x, "def main():\n    return 1\n")
+            _bgw, worker = server_processes()
+            if not wait_for(lambda: reserved_children(worker), 5):
+                problems.append("no reservation for the idle session")
+            y.cursor().execute("SET pysandbox.queue_timeout = '5s'")
+            t0 = time.monotonic()
+            got = execute(y, "def main():\n    return 2\n")
+            if got != {"main": 2}:
+                problems.append("the other session got %r" % (got,))
+            elif time.monotonic() - t0 > 2:
+                problems.append("the other session waited %.1f s for the idle session's slot"
+                                % (time.monotonic() - t0))
+            got = execute(x, "def main():\n    print('once')\n    return 3\n")
+            notices = [n for n in x.notices if "once" in n]
+            if got != {"main": 3}:
+                problems.append("the idle session's next call got %r" % (got,))
+            if len(notices) != 1:
+                problems.append("its print() reached the client %d times: %r" % (len(notices), notices))
+        except psycopg2.Error as exc:
+            problems.append("a call failed: %s %s" % (exc.pgcode, str(exc).strip()))
+        finally:
+            x.close()
+            y.close()
+
     def check_leftovers(self):
         problems = []
         conn = connect()
@@ -424,6 +544,7 @@ def main():
     suite.check_max_concurrent()
     suite.check_leftovers()
     suite.check_pinned_pages()
+    suite.check_reservations()
     print("forkserver: %d passed, %d failed" % (suite.passed, suite.failed))
     return 1 if suite.failed else 0
 
