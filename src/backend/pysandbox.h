@@ -17,6 +17,7 @@
 #include "nodes/pg_list.h"
 #include "utils/array.h"
 #include "utils/jsonb.h"
+#include "portability/instr_time.h"
 
 #include "../protocol/sb_protocol.h"
 
@@ -61,11 +62,15 @@ typedef struct SbSandbox
 	bool		exited;			/* the worker reported the child reaped */
 	bool		from_reservation;	/* the worker reserved it for this session */
 	bool		revoked;		/* ... and took it back before the call began */
+	bool		start_due;		/* ... and has not heard of the call yet */
+	instr_time	started;		/* when the call on the reservation began */
+	uint32		timeout_ms;		/* its wall clock */
 	SbExitReport exit;			/* valid once exited */
 } SbSandbox;
 
 extern SbSandbox *sb_sandbox_acquire(const SbSpawnRequest *req, bool allow_reserved);
 extern void sb_sandbox_kill(SbSandbox *sb);
+extern long sb_sandbox_started(SbSandbox *sb);
 extern int	sb_sandbox_control_fd(void);
 extern bool sb_sandbox_read_exit(SbSandbox *sb);
 extern void sb_sandbox_release(SbSandbox *sb);

@@ -395,6 +395,7 @@ again:
 	{
 		int			events = WL_LATCH_SET | WL_SOCKET_READABLE | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH;
 		long		left;
+		long		due;
 		int			rc;
 
 		/*
@@ -472,6 +473,10 @@ again:
 		}
 		if (writing)
 			events |= WL_SOCKET_WRITEABLE;
+		/* a call on a reservation tells the worker once it runs a while */
+		due = sb_sandbox_started(st->sb);
+		if (due >= 0 && due < left)
+			left = due;
 		rc = WaitLatchOrSocket(MyLatch, events, st->sb->data_fd, left, PG_WAIT_EXTENSION);
 		if (rc & WL_LATCH_SET)
 		{

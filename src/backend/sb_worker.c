@@ -15,8 +15,9 @@
  * Reservations (sb_protocol.h): after a call the worker may send, unasked,
  * a child contained with that call's limits for our next one
  * (SB_CTL_RESERVED).  It waits in the control socket, fd and all, until the
- * next call reads it; if the limits still match, that call tells the worker
- * (SB_CTL_START) and talks to the child at once, without a round trip.
+ * next call reads it; if the limits still match, that call talks to the
+ * child at once, without a round trip, and tells the worker only if it
+ * runs longer than SB_START_AFTER_MS (sb_sandbox_started).
  * The worker may take it back until the call begins (SB_CTL_REVOKED); a
  * call that meets a revoked reservation sees its socket end with nothing
  * sent, and starts again with SB_CTL_SPAWN (sb_call.c).
@@ -709,40 +710,27 @@ sb_sandbox_acquire(const SbSpawnRequest *req, bool allow_reserved)
 		if (allow_reserved && sb_reservation.fd >= 0 &&
 			sb_reservation_fits(&sb_reservation.limits, &r))
 		{
-			SbStart		start;
-			unsigned char sbuf[SB_FRAME_HEADER_SIZE + sizeof(SbStart)];
-
-			memset(&start, 0, sizeof(start));
-			start.pid = sb_reservation.pid;
-			start.timeout_ms = r.timeout_ms;
-			start.reserve = 1;
-			sb_frame_header_encode(sbuf, SB_CTL_START, sizeof(start));
-			memcpy(sbuf + SB_FRAME_HEADER_SIZE, &start, sizeof(start));
-			sent = send(sb_control_fd, sbuf, sizeof(sbuf), MSG_NOSIGNAL);
-			if (sent == (ssize_t) sizeof(sbuf))
-			{
-				sb = &sb_the_sandbox;
-				memset(sb, 0, sizeof(SbSandbox));
-				sb->in_use = true;
-				sb->from_reservation = true;
-				sb->data_fd = sb_reservation.fd;
-				sb->pid = sb_reservation.pid;
-				sb_reservation.fd = -1;
-				sb_reservation.pid = 0;
-				fd = sb->data_fd;
-				goto have_child;
-			}
+			sb = &sb_the_sandbox;
+			memset(sb, 0, sizeof(SbSandbox));
+			sb->in_use = true;
+			sb->from_reservation = true;
+			sb->start_due = true;
+			sb->timeout_ms = r.timeout_ms;
+			INSTR_TIME_SET_CURRENT(sb->started);
+			sb->data_fd = sb_reservation.fd;
+			sb->pid = sb_reservation.pid;
+			sb_reservation.fd = -1;
+			sb_reservation.pid = 0;
+			fd = sb->data_fd;
+			goto have_child;
 		}
-		else
-		{
-			/* other limits: the worker drops it when it reads our request */
-			sb_reservation_drop();
-			sb_frame_header_encode(buf, SB_CTL_SPAWN, sizeof(r));
-			memcpy(buf + SB_FRAME_HEADER_SIZE, &r, sizeof(r));
-			sent = send(sb_control_fd, buf, sizeof(buf), MSG_NOSIGNAL);
-			if (sent == (ssize_t) sizeof(buf))
-				break;
-		}
+		/* other limits: the worker drops it when it reads our request */
+		sb_reservation_drop();
+		sb_frame_header_encode(buf, SB_CTL_SPAWN, sizeof(r));
+		memcpy(buf + SB_FRAME_HEADER_SIZE, &r, sizeof(r));
+		sent = send(sb_control_fd, buf, sizeof(buf), MSG_NOSIGNAL);
+		if (sent == (ssize_t) sizeof(buf))
+			break;
 		save_errno = sent < 0 ? errno : EIO;
 		sb_sandbox_abandon_worker();
 		errno = save_errno;
@@ -834,13 +822,46 @@ have_child:
 void
 sb_sandbox_kill(SbSandbox *sb)
 {
-	unsigned char buf[SB_FRAME_HEADER_SIZE];
+	unsigned char buf[SB_FRAME_HEADER_SIZE + sizeof(SbSpawned)];
+	SbSpawned	victim = {.pid = sb->pid};
 
 	if (sb->exited || sb_control_fd < 0)
 		return;
-	sb_frame_header_encode(buf, SB_CTL_KILL, 0);
+	sb_frame_header_encode(buf, SB_CTL_KILL, sizeof(victim));
+	memcpy(buf + SB_FRAME_HEADER_SIZE, &victim, sizeof(victim));
 	if (send(sb_control_fd, buf, sizeof(buf), MSG_NOSIGNAL) != (ssize_t) sizeof(buf))
 		sb_sandbox_abandon_worker();
+}
+
+/*
+ * A call on a reservation that has run SB_START_AFTER_MS tells the worker,
+ * which times its wall-clock deadline from the call's start from then on.
+ * Returns how long the caller may wait before calling again (-1: never).
+ */
+long
+sb_sandbox_started(SbSandbox *sb)
+{
+	unsigned char buf[SB_FRAME_HEADER_SIZE + sizeof(SbStart)];
+	SbStart		start;
+	long		due;
+
+	if (!sb->start_due)
+		return -1;
+	due = SB_START_AFTER_MS - sb_elapsed_ms(sb->started);
+	if (due > 0)
+		return due;
+	sb->start_due = false;
+	if (sb->exited || sb_control_fd < 0)
+		return -1;
+	memset(&start, 0, sizeof(start));
+	start.pid = sb->pid;
+	start.timeout_ms = sb->timeout_ms;
+	start.started_us = (uint64) INSTR_TIME_GET_MICROSEC(sb->started);
+	sb_frame_header_encode(buf, SB_CTL_START, sizeof(start));
+	memcpy(buf + SB_FRAME_HEADER_SIZE, &start, sizeof(start));
+	if (send(sb_control_fd, buf, sizeof(buf), MSG_NOSIGNAL) != (ssize_t) sizeof(buf))
+		sb_sandbox_abandon_worker();
+	return -1;
 }
 
 /*

@@ -46,9 +46,9 @@ typedef enum SbFrameType
 {
 	/* control: backend -> worker */
 	SB_CTL_SPAWN = 1,			/* SbSpawnRequest: fork a contained child */
-	SB_CTL_KILL = 2,			/* empty: kill the current child now */
+	SB_CTL_KILL = 2,			/* SbSpawned: kill that child (ours) now */
 	SB_CTL_START = 3,			/* SbStart: the call on the reserved child
-								 * has begun (no answer) */
+								 * has been running a while (no answer) */
 
 	/* control: worker -> backend */
 	SB_CTL_READY = 16,			/* SbReady: interpreter up and warm */
@@ -150,16 +150,21 @@ typedef struct SbSpawnRequest
 /*
  * A reservation (SB_CTL_RESERVED) is a spare, contained with the limits it
  * was asked for, whose data socket the backend holds while it is idle; its
- * next call sends SB_CTL_START to the worker and the request straight to
- * the child, without waiting for an answer.  The worker may take the child
- * back (max_concurrent, or another session needing a spare) until the call
- * begins: the child and the worker race for its claim token, an eventfd on
- * the child's SB_CHILD_CLAIM_FD, and whoever reads it first wins.  The
- * child reads it when the request arrives, before it acts on any byte of
- * it, and closes it at once; if the worker won, the child is killed, the
- * backend gets SB_CTL_REVOKED and sees the socket end with nothing sent,
- * and sends the call again through SB_CTL_SPAWN.  Nothing of it ran.
+ * next call sends the request straight to the child.  The worker hears of
+ * the call when the child exits, or, for a call still running after
+ * SB_START_AFTER_MS, from SB_CTL_START, which carries its start (to time
+ * the wall-clock deadline from); a short call costs the worker nothing.
+ * The worker may take the child back (max_concurrent, or another session
+ * needing a spare) until the call begins: the child and the worker race
+ * for its claim token, an eventfd on the child's SB_CHILD_CLAIM_FD, and
+ * whoever reads it first wins.  The child reads it when the request
+ * arrives, before it acts on any byte of it, and closes it at once; if the
+ * worker won, the child is killed, the backend gets SB_CTL_REVOKED and
+ * sees the socket end with nothing sent, and sends the call again through
+ * SB_CTL_SPAWN.  Nothing of it ran.
  */
+#define SB_START_AFTER_MS		5
+
 typedef struct SbReserved
 {
 	int32_t		pid;
@@ -171,8 +176,7 @@ typedef struct SbStart
 {
 	int32_t		pid;			/* the reserved child */
 	uint32_t	timeout_ms;		/* this call's wall clock */
-	uint32_t	reserve;		/* as in SbSpawnRequest */
-	uint32_t	padding;
+	uint64_t	started_us;		/* when it began, CLOCK_MONOTONIC */
 } SbStart;
 
 /* the flags that shape a child before its limits are known (spares) */

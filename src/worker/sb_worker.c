@@ -639,6 +639,7 @@ sb_start_reserved(SbClient *cl, uint32_t timeout_ms)
 	c->reserved = false;
 	c->started_us = sb_now_us();
 	c->deadline_us = c->started_us + (uint64_t) timeout_ms * 1000;
+	cl->reserve = true;			/* as the call that asked for it did */
 	c->killed = false;
 	c->cause = SB_EXIT_BY_ITSELF;
 	cl->last_call_us = c->started_us;
@@ -891,6 +892,7 @@ sb_client_readable(SbClient *cl)
 	{
 		SbSpawnRequest req;
 		SbStart		start;
+		SbSpawned	kill;
 		char		raw[SB_CONTROL_MAX_PAYLOAD];
 	}			payload;
 	uint32_t	type = 0,
@@ -915,24 +917,32 @@ sb_client_readable(SbClient *cl)
 	if (rc == 0 && type == SB_CTL_START && len == sizeof(SbStart))
 	{
 		/*
-		 * The call on the reservation has begun.  A START for a child that
-		 * is gone (taken back, or already exited) is late, not wrong.
+		 * A call on the reservation has been running a while: from now on
+		 * its deadline counts from its start.  A START for a child that is
+		 * gone (taken back, or already exited) is late, not wrong.
 		 */
 		if (cl->child.pid > 0 && cl->child.pid == payload.start.pid)
 		{
 			if (cl->child.reserved)
 				sb_start_reserved(cl, payload.start.timeout_ms);
-			else
-				cl->child.deadline_us = cl->child.started_us +
-					(uint64_t) payload.start.timeout_ms * 1000;
+			cl->child.started_us = payload.start.started_us;
+			cl->child.deadline_us = payload.start.started_us +
+				(uint64_t) payload.start.timeout_ms * 1000;
 		}
-		cl->reserve = payload.start.reserve != 0;
 		return;
 	}
-	if (rc == 0 && type == SB_CTL_KILL && len == 0)
+	if (rc == 0 && type == SB_CTL_KILL && len == sizeof(SbSpawned))
 	{
-		/* a kill that raced with the exit report finds no child: fine */
-		if (cl->child.pid > 0 && !cl->child.reserved && !cl->child.killed)
+		/*
+		 * A kill that raced with the exit report finds no child, or
+		 * already the next reservation: fine.  A call on a reservation may
+		 * not have said it began.
+		 */
+		if (cl->child.pid > 0 && cl->child.pid == payload.kill.pid &&
+			cl->child.reserved)
+			sb_start_reserved(cl, cl->child.limits.timeout_ms);
+		if (cl->child.pid > 0 && cl->child.pid == payload.kill.pid &&
+			!cl->child.killed)
 		{
 			kill(cl->child.pid, SIGKILL);
 			cl->child.killed = true;
