@@ -19,6 +19,7 @@
 
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <sched.h>
 #include <sys/wait.h>
 
 #include <math.h>
@@ -38,6 +39,18 @@
 /* at most this much of the request, in this many pieces, per sendmsg() */
 #define SB_SEND_MAX		((size_t) 1 << 20)
 #define SB_SEND_IOV		64
+
+/*
+ * How long a call on a reservation polls for its answer before it sleeps.
+ * Reservations are made when the worker has time to spare, so such a call
+ * comes to an idle machine; on a virtual machine an idle CPU woken for the
+ * child's result takes a tenth of a millisecond and more, and the child,
+ * woken on the CPU the backend leaves, runs cold.  Polling (yielding the
+ * CPU each round to whatever else wants it) keeps this CPU awake for the
+ * answer and the child on the other: a paced trivial call took ~0.2 ms
+ * less here.
+ */
+#define SB_POLL_US		1000
 
 typedef struct SbCallState
 {
@@ -360,6 +373,7 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 	bool		writing = true;
 	bool		eof = false;
 	instr_time	start;
+	instr_time	poll_start;	/* when this call began to poll, or zero */
 	long		deadline = (long) limits->timeout_ms + SB_DEADLINE_GRACE_MS;
 
 	st->cb.func = sb_call_cleanup;
@@ -389,6 +403,7 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 	INSTR_TIME_SET_CURRENT(start);
 	st->sb = sb_sandbox_acquire(&spawn, true);
 again:
+	INSTR_TIME_SET_ZERO(poll_start);
 	next_chunk = list_head(req->chunks);
 
 	while (!eof)
@@ -473,6 +488,20 @@ again:
 		}
 		if (writing)
 			events |= WL_SOCKET_WRITEABLE;
+		else if (st->sb->from_reservation && !InterruptPending)
+		{
+			instr_time	polled;
+
+			INSTR_TIME_SET_CURRENT(polled);
+			if (INSTR_TIME_IS_ZERO(poll_start))
+				poll_start = polled;
+			INSTR_TIME_SUBTRACT(polled, poll_start);
+			if (INSTR_TIME_GET_MICROSEC(polled) < SB_POLL_US)
+			{
+				(void) sched_yield();
+				continue;
+			}
+		}
 		/* a call on a reservation tells the worker once it runs a while */
 		due = sb_sandbox_started(st->sb);
 		if (due >= 0 && due < left)
