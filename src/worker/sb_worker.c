@@ -731,6 +731,23 @@ sb_revoke_oldest(SbClient *except, uint64_t min_idle_us)
 	}
 }
 
+/*
+ * Tell a client how its child ended (the child is reaped); a client that
+ * is gone has its slot freed instead, and a per-session worker exits.
+ */
+static void
+sb_child_report(SbClient *cl, uint32_t type, const void *payload, uint32_t len)
+{
+	if (cl->gone)
+	{
+		if (!sb_server_mode)
+			_exit(0);
+		sb_client_free(cl);
+	}
+	else if (!sb_worker_send(cl->fd, type, payload, len))
+		sb_client_gone(cl);
+}
+
 /* A client's child has exited: reap it and report. */
 static void
 sb_child_exited(SbClient *cl)
@@ -759,14 +776,7 @@ sb_child_exited(SbClient *cl)
 
 		sb_nreserved--;
 		sb_child_clear(c);
-		if (cl->gone)
-		{
-			if (!sb_server_mode)
-				_exit(0);
-			sb_client_free(cl);
-		}
-		else if (!sb_worker_send(cl->fd, SB_CTL_REVOKED, &rev, sizeof(rev)))
-			sb_client_gone(cl);
+		sb_child_report(cl, SB_CTL_REVOKED, &rev, sizeof(rev));
 		return;
 	}
 	sb_in_flight--;
@@ -794,15 +804,7 @@ sb_child_exited(SbClient *cl)
 	rep.sys_us = sys_us;
 	rep.maxrss_kb = (uint64_t) ru.ru_maxrss;
 	sb_child_clear(c);
-
-	if (cl->gone)
-	{
-		if (!sb_server_mode)
-			_exit(0);
-		sb_client_free(cl);
-	}
-	else if (!sb_worker_send(cl->fd, SB_CTL_EXITED, &rep, sizeof(rep)))
-		sb_client_gone(cl);
+	sb_child_report(cl, SB_CTL_EXITED, &rep, sizeof(rep));
 }
 
 /* An orphan has exited: reap it. */
