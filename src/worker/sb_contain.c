@@ -75,18 +75,21 @@ sb_contain_fds(int data_fd, int claim_fd, int devnull_fd)
 	int			fd;
 	int			keep = claim_fd >= 0 ? SB_CHILD_CLAIM_FD : SB_CHILD_DATA_FD;
 
-	/* out of the way first: either may sit on the other's number */
-	if ((data_fd = fcntl(data_fd, F_DUPFD_CLOEXEC, 16)) < 0)
+	/*
+	 * All three out of the way first: any of them may sit on a number
+	 * another one is about to take (the worker's /dev/null is its fd 4).
+	 */
+	if ((data_fd = fcntl(data_fd, F_DUPFD_CLOEXEC, 16)) < 0 ||
+		(devnull_fd = fcntl(devnull_fd, F_DUPFD_CLOEXEC, 16)) < 0 ||
+		(claim_fd >= 0 && (claim_fd = fcntl(claim_fd, F_DUPFD_CLOEXEC, 16)) < 0))
 		_exit(SB_CHILD_EXIT_SETUP); /* no channel to report on */
-	if (claim_fd >= 0 && (claim_fd = fcntl(claim_fd, F_DUPFD_CLOEXEC, 16)) < 0)
-		_exit(SB_CHILD_EXIT_SETUP);
 	if (dup2(data_fd, SB_CHILD_DATA_FD) < 0)
 		_exit(SB_CHILD_EXIT_SETUP);
-	if (claim_fd >= 0 && dup2(claim_fd, SB_CHILD_CLAIM_FD) < 0)
-		sb_child_fail("keep the claim token", errno);
 	for (fd = 0; fd <= 2; fd++)
 		if (dup2(devnull_fd, fd) < 0)
 			sb_child_fail("redirect standard streams", errno);
+	if (claim_fd >= 0 && dup2(claim_fd, SB_CHILD_CLAIM_FD) < 0)
+		sb_child_fail("keep the claim token", errno);
 	if (syscall(SYS_close_range, keep + 1, ~0U, 0) < 0)
 	{
 		/* kernels before 5.9: close one by one */

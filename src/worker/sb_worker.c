@@ -72,6 +72,7 @@ typedef struct SbChild
 	uint64_t	deadline_us;
 	uint64_t	cpu_before_us;	/* a spare's warm-up CPU, not the call's */
 	bool		killed;
+	bool		revoked;		/* an orphan: a reservation taken back */
 	uint32_t	cause;			/* SbExitCause */
 	bool		ready;			/* a spare that finished warming up */
 	bool		contained;		/* a spare given limits ahead of its call */
@@ -91,7 +92,7 @@ typedef struct SbClient
 	SbChild		child;			/* its call's child, or its reservation */
 	bool		reserve;		/* wants a reservation once it has no child */
 	SbSpawnRequest reserve_req; /* with these limits */
-	uint64_t	last_call_us;	/* when its latest call began */
+	uint64_t	last_active_us; /* when its latest call began or ended */
 } SbClient;
 
 static SbContainment sb_containment;
@@ -103,6 +104,7 @@ static int	sb_target_spares = 1;
 static uint32_t sb_default_shape = 0;
 static int	sb_in_flight = 0;	/* running children, orphans included */
 static int	sb_nreserved = 0;	/* reservations: spares clients hold */
+static int	sb_revoking = 0;	/* reservations taken back, not yet reaped */
 static uint64_t sb_last_busy_us = 0;	/* last dispatch or exit */
 static uint64_t sb_listen_paused_until = 0;	/* out of fds: accept later */
 
@@ -548,7 +550,7 @@ sb_dispatch(SbClient *cl, const SbSpawnRequest *req)
 	child.killed = false;
 	child.cause = SB_EXIT_BY_ITSELF;
 	cl->child = child;
-	cl->last_call_us = child.started_us;
+	cl->last_active_us = child.started_us;
 	sb_in_flight++;
 
 	sp.pid = child.pid;
@@ -642,7 +644,7 @@ sb_start_reserved(SbClient *cl, uint32_t timeout_ms)
 	cl->reserve = true;			/* as the call that asked for it did */
 	c->killed = false;
 	c->cause = SB_EXIT_BY_ITSELF;
-	cl->last_call_us = c->started_us;
+	cl->last_active_us = c->started_us;
 	sb_nreserved--;
 	sb_in_flight++;
 	sb_last_busy_us = c->started_us;
@@ -694,6 +696,8 @@ sb_revoke(SbClient *cl)
 		return false;
 	}
 	sb_orphan_child(cl);
+	sb_orphans[sb_norphans - 1].revoked = true;
+	sb_revoking++;
 	cl->reserve = false;		/* until its next call asks again */
 	if (!sb_worker_send(cl->fd, SB_CTL_REVOKED, &rev, sizeof(rev)))
 		sb_client_gone(cl);
@@ -720,8 +724,8 @@ sb_revoke_oldest(SbClient *except, uint64_t min_idle_us)
 			SbClient   *cl = &sb_clients[i];
 
 			if (cl != except && cl->fd >= 0 && cl->child.pid > 0 && cl->child.reserved &&
-				now - cl->last_call_us >= min_idle_us &&
-				(victim == NULL || cl->last_call_us < victim->last_call_us))
+				now - cl->last_active_us >= min_idle_us &&
+				(victim == NULL || cl->last_active_us < victim->last_active_us))
 				victim = cl;
 		}
 		if (victim == NULL)
@@ -761,6 +765,8 @@ sb_child_exited(SbClient *cl)
 				user_us,
 				sys_us;
 
+	if (c->pid <= 0)
+		return;
 	do
 		r = wait4(c->pid, &status, 0, &ru);
 	while (r < 0 && errno == EINTR);
@@ -781,6 +787,7 @@ sb_child_exited(SbClient *cl)
 	}
 	sb_in_flight--;
 	sb_last_busy_us = sb_now_us();
+	cl->last_active_us = sb_last_busy_us;
 
 	user_us = (uint64_t) ru.ru_utime.tv_sec * 1000000 + (uint64_t) ru.ru_utime.tv_usec;
 	sys_us = (uint64_t) ru.ru_stime.tv_sec * 1000000 + (uint64_t) ru.ru_stime.tv_usec;
@@ -819,6 +826,8 @@ sb_orphan_exited(int i)
 	if (r != sb_orphans[i].pid)
 		sb_worker_die("waitpid failed");
 	close(sb_orphans[i].pidfd);
+	if (sb_orphans[i].revoked)
+		sb_revoking--;
 	sb_orphans[i] = sb_orphans[--sb_norphans];
 	sb_in_flight--;
 	sb_last_busy_us = sb_now_us();
@@ -846,7 +855,7 @@ sb_grant_reservations(void)
 			SbClient   *cl = &sb_clients[i];
 
 			if (cl->fd >= 0 && cl->reserve && cl->child.pid == 0 && !cl->queued &&
-				(best == NULL || cl->last_call_us > best->last_call_us))
+				(best == NULL || cl->last_active_us > best->last_active_us))
 				best = cl;
 		}
 		if (best == NULL ||
@@ -854,7 +863,18 @@ sb_grant_reservations(void)
 			return;
 		if (!sb_take_spare(&best->reserve_req, &spare))
 		{
-			if (sb_nspares + sb_nreserved >= sb_target_spares)
+			/*
+			 * Take one back only if that lets the pool refill with a
+			 * spare for this client: none of its shape is warming up,
+			 * and the refill forks its shape.
+			 */
+			bool		warming = false;
+
+			for (i = 0; i < sb_nspares; i++)
+				if (sb_spares[i].shape == (best->reserve_req.flags & SB_SPAWN_SHAPE_FLAGS))
+					warming = true;
+			if (!warming && sb_nspares + sb_nreserved >= sb_target_spares &&
+				(best->reserve_req.flags & SB_SPAWN_SHAPE_FLAGS) == sb_default_shape)
 				(void) sb_revoke_oldest(best, SB_RESERVATION_STEAL_US);
 			return;
 		}
@@ -1016,11 +1036,18 @@ sb_accept(void)
 	cl->fd = fd;
 }
 
-/* Requests whose queue wait is over get SB_CTL_BUSY. */
+/*
+ * Requests whose queue wait is over get SB_CTL_BUSY; not while a
+ * reservation taken back to free a slot is still dying: that slot is
+ * theirs in a moment, however short their wait.
+ */
 static void
 sb_expire_queue(uint64_t now)
 {
 	int			i;
+
+	if (sb_revoking > 0)
+		return;
 
 	for (i = 0; i < sb_nclients; i++)
 	{
@@ -1193,7 +1220,13 @@ sb_serve(void)
 			{
 				SbClient   *cl = &sb_clients[i];
 
-				if (pfds[k + 1].fd >= 0 && pfds[k + 1].revents)
+				/*
+				 * the child polled for may be gone already: a revocation
+				 * on another client's behalf earlier in this round made
+				 * it an orphan
+				 */
+				if (pfds[k + 1].fd >= 0 && pfds[k + 1].revents &&
+					cl->child.pid > 0 && cl->child.pidfd == pfds[k + 1].fd)
 				{
 					uint64_t	token;
 

@@ -149,6 +149,35 @@ def reserved_children(worker):
 GETPID = "import os\ndef main():\n    return os.getpid()\n"
 
 
+def fd_links(pid):
+    """{fd number: what it refers to} for a process, or None once it is gone."""
+    try:
+        return {int(fd): os.readlink("/proc/%d/fd/%s" % (pid, fd))
+                for fd in os.listdir("/proc/%d/fd" % pid)}
+    except OSError:
+        return None
+
+
+def fd_problems(pid, what, claim):
+    """What is wrong with a child's fds: 0-2 /dev/null, 3 a socket, and 4
+    its claim token (an eventfd) if and only if claim."""
+    links = fd_links(pid)
+    if links is None:
+        return []
+    want = {0: "/dev/null", 1: "/dev/null", 2: "/dev/null"}
+    problems = ["%s %d: fd %d is %s, expected %s" % (what, pid, fd, links.get(fd), target)
+                for fd, target in want.items() if links.get(fd) != target]
+    if not links.get(3, "").startswith("socket:["):
+        problems.append("%s %d: fd 3 is %s, expected its data socket" % (what, pid, links.get(3)))
+    expected = {0, 1, 2, 3} | ({4} if claim else set())
+    if claim and links.get(4) != "anon_inode:[eventfd]":
+        problems.append("%s %d: fd 4 is %s, expected its claim token" % (what, pid, links.get(4)))
+    if set(links) - expected - ({5} if claim else set()):
+        # a spare may still hold /proc/self/statm until it gets its limits
+        problems.append("%s %d holds fds %s" % (what, pid, sorted(links)))
+    return problems
+
+
 def open_fds(pid):
     """The fd numbers a process holds, sorted, or None once it is gone."""
     try:
@@ -401,6 +430,7 @@ class Suite:
             fds = open_fds(child)
             if fds != ["0", "1", "2", "3"]:
                 problems.append("the running child %d holds fds %s" % (child, fds))
+            problems += fd_problems(child, "the running child", False)
         call.join(10)
         conn.close()
         spares = wait_for(lambda: [p for p in children(process_table(), worker)
@@ -409,6 +439,7 @@ class Suite:
             # a spare keeps /proc/self/statm open until it gets its limits
             if ring_fds(p):
                 problems.append("the spare %d holds the io_uring ring" % p)
+            problems += fd_problems(p, "the spare", True)
         if not spares:
             problems.append("no spare to look at")
         self.report("(f) the worker pins what calls write; no child holds the ring",
@@ -433,6 +464,16 @@ class Suite:
             elif second == first:
                 problems.append("two calls ran on the same child %d" % first)
             info = "calls on %d, then on reservation %d" % (first, second)
+        # a call running on its reservation holds /dev/null, its socket, no token
+        reserved = wait_for(lambda: reserved_children(worker), 5) or []
+        if reserved:
+            call = Call(conn, LOOP, '{"timeout_ms": 1500}')
+            call.start()
+            if wait_for(lambda: running_child(worker) == reserved[0], 5) is None:
+                problems.append("the call did not run on its reservation %d" % reserved[0])
+            else:
+                problems += fd_problems(reserved[0], "the call on its reservation", False)
+            call.join(10)
         # a reservation that dies while its session is idle
         victim = wait_for(lambda: reserved_children(worker), 5) or []
         if not victim:
@@ -482,7 +523,8 @@ class Suite:
             _bgw, worker = server_processes()
             if not wait_for(lambda: reserved_children(worker), 5):
                 problems.append("no reservation for the idle session")
-            y.cursor().execute("SET pysandbox.queue_timeout = '5s'")
+            # no wait at all: the slot the reservation frees is this call's
+            y.cursor().execute("SET pysandbox.queue_timeout = 0")
             t0 = time.monotonic()
             got = execute(y, "def main():\n    return 2\n")
             if got != {"main": 2}:
