@@ -545,6 +545,17 @@ sb_python_prewarm(void)
 	if (res == NULL)
 		PyErr_Clear();
 	Py_XDECREF(res);
+
+	/*
+	 * The warm-up freed many small chunks; the call's first large
+	 * allocation would merge them (glibc's malloc_consolidate), writing
+	 * free chunks all over the heap, some in pages still shared with the
+	 * worker: ~8 copy-on-write faults and a walk of cold memory in every
+	 * call.  Setting the fast-bin limit (to its default) merges them now;
+	 * malloc_trim() would too, but would also give free pages back that
+	 * the call then faults in again.
+	 */
+	(void) mallopt(M_MXFAST, 64 * sizeof(size_t) / 4);
 }
 
 /*
