@@ -1,7 +1,7 @@
 #!/bin/sh
 # test/check.sh - set up everything on a fresh Debian 12 machine (as root),
 # start a throwaway cluster, and run every test:
-#   1. Python-layer unit tests (validator, guard)
+#   1. Python-layer unit tests (validator, guard, request handling)
 #   2. pg_regress (sql/, expected/)
 #   3. the hostile-payload suite, with and without the Python layer, and
 #      the syscall probe (the seccomp filter against its policy table)
@@ -43,6 +43,7 @@ run() {
 
 run "python layer unit tests" /usr/bin/python3 test/python/test_python_layer.py
 run "column decoding unit tests" /usr/bin/python3 test/python/test_codec.py
+run "request handling unit tests" /usr/bin/python3 test/python/test_runtime.py
 run "pg_regress" sh -c 'make -s installcheck || { cat regression.diffs 2>/dev/null | head -200; exit 1; }'
 run "fuzz: the backend's checks on the child's frames (60 s)" sh test/fuzz/build.sh 60
 run "hot standby" sh test/standby/standby.sh

@@ -78,6 +78,7 @@ extern void sb_sandbox_detach(SbSandbox *sb);
 extern void sb_sandbox_abandon_worker(void);
 extern void sb_worker_init(void);
 extern bool sb_sandbox_shared(void);
+extern uint64 sb_sandbox_instance(void);
 extern pid_t sb_worker_exec(const char *path, char *const *argv, int control_fd);
 
 /* ---- sb_server.c: the cluster-wide fork server (shared_preload_libraries) ---- */
@@ -147,6 +148,7 @@ typedef struct SbRequest
 	bool		rows_mode;		/* sandbox_rows: columns come back, not jsonb */
 	bool		capture_output; /* sandbox_run: keep prints, do not relay */
 	int			rows_ncols;		/* how many columns */
+	bool		validated;		/* the child may skip the validator (sb_main.c) */
 } SbRequest;
 
 extern void sb_inputs_encode(SbRequest *req, Jsonb *inputs);
@@ -197,6 +199,7 @@ extern void sb_request_start(SbRequest *req, const char *code, ArrayType *return
 							 const SbLimits *limits);
 extern void sb_request_finish(SbRequest *req, Jsonb *inputs);
 extern void sb_report_usage(const SbRequest *req, const SbOutcome *out);
+extern void sb_validated_note(const char *code, const SbOutcome *out);
 extern void sb_run_functions(const char *code, Jsonb *inputs, ArrayType *returns,
 							 Jsonb *options, bool capture_output, SbRequest *req,
 							 SbLimits *limits, SbOutcome *out);

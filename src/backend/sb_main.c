@@ -105,6 +105,87 @@ sb_append_allowed_modules(StringInfo json)
 }
 
 /*
+ * Code this session ran to a result, so the child's validator passed it
+ * (the child validates before it runs anything).  The validator is a pure
+ * function of the code and the import allowlist, so a later call with the
+ * same code and allowlist tells the child "validated" by the worker
+ * instance that passed it (SbReady.instance), and a child of that instance
+ * skips the validator; a child of another (the worker was restarted,
+ * perhaps after an upgrade) runs it.  In an idle child, whose caches have
+ * gone cold, validating even a trivial function costs ~0.1 ms.  Everything
+ * else, the guarded builtins and imports and every OS layer, applies to
+ * every call.  The entries are exact copies (no hashes), a few per
+ * session, in TopMemoryContext.
+ */
+#define SB_VALIDATED_SLOTS		8
+#define SB_VALIDATED_MAX_CODE	(64 * 1024)
+
+typedef struct SbValidated
+{
+	char	   *code;			/* NULL: an empty slot */
+	char	   *allowed;		/* pysandbox.allowed_modules then */
+	uint64		instance;		/* the worker instance that ran it */
+	uint64		used;			/* for replacing the least recently used */
+} SbValidated;
+
+static SbValidated sb_validated[SB_VALIDATED_SLOTS];
+static uint64 sb_validated_clock = 0;
+
+static SbValidated *
+sb_validated_find(const char *code)
+{
+	const char *allowed = sb_allowed_modules ? sb_allowed_modules : "";
+	int			i;
+
+	if (!sb_python_layer || strlen(code) > SB_VALIDATED_MAX_CODE)
+		return NULL;
+	for (i = 0; i < SB_VALIDATED_SLOTS; i++)
+	{
+		SbValidated *v = &sb_validated[i];
+
+		if (v->code != NULL && v->instance == sb_sandbox_instance() &&
+			strcmp(v->code, code) == 0 && strcmp(v->allowed, allowed) == 0)
+			return v;
+	}
+	return NULL;
+}
+
+/*
+ * A call with this code has ended: if with a result, remember the code.
+ * (sandbox_validate does not count: it reports findings as a result.)
+ */
+void
+sb_validated_note(const char *code, const SbOutcome *out)
+{
+	SbValidated *v;
+	int			i;
+
+	if ((out->result == NULL && out->rows_header == NULL) || out->error != NULL ||
+		out->violation || out->protocol_error || out->output_exceeded || out->worker_lost)
+		return;
+	v = sb_validated_find(code);
+	if (v == NULL)
+	{
+		if (!sb_python_layer || strlen(code) > SB_VALIDATED_MAX_CODE)
+			return;
+		v = &sb_validated[0];
+		for (i = 1; i < SB_VALIDATED_SLOTS && v->code != NULL; i++)
+			if (sb_validated[i].code == NULL || sb_validated[i].used < v->used)
+				v = &sb_validated[i];
+		if (v->code != NULL)
+		{
+			pfree(v->code);
+			pfree(v->allowed);
+		}
+		v->code = MemoryContextStrdup(TopMemoryContext, code);
+		v->allowed = MemoryContextStrdup(TopMemoryContext,
+										 sb_allowed_modules ? sb_allowed_modules : "");
+		v->instance = sb_sandbox_instance();
+	}
+	v->used = ++sb_validated_clock;
+}
+
+/*
  * Begin a request: code, the import allowlist and the output limit.
  * The caller then appends its own members ("returns", "rows") and calls
  * sb_request_finish().
@@ -132,6 +213,10 @@ sb_request_start(SbRequest *req, const char *code, ArrayType *returns,
 	}
 	sb_append_allowed_modules(&req->json);
 	appendStringInfo(&req->json, ",\"max_output_bytes\":%d,", limits->max_output_bytes);
+	req->validated = sb_validated_find(code) != NULL;
+	if (req->validated)
+		appendStringInfo(&req->json, "\"validated\":\"%016llx\",",
+						 (unsigned long long) sb_sandbox_instance());
 }
 
 /*
@@ -169,15 +254,17 @@ sb_report_usage(const SbRequest *req, const SbOutcome *out)
 		elog(DEBUG1, "pysandbox usage: wall_ms=" UINT64_FORMAT " cpu_ms=n/a"
 			 " peak_memory_kb=n/a input_rows=" UINT64_FORMAT
 			 " input_bytes=" UINT64_FORMAT " output_bytes=" UINT64_FORMAT
-			 " (not waited for the exit)",
-			 out->exit.wall_us / 1000, req->input_rows, req->input_bytes, output);
+			 " (not waited for the exit)%s",
+			 out->exit.wall_us / 1000, req->input_rows, req->input_bytes, output,
+			 req->validated ? " (code validated by an earlier call)" : "");
 		return;
 	}
 	elog(DEBUG1, "pysandbox usage: wall_ms=" UINT64_FORMAT " cpu_ms=" UINT64_FORMAT
 		 " peak_memory_kb=" UINT64_FORMAT " input_rows=" UINT64_FORMAT
-		 " input_bytes=" UINT64_FORMAT " output_bytes=" UINT64_FORMAT,
+		 " input_bytes=" UINT64_FORMAT " output_bytes=" UINT64_FORMAT "%s",
 		 out->exit.wall_us / 1000, (out->exit.user_us + out->exit.sys_us) / 1000,
-		 out->exit.maxrss_kb, req->input_rows, req->input_bytes, output);
+		 out->exit.maxrss_kb, req->input_rows, req->input_bytes, output,
+		 req->validated ? " (code validated by an earlier call)" : "");
 }
 
 /*
@@ -195,6 +282,7 @@ sb_run_functions(const char *code, Jsonb *inputs, ArrayType *returns, Jsonb *opt
 	sb_request_finish(req, inputs);
 	sb_call_run(req, limits, out);
 	sb_report_usage(req, out);
+	sb_validated_note(code, out);
 }
 
 /*

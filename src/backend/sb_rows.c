@@ -300,6 +300,7 @@ sb_rows_run(FunctionCallInfo fcinfo, const char *code, Jsonb *inputs,
 
 	sb_call_run(&req, &limits, &out);
 	sb_report_usage(&req, &out);
+	sb_validated_note(code, &out);
 	sb_check_outcome(&out, &limits);
 
 	if (out.rows_header == NULL || list_length(out.rows_columns) != ncols)

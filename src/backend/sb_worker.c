@@ -59,6 +59,7 @@ static pid_t sb_worker_pid = 0;
 static uint32 sb_worker_layers = 0;
 static uint32 sb_worker_landlock_abi = 0;
 static bool sb_worker_shared = false;
+static uint64 sb_worker_instance = 0;	/* SbReady.instance, 0: none yet */
 
 /*
  * The pid of a child whose complete result we took without waiting for its
@@ -577,6 +578,17 @@ sb_worker_ready(void)
 	sb_worker_layers = payload.ready.layers;
 	sb_worker_landlock_abi = payload.ready.landlock_abi;
 	sb_worker_shared = payload.ready.shared != 0;
+	sb_worker_instance = payload.ready.instance;
+}
+
+/*
+ * The random id of the worker this session last talked to (0: none yet).
+ * A worker started anew, perhaps another build of pysandbox, has another.
+ */
+uint64
+sb_sandbox_instance(void)
+{
+	return sb_worker_instance;
 }
 
 /* Does this session use the cluster-wide fork server? */

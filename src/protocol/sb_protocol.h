@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SB_PROTOCOL_VERSION		3
+#define SB_PROTOCOL_VERSION		4
 
 /* the worker inherits its control socket on this fd */
 #define SB_WORKER_CONTROL_FD	3
@@ -197,6 +197,9 @@ typedef struct SbReady
 	uint32_t	max_concurrent; /* 0: no cluster-wide cap (per-session) */
 	uint32_t	spares;			/* children kept forked ahead of time */
 	uint32_t	shared;			/* 1: the cluster-wide fork server */
+	uint64_t	instance;		/* random, this worker process's own: a
+								 * request may say its code passed the
+								 * validator of this instance (sb_main.c) */
 } SbReady;
 
 #define SB_LAYER_SECCOMP	0x0001	/* the filter compiled */

@@ -487,7 +487,13 @@ def serve(python_layer):
         return 0
 
     if python_layer:
-        findings, _imports = sb_validator.validate(code, allowed)
+        # the backend says whether this session has run this very code (and
+        # allowlist) to a result on this worker before: then it passed this
+        # validator, and would again
+        if request.get("validated") == sb_io.INSTANCE:
+            findings = ()
+        else:
+            findings = sb_validator.validate(code, allowed)[0]
         if findings:
             first = findings[0]
             kind = "syntax" if first["rule"] == "syntax" else "validation"

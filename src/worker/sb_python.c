@@ -23,9 +23,11 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef MADV_POPULATE_WRITE
@@ -257,13 +259,29 @@ static struct PyModuleDef sb_io_module = {
 	NULL, NULL, NULL, NULL
 };
 
+static int	sb_getrandom_all(void *buf, size_t len);
+
+/* this worker's random instance id (SbReady), the same in all its children */
+static uint64_t sb_instance;
+
+uint64_t
+sb_python_instance(void)
+{
+	return sb_instance;
+}
+
 static PyObject *
 sb_io_init(void)
 {
 	PyObject   *m = PyModule_Create(&sb_io_module);
+	char		instance[17];
 
 	if (m == NULL)
 		return NULL;
+	if (sb_getrandom_all(&sb_instance, sizeof(sb_instance)) < 0)
+		sb_instance = ((uint64_t) getpid() << 32) ^ (uint64_t) time(NULL);
+	snprintf(instance, sizeof(instance), "%016llx", (unsigned long long) sb_instance);
+	PyModule_AddStringConstant(m, "INSTANCE", instance);
 	PyModule_AddIntConstant(m, "REQUEST", SB_DATA_REQUEST);
 	PyModule_AddIntConstant(m, "TABLE", SB_DATA_TABLE);
 	PyModule_AddIntConstant(m, "COLUMN", SB_DATA_COLUMN);

@@ -1327,6 +1327,7 @@ main(int argc, char **argv)
 	sb_ready.max_concurrent = sb_max_concurrent;
 	sb_ready.spares = (uint32_t) sb_target_spares;
 	sb_ready.shared = sb_server_mode ? 1 : 0;
+	sb_ready.instance = sb_python_instance();
 
 	/* 3. serve */
 	if (sb_server_mode)

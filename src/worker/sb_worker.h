@@ -59,6 +59,7 @@ extern void sb_python_after_fork_child(void);
 extern int	sb_python_serve(uint32_t flags, bool claim);
 extern void sb_python_prewarm(void);
 extern void sb_python_probe_call(void);
+extern uint64_t sb_python_instance(void);
 
 /* sb_hotpages.c */
 extern void sb_hot_pages_pin(void);

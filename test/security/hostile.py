@@ -1338,6 +1338,58 @@ def self_check(server, target):
     return True
 
 
+def validated_memo_check(server):
+    """The validator is skipped only for code that passed it under the same rules.
+
+    A session remembers code it ran to a result (sb_main.c) and tells the
+    child to skip the validator for it; the DEBUG1 usage line says so.  It
+    must not carry over to a narrower import allowlist, nor from a call made
+    with the Python layer off.
+    """
+    problems = []
+
+    def run(code):
+        server.notices.items = []
+        try:
+            server.cur.execute("SELECT sandbox_execute(%s)", (code,))
+            outcome = server.cur.fetchone()[0]
+        except psycopg2.Error as exc:
+            outcome = exc.pgcode
+        skipped = any("code validated by an earlier call" in str(n) for n in server.notices.items)
+        return outcome, skipped
+
+    def expect(what, got, wanted):
+        if got != wanted:
+            problems.append("%s: %r, expected %r" % (what, got, wanted))
+
+    uses_math = "import math\ndef main():\n    return math.floor(2.5)\n"
+    uses_os = "import os\ndef main():\n    return os.name\n"
+    server.cur.execute("SET client_min_messages = debug1")
+    try:
+        expect("first call", run(uses_math), ({"main": 2}, False))
+        expect("same code again", run(uses_math), ({"main": 2}, True))
+        server.cur.execute("SET pysandbox.allowed_modules = 'json'")
+        expect("same code, math no longer allowed", run(uses_math), ("42501", False))
+        server.cur.execute("RESET pysandbox.allowed_modules")
+        expect("same code, allowlist back", run(uses_math), ({"main": 2}, True))
+        expect("rejected code", run(uses_os), ("42501", False))
+        expect("rejected code again", run(uses_os), ("42501", False))
+        server.set_python_layer(False)
+        expect("the Python layer off", run(uses_os), ({"main": "posix"}, False))
+        server.set_python_layer(True)
+        expect("the Python layer back on", run(uses_os), ("42501", False))
+    finally:
+        server.cur.execute("RESET client_min_messages")
+        server.cur.execute("RESET pysandbox.allowed_modules")
+        server.set_python_layer(True)
+    if problems:
+        print("FAIL validated-code memo: " + "; ".join(problems), flush=True)
+        return False
+    print("ok   the validator is skipped only for code that passed it under the same "
+          "allowlist, never after a call with the Python layer off", flush=True)
+    return True
+
+
 # --------------------------------------------------------------------------
 # running
 
@@ -1406,10 +1458,11 @@ def main():
         print("note: this kernel serves no int 0x80 (ia32 emulation is off): the i386 "
               "payload can only fault", flush=True)
     try:
-        if self_check(server, target):
-            passed += 1
-        else:
-            failed += 1
+        for check in (self_check(server, target), validated_memo_check(server)):
+            if check:
+                passed += 1
+            else:
+                failed += 1
         for mode in args.modes.split(","):
             server.set_python_layer(mode not in ("off", "mount"))
             server.set_filesystem_layer("mount_namespace" if mode == "mount" else "auto")

@@ -1,0 +1,121 @@
+#!/usr/bin/python3
+"""Unit tests for the child's request handling (src/python/sb_runtime.py).
+
+Run with Debian's interpreter: /usr/bin/python3 test/python/test_runtime.py
+sb_io (the worker's C module) is replaced by a stub that plays the frames of
+one request and records what the child sends back.
+"""
+
+import json
+import os
+import sys
+import types
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "src", "python"))
+
+_io = types.ModuleType("sb_io")
+for _i, _name in enumerate(["REQUEST", "TABLE", "COLUMN", "END", "STDOUT", "STDERR",
+                            "RESULT", "ERROR", "ROWS"]):
+    setattr(_io, _name, 100 + _i)
+for _i, _name in enumerate(["COL_INT64", "COL_FLOAT64", "COL_BOOL", "COL_TEXT", "COL_DATE",
+                            "COL_TIMESTAMP", "COL_TIMESTAMPTZ", "COL_INTERVAL", "COL_JSON",
+                            "COL_BYTES", "COL_DECIMAL"]):
+    setattr(_io, _name, _i + 1)
+_io.INSTANCE = "00c0ffee00c0ffee"
+sys.modules["sb_io"] = _io
+
+import sb_runtime  # noqa: E402
+
+ALLOWED = ["json", "math"]
+
+
+def serve(code, **extra):
+    """Run serve() on one request; return the (type, payload) frames sent."""
+    request = {"code": code, "returns": ["main"], "allowed_modules": ALLOWED,
+               "max_output_bytes": 1 << 20, "inputs": {}}
+    request.update(extra)
+    frames = [(_io.REQUEST, bytearray(json.dumps(request).encode())), (_io.END, bytearray())]
+    sent = []
+    saved = sys.stdout, sys.stderr
+    _io.recv = lambda: frames.pop(0)
+    _io.send = lambda ftype, data, end=-1: sent.append((ftype, bytes(data)))
+    _io.sendv = lambda ftype, parts, end=-1: sent.append((ftype, b"".join(parts)))
+    try:
+        sb_runtime.serve(True)
+    finally:
+        sys.stdout, sys.stderr = saved
+    return [(t, json.loads(p)) for t, p in sent]
+
+
+FORBIDDEN_IMPORT = "import os\ndef main():\n    return os.name\n"
+IMPORT_MESSAGE = ('import of module "os" is not allowed; allowed modules: json, math')
+
+
+class ValidatedHintTests(unittest.TestCase):
+    """The backend's "validated" hint skips the validator only for its instance."""
+
+    def test_no_hint_validates(self):
+        [(ftype, err)] = serve(FORBIDDEN_IMPORT)
+        self.assertEqual(ftype, _io.ERROR)
+        self.assertEqual((err["kind"], err["rule"], err["line"], err["col"], err["message"]),
+                         ("validation", "import", 1, 8, IMPORT_MESSAGE))
+
+    def test_hint_of_another_instance_validates(self):
+        [(ftype, err)] = serve(FORBIDDEN_IMPORT, validated="0123456789abcdef")
+        self.assertEqual(ftype, _io.ERROR)
+        self.assertEqual((err["kind"], err["rule"]), ("validation", "import"))
+
+    def test_hint_that_is_not_a_string_validates(self):
+        [(ftype, err)] = serve(FORBIDDEN_IMPORT, validated=True)
+        self.assertEqual((ftype, err["kind"]), (_io.ERROR, "validation"))
+
+    def test_hint_of_this_instance_skips_only_the_validator(self):
+        # the runtime guard still stops the import: the hint is never a way
+        # around the Python layer, only around checking the same code twice
+        [(ftype, err)] = serve(FORBIDDEN_IMPORT, validated=_io.INSTANCE)
+        self.assertEqual(ftype, _io.ERROR)
+        self.assertEqual((err["kind"], err["type"], err["message"], err["line"]),
+                         ("exception", "ImportError", IMPORT_MESSAGE, 1))
+
+    def test_hint_of_this_instance_runs_the_code(self):
+        code = "import math\ndef main():\n    return math.floor(2.5)\n"
+        self.assertEqual(serve(code, validated=_io.INSTANCE), [(_io.RESULT, {"main": 2})])
+        self.assertEqual(serve(code), [(_io.RESULT, {"main": 2})])
+
+
+class FrameJsonTests(unittest.TestCase):
+    """The request's JSON frames are read strictly."""
+
+    def test_object(self):
+        self.assertEqual(sb_runtime._frame_json(bytearray(b'{"a":[1,"\\u00e9"]}')),
+                         {"a": [1, "\u00e9"]})
+
+    def test_extra_data(self):
+        with self.assertRaisesRegex(ValueError, "^extra data after the JSON value in the frame$"):
+            sb_runtime._frame_json(bytearray(b'{"a":1} '))
+
+    def test_not_json(self):
+        for raw in (b"", b" {}", b"nope"):
+            with self.assertRaisesRegex(ValueError, "^the frame is not JSON$"):
+                sb_runtime._frame_json(bytearray(raw))
+
+    def test_not_utf8(self):
+        with self.assertRaises(UnicodeDecodeError):
+            sb_runtime._frame_json(bytearray(b'{"a":"\xff"}'))
+
+    def test_bad_request_is_a_protocol_error(self):
+        frames = [(_io.REQUEST, bytearray(b'{"code": 1} x')), (_io.END, bytearray())]
+        sent = []
+        _io.recv = lambda: frames.pop(0)
+        _io.send = lambda ftype, data, end=-1: sent.append((ftype, json.loads(bytes(data)), end))
+        self.assertEqual(sb_runtime.serve(True), 72)
+        self.assertEqual(sent, [(_io.ERROR, {
+            "kind": "crash", "type": "ProtocolError",
+            "message": "could not read the request: extra data after the JSON value in the frame",
+            "line": None, "col": None, "traceback": None}, 72)])
+
+
+if __name__ == "__main__":
+    unittest.main()
