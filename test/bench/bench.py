@@ -480,6 +480,27 @@ def w1_trivial(ctx, args):
         r.error = "%s: %s" % (type(e).__name__, str(e).strip())
     out.append(r)
 
+    # the same, with code the session has not run before (a comment makes
+    # each call's code new): the child runs the validator, which it skips
+    # for code this session already ran to a result
+    def paced_new(i):
+        code = TRIVIAL_CODE + "# call %d\n" % i
+        time.sleep(args.pace_ms / 1000.0)
+        t = time.perf_counter()
+        v = one(sb, "SELECT sandbox_execute(%s)", (code,))
+        ms = (time.perf_counter() - t) * 1000
+        if v != {"main": 1}:
+            raise ContenderError("unexpected result %r" % (v,))
+        return ms
+    r = Result("1 trivial", "pysandbox (paced, new code)",
+               "%d calls, %d ms apart, each code new" % (args.paced_calls, args.pace_ms))
+    try:
+        r.times = [paced_new(i) for i in range(args.paced_calls)]
+        r.value = 1
+    except Exception as e:  # noqa: BLE001
+        r.error = "%s: %s" % (type(e).__name__, str(e).strip())
+    out.append(r)
+
     # first call in a brand-new connection: starts the worker
     r = Result("1 trivial", "pysandbox (1st call, new conn)",
                "median of %d new connections, %d ms after connecting"
