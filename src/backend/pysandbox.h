@@ -148,6 +148,8 @@ typedef struct SbRequest
 	bool		rows_mode;		/* sandbox_rows: columns come back, not jsonb */
 	bool		capture_output; /* sandbox_run: keep prints, do not relay */
 	int			rows_ncols;		/* how many columns */
+	bool		python_layer;	/* pysandbox.python_layer when it was built */
+	char	   *allowed_modules;	/* pysandbox.allowed_modules then */
 	bool		validated;		/* the child may skip the validator (sb_main.c) */
 } SbRequest;
 
@@ -199,7 +201,8 @@ extern void sb_request_start(SbRequest *req, const char *code, ArrayType *return
 							 const SbLimits *limits);
 extern void sb_request_finish(SbRequest *req, Jsonb *inputs);
 extern void sb_report_usage(const SbRequest *req, const SbOutcome *out);
-extern void sb_validated_note(const char *code, const SbOutcome *out);
+extern void sb_request_offer_validated(SbRequest *req, const char *code);
+extern void sb_validated_note(const SbRequest *req, const char *code, const SbOutcome *out);
 extern void sb_run_functions(const char *code, Jsonb *inputs, ArrayType *returns,
 							 Jsonb *options, bool capture_output, SbRequest *req,
 							 SbLimits *limits, SbOutcome *out);

@@ -384,7 +384,7 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 	spawn.timeout_ms = limits->timeout_ms;
 	spawn.cpu_ms = limits->cpu_ms;
 	spawn.memory_mb = limits->memory_mb;
-	spawn.flags = sb_python_layer ? 0 : SB_SPAWN_PYTHON_LAYER_OFF;
+	spawn.flags = req->python_layer ? 0 : SB_SPAWN_PYTHON_LAYER_OFF;
 	spawn.queue_ms = (uint32) sb_queue_timeout_ms;
 
 	memset(out, 0, sizeof(*out));

@@ -83,15 +83,15 @@ sb_append_returns(StringInfo json, ArrayType *returns)
 	appendStringInfoChar(json, ']');
 }
 
-/* Append "allowed_modules":[...] from pysandbox.allowed_modules. */
+/* Append "allowed_modules":[...] from a pysandbox.allowed_modules value. */
 static void
-sb_append_allowed_modules(StringInfo json)
+sb_append_allowed_modules(StringInfo json, const char *allowed)
 {
 	List	   *names;
 	ListCell   *lc;
 	bool		first = true;
 
-	if (!sb_split_modules(sb_allowed_modules ? sb_allowed_modules : "", &names))
+	if (!sb_split_modules(allowed, &names))
 		names = NIL;			/* cannot happen: the check hook refused it */
 	appendStringInfoString(json, "\"allowed_modules\":[");
 	foreach(lc, names)
@@ -115,7 +115,8 @@ sb_append_allowed_modules(StringInfo json)
  * gone cold, validating even a trivial function costs ~0.1 ms.  Everything
  * else, the guarded builtins and imports and every OS layer, applies to
  * every call.  The entries are exact copies (no hashes), a few per
- * session, in TopMemoryContext.
+ * session, in TopMemoryContext; what a request was built with is kept in
+ * it (SbRequest), so settings changed during the call do not count.
  */
 #define SB_VALIDATED_SLOTS		8
 #define SB_VALIDATED_MAX_CODE	(64 * 1024)
@@ -132,42 +133,55 @@ static SbValidated sb_validated[SB_VALIDATED_SLOTS];
 static uint64 sb_validated_clock = 0;
 
 static SbValidated *
-sb_validated_find(const char *code)
+sb_validated_find(const SbRequest *req, const char *code)
 {
-	const char *allowed = sb_allowed_modules ? sb_allowed_modules : "";
 	int			i;
 
-	if (!sb_python_layer || strlen(code) > SB_VALIDATED_MAX_CODE)
+	if (!req->python_layer || strnlen(code, SB_VALIDATED_MAX_CODE + 1) > SB_VALIDATED_MAX_CODE)
 		return NULL;
 	for (i = 0; i < SB_VALIDATED_SLOTS; i++)
 	{
 		SbValidated *v = &sb_validated[i];
 
 		if (v->code != NULL && v->instance == sb_sandbox_instance() &&
-			strcmp(v->code, code) == 0 && strcmp(v->allowed, allowed) == 0)
+			strcmp(v->code, code) == 0 && strcmp(v->allowed, req->allowed_modules) == 0)
 			return v;
 	}
 	return NULL;
 }
 
 /*
- * A call with this code has ended: if with a result, remember the code.
- * (sandbox_validate does not count: it reports findings as a result.)
+ * Tell the child if this code passed its validator before (after
+ * sb_request_start, for calls that run the code: not sandbox_validate).
  */
 void
-sb_validated_note(const char *code, const SbOutcome *out)
+sb_request_offer_validated(SbRequest *req, const char *code)
+{
+	req->validated = sb_validated_find(req, code) != NULL;
+	if (req->validated)
+		appendStringInfo(&req->json, "\"validated\":\"%016llx\",",
+						 (unsigned long long) sb_sandbox_instance());
+}
+
+/* A call with this code has ended: if with a result, remember the code. */
+void
+sb_validated_note(const SbRequest *req, const char *code, const SbOutcome *out)
 {
 	SbValidated *v;
+	char	   *code_copy;
+	char	   *allowed_copy;
 	int			i;
 
 	if ((out->result == NULL && out->rows_header == NULL) || out->error != NULL ||
-		out->violation || out->protocol_error || out->output_exceeded || out->worker_lost)
+		out->violation || out->protocol_error || out->output_exceeded || out->worker_lost ||
+		!req->python_layer || strnlen(code, SB_VALIDATED_MAX_CODE + 1) > SB_VALIDATED_MAX_CODE)
 		return;
-	v = sb_validated_find(code);
+	v = sb_validated_find(req, code);
 	if (v == NULL)
 	{
-		if (!sb_python_layer || strlen(code) > SB_VALIDATED_MAX_CODE)
-			return;
+		/* copies first: an allocation failure leaves every slot intact */
+		code_copy = MemoryContextStrdup(TopMemoryContext, code);
+		allowed_copy = MemoryContextStrdup(TopMemoryContext, req->allowed_modules);
 		v = &sb_validated[0];
 		for (i = 1; i < SB_VALIDATED_SLOTS && v->code != NULL; i++)
 			if (sb_validated[i].code == NULL || sb_validated[i].used < v->used)
@@ -177,9 +191,8 @@ sb_validated_note(const char *code, const SbOutcome *out)
 			pfree(v->code);
 			pfree(v->allowed);
 		}
-		v->code = MemoryContextStrdup(TopMemoryContext, code);
-		v->allowed = MemoryContextStrdup(TopMemoryContext,
-										 sb_allowed_modules ? sb_allowed_modules : "");
+		v->code = code_copy;
+		v->allowed = allowed_copy;
 		v->instance = sb_sandbox_instance();
 	}
 	v->used = ++sb_validated_clock;
@@ -196,6 +209,8 @@ sb_request_start(SbRequest *req, const char *code, ArrayType *returns,
 {
 	memset(req, 0, sizeof(*req));
 	req->numeric_decimal = limits->numeric_decimal;
+	req->python_layer = sb_python_layer;
+	req->allowed_modules = pstrdup(sb_allowed_modules ? sb_allowed_modules : "");
 	initStringInfo(&req->json);
 	appendStringInfoString(&req->json, "{\"code\":");
 	escape_json(&req->json, code);
@@ -211,12 +226,8 @@ sb_request_start(SbRequest *req, const char *code, ArrayType *returns,
 		escape_json(&req->json, limits->verify);
 		appendStringInfoChar(&req->json, ',');
 	}
-	sb_append_allowed_modules(&req->json);
+	sb_append_allowed_modules(&req->json, req->allowed_modules);
 	appendStringInfo(&req->json, ",\"max_output_bytes\":%d,", limits->max_output_bytes);
-	req->validated = sb_validated_find(code) != NULL;
-	if (req->validated)
-		appendStringInfo(&req->json, "\"validated\":\"%016llx\",",
-						 (unsigned long long) sb_sandbox_instance());
 }
 
 /*
@@ -278,11 +289,12 @@ sb_run_functions(const char *code, Jsonb *inputs, ArrayType *returns, Jsonb *opt
 {
 	sb_limits_from_options(limits, options);
 	sb_request_start(req, code, returns, limits);
+	sb_request_offer_validated(req, code);
 	req->capture_output = capture_output;
 	sb_request_finish(req, inputs);
 	sb_call_run(req, limits, out);
 	sb_report_usage(req, out);
-	sb_validated_note(code, out);
+	sb_validated_note(req, code, out);
 }
 
 /*

@@ -262,6 +262,7 @@ sb_rows_run(FunctionCallInfo fcinfo, const char *code, Jsonb *inputs,
 	cols = palloc0(sizeof(SbOutColumn) * Max(tupdesc->natts, 1));
 	returns = construct_array(&name, 1, TEXTOID, -1, false, TYPALIGN_INT);
 	sb_request_start(&req, code, returns, &limits);
+	sb_request_offer_validated(&req, code);
 	appendStringInfoString(&req.json, "\"rows\":{\"columns\":[");
 	for (i = 0; i < tupdesc->natts; i++)
 	{
@@ -300,7 +301,7 @@ sb_rows_run(FunctionCallInfo fcinfo, const char *code, Jsonb *inputs,
 
 	sb_call_run(&req, &limits, &out);
 	sb_report_usage(&req, &out);
-	sb_validated_note(code, &out);
+	sb_validated_note(&req, code, &out);
 	sb_check_outcome(&out, &limits);
 
 	if (out.rows_header == NULL || list_length(out.rows_columns) != ncols)

@@ -79,6 +79,12 @@ class ValidatedHintTests(unittest.TestCase):
         self.assertEqual((err["kind"], err["type"], err["message"], err["line"]),
                          ("exception", "ImportError", IMPORT_MESSAGE, 1))
 
+    def test_validate_only_ignores_the_hint(self):
+        [(ftype, report)] = serve(FORBIDDEN_IMPORT, validated=_io.INSTANCE, validate_only=True)
+        self.assertEqual(ftype, _io.RESULT)
+        self.assertEqual((report["ok"], [f["rule"] for f in report["findings"]], report["imports"]),
+                         (False, ["import"], ["os"]))
+
     def test_hint_of_this_instance_runs_the_code(self):
         code = "import math\ndef main():\n    return math.floor(2.5)\n"
         self.assertEqual(serve(code, validated=_io.INSTANCE), [(_io.RESULT, {"main": 2})])

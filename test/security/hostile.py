@@ -1358,6 +1358,13 @@ def validated_memo_check(server):
         skipped = any("code validated by an earlier call" in str(n) for n in server.notices.items)
         return outcome, skipped
 
+    def run_rows(code):
+        server.notices.items = []
+        server.cur.execute("SELECT * FROM sandbox_rows(%s, '{}', 'main') AS t(x int)", (code,))
+        rows = server.cur.fetchall()
+        skipped = any("code validated by an earlier call" in str(n) for n in server.notices.items)
+        return rows, skipped
+
     def expect(what, got, wanted):
         if got != wanted:
             problems.append("%s: %r, expected %r" % (what, got, wanted))
@@ -1374,6 +1381,14 @@ def validated_memo_check(server):
         expect("same code, allowlist back", run(uses_math), ({"main": 2}, True))
         expect("rejected code", run(uses_os), ("42501", False))
         expect("rejected code again", run(uses_os), ("42501", False))
+        rows = "import pandas as pd\ndef main():\n    return pd.DataFrame({'x': [1, 2]})\n"
+        expect("sandbox_rows", run_rows(rows), ([(1,), (2,)], False))
+        expect("sandbox_rows again", run_rows(rows), ([(1,), (2,)], True))
+        # eight codes are remembered: the ninth pushes out the least recently used
+        for i in range(8):
+            run("def main():\n    return %d\n" % i)
+        expect("a code pushed out", run(uses_math), ({"main": 2}, False))
+        expect("a code kept", run("def main():\n    return 7\n"), ({"main": 7}, True))
         server.set_python_layer(False)
         expect("the Python layer off", run(uses_os), ({"main": "posix"}, False))
         server.set_python_layer(True)
