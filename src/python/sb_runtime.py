@@ -85,7 +85,7 @@ _TRIVIAL_CODE = """def main(x=1):
 """
 
 
-def prewarm(collect=True, pandas=True):
+def prewarm(collect=True, pandas=True, validated=False):
     """In a spare child: touch what a typical call touches, then wait.
 
     Reference counts live in the objects, so merely using the warm heap
@@ -105,6 +105,8 @@ def prewarm(collect=True, pandas=True):
     request = {"code": _PREWARM_CODE if pandas else _TRIVIAL_CODE, "returns": ["main"],
                "allowed_modules": list(_WARM_ALLOWED), "max_output_bytes": 1 << 20,
                "inputs": {"x": 1}}
+    if validated:
+        request["validated"] = sb_io.INSTANCE
     frames = [(sb_io.REQUEST, json.dumps(request).encode("utf-8")), (sb_io.END, b"")]
     saved = (sb_io.recv, sb_io.send, sb_io.sendv, sys.stdout, sys.stderr)
     try:

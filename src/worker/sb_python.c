@@ -583,7 +583,7 @@ sb_python_prewarm(void)
 void
 sb_python_probe_call(void)
 {
-	PyObject   *res = sb_python_call("prewarm", Py_BuildValue("(OO)", Py_False, Py_False));
+	PyObject   *res = sb_python_call("prewarm", Py_BuildValue("(OOO)", Py_False, Py_False, Py_True));
 
 	if (res == NULL)
 		PyErr_Clear();
