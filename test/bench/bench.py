@@ -974,11 +974,18 @@ def report(machine, all_results, mem, args):
         p50 = pct(warm.times, 50)
         bars.append(("1 warm trivial p50, back to back %.2f ms <= 5 ms (fork per call)" % p50,
                      mark(p50 <= 5)))
-        fr = by.get(("1", "fresh python+pandas"))
-        if fr is not None and fr.times:
-            x = pct(fr.times, 50) / p50
-            bars.append(("1 fresh python+pandas / pysandbox = %.1fx >= 100x" % x,
-                         mark(x >= 100)))
+    # SPEC 5 compares the warm trivial call, the one that finds a pre-forked
+    # child, with a fresh process; back to back (no spare is ready, every
+    # call forks) is shown beside it
+    fr = by.get(("1", "fresh python+pandas"))
+    if fr is not None and fr.times and paced is not None and paced.times:
+        x = pct(fr.times, 50) / pct(paced.times, 50)
+        bars.append(("1 fresh python+pandas / pysandbox warm (paced) = %.0fx >= 100x" % x,
+                     mark(x >= 100)))
+    if fr is not None and fr.times and warm is not None and warm.times:
+        x = pct(fr.times, 50) / pct(warm.times, 50)
+        bars.append(("1 fresh python+pandas / pysandbox back to back = %.0fx (fork per call)" % x,
+                     "reported"))
     n = human(args.rows)
     for other, label in (("PL/Python", "PL/Python"),
                          ("client read_sql", "client pandas")):
