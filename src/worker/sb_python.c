@@ -105,6 +105,59 @@ sb_claim_call(void)
 	(void) close(SB_CHILD_CLAIM_FD);
 }
 
+/*
+ * Bytes the data socket delivered ahead of the frame being read: a small
+ * request (REQUEST and END, in one sendmsg() from the backend) comes in
+ * with one read() instead of three, each a system call through the filter
+ * in a child whose caches are cold.  Large payloads (table columns) are
+ * read straight into their buffers.
+ */
+#define SB_READ_AHEAD 65536
+static unsigned char sb_ahead[SB_READ_AHEAD];
+static size_t sb_ahead_pos = 0;
+static size_t sb_ahead_len = 0;
+
+/* len bytes of the stream into buf; -1 with errno set (0: the end) */
+static int
+sb_read_stream(void *buf, size_t len)
+{
+	size_t		have = sb_ahead_len - sb_ahead_pos;
+	size_t		take = have < len ? have : len;
+
+	memcpy(buf, sb_ahead + sb_ahead_pos, take);
+	sb_ahead_pos += take;
+	buf = (char *) buf + take;
+	len -= take;
+	if (len == 0)
+		return 0;
+	if (len >= SB_READ_AHEAD)
+		return sb_read_all(SB_CHILD_DATA_FD, buf, len);
+
+	/* the buffer is empty: refill it with what is there, at least len */
+	sb_ahead_pos = sb_ahead_len = 0;
+	while (sb_ahead_len < len)
+	{
+		ssize_t		n = read(SB_CHILD_DATA_FD, sb_ahead + sb_ahead_len,
+							 sizeof(sb_ahead) - sb_ahead_len);
+
+		if (n < 0)
+		{
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (n == 0)
+		{
+			errno = 0;
+			return -1;
+		}
+		sb_ahead_len += (size_t) n;
+	}
+	memcpy(buf, sb_ahead, len);
+	sb_ahead_pos = len;
+	return 0;
+}
+
 /* sb_io.recv() -> (type, payload bytearray); raises EOFError or OSError. */
 static PyObject *
 sb_io_recv(PyObject *self, PyObject *args)
@@ -117,7 +170,7 @@ sb_io_recv(PyObject *self, PyObject *args)
 
 	(void) self;
 	(void) args;
-	if (sb_read_all(SB_CHILD_DATA_FD, hdr, sizeof(hdr)) < 0)
+	if (sb_read_stream(hdr, sizeof(hdr)) < 0)
 	{
 		if (errno == 0)
 			PyErr_SetString(PyExc_EOFError, "the backend closed the data channel");
@@ -138,7 +191,7 @@ sb_io_recv(PyObject *self, PyObject *args)
 	if (payload == NULL)
 		return NULL;
 	sb_prefault(PyByteArray_AS_STRING(payload), len);
-	if (len > 0 && sb_read_all(SB_CHILD_DATA_FD, PyByteArray_AS_STRING(payload), len) < 0)
+	if (len > 0 && sb_read_stream(PyByteArray_AS_STRING(payload), len) < 0)
 	{
 		Py_DECREF(payload);
 		PyErr_SetString(PyExc_EOFError, "truncated frame on the data channel");
