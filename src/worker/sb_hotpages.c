@@ -398,44 +398,6 @@ sb_hot_clip(const SbRange *runs, int nruns, const SbRange *maps, int nmaps,
 	}
 }
 
-#ifndef MADV_COLLAPSE
-#define MADV_COLLAPSE 25		/* Linux 6.1 */
-#endif
-#define SB_HUGE_PAGE (2UL << 20)
-
-/*
- * Back the worker's large private mappings with transparent huge pages,
- * once, after the warm-up.  fork() then copies one entry per 2 MB instead
- * of 512, and an exiting child drops one; a child that writes into such a
- * page splits it and copies only the 4 kB it wrote.  glibc's heap usually
- * has some already (the kernel's "madvise" mode and glibc's own advice);
- * CPython's object arenas and numpy's buffers do not.  The worker's
- * memory barely grows (the ranges are mostly resident already).  Best
- * effort: before Linux 6.1, or with huge pages off, nothing changes.
- * Measured here, pgbench with 8 clients: +2.5 % calls per second.
- */
-void
-sb_hot_pages_collapse(void)
-{
-	static SbRange maps[SB_HOT_MAX_RANGES];
-	int			n = sb_hot_mappings(maps, SB_HOT_MAX_RANGES, false);
-	int			i;
-
-	for (i = 0; i < n; i++)
-	{
-		uint64_t	start = (maps[i].start + SB_HUGE_PAGE - 1) & ~(SB_HUGE_PAGE - 1);
-		uint64_t	end = maps[i].end & ~(SB_HUGE_PAGE - 1);
-		uint64_t	at;
-
-		if (end <= start)
-			continue;
-		if (madvise((void *) (uintptr_t) start, end - start, MADV_HUGEPAGE) < 0)
-			continue;
-		for (at = start; at < end; at += SB_HUGE_PAGE)
-			(void) madvise((void *) (uintptr_t) at, SB_HUGE_PAGE, MADV_COLLAPSE);
-	}
-}
-
 /*
  * Learn the pages a call writes and pin them (see the top of the file).
  * Call once, after the warm-up and before the first child.

@@ -1332,8 +1332,7 @@ main(int argc, char **argv)
 	sb_ready.shared = sb_server_mode ? 1 : 0;
 	sb_ready.instance = sb_python_instance();
 
-	/* 3. serve, forking a warm interpreter per call: make forks cheap */
-	sb_hot_pages_collapse();
+	/* 3. serve */
 	if (sb_server_mode)
 	{
 		struct rlimit nofile;

@@ -63,6 +63,5 @@ extern uint64_t sb_python_instance(void);
 
 /* sb_hotpages.c */
 extern void sb_hot_pages_pin(void);
-extern void sb_hot_pages_collapse(void);
 
 #endif							/* SB_WORKER_H */
