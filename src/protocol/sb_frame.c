@@ -54,15 +54,19 @@ sb_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-/* Read exactly len bytes; 0 on success, -1 on error or early EOF (errno 0). */
-int
-sb_read_all(int fd, void *buf, size_t len)
+/*
+ * Read at least min and at most cap bytes (what is there once min are in);
+ * returns how many, or -1 on error or early EOF (errno 0).
+ */
+ssize_t
+sb_read_some(int fd, void *buf, size_t min, size_t cap)
 {
 	char	   *p = buf;
+	size_t		got = 0;
 
-	while (len > 0)
+	while (got < min)
 	{
-		ssize_t		n = read(fd, p, len);
+		ssize_t		n = read(fd, p + got, cap - got);
 
 		if (n < 0)
 		{
@@ -75,10 +79,16 @@ sb_read_all(int fd, void *buf, size_t len)
 			errno = 0;
 			return -1;
 		}
-		p += n;
-		len -= (size_t) n;
+		got += (size_t) n;
 	}
-	return 0;
+	return (ssize_t) got;
+}
+
+/* Read exactly len bytes; 0 on success, -1 on error or early EOF (errno 0). */
+int
+sb_read_all(int fd, void *buf, size_t len)
+{
+	return sb_read_some(fd, buf, len, len) < 0 ? -1 : 0;
 }
 
 /*

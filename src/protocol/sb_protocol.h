@@ -25,6 +25,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define SB_PROTOCOL_VERSION		4
 
@@ -294,6 +295,7 @@ extern void sb_frame_header_encode(unsigned char *buf, uint32_t type, uint32_t l
 extern void sb_frame_header_decode(const unsigned char *buf, uint32_t *type, uint32_t *length);
 extern int	sb_write_all(int fd, const void *buf, size_t len);
 extern int	sb_read_all(int fd, void *buf, size_t len);
+extern ssize_t sb_read_some(int fd, void *buf, size_t min, size_t cap);
 extern int	sb_send_frame(int fd, uint32_t type, const void *payload, uint32_t length);
 
 #endif							/* SB_PROTOCOL_H */

@@ -123,6 +123,7 @@ sb_read_stream(void *buf, size_t len)
 {
 	size_t		have = sb_ahead_len - sb_ahead_pos;
 	size_t		take = have < len ? have : len;
+	ssize_t		got;
 
 	memcpy(buf, sb_ahead + sb_ahead_pos, take);
 	sb_ahead_pos += take;
@@ -134,25 +135,13 @@ sb_read_stream(void *buf, size_t len)
 		return sb_read_all(SB_CHILD_DATA_FD, buf, len);
 
 	/* the buffer is empty: refill it with what is there, at least len */
-	sb_ahead_pos = sb_ahead_len = 0;
-	while (sb_ahead_len < len)
+	got = sb_read_some(SB_CHILD_DATA_FD, sb_ahead, len, sizeof(sb_ahead));
+	if (got < 0)
 	{
-		ssize_t		n = read(SB_CHILD_DATA_FD, sb_ahead + sb_ahead_len,
-							 sizeof(sb_ahead) - sb_ahead_len);
-
-		if (n < 0)
-		{
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		if (n == 0)
-		{
-			errno = 0;
-			return -1;
-		}
-		sb_ahead_len += (size_t) n;
+		sb_ahead_pos = sb_ahead_len = 0;
+		return -1;
 	}
+	sb_ahead_len = (size_t) got;
 	memcpy(buf, sb_ahead, len);
 	sb_ahead_pos = len;
 	return 0;
