@@ -334,6 +334,8 @@ sb_call_wait_exit(SbSandbox *sb, instr_time start, long deadline)
 	while (!sb->exited)
 	{
 		int			fd = sb_sandbox_control_fd();
+		long		wait = 100;
+		long		due;
 
 		if (fd < 0)
 			return false;
@@ -344,8 +346,15 @@ sb_call_wait_exit(SbSandbox *sb, instr_time start, long deadline)
 			sb_sandbox_abandon_worker();
 			return false;
 		}
+		/*
+		 * A reservation's child that closed its socket early may live on:
+		 * the worker times it only once it hears that its call started.
+		 */
+		due = sb_sandbox_started(sb);
+		if (due >= 0 && due < wait)
+			wait = due;
 		if (WaitLatchOrSocket(MyLatch, WL_LATCH_SET | WL_SOCKET_READABLE | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-							  fd, 100, PG_WAIT_EXTENSION) & WL_LATCH_SET)
+							  fd, wait, PG_WAIT_EXTENSION) & WL_LATCH_SET)
 		{
 			ResetLatch(MyLatch);
 			CHECK_FOR_INTERRUPTS();
@@ -400,9 +409,10 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 		out->stderr_text = makeStringInfo();
 		MemoryContextSwitchTo(keep);
 	}
-	INSTR_TIME_SET_CURRENT(start);
 	st->sb = sb_sandbox_acquire(&spawn, true);
 again:
+	/* the deadline counts from when the child is ours, after any queueing */
+	INSTR_TIME_SET_CURRENT(start);
 	INSTR_TIME_SET_ZERO(poll_start);
 	next_chunk = list_head(req->chunks);
 

@@ -32,7 +32,8 @@ Checks, each printed as one line:
       child killed while its session is idle costs the next call nothing;
       with max_concurrent = 1 an idle session's reservation yields to
       another session's call, and the idle session's next call still works,
-      its print() relayed once.
+      its print() relayed once; a call on its reservation that closes its
+      socket at once and sleeps still ends with its timeout (57014).
 The last line is "forkserver: N passed, M failed".
 """
 
@@ -509,6 +510,24 @@ class Suite:
                                 % (call.result, call.error))
             elif len(notices) != 1:
                 problems.append("its print() reached the client %d times" % len(notices))
+        # a call on its reservation that ends its socket at once and sleeps:
+        # the worker must still time it (it hears of the call from the backend)
+        _bgw, worker = server_processes()
+        if not wait_for(lambda: reserved_children(worker), 5):
+            problems.append("no reservation before the call that closes its socket")
+        t0 = time.monotonic()
+        try:
+            execute(conn, "import os, time\ndef main():\n    os.close(3)\n    time.sleep(30)\n",
+                    '{"timeout_ms": 1000}')
+            problems.append("the call that closed its socket and slept did not fail")
+        except psycopg2.Error as exc:
+            took = time.monotonic() - t0
+            if exc.pgcode != "57014" or took > 2.5:
+                problems.append("the call that closed its socket and slept: %s %s after %.1f s "
+                                "(expected 57014 after its 1 s timeout)"
+                                % (exc.pgcode, (exc.diag.message_primary or "").strip(), took))
+        if server_processes()[1] != worker:
+            problems.append("the worker was replaced after the call that closed its socket")
         conn.close()
         self.report("(g) the next call runs on a child reserved for it; a dead reservation costs nothing",
                     problems, info)
