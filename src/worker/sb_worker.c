@@ -1102,7 +1102,8 @@ sb_poll_timeout(uint64_t now)
 		if (cl->child.pid > 0 && !cl->child.reserved && !cl->child.killed &&
 			cl->child.deadline_us < next)
 			next = cl->child.deadline_us;
-		if (cl->fd >= 0 && cl->queued &&
+		/* expiry waits while a taken-back reservation dies (its pidfd wakes us) */
+		if (cl->fd >= 0 && cl->queued && sb_revoking == 0 &&
 			cl->queued_us + (uint64_t) cl->req.queue_ms * 1000 < next)
 			next = cl->queued_us + (uint64_t) cl->req.queue_ms * 1000;
 	}
