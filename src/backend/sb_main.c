@@ -124,7 +124,7 @@ sb_append_allowed_modules(StringInfo json, const char *allowed)
 typedef struct SbValidated
 {
 	char	   *code;			/* NULL: an empty slot */
-	char	   *allowed;		/* pysandbox.allowed_modules then */
+	char	   *allowed;		/* pysandbox.allowed_modules then (in code's block) */
 	uint64		instance;		/* the worker instance that ran it */
 	uint64		used;			/* for replacing the least recently used */
 } SbValidated;
@@ -157,44 +157,50 @@ sb_validated_find(const SbRequest *req, const char *code)
 void
 sb_request_offer_validated(SbRequest *req, const char *code)
 {
-	req->validated = sb_validated_find(req, code) != NULL;
+	SbValidated *v = sb_validated_find(req, code);
+
+	req->validated = v != NULL;
+	if (v != NULL)
+		v->used = ++sb_validated_clock;
 	if (req->validated)
 		appendStringInfo(&req->json, "\"validated\":\"%016llx\",",
 						 (unsigned long long) sb_sandbox_instance());
 }
 
-/* A call with this code has ended: if with a result, remember the code. */
+/*
+ * A call with this code has ended: if with a result, remember the code
+ * (unless the request said it was known: sb_request_offer_validated).
+ */
 void
 sb_validated_note(const SbRequest *req, const char *code, const SbOutcome *out)
 {
 	SbValidated *v;
-	char	   *code_copy;
-	char	   *allowed_copy;
+	size_t		code_len;
+	size_t		allowed_len;
+	char	   *copy;
 	int			i;
 
-	if ((out->result == NULL && out->rows_header == NULL) || out->error != NULL ||
-		out->violation || out->protocol_error || out->output_exceeded || out->worker_lost ||
-		!req->python_layer || strnlen(code, SB_VALIDATED_MAX_CODE + 1) > SB_VALIDATED_MAX_CODE)
+	if (req->validated || !req->python_layer ||
+		(out->result == NULL && out->rows_header == NULL) || out->error != NULL ||
+		out->violation || out->protocol_error || out->output_exceeded || out->worker_lost)
 		return;
-	v = sb_validated_find(req, code);
-	if (v == NULL)
-	{
-		/* copies first: an allocation failure leaves every slot intact */
-		code_copy = MemoryContextStrdup(TopMemoryContext, code);
-		allowed_copy = MemoryContextStrdup(TopMemoryContext, req->allowed_modules);
-		v = &sb_validated[0];
-		for (i = 1; i < SB_VALIDATED_SLOTS && v->code != NULL; i++)
-			if (sb_validated[i].code == NULL || sb_validated[i].used < v->used)
-				v = &sb_validated[i];
-		if (v->code != NULL)
-		{
-			pfree(v->code);
-			pfree(v->allowed);
-		}
-		v->code = code_copy;
-		v->allowed = allowed_copy;
-		v->instance = sb_sandbox_instance();
-	}
+	code_len = strnlen(code, SB_VALIDATED_MAX_CODE + 1);
+	if (code_len > SB_VALIDATED_MAX_CODE || sb_validated_find(req, code) != NULL)
+		return;
+	/* one block for both: an allocation failure leaves every slot intact */
+	allowed_len = strlen(req->allowed_modules);
+	copy = MemoryContextAlloc(TopMemoryContext, code_len + allowed_len + 2);
+	memcpy(copy, code, code_len + 1);
+	memcpy(copy + code_len + 1, req->allowed_modules, allowed_len + 1);
+	v = &sb_validated[0];
+	for (i = 1; i < SB_VALIDATED_SLOTS && v->code != NULL; i++)
+		if (sb_validated[i].code == NULL || sb_validated[i].used < v->used)
+			v = &sb_validated[i];
+	if (v->code != NULL)
+		pfree(v->code);
+	v->code = copy;
+	v->allowed = copy + code_len + 1;
+	v->instance = sb_sandbox_instance();
 	v->used = ++sb_validated_clock;
 }
 
