@@ -114,7 +114,8 @@ import pandas as pd
 def main():
     return pd.DataFrame({"a": range(100000)})
 $$, options => '{"max_output_bytes": 100000}');
--- ... and so does printed output: what was printed before the limit arrives
+-- ... and so does printed output, each print() its text and 8 bytes of
+-- framing: what was printed before the limit arrives
 SELECT sandbox_execute($$
 def main():
     for i in range(5):

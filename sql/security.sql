@@ -120,7 +120,8 @@ def main():
             "reseeded_at_fork": sys.modules["sb_runtime"]._NUMPY_RESEEDED_AT_FORK}
 $$);
 -- no file can be read: not /etc, not /proc, not the data directory (the
--- process's working directory)
+-- process's working directory); with Landlock and the mount namespace
+-- together, nothing outside the library directories even exists
 SELECT sandbox_execute($$
 def main():
     return open("/etc/passwd").read()
@@ -147,7 +148,24 @@ import pandas as pd
 def main():
     return pd.read_csv("/etc/passwd")
 $$);
--- no file can be written: the call is blocked and named (42501)
+-- nor its metadata: stat() is not mediated by Landlock, but the mount
+-- namespace root holds nothing of the data directory
+CREATE FUNCTION pg_temp.data_dir_file() RETURNS jsonb LANGUAGE sql AS $f$
+SELECT sandbox_execute($$
+import os
+def main(data_dir):
+    found = []
+    for probe in (lambda p: os.stat(p).st_size, lambda p: open(p).read()):
+        try:
+            found.append(probe(data_dir + "/PG_VERSION"))
+        except OSError as e:
+            found.append(type(e).__name__)
+    return found
+$$, jsonb_build_object('data_dir', current_setting('data_directory')))
+$f$;
+SELECT pg_temp.data_dir_file();
+-- no file can be written, not even where the directory exists: the call is
+-- blocked and named (42501)
 SELECT sandbox_execute($$
 def main():
     open("/tmp/pysandbox_regress_x", "w").write("x")
@@ -155,9 +173,10 @@ $$);
 SELECT pg_temp.attempt($$
 import pandas as pd
 def main():
-    pd.DataFrame({"a": [1]}).to_csv("/tmp/pysandbox_regress_x")
+    pd.DataFrame({"a": [1]}).to_csv("/usr/lib/python3/dist-packages/pysandbox_regress_x")
 $$);
-SELECT pg_stat_file('/tmp/pysandbox_regress_x', missing_ok => true) IS NULL AS no_file_written;
+SELECT pg_stat_file('/usr/lib/python3/dist-packages/pysandbox_regress_x', missing_ok => true) IS NULL
+       AS no_file_written;
 -- no network
 SELECT pg_temp.attempt($$
 import socket
@@ -188,6 +207,15 @@ import os
 def main():
     os.kill(1, 15)
 $$);
+RESET pysandbox.python_layer;
+
+-- Landlock alone (where user namespaces are off): files stay unreadable,
+-- but their metadata does not, and sandbox_layers() says so
+SET pysandbox.filesystem_layer = landlock;
+SELECT layer, active, detail FROM sandbox_layers()
+ WHERE layer IN ('landlock', 'mount_namespace');
+SET pysandbox.python_layer = off;
+SELECT pg_temp.data_dir_file();
 RESET pysandbox.python_layer;
 
 -- the fallback for kernels without Landlock: a mount namespace whose root
@@ -226,9 +254,11 @@ RESET pysandbox.filesystem_layer;
 SELECT sandbox_execute('def main(): return "still fine"');
 
 -- sandbox_layers(): every layer of SPEC 3 is active on this kind of machine
--- (Debian 12, Landlock, unprivileged user namespaces)
+-- (Debian 12, Landlock, unprivileged user namespaces), both filesystem
+-- layers together
 SELECT layer, active FROM sandbox_layers();
--- a child runs in a new user namespace: its uid is unmapped (65534)
+-- a child runs in a new user namespace, as nobody (65534), not as the
+-- server's user
 SET pysandbox.python_layer = off;
 SELECT sandbox_execute($$
 import os

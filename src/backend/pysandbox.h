@@ -62,15 +62,11 @@ typedef struct SbSandbox
 	bool		exited;			/* the worker reported the child reaped */
 	bool		from_reservation;	/* the worker reserved it for this session */
 	bool		revoked;		/* ... and took it back before the call began */
-	bool		start_due;		/* ... and has not heard of the call yet */
-	instr_time	started;		/* when the call on the reservation began */
-	uint32		timeout_ms;		/* its wall clock */
 	SbExitReport exit;			/* valid once exited */
 } SbSandbox;
 
 extern SbSandbox *sb_sandbox_acquire(const SbSpawnRequest *req, bool allow_reserved);
 extern void sb_sandbox_kill(SbSandbox *sb);
-extern long sb_sandbox_started(SbSandbox *sb);
 extern int	sb_sandbox_control_fd(void);
 extern bool sb_sandbox_read_exit(SbSandbox *sb);
 extern void sb_sandbox_release(SbSandbox *sb);
@@ -188,6 +184,8 @@ typedef struct SbOutcome
 	bool		output_exceeded;	/* the backend cut the child off */
 	bool		protocol_error; /* the child broke the frame protocol */
 	bool		worker_lost;	/* the worker died or stopped answering */
+	bool		complete;		/* a complete result, then the end of the
+								 * output: a success whatever the exit */
 	bool		detached;		/* complete result taken without waiting for
 								 * the exit: exit holds only wall_us */
 	SbExitReport exit;
@@ -227,7 +225,18 @@ typedef struct SbFailure
 	int			col;
 } SbFailure;
 
+/* sb_json_check(): what is wrong with JSON text from the child, if anything */
+typedef enum SbJsonCheck
+{
+	SB_JSON_VALID,
+	SB_JSON_INVALID,			/* not UTF-8, or not JSON */
+	SB_JSON_TOO_DEEP,			/* nested deeper than PostgreSQL should parse */
+	SB_JSON_NUMBER_RANGE		/* a number numeric cannot hold */
+} SbJsonCheck;
+
 extern bool sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f);
+extern bool sb_result_failure(const SbOutcome *out, SbFailure *f);
+extern SbJsonCheck sb_json_check(char *text, Size len);
 extern void sb_raise_failure(const SbFailure *f);
 extern void sb_check_outcome(const SbOutcome *out, const SbLimits *limits);
 extern Jsonb *sb_result_to_jsonb(const SbOutcome *out, const SbLimits *limits);

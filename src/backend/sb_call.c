@@ -7,11 +7,15 @@
  * output budget (or the fixed size of its type), and RESULT/ERROR may come
  * only once.  Anything else ends the child.
  *
- * The backend waits only on its latch and the data socket, so cancel,
- * statement_timeout and termination are seen at once; the error path then
- * runs the memory context callback below, which kills and reaps the child.
- * The child's socket reaches EOF only when the child is dead (the worker
- * holds no copy), after which the worker's exit report is read.
+ * The backend waits only on its latch and the data socket, and reads at
+ * most SB_ROUND_FRAMES frames or SB_ROUND_BYTES bytes between two checks
+ * of its interrupts and its deadline, so cancel, statement_timeout and
+ * termination are seen at once however fast the child writes; the error
+ * path then runs the memory context callback below, which kills and reaps
+ * the child.  The child's socket reaches EOF only when the child is dead
+ * or has closed it (the worker holds no copy), after which the worker's
+ * exit report is read; the worker enforces the child's limits whatever
+ * the backend does.
  */
 #include "pysandbox.h"
 
@@ -35,6 +39,20 @@
 
 /* extra time the backend gives the worker to enforce the deadline itself */
 #define SB_DEADLINE_GRACE_MS	2000
+
+/*
+ * At most this many frames or bytes are read from the child between two
+ * checks of interrupts and the deadline: a child writing empty frames as
+ * fast as it can must not keep the backend from noticing a cancel.
+ */
+#define SB_ROUND_FRAMES		256
+#define SB_ROUND_BYTES		((size_t) 4 << 20)
+
+/*
+ * At most this many print() calls of one call become NOTICEs; the rest are
+ * counted, and one NOTICE says how many were not shown.
+ */
+#define SB_MAX_NOTICES		10000
 
 /* at most this much of the request, in this many pieces, per sendmsg() */
 #define SB_SEND_MAX		((size_t) 1 << 20)
@@ -179,6 +197,8 @@ typedef struct SbReader
 	SbDecoder	dec;			/* what may come next, and the output budget */
 	MemoryContext keep;			/* where RESULT, ERROR and row payloads go */
 	bool		capture;		/* keep STDOUT/STDERR text instead of NOTICEs */
+	uint64		notices;		/* prints relayed as NOTICEs */
+	uint64		not_shown;		/* prints past SB_MAX_NOTICES */
 	bool		bad;			/* the child broke the protocol */
 	bool		any;			/* the child sent at least one byte */
 } SbReader;
@@ -202,8 +222,16 @@ sb_frame_done(SbReader *rd, SbOutcome *out)
 				if (sb_text_ok(rd->payload, rd->len))
 					appendBinaryStringInfo(buf, rd->payload, rd->len);
 			}
-			else if (sb_print_mode == SB_PRINT_NOTICE)
-				sb_emit_print(rd->payload, rd->len);
+			else if (sb_print_mode == SB_PRINT_NOTICE && rd->len > 0)
+			{
+				if (rd->notices < SB_MAX_NOTICES)
+				{
+					rd->notices++;
+					sb_emit_print(rd->payload, rd->len);
+				}
+				else
+					rd->not_shown++;
+			}
 			pfree(rd->payload);
 			break;
 		case SB_DATA_RESULT:
@@ -268,14 +296,26 @@ sb_header_done(SbReader *rd, SbOutcome *out, const SbLimits *limits)
 	return true;
 }
 
+/* what sb_read_available() found */
+typedef enum SbReadState
+{
+	SB_READ_DRAINED,			/* nothing more to read for now */
+	SB_READ_MORE,				/* stopped at the round's cap: more is there */
+	SB_READ_STOP				/* EOF (*eof), or the child must be stopped */
+} SbReadState;
+
 /*
- * Read what is available on the data socket.  Returns false at EOF or when
- * the child must be stopped; *eof tells which.
+ * Read what is available on the data socket, at most SB_ROUND_FRAMES frames
+ * and SB_ROUND_BYTES bytes: the caller checks interrupts and the deadline
+ * between rounds.
  */
-static bool
+static SbReadState
 sb_read_available(int fd, SbReader *rd, SbOutcome *out, const SbLimits *limits, bool *eof)
 {
-	for (;;)
+	int			frames = 0;
+	size_t		bytes = 0;
+
+	while (frames < SB_ROUND_FRAMES && bytes < SB_ROUND_BYTES)
 	{
 		ssize_t		n;
 
@@ -287,29 +327,35 @@ sb_read_available(int fd, SbReader *rd, SbOutcome *out, const SbLimits *limits, 
 		if (n == 0)
 		{
 			*eof = true;
-			return false;
+			return SB_READ_STOP;
 		}
 		if (n < 0)
 		{
 			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
-				return true;
+				return SB_READ_DRAINED;
 			*eof = true;		/* ECONNRESET: the child is gone */
-			return false;
+			return SB_READ_STOP;
 		}
 		rd->any = true;
+		bytes += (size_t) n;
 		if (rd->payload == NULL)
 		{
 			rd->hdr_got += n;
-			if (rd->hdr_got == SB_FRAME_HEADER_SIZE && !sb_header_done(rd, out, limits))
-				return false;
+			if (rd->hdr_got == SB_FRAME_HEADER_SIZE)
+			{
+				frames++;
+				if (!sb_header_done(rd, out, limits))
+					return SB_READ_STOP;
+			}
 		}
 		else
 		{
 			rd->got += n;
 			if (rd->got == rd->len && !sb_frame_done(rd, out))
-				return false;
+				return SB_READ_STOP;
 		}
 	}
+	return SB_READ_MORE;
 }
 
 /* Milliseconds elapsed since start. */
@@ -334,8 +380,6 @@ sb_call_wait_exit(SbSandbox *sb, instr_time start, long deadline)
 	while (!sb->exited)
 	{
 		int			fd = sb_sandbox_control_fd();
-		long		wait = 100;
-		long		due;
 
 		if (fd < 0)
 			return false;
@@ -346,15 +390,8 @@ sb_call_wait_exit(SbSandbox *sb, instr_time start, long deadline)
 			sb_sandbox_abandon_worker();
 			return false;
 		}
-		/*
-		 * A reservation's child that closed its socket early may live on:
-		 * the worker times it only once it hears that its call started.
-		 */
-		due = sb_sandbox_started(sb);
-		if (due >= 0 && due < wait)
-			wait = due;
 		if (WaitLatchOrSocket(MyLatch, WL_LATCH_SET | WL_SOCKET_READABLE | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-							  fd, wait, PG_WAIT_EXTENSION) & WL_LATCH_SET)
+							  fd, 100, PG_WAIT_EXTENSION) & WL_LATCH_SET)
 		{
 			ResetLatch(MyLatch);
 			CHECK_FOR_INTERRUPTS();
@@ -419,9 +456,12 @@ again:
 	while (!eof)
 	{
 		int			events = WL_LATCH_SET | WL_SOCKET_READABLE | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH;
+		SbReadState rs;
 		long		left;
-		long		due;
 		int			rc;
+
+		/* however the child writes, cancel and termination come first */
+		CHECK_FOR_INTERRUPTS();
 
 		/*
 		 * Send as much of the request as the socket takes, many chunks per
@@ -478,14 +518,14 @@ again:
 		if (next_chunk == NULL)
 			writing = false;
 
-		if (!sb_read_available(st->sb->data_fd, &rd, out, limits, &eof) && !eof)
+		rs = sb_read_available(st->sb->data_fd, &rd, out, limits, &eof);
+		if (rs == SB_READ_STOP)
 		{
 			/* protocol violation or output limit: stop the child now */
-			sb_sandbox_kill(st->sb);
+			if (!eof)
+				sb_sandbox_kill(st->sb);
 			break;
 		}
-		if (eof)
-			break;
 
 		left = deadline - sb_ms_since(start);
 		if (left <= 0)
@@ -496,6 +536,8 @@ again:
 			out->worker_lost = true;
 			break;
 		}
+		if (rs == SB_READ_MORE)
+			continue;			/* more is waiting: no need to sleep */
 		if (writing)
 			events |= WL_SOCKET_WRITEABLE;
 		else if (st->sb->from_reservation && !InterruptPending)
@@ -512,10 +554,6 @@ again:
 				continue;
 			}
 		}
-		/* a call on a reservation tells the worker once it runs a while */
-		due = sb_sandbox_started(st->sb);
-		if (due >= 0 && due < left)
-			left = due;
 		rc = WaitLatchOrSocket(MyLatch, events, st->sb->data_fd, left, PG_WAIT_EXTENSION);
 		if (rc & WL_LATCH_SET)
 		{
@@ -548,15 +586,25 @@ again:
 		}
 	}
 
+	if (rd.not_shown > 0)
+		ereport(NOTICE,
+				(errmsg("%llu more lines of print() output were not shown",
+						(unsigned long long) rd.not_shown),
+				 errdetail("A call relays at most %d print() calls as notices.", SB_MAX_NOTICES),
+				 errhint("Print less, or call sandbox_run, which returns the printed output.")));
+
 	/*
-	 * A complete result and a clean end of the output: the child is exiting
-	 * on its own.  Unless the caller reports usage (sandbox_run), do not
-	 * wait for the kernel to tear it down.
+	 * A complete result and then the end of the output: a success, however
+	 * the child ends afterwards (it cannot take its result back).  The
+	 * child is exiting on its own: unless the caller reports usage
+	 * (sandbox_run), do not wait for the kernel to tear it down; the worker
+	 * still reaps it and enforces its limits.
 	 */
-	if (eof && !req->capture_output && !rd.bad && !out->output_exceeded &&
-		!out->error && !out->violation &&
+	out->complete = eof && !rd.bad && !out->output_exceeded && !out->error &&
+		!out->violation &&
 		(out->result != NULL ||
-		 (out->rows_header != NULL && list_length(out->rows_columns) == req->rows_ncols)))
+		 (out->rows_header != NULL && list_length(out->rows_columns) == req->rows_ncols));
+	if (out->complete && !req->capture_output)
 	{
 		out->detached = true;
 		out->exit.wall_us = (uint64) sb_ms_since(start) * 1000;
@@ -566,6 +614,9 @@ again:
 		MemoryContextDelete(cxt);
 		return;
 	}
+	/* sandbox_run waits for the usage, not for whatever the child does next */
+	if (out->complete)
+		sb_sandbox_kill(st->sb);
 
 	/* the child is dead or being killed: wait for the worker's report */
 	if (!out->worker_lost && !sb_call_wait_exit(st->sb, start, deadline))

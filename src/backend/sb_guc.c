@@ -195,7 +195,7 @@ sb_guc_init(void)
 
 	DefineCustomEnumVariable("pysandbox.filesystem_layer",
 							 "How children are confined to the Python library directories: auto, landlock or mount_namespace.",
-							 "auto uses Landlock where the kernel has it and a mount namespace otherwise.",
+							 "auto uses Landlock and a mount namespace together where both work, else whichever does; landlock and mount_namespace use one alone.",
 							 &sb_filesystem_layer,
 							 SB_FS_AUTO, sb_filesystem_options,
 							 PGC_SUSET, 0,

@@ -360,20 +360,24 @@ sandbox_layers(PG_FUNCTION_ARGS)
 				 (layers & SB_LAYER_SECCOMP) ? "system call allowlist, other ABIs killed"
 				 : "the filter could not be built: every call fails");
 	landlock = (layers & SB_LAYER_LANDLOCK) != 0 && sb_filesystem_layer != SB_FS_MOUNT_NAMESPACE;
-	mountns = (layers & SB_LAYER_MOUNTNS) != 0 && !landlock && sb_filesystem_layer != SB_FS_LANDLOCK;
+	mountns = (layers & SB_LAYER_MOUNTNS) != 0 && sb_filesystem_layer != SB_FS_LANDLOCK;
 	sb_layer_row(rsinfo, "landlock", landlock,
-				 landlock ?
+				 landlock && mountns ?
 				 psprintf("read-only Python library directories and zoneinfo (ABI %u)", abi) :
+				 landlock ?
+				 psprintf("read-only Python library directories and zoneinfo (ABI %u); alone, it does "
+						  "not mediate stat, access, readlink or O_PATH opens: the size, times, mode "
+						  "and existence of any file, in the data directory too, can be read", abi) :
 				 (layers & SB_LAYER_LANDLOCK) ?
-				 "available, but pysandbox.filesystem_layer chose a mount namespace" :
+				 "available, but pysandbox.filesystem_layer chose the mount namespace alone" :
 				 "not supported by this kernel");
 	sb_layer_row(rsinfo, "mount_namespace", mountns,
 				 mountns ?
-				 "a read-only root holding only the Python library directories and zoneinfo" :
-				 landlock ? "not needed: Landlock confines the file system" :
+				 "a read-only root holding only the Python library directories and zoneinfo: "
+				 "nothing else exists, not even for stat" :
 				 (layers & SB_LAYER_MOUNTNS) ?
-				 "available, but pysandbox.filesystem_layer chose Landlock" :
-				 "cannot be created here (unprivileged user namespaces are off)");
+				 "available, but pysandbox.filesystem_layer chose Landlock alone, which does not hide file metadata" :
+				 "cannot be created here (unprivileged user namespaces are off); Landlock alone does not hide file metadata");
 	if (!landlock && !mountns)
 		sb_layer_row(rsinfo, "filesystem", false,
 					 sb_allow_weak_isolation ?

@@ -30,18 +30,117 @@ sb_text_ok(const char *text, Size len)
 		pg_verify_mbstr(PG_UTF8, text, (int) len, true);
 }
 
-/* Is text valid JSON (by PostgreSQL's parser, without raising)? */
-bool
-sb_json_ok(char *text, Size len)
+/*
+ * The deepest nesting of arrays and objects accepted from the child.  The
+ * child's serializer stops at 100 levels; PostgreSQL's JSON parser and
+ * jsonb's conversion recurse, and raise (54001) when the stack runs out.
+ */
+#define SB_JSON_MAX_DEPTH	1000
+
+/*
+ * The range numeric_in accepts, which jsonb_in applies to every number:
+ * at most 131072 decimal digits before the point (weight 32767 in base
+ * 10000) and a display scale of at most 16383.
+ */
+#define SB_NUMERIC_MAX_INT_DIGITS	131072
+#define SB_NUMERIC_MAX_DSCALE		16383
+
+/*
+ * Is the JSON number starting at p (ending before end) within numeric's
+ * range?  Sets *next past it.  Only the shape of a JSON number is read; the
+ * parser checks the syntax afterwards, and anything malformed fails there.
+ */
+static bool
+sb_json_number_ok(const char *p, const char *end, const char **next)
 {
+	int64		int_digits = 0;
+	int64		frac_digits = 0;
+	int64		exponent = 0;
+	bool		negative_exponent = false;
+
+	if (p < end && *p == '-')
+		p++;
+	for (; p < end && *p >= '0' && *p <= '9'; p++)
+		int_digits++;
+	if (p < end && *p == '.')
+		for (p++; p < end && *p >= '0' && *p <= '9'; p++)
+			frac_digits++;
+	if (p < end && (*p == 'e' || *p == 'E'))
+	{
+		p++;
+		if (p < end && (*p == '+' || *p == '-'))
+			negative_exponent = *p++ == '-';
+		/* saturate: anything past 10^9 is out of range either way */
+		for (; p < end && *p >= '0' && *p <= '9'; p++)
+			if (exponent < 1000000000)
+				exponent = exponent * 10 + (*p - '0');
+		if (negative_exponent)
+			exponent = -exponent;
+	}
+	*next = p;
+	return int_digits + exponent <= SB_NUMERIC_MAX_INT_DIGITS &&
+		frac_digits - exponent <= SB_NUMERIC_MAX_DSCALE;
+}
+
+/*
+ * Check JSON text from the child before PostgreSQL's parser reads it:
+ * valid UTF-8 without NULs, nested at most SB_JSON_MAX_DEPTH deep, numbers
+ * within numeric's range, and valid JSON.  Never raises.
+ */
+SbJsonCheck
+sb_json_check(char *text, Size len)
+{
+	const char *p = text;
+	const char *end = text + len;
+	int			depth = 0;
 	JsonLexContext *lex;
 	JsonSemAction sem;
 
 	if (!sb_text_ok(text, len))
-		return false;
+		return SB_JSON_INVALID;
+	while (p < end)
+	{
+		char		c = *p;
+
+		if (c == '"')
+		{
+			/* skip the string; a backslash escapes the next byte */
+			for (p++; p < end && *p != '"'; p++)
+				if (*p == '\\' && p + 1 < end)
+					p++;
+			if (p < end)
+				p++;
+		}
+		else if (c == '[' || c == '{')
+		{
+			if (++depth > SB_JSON_MAX_DEPTH)
+				return SB_JSON_TOO_DEEP;
+			p++;
+		}
+		else if (c == ']' || c == '}')
+		{
+			depth--;
+			p++;
+		}
+		else if (c == '-' || (c >= '0' && c <= '9'))
+		{
+			if (!sb_json_number_ok(p, end, &p))
+				return SB_JSON_NUMBER_RANGE;
+		}
+		else
+			p++;
+	}
+
 	memset(&sem, 0, sizeof(sem));
 	lex = makeJsonLexContextCstringLen(text, (int) len, PG_UTF8, true);
-	return pg_parse_json(lex, &sem) == JSON_SUCCESS;
+	return pg_parse_json(lex, &sem) == JSON_SUCCESS ? SB_JSON_VALID : SB_JSON_INVALID;
+}
+
+/* Is text acceptable JSON (sb_json_check)? */
+bool
+sb_json_ok(char *text, Size len)
+{
+	return sb_json_check(text, len) == SB_JSON_VALID;
 }
 
 /* Relay one print() call as a NOTICE (invalid text from the child is dropped). */
@@ -206,8 +305,18 @@ sb_child_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 				"exception", message, NULL,
 				"Return a DataFrame (or a list of dicts or tuples) whose columns match the column definition list.");
 	}
-	else if (strcmp(kind, "setup") == 0)
+	else if (strcmp(kind, "setup") == 0 && !(out->exit.flags & SB_EXIT_CONTAINED) &&
+			 WIFEXITED(out->exit.wait_status) &&
+			 WEXITSTATUS(out->exit.wait_status) == SB_CHILD_EXIT_SETUP)
 		sb_fail(f, ERRCODE_SYSTEM_ERROR, NULL, "could not set up the sandbox", message, NULL);
+	else if (strcmp(kind, "setup") == 0)
+	{
+		/* the worker saw its filter on: user code wrote this report */
+		sb_fail(f, ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION, "crash",
+				"sandbox process sent an invalid error report",
+				"It reported a failure to set up the sandbox after it had been set up.", NULL);
+		f->report_message = f->message;
+	}
 	else
 		sb_fail(f, ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION, "crash",
 				"sandbox process failed", message, NULL);
@@ -227,6 +336,8 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 	uint64		cpu_ms = (ex->user_us + ex->sys_us) / 1000;
 
 	memset(f, 0, sizeof(*f));
+	if (out->complete)
+		return false;			/* a whole result: how the child ended is moot */
 	if (out->protocol_error)
 		sb_fail(f, ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION, "crash",
 				"sandbox process sent an invalid message",
@@ -252,7 +363,7 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 	{
 		int			sig = WTERMSIG(st);
 
-		if (sig == SIGPROF || sig == SIGXCPU ||
+		if (sig == SIGPROF || sig == SIGXCPU || ex->cause == SB_EXIT_CPU ||
 			(sig == SIGKILL && cpu_ms + 50 >= (uint64) limits->cpu_ms))
 			sb_fail(f, ERRCODE_PROGRAM_LIMIT_EXCEEDED, "cpu",
 					psprintf("sandbox code exceeded the CPU time limit of %d ms", limits->cpu_ms),
@@ -306,20 +417,57 @@ sb_check_outcome(const SbOutcome *out, const SbLimits *limits)
 		sb_raise_failure(&f);
 }
 
+/*
+ * Is the child's result unfit for jsonb?  Returns true and fills f if so:
+ * missing or invalid (crash), nested too deep (54001) or holding a number
+ * outside numeric's range (22003); the last two are report kind "output".
+ */
+bool
+sb_result_failure(const SbOutcome *out, SbFailure *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->type = "";
+	f->line = f->col = -1;
+	if (out->result == NULL)
+	{
+		sb_fail(f, ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION, "crash",
+				"sandbox process ended without a result", NULL, NULL);
+		f->report_message = f->message;
+		return true;
+	}
+	switch (sb_json_check(out->result, out->result_len))
+	{
+		case SB_JSON_VALID:
+			return false;
+		case SB_JSON_TOO_DEEP:
+			sb_fail(f, ERRCODE_STATEMENT_TOO_COMPLEX, "output",
+					psprintf("sandbox result is nested more than %d levels deep", SB_JSON_MAX_DEPTH),
+					NULL, "Return a flatter structure, such as a DataFrame or a list of records.");
+			break;
+		case SB_JSON_NUMBER_RANGE:
+			sb_fail(f, ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE, "output",
+					"sandbox result holds a number outside the range of type numeric",
+					"Numbers may have at most 131072 digits before the decimal point and 16383 after it.",
+					"Round the number, or return it as a string.");
+			break;
+		default:
+			sb_fail(f, ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION, "crash",
+					"sandbox process sent an invalid result", NULL, NULL);
+			break;
+	}
+	f->report_message = f->message;
+	return true;
+}
+
 /* The result of sandbox_execute as jsonb, or the error of the call. */
 Jsonb *
 sb_result_to_jsonb(const SbOutcome *out, const SbLimits *limits)
 {
-	sb_check_outcome(out, limits);
-	if (out->result == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
-				 errmsg("sandbox process ended without a result")));
-	if (!sb_json_ok(out->result, out->result_len))
-		ereport(ERROR,
-				(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
-				 errmsg("sandbox process sent an invalid result")));
+	SbFailure	f;
 
+	sb_check_outcome(out, limits);
+	if (sb_result_failure(out, &f))
+		sb_raise_failure(&f);
 	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(
 																		pg_any_to_server(out->result, (int) out->result_len, PG_UTF8))));
 }

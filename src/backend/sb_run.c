@@ -63,15 +63,9 @@ sandbox_run(PG_FUNCTION_ARGS)
 	failed = sb_outcome_failure(&out, &limits, &f);
 	if (failed && f.kind == NULL)
 		sb_raise_failure(&f);	/* a server fault, not the code's doing */
-	/* the child's JSON is hostile: PostgreSQL's parser checks it first */
-	if (!failed && (out.result == NULL || !sb_json_ok(out.result, out.result_len)))
-	{
-		failed = true;
-		memset(&f, 0, sizeof(f));
-		f.kind = "crash";
-		f.type = "";
-		f.report_message = "sandbox process ended without a valid result";
-	}
+	/* the child's JSON is hostile: it is checked before PostgreSQL parses it */
+	if (!failed)
+		failed = sb_result_failure(&out, &f);
 
 	initStringInfo(&r);
 	appendStringInfo(&r, "{\"ok\":%s,\"returns\":", failed ? "false" : "true");
@@ -106,7 +100,7 @@ sandbox_run(PG_FUNCTION_ARGS)
 					 out.exit.wall_us / 1000, (out.exit.user_us + out.exit.sys_us) / 1000,
 					 out.exit.maxrss_kb, req.input_rows, req.input_bytes, output_bytes);
 
-	/* the child's result was checked by sb_json_ok() above */
+	/* the child's result was checked by sb_result_failure() above */
 	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(r.data)));
 }
 

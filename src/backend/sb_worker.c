@@ -16,8 +16,8 @@
  * a child contained with that call's limits for our next one
  * (SB_CTL_RESERVED).  It waits in the control socket, fd and all, until the
  * next call reads it; if the limits still match, that call talks to the
- * child at once, without a round trip, and tells the worker only if it
- * runs longer than SB_START_AFTER_MS (sb_sandbox_started).
+ * child at once, without a round trip (the child's claim of the call tells
+ * the worker, which times its limits from then on).
  * The worker may take it back until the call begins (SB_CTL_REVOKED); a
  * call that meets a revoked reservation sees its socket end with nothing
  * sent, and starts again with SB_CTL_SPAWN (sb_call.c).
@@ -620,9 +620,11 @@ sb_sandbox_control_fd(void)
 
 /*
  * The spawn flags that confine a child's filesystem view, following
- * pysandbox.filesystem_layer and what the worker found it can do.  Raises
- * an error where the chosen layer is missing, unless an administrator
- * allowed running without one.
+ * pysandbox.filesystem_layer and what the worker found it can do: auto
+ * uses both layers where both work (Landlock does not hide file metadata,
+ * the mount namespace root does), landlock and mount_namespace one alone.
+ * Raises an error where the chosen layer is missing, unless an
+ * administrator allowed running without one.
  */
 static uint32
 sb_filesystem_flags(uint32 layers)
@@ -638,13 +640,15 @@ sb_filesystem_flags(uint32 layers)
 			break;
 		case SB_FS_MOUNT_NAMESPACE:
 			if (mountns)
-				return SB_SPAWN_FS_MOUNT;
+				return SB_SPAWN_FS_MOUNT | SB_SPAWN_NO_LANDLOCK;
 			break;
 		default:
+			if (landlock && mountns)
+				return SB_SPAWN_FS_MOUNT;
 			if (landlock)
 				return 0;
 			if (mountns)
-				return SB_SPAWN_FS_MOUNT;
+				return SB_SPAWN_FS_MOUNT | SB_SPAWN_NO_LANDLOCK;
 			break;
 	}
 	if (!sb_allow_weak_isolation)
@@ -661,12 +665,16 @@ sb_filesystem_flags(uint32 layers)
 	return SB_SPAWN_ALLOW_NO_LANDLOCK;
 }
 
-/* Does a reservation contained with limits held serve a call with req? */
+/*
+ * Does a reservation contained with limits held serve a call with req?  The
+ * worker times a reserved child's call with the wall-clock limit it was
+ * reserved with, so that must match too.
+ */
 static bool
 sb_reservation_fits(const SbSpawnRequest *held, const SbSpawnRequest *req)
 {
 	return held->cpu_ms == req->cpu_ms && held->memory_mb == req->memory_mb &&
-		held->flags == req->flags;
+		held->timeout_ms == req->timeout_ms && held->flags == req->flags;
 }
 
 /*
@@ -726,9 +734,6 @@ sb_sandbox_acquire(const SbSpawnRequest *req, bool allow_reserved)
 			memset(sb, 0, sizeof(SbSandbox));
 			sb->in_use = true;
 			sb->from_reservation = true;
-			sb->start_due = true;
-			sb->timeout_ms = r.timeout_ms;
-			INSTR_TIME_SET_CURRENT(sb->started);
 			sb->data_fd = sb_reservation.fd;
 			sb->pid = sb_reservation.pid;
 			sb_reservation.fd = -1;
@@ -843,37 +848,6 @@ sb_sandbox_kill(SbSandbox *sb)
 	memcpy(buf + SB_FRAME_HEADER_SIZE, &victim, sizeof(victim));
 	if (send(sb_control_fd, buf, sizeof(buf), MSG_NOSIGNAL) != (ssize_t) sizeof(buf))
 		sb_sandbox_abandon_worker();
-}
-
-/*
- * A call on a reservation that has run SB_START_AFTER_MS tells the worker,
- * which times its wall-clock deadline from the call's start from then on.
- * Returns how long the caller may wait before calling again (-1: never).
- */
-long
-sb_sandbox_started(SbSandbox *sb)
-{
-	unsigned char buf[SB_FRAME_HEADER_SIZE + sizeof(SbStart)];
-	SbStart		start;
-	long		due;
-
-	if (!sb->start_due)
-		return -1;
-	due = SB_START_AFTER_MS - sb_elapsed_ms(sb->started);
-	if (due > 0)
-		return due;
-	sb->start_due = false;
-	if (sb->exited || sb_control_fd < 0)
-		return -1;
-	memset(&start, 0, sizeof(start));
-	start.pid = sb->pid;
-	start.timeout_ms = sb->timeout_ms;
-	start.started_us = (uint64) INSTR_TIME_GET_MICROSEC(sb->started);
-	sb_frame_header_encode(buf, SB_CTL_START, sizeof(start));
-	memcpy(buf + SB_FRAME_HEADER_SIZE, &start, sizeof(start));
-	if (send(sb_control_fd, buf, sizeof(buf), MSG_NOSIGNAL) != (ssize_t) sizeof(buf))
-		sb_sandbox_abandon_worker();
-	return -1;
 }
 
 /*

@@ -25,11 +25,20 @@ sb_decoder_init(SbDecoder *d, uint64_t output_limit, int rows_mode, int rows_nco
 	d->rows_ncols = rows_ncols;
 }
 
+/* Count bytes against the output budget. */
+static int
+sb_charge(SbDecoder *d, uint64_t bytes)
+{
+	d->output_used += bytes;
+	return d->output_used > d->output_limit ? SB_DEC_OUTPUT : SB_DEC_OK;
+}
+
 /*
  * Check a frame header before its payload is read.  Returns SB_DEC_OK,
  * SB_DEC_BAD (protocol violation: stop the child) or SB_DEC_OUTPUT (the
  * output limit: stop the child and say so).  On SB_DEC_OK the frame is
- * counted as received.
+ * counted as received.  Only STDOUT and STDERR may come more than once, and
+ * each of those costs its header too: a flood of empty frames is not free.
  */
 int
 sb_decode_header(SbDecoder *d, uint32_t type, uint32_t length)
@@ -39,15 +48,11 @@ sb_decode_header(SbDecoder *d, uint32_t type, uint32_t length)
 		case SB_DATA_RESULT:
 			if (d->have_result || d->have_error || d->have_rows || d->rows_mode)
 				return SB_DEC_BAD;
-			/* FALLTHROUGH */
+			d->have_result = 1;
+			return sb_charge(d, length);
 		case SB_DATA_STDOUT:
 		case SB_DATA_STDERR:
-			d->output_used += length;
-			if (d->output_used > d->output_limit)
-				return SB_DEC_OUTPUT;
-			if (type == SB_DATA_RESULT)
-				d->have_result = 1;
-			return SB_DEC_OK;
+			return sb_charge(d, (uint64_t) SB_FRAME_HEADER_SIZE + length);
 		case SB_DATA_ERROR:
 			if (d->have_result || d->have_error || d->have_rows ||
 				length > SB_MAX_ERROR_PAYLOAD)
@@ -63,14 +68,13 @@ sb_decode_header(SbDecoder *d, uint32_t type, uint32_t length)
 		case SB_DATA_COLUMN:
 			if (!d->have_rows || d->have_error || d->columns >= d->rows_ncols)
 				return SB_DEC_BAD;
-			d->output_used += length;
-			if (d->output_used > d->output_limit)
-				return SB_DEC_OUTPUT;
 			d->columns++;
-			return SB_DEC_OK;
+			return sb_charge(d, length);
 		case SB_DATA_VIOLATION:
-			if (length != sizeof(SbViolation))
+			/* the child's SIGSYS handler sends one and exits */
+			if (length != sizeof(SbViolation) || d->have_violation)
 				return SB_DEC_BAD;
+			d->have_violation = 1;
 			return SB_DEC_OK;
 		default:
 			return SB_DEC_BAD;

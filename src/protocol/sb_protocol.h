@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define SB_PROTOCOL_VERSION		4
+#define SB_PROTOCOL_VERSION		5
 
 /* the worker inherits its control socket on this fd */
 #define SB_WORKER_CONTROL_FD	3
@@ -48,8 +48,6 @@ typedef enum SbFrameType
 	/* control: backend -> worker */
 	SB_CTL_SPAWN = 1,			/* SbSpawnRequest: fork a contained child */
 	SB_CTL_KILL = 2,			/* SbSpawned: kill that child (ours) now */
-	SB_CTL_START = 3,			/* SbStart: the call on the reserved child
-								 * has been running a while (no answer) */
 
 	/* control: worker -> backend */
 	SB_CTL_READY = 16,			/* SbReady: interpreter up and warm */
@@ -135,7 +133,8 @@ typedef struct SbFrameHeader
 #define SB_SPAWN_PYTHON_LAYER_OFF	0x0001	/* tests only: OS layers alone */
 #define SB_SPAWN_ALLOW_NO_LANDLOCK	0x0002	/* run even where Landlock is missing */
 #define SB_SPAWN_NAMESPACES		0x0004	/* unshare user, net and IPC */
-#define SB_SPAWN_FS_MOUNT		0x0008	/* a mount namespace instead of Landlock */
+#define SB_SPAWN_FS_MOUNT		0x0008	/* a mount namespace root (with Landlock) */
+#define SB_SPAWN_NO_LANDLOCK	0x0010	/* the mount namespace alone: no Landlock */
 
 typedef struct SbSpawnRequest
 {
@@ -151,20 +150,20 @@ typedef struct SbSpawnRequest
 /*
  * A reservation (SB_CTL_RESERVED) is a spare, contained with the limits it
  * was asked for, whose data socket the backend holds while it is idle; its
- * next call sends the request straight to the child.  The worker hears of
- * the call when the child exits, or, for a call still running after
- * SB_START_AFTER_MS, from SB_CTL_START, which carries its start (to time
- * the wall-clock deadline from); a short call costs the worker nothing.
- * The worker may take the child back (max_concurrent, or another session
- * needing a spare) until the call begins: the child and the worker race
- * for its claim token, an eventfd on the child's SB_CHILD_CLAIM_FD, and
- * whoever reads it first wins.  The child reads it when the request
- * arrives, before it acts on any byte of it, and closes it at once; if the
- * worker won, the child is killed, the backend gets SB_CTL_REVOKED and
- * sees the socket end with nothing sent, and sends the call again through
- * SB_CTL_SPAWN.  Nothing of it ran.
+ * next call sends the request straight to the child.  The child and the
+ * worker race for the spare's claim token, an eventfd (counter 0) on the
+ * child's SB_CHILD_CLAIM_FD: the child claims its call by adding 1 to it
+ * when the request arrives, before it acts on any byte of it; the worker
+ * takes the reservation back by adding SB_CLAIM_REVOKE, the counter's
+ * maximum.  Whichever write comes second would overflow the counter and
+ * fails (EAGAIN), so exactly one wins.  A claim makes the eventfd readable,
+ * which wakes the worker: it times the call's wall-clock and CPU limits
+ * from then on, whatever the backend does.  If the worker won, the child
+ * exits having run nothing, the backend gets SB_CTL_REVOKED and sees the
+ * socket end with nothing sent, and sends the call again through
+ * SB_CTL_SPAWN.
  */
-#define SB_START_AFTER_MS		5
+#define SB_CLAIM_REVOKE			UINT64_C(0xfffffffffffffffe)
 
 typedef struct SbReserved
 {
@@ -173,16 +172,10 @@ typedef struct SbReserved
 	SbSpawnRequest limits;		/* what the child was contained with */
 } SbReserved;
 
-typedef struct SbStart
-{
-	int32_t		pid;			/* the reserved child */
-	uint32_t	timeout_ms;		/* this call's wall clock */
-	uint64_t	started_us;		/* when it began, CLOCK_MONOTONIC */
-} SbStart;
-
 /* the flags that shape a child before its limits are known (spares) */
 #define SB_SPAWN_SHAPE_FLAGS \
-	(SB_SPAWN_NAMESPACES | SB_SPAWN_FS_MOUNT | SB_SPAWN_ALLOW_NO_LANDLOCK)
+	(SB_SPAWN_NAMESPACES | SB_SPAWN_FS_MOUNT | SB_SPAWN_NO_LANDLOCK | \
+	 SB_SPAWN_ALLOW_NO_LANDLOCK)
 
 typedef struct SbBusy
 {
@@ -218,15 +211,21 @@ typedef enum SbExitCause
 {
 	SB_EXIT_BY_ITSELF = 0,		/* exited or died on its own */
 	SB_EXIT_TIMEOUT = 1,		/* the worker's wall-clock deadline passed */
-	SB_EXIT_KILLED = 2			/* the backend asked (cancel, error) */
+	SB_EXIT_KILLED = 2,			/* the backend asked (cancel, error) */
+	SB_EXIT_CPU = 3				/* the worker found its CPU time spent */
 } SbExitCause;
+
+/* SbExitReport.flags */
+#define SB_EXIT_CONTAINED	0x0001	/* its seccomp filter was on when it
+									 * ended: a setup failure it reports
+									 * is forged */
 
 typedef struct SbExitReport
 {
 	int32_t		pid;
 	int32_t		wait_status;	/* as returned by wait4() */
 	uint32_t	cause;			/* SbExitCause */
-	uint32_t	padding;
+	uint32_t	flags;			/* SB_EXIT_* */
 	uint64_t	wall_us;
 	uint64_t	user_us;
 	uint64_t	sys_us;
@@ -260,13 +259,15 @@ typedef struct SbViolation
 typedef struct SbDecoder
 {
 	uint64_t	output_limit;
-	uint64_t	output_used;	/* STDOUT, STDERR, RESULT and COLUMN bytes */
+	uint64_t	output_used;	/* RESULT and COLUMN payloads; STDOUT and
+								 * STDERR frames, headers included */
 	int			rows_mode;		/* ROWS and COLUMN frames expected */
 	int			rows_ncols;		/* how many COLUMN frames */
 	int			columns;		/* COLUMN frames seen */
 	int			have_result;
 	int			have_error;
 	int			have_rows;
+	int			have_violation;
 } SbDecoder;
 
 /* a validated column payload (pointers into it) */

@@ -333,7 +333,25 @@ def _key_text(key, path):
                     % (t.__name__, path))
 
 
-def _scalar_text(value, t):
+# numeric's range, which jsonb applies to every number: at most 131072
+# digits before the decimal point and 16383 after it
+_NUMERIC_MAX_INT_DIGITS = 131072
+_NUMERIC_MAX_SCALE = 16383
+
+
+def _decimal_text(value, path):
+    if not value.is_finite():
+        return "null"
+    _sign, digits, exponent = value.as_tuple()
+    if len(digits) + exponent > _NUMERIC_MAX_INT_DIGITS or -exponent > _NUMERIC_MAX_SCALE:
+        raise ValueError("the Decimal at %s is outside the range of PostgreSQL's numeric type "
+                         "(at most %d digits before the decimal point and %d after it); "
+                         "round it, or return it as a string"
+                         % (path, _NUMERIC_MAX_INT_DIGITS, _NUMERIC_MAX_SCALE))
+    return str(value)
+
+
+def _scalar_text(value, t, path):
     """JSON text for a scalar of exact type t, or None if t is not scalar."""
     if value is None or t is _NaTType or t is _NAType:
         return "null"
@@ -357,7 +375,7 @@ def _scalar_text(value, t):
     if t is np.timedelta64:
         return "null" if np.isnat(value) else '"' + _Timedelta(value).isoformat() + '"'
     if t is decimal.Decimal:
-        return str(value) if value.is_finite() else "null"
+        return _decimal_text(value, path)
     if t is bytes or t is bytearray:
         # bytea's own text form, so the value round-trips through SQL
         return '"\\\\x' + bytes(value).hex() + '"'
@@ -369,7 +387,7 @@ def _write(w, value, path, depth):
         raise ValueError("result is nested more than %d levels deep at %s"
                          % (_MAX_DEPTH, path))
     t = type(value)
-    text = _scalar_text(value, t)
+    text = _scalar_text(value, t, path)
     if text is not None:
         w.put(text)
         return

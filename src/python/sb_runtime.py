@@ -168,6 +168,10 @@ def read_paths():
 # --------------------------------------------------------------------------
 # child side
 
+# what the backend charges each printed frame beyond its text: its header
+FRAME_OVERHEAD = 8
+
+
 class _Output:
     """print() for the sandbox: each call becomes one STDOUT frame."""
 
@@ -176,9 +180,15 @@ class _Output:
         self.used = 0
 
     def emit(self, text, stderr=False):
-        """Send text as one STDOUT (or STDERR) frame, within the limit."""
+        """Send text as one STDOUT (or STDERR) frame, within the limit.
+
+        Nothing is sent for empty text; every frame costs its header too,
+        as the backend counts it.
+        """
+        if not text:
+            return
         data = text.encode("utf-8", "replace")
-        self.used += len(data)
+        self.used += len(data) + FRAME_OVERHEAD
         if self.used > self.limit:
             raise sb_codec.OutputLimitExceeded(
                 "printed output exceeds the output limit of %d bytes" % self.limit)
@@ -466,6 +476,12 @@ def serve(python_layer):
     _fresh_process_state()
     try:
         request, inputs = _read_request()
+    except MemoryError:
+        # table inputs larger than the memory limit: the code never ran
+        _send_error("memory", "MemoryError",
+                    "out of memory while reading the inputs: they need more than the "
+                    "memory limit allows")
+        return 0
     except Exception as exc:  # the backend is trusted, but say what broke
         _send_error("crash", "ProtocolError", "could not read the request: %s" % exc,
                     exit_code=72)

@@ -17,14 +17,16 @@
  *	3. die with the worker, and check the worker is still our parent
  *	4. oom_score_adj 1000: the OOM killer takes us, never PostgreSQL
  *	4b. namespaces, where unprivileged user namespaces work: a new user,
- *	   network (no interface at all) and IPC namespace; where Landlock is
- *	   missing (or an administrator chose it), a mount namespace whose root
- *	   holds only the Python library directories, read-only (sb_mountns.c)
+ *	   network (no interface at all) and IPC namespace, and a mount
+ *	   namespace whose root holds only the Python library directories,
+ *	   read-only (sb_mountns.c): outside them nothing exists, not even for
+ *	   stat(), access() or readlink(), which Landlock does not mediate
  *	5. rlimits: memory, CPU (hard = soft + 1 s), processes, file size,
  *	   core, fds; plus a CPU-time timer for millisecond precision
  *	6. no_new_privs, not dumpable (no ptrace or /proc/pid/mem from peers)
- *	7. Landlock: read-only access to the Python library directories
- *	   (skipped when 4b built a mount namespace root instead)
+ *	7. Landlock: read-only access to the Python library directories, on
+ *	   top of 4b's root (skipped only where Landlock is missing, or an
+ *	   administrator chose the mount namespace alone)
  *	8. seccomp allowlist (last: it forbids the calls the steps above need)
  */
 #include "sb_worker.h"
@@ -309,7 +311,7 @@ sb_contain_finish(const SbContainment *c, const SbSpawnRequest *req, int statm_f
 		sb_child_fail("clear the dumpable flag", errno);
 
 	/* 7 */
-	if (!(c->flags & SB_SPAWN_FS_MOUNT) &&
+	if (!(c->flags & SB_SPAWN_NO_LANDLOCK) &&
 		sb_landlock_apply(c->read_paths, c->n_read_paths) < 0 &&
 		!(c->flags & SB_SPAWN_ALLOW_NO_LANDLOCK))
 		sb_child_fail("confine the file system with Landlock", errno);

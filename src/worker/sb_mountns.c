@@ -1,12 +1,14 @@
 /*
  * sb_mountns.c
- *		Filesystem confinement with a mount namespace, where Landlock is
- *		missing.
+ *		Filesystem confinement with a mount namespace, under Landlock where
+ *		the kernel has it, alone where it does not.
  *
  * The child builds a new root that holds only read-only bind mounts of the
  * Python library directories and zoneinfo, on a read-only tmpfs, and pivots
  * into it; the old root is detached, so the data directory, /proc, /dev,
- * /etc and the socket directory do not exist inside.  The seccomp filter
+ * /etc and the socket directory do not exist inside: not for open(), and
+ * not for stat(), access(), readlink() or O_PATH opens either, which
+ * Landlock does not mediate.  The seccomp filter
  * installed afterwards forbids mount, umount2, pivot_root, chroot and
  * unshare, so the view cannot be changed back.
  *
@@ -59,20 +61,23 @@ sb_write_proc(const char *path, const char *text)
 
 /*
  * Map our own uid and gid into the new user namespace (files on the tmpfs
- * need a mapped owner).  setgroups must be denied before an unprivileged
- * process may write gid_map.
+ * need a mapped owner), as nobody and nogroup: inside, the child sees the
+ * ids an unmapped process would see, not the server's.  setgroups must be
+ * denied before an unprivileged process may write gid_map.
  */
+#define SB_INNER_ID 65534
+
 static int
 sb_map_ids(uid_t uid, gid_t gid)
 {
 	char		line[64];
 
-	snprintf(line, sizeof(line), "%u %u 1\n", (unsigned) uid, (unsigned) uid);
+	snprintf(line, sizeof(line), "%u %u 1\n", (unsigned) SB_INNER_ID, (unsigned) uid);
 	if (sb_write_proc("/proc/self/uid_map", line) < 0)
 		return -1;
 	if (sb_write_proc("/proc/self/setgroups", "deny") < 0 && errno != ENOENT)
 		return -1;
-	snprintf(line, sizeof(line), "%u %u 1\n", (unsigned) gid, (unsigned) gid);
+	snprintf(line, sizeof(line), "%u %u 1\n", (unsigned) SB_INNER_ID, (unsigned) gid);
 	return sb_write_proc("/proc/self/gid_map", line);
 }
 

@@ -90,17 +90,19 @@ sb_prefault(void *p, size_t len)
 static bool sb_claim_pending = false;
 
 /*
- * The first bytes of the request have arrived: take this child's claim
- * token before acting on any of them.  If the worker took it first, it has
- * given this reservation up and is killing this process: nothing may run.
+ * The first bytes of the request have arrived: claim the call before acting
+ * on any of them, by adding 1 to the claim token (sb_protocol.h).  If the
+ * worker took the reservation back first, the write would overflow the
+ * counter and fails: this process is being killed, and nothing may run.
+ * A claim also wakes the worker, which times this call from now on.
  */
 static void
 sb_claim_call(void)
 {
-	uint64_t	token;
+	uint64_t	one = 1;
 
 	sb_claim_pending = false;
-	if (read(SB_CHILD_CLAIM_FD, &token, sizeof(token)) != (ssize_t) sizeof(token))
+	if (write(SB_CHILD_CLAIM_FD, &one, sizeof(one)) != (ssize_t) sizeof(one))
 		_exit(SB_CHILD_EXIT_SETUP);
 	(void) close(SB_CHILD_CLAIM_FD);
 }
@@ -649,12 +651,22 @@ sb_python_serve(uint32_t flags, bool claim)
 						 Py_BuildValue("(O)", (flags & SB_SPAWN_PYTHON_LAYER_OFF) ? Py_False : Py_True));
 	if (res == NULL)
 	{
-		static const char msg[] =
+		static const char crash[] =
 			"{\"kind\":\"crash\",\"type\":\"InternalError\","
 			"\"message\":\"the sandbox runtime failed unexpectedly\"}";
+		/* too little memory left even to report it from Python */
+		static const char memory[] =
+			"{\"kind\":\"memory\",\"type\":\"MemoryError\","
+			"\"message\":\"out of memory: the call needs more than its memory limit\"}";
+		bool		oom = PyErr_ExceptionMatches(PyExc_MemoryError);
 
 		PyErr_Clear();
-		(void) sb_send_frame(SB_CHILD_DATA_FD, SB_DATA_ERROR, msg, sizeof(msg) - 1);
+		if (oom)
+		{
+			(void) sb_send_frame(SB_CHILD_DATA_FD, SB_DATA_ERROR, memory, sizeof(memory) - 1);
+			return SB_CHILD_EXIT_OK;
+		}
+		(void) sb_send_frame(SB_CHILD_DATA_FD, SB_DATA_ERROR, crash, sizeof(crash) - 1);
 		return SB_CHILD_EXIT_PROTOCOL;
 	}
 	if (PyLong_Check(res))

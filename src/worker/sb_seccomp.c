@@ -11,6 +11,18 @@
  *
  * Conditions are checked on register values only; pointers are never
  * dereferenced by seccomp, so pointer arguments are only compared to NULL.
+ * Comparisons are on all 64 bits of a register, while the kernel reads an
+ * int argument from the low 32: so an int is only ever allowed by equality
+ * with small values or by an unsigned upper bound, never by "not equal",
+ * which a value with high bits set would pass while meaning the same int.
+ *
+ * Every call that names a process names this one only (kill, prlimit64,
+ * sched_getaffinity, CPU clocks): the child can neither signal nor read
+ * the state of any other process.  Futexes must be private
+ * (FUTEX_PRIVATE_FLAG): a shared futex on a file page two children map
+ * would be a channel between them.  The dispositions of the signals the
+ * limits rely on (SIGPROF, SIGXCPU) and of SIGSYS, which reports blocked
+ * calls, are fixed once the filter is on.
  */
 #include "sb_worker.h"
 
@@ -28,6 +40,11 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+/* the fixed signals of SB_SIGNAL_NOT_FIXED, as numbered on Linux */
+#if SIGXCPU != 24 || SIGPROF != 27 || SIGSYS != 31
+#error "unexpected signal numbers: revise sb_seccomp_signals()"
+#endif
+
 typedef enum SbRuleKind
 {
 	SB_ALLOW,					/* always */
@@ -37,7 +54,14 @@ typedef enum SbRuleKind
 	SB_THREAD_ONLY,				/* clone flags: a thread, no namespaces */
 	SB_ARG_ZERO,				/* arg is 0 (e.g. a NULL pointer) */
 	SB_ARG_EQUALS,				/* arg equals value */
-	SB_ENOSYS					/* fail with ENOSYS so libc falls back */
+	SB_ENOSYS,					/* fail with ENOSYS so libc falls back */
+	SB_PID_SELF,				/* arg0 is 0 or our own pid */
+	SB_PID_SELF_QUERY,			/* arg0 is 0 or our own pid, arg2 is NULL */
+	SB_CLOCK_OWN,				/* arg0 is a fixed clock id, not another
+								 * process's CPU clock */
+	SB_FUTEX_PRIVATE,			/* arg1 has FUTEX_PRIVATE_FLAG */
+	SB_SIGNAL_NOT_FIXED			/* arg0 is not SIGPROF, SIGXCPU or SIGSYS,
+								 * or arg1 is NULL (a query) */
 } SbRuleKind;
 
 typedef struct SbSyscallRule
@@ -54,17 +78,22 @@ typedef struct SbSyscallRule
 	(CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | \
 	 CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET)
 
+/* the highest fixed clock id (CLOCK_TAI); negative ids name other processes */
+#define SB_MAX_CLOCK_ID		11
+#define SB_FUTEX_PRIVATE_FLAG	128
+
 /* The allowlist.  Keep sorted by purpose; the syscall probe test reads it. */
 static const SbSyscallRule sb_policy[] = {
 	/* process lifetime and signals (only to ourselves) */
 	{"exit", SB_ALLOW}, {"exit_group", SB_ALLOW},
-	{"rt_sigaction", SB_ALLOW}, {"rt_sigprocmask", SB_ALLOW},
+	{"rt_sigaction", SB_SIGNAL_NOT_FIXED}, {"rt_sigprocmask", SB_ALLOW},
 	{"rt_sigreturn", SB_ALLOW}, {"sigaltstack", SB_ALLOW},
 	{"restart_syscall", SB_ALLOW},
 	{"kill", SB_SELF_ONLY, 0}, {"tgkill", SB_SELF_ONLY, 0}, {"tkill", SB_SELF_ONLY, 0},
 	{"clone", SB_THREAD_ONLY, 0}, {"clone3", SB_ENOSYS},
 	{"set_robust_list", SB_ALLOW}, {"set_tid_address", SB_ALLOW}, {"rseq", SB_ALLOW},
-	{"futex", SB_ALLOW}, {"sched_yield", SB_ALLOW}, {"sched_getaffinity", SB_ALLOW},
+	{"futex", SB_FUTEX_PRIVATE, 1}, {"sched_yield", SB_ALLOW},
+	{"sched_getaffinity", SB_PID_SELF, 0},
 
 	/* memory: never executable */
 	{"brk", SB_ALLOW}, {"munmap", SB_ALLOW}, {"mremap", SB_ALLOW}, {"madvise", SB_ALLOW},
@@ -92,12 +121,14 @@ static const SbSyscallRule sb_policy[] = {
 	{"getuid", SB_ALLOW}, {"geteuid", SB_ALLOW}, {"getgid", SB_ALLOW},
 	{"getegid", SB_ALLOW}, {"getgroups", SB_ALLOW},
 	{"getresuid", SB_ALLOW}, {"getresgid", SB_ALLOW},
-	{"uname", SB_ALLOW}, {"sysinfo", SB_ALLOW}, {"getrusage", SB_ALLOW},
+	{"uname", SB_ALLOW}, {"getrusage", SB_ALLOW},
+	/* system-wide free memory and process count: a channel between calls */
+	{"sysinfo", SB_ENOSYS},
 	{"times", SB_ALLOW}, {"getrandom", SB_ALLOW},
-	{"prlimit64", SB_ARG_ZERO, 2}, {"getrlimit", SB_ALLOW},
-	{"clock_gettime", SB_ALLOW}, {"clock_getres", SB_ALLOW},
+	{"prlimit64", SB_PID_SELF_QUERY}, {"getrlimit", SB_ALLOW},
+	{"clock_gettime", SB_CLOCK_OWN}, {"clock_getres", SB_CLOCK_OWN},
 	{"gettimeofday", SB_ALLOW}, {"time", SB_ALLOW},
-	{"nanosleep", SB_ALLOW}, {"clock_nanosleep", SB_ALLOW},
+	{"nanosleep", SB_ALLOW}, {"clock_nanosleep", SB_CLOCK_OWN},
 };
 
 /* syscall names by number, resolved before fork: the handler cannot malloc */
@@ -200,11 +231,38 @@ sb_sigsys_handler(int sig, siginfo_t *info, void *ucontext)
 	_exit(SB_CHILD_EXIT_VIOLATION);
 }
 
+/*
+ * rt_sigaction may change any signal's disposition but the CPU limit's
+ * (SIGXCPU 24, SIGPROF 27) and SIGSYS's (31), or query any (a NULL new
+ * action).  The allowed numbers as rules no number with high bits set can
+ * match: 1-23 (0 is no signal), 25, 26, 28-30, 32-63 and 64.
+ */
+static int
+sb_seccomp_signals(scmp_filter_ctx ctx, int nr)
+{
+	static const int singles[] = {SIGXCPU + 1, SIGXCPU + 2, SIGPROF + 1, SIGPROF + 2,
+	SIGPROF + 3, 64};
+	int			rc;
+	size_t		i;
+
+	rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1, SCMP_A1(SCMP_CMP_EQ, 0));
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1, SCMP_A0(SCMP_CMP_LT, SIGXCPU));
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
+							  SCMP_A0(SCMP_CMP_MASKED_EQ, ~(scmp_datum_t) 31, 32));
+	for (i = 0; rc == 0 && i < sizeof(singles) / sizeof(singles[0]); i++)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
+							  SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t) singles[i]));
+	return rc;
+}
+
 /* Add one policy rule to the filter; 0 on success, negative on failure. */
 static int
 sb_seccomp_add(scmp_filter_ctx ctx, const SbSyscallRule *r, pid_t self)
 {
 	int			nr = seccomp_syscall_resolve_name(r->name);
+	int			rc;
 
 	if (nr == __NR_SCMP_ERROR)
 		return 0;				/* not a call on this architecture */
@@ -236,6 +294,30 @@ sb_seccomp_add(scmp_filter_ctx ctx, const SbSyscallRule *r, pid_t self)
 									SCMP_CMP(r->arg, SCMP_CMP_EQ, r->value));
 		case SB_ENOSYS:
 			return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
+		case SB_PID_SELF:
+			rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1, SCMP_A0(SCMP_CMP_EQ, 0));
+			if (rc == 0)
+				rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
+									  SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t) self));
+			return rc;
+		case SB_PID_SELF_QUERY:
+			rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 2, SCMP_A0(SCMP_CMP_EQ, 0),
+								  SCMP_A2(SCMP_CMP_EQ, 0));
+			if (rc == 0)
+				rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 2,
+									  SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t) self),
+									  SCMP_A2(SCMP_CMP_EQ, 0));
+			return rc;
+		case SB_CLOCK_OWN:
+			/* unsigned: a negative id (another process's clock) is huge */
+			return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
+									SCMP_A0(SCMP_CMP_LE, SB_MAX_CLOCK_ID));
+		case SB_FUTEX_PRIVATE:
+			return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
+									SCMP_CMP(r->arg, SCMP_CMP_MASKED_EQ,
+											 SB_FUTEX_PRIVATE_FLAG, SB_FUTEX_PRIVATE_FLAG));
+		case SB_SIGNAL_NOT_FIXED:
+			return sb_seccomp_signals(ctx, nr);
 	}
 	return -EINVAL;
 }

@@ -29,8 +29,12 @@
  *	   limits (or forks a fresh child), writes the call's limits as the
  *	   first frame on the child's data socket unless it has them already,
  *	   hands the backend the other end (SCM_RIGHTS) and supervises the
- *	   child until it exits, the wall-clock deadline passes or the backend
- *	   asks for a kill; then reaps it and reports.
+ *	   child until it exits, its wall-clock deadline passes, its CPU time
+ *	   runs out (read from its CPU clock: the child's own timer signal
+ *	   can be blocked) or the backend asks for a kill; then reaps it and
+ *	   reports.  A reserved child's call is timed from its claim of the
+ *	   call, which wakes the worker (sb_protocol.h): no child's limits
+ *	   depend on what its backend does.
  *
  * The child applies the limits, no_new_privs, Landlock and seccomp as soon
  * as it reads that first frame, before the backend can send it any code.
@@ -71,13 +75,17 @@ typedef struct SbChild
 	uint64_t	started_us;		/* when the call got it */
 	uint64_t	deadline_us;
 	uint64_t	cpu_before_us;	/* a spare's warm-up CPU, not the call's */
+	clockid_t	cpu_clock;		/* its process CPU clock */
+	uint64_t	cpu_limit_us;	/* the call's CPU time; 0 until it starts */
+	uint64_t	cpu_check_us;	/* when to read its CPU clock next */
 	bool		killed;
 	bool		revoked;		/* an orphan: a reservation taken back */
 	uint32_t	cause;			/* SbExitCause */
 	bool		ready;			/* a spare that finished warming up */
 	bool		contained;		/* a spare given limits ahead of its call */
 	SbSpawnRequest limits;		/* those limits */
-	int			claim_fd;		/* a spare's claim token (our copy), or -1 */
+	int			claim_fd;		/* a spare's claim token (our copy), or -1:
+								 * readable once the child claims its call */
 	bool		reserved;		/* reserved for its client's next call: the
 								 * client holds its socket; not in flight */
 } SbChild;
@@ -117,6 +125,17 @@ static uint64_t sb_listen_paused_until = 0;	/* out of fds: accept later */
  * 5 ms met the fork and 8 clients lost ~2 %.
  */
 #define SB_SPARE_IDLE_US 10000
+
+/*
+ * The worker reads a running child's CPU clock when it could have spent
+ * its CPU time at the earliest (what is left, divided among the CPUs), and
+ * kills it SB_CPU_GRACE_US past its limit: the child's own profiling timer
+ * normally ends it first, at the limit, but it can be blocked.  A call
+ * shorter than half its CPU limit is never looked at.
+ */
+#define SB_CPU_GRACE_US 2000
+#define SB_CPU_CHECK_MIN_US 1000
+static uint64_t sb_ncpus = 1;
 
 static SbClient *sb_clients = NULL;
 static int	sb_nclients = 0;	/* slots allocated */
@@ -265,61 +284,80 @@ sb_worker_send_fd(int control_fd, uint32_t type, const void *payload, uint32_t l
 }
 
 /*
- * CPU time (user + system) a child has used so far, from /proc/<pid>/stat;
- * 0 if unreadable.  Used to leave a spare's warm-up out of the call's usage.
+ * CPU time (user + system) a child has used so far, from its process CPU
+ * clock (microseconds, exact); 0 if it cannot be read.  Leaves a spare's
+ * warm-up out of the call's usage, and enforces the call's CPU limit.
  */
 static uint64_t
-sb_child_cpu_us(pid_t pid)
+sb_child_cpu_us(const SbChild *c)
+{
+	struct timespec ts;
+
+	if (clock_gettime(c->cpu_clock, &ts) < 0)
+		return 0;
+	return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
+/* The call on c starts now: time its wall clock and CPU from here. */
+static void
+sb_child_start(SbChild *c, uint32_t timeout_ms, uint32_t cpu_ms, uint64_t now)
+{
+	c->started_us = now;
+	c->deadline_us = now + (uint64_t) timeout_ms * 1000;
+	c->cpu_limit_us = (uint64_t) cpu_ms * 1000;
+	/* the earliest it could have spent its CPU time, on every CPU at once */
+	c->cpu_check_us = now + c->cpu_limit_us / sb_ncpus;
+	c->killed = false;
+	c->cause = SB_EXIT_BY_ITSELF;
+}
+
+/*
+ * Did the child die with its seccomp filter on?  Read from /proc while it
+ * is a zombie, before it is reaped.  A setup failure it reports is forged
+ * if so: containment ends with the filter.
+ */
+static bool
+sb_child_was_contained(pid_t pid)
 {
 	char		path[64];
-	char		buf[1024];
+	char		buf[4096];
 	int			fd;
 	ssize_t		n;
-	char	   *p;
-	unsigned long utime = 0,
-				stime = 0;
-	int			field;
+	char	   *line;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
+	snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
+		return true;			/* cannot tell: do not trust the report */
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return 0;
+		return true;
 	buf[n] = '\0';
-	p = strrchr(buf, ')');		/* the command name may hold anything */
-	if (p == NULL)
-		return 0;
-	/* after ")": state is field 3; utime and stime are fields 14 and 15 */
-	for (field = 2; *p && field < 14; p++)
-		if (*p == ' ')
-			field++;
-	if (sscanf(p, "%lu %lu", &utime, &stime) != 2)
-		return 0;
-	return (uint64_t) (utime + stime) * 1000000 / (uint64_t) sysconf(_SC_CLK_TCK);
+	line = strstr(buf, "\nSeccomp:");
+	return line == NULL || atoi(line + strlen("\nSeccomp:")) != 0;
 }
 
 /*
  * Fork a child of the given shape.  It runs the call-independent
  * containment steps at once, warms up if it is a spare, then blocks on its
  * data socket until the worker writes the call's limits.  A spare also
- * gets a claim token (an eventfd holding 1), so that it can later be
- * reserved for a client and taken back until its call begins.
+ * gets a claim token (an eventfd at 0, see sb_protocol.h), so that it can
+ * later be reserved for a client and taken back until its call begins.
  */
 static bool
 sb_fork_child(uint32_t shape, bool spare, SbChild *out)
 {
 	int			sv[2];
 	int			claim = -1;
+	int			rc;
 	pid_t		pid;
 
 	sb_child_clear(out);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return false;
 	if (spare &&
-		(claim = eventfd(1, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE)) < 0)
+		(claim = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
 	{
 		close(sv[0]);
 		close(sv[1]);
@@ -369,6 +407,12 @@ sb_fork_child(uint32_t shape, bool spare, SbChild *out)
 	out->claim_fd = claim;
 	out->shape = shape;
 	out->pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
+	if (out->pidfd >= 0 && (rc = clock_getcpuclockid(pid, &out->cpu_clock)) != 0)
+	{
+		close(out->pidfd);
+		out->pidfd = -1;
+		errno = rc;
+	}
 	if (out->pidfd < 0)
 	{
 		int			save = errno;
@@ -534,7 +578,7 @@ sb_dispatch(SbClient *cl, const SbSpawnRequest *req)
 	}
 
 	if (from_pool)
-		child.cpu_before_us = sb_child_cpu_us(child.pid);
+		child.cpu_before_us = sb_child_cpu_us(&child);
 	if (child.claim_fd >= 0)
 	{
 		/* this call is the child's: nothing can take it back now */
@@ -547,11 +591,8 @@ sb_dispatch(SbClient *cl, const SbSpawnRequest *req)
 		/* the spare died meanwhile: report that as this call's end */
 		fprintf(stderr, "pysandbox-worker: a sandbox process died before its call\n");
 	}
-	child.started_us = sb_now_us();
+	sb_child_start(&child, req->timeout_ms, req->cpu_ms, sb_now_us());
 	sb_last_busy_us = child.started_us;
-	child.deadline_us = child.started_us + (uint64_t) req->timeout_ms * 1000;
-	child.killed = false;
-	child.cause = SB_EXIT_BY_ITSELF;
 	cl->child = child;
 	cl->last_active_us = child.started_us;
 	sb_in_flight++;
@@ -627,12 +668,12 @@ sb_dispatch_queue(void)
 }
 
 /*
- * A reserved child's call has begun (the backend said so, or the child has
- * claimed it already): from now on it is in flight, with a deadline, and
- * nothing can take it back.
+ * A reserved child's call has begun (the child claimed it, or the backend
+ * asked for a kill meanwhile): from now on it is in flight, with its
+ * limits timed by the worker, and nothing can take it back.
  */
 static void
-sb_start_reserved(SbClient *cl, uint32_t timeout_ms)
+sb_start_reserved(SbClient *cl)
 {
 	SbChild    *c = &cl->child;
 
@@ -642,15 +683,25 @@ sb_start_reserved(SbClient *cl, uint32_t timeout_ms)
 		c->claim_fd = -1;
 	}
 	c->reserved = false;
-	c->started_us = sb_now_us();
-	c->deadline_us = c->started_us + (uint64_t) timeout_ms * 1000;
+	sb_child_start(c, c->limits.timeout_ms, c->limits.cpu_ms, sb_now_us());
 	cl->reserve = true;			/* as the call that asked for it did */
-	c->killed = false;
-	c->cause = SB_EXIT_BY_ITSELF;
 	cl->last_active_us = c->started_us;
 	sb_nreserved--;
 	sb_in_flight++;
 	sb_last_busy_us = c->started_us;
+}
+
+/*
+ * Race a reserved child for its claim token: true if the worker won (the
+ * child had not claimed its call, and now never will), false if the child
+ * had claimed it (the call has begun).
+ */
+static bool
+sb_claim_back(SbChild *c)
+{
+	uint64_t	revoke = SB_CLAIM_REVOKE;
+
+	return write(c->claim_fd, &revoke, sizeof(revoke)) == (ssize_t) sizeof(revoke);
 }
 
 /* Move a client's child to the orphans: killed, reaped later, unreported. */
@@ -690,12 +741,11 @@ sb_orphan_child(SbClient *cl)
 static bool
 sb_revoke(SbClient *cl)
 {
-	uint64_t	token;
 	SbSpawned	rev = {.pid = cl->child.pid};
 
-	if (read(cl->child.claim_fd, &token, sizeof(token)) != (ssize_t) sizeof(token))
+	if (!sb_claim_back(&cl->child))
 	{
-		sb_start_reserved(cl, cl->child.limits.timeout_ms);
+		sb_start_reserved(cl);
 		return false;
 	}
 	sb_orphan_child(cl);
@@ -762,6 +812,7 @@ sb_child_exited(SbClient *cl)
 	SbChild    *c = &cl->child;
 	SbExitReport rep;
 	struct rusage ru;
+	siginfo_t	info;
 	int			status = 0;
 	pid_t		r;
 	uint64_t	cpu_us,
@@ -770,6 +821,13 @@ sb_child_exited(SbClient *cl)
 
 	if (c->pid <= 0)
 		return;
+	/* a setup failure is told by the exit code: was the child contained? */
+	memset(&rep, 0, sizeof(rep));
+	memset(&info, 0, sizeof(info));
+	if (waitid(P_PID, (id_t) c->pid, &info, WEXITED | WNOWAIT | WNOHANG) == 0 &&
+		info.si_pid == c->pid && info.si_code == CLD_EXITED && info.si_status == SB_CHILD_EXIT_SETUP &&
+		sb_child_was_contained(c->pid))
+		rep.flags |= SB_EXIT_CONTAINED;
 	do
 		r = wait4(c->pid, &status, 0, &ru);
 	while (r < 0 && errno == EINTR);
@@ -805,7 +863,6 @@ sb_child_exited(SbClient *cl)
 	else
 		user_us -= cpu_us;
 
-	memset(&rep, 0, sizeof(rep));
 	rep.pid = c->pid;
 	rep.wait_status = status;
 	rep.cause = c->cause;
@@ -891,7 +948,7 @@ sb_grant_reservations(void)
 		memset(&res, 0, sizeof(res));
 		res.pid = spare.pid;
 		res.limits = best->reserve_req;
-		spare.cpu_before_us = sb_child_cpu_us(spare.pid);
+		spare.cpu_before_us = sb_child_cpu_us(&spare);
 		if (!sb_worker_send_fd(best->fd, SB_CTL_RESERVED, &res, sizeof(res), spare.data_fd))
 		{
 			sb_discard_child(&spare);
@@ -916,7 +973,6 @@ sb_client_readable(SbClient *cl)
 	union
 	{
 		SbSpawnRequest req;
-		SbStart		start;
 		SbSpawned	kill;
 		char		raw[SB_CONTROL_MAX_PAYLOAD];
 	}			payload;
@@ -939,33 +995,16 @@ sb_client_readable(SbClient *cl)
 		sb_request_slot(cl, &payload.req);
 		return;
 	}
-	if (rc == 0 && type == SB_CTL_START && len == sizeof(SbStart))
-	{
-		/*
-		 * A call on the reservation has been running a while: from now on
-		 * its deadline counts from its start.  A START for a child that is
-		 * gone (taken back, or already exited) is late, not wrong.
-		 */
-		if (cl->child.pid > 0 && cl->child.pid == payload.start.pid)
-		{
-			if (cl->child.reserved)
-				sb_start_reserved(cl, payload.start.timeout_ms);
-			cl->child.started_us = payload.start.started_us;
-			cl->child.deadline_us = payload.start.started_us +
-				(uint64_t) payload.start.timeout_ms * 1000;
-		}
-		return;
-	}
 	if (rc == 0 && type == SB_CTL_KILL && len == sizeof(SbSpawned))
 	{
 		/*
 		 * A kill that raced with the exit report finds no child, or
-		 * already the next reservation: fine.  A call on a reservation may
-		 * not have said it began.
+		 * already the next reservation: fine.  A reserved child's claim
+		 * may not have been seen yet.
 		 */
 		if (cl->child.pid > 0 && cl->child.pid == payload.kill.pid &&
 			cl->child.reserved)
-			sb_start_reserved(cl, cl->child.limits.timeout_ms);
+			sb_start_reserved(cl);
 		if (cl->child.pid > 0 && cl->child.pid == payload.kill.pid &&
 			!cl->child.killed)
 		{
@@ -1069,7 +1108,10 @@ sb_expire_queue(uint64_t now)
 	}
 }
 
-/* Kill children past their deadline. */
+/*
+ * Kill children past their wall-clock deadline or their CPU time.  A
+ * reserved child is timed once it claims its call.
+ */
 static void
 sb_enforce_deadlines(uint64_t now)
 {
@@ -1079,16 +1121,37 @@ sb_enforce_deadlines(uint64_t now)
 	{
 		SbChild    *c = &sb_clients[i].child;
 
-		if (c->pid > 0 && !c->reserved && !c->killed && now >= c->deadline_us)
+		if (c->pid <= 0 || c->reserved || c->killed)
+			continue;
+		if (now >= c->deadline_us)
 		{
 			kill(c->pid, SIGKILL);
 			c->killed = true;
 			c->cause = SB_EXIT_TIMEOUT;
 		}
+		else if (now >= c->cpu_check_us)
+		{
+			uint64_t	cpu = sb_child_cpu_us(c);
+			uint64_t	used = cpu > c->cpu_before_us ? cpu - c->cpu_before_us : 0;
+
+			if (used >= c->cpu_limit_us + SB_CPU_GRACE_US)
+			{
+				kill(c->pid, SIGKILL);
+				c->killed = true;
+				c->cause = SB_EXIT_CPU;
+			}
+			else
+			{
+				uint64_t	left = c->cpu_limit_us + SB_CPU_GRACE_US - used;
+
+				c->cpu_check_us = now + (left / sb_ncpus > SB_CPU_CHECK_MIN_US ?
+										 left / sb_ncpus : SB_CPU_CHECK_MIN_US);
+			}
+		}
 	}
 }
 
-/* How long poll may sleep: until the next deadline or queue expiry. */
+/* How long poll may sleep: until the next deadline, CPU check or queue expiry. */
 static int
 sb_poll_timeout(uint64_t now)
 {
@@ -1099,9 +1162,13 @@ sb_poll_timeout(uint64_t now)
 	{
 		SbClient   *cl = &sb_clients[i];
 
-		if (cl->child.pid > 0 && !cl->child.reserved && !cl->child.killed &&
-			cl->child.deadline_us < next)
-			next = cl->child.deadline_us;
+		if (cl->child.pid > 0 && !cl->child.reserved && !cl->child.killed)
+		{
+			if (cl->child.deadline_us < next)
+				next = cl->child.deadline_us;
+			if (cl->child.cpu_check_us < next)
+				next = cl->child.cpu_check_us;
+		}
 		/* expiry waits while a taken-back reservation dies (its pidfd wakes us) */
 		if (cl->fd >= 0 && cl->queued && sb_revoking == 0 &&
 			cl->queued_us + (uint64_t) cl->req.queue_ms * 1000 < next)
@@ -1121,7 +1188,7 @@ sb_serve(void)
 
 	for (;;)
 	{
-		size_t		need = 1 + (size_t) sb_nclients * 2 + 2 * SB_MAX_SPARES + (size_t) sb_norphans;
+		size_t		need = 1 + (size_t) sb_nclients * 3 + 2 * SB_MAX_SPARES + (size_t) sb_norphans;
 		size_t		n = 0;
 		size_t		i;
 		int			timeout;
@@ -1151,6 +1218,7 @@ sb_serve(void)
 
 			pfds[n++] = (struct pollfd) {.fd = cl->fd >= 0 ? cl->fd : -1,.events = POLLIN};
 			pfds[n++] = (struct pollfd) {.fd = cl->child.pid > 0 ? cl->child.pidfd : -1,.events = POLLIN};
+			pfds[n++] = (struct pollfd) {.fd = cl->child.pid > 0 && cl->child.reserved ? cl->child.claim_fd : -1,.events = POLLIN};
 		}
 		for (i = 0; i < (size_t) sb_nspares; i++)
 		{
@@ -1180,7 +1248,7 @@ sb_serve(void)
 		if (rc > 0)
 		{
 			int			nclients = sb_nclients;
-			size_t		k = (sb_listen_fd >= 0 ? 1 : 0) + 2 * (size_t) nclients;
+			size_t		k = (sb_listen_fd >= 0 ? 1 : 0) + 3 * (size_t) nclients;
 
 			/* orphans first, from the last: a reap moves the last one down */
 			for (i = (size_t) norphans; i-- > 0;)
@@ -1220,7 +1288,7 @@ sb_serve(void)
 			k = 0;
 			if (sb_listen_fd >= 0 && (pfds[k++].revents & POLLIN))
 				sb_accept();
-			for (i = 0; i < (size_t) nclients; i++, k += 2)
+			for (i = 0; i < (size_t) nclients; i++, k += 3)
 			{
 				SbClient   *cl = &sb_clients[i];
 
@@ -1229,18 +1297,20 @@ sb_serve(void)
 				 * on another client's behalf earlier in this round made
 				 * it an orphan
 				 */
+				/* a reserved child claimed its call: time it from now */
+				if (pfds[k + 2].fd >= 0 && pfds[k + 2].revents &&
+					cl->child.pid > 0 && cl->child.reserved &&
+					cl->child.claim_fd == pfds[k + 2].fd)
+					sb_start_reserved(cl);
 				if (pfds[k + 1].fd >= 0 && pfds[k + 1].revents &&
 					cl->child.pid > 0 && cl->child.pidfd == pfds[k + 1].fd)
 				{
-					uint64_t	token;
-
 					/*
-					 * A reservation that ended before we heard of its call:
-					 * if it claimed the call, the call ran (and is over).
+					 * A reservation that ended before we saw its claim: if
+					 * it claimed the call, the call ran (and is over).
 					 */
-					if (cl->child.reserved && !cl->gone &&
-						read(cl->child.claim_fd, &token, sizeof(token)) != (ssize_t) sizeof(token))
-						sb_start_reserved(cl, cl->child.limits.timeout_ms);
+					if (cl->child.reserved && !cl->gone && !sb_claim_back(&cl->child))
+						sb_start_reserved(cl);
 					sb_child_exited(cl);
 				}
 				if (pfds[k].fd >= 0 && cl->fd == pfds[k].fd && pfds[k].revents)
@@ -1319,10 +1389,16 @@ main(int argc, char **argv)
 		(sb_mountns_works(&sb_containment) ? SB_LAYER_MOUNTNS : 0);
 
 	/* the shape the backends' defaults ask for (pysandbox.filesystem_layer auto) */
+	/* both filesystem layers where both work (sb_worker.c in the backend) */
 	sb_default_shape = (layers & SB_LAYER_NAMESPACES) ? SB_SPAWN_NAMESPACES : 0;
-	if (!(layers & SB_LAYER_LANDLOCK))
-		sb_default_shape |= (layers & SB_LAYER_MOUNTNS) ? SB_SPAWN_FS_MOUNT
-			: SB_SPAWN_ALLOW_NO_LANDLOCK;
+	if (layers & SB_LAYER_MOUNTNS)
+		sb_default_shape |= (layers & SB_LAYER_LANDLOCK) ? SB_SPAWN_FS_MOUNT
+			: SB_SPAWN_FS_MOUNT | SB_SPAWN_NO_LANDLOCK;
+	else if (!(layers & SB_LAYER_LANDLOCK))
+		sb_default_shape |= SB_SPAWN_ALLOW_NO_LANDLOCK;
+	sb_ncpus = (uint64_t) sysconf(_SC_NPROCESSORS_ONLN);
+	if (sb_ncpus < 1)
+		sb_ncpus = 1;
 
 	memset(&sb_ready, 0, sizeof(sb_ready));
 	sb_ready.version = SB_PROTOCOL_VERSION;

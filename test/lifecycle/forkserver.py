@@ -452,6 +452,9 @@ class Suite:
         _bgw, worker = server_processes()
         conn = connect()
         conn.cursor().execute("SET pysandbox.python_layer = off")   # os.getpid()
+        # a reservation serves calls with the limits it was contained with,
+        # wall clock included: every call here has the same
+        conn.cursor().execute("SET pysandbox.timeout = '1500ms'")
         first = execute(conn, GETPID)["main"]
         reserved = wait_for(lambda: reserved_children(worker), 5) or []
         if len(reserved) != 1:
@@ -468,7 +471,7 @@ class Suite:
         # a call running on its reservation holds /dev/null, its socket, no token
         reserved = wait_for(lambda: reserved_children(worker), 5) or []
         if reserved:
-            call = Call(conn, LOOP, '{"timeout_ms": 1500}')
+            call = Call(conn, LOOP)
             call.start()
             if wait_for(lambda: running_child(worker) == reserved[0], 5) is None:
                 problems.append("the call did not run on its reservation %d" % reserved[0])
@@ -511,20 +514,20 @@ class Suite:
             elif len(notices) != 1:
                 problems.append("its print() reached the client %d times" % len(notices))
         # a call on its reservation that ends its socket at once and sleeps:
-        # the worker must still time it (it hears of the call from the backend)
+        # the worker must still time it (it hears of the call from the
+        # child's claim, not from the backend)
         _bgw, worker = server_processes()
         if not wait_for(lambda: reserved_children(worker), 5):
             problems.append("no reservation before the call that closes its socket")
         t0 = time.monotonic()
         try:
-            execute(conn, "import os, time\ndef main():\n    os.close(3)\n    time.sleep(30)\n",
-                    '{"timeout_ms": 1000}')
+            execute(conn, "import os, time\ndef main():\n    os.close(3)\n    time.sleep(30)\n")
             problems.append("the call that closed its socket and slept did not fail")
         except psycopg2.Error as exc:
             took = time.monotonic() - t0
             if exc.pgcode != "57014" or took > 2.5:
                 problems.append("the call that closed its socket and slept: %s %s after %.1f s "
-                                "(expected 57014 after its 1 s timeout)"
+                                "(expected 57014 after its 1.5 s timeout)"
                                 % (exc.pgcode, (exc.diag.message_primary or "").strip(), took))
         if server_processes()[1] != worker:
             problems.append("the worker was replaced after the call that closed its socket")

@@ -17,10 +17,14 @@ It runs in up to four modes:
   on      the Python layer is on: most payloads are rejected by the validator
           (42501) or the runtime guard before anything runs;
   off     SET pysandbox.python_layer = off (superuser): real builtins and real
-          imports, so only the OS layers (rlimits, seccomp, Landlock) stand;
+          imports, so only the OS layers (rlimits, seccomp, Landlock and the
+          mount namespace together) stand;
   mount   as "off", with pysandbox.filesystem_layer = mount_namespace: the
-          file system is confined by a mount namespace instead of Landlock
-          (the fallback for kernels without Landlock), and must hold alike;
+          file system is confined by the mount namespace alone (the fallback
+          for kernels without Landlock), and must hold alike;
+  landlock  as "off", with pysandbox.filesystem_layer = landlock: Landlock
+          alone (where user namespaces are off); only the file metadata
+          payloads may succeed, as the README says;
   bypass  the Python layer is on, but the payload is wrapped in a known
           escape from it (pandas.eval of a computed string reaching the real
           builtins), which is what an ordinary role could do.  Runs only while
@@ -46,6 +50,11 @@ For every payload in every mode it asserts:
   (f) the backend is alive (same connection runs SELECT 1, same backend pid),
       the postmaster pid is unchanged and the server log shows no crash.
 
+Then the scenarios of floor_scenarios.py, which need more than one call
+(floods against cancel, terminate and the wall limit; a child living on after
+its result; two sessions' children; sandbox_run's reports), unless --modes
+leaves out "off".
+
 One line per payload and mode, then exactly "hostile: N passed, M failed";
 the exit status is non-zero if anything failed.
 """
@@ -67,9 +76,11 @@ import psycopg2
 import psycopg2.extras
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from proctools import (  # noqa: E402
     CRASH_LOG, DATA_DIR, LOG_PATH, TEST_DIR, WORKER_EXE, descendants, is_spare,
     exe_of, owned_by_a_backend, postmaster_pid, process_table)
+import floor_scenarios  # noqa: E402
 
 
 
@@ -146,7 +157,7 @@ SYSCALLS = {   # the few numbers the raw-syscall payloads need
                    perf_event_open=298, prctl=157, personality=135,
                    shmget=29, pipe2=293, socketpair=53, chmod=90, unlink=87,
                    rename=82, truncate=76, mkdir=83, symlink=88, link=86,
-                   setpriority=141, rt_sigqueueinfo=129, tgkill=234,
+                   setpriority=141, rt_sigqueueinfo=129, tgkill=234, rt_sigaction=13, futex=202,
                    x32_offset=0x40000000),
     "aarch64": dict(openat=56, open=None, clone=220, clone3=435,
                     memfd_create=279, mmap=222, process_vm_readv=270,
@@ -156,7 +167,8 @@ SYSCALLS = {   # the few numbers the raw-syscall payloads need
                     personality=92, shmget=194, pipe2=59, socketpair=199,
                     chmod=None, unlink=None, rename=None, truncate=45,
                     mkdir=None, symlink=None, link=None, setpriority=140,
-                    rt_sigqueueinfo=138, tgkill=131, x32_offset=None),
+                    rt_sigqueueinfo=138, tgkill=131, rt_sigaction=134, futex=98,
+                    x32_offset=None),
 }
 NR = SYSCALLS.get(platform.machine(), {})
 
@@ -199,7 +211,7 @@ class Payload:
     """One hostile module and the outcomes allowed in each mode."""
 
     def __init__(self, name, code, on=PYLAYER, off=None, bypass=None,
-                 mount=None, options=None):
+                 mount=None, landlock=None, options=None, max_ms=None):
         self.name = name
         self.code = textwrap.dedent(code).lstrip("\n")
         self.expect = {"on": set(on), "off": set(off if off is not None else on)}
@@ -207,7 +219,10 @@ class Payload:
                                     else self.expect["off"])
         self.expect["mount"] = set(mount if mount is not None
                                    else self.expect["off"])
+        self.expect["landlock"] = set(landlock if landlock is not None
+                                      else self.expect["off"])
         self.options = options or {}
+        self.max_ms = max_ms     # the call must end within this, however it ends
 
 
 def ctypes_payload(name, body, params="", off=(SECCOMP,), **kw):
@@ -478,20 +493,18 @@ PAYLOADS = [
             with open(canary_tmp, "a") as f:
                 f.write("pwned")
         """, off={SECCOMP}),
+    # the directory is absent from a mount namespace root: pandas says so
+    # first; under Landlock alone the write is refused by seccomp
     Payload("to-csv-write-dir", """
         import pandas as pd
         def main(write_dir):
             pd.DataFrame({"a": [1]}).to_csv(write_dir + "/pwned.csv")
-        """, off={SECCOMP},
-        # the directory is absent from a mount namespace root: pandas says so first
-        mount={SECCOMP, DENIED}),
+        """, off={SECCOMP, DENIED}, landlock={SECCOMP}),
     Payload("to-csv-datadir", """
         import pandas as pd
         def main(data_dir):
             pd.DataFrame({"a": [1]}).to_csv(data_dir + "/pysandbox_pwned.csv")
-        """, off={SECCOMP},
-        # the directory is absent from a mount namespace root: pandas says so first
-        mount={SECCOMP, DENIED}),
+        """, off={SECCOMP, DENIED}, landlock={SECCOMP}),
     Payload("numpy-save-write-dir", """
         import numpy as np
         def main(write_dir):
@@ -781,6 +794,10 @@ PAYLOADS = [
             while True:
                 pass
         """, on={TIMEOUT}, off={TIMEOUT}, options={"timeout_ms": 300}),
+    # The CPU limit holds to the millisecond whatever the child does with the
+    # signals it relies on: their dispositions are fixed by the filter, and
+    # the worker reads each child's CPU clock itself (a blocked SIGPROF never
+    # arrives; RLIMIT_CPU's SIGKILL alone came seconds late).
     Payload("cpu-loop-ignore-sigprof-sigxcpu", """
         import signal
         def main():
@@ -788,7 +805,113 @@ PAYLOADS = [
             signal.signal(signal.SIGXCPU, signal.SIG_IGN)
             while True:
                 pass
-        """, off={CPU, TIMEOUT}, options={"cpu_ms": 300, "timeout_ms": 4000}),
+        """, off={SECCOMP}, options={"cpu_ms": 200, "timeout_ms": 8000}, max_ms=1500),
+    Payload("cpu-loop-block-sigprof-sigxcpu", """
+        import signal
+        def main():
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGPROF, signal.SIGXCPU})
+            while True:
+                pass
+        """, off={CPU}, options={"cpu_ms": 200, "timeout_ms": 8000}, max_ms=1500),
+    # the signal number with bits above 32 set: the kernel reads an int, so a
+    # filter comparing all 64 bits would see another number than the kernel
+    ctypes_payload("cpu-loop-sigprof-ignored-high-bits", """
+        class Sa(ctypes.Structure):
+            _fields_ = [("handler", ctypes.c_void_p), ("flags", ctypes.c_ulong),
+                        ("restorer", ctypes.c_void_p), ("mask", ctypes.c_ulong)]
+        act = Sa(1, 0, None, 0)          # SIG_IGN
+        for sig in (27, 24):             # SIGPROF, SIGXCPU
+            check(libc.syscall(ctypes.c_long(%d), ctypes.c_long(sig | (1 << 32)),
+                               ctypes.byref(act), None, ctypes.c_long(8)), "rt_sigaction")
+        while True:
+            pass
+        """ % NR.get("rt_sigaction", -1), options={"cpu_ms": 200, "timeout_ms": 8000},
+        max_ms=1500) if NR.get("rt_sigaction") else None,
+    # -- other processes' state: every pid-taking call is for the child only -----
+    ctypes_payload("prlimit64-read-parent-limits", """
+        class Rl(ctypes.Structure):
+            _fields_ = [("cur", ctypes.c_uint64), ("max", ctypes.c_uint64)]
+        old = Rl()
+        libc.prlimit.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
+        check(libc.prlimit(libc.getppid(), 9, None, ctypes.byref(old)), "prlimit64")
+        return [old.cur, old.max]
+        """),
+    ctypes_payload("prlimit64-read-sentinel-limits", """
+        class Rl(ctypes.Structure):
+            _fields_ = [("cur", ctypes.c_uint64), ("max", ctypes.c_uint64)]
+        old = Rl()
+        libc.prlimit.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
+        check(libc.prlimit(target_pid, 7, None, ctypes.byref(old)), "prlimit64")
+        return [old.cur, old.max]
+        """, params="target_pid"),
+    ctypes_payload("clock-gettime-parent-cpu-clock", """
+        ts = (ctypes.c_long * 2)()
+        clock = ((~libc.getppid()) << 3) | 2        # the worker's process CPU clock
+        check(libc.clock_gettime(clock, ts), "clock_gettime")
+        return list(ts)
+        """),
+    ctypes_payload("clock-getres-probe-pid-1", """
+        ts = (ctypes.c_long * 2)()
+        return check(libc.clock_getres(((~1) << 3) | 2, ts), "clock_getres")
+        """),
+    ctypes_payload("sched-getaffinity-probe-sentinel", """
+        mask = (ctypes.c_ulong * 16)()
+        return check(libc.sched_getaffinity(target_pid, 128, mask), "sched_getaffinity")
+        """, params="target_pid"),
+    # system-wide free memory and process count: a channel between two calls
+    ctypes_payload("sysinfo-system-state", """
+        info = (ctypes.c_char * 128)()
+        check(libc.sysinfo(info), "sysinfo")
+        return info.raw[:64].hex()
+        """, off={DENIED}),
+    # a shared futex is a channel to any process that maps the same file page
+    syscall_payload("futex-shared-wake", "futex", "ctypes.byref(ctypes.c_int(0)), 1, 1, 0, 0, 0"),
+
+    # -- metadata outside the walls: the mount namespace root hides it; Landlock
+    # alone does not mediate stat, access, readlink or O_PATH opens (README)
+    Payload("stat-datadir-postmaster-pid", """
+        import os
+        def main(data_dir):
+            st = os.stat(data_dir + "/postmaster.pid")
+            return [st.st_size, st.st_mtime, st.st_mode]
+        """, off={DENIED}, landlock={OK}),
+    Payload("stat-pg-control", """
+        import os
+        def main(data_dir):
+            return os.stat(data_dir + "/global/pg_control").st_size
+        """, off={DENIED}, landlock={OK}),
+    Payload("stat-etc-shadow", """
+        import os
+        def main():
+            st = os.stat("/etc/shadow")
+            return [st.st_size, st.st_mode]
+        """, off={DENIED}, landlock={OK}),
+    Payload("access-canary-datadir", """
+        import os
+        def main(canary_data):
+            if not os.access(canary_data, os.F_OK):
+                raise FileNotFoundError(canary_data)
+            return "exists"
+        """, off={DENIED}, landlock={OK}),
+    Payload("opath-open-fstat-canary", """
+        import os
+        def main(canary_data):
+            fd = os.open(canary_data, os.O_PATH)
+            return os.fstat(fd).st_size
+        """, off={DENIED}, landlock={OK}),
+    Payload("readlink-proc-self-exe", """
+        import os
+        def main():
+            return os.readlink("/proc/self/exe")
+        """, off={DENIED}, landlock={OK}),
+    Payload("listdir-root", """
+        import os
+        def main():
+            found = [d for d in os.listdir("/") if d in ("etc", "var", "proc", "dev", "home")]
+            if found:
+                return found
+            raise FileNotFoundError("none of the system directories exist")
+        """, off={DENIED}, landlock={DENIED}),
     Payload("time-sleep", """
         import time
         def main():
@@ -953,7 +1076,7 @@ SYSCALL_PAYLOADS = [
     syscall_payload("syscall-tgkill-sentinel", "tgkill", "target_pid, target_pid, 10",
                     params="target_pid"),
 ]
-PAYLOADS += [p for p in SYSCALL_PAYLOADS if p is not None]
+PAYLOADS = [p for p in PAYLOADS + SYSCALL_PAYLOADS if p is not None]
 
 # The escape used by the "bypass" mode: real builtins through pandas.eval.
 BYPASS_TEMPLATE = '''\
@@ -1408,6 +1531,9 @@ def validated_memo_check(server):
 # --------------------------------------------------------------------------
 # running
 
+LAYER_OFF_MODES = ("off", "mount", "landlock")
+
+
 def bypass_code(payload, inputs):
     names = sorted(inputs)
     return BYPASS_TEMPLATE.format(source=payload.code, params=", ".join(names),
@@ -1416,7 +1542,7 @@ def bypass_code(payload, inputs):
 
 def probe(server, target, mode):
     """Can this mode run code at all (and reach real builtins)?"""
-    if mode in ("off", "mount"):
+    if mode in LAYER_OFF_MODES:
         code = "import os\ndef main():\n    return [callable(open), os.name]\n"
         wanted = {"main": [True, "posix"]}
     else:
@@ -1436,6 +1562,8 @@ def run_one(server, target, payload, mode):
     if label not in payload.expect[mode]:
         problems.append("outcome %s, expected one of %s" % (
             label, ", ".join(sorted(payload.expect[mode]))))
+    if payload.max_ms is not None and ms > payload.max_ms:
+        problems.append("the call took %.0f ms, more than %d ms" % (ms, payload.max_ms))
     problems += target.side_effects()
     problems += server.health(texts, target.secret)
     shown = (message or "").replace("\n", " ")[:100]
@@ -1449,7 +1577,7 @@ def run_one(server, target, payload, mode):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--modes", default="on,off,bypass,mount")
+    parser.add_argument("--modes", default="on,off,bypass,mount,landlock")
     parser.add_argument("--only", default="", help="run payloads whose name contains this")
     args = parser.parse_args()
     if os.geteuid() != 0:
@@ -1479,11 +1607,12 @@ def main():
             else:
                 failed += 1
         for mode in args.modes.split(","):
-            server.set_python_layer(mode not in ("off", "mount"))
-            server.set_filesystem_layer("mount_namespace" if mode == "mount" else "auto")
+            server.set_python_layer(mode not in LAYER_OFF_MODES)
+            server.set_filesystem_layer({"mount": "mount_namespace",
+                                         "landlock": "landlock"}.get(mode, "auto"))
             if mode != "on":
                 works, what = probe(server, target, mode)
-                if mode in ("off", "mount") and not works:
+                if mode in LAYER_OFF_MODES and not works:
                     print("FAIL %s: the Python layer switched off does not run "
                           "code (%s); the mode is skipped" % (mode, what[:200]), flush=True)
                     failed += 1
@@ -1503,6 +1632,16 @@ def main():
                 else:
                     failed += 1
             print("-- mode %s took %.1f s" % (mode, time.monotonic() - mode_start), flush=True)
+        if "off" in args.modes.split(","):
+            scenario_start = time.monotonic()
+            got_passed, got_failed = floor_scenarios.run_all(args.only)
+            passed += got_passed
+            failed += got_failed
+            problems = server.health([], target.secret)
+            if problems:
+                print("FAIL after the scenarios: " + "; ".join(problems), flush=True)
+                failed += 1
+            print("-- scenarios took %.1f s" % (time.monotonic() - scenario_start), flush=True)
         time.sleep(0.2)     # a late signal or connection still counts
         late = target.side_effects()
         if late:

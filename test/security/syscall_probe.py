@@ -16,6 +16,12 @@ the kernel headers (<asm/unistd_64.h>).  A few calls cannot be probed with
 these arguments because they end the caller: exit, exit_group (they would
 end the probe) and rt_sigreturn (it restores a garbage frame); they are
 checked only to be in the table.
+
+Then the argument filters are probed with arguments on both sides of each
+rule (ARG_PROBES): a pid-taking call for this process and for another, a
+private and a shared futex, a fixed clock and another process's CPU clock,
+the signals whose disposition is fixed and others, an int argument with
+bits above 32 set.
 """
 
 import os
@@ -23,6 +29,7 @@ import re
 import sys
 
 import psycopg2
+import psycopg2.extras
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 POLICY = os.path.join(ROOT, "src", "worker", "sb_seccomp.c")
@@ -38,6 +45,59 @@ def main(nr):
                       ctypes.c_long(0), ctypes.c_long(0), ctypes.c_long(0), ctypes.c_long(0))
     return [rc, ctypes.get_errno()]
 """
+
+
+CODE_ARGS = """
+import ctypes, os
+def main(nr, args):
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    keep = []
+    def arg(a):
+        if a in ("buf", "sig_ign"):
+            b = ctypes.create_string_buffer(b"\\x01" if a == "sig_ign" else b"", 256)
+            keep.append(b)
+            return ctypes.cast(b, ctypes.c_void_p)
+        return ctypes.c_long(os.getpid() if a == "self" else a)
+    rc = libc.syscall(ctypes.c_long(nr), *[arg(a) for a in args])
+    return [rc, ctypes.get_errno()]
+"""
+
+HIGH = 1 << 32          # an int argument the kernel reads as its low 32 bits
+OTHER_CLOCK = ((~1) << 3) | 2   # pid 1's process CPU clock
+FUTEX_WAKE, FUTEX_PRIVATE_FLAG = 1, 128
+SIGUSR1, SIGXCPU, SIGPROF, SIGSYS = 10, 24, 27, 31
+
+# (call, arguments, "ran" or "blocked"): both sides of each argument filter
+ARG_PROBES = [
+    ("kill", ["self", 0], "ran"),
+    ("kill", [1, 0], "blocked"),
+    ("prlimit64", [0, 9, 0, "buf"], "ran"),
+    ("prlimit64", ["self", 9, 0, "buf"], "ran"),
+    ("prlimit64", [1, 9, 0, "buf"], "blocked"),
+    ("prlimit64", [0, 9, "buf", 0], "blocked"),
+    ("sched_getaffinity", [0, 128, "buf"], "ran"),
+    ("sched_getaffinity", ["self", 128, "buf"], "ran"),
+    ("sched_getaffinity", [1, 128, "buf"], "blocked"),
+    ("clock_gettime", [1, "buf"], "ran"),
+    ("clock_gettime", [2, "buf"], "ran"),
+    ("clock_gettime", [11, "buf"], "ran"),
+    ("clock_gettime", [12, "buf"], "blocked"),
+    ("clock_gettime", [OTHER_CLOCK, "buf"], "blocked"),
+    ("clock_gettime", [1 | HIGH, "buf"], "blocked"),
+    ("clock_getres", [OTHER_CLOCK, "buf"], "blocked"),
+    ("clock_nanosleep", [OTHER_CLOCK, 0, "buf", 0], "blocked"),
+    ("futex", ["buf", FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, 0, 0, 0], "ran"),
+    ("futex", ["buf", FUTEX_WAKE, 1, 0, 0, 0], "blocked"),
+    ("rt_sigaction", [SIGPROF, 0, "buf", 8], "ran"),
+    ("rt_sigaction", [SIGUSR1, "sig_ign", 0, 8], "ran"),
+    ("rt_sigaction", [40, "sig_ign", 0, 8], "ran"),
+    ("rt_sigaction", [SIGPROF, "sig_ign", 0, 8], "blocked"),
+    ("rt_sigaction", [SIGXCPU, "sig_ign", 0, 8], "blocked"),
+    ("rt_sigaction", [SIGSYS, "sig_ign", 0, 8], "blocked"),
+    ("rt_sigaction", [SIGPROF | HIGH, "sig_ign", 0, 8], "blocked"),
+    ("rt_sigaction", [SIGUSR1 | HIGH, "sig_ign", 0, 8], "blocked"),
+]
 
 
 def syscall_numbers():
@@ -64,11 +124,16 @@ def expected(name, kind):
         return "blocked"
     if kind == "SB_ENOSYS":
         return "enosys"
-    if kind in ("SB_SELF_ONLY", "SB_THREAD_ONLY"):
+    if kind in ("SB_SELF_ONLY", "SB_THREAD_ONLY", "SB_PID_SELF", "SB_PID_SELF_QUERY"):
         return "blocked"         # -1 is not our pid; -1 as clone flags has namespace bits
+    if kind == "SB_CLOCK_OWN":
+        return "blocked"         # -1 is another process's CPU clock
+    if kind == "SB_FUTEX_PRIVATE":
+        return "blocked"         # op 0 is FUTEX_WAIT without FUTEX_PRIVATE_FLAG
     if kind == "SB_ARG_EQUALS":
         return "blocked"         # ioctl request 0 / fcntl command 0 (F_DUPFD) are not listed
-    return "ran"                 # SB_ALLOW; SB_NO_EXEC, SB_READ_ONLY_OPEN, SB_ARG_ZERO pass 0
+    return "ran"                 # SB_ALLOW; SB_NO_EXEC, SB_READ_ONLY_OPEN, SB_ARG_ZERO pass 0;
+    #                              SB_SIGNAL_NOT_FIXED passes a NULL new action
 
 
 def main():
@@ -129,6 +194,25 @@ def main():
         if not ok:
             drift.append((nr, "(unnamed)", "blocked", got, str(report.get("error"))))
     print("numbers %d..511 (past the header): checked" % (max(numbers) + 1))
+    by_name = {name: nr for nr, name in numbers.items()}
+    for name, args, want in ARG_PROBES:
+        cur.execute("SELECT sandbox_run(%s, %s, '{main}', '{\"timeout_ms\": 5000}')",
+                    (CODE_ARGS, psycopg2.extras.Json({"nr": by_name[name], "args": args})))
+        report = cur.fetchone()[0]
+        if report["ok"]:
+            got, detail = "ran", "rc %d errno %d" % tuple(report["returns"]["main"])
+        else:
+            err = report["error"]
+            got = "blocked" if err["kind"] == "violation" else err["kind"]
+            detail = err["message"]
+        ok = got == want
+        passed += ok
+        failed += not ok
+        if not ok:
+            drift.append((by_name[name], "%s%r" % (name, args), want, got, detail))
+        print("%-4s %-4d %-24s want %-8s got %-8s %s" % ("ok" if ok else "FAIL", by_name[name],
+                                                         "%s %s" % (name, args), want, got,
+                                                         detail[:60]))
     for nr, name, want, got, detail in drift:
         print("DRIFT: %s (%d): policy says %s, the filter did %s: %s" % (name, nr, want, got, detail))
     print("syscall_probe: %d passed, %d failed" % (passed, failed))

@@ -1,0 +1,512 @@
+"""The OS floor in scenarios a single payload cannot express.
+
+hostile.py runs each payload as one call and checks what it left behind.
+What is here needs more: a flood timed against cancel, terminate and the
+wall limit; a child that goes on living after its result; two children
+talking to each other through shared futexes; prints counted one by one;
+and sandbox_run's promise to report, never raise, for anything a child
+sends.  Every check is one function returning a list of problems (empty:
+passed); hostile.py runs them all in both cluster modes (per-session
+workers and the fork server).
+
+Most scenarios turn the Python layer off (what an escape from it gives:
+arbitrary Python, ctypes included), so they need a superuser connection;
+the two-role scenario creates its own roles.
+"""
+
+import json
+import os
+import signal
+import threading
+import time
+
+import psycopg2
+
+from proctools import process_table
+
+# frame types (src/protocol/sb_protocol.h)
+STDOUT, RESULT, ERROR, VIOLATION, STDERR = 48, 49, 50, 51, 53
+NOTICE_CAP = 10000          # relayed prints per call (README)
+
+
+class Notices:
+    """Every NOTICE of a connection (psycopg2 trims a plain list to 50)."""
+
+    def __init__(self):
+        self.items = []
+
+    def append(self, item):
+        self.items.append(item)
+
+
+def connect(role=None):
+    conn = psycopg2.connect("", connect_timeout=10)
+    conn.autocommit = True
+    cur = conn.cursor()
+    cur.execute("SET statement_timeout = '60s'")
+    if role:
+        cur.execute("SET ROLE %s" % role)
+    return conn
+
+
+def alive(pid):
+    """Is pid a live (not zombie) process?"""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def wait_gone(pids, seconds):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not any(alive(p) for p in pids):
+            return []
+        time.sleep(0.01)
+    return [p for p in pids if alive(p)]
+
+
+def tree(pid):
+    """pid and every process below it."""
+    table = process_table()
+    kids = {}
+    for p, (_c, _s, ppid) in table.items():
+        kids.setdefault(ppid, []).append(p)
+    found, stack = [pid], [pid]
+    while stack:
+        for k in kids.get(stack.pop(), []):
+            found.append(k)
+            stack.append(k)
+    return found
+
+
+class Watchdog:
+    """Frees a backend that a broken build leaves trapped, so the suite ends.
+
+    After `seconds`, it kills every sandbox child (a pysandbox-worker whose
+    parent is one too: per-session or the fork server's) and remembers that
+    it had to: the scenario then fails instead of hanging.
+    """
+
+    def __init__(self, seconds):
+        self.fired = False
+        self.timer = threading.Timer(seconds, self.fire)
+
+    def fire(self):
+        self.fired = True
+        table = process_table()
+        for pid, (comm, _state, ppid) in table.items():
+            if comm.startswith("pysandbox-work") and \
+                    table.get(ppid, ("",))[0].startswith("pysandbox-work"):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+
+    def __enter__(self):
+        self.timer.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.timer.cancel()
+
+
+# --------------------------------------------------------------------------
+# finding 1: a child flooding frames must not trap its backend
+
+FLOOD = """
+import os, struct
+frame = struct.pack("=II", {ftype}, {length}) + b"v" * {length}
+chunk = frame * max(1, 65536 // len(frame))
+while True:
+    os.write(3, chunk)
+def main():
+    return 1
+"""
+
+
+def flood_once(ftype, length, action, child, output):
+    """Flood frames of one type; act; return a problem or None.
+
+    action: "wall" (the 1 s limit must end it), "cancel" or "terminate"
+    (sent 300 ms in); child: "reserved" (the session's reserved child) or
+    "fresh" (a child of a spawn); output: "notice", "discard" or "run"
+    (sandbox_run captures prints).
+    """
+    what = "%s flood of type %d/%d on a %s child (%s)" % (action, ftype, length, child, output)
+    conn = connect()
+    cur = conn.cursor()
+    pid = conn.get_backend_pid()
+    cur.execute("SET pysandbox.python_layer = off")
+    cur.execute("SET pysandbox.max_output_bytes = '1GB'")
+    cur.execute("SET pysandbox.print = %s" % ("discard" if output == "discard" else "notice"))
+    options = {"timeout_ms": 1000, "cpu_ms": 5000}
+    # the reservation the call meets fits only the limits of the call before
+    warm = dict(options) if child == "reserved" else dict(options, cpu_ms=4000)
+    cur.execute("SELECT sandbox_execute('def main(): return 1', '{}', '{main}', %s)",
+                (json.dumps(warm),))
+    time.sleep(0.3)
+    before = set(tree(pid))
+    fn = "sandbox_run" if output == "run" else "sandbox_execute"
+    acted = {}
+
+    def act():
+        time.sleep(0.3)
+        other = connect()
+        acted["at"] = time.monotonic()
+        other.cursor().execute("SELECT pg_%s_backend(%d)" % (action, pid))
+        other.close()
+
+    if action != "wall":
+        threading.Thread(target=act, daemon=True).start()
+    start = time.monotonic()
+    outcome = "ok"
+    with Watchdog(10) as dog:
+        try:
+            cur.execute("SELECT %s(%%s, '{}', '{main}', %%s)" % fn,
+                        (FLOOD.format(ftype=ftype, length=length), json.dumps(options)))
+            got = cur.fetchone()[0]
+            if output == "run" and not got["ok"]:
+                outcome = got["error"]["sqlstate"]   # the report says how it ended
+        except psycopg2.Error as exc:
+            outcome = exc.pgcode or "connection lost"
+    end = time.monotonic()
+    problem = None
+    if dog.fired:
+        problem = "%s: THE BACKEND WAS TRAPPED (freed after 10 s by killing its child; %s)" % (
+            what, outcome)
+    elif action == "wall":
+        # the child's limit is 1 s from when it is the call's
+        if end - start > 1.0 + 0.1 + 0.05:
+            problem = "%s: the call ended after %.0f ms (%s), limit 1000 ms" % (
+                what, (end - start) * 1000, outcome)
+        elif outcome not in ("57014", "54000", "39000"):
+            problem = "%s: ended with %s" % (what, outcome)
+    elif "at" not in acted:
+        problem = "%s: the call ended (%s) before the %s was sent" % (what, outcome, action)
+    elif action == "cancel":
+        if end - acted["at"] > 0.1:
+            problem = "%s: %.0f ms after pg_cancel_backend (%s)" % (
+                what, (end - acted["at"]) * 1000, outcome)
+        elif outcome != "57014":
+            problem = "%s: cancel ended with %s" % (what, outcome)
+    else:
+        if end - acted["at"] > 1.0:
+            problem = "%s: %.0f ms after pg_terminate_backend" % (what, (end - acted["at"]) * 1000)
+    if action == "terminate":
+        left = wait_gone(list(before | set(tree(pid))), 2.0)
+        if left:
+            problem = problem or "%s: processes left after terminate: %s" % (what, left)
+    else:
+        try:
+            cur.execute("SELECT 1")
+        except psycopg2.Error as exc:
+            problem = problem or "%s: the session is unusable afterwards: %s" % (what, exc)
+    try:
+        conn.close()
+    except psycopg2.Error:
+        pass
+    return problem
+
+
+def flood_check():
+    """Finding 1: cancel <= 100 ms, terminate <= 1 s, wall limit within 100 ms."""
+    runs = [
+        # every relayed type (and the fixed-size one) against the wall limit
+        (STDOUT, 0, "wall", "reserved", "discard"),
+        (STDERR, 0, "wall", "reserved", "discard"),
+        (STDOUT, 1, "wall", "reserved", "notice"),
+        (VIOLATION, 64, "wall", "reserved", "discard"),
+        (STDOUT, 0, "wall", "fresh", "notice"),
+        (STDERR, 0, "wall", "reserved", "run"),
+        # cancel and terminate, on reserved and fresh children
+        (STDOUT, 0, "cancel", "reserved", "discard"),
+        (STDERR, 0, "cancel", "fresh", "notice"),
+        (STDOUT, 1, "cancel", "reserved", "run"),
+        (STDOUT, 0, "terminate", "reserved", "discard"),
+        (STDOUT, 0, "terminate", "fresh", "notice"),
+    ]
+    return [p for p in (flood_once(*r) for r in runs) if p]
+
+
+# --------------------------------------------------------------------------
+# finding 2: every child has a deadline, a reserved one that detached too
+
+LINGER = """
+import os, struct, time
+body = ('{{"main": %d}}' % os.getpid()).encode()
+os.write(3, struct.pack("=II", 49, len(body)) + body)
+os.close(3)
+time.sleep(60)
+def main():
+    return 0
+"""
+
+
+def linger_check():
+    """A child that sends a whole result, closes its socket and sleeps."""
+    problems = []
+    for child in ("reserved", "fresh"):
+        conn = connect()
+        cur = conn.cursor()
+        cur.execute("SET pysandbox.python_layer = off")
+        options = json.dumps({"timeout_ms": 1000, "cpu_ms": 5000})
+        warm = options if child == "reserved" else json.dumps({"timeout_ms": 1000, "cpu_ms": 4000})
+        cur.execute("SELECT sandbox_execute('def main(): return 1', '{}', '{main}', %s)", (warm,))
+        time.sleep(0.3)
+        start = time.monotonic()
+        cur.execute("SELECT sandbox_execute(%s, '{}', '{main}', %s)", (LINGER.format(), options))
+        child_pid = cur.fetchone()[0]["main"]
+        left = wait_gone([child_pid], 1.0 + 0.3 - (time.monotonic() - start))
+        if left:
+            problems.append("a %s child that detached after its result lived past its "
+                            "1 s limit (pid %d)" % (child, child_pid))
+        conn.close()
+        wait_gone([child_pid], 5)
+    return problems
+
+
+# --------------------------------------------------------------------------
+# finding 3: every frame costs against the budget; relayed prints are capped
+
+def print_check():
+    problems = []
+    conn = connect()
+    cur = conn.cursor()
+    notices = conn.notices = Notices()
+    cur.execute("SELECT sandbox_execute(%s)", ("def main():\n"
+                                               "    for i in range(300000):\n"
+                                               "        print(end='')\n"
+                                               "    return 1\n",))
+    if len(notices.items) != 0:
+        problems.append("print(end='') 300,000 times relayed %d NOTICEs, expected none"
+                        % len(notices.items))
+    notices.items = []
+    cur.execute("SELECT sandbox_execute(%s)", ("def main():\n"
+                                               "    for i in range(%d):\n"
+                                               "        print(i)\n"
+                                               "    return 1\n" % (NOTICE_CAP + 5000),))
+    shown = [n for n in notices.items if "more lines" not in n]
+    summary = [n for n in notices.items if "more lines" in n]
+    if len(shown) != NOTICE_CAP or len(summary) != 1 or "5000 more lines" not in summary[0]:
+        problems.append("%d prints relayed %d NOTICEs and %r, expected %d and one saying "
+                        "5000 more lines" % (NOTICE_CAP + 5000, len(shown), summary[:1], NOTICE_CAP))
+    # without the Python layer: empty frames still cost their header
+    cur.execute("SET pysandbox.python_layer = off")
+    try:
+        cur.execute("SELECT sandbox_execute(%s, '{}', '{main}', '{\"max_output_bytes\": 80000}')",
+                    ("import os, struct\n"
+                     "os.write(3, struct.pack('=II', 48, 0) * 20000)\n"
+                     "def main():\n"
+                     "    return 1\n",))
+        problems.append("20,000 empty STDOUT frames (160,000 bytes on the wire) passed an "
+                        "80,000-byte output limit")
+    except psycopg2.Error as exc:
+        if exc.pgcode != "54000":
+            problems.append("empty frames over the budget: %s, expected 54000" % exc.pgcode)
+    conn.close()
+    return problems
+
+
+# --------------------------------------------------------------------------
+# finding 4: no covert channel between two children through shared futexes
+
+RECEIVER = """
+import ctypes, mmap, os, time
+import numpy as np
+def main():
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                          ctypes.c_int, ctypes.c_long]
+    fd = os.open(np.__file__, os.O_RDONLY)
+    addr = libc.mmap(None, 4096, 1, 1, fd, 0)          # PROT_READ, MAP_SHARED
+    word = ctypes.c_int.from_address(addr + 64).value
+    timeout = (ctypes.c_long * 2)(4, 0)
+    start = time.monotonic()
+    rc = libc.syscall(202, ctypes.c_void_p(addr + 64), 0, word, timeout, None, 0)
+    return ["woken" if rc == 0 else "errno %d" % ctypes.get_errno(), time.monotonic() - start]
+"""
+
+SENDER = """
+import ctypes, os, time
+import numpy as np
+def main():
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                          ctypes.c_int, ctypes.c_long]
+    fd = os.open(np.__file__, os.O_RDONLY)
+    addr = libc.mmap(None, 4096, 1, 1, fd, 0)
+    woke = 0
+    end = time.monotonic() + 2.5
+    while time.monotonic() < end:
+        woke += max(0, libc.syscall(202, ctypes.c_void_p(addr + 64), 1, 1, None, None, 0))
+        time.sleep(0.01)
+    return woke
+"""
+
+
+def covert_channel_check():
+    """Two sessions of two roles: one waits on a shared futex, one wakes it."""
+    admin = connect()
+    cur = admin.cursor()
+    problems = []
+    for role in ("pysandbox_futex_a", "pysandbox_futex_b"):
+        cur.execute("DROP ROLE IF EXISTS %s" % role)
+        cur.execute("CREATE ROLE %s LOGIN" % role)
+        cur.execute("GRANT EXECUTE ON FUNCTION sandbox_execute(text, jsonb, text[], jsonb) TO %s" % role)
+        # an escape from the Python layer gives this much; only an
+        # administrator can switch it off, here for these roles alone
+        cur.execute("ALTER ROLE %s SET pysandbox.python_layer = off" % role)
+    results = {}
+
+    def run(name, code):
+        conn = psycopg2.connect("user=%s" % name, connect_timeout=10)
+        conn.autocommit = True
+        c = conn.cursor()
+        try:
+            c.execute("SELECT sandbox_execute(%s, '{}', '{main}', '{\"timeout_ms\": 6000}')", (code,))
+            results[name] = c.fetchone()[0]["main"]
+        except psycopg2.Error as exc:
+            results[name] = "%s %s" % (exc.pgcode, exc.diag.message_primary)
+        conn.close()
+
+    try:
+        receiver = threading.Thread(target=run, args=("pysandbox_futex_a", RECEIVER))
+        receiver.start()
+        time.sleep(0.5)
+        with Watchdog(20):
+            run("pysandbox_futex_b", SENDER)
+            receiver.join()
+        got = results.get("pysandbox_futex_a")
+        if isinstance(got, list) and got[0] == "woken":
+            problems.append("a child woke another session's child through a shared futex "
+                            "(after %.2f s; the sender woke %s)" % (got[1], results.get("pysandbox_futex_b")))
+        for name in results:
+            if not str(results[name]).startswith("42501"):
+                problems.append("%s's futex call: %r, expected a blocked system call (42501)"
+                                % (name, results[name]))
+    finally:
+        for role in ("pysandbox_futex_a", "pysandbox_futex_b"):
+            cur.execute("REVOKE ALL ON FUNCTION sandbox_execute(text, jsonb, text[], jsonb) FROM %s" % role)
+            cur.execute("DROP ROLE IF EXISTS %s" % role)
+        admin.close()
+    return problems
+
+
+# --------------------------------------------------------------------------
+# finding 8: sandbox_run reports, never raises, for what a child sends
+
+def frame_then(ftype, body, then):
+    return ("import os, struct\n"
+            "body = %r\n"
+            "os.write(3, struct.pack('=II', %d, len(body)) + body)\n"
+            "%s\n"
+            "def main():\n"
+            "    return 0\n" % (body, ftype, then))
+
+
+def report_check():
+    problems = []
+    conn = connect()
+    cur = conn.cursor()
+    cur.execute("SET pysandbox.python_layer = off")
+
+    def run(code, options="{}", inputs="{}"):
+        try:
+            cur.execute("SELECT sandbox_run(%s, %s, '{main}', %s)", (code, inputs, options))
+            return cur.fetchone()[0]
+        except psycopg2.Error as exc:
+            return "raised %s: %s" % (exc.pgcode, exc.diag.message_primary)
+
+    def execute(code, options="{}", inputs="{}"):
+        try:
+            cur.execute("SELECT sandbox_execute(%s, %s, '{main}', %s)", (code, inputs, options))
+            return cur.fetchone()[0]
+        except psycopg2.Error as exc:
+            return exc.pgcode
+
+    def expect_report(what, report, kind, sqlstate):
+        if not isinstance(report, dict):
+            problems.append("sandbox_run %s: %s, expected a report" % (what, report))
+        elif report["ok"] or report["error"]["kind"] != kind or report["error"]["sqlstate"] != sqlstate:
+            problems.append("sandbox_run %s: %s, expected kind %s, %s" % (
+                what, json.dumps(report["error"])[:200], kind, sqlstate))
+
+    spoof = frame_then(ERROR, b'{"kind":"setup","type":"SandboxSetupError",'
+                              b'"message":"could not set up: forged"}', "os._exit(70)")
+    expect_report("a forged setup error", run(spoof), "crash", "39000")
+    got = execute(spoof)
+    if got != "39000":
+        problems.append("sandbox_execute, a forged setup error: %s, expected 39000" % got)
+
+    deep = frame_then(RESULT, b'{"main": ' + b"[" * 2000000 + b"]" * 2000000 + b"}", "os._exit(0)")
+    expect_report("a result nested 2,000,000 deep", run(deep), "output", "54001")
+    huge = frame_then(RESULT, b'{"main": 1e1000000}', "os._exit(0)")
+    expect_report("1e1000000 in a result", run(huge), "output", "22003")
+    got = execute(huge)
+    if got != "22003":
+        problems.append("sandbox_execute, 1e1000000 in a result: %s, expected 22003" % got)
+    deep_error = frame_then(ERROR, b'{"kind":"exception","type":"E","message":"m","x":'
+                                   + b"[" * 500000 + b"]" * 500000 + b"}", "os._exit(0)")
+    expect_report("an error report nested 400,000 deep", run(deep_error), "crash", "39000")
+
+    # a complete result, then a non-zero exit: the same answer from both
+    then_exit = frame_then(RESULT, b'{"main": 42}', "os._exit(3)")
+    report = run(then_exit)
+    got = execute(then_exit)
+    if not (isinstance(report, dict) and report["ok"] and report["returns"] == {"main": 42}):
+        problems.append("sandbox_run, a result then exit code 3: %s, expected ok" % (report,))
+    if got != {"main": 42}:
+        problems.append("sandbox_execute, a result then exit code 3: %s, expected the result" % got)
+
+    # out of memory while reading a table input (the Python layer on)
+    cur.execute("SET pysandbox.python_layer = on")
+    big = json.dumps({"t": {"$query": "SELECT repeat('x', 1000000) AS s FROM generate_series(1, 300)"}})
+    expect_report("out of memory reading its input", run("def main(t):\n    return len(t)\n",
+                                                          '{"memory_mb": 64}', big),
+                  "memory", "53200")
+    got = execute("def main(t):\n    return len(t)\n", '{"memory_mb": 64}', big)
+    if got != "53200":
+        problems.append("sandbox_execute, out of memory reading its input: %s, expected 53200" % got)
+    conn.close()
+    return problems
+
+
+SCENARIOS = [
+    ("a flood of frames never traps the backend: cancel <= 100 ms, terminate <= 1 s, "
+     "the wall limit within 100 ms", flood_check),
+    ("a child that detached after its result still dies at its wall limit", linger_check),
+    ("every frame costs against the output budget; relayed prints are capped", print_check),
+    ("no covert channel between two sessions' children through shared futexes",
+     covert_channel_check),
+    ("sandbox_run reports what a child sent (forged setup, deep or out-of-range JSON, "
+     "memory while reading input); a result then an exit is a success in both forms",
+     report_check),
+]
+
+
+def run_all(only=""):
+    """Run every scenario; returns (passed, failed)."""
+    passed = failed = 0
+    for title, check in SCENARIOS:
+        if only and only not in check.__name__:
+            continue
+        start = time.monotonic()
+        try:
+            problems = check()
+        except Exception as exc:  # a broken scenario is a failure, not a crash of the suite
+            problems = ["the scenario failed: %r" % exc]
+        print("%-4s %s  (%.1f s)" % ("ok" if not problems else "FAIL", title,
+                                     time.monotonic() - start), flush=True)
+        for p in problems:
+            print("       ! " + p, flush=True)
+        if problems:
+            failed += 1
+        else:
+            passed += 1
+    return passed, failed
