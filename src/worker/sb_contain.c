@@ -16,11 +16,12 @@
  *	2. environment scrubbed
  *	3. die with the worker, and check the worker is still our parent
  *	4. oom_score_adj 1000: the OOM killer takes us, never PostgreSQL
- *	4b. namespaces, where unprivileged user namespaces work: a new user,
- *	   network (no interface at all) and IPC namespace, and a mount
- *	   namespace whose root holds only the Python library directories,
- *	   read-only (sb_mountns.c): outside them nothing exists, not even for
- *	   stat(), access() or readlink(), which Landlock does not mediate
+ *	4b. namespaces, where unprivileged user namespaces work: the user and
+ *	   mount namespaces of the worker's template, whose root holds only
+ *	   the Python library directories, read-only (sb_mountns.c): outside
+ *	   them nothing exists, not even for stat(), access() or readlink(),
+ *	   which Landlock does not mediate; and a new network (no interface at
+ *	   all) and IPC namespace of the child's own
  *	5. rlimits: memory, CPU (hard = soft + 1 s), processes, file size,
  *	   core, fds; plus a CPU-time timer for millisecond precision
  *	6. no_new_privs, not dumpable (no ptrace or /proc/pid/mem from peers)
@@ -69,21 +70,25 @@ sb_child_fail(const char *step, int err)
 
 /*
  * Step 1: only the data socket (fd 3), a spare's claim token (fd 4) and
- * /dev/null (0-2) stay open.
+ * /dev/null (0-2) stay open; and, until step 4b joins them, the mount
+ * namespace template's namespaces, just above those (*userns, *mntns: -1
+ * for none, else their new numbers).
  */
 static void
-sb_contain_fds(int data_fd, int claim_fd, int devnull_fd)
+sb_contain_fds(int data_fd, int claim_fd, int devnull_fd, int *userns, int *mntns)
 {
 	int			fd;
 	int			keep = claim_fd >= 0 ? SB_CHILD_CLAIM_FD : SB_CHILD_DATA_FD;
 
 	/*
-	 * All three out of the way first: any of them may sit on a number
-	 * another one is about to take (the worker's /dev/null is its fd 4).
+	 * All out of the way first: any of them may sit on a number another
+	 * one is about to take (the worker's /dev/null is its fd 4).
 	 */
 	if ((data_fd = fcntl(data_fd, F_DUPFD_CLOEXEC, 16)) < 0 ||
 		(devnull_fd = fcntl(devnull_fd, F_DUPFD_CLOEXEC, 16)) < 0 ||
-		(claim_fd >= 0 && (claim_fd = fcntl(claim_fd, F_DUPFD_CLOEXEC, 16)) < 0))
+		(claim_fd >= 0 && (claim_fd = fcntl(claim_fd, F_DUPFD_CLOEXEC, 16)) < 0) ||
+		(*userns >= 0 && (*userns = fcntl(*userns, F_DUPFD_CLOEXEC, 16)) < 0) ||
+		(*mntns >= 0 && (*mntns = fcntl(*mntns, F_DUPFD_CLOEXEC, 16)) < 0))
 		_exit(SB_CHILD_EXIT_SETUP); /* no channel to report on */
 	if (dup2(data_fd, SB_CHILD_DATA_FD) < 0)
 		_exit(SB_CHILD_EXIT_SETUP);
@@ -92,6 +97,14 @@ sb_contain_fds(int data_fd, int claim_fd, int devnull_fd)
 			sb_child_fail("redirect standard streams", errno);
 	if (claim_fd >= 0 && dup2(claim_fd, SB_CHILD_CLAIM_FD) < 0)
 		sb_child_fail("keep the claim token", errno);
+	if (*userns >= 0)
+	{
+		if (dup2(*userns, keep + 1) < 0 || dup2(*mntns, keep + 2) < 0)
+			sb_child_fail("keep the sandbox's namespaces", errno);
+		*userns = keep + 1;
+		*mntns = keep + 2;
+		keep += 2;
+	}
 	if (syscall(SYS_close_range, keep + 1, ~0U, 0) < 0)
 	{
 		/* kernels before 5.9: close one by one */
@@ -146,36 +159,6 @@ sb_namespaces_work(void)
 		return false;
 	if (pid == 0)
 		_exit(unshare(SB_NAMESPACE_FLAGS) == 0 ? 0 : 1);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return false;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
-/*
- * Probe (in the worker, once): can a child build the mount namespace root
- * of step 4b?  The whole procedure is tried in a short-lived child, since
- * any of its steps may be refused (user namespaces off, locked mounts).
- */
-bool
-sb_mountns_works(const SbContainment *c)
-{
-	uid_t		uid = getuid();
-	gid_t		gid = getgid();
-	pid_t		pid = fork();
-	int			status;
-
-	if (pid < 0)
-		return false;
-	if (pid == 0)
-	{
-		const char *step;
-
-		if (unshare(SB_NAMESPACE_FLAGS) < 0)
-			_exit(1);
-		_exit(sb_mountns_apply(c->read_paths, c->n_read_paths, uid, gid, &step) == 0 &&
-			  access("/proc/self", F_OK) < 0 ? 0 : 1);
-	}
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return false;
@@ -257,11 +240,11 @@ sb_contain_rlimits(const SbSpawnRequest *req, int statm_fd)
 int
 sb_contain_prepare(int data_fd, int claim_fd, const SbContainment *c)
 {
-	uid_t		uid = getuid();
-	gid_t		gid = getgid();
 	int			statm_fd;
+	int			userns = (c->flags & SB_SPAWN_FS_MOUNT) ? c->userns_fd : -1;
+	int			mntns = (c->flags & SB_SPAWN_FS_MOUNT) ? c->mntns_fd : -1;
 
-	sb_contain_fds(data_fd, claim_fd, c->devnull_fd);	/* 1 */
+	sb_contain_fds(data_fd, claim_fd, c->devnull_fd, &userns, &mntns);	/* 1 */
 	if (clearenv() != 0)		/* 2 */
 		sb_child_fail("clear the environment", errno);
 	sb_contain_lifetime(c->worker_pid); /* 3 */
@@ -271,16 +254,24 @@ sb_contain_prepare(int data_fd, int claim_fd, const SbContainment *c)
 		sb_child_fail("open /proc/self/statm", errno);
 
 	/* 4b */
-	if ((c->flags & (SB_SPAWN_NAMESPACES | SB_SPAWN_FS_MOUNT)) &&
-		unshare(SB_NAMESPACE_FLAGS) < 0)
-		sb_child_fail("enter new user, network and IPC namespaces", errno);
 	if (c->flags & SB_SPAWN_FS_MOUNT)
 	{
-		const char *step;
-
-		if (sb_mountns_apply(c->read_paths, c->n_read_paths, uid, gid, &step) < 0)
-			sb_child_fail(step, errno);
+		/* the template's user namespace, its root, then our own net and IPC */
+		if (userns < 0)
+			sb_child_fail("find the sandbox's mount namespace", ENOENT);
+		if (setns(userns, CLONE_NEWUSER) < 0)
+			sb_child_fail("enter the sandbox's user namespace", errno);
+		if (setns(mntns, CLONE_NEWNS) < 0)
+			sb_child_fail("enter the sandbox's mount namespace", errno);
+		close(userns);
+		close(mntns);
+		if (unshare(CLONE_NEWNET | CLONE_NEWIPC) < 0)
+			sb_child_fail("enter new network and IPC namespaces", errno);
+		if (chdir("/") < 0)
+			sb_child_fail("change to the sandbox's root directory", errno);
 	}
+	else if ((c->flags & SB_SPAWN_NAMESPACES) && unshare(SB_NAMESPACE_FLAGS) < 0)
+		sb_child_fail("enter new user, network and IPC namespaces", errno);
 
 	/*
 	 * 3 again: entering a user namespace changes our credentials, and the

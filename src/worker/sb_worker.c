@@ -20,8 +20,9 @@
  *	2. starts CPython and imports and warms numpy and pandas (threads off),
  *	3. keeps `spares` children forked ahead of time: each has already run
  *	   the containment steps that do not depend on the call (sb_contain.c:
- *	   fds, environment, parent-death signal, OOM score, namespaces, mount
- *	   namespace root) and a typical call's code paths, so the copy-on-write
+ *	   fds, environment, parent-death signal, OOM score, namespaces, the
+ *	   mount namespace root the worker built once, sb_mountns.c) and a
+ *	   typical call's code paths, so the copy-on-write
  *	   faults are paid before anyone waits; once recent calls agree on
  *	   their limits, a warm spare gets them at once and finishes its
  *	   containment while it waits (sb_contain_ahead), and
@@ -1365,6 +1366,7 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	sb_containment.worker_pid = getpid();
+	sb_containment.userns_fd = sb_containment.mntns_fd = -1;
 	sb_containment.devnull_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (sb_containment.devnull_fd < 0)
 		sb_worker_die("could not open /dev/null");
@@ -1386,7 +1388,7 @@ main(int argc, char **argv)
 	layers = (sb_seccomp_ready() ? SB_LAYER_SECCOMP : 0) |
 		(sb_landlock_abi() > 0 ? SB_LAYER_LANDLOCK : 0) |
 		(sb_namespaces_work() ? SB_LAYER_NAMESPACES : 0) |
-		(sb_mountns_works(&sb_containment) ? SB_LAYER_MOUNTNS : 0);
+		(sb_mountns_template(&sb_containment) ? SB_LAYER_MOUNTNS : 0);
 
 	/* the shape the backends' defaults ask for (pysandbox.filesystem_layer auto) */
 	/* both filesystem layers where both work (sb_worker.c in the backend) */

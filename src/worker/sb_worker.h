@@ -22,6 +22,8 @@ typedef struct SbContainment
 {
 	pid_t		worker_pid;		/* the child's expected parent */
 	int			devnull_fd;		/* becomes the child's fds 0, 1 and 2 */
+	int			userns_fd;		/* the mount namespace template's user and */
+	int			mntns_fd;		/* mount namespaces, or -1 (sb_mountns.c) */
 	uint32_t	flags;			/* SB_SPAWN_SHAPE_FLAGS of this child */
 	int			n_read_paths;
 	const char *read_paths[SB_MAX_READ_PATHS];
@@ -38,12 +40,10 @@ extern int	sb_landlock_abi(void);
 extern int	sb_landlock_apply(const char *const *paths, int npaths);
 
 /* sb_mountns.c */
-extern int	sb_mountns_apply(const char *const *paths, int npaths, uid_t uid,
-							 gid_t gid, const char **step);
+extern bool sb_mountns_template(SbContainment *c);
 
 /* sb_contain.c */
 extern bool sb_namespaces_work(void);
-extern bool sb_mountns_works(const SbContainment *c);
 
 /* sb_seccomp.c */
 extern bool sb_seccomp_ready(void);

@@ -8,9 +8,9 @@
  * Starts Debian's CPython, imports numpy and pandas (as the worker does),
  * then runs PROCS loops in parallel (one per core is the fair setting) for
  * SECONDS: each forks a child that runs the same containment steps as a
- * sandbox child (src/worker/sb_contain.c, linked in: namespaces, rlimits,
- * no_new_privs, Landlock, seccomp) and exits; the loop reaps it and goes
- * again.  No request, no code, no result: nothing pysandbox could skip.
+ * sandbox child (src/worker/sb_contain.c, linked in: namespaces and the
+ * mount namespace root, rlimits, no_new_privs, Landlock, seccomp) and
+ * exits; the loop reaps it and goes again.  No request, no code, no result: nothing pysandbox could skip.
  * Prints "floor: N forks in S s = R forks/s".
  *
  * Built by "make floor" (test/bench/run.sh does it).
@@ -110,8 +110,13 @@ main(int argc, char **argv)
 	c.read_paths[c.n_read_paths++] = "/usr/lib/python3.11";
 	c.read_paths[c.n_read_paths++] = "/usr/lib/python3/dist-packages";
 	c.read_paths[c.n_read_paths++] = "/usr/share/zoneinfo";
+	/* the shape the worker gives children by default (sb_worker.c) */
 	c.flags = sb_namespaces_work() && !getenv("FLOOR_NO_NS") ? SB_SPAWN_NAMESPACES : 0;
-	if (sb_landlock_abi() <= 0)
+	c.userns_fd = c.mntns_fd = -1;
+	if ((c.flags & SB_SPAWN_NAMESPACES) && !getenv("FLOOR_NO_MOUNT") && sb_mountns_template(&c))
+		c.flags |= sb_landlock_abi() > 0 ? SB_SPAWN_FS_MOUNT
+			: SB_SPAWN_FS_MOUNT | SB_SPAWN_NO_LANDLOCK;
+	else if (sb_landlock_abi() <= 0)
 		c.flags |= SB_SPAWN_ALLOW_NO_LANDLOCK;
 	sb_seccomp_prepare();
 	if (!sb_seccomp_ready())
