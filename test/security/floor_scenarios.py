@@ -16,6 +16,7 @@ the two-role scenario creates its own roles.
 
 import json
 import os
+import platform
 import signal
 import threading
 import time
@@ -312,42 +313,42 @@ def print_check():
 # --------------------------------------------------------------------------
 # finding 4: no covert channel between two children through shared futexes
 
-RECEIVER = """
-import ctypes, mmap, os, time
-import numpy as np
-def main():
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.syscall.restype = ctypes.c_long
-    libc.mmap.restype = ctypes.c_void_p
-    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
-                          ctypes.c_int, ctypes.c_long]
-    fd = os.open(np.__file__, os.O_RDONLY)
-    addr = libc.mmap(None, 4096, 1, 1, fd, 0)          # PROT_READ, MAP_SHARED
-    word = ctypes.c_int.from_address(addr + 64).value
-    timeout = (ctypes.c_long * 2)(4, 0)
-    start = time.monotonic()
-    rc = libc.syscall(202, ctypes.c_void_p(addr + 64), 0, word, timeout, None, 0)
-    return ["woken" if rc == 0 else "errno %d" % ctypes.get_errno(), time.monotonic() - start]
-"""
-
-SENDER = """
+# both children map the same page of a library file, shared and read-only
+FUTEX_NR = {"x86_64": 202, "aarch64": 98}.get(platform.machine(), 202)
+SHARED_PAGE = """
 import ctypes, os, time
 import numpy as np
-def main():
+def shared_word():
     libc = ctypes.CDLL(None, use_errno=True)
     libc.syscall.restype = ctypes.c_long
     libc.mmap.restype = ctypes.c_void_p
     libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
                           ctypes.c_int, ctypes.c_long]
     fd = os.open(np.__file__, os.O_RDONLY)
-    addr = libc.mmap(None, 4096, 1, 1, fd, 0)
+    addr = libc.mmap(None, 4096, 1, 1, fd, 0) + 64      # PROT_READ, MAP_SHARED
+    return libc, addr
+"""
+
+RECEIVER = SHARED_PAGE + """
+def main():
+    libc, addr = shared_word()
+    word = ctypes.c_int.from_address(addr).value
+    timeout = (ctypes.c_long * 2)(4, 0)
+    start = time.monotonic()
+    rc = libc.syscall(%d, ctypes.c_void_p(addr), 0, word, timeout, None, 0)   # FUTEX_WAIT
+    return ["woken" if rc == 0 else "errno %%d" %% ctypes.get_errno(), time.monotonic() - start]
+""" % FUTEX_NR
+
+SENDER = SHARED_PAGE + """
+def main():
+    libc, addr = shared_word()
     woke = 0
     end = time.monotonic() + 2.5
     while time.monotonic() < end:
-        woke += max(0, libc.syscall(202, ctypes.c_void_p(addr + 64), 1, 1, None, None, 0))
+        woke += max(0, libc.syscall(%d, ctypes.c_void_p(addr), 1, 1, None, None, 0))  # FUTEX_WAKE
         time.sleep(0.01)
     return woke
-"""
+""" % FUTEX_NR
 
 
 def covert_channel_check():
@@ -454,6 +455,25 @@ def report_check():
     deep_error = frame_then(ERROR, b'{"kind":"exception","type":"E","message":"m","x":'
                                    + b"[" * 500000 + b"]" * 500000 + b"}", "os._exit(0)")
     expect_report("an error report nested 400,000 deep", run(deep_error), "crash", "39000")
+
+    # the edges: what numeric and the parser take passes, one step past fails
+    edges = [(b"1e131071", "ok"), (b"1e131072", "22003"), (b"12e131070", "ok"),
+             (b"1e-16383", "ok"), (b"1e-16384", "22003"), (b"0e-16384", "22003"),
+             (b"1." + b"0" * 16383, "ok"), (b"1." + b"0" * 16384, "22003"),
+             (b"9" * 131072, "ok"), (b"9" * 131073, "22003"),
+             (b"[" * 999 + b"]" * 999, "ok"), (b"[" * 1000 + b"]" * 1000, "54001")]
+    for value, want in edges:
+        # read in SQL: the client's json module refuses ints of 4,300 digits
+        try:
+            cur.execute("SELECT r->'ok', r->'error'->>'sqlstate' FROM sandbox_run(%s) r",
+                        (frame_then(RESULT, b'{"main": ' + value + b"}", "os._exit(0)"),))
+            ok, state = cur.fetchone()
+            got = "ok" if ok else state
+        except psycopg2.Error as exc:
+            got = "raised %s" % exc.pgcode
+        if got != want:
+            problems.append("sandbox_run, %s... (%d bytes) in a result: %s, expected %s"
+                            % (value[:12].decode(), len(value), got, want))
 
     # a complete result, then a non-zero exit: the same answer from both
     then_exit = frame_then(RESULT, b'{"main": 42}', "os._exit(3)")
