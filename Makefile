@@ -14,6 +14,7 @@ OBJS = \
 	src/backend/sb_inputs.o \
 	src/backend/sb_columns.o \
 	src/backend/sb_result.o \
+	src/backend/sb_json.o \
 	src/backend/sb_rows.o \
 	src/backend/sb_run.o \
 	src/protocol/sb_frame.o \

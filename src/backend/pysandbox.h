@@ -183,6 +183,7 @@ typedef struct SbOutcome
 	List	   *rows_columns;	/* sandbox_rows: SbChunk per COLUMN frame */
 	bool		output_exceeded;	/* the backend cut the child off */
 	bool		protocol_error; /* the child broke the frame protocol */
+	bool		cut;			/* its output ended in the middle of a frame */
 	bool		worker_lost;	/* the worker died or stopped answering */
 	bool		complete;		/* a complete result, then the end of the
 								 * output: a success whatever the exit */
@@ -231,17 +232,24 @@ typedef enum SbJsonCheck
 	SB_JSON_VALID,
 	SB_JSON_INVALID,			/* not UTF-8, or not JSON */
 	SB_JSON_TOO_DEEP,			/* nested deeper than PostgreSQL should parse */
-	SB_JSON_NUMBER_RANGE		/* a number numeric cannot hold */
+	SB_JSON_NUMBER_RANGE,		/* a number numeric cannot hold */
+	SB_JSON_TOO_BIG				/* too large to build as jsonb */
 } SbJsonCheck;
 
 extern bool sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f);
 extern bool sb_result_failure(const SbOutcome *out, SbFailure *f);
+extern Jsonb *sb_result_jsonb(const SbOutcome *out);
+
+/* ---- sb_json.c: the child's JSON, checked and built into jsonb ---- */
 extern SbJsonCheck sb_json_check(char *text, Size len);
+extern bool sb_json_ok(char *text, Size len);
+extern Size sb_jsonb_limit(Size len);
+extern Jsonb *sb_jsonb_build(char *text, Size len, Size limit);
+extern void sb_json_failure(SbJsonCheck problem, const char *what, SbFailure *f);
 extern void sb_raise_failure(const SbFailure *f);
 extern void sb_check_outcome(const SbOutcome *out, const SbLimits *limits);
 extern Jsonb *sb_result_to_jsonb(const SbOutcome *out, const SbLimits *limits);
 extern void sb_emit_print(const char *text, Size len);
 extern bool sb_text_ok(const char *text, Size len);
-extern bool sb_json_ok(char *text, Size len);
 
 #endif							/* PYSANDBOX_H */

@@ -41,12 +41,14 @@
 #define SB_DEADLINE_GRACE_MS	2000
 
 /*
- * At most this many frames or bytes are read from the child between two
- * checks of interrupts and the deadline: a child writing empty frames as
- * fast as it can must not keep the backend from noticing a cancel.
+ * At most this many frames, bytes or reads from the child between two
+ * checks of interrupts and the deadline: a child writing empty frames, or
+ * one byte at a time, as fast as it can must not keep the backend from
+ * noticing a cancel.
  */
 #define SB_ROUND_FRAMES		256
 #define SB_ROUND_BYTES		((size_t) 4 << 20)
+#define SB_ROUND_READS		1024
 
 /*
  * At most this many print() calls of one call become NOTICEs; the rest are
@@ -200,6 +202,7 @@ typedef struct SbReader
 	uint64		notices;		/* prints relayed as NOTICEs */
 	uint64		not_shown;		/* prints past SB_MAX_NOTICES */
 	bool		bad;			/* the child broke the protocol */
+	bool		cut;			/* the output ended in the middle of a frame */
 	bool		any;			/* the child sent at least one byte */
 } SbReader;
 
@@ -306,16 +309,18 @@ typedef enum SbReadState
 
 /*
  * Read what is available on the data socket, at most SB_ROUND_FRAMES frames
- * and SB_ROUND_BYTES bytes: the caller checks interrupts and the deadline
- * between rounds.
+ * and SB_ROUND_BYTES bytes in SB_ROUND_READS reads: the caller checks
+ * interrupts and the deadline between rounds.
  */
 static SbReadState
 sb_read_available(int fd, SbReader *rd, SbOutcome *out, const SbLimits *limits, bool *eof)
 {
 	int			frames = 0;
+	int			reads = 0;
 	size_t		bytes = 0;
 
-	while (frames < SB_ROUND_FRAMES && bytes < SB_ROUND_BYTES)
+	/* a child writing a byte at a time meets the cap on reads */
+	while (frames < SB_ROUND_FRAMES && bytes < SB_ROUND_BYTES && reads++ < SB_ROUND_READS)
 	{
 		ssize_t		n;
 
@@ -324,16 +329,13 @@ sb_read_available(int fd, SbReader *rd, SbOutcome *out, const SbLimits *limits, 
 		else
 			n = recv(fd, rd->payload + rd->got, Min((size_t) rd->len - rd->got, (size_t) 1 << 20),
 					 MSG_DONTWAIT);
-		if (n == 0)
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+			return SB_READ_DRAINED;
+		if (n <= 0)
 		{
+			/* the end (ECONNRESET: the child is gone), perhaps mid-frame */
 			*eof = true;
-			return SB_READ_STOP;
-		}
-		if (n < 0)
-		{
-			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
-				return SB_READ_DRAINED;
-			*eof = true;		/* ECONNRESET: the child is gone */
+			rd->cut = rd->payload != NULL || rd->hdr_got != 0;
 			return SB_READ_STOP;
 		}
 		rd->any = true;
@@ -600,7 +602,7 @@ again:
 	 * (sandbox_run), do not wait for the kernel to tear it down; the worker
 	 * still reaps it and enforces its limits.
 	 */
-	out->complete = eof && !rd.bad && !out->output_exceeded && !out->error &&
+	out->complete = eof && !rd.bad && !rd.cut && !out->output_exceeded && !out->error &&
 		!out->violation &&
 		(out->result != NULL ||
 		 (out->rows_header != NULL && list_length(out->rows_columns) == req->rows_ncols));
@@ -622,6 +624,7 @@ again:
 	if (!out->worker_lost && !sb_call_wait_exit(st->sb, start, deadline))
 		out->worker_lost = true;
 	out->protocol_error = rd.bad;
+	out->cut = rd.cut;
 	out->exit = st->sb->exit;
 	/* a reservation's call began before the worker heard of it */
 	if (st->sb->from_reservation)

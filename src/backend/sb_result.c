@@ -30,119 +30,6 @@ sb_text_ok(const char *text, Size len)
 		pg_verify_mbstr(PG_UTF8, text, (int) len, true);
 }
 
-/*
- * The deepest nesting of arrays and objects accepted from the child.  The
- * child's serializer stops at 100 levels; PostgreSQL's JSON parser and
- * jsonb's conversion recurse, and raise (54001) when the stack runs out.
- */
-#define SB_JSON_MAX_DEPTH	1000
-
-/*
- * The range numeric_in accepts, which jsonb_in applies to every number:
- * at most 131072 decimal digits before the point (weight 32767 in base
- * 10000) and a display scale of at most 16383.
- */
-#define SB_NUMERIC_MAX_INT_DIGITS	131072
-#define SB_NUMERIC_MAX_DSCALE		16383
-
-/*
- * Is the JSON number starting at p (ending before end) within numeric's
- * range?  Sets *next past it.  Only the shape of a JSON number is read; the
- * parser checks the syntax afterwards, and anything malformed fails there.
- */
-static bool
-sb_json_number_ok(const char *p, const char *end, const char **next)
-{
-	int64		int_digits = 0;
-	int64		frac_digits = 0;
-	int64		exponent = 0;
-	bool		negative_exponent = false;
-
-	if (p < end && *p == '-')
-		p++;
-	for (; p < end && *p >= '0' && *p <= '9'; p++)
-		int_digits++;
-	if (p < end && *p == '.')
-		for (p++; p < end && *p >= '0' && *p <= '9'; p++)
-			frac_digits++;
-	if (p < end && (*p == 'e' || *p == 'E'))
-	{
-		p++;
-		if (p < end && (*p == '+' || *p == '-'))
-			negative_exponent = *p++ == '-';
-		/* saturate: anything past 10^9 is out of range either way */
-		for (; p < end && *p >= '0' && *p <= '9'; p++)
-			if (exponent < 1000000000)
-				exponent = exponent * 10 + (*p - '0');
-		if (negative_exponent)
-			exponent = -exponent;
-	}
-	*next = p;
-	return int_digits + exponent <= SB_NUMERIC_MAX_INT_DIGITS &&
-		frac_digits - exponent <= SB_NUMERIC_MAX_DSCALE;
-}
-
-/*
- * Check JSON text from the child before PostgreSQL's parser reads it:
- * valid UTF-8 without NULs, nested at most SB_JSON_MAX_DEPTH deep, numbers
- * within numeric's range, and valid JSON.  Never raises.
- */
-SbJsonCheck
-sb_json_check(char *text, Size len)
-{
-	const char *p = text;
-	const char *end = text + len;
-	int			depth = 0;
-	JsonLexContext *lex;
-	JsonSemAction sem;
-
-	if (!sb_text_ok(text, len))
-		return SB_JSON_INVALID;
-	while (p < end)
-	{
-		char		c = *p;
-
-		if (c == '"')
-		{
-			/* skip the string; a backslash escapes the next byte */
-			for (p++; p < end && *p != '"'; p++)
-				if (*p == '\\' && p + 1 < end)
-					p++;
-			if (p < end)
-				p++;
-		}
-		else if (c == '[' || c == '{')
-		{
-			if (++depth > SB_JSON_MAX_DEPTH)
-				return SB_JSON_TOO_DEEP;
-			p++;
-		}
-		else if (c == ']' || c == '}')
-		{
-			depth--;
-			p++;
-		}
-		else if (c == '-' || (c >= '0' && c <= '9'))
-		{
-			if (!sb_json_number_ok(p, end, &p))
-				return SB_JSON_NUMBER_RANGE;
-		}
-		else
-			p++;
-	}
-
-	memset(&sem, 0, sizeof(sem));
-	lex = makeJsonLexContextCstringLen(text, (int) len, PG_UTF8, true);
-	return pg_parse_json(lex, &sem) == JSON_SUCCESS ? SB_JSON_VALID : SB_JSON_INVALID;
-}
-
-/* Is text acceptable JSON (sb_json_check)? */
-bool
-sb_json_ok(char *text, Size len)
-{
-	return sb_json_check(text, len) == SB_JSON_VALID;
-}
-
 /* Relay one print() call as a NOTICE (invalid text from the child is dropped). */
 void
 sb_emit_print(const char *text, Size len)
@@ -233,13 +120,14 @@ sb_fail(SbFailure *f, int sqlstate, const char *kind, char *message,
 static void
 sb_child_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 {
-	Jsonb	   *err;
+	Jsonb	   *err = NULL;
 	char	   *kind;
 	char	   *message;
 
-	if (!sb_json_ok(out->error, out->error_len) ||
-		!JB_ROOT_IS_OBJECT(err = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(
-																			pg_any_to_server(out->error, (int) out->error_len, PG_UTF8))))))
+	if (sb_json_ok(out->error, out->error_len))
+		err = sb_jsonb_build(pg_any_to_server(out->error, (int) out->error_len, PG_UTF8),
+							 out->error_len, sb_jsonb_limit(out->error_len));
+	if (err == NULL || !JB_ROOT_IS_OBJECT(err))
 	{
 		sb_fail(f, ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION, "crash",
 				"sandbox process sent an invalid error report", NULL, NULL);
@@ -381,6 +269,10 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 	}
 	else if (out->error)
 		sb_child_failure(out, limits, f);
+	else if (out->cut)
+		sb_fail(f, ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION, "crash",
+				"sandbox process sent an invalid message",
+				"Its output ended in the middle of a message.", NULL);
 	else if (!WIFEXITED(st) || WEXITSTATUS(st) != SB_CHILD_EXIT_OK)
 		sb_fail(f, ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION, "crash",
 				psprintf("sandbox process exited with code %d without a result",
@@ -425,6 +317,8 @@ sb_check_outcome(const SbOutcome *out, const SbLimits *limits)
 bool
 sb_result_failure(const SbOutcome *out, SbFailure *f)
 {
+	SbJsonCheck problem;
+
 	memset(f, 0, sizeof(*f));
 	f->type = "";
 	f->line = f->col = -1;
@@ -435,28 +329,29 @@ sb_result_failure(const SbOutcome *out, SbFailure *f)
 		f->report_message = f->message;
 		return true;
 	}
-	switch (sb_json_check(out->result, out->result_len))
-	{
-		case SB_JSON_VALID:
-			return false;
-		case SB_JSON_TOO_DEEP:
-			sb_fail(f, ERRCODE_STATEMENT_TOO_COMPLEX, "output",
-					psprintf("sandbox result is nested more than %d levels deep", SB_JSON_MAX_DEPTH),
-					NULL, "Return a flatter structure, such as a DataFrame or a list of records.");
-			break;
-		case SB_JSON_NUMBER_RANGE:
-			sb_fail(f, ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE, "output",
-					"sandbox result holds a number outside the range of type numeric",
-					"Numbers may have at most 131072 digits before the decimal point and 16383 after it.",
-					"Round the number, or return it as a string.");
-			break;
-		default:
-			sb_fail(f, ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION, "crash",
-					"sandbox process sent an invalid result", NULL, NULL);
-			break;
-	}
+	problem = sb_json_check(out->result, out->result_len);
+	if (problem == SB_JSON_VALID)
+		return false;
+	if (problem == SB_JSON_INVALID)
+		sb_fail(f, ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION, "crash",
+				"sandbox process sent an invalid result", NULL, NULL);
+	else
+		sb_json_failure(problem, "sandbox result", f);
 	f->report_message = f->message;
 	return true;
+}
+
+/*
+ * The child's result as jsonb, or NULL if building it would take too much
+ * memory (its text passed sb_result_failure()).
+ */
+Jsonb *
+sb_result_jsonb(const SbOutcome *out)
+{
+	char	   *text = pg_any_to_server(out->result, (int) out->result_len, PG_UTF8);
+
+	return sb_jsonb_build(text, text == out->result ? out->result_len : strlen(text),
+						  sb_jsonb_limit(out->result_len));
 }
 
 /* The result of sandbox_execute as jsonb, or the error of the call. */
@@ -464,10 +359,17 @@ Jsonb *
 sb_result_to_jsonb(const SbOutcome *out, const SbLimits *limits)
 {
 	SbFailure	f;
+	Jsonb	   *result;
 
 	sb_check_outcome(out, limits);
 	if (sb_result_failure(out, &f))
 		sb_raise_failure(&f);
-	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(
-																		pg_any_to_server(out->result, (int) out->result_len, PG_UTF8))));
+	result = sb_result_jsonb(out);
+	if (result == NULL)
+	{
+		memset(&f, 0, sizeof(f));
+		sb_json_failure(SB_JSON_TOO_BIG, "sandbox result", &f);
+		sb_raise_failure(&f);
+	}
+	return result;
 }

@@ -43,7 +43,9 @@ typedef struct SbOutColumn
 	Oid			basetype;
 	int			kind;			/* SbColumnKind */
 	FmgrInfo	input;			/* for SB_COL_TEXT */
-	void	   *domain_extra;	/* domain_check's cache, for binary domains */
+	void	   *domain_extra;	/* domain_check's cache, for binary domains
+								 * and jsonb */
+	MemoryContext cache_cxt;	/* where that cache lives: the call's */
 	bool		plain_text;		/* text or unconstrained varchar: no input
 								 * function needed */
 	Oid			typioparam;
@@ -211,6 +213,34 @@ sb_text_datum(SbOutColumn *c, uint64 row)
 		ereport(ERROR,
 				(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
 				 errmsg("value is not valid UTF-8")));
+	if (c->basetype == JSONBOID)
+	{
+		/*
+		 * Built here, not by jsonb_in: checked first, then interruptibly
+		 * and within a memory budget; a domain's constraints after that.
+		 */
+		SbJsonCheck problem = sb_json_check((char *) s, (Size) n);
+		Jsonb	   *jb = NULL;
+		SbFailure	f;
+
+		/* invalid syntax: the build raises jsonb_in's own error for it */
+		if (problem == SB_JSON_VALID || problem == SB_JSON_INVALID)
+		{
+			arg = pg_any_to_server(s, (int) n, PG_UTF8);
+			jb = sb_jsonb_build(arg, arg == s ? (Size) n : strlen(arg), sb_jsonb_limit(n));
+			problem = jb == NULL ? SB_JSON_TOO_BIG : SB_JSON_VALID;
+		}
+		if (problem != SB_JSON_VALID)
+		{
+			memset(&f, 0, sizeof(f));
+			sb_json_failure(problem, "value", &f);
+			sb_raise_failure(&f);
+		}
+		if (c->typid != c->basetype)
+			domain_check(JsonbPGetDatum(jb), false, c->typid, &c->domain_extra,
+						 c->cache_cxt);
+		return JsonbPGetDatum(jb);
+	}
 	arg = pg_any_to_server(s, (int) n, PG_UTF8);
 	if (c->plain_text)
 		return PointerGetDatum(cstring_to_text_with_len(arg, arg == s ? (int) n : strlen(arg)));
@@ -284,6 +314,7 @@ sb_rows_run(FunctionCallInfo fcinfo, const char *code, Jsonb *inputs,
 
 			getTypeInputInfo(c->typid, &infunc, &c->typioparam);
 			fmgr_info(infunc, &c->input);
+			c->cache_cxt = fcinfo->flinfo->fn_mcxt;
 			c->plain_text = c->typid == TEXTOID || (c->typid == VARCHAROID && c->typmod < 0);
 		}
 		if (ncols > 0)

@@ -39,6 +39,47 @@ sb_captured(StringInfo text)
 	return pg_any_to_server(text->data, text->len, PG_UTF8);
 }
 
+/* The report's text: the result (if not failed), output, error and usage. */
+static void
+sb_run_report(StringInfo r, bool failed, const SbFailure *f, const SbOutcome *out,
+			  const SbRequest *req)
+{
+	uint64		output_bytes;
+
+	resetStringInfo(r);
+	appendStringInfo(r, "{\"ok\":%s,\"returns\":", failed ? "false" : "true");
+	if (failed)
+		appendStringInfoString(r, "null");
+	else
+		appendStringInfoString(r, pg_any_to_server(out->result, (int) out->result_len, PG_UTF8));
+	sb_json_member(r, "stdout", sb_captured(out->stdout_text), true);
+	sb_json_member(r, "stderr", sb_captured(out->stderr_text), true);
+	appendStringInfoString(r, ",\"error\":");
+	if (!failed)
+		appendStringInfoString(r, "null");
+	else
+	{
+		appendStringInfoChar(r, '{');
+		sb_json_member(r, "kind", f->kind, false);
+		sb_json_member(r, "type", f->type[0] ? f->type : NULL, true);
+		sb_json_member(r, "message", f->report_message, true);
+		appendStringInfo(r, ",\"line\":%s", f->line > 0 ? psprintf("%d", f->line) : "null");
+		appendStringInfo(r, ",\"col\":%s", f->col > 0 ? psprintf("%d", f->col) : "null");
+		sb_json_member(r, "traceback", f->traceback, true);
+		if (f->rule)
+			sb_json_member(r, "rule", f->rule, true);
+		sb_json_member(r, "sqlstate", unpack_sql_state(f->sqlstate), true);
+		sb_json_member(r, "hint", f->hint, true);
+		appendStringInfoChar(r, '}');
+	}
+	output_bytes = out->result_len + out->stdout_text->len + out->stderr_text->len;
+	appendStringInfo(r, ",\"usage\":{\"wall_ms\":" UINT64_FORMAT ",\"cpu_ms\":" UINT64_FORMAT
+					 ",\"peak_memory_kb\":" UINT64_FORMAT ",\"input_rows\":" UINT64_FORMAT
+					 ",\"input_bytes\":" UINT64_FORMAT ",\"output_bytes\":" UINT64_FORMAT "}}",
+					 out->exit.wall_us / 1000, (out->exit.user_us + out->exit.sys_us) / 1000,
+					 out->exit.maxrss_kb, req->input_rows, req->input_bytes, output_bytes);
+}
+
 /*
  * sandbox_run(code, inputs, returns, options) returns jsonb: a report of
  * the run (SPEC 2.3).
@@ -56,52 +97,31 @@ sandbox_run(PG_FUNCTION_ARGS)
 	SbFailure	f;
 	bool		failed;
 	StringInfoData r;
-	uint64		output_bytes;
+	Jsonb	   *report;
 
 	sb_run_functions(code, inputs, returns, options, true, &req, &limits, &out);
 
 	failed = sb_outcome_failure(&out, &limits, &f);
 	if (failed && f.kind == NULL)
 		sb_raise_failure(&f);	/* a server fault, not the code's doing */
-	/* the child's JSON is hostile: it is checked before PostgreSQL parses it */
+	/* the child's JSON is hostile: it is checked before anything parses it */
 	if (!failed)
 		failed = sb_result_failure(&out, &f);
 
+	/* built within a memory budget: a result too large for it is reported */
 	initStringInfo(&r);
-	appendStringInfo(&r, "{\"ok\":%s,\"returns\":", failed ? "false" : "true");
-	if (failed)
-		appendStringInfoString(&r, "null");
-	else
-		appendStringInfoString(&r, pg_any_to_server(out.result, (int) out.result_len, PG_UTF8));
-	sb_json_member(&r, "stdout", sb_captured(out.stdout_text), true);
-	sb_json_member(&r, "stderr", sb_captured(out.stderr_text), true);
-	appendStringInfoString(&r, ",\"error\":");
-	if (!failed)
-		appendStringInfoString(&r, "null");
-	else
+	sb_run_report(&r, failed, &f, &out, &req);
+	report = sb_jsonb_build(r.data, r.len, sb_jsonb_limit(r.len));
+	if (report == NULL)
 	{
-		appendStringInfoChar(&r, '{');
-		sb_json_member(&r, "kind", f.kind, false);
-		sb_json_member(&r, "type", f.type[0] ? f.type : NULL, true);
-		sb_json_member(&r, "message", f.report_message, true);
-		appendStringInfo(&r, ",\"line\":%s", f.line > 0 ? psprintf("%d", f.line) : "null");
-		appendStringInfo(&r, ",\"col\":%s", f.col > 0 ? psprintf("%d", f.col) : "null");
-		sb_json_member(&r, "traceback", f.traceback, true);
-		if (f.rule)
-			sb_json_member(&r, "rule", f.rule, true);
-		sb_json_member(&r, "sqlstate", unpack_sql_state(f.sqlstate), true);
-		sb_json_member(&r, "hint", f.hint, true);
-		appendStringInfoChar(&r, '}');
+		failed = true;
+		memset(&f, 0, sizeof(f));
+		f.type = "";
+		sb_json_failure(SB_JSON_TOO_BIG, "sandbox result", &f);
+		sb_run_report(&r, failed, &f, &out, &req);
+		report = sb_jsonb_build(r.data, r.len, sb_jsonb_limit(r.len));
 	}
-	output_bytes = out.result_len + out.stdout_text->len + out.stderr_text->len;
-	appendStringInfo(&r, ",\"usage\":{\"wall_ms\":" UINT64_FORMAT ",\"cpu_ms\":" UINT64_FORMAT
-					 ",\"peak_memory_kb\":" UINT64_FORMAT ",\"input_rows\":" UINT64_FORMAT
-					 ",\"input_bytes\":" UINT64_FORMAT ",\"output_bytes\":" UINT64_FORMAT "}}",
-					 out.exit.wall_us / 1000, (out.exit.user_us + out.exit.sys_us) / 1000,
-					 out.exit.maxrss_kb, req.input_rows, req.input_bytes, output_bytes);
-
-	/* the child's result was checked by sb_result_failure() above */
-	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(r.data)));
+	PG_RETURN_JSONB_P(report);
 }
 
 /*

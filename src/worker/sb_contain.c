@@ -23,7 +23,8 @@
  *	   which Landlock does not mediate; and a new network (no interface at
  *	   all) and IPC namespace of the child's own
  *	5. rlimits: memory, CPU (hard = soft + 1 s), processes, file size,
- *	   core, fds; plus a CPU-time timer for millisecond precision
+ *	   core, fds, queued signals; plus a CPU-time timer for millisecond
+ *	   precision
  *	6. no_new_privs, not dumpable (no ptrace or /proc/pid/mem from peers)
  *	7. Landlock: read-only access to the Python library directories, on
  *	   top of 4b's root (skipped only where Landlock is missing, or an
@@ -49,6 +50,10 @@
 /* few fds: 0-2, the data socket, and room for a handful of module reads */
 #define SB_CHILD_MAX_FDS	16
 
+/* where the template's namespaces wait for step 4b, then closed */
+#define SB_CHILD_USERNS_FD	14
+#define SB_CHILD_MNTNS_FD	15
+
 /*
  * Report a failed containment step on the data socket and exit.  Uses only
  * async-signal-safe calls: the child may be in any state.
@@ -71,7 +76,7 @@ sb_child_fail(const char *step, int err)
 /*
  * Step 1: only the data socket (fd 3), a spare's claim token (fd 4) and
  * /dev/null (0-2) stay open; and, until step 4b joins them, the mount
- * namespace template's namespaces, just above those (*userns, *mntns: -1
+ * namespace template's namespaces, on fds 14 and 15 (*userns, *mntns: -1
  * for none, else their new numbers).
  */
 static void
@@ -99,18 +104,21 @@ sb_contain_fds(int data_fd, int claim_fd, int devnull_fd, int *userns, int *mntn
 		sb_child_fail("keep the claim token", errno);
 	if (*userns >= 0)
 	{
-		if (dup2(*userns, keep + 1) < 0 || dup2(*mntns, keep + 2) < 0)
+		/* out of the way of the fds opened next (/proc/self/statm: 5) */
+		if (dup2(*userns, SB_CHILD_USERNS_FD) < 0 || dup2(*mntns, SB_CHILD_MNTNS_FD) < 0)
 			sb_child_fail("keep the sandbox's namespaces", errno);
-		*userns = keep + 1;
-		*mntns = keep + 2;
-		keep += 2;
+		*userns = SB_CHILD_USERNS_FD;
+		*mntns = SB_CHILD_MNTNS_FD;
 	}
-	if (syscall(SYS_close_range, keep + 1, ~0U, 0) < 0)
+	for (fd = keep + 1; fd < SB_CHILD_USERNS_FD; fd++)
+		(void) close(fd);
+	if (syscall(SYS_close_range, *userns >= 0 ? SB_CHILD_MNTNS_FD + 1 : SB_CHILD_USERNS_FD,
+				~0U, 0) < 0)
 	{
 		/* kernels before 5.9: close one by one */
 		long		maxfd = sysconf(_SC_OPEN_MAX);
 
-		for (fd = keep + 1; fd < maxfd; fd++)
+		for (fd = *userns >= 0 ? SB_CHILD_MNTNS_FD + 1 : SB_CHILD_USERNS_FD; fd < maxfd; fd++)
 			(void) close(fd);
 	}
 	if (fcntl(SB_CHILD_DATA_FD, F_SETFD, 0) < 0)
@@ -223,6 +231,14 @@ sb_contain_rlimits(const SbSpawnRequest *req, int statm_fd)
 	sb_setrlimit(RLIMIT_NOFILE, SB_CHILD_MAX_FDS, SB_CHILD_MAX_FDS, "set the fd limit");
 	sb_setrlimit(RLIMIT_MEMLOCK, 0, 0, "set the locked memory limit");
 	sb_setrlimit(RLIMIT_MSGQUEUE, 0, 0, "set the message queue limit");
+	/*
+	 * No queued signals: the count is shared by every process of the user
+	 * (in the template's user namespace, and the server's uid), so one
+	 * call filling it could signal bits to another that watches its own
+	 * signals lose their siginfo.  Signals the kernel sends (SIGPROF,
+	 * SIGXCPU, SIGSYS) are not limited by it.
+	 */
+	sb_setrlimit(RLIMIT_SIGPENDING, 0, 0, "set the pending signal limit");
 
 	memset(&it, 0, sizeof(it));
 	it.it_value.tv_sec = req->cpu_ms / 1000;

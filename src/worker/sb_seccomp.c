@@ -18,9 +18,10 @@
  *
  * Every call that names a process names this one only (kill, prlimit64,
  * sched_getaffinity, CPU clocks): the child can neither signal nor read
- * the state of any other process.  Futexes must be private
- * (FUTEX_PRIVATE_FLAG): a shared futex on a file page two children map
- * would be a channel between them.  The dispositions of the signals the
+ * the state of any other process.  Futexes must be private waits and
+ * wakes (FUTEX_PRIVATE_FLAG): a shared futex on a file page two children
+ * map would be a channel between them, and the priority-inheritance
+ * operations look up any thread id on the host.  The dispositions of the signals the
  * limits rely on (SIGPROF, SIGXCPU) and of SIGSYS, which reports blocked
  * calls, are fixed once the filter is on.
  */
@@ -59,7 +60,7 @@ typedef enum SbRuleKind
 	SB_PID_SELF_QUERY,			/* arg0 is 0 or our own pid, arg2 is NULL */
 	SB_CLOCK_OWN,				/* arg0 is a fixed clock id, not another
 								 * process's CPU clock */
-	SB_FUTEX_PRIVATE,			/* arg1 has FUTEX_PRIVATE_FLAG */
+	SB_FUTEX_PRIVATE,			/* arg1 is a private wait or wake */
 	SB_SIGNAL_NOT_FIXED			/* arg0 is not SIGPROF, SIGXCPU or SIGSYS,
 								 * or arg1 is NULL (a query) */
 } SbRuleKind;
@@ -80,7 +81,17 @@ typedef struct SbSyscallRule
 
 /* the highest fixed clock id (CLOCK_TAI); negative ids name other processes */
 #define SB_MAX_CLOCK_ID		11
+/*
+ * The futex operations a single-threaded child needs (glibc's locks,
+ * condition variables and semaphores), private only, with or without
+ * FUTEX_CLOCK_REALTIME.  Not the priority-inheritance ones: they look up
+ * the thread id in the futex word across the whole host, so their errors
+ * tell whether any pid exists (and LOCK_PI waits for its exit).
+ */
 #define SB_FUTEX_PRIVATE_FLAG	128
+#define SB_FUTEX_CLOCK_REALTIME	256
+static const int sb_futex_ops[] = {0 /* WAIT */ , 1 /* WAKE */ ,
+9 /* WAIT_BITSET */ , 10 /* WAKE_BITSET */ };
 
 /* The allowlist.  Keep sorted by purpose; the syscall probe test reads it. */
 static const SbSyscallRule sb_policy[] = {
@@ -263,6 +274,7 @@ sb_seccomp_add(scmp_filter_ctx ctx, const SbSyscallRule *r, pid_t self)
 {
 	int			nr = seccomp_syscall_resolve_name(r->name);
 	int			rc;
+	size_t		i;
 
 	if (nr == __NR_SCMP_ERROR)
 		return 0;				/* not a call on this architecture */
@@ -313,9 +325,14 @@ sb_seccomp_add(scmp_filter_ctx ctx, const SbSyscallRule *r, pid_t self)
 			return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
 									SCMP_A0(SCMP_CMP_LE, SB_MAX_CLOCK_ID));
 		case SB_FUTEX_PRIVATE:
-			return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
-									SCMP_CMP(r->arg, SCMP_CMP_MASKED_EQ,
-											 SB_FUTEX_PRIVATE_FLAG, SB_FUTEX_PRIVATE_FLAG));
+			/* every bit but the clock's must match: no high bits either */
+			rc = 0;
+			for (i = 0; rc == 0 && i < sizeof(sb_futex_ops) / sizeof(sb_futex_ops[0]); i++)
+				rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
+									  SCMP_CMP(r->arg, SCMP_CMP_MASKED_EQ,
+											   ~(scmp_datum_t) SB_FUTEX_CLOCK_REALTIME,
+											   (scmp_datum_t) (sb_futex_ops[i] | SB_FUTEX_PRIVATE_FLAG)));
+			return rc;
 		case SB_SIGNAL_NOT_FIXED:
 			return sb_seccomp_signals(ctx, nr);
 	}

@@ -437,10 +437,17 @@ class Suite:
         spares = wait_for(lambda: [p for p in children(process_table(), worker)
                                    if is_spare(p)], 5) or []
         for p in spares:
-            # a spare keeps /proc/self/statm open until it gets its limits
-            if ring_fds(p):
-                problems.append("the spare %d holds the io_uring ring" % p)
-            problems += fd_problems(p, "the spare", True)
+            # a spare keeps /proc/self/statm open until it gets its limits; one
+            # just forked may not have closed the worker's fds yet
+            def spare_problems(p=p):
+                found = fd_problems(p, "the spare", True)
+                if ring_fds(p):
+                    found.append("the spare %d holds the io_uring ring" % p)
+                return found
+            deadline = time.monotonic() + 2
+            while spare_problems() and time.monotonic() < deadline:
+                time.sleep(0.02)
+            problems += spare_problems()
         if not spares:
             problems.append("no spare to look at")
         self.report("(f) the worker pins what calls write; no child holds the ring",

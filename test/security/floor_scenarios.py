@@ -475,6 +475,39 @@ def report_check():
             problems.append("sandbox_run, %s... (%d bytes) in a result: %s, expected %s"
                             % (value[:12].decode(), len(value), got, want))
 
+    # a small result that would take jsonb_in hundreds of MB (and seconds it
+    # cannot be cancelled in) is refused before it is built; real rows pass
+    flood = b"[" + b"{}," * 700000 + b"0]"
+    start = time.monotonic()
+    expect_report("2 MB of empty objects", run(frame_then(RESULT, b'{"main": ' + flood + b"}",
+                                                          "os._exit(0)")), "output", "54000")
+    if time.monotonic() - start > 3:
+        problems.append("sandbox_run took %.1f s to refuse 2 MB of empty objects"
+                        % (time.monotonic() - start))
+    got = execute(frame_then(RESULT, b'{"main": ' + flood + b"}", "os._exit(0)"))
+    if got != "54000":
+        problems.append("sandbox_execute, 2 MB of empty objects: %s, expected 54000" % got)
+    try:
+        cur.execute("SELECT count(*) FROM sandbox_rows(%s, '{}', 'main') AS t(j jsonb)",
+                    ("import pandas as pd\ndef main():\n"
+                     "    return pd.DataFrame({'j': ['[' + '{},' * 700000 + '0]']})\n",))
+        problems.append("sandbox_rows built 2 MB of empty objects into a jsonb value")
+    except psycopg2.Error as exc:
+        if exc.pgcode != "54000":
+            problems.append("sandbox_rows, 2 MB of empty objects in a jsonb column: %s, "
+                            "expected 54000" % exc.pgcode)
+    rows = "import pandas as pd\ndef main():\n    return pd.DataFrame({'region': ['east'] * 100000, " \
+           "'n': range(100000), 'amount': [123.45] * 100000})\n"
+    report = run(rows)
+    if not (isinstance(report, dict) and report["ok"] and len(report["returns"]["main"]) == 100000):
+        problems.append("sandbox_run, 100,000 DataFrame rows: %s" % (str(report)[:200],))
+    # a complete result, then a frame cut off: not a success
+    cut = frame_then(RESULT, b'{"main": 42}', "os.write(3, b'\\x30\\x00\\x00'); os._exit(0)")
+    expect_report("a result, then a frame cut off", run(cut), "crash", "39000")
+    got = execute(cut)
+    if got != "39000":
+        problems.append("sandbox_execute, a result, then a frame cut off: %s, expected 39000" % got)
+
     # a complete result, then a non-zero exit: the same answer from both
     then_exit = frame_then(RESULT, b'{"main": 42}', "os._exit(3)")
     report = run(then_exit)

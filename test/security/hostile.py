@@ -858,6 +858,19 @@ PAYLOADS = [
         mask = (ctypes.c_ulong * 16)()
         return check(libc.sched_getaffinity(target_pid, 128, mask), "sched_getaffinity")
         """, params="target_pid"),
+    # FUTEX_TRYLOCK_PI looks the word up as a thread id anywhere on the host:
+    # ESRCH or EPERM says whether that pid exists
+    syscall_payload("futex-trylock-pi-probe-pid", "futex",
+                    "ctypes.byref(ctypes.c_uint32(1)), 8 | 128, 0, 0, 0, 0"),
+    # queued signals are counted per user, across calls: none may be queued
+    Payload("queue-realtime-signals", """
+        import signal, threading
+        def main():
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGRTMIN})
+            for i in range(1000):
+                signal.pthread_kill(threading.get_ident(), signal.SIGRTMIN)
+            return "queued 1000"
+        """, off={DENIED}),
     # system-wide free memory and process count: a channel between two calls
     ctypes_payload("sysinfo-system-state", """
         info = (ctypes.c_char * 128)()

@@ -65,7 +65,9 @@ def main(nr, args):
 
 HIGH = 1 << 32          # an int argument the kernel reads as its low 32 bits
 OTHER_CLOCK = ((~1) << 3) | 2   # pid 1's process CPU clock
-FUTEX_WAKE, FUTEX_PRIVATE_FLAG = 1, 128
+FUTEX_WAIT, FUTEX_WAKE, FUTEX_LOCK_PI, FUTEX_TRYLOCK_PI = 0, 1, 6, 8
+FUTEX_WAIT_BITSET, FUTEX_WAKE_BITSET, FUTEX_CMP_REQUEUE_PI, FUTEX_LOCK_PI2 = 9, 10, 12, 13
+FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME = 128, 256
 SIGUSR1, SIGXCPU, SIGPROF, SIGSYS = 10, 24, 27, 31
 
 # (call, arguments, "ran" or "blocked"): both sides of each argument filter
@@ -89,6 +91,16 @@ ARG_PROBES = [
     ("clock_nanosleep", [OTHER_CLOCK, 0, "buf", 0], "blocked"),
     ("futex", ["buf", FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, 0, 0, 0], "ran"),
     ("futex", ["buf", FUTEX_WAKE, 1, 0, 0, 0], "blocked"),
+    ("futex", ["buf", FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 1, 0, 0, 0], "ran"),
+    ("futex", ["buf", FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME, 1, 0, 0, -1],
+     "ran"),
+    ("futex", ["buf", FUTEX_WAKE_BITSET | FUTEX_PRIVATE_FLAG, 1, 0, 0, -1], "ran"),
+    ("futex", ["buf", FUTEX_WAKE | FUTEX_PRIVATE_FLAG | HIGH, 1, 0, 0, 0], "blocked"),
+    # priority inheritance looks the word up as a thread id, host-wide
+    ("futex", ["buf", FUTEX_LOCK_PI | FUTEX_PRIVATE_FLAG, 0, 0, 0, 0], "blocked"),
+    ("futex", ["buf", FUTEX_TRYLOCK_PI | FUTEX_PRIVATE_FLAG, 0, 0, 0, 0], "blocked"),
+    ("futex", ["buf", FUTEX_LOCK_PI2 | FUTEX_PRIVATE_FLAG, 0, 0, 0, 0], "blocked"),
+    ("futex", ["buf", FUTEX_CMP_REQUEUE_PI | FUTEX_PRIVATE_FLAG, 1, 0, "buf", 0], "blocked"),
     ("rt_sigaction", [SIGPROF, 0, "buf", 8], "ran"),
     ("rt_sigaction", [SIGUSR1, "sig_ign", 0, 8], "ran"),
     ("rt_sigaction", [40, "sig_ign", 0, 8], "ran"),

@@ -1,0 +1,377 @@
+/*
+ * sb_json.c
+ *		JSON from the child: checked, then built into jsonb within limits.
+ *
+ * The child's results and error reports are JSON text, and hostile.  Two
+ * things in PostgreSQL would let such text hurt the backend: the JSON
+ * parser recurses (a result nested millions deep raises 54001 from deep in
+ * the stack), and jsonb_in builds a tree that may take two hundred times
+ * the text's size ("{}," costs ~660 bytes an object) without ever checking
+ * for interrupts (16 MB of it took 3.4 GB and half a minute).
+ *
+ * So sb_json_check() reads the text once before any parser does: valid
+ * UTF-8 without NULs, at most SB_JSON_MAX_DEPTH deep, numbers numeric can
+ * hold, no longer than jsonb can hold, then PostgreSQL's parser without
+ * building anything.  sb_jsonb_build() then builds the jsonb as jsonb_in
+ * would, but checks for interrupts every SB_JSONB_TICK tokens and stops
+ * building once its tree takes more than a budget (sb_jsonb_limit()): the
+ * parse goes on to the end without allocating, and the caller reports the
+ * result as too large instead of raising.  Neither raises for anything in
+ * the text, except a cancel and, in a database whose encoding is not UTF8,
+ * a \u escape the server encoding cannot hold.
+ */
+#include "pysandbox.h"
+
+#include "common/jsonapi.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+#include "utils/jsonfuncs.h"
+#include "utils/memutils.h"
+
+/*
+ * The deepest nesting of arrays and objects accepted from the child.  The
+ * child's serializer stops at 100 levels.
+ */
+#define SB_JSON_MAX_DEPTH	1000
+
+/*
+ * The range numeric_in accepts, which jsonb applies to every number: at
+ * most 131072 decimal digits before the point (weight 32767 in base 10000)
+ * and a display scale of at most 16383.
+ */
+#define SB_NUMERIC_MAX_INT_DIGITS	131072
+#define SB_NUMERIC_MAX_DSCALE		16383
+
+/* longer texts are refused: jsonb holds at most 256 MB, and no result needs it */
+#define SB_JSONB_MAX_TEXT	((Size) 128 << 20)
+
+/*
+ * How much memory building a jsonb may take: 64 times the text, at least
+ * 64 MB, at most 1 GB.  Measured on PostgreSQL 15, rows of a DataFrame take
+ * 12 to 60 times their text (60 for many small integers), a list of small
+ * lists 77; floods of empty objects 220.
+ */
+#define SB_JSONB_MEMORY_FACTOR	64
+#define SB_JSONB_MEMORY_FLOOR	((Size) 64 << 20)
+#define SB_JSONB_MEMORY_MAX		((Size) 1 << 30)
+
+/* interrupts and the budget are checked every this many tokens */
+#define SB_JSONB_TICK		4096
+
+/*
+ * Is the JSON number starting at p (ending before end) within numeric's
+ * range?  Sets *next past it.  Only the shape of a JSON number is read; the
+ * parser checks the syntax afterwards, and anything malformed fails there.
+ */
+static bool
+sb_json_number_ok(const char *p, const char *end, const char **next)
+{
+	int64		int_digits = 0;
+	int64		frac_digits = 0;
+	int64		exponent = 0;
+	bool		negative_exponent = false;
+
+	if (p < end && *p == '-')
+		p++;
+	for (; p < end && *p >= '0' && *p <= '9'; p++)
+		int_digits++;
+	if (p < end && *p == '.')
+		for (p++; p < end && *p >= '0' && *p <= '9'; p++)
+			frac_digits++;
+	if (p < end && (*p == 'e' || *p == 'E'))
+	{
+		p++;
+		if (p < end && (*p == '+' || *p == '-'))
+			negative_exponent = *p++ == '-';
+		/* saturate: anything past 10^9 is out of range either way */
+		for (; p < end && *p >= '0' && *p <= '9'; p++)
+			if (exponent < 1000000000)
+				exponent = exponent * 10 + (*p - '0');
+		if (negative_exponent)
+			exponent = -exponent;
+	}
+	*next = p;
+	return int_digits + exponent <= SB_NUMERIC_MAX_INT_DIGITS &&
+		frac_digits - exponent <= SB_NUMERIC_MAX_DSCALE;
+}
+
+/*
+ * Check JSON text from the child before anything builds from it: valid
+ * UTF-8 without NULs, no longer than SB_JSONB_MAX_TEXT, nested at most
+ * SB_JSON_MAX_DEPTH deep, numbers within numeric's range, and valid JSON.
+ * Never raises.
+ */
+SbJsonCheck
+sb_json_check(char *text, Size len)
+{
+	const char *p = text;
+	const char *end = text + len;
+	int			depth = 0;
+	JsonLexContext *lex;
+	JsonSemAction sem;
+
+	if (!sb_text_ok(text, len))
+		return SB_JSON_INVALID;
+	if (len > SB_JSONB_MAX_TEXT)
+		return SB_JSON_TOO_BIG;
+	while (p < end)
+	{
+		char		c = *p;
+
+		if (c == '"')
+		{
+			/* skip the string; a backslash escapes the next byte */
+			for (p++; p < end && *p != '"'; p++)
+				if (*p == '\\' && p + 1 < end)
+					p++;
+			if (p < end)
+				p++;
+		}
+		else if (c == '[' || c == '{')
+		{
+			if (++depth > SB_JSON_MAX_DEPTH)
+				return SB_JSON_TOO_DEEP;
+			p++;
+		}
+		else if (c == ']' || c == '}')
+		{
+			depth--;
+			p++;
+		}
+		else if (c == '-' || (c >= '0' && c <= '9'))
+		{
+			if (!sb_json_number_ok(p, end, &p))
+				return SB_JSON_NUMBER_RANGE;
+		}
+		else
+			p++;
+	}
+
+	/*
+	 * Without de-escaping, so nothing is allocated: with it, the parser
+	 * converts \u escapes to the server encoding, and raises where it
+	 * cannot.
+	 */
+	memset(&sem, 0, sizeof(sem));
+	lex = makeJsonLexContextCstringLen(text, (int) len, PG_UTF8, false);
+	return pg_parse_json(lex, &sem) == JSON_SUCCESS ? SB_JSON_VALID : SB_JSON_INVALID;
+}
+
+/* Is text acceptable JSON (sb_json_check)? */
+bool
+sb_json_ok(char *text, Size len)
+{
+	return sb_json_check(text, len) == SB_JSON_VALID;
+}
+
+/* The memory budget for building a jsonb from len bytes of JSON text. */
+Size
+sb_jsonb_limit(Size len)
+{
+	Size		limit = len > SB_JSONB_MEMORY_MAX / SB_JSONB_MEMORY_FACTOR ?
+		SB_JSONB_MEMORY_MAX : len * SB_JSONB_MEMORY_FACTOR;
+
+	return Max(limit, SB_JSONB_MEMORY_FLOOR);
+}
+
+/* the state of one build: jsonb_in's, plus the budget */
+typedef struct SbJsonbBuild
+{
+	JsonbParseState *parse;
+	JsonbValue *res;
+	MemoryContext cxt;			/* where the tree grows */
+	Size		limit;			/* the most it may hold */
+	uint64		tokens;
+	bool		over;			/* over budget: build no more */
+} SbJsonbBuild;
+
+/*
+ * Every SB_JSONB_TICK tokens: interrupts, and the budget.  Returns false
+ * once the build is over budget (the parse then only reads on).
+ */
+static bool
+sb_jsonb_tick(SbJsonbBuild *b)
+{
+	if (b->over)
+		return false;
+	if (++b->tokens % SB_JSONB_TICK == 0)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (MemoryContextMemAllocated(b->cxt, true) > b->limit)
+			b->over = true;
+	}
+	return !b->over;
+}
+
+static void
+sb_jsonb_object_start(void *state)
+{
+	SbJsonbBuild *b = (SbJsonbBuild *) state;
+
+	if (sb_jsonb_tick(b))
+		b->res = pushJsonbValue(&b->parse, WJB_BEGIN_OBJECT, NULL);
+}
+
+static void
+sb_jsonb_object_end(void *state)
+{
+	SbJsonbBuild *b = (SbJsonbBuild *) state;
+
+	if (!b->over)
+		b->res = pushJsonbValue(&b->parse, WJB_END_OBJECT, NULL);
+}
+
+static void
+sb_jsonb_array_start(void *state)
+{
+	SbJsonbBuild *b = (SbJsonbBuild *) state;
+
+	if (sb_jsonb_tick(b))
+		b->res = pushJsonbValue(&b->parse, WJB_BEGIN_ARRAY, NULL);
+}
+
+static void
+sb_jsonb_array_end(void *state)
+{
+	SbJsonbBuild *b = (SbJsonbBuild *) state;
+
+	if (!b->over)
+		b->res = pushJsonbValue(&b->parse, WJB_END_ARRAY, NULL);
+}
+
+static void
+sb_jsonb_field(void *state, char *fname, bool isnull)
+{
+	SbJsonbBuild *b = (SbJsonbBuild *) state;
+	JsonbValue	v;
+
+	if (!sb_jsonb_tick(b))
+		return;
+	v.type = jbvString;
+	v.val.string.len = (int) strlen(fname);
+	v.val.string.val = fname;
+	b->res = pushJsonbValue(&b->parse, WJB_KEY, &v);
+}
+
+static void
+sb_jsonb_scalar(void *state, char *token, JsonTokenType tokentype)
+{
+	SbJsonbBuild *b = (SbJsonbBuild *) state;
+	JsonbValue	v;
+
+	if (!sb_jsonb_tick(b))
+		return;
+	switch (tokentype)
+	{
+		case JSON_TOKEN_STRING:
+			v.type = jbvString;
+			v.val.string.len = (int) strlen(token);
+			v.val.string.val = token;
+			break;
+		case JSON_TOKEN_NUMBER:
+			/* within numeric's range: sb_json_check() saw to it */
+			v.type = jbvNumeric;
+			v.val.numeric = DatumGetNumeric(DirectFunctionCall3(numeric_in,
+																CStringGetDatum(token),
+																ObjectIdGetDatum(InvalidOid),
+																Int32GetDatum(-1)));
+			break;
+		case JSON_TOKEN_TRUE:
+		case JSON_TOKEN_FALSE:
+			v.type = jbvBool;
+			v.val.boolean = tokentype == JSON_TOKEN_TRUE;
+			break;
+		default:
+			v.type = jbvNull;
+			break;
+	}
+	if (b->parse == NULL)
+	{
+		/* a lone scalar: jsonb keeps it as a raw scalar array */
+		JsonbValue	va;
+
+		va.type = jbvArray;
+		va.val.array.rawScalar = true;
+		va.val.array.nElems = 1;
+		b->res = pushJsonbValue(&b->parse, WJB_BEGIN_ARRAY, &va);
+		b->res = pushJsonbValue(&b->parse, WJB_ELEM, &v);
+		b->res = pushJsonbValue(&b->parse, WJB_END_ARRAY, NULL);
+	}
+	else
+		b->res = pushJsonbValue(&b->parse, b->parse->contVal.type == jbvArray ?
+								WJB_ELEM : WJB_VALUE, &v);
+}
+
+/*
+ * Build jsonb from JSON text (accepted by sb_json_check, in the server
+ * encoding) as jsonb_in would, checking interrupts as it goes; NULL if the
+ * tree would take more than limit bytes.
+ */
+Jsonb *
+sb_jsonb_build(char *text, Size len, Size limit)
+{
+	SbJsonbBuild b;
+	JsonSemAction sem;
+	JsonLexContext *lex;
+	MemoryContext old;
+	Jsonb	   *result = NULL;
+
+	memset(&b, 0, sizeof(b));
+	b.cxt = AllocSetContextCreate(CurrentMemoryContext, "pysandbox jsonb",
+								  ALLOCSET_DEFAULT_SIZES);
+	b.limit = limit;
+	memset(&sem, 0, sizeof(sem));
+	sem.semstate = &b;
+	sem.object_start = sb_jsonb_object_start;
+	sem.object_end = sb_jsonb_object_end;
+	sem.array_start = sb_jsonb_array_start;
+	sem.array_end = sb_jsonb_array_end;
+	sem.object_field_start = sb_jsonb_field;
+	sem.scalar = sb_jsonb_scalar;
+
+	old = MemoryContextSwitchTo(b.cxt);
+	lex = makeJsonLexContextCstringLen(text, (int) len, GetDatabaseEncoding(), true);
+	pg_parse_json_or_ereport(lex, &sem);
+	MemoryContextSwitchTo(old);
+	if (!b.over && b.res != NULL)
+		result = JsonbValueToJsonb(b.res);
+	MemoryContextDelete(b.cxt);
+	return result;
+}
+
+/*
+ * Describe why valid JSON cannot become jsonb: too deep (54001), too large
+ * (54000) or a number numeric cannot hold (22003), as report kind
+ * "output".  what names it ("sandbox result").
+ */
+void
+sb_json_failure(SbJsonCheck problem, const char *what, SbFailure *f)
+{
+	f->kind = "output";
+	switch (problem)
+	{
+		case SB_JSON_TOO_DEEP:
+			f->sqlstate = ERRCODE_STATEMENT_TOO_COMPLEX;
+			f->message = psprintf("%s is nested more than %d levels deep", what, SB_JSON_MAX_DEPTH);
+			f->hint = "Return a flatter structure, such as a DataFrame or a list of records.";
+			break;
+		case SB_JSON_TOO_BIG:
+			f->sqlstate = ERRCODE_PROGRAM_LIMIT_EXCEEDED;
+			f->message = psprintf("%s is too large to become jsonb", what);
+			f->detail = psprintf("Its text may take at most %d MB, and building it at most %d times that in the server's memory (at least %d MB, at most %d MB).",
+								 (int) (SB_JSONB_MAX_TEXT >> 20), SB_JSONB_MEMORY_FACTOR,
+								 (int) (SB_JSONB_MEMORY_FLOOR >> 20),
+								 (int) (SB_JSONB_MEMORY_MAX >> 20));
+			f->hint = "Return fewer, larger values: aggregate, or return the rows with sandbox_rows.";
+			break;
+		default:
+			f->sqlstate = ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE;
+			f->message = psprintf("%s holds a number outside the range of type numeric", what);
+			f->detail = "Numbers may have at most 131072 digits before the decimal point and 16383 after it.";
+			f->hint = "Round the number, or return it as a string.";
+			break;
+	}
+	f->report_message = f->message;
+}
