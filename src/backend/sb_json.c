@@ -205,40 +205,36 @@ sb_jsonb_tick(SbJsonbBuild *b)
 	return !b->over;
 }
 
+/* Open or close an array or object; opening counts as a token. */
+static void
+sb_jsonb_push(SbJsonbBuild *b, JsonbIteratorToken token, bool opens)
+{
+	if (opens ? sb_jsonb_tick(b) : !b->over)
+		b->res = pushJsonbValue(&b->parse, token, NULL);
+}
+
 static void
 sb_jsonb_object_start(void *state)
 {
-	SbJsonbBuild *b = (SbJsonbBuild *) state;
-
-	if (sb_jsonb_tick(b))
-		b->res = pushJsonbValue(&b->parse, WJB_BEGIN_OBJECT, NULL);
+	sb_jsonb_push((SbJsonbBuild *) state, WJB_BEGIN_OBJECT, true);
 }
 
 static void
 sb_jsonb_object_end(void *state)
 {
-	SbJsonbBuild *b = (SbJsonbBuild *) state;
-
-	if (!b->over)
-		b->res = pushJsonbValue(&b->parse, WJB_END_OBJECT, NULL);
+	sb_jsonb_push((SbJsonbBuild *) state, WJB_END_OBJECT, false);
 }
 
 static void
 sb_jsonb_array_start(void *state)
 {
-	SbJsonbBuild *b = (SbJsonbBuild *) state;
-
-	if (sb_jsonb_tick(b))
-		b->res = pushJsonbValue(&b->parse, WJB_BEGIN_ARRAY, NULL);
+	sb_jsonb_push((SbJsonbBuild *) state, WJB_BEGIN_ARRAY, true);
 }
 
 static void
 sb_jsonb_array_end(void *state)
 {
-	SbJsonbBuild *b = (SbJsonbBuild *) state;
-
-	if (!b->over)
-		b->res = pushJsonbValue(&b->parse, WJB_END_ARRAY, NULL);
+	sb_jsonb_push((SbJsonbBuild *) state, WJB_END_ARRAY, false);
 }
 
 static void
