@@ -361,7 +361,17 @@ SELECT pg_temp.rows_error('t text', 'def main(): return [("ok",), ("nul\0inside"
 SELECT * FROM sandbox_rows('def main(): return [("nul\0inside",)]') AS t(t text);
 SELECT pg_temp.rows_error('t text', 'def main(): return [("\ud800",)]');
 -- a value of no known type is 42804
-SELECT pg_temp.rows_error('t text', 'def main(): return [({1, 2},)]');
+SELECT pg_temp.rows_error('t text', 'def main(): return [(object(),)]');
+-- a column of periods, intervals, dtypes or sets: the same text forms as JSON
+SELECT * FROM sandbox_rows($$
+import pandas as pd
+def main():
+    return pd.DataFrame({"p": pd.period_range("2024-01", periods=2, freq="M"),
+                         "i": pd.interval_range(0, 2),
+                         "d": [pd.Series([1]).dtype, pd.Series(["a"]).dtype],
+                         "s": [{2, 1}, frozenset({"b", "a"})]})
+$$) AS t(p text, i text, d text, s text[]);
+
 -- uuid and enum from str
 CREATE TYPE rows_mood AS ENUM ('sad', 'ok', 'happy');
 SELECT * FROM sandbox_rows($$
@@ -498,7 +508,7 @@ def main():
 $$) AS t(j json, jb jsonb);
 SELECT jb -> 'nested' ->> 'k' AS k FROM sandbox_rows('def main(): return [({"nested": {"k": "ünï 日本"}},)]') AS t(jb jsonb);
 SELECT pg_temp.rows_error('jb jsonb', 'def main(): return [({"ok": 1},), ("not json",)]');
-SELECT pg_temp.rows_error('jb jsonb', 'def main(): return [({"x": {1, 2}},)]');
+SELECT pg_temp.rows_error('jb jsonb', 'def main(): return [({"x": object()},)]');
 
 --
 -- arrays: lists (or tuples, numpy arrays), NULL elements from None/NaN,

@@ -179,8 +179,45 @@ def main():
     }
 $$) -> 'main') ORDER BY key;
 
+-- what analysts return (README, "Results become JSON"): dtypes, every Index,
+-- extension arrays, periods, intervals, offsets, time zones, sets
+SELECT key, value FROM jsonb_each(sandbox_execute($$
+import datetime
+import numpy as np
+import pandas as pd
+def main():
+    df = pd.DataFrame({"f": [1.5, 2.5], "c": pd.Categorical(["u", "v"]),
+                       "p": pd.period_range("2024-01", periods=2, freq="M")})
+    return {
+        "dtypes": df.dtypes,
+        "int64_index": pd.Index([3, 4]),
+        "float64_index": pd.Index([0.5]),
+        "timedelta_index": pd.timedelta_range("1h", periods=2),
+        "period_index": pd.period_range("2024Q1", periods=2, freq="Q"),
+        "interval_index": pd.interval_range(0, 2),
+        "categorical_index": pd.CategoricalIndex(["b", "a"]),
+        "multi_index": pd.MultiIndex.from_tuples([(1, "a"), (2, "b")]),
+        "categorical_unique": df["c"].unique(),
+        "integer_array": pd.array([1, None], dtype="Int64"),
+        "boolean_array": pd.array([True, None], dtype="boolean"),
+        "string_array": pd.array(["s", None], dtype="string"),
+        "sparse_array": pd.arrays.SparseArray([0, 1]),
+        "period": pd.Period("2024-03", "M"),
+        "interval": pd.Interval(0, 1, closed="left"),
+        "offset": pd.offsets.MonthEnd(2),
+        "time_zone": pd.Timestamp("2024-01-01", tz="Europe/Paris").tz,
+        "frozen_list": df.columns.names,
+        "set": {3, 1, 2},
+        "frozenset": frozenset({"b", "a"}),
+        "period_keys": pd.Series([1, 2], index=df["p"]),
+        "interval_keys": pd.cut([0.5, 1.5, 1.7], [0, 1, 2]).value_counts(),
+        "timedelta_keys": pd.Series([1], index=pd.to_timedelta(["1D"])),
+        "records": df[["f"]].to_records(),
+    }
+$$) -> 'main') ORDER BY key;
+
 -- anything else is an error naming the type and where it was found
-SELECT sandbox_execute('def main(): return {1, 2}');
+SELECT sandbox_execute('def main(): return object()');
 SELECT sandbox_execute('def main(): return main');
 SELECT sandbox_execute($$
 class Money:
@@ -205,7 +242,7 @@ def main():
     return np.complex128(1)
 $$);
 SELECT sandbox_execute('def main(): return {frozenset(): 1}');
-SELECT pg_temp.sqlstate('def main(): return {1, 2}');
+SELECT pg_temp.sqlstate('def main(): return object()');
 -- a self-referencing list ends at the nesting limit
 SELECT pg_temp.sqlstate($$
 def main():

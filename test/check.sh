@@ -13,8 +13,9 @@
 #      PYSANDBOX_SOAK_CALLS / PYSANDBOX_PGBENCH_CALLS lower for a quick run
 #   9. again with pysandbox in shared_preload_libraries (the cluster-wide
 #      fork server): pg_regress, the hostile suite (Python layer on and
-#      off), the syscall probe, the agent example, the fork-server suite
-#      (its lifecycle: restart, peer credentials, max_concurrent) and pgbench
+#      off), the syscall probe, the agent example, the pandas corpus (real
+#      pandas code, as in plain Python), the fork-server suite (its
+#      lifecycle: restart, peer credentials, max_concurrent) and pgbench
 # Exits non-zero if anything failed; the last line sums it up.
 set -u
 cd "$(dirname "$0")/.."
@@ -73,6 +74,7 @@ run "preload: fork server (restart, peer credentials, max_concurrent)" /usr/bin/
 run "preload: hostile (Python layer on and off)" /usr/bin/python3 test/security/hostile.py --modes on,off
 run "preload: syscall probe" /usr/bin/python3 test/security/syscall_probe.py
 run "preload: agent example" /usr/bin/python3 test/agent_example.py
+run "preload: the pandas corpus (>= 97 % as in plain Python)" /usr/bin/python3 test/corpus/run_corpus.py
 run "preload: pgbench 8 clients" sh test/load/pgbench.sh 8 "${PYSANDBOX_PGBENCH_CALLS:-1000}"
 crashed
 

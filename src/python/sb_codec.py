@@ -11,6 +11,7 @@ TypeError naming the type and where it was found.
 """
 
 import codecs
+import collections
 import datetime
 import decimal
 import json
@@ -23,6 +24,19 @@ from pandas.core.internals.construction import arrays_to_mgr
 
 import sb_io
 
+try:
+    import zoneinfo as _zoneinfo
+except ImportError:  # pragma: no cover - Python 3.9+
+    _zoneinfo = None
+try:
+    from pytz.tzinfo import BaseTzInfo as _PytzTzInfo
+except ImportError:
+    _PytzTzInfo = None
+try:
+    from dateutil import tz as _dateutil_tz
+except ImportError:
+    _dateutil_tz = None
+
 _MAX_DEPTH = 100
 
 _encode_str = json.encoder.encode_basestring_ascii
@@ -34,6 +48,37 @@ _INT_TYPES = frozenset({int, np.int8, np.int16, np.int32, np.int64,
                         np.uint8, np.uint16, np.uint32, np.uint64})
 _FLOAT_TYPES = frozenset({float, np.float16, np.float32, np.float64})
 _BOOL_TYPES = frozenset({bool, np.bool_})
+_Period = pd.Period
+# dict subclasses of the standard library, written as objects
+_DICT_TYPES = frozenset({collections.OrderedDict, collections.defaultdict,
+                         collections.Counter})
+_Interval = pd.Interval
+_FrozenList = type(pd.Index([]).names)
+
+# numpy's dtype classes (one per kind: dtype[float64], dtype[datetime64] ...)
+# and pandas' extension dtypes: written as their names ("float64", "category")
+_DTYPE_TYPES = frozenset(
+    [type(np.dtype(c)) for c in "?bhilqpBHILQPefdgFDGSUVOMm"] +
+    [type(np.dtype(t)) for t in ("M8[ns]", "m8[ns]", "U1", "S1", "V8")] +
+    [t for t in vars(pd).values() if isinstance(t, type) and t.__name__.endswith("Dtype")
+     and issubclass(t, pd.api.extensions.ExtensionDtype)])
+
+# every Index subclass but DatetimeIndex and RangeIndex (as lists of values)
+_INDEX_TYPES = frozenset(type(i) for i in (
+    pd.Index([], dtype=object), pd.Index([1]), pd.Index([1.5]), pd.Index([True]),
+    pd.Index([1], dtype="uint64"), pd.TimedeltaIndex([]), pd.PeriodIndex([], freq="D"),
+    pd.IntervalIndex.from_breaks([0, 1]), pd.CategoricalIndex([]),
+    pd.MultiIndex.from_tuples([(1, 2)]), pd.DatetimeIndex([]), pd.RangeIndex(0)))
+
+# pandas' extension arrays (Categorical, IntegerArray, ...): lists of values
+_EXTENSION_ARRAY_TYPES = frozenset(
+    t for t in vars(pd.arrays).values() if isinstance(t, type)
+    and issubclass(t, pd.api.extensions.ExtensionArray))
+
+# date offsets (MonthEnd, Day, DateOffset(months=1) ...): their frequency text
+_OFFSET_TYPES = frozenset(
+    t for t in vars(pd.offsets).values() if isinstance(t, type)
+    and issubclass(t, pd.offsets.BaseOffset))
 
 
 class OutputLimitExceeded(Exception):
@@ -308,6 +353,41 @@ def _float_text(value):
     return repr(float(value))
 
 
+def _period_text(period):
+    """A Period as pandas prints it: "2024-01", "2024Q1", "2024-01-01"."""
+    return _Period.__str__(period)
+
+
+def _interval_text(interval, path):
+    """An Interval as pandas prints it, "(0, 1]", with its ends checked."""
+    left = _key_text(interval.left, path)
+    right = _key_text(interval.right, path)
+    closed = interval.closed
+    return "%s%s, %s%s" % ("[" if closed in ("left", "both") else "(", left, right,
+                           "]" if closed in ("right", "both") else ")")
+
+
+def _tz_text(tz):
+    """A time zone's name, or None if tz is not a known time-zone object."""
+    t = type(tz)
+    if t is datetime.timezone:
+        return tz.tzname(None)
+    if _zoneinfo is not None and t is _zoneinfo.ZoneInfo:
+        return tz.key
+    if _PytzTzInfo is not None and isinstance(tz, _PytzTzInfo) and \
+            t.__module__.startswith("pytz"):
+        return tz.zone          # pytz makes a class per zone
+    if _dateutil_tz is not None:
+        if t is _dateutil_tz.tzutc:
+            return "UTC"
+        if t is _dateutil_tz.tzfile:
+            # gettz("Europe/Paris") keeps the file's path
+            return tz._filename.rpartition("zoneinfo/")[2]
+        if t is _dateutil_tz.tzoffset or t is _dateutil_tz.tzlocal:
+            return tz.tzname(None) or "UTC%s" % tz.utcoffset(None)
+    return None
+
+
 def _key_text(key, path):
     """Object keys: JSON needs strings."""
     t = type(key)
@@ -323,6 +403,16 @@ def _key_text(key, path):
         return key.isoformat()
     if t is np.str_:
         return str.__str__(key)
+    if t is _Timedelta or t is datetime.timedelta or t is np.timedelta64:
+        return _Timedelta(key).isoformat()
+    if t is np.datetime64:
+        return _Timestamp(key).isoformat()
+    if t is _Period:
+        return _period_text(key)
+    if t is _Interval:
+        return _interval_text(key, path)
+    if t is decimal.Decimal:
+        return str(key)
     if t is tuple:
         # MultiIndex labels; reset_index() pads the index name with ""
         parts = [_key_text(k, path) for k in key]
@@ -376,6 +466,18 @@ def _scalar_text(value, t, path):
         return "null" if np.isnat(value) else '"' + _Timedelta(value).isoformat() + '"'
     if t is decimal.Decimal:
         return _decimal_text(value, path)
+    if t is _Period:
+        return _encode_str(_period_text(value))
+    if t is _Interval:
+        return _encode_str(_interval_text(value, path))
+    if t in _DTYPE_TYPES:
+        return _encode_str(str(value))
+    if t in _OFFSET_TYPES:
+        return _encode_str(value.freqstr)
+    if isinstance(value, datetime.tzinfo):
+        name = _tz_text(value)
+        if name is not None:
+            return _encode_str(name)
     if t is bytes or t is bytearray:
         # bytea's own text form, so the value round-trips through SQL
         return '"\\\\x' + bytes(value).hex() + '"'
@@ -393,7 +495,7 @@ def _write(w, value, path, depth):
         return
     if t is list or t is tuple:
         _write_list(w, value, path, depth)
-    elif t is dict:
+    elif t is dict or t in _DICT_TYPES:
         w.put("{")
         first = True
         for k, v in dict.items(value):
@@ -405,24 +507,48 @@ def _write(w, value, path, depth):
             w.put(":")
             _write(w, v, "%s[%s]" % (path, _encode_str(key)), depth + 1)
         w.put("}")
-    elif t is np.ndarray:
+    elif t is np.ndarray or t is np.recarray:
         _write_list(w, _array_values(value), path, depth)
+    elif t is np.record:
+        _write_list(w, value.tolist(), path, depth)
+    elif t is slice:
+        _write(w, {"start": value.start, "stop": value.stop, "step": value.step}, path, depth)
     elif t is pd.Series:
         _write_series(w, value, path, depth)
     elif t is pd.DataFrame:
         _write_frame(w, value, path, depth)
-    elif t is pd.Index or t is pd.RangeIndex or t is pd.DatetimeIndex:
+    elif t in _INDEX_TYPES:
         _write_list(w, _array_values(value.to_numpy()), path, depth)
+    elif t in _EXTENSION_ARRAY_TYPES:
+        _write_list(w, _column_values(pd.Series(value, copy=False)), path, depth)
+    elif t is _FrozenList:
+        _write_list(w, list.__iter__(value), path, depth)
+    elif t is set or t is frozenset:
+        _write_list(w, _set_values(value), path, depth)
     else:
         raise TypeError('cannot convert a value of type "%s" at %s to JSON; '
                         "return lists, dicts, numbers, strings or pandas objects"
                         % (t.__name__, path))
 
 
+def _set_values(value):
+    """A set's elements, sorted when they are all numbers or all strings."""
+    items = list(set.__iter__(value) if type(value) is set else frozenset.__iter__(value))
+    kinds = {str if type(v) is str else float
+             if type(v) in _INT_TYPES or type(v) in _FLOAT_TYPES or type(v) in _BOOL_TYPES
+             else None for v in items}
+    if len(kinds) == 1 and None not in kinds:
+        items.sort(key=str.__str__ if str in kinds else float)
+    return items
+
+
 def _write_list(w, values, path, depth):
     w.put("[")
-    for i, v in enumerate(list.__iter__(values) if type(values) is list
-                          else tuple.__iter__(values)):
+    if type(values) is list:
+        values = list.__iter__(values)
+    elif type(values) is tuple:
+        values = tuple.__iter__(values)
+    for i, v in enumerate(values):
         if i:
             w.put(",")
         _write(w, v, "%s[%d]" % (path, i), depth + 1)
@@ -740,6 +866,19 @@ def _text_value(v, category, name, row):
         return v.isoformat()
     if t is _Timedelta or t is datetime.timedelta or t is np.timedelta64:
         return "%d microseconds" % (_Timedelta(v).value // 1000)
+    if t is _Period:
+        return _period_text(v)
+    if t is _Interval:
+        return _interval_text(v, 'column "%s", row %d' % (name, row + 1))
+    if t in _DTYPE_TYPES:
+        return str(v)
+    if t in _OFFSET_TYPES:
+        return v.freqstr
+    if isinstance(v, datetime.tzinfo) and _tz_text(v) is not None:
+        return _tz_text(v)
+    if t is set or t is frozenset:
+        v = _set_values(v)
+        t = list
     if t is bytes or t is bytearray:
         if category == "bytea":
             return "\\x" + bytes(v).hex()

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Unit tests for the child's column decoding (src/python/sb_codec.py).
+"""Unit tests for the child's codecs (src/python/sb_codec.py): column
+decoding, and the rules by which returned values become JSON.
 
 Run with Debian's interpreter: /usr/bin/python3 test/python/test_codec.py
 sb_io (the worker's C module) is replaced by a stub with its constants.
@@ -21,7 +22,15 @@ for _i, _name in enumerate(["COL_INT64", "COL_FLOAT64", "COL_BOOL", "COL_TEXT", 
     setattr(_io, _name, _i + 1)
 sys.modules["sb_io"] = _io
 
+import datetime  # noqa: E402
+import decimal  # noqa: E402
+import json  # noqa: E402
+import zoneinfo  # noqa: E402
+
 import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytz  # noqa: E402
+from dateutil import tz as dateutil_tz  # noqa: E402
 
 import sb_codec  # noqa: E402
 
@@ -110,6 +119,96 @@ class TextColumns(unittest.TestCase):
         np.frombuffer(payload, dtype="<i8", count=3, offset=8)[2] = 1
         with self.assertRaises(ValueError):
             sb_codec.decode_column(_io.COL_TEXT, 6000, payload)
+
+
+def as_json(value):
+    return json.loads(sb_codec.dumps(value, 1 << 30))
+
+
+class JsonRules(unittest.TestCase):
+    """Every rule of the README's "Results become JSON" table."""
+
+    def test_dtypes(self):
+        df = pd.DataFrame({"a": [1.5], "b": ["x"], "c": pd.Categorical(["u"]),
+                           "d": pd.to_datetime(["2024-01-01"]),
+                           "e": pd.array([1], dtype="Int64"),
+                           "f": pd.to_datetime(["2024-01-01"]).tz_localize("UTC")})
+        self.assertEqual(as_json(df.dtypes), {
+            "a": "float64", "b": "object", "c": "category", "d": "datetime64[ns]",
+            "e": "Int64", "f": "datetime64[ns, UTC]"})
+        self.assertEqual(as_json(np.dtype("int32")), "int32")
+
+    def test_every_index(self):
+        self.assertEqual(as_json(pd.Index([1, 2])), [1, 2])
+        self.assertEqual(as_json(pd.Index([1.5])), [1.5])
+        self.assertEqual(as_json(pd.Index([1], dtype="uint64")), [1])
+        self.assertEqual(as_json(pd.Index(["a"])), ["a"])
+        self.assertEqual(as_json(pd.RangeIndex(3)), [0, 1, 2])
+        self.assertEqual(as_json(pd.timedelta_range("1d", periods=2)),
+                         ["P1DT0H0M0S", "P2DT0H0M0S"])
+        self.assertEqual(as_json(pd.period_range("2024-01", periods=2, freq="M")),
+                         ["2024-01", "2024-02"])
+        self.assertEqual(as_json(pd.interval_range(0, 2)), ["(0, 1]", "(1, 2]"])
+        self.assertEqual(as_json(pd.CategoricalIndex(["b", "a", "b"])), ["b", "a", "b"])
+        self.assertEqual(as_json(pd.MultiIndex.from_tuples([(1, "a"), (2, "b")])),
+                         [[1, "a"], [2, "b"]])
+        self.assertEqual(as_json(pd.DatetimeIndex(["2024-01-01"])), ["2024-01-01T00:00:00"])
+
+    def test_extension_arrays(self):
+        s = pd.Series(["u", "v", "u", None], dtype="category")
+        self.assertEqual(as_json(s.unique()), ["u", "v", None])
+        self.assertEqual(as_json(pd.array([1, None], dtype="Int64")), [1, None])
+        self.assertEqual(as_json(pd.array([0.5, None], dtype="Float64")), [0.5, None])
+        self.assertEqual(as_json(pd.array([True, None], dtype="boolean")), [True, None])
+        self.assertEqual(as_json(pd.array(["a", None], dtype="string")), ["a", None])
+        self.assertEqual(as_json(pd.arrays.SparseArray([0, 0, 1])), [0, 0, 1])
+        self.assertEqual(as_json(pd.array(np.array([1, 2]))), [1, 2])
+        self.assertEqual(as_json(pd.array(pd.to_datetime(["2024-01-01"]))),
+                         ["2024-01-01T00:00:00"])
+        self.assertEqual(as_json(pd.array(pd.to_timedelta(["1h"]))), ["P0DT1H0M0S"])
+        self.assertEqual(as_json(pd.period_range("2024", periods=2, freq="Y").array),
+                         ["2024", "2025"])
+        self.assertEqual(as_json(pd.arrays.IntervalArray.from_breaks([0, 1, 2])),
+                         ["(0, 1]", "(1, 2]"])
+
+    def test_scalars(self):
+        self.assertEqual(as_json(pd.Period("2024Q1", "Q")), "2024Q1")
+        self.assertEqual(as_json(pd.Interval(0, 1, closed="left")), "[0, 1)")
+        self.assertEqual(as_json(pd.Interval(0.5, 1.5, closed="both")), "[0.5, 1.5]")
+        self.assertEqual(as_json(pd.offsets.MonthEnd()), "M")
+        self.assertEqual(as_json(pd.offsets.Day(3)), "3D")
+        self.assertEqual(as_json(pytz.timezone("Europe/Paris")), "Europe/Paris")
+        self.assertEqual(as_json(pytz.utc), "UTC")
+        self.assertEqual(as_json(datetime.timezone.utc), "UTC")
+        self.assertEqual(as_json(zoneinfo.ZoneInfo("America/New_York")), "America/New_York")
+        self.assertEqual(as_json(dateutil_tz.gettz("Europe/Paris")), "Europe/Paris")
+        self.assertEqual(as_json(dateutil_tz.tzutc()), "UTC")
+        self.assertEqual(as_json(pd.DataFrame({"a": [1]}).columns.names), [None])
+
+    def test_sets(self):
+        self.assertEqual(as_json({3, 1, 2}), [1, 2, 3])
+        self.assertEqual(as_json(frozenset({"b", "a"})), ["a", "b"])
+        self.assertEqual(as_json({2.5, 1}), [1, 2.5])
+        self.assertEqual(sorted(as_json({1, "a"}), key=str), [1, "a"])
+
+    def test_keys(self):
+        self.assertEqual(as_json(pd.Series([1], index=pd.timedelta_range("1d", periods=1))),
+                         {"P1DT0H0M0S": 1})
+        self.assertEqual(as_json(pd.Series([1], index=pd.period_range("2024-01", periods=1,
+                                                                       freq="M"))),
+                         {"2024-01": 1})
+        self.assertEqual(as_json(pd.cut([0.5, 1.5, 1.7], [0, 1, 2]).value_counts()),
+                         {"(0, 1]": 1, "(1, 2]": 2})
+        self.assertEqual(as_json({pd.Period("2024-01", "M"): 1, decimal.Decimal("1.5"): 2}),
+                         {"2024-01": 1, "1.5": 2})
+
+    def test_user_types_refused(self):
+        class Evil(datetime.tzinfo):
+            def __str__(self):
+                raise AssertionError("user code ran")
+        for value in (Evil(), {Evil()}, pd.Series([Evil()])):
+            with self.assertRaises(TypeError):
+                sb_codec.dumps(value, 1 << 20)
 
 
 if __name__ == "__main__":
