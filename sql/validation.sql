@@ -313,26 +313,32 @@ def main():
     return [df.to_csv(index=False), df.to_json(orient="records"), df.to_string(index=False)]
 $$);
 
--- format-string: str.format only on literals, without attribute or item paths
+-- format-string: format fields may index and name the attributes code could
+-- name itself; a literal is checked here, anything else when the call runs
 SELECT sandbox_execute($$
 def main():
-    return "{0.real}".format(1)
+    return ["{0.real}".format(1), "{x[0]}".format(x=[1]), "{:{w.real}}".format(1, w=5),
+            "{a}".format_map({"a": 2})]
+$$);
+SELECT pg_temp.rule($$
+def main():
+    return "{0.__class__}".format(1)
+$$);
+SELECT pg_temp.rule($$
+def main():
+    return "{0._mgr}".format(1)
 $$);
 SELECT sandbox_execute($$
 def main(fmt):
     return fmt.format(1)
-$$, '{"fmt": "{0}"}');
-SELECT pg_temp.rule($$
+$$, '{"fmt": "{0:>3}"}');
+SELECT sandbox_execute($$
+def main(fmt):
+    return fmt.format(1)
+$$, '{"fmt": "{0.__class__}"}');
+SELECT sandbox_execute($$
 def main():
-    return "{x[0]}".format(x=[1])
-$$);
-SELECT pg_temp.rule($$
-def main():
-    return "{:{w.real}}".format(1, w=5)
-$$);
-SELECT pg_temp.rule($$
-def main(d):
-    return "{a}".format_map(d)
+    return str.format("{0}", 1)
 $$);
 SELECT sandbox_execute($$
 def main():

@@ -20,12 +20,16 @@ sb_validator imports the shared policy tables from here, so the worker must
 load this module before sb_validator.  Only the standard library is used.
 """
 
+import _string
+import ast
 import builtins
+import string
 import sys
 
 # Captured at load time, before any user code can run.
 _real_import = builtins.__import__
 _ModuleType = type(sys)
+_FORMATTER = string.Formatter()
 
 # Submodules of allowed packages that stay denied: they reach ctypes, files,
 # pickle, subprocesses or test helpers that import the world.  A module whose
@@ -93,10 +97,18 @@ FORBIDDEN_ATTRIBUTES.update(dict.fromkeys((
     "get_type_hints", "ForwardRef",
 ), "it evaluates strings as code"))
 
-# str.format and friends can walk attributes from inside a string.
+# str.format and friends can walk attributes from inside a string.  Calls
+# of .format/.format_map are checked (format_string_problem): statically on
+# a string literal, at run time on anything else (guard_format_receiver);
+# these names are refused where neither check can apply (getattr with the
+# name, string.Formatter, string.Template).
 FORMAT_ATTRIBUTES = frozenset({
     "format", "format_map", "Formatter", "Template",
 })
+FORMAT_METHODS = frozenset({"format", "format_map"})
+# the builtin that user code reaches only through that rewriting: a dunder
+# name, which the validator refuses in user code
+FORMAT_GUARD_NAME = "__sb_format_receiver__"
 
 
 def forbidden_attribute_reason(name):
@@ -127,6 +139,83 @@ def attribute_problem(name):
         return ("format-string", 'attribute "%s" is not allowed: format '
                 'fields can reach attributes; use an f-string' % name)
     return None
+
+
+def format_string_problem(text, depth=0):
+    """Why str.format() on `text` is refused, or None.
+
+    A field may be empty, a position or a name, followed by item lookups
+    ("{0[0]}", "{row[name]}") and by attributes the validator would allow
+    in code ("{0.real}"); not "{0.__class__}" or a private attribute.
+    """
+    try:
+        parsed = list(_FORMATTER.parse(text))
+    except ValueError as exc:
+        return "invalid format string: %s" % exc
+    for _literal, field, spec, _conversion in parsed:
+        if field is None:
+            continue
+        try:
+            first, rest = _string.formatter_field_name_split(field)
+            path = list(rest)
+        except ValueError as exc:
+            return "invalid format string: %s" % exc
+        if type(first) is str and first and not first.isidentifier():
+            return 'format field "{%s}" is not allowed: it must begin with a ' \
+                   'position or a name' % field
+        for is_attribute, key in path:
+            problem = attribute_problem(key) if is_attribute else None
+            if problem is not None and problem[0] != "format-string":
+                return 'format field "{%s}" is not allowed: %s' % (field, problem[1])
+        if spec:
+            if depth >= 2:
+                return "format specification is nested too deeply"
+            problem = format_string_problem(spec, depth + 1)
+            if problem is not None:
+                return problem
+    return None
+
+
+def guard_format_receiver(obj):
+    """What X.format/X.format_map is called on, checked at run time.
+
+    User code's "X.format(...)" is compiled as "guard(X).format(...)"
+    (compile_user_code).  A string is checked like a literal one; str itself
+    (str.format(fmt, ...)) would take the format string as an argument, so
+    it is refused; anything else (pandas' Styler.format, Index.format) has
+    a format method of its own and passes.
+    """
+    if isinstance(obj, str):
+        problem = format_string_problem(str.__str__(obj))
+        if problem is not None:
+            raise AttributeError(problem)
+    elif isinstance(obj, type) and issubclass(obj, str):
+        raise AttributeError('"str.format" is not allowed: call .format on the '
+                             'format string itself, or use an f-string')
+    return obj
+
+
+class _FormatGuard(ast.NodeTransformer):
+    """Route the receiver of every .format/.format_map through the guard."""
+
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        if node.attr in FORMAT_METHODS and not (
+                isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
+            guard = ast.Name(id=FORMAT_GUARD_NAME, ctx=ast.Load())
+            node.value = ast.copy_location(
+                ast.Call(func=ast.copy_location(guard, node.value), args=[node.value],
+                         keywords=[]), node.value)
+        return node
+
+
+def compile_user_code(source, filename):
+    """compile() for code that passed the validator: .format receivers that
+    are not string literals are checked at run time (guard_format_receiver)."""
+    if "format" not in source:
+        return compile(source, filename, "exec", dont_inherit=True)
+    tree = _FormatGuard().visit(ast.parse(source, filename))
+    return compile(ast.fix_missing_locations(tree), filename, "exec", dont_inherit=True)
 
 
 def is_allowed(fullname, allowed):
@@ -348,6 +437,7 @@ def _base_builtins():
     table["getattr"] = sb_getattr
     table["hasattr"] = sb_hasattr
     table["type"] = sb_type
+    table[FORMAT_GUARD_NAME] = guard_format_receiver
     return table
 
 

@@ -394,7 +394,8 @@ def _verify(source, results, namespace, allowed, python_layer):
             first = findings[0]
             raise VerificationFailed("options.verify is not allowed: %s" % first["message"],
                                      max(first["line"] - 1, 1))
-    exec(compile(wrapped, VERIFY_FILENAME, "exec", dont_inherit=True), namespace)
+    exec(sb_guard.compile_user_code(wrapped, VERIFY_FILENAME) if python_layer
+         else compile(wrapped, VERIFY_FILENAME, "exec", dont_inherit=True), namespace)
     try:
         namespace["_sb_verify"](results)
     except Exception as exc:  # an assertion, or any other error in the text
@@ -527,7 +528,10 @@ def serve(python_layer):
         namespace = {"__builtins__": real, "__name__": "__sandbox__"}
 
     try:
-        compiled = compile(code, FILENAME, "exec", dont_inherit=True)
+        if python_layer:
+            compiled = sb_guard.compile_user_code(code, FILENAME)
+        else:
+            compiled = compile(code, FILENAME, "exec", dont_inherit=True)
     except SyntaxError as exc:
         _send_error("syntax", "SyntaxError", exc.msg, exc.lineno,
                     exc.offset, None, rule="syntax")

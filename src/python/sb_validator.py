@@ -23,7 +23,6 @@ sb_guard, which must therefore be loaded first.  Standard library only.
 
 import ast
 import re
-import string
 import unicodedata
 import warnings
 
@@ -92,7 +91,6 @@ ALLOWED_DUNDER_METHODS = frozenset({
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _IDENTIFIER = re.compile(r"(\.\s*)?([^\W\d]\w*)")
-_FORMATTER = string.Formatter()
 
 
 def _quiet_parse(source, filename, mode):
@@ -138,29 +136,6 @@ def _import_message(name, allowed):
     listed = ", ".join(sorted(allowed)) if allowed else "(none)"
     return 'import of module "%s" is not allowed; allowed modules: %s' % (
         name, listed)
-
-
-def _format_string_problem(text, depth=0):
-    """Return why str.format() on `text` is refused, or None."""
-    try:
-        parsed = list(_FORMATTER.parse(text))
-    except ValueError as exc:
-        return "invalid format string: %s" % exc
-    for _literal, field, spec, _conversion in parsed:
-        if field is None:
-            continue
-        # "{0.attr}" and "{0[key]}" let the format string walk objects.
-        if field and not field.isdigit() and not field.isidentifier():
-            return ('format field "{%s}" is not allowed: fields may only be '
-                    'empty, a position or a name; use an f-string to reach '
-                    'attributes or items' % field)
-        if spec:
-            if depth >= 2:
-                return "format specification is nested too deeply"
-            problem = _format_string_problem(spec, depth + 1)
-            if problem is not None:
-                return problem
-    return None
 
 
 def _is_super_call(node):
@@ -474,23 +449,20 @@ class _Validator:
                              'called directly, with a constant attribute '
                              'name' % name, position)
             return
-        if name == "format":
+        if name in sb_guard.FORMAT_METHODS:
             self._check_format(node, position)
             return
         self._check_attribute(node, name, parent if called else None,
                               position)
 
     def _check_format(self, node, position):
+        # a literal's format string is checked here; any other receiver is
+        # checked when the call runs (sb_guard.compile_user_code)
         receiver = node.value
-        if not (isinstance(receiver, ast.Constant)
-                and isinstance(receiver.value, str)):
-            self._report(node, "format-string", '".format()" is only allowed '
-                         'on a string literal; use an f-string instead',
-                         position)
-            return
-        problem = _format_string_problem(receiver.value)
-        if problem is not None:
-            self._report(receiver, "format-string", problem)
+        if isinstance(receiver, ast.Constant) and isinstance(receiver.value, str):
+            problem = sb_guard.format_string_problem(receiver.value)
+            if problem is not None:
+                self._report(receiver, "format-string", problem)
 
     def _visit_Call(self, node, parent):
         func = node.func

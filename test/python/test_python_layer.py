@@ -11,6 +11,7 @@ the legitimate examples must produce no finding at all.
 import os
 import sys
 import textwrap
+import traceback
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -590,28 +591,73 @@ class ForbiddenAttributeTests(ValidatorTestCase):
                     ' (in the expression passed to "query")'))
 
 
+class FormatGuardTests(unittest.TestCase):
+    """.format on anything but a literal is checked when the call runs."""
+
+    def run_code(self, code, *args):
+        ns = sb_guard.make_globals(["math"], print)
+        exec(sb_guard.compile_user_code(code, "<sandbox>"), ns)
+        return ns["f"](*args)
+
+    def test_variable_format_string(self):
+        self.assertEqual(self.run_code("def f(s, x):\n    return s.format(x)\n",
+                                       "{0.real}", 1.5), "1.5")
+        self.assertEqual(self.run_code("def f(s, x):\n    return s.format(x)\n",
+                                       "<{0[1]}>", "ab"), "<b>")
+        with self.assertRaisesRegex(AttributeError, 'format field "{0.__class__}"'):
+            self.run_code("def f(s, x):\n    return s.format(x)\n", "{0.__class__}", 1)
+        with self.assertRaisesRegex(AttributeError, "format field"):
+            self.run_code("def f(x):\n    g = ('{0.__cl' + 'ass__}').format\n    return g(x)\n", 1)
+
+    def test_str_format_unbound(self):
+        with self.assertRaisesRegex(AttributeError, '"str.format" is not allowed'):
+            self.run_code("def f(x):\n    return str.format('{0.__class__}', x)\n", 1)
+
+    def test_other_format_methods_pass(self):
+        class Thing:
+            def format(self, spec):
+                return "formatted " + spec
+        self.assertEqual(self.run_code("def f(t):\n    return t.format('{0.x}')\n", Thing()),
+                         "formatted {0.x}")
+
+    def test_line_numbers_kept(self):
+        try:
+            self.run_code("def f(s):\n    x = 1\n    return s.format(x)\n", "{0.__doc__}")
+            self.fail("the format string was not refused")
+        except AttributeError as exc:  # assertRaises drops the traceback
+            frames = [fr for fr in traceback.extract_tb(exc.__traceback__)
+                      if fr.filename == "<sandbox>"]
+        self.assertEqual(frames[-1].lineno, 3)
+
+
 class FormatStringTests(ValidatorTestCase):
 
     def test_attribute_field(self):
         self.assertFindings(
             "def f(x):\n    return '{0.__class__}'.format(x)\n",
             finding(2, 12, "format-string", 'format field "{0.__class__}" is '
-                    'not allowed: fields may only be empty, a position or a '
-                    'name; use an f-string to reach attributes or items'))
+                    'not allowed: name "__class__" is not allowed: names that '
+                    'begin with "__" are reserved'))
 
-    def test_item_field(self):
+    def test_allowed_fields(self):
+        # items and the attributes code could name itself: what pandas'
+        # own examples use ("{0[0]}", "{row[name]}", "{0.real}")
+        self.assertFindings("def f(x, d, c):\n    return ['{0[0]}'.format(x), "
+                            "'{d[key]}'.format(d=d), '{0.real:>{1}}'.format(c, 5)]\n")
+
+    def test_private_attribute_field(self):
         self.assertFindings(
-            "def f(d):\n    return '{d[key]}'.format(d=d)\n",
-            finding(2, 12, "format-string", 'format field "{d[key]}" is not '
-                    'allowed: fields may only be empty, a position or a '
-                    'name; use an f-string to reach attributes or items'))
+            "def f(x):\n    return '{0._mgr}'.format(x)\n",
+            finding(2, 12, "format-string", 'format field "{0._mgr}" is not '
+                    'allowed: attribute "_mgr" is not allowed: names that begin '
+                    'with "_" are private'))
 
     def test_nested_spec_field(self):
         self.assertFindings(
-            "def f(x, w):\n    return '{0:{1.real}}'.format(x, w)\n",
-            finding(2, 12, "format-string", 'format field "{1.real}" is not '
-                    'allowed: fields may only be empty, a position or a '
-                    'name; use an f-string to reach attributes or items'))
+            "def f(x, w):\n    return '{0:{1.__doc__}}'.format(x, w)\n",
+            finding(2, 12, "format-string", 'format field "{1.__doc__}" is not '
+                    'allowed: name "__doc__" is not allowed: names that begin '
+                    'with "__" are reserved'))
 
     def test_invalid_format_string(self):
         self.assertFindings("def f(x):\n    return '{0'.format(x)\n",
@@ -619,24 +665,19 @@ class FormatStringTests(ValidatorTestCase):
                                     "invalid format string: expected '}' "
                                     "before end of string"))
 
-    def test_non_literal_receiver(self):
-        self.assertFindings("def f(s, x):\n    return s.format(x)\n",
-                            finding(2, 14, "format-string",
-                                    '".format()" is only allowed on a string '
-                                    'literal; use an f-string instead'))
-
-    def test_str_format(self):
-        self.assertFindings("def f(x):\n    return str.format('{}', x)\n",
-                            finding(2, 16, "format-string",
-                                    '".format()" is only allowed on a string '
-                                    'literal; use an f-string instead'))
+    def test_other_receivers_checked_when_called(self):
+        # not a literal: Styler.format, Index.format, a variable... pass the
+        # validator; a string's format is checked when the call runs
+        self.assertFindings("def f(s, x, df):\n    return s.format(x), "
+                            "str.format('{}', x), df.style.format('{:.1f}')\n")
 
     def test_format_map(self):
+        self.assertFindings("def f(d):\n    return '{a}'.format_map(d)\n")
         self.assertFindings(
-            "def f(d):\n    return '{a}'.format_map(d)\n",
-            finding(2, 18, "format-string", 'attribute "format_map" is not '
-                    'allowed: format fields can reach attributes; use an '
-                    'f-string'))
+            "def f(d):\n    return '{a.__class__}'.format_map(d)\n",
+            finding(2, 12, "format-string", 'format field "{a.__class__}" is not '
+                    'allowed: name "__class__" is not allowed: names that begin '
+                    'with "__" are reserved'))
 
     def test_string_template(self):
         self.assertFindings(

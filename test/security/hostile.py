@@ -303,6 +303,15 @@ PAYLOADS = [
             g = gen()
             return next(g) + open(canary_data).read()
         """, off={DENIED}),
+    # a format string built at run time: checked when .format is called
+    Payload("format-string-computed", """
+        def main():
+            return ("{0.__cl" + "ass__.__ba" + "se__.__subcla" + "sses__}").format(())[:100]
+        """, on={GUARD}, off={OK}),
+    Payload("format-string-str-format-unbound", """
+        def main():
+            return str.format("{0.__class__.__base__}", ())
+        """, on={GUARD}, off={OK}),
     Payload("fullwidth-eval", """
         def main(canary_data):
             return ｅｖａｌ("open(canary_data).read()")
