@@ -312,6 +312,46 @@ def main():
     df = pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})
     return [df.to_csv(index=False), df.to_json(orient="records"), df.to_string(index=False)]
 $$);
+-- data in memory: io's buffers with pandas' readers and writers
+SELECT sandbox_execute($$
+import io
+import pandas as pd
+def main(text):
+    df = pd.read_csv(io.StringIO(text))
+    buf = io.StringIO()
+    df.to_csv(buf, index=False)
+    return {"read": df, "written": buf.getvalue(),
+            "json": pd.read_json('[{"a": 1}]').to_dict("records"),
+            "fwf": pd.read_fwf(io.StringIO("a  b\n1  2\n")).to_dict("records"),
+            "bytes": pd.read_table(io.BytesIO(b"a\tb\n5\t6\n")).to_dict("records"),
+            "markdown": df.head(1).to_markdown(index=False)}
+$$, '{"text": "a,b\n1,x\n2,y\n"}');
+-- ... but not paths, however they are given, nor io's file opening
+SELECT sandbox_execute($$
+import pandas as pd
+def main(path):
+    return pd.read_csv(path)
+$$, '{"path": "/etc/passwd"}');
+SELECT sandbox_execute($$
+import pandas as pd
+def main(url):
+    return pd.read_json(url)
+$$, '{"url": "https://example.com/data.json"}');
+SELECT sandbox_execute($$
+import pandas as pd
+def main(path):
+    pd.DataFrame({"a": [1]}).to_json(path_or_buf=path)
+$$, '{"path": "/tmp/pysandbox_regress_y"}');
+SELECT sandbox_execute($$
+import io
+def main():
+    return io.open("/etc/passwd").read()
+$$);
+SELECT sandbox_execute($$
+import io
+def main():
+    return io.FileIO("/etc/passwd").read()
+$$);
 
 -- format-string: format fields may index and name the attributes code could
 -- name itself; a literal is checked here, anything else when the call runs

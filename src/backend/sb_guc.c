@@ -30,7 +30,7 @@ int			sb_queue_timeout_ms = 10000;
 #define SB_DEFAULT_MODULES \
 	"math, statistics, json, datetime, decimal, fractions, re, collections, " \
 	"itertools, functools, random, string, textwrap, heapq, bisect, calendar, " \
-	"dataclasses, typing, enum, numpy, pandas"
+	"dataclasses, typing, enum, io, numpy, pandas"
 
 static const struct config_enum_entry sb_print_options[] = {
 	{"notice", SB_PRINT_NOTICE, false},

@@ -23,6 +23,7 @@ load this module before sb_validator.  Only the standard library is used.
 import _string
 import ast
 import builtins
+import io
 import string
 import sys
 
@@ -111,11 +112,27 @@ FORMAT_METHODS = frozenset({"format", "format_map"})
 FORMAT_GUARD_NAME = "__sb_format_receiver__"
 
 
+# pandas readers and writers that work on data in memory: allowed, and
+# checked when called (guard_pandas_io): the argument naming the source or
+# target must be an io.StringIO or io.BytesIO, not a path or URL
+READERS = {"read_csv": "filepath_or_buffer", "read_table": "filepath_or_buffer",
+           "read_fwf": "filepath_or_buffer", "read_json": "path_or_buf"}
+WRITERS = {"to_csv": "path_or_buf", "to_json": "path_or_buf", "to_string": "buf",
+           "to_markdown": "buf", "to_html": "buf", "to_latex": "buf",
+           "to_xml": "path_or_buffer"}
+
+# attributes refused on one module only (the proxy checks them)
+MODULE_ATTRIBUTES = {
+    "io": dict.fromkeys(("open", "FileIO", "open_code"),
+                        "it opens files; use io.StringIO or io.BytesIO for data in memory"),
+}
+
+
 def forbidden_attribute_reason(name):
     """Return why attribute `name` is forbidden, or None if it is not."""
     reason = FORBIDDEN_ATTRIBUTES.get(name)
-    if reason is None and name.startswith("read_"):
-        reason = _REASON_FILES          # every pandas reader takes a path
+    if reason is None and name.startswith("read_") and name not in READERS:
+        reason = _REASON_FILES          # every other pandas reader takes a path
     return reason
 
 
@@ -277,11 +294,13 @@ class SbModule:
             allowed = object.__getattribute__(self, "_sb_allowed")
             cache = object.__getattribute__(self, "_sb_cache")
             return _proxy(value, allowed, cache, modname)
-        reason = forbidden_attribute_reason(name)
+        reason = forbidden_attribute_reason(name) or \
+            MODULE_ATTRIBUTES.get(modname, {}).get(name)
         if reason is not None:
             raise AttributeError('attribute "%s" of module "%s" is not '
                                  'allowed: %s' % (name, modname, reason))
-        return value
+        # a pandas reader, however reached: the one that reads only memory
+        return _GUARDED_READERS.get(id(value), value)
 
     def __setattr__(self, name, value):
         raise AttributeError('cannot set attribute "%s": sandboxed modules '
@@ -470,6 +489,64 @@ def make_globals(allowed, print_fn):
 
 _PANDAS_GUARD = {"on": True}
 
+# id(real reader) -> the guarded one (harden_pandas fills it)
+_GUARDED_READERS = {}
+
+
+def _in_memory(obj):
+    return type(obj) is io.StringIO or type(obj) is io.BytesIO
+
+
+def _io_refusal(call, what):
+    return PermissionError(
+        "%s() may not %s a file or URL: %s" % (call, what, {
+            "read": "pass the data in memory, as io.StringIO(text) or io.BytesIO(data)",
+            "write to": "call it without a path to get the text back, or pass an "
+                        "io.StringIO"}[what]))
+
+
+def _guard_reader(name, argname, reader):
+    def guarded(*args, **kwargs):
+        source = args[0] if args else kwargs.get(argname)
+        if not _in_memory(source) and not (
+                name == "read_json" and type(source) is str
+                and source.lstrip()[:1] in ("{", "[")):
+            raise _io_refusal("pd." + name, "read")
+        return reader(*args, **kwargs)
+    guarded.__name__ = guarded.__qualname__ = name
+    guarded.__doc__ = reader.__doc__
+    return guarded
+
+
+def _guard_writer(cls, name, argname):
+    writer = cls.__dict__[name]
+
+    def guarded(self, *args, **kwargs):
+        if _PANDAS_GUARD["on"]:
+            target = args[0] if args else kwargs.get(argname)
+            if target is not None and not _in_memory(target):
+                raise _io_refusal("%s.%s" % (type(self).__name__, name), "write to")
+        return writer(self, *args, **kwargs)
+    guarded.__name__ = name
+    guarded.__qualname__ = writer.__qualname__
+    guarded.__doc__ = writer.__doc__
+    setattr(cls, name, guarded)
+
+
+def _guard_pandas_io():
+    """Readers on memory only (through the module proxies), writers without
+    paths (patched into pandas' classes): checked when called."""
+    import pandas
+    from pandas.core.generic import NDFrame
+
+    for name, argname in READERS.items():
+        reader = getattr(pandas, name)
+        _GUARDED_READERS[id(reader)] = _guard_reader(name, argname, reader)
+    for cls in (NDFrame, pandas.DataFrame, pandas.Series):
+        for name, argname in WRITERS.items():
+            if name in cls.__dict__:
+                _guard_writer(cls, name, argname)
+
 
 def set_pandas_guard(on):
     """Switch the pandas expression guard (off only with the Python layer)."""
@@ -494,4 +571,5 @@ def harden_pandas():
         return original(self, node, **kwargs)
 
     expr.BaseExprVisitor.visit_Attribute = visit_Attribute
+    _guard_pandas_io()
 

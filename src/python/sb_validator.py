@@ -63,12 +63,12 @@ FORBIDDEN_NAMES = {
 _GETATTR_NAMES = frozenset({"getattr", "hasattr"})
 _GETTER_FACTORIES = frozenset({"attrgetter", "methodcaller"})
 
-# pandas writers that return a string when given no path: allowed only then.
-PATH_WRITERS = frozenset({
-    "to_csv", "to_json", "to_string", "to_latex", "to_markdown", "to_html",
-    "to_xml",
-})
-_PATH_KEYWORDS = frozenset({"path_or_buf", "buf", "path_or_buffer", "path"})
+# pandas writers: without a path they return the text, with an io.StringIO
+# they write to it; a path is refused here when it is a literal, and when
+# the call runs otherwise (sb_guard.WRITERS).
+PATH_WRITERS = frozenset(sb_guard.WRITERS)
+_PATH_KEYWORDS = frozenset({"path_or_buf", "buf", "path_or_buffer", "path",
+                            "filepath_or_buffer"})
 
 # Methods whose string argument pandas evaluates or resolves with getattr.
 _EXPRESSION_METHODS = frozenset({"query", "eval"})
@@ -307,34 +307,37 @@ class _Validator:
         """Apply the attribute rules to `name`, accessed at `node`.
 
         `call` is the ast.Call when the attribute is called right away (a
-        path writer is then allowed without a path).
+        path writer called with a literal path is refused).
         """
         problem = sb_guard.attribute_problem(name)
-        if problem is None and name in PATH_WRITERS:
-            if call is None:
-                problem = ("forbidden-attribute", 'attribute "%s" is only '
-                           'allowed when called directly without a path or '
-                           'buffer: writing files is not allowed' % name)
-            elif not self._writes_nothing(call):
-                problem = ("forbidden-attribute", 'calling "%s" with a path '
-                           'or buffer is not allowed: it writes files; call '
-                           'it without one to get a string' % name)
+        if problem is None and name in PATH_WRITERS and call is not None and \
+                self._literal_path(call, name):
+            problem = ("forbidden-attribute", 'calling "%s" with a path is not '
+                       'allowed: it writes files; call it without one to get the '
+                       'text back, or pass an io.StringIO' % name)
+        if problem is None and name in sb_guard.READERS and call is not None and \
+                self._literal_path(call, name):
+            problem = ("forbidden-attribute", 'calling "%s" with a path is not '
+                       'allowed: it reads files; pass the data in memory, as '
+                       'io.StringIO(text)' % name)
         if problem is not None:
             self._report(node, problem[0], problem[1] + context, position)
 
     @staticmethod
-    def _writes_nothing(call):
-        """True if a pandas writer call passes no path or buffer."""
-        if any(isinstance(arg, ast.Starred) for arg in call.args):
-            return False
-        target = call.args[0] if call.args else None
+    def _literal_path(call, name):
+        """True if a pandas reader or writer call names a path as a literal
+        string (read_json's literal JSON text is data, not a path)."""
+        target = call.args[0] if call.args and not isinstance(call.args[0], ast.Starred) \
+            else None
         for keyword in call.keywords:
-            if keyword.arg is None:
-                return False            # **kwargs could hold a path
             if keyword.arg in _PATH_KEYWORDS:
                 target = keyword.value
-        return target is None or (isinstance(target, ast.Constant)
-                                  and target.value is None)
+        if isinstance(target, ast.JoinedStr):
+            return True
+        if not (isinstance(target, ast.Constant) and isinstance(target.value, (str, bytes))):
+            return False
+        return not (name == "read_json" and isinstance(target.value, str)
+                    and target.value.lstrip()[:1] in ("{", "["))
 
     def _check_attribute_string(self, node, text, context=""):
         # getattr() looks the string up exactly, but normalise it anyway so

@@ -22,7 +22,7 @@ import sb_validator  # noqa: E402
 
 ALLOWED = (
     "collections", "dataclasses", "datetime", "enum", "functools",
-    "itertools", "json", "math", "numpy", "operator", "pandas", "re",
+    "io", "itertools", "json", "math", "numpy", "operator", "pandas", "re",
     "statistics", "string", "typing",
 )
 ALLOWED_TEXT = ", ".join(sorted(ALLOWED))
@@ -241,9 +241,9 @@ class ImportTests(ValidatorTestCase):
             1, 19, "private-attribute", private("_core")))
 
     def test_forbidden_name_from_module(self):
-        self.assertFindings("from pandas import read_csv\n", finding(
+        self.assertFindings("from pandas import read_pickle\n", finding(
             1, 20, "forbidden-attribute",
-            'attribute "read_csv" is not allowed: ' + FILES))
+            'attribute "read_pickle" is not allowed: ' + FILES))
 
     def test_relative_import(self):
         self.assertFindings("from . import helpers\n", finding(
@@ -525,7 +525,26 @@ class ForbiddenAttributeTests(ValidatorTestCase):
             "import pandas as pd\ndef f():\n"
             "    return pd.read_csv('/etc/passwd')\n",
             finding(3, 15, "forbidden-attribute",
-                    'attribute "read_csv" is not allowed: ' + FILES))
+                    'calling "read_csv" with a path is not allowed: it reads '
+                    'files; pass the data in memory, as io.StringIO(text)'))
+        self.assertFindings(
+            "import pandas as pd\ndef f():\n"
+            "    return pd.read_pickle(x)\n",
+            finding(3, 15, "forbidden-attribute",
+                    'attribute "read_pickle" is not allowed: ' + FILES))
+
+    def test_readers_in_memory_allowed(self):
+        # the argument is checked when the call runs (sb_guard.READERS)
+        self.assertClean('''\
+            import io
+            import pandas as pd
+            def f(text, path):
+                a = pd.read_csv(io.StringIO(text))
+                b = pd.read_json('[{"a": 1}]')
+                c = pd.read_table(io.BytesIO(b"x"), sep=",")
+                d = pd.read_fwf(path)
+                return a, b, c, d
+            ''')
 
     def test_numpy_load(self):
         self.assertFindings(
@@ -542,28 +561,18 @@ class ForbiddenAttributeTests(ValidatorTestCase):
         self.assertFindings(
             "def f(df):\n    return df.to_csv('/tmp/x.csv')\n",
             finding(2, 15, "forbidden-attribute", 'calling "to_csv" with a '
-                    'path or buffer is not allowed: it writes files; call it '
-                    'without one to get a string'))
-
-    def test_writer_with_buffer_keyword(self):
+                    'path is not allowed: it writes files; call it without one '
+                    'to get the text back, or pass an io.StringIO'))
         self.assertFindings(
-            "def f(df, b):\n    return df.to_string(buf=b)\n",
-            finding(2, 15, "forbidden-attribute", 'calling "to_string" with '
-                    'a path or buffer is not allowed: it writes files; call '
-                    'it without one to get a string'))
-
-    def test_writer_with_kwargs(self):
-        self.assertFindings(
-            "def f(df, kw):\n    return df.to_json(**kw)\n",
+            "def f(df, d):\n    return df.to_json(path_or_buf=f'{d}/x.json')\n",
             finding(2, 15, "forbidden-attribute", 'calling "to_json" with a '
-                    'path or buffer is not allowed: it writes files; call it '
-                    'without one to get a string'))
+                    'path is not allowed: it writes files; call it without one '
+                    'to get the text back, or pass an io.StringIO'))
 
-    def test_writer_not_called(self):
-        self.assertFindings("def f(df):\n    w = df.to_csv\n", finding(
-            2, 12, "forbidden-attribute", 'attribute "to_csv" is only allowed '
-            'when called directly without a path or buffer: writing files is '
-            'not allowed'))
+    def test_writer_targets_checked_when_called(self):
+        # a buffer, **kwargs or the method itself: checked when it runs
+        self.assertClean("def f(df, b, kw):\n    w = df.to_csv\n"
+                         "    return df.to_string(buf=b), df.to_json(**kw), w()\n")
 
     def test_writers_without_path_allowed(self):
         self.assertClean('''\
@@ -578,9 +587,9 @@ class ForbiddenAttributeTests(ValidatorTestCase):
 
     def test_query_reaching_a_reader(self):
         self.assertFindings(
-            "def f(df, pd):\n    return df.query('x > @pd.read_csv(1)')\n",
+            "def f(df, pd):\n    return df.query('x > @pd.read_pickle(1)')\n",
             finding(2, 21, "forbidden-attribute",
-                    'attribute "read_csv" is not allowed: ' + FILES +
+                    'attribute "read_pickle" is not allowed: ' + FILES +
                     ' (in the expression passed to "query")'))
 
     def test_query_f_string(self):
@@ -956,6 +965,72 @@ class LegitimateCodeTests(ValidatorTestCase):
         self.assertEqual([(f["line"], f["col"], f["rule"]) for f in findings],
                          [(1, 8, "import"), (3, 14, "private-attribute"),
                           (3, 18, "forbidden-name"), (3, 31, "dunder")])
+
+
+class GuardIoTests(unittest.TestCase):
+    """io without file opening; pandas readers and writers on memory only."""
+
+    @classmethod
+    def setUpClass(cls):
+        sb_guard.harden_pandas()        # the worker does this once
+        sb_guard.set_pandas_guard(True)
+
+    def run_code(self, source):
+        g = sb_guard.make_globals(("io", "pandas"), print)
+        exec(sb_guard.compile_user_code(textwrap.dedent(source), "<sandbox>"), g)
+        return g
+
+    def test_io_in_memory(self):
+        g = self.run_code("import io\nbuf = io.StringIO('x')\nb = io.BytesIO(b'y')\n")
+        self.assertEqual(g["buf"].read(), "x")
+
+    def test_io_opens_no_file(self):
+        for name in ("open", "FileIO", "open_code"):
+            with self.assertRaisesRegex(AttributeError, 'attribute "%s" of module "io" is '
+                                        'not allowed: it opens files' % name):
+                self.run_code("import io\nio.%s\n" % name)
+        with self.assertRaisesRegex(ImportError, 'attribute "open" of module "io"'):
+            self.run_code("from io import open\n")
+
+    def test_readers(self):
+        g = self.run_code('''\
+            import io
+            import pandas as pd
+            a = pd.read_csv(io.StringIO("x,y\\n1,2\\n"))
+            b = pd.read_json('[{"x": 1}]')
+            c = pd.read_table(io.BytesIO(b"x\\ty\\n1\\t2\\n"))
+            d = pd.io.json.read_json(io.StringIO('{"x": {"0": 1}}'))
+            ''')
+        self.assertEqual(g["a"].to_dict("list"), {"x": [1], "y": [2]})
+        self.assertEqual(g["b"].to_dict("list"), {"x": [1]})
+        self.assertEqual(g["c"].to_dict("list"), {"x": [1], "y": [2]})
+        self.assertEqual(g["d"].to_dict("list"), {"x": [1]})
+        for call in ("pd.read_csv(p)", "pd.read_json(p)", "pd.read_fwf(p)",
+                     "pd.io.json.read_json(p)", "pd.read_csv(filepath_or_buffer=p)",
+                     "pd.read_csv(pathlib_like)"):
+            with self.assertRaisesRegex(PermissionError, r"may not read a file or URL: "
+                                        r"pass the data in memory"):
+                g = self.run_code("import pandas as pd\np = '/etc/passwd'\n"
+                                  "class P:\n    def __fspath__(self):\n        return p\n"
+                                  "pathlib_like = P()\n" + call + "\n")
+
+    def test_writers(self):
+        g = self.run_code('''\
+            import io
+            import pandas as pd
+            df = pd.DataFrame({"x": [1]})
+            buf = io.StringIO()
+            df.to_csv(buf, index=False)
+            texts = [df.to_csv(index=False), buf.getvalue(), df["x"].to_json(),
+                     df.to_string(buf=None)]
+            ''')
+        self.assertEqual(g["texts"][:3], ["x\n1\n", "x\n1\n", '{"0":1}'])
+        for call in ("df.to_csv(p)", "df.to_json(path_or_buf=p)", "df.to_string(p)",
+                     "df['x'].to_csv(p)", "w = df.to_html\nw(p)"):
+            with self.assertRaisesRegex(PermissionError, r"may not write to a file or URL: "
+                                        r"call it without a path"):
+                self.run_code("import pandas as pd\ndf = pd.DataFrame({'x': [1]})\n"
+                              "p = '/tmp/pysandbox-never-written'\n" + call + "\n")
 
 
 # Code run under the guard imports these.

@@ -138,6 +138,8 @@ def classify(code, message, detail):
         return CRASH
     elif code == "38000":
         etype = message.split(":", 1)[0]
+        if etype == "PermissionError" and "may not" in message:
+            return GUARD            # pandas io on a path, refused when called
         if etype in OSERROR_TYPES:
             return DENIED
         if etype in GUARD_TYPES and "not allowed" in message:
@@ -479,6 +481,26 @@ PAYLOADS = [
         def main(canary_tmp):
             return str(pd.read_pickle(canary_tmp))
         """, off={DENIED}),
+    Payload("io-open-canary", """
+        import io
+        def main(canary_data):
+            return io.open(canary_data).read()
+        """, off={DENIED}),
+    Payload("io-fileio-canary", """
+        import io
+        def main(canary_tmp):
+            return io.FileIO(canary_tmp).read().decode()
+        """, off={DENIED}),
+    Payload("pandas-read-json-canary-path", """
+        import pandas as pd
+        def main(canary_data):
+            return pd.read_json(canary_data).to_dict()
+        """, off={DENIED, EXCEPTION}),
+    Payload("pandas-to-csv-path-variable", """
+        import pandas as pd
+        def main(write_dir):
+            pd.DataFrame({"a": [1]}).to_csv(write_dir + "/pwned-variable.csv")
+        """, off={SECCOMP, DENIED}, landlock={SECCOMP}),
     Payload("numpy-fromfile-canary", """
         import numpy as np
         def main(canary_data):
