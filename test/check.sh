@@ -16,6 +16,8 @@
 #      off), the syscall probe, the agent example, the pandas corpus (real
 #      pandas code, as in plain Python), the fork-server suite (its
 #      lifecycle: restart, peer credentials, max_concurrent) and pgbench
+#  10. once more with scipy preloaded and allowed: the hostile suite and the
+#      pandas corpus
 # Exits non-zero if anything failed; the last line sums it up.
 set -u
 cd "$(dirname "$0")/.."
@@ -76,6 +78,16 @@ run "preload: syscall probe" /usr/bin/python3 test/security/syscall_probe.py
 run "preload: agent example" /usr/bin/python3 test/agent_example.py
 run "preload: the pandas corpus (>= 97 % as in plain Python)" /usr/bin/python3 test/corpus/run_corpus.py
 run "preload: pgbench 8 clients" sh test/load/pgbench.sh 8 "${PYSANDBOX_PGBENCH_CALLS:-1000}"
+crashed
+
+# scipy preloaded and allowed: its native code is mapped in the worker, and
+# the OS layers must hold all the same
+echo "== restarting the cluster with scipy preloaded and allowed"
+PYSANDBOX_PRELOAD=1 PYSANDBOX_EXTRA_CONF="pysandbox.preload_modules = 'scipy.stats, scipy.optimize, scipy.interpolate, scipy.signal'
+pysandbox.allowed_modules = 'math, statistics, json, datetime, decimal, fractions, re, collections, itertools, functools, random, string, textwrap, heapq, bisect, calendar, dataclasses, typing, enum, io, numpy, pandas, scipy'" \
+	sh test/cluster.sh start || { echo "check: could not start the cluster with scipy"; exit 1; }
+run "scipy: hostile (Python layer on and off)" /usr/bin/python3 test/security/hostile.py --modes on,off
+run "scipy: the pandas corpus" /usr/bin/python3 test/corpus/run_corpus.py
 crashed
 
 echo "check: $passed passed, $failed failed"

@@ -7,6 +7,8 @@
 #   PGPORT              its port (default 54329)
 #   PYSANDBOX_PRELOAD   1: pysandbox in shared_preload_libraries, so calls
 #                       go to the cluster-wide fork server
+#   PYSANDBOX_EXTRA_CONF  a line appended to postgresql.conf (the benchmark
+#                       compares pysandbox.preload_modules settings with it)
 set -eu
 DIR=${PYSANDBOX_TEST_DIR:-/tmp/pysandbox-test}
 PORT=${PGPORT:-54329}
@@ -33,6 +35,9 @@ log_line_prefix = '%m [%p] '
 CONF
 	if [ "${PYSANDBOX_PRELOAD:-0}" = 1 ]; then
 		echo "shared_preload_libraries = 'pysandbox'" >>"$DIR/data/postgresql.conf"
+	fi
+	if [ -n "${PYSANDBOX_EXTRA_CONF:-}" ]; then
+		echo "$PYSANDBOX_EXTRA_CONF" >>"$DIR/data/postgresql.conf"
 	fi
 	as_pg "$BIN/pg_ctl -D $DIR/data -l $DIR/log -w start" >/dev/null
 	echo "cluster running: PGHOST=$DIR PGPORT=$PORT PGUSER=postgres (preload ${PYSANDBOX_PRELOAD:-0})"

@@ -29,7 +29,9 @@ extern int	sb_max_output_bytes;
 extern int	sb_max_input_rows;
 extern int	sb_max_input_mb;
 extern char *sb_allowed_modules;
+extern char *sb_preload_modules;
 extern int	sb_print_mode;
+extern int	sb_max_print_bytes;
 extern bool sb_python_layer;
 extern bool sb_allow_weak_isolation;
 extern int	sb_filesystem_layer;
@@ -83,6 +85,7 @@ extern void sb_server_register(void);
 extern const char *sb_server_socket_path(void);
 extern PGDLLEXPORT void sb_server_main(Datum arg);
 extern uint32 sb_sandbox_layers(uint32 *landlock_abi);
+extern const char *sb_sandbox_preloaded(void);
 
 /* microseconds between 1970-01-01 and 2000-01-01 (PostgreSQL's epoch) */
 #define SB_UNIX_OFFSET_US \
@@ -185,6 +188,8 @@ typedef struct SbOutcome
 	bool		protocol_error; /* the child broke the frame protocol */
 	bool		cut;			/* its output ended in the middle of a frame */
 	bool		worker_lost;	/* the worker died or stopped answering */
+	struct ErrorData *input_error;	/* sandbox_run: a table input failed;
+									 * nothing ran */
 	bool		complete;		/* a complete result, then the end of the
 								 * output: a success whatever the exit */
 	bool		detached;		/* complete result taken without waiting for
@@ -199,6 +204,7 @@ extern void sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out);
 extern void sb_request_start(SbRequest *req, const char *code, ArrayType *returns,
 							 const SbLimits *limits);
 extern void sb_request_finish(SbRequest *req, Jsonb *inputs);
+extern struct ErrorData *sb_request_finish_or_error(SbRequest *req, Jsonb *inputs);
 extern void sb_report_usage(const SbRequest *req, const SbOutcome *out);
 extern void sb_request_offer_validated(SbRequest *req, const char *code);
 extern void sb_validated_note(const SbRequest *req, const char *code, const SbOutcome *out);
@@ -222,8 +228,10 @@ typedef struct SbFailure
 	char	   *context;
 	char	   *traceback;
 	char	   *rule;
+	char	   *findings;		/* every validator finding (JSON), or NULL */
 	int			line;			/* -1 if unknown */
 	int			col;
+	int			position;		/* kind "input": where in the query, or 0 */
 } SbFailure;
 
 /* sb_json_check(): what is wrong with JSON text from the child, if anything */

@@ -200,7 +200,10 @@ typedef struct SbReader
 	MemoryContext keep;			/* where RESULT, ERROR and row payloads go */
 	bool		capture;		/* keep STDOUT/STDERR text instead of NOTICEs */
 	uint64		notices;		/* prints relayed as NOTICEs */
-	uint64		not_shown;		/* prints past SB_MAX_NOTICES */
+	uint64		kept_bytes;		/* printed bytes relayed or kept */
+	uint64		not_shown;		/* prints past SB_MAX_NOTICES or
+								 * pysandbox.max_print_bytes */
+	uint64		not_shown_bytes;
 	bool		bad;			/* the child broke the protocol */
 	bool		cut;			/* the output ended in the middle of a frame */
 	bool		any;			/* the child sent at least one byte */
@@ -217,23 +220,29 @@ sb_frame_done(SbReader *rd, SbOutcome *out)
 	{
 		case SB_DATA_STDOUT:
 		case SB_DATA_STDERR:
-			if (rd->capture)
+			/* whole prints only, within their own cap (they cost the budget too) */
+			if (rd->len == 0 || (!rd->capture && sb_print_mode != SB_PRINT_NOTICE))
+				;
+			else if (rd->kept_bytes + rd->len > (uint64) sb_max_print_bytes ||
+					 (!rd->capture && rd->notices >= SB_MAX_NOTICES))
+			{
+				rd->not_shown++;
+				rd->not_shown_bytes += rd->len;
+			}
+			else if (rd->capture)
 			{
 				/* sandbox_run: keep the text (valid UTF-8 only) for the report */
 				StringInfo	buf = rd->type == SB_DATA_STDOUT ? out->stdout_text : out->stderr_text;
 
 				if (sb_text_ok(rd->payload, rd->len))
 					appendBinaryStringInfo(buf, rd->payload, rd->len);
+				rd->kept_bytes += rd->len;
 			}
-			else if (sb_print_mode == SB_PRINT_NOTICE && rd->len > 0)
+			else
 			{
-				if (rd->notices < SB_MAX_NOTICES)
-				{
-					rd->notices++;
-					sb_emit_print(rd->payload, rd->len);
-				}
-				else
-					rd->not_shown++;
+				rd->notices++;
+				rd->kept_bytes += rd->len;
+				sb_emit_print(rd->payload, rd->len);
 			}
 			pfree(rd->payload);
 			break;
@@ -588,11 +597,17 @@ again:
 		}
 	}
 
-	if (rd.not_shown > 0)
+	if (rd.not_shown > 0 && req->capture_output)
+		appendStringInfo(out->stdout_text,
+						 "\n... %llu more bytes of output (%llu prints) were not kept: pysandbox.max_print_bytes is %d\n",
+						 (unsigned long long) rd.not_shown_bytes,
+						 (unsigned long long) rd.not_shown, sb_max_print_bytes);
+	else if (rd.not_shown > 0)
 		ereport(NOTICE,
 				(errmsg("%llu more lines of print() output were not shown",
 						(unsigned long long) rd.not_shown),
-				 errdetail("A call relays at most %d print() calls as notices.", SB_MAX_NOTICES),
+				 errdetail("A call relays at most %d print() calls and %d bytes of them as notices (pysandbox.max_print_bytes).",
+						   SB_MAX_NOTICES, sb_max_print_bytes),
 				 errhint("Print less, or call sandbox_run, which returns the printed output.")));
 
 	/*

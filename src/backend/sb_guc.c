@@ -20,12 +20,23 @@ int			sb_max_input_rows = 10000000;
 int			sb_max_input_mb = 512;
 char	   *sb_allowed_modules = NULL;
 int			sb_print_mode = SB_PRINT_NOTICE;
+int			sb_max_print_bytes = 64 * 1024;
 bool		sb_python_layer = true;
 bool		sb_allow_weak_isolation = false;
 int			sb_filesystem_layer = SB_FS_AUTO;
+char	   *sb_preload_modules = NULL;
 int			sb_max_concurrent = 16;
 int			sb_spare_children = 2;
 int			sb_queue_timeout_ms = 10000;
+
+/*
+ * What the worker imports besides numpy, pandas and the allowed modules:
+ * nothing by default.  Each preloaded module's mappings are copied by every
+ * fork and freed by every exit: with scipy.stats, scipy.optimize and
+ * scipy.interpolate, 8 clients made 15-25 % fewer calls a second here
+ * (README, Performance), paced calls were unchanged.
+ */
+#define SB_DEFAULT_PRELOAD ""
 
 #define SB_DEFAULT_MODULES \
 	"math, statistics, json, datetime, decimal, fractions, re, collections, " \
@@ -169,6 +180,14 @@ sb_guc_init(void)
 							   PGC_SUSET, GUC_LIST_INPUT,
 							   sb_check_allowed_modules, NULL, NULL);
 
+	DefineCustomStringVariable("pysandbox.preload_modules",
+							   "Modules a sandbox worker imports and warms when it starts (comma-separated).",
+							   "Native code can be loaded only before a child is contained: a module that needs it must be preloaded before code may import it. Read when a worker starts: a session's own at its first call, the fork server's when the server starts it.",
+							   &sb_preload_modules,
+							   SB_DEFAULT_PRELOAD,
+							   PGC_SUSET, GUC_LIST_INPUT,
+							   sb_check_allowed_modules, NULL, NULL);
+
 	DefineCustomEnumVariable("pysandbox.print",
 							 "What happens to print() output: notice or discard.",
 							 NULL,
@@ -176,6 +195,14 @@ sb_guc_init(void)
 							 SB_PRINT_NOTICE, sb_print_options,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pysandbox.max_print_bytes",
+							"Most printed output of one call that is relayed or kept.",
+							"Past it, whole prints are dropped and counted; they still count against pysandbox.max_output_bytes.",
+							&sb_max_print_bytes,
+							64 * 1024, 0, 1024 * 1024 * 1024,
+							PGC_USERSET, GUC_UNIT_BYTE,
+							NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("pysandbox.python_layer",
 							 "Use the Python-level checks (turn off only to test the OS layers).",

@@ -8,6 +8,7 @@
  */
 #include "pysandbox.h"
 
+#include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "funcapi.h"
@@ -17,6 +18,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/json.h"
+#include "utils/resowner.h"
 #include "utils/varlena.h"
 
 PG_MODULE_MAGIC;
@@ -297,10 +299,59 @@ sb_run_functions(const char *code, Jsonb *inputs, ArrayType *returns, Jsonb *opt
 	sb_request_start(req, code, returns, limits);
 	sb_request_offer_validated(req, code);
 	req->capture_output = capture_output;
-	sb_request_finish(req, inputs);
+	if (capture_output)
+	{
+		/* sandbox_run: a failing table input is reported, not raised */
+		memset(out, 0, sizeof(*out));
+		out->input_error = sb_request_finish_or_error(req, inputs);
+		if (out->input_error != NULL)
+			return;
+	}
+	else
+		sb_request_finish(req, inputs);
 	sb_call_run(req, limits, out);
 	sb_report_usage(req, out);
 	sb_validated_note(req, code, out);
+}
+
+/*
+ * sb_request_finish() in a subtransaction, for sandbox_run: the table
+ * inputs' queries run as the caller, and an error in one (a missing table,
+ * a type mismatch in $params, a permission) becomes the report's, with the
+ * caller's transaction still usable.  Returns the error, or NULL.  Cancel,
+ * termination and invalid arguments (22023) are raised as ever.
+ */
+ErrorData *
+sb_request_finish_or_error(SbRequest *req, Jsonb *inputs)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	ErrorData  *edata = NULL;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		sb_request_finish(req, inputs);
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED ||
+			edata->sqlerrcode == ERRCODE_INVALID_PARAMETER_VALUE ||
+			edata->elevel > ERROR)
+			ReThrowError(edata);
+	}
+	PG_END_TRY();
+	return edata;
 }
 
 /*
@@ -354,6 +405,9 @@ sandbox_layers(PG_FUNCTION_ARGS)
 	sb_layer_row(rsinfo, "python", sb_python_layer,
 				 sb_python_layer ? "validator, restricted builtins, import allowlist"
 				 : "switched off by pysandbox.python_layer (tests only)");
+	sb_layer_row(rsinfo, "preload", true,
+				 psprintf("numpy, pandas%s%s and the allowed modules, imported and warmed before any child is made (pysandbox.preload_modules)",
+						  sb_sandbox_preloaded()[0] ? ", " : "", sb_sandbox_preloaded()));
 	sb_layer_row(rsinfo, "rlimits", true,
 				 "memory, CPU (timer and RLIMIT_CPU), no processes, no file writes, no core, 16 fds; oom_score_adj 1000");
 	sb_layer_row(rsinfo, "seccomp", (layers & SB_LAYER_SECCOMP) != 0,

@@ -139,6 +139,13 @@ sb_child_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 	message = sb_json_string(err, "message");
 	f->traceback = sb_json_string(err, "traceback");
 	f->rule = sb_json_string(err, "rule");
+	{
+		JsonbValue *findings = getKeyJsonValueFromContainer(&err->root, "findings", 8, NULL);
+
+		if (findings != NULL && findings->type == jbvBinary)
+			f->findings = JsonbToCString(NULL, findings->val.binary.data,
+										 findings->val.binary.len);
+	}
 	f->line = sb_json_int(err, "line");
 	f->col = sb_json_int(err, "col");
 	if (kind == NULL)
@@ -164,6 +171,8 @@ sb_child_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 								  "options.verify" : "sandbox code", f->line);
 		}
 	}
+	else if (strcmp(kind, "arguments") == 0)
+		sb_fail(f, ERRCODE_INVALID_PARAMETER_VALUE, "input", message, NULL, NULL);
 	else if (strcmp(kind, "validation") == 0)
 		sb_fail(f, ERRCODE_INSUFFICIENT_PRIVILEGE, "validation", message,
 				psprintf("Rejected at line %d, column %d by rule \"%s\"; the code did not run.",
@@ -243,10 +252,17 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 				psprintf("sandbox output exceeded the limit of %d bytes", limits->max_output_bytes),
 				NULL, SB_OUTPUT_HINT);
 	else if (out->violation && WIFEXITED(st) && WEXITSTATUS(st) == SB_CHILD_EXIT_VIOLATION)
+	{
+		const char *name = sb_syscall_name(&out->violation_info);
+
+		/* new executable memory: most often a library loading native code */
 		sb_fail(f, ERRCODE_INSUFFICIENT_PRIVILEGE, "violation",
-				psprintf("sandbox code attempted a blocked system call: %s",
-						 sb_syscall_name(&out->violation_info)),
-				SB_NO_ACCESS_DETAIL, SB_NO_ACCESS_HINT);
+				psprintf("sandbox code attempted a blocked system call: %s", name),
+				SB_NO_ACCESS_DETAIL,
+				strcmp(name, "mmap") == 0 || strcmp(name, "mprotect") == 0 ?
+				"A module that loads native code, or that pandas loads on demand (such as scipy for some interpolation methods), can be used only if the worker preloads it: an administrator can add it to pysandbox.preload_modules." :
+				SB_NO_ACCESS_HINT);
+	}
 	else if (WIFSIGNALED(st))
 	{
 		int			sig = WTERMSIG(st);

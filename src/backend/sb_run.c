@@ -68,6 +68,15 @@ sb_run_report(StringInfo r, bool failed, const SbFailure *f, const SbOutcome *ou
 		sb_json_member(r, "traceback", f->traceback, true);
 		if (f->rule)
 			sb_json_member(r, "rule", f->rule, true);
+		if (f->findings)		/* checked JSON, from the child's report */
+			appendStringInfo(r, ",\"findings\":%s", f->findings);
+		if (strcmp(f->kind, "input") == 0)
+		{
+			appendStringInfo(r, ",\"position\":%s",
+							 f->position > 0 ? psprintf("%d", f->position) : "null");
+			sb_json_member(r, "detail", f->detail, true);
+			sb_json_member(r, "context", f->context, true);
+		}
 		sb_json_member(r, "sqlstate", unpack_sql_state(f->sqlstate), true);
 		sb_json_member(r, "hint", f->hint, true);
 		appendStringInfoChar(r, '}');
@@ -101,8 +110,28 @@ sandbox_run(PG_FUNCTION_ARGS)
 
 	sb_run_functions(code, inputs, returns, options, true, &req, &limits, &out);
 
-	failed = sb_outcome_failure(&out, &limits, &f);
-	if (failed && f.kind == NULL)
+	if (out.input_error != NULL)
+	{
+		/* a table input's query failed: nothing ran (sb_main.c) */
+		ErrorData  *e = out.input_error;
+
+		memset(&f, 0, sizeof(f));
+		f.kind = "input";
+		f.type = "";
+		f.sqlstate = e->sqlerrcode;
+		f.message = f.report_message = e->message;
+		f.detail = e->detail;
+		f.hint = e->hint;
+		f.context = e->context;
+		f.position = e->cursorpos > 0 ? e->cursorpos : e->internalpos;
+		f.line = f.col = -1;
+		out.stdout_text = makeStringInfo();
+		out.stderr_text = makeStringInfo();
+		failed = true;
+	}
+	else
+		failed = sb_outcome_failure(&out, &limits, &f);
+	if (failed && f.kind == NULL && out.input_error == NULL)
 		sb_raise_failure(&f);	/* a server fault, not the code's doing */
 	/* the child's JSON is hostile: it is checked before anything parses it */
 	if (!failed)

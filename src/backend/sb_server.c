@@ -110,7 +110,7 @@ sb_server_start_worker(int listen_fd)
 	char		ppid[32];
 	char		spares[16];
 	char		maxc[16];
-	char	   *argv[7];
+	char	   *argv[8];
 	pid_t		pid;
 
 	snprintf(path, sizeof(path), "%s/pysandbox-worker", pkglib_path);
@@ -123,7 +123,8 @@ sb_server_start_worker(int listen_fd)
 	argv[3] = "server";
 	argv[4] = spares;
 	argv[5] = maxc;
-	argv[6] = NULL;
+	argv[6] = sb_preload_modules ? sb_preload_modules : "";
+	argv[7] = NULL;
 
 	pid = sb_worker_exec(path, argv, listen_fd);
 	if (pid < 0)

@@ -60,6 +60,7 @@ static uint32 sb_worker_layers = 0;
 static uint32 sb_worker_landlock_abi = 0;
 static bool sb_worker_shared = false;
 static uint64 sb_worker_instance = 0;	/* SbReady.instance, 0: none yet */
+static char sb_worker_preloaded[SB_PRELOADED_MAX];	/* SbReady.preloaded */
 
 /*
  * The pid of a child whose complete result we took without waiting for its
@@ -433,7 +434,7 @@ sb_worker_start(void)
 {
 	char		path[MAXPGPATH];
 	char		ppid[32];
-	char	   *argv[6];
+	char	   *argv[8];
 	int			sv[2];
 	pid_t		pid;
 
@@ -463,7 +464,9 @@ sb_worker_start(void)
 	argv[2] = sb_allowed_modules ? sb_allowed_modules : "";
 	argv[3] = "session";
 	argv[4] = "1";				/* one spare: the next call's child */
-	argv[5] = NULL;
+	argv[5] = "0";				/* no cluster-wide cap */
+	argv[6] = sb_preload_modules ? sb_preload_modules : "";
+	argv[7] = NULL;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		ereport(ERROR,
@@ -579,6 +582,8 @@ sb_worker_ready(void)
 	sb_worker_landlock_abi = payload.ready.landlock_abi;
 	sb_worker_shared = payload.ready.shared != 0;
 	sb_worker_instance = payload.ready.instance;
+	memcpy(sb_worker_preloaded, payload.ready.preloaded, sizeof(sb_worker_preloaded));
+	sb_worker_preloaded[sizeof(sb_worker_preloaded) - 1] = '\0';
 }
 
 /*
@@ -609,6 +614,13 @@ sb_sandbox_layers(uint32 *landlock_abi)
 		sb_worker_start();
 	*landlock_abi = sb_worker_landlock_abi;
 	return sb_worker_layers;
+}
+
+/* The modules the worker preloaded besides numpy and pandas (after sb_sandbox_layers). */
+const char *
+sb_sandbox_preloaded(void)
+{
+	return sb_worker_preloaded;
 }
 
 /* The control socket, for callers that wait on it along with the data. */

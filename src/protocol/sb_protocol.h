@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define SB_PROTOCOL_VERSION		5
+#define SB_PROTOCOL_VERSION		6
 
 /* the worker inherits its control socket on this fd */
 #define SB_WORKER_CONTROL_FD	3
@@ -183,6 +183,9 @@ typedef struct SbBusy
 	uint32_t	waited_ms;
 } SbBusy;
 
+/* room for the names of the preloaded modules in SbReady */
+#define SB_PRELOADED_MAX	1024
+
 typedef struct SbReady
 {
 	uint32_t	version;
@@ -194,6 +197,9 @@ typedef struct SbReady
 	uint64_t	instance;		/* random, this worker process's own: a
 								 * request may say its code passed the
 								 * validator of this instance (sb_main.c) */
+	char		preloaded[SB_PRELOADED_MAX];	/* modules it imported besides
+												 * numpy and pandas, comma-
+												 * separated, NUL-terminated */
 } SbReady;
 
 #define SB_LAYER_SECCOMP	0x0001	/* the filter compiled */

@@ -335,6 +335,58 @@ def _proxy(module, allowed, cache, via=None):
     return proxy
 
 
+# modules that are not imported yet, and whether importing them would load
+# native code (which a contained child cannot map)
+_NATIVE = {}
+
+
+def _loads_native_code(name):
+    """Would importing module `name` load native code it has not loaded yet?
+
+    Looks at the first part of the dotted name that is not imported: an
+    extension module, or a package with one anywhere beneath it.  Nothing
+    is imported to find out.
+    """
+    if name in sys.modules:
+        return False
+    parts = name.split(".")
+    path = None
+    for i, part in enumerate(parts):
+        prefix = ".".join(parts[:i + 1])
+        module = sys.modules.get(prefix)
+        if module is not None:
+            path = getattr(module, "__path__", None)
+            continue
+        if prefix not in _NATIVE:
+            import importlib.machinery
+            import os
+            spec = importlib.machinery.PathFinder.find_spec(part, path)
+            native = False
+            if spec is not None:
+                native = bool(spec.origin) and spec.origin.endswith(".so")
+                for location in spec.submodule_search_locations or ():
+                    for _dir, _dirs, files in os.walk(location):
+                        if any(f.endswith(".so") for f in files):
+                            native = True
+                            break
+            _NATIVE[prefix] = native
+        return _NATIVE[prefix]
+    return False
+
+
+def note_native_modules(names):
+    """In the worker: learn once which allowed modules that are not imported
+    would need native code, so that children need not look."""
+    for name in names:
+        _loads_native_code(name)
+
+
+def _not_preloaded_message(name):
+    return ('module "%s" is allowed but was not preloaded, and it loads native '
+            'code, which a sandboxed process cannot do; an administrator can add '
+            'it to pysandbox.preload_modules' % name)
+
+
 def make_import(allowed):
     """Return an __import__ replacement enforcing the `allowed` modules."""
     allowed = frozenset(allowed)
@@ -373,6 +425,14 @@ def make_import(allowed):
             # submodule as a side effect.
             if not is_allowed(name + "." + item, allowed):
                 raise ImportError(_import_message(name + "." + item, allowed))
+        if _loads_native_code(name):
+            raise ImportError(_not_preloaded_message(name))
+        parent = sys.modules.get(name)
+        for item in fromlist:
+            # a name the module has is no submodule to import
+            if (parent is None or not hasattr(parent, item)) and \
+                    _loads_native_code(name + "." + item):
+                raise ImportError(_not_preloaded_message(name + "." + item))
         module = _real_import(name, None, None, fromlist, 0)
         proxy = _proxy(module, allowed, cache)
         # Resolve every name now: when IMPORT_FROM fails it falls back to

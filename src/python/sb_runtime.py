@@ -13,6 +13,7 @@ user's code and keep only the user's frames in tracebacks.
 
 import ast
 import builtins
+import difflib
 import gc
 import inspect
 import json
@@ -41,17 +42,32 @@ class SandboxProtocolError(Exception):
 # worker side
 
 _WARM_ALLOWED = []
+_PRELOADED = []
 
 
-def warm(allowed_csv):
-    """Import and exercise everything a child may need (runs in the worker)."""
+def warm(allowed_csv, preload_csv=""):
+    """Import and exercise everything a child may need (runs in the worker).
+
+    preload_csv names modules to import besides the allowed ones
+    (pysandbox.preload_modules): native code can be mapped only now, before
+    any child is contained.  One that fails to import is reported in the
+    server log and left out; preloaded() lists the others.
+    """
     import importlib
     _WARM_ALLOWED[:] = [m.strip() for m in allowed_csv.split(",") if m.strip()]
+    for name in [m.strip() for m in preload_csv.split(",") if m.strip()]:
+        try:
+            importlib.import_module(name)
+            _PRELOADED.append(name)
+        except Exception as exc:  # not installed, or broken: say so, go on
+            sys.stderr.write("pysandbox-worker: could not preload module \"%s\": %s: %s\n"
+                             % (name, type(exc).__name__, exc))
     for name in _WARM_ALLOWED:
         try:
             importlib.import_module(name)
         except Exception:  # an allowlisted module that is not installed
             pass
+    sb_guard.note_native_modules(_WARM_ALLOWED)
     sb_guard.harden_pandas()
     _exercise()
     # The trivial call's own path last, so that what it uses (the type
@@ -70,6 +86,11 @@ def warm(allowed_csv):
     bit_generator = np.random.mtrand._rand._bit_generator
     state = bit_generator.state["state"]
     return bit_generator.capsule, state["key"][:8].tobytes(), state["pos"]
+
+
+def preloaded():
+    """The modules warm() preloaded besides the allowed ones, comma-separated."""
+    return ", ".join(_PRELOADED)
 
 
 _PREWARM_CODE = """import pandas as pd
@@ -336,8 +357,61 @@ def _exception_message(exc):
         return "(the exception's message could not be formatted)"
 
 
-def _report_exception(exc, lines):
+def _missing_column_help(exc):
+    """For a KeyError raised looking up a DataFrame's column: what the frame
+    has, closest first; None otherwise.  Reads the frames of pandas' own
+    code in the traceback (trusted code; no user code runs)."""
+    key = exc.args[0] if len(exc.args) == 1 else None
+    if type(key) is not str:
+        return None
+    # pandas words some lookups itself: "Column not found: x", "['x'] not in index"
+    missing = [key]
+    if key.startswith(("Column not found: ", "Columns not found: ")):
+        missing = [k.strip().strip("'") for k in key.split(": ", 1)[1].split(",")]
+    elif key.endswith(" not in index") and key.startswith("["):
+        try:
+            missing = [str(k) for k in ast.literal_eval(key[:-len(" not in index")])]
+        except (ValueError, SyntaxError):
+            return None
+    tb = exc.__traceback__
+    while tb is not None:
+        # pandas' own objects only: a user class's attributes would run its code
+        owner = tb.tb_frame.f_locals.get("self")
+        if not getattr(type(owner), "__module__", "").startswith("pandas."):
+            owner = None
+        frame = owner if type(owner) is pd.DataFrame else getattr(owner, "obj", None)
+        if type(frame) is pd.DataFrame:
+            names = [c for c in list(frame.columns) if type(c) is str]
+            if names:
+                close = []
+                for k in missing:
+                    close += [c for c in difflib.get_close_matches(k, names, n=3, cutoff=0.5)
+                              if c not in close]
+                shown = close + [n for n in names if n not in close]
+                more = "" if len(shown) <= 30 else ", ... (%d more)" % (len(shown) - 30)
+                return ('no column named %s; the DataFrame has columns: %s%s'
+                        % (" or ".join('"%s"' % k for k in missing),
+                           ", ".join(shown[:30]), more))
+        tb = tb.tb_next
+    return None
+
+
+def _exception_help(exc, inputs):
+    """One sentence of what to do, for the errors code written without the
+    inputs' names or columns in view makes most often; or None."""
+    if isinstance(exc, KeyError):
+        return _missing_column_help(exc)
+    if type(exc) is NameError and getattr(exc, "name", None) in inputs:
+        return ('"%s" is an input: inputs arrive as parameters of the function, '
+                'so declare it, as in def main(%s): ...' % (exc.name, exc.name))
+    return None
+
+
+def _report_exception(exc, lines, inputs=None):
     tb, line, col = _user_traceback(exc, lines)
+    if isinstance(exc, ArgumentsError):
+        _send_error("arguments", "ArgumentsError", str(exc), line, col, tb)
+        return
     if isinstance(exc, MemoryError):
         _send_error("memory", "MemoryError",
                     "out of memory: the code tried to allocate more than its memory limit",
@@ -345,8 +419,14 @@ def _report_exception(exc, lines):
     elif isinstance(exc, sb_codec.OutputLimitExceeded):
         _send_error("output", "OutputLimitExceeded", str(exc), line, col, tb)
     else:
-        _send_error("exception", type(exc).__name__, _exception_message(exc),
-                    line, col, tb)
+        message = _exception_message(exc)
+        try:
+            extra = _exception_help(exc, inputs or {})
+        except Exception:  # the help is a courtesy: never fail the report on it
+            extra = None
+        if extra:
+            message = "%s: %s" % (message, extra) if message else extra
+        _send_error("exception", type(exc).__name__, message, line, col, tb)
 
 
 VERIFY_FILENAME = "<verify>"
@@ -435,11 +515,17 @@ def _bind(fn, name, inputs):
         if pname in inputs:
             kwargs[pname] = inputs[pname]
         elif not has_default:
-            raise TypeError(
-                '%s() needs the parameter "%s", which is not among the inputs; '
+            given = ", ".join('"%s"' % k for k in sorted(inputs)) or "none"
+            raise ArgumentsError(
+                '%s() needs the parameter "%s", which is not among the inputs (given: %s); '
                 'add "%s" to inputs or give the parameter a default'
-                % (name, pname, pname))
+                % (name, pname, given, pname))
     return kwargs
+
+
+class ArgumentsError(Exception):
+    """The call's arguments do not fit the code: a parameter no input fills,
+    a returns name the code does not define (the caller's to fix, 22023)."""
 
 
 _FRESH_IN = [0]
@@ -548,7 +634,13 @@ def serve(python_layer):
         for name in returns:
             fn = namespace.get(name)
             if type(fn) is not types.FunctionType:
-                raise NameError('the code does not define a function named "%s"' % name)
+                defined = sorted(k for k, v in namespace.items()
+                                 if type(v) is types.FunctionType and not k.startswith("_"))
+                what = "func" if rows is not None else "returns"
+                raise ArgumentsError(
+                    '%s names "%s", but the code defines no function of that name '
+                    '(it defines: %s); name a defined function in %s, or define it'
+                    % (what, name, ", ".join(defined) or "no functions", what))
             results[name] = fn(**_bind(fn, name, inputs))
         if request.get("verify"):
             _verify(request["verify"], results, namespace, allowed, python_layer)
@@ -567,7 +659,7 @@ def serve(python_layer):
                     "  options.verify, line %d" % exc.line, where="verify")
         return 0
     except BaseException as exc:  # noqa: B902 - report everything, incl. SystemExit
-        _report_exception(exc, lines)
+        _report_exception(exc, lines, inputs)
         return 0
 
     # the last frame ends the child (exit code 0): the end of the output goes

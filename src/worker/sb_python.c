@@ -479,7 +479,7 @@ sb_python_find_mt_state(PyObject *warm_result)
  * allowed_modules is the comma-separated import allowlist to preload.
  */
 int
-sb_python_start(const char *allowed_modules)
+sb_python_start(const char *allowed_modules, const char *preload_modules)
 {
 	PyConfig	config;
 	PyStatus	status;
@@ -514,7 +514,7 @@ sb_python_start(const char *allowed_modules)
 		}
 	}
 
-	res = sb_python_call("warm", Py_BuildValue("(s)", allowed_modules));
+	res = sb_python_call("warm", Py_BuildValue("(ss)", allowed_modules, preload_modules));
 	if (res == NULL)
 	{
 		sb_python_report("warm-up failed");
@@ -530,6 +530,18 @@ sb_python_start(const char *allowed_modules)
 	 */
 	(void) malloc_trim(0);
 	return 0;
+}
+
+/* The modules warm() preloaded, comma-separated, into buf (for READY). */
+void
+sb_python_preloaded(char *buf, size_t size)
+{
+	PyObject   *text = sb_python_call("preloaded", NULL);
+	const char *s = text ? PyUnicode_AsUTF8(text) : NULL;
+
+	snprintf(buf, size, "%s", s ? s : "");
+	PyErr_Clear();
+	Py_XDECREF(text);
 }
 
 /*

@@ -1345,6 +1345,7 @@ main(int argc, char **argv)
 {
 	pid_t		expected_parent = argc > 1 ? (pid_t) atol(argv[1]) : 0;
 	const char *allowed = argc > 2 ? argv[2] : "";
+	const char *preload = argc > 6 ? argv[6] : "";
 	uint32_t	layers;
 
 	sb_server_mode = argc > 3 && strcmp(argv[3], "server") == 0;
@@ -1373,7 +1374,7 @@ main(int argc, char **argv)
 
 	/* 2. interpreter, pandas, warm-up; then what the child may read */
 	sb_seccomp_prepare();
-	if (sb_python_start(allowed) < 0)
+	if (sb_python_start(allowed, preload) < 0)
 	{
 		static const char msg[] = "could not start the embedded Python interpreter";
 
@@ -1410,6 +1411,7 @@ main(int argc, char **argv)
 	sb_ready.spares = (uint32_t) sb_target_spares;
 	sb_ready.shared = sb_server_mode ? 1 : 0;
 	sb_ready.instance = sb_python_instance();
+	sb_python_preloaded(sb_ready.preloaded, sizeof(sb_ready.preloaded));
 
 	/* 3. serve */
 	if (sb_server_mode)

@@ -51,7 +51,8 @@ extern void sb_seccomp_prepare(void);
 extern int	sb_seccomp_apply(pid_t self);
 
 /* sb_python.c: the embedded interpreter */
-extern int	sb_python_start(const char *allowed_modules);
+extern int	sb_python_start(const char *allowed_modules, const char *preload_modules);
+extern void sb_python_preloaded(char *buf, size_t size);
 extern int	sb_python_read_paths(const char **paths, int max);
 extern void sb_python_before_fork(void);
 extern void sb_python_after_fork_parent(void);

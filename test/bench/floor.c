@@ -13,6 +13,9 @@
  * exits; the loop reaps it and goes again.  No request, no code, no result: nothing pysandbox could skip.
  * Prints "floor: N forks in S s = R forks/s".
  *
+ * FLOOR_PRELOAD=scipy.stats,... imports more modules first, as the worker
+ * does with pysandbox.preload_modules, to measure what they cost a fork.
+ *
  * Built by "make floor" (test/bench/run.sh does it).
  */
 #include <Python.h>
@@ -103,8 +106,10 @@ main(int argc, char **argv)
 		PyErr_Print();
 		return 1;
 	}
-	(void) PyRun_SimpleString("import gc, numpy, pandas as pd\n"
+	(void) PyRun_SimpleString("import gc, importlib, os, numpy, pandas as pd\n"
 							  "pd.DataFrame({'a': [1, 2]}).groupby('a').size()\n"
+							  "for m in os.environ.get('FLOOR_PRELOAD', '').split(','):\n"
+							  "    m.strip() and importlib.import_module(m.strip())\n"
 							  "gc.collect(); gc.freeze()\n");
 	c.devnull_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 	c.read_paths[c.n_read_paths++] = "/usr/lib/python3.11";

@@ -28,7 +28,7 @@ sys.modules["sb_io"] = _io
 
 import sb_runtime  # noqa: E402
 
-ALLOWED = ["json", "math"]
+ALLOWED = ["json", "math", "pandas"]
 
 
 def serve(code, **extra):
@@ -50,7 +50,7 @@ def serve(code, **extra):
 
 
 FORBIDDEN_IMPORT = "import os\ndef main():\n    return os.name\n"
-IMPORT_MESSAGE = ('import of module "os" is not allowed; allowed modules: json, math')
+IMPORT_MESSAGE = ('import of module "os" is not allowed; allowed modules: json, math, pandas')
 
 
 class ValidatedHintTests(unittest.TestCase):
@@ -121,6 +121,53 @@ class FrameJsonTests(unittest.TestCase):
             "kind": "crash", "type": "ProtocolError",
             "message": "could not read the request: extra data after the JSON value in the frame",
             "line": None, "col": None, "traceback": None}, 72)])
+
+
+class RepairMessageTests(unittest.TestCase):
+    """Errors an agent causes name what exists and what to do."""
+
+    def error(self, code, inputs=None):
+        [(ftype, err)] = serve(code, inputs=inputs or {})
+        self.assertEqual(ftype, _io.ERROR)
+        return err
+
+    def test_missing_parameter_lists_inputs(self):
+        err = self.error("def main(sales, n):\n    return n\n", {"n": 1, "region": "x"})
+        self.assertEqual(err["kind"], "arguments")
+        self.assertEqual(err["message"], 'main() needs the parameter "sales", which is not '
+                         'among the inputs (given: "n", "region"); add "sales" to inputs or '
+                         'give the parameter a default')
+
+    def test_returns_name_not_defined(self):
+        request = {"returns": ["main", "summary"]}
+        [(ftype, err)] = serve("def main():\n    return 1\ndef helper():\n    return 2\n",
+                               **request)
+        self.assertEqual(err["kind"], "arguments")
+        self.assertEqual(err["message"], 'returns names "summary", but the code defines no '
+                         'function of that name (it defines: helper, main); name a defined '
+                         'function in returns, or define it')
+
+    def test_missing_column_lists_columns_closest_first(self):
+        err = self.error("import pandas as pd\ndef main():\n"
+                         "    df = pd.DataFrame({'amount': [1], 'region': ['e'], 'day': [2]})\n"
+                         "    return df.groupby('region')['amont'].sum()\n")
+        self.assertEqual(err["type"], "KeyError")
+        self.assertEqual(err["message"], "'Column not found: amont': no column named "
+                         '"amont"; the DataFrame has columns: amount, region, day')
+        self.assertEqual(err["line"], 4)
+
+    def test_undefined_name_that_is_an_input(self):
+        err = self.error("def main():\n    return len(sales)\n", {"sales": [1, 2]})
+        self.assertEqual(err["type"], "NameError")
+        self.assertEqual(err["message"], "name 'sales' is not defined: \"sales\" is an input: "
+                         "inputs arrive as parameters of the function, so declare it, as in "
+                         "def main(sales): ...")
+
+    def test_user_class_keyerror_runs_no_user_code(self):
+        err = self.error("class T:\n    def __getitem__(self, k):\n        raise KeyError(k)\n"
+                         "    @property\n    def obj(self):\n        raise AssertionError('ran')\n"
+                         "def main():\n    return T()['x']\n")
+        self.assertEqual((err["type"], err["message"]), ("KeyError", "'x'"))
 
 
 if __name__ == "__main__":

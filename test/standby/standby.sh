@@ -94,7 +94,7 @@ check "sandbox_run" "true" \
 	"$(replica -c "SELECT sandbox_run('def main(): return 1')->'ok'")"
 check "sandbox_validate" "false" \
 	"$(replica -c "SELECT sandbox_validate('import os')->'ok'")"
-check "sandbox_layers" "7" \
+check "sandbox_layers" "8" \
 	"$(replica -c "SELECT count(*) FROM sandbox_layers() WHERE active")"
 check "a table input that writes fails" "ERROR:  cannot execute nextval() in a read-only transaction" \
 	"$(replica -c "SELECT sandbox_execute('def main(df): return 1', '{\"df\": {\"\$query\": \"SELECT nextval(''s'')\"}}')" | head -1)"

@@ -1,0 +1,99 @@
+--
+-- repairs: every error an agent can cause names what exists and what to do,
+-- so that a model can repair its code in one step (issue 15, part 5).  Each
+-- case shows what sandbox_execute raises and what sandbox_run reports.
+--
+\pset format unaligned
+
+CREATE FUNCTION pg_temp.both(code text, inputs jsonb DEFAULT '{}',
+                             returns text[] DEFAULT '{main}')
+RETURNS jsonb LANGUAGE plpgsql AS $f$
+DECLARE
+    s text; m text;
+    raised jsonb := 'null';
+BEGIN
+    BEGIN
+        PERFORM sandbox_execute(code, inputs, returns);
+    EXCEPTION WHEN OTHERS THEN
+        GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT;
+        raised := jsonb_build_object('sqlstate', s, 'message', m);
+    END;
+    RETURN jsonb_build_object('raised', raised,
+        'report', (sandbox_run(code, inputs, returns)->'error') - 'traceback');
+END
+$f$;
+
+CREATE TABLE repairs_sales (region text, amount numeric, sold_on date);
+INSERT INTO repairs_sales VALUES ('east', 10, '2024-01-01'), ('west', 5, '2024-01-02');
+
+-- a column that does not exist: the DataFrame's columns, closest first
+SELECT jsonb_pretty(pg_temp.both($$
+def main(sales):
+    return sales.groupby("region")["amont"].sum()
+$$, '{"sales": {"$table": "repairs_sales"}}'));
+SELECT jsonb_pretty(pg_temp.both($$
+def main(sales):
+    return sales[["region", "sold"]]
+$$, '{"sales": {"$table": "repairs_sales"}}'));
+
+-- a parameter no input fills: the inputs given (22023, the caller's to fix)
+SELECT jsonb_pretty(pg_temp.both($$
+def main(sales, year):
+    return len(sales)
+$$, '{"sales": {"$table": "repairs_sales"}, "region": "east"}'));
+
+-- a returns name the code does not define: the functions it defines
+SELECT jsonb_pretty(pg_temp.both($$
+def main():
+    return 1
+def totals():
+    return 2
+$$, '{}', '{main,total}'));
+
+-- an input used as a global name: inputs arrive as parameters
+SELECT jsonb_pretty(pg_temp.both($$
+def main():
+    return len(sales)
+$$, '{"sales": [1, 2, 3]}'));
+
+-- every validator finding, not just the first
+SELECT jsonb_pretty(sandbox_run($$
+import os
+def main():
+    return eval("1") + os.getpid()
+$$)->'error'->'findings');
+
+-- a table input that fails is a report, with its position, and the
+-- transaction goes on
+BEGIN;
+SELECT jsonb_pretty((sandbox_run('def main(t): return len(t)',
+                                 '{"t": {"$query": "SELECT amount FROM repairs_salez"}}')->'error')
+                    - 'traceback');
+SELECT jsonb_pretty((sandbox_run('def main(t): return len(t)',
+                                 '{"t": {"$query": "SELECT amount / $1 FROM repairs_sales", "$params": [0]}}')->'error')
+                    - 'traceback');
+SELECT count(*) FROM repairs_sales;
+COMMIT;
+-- ... while sandbox_execute raises it, as a query would
+SELECT sandbox_execute('def main(t): return len(t)',
+                       '{"t": {"$query": "SELECT amount FROM repairs_salez"}}');
+
+-- printed output has its own cap (pysandbox.max_print_bytes), cut whole
+SET pysandbox.max_print_bytes = 40;
+SELECT sandbox_run($$
+def main():
+    for i in range(10):
+        print("line", i)
+    return 1
+$$)->>'stdout' AS stdout;
+SET pysandbox.print = notice;
+SELECT sandbox_execute($$
+def main():
+    for i in range(10):
+        print("line", i)
+    return 1
+$$);
+RESET pysandbox.max_print_bytes;
+RESET pysandbox.print;
+
+DROP TABLE repairs_sales;
