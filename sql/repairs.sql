@@ -96,4 +96,21 @@ $$);
 RESET pysandbox.max_print_bytes;
 RESET pysandbox.print;
 
+-- a module that is allowed but would load native code the worker did not
+-- preload: the setting that fixes it (here nothing is preloaded)
+SELECT detail FROM sandbox_layers() WHERE layer = 'preload';
+SET pysandbox.allowed_modules = 'pandas, numpy, scipy';
+SELECT sandbox_execute($$
+import scipy.stats
+def main():
+    return 1
+$$);
+-- ... as pandas' own use of it says, in the hint of the blocked call
+SELECT sandbox_execute($$
+import pandas as pd
+def main():
+    return pd.Series([1.0, None, 3.0, 5.0]).interpolate(method="akima")
+$$);
+RESET pysandbox.allowed_modules;
+
 DROP TABLE repairs_sales;
