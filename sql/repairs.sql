@@ -113,4 +113,38 @@ def main():
 $$);
 RESET pysandbox.allowed_modules;
 
+-- code is validated before its table inputs are read: a forbidden import
+-- fails as itself, not as the query that would fail (or take long)
+CREATE FUNCTION repairs_noisy() RETURNS int LANGUAGE plpgsql AS
+$$BEGIN RAISE NOTICE 'repairs_noisy read'; RETURN 1; END$$;
+SELECT sandbox_execute($$
+import os
+def main(t): return len(t)
+$$, '{"t": {"$query": "SELECT 1/0 AS x"}}');
+SELECT sandbox_execute($$
+def main(t) return len(t)
+$$, '{"t": {"$query": "SELECT repairs_noisy() AS n"}}');
+SELECT * FROM sandbox_rows($$
+import socket
+def main(t): return t
+$$, '{"t": {"$query": "SELECT repairs_noisy() AS n"}}', 'main') AS r(n int);
+-- ... sandbox_run reports it with no input read
+SELECT r->'error'->>'kind' AS kind, r->'error'->>'rule' AS rule,
+       r->'error'->>'sqlstate' AS sqlstate, r->'usage'->'input_rows' AS input_rows
+FROM sandbox_run($$
+import os
+def main(t): return len(t)
+$$, '{"t": {"$query": "SELECT repairs_noisy() AS n"}}') AS r;
+-- code that passes reads its inputs once, then and on every later call
+SELECT sandbox_execute($$
+def main(t): return int(t["n"].sum())
+$$, '{"t": {"$query": "SELECT repairs_noisy() AS n"}}');
+SELECT sandbox_execute($$
+def main(t): return int(t["n"].sum())
+$$, '{"t": {"$query": "SELECT repairs_noisy() AS n"}}');
+SELECT sandbox_execute($$
+def main(t): return len(t)
+$$, '{"t": {"$query": "SELECT 1/0 AS x"}}');
+DROP FUNCTION repairs_noisy();
+
 DROP TABLE repairs_sales;

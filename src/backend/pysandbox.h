@@ -153,6 +153,7 @@ typedef struct SbRequest
 } SbRequest;
 
 extern void sb_inputs_encode(SbRequest *req, Jsonb *inputs);
+extern bool sb_inputs_read_tables(Jsonb *inputs);
 extern void sb_request_add_frame(SbRequest *req, uint32 type,
 								 const char *p1, size_t l1,
 								 const char *p2, size_t l2,
@@ -206,6 +207,8 @@ extern void sb_request_start(SbRequest *req, const char *code, ArrayType *return
 extern void sb_request_finish(SbRequest *req, Jsonb *inputs);
 extern struct ErrorData *sb_request_finish_or_error(SbRequest *req, Jsonb *inputs);
 extern void sb_report_usage(const SbRequest *req, const SbOutcome *out);
+extern bool sb_request_validate_first(SbRequest *req, const char *code, Jsonb *inputs,
+									  const SbLimits *limits, SbOutcome *out);
 extern void sb_request_offer_validated(SbRequest *req, const char *code);
 extern void sb_validated_note(const SbRequest *req, const char *code, const SbOutcome *out);
 extern void sb_run_functions(const char *code, Jsonb *inputs, ArrayType *returns,

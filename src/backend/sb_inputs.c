@@ -461,6 +461,29 @@ sb_append_json_value(StringInfo buf, JsonbValue *v)
 }
 
 /*
+ * Do these inputs read the database ({"$query": ...} or {"$table": ...})?
+ * Only a guess at the form: sb_inputs_encode() checks it.
+ */
+bool
+sb_inputs_read_tables(Jsonb *inputs)
+{
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+
+	if (!JB_ROOT_IS_OBJECT(inputs))
+		return false;
+	it = JsonbIteratorInit(&inputs->root);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+		if (tok == WJB_VALUE && v.type == jbvBinary &&
+			JsonContainerIsObject(v.val.binary.data) &&
+			(sb_get_key(v.val.binary.data, "$query") != NULL ||
+			 sb_get_key(v.val.binary.data, "$table") != NULL))
+			return true;
+	return false;
+}
+
+/*
  * Encode the inputs object: plain values go into req->json as
  * "inputs":{...}; table inputs become frames.
  */

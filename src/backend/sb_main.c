@@ -170,6 +170,43 @@ sb_request_offer_validated(SbRequest *req, const char *code)
 }
 
 /*
+ * Code is validated before any table input is read: a forbidden import or
+ * a syntax error should not cost a scan of a large table first, nor show
+ * the table's error instead of the code's.  When the inputs name a table
+ * or a query and this session has not seen this code pass (the memo
+ * above), a child runs the validator alone first; the call then offers it
+ * as validated.  Returns false, with that child's outcome in *out, when
+ * the code failed (the caller reports it as the call's); true when the
+ * call goes on.  Call it after sb_request_start, before anything else is
+ * added to the request.
+ */
+bool
+sb_request_validate_first(SbRequest *req, const char *code, Jsonb *inputs,
+						  const SbLimits *limits, SbOutcome *out)
+{
+	SbRequest	vreq;
+	Jsonb	   *none;
+
+	if (!req->python_layer || !sb_inputs_read_tables(inputs) ||
+		sb_validated_find(req, code) != NULL)
+		return true;
+	none = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
+	sb_request_start(&vreq, code, NULL, limits);
+	/* what the memo keeps must be what this request was built with */
+	vreq.python_layer = req->python_layer;
+	vreq.allowed_modules = req->allowed_modules;
+	vreq.capture_output = req->capture_output;
+	appendStringInfoString(&vreq.json, "\"validate_first\":true,");
+	sb_request_finish(&vreq, none);
+	sb_call_run(&vreq, limits, out);
+	if (out->result == NULL || out->error != NULL || out->violation ||
+		out->protocol_error || out->output_exceeded || out->worker_lost)
+		return false;
+	sb_validated_note(&vreq, code, out);
+	return true;
+}
+
+/*
  * A call with this code has ended: if with a result, remember the code
  * (unless the request said it was known: sb_request_offer_validated).
  */
@@ -297,8 +334,10 @@ sb_run_functions(const char *code, Jsonb *inputs, ArrayType *returns, Jsonb *opt
 {
 	sb_limits_from_options(limits, options);
 	sb_request_start(req, code, returns, limits);
-	sb_request_offer_validated(req, code);
 	req->capture_output = capture_output;
+	if (!sb_request_validate_first(req, code, inputs, limits, out))
+		return;
+	sb_request_offer_validated(req, code);
 	if (capture_output)
 	{
 		/* sandbox_run: a failing table input is reported, not raised */

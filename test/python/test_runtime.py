@@ -91,6 +91,22 @@ class ValidatedHintTests(unittest.TestCase):
         self.assertEqual(serve(code), [(_io.RESULT, {"main": 2})])
 
 
+class ValidateFirstTests(unittest.TestCase):
+    """A request with validate_first only checks the code: the backend reads
+    the call's table inputs after this answer (sb_request_validate_first)."""
+
+    def test_forbidden_code_fails_as_a_call_would(self):
+        self.assertEqual(serve(FORBIDDEN_IMPORT, validate_first=True), serve(FORBIDDEN_IMPORT))
+
+    def test_syntax_error(self):
+        [(ftype, err)] = serve("def main(:\n    return 1\n", validate_first=True)
+        self.assertEqual((ftype, err["kind"], err["line"]), (_io.ERROR, "syntax", 1))
+
+    def test_good_code_does_not_run(self):
+        code = "import math\nK = 2\ndef main():\n    return math.floor(2.5)\n"
+        self.assertEqual(serve(code, validate_first=True), [(_io.RESULT, {})])
+
+
 class FrameJsonTests(unittest.TestCase):
     """The request's JSON frames are read strictly."""
 
