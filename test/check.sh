@@ -80,14 +80,15 @@ run "preload: the pandas corpus (>= 97 % as in plain Python)" /usr/bin/python3 t
 run "preload: pgbench 8 clients" sh test/load/pgbench.sh 8 "${PYSANDBOX_PGBENCH_CALLS:-1000}"
 crashed
 
-# scipy preloaded and allowed: its native code is mapped in the worker, and
-# the OS layers must hold all the same
-echo "== restarting the cluster with scipy preloaded and allowed"
-PYSANDBOX_PRELOAD=1 PYSANDBOX_EXTRA_CONF="pysandbox.preload_modules = 'scipy.stats, scipy.optimize, scipy.interpolate, scipy.signal'
-pysandbox.allowed_modules = 'math, statistics, json, datetime, decimal, fractions, re, collections, itertools, functools, random, string, textwrap, heapq, bisect, calendar, dataclasses, typing, enum, io, numpy, pandas, scipy'" \
-	sh test/cluster.sh start || { echo "check: could not start the cluster with scipy"; exit 1; }
-run "scipy: hostile (Python layer on and off)" /usr/bin/python3 test/security/hostile.py --modes on,off
-run "scipy: the pandas corpus" /usr/bin/python3 test/corpus/run_corpus.py
+# the analyst's libraries (scipy, sklearn, statsmodels) preloaded and
+# allowed: their native code is mapped in the worker, and the OS layers must
+# hold all the same
+echo "== restarting the cluster with scipy, sklearn and statsmodels preloaded and allowed"
+PYSANDBOX_PRELOAD=1 PYSANDBOX_EXTRA_CONF="$(/usr/bin/python3 test/corpus/libraries.py --conf)" \
+	sh test/cluster.sh start || { echo "check: could not start the cluster with the libraries"; exit 1; }
+run "libraries: scipy, sklearn, statsmodels as in plain Python" /usr/bin/python3 test/corpus/libraries.py
+run "libraries: hostile (Python layer on and off)" /usr/bin/python3 test/security/hostile.py --modes on,off
+run "libraries: the pandas corpus" /usr/bin/python3 test/corpus/run_corpus.py
 crashed
 
 echo "check: $passed passed, $failed failed"

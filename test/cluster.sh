@@ -42,6 +42,10 @@ CONF
 	as_pg "$BIN/pg_ctl -D $DIR/data -l $DIR/log -w start" >/dev/null
 	echo "cluster running: PGHOST=$DIR PGPORT=$PORT PGUSER=postgres (preload ${PYSANDBOX_PRELOAD:-0})"
 	;;
+restart)
+	# keeps the data (postgresql.auto.conf included): workload 7 of the benchmark
+	as_pg "$BIN/pg_ctl -D $DIR/data -l $DIR/log -m fast -w restart" >/dev/null
+	;;
 stop)
 	if [ -d "$DIR/data" ]; then
 		as_pg "$BIN/pg_ctl -D $DIR/data -m fast -w stop" >/dev/null 2>&1 || true
@@ -51,7 +55,7 @@ status)
 	as_pg "$BIN/pg_ctl -D $DIR/data status"
 	;;
 *)
-	echo "usage: test/cluster.sh start|stop|status" >&2
+	echo "usage: test/cluster.sh start|restart|stop|status" >&2
 	exit 2
 	;;
 esac

@@ -67,6 +67,7 @@ def warm(allowed_csv, preload_csv=""):
             importlib.import_module(name)
         except Exception:  # an allowlisted module that is not installed
             pass
+    _warm_library_helpers()
     sb_guard.note_native_modules(_WARM_ALLOWED)
     sb_guard.harden_pandas()
     _exercise()
@@ -86,6 +87,80 @@ def warm(allowed_csv, preload_csv=""):
     bit_generator = np.random.mtrand._rand._bit_generator
     state = bit_generator.state["state"]
     return bit_generator.capsule, state["key"][:8].tobytes(), state["pos"]
+
+
+def _warm_library_helpers():
+    """sklearn's helpers ask the system in ways a child may not (a blocked
+    system call ends the call).  joblib counts cores by reading cgroup files
+    and running lscpu before every OpenMP loop (KMeans): a call is one
+    process with a CPU limit, so it gets one core, counted here.
+    threadpoolctl (which sklearn uses to limit BLAS threads) finds the C
+    library by running ldconfig, and lists the loaded libraries through a
+    ctypes callback, for which libffi would map a writable and executable
+    page: a child can load no library, so the list is taken once, here,
+    from the dynamic linker's own list, and no such page is ever made."""
+    loky = sys.modules.get("joblib.externals.loky")
+    if loky is not None and hasattr(loky, "cpu_count"):
+        loky.cpu_count = _one_core
+    # n_jobs=2 or -1 would start worker processes (or threads): every
+    # joblib backend runs the jobs in turn, in the calling process
+    parallel = sys.modules.get("joblib.parallel")
+    backends = getattr(parallel, "BACKENDS", None)
+    if type(backends) is dict and "sequential" in backends:
+        for name in list(backends):
+            backends[name] = backends["sequential"]
+    tpc = getattr(sys.modules.get("threadpoolctl"), "ThreadpoolController", None)
+    cache = getattr(tpc, "_system_libraries", None)
+    if type(cache) is not dict or not hasattr(tpc, "_find_libraries_with_dl_iterate_phdr"):
+        return
+    import ctypes
+    try:
+        cache.setdefault("libc", ctypes.CDLL("libc.so.6", mode=os.RTLD_NOLOAD))
+    except OSError:
+        return
+    # the controllers are made here, where the libraries' files can be
+    # opened (a child's filesystem layer hides some); a child reuses them
+    found = tpc.__new__(tpc)
+    found.lib_controllers = []
+    for name in _loaded_library_names():
+        try:
+            found._make_controller_from_path(name)
+        except Exception:  # a library threadpoolctl cannot handle: left out
+            pass
+    controllers = tuple(found.lib_controllers)
+
+    def find_loaded_libraries(self):
+        self.lib_controllers.extend(controllers)
+    tpc._find_libraries_with_dl_iterate_phdr = find_loaded_libraries
+
+
+def _loaded_library_names():
+    """The names the dynamic linker loaded each library by (what
+    dl_iterate_phdr reports), walking its link_map list: no callback."""
+    import ctypes
+
+    class LinkMap(ctypes.Structure):
+        pass
+    LinkMap._fields_ = [("l_addr", ctypes.c_void_p), ("l_name", ctypes.c_char_p),
+                        ("l_ld", ctypes.c_void_p), ("l_next", ctypes.POINTER(LinkMap)),
+                        ("l_prev", ctypes.POINTER(LinkMap))]
+    libdl = ctypes.CDLL("libc.so.6", mode=os.RTLD_NOLOAD)
+    lm = ctypes.POINTER(LinkMap)()
+    rtld_di_linkmap = 2
+    if libdl.dlinfo(ctypes.c_void_p(ctypes.CDLL(None)._handle), rtld_di_linkmap,
+                    ctypes.byref(lm)) != 0:
+        return ()
+    names = []
+    while lm:
+        name = lm.contents.l_name
+        if name:
+            names.append(name.decode("utf-8", "replace"))
+        lm = lm.contents.l_next
+    return tuple(names)
+
+
+def _one_core(only_physical_cores=False):
+    return 1
 
 
 def preloaded():

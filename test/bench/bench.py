@@ -39,6 +39,11 @@ Workloads:
      process per call) against the floor: test/bench/sb-floor forking a
      pandas-loaded interpreter, applying the same containment and exiting,
      one loop per core
+  7. what pysandbox.preload_modules costs: for none, scipy, and (when
+     installed) sklearn and statsmodels, the cluster is restarted with that
+     setting and the fork server's worker memory and mappings, the time to
+     its first answer, a paced warm call, pgbench at 8 clients and the floor
+     importing the same modules are measured, sets interleaved (--preload-rounds)
 
 Repetitions of a workload are interleaved across contenders (round robin)
 so that drift in the machine hits all of them alike; each contender is run
@@ -567,12 +572,14 @@ def fresh_tps(clients, seconds):
     return total / (time.monotonic() - start)
 
 
-def floor_rate(seconds, loops):
-    """Forks per second of the floor program (run as postgres)."""
+def floor_rate(seconds, loops, preload=""):
+    """Forks per second of the floor program (run as postgres); preload:
+    modules it imports first, as pysandbox.preload_modules does."""
     if not os.path.exists(FLOOR):
         raise ContenderNA("build it first: make floor")
     p = subprocess.run(["su", "postgres", "-s", "/bin/sh", "-c",
-                        "cd /tmp && %s %s %d" % (FLOOR, seconds, loops)],
+                        "cd /tmp && FLOOR_PRELOAD='%s' %s %s %d"
+                        % (preload, FLOOR, seconds, loops)],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False)
     out = p.stdout.decode("utf-8", "replace")
     if p.returncode != 0 or "forks/s" not in out:
@@ -614,6 +621,128 @@ def report_throughput(rows):
     if floor and sb8:
         print("  bar: pgbench at 8 clients >= 70%% of the floor: %.1f / %.1f = %.0f%% : %s"
               % (sb8[0], floor, 100 * sb8[0] / floor, "MET" if sb8[0] >= 0.7 * floor else "NOT MET"))
+
+
+# what preloading costs (pysandbox.preload_modules): each set is measured
+# on a restarted cluster, the sets interleaved, against none at all
+PRELOAD_SETS = [
+    ("none", ""),
+    ("scipy", "scipy.stats, scipy.optimize, scipy.interpolate"),
+    ("sklearn", "sklearn.linear_model, sklearn.cluster, sklearn.preprocessing"),
+    ("statsmodels", "statsmodels.api"),
+]
+
+
+def _restart_with_preload(modules):
+    """Set pysandbox.preload_modules, restart the cluster, and return a new
+    connection once the fork server answers (and the seconds that took)."""
+    c = connect("pysandbox-bench-preload")
+    run(c, "ALTER SYSTEM SET pysandbox.preload_modules = %s", (modules,))
+    c.close()
+    here = os.path.dirname(os.path.abspath(__file__))
+    p = subprocess.run(["sh", os.path.join(here, "..", "cluster.sh"), "restart"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False)
+    if p.returncode != 0:
+        raise ContenderError("cluster restart failed: %s" % p.stdout[-300:])
+    t = time.perf_counter()
+    c = connect("pysandbox-bench-preload")
+    if one(c, "SELECT sandbox_execute(%s)", (TRIVIAL_CODE,)) != {"main": 1}:
+        raise ContenderError("no result after the restart")
+    return c, time.perf_counter() - t
+
+
+def _fork_server_worker():
+    """/proc facts of the fork server's worker process."""
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/status" % pid) as f:
+                status = dict(l.split(":", 1) for l in f if ":" in l)
+            with open("/proc/%s/cmdline" % status["PPid"].strip(), "rb") as f:
+                parent = f.read()
+        except (OSError, KeyError):
+            continue
+        if status["Name"].strip().startswith("pysandbox-worke") and b"fork server" in parent:
+            with open("/proc/%s/maps" % pid) as f:
+                maps = sum(1 for _ in f)
+            return {"rss_mb": int(status["VmRSS"].split()[0]) / 1024,
+                    "anon_mb": int(status["RssAnon"].split()[0]) / 1024, "maps": maps}
+    raise ContenderError("no fork server worker found (is pysandbox in shared_preload_libraries?)")
+
+
+def w7_preload(ctx, args):
+    """Rows of (set, modules, round, facts) for each preload set."""
+    progress("== 7. what pysandbox.preload_modules costs (%d rounds, cluster restarted per set)"
+             % args.preload_rounds)
+    sets = []
+    for name, modules in PRELOAD_SETS:
+        try:
+            if modules:
+                __import__(modules.split(".")[0])
+        except ImportError:
+            print("  %s: not installed, skipped" % name)
+            continue
+        sets.append((name, modules))
+    rows = []
+    try:
+        for rnd in range(args.preload_rounds):
+            for name, modules in sets:
+                facts = {}
+                try:
+                    c, facts["start_s"] = _restart_with_preload(modules)
+                    facts.update(_fork_server_worker())
+                    times = []
+                    for _ in range(args.paced_calls):
+                        time.sleep(args.pace_ms / 1000.0)
+                        t = time.perf_counter()
+                        one(c, "SELECT sandbox_execute(%s)", (TRIVIAL_CODE,))
+                        times.append((time.perf_counter() - t) * 1000)
+                    facts["paced_ms"] = statistics.median(times)
+                    c.close()
+                    facts["tps8"] = pgbench_tps("SELECT sandbox_execute('def main(): return 1');",
+                                                8, args.tput_seconds)
+                    facts["floor"] = floor_rate(args.tput_seconds, os.cpu_count() or 1, modules)
+                except (ContenderError, ContenderNA, psycopg2.Error) as e:
+                    facts["error"] = str(e).strip()[:200]
+                rows.append((name, modules, rnd, facts))
+                progress("  %s round %d: %s" % (name, rnd + 1, facts))
+    finally:
+        _restart_with_preload("")[0].close()
+    return rows
+
+
+def report_preload(rows):
+    print()
+    print("7. pysandbox.preload_modules: cost of each set against none (medians of rounds)")
+    print("  %-12s %9s %9s %6s %9s %9s %9s %9s" % (
+        "set", "worker MB", "anon MB", "maps", "start s", "paced ms", "8 cl/s", "floor/s"))
+    keys = ("rss_mb", "anon_mb", "maps", "start_s", "paced_ms", "tps8", "floor")
+    med = {}
+    for name in dict.fromkeys(r[0] for r in rows):
+        got = [f for n, _m, _r, f in rows if n == name and "error" not in f]
+        errs = [f["error"] for n, _m, _r, f in rows if n == name and "error" in f]
+        if not got:
+            print("  %-12s ERROR %s" % (name, errs[0] if errs else ""))
+            continue
+        med[name] = {k: statistics.median(f[k] for f in got) for k in keys}
+        m = med[name]
+        print("  %-12s %9.0f %9.0f %6d %9.2f %9.2f %9.1f %9.1f" % (
+            name, m["rss_mb"], m["anon_mb"], m["maps"], m["start_s"], m["paced_ms"],
+            m["tps8"], m["floor"]))
+    base = med.get("none")
+    for name, m in med.items():
+        if name == "none" or base is None:
+            continue
+        print("  %-12s vs none: paced %.2fx, 8 clients %.0f%%, floor %.0f%%, worker +%.0f MB"
+              % (name, m["paced_ms"] / base["paced_ms"], 100 * m["tps8"] / base["tps8"],
+                 100 * m["floor"] / base["floor"], m["rss_mb"] - base["rss_mb"]))
+    if base and "scipy" in med:
+        m = med["scipy"]
+        ok = m["paced_ms"] <= 1.1 * base["paced_ms"] and m["tps8"] >= 0.9 * base["tps8"]
+        print("  bar: scipy preloaded, warm call and 8-client throughput within 10%% : %s"
+              % ("MET" if ok else "NOT MET"))
+    return [e for _n, _m, _r, f in rows for e in [f.get("error")] if e]
 
 
 def w2_groupby(ctx, args):
@@ -1028,8 +1157,11 @@ def main():
                     help="fresh connections measured in workload 5")
     ap.add_argument("--rows", type=int, default=1000000)
     ap.add_argument("--wide-rows", type=int, default=100000)
-    ap.add_argument("--workloads", default="1,2,3,4,5,6",
-                    help="comma-separated subset of 1..6")
+    ap.add_argument("--workloads", default="1,2,3,4,5,6,7",
+                    help="comma-separated subset of 1..7 (7 restarts the cluster: "
+                    "only with test/bench/run.sh's throwaway cluster)")
+    ap.add_argument("--preload-rounds", type=int, default=2,
+                    help="rounds of the preload sets, workload 7")
     ap.add_argument("--tput-seconds", type=int, default=15,
                     help="seconds per throughput measurement, workload 6")
     args = ap.parse_args()
@@ -1084,6 +1216,12 @@ def main():
     if tput:
         report_throughput(tput)
         errors += [e for _n, _c, _r, e in tput if e and "make floor" not in e]
+    if "7" in wanted:
+        # last: it restarts the cluster under every other connection
+        for c in ("sb", "pl", "client"):
+            ctx[c].close()
+        native.close()
+        errors += report_preload(w7_preload(ctx, args))
     print("\ntotal run time %.0f s" % (time.perf_counter() - started))
     if errors:
         print("bench: %d contender(s) failed unexpectedly (see ERROR above)" % len(errors))

@@ -1,0 +1,317 @@
+#!/usr/bin/python3
+"""The analyst's libraries, preloaded: scipy, sklearn and statsmodels code
+gives in the sandbox what it gives in plain Python.
+
+    /usr/bin/python3 test/corpus/libraries.py
+    /usr/bin/python3 test/corpus/libraries.py --conf   (the settings it needs)
+
+Runs against the test cluster (PGHOST/PGPORT/PGUSER) when it was started
+with the libraries in pysandbox.preload_modules and allowed (test/check.sh,
+step "libraries"; the settings are LIBRARY_CONF below).  Every snippet runs
+in plain Python, its value made JSON by the sandbox's rules (sb_codec), and
+through sandbox_execute: the values must be equal.  A library that is not
+installed is skipped, with a line saying so.  Also checked:
+
+- sandbox_layers() lists what the worker preloaded;
+- a submodule that is allowed but was not preloaded and loads native code
+  fails with the message that names pysandbox.preload_modules (53000-like
+  repair, 38000);
+- no mapping of the fork server's worker or of any spare is both writable
+  and executable (the libraries' helpers are warmed so that none is made:
+  sb_runtime._warm_library_helpers).
+
+Prints one line per check and "libraries: N passed, M failed".
+"""
+
+import contextlib
+import io
+import json
+import os
+import sys
+import textwrap
+import types
+import warnings
+
+import psycopg2
+import psycopg2.extras
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "src", "python"))
+_io = types.ModuleType("sb_io")
+for _i, _name in enumerate(["COL_INT64", "COL_FLOAT64", "COL_BOOL", "COL_TEXT", "COL_DATE",
+                            "COL_TIMESTAMP", "COL_TIMESTAMPTZ", "COL_INTERVAL", "COL_JSON",
+                            "COL_BYTES", "COL_DECIMAL"]):
+    setattr(_io, _name, _i + 1)
+sys.modules["sb_io"] = _io
+import sb_codec  # noqa: E402
+
+PRELOAD = ("scipy.stats, scipy.optimize, scipy.interpolate, scipy.signal, "
+           "sklearn.linear_model, sklearn.cluster, sklearn.preprocessing, "
+           "sklearn.decomposition, sklearn.model_selection, sklearn.metrics, "
+           "sklearn.ensemble, statsmodels.api, statsmodels.formula.api")
+ALLOWED = ("math, statistics, json, datetime, decimal, fractions, re, collections, "
+           "itertools, functools, random, string, textwrap, heapq, bisect, calendar, "
+           "dataclasses, typing, enum, io, numpy, pandas, scipy, sklearn, statsmodels")
+LIBRARY_CONF = ("pysandbox.preload_modules = '%s'\npysandbox.allowed_modules = '%s'"
+                % (PRELOAD, ALLOWED))
+
+# (library, name, code): main() returns plain values, rounded where a
+# last-bit difference between runs would not matter to an analyst
+SNIPPETS = [
+    ("scipy", "stats.ttest_ind", """
+        import numpy as np
+        from scipy import stats
+        def main():
+            rng = np.random.default_rng(1)
+            a, b = rng.normal(0, 1, 200), rng.normal(0.3, 1, 200)
+            t, p = stats.ttest_ind(a, b)
+            return [round(float(t), 9), round(float(p), 9)]
+        """),
+    ("scipy", "stats.describe, pearsonr, spearmanr", """
+        import pandas as pd
+        from scipy import stats
+        def main():
+            df = pd.DataFrame({"x": range(50), "y": [(i * 7) % 13 for i in range(50)]})
+            d = stats.describe(df["y"])
+            return {"mean": round(float(d.mean), 9), "var": round(float(d.variance), 9),
+                    "pearson": round(float(stats.pearsonr(df.x, df.y)[0]), 9),
+                    "spearman": round(float(stats.spearmanr(df.x, df.y)[0]), 9)}
+        """),
+    ("scipy", "stats.norm distribution", """
+        from scipy.stats import norm
+        def main():
+            return [round(float(norm.cdf(1.96)), 12), round(float(norm.ppf(0.975)), 12),
+                    round(float(norm(loc=2, scale=3).pdf(2)), 12)]
+        """),
+    ("scipy", "optimize.minimize and curve_fit", """
+        import numpy as np
+        from scipy import optimize
+        def main():
+            r = optimize.minimize(lambda v: (v[0] - 3) ** 2 + (v[1] + 1) ** 2, [0, 0])
+            x = np.linspace(0, 4, 50)
+            popt, _ = optimize.curve_fit(lambda x, a, b: a * np.exp(-b * x), x,
+                                         2.5 * np.exp(-1.3 * x))
+            return [round(float(v), 4) for v in list(r.x) + list(popt)]
+        """),
+    ("scipy", "interpolate through pandas (akima, cubic)", """
+        import pandas as pd
+        def main():
+            s = pd.Series([1.0, None, 3.0, 4.5, None, 7.0, 8.0])
+            return {"akima": s.interpolate(method="akima").round(9).tolist(),
+                    "cubic": s.interpolate(method="cubic").round(9).tolist()}
+        """),
+    ("scipy", "signal.savgol_filter", """
+        import numpy as np
+        from scipy.signal import savgol_filter
+        def main():
+            y = np.sin(np.linspace(0, 6, 40))
+            return np.round(savgol_filter(y, 7, 2), 9).tolist()
+        """),
+    ("scipy", "rolling with a window type", """
+        import pandas as pd
+        def main():
+            s = pd.Series(range(20), dtype=float)
+            return s.rolling(5, win_type="gaussian").mean(std=2).round(9).tolist()
+        """),
+    ("sklearn", "LinearRegression", """
+        import numpy as np
+        from sklearn.linear_model import LinearRegression
+        def main():
+            X = np.arange(20.0).reshape(-1, 2)
+            y = X @ np.array([1.5, -2.0]) + 4
+            m = LinearRegression().fit(X, y)
+            return [round(float(v), 6) for v in list(m.coef_) + [m.intercept_]]
+        """),
+    ("sklearn", "KMeans (an OpenMP loop)", """
+        import numpy as np
+        from sklearn.cluster import KMeans
+        def main():
+            X = np.array([[1, 2], [1, 4], [1, 0], [10, 2], [10, 4], [10, 0]])
+            km = KMeans(n_clusters=2, random_state=0, n_init=10).fit(X)
+            return sorted(km.cluster_centers_.tolist())
+        """),
+    ("sklearn", "scaler, split, logistic regression, metrics", """
+        import numpy as np
+        from sklearn.preprocessing import StandardScaler
+        from sklearn.model_selection import train_test_split
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.metrics import accuracy_score
+        def main():
+            rng = np.random.default_rng(0)
+            X = rng.normal(size=(200, 3))
+            y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int)
+            Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.25, random_state=0)
+            sc = StandardScaler().fit(Xtr)
+            m = LogisticRegression().fit(sc.transform(Xtr), ytr)
+            return round(float(accuracy_score(yte, m.predict(sc.transform(Xte)))), 9)
+        """),
+    ("sklearn", "PCA on a DataFrame", """
+        import pandas as pd
+        from sklearn.decomposition import PCA
+        def main():
+            df = pd.DataFrame({"a": range(10), "b": [2 * i + 1 for i in range(10)],
+                               "c": [i % 3 for i in range(10)]})
+            p = PCA(n_components=2).fit(df)
+            return [round(float(v), 9) for v in p.explained_variance_ratio_]
+        """),
+    ("sklearn", "RandomForestClassifier (n_jobs=1)", """
+        import numpy as np
+        from sklearn.ensemble import RandomForestClassifier
+        def main():
+            rng = np.random.default_rng(3)
+            X = rng.normal(size=(120, 4))
+            y = (X[:, 0] > 0).astype(int)
+            m = RandomForestClassifier(n_estimators=20, random_state=0).fit(X, y)
+            return int(m.predict(X).sum())
+        """),
+    ("sklearn", "n_jobs=2 and -1 run in turn, in the call's process", """
+        import numpy as np
+        from sklearn.ensemble import RandomForestClassifier
+        from sklearn.model_selection import cross_val_score
+        from sklearn.linear_model import LinearRegression
+        def main():
+            rng = np.random.default_rng(5)
+            X = rng.normal(size=(60, 3))
+            y = (X[:, 0] > 0).astype(int)
+            rf = RandomForestClassifier(n_estimators=8, random_state=0, n_jobs=2).fit(X, y)
+            cv = cross_val_score(LinearRegression(), X, X.sum(1), cv=3, n_jobs=-1)
+            return [int(rf.predict(X).sum())] + [round(float(v), 6) for v in cv]
+        """),
+    ("statsmodels", "OLS", """
+        import numpy as np
+        import statsmodels.api as sm
+        def main():
+            x = np.arange(30.0)
+            y = 2 * x + 1 + np.sin(x)
+            r = sm.OLS(y, sm.add_constant(x)).fit()
+            return [round(float(v), 9) for v in r.params] + [round(float(r.rsquared), 9)]
+        """),
+    ("statsmodels", "formula OLS on a DataFrame", """
+        import pandas as pd
+        import statsmodels.formula.api as smf
+        def main():
+            df = pd.DataFrame({"x": range(20), "g": ["a", "b"] * 10})
+            df["y"] = 3 * df["x"] + (df["g"] == "b") * 5 + 1
+            fit = smf.ols("y ~ x + C(g)", df).fit()
+            return {k: round(float(v), 6) for k, v in fit.params.items()}
+        """),
+    ("statsmodels", "seasonal decomposition", """
+        import numpy as np
+        import pandas as pd
+        import statsmodels.api as sm
+        def main():
+            idx = pd.date_range("2024-01-01", periods=48, freq="MS")
+            s = pd.Series(np.arange(48) + 10 * np.sin(np.arange(48) * np.pi / 6), index=idx)
+            d = sm.tsa.seasonal_decompose(s, model="additive", period=12)
+            return [round(float(v), 6) for v in d.seasonal.iloc[:12]]
+        """),
+]
+
+# allowed, not preloaded, loads native code: the repair names the setting
+NOT_PRELOADED = ("scipy", """
+    from scipy.cluster.vq import kmeans2
+    def main():
+        return 1
+    """, "scipy.cluster")
+
+
+def plain(code):
+    namespace = {"__name__": "__libraries__"}
+    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec(compile(code, "<snippet>", "exec"), namespace)
+        value = namespace["main"]()
+    return json.loads(sb_codec.dumps({"main": value}, 1 << 30))["main"]
+
+
+def installed(lib):
+    try:
+        __import__(lib)
+        return True
+    except ImportError:
+        return False
+
+
+def writable_executable_mappings():
+    """Mappings both writable and executable in the worker or its spares."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/comm" % pid) as f:
+                if not f.read().startswith("pysandbox-work"):
+                    continue
+            with open("/proc/%s/maps" % pid) as f:
+                for line in f:
+                    perms = line.split()[1]
+                    if "w" in perms and "x" in perms:
+                        found.append("pid %s: %s" % (pid, line.strip()))
+        except OSError:
+            continue
+    return found
+
+
+def main():
+    if sys.argv[1:] == ["--conf"]:
+        print(LIBRARY_CONF)
+        return 0
+    conn = psycopg2.connect("")
+    conn.autocommit = True
+    cur = conn.cursor()
+    cur.execute("CREATE EXTENSION IF NOT EXISTS pysandbox")
+    cur.execute("SELECT detail FROM sandbox_layers() WHERE layer = 'preload'")
+    preloaded = cur.fetchone()[0]
+    passed = failed = 0
+
+    def check(ok, what, why=""):
+        nonlocal passed, failed
+        print("%-4s %s%s" % ("ok" if ok else "FAIL", what, "" if ok else ": " + why), flush=True)
+        if ok:
+            passed += 1
+        else:
+            failed += 1
+
+    libs = [lib for lib in ("scipy", "sklearn", "statsmodels") if installed(lib)]
+    for lib in ("scipy", "sklearn", "statsmodels"):
+        if lib not in libs:
+            print("skip %s: not installed here" % lib)
+    for lib in libs:
+        wanted = [m.strip() for m in PRELOAD.split(",") if m.strip().split(".")[0] == lib]
+        missing = [m for m in wanted if m not in preloaded]
+        check(not missing, "sandbox_layers() lists %s as preloaded" % lib,
+              "missing %s in %r (start the cluster with LIBRARY_CONF)" % (missing, preloaded))
+
+    for lib, name, code in SNIPPETS:
+        if lib not in libs:
+            continue
+        code = textwrap.dedent(code).lstrip("\n")
+        want = plain(code)
+        try:
+            cur.execute("SELECT sandbox_execute(%s)", (code,))
+            got = cur.fetchone()[0]["main"]
+            check(got == want, "%s: %s" % (lib, name), "sandbox %r, plain Python %r" % (got, want))
+        except psycopg2.Error as exc:
+            check(False, "%s: %s" % (lib, name), "%s %s" % (exc.pgcode, str(exc).strip()[:300]))
+
+    lib, code, module = NOT_PRELOADED
+    if lib in libs:
+        try:
+            cur.execute("SELECT sandbox_execute(%s)", (textwrap.dedent(code).lstrip("\n"),))
+            check(False, "%s, allowed but not preloaded, is refused" % module, "it ran")
+        except psycopg2.Error as exc:
+            msg = str(exc)
+            check(exc.pgcode == "38000" and "pysandbox.preload_modules" in msg
+                  and "not preloaded" in msg,
+                  "%s, allowed but not preloaded: the message names the setting" % module,
+                  "%s %s" % (exc.pgcode, msg[:300]))
+
+    rwx = writable_executable_mappings()
+    check(not rwx, "no writable and executable mapping in the worker or a spare",
+          "; ".join(rwx[:5]))
+    print("libraries: %d passed, %d failed" % (passed, failed))
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
