@@ -6,7 +6,8 @@
 #   3. the hostile-payload suite, with and without the Python layer, and
 #      the syscall probe (the seccomp filter against its policy table)
 #   4. the lifecycle suite (cancel, terminate, leaks)
-#   5. the agent repair-loop example of the README
+#   5. the agent repair-loop example of the README, and every SQL example
+#      of the README run verbatim (test/readme.py)
 #   6. a bounded libFuzzer run over the frame and column checks
 #   7. a real streaming replica: sandbox calls on a hot standby
 #   8. the soak (10,000 mixed calls) and pgbench (8 x 1,000 calls); set
@@ -16,8 +17,9 @@
 #      off), the syscall probe, the agent example, the pandas corpus (real
 #      pandas code, as in plain Python), the fork-server suite (its
 #      lifecycle: restart, peer credentials, max_concurrent) and pgbench
-#  10. once more with scipy preloaded and allowed: the hostile suite and the
-#      pandas corpus
+#  10. once more with scipy, sklearn and statsmodels preloaded and allowed:
+#      their code as in plain Python (test/corpus/libraries.py), the README's
+#      example of them, the hostile suite and the pandas corpus
 # Exits non-zero if anything failed; the last line sums it up.
 set -u
 cd "$(dirname "$0")/.."
@@ -50,6 +52,7 @@ run "request handling unit tests" /usr/bin/python3 test/python/test_runtime.py
 run "pg_regress" sh -c 'make -s installcheck || { cat regression.diffs 2>/dev/null | head -200; exit 1; }'
 run "fuzz: the backend's checks on the child's frames (60 s)" sh test/fuzz/build.sh 60
 run "hot standby" sh test/standby/standby.sh
+run "the README's SQL examples, verbatim" /usr/bin/python3 test/readme.py
 for t in test/security/hostile.py test/security/syscall_probe.py test/agent_example.py; do
 	[ -f "$t" ] && run "$t" /usr/bin/python3 "$t"
 done
@@ -87,6 +90,7 @@ echo "== restarting the cluster with scipy, sklearn and statsmodels preloaded an
 PYSANDBOX_PRELOAD=1 PYSANDBOX_EXTRA_CONF="$(/usr/bin/python3 test/corpus/libraries.py --conf)" \
 	sh test/cluster.sh start || { echo "check: could not start the cluster with the libraries"; exit 1; }
 run "libraries: scipy, sklearn, statsmodels as in plain Python" /usr/bin/python3 test/corpus/libraries.py
+run "libraries: the README's example" /usr/bin/python3 test/readme.py
 run "libraries: hostile (Python layer on and off)" /usr/bin/python3 test/security/hostile.py --modes on,off
 run "libraries: the pandas corpus" /usr/bin/python3 test/corpus/run_corpus.py
 crashed
