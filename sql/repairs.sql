@@ -128,6 +128,15 @@ SELECT * FROM sandbox_rows($$
 import socket
 def main(t): return t
 $$, '{"t": {"$query": "SELECT repairs_noisy() AS n"}}', 'main') AS r(n int);
+-- ... but the caller's own mistakes in the inputs (22023) come first
+SELECT sandbox_execute($$
+import os
+def main(t): return len(t)
+$$, '{"t": {"$query": "SELECT 1/0 AS x"}, "__t": 1}');
+SELECT sandbox_execute($$
+import os
+def main(t): return len(t)
+$$, '{"t": {"$query": "SELECT 1/0 AS x", "$params": 5}}');
 -- ... sandbox_run reports it with no input read
 SELECT r->'error'->>'kind' AS kind, r->'error'->>'rule' AS rule,
        r->'error'->>'sqlstate' AS sqlstate, r->'usage'->'input_rows' AS input_rows

@@ -87,9 +87,11 @@ crashed
 # allowed: their native code is mapped in the worker, and the OS layers must
 # hold all the same
 echo "== restarting the cluster with scipy, sklearn and statsmodels preloaded and allowed"
-PYSANDBOX_PRELOAD=1 PYSANDBOX_EXTRA_CONF="$(/usr/bin/python3 test/corpus/libraries.py --conf)" \
+library_conf=$(/usr/bin/python3 test/corpus/libraries.py --conf) && [ -n "$library_conf" ] ||
+	{ echo "check: test/corpus/libraries.py --conf failed"; exit 1; }
+PYSANDBOX_PRELOAD=1 PYSANDBOX_EXTRA_CONF="$library_conf" \
 	sh test/cluster.sh start || { echo "check: could not start the cluster with the libraries"; exit 1; }
-run "libraries: scipy, sklearn, statsmodels as in plain Python" /usr/bin/python3 test/corpus/libraries.py
+run "libraries: scipy, sklearn, statsmodels as in plain Python" /usr/bin/python3 test/corpus/libraries.py --strict
 run "libraries: the README's example" /usr/bin/python3 test/readme.py
 run "libraries: hostile (Python layer on and off)" /usr/bin/python3 test/security/hostile.py --modes on,off
 run "libraries: the pandas corpus" /usr/bin/python3 test/corpus/run_corpus.py

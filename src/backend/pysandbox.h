@@ -153,7 +153,7 @@ typedef struct SbRequest
 } SbRequest;
 
 extern void sb_inputs_encode(SbRequest *req, Jsonb *inputs);
-extern bool sb_inputs_read_tables(Jsonb *inputs);
+extern bool sb_inputs_check(Jsonb *inputs);
 extern void sb_request_add_frame(SbRequest *req, uint32 type,
 								 const char *p1, size_t l1,
 								 const char *p2, size_t l2,

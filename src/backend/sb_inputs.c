@@ -460,27 +460,126 @@ sb_append_json_value(StringInfo buf, JsonbValue *v)
 	}
 }
 
+typedef enum SbInputForm
+{
+	SB_INPUT_PLAIN,				/* a JSON value ($literal's included) */
+	SB_INPUT_QUERY,				/* {"$query": ..., "$params": [...]} */
+	SB_INPUT_TABLE				/* {"$table": ...} */
+} SbInputForm;
+
+static void
+sb_inputs_must_be_object(Jsonb *inputs)
+{
+	if (!JB_ROOT_IS_OBJECT(inputs))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("inputs must be a JSON object"),
+				 errhint("Pass inputs such as '{\"df\": {\"$query\": \"SELECT ...\"}, \"n\": 3}'.")));
+}
+
+/* An input's name, checked. */
+static char *
+sb_input_name(JsonbValue *v)
+{
+	char	   *key = pnstrdup(v->val.string.val, v->val.string.len);
+
+	if (!sb_is_identifier(key))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("input name \"%s\" is not allowed", key),
+				 errdetail("Input names must be ASCII Python identifiers that are not keywords and do not begin with \"__\".")));
+	return key;
+}
+
 /*
- * Do these inputs read the database ({"$query": ...} or {"$table": ...})?
- * Only a guess at the form: sb_inputs_encode() checks it.
+ * What input key's value *v is, raising for a malformed table input (no
+ * query runs here).  For $query, *query and *params are set; for $table,
+ * *query is the SELECT; a $literal's value replaces *v.
+ */
+static SbInputForm
+sb_input_form(const char *key, JsonbValue *v, char **query, JsonbValue **params)
+{
+	JsonbContainer *obj;
+	JsonbValue *q;
+	JsonbValue *t;
+	JsonbValue *lit;
+	int			nkeys;
+
+	if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data) ||
+		!sb_has_dollar_key(v->val.binary.data))
+		return SB_INPUT_PLAIN;
+	obj = v->val.binary.data;
+	nkeys = JsonContainerSize(obj);
+	q = sb_get_key(obj, "$query");
+	t = sb_get_key(obj, "$table");
+	lit = sb_get_key(obj, "$literal");
+	*params = sb_get_key(obj, "$params");
+	if (q && nkeys == (*params ? 2 : 1))
+	{
+		if (q->type != jbvString)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("\"$query\" of input \"%s\" must be a string", key)));
+		if (*params != NULL &&
+			((*params)->type != jbvBinary || !JsonContainerIsArray((*params)->val.binary.data)))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("\"$params\" of input \"%s\" must be a JSON array", key)));
+		*query = pnstrdup(q->val.string.val, q->val.string.len);
+		return SB_INPUT_QUERY;
+	}
+	*params = NULL;
+	if (t && nkeys == 1)
+	{
+		if (t->type != jbvString)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("\"$table\" of input \"%s\" must be a string", key)));
+		*query = psprintf("SELECT * FROM %s",
+						  NameListToQuotedString(sb_table_name(key, pnstrdup(t->val.string.val,
+																			 t->val.string.len))));
+		return SB_INPUT_TABLE;
+	}
+	if (lit && nkeys == 1)
+	{
+		*v = *lit;
+		return SB_INPUT_PLAIN;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("input \"%s\" is not a valid table input", key),
+			 errhint("Use {\"$query\": \"SELECT ...\", \"$params\": [...]}, {\"$table\": \"schema.name\"}, "
+					 "or {\"$literal\": ...} for JSON that contains \"$\" keys.")));
+	return SB_INPUT_PLAIN;		/* not reached */
+}
+
+/*
+ * Check the inputs' names and forms as sb_inputs_encode() will, raising the
+ * same errors (22023), without running any query; true if they read the
+ * database ($query or $table).
  */
 bool
-sb_inputs_read_tables(Jsonb *inputs)
+sb_inputs_check(Jsonb *inputs)
 {
 	JsonbIterator *it;
 	JsonbValue	v;
 	JsonbIteratorToken tok;
+	char	   *key = NULL;
+	bool		tables = false;
 
-	if (!JB_ROOT_IS_OBJECT(inputs))
-		return false;
+	sb_inputs_must_be_object(inputs);
 	it = JsonbIteratorInit(&inputs->root);
 	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
-		if (tok == WJB_VALUE && v.type == jbvBinary &&
-			JsonContainerIsObject(v.val.binary.data) &&
-			(sb_get_key(v.val.binary.data, "$query") != NULL ||
-			 sb_get_key(v.val.binary.data, "$table") != NULL))
-			return true;
-	return false;
+	{
+		char	   *query;
+		JsonbValue *params;
+
+		if (tok == WJB_KEY)
+			key = sb_input_name(&v);
+		else if (tok == WJB_VALUE && sb_input_form(key, &v, &query, &params) != SB_INPUT_PLAIN)
+			tables = true;
+	}
+	return tables;
 }
 
 /*
@@ -496,75 +595,26 @@ sb_inputs_encode(SbRequest *req, Jsonb *inputs)
 	bool		first = true;
 	char	   *key = NULL;
 
-	if (!JB_ROOT_IS_OBJECT(inputs))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("inputs must be a JSON object"),
-				 errhint("Pass inputs such as '{\"df\": {\"$query\": \"SELECT ...\"}, \"n\": 3}'.")));
-
+	sb_inputs_must_be_object(inputs);
 	appendStringInfoString(&req->json, "\"inputs\":{");
 	it = JsonbIteratorInit(&inputs->root);
 	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
 	{
+		char	   *query;
+		JsonbValue *params;
+
 		if (tok == WJB_KEY)
 		{
-			key = pnstrdup(v.val.string.val, v.val.string.len);
-			if (!sb_is_identifier(key))
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("input name \"%s\" is not allowed", key),
-						 errdetail("Input names must be ASCII Python identifiers that are not keywords and do not begin with \"__\".")));
+			key = sb_input_name(&v);
 			continue;
 		}
 		if (tok != WJB_VALUE)
 			continue;
-
-		if (v.type == jbvBinary && JsonContainerIsObject(v.val.binary.data) &&
-			sb_has_dollar_key(v.val.binary.data))
+		if (sb_input_form(key, &v, &query, &params) != SB_INPUT_PLAIN)
 		{
-			JsonbContainer *obj = v.val.binary.data;
-			int			nkeys = JsonContainerSize(obj);
-			JsonbValue *q = sb_get_key(obj, "$query");
-			JsonbValue *t = sb_get_key(obj, "$table");
-			JsonbValue *lit = sb_get_key(obj, "$literal");
-			JsonbValue *params = sb_get_key(obj, "$params");
-
-			if (q && nkeys == (params ? 2 : 1))
-			{
-				if (q->type != jbvString)
-					ereport(ERROR,
-							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-							 errmsg("\"$query\" of input \"%s\" must be a string", key)));
-				sb_table_input(req, key, pnstrdup(q->val.string.val, q->val.string.len), params);
-				continue;
-			}
-			if (t && nkeys == 1)
-			{
-				List	   *names;
-
-				if (t->type != jbvString)
-					ereport(ERROR,
-							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-							 errmsg("\"$table\" of input \"%s\" must be a string", key)));
-				names = sb_table_name(key, pnstrdup(t->val.string.val, t->val.string.len));
-				sb_table_input(req, key,
-							   psprintf("SELECT * FROM %s", NameListToQuotedString(names)),
-							   NULL);
-				continue;
-			}
-			if (lit && nkeys == 1)
-			{
-				v = *lit;
-				/* fall through to a plain value */
-			}
-			else
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("input \"%s\" is not a valid table input", key),
-						 errhint("Use {\"$query\": \"SELECT ...\", \"$params\": [...]}, {\"$table\": \"schema.name\"}, "
-								 "or {\"$literal\": ...} for JSON that contains \"$\" keys.")));
+			sb_table_input(req, key, query, params);
+			continue;
 		}
-
 		if (!first)
 			appendStringInfoChar(&req->json, ',');
 		first = false;

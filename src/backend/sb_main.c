@@ -159,8 +159,11 @@ sb_validated_find(const SbRequest *req, const char *code)
 void
 sb_request_offer_validated(SbRequest *req, const char *code)
 {
-	SbValidated *v = sb_validated_find(req, code);
+	SbValidated *v;
 
+	if (req->validated)
+		return;					/* sb_request_validate_first() said so */
+	v = sb_validated_find(req, code);
 	req->validated = v != NULL;
 	if (v != NULL)
 		v->used = ++sb_validated_clock;
@@ -187,7 +190,8 @@ sb_request_validate_first(SbRequest *req, const char *code, Jsonb *inputs,
 	SbRequest	vreq;
 	Jsonb	   *none;
 
-	if (!req->python_layer || !sb_inputs_read_tables(inputs) ||
+	/* the caller's own mistakes in the inputs (22023) come first */
+	if (!sb_inputs_check(inputs) || !req->python_layer ||
 		sb_validated_find(req, code) != NULL)
 		return true;
 	none = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
@@ -199,10 +203,13 @@ sb_request_validate_first(SbRequest *req, const char *code, Jsonb *inputs,
 	appendStringInfoString(&vreq.json, "\"validate_first\":true,");
 	sb_request_finish(&vreq, none);
 	sb_call_run(&vreq, limits, out);
-	if (out->result == NULL || out->error != NULL || out->violation ||
-		out->protocol_error || out->output_exceeded || out->worker_lost)
+	if (!out->complete || out->result == NULL)
 		return false;
 	sb_validated_note(&vreq, code, out);
+	/* passed: its child need not validate it again (code of any size) */
+	req->validated = true;
+	appendStringInfo(&req->json, "\"validated\":\"%016llx\",",
+					 (unsigned long long) sb_sandbox_instance());
 	return true;
 }
 
@@ -336,7 +343,10 @@ sb_run_functions(const char *code, Jsonb *inputs, ArrayType *returns, Jsonb *opt
 	sb_request_start(req, code, returns, limits);
 	req->capture_output = capture_output;
 	if (!sb_request_validate_first(req, code, inputs, limits, out))
+	{
+		sb_report_usage(req, out);
 		return;
+	}
 	sb_request_offer_validated(req, code);
 	if (capture_output)
 	{

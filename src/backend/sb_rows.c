@@ -294,6 +294,7 @@ sb_rows_run(FunctionCallInfo fcinfo, const char *code, Jsonb *inputs,
 	sb_request_start(&req, code, returns, &limits);
 	if (!sb_request_validate_first(&req, code, inputs, &limits, &out))
 	{
+		sb_report_usage(&req, &out);
 		sb_check_outcome(&out, &limits);	/* raises the code's error */
 		ereport(ERROR,
 				(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),

@@ -67,7 +67,11 @@ def warm(allowed_csv, preload_csv=""):
             importlib.import_module(name)
         except Exception:  # an allowlisted module that is not installed
             pass
-    _warm_library_helpers()
+    try:
+        _warm_library_helpers()
+    except Exception as exc:  # other versions: left as they are, children fail closed
+        sys.stderr.write("pysandbox-worker: could not prepare sklearn's helpers for "
+                         "sandboxed calls: %s: %s\n" % (type(exc).__name__, exc))
     sb_guard.note_native_modules(_WARM_ALLOWED)
     sb_guard.harden_pandas()
     _exercise()
@@ -144,11 +148,14 @@ def _loaded_library_names():
     LinkMap._fields_ = [("l_addr", ctypes.c_void_p), ("l_name", ctypes.c_char_p),
                         ("l_ld", ctypes.c_void_p), ("l_next", ctypes.POINTER(LinkMap)),
                         ("l_prev", ctypes.POINTER(LinkMap))]
-    libdl = ctypes.CDLL("libc.so.6", mode=os.RTLD_NOLOAD)
+    try:
+        dlinfo = ctypes.CDLL("libc.so.6", mode=os.RTLD_NOLOAD).dlinfo
+    except AttributeError:  # glibc before 2.34
+        dlinfo = ctypes.CDLL("libdl.so.2").dlinfo
     lm = ctypes.POINTER(LinkMap)()
     rtld_di_linkmap = 2
-    if libdl.dlinfo(ctypes.c_void_p(ctypes.CDLL(None)._handle), rtld_di_linkmap,
-                    ctypes.byref(lm)) != 0:
+    if dlinfo(ctypes.c_void_p(ctypes.CDLL(None)._handle), rtld_di_linkmap,
+              ctypes.byref(lm)) != 0:
         return ()
     names = []
     while lm:

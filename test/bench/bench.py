@@ -634,10 +634,14 @@ PRELOAD_SETS = [
 
 
 def _restart_with_preload(modules):
-    """Set pysandbox.preload_modules, restart the cluster, and return a new
-    connection once the fork server answers (and the seconds that took)."""
+    """Set pysandbox.preload_modules (None: back to the configuration
+    file's), restart the cluster, and return a new connection once the
+    fork server answers (and the seconds that took)."""
     c = connect("pysandbox-bench-preload")
-    run(c, "ALTER SYSTEM SET pysandbox.preload_modules = %s", (modules,))
+    if modules is None:
+        run(c, "ALTER SYSTEM RESET pysandbox.preload_modules")
+    else:
+        run(c, "ALTER SYSTEM SET pysandbox.preload_modules = %s", (modules,))
     c.close()
     here = os.path.dirname(os.path.abspath(__file__))
     p = subprocess.run(["sh", os.path.join(here, "..", "cluster.sh"), "restart"],
@@ -651,30 +655,52 @@ def _restart_with_preload(modules):
     return c, time.perf_counter() - t
 
 
-def _fork_server_worker():
-    """/proc facts of the fork server's worker process."""
+def _fork_server_worker(postmaster):
+    """/proc facts of this cluster's fork server's worker process (a child
+    of the fork server, itself a child of the postmaster)."""
+    def status_of(pid):
+        with open("/proc/%s/status" % pid) as f:
+            return dict(l.split(":", 1) for l in f if ":" in l)
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
         try:
-            with open("/proc/%s/status" % pid) as f:
-                status = dict(l.split(":", 1) for l in f if ":" in l)
-            with open("/proc/%s/cmdline" % status["PPid"].strip(), "rb") as f:
-                parent = f.read()
-        except (OSError, KeyError):
+            status = status_of(pid)
+            parent = status["PPid"].strip()
+            with open("/proc/%s/cmdline" % parent, "rb") as f:
+                parent_cmd = f.read()
+            grandparent = int(status_of(parent)["PPid"])
+        except (OSError, KeyError, ValueError):
             continue
-        if status["Name"].strip().startswith("pysandbox-worke") and b"fork server" in parent:
+        if (status["Name"].strip().startswith("pysandbox-worke") and b"fork server" in parent_cmd
+                and grandparent == postmaster):
             with open("/proc/%s/maps" % pid) as f:
                 maps = sum(1 for _ in f)
             return {"rss_mb": int(status["VmRSS"].split()[0]) / 1024,
                     "anon_mb": int(status["RssAnon"].split()[0]) / 1024, "maps": maps}
-    raise ContenderError("no fork server worker found (is pysandbox in shared_preload_libraries?)")
+    raise ContenderNA("no fork server worker (pysandbox is not in shared_preload_libraries)")
 
 
 def w7_preload(ctx, args):
     """Rows of (set, modules, round, facts) for each preload set."""
     progress("== 7. what pysandbox.preload_modules costs (%d rounds, cluster restarted per set)"
              % args.preload_rounds)
+    # it restarts the cluster: only run.sh's throwaway one
+    c = connect("pysandbox-bench-preload")
+    data_dir = one(c, "SHOW data_directory")
+    c.close()
+    own = os.path.join(os.environ.get("PYSANDBOX_TEST_DIR", "/nonexistent"), "data")
+    if os.environ.get("PYSANDBOX_BENCH_THROWAWAY") != "1" or \
+            os.path.realpath(data_dir) != os.path.realpath(own):
+        print("  skipped: it restarts the cluster, so it runs only on test/bench/run.sh's own")
+        return []
+    with open(os.path.join(data_dir, "postmaster.pid")) as f:
+        postmaster = int(f.readline())
+    try:
+        _fork_server_worker(postmaster)
+    except ContenderNA as e:
+        print("  skipped: %s" % e)
+        return []
     sets = []
     for name, modules in PRELOAD_SETS:
         try:
@@ -691,7 +717,9 @@ def w7_preload(ctx, args):
                 facts = {}
                 try:
                     c, facts["start_s"] = _restart_with_preload(modules)
-                    facts.update(_fork_server_worker())
+                    with open(os.path.join(data_dir, "postmaster.pid")) as f:
+                        postmaster = int(f.readline())
+                    facts.update(_fork_server_worker(postmaster))
                     times = []
                     for _ in range(args.paced_calls):
                         time.sleep(args.pace_ms / 1000.0)
@@ -708,7 +736,10 @@ def w7_preload(ctx, args):
                 rows.append((name, modules, rnd, facts))
                 progress("  %s round %d: %s" % (name, rnd + 1, facts))
     finally:
-        _restart_with_preload("")[0].close()
+        try:
+            _restart_with_preload(None)[0].close()
+        except (ContenderError, psycopg2.Error) as e:
+            rows.append(("restore", None, 0, {"error": "could not restore the setting: %s" % e}))
     return rows
 
 
@@ -719,6 +750,9 @@ def report_preload(rows):
         "set", "worker MB", "anon MB", "maps", "start s", "paced ms", "8 cl/s", "floor/s"))
     keys = ("rss_mb", "anon_mb", "maps", "start_s", "paced_ms", "tps8", "floor")
     med = {}
+    if not rows:
+        print("  (not measured)")
+        return []
     for name in dict.fromkeys(r[0] for r in rows):
         got = [f for n, _m, _r, f in rows if n == name and "error" not in f]
         errs = [f["error"] for n, _m, _r, f in rows if n == name and "error" in f]

@@ -37,6 +37,7 @@ make -s floor || { echo "test/bench/run.sh: could not build test/bench/sb-floor"
 
 export PYSANDBOX_PRELOAD=${PYSANDBOX_PRELOAD:-1}
 export PYSANDBOX_TEST_DIR=/tmp/pysandbox-bench PGPORT=54340
+export PYSANDBOX_BENCH_THROWAWAY=1	# workload 7 may restart this cluster
 export PGHOST=$PYSANDBOX_TEST_DIR PGUSER=postgres PGDATABASE=postgres
 
 sh test/cluster.sh start || { echo "test/bench/run.sh: could not start the bench cluster" >&2; exit 1; }

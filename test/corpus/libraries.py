@@ -2,7 +2,7 @@
 """The analyst's libraries, preloaded: scipy, sklearn and statsmodels code
 gives in the sandbox what it gives in plain Python.
 
-    /usr/bin/python3 test/corpus/libraries.py
+    /usr/bin/python3 test/corpus/libraries.py [--strict]
     /usr/bin/python3 test/corpus/libraries.py --conf   (the settings it needs)
 
 Runs against the test cluster (PGHOST/PGPORT/PGUSER) when it was started
@@ -10,14 +10,15 @@ with the libraries in pysandbox.preload_modules and allowed (test/check.sh,
 step "libraries"; the settings are LIBRARY_CONF below).  Every snippet runs
 in plain Python, its value made JSON by the sandbox's rules (sb_codec), and
 through sandbox_execute: the values must be equal.  A library that is not
-installed is skipped, with a line saying so.  Also checked:
+installed is skipped, with a line saying so (a failure with --strict, as in
+CI).  Also checked:
 
 - sandbox_layers() lists what the worker preloaded;
 - a submodule that is allowed but was not preloaded and loads native code
   fails with the message that names pysandbox.preload_modules (53000-like
   repair, 38000);
-- no mapping of the fork server's worker or of any spare is both writable
-  and executable (the libraries' helpers are warmed so that none is made:
+- no mapping of this cluster's fork-server worker or of any spare is both
+  writable and executable (the libraries' helpers are warmed so that none is made:
   sb_runtime._warm_library_helpers).
 
 Prints one line per check and "libraries: N passed, M failed".
@@ -29,6 +30,7 @@ import json
 import os
 import sys
 import textwrap
+import time
 import types
 import warnings
 
@@ -36,6 +38,8 @@ import psycopg2
 import psycopg2.extras
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+from proctools import WORKER_EXE, descendants, exe_of, process_table  # noqa: E402
 sys.path.insert(0, os.path.join(HERE, "..", "..", "src", "python"))
 _io = types.ModuleType("sb_io")
 for _i, _name in enumerate(["COL_INT64", "COL_FLOAT64", "COL_BOOL", "COL_TEXT", "COL_DATE",
@@ -232,30 +236,32 @@ def installed(lib):
         return False
 
 
-def writable_executable_mappings():
-    """Mappings both writable and executable in the worker or its spares."""
-    found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
+def writable_executable_mappings(postmaster):
+    """(worker processes read, mappings both writable and executable in
+    them): the worker and its spares, below this cluster's postmaster."""
+    table = process_table()
+    read, found = 0, []
+    for pid in descendants(table, postmaster):
+        if exe_of(pid) != WORKER_EXE:
             continue
         try:
-            with open("/proc/%s/comm" % pid) as f:
-                if not f.read().startswith("pysandbox-work"):
-                    continue
-            with open("/proc/%s/maps" % pid) as f:
-                for line in f:
-                    perms = line.split()[1]
-                    if "w" in perms and "x" in perms:
-                        found.append("pid %s: %s" % (pid, line.strip()))
+            with open("/proc/%d/maps" % pid) as f:
+                maps = f.read()
         except OSError:
-            continue
-    return found
+            continue        # it exited meanwhile
+        read += 1
+        for line in maps.splitlines():
+            perms = line.split()[1]
+            if "w" in perms and "x" in perms:
+                found.append("pid %d: %s" % (pid, line.strip()))
+    return read, found
 
 
 def main():
     if sys.argv[1:] == ["--conf"]:
         print(LIBRARY_CONF)
         return 0
+    strict = "--strict" in sys.argv[1:]
     conn = psycopg2.connect("")
     conn.autocommit = True
     cur = conn.cursor()
@@ -275,7 +281,8 @@ def main():
     libs = [lib for lib in ("scipy", "sklearn", "statsmodels") if installed(lib)]
     for lib in ("scipy", "sklearn", "statsmodels"):
         if lib not in libs:
-            print("skip %s: not installed here" % lib)
+            check(not strict, "%s is installed" % lib,
+                  "not installed here (--strict: test/setup.sh installs it)")
     for lib in libs:
         wanted = [m.strip() for m in PRELOAD.split(",") if m.strip().split(".")[0] == lib]
         missing = [m for m in wanted if m not in preloaded]
@@ -306,9 +313,14 @@ def main():
                   "%s, allowed but not preloaded: the message names the setting" % module,
                   "%s %s" % (exc.pgcode, msg[:300]))
 
-    rwx = writable_executable_mappings()
-    check(not rwx, "no writable and executable mapping in the worker or a spare",
-          "; ".join(rwx[:5]))
+    cur.execute("SHOW data_directory")
+    with open(os.path.join(cur.fetchone()[0], "postmaster.pid")) as f:
+        postmaster = int(f.readline())
+    time.sleep(0.5)     # spares are forked again once calls stop
+    read, rwx = writable_executable_mappings(postmaster)
+    check(read > 0 and not rwx,
+          "no writable and executable mapping in the worker or a spare (%d read)" % read,
+          "; ".join(rwx[:5]) if rwx else "no worker process of this cluster could be read")
     print("libraries: %d passed, %d failed" % (passed, failed))
     return 0 if failed == 0 else 1
 
