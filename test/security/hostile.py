@@ -1021,6 +1021,39 @@ PAYLOADS = [
         def main():
             os.abort()
         """, off={CRASH}),
+
+    # -- the analyst's libraries (allowed and preloaded only in CI's step
+    # with test/corpus/libraries.py --conf; refused or unloadable elsewhere)
+    Payload("numpy-load-pickle-os-system", """
+        import io
+        import numpy as np
+        def main(write_dir):
+            evil = b"cos\\nsystem\\n(S'touch " + write_dir.encode() + b"/pwned-pickle'\\ntR."
+            return np.load(io.BytesIO(evil), allow_pickle=True)
+        """, on={VALIDATOR}, off={SECCOMP}),
+    Payload("sklearn-parallel-runs-in-turn", """
+        from sklearn.utils.parallel import Parallel, delayed
+        def main():
+            return Parallel(n_jobs=4, backend="multiprocessing")(
+                delayed(len)("x" * i) for i in range(6))
+        """, on={VALIDATOR, OK, SECCOMP}, off={OK, SECCOMP}),
+    Payload("joblib-loky-executor-os-system", """
+        import os
+        from joblib.externals.loky import get_reusable_executor
+        def main(write_dir):
+            ex = get_reusable_executor(max_workers=2)
+            return ex.submit(os.system, "touch %s/pwned-loky" % write_dir).result()
+        """, off={SECCOMP}),
+    Payload("joblib-memory-cache-to-disk", """
+        import joblib
+        def main(write_dir):
+            return joblib.Memory(write_dir, verbose=0).cache(len)("secret")
+        """, off={SECCOMP, DENIED}),
+    Payload("statsmodels-rdataset-network", """
+        import statsmodels.api as sm
+        def main():
+            return sm.datasets.get_rdataset("mtcars").data.shape
+        """, on={VALIDATOR, SECCOMP}, off={SECCOMP}),
 ]
 
 # Raw system calls the allowlist must refuse (or answer with ENOSYS).
