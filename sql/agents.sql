@@ -1,5 +1,5 @@
 --
--- agents: the report forms for agents (SPEC 2.3, 2.4; issue 4).
+-- agents: the report forms for agents (README: sandbox_run, sandbox_validate).
 -- sandbox_run reports what the code did instead of raising: every error kind
 -- is shown here in both forms, as sandbox_execute raises it and as
 -- sandbox_run reports it.  sandbox_validate checks code without running it.

@@ -1,7 +1,7 @@
 --
--- rows: sandbox_rows() (SPEC 2.2), a Python function's DataFrame (or
+-- rows: sandbox_rows() (README: sandbox_rows), a Python function's DataFrame (or
 -- Series, list of dicts, list of tuples) as a set of rows, and every type
--- of SPEC 2.6 on the way back to PostgreSQL
+-- of the README's Types table on the way back to PostgreSQL
 --
 
 -- output of date/time types does not depend on the test harness

@@ -253,7 +253,7 @@ RESET pysandbox.filesystem_layer;
 -- after all that, the session and the sandbox work normally
 SELECT sandbox_execute('def main(): return "still fine"');
 
--- sandbox_layers(): every layer of SPEC 3 is active on this kind of machine
+-- sandbox_layers(): every layer of the README's Security model is active on this kind of machine
 -- (Debian 12, Landlock, unprivileged user namespaces), both filesystem
 -- layers together
 SELECT layer, active FROM sandbox_layers();

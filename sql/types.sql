@@ -1,5 +1,5 @@
 --
--- types: PostgreSQL columns as pandas sees them (SPEC 2.6), and Python
+-- types: PostgreSQL columns as pandas sees them (README: Types), and Python
 -- results as JSON
 --
 

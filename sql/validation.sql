@@ -1,5 +1,5 @@
 --
--- validation: code is checked before it runs (SPEC 2.1, 3 layer 2); each
+-- validation: code is checked before it runs (README: Security model, layer 3); each
 -- rule rejects with 42501, its message, and the line and column
 --
 

@@ -207,9 +207,8 @@ extern void sb_request_start(SbRequest *req, const char *code, ArrayType *return
 extern void sb_request_finish(SbRequest *req, Jsonb *inputs);
 extern struct ErrorData *sb_request_finish_or_error(SbRequest *req, Jsonb *inputs);
 extern void sb_report_usage(const SbRequest *req, const SbOutcome *out);
-extern bool sb_request_validate_first(SbRequest *req, const char *code, Jsonb *inputs,
-									  const SbLimits *limits, SbOutcome *out);
-extern void sb_request_offer_validated(SbRequest *req, const char *code);
+extern bool sb_request_validate(SbRequest *req, const char *code, Jsonb *inputs,
+								const SbLimits *limits, SbOutcome *out);
 extern void sb_validated_note(const SbRequest *req, const char *code, const SbOutcome *out);
 extern void sb_run_functions(const char *code, Jsonb *inputs, ArrayType *returns,
 							 Jsonb *options, bool capture_output, SbRequest *req,

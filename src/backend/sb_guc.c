@@ -34,7 +34,7 @@ int			sb_queue_timeout_ms = 10000;
  * nothing by default.  Each preloaded module's mappings are copied by every
  * fork and freed by every exit: with scipy.stats, scipy.optimize and
  * scipy.interpolate, 8 clients made 15-25 % fewer calls a second here
- * (README, Performance), paced calls were unchanged.
+ * (doc/performance.md), paced calls were unchanged.
  */
 #define SB_DEFAULT_PRELOAD ""
 

@@ -554,20 +554,23 @@ sb_input_form(const char *key, JsonbValue *v, char **query, JsonbValue **params)
 }
 
 /*
- * Check the inputs' names and forms as sb_inputs_encode() will, raising the
- * same errors (22023), without running any query; true if they read the
- * database ($query or $table).
+ * Walk the inputs object: with req, plain values go into req->json as
+ * "inputs":{...} and table inputs run into frames; without, only names
+ * and forms are checked.  Returns whether any input reads the database.
  */
-bool
-sb_inputs_check(Jsonb *inputs)
+static bool
+sb_inputs_walk(SbRequest *req, Jsonb *inputs)
 {
 	JsonbIterator *it;
 	JsonbValue	v;
 	JsonbIteratorToken tok;
-	char	   *key = NULL;
+	bool		first = true;
 	bool		tables = false;
+	char	   *key = NULL;
 
 	sb_inputs_must_be_object(inputs);
+	if (req)
+		appendStringInfoString(&req->json, "\"inputs\":{");
 	it = JsonbIteratorInit(&inputs->root);
 	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
 	{
@@ -576,10 +579,38 @@ sb_inputs_check(Jsonb *inputs)
 
 		if (tok == WJB_KEY)
 			key = sb_input_name(&v);
-		else if (tok == WJB_VALUE && sb_input_form(key, &v, &query, &params) != SB_INPUT_PLAIN)
+		if (tok != WJB_VALUE)
+			continue;
+		if (sb_input_form(key, &v, &query, &params) != SB_INPUT_PLAIN)
+		{
 			tables = true;
+			if (req)
+				sb_table_input(req, key, query, params);
+			continue;
+		}
+		if (!req)
+			continue;
+		if (!first)
+			appendStringInfoChar(&req->json, ',');
+		first = false;
+		escape_json(&req->json, key);
+		appendStringInfoChar(&req->json, ':');
+		sb_append_json_value(&req->json, &v);
 	}
+	if (req)
+		appendStringInfoChar(&req->json, '}');
 	return tables;
+}
+
+/*
+ * Check the inputs' names and forms as sb_inputs_encode() will, raising the
+ * same errors (22023), without running any query; true if they read the
+ * database ($query or $table).
+ */
+bool
+sb_inputs_check(Jsonb *inputs)
+{
+	return sb_inputs_walk(NULL, inputs);
 }
 
 /*
@@ -589,38 +620,5 @@ sb_inputs_check(Jsonb *inputs)
 void
 sb_inputs_encode(SbRequest *req, Jsonb *inputs)
 {
-	JsonbIterator *it;
-	JsonbValue	v;
-	JsonbIteratorToken tok;
-	bool		first = true;
-	char	   *key = NULL;
-
-	sb_inputs_must_be_object(inputs);
-	appendStringInfoString(&req->json, "\"inputs\":{");
-	it = JsonbIteratorInit(&inputs->root);
-	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
-	{
-		char	   *query;
-		JsonbValue *params;
-
-		if (tok == WJB_KEY)
-		{
-			key = sb_input_name(&v);
-			continue;
-		}
-		if (tok != WJB_VALUE)
-			continue;
-		if (sb_input_form(key, &v, &query, &params) != SB_INPUT_PLAIN)
-		{
-			sb_table_input(req, key, query, params);
-			continue;
-		}
-		if (!first)
-			appendStringInfoChar(&req->json, ',');
-		first = false;
-		escape_json(&req->json, key);
-		appendStringInfoChar(&req->json, ':');
-		sb_append_json_value(&req->json, &v);
-	}
-	appendStringInfoChar(&req->json, '}');
+	(void) sb_inputs_walk(req, inputs);
 }

@@ -15,7 +15,7 @@
  * building anything.  sb_jsonb_build() then builds the jsonb as jsonb_in
  * would, but checks for interrupts every SB_JSONB_TICK tokens and stops
  * building once its tree takes more than a budget (sb_jsonb_limit()): the
- * parse goes on to the end without allocating, and the caller reports the
+ * parse goes on to the end, keeping nothing, and the caller reports the
  * result as too large instead of raising.  Neither raises for anything in
  * the text, except a cancel and, in a database whose encoding is not UTF8,
  * a \u escape the server encoding cannot hold.
@@ -244,7 +244,10 @@ sb_jsonb_field(void *state, char *fname, bool isnull)
 	JsonbValue	v;
 
 	if (!sb_jsonb_tick(b))
+	{
+		pfree(fname);			/* ours (jsonapi.c): over budget, keep nothing */
 		return;
+	}
 	v.type = jbvString;
 	v.val.string.len = (int) strlen(fname);
 	v.val.string.val = fname;
@@ -258,7 +261,11 @@ sb_jsonb_scalar(void *state, char *token, JsonTokenType tokentype)
 	JsonbValue	v;
 
 	if (!sb_jsonb_tick(b))
+	{
+		if (token != NULL)
+			pfree(token);		/* as for a field name */
 		return;
+	}
 	switch (tokentype)
 	{
 		case JSON_TOKEN_STRING:

@@ -152,48 +152,47 @@ sb_validated_find(const SbRequest *req, const char *code)
 	return NULL;
 }
 
-/*
- * Tell the child if this code passed its validator before (after
- * sb_request_start, for calls that run the code: not sandbox_validate).
- */
-void
-sb_request_offer_validated(SbRequest *req, const char *code)
+/* Tell the child that this code passed the validator on this worker. */
+static void
+sb_request_mark_validated(SbRequest *req)
 {
-	SbValidated *v;
-
-	if (req->validated)
-		return;					/* sb_request_validate_first() said so */
-	v = sb_validated_find(req, code);
-	req->validated = v != NULL;
-	if (v != NULL)
-		v->used = ++sb_validated_clock;
-	if (req->validated)
-		appendStringInfo(&req->json, "\"validated\":\"%016llx\",",
-						 (unsigned long long) sb_sandbox_instance());
+	req->validated = true;
+	appendStringInfo(&req->json, "\"validated\":\"%016llx\",",
+					 (unsigned long long) sb_sandbox_instance());
 }
 
 /*
- * Code is validated before any table input is read: a forbidden import or
- * a syntax error should not cost a scan of a large table first, nor show
- * the table's error instead of the code's.  When the inputs name a table
- * or a query and this session has not seen this code pass (the memo
- * above), a child runs the validator alone first; the call then offers it
- * as validated.  Returns false, with that child's outcome in *out, when
- * the code failed (the caller reports it as the call's); true when the
- * call goes on.  Call it after sb_request_start, before anything else is
- * added to the request.
+ * Make sure the code passes the validator before anything else of the
+ * call happens (after sb_request_start, before anything else is added to
+ * the request; not for sandbox_validate).
+ *
+ * Code this session ran to a result on this worker (the memo above) is
+ * offered to the child as validated.  Otherwise, when the inputs read the
+ * database ($query, $table), a child runs the validator alone first: a
+ * forbidden import or a syntax error must not cost a scan of a large
+ * table, nor show the table's error instead of the code's; its pass is
+ * offered as above.  Mistakes in the inputs themselves (22023) are raised
+ * before either.  Returns false, with the validator child's outcome in
+ * *out, when the code failed (the caller reports it as the call's).
  */
 bool
-sb_request_validate_first(SbRequest *req, const char *code, Jsonb *inputs,
-						  const SbLimits *limits, SbOutcome *out)
+sb_request_validate(SbRequest *req, const char *code, Jsonb *inputs,
+					const SbLimits *limits, SbOutcome *out)
 {
+	SbValidated *v;
 	SbRequest	vreq;
 	Jsonb	   *none;
+	bool		tables = sb_inputs_check(inputs);
 
-	/* the caller's own mistakes in the inputs (22023) come first */
-	if (!sb_inputs_check(inputs) || !req->python_layer ||
-		sb_validated_find(req, code) != NULL)
+	v = sb_validated_find(req, code);
+	if (v != NULL)
+	{
+		v->used = ++sb_validated_clock;
+		sb_request_mark_validated(req);
 		return true;
+	}
+	if (!tables || !req->python_layer)
+		return true;			/* the call's child validates it */
 	none = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
 	sb_request_start(&vreq, code, NULL, limits);
 	/* what the memo keeps must be what this request was built with */
@@ -206,16 +205,13 @@ sb_request_validate_first(SbRequest *req, const char *code, Jsonb *inputs,
 	if (!out->complete || out->result == NULL)
 		return false;
 	sb_validated_note(&vreq, code, out);
-	/* passed: its child need not validate it again (code of any size) */
-	req->validated = true;
-	appendStringInfo(&req->json, "\"validated\":\"%016llx\",",
-					 (unsigned long long) sb_sandbox_instance());
+	sb_request_mark_validated(req);	/* code of any size */
 	return true;
 }
 
 /*
  * A call with this code has ended: if with a result, remember the code
- * (unless the request said it was known: sb_request_offer_validated).
+ * (unless the request said it was known: sb_request_validate).
  */
 void
 sb_validated_note(const SbRequest *req, const char *code, const SbOutcome *out)
@@ -342,12 +338,11 @@ sb_run_functions(const char *code, Jsonb *inputs, ArrayType *returns, Jsonb *opt
 	sb_limits_from_options(limits, options);
 	sb_request_start(req, code, returns, limits);
 	req->capture_output = capture_output;
-	if (!sb_request_validate_first(req, code, inputs, limits, out))
+	if (!sb_request_validate(req, code, inputs, limits, out))
 	{
 		sb_report_usage(req, out);
 		return;
 	}
-	sb_request_offer_validated(req, code);
 	if (capture_output)
 	{
 		/* sandbox_run: a failing table input is reported, not raised */
@@ -437,7 +432,7 @@ sb_layer_row(ReturnSetInfo *rsinfo, const char *layer, bool active, const char *
 
 /*
  * sandbox_layers() returns setof (layer, active, detail): which layers of
- * SPEC 3 are active on this server, and why not where they are not.
+ * the README's Security model are active on this server, and why not where they are not.
  */
 Datum
 sandbox_layers(PG_FUNCTION_ARGS)

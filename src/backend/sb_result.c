@@ -1,7 +1,7 @@
 /*
  * sb_result.c
  *		Turn what the child sent and how it ended into jsonb, notices or a
- *		PostgreSQL error with the SQLSTATE of SPEC 3.
+ *		PostgreSQL error with the SQLSTATE of the README's Errors table.
  *
  * Every byte here came from the sandbox: texts are checked to be valid
  * UTF-8 without NULs and JSON is validated by PostgreSQL's own parser

@@ -292,7 +292,7 @@ sb_rows_run(FunctionCallInfo fcinfo, const char *code, Jsonb *inputs,
 	cols = palloc0(sizeof(SbOutColumn) * Max(tupdesc->natts, 1));
 	returns = construct_array(&name, 1, TEXTOID, -1, false, TYPALIGN_INT);
 	sb_request_start(&req, code, returns, &limits);
-	if (!sb_request_validate_first(&req, code, inputs, &limits, &out))
+	if (!sb_request_validate(&req, code, inputs, &limits, &out))
 	{
 		sb_report_usage(&req, &out);
 		sb_check_outcome(&out, &limits);	/* raises the code's error */
@@ -300,7 +300,6 @@ sb_rows_run(FunctionCallInfo fcinfo, const char *code, Jsonb *inputs,
 				(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
 				 errmsg("sandbox process ended without a result")));
 	}
-	sb_request_offer_validated(&req, code);
 	appendStringInfoString(&req.json, "\"rows\":{\"columns\":[");
 	for (i = 0; i < tupdesc->natts; i++)
 	{

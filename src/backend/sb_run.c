@@ -91,7 +91,7 @@ sb_run_report(StringInfo r, bool failed, const SbFailure *f, const SbOutcome *ou
 
 /*
  * sandbox_run(code, inputs, returns, options) returns jsonb: a report of
- * the run (SPEC 2.3).
+ * the run (README, sandbox_run).
  */
 Datum
 sandbox_run(PG_FUNCTION_ARGS)
@@ -155,7 +155,7 @@ sandbox_run(PG_FUNCTION_ARGS)
 
 /*
  * sandbox_validate(code) returns jsonb: the validator's findings and the
- * imports used (SPEC 2.4).  Nothing runs but the validator, in a sandbox.
+ * imports used (README, sandbox_validate).  Nothing runs but the validator, in a sandbox.
  */
 Datum
 sandbox_validate(PG_FUNCTION_ARGS)

@@ -538,7 +538,10 @@ def _set_values(value):
              if type(v) in _INT_TYPES or type(v) in _FLOAT_TYPES or type(v) in _BOOL_TYPES
              else None for v in items}
     if len(kinds) == 1 and None not in kinds:
-        items.sort(key=str.__str__ if str in kinds else float)
+        try:
+            items.sort(key=str.__str__ if str in kinds else float)
+        except OverflowError:  # an int beyond float's range: left unsorted
+            pass
     return items
 
 

@@ -26,6 +26,7 @@ import builtins
 import io
 import string
 import sys
+import types
 
 # Captured at load time, before any user code can run.
 _real_import = builtins.__import__
@@ -100,7 +101,7 @@ FORBIDDEN_ATTRIBUTES.update(dict.fromkeys((
 
 # str.format and friends can walk attributes from inside a string.  Calls
 # of .format/.format_map are checked (format_string_problem): statically on
-# a string literal, at run time on anything else (guard_format_receiver);
+# a string literal, at run time on anything else (guard_format_method);
 # these names are refused where neither check can apply (getattr with the
 # name, string.Formatter, string.Template).
 FORMAT_ATTRIBUTES = frozenset({
@@ -109,7 +110,7 @@ FORMAT_ATTRIBUTES = frozenset({
 FORMAT_METHODS = frozenset({"format", "format_map"})
 # the builtin that user code reaches only through that rewriting: a dunder
 # name, which the validator refuses in user code
-FORMAT_GUARD_NAME = "__sb_format_receiver__"
+FORMAT_GUARD_NAME = "__sb_format_method__"
 
 
 # pandas readers and writers that work on data in memory: allowed, and
@@ -193,42 +194,44 @@ def format_string_problem(text, depth=0):
     return None
 
 
-def guard_format_receiver(obj):
-    """What X.format/X.format_map is called on, checked at run time.
+def guard_format_method(method):
+    """A .format/.format_map method, checked at run time before it is called.
 
-    User code's "X.format(...)" is compiled as "guard(X).format(...)"
-    (compile_user_code).  A string is checked like a literal one; str itself
-    (str.format(fmt, ...)) would take the format string as an argument, so
-    it is refused; anything else (pandas' Styler.format, Index.format) has
-    a format method of its own and passes.
+    User code's "X.format" is compiled as "guard(X.format)"
+    (compile_user_code), so what is checked is the method itself, however X
+    was reached (a string, a str subclass, super()): str's own methods bound
+    to a string have that string checked like a literal one; unbound
+    (str.format(fmt, ...), which takes the format string as an argument)
+    they are refused; any other format method (pandas' Styler.format,
+    Index.format, a user class's) has rules of its own and passes.
     """
-    if isinstance(obj, str):
-        problem = format_string_problem(str.__str__(obj))
+    owner = getattr(method, "__self__", None)
+    if type(method) is types.BuiltinMethodType and isinstance(owner, str):
+        problem = format_string_problem(str.__str__(owner))
         if problem is not None:
             raise AttributeError(problem)
-    elif isinstance(obj, type) and issubclass(obj, str):
+    elif type(method) is types.MethodDescriptorType and \
+            getattr(method, "__objclass__", None) is str:
         raise AttributeError('"str.format" is not allowed: call .format on the '
                              'format string itself, or use an f-string')
-    return obj
+    return method
 
 
 class _FormatGuard(ast.NodeTransformer):
-    """Route the receiver of every .format/.format_map through the guard."""
+    """Route every .format/.format_map read through the guard."""
 
     def visit_Attribute(self, node):
         self.generic_visit(node)
-        if node.attr in FORMAT_METHODS and not (
+        if node.attr in FORMAT_METHODS and isinstance(node.ctx, ast.Load) and not (
                 isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
-            guard = ast.Name(id=FORMAT_GUARD_NAME, ctx=ast.Load())
-            node.value = ast.copy_location(
-                ast.Call(func=ast.copy_location(guard, node.value), args=[node.value],
-                         keywords=[]), node.value)
+            guard = ast.copy_location(ast.Name(id=FORMAT_GUARD_NAME, ctx=ast.Load()), node)
+            return ast.copy_location(ast.Call(func=guard, args=[node], keywords=[]), node)
         return node
 
 
 def compile_user_code(source, filename):
-    """compile() for code that passed the validator: .format receivers that
-    are not string literals are checked at run time (guard_format_receiver)."""
+    """compile() for code that passed the validator: .format methods not
+    taken from a string literal are checked at run time (guard_format_method)."""
     if "format" not in source:
         return compile(source, filename, "exec", dont_inherit=True)
     tree = _FormatGuard().visit(ast.parse(source, filename))
@@ -516,7 +519,7 @@ def _base_builtins():
     table["getattr"] = sb_getattr
     table["hasattr"] = sb_hasattr
     table["type"] = sb_type
-    table[FORMAT_GUARD_NAME] = guard_format_receiver
+    table[FORMAT_GUARD_NAME] = guard_format_method
     return table
 
 
@@ -602,10 +605,42 @@ def _guard_pandas_io():
     for name, argname in READERS.items():
         reader = getattr(pandas, name)
         _GUARDED_READERS[id(reader)] = _guard_reader(name, argname, reader)
-    for cls in (NDFrame, pandas.DataFrame, pandas.Series):
+    classes = [NDFrame, pandas.DataFrame, pandas.Series]
+    try:
+        from pandas.io.formats.style import Styler
+    except ImportError:  # no jinja2: no Styler either
+        Styler = None
+    if Styler is not None:
+        classes.append(Styler)
+        for name in ("format", "format_index"):
+            if hasattr(Styler, name):   # defined on a base class (StylerRenderer)
+                _guard_styler_format(Styler, name)
+    for cls in classes:
         for name, argname in WRITERS.items():
             if name in cls.__dict__:
                 _guard_writer(cls, name, argname)
+
+
+def _guard_styler_format(cls, name):
+    """Styler.format(formatter): pandas calls formatter.format(value) itself,
+    out of the compiled guard's sight: a format string (or one in a dict of
+    them) is checked like a literal one."""
+    method = getattr(cls, name)
+
+    def guarded(self, formatter=None, *args, **kwargs):
+        if _PANDAS_GUARD["on"]:
+            strings = [formatter] if isinstance(formatter, str) else (
+                list(formatter.values()) if isinstance(formatter, dict) else [])
+            for text in strings:
+                problem = format_string_problem(str.__str__(text)) \
+                    if isinstance(text, str) else None
+                if problem is not None:
+                    raise AttributeError(problem + " (in Styler.%s)" % name)
+        return method(self, formatter, *args, **kwargs)
+    guarded.__name__ = name
+    guarded.__qualname__ = method.__qualname__
+    guarded.__doc__ = method.__doc__
+    setattr(cls, name, guarded)
 
 
 def set_pandas_guard(on):

@@ -1,4 +1,4 @@
-"""Static validation of sandboxed user code (SPEC 2.1, 2.4 and 3, layer 2).
+"""Static validation of sandboxed user code (README: sandbox_validate; Security model, layer 3).
 
 validate(source, allowed_modules) parses the code and walks its syntax tree
 without running anything, and returns (findings, imports).  A finding is

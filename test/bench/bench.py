@@ -1137,7 +1137,7 @@ def report(machine, all_results, mem, args):
         p50 = pct(warm.times, 50)
         bars.append(("1 warm trivial p50, back to back %.2f ms <= 5 ms (fork per call)" % p50,
                      mark(p50 <= 5)))
-    # SPEC 5 compares the warm trivial call, the one that finds a pre-forked
+    # The bars compare the warm trivial call, the one that finds a pre-forked
     # child, with a fresh process; back to back (no spare is ready, every
     # call forks) is shown beside it
     fr = by.get(("1", "fresh python+pandas"))
@@ -1170,7 +1170,7 @@ def report(machine, all_results, mem, args):
     if mem["rows"]:
         report_memory(mem, bars, errors)
     print()
-    print("SPEC 5 bars (reported, not asserted):")
+    print("bars (reported, not asserted):")
     width = max((len(d) for d, _ in bars), default=0)
     for desc, status in bars:
         print("  bar: %s : %s" % (desc.ljust(width), status))

@@ -1,5 +1,5 @@
 #!/bin/sh
-# test/bench/run.sh - the SPEC 5 benchmark in one command (Debian 12, as root).
+# test/bench/run.sh - the benchmark (doc/performance.md) in one command (Debian 12, as root).
 #
 # Installs PL/Python and psycopg2 if missing, builds the floor program
 # (make floor), starts a throwaway cluster in /tmp/pysandbox-bench on port

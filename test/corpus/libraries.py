@@ -24,15 +24,10 @@ CI).  Also checked:
 Prints one line per check and "libraries: N passed, M failed".
 """
 
-import contextlib
-import io
-import json
 import os
 import sys
 import textwrap
 import time
-import types
-import warnings
 
 import psycopg2
 import psycopg2.extras
@@ -40,14 +35,7 @@ import psycopg2.extras
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 from proctools import WORKER_EXE, descendants, exe_of, process_table  # noqa: E402
-sys.path.insert(0, os.path.join(HERE, "..", "..", "src", "python"))
-_io = types.ModuleType("sb_io")
-for _i, _name in enumerate(["COL_INT64", "COL_FLOAT64", "COL_BOOL", "COL_TEXT", "COL_DATE",
-                            "COL_TIMESTAMP", "COL_TIMESTAMPTZ", "COL_INTERVAL", "COL_JSON",
-                            "COL_BYTES", "COL_DECIMAL"]):
-    setattr(_io, _name, _i + 1)
-sys.modules["sb_io"] = _io
-import sb_codec  # noqa: E402
+from run_corpus import plain  # noqa: E402  (the sandbox's JSON rules, in plain Python)
 
 PRELOAD = ("scipy.stats, scipy.optimize, scipy.interpolate, scipy.signal, "
            "sklearn.linear_model, sklearn.cluster, sklearn.preprocessing, "
@@ -219,15 +207,6 @@ NOT_PRELOADED = ("scipy", """
     """, "scipy.cluster")
 
 
-def plain(code):
-    namespace = {"__name__": "__libraries__"}
-    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        exec(compile(code, "<snippet>", "exec"), namespace)
-        value = namespace["main"]()
-    return json.loads(sb_codec.dumps({"main": value}, 1 << 30))["main"]
-
-
 def installed(lib):
     try:
         __import__(lib)
@@ -293,7 +272,10 @@ def main():
         if lib not in libs:
             continue
         code = textwrap.dedent(code).lstrip("\n")
-        want = plain(code)
+        status, want = plain(code)
+        if status != "ok":
+            check(False, "%s: %s" % (lib, name), "plain Python failed: %s" % want)
+            continue
         try:
             cur.execute("SELECT sandbox_execute(%s)", (code,))
             got = cur.fetchone()[0]["main"]

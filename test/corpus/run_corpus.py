@@ -19,20 +19,16 @@ import json
 import os
 import sys
 import tempfile
-import types
 import warnings
 
 import psycopg2
 import psycopg2.extras
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "src", "python"))
-_io = types.ModuleType("sb_io")
-for _i, _name in enumerate(["COL_INT64", "COL_FLOAT64", "COL_BOOL", "COL_TEXT", "COL_DATE",
-                            "COL_TIMESTAMP", "COL_TIMESTAMPTZ", "COL_INTERVAL", "COL_JSON",
-                            "COL_BYTES", "COL_DECIMAL"]):
-    setattr(_io, _name, _i + 1)
-sys.modules["sb_io"] = _io
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+import sb_stub  # noqa: E402
+
+sb_stub.install()
 import sb_codec  # noqa: E402
 
 

@@ -622,6 +622,24 @@ class FormatGuardTests(unittest.TestCase):
         with self.assertRaisesRegex(AttributeError, '"str.format" is not allowed'):
             self.run_code("def f(x):\n    return str.format('{0.__class__}', x)\n", 1)
 
+    def test_format_reached_through_super_or_a_subclass(self):
+        # what is checked is the method, however its string was reached
+        code = ("class S(str):\n"
+                "    def g(self, *a):\n"
+                "        return super().format(*a)\n"
+                "    def h(self, m):\n"
+                "        return super().format_map(m)\n"
+                "def f(t, x):\n"
+                "    return S(t).g(x)\n")
+        self.assertEqual(self.run_code(code, "<{0.real}>", 2), "<2>")
+        with self.assertRaisesRegex(AttributeError, 'format field "{0.__globals__}"'):
+            self.run_code(code, "{0.__globals__}", len)
+        with self.assertRaisesRegex(AttributeError, "format field"):
+            self.run_code(code.replace("S(t).g(x)", "S(t).h({'a': x})"), "{a.__class__}", 1)
+        with self.assertRaisesRegex(AttributeError, '"str.format" is not allowed'):
+            self.run_code("class S(str):\n    pass\n"
+                          "def f(x):\n    return S.format('{0.__class__}', x)\n", 1)
+
     def test_other_format_methods_pass(self):
         class Thing:
             def format(self, spec):
@@ -1031,6 +1049,28 @@ class GuardIoTests(unittest.TestCase):
                                         r"call it without a path"):
                 self.run_code("import pandas as pd\ndf = pd.DataFrame({'x': [1]})\n"
                               "p = '/tmp/pysandbox-never-written'\n" + call + "\n")
+
+    def test_styler(self):
+        # pandas calls the formatter's .format itself: checked on the way in
+        g = self.run_code("""\
+            import pandas as pd
+            df = pd.DataFrame({"x": [1.5]})
+            html = df.style.format("{:.2f}").format_index("<{}>", axis=1).to_html()
+            """)
+        self.assertIn("1.50", g["html"])
+        self.assertIn("><x></th>", g["html"])
+        for call in ('df.style.format("{0.__class__.__mro__}").to_html()',
+                     'df.style.format({"x": "{0.__class__}"}).to_html()',
+                     'df.style.format_index("{0.__class__}").to_html()'):
+            with self.assertRaisesRegex(AttributeError, r"format field .* \(in Styler\."):
+                self.run_code("import pandas as pd\ndf = pd.DataFrame({'x': [1.5]})\n"
+                              + call + "\n")
+        for call in ("df.style.to_html(p)", "df.style.to_latex(buf=p)"):
+            with self.assertRaisesRegex(PermissionError, r"Styler\.to_\w+\(\) may not write "
+                                        r"to a file or URL"):
+                self.run_code("import pandas as pd\ndf = pd.DataFrame({'x': [1]})\n"
+                              "p = '/tmp/pysandbox-never-written'\n" + call + "\n")
+        self.assertFalse(os.path.exists("/tmp/pysandbox-never-written"))
 
 
 # Code run under the guard imports these.

@@ -9,22 +9,16 @@ one request and records what the child sends back.
 import json
 import os
 import sys
-import types
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "src", "python"))
 
-_io = types.ModuleType("sb_io")
-for _i, _name in enumerate(["REQUEST", "TABLE", "COLUMN", "END", "STDOUT", "STDERR",
-                            "RESULT", "ERROR", "ROWS"]):
-    setattr(_io, _name, 100 + _i)
-for _i, _name in enumerate(["COL_INT64", "COL_FLOAT64", "COL_BOOL", "COL_TEXT", "COL_DATE",
-                            "COL_TIMESTAMP", "COL_TIMESTAMPTZ", "COL_INTERVAL", "COL_JSON",
-                            "COL_BYTES", "COL_DECIMAL"]):
-    setattr(_io, _name, _i + 1)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sb_stub  # noqa: E402
+
+_io = sb_stub.install()
 _io.INSTANCE = "00c0ffee00c0ffee"
-sys.modules["sb_io"] = _io
 
 import sb_runtime  # noqa: E402
 

@@ -1,0 +1,34 @@
+"""The sandbox's Python modules (src/python) outside the worker.
+
+    import sb_stub; sb_io = sb_stub.install()
+
+puts src/python on sys.path and registers a stand-in for sb_io, the
+worker's C module, holding its frame types and column kinds; a test that
+plays frames sets recv/send/sendv (and INSTANCE) on it.
+"""
+
+import os
+import sys
+import types
+
+SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src", "python")
+
+FRAMES = ["REQUEST", "TABLE", "COLUMN", "END", "STDOUT", "STDERR", "RESULT", "ERROR", "ROWS"]
+COLUMN_KINDS = ["COL_INT64", "COL_FLOAT64", "COL_BOOL", "COL_TEXT", "COL_DATE",
+                "COL_TIMESTAMP", "COL_TIMESTAMPTZ", "COL_INTERVAL", "COL_JSON",
+                "COL_BYTES", "COL_DECIMAL"]
+
+
+def install():
+    """The stand-in sb_io module (made once)."""
+    if "sb_io" in sys.modules:
+        return sys.modules["sb_io"]
+    if SRC not in sys.path:
+        sys.path.insert(0, SRC)
+    io = types.ModuleType("sb_io")
+    for i, name in enumerate(FRAMES):
+        setattr(io, name, 100 + i)
+    for i, name in enumerate(COLUMN_KINDS):
+        setattr(io, name, i + 1)
+    sys.modules["sb_io"] = io
+    return io
