@@ -42,6 +42,7 @@ WORKER_OBJS = \
 	src/worker/sb_seccomp.wo \
 	src/worker/sb_python.wo \
 	src/worker/sb_hotpages.wo \
+	src/worker/sb_preloaded.wo \
 	src/worker/sb_embedded.wo \
 	src/worker/sb_frame.wo
 # order matters: a module may import only the ones before it

@@ -147,6 +147,17 @@ def holds_claim_token(pid):
         return False
 
 
+PRELOADED_COMM = "pysandbox-prel"   # src/worker/sb_worker.h
+
+
+def is_preloaded_process(pid):
+    """The worker's preloaded process (src/worker/sb_preloaded.c): a child of
+    the worker that holds pysandbox.preload_modules, runs no call, and forks
+    the children of calls that name them.  It renames itself."""
+    st = read_stat(pid)
+    return st is not None and st[0] == PRELOADED_COMM
+
+
 def is_spare(pid, sockets=None):
     """A spare: a worker's child forked ahead of any call and still idle.
 
@@ -160,6 +171,8 @@ def is_spare(pid, sockets=None):
     waits; one without a filter yet (just forked: its fd 3 may still be the
     worker's) has not run any call either.
     """
+    if is_preloaded_process(pid):
+        return False
     if seccomp_mode(pid) == 0 or holds_claim_token(pid):
         return True
     inode = _socket_inode(pid, 3)
@@ -173,6 +186,8 @@ def is_spare(pid, sockets=None):
 
 
 def call_children(table, worker):
-    """The worker's children that serve (or served) a call: not spares."""
+    """The worker's children that serve (or served) a call: not spares, not
+    its preloaded process."""
     sockets = unix_socket_holders()
-    return [p for p in children(table, worker) if not is_spare(p, sockets)]
+    return [p for p in children(table, worker)
+            if not is_spare(p, sockets) and not is_preloaded_process(p)]

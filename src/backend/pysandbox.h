@@ -64,10 +64,12 @@ typedef struct SbSandbox
 	bool		exited;			/* the worker reported the child reaped */
 	bool		from_reservation;	/* the worker reserved it for this session */
 	bool		revoked;		/* ... and took it back before the call began */
+	bool		preloaded;		/* a child of the preloaded process */
 	SbExitReport exit;			/* valid once exited */
 } SbSandbox;
 
-extern SbSandbox *sb_sandbox_acquire(const SbSpawnRequest *req, bool allow_reserved);
+extern SbSandbox *sb_sandbox_acquire(const SbSpawnRequest *req, bool allow_reserved,
+									 const char *code);
 extern void sb_sandbox_kill(SbSandbox *sb);
 extern int	sb_sandbox_control_fd(void);
 extern bool sb_sandbox_read_exit(SbSandbox *sb);
@@ -150,6 +152,8 @@ typedef struct SbRequest
 	bool		python_layer;	/* pysandbox.python_layer when it was built */
 	char	   *allowed_modules;	/* pysandbox.allowed_modules then */
 	bool		validated;		/* the child may skip the validator (sb_main.c) */
+	const char *code;			/* the code, to choose the child's process
+								 * (sb_worker.c); NULL: any */
 } SbRequest;
 
 extern void sb_inputs_encode(SbRequest *req, Jsonb *inputs);
@@ -189,6 +193,7 @@ typedef struct SbOutcome
 	bool		protocol_error; /* the child broke the frame protocol */
 	bool		cut;			/* its output ended in the middle of a frame */
 	bool		worker_lost;	/* the worker died or stopped answering */
+	bool		preloaded;		/* the child had pysandbox.preload_modules */
 	struct ErrorData *input_error;	/* sandbox_run: a table input failed;
 									 * nothing ran */
 	bool		complete;		/* a complete result, then the end of the

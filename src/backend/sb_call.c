@@ -457,7 +457,7 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 		out->stderr_text = makeStringInfo();
 		MemoryContextSwitchTo(keep);
 	}
-	st->sb = sb_sandbox_acquire(&spawn, true);
+	st->sb = sb_sandbox_acquire(&spawn, true, req->code);
 again:
 	/* the deadline counts from when the child is ours, after any queueing */
 	INSTR_TIME_SET_CURRENT(start);
@@ -586,7 +586,7 @@ again:
 		else if (st->sb->revoked)
 		{
 			sb_sandbox_release(st->sb);
-			st->sb = sb_sandbox_acquire(&spawn, false);
+			st->sb = sb_sandbox_acquire(&spawn, false, req->code);
 			memset(&rd.hdr, 0, sizeof(rd.hdr));
 			rd.hdr_got = 0;
 			rd.payload = NULL;
@@ -641,6 +641,7 @@ again:
 	out->protocol_error = rd.bad;
 	out->cut = rd.cut;
 	out->exit = st->sb->exit;
+	out->preloaded = st->sb->preloaded;
 	/* a reservation's call began before the worker heard of it */
 	if (st->sb->from_reservation)
 		out->exit.wall_us = (uint64) sb_ms_since(start) * 1000;

@@ -30,11 +30,10 @@ int			sb_spare_children = 2;
 int			sb_queue_timeout_ms = 10000;
 
 /*
- * What the worker imports besides numpy, pandas and the allowed modules:
- * nothing by default.  Each preloaded module's mappings are copied by every
- * fork and freed by every exit: with scipy.stats, scipy.optimize and
- * scipy.interpolate, 8 clients made 15-25 % fewer calls a second here
- * (doc/performance.md), paced calls were unchanged.
+ * What the worker's preloaded process imports (src/worker/sb_preloaded.c):
+ * nothing by default.  Only the calls whose code names one of these
+ * packages fork from that process, and pay for its larger address space
+ * (doc/performance.md); nothing is preloaded unless an administrator asks.
  */
 #define SB_DEFAULT_PRELOAD ""
 
@@ -182,7 +181,7 @@ sb_guc_init(void)
 
 	DefineCustomStringVariable("pysandbox.preload_modules",
 							   "Modules a sandbox worker imports and warms when it starts (comma-separated).",
-							   "Native code can be loaded only before a child is contained: a module that needs it must be preloaded before code may import it. Read when a worker starts: a session's own at its first call, the fork server's when the server starts it.",
+							   "Native code can be loaded only before a child is contained: a module that needs it must be preloaded before code may import it. The worker imports them in a second process, which forks the children of calls whose code names one of their packages. Read when a worker starts: a session's own at its first call, the fork server's when the server starts it.",
 							   &sb_preload_modules,
 							   SB_DEFAULT_PRELOAD,
 							   PGC_SUSET, GUC_LIST_INPUT,

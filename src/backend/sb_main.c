@@ -200,6 +200,7 @@ sb_request_validate(SbRequest *req, const char *code, Jsonb *inputs,
 	vreq.allowed_modules = req->allowed_modules;
 	vreq.capture_output = req->capture_output;
 	appendStringInfoString(&vreq.json, "\"validate_first\":true,");
+	vreq.code = NULL;			/* nothing is imported: any child will do */
 	sb_request_finish(&vreq, none);
 	sb_call_run(&vreq, limits, out);
 	if (!out->complete || out->result == NULL)
@@ -259,6 +260,7 @@ sb_request_start(SbRequest *req, const char *code, ArrayType *returns,
 	req->numeric_decimal = limits->numeric_decimal;
 	req->python_layer = sb_python_layer;
 	req->allowed_modules = pstrdup(sb_allowed_modules ? sb_allowed_modules : "");
+	req->code = code;
 	initStringInfo(&req->json);
 	appendStringInfoString(&req->json, "{\"code\":");
 	escape_json(&req->json, code);
@@ -450,8 +452,10 @@ sandbox_layers(PG_FUNCTION_ARGS)
 				 sb_python_layer ? "validator, restricted builtins, import allowlist"
 				 : "switched off by pysandbox.python_layer (tests only)");
 	sb_layer_row(rsinfo, "preload", true,
-				 psprintf("numpy, pandas%s%s and the allowed modules, imported and warmed before any child is made (pysandbox.preload_modules)",
-						  sb_sandbox_preloaded()[0] ? ", " : "", sb_sandbox_preloaded()));
+				 sb_sandbox_preloaded()[0] ?
+				 psprintf("numpy, pandas and the allowed modules, imported and warmed before any child is made; %s too, in a second process that forks the children of calls whose code names them (pysandbox.preload_modules)",
+						  sb_sandbox_preloaded()) :
+				 "numpy, pandas and the allowed modules, imported and warmed before any child is made (pysandbox.preload_modules)");
 	sb_layer_row(rsinfo, "rlimits", true,
 				 "memory, CPU (timer and RLIMIT_CPU), no processes, no file writes, no core, 16 fds; oom_score_adj 1000");
 	sb_layer_row(rsinfo, "seccomp", (layers & SB_LAYER_SECCOMP) != 0,

@@ -259,9 +259,12 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 		sb_fail(f, ERRCODE_INSUFFICIENT_PRIVILEGE, "violation",
 				psprintf("sandbox code attempted a blocked system call: %s", name),
 				SB_NO_ACCESS_DETAIL,
-				strcmp(name, "mmap") == 0 || strcmp(name, "mprotect") == 0 ?
-				"A module that loads native code, or that pandas loads on demand (such as scipy for some interpolation methods), can be used only if the worker preloads it: an administrator can add it to pysandbox.preload_modules." :
-				SB_NO_ACCESS_HINT);
+				strcmp(name, "mmap") != 0 && strcmp(name, "mprotect") != 0 ? SB_NO_ACCESS_HINT :
+				sb_sandbox_preloaded()[0] && !out->preloaded ?
+				psprintf("A module that loads native code, or that pandas loads on demand (such as scipy for some interpolation methods), can be used only if the worker preloads it, and only by code that names it: this server preloads %s, so import the package by name (for example \"import %.*s\").",
+						 sb_sandbox_preloaded(),
+						 (int) strcspn(sb_sandbox_preloaded(), ".,"), sb_sandbox_preloaded()) :
+				"A module that loads native code, or that pandas loads on demand (such as scipy for some interpolation methods), can be used only if the worker preloads it: an administrator can add it to pysandbox.preload_modules.");
 	}
 	else if (WIFSIGNALED(st))
 	{

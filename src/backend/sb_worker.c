@@ -623,6 +623,74 @@ sb_sandbox_preloaded(void)
 	return sb_worker_preloaded;
 }
 
+/* Does code hold word, not as part of a longer identifier? */
+static bool
+sb_code_has_word(const char *code, const char *word, size_t len)
+{
+	const char *p = code;
+
+#define SB_IDENT_CHAR(c) (isalnum((unsigned char) (c)) || (c) == '_' || ((unsigned char) (c)) >= 0x80)
+	while (len > 0 && (p = strstr(p, word)) != NULL)
+	{
+		if ((p == code || !SB_IDENT_CHAR(p[-1])) && !SB_IDENT_CHAR(p[len]))
+			return true;
+		p++;
+	}
+#undef SB_IDENT_CHAR
+	return false;
+}
+
+/*
+ * pandas methods and arguments that import scipy on demand: interpolation
+ * methods, window types, rank correlations of a Series, sparse matrices.
+ */
+static const char *const sb_scipy_users[] = {
+	"interpolate", "akima", "pchip", "krogh", "barycentric", "cubicspline",
+	"spline", "polynomial", "from_derivatives", "piecewise_polynomial",
+	"slinear", "quadratic", "cubic", "nearest", "zero", "win_type", "kendall",
+	"spearman", "from_spmatrix", "to_coo", "from_coo",
+};
+
+/*
+ * Should a call with this code get a child of the worker's preloaded
+ * process, which holds pysandbox.preload_modules (the worker's own
+ * children do not: every fork of a larger process costs more)?  Yes if the
+ * code names one of their packages (an import must), or, with scipy, uses
+ * a pandas feature that imports scipy by itself.  A word in a comment or a
+ * string counts too: that call only forks from the larger process.  Code
+ * that reaches a preloaded module some other way is told to name it.
+ */
+static bool
+sb_code_wants_preloaded(const char *code)
+{
+	const char *p = sb_worker_preloaded;
+
+	while (code != NULL && *p)
+	{
+		size_t		len = strcspn(p, ",.");
+		char		top[NAMEDATALEN];
+
+		if (len > 0 && len < sizeof(top))
+		{
+			memcpy(top, p, len);
+			top[len] = '\0';
+			if (sb_code_has_word(code, top, len))
+				return true;
+			if (strcmp(top, "scipy") == 0)
+			{
+				int			i;
+
+				for (i = 0; i < lengthof(sb_scipy_users); i++)
+					if (sb_code_has_word(code, sb_scipy_users[i], strlen(sb_scipy_users[i])))
+						return true;
+			}
+		}
+		p += strcspn(p, ",");
+		p += strspn(p, ", ");
+	}
+	return false;
+}
+
 /* The control socket, for callers that wait on it along with the data. */
 int
 sb_sandbox_control_fd(void)
@@ -697,7 +765,7 @@ sb_reservation_fits(const SbSpawnRequest *held, const SbSpawnRequest *req)
  * subtransaction abort releases it too).
  */
 SbSandbox *
-sb_sandbox_acquire(const SbSpawnRequest *req, bool allow_reserved)
+sb_sandbox_acquire(const SbSpawnRequest *req, bool allow_reserved, const char *code)
 {
 	unsigned char buf[SB_FRAME_HEADER_SIZE + sizeof(SbSpawnRequest)];
 	SbSandbox  *sb;
@@ -729,6 +797,12 @@ sb_sandbox_acquire(const SbSpawnRequest *req, bool allow_reserved)
 		if (sb_worker_layers & SB_LAYER_NAMESPACES)
 			r.flags |= SB_SPAWN_NAMESPACES;
 		r.reserve = 1;
+		if (sb_code_wants_preloaded(code))
+		{
+			/* forked on demand: the worker keeps no spares of that kind */
+			r.flags |= SB_SPAWN_PRELOADED;
+			r.reserve = 0;
+		}
 		sb_control_drain();
 		if (sb_control_fd < 0)
 		{
@@ -835,6 +909,7 @@ sb_sandbox_acquire(const SbSpawnRequest *req, bool allow_reserved)
 	sb->in_use = true;
 	sb->data_fd = fd;
 	sb->pid = payload.spawned.pid;
+	sb->preloaded = (r.flags & SB_SPAWN_PRELOADED) != 0;
 have_child:
 	if (fcntl(fd, F_SETFL, O_NONBLOCK) < 0)
 	{

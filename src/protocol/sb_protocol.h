@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define SB_PROTOCOL_VERSION		6
+#define SB_PROTOCOL_VERSION		7
 
 /* the worker inherits its control socket on this fd */
 #define SB_WORKER_CONTROL_FD	3
@@ -135,6 +135,8 @@ typedef struct SbFrameHeader
 #define SB_SPAWN_NAMESPACES		0x0004	/* unshare user, net and IPC */
 #define SB_SPAWN_FS_MOUNT		0x0008	/* a mount namespace root (with Landlock) */
 #define SB_SPAWN_NO_LANDLOCK	0x0010	/* the mount namespace alone: no Landlock */
+#define SB_SPAWN_PRELOADED		0x0020	/* a fork of the process holding
+										 * pysandbox.preload_modules */
 
 typedef struct SbSpawnRequest
 {
@@ -175,7 +177,7 @@ typedef struct SbReserved
 /* the flags that shape a child before its limits are known (spares) */
 #define SB_SPAWN_SHAPE_FLAGS \
 	(SB_SPAWN_NAMESPACES | SB_SPAWN_FS_MOUNT | SB_SPAWN_NO_LANDLOCK | \
-	 SB_SPAWN_ALLOW_NO_LANDLOCK)
+	 SB_SPAWN_ALLOW_NO_LANDLOCK | SB_SPAWN_PRELOADED)
 
 typedef struct SbBusy
 {
@@ -197,9 +199,11 @@ typedef struct SbReady
 	uint64_t	instance;		/* random, this worker process's own: a
 								 * request may say its code passed the
 								 * validator of this instance (sb_main.c) */
-	char		preloaded[SB_PRELOADED_MAX];	/* modules it imported besides
-												 * numpy and pandas, comma-
-												 * separated, NUL-terminated */
+	char		preloaded[SB_PRELOADED_MAX];	/* pysandbox.preload_modules its
+												 * preloaded process imported
+												 * (SB_SPAWN_PRELOADED children
+												 * have them), comma-separated,
+												 * NUL-terminated */
 } SbReady;
 
 #define SB_LAYER_SECCOMP	0x0001	/* the filter compiled */

@@ -384,7 +384,23 @@ def note_native_modules(names):
         _loads_native_code(name)
 
 
+# top-level packages of pysandbox.preload_modules, in a worker's children:
+# the worker's preloaded process has them, and calls whose code names one
+# are forked from it (sb_preloaded.c)
+_PRELOADED_ELSEWHERE = set()
+
+
+def preloaded_elsewhere(names):
+    _PRELOADED_ELSEWHERE.clear()
+    _PRELOADED_ELSEWHERE.update(n.partition(".")[0] for n in names)
+
+
 def _not_preloaded_message(name):
+    top = name.partition(".")[0]
+    if top in _PRELOADED_ELSEWHERE:
+        return ('module "%s" is not available to this call: preloaded modules are '
+                'given only to calls whose code names their package; import "%s" '
+                'by name in the code (for example "import %s")' % (name, top, top))
     return ('module "%s" is allowed but was not preloaded, and it loads native '
             'code, which a sandboxed process cannot do; an administrator can add '
             'it to pysandbox.preload_modules' % name)

@@ -43,26 +43,24 @@ class SandboxProtocolError(Exception):
 
 _WARM_ALLOWED = []
 _PRELOADED = []
+_LATER = set()        # packages whose allowed modules the preloaded process imports
+_WORKER_ENV = {}      # the worker's environment (BLAS thread counts) before warm() cleared it
 
 
 def warm(allowed_csv, preload_csv=""):
     """Import and exercise everything a child may need (runs in the worker).
 
-    preload_csv names modules to import besides the allowed ones
-    (pysandbox.preload_modules): native code can be mapped only now, before
-    any child is contained.  One that fails to import is reported in the
-    server log and left out; preloaded() lists the others.
+    preload_csv is pysandbox.preload_modules: neither they nor the allowed
+    modules of their packages are imported here, but in the worker's
+    preloaded process (warm_preload()), so that this worker's children stay
+    small.
     """
     import importlib
     _WARM_ALLOWED[:] = [m.strip() for m in allowed_csv.split(",") if m.strip()]
-    for name in [m.strip() for m in preload_csv.split(",") if m.strip()]:
-        try:
-            importlib.import_module(name)
-            _PRELOADED.append(name)
-        except Exception as exc:  # not installed, or broken: say so, go on
-            sys.stderr.write("pysandbox-worker: could not preload module \"%s\": %s: %s\n"
-                             % (name, type(exc).__name__, exc))
+    _LATER.update(_packages(preload_csv))
     for name in _WARM_ALLOWED:
+        if name.partition(".")[0] in _LATER:
+            continue
         try:
             importlib.import_module(name)
         except Exception:  # an allowlisted module that is not installed
@@ -84,6 +82,7 @@ def warm(allowed_csv, preload_csv=""):
     # backend, was read at start-up) and a legacy numpy generator with no
     # cached Gaussian; the worker's C code overwrites that generator's state
     # with fresh entropy in every child (see _fresh_process_state).
+    _WORKER_ENV.update(os.environ)   # for the preloaded process's imports
     os.environ.clear()
     np.random.seed()
     gc.collect()
@@ -170,8 +169,85 @@ def _one_core(only_physical_cores=False):
     return 1
 
 
+def _import_preload(preload_csv):
+    """Import the modules of preload_csv; one that fails to import is
+    reported in the server log and left out (preloaded() lists the rest)."""
+    import importlib
+    for name in [m.strip() for m in preload_csv.split(",") if m.strip()]:
+        try:
+            importlib.import_module(name)
+            _PRELOADED.append(name)
+        except Exception as exc:  # not installed, or broken: say so, go on
+            sys.stderr.write("pysandbox-worker: could not preload module \"%s\": %s: %s\n"
+                             % (name, type(exc).__name__, exc))
+
+
+def _packages(csv):
+    """The top-level packages of a comma-separated list of modules."""
+    return {m.strip().partition(".")[0] for m in csv.split(",") if m.strip()}
+
+
+def warm_preload(preload_csv):
+    """In the preloaded process, a fork of the warm worker (sb_preloaded.c):
+    import pysandbox.preload_modules and the allowed modules of their
+    packages, prepare the helpers they bring, and run the trivial call's
+    path again, as warm() does; returns preloaded()."""
+    import importlib
+    sb_guard.preloaded_elsewhere(())
+    # native libraries read their thread counts (OPENBLAS_NUM_THREADS=1 ...)
+    # when they load: from the worker's environment, cleared again below
+    os.environ.update(_WORKER_ENV)
+    _import_preload(preload_csv)
+    if _PRELOADED:
+        tops = _packages(preload_csv)
+        for name in _WARM_ALLOWED:
+            if name.partition(".")[0] in tops:
+                try:
+                    importlib.import_module(name)
+                except Exception:  # an allowlisted module that is not installed
+                    pass
+        try:
+            _warm_library_helpers()
+        except Exception as exc:  # other versions: left as they are, children fail closed
+            sys.stderr.write("pysandbox-worker: could not prepare sklearn's helpers for "
+                             "sandboxed calls: %s: %s\n" % (type(exc).__name__, exc))
+        for _ in range(3):
+            prewarm(collect=False, pandas=False)
+    os.environ.clear()
+    np.random.seed()
+    gc.collect()
+    gc.freeze()
+    return preloaded()
+
+
+def warm_later():
+    """In the worker, when its preloaded process did not start: import the
+    allowed modules warm() left to it, as a worker without one does."""
+    import importlib
+    for name in _WARM_ALLOWED:
+        if name.partition(".")[0] in _LATER:
+            try:
+                importlib.import_module(name)
+            except Exception:  # an allowlisted module that is not installed
+                pass
+    _LATER.clear()
+    try:
+        _warm_library_helpers()
+    except Exception as exc:  # other versions: left as they are, children fail closed
+        sys.stderr.write("pysandbox-worker: could not prepare sklearn's helpers for "
+                         "sandboxed calls: %s: %s\n" % (type(exc).__name__, exc))
+    gc.collect()
+    gc.freeze()
+
+
+def preloaded_elsewhere(names_csv):
+    """In the worker: the modules its preloaded process holds (see
+    sb_guard.preloaded_elsewhere)."""
+    sb_guard.preloaded_elsewhere([m.strip() for m in names_csv.split(",") if m.strip()])
+
+
 def preloaded():
-    """The modules warm() preloaded besides the allowed ones, comma-separated."""
+    """The modules imported from pysandbox.preload_modules, comma-separated."""
     return ", ".join(_PRELOADED)
 
 

@@ -476,7 +476,9 @@ sb_python_find_mt_state(PyObject *warm_result)
 
 /*
  * Start the interpreter, load our modules, and warm numpy and pandas.
- * allowed_modules is the comma-separated import allowlist to preload.
+ * allowed_modules is the comma-separated import allowlist to preload,
+ * except what belongs to the packages of preload_modules: those are the
+ * preloaded process's (sb_python_preload).
  */
 int
 sb_python_start(const char *allowed_modules, const char *preload_modules)
@@ -532,16 +534,54 @@ sb_python_start(const char *allowed_modules, const char *preload_modules)
 	return 0;
 }
 
-/* The modules warm() preloaded, comma-separated, into buf (for READY). */
+/*
+ * In the preloaded process (sb_preloaded.c): import and warm the modules
+ * of pysandbox.preload_modules; the names imported, comma-separated, into
+ * buf (empty if none could be).  What could not be is in the server log.
+ */
 void
-sb_python_preloaded(char *buf, size_t size)
+sb_python_preload(const char *preload_modules, char *buf, size_t size)
 {
-	PyObject   *text = sb_python_call("preloaded", NULL);
+	PyObject   *text = sb_python_call("warm_preload", Py_BuildValue("(s)", preload_modules));
 	const char *s = text ? PyUnicode_AsUTF8(text) : NULL;
 
+	if (text == NULL)
+		sb_python_report("preloading failed");
 	snprintf(buf, size, "%s", s ? s : "");
 	PyErr_Clear();
 	Py_XDECREF(text);
+	(void) malloc_trim(0);
+}
+
+/*
+ * In the worker, when its preloaded process did not start: import the
+ * allowed modules left to it here, as a worker without one does.
+ */
+void
+sb_python_warm_later(void)
+{
+	PyObject   *res = sb_python_call("warm_later", NULL);
+
+	if (res == NULL)
+		sb_python_report("could not import the allowed modules");
+	PyErr_Clear();
+	Py_XDECREF(res);
+	(void) malloc_trim(0);
+}
+
+/*
+ * In the worker: the modules its preloaded process holds, so that its own
+ * children, which do not have them, say how code gets them.
+ */
+void
+sb_python_preloaded_elsewhere(const char *names)
+{
+	PyObject   *res = sb_python_call("preloaded_elsewhere", Py_BuildValue("(s)", names));
+
+	if (res == NULL)
+		sb_python_report("could not note the preloaded modules");
+	PyErr_Clear();
+	Py_XDECREF(res);
 }
 
 /*

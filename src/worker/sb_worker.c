@@ -17,7 +17,10 @@
  * Either way the worker
  *
  *	1. makes sure it dies with the process that started it,
- *	2. starts CPython and imports and warms numpy and pandas (threads off),
+ *	2. starts CPython and imports and warms numpy and pandas (threads off)
+ *	   and, if pysandbox.preload_modules names any, forks the preloaded
+ *	   process that imports those and forks the children of the calls that
+ *	   ask for them (sb_preloaded.c; they become this process's children),
  *	3. keeps `spares` children forked ahead of time: each has already run
  *	   the containment steps that do not depend on the call (sb_contain.c:
  *	   fds, environment, parent-death signal, OOM score, namespaces, the
@@ -340,6 +343,57 @@ sb_child_was_contained(pid_t pid)
 }
 
 /*
+ * A new child, forked by the worker or by its preloaded process (then
+ * reparented to the worker: sb_preloaded.c): run the call-independent
+ * containment steps at once, warm up if it is a spare, then block on the
+ * data socket until the worker writes the call's limits.
+ */
+void __attribute__((noreturn))
+sb_child_main(uint32_t shape, bool spare, int data_fd, int claim_fd)
+{
+	unsigned char hdr[SB_FRAME_HEADER_SIZE];
+	SbSpawnRequest req;
+	uint32_t	type,
+				len;
+	int			statm_fd;
+	pid_t		first_parent = getppid();
+
+	/*
+	 * Forked by the intermediate of a double fork: it is exiting, and the
+	 * kernel then makes the worker (a subreaper) this process's parent.
+	 * The parent-death signal may be set only after that, or the
+	 * intermediate's exit would deliver it; sb_contain_prepare checks the
+	 * parent is the worker.
+	 */
+	if (first_parent != sb_containment.worker_pid)
+	{
+		struct timespec pause = {.tv_sec = 0,.tv_nsec = 20000};
+		int			tries;
+
+		for (tries = 0; getppid() == first_parent && tries < 50000; tries++)
+			(void) nanosleep(&pause, NULL);
+	}
+	sb_containment.flags = shape;
+	sb_python_after_fork_child();
+	statm_fd = sb_contain_prepare(data_fd, claim_fd, &sb_containment);
+	if (spare)
+	{
+		sb_python_prewarm();
+		/* tell the worker this spare is warm (read before any handover) */
+		if (write(SB_CHILD_DATA_FD, "R", 1) != 1)
+			_exit(SB_CHILD_EXIT_SETUP);
+	}
+	if (sb_read_all(SB_CHILD_DATA_FD, hdr, sizeof(hdr)) < 0)
+		_exit(SB_CHILD_EXIT_SETUP); /* the worker dropped this spare */
+	sb_frame_header_decode(hdr, &type, &len);
+	if (type != SB_DATA_LIMITS || len != sizeof(req) ||
+		sb_read_all(SB_CHILD_DATA_FD, &req, sizeof(req)) < 0)
+		_exit(SB_CHILD_EXIT_SETUP);
+	sb_contain_finish(&sb_containment, &req, statm_fd);
+	_exit(sb_python_serve(req.flags, claim_fd >= 0));
+}
+
+/*
  * Fork a child of the given shape.  It runs the call-independent
  * containment steps at once, warms up if it is a spare, then blocks on its
  * data socket until the worker writes the call's limits.  A spare also
@@ -365,36 +419,16 @@ sb_fork_child(uint32_t shape, bool spare, SbChild *out)
 		return false;
 	}
 
-	sb_containment.flags = shape;
-	sb_python_before_fork();
-	pid = fork();
-	if (pid == 0)
+	if (shape & SB_SPAWN_PRELOADED && sb_preloaded_running())
+		pid = sb_preloaded_fork(shape, spare, sv[1], claim);
+	else
 	{
-		unsigned char hdr[SB_FRAME_HEADER_SIZE];
-		SbSpawnRequest req;
-		uint32_t	type,
-					len;
-		int			statm_fd;
-
-		sb_python_after_fork_child();
-		statm_fd = sb_contain_prepare(sv[1], claim, &sb_containment);
-		if (spare)
-		{
-			sb_python_prewarm();
-			/* tell the worker this spare is warm (read before any handover) */
-			if (write(SB_CHILD_DATA_FD, "R", 1) != 1)
-				_exit(SB_CHILD_EXIT_SETUP);
-		}
-		if (sb_read_all(SB_CHILD_DATA_FD, hdr, sizeof(hdr)) < 0)
-			_exit(SB_CHILD_EXIT_SETUP); /* the worker dropped this spare */
-		sb_frame_header_decode(hdr, &type, &len);
-		if (type != SB_DATA_LIMITS || len != sizeof(req) ||
-			sb_read_all(SB_CHILD_DATA_FD, &req, sizeof(req)) < 0)
-			_exit(SB_CHILD_EXIT_SETUP);
-		sb_contain_finish(&sb_containment, &req, statm_fd);
-		_exit(sb_python_serve(req.flags, claim >= 0));
+		sb_python_before_fork();
+		pid = fork();
+		if (pid == 0)
+			sb_child_main(shape, spare, sv[1], claim);
+		sb_python_after_fork_parent();
 	}
-	sb_python_after_fork_parent();
 	close(sv[1]);
 	if (pid < 0)
 	{
@@ -546,7 +580,13 @@ sb_dispatch(SbClient *cl, const SbSpawnRequest *req)
 	bool		from_pool = false;
 	int			i;
 
-	if (sb_recent_streak > 0 && sb_same_limits(req, &sb_recent_limits))
+	/*
+	 * Children of the preloaded process are forked on demand: their
+	 * requests neither shape the spares nor cost a spare its limits.
+	 */
+	if (shape & SB_SPAWN_PRELOADED)
+		;
+	else if (sb_recent_streak > 0 && sb_same_limits(req, &sb_recent_limits))
 		sb_recent_streak = 2;	/* two in a row is all that counts */
 	else
 	{
@@ -559,7 +599,7 @@ sb_dispatch(SbClient *cl, const SbSpawnRequest *req)
 	 * one contained with other limits cannot serve this call or, most
 	 * likely, the next ones: drop it
 	 */
-	for (i = 0; i < sb_nspares; i++)
+	for (i = 0; i < sb_nspares && !(shape & SB_SPAWN_PRELOADED); i++)
 	{
 		if (sb_spares[i].contained && !sb_same_limits(req, &sb_spares[i].limits))
 		{
@@ -1181,6 +1221,46 @@ sb_poll_timeout(uint64_t now)
 }
 
 /* The poll loop; never returns. */
+/* Is pid one of the worker's own children that it knows of? */
+static bool
+sb_pid_known(pid_t pid)
+{
+	int			i;
+
+	for (i = 0; i < sb_nclients; i++)
+		if (sb_clients[i].child.pid == pid)
+			return true;
+	for (i = 0; i < sb_nspares; i++)
+		if (sb_spares[i].pid == pid)
+			return true;
+	for (i = 0; i < sb_norphans; i++)
+		if (sb_orphans[i].pid == pid)
+			return true;
+	return false;
+}
+
+/*
+ * As a child subreaper (sb_preloaded.c) the worker also inherits processes
+ * it never forked: a child whose intermediate was killed before the
+ * preloaded process could name it.  Reap those once they exit; the worker's
+ * own are reaped where they are supervised.
+ */
+static void
+sb_reap_strays(void)
+{
+	for (;;)
+	{
+		siginfo_t	info;
+
+		memset(&info, 0, sizeof(info));
+		if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) < 0 ||
+			info.si_pid == 0 || sb_pid_known(info.si_pid))
+			return;
+		if (waitpid(info.si_pid, NULL, WNOHANG) != info.si_pid)
+			return;
+	}
+}
+
 static void __attribute__((noreturn))
 sb_serve(void)
 {
@@ -1189,7 +1269,7 @@ sb_serve(void)
 
 	for (;;)
 	{
-		size_t		need = 1 + (size_t) sb_nclients * 3 + 2 * SB_MAX_SPARES + (size_t) sb_norphans;
+		size_t		need = 2 + (size_t) sb_nclients * 3 + 2 * SB_MAX_SPARES + (size_t) sb_norphans;
 		size_t		n = 0;
 		size_t		i;
 		int			timeout;
@@ -1229,6 +1309,8 @@ sb_serve(void)
 		orphans_at = n;
 		for (i = 0; i < (size_t) sb_norphans; i++)
 			pfds[n++] = (struct pollfd) {.fd = sb_orphans[i].pidfd,.events = POLLIN};
+		/* last: the preloaded process's socket says only that it has gone */
+		pfds[n++] = (struct pollfd) {.fd = sb_preloaded_socket(),.events = POLLIN};
 
 		/* requests first; a missing spare is forked when nothing is pending */
 		timeout = sb_poll_timeout(now);
@@ -1250,6 +1332,9 @@ sb_serve(void)
 		{
 			int			nclients = sb_nclients;
 			size_t		k = (sb_listen_fd >= 0 ? 1 : 0) + 3 * (size_t) nclients;
+
+			if (pfds[n - 1].fd >= 0 && pfds[n - 1].revents)
+				sb_preloaded_lost();
 
 			/* orphans first, from the last: a reap moves the last one down */
 			for (i = (size_t) norphans; i-- > 0;)
@@ -1318,6 +1403,8 @@ sb_serve(void)
 					sb_client_readable(cl);
 			}
 		}
+		if (sb_preloaded_running())
+			sb_reap_strays();
 		now = sb_now_us();		/* handlers above may have queued requests */
 		sb_enforce_deadlines(now);
 		sb_dispatch_queue();
@@ -1411,7 +1498,17 @@ main(int argc, char **argv)
 	sb_ready.spares = (uint32_t) sb_target_spares;
 	sb_ready.shared = sb_server_mode ? 1 : 0;
 	sb_ready.instance = sb_python_instance();
-	sb_python_preloaded(sb_ready.preloaded, sizeof(sb_ready.preloaded));
+
+	/*
+	 * The extra modules go into a process of their own, forked now that
+	 * the containment is built: this worker's children stay small
+	 * (sb_preloaded.c).
+	 */
+	if (sb_preloaded_start(preload, SB_WORKER_CONTROL_FD, sb_server_mode,
+						   sb_ready.preloaded, sizeof(sb_ready.preloaded)))
+		sb_python_preloaded_elsewhere(sb_ready.preloaded);
+	else if (preload[0] != '\0')
+		sb_python_warm_later();
 
 	/* 3. serve */
 	if (sb_server_mode)

@@ -52,7 +52,9 @@ extern int	sb_seccomp_apply(pid_t self);
 
 /* sb_python.c: the embedded interpreter */
 extern int	sb_python_start(const char *allowed_modules, const char *preload_modules);
-extern void sb_python_preloaded(char *buf, size_t size);
+extern void sb_python_preload(const char *preload_modules, char *buf, size_t size);
+extern void sb_python_preloaded_elsewhere(const char *names);
+extern void sb_python_warm_later(void);
 extern int	sb_python_read_paths(const char **paths, int max);
 extern void sb_python_before_fork(void);
 extern void sb_python_after_fork_parent(void);
@@ -61,6 +63,20 @@ extern int	sb_python_serve(uint32_t flags, bool claim);
 extern void sb_python_prewarm(void);
 extern void sb_python_probe_call(void);
 extern uint64_t sb_python_instance(void);
+
+/* sb_worker.c: the child's side of a fork (from either process) */
+extern void sb_child_main(uint32_t shape, bool spare, int data_fd, int claim_fd)
+			__attribute__((noreturn));
+
+/* sb_preloaded.c: the process holding pysandbox.preload_modules */
+#define SB_PRELOADED_COMM	"pysandbox-prel"	/* its name (comm) */
+#define SB_WORKER_COMM		"pysandbox-worke"	/* the worker's, as exec gave it */
+extern bool sb_preloaded_start(const char *preload, int worker_fd, bool pin,
+							   char *names, size_t size);
+extern bool sb_preloaded_running(void);
+extern pid_t sb_preloaded_fork(uint32_t shape, bool spare, int data_fd, int claim_fd);
+extern int	sb_preloaded_socket(void);
+extern void sb_preloaded_lost(void) __attribute__((noreturn));
 
 /* sb_hotpages.c */
 extern void sb_hot_pages_pin(void);

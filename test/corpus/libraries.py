@@ -19,7 +19,14 @@ CI).  Also checked:
   repair, 38000);
 - no mapping of this cluster's fork-server worker or of any spare is both
   writable and executable (the libraries' helpers are warmed so that none is made:
-  sb_runtime._warm_library_helpers).
+  sb_runtime._warm_library_helpers);
+- the worker itself maps none of the libraries: its preloaded process does
+  (src/worker/sb_preloaded.c), and a call whose code names one runs in a
+  child of that process, reparented to the worker and contained as every
+  child is; code that does not name them runs without them, and a pandas
+  method that needs scipy then fails with a hint that says to name it;
+- when the preloaded process is killed, the worker stops with it and the
+  fork server starts a new pair: the next call works.
 
 Prints one line per check and "libraries: N passed, M failed".
 """
@@ -34,7 +41,8 @@ import psycopg2.extras
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
-from proctools import WORKER_EXE, descendants, exe_of, process_table  # noqa: E402
+from proctools import (WORKER_EXE, call_children, children, descendants, exe_of,  # noqa: E402
+                       is_preloaded_process, is_spare, process_table, read_stat, seccomp_mode)
 from run_corpus import plain  # noqa: E402  (the sandbox's JSON rules, in plain Python)
 
 PRELOAD = ("scipy.stats, scipy.optimize, scipy.interpolate, scipy.signal, "
@@ -236,6 +244,123 @@ def writable_executable_mappings(postmaster):
     return read, found
 
 
+LIBRARY_PATHS = ("/scipy/", "/sklearn/", "/statsmodels/")
+
+# runs long enough to be seen in the process table
+BUSY_SCIPY = """
+import scipy.stats
+def main():
+    x = 0
+    for i in range(60000000):
+        x += i
+    return x
+"""
+
+# pandas imports scipy for a Kendall correlation by itself: the code must
+# name scipy to run in a child that has it (a method name spelled out, as
+# "kendall" or "interpolate", counts)
+KENDALL = """
+import pandas as pd
+def main():
+    m = 'ken' + 'dall'
+    a, b = pd.Series([1.0, 2.0, 3.0, 4.0, 5.0]), pd.Series([2.0, 1.0, 4.0, 3.0, 5.0])
+    return round(float(a.corr(b, method=m)), 9)
+"""
+
+
+def maps_libraries(pid):
+    """Does process pid map a file of scipy, sklearn or statsmodels?"""
+    try:
+        with open("/proc/%d/maps" % pid) as f:
+            return any(p in line for line in f for p in LIBRARY_PATHS)
+    except OSError:
+        return False
+
+
+def fork_server_worker(table, postmaster):
+    """The fork server's worker: a pysandbox-worker child of the postmaster's
+    "pysandbox fork server" child."""
+    for pid in descendants(table, postmaster):
+        if exe_of(pid) == WORKER_EXE and table.get(table[pid][2], ("",))[0] != "pysandbox-worke":
+            return pid
+    return None
+
+
+def check_processes(cur, check, postmaster):
+    """The worker maps no library, its preloaded process does, and a child
+    that runs code naming scipy is a contained child of the worker."""
+    import threading
+    table = process_table()
+    worker = fork_server_worker(table, postmaster)
+    if worker is None:
+        check(False, "the fork server's worker is running", "not found")
+        return
+    kids = [p for p in children(table, worker) if exe_of(p) == WORKER_EXE]
+    holders = [p for p in kids if is_preloaded_process(p)]
+    check(not maps_libraries(worker) and len(holders) == 1 and maps_libraries(holders[0])
+          and not any(maps_libraries(p) for p in kids if p not in holders and is_spare(p)),
+          "the worker and its spares map none of the libraries; its preloaded process does",
+          "worker maps them: %s; preloaded processes: %s" % (maps_libraries(worker), holders))
+    if len(holders) != 1:
+        return
+    preloaded = holders[0]
+    box = {}
+
+    def busy():
+        c = psycopg2.connect("")
+        try:
+            k = c.cursor()
+            k.execute("SELECT sandbox_execute(%s)", (BUSY_SCIPY,))
+            box["result"] = k.fetchone()[0]
+        except psycopg2.Error as exc:
+            box["error"] = "%s %s" % (exc.pgcode, str(exc).strip()[:200])
+        finally:
+            c.close()
+
+    t = threading.Thread(target=busy)
+    t.start()
+    seen = None
+    deadline = time.time() + 20
+    while seen is None and t.is_alive() and time.time() < deadline:
+        table = process_table()
+        for pid in call_children(table, worker):
+            if pid != preloaded and maps_libraries(pid) and seccomp_mode(pid) == 2:
+                seen = pid
+        time.sleep(0.05)
+    t.join()
+    check(seen is not None and box.get("result") == {"main": sum(range(60000000))},
+          "code naming scipy runs in a contained child of the worker, forked with scipy mapped",
+          "child seen: %s, result: %s" % (seen, box))
+
+
+def check_preloaded_process_dies(cur, check, postmaster):
+    """Kill the preloaded process: the worker goes too, the fork server
+    starts a new pair, nothing is left behind, and the next calls work."""
+    table = process_table()
+    worker = fork_server_worker(table, postmaster)
+    holders = [p for p in children(table, worker or -1) if is_preloaded_process(p)]
+    if worker is None or len(holders) != 1:
+        check(False, "killing the preloaded process", "no worker or preloaded process found")
+        return
+    old = set(descendants(table, worker)) | {worker}
+    os.kill(holders[0], 9)
+    deadline = time.time() + 60
+    ok = False
+    while time.time() < deadline:
+        time.sleep(0.2)
+        try:
+            cur.execute("SELECT sandbox_execute(%s)", ("import scipy.stats\ndef main(): "
+                                                         "return round(float(scipy.stats.norm.cdf(0)), 3)",))
+            ok = cur.fetchone()[0] == {"main": 0.5}
+            break
+        except psycopg2.Error:
+            continue    # in flight when the worker went, or not restarted yet
+    left = [p for p in old if read_stat(p) is not None and read_stat(p)[1] != "Z"]
+    check(ok and not left,
+          "the preloaded process killed: the worker follows, a new pair serves the next call",
+          "call ok: %s, old processes left: %s" % (ok, left))
+
+
 def main():
     if sys.argv[1:] == ["--conf"]:
         print(LIBRARY_CONF)
@@ -295,14 +420,41 @@ def main():
                   "%s, allowed but not preloaded: the message names the setting" % module,
                   "%s %s" % (exc.pgcode, msg[:300]))
 
+    if "scipy" in libs:
+        named = KENDALL
+        status, want = plain(named)
+        try:
+            cur.execute("SELECT sandbox_execute(%s)", (named.replace("import pandas as pd",
+                                                                     "import pandas as pd  # scipy"),))
+            got = cur.fetchone()[0]["main"]
+            check(status == "ok" and got == want,
+                  "scipy: pandas loads it for a Kendall correlation, the code names it in a comment",
+                  "sandbox %r, plain Python %r" % (got, want))
+        except psycopg2.Error as exc:
+            check(False, "scipy: pandas loads it for a Kendall correlation, the code names it in a comment",
+                  "%s %s" % (exc.pgcode, str(exc).strip()[:300]))
+        try:
+            cur.execute("SELECT sandbox_execute(%s)", (named,))
+            check(False, "scipy: code that does not name it runs without it", "it ran")
+        except psycopg2.Error as exc:
+            hint = exc.diag.message_hint or ""
+            check(exc.pgcode == "42501" and "mmap" in str(exc)
+                  and 'import the package by name (for example "import scipy")' in hint,
+                  "scipy: code that does not name it runs without it; the hint says to name it",
+                  "%s %s / %s" % (exc.pgcode, str(exc).strip()[:200], hint[:300]))
+
     cur.execute("SHOW data_directory")
     with open(os.path.join(cur.fetchone()[0], "postmaster.pid")) as f:
         postmaster = int(f.readline())
+    if libs:
+        check_processes(cur, check, postmaster)
     time.sleep(0.5)     # spares are forked again once calls stop
     read, rwx = writable_executable_mappings(postmaster)
     check(read > 0 and not rwx,
           "no writable and executable mapping in the worker or a spare (%d read)" % read,
           "; ".join(rwx[:5]) if rwx else "no worker process of this cluster could be read")
+    if libs:
+        check_preloaded_process_dies(cur, check, postmaster)
     print("libraries: %d passed, %d failed" % (passed, failed))
     return 0 if failed == 0 else 1
 

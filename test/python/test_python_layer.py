@@ -1079,6 +1079,34 @@ GUARD_ALLOWED = ("collections", "dataclasses", "enum", "math", "numpy",
 GUARD_ALLOWED_TEXT = ", ".join(sorted(GUARD_ALLOWED))
 
 
+class PreloadedElsewhereTests(unittest.TestCase):
+    """In a worker's own children the modules its preloaded process holds
+    are missing: the message says how code gets them."""
+
+    def tearDown(self):
+        sb_guard.preloaded_elsewhere(())
+
+    def message(self, name):
+        return sb_guard._not_preloaded_message(name)
+
+    def test_not_preloaded_anywhere(self):
+        self.assertEqual(
+            self.message("scipy.cluster"),
+            'module "scipy.cluster" is allowed but was not preloaded, and it loads '
+            'native code, which a sandboxed process cannot do; an administrator can '
+            'add it to pysandbox.preload_modules')
+
+    def test_preloaded_elsewhere(self):
+        sb_guard.preloaded_elsewhere(["scipy.stats", "sklearn.cluster"])
+        self.assertEqual(
+            self.message("scipy.stats"),
+            'module "scipy.stats" is not available to this call: preloaded modules '
+            'are given only to calls whose code names their package; import "scipy" '
+            'by name in the code (for example "import scipy")')
+        self.assertIn('"import sklearn"', self.message("sklearn.linear_model"))
+        self.assertIn("pysandbox.preload_modules", self.message("statsmodels.api"))
+
+
 class GuardTests(unittest.TestCase):
 
     def run_code(self, source):
