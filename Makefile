@@ -3,7 +3,7 @@
 # CPython and forks one contained child per call.
 
 EXTENSION = pysandbox
-DATA = pysandbox--0.1.sql
+DATA = pysandbox--0.1.sql pysandbox--0.1--0.2.sql
 MODULE_big = pysandbox
 OBJS = \
 	src/backend/sb_main.o \
@@ -17,11 +17,12 @@ OBJS = \
 	src/backend/sb_json.o \
 	src/backend/sb_rows.o \
 	src/backend/sb_run.o \
+	src/backend/sb_language.o \
 	src/protocol/sb_frame.o \
 	src/protocol/sb_decode.o
 PGFILEDESC = "pysandbox - run untrusted Python next to the data"
 
-REGRESS = basic inputs types errors limits validation security guc rows agents repairs
+REGRESS = basic inputs types errors limits validation security guc rows agents repairs language
 REGRESS_OPTS = --load-extension=pysandbox
 
 PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config

@@ -12,11 +12,13 @@
 
 #include "postgres.h"
 
+#include "access/tupdesc.h"
 #include "lib/stringinfo.h"
 #include "fmgr.h"
 #include "nodes/pg_list.h"
 #include "utils/array.h"
 #include "utils/jsonb.h"
+#include "utils/tuplestore.h"
 #include "portability/instr_time.h"
 
 #include "../protocol/sb_protocol.h"
@@ -157,6 +159,8 @@ typedef struct SbRequest
 } SbRequest;
 
 extern void sb_inputs_encode(SbRequest *req, Jsonb *inputs);
+extern void sb_request_add_table(SbRequest *req, const char *name, SbColumn *cols,
+								 int ncols, uint64 nrows);
 extern bool sb_inputs_check(Jsonb *inputs);
 extern void sb_request_add_frame(SbRequest *req, uint32 type,
 								 const char *p1, size_t l1,
@@ -211,6 +215,12 @@ extern void sb_request_start(SbRequest *req, const char *code, ArrayType *return
 							 const SbLimits *limits);
 extern void sb_request_finish(SbRequest *req, Jsonb *inputs);
 extern struct ErrorData *sb_request_finish_or_error(SbRequest *req, Jsonb *inputs);
+/* sb_rows.c: rows results (sandbox_rows, the language) */
+typedef struct SbRowsOut SbRowsOut;
+extern SbRowsOut *sb_rows_declare(SbRequest *req, TupleDesc tupdesc, MemoryContext cache_cxt);
+extern uint64 sb_rows_receive(SbRowsOut *ro, const SbOutcome *out, const SbLimits *limits,
+							  const char *func, Tuplestorestate *store,
+							  Datum *values, bool *nulls);
 extern void sb_report_usage(const SbRequest *req, const SbOutcome *out);
 extern bool sb_request_validate(SbRequest *req, const char *code, Jsonb *inputs,
 								const SbLimits *limits, SbOutcome *out);

@@ -266,7 +266,6 @@ sb_table_input(SbRequest *req, const char *name, const char *query, JsonbValue *
 	JsonbValue *pvals = NULL;
 	bool		save_read_only = XactReadOnly;
 	MemoryContext cxt = CurrentMemoryContext;
-	StringInfoData hdr;
 	int			i;
 
 	if (params != NULL)
@@ -380,14 +379,27 @@ sb_table_input(SbRequest *req, const char *name, const char *query, JsonbValue *
 	SPI_finish();
 	error_context_stack = errcb.previous;
 
-	/* TABLE header, then one COLUMN frame per column */
+	sb_request_add_table(req, name, r->cols, r->ncols, r->nrows);
+}
+
+/*
+ * Queue a table input: the TABLE header (its name, row count and columns),
+ * then one COLUMN frame per column; counted against the call's input.
+ */
+void
+sb_request_add_table(SbRequest *req, const char *name, SbColumn *cols, int ncols,
+					 uint64 nrows)
+{
+	StringInfoData hdr;
+	int			i;
+
 	initStringInfo(&hdr);
 	appendStringInfoString(&hdr, "{\"name\":");
 	escape_json(&hdr, name);
-	appendStringInfo(&hdr, ",\"nrows\":" UINT64_FORMAT ",\"columns\":[", r->nrows);
-	for (i = 0; i < r->ncols; i++)
+	appendStringInfo(&hdr, ",\"nrows\":" UINT64_FORMAT ",\"columns\":[", nrows);
+	for (i = 0; i < ncols; i++)
 	{
-		SbColumn   *c = &r->cols[i];
+		SbColumn   *c = &cols[i];
 		char	   *u = pg_server_to_any(c->name, strlen(c->name), PG_UTF8);
 
 		if (i > 0)
@@ -401,12 +413,12 @@ sb_table_input(SbRequest *req, const char *name, const char *query, JsonbValue *
 	appendStringInfoString(&hdr, "]}");
 	sb_request_add_frame(req, SB_DATA_TABLE, hdr.data, hdr.len, NULL, 0, NULL, 0);
 
-	for (i = 0; i < r->ncols; i++)
+	for (i = 0; i < ncols; i++)
 	{
-		req->input_bytes += sb_column_size(&r->cols[i]);
-		sb_column_add_frame(req, &r->cols[i], r->nrows);
+		req->input_bytes += sb_column_size(&cols[i]);
+		sb_column_add_frame(req, &cols[i], nrows);
 	}
-	req->input_rows += r->nrows;
+	req->input_rows += nrows;
 }
 
 /* Parse a $table name, naming the input if it is not a valid name. */

@@ -196,11 +196,20 @@ sb_child_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 	else if (strcmp(kind, "rows") == 0)
 	{
 		char	   *state = sb_json_string(err, "sqlstate");
+		char	   *shape = sb_json_string(err, "shape");
 
 		sb_fail(f, state && strcmp(state, "42703") == 0 ?
 				ERRCODE_UNDEFINED_COLUMN : ERRCODE_DATATYPE_MISMATCH,
 				"exception", message, NULL,
-				"Return a DataFrame (or a list of dicts or tuples) whose columns match the column definition list.");
+				shape == NULL ?
+				"Return a DataFrame (or a list of dicts or tuples) whose columns match the column definition list." :
+				strcmp(shape, "scalar") == 0 ?
+				"Return one value of the function's result type, or None for NULL." :
+				strcmp(shape, "composite") == 0 ?
+				"Return one row of the function's result type: a dict (by column name), a tuple or namedtuple, a Series, or None for NULL." :
+				strcmp(shape, "setof_scalar") == 0 ?
+				"Return the set's values: yield them, or return a list, a Series or a one-column DataFrame." :
+				"Return the set's rows: yield them, or return a list of dicts or tuples, or a DataFrame whose columns match the result's.");
 	}
 	else if (strcmp(kind, "setup") == 0 && !(out->exit.flags & SB_EXIT_CONTAINED) &&
 			 WIFEXITED(out->exit.wait_status) &&

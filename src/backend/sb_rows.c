@@ -247,60 +247,28 @@ sb_text_datum(SbOutColumn *c, uint64 row)
 	return InputFunctionCall(&c->input, arg, c->typioparam, c->typmod);
 }
 
-/*
- * Run the call for the result descriptor tupdesc and fill the tuplestore.
- */
-static void
-sb_rows_run(FunctionCallInfo fcinfo, const char *code, Jsonb *inputs,
-			const char *func, Jsonb *options)
+/* The declared columns of a rows result and what the child sent for them. */
+struct SbRowsOut
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	TupleDesc	tupdesc;
 	SbOutColumn *cols;
-	int			ncols = 0;
-	SbRequest	req;
-	SbLimits	limits;
-	SbOutcome	out;
-	Datum		name = CStringGetTextDatum(func);
-	ArrayType  *returns;
-	uint64		nrows;
-	Datum	   *values;
-	bool	   *nulls;
-	MemoryContext rowcxt;
-	MemoryContext old;
-	SbRowsContext ctx = {func, NULL, 0};
-	ErrorContextCallback errcb;
-	ListCell   *lc;
+	int			ncols;
+};
+
+/*
+ * Declare the result's columns (tupdesc's, dropped ones left out) in the
+ * request: each with the kind the child must send.  cache_cxt holds the
+ * input functions' and domain checks' caches.  Marks req as a rows request.
+ */
+SbRowsOut *
+sb_rows_declare(SbRequest *req, TupleDesc tupdesc, MemoryContext cache_cxt)
+{
+	SbRowsOut  *ro = palloc0(sizeof(SbRowsOut));
 	int			i;
 
-	if (!sb_is_identifier(func))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("\"%s\" is not a valid function name", func)));
-	sb_limits_from_options(&limits, options);
-
-	/*
-	 * Our own copy of the expected descriptor: for a record result,
-	 * get_call_result_type() would hand back the executor's, which it frees
-	 * between calls (a LATERAL call would then use freed memory).  Without an
-	 * expected descriptor (a select-list call) this raises a clear error.
-	 */
-	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
-	tupdesc = rsinfo->setDesc;
-
-	/* the declared columns, in order, and what the child must send */
-	cols = palloc0(sizeof(SbOutColumn) * Max(tupdesc->natts, 1));
-	returns = construct_array(&name, 1, TEXTOID, -1, false, TYPALIGN_INT);
-	sb_request_start(&req, code, returns, &limits);
-	if (!sb_request_validate(&req, code, inputs, &limits, &out))
-	{
-		sb_report_usage(&req, &out);
-		sb_check_outcome(&out, &limits);	/* raises the code's error */
-		ereport(ERROR,
-				(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
-				 errmsg("sandbox process ended without a result")));
-	}
-	appendStringInfoString(&req.json, "\"rows\":{\"columns\":[");
+	ro->tupdesc = tupdesc;
+	ro->cols = palloc0(sizeof(SbOutColumn) * Max(tupdesc->natts, 1));
+	appendStringInfoString(&req->json, "\"rows\":{\"columns\":[");
 	for (i = 0; i < tupdesc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(tupdesc, i);
@@ -308,57 +276,84 @@ sb_rows_run(FunctionCallInfo fcinfo, const char *code, Jsonb *inputs,
 
 		if (att->attisdropped)
 			continue;
-		c = &cols[ncols];
+		c = &ro->cols[ro->ncols];
 		c->attnum = i;
 		c->name = NameStr(att->attname);
 		c->typid = att->atttypid;
 		c->basetype = getBaseType(att->atttypid);
 		c->typmod = att->atttypmod;
 		c->kind = sb_output_kind(c->basetype, c->typmod);
+		c->cache_cxt = cache_cxt;
 		if (c->kind == SB_COL_TEXT)
 		{
 			Oid			infunc;
 
 			getTypeInputInfo(c->typid, &infunc, &c->typioparam);
-			fmgr_info(infunc, &c->input);
-			c->cache_cxt = fcinfo->flinfo->fn_mcxt;
+			fmgr_info_cxt(infunc, &c->input, cache_cxt);
 			c->plain_text = c->typid == TEXTOID || (c->typid == VARCHAROID && c->typmod < 0);
 		}
-		if (ncols > 0)
-			appendStringInfoChar(&req.json, ',');
-		appendStringInfoString(&req.json, "{\"name\":");
-		escape_json(&req.json, c->name);
-		appendStringInfo(&req.json, ",\"kind\":%d,\"category\":\"%s\"}", c->kind,
+		if (ro->ncols > 0)
+			appendStringInfoChar(&req->json, ',');
+		appendStringInfoString(&req->json, "{\"name\":");
+		escape_json(&req->json, c->name);
+		appendStringInfo(&req->json, ",\"kind\":%d,\"category\":\"%s\"}", c->kind,
 						 c->kind == SB_COL_TEXT ? sb_text_category(c->basetype) : "");
-		ncols++;
+		ro->ncols++;
 	}
-	appendStringInfoString(&req.json, "]},");
-	req.rows_mode = true;
-	req.rows_ncols = ncols;
-	sb_request_finish(&req, inputs);
+	appendStringInfoString(&req->json, "]},");
+	req->rows_mode = true;
+	req->rows_ncols = ro->ncols;
+	return ro;
+}
 
-	sb_call_run(&req, &limits, &out);
-	sb_report_usage(&req, &out);
-	sb_validated_note(&req, code, &out);
-	sb_check_outcome(&out, &limits);
+/*
+ * Turn the rows the child sent (out, after sb_check_outcome) into tuples of
+ * the declared descriptor: into store, or, without one, the single row (if
+ * any) into values and nulls (tupdesc->natts of each, in the caller's memory
+ * context).  Returns the number of rows; more than one without a store is
+ * an error.  func names the function in error contexts.
+ */
+uint64
+sb_rows_receive(SbRowsOut *ro, const SbOutcome *out, const SbLimits *limits,
+				const char *func, Tuplestorestate *store, Datum *values, bool *nulls)
+{
+	TupleDesc	tupdesc = ro->tupdesc;
+	SbOutColumn *cols = ro->cols;
+	int			ncols = ro->ncols;
+	uint64		nrows;
+	MemoryContext rowcxt = NULL;
+	MemoryContext old;
+	SbRowsContext ctx = {func, NULL, 0};
+	ErrorContextCallback errcb;
+	ListCell   *lc;
+	int			i;
 
-	if (out.rows_header == NULL || list_length(out.rows_columns) != ncols)
+	if (out->rows_header == NULL || list_length(out->rows_columns) != ncols)
 		ereport(ERROR,
 				(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
 				 errmsg("sandbox process ended without a result")));
-	memcpy(&nrows, out.rows_header, sizeof(nrows));
+	memcpy(&nrows, out->rows_header, sizeof(nrows));
 	/* with no columns there is no payload to bound the row count */
-	if (ncols == 0 && nrows > (uint64) limits.max_output_bytes)
+	if (ncols == 0 && nrows > (uint64) limits->max_output_bytes)
 		sb_bad_rows();
+	if (store == NULL && nrows > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("%s() returned %llu rows where one value was expected",
+						func, (unsigned long long) nrows),
+				 errhint("Return one value, or declare the function RETURNS SETOF.")));
 	i = 0;
-	foreach(lc, out.rows_columns)
+	foreach(lc, out->rows_columns)
 		sb_bind_payload(&cols[i++], (SbChunk *) lfirst(lc), nrows);
 
 	/* build the rows */
-	values = palloc(sizeof(Datum) * Max(tupdesc->natts, 1));
-	nulls = palloc(sizeof(bool) * Max(tupdesc->natts, 1));
-	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "pysandbox rows",
-								   ALLOCSET_DEFAULT_SIZES);
+	if (store != NULL)
+	{
+		values = palloc(sizeof(Datum) * Max(tupdesc->natts, 1));
+		nulls = palloc(sizeof(bool) * Max(tupdesc->natts, 1));
+		rowcxt = AllocSetContextCreate(CurrentMemoryContext, "pysandbox rows",
+									   ALLOCSET_DEFAULT_SIZES);
+	}
 	errcb.callback = sb_rows_error_context;
 	errcb.arg = &ctx;
 	errcb.previous = error_context_stack;
@@ -366,7 +361,7 @@ sb_rows_run(FunctionCallInfo fcinfo, const char *code, Jsonb *inputs,
 	for (ctx.row = 0; ctx.row < nrows; ctx.row++)
 	{
 		CHECK_FOR_INTERRUPTS();
-		old = MemoryContextSwitchTo(rowcxt);
+		old = rowcxt ? MemoryContextSwitchTo(rowcxt) : CurrentMemoryContext;
 		for (i = 0; i < tupdesc->natts; i++)
 			nulls[i] = true;
 		for (i = 0; i < ncols; i++)
@@ -388,16 +383,70 @@ sb_rows_run(FunctionCallInfo fcinfo, const char *code, Jsonb *inputs,
 				values[c->attnum] = valid ? sb_fixed_datum(c, ctx.row) : (Datum) 0;
 				if (c->typid != c->basetype)
 					domain_check(values[c->attnum], !valid, c->typid, &c->domain_extra,
-								 fcinfo->flinfo->fn_mcxt);
+								 c->cache_cxt);
 			}
 		}
 		ctx.column = NULL;
 		MemoryContextSwitchTo(old);
-		tuplestore_putvalues(rsinfo->setResult, tupdesc, values, nulls);
-		MemoryContextReset(rowcxt);
+		if (store != NULL)
+		{
+			tuplestore_putvalues(store, tupdesc, values, nulls);
+			MemoryContextReset(rowcxt);
+		}
 	}
 	error_context_stack = errcb.previous;
-	MemoryContextDelete(rowcxt);
+	if (rowcxt)
+		MemoryContextDelete(rowcxt);
+	return nrows;
+}
+
+/*
+ * Run the call for the result descriptor tupdesc and fill the tuplestore.
+ */
+static void
+sb_rows_run(FunctionCallInfo fcinfo, const char *code, Jsonb *inputs,
+			const char *func, Jsonb *options)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	SbRowsOut  *ro;
+	SbRequest	req;
+	SbLimits	limits;
+	SbOutcome	out;
+	Datum		name = CStringGetTextDatum(func);
+	ArrayType  *returns;
+
+	if (!sb_is_identifier(func))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("\"%s\" is not a valid function name", func)));
+	sb_limits_from_options(&limits, options);
+
+	/*
+	 * Our own copy of the expected descriptor: for a record result,
+	 * get_call_result_type() would hand back the executor's, which it frees
+	 * between calls (a LATERAL call would then use freed memory).  Without an
+	 * expected descriptor (a select-list call) this raises a clear error.
+	 */
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+
+	returns = construct_array(&name, 1, TEXTOID, -1, false, TYPALIGN_INT);
+	sb_request_start(&req, code, returns, &limits);
+	if (!sb_request_validate(&req, code, inputs, &limits, &out))
+	{
+		sb_report_usage(&req, &out);
+		sb_check_outcome(&out, &limits);	/* raises the code's error */
+		ereport(ERROR,
+				(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
+				 errmsg("sandbox process ended without a result")));
+	}
+	ro = sb_rows_declare(&req, rsinfo->setDesc, fcinfo->flinfo->fn_mcxt);
+	sb_request_finish(&req, inputs);
+
+	sb_call_run(&req, &limits, &out);
+	sb_report_usage(&req, &out);
+	sb_validated_note(&req, code, &out);
+	sb_check_outcome(&out, &limits);
+	(void) sb_rows_receive(ro, &out, &limits, func, rsinfo->setResult, NULL, NULL);
 }
 
 /*

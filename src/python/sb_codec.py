@@ -314,6 +314,30 @@ def decode_column(kind, nrows, payload):
     raise ValueError("unknown column kind %d" % kind)
 
 
+def decode_scalar(kind, payload):
+    """The value of a one-row column payload as a plain Python value (an
+    argument of a LANGUAGE pysandbox function): None for NULL; int, float,
+    bool, str, bytes, Decimal, JSON's objects; datetime.date, datetime (aware,
+    UTC, for timestamptz) and timedelta."""
+    valid, _pos = _validity(memoryview(payload), 1, 0)
+    if valid is not None and not valid[0]:
+        return None
+    value = decode_column(kind, 1, payload)[0]
+    if kind == sb_io.COL_INT64:
+        return int(value)
+    if kind == sb_io.COL_FLOAT64:
+        return float(value)
+    if kind == sb_io.COL_BOOL:
+        return bool(value)
+    if kind == sb_io.COL_DATE:
+        return pd.Timestamp(value).date()
+    if kind in (sb_io.COL_TIMESTAMP, sb_io.COL_TIMESTAMPTZ):
+        return pd.Timestamp(value).to_pydatetime()
+    if kind == sb_io.COL_INTERVAL:
+        return pd.Timedelta(value).to_pytimedelta()
+    return value
+
+
 def decode_table(header, columns):
     """Build a DataFrame from a TABLE header and its decoded columns."""
     # One block per column, no consolidation: pd.DataFrame(dict) would copy

@@ -229,12 +229,38 @@ class _FormatGuard(ast.NodeTransformer):
         return node
 
 
-def compile_user_code(source, filename):
+def function_tree(tree, name, params):
+    """The module "def name(*params): <body>" for the parsed body of a
+    LANGUAGE pysandbox function (a module whose statements are the body):
+    built as a syntax tree, so every node keeps the line and column it has
+    in the body as written."""
+    body = tree.body
+    if not body:
+        body = [ast.Pass(lineno=1, col_offset=0, end_lineno=1, end_col_offset=0)]
+    last = body[-1]
+    fn = ast.FunctionDef(
+        name=name,
+        args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params],
+                           vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+                           defaults=[]),
+        body=body, decorator_list=[], returns=None, type_comment=None,
+        lineno=1, col_offset=0,
+        end_lineno=getattr(last, "end_lineno", None) or 1,
+        end_col_offset=getattr(last, "end_col_offset", None) or 0)
+    return ast.fix_missing_locations(ast.Module(body=[fn], type_ignores=[]))
+
+
+def compile_user_code(source, filename, function=None):
     """compile() for code that passed the validator: .format methods not
-    taken from a string literal are checked at run time (guard_format_method)."""
-    if "format" not in source:
+    taken from a string literal are checked at run time (guard_format_method).
+    function is (name, params) for the body of a language function."""
+    if function is None and "format" not in source:
         return compile(source, filename, "exec", dont_inherit=True)
-    tree = _FormatGuard().visit(ast.parse(source, filename))
+    tree = ast.parse(source, filename)
+    if function is not None:
+        tree = function_tree(tree, *function)
+    if "format" in source:
+        tree = _FormatGuard().visit(tree)
     return compile(ast.fix_missing_locations(tree), filename, "exec", dont_inherit=True)
 
 

@@ -450,6 +450,16 @@ def _read_request():
         if ftype != sb_io.TABLE:
             raise SandboxProtocolError("unexpected frame %d" % ftype)
         header = _frame_json(payload)
+        if header["name"] == "":
+            # a language function's arguments: one row, no DataFrame
+            args = []
+            for col in header["columns"]:
+                ftype, payload = sb_io.recv()
+                if ftype != sb_io.COLUMN or header["nrows"] != 1:
+                    raise SandboxProtocolError("malformed arguments")
+                args.append(sb_codec.decode_scalar(col["kind"], payload))
+            inputs[""] = args
+            continue
         columns = []
         for col in header["columns"]:
             ftype, payload = sb_io.recv()
@@ -681,6 +691,60 @@ def _bind(fn, name, inputs):
     return kwargs
 
 
+def _one_row(value, func):
+    """A composite result as one row: a dict (by column name), a tuple or a
+    list (in column order), a namedtuple or a Series (by name)."""
+    t = type(value)
+    if t is dict:
+        return value
+    if t is tuple or t is list:
+        return tuple(value)
+    if isinstance(value, tuple) and hasattr(value, "_asdict"):
+        return dict(value._asdict())
+    if t is pd.Series:
+        return {str(k): v for k, v in value.items()}
+    raise sb_codec.RowsError(
+        '%s() returned a value of type "%s" for a composite result; return a dict, '
+        "a tuple, a namedtuple, a Series or None" % (func, t.__name__), "42804")
+
+
+def _function_rows(value, shape, func):
+    """A language function's value as rows for the declared result (shape
+    from sb_language.c): a list of one-value tuples, of rows, or a
+    DataFrame.  None is no row (NULL, or an empty set)."""
+    if shape == "void" or value is None:
+        return []
+    if shape == "scalar":
+        return [(value,)]
+    if shape == "composite":
+        if type(value) is pd.DataFrame:
+            if len(value) > 1:
+                raise sb_codec.RowsError(
+                    "%s() returned a DataFrame of %d rows where one row was expected; "
+                    "declare the function RETURNS SETOF, or return one row"
+                    % (func, len(value)), "42804")
+            return value
+        return [_one_row(value, func)]
+    if type(value) in (str, bytes, dict):
+        raise sb_codec.RowsError(
+            '%s() returned a value of type "%s" for a set; return an iterable of %s '
+            "(a list, a generator, a DataFrame) or None"
+            % (func, type(value).__name__,
+               "values" if shape == "setof_scalar" else "rows"), "42804")
+    if shape == "setof_scalar":
+        if type(value) is pd.DataFrame:
+            if value.shape[1] != 1:
+                raise sb_codec.RowsError(
+                    "%s() returned a DataFrame of %d columns for a set of single "
+                    "values; return one column, a Series or a list"
+                    % (func, value.shape[1]), "42804")
+            value = value.iloc[:, 0]
+        return [(v,) for v in value]
+    if type(value) in (pd.DataFrame, pd.Series):
+        return value
+    return [_one_row(row, func) if type(row) is not tuple else row for row in value]
+
+
 class ArgumentsError(Exception):
     """The call's arguments do not fit the code: a parameter no input fills,
     a returns name the code does not define (the caller's to fix, 22023)."""
@@ -736,6 +800,12 @@ def serve(python_layer):
     returns = request["returns"]
     allowed = request["allowed_modules"]
     limit = int(request["max_output_bytes"])
+    # a LANGUAGE pysandbox function: code is its body (sb_language.c)
+    spec = request.get("function")
+    function = None
+    if spec is not None:
+        function = (spec["name"], tuple(spec["params"]))
+        inputs = dict(zip(function[1], inputs.pop("", ())))
     out = _Output(limit)
     lines = code.splitlines()
     sys.stdout = _Stream(out, False)
@@ -743,7 +813,7 @@ def serve(python_layer):
     sb_guard.set_pandas_guard(python_layer)
 
     if request.get("validate_only"):
-        findings, imports = sb_validator.validate(code, allowed)
+        findings, imports = sb_validator.validate(code, allowed, function)
         sb_io.send(sb_io.RESULT, sb_codec.dumps(
             {"ok": not findings, "findings": findings, "imports": imports}, limit).encode(),
             0)
@@ -756,7 +826,7 @@ def serve(python_layer):
         if request.get("validated") == sb_io.INSTANCE:
             findings = ()
         else:
-            findings = sb_validator.validate(code, allowed)[0]
+            findings = sb_validator.validate(code, allowed, function)[0]
         if findings:
             first = findings[0]
             kind = "syntax" if first["rule"] == "syntax" else "validation"
@@ -773,7 +843,10 @@ def serve(python_layer):
 
     try:
         if python_layer:
-            compiled = sb_guard.compile_user_code(code, FILENAME)
+            compiled = sb_guard.compile_user_code(code, FILENAME, function)
+        elif function is not None:
+            compiled = compile(sb_guard.function_tree(ast.parse(code, FILENAME), *function),
+                               FILENAME, "exec", dont_inherit=True)
         else:
             compiled = compile(code, FILENAME, "exec", dont_inherit=True)
     except SyntaxError as exc:
@@ -805,6 +878,10 @@ def serve(python_layer):
                     '(it defines: %s); name a defined function in %s, or define it'
                     % (what, name, ", ".join(defined) or "no functions", what))
             results[name] = fn(**_bind(fn, name, inputs))
+        if function is not None:
+            # generators run here, inside the same error handling
+            results[returns[0]] = _function_rows(results[returns[0]], spec["shape"],
+                                                 returns[0])
         if request.get("verify"):
             _verify(request["verify"], results, namespace, allowed, python_layer)
         sys.stdout.flush()
@@ -812,10 +889,16 @@ def serve(python_layer):
         if rows is not None:
             nrows, payloads = sb_codec.encode_rows(results[returns[0]], rows["columns"],
                                                    returns[0], limit - out.used)
+        elif function is not None:
+            text = "{}"         # a function returning void, a DO block
         else:
             text = sb_codec.dumps(results, limit, out.used)
     except sb_codec.RowsError as exc:
-        _send_error("rows", "ResultError", str(exc), sqlstate=exc.sqlstate)
+        if function is not None:    # the backend's hint says what the function must return
+            _send_error("rows", "ResultError", str(exc), sqlstate=exc.sqlstate,
+                        shape=spec["shape"])
+        else:
+            _send_error("rows", "ResultError", str(exc), sqlstate=exc.sqlstate)
         return 0
     except VerificationFailed as exc:
         _send_error("exception", exc.etype, str(exc), exc.line, None,

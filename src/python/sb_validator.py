@@ -118,13 +118,16 @@ def _quiet_parse(source, filename, mode):
 _IGNORE_ALL = [("ignore", None, Warning, None, 0)]
 
 
-def validate(source, allowed_modules):
+def validate(source, allowed_modules, function=None):
     """Validate `source`; return (findings, imports).
 
     `allowed_modules` is an iterable of module names; each allows the module
     and its submodules except sb_guard.DENIED_SUBMODULES and private ones.
+    `function` is (name, params) when source is the body of a LANGUAGE
+    pysandbox function: it is checked as that function's body
+    (sb_guard.function_tree), with the lines and columns of source.
     """
-    return _Validator(source, frozenset(allowed_modules)).run()
+    return _Validator(source, frozenset(allowed_modules), function).run()
 
 
 def _dunder_message(name):
@@ -170,12 +173,13 @@ def _argument(call, index, keywords):
 class _Validator:
     """One validation run: the source, its findings and imports."""
 
-    def __init__(self, source, allowed):
+    def __init__(self, source, allowed, function=None):
         if not isinstance(source, str):
             raise TypeError("source must be str, not %s"
                             % type(source).__name__)
         self.source = source
         self.allowed = allowed
+        self.function = function
         self.findings = []
         self.imports = set()
         self._lines = None
@@ -213,7 +217,10 @@ class _Validator:
             self._add(line, col, "syntax", "source cannot contain null bytes")
             return None
         try:
-            return _quiet_parse(source, "<sandbox>", "exec")
+            tree = _quiet_parse(source, "<sandbox>", "exec")
+            if self.function is not None:
+                tree = sb_guard.function_tree(tree, *self.function)
+            return tree
         except SyntaxError as exc:
             self._add(exc.lineno or 1, max(exc.offset or 1, 1), "syntax",
                       exc.msg)

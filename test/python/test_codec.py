@@ -115,6 +115,50 @@ class TextColumns(unittest.TestCase):
             sb_codec.decode_column(_io.COL_TEXT, 6000, payload)
 
 
+def fixed_payload(micros_or_int, null=False):
+    """The wire form of a one-row 8-byte column: an int64, or a date/time
+    in microseconds since the Unix epoch, as the backend sends it."""
+    if null:
+        return (1).to_bytes(8, "little") + b"\x00" + (0).to_bytes(8, "little")
+    return (0).to_bytes(8, "little") + int(micros_or_int).to_bytes(8, "little", signed=True)
+
+
+class Scalars(unittest.TestCase):
+    """One-row columns as a language function's arguments: plain Python."""
+
+    def test_null_is_none_for_every_kind(self):
+        for kind in (_io.COL_INT64, _io.COL_FLOAT64, _io.COL_DATE, _io.COL_TIMESTAMPTZ,
+                     _io.COL_INTERVAL):
+            self.assertIsNone(sb_codec.decode_scalar(kind, fixed_payload(0, null=True)))
+        self.assertIsNone(sb_codec.decode_scalar(_io.COL_TEXT, text_payload([None])))
+
+    def test_numbers_are_python_numbers(self):
+        v = sb_codec.decode_scalar(_io.COL_INT64, fixed_payload(-7))
+        self.assertEqual((v, type(v)), (-7, int))
+        nan = np.array([float("nan")]).view("<i8")[0]
+        v = sb_codec.decode_scalar(_io.COL_FLOAT64, fixed_payload(nan))
+        self.assertEqual(type(v), float)
+        self.assertTrue(v != v)     # a NaN value, not NULL
+
+    def test_dates_and_times(self):
+        day = 19782 * 86400 * 1000000   # 2024-02-29, microseconds since the epoch
+        self.assertEqual(sb_codec.decode_scalar(_io.COL_DATE, fixed_payload(day)),
+                         datetime.date(2024, 2, 29))
+        v = sb_codec.decode_scalar(_io.COL_TIMESTAMP, fixed_payload(day + 1))
+        self.assertEqual((type(v), v), (datetime.datetime,
+                                        datetime.datetime(2024, 2, 29, 0, 0, 0, 1)))
+        v = sb_codec.decode_scalar(_io.COL_TIMESTAMPTZ, fixed_payload(day))
+        self.assertEqual(v, datetime.datetime(2024, 2, 29, tzinfo=datetime.timezone.utc))
+        self.assertEqual(type(v), datetime.datetime)
+        v = sb_codec.decode_scalar(_io.COL_INTERVAL, fixed_payload(90061000001))
+        self.assertEqual((type(v), v), (datetime.timedelta,
+                                        datetime.timedelta(days=1, hours=1, minutes=1,
+                                                           seconds=1, microseconds=1)))
+
+    def test_text(self):
+        self.assertEqual(sb_codec.decode_scalar(_io.COL_TEXT, text_payload(["héllo"])), "héllo")
+
+
 def as_json(value):
     return json.loads(sb_codec.dumps(value, 1 << 30))
 

@@ -180,5 +180,111 @@ class RepairMessageTests(unittest.TestCase):
         self.assertEqual((err["type"], err["message"]), ("KeyError", "'x'"))
 
 
+def _int_column(value):
+    """A one-row INT64 column payload (sb_protocol.h); None is NULL."""
+    if value is None:
+        return (1).to_bytes(8, "little") + b"\x00" + (0).to_bytes(8, "little")
+    return (0).to_bytes(8, "little") + value.to_bytes(8, "little", signed=True)
+
+
+def _text_column(value):
+    """A one-row TEXT column payload."""
+    data = value.encode() + b"\0"
+    return ((0).to_bytes(8, "little") + (0).to_bytes(8, "little")
+            + len(data).to_bytes(8, "little") + data)
+
+
+def call_function(body, params, args, shape="scalar", columns=None, **extra):
+    """serve() a LANGUAGE pysandbox call: body, its parameters and the
+    one-row argument table ((kind, payload) per parameter).  Returns the
+    frames sent, JSON ones decoded."""
+    request = {"code": body, "returns": ["f"], "allowed_modules": ALLOWED,
+               "max_output_bytes": 1 << 20, "inputs": {},
+               "function": {"name": "f", "params": params, "shape": shape}}
+    if shape != "void":
+        request["rows"] = {"columns": columns or
+                           [{"name": "f", "kind": _io.COL_INT64, "category": ""}]}
+    request.update(extra)
+    frames = [(_io.REQUEST, bytearray(json.dumps(request).encode()))]
+    if params:
+        header = {"name": "", "nrows": 1,
+                  "columns": [{"name": p, "kind": k} for p, (k, _) in zip(params, args)]}
+        frames.append((_io.TABLE, bytearray(json.dumps(header).encode())))
+        frames += [(_io.COLUMN, bytearray(payload)) for _, payload in args]
+    frames.append((_io.END, bytearray()))
+    sent = []
+    saved = sys.stdout, sys.stderr
+    _io.recv = lambda: frames.pop(0)
+    _io.send = lambda ftype, data, end=-1: sent.append((ftype, bytes(data)))
+    _io.sendv = lambda ftype, parts, end=-1: sent.append(
+        (ftype, b"".join(bytes(memoryview(p).cast("B")) for p in parts)))
+    try:
+        sb_runtime.serve(True)
+    finally:
+        sys.stdout, sys.stderr = saved
+    return [(t, json.loads(p) if t in (_io.RESULT, _io.ERROR) else p) for t, p in sent]
+
+
+class FunctionTests(unittest.TestCase):
+    """A language function: the body wrapped as a function, arguments by
+    name, lines of the body, the value shaped for the declared result."""
+
+    def rows(self, frames):
+        self.assertEqual(frames[0][0], _io.ROWS, frames)
+        return int.from_bytes(frames[0][1], "little"), [p for _, p in frames[1:]]
+
+    def test_scalar(self):
+        nrows, [col] = self.rows(call_function(
+            "return a * 10 + b", ["a", "b"],
+            [(_io.COL_INT64, _int_column(4)), (_io.COL_INT64, _int_column(2))]))
+        self.assertEqual(nrows, 1)
+        self.assertEqual(int.from_bytes(col[-8:], "little"), 42)
+
+    def test_null_argument_is_none_and_none_is_no_row(self):
+        nrows, _cols = self.rows(call_function(
+            "assert a is None\nreturn None", ["a"], [(_io.COL_INT64, _int_column(None))]))
+        self.assertEqual(nrows, 0)
+
+    def test_text_argument(self):
+        nrows, [col] = self.rows(call_function(
+            "return len(s)", ["s"], [(_io.COL_TEXT, _text_column("héllo"))]))
+        self.assertEqual((nrows, int.from_bytes(col[-8:], "little")), (1, 5))
+
+    def test_lines_are_the_body_s(self):
+        [(ftype, err)] = call_function("x = 1\n\ny = x / 0\nreturn y", [], [])
+        self.assertEqual(ftype, _io.ERROR)
+        self.assertEqual((err["type"], err["line"]), ("ZeroDivisionError", 3))
+        self.assertIn("line 3, in f", err["traceback"])
+
+    def test_validation_at_the_body_s_position(self):
+        [(ftype, err)] = call_function("x = 1\nif x:\n    import os\nreturn 1", [], [])
+        self.assertEqual((err["kind"], err["rule"], err["line"], err["col"]),
+                         ("validation", "import", 3, 12))
+
+    def test_return_outside_a_function_stays_an_error_elsewhere(self):
+        [(ftype, err)] = serve("return 1")
+        self.assertEqual((ftype, err["kind"], err["line"]), (_io.ERROR, "validation", 1))
+
+    def test_generator_gives_rows(self):
+        nrows, [col] = self.rows(call_function(
+            "for i in range(n):\n    yield i", ["n"], [(_io.COL_INT64, _int_column(3))],
+            shape="setof_scalar"))
+        self.assertEqual(nrows, 3)
+
+    def test_set_from_a_string_is_refused_with_the_shape(self):
+        [(ftype, err)] = call_function("return 'abc'", [], [], shape="setof_scalar",
+                                       columns=[{"name": "f", "kind": _io.COL_TEXT,
+                                                 "category": "text"}])
+        self.assertEqual((err["kind"], err["shape"], err["sqlstate"]),
+                         ("rows", "setof_scalar", "42804"))
+
+    def test_void_sends_an_empty_result(self):
+        self.assertEqual(call_function("x = 1", [], [], shape="void"), [(_io.RESULT, {})])
+
+    def test_validate_first_runs_nothing(self):
+        self.assertEqual(call_function("raise ValueError()", [], [], shape="void",
+                                       validate_first=True), [(_io.RESULT, {})])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -1,0 +1,207 @@
+--
+-- language: LANGUAGE pysandbox functions, DO blocks and the validator
+--
+
+-- a trusted language whose USAGE is granted, not given to PUBLIC
+SELECT lanname, lanpltrusted, lanacl IS NOT NULL AND
+       NOT EXISTS (SELECT 1 FROM aclexplode(lanacl) a WHERE a.grantee = 0) AS public_denied
+FROM pg_language WHERE lanname = 'pysandbox';
+
+-- the body is the function's body; arguments arrive by their SQL names
+CREATE FUNCTION py_add(a integer, b integer) RETURNS integer
+LANGUAGE pysandbox AS $$
+return a + b
+$$;
+SELECT py_add(2, 3);
+-- called for every row of a statement
+SELECT i, py_add(i, 10) FROM generate_series(1, 3) AS i ORDER BY i;
+-- NULL arrives as None
+CREATE FUNCTION py_is_none(x text) RETURNS boolean
+LANGUAGE pysandbox AS 'return x is None';
+SELECT py_is_none(NULL), py_is_none('a');
+-- None returns NULL
+CREATE FUNCTION py_nothing(x integer) RETURNS integer
+LANGUAGE pysandbox AS 'return None';
+SELECT py_nothing(1) IS NULL AS is_null;
+
+-- every argument type arrives as a plain Python value
+CREATE FUNCTION py_types(i bigint, f float8, n numeric, b boolean, t text, d date,
+                         ts timestamp, tz timestamptz, iv interval, j jsonb,
+                         by bytea, arr integer[], u uuid) RETURNS text
+LANGUAGE pysandbox AS $$
+values = [i, f, n, b, t, d, ts, tz, iv, j, by, arr, u]
+return " ".join(str(type(v)) for v in values)
+$$;
+SELECT py_types(1, 1.5, 2.25, true, 'x', '2024-02-29', '2024-02-29 10:00',
+                '2024-02-29 10:00+00', '1 day 2 hours', '{"k": [1, 2]}', '\x0102',
+                '{1,2,3}', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11');
+-- ... with their values, and back to their SQL types
+CREATE FUNCTION py_next_day(d date) RETURNS date
+LANGUAGE pysandbox AS $$
+import datetime
+return d + datetime.timedelta(days=1)
+$$;
+SELECT py_next_day('2024-02-28'), py_next_day('2024-12-31');
+CREATE FUNCTION py_stamp(ts timestamptz, iv interval) RETURNS timestamptz
+LANGUAGE pysandbox AS 'return ts + iv';
+SET timezone = 'UTC';
+SELECT py_stamp('2024-01-01 23:30+00', '45 minutes');
+RESET timezone;
+CREATE FUNCTION py_json(j jsonb) RETURNS jsonb
+LANGUAGE pysandbox AS $$
+j["seen"] = sorted(j)
+return j
+$$;
+SELECT py_json('{"b": 1, "a": [true, null]}');
+CREATE FUNCTION py_bytes(b bytea) RETURNS bytea
+LANGUAGE pysandbox AS 'return b[::-1]';
+SELECT py_bytes('\x010203');
+CREATE FUNCTION py_array(xs integer[]) RETURNS integer[]
+LANGUAGE pysandbox AS 'return [x * 2 for x in xs]';
+SELECT py_array('{1,2,3}');
+CREATE FUNCTION py_numeric(x numeric) RETURNS numeric
+LANGUAGE pysandbox AS 'return x * 2';
+SELECT py_numeric(1.25);
+-- a value that does not fit the declared type is an error naming it
+CREATE FUNCTION py_big() RETURNS smallint
+LANGUAGE pysandbox AS 'return 100000';
+SELECT py_big();
+
+-- composite arguments arrive as dicts; composite results from a dict, a
+-- tuple, a namedtuple or a Series
+CREATE TYPE py_pair AS (x integer, label text);
+CREATE FUNCTION py_swap(p py_pair) RETURNS py_pair
+LANGUAGE pysandbox AS $$
+return {"x": p["x"] + 1, "label": p["label"].upper()}
+$$;
+SELECT * FROM py_swap(ROW(1, 'a')::py_pair);
+CREATE FUNCTION py_tuple() RETURNS py_pair
+LANGUAGE pysandbox AS 'return (7, "seven")';
+SELECT (py_tuple()).*;
+CREATE FUNCTION py_named() RETURNS py_pair
+LANGUAGE pysandbox AS $$
+import collections
+Pair = collections.namedtuple("Pair", "label x")
+return Pair(label="n", x=3)
+$$;
+SELECT (py_named()).*;
+-- OUT parameters make a row
+CREATE FUNCTION py_divmod(a integer, b integer, OUT q integer, OUT r integer)
+LANGUAGE pysandbox AS 'return a // b, a % b';
+SELECT * FROM py_divmod(17, 5);
+
+-- sets: yield, an iterable, or a DataFrame
+CREATE FUNCTION py_squares(n integer) RETURNS SETOF integer
+LANGUAGE pysandbox AS $$
+for i in range(n):
+    yield i * i
+$$;
+SELECT * FROM py_squares(4);
+SELECT py_squares(3);
+CREATE FUNCTION py_empty() RETURNS SETOF text
+LANGUAGE pysandbox AS 'return None';
+SELECT count(*) FROM py_empty();
+CREATE FUNCTION py_totals(n integer) RETURNS TABLE(region text, total float8)
+LANGUAGE pysandbox AS $$
+import pandas as pd
+df = pd.DataFrame({"region": ["n", "s", "n", "s"][:n], "amount": [1.0, 2.0, 3.5, 4.0][:n]})
+return df.groupby("region", as_index=False)["amount"].sum().rename(columns={"amount": "total"})
+$$;
+SELECT * FROM py_totals(4) ORDER BY region;
+CREATE FUNCTION py_pairs() RETURNS SETOF py_pair
+LANGUAGE pysandbox AS $$
+return [{"x": 1, "label": "one"}, {"label": "two", "x": 2}]
+$$;
+SELECT * FROM py_pairs();
+CREATE FUNCTION py_mixed() RETURNS SETOF py_pair
+LANGUAGE pysandbox AS 'return [{"x": 1, "label": "one"}, (2, "two")]';
+SELECT * FROM py_mixed();
+CREATE FUNCTION py_records() RETURNS SETOF record
+LANGUAGE pysandbox AS 'return [(1, "a"), (2, "b")]';
+SELECT * FROM py_records() AS t(n integer, s text);
+-- a set from a string is refused (it would be its characters)
+CREATE FUNCTION py_bad_set() RETURNS SETOF text
+LANGUAGE pysandbox AS 'return "abc"';
+SELECT * FROM py_bad_set();
+
+-- void functions, prints as NOTICE, and DO blocks
+CREATE FUNCTION py_say(msg text) RETURNS void
+LANGUAGE pysandbox AS 'print("said:", msg)';
+SELECT py_say('hello');
+DO LANGUAGE pysandbox $$
+import pandas as pd
+print(pd.Series([1, 2, 3]).sum())
+$$;
+
+-- errors: exceptions with the line of the body, and the function's name
+CREATE FUNCTION py_fails(x integer) RETURNS integer
+LANGUAGE pysandbox AS $$
+y = x + 1
+return y / 0
+$$;
+SELECT py_fails(1);
+DO LANGUAGE pysandbox $$
+raise ValueError("from a DO block")
+$$;
+
+-- the validator: the body is checked at CREATE FUNCTION, at its own lines
+CREATE FUNCTION py_forbidden() RETURNS integer
+LANGUAGE pysandbox AS $$
+x = 1
+import os
+return x
+$$;
+CREATE FUNCTION py_syntax() RETURNS integer
+LANGUAGE pysandbox AS $$
+return (1 +
+$$;
+CREATE FUNCTION py_dunder() RETURNS text
+LANGUAGE pysandbox AS 'return (1).__class__';
+-- arguments need names that are Python identifiers
+CREATE FUNCTION py_unnamed(integer) RETURNS integer
+LANGUAGE pysandbox AS 'return 1';
+CREATE FUNCTION py_keyword("class" integer) RETURNS integer
+LANGUAGE pysandbox AS 'return 1';
+-- no triggers
+CREATE FUNCTION py_trigger() RETURNS trigger
+LANGUAGE pysandbox AS 'return None';
+-- with check_function_bodies off (pg_restore) the body is checked at the call
+SET check_function_bodies = off;
+CREATE FUNCTION py_late() RETURNS integer
+LANGUAGE pysandbox AS 'import os';
+RESET check_function_bodies;
+SELECT py_late();
+
+-- limits follow the settings, which ALTER FUNCTION ... SET can tighten
+CREATE FUNCTION py_spin() RETURNS integer
+LANGUAGE pysandbox AS $$
+while True:
+    pass
+$$;
+ALTER FUNCTION py_spin() SET pysandbox.cpu_limit = '200ms';
+SELECT py_spin();
+
+-- privileges: USAGE to create, EXECUTE to call
+CREATE ROLE regress_pysandbox_lang;
+GRANT CREATE ON SCHEMA public TO regress_pysandbox_lang;
+SET ROLE regress_pysandbox_lang;
+CREATE FUNCTION py_mine() RETURNS integer LANGUAGE pysandbox AS 'return 1';
+DO LANGUAGE pysandbox 'print(1)';
+RESET ROLE;
+GRANT USAGE ON LANGUAGE pysandbox TO regress_pysandbox_lang;
+SET ROLE regress_pysandbox_lang;
+CREATE FUNCTION py_mine() RETURNS integer LANGUAGE pysandbox AS 'return 41 + 1';
+SELECT py_mine();
+REVOKE EXECUTE ON FUNCTION py_mine() FROM PUBLIC;
+RESET ROLE;
+SELECT pg_get_functiondef('py_mine'::regproc);
+DROP FUNCTION py_mine();
+REVOKE CREATE ON SCHEMA public FROM regress_pysandbox_lang;
+REVOKE USAGE ON LANGUAGE pysandbox FROM regress_pysandbox_lang;
+DROP ROLE regress_pysandbox_lang;
+
+DROP FUNCTION py_add, py_is_none, py_nothing, py_types, py_next_day, py_stamp,
+    py_json, py_bytes, py_array, py_numeric, py_big, py_swap, py_tuple, py_named,
+    py_divmod, py_squares, py_empty, py_totals, py_pairs, py_mixed, py_records, py_bad_set,
+    py_say, py_fails, py_late, py_spin;
+DROP TYPE py_pair;

@@ -1,0 +1,455 @@
+/*
+ * sb_language.c
+ *		LANGUAGE pysandbox: the call handler, the inline handler (DO) and
+ *		the validator.
+ *
+ * A function's body is the body of a Python function whose parameters are
+ * the function's input arguments, by their SQL names; PL/Python's
+ * conventions where they fit.  Every call runs like a sandbox_execute call,
+ * in a fresh contained child with the session's limits (pysandbox.* settings,
+ * which ALTER FUNCTION ... SET can tighten), and never in the backend:
+ *
+ *	- the request carries the body and {"function": {"name", "params",
+ *	  "shape"}}: the child parses the body as it is and wraps it in a
+ *	  function definition as a syntax tree (sb_validator.function_tree), so
+ *	  the validator's findings and tracebacks give lines and columns of the
+ *	  body itself;
+ *	- the arguments travel as a one-row table input with no name, on the
+ *	  columnar path of table inputs (the same types as a $query column; a
+ *	  composite argument as JSON, an object); the child hands them to the
+ *	  function as plain Python values (sb_codec.decode_scalar);
+ *	- the result comes back on the rows path of sandbox_rows (sb_rows.c):
+ *	  a scalar as one row of one column, a composite as one row, a set as
+ *	  rows, so every type converts with the same checks and errors.
+ *
+ * The validator checks the declaration (named arguments that are Python
+ * identifiers, no trigger) and, with check_function_bodies, has a child
+ * validate and compile the body: CREATE FUNCTION fails with the same
+ * SQLSTATE, line and column as sandbox_execute would give.
+ */
+#include "pysandbox.h"
+
+#include "access/htup_details.h"
+#include "catalog/pg_language.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "commands/event_trigger.h"
+#include "commands/trigger.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "utils/builtins.h"
+#include "utils/json.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/syscache.h"
+#include "utils/typcache.h"
+
+PG_FUNCTION_INFO_V1(pysandbox_call_handler);
+PG_FUNCTION_INFO_V1(pysandbox_inline_handler);
+PG_FUNCTION_INFO_V1(pysandbox_validator);
+
+/* what the child does with the function's value */
+typedef enum SbShape
+{
+	SB_SHAPE_VOID,				/* nothing comes back */
+	SB_SHAPE_SCALAR,			/* one value: a row of one column, or none */
+	SB_SHAPE_COMPOSITE,			/* one row, or none */
+	SB_SHAPE_SETOF_SCALAR,		/* rows of one column */
+	SB_SHAPE_SETOF_COMPOSITE	/* rows */
+} SbShape;
+
+static const char *const sb_shape_names[] = {
+	"void", "scalar", "composite", "setof_scalar", "setof_composite"
+};
+
+/* one function, as its call handler needs it */
+typedef struct SbFunction
+{
+	char	   *proname;		/* the SQL name, for messages */
+	char	   *pyname;			/* the Python function's name */
+	char	   *body;
+	int			nparams;		/* input arguments */
+	char	  **params;			/* their names */
+	int		   *argno;			/* their positions among the call's arguments */
+	Oid		   *argtypes;		/* their declared types */
+} SbFunction;
+
+/* errcontext: which function failed */
+static void
+sb_function_error_context(void *arg)
+{
+	const char *name = (const char *) arg;
+
+	errcontext("pysandbox function \"%s\"", name);
+}
+
+/* The Python name of a function: its SQL name if that is an identifier. */
+static char *
+sb_python_name(const char *proname)
+{
+	return pstrdup(sb_is_identifier(proname) ? proname : "function");
+}
+
+/*
+ * Read a function's definition: its body and its input arguments, each of
+ * which must have a name that is a Python identifier.
+ */
+static SbFunction *
+sb_function_read(HeapTuple procTup)
+{
+	Form_pg_proc proc = (Form_pg_proc) GETSTRUCT(procTup);
+	SbFunction *fn = palloc0(sizeof(SbFunction));
+	Oid		   *argtypes;
+	char	  **argnames;
+	char	   *argmodes;
+	bool		isnull;
+	Datum		src;
+	int			nargs;
+	int			i;
+	int			in = 0;
+
+	fn->proname = pstrdup(NameStr(proc->proname));
+	fn->pyname = sb_python_name(fn->proname);
+	src = SysCacheGetAttr(PROCOID, procTup, Anum_pg_proc_prosrc, &isnull);
+	if (isnull)
+		elog(ERROR, "null prosrc");
+	fn->body = TextDatumGetCString(src);
+
+	nargs = get_func_arg_info(procTup, &argtypes, &argnames, &argmodes);
+	fn->params = palloc0(sizeof(char *) * Max(nargs, 1));
+	fn->argno = palloc0(sizeof(int) * Max(nargs, 1));
+	fn->argtypes = palloc0(sizeof(Oid) * Max(nargs, 1));
+	for (i = 0; i < nargs; i++)
+	{
+		char		mode = argmodes ? argmodes[i] : PROARGMODE_IN;
+		const char *name = argnames ? argnames[i] : NULL;
+
+		if (mode == PROARGMODE_OUT || mode == PROARGMODE_TABLE)
+			continue;
+		if (name == NULL || name[0] == '\0')
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_FUNCTION_DEFINITION),
+					 errmsg("argument %d of pysandbox function \"%s\" has no name", i + 1,
+							fn->proname),
+					 errhint("Arguments reach the Python code by their names: name every argument, as in CREATE FUNCTION %s(x integer) ...",
+							 fn->proname)));
+		if (!sb_is_identifier(name))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_FUNCTION_DEFINITION),
+					 errmsg("argument name \"%s\" of pysandbox function \"%s\" is not a Python identifier",
+							name, fn->proname),
+					 errhint("Arguments reach the Python code by their names: use letters, digits and underscores, not a Python keyword, not starting with \"__\".")));
+		fn->params[in] = pstrdup(name);
+		fn->argno[in] = in;
+		fn->argtypes[in] = argtypes[i];
+		in++;
+	}
+	fn->nparams = in;
+	return fn;
+}
+
+/* Refuse what the language does not do: triggers. */
+static void
+sb_function_check_kind(Oid rettype, const char *proname)
+{
+	if (rettype == TRIGGEROID || rettype == EVENT_TRIGGEROID)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("pysandbox functions cannot be triggers"),
+				 errdetail("Function \"%s\" returns %s.", proname, format_type_be(rettype)),
+				 errhint("Call a pysandbox function from a PL/pgSQL trigger function instead.")));
+}
+
+/* Begin a request for the function's body: "function" and the limits. */
+static void
+sb_function_request(SbRequest *req, SbFunction *fn, SbShape shape, SbLimits *limits)
+{
+	Jsonb	   *empty = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
+	Datum		name = CStringGetTextDatum(fn->pyname);
+	ArrayType  *returns = construct_array(&name, 1, TEXTOID, -1, false, TYPALIGN_INT);
+	int			i;
+
+	sb_limits_from_options(limits, empty);
+	sb_request_start(req, fn->body, returns, limits);
+	appendStringInfoString(&req->json, "\"function\":{\"name\":");
+	escape_json(&req->json, fn->pyname);
+	appendStringInfoString(&req->json, ",\"params\":[");
+	for (i = 0; i < fn->nparams; i++)
+	{
+		if (i > 0)
+			appendStringInfoChar(&req->json, ',');
+		escape_json(&req->json, fn->params[i]);
+	}
+	appendStringInfo(&req->json, "],\"shape\":\"%s\"},", sb_shape_names[shape]);
+}
+
+/*
+ * The call's arguments as a one-row table input without a name: the child
+ * makes plain Python values of them.  A composite goes as JSON (an object).
+ */
+static void
+sb_function_add_args(SbRequest *req, SbFunction *fn, FunctionCallInfo fcinfo)
+{
+	SbColumn   *cols;
+	int			i;
+
+	if (fn->nparams == 0)
+		return;
+	cols = palloc0(sizeof(SbColumn) * fn->nparams);
+	for (i = 0; i < fn->nparams; i++)
+	{
+		int			argno = fn->argno[i];
+		Oid			type = fn->argtypes[i];
+		bool		isnull = fcinfo->args[argno].isnull;
+		Datum		d = fcinfo->args[argno].value;
+
+		if (IsPolymorphicType(type))
+			type = get_fn_expr_argtype(fcinfo->flinfo, argno);
+		if (!OidIsValid(type))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("could not determine the type of argument \"%s\"", fn->params[i])));
+		if (type_is_rowtype(type) || type == RECORDOID)
+		{
+			if (!isnull)
+				d = DirectFunctionCall1(row_to_json, d);
+			type = JSONOID;
+		}
+		sb_column_init(&cols[i], fn->params[i], type, false, CurrentMemoryContext);
+		sb_column_append(&cols[i], d, isnull, 0, fn->params[i]);
+	}
+	sb_request_add_table(req, "", cols, fn->nparams, 1);
+}
+
+/* The one-column descriptor of a scalar result. */
+static TupleDesc
+sb_scalar_desc(const char *name, Oid type)
+{
+	TupleDesc	desc = CreateTemplateTupleDesc(1);
+
+	TupleDescInitEntry(desc, (AttrNumber) 1, name, type, -1, 0);
+	return desc;
+}
+
+/*
+ * Set up materialize mode for a set of scalars (InitMaterializedSRF wants a
+ * row type): a tuplestore of one column, named for the function.
+ */
+static void
+sb_materialize_scalar(FunctionCallInfo fcinfo, const char *name, Oid type)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	MemoryContext old;
+
+	if (rsinfo == NULL || !IsA(rsinfo, ReturnSetInfo) ||
+		!(rsinfo->allowedModes & SFRM_Materialize))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("set-valued function called in context that cannot accept a set")));
+	old = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
+	rsinfo->setDesc = sb_scalar_desc(name, type);
+	rsinfo->setResult = tuplestore_begin_heap((rsinfo->allowedModes & SFRM_Materialize_Random) != 0,
+											  false, work_mem);
+	rsinfo->returnMode = SFRM_Materialize;
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * The call handler: run the function's body in a sandbox child with the
+ * call's arguments and return its value, or its rows.
+ */
+Datum
+pysandbox_call_handler(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	HeapTuple	procTup;
+	Form_pg_proc proc;
+	SbFunction *fn;
+	SbRequest	req;
+	SbLimits	limits;
+	SbOutcome	out;
+	SbRowsOut  *ro;
+	SbShape		shape;
+	TypeFuncClass cls;
+	Oid			rettype;
+	TupleDesc	desc = NULL;
+	bool		retset;
+	ErrorContextCallback errcb;
+	Jsonb	   *empty = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
+	Datum	   *values;
+	bool	   *nulls;
+	uint64		nrows;
+	Datum		result = (Datum) 0;
+
+	if (CALLED_AS_TRIGGER(fcinfo) || CALLED_AS_EVENT_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("pysandbox functions cannot be triggers")));
+
+	procTup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fcinfo->flinfo->fn_oid));
+	if (!HeapTupleIsValid(procTup))
+		elog(ERROR, "cache lookup failed for function %u", fcinfo->flinfo->fn_oid);
+	proc = (Form_pg_proc) GETSTRUCT(procTup);
+	retset = proc->proretset;
+	fn = sb_function_read(procTup);
+	ReleaseSysCache(procTup);
+
+	errcb.callback = sb_function_error_context;
+	errcb.arg = fn->proname;
+	errcb.previous = error_context_stack;
+	error_context_stack = &errcb;
+
+	cls = get_call_result_type(fcinfo, &rettype, &desc);
+	if (rettype == VOIDOID)
+		shape = SB_SHAPE_VOID;
+	else if (cls == TYPEFUNC_COMPOSITE || cls == TYPEFUNC_COMPOSITE_DOMAIN)
+		shape = retset ? SB_SHAPE_SETOF_COMPOSITE : SB_SHAPE_COMPOSITE;
+	else if (cls == TYPEFUNC_SCALAR)
+		shape = retset ? SB_SHAPE_SETOF_SCALAR : SB_SHAPE_SCALAR;
+	else if (cls == TYPEFUNC_RECORD && retset && rsinfo != NULL &&
+			 IsA(rsinfo, ReturnSetInfo) && rsinfo->expectedDesc != NULL)
+		shape = SB_SHAPE_SETOF_COMPOSITE;	/* a column definition list */
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("function returning record called in context that cannot accept type record"),
+				 errhint("Declare the result columns: RETURNS TABLE(...), OUT parameters, or a column definition list.")));
+	sb_function_check_kind(rettype, fn->proname);
+
+	if (retset && shape == SB_SHAPE_SETOF_SCALAR)
+		sb_materialize_scalar(fcinfo, fn->pyname, rettype);
+	if (retset && shape == SB_SHAPE_SETOF_SCALAR)
+		desc = rsinfo->setDesc;
+	else if (retset)
+	{
+		/* our own copy of the descriptor: the executor's may be freed between calls */
+		InitMaterializedSRF(fcinfo, cls == TYPEFUNC_RECORD ? MAT_SRF_USE_EXPECTED_DESC : 0);
+		desc = rsinfo->setDesc;
+	}
+	else if (shape == SB_SHAPE_SCALAR)
+		desc = sb_scalar_desc(fn->pyname, rettype);
+	else if (shape == SB_SHAPE_COMPOSITE)
+		desc = BlessTupleDesc(CreateTupleDescCopy(desc));
+
+	sb_function_request(&req, fn, shape, &limits);
+	ro = shape == SB_SHAPE_VOID ? NULL :
+		sb_rows_declare(&req, desc, fcinfo->flinfo->fn_mcxt);
+	sb_function_add_args(&req, fn, fcinfo);
+	sb_request_finish(&req, empty);
+
+	sb_call_run(&req, &limits, &out);
+	sb_report_usage(&req, &out);
+	sb_check_outcome(&out, &limits);
+
+	if (shape == SB_SHAPE_VOID)
+	{
+		if (out.result == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
+					 errmsg("sandbox process ended without a result")));
+		error_context_stack = errcb.previous;
+		PG_RETURN_VOID();
+	}
+	if (retset)
+	{
+		(void) sb_rows_receive(ro, &out, &limits, fn->pyname, rsinfo->setResult, NULL, NULL);
+		error_context_stack = errcb.previous;
+		return (Datum) 0;
+	}
+	values = palloc(sizeof(Datum) * Max(desc->natts, 1));
+	nulls = palloc(sizeof(bool) * Max(desc->natts, 1));
+	nrows = sb_rows_receive(ro, &out, &limits, fn->pyname, NULL, values, nulls);
+	error_context_stack = errcb.previous;
+	if (nrows == 0)
+		PG_RETURN_NULL();
+	if (shape == SB_SHAPE_SCALAR)
+	{
+		if (nulls[0])
+			PG_RETURN_NULL();
+		result = values[0];
+	}
+	else
+		result = HeapTupleGetDatum(heap_form_tuple(desc, values, nulls));
+	PG_RETURN_DATUM(result);
+}
+
+/* DO LANGUAGE pysandbox $$ ... $$: the block is the body of a function. */
+Datum
+pysandbox_inline_handler(PG_FUNCTION_ARGS)
+{
+	InlineCodeBlock *block = (InlineCodeBlock *) DatumGetPointer(PG_GETARG_DATUM(0));
+	SbFunction	fn;
+	SbRequest	req;
+	SbLimits	limits;
+	SbOutcome	out;
+	ErrorContextCallback errcb;
+	Jsonb	   *empty = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
+
+	memset(&fn, 0, sizeof(fn));
+	fn.proname = "inline code block";
+	fn.pyname = "do";
+	fn.body = block->source_text;
+
+	errcb.callback = sb_function_error_context;
+	errcb.arg = "DO block";
+	errcb.previous = error_context_stack;
+	error_context_stack = &errcb;
+	sb_function_request(&req, &fn, SB_SHAPE_VOID, &limits);
+	sb_request_finish(&req, empty);
+	sb_call_run(&req, &limits, &out);
+	sb_report_usage(&req, &out);
+	sb_check_outcome(&out, &limits);
+	if (out.result == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
+				 errmsg("sandbox process ended without a result")));
+	error_context_stack = errcb.previous;
+	PG_RETURN_VOID();
+}
+
+/*
+ * The validator, at CREATE FUNCTION: the declaration always; the body, with
+ * check_function_bodies, in a child that validates and compiles it and runs
+ * nothing.
+ */
+Datum
+pysandbox_validator(PG_FUNCTION_ARGS)
+{
+	Oid			funcoid = PG_GETARG_OID(0);
+	HeapTuple	procTup;
+	Form_pg_proc proc;
+	SbFunction *fn;
+	SbRequest	req;
+	SbLimits	limits;
+	SbOutcome	out;
+	ErrorContextCallback errcb;
+	Jsonb	   *empty;
+	Oid			rettype;
+
+	if (!CheckFunctionValidatorAccess(fcinfo->flinfo->fn_oid, funcoid))
+		PG_RETURN_VOID();
+	procTup = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcoid));
+	if (!HeapTupleIsValid(procTup))
+		elog(ERROR, "cache lookup failed for function %u", funcoid);
+	proc = (Form_pg_proc) GETSTRUCT(procTup);
+	rettype = proc->prorettype;
+	fn = sb_function_read(procTup);
+	ReleaseSysCache(procTup);
+	sb_function_check_kind(rettype, fn->proname);
+	if (!check_function_bodies)
+		PG_RETURN_VOID();
+
+	errcb.callback = sb_function_error_context;
+	errcb.arg = fn->proname;
+	errcb.previous = error_context_stack;
+	error_context_stack = &errcb;
+	empty = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
+	sb_function_request(&req, fn, SB_SHAPE_VOID, &limits);
+	appendStringInfoString(&req.json, "\"validate_first\":true,");
+	sb_request_finish(&req, empty);
+	sb_call_run(&req, &limits, &out);
+	sb_check_outcome(&out, &limits);
+	error_context_stack = errcb.previous;
+	PG_RETURN_VOID();
+}
