@@ -119,6 +119,9 @@ SELECT * FROM py_mixed();
 CREATE FUNCTION py_records() RETURNS SETOF record
 LANGUAGE pysandbox AS 'return [(1, "a"), (2, "b")]';
 SELECT * FROM py_records() AS t(n integer, s text);
+-- ... rescanned for every row of a lateral join
+SELECT g, t.* FROM generate_series(1, 2) AS g, LATERAL py_records() AS t(n integer, s text)
+ORDER BY g, n;
 -- a set from a string is refused (it would be its characters)
 CREATE FUNCTION py_bad_set() RETURNS SETOF text
 LANGUAGE pysandbox AS 'return "abc"';
@@ -162,9 +165,22 @@ CREATE FUNCTION py_unnamed(integer) RETURNS integer
 LANGUAGE pysandbox AS 'return 1';
 CREATE FUNCTION py_keyword("class" integer) RETURNS integer
 LANGUAGE pysandbox AS 'return 1';
--- no triggers
+-- no triggers, no internal or other pseudo-types, no domains over composites
 CREATE FUNCTION py_trigger() RETURNS trigger
 LANGUAGE pysandbox AS 'return None';
+CREATE FUNCTION py_internal(x internal) RETURNS integer
+LANGUAGE pysandbox AS 'return 1';
+CREATE FUNCTION py_setof_void() RETURNS SETOF void
+LANGUAGE pysandbox AS 'return None';
+CREATE DOMAIN py_pair_domain AS py_pair CHECK ((VALUE).x > 0);
+CREATE FUNCTION py_domain() RETURNS py_pair_domain
+LANGUAGE pysandbox AS 'return (-1, "negative")';
+DROP DOMAIN py_pair_domain;
+-- a function named as a builtin the validator refuses still works
+CREATE FUNCTION open(path text) RETURNS text
+LANGUAGE pysandbox AS 'return path.upper()';
+SELECT open('/etc/passwd');
+DROP FUNCTION open(text);
 -- with check_function_bodies off (pg_restore) the body is checked at the call
 SET check_function_bodies = off;
 CREATE FUNCTION py_late() RETURNS integer

@@ -3,8 +3,9 @@
 # start a throwaway cluster, and run every test:
 #   1. Python-layer unit tests (validator, guard, request handling)
 #   2. pg_regress (sql/, expected/)
-#   3. the hostile-payload suite, with and without the Python layer, and
-#      the syscall probe (the seccomp filter against its policy table)
+#   3. the hostile-payload suite, with and without the Python layer (also
+#      as LANGUAGE pysandbox functions), and the syscall probe (the seccomp
+#      filter against its policy table)
 #   4. the lifecycle suite (cancel, terminate, leaks)
 #   5. the agent repair-loop example of the README, every SQL example of
 #      the README run verbatim (test/readme.py), and the upgrade from 0.1
@@ -58,6 +59,8 @@ run "upgrade from 0.1: uses of it keep working, same objects as a fresh install"
 for t in test/security/hostile.py test/security/syscall_probe.py test/agent_example.py; do
 	[ -f "$t" ] && run "$t" /usr/bin/python3 "$t"
 done
+run "hostile payloads as LANGUAGE pysandbox functions (Python layer on and off)" \
+	/usr/bin/python3 test/security/hostile.py --modes on,off --via language
 # the soak: 10,000 consecutive calls mixing successes, exceptions, timeouts,
 # cancels, memory bombs and crashes, after the lifecycle checks
 run "lifecycle and soak (10,000 calls)" /usr/bin/python3 test/lifecycle/lifecycle.py --calls "${PYSANDBOX_SOAK_CALLS:-10000}"

@@ -149,16 +149,70 @@ sb_function_read(HeapTuple procTup)
 	return fn;
 }
 
-/* Refuse what the language does not do: triggers. */
-static void
-sb_function_check_kind(Oid rettype, const char *proname)
+/*
+ * The key of a function's body in the session's validated-code memo
+ * (sb_main.c): its Python name and parameters with the body, after a
+ * character no Python module may contain, so that neither a module's memo
+ * entry serves a body nor a body's a module (one that began so would not
+ * compile).
+ */
+static char *
+sb_function_memo_key(const SbFunction *fn)
 {
+	StringInfoData key;
+	int			i;
+
+	initStringInfo(&key);
+	appendStringInfo(&key, "\x01%s(", fn->pyname);
+	for (i = 0; i < fn->nparams; i++)
+		appendStringInfo(&key, "%s%s", i > 0 ? ", " : "", fn->params[i]);
+	appendStringInfo(&key, ")\n%s", fn->body);
+	return key.data;
+}
+
+/* Can an argument or a result have this pseudo-type? */
+static bool
+sb_pseudo_type_ok(Oid type, bool result)
+{
+	if (get_typtype(type) != TYPTYPE_PSEUDO)
+		return true;
+	return IsPolymorphicType(type) || type == RECORDOID || (result && type == VOIDOID);
+}
+
+/*
+ * Refuse what the language does not do: triggers, internal and other
+ * pseudo-types, domains over composite types, SETOF void.
+ */
+static void
+sb_function_check_types(const SbFunction *fn, Oid rettype, bool retset)
+{
+	int			i;
+
 	if (rettype == TRIGGEROID || rettype == EVENT_TRIGGEROID)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("pysandbox functions cannot be triggers"),
-				 errdetail("Function \"%s\" returns %s.", proname, format_type_be(rettype)),
+				 errdetail("Function \"%s\" returns %s.", fn->proname, format_type_be(rettype)),
 				 errhint("Call a pysandbox function from a PL/pgSQL trigger function instead.")));
+	if (!sb_pseudo_type_ok(rettype, true) || (retset && rettype == VOIDOID))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("pysandbox functions cannot return type %s%s",
+						retset ? "SETOF " : "", format_type_be(rettype))));
+	if (get_typtype(rettype) == TYPTYPE_DOMAIN && type_is_rowtype(getBaseType(rettype)))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("pysandbox functions cannot return a domain over a composite type yet"),
+				 errdetail("Function \"%s\" returns %s.", fn->proname, format_type_be(rettype)),
+				 errhint("Return the composite type itself.")));
+	for (i = 0; i < fn->nparams; i++)
+		if (!sb_pseudo_type_ok(fn->argtypes[i], false))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("pysandbox functions cannot take type %s",
+							format_type_be(fn->argtypes[i])),
+					 errdetail("Argument \"%s\" of function \"%s\".", fn->params[i],
+							   fn->proname)));
 }
 
 /* Begin a request for the function's body: "function" and the limits. */
@@ -220,6 +274,12 @@ sb_function_add_args(SbRequest *req, SbFunction *fn, FunctionCallInfo fcinfo)
 		sb_column_append(&cols[i], d, isnull, 0, fn->params[i]);
 	}
 	sb_request_add_table(req, "", cols, fn->nparams, 1);
+	if (req->input_bytes > (uint64) sb_max_input_mb * 1024 * 1024)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the arguments of pysandbox function \"%s\" are larger than %d MB",
+						fn->proname, sb_max_input_mb),
+				 errhint("Pass less data, or ask an administrator to raise pysandbox.max_input_size.")));
 }
 
 /* The one-column descriptor of a scalar result. */
@@ -281,6 +341,7 @@ pysandbox_call_handler(PG_FUNCTION_ARGS)
 	bool	   *nulls;
 	uint64		nrows;
 	Datum		result = (Datum) 0;
+	char	   *memo_key;
 
 	if (CALLED_AS_TRIGGER(fcinfo) || CALLED_AS_EVENT_TRIGGER(fcinfo))
 		ereport(ERROR,
@@ -301,30 +362,33 @@ pysandbox_call_handler(PG_FUNCTION_ARGS)
 	error_context_stack = &errcb;
 
 	cls = get_call_result_type(fcinfo, &rettype, &desc);
+	sb_function_check_types(fn, rettype, retset);
 	if (rettype == VOIDOID)
 		shape = SB_SHAPE_VOID;
-	else if (cls == TYPEFUNC_COMPOSITE || cls == TYPEFUNC_COMPOSITE_DOMAIN)
+	else if (cls == TYPEFUNC_COMPOSITE)
 		shape = retset ? SB_SHAPE_SETOF_COMPOSITE : SB_SHAPE_COMPOSITE;
 	else if (cls == TYPEFUNC_SCALAR)
 		shape = retset ? SB_SHAPE_SETOF_SCALAR : SB_SHAPE_SCALAR;
-	else if (cls == TYPEFUNC_RECORD && retset && rsinfo != NULL &&
-			 IsA(rsinfo, ReturnSetInfo) && rsinfo->expectedDesc != NULL)
-		shape = SB_SHAPE_SETOF_COMPOSITE;	/* a column definition list */
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("function returning record called in context that cannot accept type record"),
 				 errhint("Declare the result columns: RETURNS TABLE(...), OUT parameters, or a column definition list.")));
-	sb_function_check_kind(rettype, fn->proname);
 
 	if (retset && shape == SB_SHAPE_SETOF_SCALAR)
+	{
 		sb_materialize_scalar(fcinfo, fn->pyname, rettype);
-	if (retset && shape == SB_SHAPE_SETOF_SCALAR)
 		desc = rsinfo->setDesc;
+	}
 	else if (retset)
 	{
-		/* our own copy of the descriptor: the executor's may be freed between calls */
-		InitMaterializedSRF(fcinfo, cls == TYPEFUNC_RECORD ? MAT_SRF_USE_EXPECTED_DESC : 0);
+		/*
+		 * Our own copy of the descriptor: for a column definition list,
+		 * get_call_result_type() handed back the executor's, which it frees
+		 * after the call (a rescan would read freed memory).
+		 */
+		InitMaterializedSRF(fcinfo, rsinfo != NULL && IsA(rsinfo, ReturnSetInfo) &&
+							desc == rsinfo->expectedDesc ? MAT_SRF_USE_EXPECTED_DESC : 0);
 		desc = rsinfo->setDesc;
 	}
 	else if (shape == SB_SHAPE_SCALAR)
@@ -333,13 +397,18 @@ pysandbox_call_handler(PG_FUNCTION_ARGS)
 		desc = BlessTupleDesc(CreateTupleDescCopy(desc));
 
 	sb_function_request(&req, fn, shape, &limits);
+	memo_key = sb_function_memo_key(fn);
+	/* no table inputs: this only offers a body the session ran before as validated */
+	(void) sb_request_validate(&req, memo_key, empty, &limits, &out);
+	/* caches of input functions and domain checks: for this call only */
 	ro = shape == SB_SHAPE_VOID ? NULL :
-		sb_rows_declare(&req, desc, fcinfo->flinfo->fn_mcxt);
+		sb_rows_declare(&req, desc, CurrentMemoryContext);
 	sb_function_add_args(&req, fn, fcinfo);
 	sb_request_finish(&req, empty);
 
 	sb_call_run(&req, &limits, &out);
 	sb_report_usage(&req, &out);
+	sb_validated_note(&req, memo_key, &out);
 	sb_check_outcome(&out, &limits);
 
 	if (shape == SB_SHAPE_VOID)
@@ -435,8 +504,8 @@ pysandbox_validator(PG_FUNCTION_ARGS)
 	proc = (Form_pg_proc) GETSTRUCT(procTup);
 	rettype = proc->prorettype;
 	fn = sb_function_read(procTup);
+	sb_function_check_types(fn, rettype, proc->proretset);
 	ReleaseSysCache(procTup);
-	sb_function_check_kind(rettype, fn->proname);
 	if (!check_function_bodies)
 		PG_RETURN_VOID();
 
@@ -449,6 +518,8 @@ pysandbox_validator(PG_FUNCTION_ARGS)
 	appendStringInfoString(&req.json, "\"validate_first\":true,");
 	sb_request_finish(&req, empty);
 	sb_call_run(&req, &limits, &out);
+	/* the body passed: this session's calls of it need not validate it again */
+	sb_validated_note(&req, sb_function_memo_key(fn), &out);
 	sb_check_outcome(&out, &limits);
 	error_context_stack = errcb.previous;
 	PG_RETURN_VOID();

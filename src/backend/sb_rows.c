@@ -289,7 +289,7 @@ sb_rows_declare(SbRequest *req, TupleDesc tupdesc, MemoryContext cache_cxt)
 			Oid			infunc;
 
 			getTypeInputInfo(c->typid, &infunc, &c->typioparam);
-			fmgr_info_cxt(infunc, &c->input, cache_cxt);
+			fmgr_info(infunc, &c->input);
 			c->plain_text = c->typid == TEXTOID || (c->typid == VARCHAROID && c->typmod < 0);
 		}
 		if (ro->ncols > 0)

@@ -48,6 +48,10 @@ Workloads:
      measured too), and pgbench at 8 clients of a trivial call whose code
      names the set's package (so it forks from that process) is measured
 
+  8. a trivial function called per row, SELECT sum(f(i)) FROM
+     generate_series(1, --lang-rows): a LANGUAGE pysandbox function, the same
+     plpython3u function, sandbox_execute per row, and native SQL
+
 Repetitions of a workload are interleaved across contenders (round robin)
 so that drift in the machine hits all of them alike; each contender is run
 once untimed first.  Times are client-side wall clock (time.perf_counter)
@@ -893,6 +897,46 @@ def w3_rows_out(ctx, args):
     return res
 
 
+def w8_per_row(ctx, args):
+    progress("== 8. a trivial function for each of %d rows" % args.lang_rows)
+    sb, pl, nat = ctx["sb"], ctx["pl"], ctx["native"]
+    n = args.lang_rows
+    want = n * (n + 1) // 2 + n
+    run(nat, "CREATE OR REPLACE FUNCTION bench_pl_inc(i integer) RETURNS integer "
+             "LANGUAGE plpython3u AS 'return i + 1'")
+    try:
+        run(nat, "CREATE OR REPLACE FUNCTION bench_sb_inc(i integer) RETURNS integer "
+                 "LANGUAGE pysandbox AS 'return i + 1'")
+    except psycopg2.Error as e:
+        raise ContenderError("could not create the pysandbox function: %s" % str(e).strip())
+    run(nat, "GRANT USAGE ON LANGUAGE pysandbox TO PUBLIC")
+
+    def sb_lang():
+        return one(sb, "SELECT sum(bench_sb_inc(i)) FROM generate_series(1, %d) i" % n)
+
+    def sb_execute():
+        return one(sb, "SELECT sum((sandbox_execute('def main(i): return i + 1', "
+                       "jsonb_build_object('i', i)) ->> 'main')::int) "
+                       "FROM generate_series(1, %d) i" % n)
+
+    def pl_call():
+        return one(pl, "SELECT sum(bench_pl_inc(i)) FROM generate_series(1, %d) i" % n)
+
+    def native():
+        return one(nat, "SELECT sum(i + 1) FROM generate_series(1, %d) i" % n)
+
+    res = run_round_robin("8 f(i) for %s rows" % human(n), [
+        ("pysandbox", sb_lang, "LANGUAGE pysandbox function"),
+        ("pysandbox execute", sb_execute, "sandbox_execute per row"),
+        ("PL/Python", pl_call, "plpython3u function"),
+        ("native SQL", native, "sum(i + 1)"),
+    ], args.reps)
+    for r in res:
+        if r.value is not None and int(r.value) != want and not r.error:
+            r.error = "returned %r, expected %d" % (r.value, want)
+    return res
+
+
 def w4_wide(ctx, args):
     progress("== 4. %d rows x 20 mixed columns -> DataFrame -> describe" % args.wide_rows)
     sb, pl, nat, cl = ctx["sb"], ctx["pl"], ctx["native"], ctx["client"]
@@ -1181,6 +1225,14 @@ def report(machine, all_results, mem, args):
         x = pct(fr.times, 50) / pct(warm.times, 50)
         bars.append(("1 fresh python+pandas / pysandbox back to back = %.0fx (fork per call)" % x,
                      "reported"))
+    x = ratio("8", "PL/Python")
+    if x is not None:
+        bars.append(("8 per-row calls: pysandbox / PL/Python = %.0fx <= 20x" % (1 / x),
+                     mark(1 / x <= 20)))
+    x = ratio("8", "pysandbox execute")
+    if x is not None:
+        bars.append(("8 per-row calls: sandbox_execute per row / pysandbox function = %.1fx >= 100x"
+                     % x, mark(x >= 100)))
     n = human(args.rows)
     for other, label in (("PL/Python", "PL/Python"),
                          ("client read_sql", "client pandas")):
@@ -1223,9 +1275,11 @@ def main():
                     help="fresh connections measured in workload 5")
     ap.add_argument("--rows", type=int, default=1000000)
     ap.add_argument("--wide-rows", type=int, default=100000)
-    ap.add_argument("--workloads", default="1,2,3,4,5,6,7",
-                    help="comma-separated subset of 1..7 (7 restarts the cluster: "
+    ap.add_argument("--workloads", default="1,2,3,4,5,6,7,8",
+                    help="comma-separated subset of 1..8 (7 restarts the cluster: "
                     "only with test/bench/run.sh's throwaway cluster)")
+    ap.add_argument("--lang-rows", type=int, default=1000,
+                    help="rows each function is called for, workload 8")
     ap.add_argument("--preload-rounds", type=int, default=2,
                     help="rounds of the preload sets, workload 7")
     ap.add_argument("--tput-seconds", type=int, default=15,
@@ -1273,6 +1327,8 @@ def main():
         all_results.append(w3_rows_out(ctx, args))
     if "4" in wanted:
         all_results.append(w4_wide(ctx, args))
+    if "8" in wanted:
+        all_results.append(w8_per_row(ctx, args))
     mem = {"rows": 0, "avg_text": 0, "columnar": 1, "growth": [], "detail": [],
            "context": [], "error": None}
     if "5" in wanted:

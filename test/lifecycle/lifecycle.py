@@ -34,7 +34,10 @@ worker has one child, the contained sandbox process.  Checks:
       backend has exactly one worker and no other descendant, its open fd
       count equals the count after the first round of calls, and its RSS grew by at
       most 5 MB (numbers printed);
-  (h) the postmaster never restarted (same pid) and the server log has no
+  (h) a LANGUAGE pysandbox function called for every row of a statement
+      gives every row's value; a statement cancelled during one of its calls
+      ends with 57014, its child gone, and the next call works;
+  (i) the postmaster never restarted (same pid) and the server log has no
       crash lines.
 
 After every check there must be no zombie under the postmaster and no
@@ -264,6 +267,60 @@ class Suite:
         conn.close()
         self.report("(a) pg_cancel_backend", problems,
                     "57014 after " + ", ".join("%.1f" % t for t in times) + " ms")
+
+    # -- (h) ---------------------------------------------------------------
+    def check_language_per_row(self, rows=40):
+        """A LANGUAGE pysandbox function called for every row of a statement,
+        then a statement cancelled in its middle (during a call): every row
+        gets its value, the cancel ends the statement with 57014, and no
+        child is left behind."""
+        problems = []
+        self.admin_sql("CREATE OR REPLACE FUNCTION lifecycle_inc(i integer) RETURNS integer "
+                       "LANGUAGE pysandbox AS 'return i + 1'")
+        self.admin_sql("CREATE OR REPLACE FUNCTION lifecycle_slow(i integer) RETURNS integer "
+                       "LANGUAGE pysandbox AS %s",
+                       "if i == 5:\n    while True:\n        pass\nreturn i")
+        conn = connect()
+        backend = conn.get_backend_pid()
+        cur = conn.cursor()
+        cur.execute("SELECT sum(lifecycle_inc(i)) FROM generate_series(1, %s) AS i", (rows,))
+        got = cur.fetchone()[0]
+        if got != rows * (rows + 1) // 2 + rows:
+            problems.append("the per-row sum was %r" % (got,))
+
+        class Statement(threading.Thread):
+            def run(self):
+                try:
+                    c = conn.cursor()
+                    c.execute("SELECT sum(lifecycle_slow(i)) FROM generate_series(1, 10) AS i")
+                    self.error = None
+                except psycopg2.Error as exc:
+                    self.error = exc
+
+        st = Statement(daemon=True)
+        st.start()
+        worker, child = wait_running(backend, settle=0.3)
+        if child is None:
+            problems.append("the statement never started a sandbox child")
+        self.admin_sql("SELECT pg_cancel_backend(%s)", backend)
+        st.join(5)
+        if st.is_alive():
+            problems.append("the statement did not end within 5 s of the cancel")
+        elif st.error is None or st.error.pgcode != "57014":
+            problems.append("the cancelled statement ended with %r, expected 57014"
+                            % (st.error and st.error.pgcode,))
+        if child is not None and wait_for(lambda: not exists(child), 3) is None:
+            problems.append("the sandbox child %d outlived the statement" % child)
+        try:
+            cur.execute("SELECT lifecycle_inc(41)")
+            if cur.fetchone()[0] != 42:
+                problems.append("the next call returned a wrong result")
+        except psycopg2.Error as exc:
+            problems.append("the next call failed: %s" % str(exc).strip())
+        conn.close()
+        self.admin_sql("DROP FUNCTION lifecycle_inc(integer), lifecycle_slow(integer)")
+        self.report("(h) a function per row, cancelled mid-statement", problems,
+                    "%d rows, then 57014" % rows)
 
     # -- (b) ---------------------------------------------------------------
     def check_statement_timeout(self):
@@ -554,7 +611,7 @@ class Suite:
             log = ""
         problems += ["server log: " + line.strip()[:200]
                      for line in log.splitlines() if CRASH_LOG.search(line)]
-        self.report("(h) postmaster", problems, "pid %d unchanged, no crash in the log"
+        self.report("(i) postmaster", problems, "pid %d unchanged, no crash in the log"
                     % self.postmaster if not problems else "")
 
 
@@ -581,6 +638,7 @@ def main():
                       "(d) client killed mid-call (defaults)")
     suite.kill_mid_call("worker", "(e) SIGKILL the worker mid-call", None)
     suite.kill_mid_call("child", "(f) SIGKILL the sandbox child mid-call", "39000")
+    suite.check_language_per_row()
     suite.check_many_calls(args.calls)
     suite.check_postmaster()
     print("lifecycle: finished in %.1f s" % (time.monotonic() - start))

@@ -5,6 +5,7 @@ Run as root (to read /proc of postgres processes and the server log) with
 Debian's interpreter, against a running test cluster:
 
     /usr/bin/python3 test/security/hostile.py [--modes on,off,bypass] [--only SUBSTRING]
+                                               [--via execute|language]
 
 Connection settings come from PGHOST/PGPORT/PGUSER (a superuser); the data
 directory and server log from PYSANDBOX_TEST_DIR (default /tmp/pysandbox-test).
@@ -50,16 +51,23 @@ For every payload in every mode it asserts:
   (f) the backend is alive (same connection runs SELECT 1, same backend pid),
       the postmaster pid is unchanged and the server log shows no crash.
 
+With --via language every payload runs as a LANGUAGE pysandbox function
+instead: its module becomes the body of a function whose arguments (jsonb)
+are main()'s parameters, followed by "return main(...)"; the options become
+the pysandbox.* settings.  CREATE FUNCTION validates the body, so a payload
+the validator refuses fails there, with the same outcome.
+
 Then the scenarios of floor_scenarios.py, which need more than one call
 (floods against cancel, terminate and the wall limit; a child living on after
 its result; two sessions' children; sandbox_run's reports), unless --modes
-leaves out "off".
+leaves out "off" or --via is language.
 
 One line per payload and mode, then exactly "hostile: N passed, M failed";
 the exit status is non-zero if anything failed.
 """
 
 import argparse
+import ast
 import os
 import platform
 import pwd
@@ -1377,8 +1385,10 @@ class Server:
     def set_filesystem_layer(self, layer):
         self.cur.execute("SET pysandbox.filesystem_layer = %s" % layer)
 
+    via = "execute"
+
     def call(self, code, inputs, options):
-        """Run sandbox_execute.
+        """Run sandbox_execute (or, via "language", a function of the code).
 
         Returns (sqlstate, message, detail, texts, result, ms); texts holds
         every string the client saw, for the secret check.
@@ -1387,10 +1397,13 @@ class Server:
         sqlstate, message, detail, result = None, "", "", None
         start = time.monotonic()
         try:
-            self.cur.execute("SELECT sandbox_execute(%s, %s, '{main}', %s)",
-                             (code, psycopg2.extras.Json(inputs),
-                              psycopg2.extras.Json(options)))
-            result = self.cur.fetchone()[0]
+            if self.via == "language":
+                result = self.call_function(code, inputs, options)
+            else:
+                self.cur.execute("SELECT sandbox_execute(%s, %s, '{main}', %s)",
+                                 (code, psycopg2.extras.Json(inputs),
+                                  psycopg2.extras.Json(options)))
+                result = self.cur.fetchone()[0]
             texts = [repr(result)]
         except psycopg2.Error as exc:
             d = exc.diag
@@ -1400,6 +1413,40 @@ class Server:
         ms = (time.monotonic() - start) * 1000
         texts += [str(n) for n in self.notices.items]
         return sqlstate, message, detail, texts, result, ms
+
+    # options as the settings a language function runs with
+    SETTINGS = {"timeout_ms": ("pysandbox.timeout", "%dms"),
+                "cpu_ms": ("pysandbox.cpu_limit", "%dms"),
+                "memory_mb": ("pysandbox.memory_limit", "%dMB"),
+                "max_output_bytes": ("pysandbox.max_output_bytes", "%d")}
+
+    def call_function(self, code, inputs, options):
+        """The payload as a LANGUAGE pysandbox function: its module is the
+        body, main()'s parameters the arguments (jsonb); returns {"main":
+        value} as sandbox_execute would."""
+        params = []
+        try:
+            for node in ast.parse(code).body:
+                if isinstance(node, ast.FunctionDef) and node.name == "main":
+                    params = [a.arg for a in node.args.args if a.arg in inputs]
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            pass    # CREATE FUNCTION reports it
+        body = "%s\nreturn main(%s)\n" % (code, ", ".join("%s=%s" % (p, p) for p in params))
+        self.cur.execute("DROP FUNCTION IF EXISTS hostile_payload")
+        for key, (guc, fmt) in self.SETTINGS.items():
+            if key in options:
+                self.cur.execute("SET %s = '%s'" % (guc, fmt % options[key]))
+        try:
+            self.cur.execute("CREATE FUNCTION hostile_payload(%s) RETURNS jsonb "
+                             "LANGUAGE pysandbox AS %%s"
+                             % ", ".join("%s jsonb" % p for p in params), (body,))
+            self.cur.execute("SELECT hostile_payload(%s)" % ", ".join(["%s"] * len(params)),
+                             [psycopg2.extras.Json(inputs[p]) for p in params])
+            return {"main": self.cur.fetchone()[0]}
+        finally:
+            for key, (guc, _fmt) in self.SETTINGS.items():
+                if key in options:
+                    self.cur.execute("RESET %s" % guc)
 
     def new_log(self):
         try:
@@ -1630,15 +1677,24 @@ def probe(server, target, mode):
     return result == wanted, "%s %s" % (sqlstate, message) if sqlstate else repr(result)
 
 
+# As a function body, a payload's module-level names are the function's
+# locals: they go when it returns, before the result is sent (a generator
+# kept "alive" then runs its finally, and the call meets its limit)
+LANGUAGE_OUTCOMES = {"finalizer-after-result": {TIMEOUT}}
+
+
 def run_one(server, target, payload, mode):
     inputs = target.inputs()
     code = bypass_code(payload, inputs) if mode == "bypass" else payload.code
     sqlstate, message, detail, texts, _result, ms = server.call(code, inputs, payload.options)
     label = classify(sqlstate, message, detail)
     problems = []
-    if label not in payload.expect[mode]:
+    expect = payload.expect[mode]
+    if server.via == "language":
+        expect = expect | LANGUAGE_OUTCOMES.get(payload.name, set())
+    if label not in expect:
         problems.append("outcome %s, expected one of %s" % (
-            label, ", ".join(sorted(payload.expect[mode]))))
+            label, ", ".join(sorted(expect))))
     if payload.max_ms is not None and ms > payload.max_ms:
         problems.append("the call took %.0f ms, more than %d ms" % (ms, payload.max_ms))
     problems += target.side_effects()
@@ -1656,6 +1712,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--modes", default="on,off,bypass,mount,landlock")
     parser.add_argument("--only", default="", help="run payloads whose name contains this")
+    parser.add_argument("--via", default="execute", choices=("execute", "language"),
+                        help="run each payload through sandbox_execute or as a "
+                             "LANGUAGE pysandbox function")
     args = parser.parse_args()
     if os.geteuid() != 0:
         print("hostile: run as root (the checks read /proc and the server log)")
@@ -1683,6 +1742,7 @@ def main():
                 passed += 1
             else:
                 failed += 1
+        server.via = args.via
         for mode in args.modes.split(","):
             server.set_python_layer(mode not in LAYER_OFF_MODES)
             server.set_filesystem_layer({"mount": "mount_namespace",
@@ -1709,7 +1769,7 @@ def main():
                 else:
                     failed += 1
             print("-- mode %s took %.1f s" % (mode, time.monotonic() - mode_start), flush=True)
-        if "off" in args.modes.split(","):
+        if "off" in args.modes.split(",") and args.via == "execute":
             scenario_start = time.monotonic()
             got_passed, got_failed = floor_scenarios.run_all(args.only)
             passed += got_passed
