@@ -67,6 +67,9 @@ typedef struct SbSandbox
 	bool		from_reservation;	/* the worker reserved it for this session */
 	bool		revoked;		/* ... and took it back before the call began */
 	bool		preloaded;		/* a child of the preloaded process */
+	SubTransactionId subid;		/* acquired in this subtransaction: its
+								 * abort releases it (an outer one's not:
+								 * sql() runs queries in subtransactions) */
 	SbExitReport exit;			/* valid once exited */
 } SbSandbox;
 
@@ -161,6 +164,8 @@ typedef struct SbRequest
 extern void sb_inputs_encode(SbRequest *req, Jsonb *inputs);
 extern void sb_request_add_table(SbRequest *req, const char *name, SbColumn *cols,
 								 int ncols, uint64 nrows);
+extern bool sb_sql_active;
+extern List *sb_sql_answer(SbRequest *req, char *payload, Size len);
 extern bool sb_inputs_check(Jsonb *inputs);
 extern void sb_request_add_frame(SbRequest *req, uint32 type,
 								 const char *p1, size_t l1,

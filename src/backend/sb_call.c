@@ -207,6 +207,8 @@ typedef struct SbReader
 	bool		bad;			/* the child broke the protocol */
 	bool		cut;			/* the output ended in the middle of a frame */
 	bool		any;			/* the child sent at least one byte */
+	char	   *sql;			/* an sql() request to answer, or NULL */
+	Size		sql_len;
 } SbReader;
 
 /*
@@ -268,6 +270,11 @@ sb_frame_done(SbReader *rd, SbOutcome *out)
 				MemoryContextSwitchTo(old);
 				break;
 			}
+		case SB_DATA_SQL:
+			/* answered by the call's loop (the decoder allows one at a time) */
+			rd->sql = rd->payload;
+			rd->sql_len = rd->len;
+			break;
 		case SB_DATA_VIOLATION:
 			memcpy(&out->violation_info, rd->payload, sizeof(SbViolation));
 			out->violation_info.name[sizeof(out->violation_info.name) - 1] = '\0';
@@ -297,7 +304,8 @@ sb_header_done(SbReader *rd, SbOutcome *out, const SbLimits *limits)
 			return false;
 	}
 	/* +1 for a terminating NUL, so texts can be used as C strings */
-	if (rd->type == SB_DATA_STDOUT || rd->type == SB_DATA_STDERR || rd->type == SB_DATA_VIOLATION)
+	if (rd->type == SB_DATA_STDOUT || rd->type == SB_DATA_STDERR ||
+		rd->type == SB_DATA_VIOLATION || rd->type == SB_DATA_SQL)
 		rd->payload = MemoryContextAllocHuge(CurrentMemoryContext, (Size) rd->len + 1);
 	else
 		rd->payload = sb_alloc_large(rd->keep, (Size) rd->len + 1);
@@ -419,12 +427,13 @@ sb_call_wait_exit(SbSandbox *sb, instr_time start, long deadline)
 void
 sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 {
-	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "pysandbox call",
-											  ALLOCSET_DEFAULT_SIZES);
-	MemoryContext old = MemoryContextSwitchTo(cxt);
-	SbCallState *st = palloc0(sizeof(SbCallState));
+	MemoryContext cxt;
+	MemoryContext old;
+	SbCallState *st;
 	SbSpawnRequest spawn;
 	SbReader	rd;
+	List	   *sending;		/* the request, or the answer to an sql() */
+	MemoryContext sqlcxt = NULL;
 	ListCell   *next_chunk;
 	size_t		chunk_sent = 0;
 	bool		writing = true;
@@ -433,6 +442,15 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 	instr_time	poll_start;	/* when this call began to poll, or zero */
 	long		deadline = (long) limits->timeout_ms + SB_DEADLINE_GRACE_MS;
 
+	/* a query of sql() runs while the child that asked for it waits */
+	if (sb_sql_active)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a query run by sql() cannot run pysandbox code"),
+				 errhint("Call pysandbox functions outside the queries of sql().")));
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "pysandbox call", ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	st = palloc0(sizeof(SbCallState));
 	st->cb.func = sb_call_cleanup;
 	st->cb.arg = st;
 	MemoryContextRegisterResetCallback(cxt, &st->cb);
@@ -462,7 +480,8 @@ again:
 	/* the deadline counts from when the child is ours, after any queueing */
 	INSTR_TIME_SET_CURRENT(start);
 	INSTR_TIME_SET_ZERO(poll_start);
-	next_chunk = list_head(req->chunks);
+	sending = req->chunks;
+	next_chunk = list_head(sending);
 
 	while (!eof)
 	{
@@ -490,7 +509,7 @@ again:
 			ssize_t		n;
 
 			for (; lc != NULL && niov < SB_SEND_IOV && total < SB_SEND_MAX;
-				 lc = lnext(req->chunks, lc), off = 0)
+				 lc = lnext(sending, lc), off = 0)
 			{
 				SbChunk    *c = (SbChunk *) lfirst(lc);
 				size_t		len = Min(c->len - off, SB_SEND_MAX - total);
@@ -521,7 +540,7 @@ again:
 				n -= step;
 				if (chunk_sent == c->len)
 				{
-					next_chunk = lnext(req->chunks, next_chunk);
+					next_chunk = lnext(sending, next_chunk);
 					chunk_sent = 0;
 				}
 			}
@@ -536,6 +555,35 @@ again:
 			if (!eof)
 				sb_sandbox_kill(st->sb);
 			break;
+		}
+
+		/*
+		 * sql() in the child: answer once all that went before is sent (an
+		 * honest child asks only after reading the whole request).  The
+		 * previous answer is out, so its memory can go.  The query's time
+		 * does not count against the worker's health: the worker still
+		 * times the child's wall clock.
+		 */
+		if (rd.sql != NULL && next_chunk == NULL && writing == false)
+		{
+			MemoryContext prev;
+			instr_time	asked;
+
+			INSTR_TIME_SET_CURRENT(asked);
+			if (sqlcxt != NULL)
+				MemoryContextDelete(sqlcxt);
+			sqlcxt = AllocSetContextCreate(cxt, "pysandbox sql()", ALLOCSET_DEFAULT_SIZES);
+			prev = MemoryContextSwitchTo(sqlcxt);
+			sending = sb_sql_answer(req, rd.sql, rd.sql_len);
+			MemoryContextSwitchTo(prev);
+			pfree(rd.sql);
+			rd.sql = NULL;
+			sb_decoder_sql_answered(&rd.dec);
+			deadline += sb_ms_since(asked);
+			next_chunk = list_head(sending);
+			chunk_sent = 0;
+			writing = next_chunk != NULL;
+			continue;
 		}
 
 		left = deadline - sb_ms_since(start);

@@ -245,7 +245,10 @@ sb_plan_is_plain_select(SPIPlanPtr plan)
 static void
 sb_table_input_context(void *arg)
 {
-	errcontext("table input \"%s\"", (const char *) arg);
+	if (strcmp((const char *) arg, "sql()") == 0)
+		errcontext("query of sql()");
+	else
+		errcontext("table input \"%s\"", (const char *) arg);
 }
 
 /*
@@ -266,6 +269,9 @@ sb_table_input(SbRequest *req, const char *name, const char *query, JsonbValue *
 	JsonbValue *pvals = NULL;
 	bool		save_read_only = XactReadOnly;
 	MemoryContext cxt = CurrentMemoryContext;
+	bool		is_sql = strcmp(name, "sql()") == 0;	/* sb_sql_answer */
+	const char *what = is_sql ? name : psprintf("input \"%s\"", name);
+	const char *given = is_sql ? "sql() was given" : "\"$params\" has";
 	int			i;
 
 	if (params != NULL)
@@ -313,20 +319,20 @@ sb_table_input(SbRequest *req, const char *name, const char *query, JsonbValue *
 	if (plan == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("could not prepare the query of input \"%s\": %s",
-						name, SPI_result_code_string(SPI_result))));
+				 errmsg("could not prepare the query of %s: %s",
+						what, SPI_result_code_string(SPI_result))));
 	if (!sb_plan_is_plain_select(plan))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("the query of input \"%s\" must be a single SELECT statement", name),
+				 errmsg("the query of %s must be a single SELECT statement", what),
 				 errdetail("Table inputs only read: no data-modifying WITH, FOR UPDATE/SHARE or SELECT INTO.")));
 
 	if (ptypes.n != nparams)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg_plural("the query of input \"%s\" uses %d parameter but \"$params\" has %d",
-							   "the query of input \"%s\" uses %d parameters but \"$params\" has %d",
-							   ptypes.n, name, ptypes.n, nparams)));
+				 errmsg_plural("the query of %s uses %d parameter but %s %d",
+							   "the query of %s uses %d parameters but %s %d",
+							   ptypes.n, what, ptypes.n, given, nparams)));
 	if (nparams > 0)
 	{
 		paramLI = makeParamList(nparams);
@@ -341,8 +347,8 @@ sb_table_input(SbRequest *req, const char *name, const char *query, JsonbValue *
 			if (ptypes.types[i] == InvalidOid || ptypes.types[i] == UNKNOWNOID)
 				ereport(ERROR,
 						(errcode(ERRCODE_INDETERMINATE_DATATYPE),
-						 errmsg("could not determine the data type of parameter $%d in input \"%s\"",
-								i + 1, name),
+						 errmsg("could not determine the data type of parameter $%d in %s",
+								i + 1, what),
 						 errhint("Add a cast, such as $%d::text.", i + 1)));
 			text = sb_jsonb_value_text(&pvals[i], &isnull);
 			getTypeInputInfo(ptypes.types[i], &typinput, &typioparam);
@@ -367,8 +373,8 @@ sb_table_input(SbRequest *req, const char *name, const char *query, JsonbValue *
 		if (rc < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("could not run the query of input \"%s\": %s",
-							name, SPI_result_code_string(rc))));
+					 errmsg("could not run the query of %s: %s",
+							what, SPI_result_code_string(rc))));
 	}
 	PG_FINALLY();
 	{
@@ -380,6 +386,45 @@ sb_table_input(SbRequest *req, const char *name, const char *query, JsonbValue *
 	error_context_stack = errcb.previous;
 
 	sb_request_add_table(req, name, r->cols, r->ncols, r->nrows);
+}
+
+/*
+ * sb_table_input() in a subtransaction that is always rolled back: the query
+ * is read-only (XactReadOnly) but some functions write all the same (large
+ * objects: lo_from_bytea, lo_import), notify or set settings; whatever it
+ * did is undone once its rows are copied into the request.  An error is
+ * raised as it came, after the rollback.  (Session-level advisory locks and
+ * what a query does on another server through dblink or a foreign table
+ * are not undone by a rollback.)
+ */
+static void
+sb_table_input_undone(SbRequest *req, const char *name, const char *query, JsonbValue *params)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		sb_table_input(req, name, query, params);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		ReThrowError(edata);
+	}
+	PG_END_TRY();
+	RollbackAndReleaseCurrentSubTransaction();
+	MemoryContextSwitchTo(cxt);
+	CurrentResourceOwner = owner;
 }
 
 /*
@@ -597,7 +642,7 @@ sb_inputs_walk(SbRequest *req, Jsonb *inputs)
 		{
 			tables = true;
 			if (req)
-				sb_table_input(req, key, query, params);
+				sb_table_input_undone(req, key, query, params);
 			continue;
 		}
 		if (!req)
@@ -633,4 +678,106 @@ void
 sb_inputs_encode(SbRequest *req, Jsonb *inputs)
 {
 	(void) sb_inputs_walk(req, inputs);
+}
+
+/* true while a child's sql() query runs: pysandbox may not be re-entered */
+bool		sb_sql_active = false;
+
+/* A SQL_ERROR frame: what the child raises as SQLError. */
+static void
+sb_sql_error_frame(SbRequest *req, int sqlerrcode, const char *message,
+				   const char *detail, const char *hint)
+{
+	StringInfoData buf;
+	char	   *u;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "{\"sqlstate\":\"%s\",\"message\":", unpack_sql_state(sqlerrcode));
+	escape_json(&buf, message ? message : "");
+	appendStringInfoString(&buf, ",\"detail\":");
+	escape_json(&buf, detail ? detail : "");
+	appendStringInfoString(&buf, ",\"hint\":");
+	escape_json(&buf, hint ? hint : "");
+	appendStringInfoChar(&buf, '}');
+	u = pg_server_to_any(buf.data, buf.len, PG_UTF8);
+	sb_request_add_frame(req, SB_DATA_SQL_ERROR, u, strlen(u), NULL, 0, NULL, 0);
+}
+
+/*
+ * Answer a child's sql(query, *params) (an SB_DATA_SQL payload: hostile
+ * JSON, {"query": text, "params": [scalars]}): run the query exactly as a
+ * $query table input (one plain SELECT, read-only, as the current user in
+ * the statement's snapshot, within the call's input budget) and return the
+ * frames of the answer: the rows as a table, or SQL_ERROR with the error's
+ * SQLSTATE and message, which the child raises as an exception.  The query
+ * runs in a subtransaction that is rolled back either way, so a failing one
+ * leaves the caller's transaction as it was, and nothing a query does
+ * outlives it (sb_table_input_undone); cancel and termination are raised as
+ * ever.  A
+ * query that would run pysandbox code is refused (sb_call_run): the child
+ * waiting for its answer holds the session's one sandbox.
+ */
+List *
+sb_sql_answer(SbRequest *req, char *payload, Size len)
+{
+	List	   *saved = req->chunks;
+	List	   *answer;
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	Jsonb	   *jb = NULL;
+	JsonbValue *query;
+	JsonbValue *params;
+	char	   *text;
+
+	req->chunks = NIL;
+	if (sb_json_check(payload, len) == SB_JSON_VALID)
+	{
+		text = pg_any_to_server(payload, (int) len, PG_UTF8);
+		jb = sb_jsonb_build(text, text == payload ? len : strlen(text), sb_jsonb_limit(len));
+	}
+	query = jb && JB_ROOT_IS_OBJECT(jb) ? sb_get_key(&jb->root, "query") : NULL;
+	params = jb && JB_ROOT_IS_OBJECT(jb) ? sb_get_key(&jb->root, "params") : NULL;
+	if (query == NULL || query->type != jbvString)
+	{
+		sb_sql_error_frame(req, ERRCODE_INVALID_PARAMETER_VALUE,
+						   "sql() needs a query: a string", NULL, NULL);
+		answer = req->chunks;
+		req->chunks = saved;
+		return answer;
+	}
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		sb_sql_active = true;
+		sb_table_input(req, "sql()", pnstrdup(query->val.string.val, query->val.string.len),
+					   params);
+		sb_sql_active = false;
+		/* its rows are copied: undo whatever else it did (sb_table_input_undone) */
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		sb_sql_active = false;
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED || edata->elevel > ERROR)
+			ReThrowError(edata);
+		/* the partial answer, if any, goes: only the error is sent */
+		req->chunks = NIL;
+		sb_sql_error_frame(req, edata->sqlerrcode, edata->message, edata->detail, edata->hint);
+	}
+	PG_END_TRY();
+	answer = req->chunks;
+	req->chunks = saved;
+	return answer;
 }

@@ -819,6 +819,7 @@ sb_sandbox_acquire(const SbSpawnRequest *req, bool allow_reserved, const char *c
 			sb = &sb_the_sandbox;
 			memset(sb, 0, sizeof(SbSandbox));
 			sb->in_use = true;
+			sb->subid = GetCurrentSubTransactionId();
 			sb->from_reservation = true;
 			sb->data_fd = sb_reservation.fd;
 			sb->pid = sb_reservation.pid;
@@ -907,6 +908,7 @@ sb_sandbox_acquire(const SbSpawnRequest *req, bool allow_reserved, const char *c
 	sb = &sb_the_sandbox;
 	memset(sb, 0, sizeof(SbSandbox));
 	sb->in_use = true;
+	sb->subid = GetCurrentSubTransactionId();
 	sb->data_fd = fd;
 	sb->pid = payload.spawned.pid;
 	sb->preloaded = (r.flags & SB_SPAWN_PRELOADED) != 0;
@@ -1055,7 +1057,9 @@ static void
 sb_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 					SubTransactionId parentSubid, void *arg)
 {
-	if (event == SUBXACT_EVENT_ABORT_SUB && sb_the_sandbox.in_use)
+	/* ids grow: one at or above mySubid was acquired inside what aborts */
+	if (event == SUBXACT_EVENT_ABORT_SUB && sb_the_sandbox.in_use &&
+		sb_the_sandbox.subid >= mySubid)
 		sb_sandbox_release(&sb_the_sandbox);
 }
 

@@ -70,6 +70,14 @@ sb_decode_header(SbDecoder *d, uint32_t type, uint32_t length)
 				return SB_DEC_BAD;
 			d->columns++;
 			return sb_charge(d, length);
+		case SB_DATA_SQL:
+			/* one at a time, before the call's result */
+			if (d->have_result || d->have_error || d->have_rows || d->sql_pending ||
+				length > SB_MAX_SQL_PAYLOAD || d->sql_calls >= SB_MAX_SQL_CALLS)
+				return SB_DEC_BAD;
+			d->sql_pending = 1;
+			d->sql_calls++;
+			return sb_charge(d, length);
 		case SB_DATA_VIOLATION:
 			/* the child's SIGSYS handler sends one and exits */
 			if (length != sizeof(SbViolation) || d->have_violation)
@@ -79,6 +87,13 @@ sb_decode_header(SbDecoder *d, uint32_t type, uint32_t length)
 		default:
 			return SB_DEC_BAD;
 	}
+}
+
+/* The backend has queued the answer to the child's SB_DATA_SQL. */
+void
+sb_decoder_sql_answered(SbDecoder *d)
+{
+	d->sql_pending = 0;
 }
 
 /* Is kind one this protocol knows, and does it carry var-length values? */

@@ -69,6 +69,10 @@ typedef enum SbFrameType
 	SB_DATA_TABLE = 33,			/* JSON: one table input's name and columns */
 	SB_DATA_COLUMN = 34,		/* binary column, see below */
 	SB_DATA_END = 35,			/* empty: the request is complete */
+	SB_DATA_SQL_ERROR = 36,		/* JSON: sqlstate, message, detail, hint: the
+								 * query of an SB_DATA_SQL failed (its answer
+								 * otherwise is one SB_DATA_TABLE and its
+								 * columns) */
 
 	/* data: child -> backend */
 	SB_DATA_STDOUT = 48,		/* UTF-8 text written by print() */
@@ -78,7 +82,9 @@ typedef enum SbFrameType
 	SB_DATA_VIOLATION = 51,		/* SbViolation: a blocked system call */
 	SB_DATA_ROWS = 52,			/* uint64 nrows: sandbox_rows' result follows
 								 * as one SB_DATA_COLUMN per requested column */
-	SB_DATA_STDERR = 53			/* UTF-8 text written to sys.stderr (warnings) */
+	SB_DATA_STDERR = 53,		/* UTF-8 text written to sys.stderr (warnings) */
+	SB_DATA_SQL = 54			/* JSON: query, params: sql() in the child; it
+								 * waits for the answer before it sends more */
 } SbFrameType;
 
 /*
@@ -261,6 +267,9 @@ typedef struct SbViolation
 
 /* the largest error report accepted; the child shortens its texts below */
 #define SB_MAX_ERROR_PAYLOAD	(1024 * 1024)
+/* one sql() request at most, and sql() calls per call at most */
+#define SB_MAX_SQL_PAYLOAD		(1024 * 1024)
+#define SB_MAX_SQL_CALLS		100000
 
 #define SB_DEC_OK		0
 #define SB_DEC_BAD		1		/* protocol violation */
@@ -278,6 +287,8 @@ typedef struct SbDecoder
 	int			have_error;
 	int			have_rows;
 	int			have_violation;
+	int			sql_pending;	/* an SB_DATA_SQL not answered yet */
+	uint32_t	sql_calls;
 } SbDecoder;
 
 /* a validated column payload (pointers into it) */
@@ -295,6 +306,7 @@ typedef struct SbColumnView
 
 extern void sb_decoder_init(SbDecoder *d, uint64_t output_limit, int rows_mode, int rows_ncols);
 extern int	sb_decode_header(SbDecoder *d, uint32_t type, uint32_t length);
+extern void sb_decoder_sql_answered(SbDecoder *d);
 extern int	sb_column_check(const char *p, uint64_t len, uint64_t nrows, int kind,
 							SbColumnView *v);
 extern int	sb_column_valid(const SbColumnView *v, uint64_t row);

@@ -13,6 +13,8 @@ user's code and keep only the user's frames in tracebacks.
 
 import ast
 import builtins
+import datetime
+import decimal
 import difflib
 import gc
 import inspect
@@ -21,6 +23,7 @@ import os
 import sys
 import traceback
 import types
+import uuid
 
 import sb_codec
 import sb_guard
@@ -750,6 +753,72 @@ def _function_rows(value, shape, func, rows=None, budget=1 << 30):
     return [_one_row(row, func) if type(row) is not tuple else row for row in value]
 
 
+class SQLError(Exception):
+    """A query of sql() failed: .sqlstate (such as "42501" for a missing
+    privilege, "25006" for a write), .detail and .hint as PostgreSQL gave them."""
+
+    def __init__(self, message, sqlstate, detail="", hint=""):
+        super().__init__(message)
+        self.sqlstate = sqlstate
+        self.detail = detail
+        self.hint = hint
+
+    def __str__(self):
+        return "%s (SQLSTATE %s)" % (self.args[0], self.sqlstate)
+
+
+def _sql_param(value, i):
+    """A query parameter as JSON: text the backend gives the parameter's
+    type's input function, or null."""
+    t = type(value)
+    if value is None or t in (bool, int, str):
+        return value
+    if t is float:
+        if value != value or value in (float("inf"), float("-inf")):
+            return repr(value).replace("inf", "Infinity").replace("nan", "NaN")
+        return value
+    if isinstance(value, (np.integer, np.floating, np.bool_)):
+        return _sql_param(value.item(), i)
+    if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, (decimal.Decimal, uuid.UUID)):
+        return str(value)
+    if isinstance(value, datetime.timedelta):
+        return "%d microseconds" % (value // datetime.timedelta(microseconds=1))
+    raise TypeError('sql() parameter %d has type "%s"; pass None, bool, int, float, str, '
+                    "Decimal, a date, time or datetime, a timedelta or a UUID" % (i, t.__name__))
+
+
+def sql(query, *params):
+    """Run one read-only query through the calling backend, as the calling
+    role in the statement's snapshot, and return its rows as a DataFrame
+    (the columns as a $query input has them).  $1, $2, ... in the query take
+    params.  A failing query raises SQLError with its SQLSTATE."""
+    if type(query) is not str:
+        raise TypeError('sql() takes the query as a str, not "%s"' % type(query).__name__)
+    payload = json.dumps({"query": query,
+                          "params": [_sql_param(p, i + 1) for i, p in enumerate(params)]},
+                         ensure_ascii=False).encode("utf-8", "surrogatepass")
+    if len(payload) > 1024 * 1024:
+        raise ValueError("sql() takes a query and parameters of at most 1 MB")
+    sb_io.send(sb_io.SQL, payload)
+    ftype, data = sb_io.recv()
+    if ftype == sb_io.SQL_ERROR:
+        err = _frame_json(data)
+        raise SQLError(str(err.get("message", "")), str(err.get("sqlstate", "")),
+                       str(err.get("detail", "")), str(err.get("hint", "")))
+    if ftype != sb_io.TABLE:
+        raise SandboxProtocolError("unexpected frame %d answering sql()" % ftype)
+    header = _frame_json(data)
+    columns = []
+    for col in header["columns"]:
+        ftype, data = sb_io.recv()
+        if ftype != sb_io.COLUMN:
+            raise SandboxProtocolError("expected a column frame")
+        columns.append(sb_codec.decode_column(col["kind"], header["nrows"], data))
+    return sb_codec.decode_table(header, columns)
+
+
 class ArgumentsError(Exception):
     """The call's arguments do not fit the code: a parameter no input fills,
     a returns name the code does not define (the caller's to fix, 22023)."""
@@ -846,11 +915,14 @@ def serve(python_layer):
                         rule=first["rule"], findings=findings)
             return 0
         namespace = sb_guard.make_globals(allowed, out.print)
+        namespace["sql"] = sql
+        namespace["SQLError"] = SQLError
     else:
         # tests only: real builtins and imports, so only the OS layers stand
         real = dict(vars(builtins))
         real["print"] = out.print
-        namespace = {"__builtins__": real, "__name__": "__sandbox__"}
+        namespace = {"__builtins__": real, "__name__": "__sandbox__", "sql": sql,
+                     "SQLError": SQLError}
 
     try:
         if python_layer:
@@ -882,7 +954,8 @@ def serve(python_layer):
             fn = namespace.get(name)
             if type(fn) is not types.FunctionType:
                 defined = sorted(k for k, v in namespace.items()
-                                 if type(v) is types.FunctionType and not k.startswith("_"))
+                                 if type(v) is types.FunctionType and not k.startswith("_")
+                                 and v is not sql)
                 what = "func" if rows is not None else "returns"
                 raise ArgumentsError(
                     '%s names "%s", but the code defines no function of that name '

@@ -335,6 +335,8 @@ sb_io_init(void)
 	PyModule_AddIntConstant(m, "RESULT", SB_DATA_RESULT);
 	PyModule_AddIntConstant(m, "ERROR", SB_DATA_ERROR);
 	PyModule_AddIntConstant(m, "ROWS", SB_DATA_ROWS);
+	PyModule_AddIntConstant(m, "SQL", SB_DATA_SQL);
+	PyModule_AddIntConstant(m, "SQL_ERROR", SB_DATA_SQL_ERROR);
 	PyModule_AddIntConstant(m, "COL_INT64", SB_COL_INT64);
 	PyModule_AddIntConstant(m, "COL_FLOAT64", SB_COL_FLOAT64);
 	PyModule_AddIntConstant(m, "COL_BOOL", SB_COL_BOOL);

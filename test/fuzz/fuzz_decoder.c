@@ -88,6 +88,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			payload[len] = '\0';
 			if (type == SB_DATA_ROWS)
 				memcpy(&nrows, payload, sizeof(nrows));	/* len checked == 8 */
+			else if (type == SB_DATA_SQL && (data[0] & 2))
+				sb_decoder_sql_answered(&d);	/* sql(): the backend answered */
 			else if (type == SB_DATA_COLUMN)
 			{
 				SbColumnView v;

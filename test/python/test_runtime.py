@@ -286,5 +286,59 @@ class FunctionTests(unittest.TestCase):
                                        validate_first=True), [(_io.RESULT, {})])
 
 
+def serve_with_sql(code, answers):
+    """serve() a call whose code uses sql(): answers are the frames the
+    backend sends back, in order; returns (frames sent, JSON decoded where
+    JSON)."""
+    request = {"code": code, "returns": ["main"], "allowed_modules": ALLOWED,
+               "max_output_bytes": 1 << 20, "inputs": {}}
+    frames = [(_io.REQUEST, bytearray(json.dumps(request).encode())), (_io.END, bytearray())]
+    frames += answers
+    sent = []
+    saved = sys.stdout, sys.stderr
+    _io.recv = lambda: frames.pop(0)
+    _io.send = lambda ftype, data, end=-1: sent.append((ftype, bytes(data)))
+    try:
+        sb_runtime.serve(True)
+    finally:
+        sys.stdout, sys.stderr = saved
+    return [(t, json.loads(p)) for t, p in sent]
+
+
+class SqlTests(unittest.TestCase):
+    """sql() in the child: one request frame, the answer as a table or an
+    error the code can catch."""
+
+    def test_rows_come_back_as_a_dataframe(self):
+        header = {"name": "sql()", "nrows": 1, "columns": [{"name": "x", "kind": _io.COL_INT64}]}
+        sent = serve_with_sql(
+            "def main():\n    df = sql('SELECT $1::int + 1 AS x', 41)\n"
+            "    return [list(df.columns), int(df.x[0])]\n",
+            [(_io.TABLE, bytearray(json.dumps(header).encode())),
+             (_io.COLUMN, bytearray(_int_column(42)))])
+        self.assertEqual(sent, [(_io.SQL, {"query": "SELECT $1::int + 1 AS x", "params": [41]}),
+                                (_io.RESULT, {"main": [["x"], 42]})])
+
+    def test_error_is_an_exception_with_the_sqlstate(self):
+        err = {"sqlstate": "25006", "message": "cannot execute INSERT in a read-only transaction",
+               "detail": "", "hint": ""}
+        sent = serve_with_sql(
+            "def main():\n    try:\n        sql('INSERT INTO t VALUES (1)')\n"
+            "    except SQLError as e:\n        return [e.sqlstate, str(e)]\n",
+            [(_io.SQL_ERROR, bytearray(json.dumps(err).encode()))])
+        self.assertEqual(sent[-1], (_io.RESULT, {"main": [
+            "25006", "cannot execute INSERT in a read-only transaction (SQLSTATE 25006)"]}))
+
+    def test_parameters(self):
+        import datetime
+        import decimal
+        self.assertEqual([sb_runtime._sql_param(v, 1) for v in (
+            None, True, 2, 1.5, "x", datetime.date(2024, 2, 29), decimal.Decimal("1.10"),
+            float("nan"))], [None, True, 2, 1.5, "x", "2024-02-29", "1.10", "NaN"])
+        with self.assertRaises(TypeError) as caught:
+            sb_runtime._sql_param([1], 3)
+        self.assertIn('sql() parameter 3 has type "list"', str(caught.exception))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -801,6 +801,91 @@ PAYLOADS = [
             os._exit(0)
         """, off={CRASH, OUTPUT}),
 
+    # -- sql(): the child asks, the backend answers, and checks every byte ----
+    # writes and locks are refused inside Python, whatever the layer
+    Payload("sql-write-through-sql", """
+        def main():
+            out = []
+            for q in ["CREATE TABLE pwned(x int)", "COPY (SELECT 1) TO '/tmp/pwned'",
+                      "SELECT nextval('pg_class_oid_seq')",
+                      "WITH x AS (INSERT INTO pg_temp.t VALUES (1)) SELECT 1",
+                      "SELECT 1 FROM pg_class FOR SHARE", "BEGIN", "COMMIT",
+                      "SELECT 1; DROP TABLE IF EXISTS pwned"]:
+                try:
+                    sql(q)
+                    out.append("ran")
+                except SQLError as e:
+                    out.append(e.sqlstate)
+            if "ran" in out:
+                raise PermissionError("a query ran: %r" % (out,))
+            # functions that write in a read-only transaction all the same:
+            # the query's subtransaction is rolled back, so nothing stays
+            count = "SELECT count(*) AS n FROM pg_largeobject_metadata"
+            before = int(sql(count).n[0])
+            sql("SELECT lo_from_bytea(0, 'x'), lo_import('/etc/hostname')")
+            if int(sql(count).n[0]) != before:
+                raise PermissionError("a large object outlived its query")
+            return out
+        """, on={OK}, off={OK}),
+    # a query may call set_config(), but what it sets does not outlive it
+    Payload("sql-session-settings", """
+        def main():
+            now = ("SELECT current_setting('search_path') AS s, "
+                   "current_setting('pysandbox.python_layer') AS p")
+            before = sql(now).to_dict()
+            sql("SELECT set_config('search_path', 'pwned', false), "
+                "set_config('pysandbox.python_layer', 'off', false), "
+                "set_config('pysandbox.timeout', '1h', false)")
+            after = sql(now).to_dict()
+            if after != before:
+                raise PermissionError("a setting outlived its query: %r" % (after,))
+            return "restored"
+        """, on={OK}, off={OK}),
+    # re-entry: pysandbox from inside sql() would take the session's sandbox
+    Payload("sql-reentry", """
+        def main():
+            try:
+                sql("SELECT sandbox_execute('def main(): return 1')")
+            except SQLError as e:
+                if e.sqlstate == "0A000":
+                    return "refused"
+            raise PermissionError("re-entered")
+        """, on={OK}, off={OK}),
+    # raw frames: a second request before the answer, an oversized one,
+    # garbage in one, a forged answer type
+    Payload("sql-frame-two-at-once", """
+        import sb_io
+        def main():
+            sb_io.send(sb_io.SQL, b'{"query": "SELECT 1", "params": []}')
+            sb_io.send(sb_io.SQL, b'{"query": "SELECT 2", "params": []}')
+            return sb_io.recv()[0]
+        """, off={CRASH}),
+    Payload("sql-frame-oversized", """
+        import sb_io
+        def main():
+            sb_io.send(sb_io.SQL, b'{"query": "' + b"x" * (2 << 20) + b'"}')
+            return sb_io.recv()[0]
+        """, off={CRASH, OUTPUT}),
+    Payload("sql-frame-garbage", """
+        import sb_io
+        def main():
+            answers = []
+            for payload in [b"\\xff\\xfe", b"[]", b'{"query": 1}', b'{"query": "SELECT 1", "params": 5}',
+                            b'{"query": "SELECT $1::int", "params": [{"$query": "SELECT 1"}]}']:
+                sb_io.send(sb_io.SQL, payload)
+                answers.append(sb_io.recv()[0] == sb_io.SQL_ERROR)
+            if not all(answers):
+                raise PermissionError("a malformed request was answered with rows")
+            return answers
+        """, off={OK}),
+    Payload("sql-after-result", """
+        import sb_io, os
+        def main():
+            sb_io.send(sb_io.RESULT, b'{"main": 1}')
+            sb_io.send(sb_io.SQL, b'{"query": "SELECT 1", "params": []}')
+            os._exit(0)
+        """, off={CRASH}),
+
     # -- resources ---------------------------------------------------------------
     Payload("memory-str-repeat", """
         def main():
