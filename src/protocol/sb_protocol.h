@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define SB_PROTOCOL_VERSION		7
+#define SB_PROTOCOL_VERSION		8
 
 /* the worker inherits its control socket on this fd */
 #define SB_WORKER_CONTROL_FD	3
