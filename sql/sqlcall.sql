@@ -7,6 +7,24 @@ INSERT INTO sq_items VALUES (1, 'apple', 1.5, 's1'), (2, 'pear', 2.25, 's2'),
                             (3, 'plum', 0.75, 's3');
 CREATE SEQUENCE sq_seq;
 
+-- not for superusers (untrusted code would get a superuser's SQL)
+SELECT sandbox_execute($$
+def main():
+    try:
+        sql("SELECT 1")
+    except SQLError as e:
+        return [e.sqlstate, str(e), e.hint]
+$$);
+
+-- an ordinary role
+CREATE ROLE regress_pysandbox_sql;
+GRANT EXECUTE ON FUNCTION sandbox_execute(text, jsonb, text[], jsonb),
+                          sandbox_run(text, jsonb, text[], jsonb) TO regress_pysandbox_sql;
+GRANT USAGE ON LANGUAGE pysandbox TO regress_pysandbox_sql;
+GRANT SELECT (id, name, price) ON sq_items TO regress_pysandbox_sql;
+GRANT USAGE ON SEQUENCE sq_seq TO regress_pysandbox_sql;
+SET ROLE regress_pysandbox_sql;
+
 -- rows arrive as a DataFrame, as a $query input's would; $1, $2 take parameters
 SELECT sandbox_execute($$
 def main():
@@ -14,98 +32,110 @@ def main():
     return {"names": df.name.tolist(), "dtypes": df.dtypes}
 $$);
 
--- in a language function too, and in the statement's snapshot
-CREATE FUNCTION sq_total(min_price numeric) RETURNS float8
-LANGUAGE pysandbox AS $$
-df = sql("SELECT price FROM sq_items WHERE price >= $1", min_price)
-return float(df.price.sum())
-$$;
-SELECT sq_total(1);
-BEGIN;
-INSERT INTO sq_items VALUES (4, 'fig', 3, 's4');
-SELECT sq_total(3);
-ROLLBACK;
-
 -- what it refuses is an exception in Python, with its SQLSTATE; nothing is
 -- written and the caller's transaction goes on
 SELECT sandbox_execute($$
 def main():
     out = {}
     for q in ["INSERT INTO sq_items VALUES (9, 'x', 1, 'x')",
-              "SELECT nextval('sq_seq')",
               "WITH d AS (DELETE FROM sq_items RETURNING *) SELECT * FROM d",
-              "SELECT * FROM sq_items FOR UPDATE",
+              "SELECT id FROM sq_items FOR UPDATE",
+              "SELECT id FROM sq_items; SELECT 1",
+              "SELECT nextval('sq_seq')",
+              "SELECT random()",
+              "SELECT lo_from_bytea(0, 'x')",
+              "SELECT set_config('search_path', 'x', false)",
+              "SELECT query_to_xml('SELECT 1', true, true, '')",
+              "SELECT pg_current_xact_id()",
+              "SELECT secret FROM sq_items",
               "SELECT * FROM no_such_table",
               "SELECT 1/0",
+              "SELECT $1::int",
               "SELECT sandbox_execute('def main(): return 1')"]:
         try:
             sql(q)
-            out[q[:20]] = "ran"
+            out[q] = "ran"
         except SQLError as e:
-            out[q[:20]] = e.sqlstate
+            out[q] = e.sqlstate
     return out
 $$);
-SELECT count(*) FROM sq_items;
-SELECT nextval('sq_seq');
--- the message names what went wrong
+-- the messages name what went wrong
 SELECT sandbox_execute($$
 def main():
-    try:
-        sql("SELECT sandbox_execute('def main(): return 1')")
-    except SQLError as e:
-        return str(e)
+    out = []
+    for q in ["SELECT nextval('sq_seq')", "SELECT pg_current_xact_id()", "SELECT $1::int"]:
+        try:
+            sql(q)
+        except SQLError as e:
+            out.append(str(e))
+    return out
 $$);
+RESET ROLE;
+SELECT count(*) FROM sq_items;
+SELECT nextval('sq_seq');
+SELECT count(*) FROM pg_largeobject_metadata;
+SET ROLE regress_pysandbox_sql;
 -- an error the code does not catch is the call's
 SELECT sandbox_execute($$
 def main():
     return len(sql("SELECT * FROM no_such_table"))
 $$);
--- a query is a str
+-- a query is a str, parameters are plain values
 SELECT sandbox_execute($$
 def main():
     return sql(42)
 $$);
+SELECT sandbox_execute($$
+def main():
+    return sql("SELECT $1::text", [1])
+$$);
+-- sandbox_run reports it like any other exception
+SELECT sandbox_run($$
+def main():
+    return sql("SELECT * FROM no_such_table")
+$$) -> 'error' ->> 'message';
 
--- privileges and row-level security are the calling role's
-CREATE ROLE regress_pysandbox_sql;
-GRANT EXECUTE ON FUNCTION sandbox_execute(text, jsonb, text[], jsonb) TO regress_pysandbox_sql;
-GRANT SELECT (id, name, price) ON sq_items TO regress_pysandbox_sql;
+-- in a language function too, in the statement's snapshot
+RESET ROLE;
+CREATE FUNCTION sq_total(min_price numeric) RETURNS float8
+LANGUAGE pysandbox AS $$
+df = sql("SELECT price FROM sq_items WHERE price >= $1", min_price)
+return float(df.price.sum())
+$$;
+SET ROLE regress_pysandbox_sql;
+SELECT sq_total(1);
+RESET ROLE;
+BEGIN;
+INSERT INTO sq_items VALUES (4, 'fig', 3, 's4');
+SET LOCAL ROLE regress_pysandbox_sql;
+SELECT sq_total(3);
+ROLLBACK;
+
+-- row-level security is the calling role's
 ALTER TABLE sq_items ENABLE ROW LEVEL SECURITY;
 CREATE POLICY sq_cheap ON sq_items FOR SELECT USING (price < 2);
 SET ROLE regress_pysandbox_sql;
 SELECT sandbox_execute($$
 def main():
-    names = sql("SELECT name FROM sq_items ORDER BY id").name.tolist()
-    try:
-        sql("SELECT secret FROM sq_items")
-        secret = "read"
-    except SQLError as e:
-        secret = e.sqlstate
-    return {"names": names, "secret": secret}
+    return sql("SELECT name FROM sq_items ORDER BY id").name.tolist()
 $$);
 RESET ROLE;
--- inside SECURITY DEFINER, the owner's
-CREATE FUNCTION sq_secrets() RETURNS integer
+-- inside SECURITY DEFINER, the owner's (an ordinary role that reads secret)
+CREATE ROLE regress_pysandbox_sql_owner;
+GRANT USAGE ON LANGUAGE pysandbox TO regress_pysandbox_sql_owner;
+GRANT SELECT ON sq_items TO regress_pysandbox_sql_owner;
+CREATE FUNCTION sq_secrets() RETURNS text[]
 LANGUAGE pysandbox SECURITY DEFINER AS $$
-return len(sql("SELECT secret FROM sq_items"))
+return sql("SELECT secret FROM sq_items ORDER BY id").secret.tolist()
 $$;
-GRANT USAGE ON LANGUAGE pysandbox TO regress_pysandbox_sql;
+ALTER FUNCTION sq_secrets() OWNER TO regress_pysandbox_sql_owner;
 SET ROLE regress_pysandbox_sql;
 SELECT sq_secrets();
 RESET ROLE;
 
--- functions that write even in a read-only transaction (large objects) are
--- undone: the query's subtransaction is rolled back once its rows are
--- copied, for sql() and for $query inputs alike
-SELECT sandbox_execute($$
-def main(made):
-    sql("SELECT lo_from_bytea(0, 'written')")
-    return len(made)
-$$, '{"made": {"$query": "SELECT lo_from_bytea(0, ''written'') AS oid"}}');
-SELECT count(*) FROM pg_largeobject_metadata;
-
 -- the call's input budget counts the rows of sql() too
 SET pysandbox.max_input_rows = 4;
+SET ROLE regress_pysandbox_sql;
 SELECT sandbox_execute($$
 def main():
     first = len(sql("SELECT * FROM generate_series(1, 3)"))
@@ -114,12 +144,35 @@ def main():
     except SQLError as e:
         return [first, e.sqlstate, str(e)]
 $$);
+RESET ROLE;
 RESET pysandbox.max_input_rows;
 
+-- the query runs within the call's wall-clock time
+SET pysandbox.timeout = '1s';
+SET ROLE regress_pysandbox_sql;
+SELECT sandbox_execute($$
+def main():
+    return int(sql("SELECT count(*) AS n FROM generate_series(1, 100000000000)").n[0])
+$$);
+RESET ROLE;
+RESET pysandbox.timeout;
+SELECT 1 AS still_usable;
+
+-- functions that write even in a read-only transaction (large objects) are
+-- undone for $query inputs: the query's subtransaction is rolled back once
+-- its rows are copied
+SELECT sandbox_execute($$
+def main(made):
+    return len(made)
+$$, '{"made": {"$query": "SELECT lo_from_bytea(0, ''written'') AS oid"}}');
+SELECT count(*) FROM pg_largeobject_metadata;
+
 DROP FUNCTION sq_total(numeric), sq_secrets();
-REVOKE USAGE ON LANGUAGE pysandbox FROM regress_pysandbox_sql;
-REVOKE ALL ON sq_items FROM regress_pysandbox_sql;
-REVOKE EXECUTE ON FUNCTION sandbox_execute(text, jsonb, text[], jsonb) FROM regress_pysandbox_sql;
-DROP ROLE regress_pysandbox_sql;
+REVOKE ALL ON sq_items FROM regress_pysandbox_sql, regress_pysandbox_sql_owner;
+REVOKE ALL ON SEQUENCE sq_seq FROM regress_pysandbox_sql;
+REVOKE USAGE ON LANGUAGE pysandbox FROM regress_pysandbox_sql, regress_pysandbox_sql_owner;
+REVOKE EXECUTE ON FUNCTION sandbox_execute(text, jsonb, text[], jsonb),
+                           sandbox_run(text, jsonb, text[], jsonb) FROM regress_pysandbox_sql;
+DROP ROLE regress_pysandbox_sql, regress_pysandbox_sql_owner;
 DROP TABLE sq_items;
 DROP SEQUENCE sq_seq;

@@ -165,7 +165,7 @@ extern void sb_inputs_encode(SbRequest *req, Jsonb *inputs);
 extern void sb_request_add_table(SbRequest *req, const char *name, SbColumn *cols,
 								 int ncols, uint64 nrows);
 extern bool sb_sql_active;
-extern List *sb_sql_answer(SbRequest *req, char *payload, Size len);
+extern List *sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left);
 extern bool sb_inputs_check(Jsonb *inputs);
 extern void sb_request_add_frame(SbRequest *req, uint32 type,
 								 const char *p1, size_t l1,

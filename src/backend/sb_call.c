@@ -574,7 +574,8 @@ again:
 				MemoryContextDelete(sqlcxt);
 			sqlcxt = AllocSetContextCreate(cxt, "pysandbox sql()", ALLOCSET_DEFAULT_SIZES);
 			prev = MemoryContextSwitchTo(sqlcxt);
-			sending = sb_sql_answer(req, rd.sql, rd.sql_len);
+			sending = sb_sql_answer(req, rd.sql, rd.sql_len,
+									(long) limits->timeout_ms - sb_ms_since(start));
 			MemoryContextSwitchTo(prev);
 			pfree(rd.sql);
 			rd.sql = NULL;

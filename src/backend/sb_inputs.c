@@ -16,12 +16,18 @@
 #include "pysandbox.h"
 
 #include "access/xact.h"
+#include "catalog/pg_authid.h"
+#include "catalog/pg_proc.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "funcapi.h"
+#include "miscadmin.h"
 #include "mb/pg_wchar.h"
+#include "nodes/nodeFuncs.h"
 #include "parser/parse_param.h"
+#include "storage/latch.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/fmgrprotos.h"
@@ -30,6 +36,7 @@
 #include "utils/memutils.h"
 #include "utils/plancache.h"
 #include "utils/regproc.h"
+#include "utils/timeout.h"
 #include "utils/timestamp.h"
 #include "utils/varlena.h"
 
@@ -241,6 +248,8 @@ sb_plan_is_plain_select(SPIPlanPtr plan)
 	return true;
 }
 
+static Oid	sb_plan_volatile_function(SPIPlanPtr plan);
+
 /* errcontext callback: say which input's query failed. */
 static void
 sb_table_input_context(void *arg)
@@ -327,6 +336,13 @@ sb_table_input(SbRequest *req, const char *name, const char *query, JsonbValue *
 				 errmsg("the query of %s must be a single SELECT statement", what),
 				 errdetail("Table inputs only read: no data-modifying WITH, FOR UPDATE/SHARE or SELECT INTO.")));
 
+	if (is_sql && OidIsValid(sb_plan_volatile_function(plan)))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("the query of sql() may not call volatile function %s",
+						format_procedure(sb_plan_volatile_function(plan))),
+				 errdetail("sql() runs queries that only read: a volatile function (random() and nextval() too) can act beyond them."),
+				 errhint("Compute it in Python instead.")));
 	if (ptypes.n != nparams)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -680,8 +696,68 @@ sb_inputs_encode(SbRequest *req, Jsonb *inputs)
 	(void) sb_inputs_walk(req, inputs);
 }
 
+/* the first volatile function a query tree calls, into *(Oid *) context */
+static bool
+sb_volatile_checker(Oid func_id, void *context)
+{
+	if (func_volatile(func_id) != PROVOLATILE_VOLATILE)
+		return false;
+	*(Oid *) context = func_id;
+	return true;
+}
+
+static bool
+sb_volatile_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (check_functions_in_node(node, sb_volatile_checker, context))
+		return true;
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, sb_volatile_walker, context, 0);
+	return expression_tree_walker(node, sb_volatile_walker, context);
+}
+
+/*
+ * The first volatile function the prepared plan's (rewritten, so views'
+ * bodies included) queries call, or InvalidOid.  A read-only transaction
+ * does not stop them all: lo_export writes a server file, set_config and
+ * advisory locks act on the session, query_to_xml runs SQL text, and
+ * pg_terminate_backend ends sessions.
+ */
+static Oid
+sb_plan_volatile_function(SPIPlanPtr plan)
+{
+	Oid			found = InvalidOid;
+	ListCell   *lc;
+	ListCell   *q;
+
+	foreach(lc, SPI_plan_get_plan_sources(plan))
+	{
+		CachedPlanSource *ps = (CachedPlanSource *) lfirst(lc);
+
+		foreach(q, ps->query_list)
+			if (sb_volatile_walker((Node *) lfirst(q), &found))
+				return found;
+	}
+	return found;
+}
+
 /* true while a child's sql() query runs: pysandbox may not be re-entered */
 bool		sb_sql_active = false;
+
+/* the call's time is up while its sql() query runs: cancel the query */
+static TimeoutId sb_sql_timeout = MAX_TIMEOUTS;
+static volatile sig_atomic_t sb_sql_timed_out = false;
+
+static void
+sb_sql_timeout_handler(void)
+{
+	sb_sql_timed_out = true;
+	QueryCancelPending = true;
+	InterruptPending = true;
+	SetLatch(MyLatch);
+}
 
 /* A SQL_ERROR frame: what the child raises as SQLError. */
 static void
@@ -704,32 +780,25 @@ sb_sql_error_frame(SbRequest *req, int sqlerrcode, const char *message,
 }
 
 /*
- * Answer a child's sql(query, *params) (an SB_DATA_SQL payload: hostile
- * JSON, {"query": text, "params": [scalars]}): run the query exactly as a
- * $query table input (one plain SELECT, read-only, as the current user in
- * the statement's snapshot, within the call's input budget) and return the
- * frames of the answer: the rows as a table, or SQL_ERROR with the error's
- * SQLSTATE and message, which the child raises as an exception.  The query
- * runs in a subtransaction that is rolled back either way, so a failing one
- * leaves the caller's transaction as it was, and nothing a query does
- * outlives it (sb_table_input_undone); cancel and termination are raised as
- * ever.  A
- * query that would run pysandbox code is refused (sb_call_run): the child
- * waiting for its answer holds the session's one sandbox.
+ * Parse a child's sql() request and run its query (in sb_sql_answer's
+ * subtransaction); top_xid is the caller's transaction id before it.
  */
-List *
-sb_sql_answer(SbRequest *req, char *payload, Size len)
+static void
+sb_sql_run(SbRequest *req, char *payload, Size len, TransactionId top_xid)
 {
-	List	   *saved = req->chunks;
-	List	   *answer;
-	MemoryContext cxt = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
 	Jsonb	   *jb = NULL;
 	JsonbValue *query;
 	JsonbValue *params;
 	char	   *text;
 
-	req->chunks = NIL;
+	if (superuser() ||
+		has_privs_of_role(GetUserId(), ROLE_PG_READ_SERVER_FILES) ||
+		has_privs_of_role(GetUserId(), ROLE_PG_WRITE_SERVER_FILES) ||
+		has_privs_of_role(GetUserId(), ROLE_PG_EXECUTE_SERVER_PROGRAM))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("sql() is not available to superusers or to roles that can read or write server files or run programs"),
+				 errhint("Run untrusted code as an ordinary role, or pass the data as $query and $table inputs.")));
 	if (sb_json_check(payload, len) == SB_JSON_VALID)
 	{
 		text = pg_any_to_server(payload, (int) len, PG_UTF8);
@@ -738,31 +807,70 @@ sb_sql_answer(SbRequest *req, char *payload, Size len)
 	query = jb && JB_ROOT_IS_OBJECT(jb) ? sb_get_key(&jb->root, "query") : NULL;
 	params = jb && JB_ROOT_IS_OBJECT(jb) ? sb_get_key(&jb->root, "params") : NULL;
 	if (query == NULL || query->type != jbvString)
-	{
-		sb_sql_error_frame(req, ERRCODE_INVALID_PARAMETER_VALUE,
-						   "sql() needs a query: a string", NULL, NULL);
-		answer = req->chunks;
-		req->chunks = saved;
-		return answer;
-	}
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("sql() needs a query: a string")));
+	sb_table_input(req, "sql()", pnstrdup(query->val.string.val, query->val.string.len), params);
+	/* a read-only query that took a transaction id wrote, or asked for one */
+	if (TransactionIdIsValid(GetCurrentTransactionIdIfAny()) ||
+		GetTopTransactionIdIfAny() != top_xid)
+		ereport(ERROR,
+				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+				 errmsg("the query of sql() took a transaction id: it wrote, or asked for one"),
+				 errdetail("What it wrote was undone.")));
+}
+
+/*
+ * Answer a child's sql(query, *params) (an SB_DATA_SQL payload: hostile
+ * JSON, {"query": text, "params": [scalars]}): run the query as a $query
+ * table input is run (one plain SELECT, read-only, as the current user in
+ * the statement's snapshot, within the call's input budget), and more
+ * strictly, since untrusted code wrote it: not for superusers or roles that
+ * reach server files or programs, with no volatile function, as a
+ * security-restricted operation (no SET ROLE), and within the time the
+ * call has left (ms_left).  Returns the frames of the answer: the rows as a
+ * table, or SQL_ERROR with the error's SQLSTATE and message, which the
+ * child raises as an exception.  The query runs in a subtransaction that is
+ * rolled back either way, so a failing one leaves the caller's transaction
+ * as it was and nothing a query does outlives it (sb_table_input_undone);
+ * cancel and termination are raised as ever.  A query that would run
+ * pysandbox code is refused (sb_call_run): the child waiting for its answer
+ * holds the session's one sandbox.
+ */
+List *
+sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left)
+{
+	List	   *saved = req->chunks;
+	List	   *answer;
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	Oid			save_userid;
+	int			save_sec_context;
+	ErrorData  *edata = NULL;
+	TransactionId top_xid = GetTopTransactionIdIfAny();
+
+	req->chunks = NIL;
+	if (sb_sql_timeout == MAX_TIMEOUTS)
+		sb_sql_timeout = RegisterTimeout(USER_TIMEOUT, sb_sql_timeout_handler);
+	GetUserIdAndSecContext(&save_userid, &save_sec_context);
 
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(cxt);
 	PG_TRY();
 	{
+		SetUserIdAndSecContext(save_userid, save_sec_context |
+							   SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
 		sb_sql_active = true;
-		sb_table_input(req, "sql()", pnstrdup(query->val.string.val, query->val.string.len),
-					   params);
+		sb_sql_timed_out = false;
+		enable_timeout_after(sb_sql_timeout, (int) Max(ms_left, 1));
+		sb_sql_run(req, payload, len, top_xid);
+		disable_timeout(sb_sql_timeout, false);
 		sb_sql_active = false;
-		/* its rows are copied: undo whatever else it did (sb_table_input_undone) */
-		RollbackAndReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(cxt);
-		CurrentResourceOwner = owner;
+		SetUserIdAndSecContext(save_userid, save_sec_context);
 	}
 	PG_CATCH();
 	{
-		ErrorData  *edata;
-
+		disable_timeout(sb_sql_timeout, false);
 		sb_sql_active = false;
 		MemoryContextSwitchTo(cxt);
 		edata = CopyErrorData();
@@ -770,13 +878,31 @@ sb_sql_answer(SbRequest *req, char *payload, Size len)
 		RollbackAndReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = owner;
-		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED || edata->elevel > ERROR)
+		SetUserIdAndSecContext(save_userid, save_sec_context);
+		if ((edata->sqlerrcode == ERRCODE_QUERY_CANCELED && !sb_sql_timed_out) ||
+			edata->elevel > ERROR)
 			ReThrowError(edata);
-		/* the partial answer, if any, goes: only the error is sent */
-		req->chunks = NIL;
-		sb_sql_error_frame(req, edata->sqlerrcode, edata->message, edata->detail, edata->hint);
 	}
 	PG_END_TRY();
+	if (edata == NULL)
+	{
+		/* its rows are copied: undo whatever else it did (sb_table_input_undone) */
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+	}
+	else
+	{
+		/* the partial answer, if any, goes: only the error is sent */
+		req->chunks = NIL;
+		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED)
+			sb_sql_error_frame(req, ERRCODE_QUERY_CANCELED,
+							   "the query of sql() ran out of the call's wall-clock time",
+							   NULL, "Make the query faster, or filter and aggregate in it.");
+		else
+			sb_sql_error_frame(req, edata->sqlerrcode, edata->message, edata->detail,
+							   edata->hint);
+	}
 	answer = req->chunks;
 	req->chunks = saved;
 	return answer;

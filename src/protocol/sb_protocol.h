@@ -269,7 +269,7 @@ typedef struct SbViolation
 #define SB_MAX_ERROR_PAYLOAD	(1024 * 1024)
 /* one sql() request at most, and sql() calls per call at most */
 #define SB_MAX_SQL_PAYLOAD		(1024 * 1024)
-#define SB_MAX_SQL_CALLS		100000
+#define SB_MAX_SQL_CALLS		10000
 
 #define SB_DEC_OK		0
 #define SB_DEC_BAD		1		/* protocol violation */

@@ -771,6 +771,9 @@ def _sql_param(value, i):
     """A query parameter as JSON: text the backend gives the parameter's
     type's input function, or null."""
     t = type(value)
+    if t is str and "\0" in value:
+        raise ValueError("sql() parameter %d contains a NUL character, which PostgreSQL "
+                         "text cannot hold" % i)
     if value is None or t in (bool, int, str):
         return value
     if t is float:
@@ -796,6 +799,8 @@ def sql(query, *params):
     params.  A failing query raises SQLError with its SQLSTATE."""
     if type(query) is not str:
         raise TypeError('sql() takes the query as a str, not "%s"' % type(query).__name__)
+    if "\0" in query:
+        raise ValueError("sql() query contains a NUL character")
     payload = json.dumps({"query": query,
                           "params": [_sql_param(p, i + 1) for i, p in enumerate(params)]},
                          ensure_ascii=False).encode("utf-8", "surrogatepass")

@@ -221,8 +221,9 @@ class Payload:
     """One hostile module and the outcomes allowed in each mode."""
 
     def __init__(self, name, code, on=PYLAYER, off=None, bypass=None,
-                 mount=None, landlock=None, options=None, max_ms=None):
+                 mount=None, landlock=None, options=None, max_ms=None, role=None):
         self.name = name
+        self.role = role         # run as this role (sql() refuses superusers)
         self.code = textwrap.dedent(code).lstrip("\n")
         self.expect = {"on": set(on), "off": set(off if off is not None else on)}
         self.expect["bypass"] = set(bypass if bypass is not None
@@ -810,7 +811,15 @@ PAYLOADS = [
                       "SELECT nextval('pg_class_oid_seq')",
                       "WITH x AS (INSERT INTO pg_temp.t VALUES (1)) SELECT 1",
                       "SELECT 1 FROM pg_class FOR SHARE", "BEGIN", "COMMIT",
-                      "SELECT 1; DROP TABLE IF EXISTS pwned"]:
+                      "SELECT 1; DROP TABLE IF EXISTS pwned",
+                      # volatile functions act beyond a read-only query
+                      "SELECT lo_from_bytea(0, 'x')", "SELECT lo_export(0, '/tmp/pwned')",
+                      "SELECT pg_terminate_backend(pg_backend_pid())",
+                      "SELECT pg_advisory_lock(1)", "SELECT pg_notify('c', 'x')",
+                      "SELECT query_to_xml('SELECT pg_terminate_backend(1)', true, true, '')",
+                      "SELECT set_config('role', 'postgres', false)",
+                      # a stable function that takes a transaction id
+                      "SELECT pg_current_xact_id()"]:
                 try:
                     sql(q)
                     out.append("ran")
@@ -818,28 +827,37 @@ PAYLOADS = [
                     out.append(e.sqlstate)
             if "ran" in out:
                 raise PermissionError("a query ran: %r" % (out,))
-            # functions that write in a read-only transaction all the same:
-            # the query's subtransaction is rolled back, so nothing stays
             count = "SELECT count(*) AS n FROM pg_largeobject_metadata"
-            before = int(sql(count).n[0])
-            sql("SELECT lo_from_bytea(0, 'x'), lo_import('/etc/hostname')")
-            if int(sql(count).n[0]) != before:
+            if int(sql(count).n[0]) != 0:
                 raise PermissionError("a large object outlived its query")
             return out
-        """, on={OK}, off={OK}),
+        """, on={OK}, off={OK}, role="ordinary"),
     # a query may call set_config(), but what it sets does not outlive it
     Payload("sql-session-settings", """
         def main():
             now = ("SELECT current_setting('search_path') AS s, "
-                   "current_setting('pysandbox.python_layer') AS p")
+                   "current_setting('pysandbox.timeout') AS t")
             before = sql(now).to_dict()
-            sql("SELECT set_config('search_path', 'pwned', false), "
-                "set_config('pysandbox.python_layer', 'off', false), "
-                "set_config('pysandbox.timeout', '1h', false)")
+            try:
+                sql("SELECT set_config('search_path', 'pwned', false), "
+                    "set_config('pysandbox.timeout', '1h', false)")
+            except SQLError as e:
+                if e.sqlstate != "0A000":
+                    raise
             after = sql(now).to_dict()
             if after != before:
                 raise PermissionError("a setting outlived its query: %r" % (after,))
-            return "restored"
+            return "unchanged"
+        """, on={OK}, off={OK}, role="ordinary"),
+    # a superuser's code gets no SQL at all
+    Payload("sql-as-superuser", """
+        def main():
+            try:
+                sql("SELECT pg_read_file('PG_VERSION')")
+            except SQLError as e:
+                if e.sqlstate == "42501":
+                    return "refused"
+            raise PermissionError("a superuser's sql() ran")
         """, on={OK}, off={OK}),
     # re-entry: pysandbox from inside sql() would take the session's sandbox
     Payload("sql-reentry", """
@@ -850,7 +868,7 @@ PAYLOADS = [
                 if e.sqlstate == "0A000":
                     return "refused"
             raise PermissionError("re-entered")
-        """, on={OK}, off={OK}),
+        """, on={OK}, off={OK}, role="ordinary"),
     # raw frames: a second request before the answer, an oversized one,
     # garbage in one, a forged answer type
     Payload("sql-frame-two-at-once", """
@@ -859,7 +877,7 @@ PAYLOADS = [
             sb_io.send(sb_io.SQL, b'{"query": "SELECT 1", "params": []}')
             sb_io.send(sb_io.SQL, b'{"query": "SELECT 2", "params": []}')
             return sb_io.recv()[0]
-        """, off={CRASH}),
+        """, off={CRASH, OK}, role="ordinary"),
     Payload("sql-frame-oversized", """
         import sb_io
         def main():
@@ -877,7 +895,7 @@ PAYLOADS = [
             if not all(answers):
                 raise PermissionError("a malformed request was answered with rows")
             return answers
-        """, off={OK}),
+        """, off={OK}, role="ordinary"),
     Payload("sql-after-result", """
         import sb_io, os
         def main():
@@ -1471,6 +1489,19 @@ class Server:
         self.cur.execute("SET pysandbox.filesystem_layer = %s" % layer)
 
     via = "execute"
+    role = None     # the role the next call runs as (None: this superuser)
+    ORDINARY = "pysandbox_hostile_ordinary"
+
+    def ordinary_role(self):
+        """An ordinary role that may call sandbox_execute and create functions
+        in the language (sql() refuses superusers)."""
+        self.cur.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (self.ORDINARY,))
+        if self.cur.fetchone() is None:
+            self.cur.execute("CREATE ROLE %s" % self.ORDINARY)
+        self.cur.execute("GRANT EXECUTE ON FUNCTION sandbox_execute(text, jsonb, text[], jsonb) "
+                         "TO %s" % self.ORDINARY)
+        self.cur.execute("GRANT USAGE ON LANGUAGE pysandbox TO %s" % self.ORDINARY)
+        self.cur.execute("GRANT CREATE ON SCHEMA public TO %s" % self.ORDINARY)
 
     def call(self, code, inputs, options):
         """Run sandbox_execute (or, via "language", a function of the code).
@@ -1485,10 +1516,16 @@ class Server:
             if self.via == "language":
                 result = self.call_function(code, inputs, options)
             else:
-                self.cur.execute("SELECT sandbox_execute(%s, %s, '{main}', %s)",
-                                 (code, psycopg2.extras.Json(inputs),
-                                  psycopg2.extras.Json(options)))
-                result = self.cur.fetchone()[0]
+                if self.role:
+                    self.cur.execute("SET ROLE %s" % self.role)
+                try:
+                    self.cur.execute("SELECT sandbox_execute(%s, %s, '{main}', %s)",
+                                     (code, psycopg2.extras.Json(inputs),
+                                      psycopg2.extras.Json(options)))
+                    result = self.cur.fetchone()[0]
+                finally:
+                    if self.role:
+                        self.cur.execute("RESET ROLE")
             texts = [repr(result)]
         except psycopg2.Error as exc:
             d = exc.diag
@@ -1522,6 +1559,8 @@ class Server:
             if key in options:
                 self.cur.execute("SET %s = '%s'" % (guc, fmt % options[key]))
         try:
+            if self.role:
+                self.cur.execute("SET ROLE %s" % self.role)
             self.cur.execute("CREATE FUNCTION hostile_payload(%s) RETURNS jsonb "
                              "LANGUAGE pysandbox AS %%s"
                              % ", ".join("%s jsonb" % p for p in params), (body,))
@@ -1529,6 +1568,8 @@ class Server:
                              [psycopg2.extras.Json(inputs[p]) for p in params])
             return {"main": self.cur.fetchone()[0]}
         finally:
+            if self.role:
+                self.cur.execute("RESET ROLE")
             for key, (guc, _fmt) in self.SETTINGS.items():
                 if key in options:
                     self.cur.execute("RESET %s" % guc)
@@ -1765,13 +1806,18 @@ def probe(server, target, mode):
 # As a function body, a payload's module-level names are the function's
 # locals: they go when it returns, before the result is sent (a generator
 # kept "alive" then runs its finally, and the call meets its limit)
-LANGUAGE_OUTCOMES = {"finalizer-after-result": {TIMEOUT}}
+LANGUAGE_OUTCOMES = {"finalizer-after-result": {TIMEOUT, CPU}}
 
 
 def run_one(server, target, payload, mode):
     inputs = target.inputs()
     code = bypass_code(payload, inputs) if mode == "bypass" else payload.code
-    sqlstate, message, detail, texts, _result, ms = server.call(code, inputs, payload.options)
+    server.role = server.ORDINARY if payload.role == "ordinary" else None
+    try:
+        sqlstate, message, detail, texts, _result, ms = server.call(code, inputs,
+                                                                    payload.options)
+    finally:
+        server.role = None
     label = classify(sqlstate, message, detail)
     problems = []
     expect = payload.expect[mode]
@@ -1828,6 +1874,7 @@ def main():
             else:
                 failed += 1
         server.via = args.via
+        server.ordinary_role()
         for mode in args.modes.split(","):
             server.set_python_layer(mode not in LAYER_OFF_MODES)
             server.set_filesystem_layer({"mount": "mount_namespace",
