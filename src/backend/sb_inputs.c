@@ -865,6 +865,9 @@ sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left)
 		enable_timeout_after(sb_sql_timeout, (int) Max(ms_left, 1));
 		sb_sql_run(req, payload, len, top_xid);
 		disable_timeout(sb_sql_timeout, false);
+		/* fired as the query ended: its cancel is not for the statement */
+		if (sb_sql_timed_out)
+			QueryCancelPending = false;
 		sb_sql_active = false;
 		SetUserIdAndSecContext(save_userid, save_sec_context);
 	}
