@@ -58,21 +58,9 @@ def warm(allowed_csv, preload_csv=""):
     preloaded process (warm_preload()), so that this worker's children stay
     small.
     """
-    import importlib
     _WARM_ALLOWED[:] = [m.strip() for m in allowed_csv.split(",") if m.strip()]
     _LATER.update(_packages(preload_csv))
-    for name in _WARM_ALLOWED:
-        if name.partition(".")[0] in _LATER:
-            continue
-        try:
-            importlib.import_module(name)
-        except Exception:  # an allowlisted module that is not installed
-            pass
-    try:
-        _warm_library_helpers()
-    except Exception as exc:  # other versions: left as they are, children fail closed
-        sys.stderr.write("pysandbox-worker: could not prepare sklearn's helpers for "
-                         "sandboxed calls: %s: %s\n" % (type(exc).__name__, exc))
+    _import_allowed(lambda top: top not in _LATER)
     sb_guard.note_native_modules(_WARM_ALLOWED)
     sb_guard.harden_pandas()
     _exercise()
@@ -185,6 +173,24 @@ def _import_preload(preload_csv):
                              % (name, type(exc).__name__, exc))
 
 
+def _import_allowed(wanted):
+    """Import the allowed modules whose top-level package wanted(top) takes
+    (one not installed is left out), then prepare the helpers of what they
+    brought (_warm_library_helpers; a failure is only logged)."""
+    import importlib
+    for name in _WARM_ALLOWED:
+        if wanted(name.partition(".")[0]):
+            try:
+                importlib.import_module(name)
+            except Exception:  # an allowlisted module that is not installed
+                pass
+    try:
+        _warm_library_helpers()
+    except Exception as exc:  # other versions: left as they are, children fail closed
+        sys.stderr.write("pysandbox-worker: could not prepare sklearn's helpers for "
+                         "sandboxed calls: %s: %s\n" % (type(exc).__name__, exc))
+
+
 def _packages(csv):
     """The top-level packages of a comma-separated list of modules."""
     return {m.strip().partition(".")[0] for m in csv.split(",") if m.strip()}
@@ -195,7 +201,6 @@ def warm_preload(preload_csv):
     import pysandbox.preload_modules and the allowed modules of their
     packages, prepare the helpers they bring, and run the trivial call's
     path again, as warm() does; returns preloaded()."""
-    import importlib
     sb_guard.preloaded_elsewhere(())
     # native libraries read their thread counts (OPENBLAS_NUM_THREADS=1 ...)
     # when they load: from the worker's environment, cleared again below
@@ -203,17 +208,7 @@ def warm_preload(preload_csv):
     _import_preload(preload_csv)
     if _PRELOADED:
         tops = _packages(preload_csv)
-        for name in _WARM_ALLOWED:
-            if name.partition(".")[0] in tops:
-                try:
-                    importlib.import_module(name)
-                except Exception:  # an allowlisted module that is not installed
-                    pass
-        try:
-            _warm_library_helpers()
-        except Exception as exc:  # other versions: left as they are, children fail closed
-            sys.stderr.write("pysandbox-worker: could not prepare sklearn's helpers for "
-                             "sandboxed calls: %s: %s\n" % (type(exc).__name__, exc))
+        _import_allowed(lambda top: top in tops)
         for _ in range(3):
             prewarm(collect=False, pandas=False)
     os.environ.clear()
@@ -226,19 +221,9 @@ def warm_preload(preload_csv):
 def warm_later():
     """In the worker, when its preloaded process did not start: import the
     allowed modules warm() left to it, as a worker without one does."""
-    import importlib
-    for name in _WARM_ALLOWED:
-        if name.partition(".")[0] in _LATER:
-            try:
-                importlib.import_module(name)
-            except Exception:  # an allowlisted module that is not installed
-                pass
+    later = set(_LATER)
     _LATER.clear()
-    try:
-        _warm_library_helpers()
-    except Exception as exc:  # other versions: left as they are, children fail closed
-        sys.stderr.write("pysandbox-worker: could not prepare sklearn's helpers for "
-                         "sandboxed calls: %s: %s\n" % (type(exc).__name__, exc))
+    _import_allowed(lambda top: top in later)
     gc.collect()
     gc.freeze()
 
