@@ -70,6 +70,9 @@ typedef struct SbSandbox
 	SubTransactionId subid;		/* acquired in this subtransaction: its
 								 * abort releases it (an outer one's not:
 								 * sql() runs queries in subtransactions) */
+	bool		held;			/* kept for its statement's next calls */
+	bool		in_call;		/* held, and a call of it is running */
+	uint64		generation;		/* which holding of this slot */
 	SbExitReport exit;			/* valid once exited */
 } SbSandbox;
 
@@ -81,6 +84,12 @@ extern bool sb_sandbox_read_exit(SbSandbox *sb);
 extern void sb_sandbox_release(SbSandbox *sb);
 extern void sb_sandbox_detach(SbSandbox *sb);
 extern void sb_sandbox_abandon_worker(void);
+extern bool sb_sandbox_can_hold(void);
+extern SbSandbox *sb_sandbox_hold(SbSandbox *sb);
+extern void sb_sandbox_call_begin(SbSandbox *sb);
+extern void sb_sandbox_call_idle(SbSandbox *sb);
+extern bool sb_sandbox_held_ready(SbSandbox *sb);
+extern void sb_sandbox_drop(SbSandbox *sb);
 extern void sb_worker_init(void);
 extern bool sb_sandbox_shared(void);
 extern uint64 sb_sandbox_instance(void);
@@ -159,6 +168,10 @@ typedef struct SbRequest
 	bool		validated;		/* the child may skip the validator (sb_main.c) */
 	const char *code;			/* the code, to choose the child's process
 								 * (sb_worker.c); NULL: any */
+	bool		hold;			/* keep the child for the statement's next
+								 * calls (the language, sb_language.c) */
+	SbSandbox  *held;			/* run on this held child: the chunks are
+								 * SB_DATA_CALL and the arguments */
 } SbRequest;
 
 extern void sb_inputs_encode(SbRequest *req, Jsonb *inputs);
@@ -209,6 +222,8 @@ typedef struct SbOutcome
 								 * output: a success whatever the exit */
 	bool		detached;		/* complete result taken without waiting for
 								 * the exit: exit holds only wall_us */
+	SbSandbox  *held;			/* req->hold: the child kept for the next
+								 * calls, or NULL */
 	SbExitReport exit;
 } SbOutcome;
 

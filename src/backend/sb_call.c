@@ -209,6 +209,7 @@ typedef struct SbReader
 	bool		any;			/* the child sent at least one byte */
 	char	   *sql;			/* an sql() request to answer, or NULL */
 	Size		sql_len;
+	bool		hold;			/* the child is kept: its result ends the call */
 } SbReader;
 
 /*
@@ -373,8 +374,28 @@ sb_read_available(int fd, SbReader *rd, SbOutcome *out, const SbLimits *limits, 
 			if (rd->got == rd->len && !sb_frame_done(rd, out))
 				return SB_READ_STOP;
 		}
+		/* nothing after a kept child's result belongs to this call */
+		if (rd->hold && rd->payload == NULL && rd->hdr_got == 0 &&
+			(out->result != NULL ||
+			 (out->rows_header != NULL && list_length(out->rows_columns) == rd->dec.rows_ncols)))
+			return SB_READ_DRAINED;
 	}
 	return SB_READ_MORE;
+}
+
+/*
+ * Has a child that is kept for the statement's next calls sent its call's
+ * whole result (and nothing that fails the call)?  Only then is the call
+ * over without the end of its output.
+ */
+static bool
+sb_held_result(const SbReader *rd, const SbRequest *req, const SbOutcome *out)
+{
+	if (rd->payload != NULL || rd->hdr_got != 0 || rd->bad || rd->sql != NULL ||
+		out->error != NULL || out->violation || out->output_exceeded)
+		return false;
+	return out->result != NULL ||
+		(out->rows_header != NULL && list_length(out->rows_columns) == req->rows_ncols);
 }
 
 /* Milliseconds elapsed since start. */
@@ -438,6 +459,7 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 	size_t		chunk_sent = 0;
 	bool		writing = true;
 	bool		eof = false;
+	bool		held_done = false;
 	instr_time	start;
 	instr_time	poll_start;	/* when this call began to poll, or zero */
 	long		deadline = (long) limits->timeout_ms + SB_DEADLINE_GRACE_MS;
@@ -467,6 +489,7 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 	rd.keep = old;
 	sb_decoder_init(&rd.dec, (uint64) limits->max_output_bytes, req->rows_mode, req->rows_ncols);
 	rd.capture = req->capture_output;
+	rd.hold = req->hold;
 	if (req->capture_output)
 	{
 		MemoryContext keep = MemoryContextSwitchTo(old);
@@ -475,7 +498,14 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 		out->stderr_text = makeStringInfo();
 		MemoryContextSwitchTo(keep);
 	}
-	st->sb = sb_sandbox_acquire(&spawn, true, req->code);
+	if (req->held != NULL)
+	{
+		/* the statement's next call on its held child: the worker times it */
+		st->sb = req->held;
+		sb_sandbox_call_begin(st->sb);
+	}
+	else
+		st->sb = sb_sandbox_acquire(&spawn, true, req->code);
 again:
 	/* the deadline counts from when the child is ours, after any queueing */
 	INSTR_TIME_SET_CURRENT(start);
@@ -556,6 +586,12 @@ again:
 				sb_sandbox_kill(st->sb);
 			break;
 		}
+		/* a child kept for the next calls does not end: its result does */
+		if (req->hold && sb_held_result(&rd, req, out) && next_chunk == NULL)
+		{
+			held_done = true;
+			break;
+		}
 
 		/*
 		 * sql() in the child: answer once all that went before is sent (an
@@ -600,7 +636,7 @@ again:
 			continue;			/* more is waiting: no need to sleep */
 		if (writing)
 			events |= WL_SOCKET_WRITEABLE;
-		else if (st->sb->from_reservation && !InterruptPending)
+		else if ((st->sb->from_reservation || st->sb->held) && !InterruptPending)
 		{
 			instr_time	polled;
 
@@ -628,6 +664,29 @@ again:
 	 * the worker says which, and such a call starts again with a fresh
 	 * child.  Only a reservation can be taken back, so this happens once.
 	 */
+	/* a held child that ends with its result (sb_runtime._serve_held) is kept
+	 * all the same: its next call finds it gone and takes a fresh one */
+	if (!held_done && req->hold && eof && next_chunk == NULL && sb_held_result(&rd, req, out))
+		held_done = true;
+	if (held_done)
+	{
+		/* the child waits for the statement's next call: keep it */
+		out->complete = true;
+		out->detached = true;
+		out->exit.wall_us = (uint64) sb_ms_since(start) * 1000;
+		if (st->sb->held)
+		{
+			sb_sandbox_call_idle(st->sb);
+			out->held = st->sb;
+		}
+		else
+			out->held = sb_sandbox_hold(st->sb);
+		st->sb = NULL;
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(cxt);
+		return;
+	}
+
 	if (eof && !rd.any && st->sb->from_reservation)
 	{
 		if (!sb_call_wait_exit(st->sb, start, deadline))

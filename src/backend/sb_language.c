@@ -6,8 +6,10 @@
  * A function's body is the body of a Python function whose parameters are
  * the function's input arguments, by their SQL names; PL/Python's
  * conventions where they fit.  Every call runs like a sandbox_execute call,
- * in a fresh contained child with the session's limits (pysandbox.* settings,
- * which ALTER FUNCTION ... SET can tighten), and never in the backend:
+ * in a contained child with the session's limits (pysandbox.* settings,
+ * which ALTER FUNCTION ... SET can tighten), and never in the backend; the
+ * first call of a call site in a statement gets a fresh child, which the
+ * site's next calls in the statement reuse (SbFnCache, sb_protocol.h):
  *
  *	- the request carries the body and {"function": {"name", "params",
  *	  "shape"}}: the child parses the body as it is and wraps it in a
@@ -20,7 +22,9 @@
  *	  function as plain Python values (sb_codec.decode_scalar);
  *	- the result comes back on the rows path of sandbox_rows (sb_rows.c):
  *	  a scalar as one row of one column, a composite as one row, a set as
- *	  rows, so every type converts with the same checks and errors.
+ *	  rows, so every type converts with the same checks and errors;
+ *	- a call on a kept child sends SB_DATA_CALL and the arguments only: the
+ *	  child has the body compiled, and its SD dict from the earlier rows.
  *
  * The validator checks the declaration (named arguments that are Python
  * identifiers, no trigger) and, with check_function_bodies, has a child
@@ -38,6 +42,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
+#include "storage/proc.h"
 #include "utils/builtins.h"
 #include "utils/json.h"
 #include "utils/lsyscache.h"
@@ -74,6 +79,129 @@ typedef struct SbFunction
 	int		   *argno;			/* their positions among the call's arguments */
 	Oid		   *argtypes;		/* their declared types */
 } SbFunction;
+
+/*
+ * One call site's state (fn_extra, in fn_mcxt): the child held for the
+ * calls of its statement, and what it was made for.  A call reuses it only
+ * for the same function definition, the same current user, the same
+ * top-level statement (and transaction) and the same limits; otherwise
+ * the old one is dropped.  When fn_mcxt goes (the end of the executor run
+ * of the statement; for a PL/pgSQL simple expression, the end of the
+ * transaction) the child goes too; the end of any transaction drops all
+ * (sb_worker.c).
+ */
+typedef struct SbFnCache
+{
+	SbSandbox  *held;			/* NULL: none */
+	uint64		generation;		/* held->generation when it was made */
+	Oid			userid;
+	TimestampTz statement;
+	LocalTransactionId lxid;
+	TransactionId fn_xmin;
+	ItemPointerData fn_tid;
+	SbLimits	limits;
+	bool		python_layer;
+	int			filesystem_layer;
+	bool		allow_weak;
+	char	   *allowed;		/* pysandbox.allowed_modules */
+	MemoryContextCallback cb;
+} SbFnCache;
+
+/* Is the held child still the one this call site made? */
+static bool
+sb_fn_cache_holds(const SbFnCache *c)
+{
+	return c->held != NULL && c->held->in_use && c->held->generation == c->generation;
+}
+
+/* fn_mcxt is going: so is the call site's held child. */
+static void
+sb_fn_cache_release(void *arg)
+{
+	SbFnCache  *c = (SbFnCache *) arg;
+
+	if (sb_fn_cache_holds(c))
+		sb_sandbox_drop(c->held);
+	c->held = NULL;
+}
+
+/* The call site's state, made on its first call. */
+static SbFnCache *
+sb_fn_cache(FunctionCallInfo fcinfo)
+{
+	SbFnCache  *c = (SbFnCache *) fcinfo->flinfo->fn_extra;
+
+	if (c == NULL)
+	{
+		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(SbFnCache));
+		c->cb.func = sb_fn_cache_release;
+		c->cb.arg = c;
+		MemoryContextRegisterResetCallback(fcinfo->flinfo->fn_mcxt, &c->cb);
+		fcinfo->flinfo->fn_extra = c;
+	}
+	return c;
+}
+
+/*
+ * The child held for this call, if the call site has one made for the
+ * same function, user, statement and limits, still waiting; NULL if the
+ * call needs a new one (an unfit one is dropped).  Raises if the held
+ * child misbehaved between calls (sb_sandbox_held_ready).
+ */
+static SbSandbox *
+sb_fn_cache_take(SbFnCache *c, TransactionId fn_xmin, const ItemPointerData *fn_tid,
+				 const SbLimits *limits)
+{
+	if (!sb_fn_cache_holds(c))
+	{
+		c->held = NULL;
+		return NULL;
+	}
+	if (c->userid != GetUserId() || c->statement != GetCurrentStatementStartTimestamp() ||
+		c->lxid != MyProc->lxid ||
+		c->fn_xmin != fn_xmin || !ItemPointerEquals(&c->fn_tid, (ItemPointer) fn_tid) ||
+		c->limits.timeout_ms != limits->timeout_ms || c->limits.cpu_ms != limits->cpu_ms ||
+		c->limits.memory_mb != limits->memory_mb ||
+		c->limits.max_output_bytes != limits->max_output_bytes ||
+		c->python_layer != sb_python_layer || c->filesystem_layer != sb_filesystem_layer ||
+		c->allow_weak != sb_allow_weak_isolation ||
+		strcmp(c->allowed, sb_allowed_modules ? sb_allowed_modules : "") != 0)
+	{
+		sb_sandbox_drop(c->held);
+		c->held = NULL;
+		return NULL;
+	}
+	if (!sb_sandbox_held_ready(c->held))
+	{
+		c->held = NULL;			/* it ended cleanly: a fresh one */
+		return NULL;
+	}
+	return c->held;
+}
+
+/* A call kept its child: remember it, and what it was made for. */
+static void
+sb_fn_cache_keep(SbFnCache *c, SbSandbox *held, TransactionId fn_xmin,
+				 const ItemPointerData *fn_tid, const SbLimits *limits, MemoryContext cxt)
+{
+	if (held == NULL)
+		return;
+	c->held = held;
+	c->generation = held->generation;
+	c->userid = GetUserId();
+	c->statement = GetCurrentStatementStartTimestamp();
+	c->lxid = MyProc->lxid;
+	c->fn_xmin = fn_xmin;
+	c->fn_tid = *fn_tid;
+	c->limits = *limits;
+	c->limits.verify = NULL;
+	c->python_layer = sb_python_layer;
+	c->filesystem_layer = sb_filesystem_layer;
+	c->allow_weak = sb_allow_weak_isolation;
+	if (c->allowed != NULL)
+		pfree(c->allowed);
+	c->allowed = MemoryContextStrdup(cxt, sb_allowed_modules ? sb_allowed_modules : "");
+}
 
 /* errcontext: which function failed */
 static void
@@ -215,9 +343,13 @@ sb_function_check_types(const SbFunction *fn, Oid rettype, bool retset)
 							   fn->proname)));
 }
 
-/* Begin a request for the function's body: "function" and the limits. */
+/*
+ * Begin a request for the function's body: "function" and the limits; with
+ * hold, the child is kept for the statement's next calls (sb_protocol.h).
+ */
 static void
-sb_function_request(SbRequest *req, SbFunction *fn, SbShape shape, SbLimits *limits)
+sb_function_request(SbRequest *req, SbFunction *fn, SbShape shape, SbLimits *limits,
+					bool hold)
 {
 	Jsonb	   *empty = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
 	Datum		name = CStringGetTextDatum(fn->pyname);
@@ -236,6 +368,26 @@ sb_function_request(SbRequest *req, SbFunction *fn, SbShape shape, SbLimits *lim
 		escape_json(&req->json, fn->params[i]);
 	}
 	appendStringInfo(&req->json, "],\"shape\":\"%s\"},", sb_shape_names[shape]);
+	if (hold)
+		appendStringInfoString(&req->json, "\"held\":true,");
+	req->hold = hold;
+}
+
+/*
+ * Begin the request of a call on a held child: SB_DATA_CALL; the caller
+ * adds the arguments and SB_DATA_END.  (req->json only takes the result's
+ * columns from sb_rows_declare: the child has them.)
+ */
+static void
+sb_function_next_call(SbRequest *req, SbSandbox *held)
+{
+	memset(req, 0, sizeof(*req));
+	req->python_layer = sb_python_layer;
+	req->allowed_modules = "";
+	initStringInfo(&req->json);
+	req->hold = true;
+	req->held = held;
+	sb_request_add_frame(req, SB_DATA_CALL, NULL, 0, NULL, 0, NULL, 0);
 }
 
 /*
@@ -342,6 +494,10 @@ pysandbox_call_handler(PG_FUNCTION_ARGS)
 	uint64		nrows;
 	Datum		result = (Datum) 0;
 	char	   *memo_key;
+	SbFnCache  *cache;
+	SbSandbox  *held;
+	TransactionId fn_xmin;
+	ItemPointerData fn_tid;
 
 	if (CALLED_AS_TRIGGER(fcinfo) || CALLED_AS_EVENT_TRIGGER(fcinfo))
 		ereport(ERROR,
@@ -353,6 +509,8 @@ pysandbox_call_handler(PG_FUNCTION_ARGS)
 		elog(ERROR, "cache lookup failed for function %u", fcinfo->flinfo->fn_oid);
 	proc = (Form_pg_proc) GETSTRUCT(procTup);
 	retset = proc->proretset;
+	fn_xmin = HeapTupleHeaderGetRawXmin(procTup->t_data);
+	fn_tid = procTup->t_self;
 	fn = sb_function_read(procTup);
 	ReleaseSysCache(procTup);
 
@@ -396,20 +554,42 @@ pysandbox_call_handler(PG_FUNCTION_ARGS)
 	else if (shape == SB_SHAPE_COMPOSITE)
 		desc = BlessTupleDesc(CreateTupleDescCopy(desc));
 
-	sb_function_request(&req, fn, shape, &limits);
-	memo_key = sb_function_memo_key(fn);
-	/* no table inputs: this only offers a body the session ran before as validated */
-	(void) sb_request_validate(&req, memo_key, empty, &limits, &out);
-	/* caches of input functions and domain checks: for this call only */
-	ro = shape == SB_SHAPE_VOID ? NULL :
-		sb_rows_declare(&req, desc, CurrentMemoryContext);
-	sb_function_add_args(&req, fn, fcinfo);
-	sb_request_finish(&req, empty);
+	/*
+	 * Per-row calls: the statement's next call of this call site runs on
+	 * the child its first call kept, if that still fits.
+	 */
+	cache = sb_fn_cache(fcinfo);
+	sb_limits_from_options(&limits, empty);
+	held = sb_fn_cache_take(cache, fn_xmin, &fn_tid, &limits);
+	if (held != NULL)
+	{
+		sb_function_next_call(&req, held);
+		ro = shape == SB_SHAPE_VOID ? NULL :
+			sb_rows_declare(&req, desc, CurrentMemoryContext);
+		sb_function_add_args(&req, fn, fcinfo);
+		sb_request_add_frame(&req, SB_DATA_END, NULL, 0, NULL, 0, NULL, 0);
+		sb_call_run(&req, &limits, &out);
+		sb_report_usage(&req, &out);
+		sb_check_outcome(&out, &limits);
+	}
+	else
+	{
+		sb_function_request(&req, fn, shape, &limits, sb_sandbox_can_hold());
+		memo_key = sb_function_memo_key(fn);
+		/* no table inputs: this only offers a body the session ran before as validated */
+		(void) sb_request_validate(&req, memo_key, empty, &limits, &out);
+		/* caches of input functions and domain checks: for this call only */
+		ro = shape == SB_SHAPE_VOID ? NULL :
+			sb_rows_declare(&req, desc, CurrentMemoryContext);
+		sb_function_add_args(&req, fn, fcinfo);
+		sb_request_finish(&req, empty);
 
-	sb_call_run(&req, &limits, &out);
-	sb_report_usage(&req, &out);
-	sb_validated_note(&req, memo_key, &out);
-	sb_check_outcome(&out, &limits);
+		sb_call_run(&req, &limits, &out);
+		sb_report_usage(&req, &out);
+		sb_validated_note(&req, memo_key, &out);
+		sb_check_outcome(&out, &limits);
+		sb_fn_cache_keep(cache, out.held, fn_xmin, &fn_tid, &limits, fcinfo->flinfo->fn_mcxt);
+	}
 
 	if (shape == SB_SHAPE_VOID)
 	{
@@ -464,7 +644,7 @@ pysandbox_inline_handler(PG_FUNCTION_ARGS)
 	errcb.arg = "DO block";
 	errcb.previous = error_context_stack;
 	error_context_stack = &errcb;
-	sb_function_request(&req, &fn, SB_SHAPE_VOID, &limits);
+	sb_function_request(&req, &fn, SB_SHAPE_VOID, &limits, false);
 	sb_request_finish(&req, empty);
 	sb_call_run(&req, &limits, &out);
 	sb_report_usage(&req, &out);
@@ -514,7 +694,7 @@ pysandbox_validator(PG_FUNCTION_ARGS)
 	errcb.previous = error_context_stack;
 	error_context_stack = &errcb;
 	empty = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
-	sb_function_request(&req, fn, SB_SHAPE_VOID, &limits);
+	sb_function_request(&req, fn, SB_SHAPE_VOID, &limits, false);
 	appendStringInfoString(&req.json, "\"validate_first\":true,");
 	sb_request_finish(&req, empty);
 	sb_call_run(&req, &limits, &out);

@@ -98,6 +98,23 @@ sb_reservation_drop(void)
  */
 static SbSandbox sb_the_sandbox;
 
+/*
+ * Children held for their statements' next calls (the language,
+ * sb_language.c; sb_protocol.h says how the worker times them), in static
+ * memory for the same reason.  A slot is free when !in_use.
+ */
+static SbSandbox sb_held[SB_MAX_HELD];
+static uint64 sb_held_generation = 0;
+
+/*
+ * Held children dropped at the end of their statements: the worker
+ * reports none of them, except one that ended on its own before it read
+ * the DROP.  Such a report is late, not wrong.
+ */
+#define SB_DROPPED_RING 64
+static int32 sb_dropped[SB_DROPPED_RING];
+static int	sb_dropped_next = 0;
+
 static void sb_server_connect(void);
 static void sb_worker_ready(void);
 
@@ -119,8 +136,21 @@ sb_elapsed_ms(instr_time start)
 void
 sb_sandbox_abandon_worker(void)
 {
+	int			i;
+
 	sb_exit_pending = 0;
 	sb_reservation_drop();
+	/* the held children end with their worker (or their connection to it) */
+	for (i = 0; i < SB_MAX_HELD; i++)
+		if (sb_held[i].in_use)
+		{
+			if (sb_held[i].data_fd >= 0)
+				close(sb_held[i].data_fd);
+			sb_held[i].data_fd = -1;
+			sb_held[i].exited = true;
+			sb_held[i].in_use = false;
+		}
+	memset(sb_dropped, 0, sizeof(sb_dropped));
 	if (sb_control_fd >= 0)
 	{
 		close(sb_control_fd);
@@ -128,8 +158,6 @@ sb_sandbox_abandon_worker(void)
 	}
 	if (sb_worker_pid > 0)
 	{
-		int			i;
-
 		/* closing the socket asks it to exit; give it a moment, then kill */
 		for (i = 0; i < 50; i++)
 		{
@@ -320,6 +348,26 @@ sb_control_async(uint32 type, const SbControlPayload *payload, uint32 len, int f
 	{
 		sb_exit_pending = 0;
 		return true;
+	}
+	if (type == SB_CTL_EXITED && len == sizeof(SbExitReport) && payload->exit.pid > 0)
+	{
+		int			i;
+
+		/* a held child that ended between calls: its next call says so */
+		for (i = 0; i < SB_MAX_HELD; i++)
+			if (sb_held[i].in_use && !sb_held[i].exited &&
+				sb_held[i].pid == payload->exit.pid)
+			{
+				sb_held[i].exit = payload->exit;
+				sb_held[i].exited = true;
+				return true;
+			}
+		for (i = 0; i < SB_DROPPED_RING; i++)
+			if (sb_dropped[i] == payload->exit.pid)
+			{
+				sb_dropped[i] = 0;
+				return true;
+			}
 	}
 	return false;
 }
@@ -924,19 +972,117 @@ have_child:
 	return sb;
 }
 
+/*
+ * Tell the worker something about one of our children (KILL, IDLE, CALL,
+ * DROP); a worker that cannot be told is abandoned.  Never raises.
+ */
+static void
+sb_control_send_pid(uint32 type, int32 pid)
+{
+	unsigned char buf[SB_FRAME_HEADER_SIZE + sizeof(SbSpawned)];
+	SbSpawned	which = {.pid = pid};
+
+	if (sb_control_fd < 0)
+		return;
+	sb_frame_header_encode(buf, type, sizeof(which));
+	memcpy(buf + SB_FRAME_HEADER_SIZE, &which, sizeof(which));
+	if (send(sb_control_fd, buf, sizeof(buf), MSG_NOSIGNAL) != (ssize_t) sizeof(buf))
+		sb_sandbox_abandon_worker();
+}
+
 /* Ask the worker to kill the child now (no-op once it has exited). */
 void
 sb_sandbox_kill(SbSandbox *sb)
 {
-	unsigned char buf[SB_FRAME_HEADER_SIZE + sizeof(SbSpawned)];
-	SbSpawned	victim = {.pid = sb->pid};
-
 	if (sb->exited || sb_control_fd < 0)
 		return;
-	sb_frame_header_encode(buf, SB_CTL_KILL, sizeof(victim));
-	memcpy(buf + SB_FRAME_HEADER_SIZE, &victim, sizeof(victim));
-	if (send(sb_control_fd, buf, sizeof(buf), MSG_NOSIGNAL) != (ssize_t) sizeof(buf))
-		sb_sandbox_abandon_worker();
+	sb_control_send_pid(SB_CTL_KILL, sb->pid);
+}
+
+/* Is a slot free to hold a child for its statement's next calls? */
+bool
+sb_sandbox_can_hold(void)
+{
+	int			i;
+
+	for (i = 0; i < SB_MAX_HELD; i++)
+		if (!sb_held[i].in_use)
+			return true;
+	return false;
+}
+
+/*
+ * A call on sb (the session's one child) asked to keep the child, and it
+ * sent its complete result: it now waits for the statement's next call.
+ * Move it to a held slot and tell the worker, which stops its clock.
+ * Returns the held child, or NULL if no slot was free (then the child is
+ * let go as any finished child is).
+ */
+SbSandbox *
+sb_sandbox_hold(SbSandbox *sb)
+{
+	int			i;
+
+	for (i = 0; i < SB_MAX_HELD; i++)
+	{
+		SbSandbox  *h = &sb_held[i];
+
+		if (h->in_use)
+			continue;
+		*h = *sb;
+		h->held = true;
+		h->in_call = false;
+		h->from_reservation = false;
+		h->generation = ++sb_held_generation;
+		memset(sb, 0, sizeof(*sb));
+		sb->data_fd = -1;
+		sb->exited = true;
+		sb_control_send_pid(SB_CTL_IDLE, h->pid);
+		return h;
+	}
+	sb_sandbox_detach(sb);
+	return NULL;
+}
+
+/* A held child's next call starts: the worker times it from now. */
+void
+sb_sandbox_call_begin(SbSandbox *sb)
+{
+	sb->in_call = true;
+	sb->subid = GetCurrentSubTransactionId();
+	if (!sb->exited)
+		sb_control_send_pid(SB_CTL_CALL, sb->pid);
+}
+
+/* A held child's call is over, with its complete result: stop its clock. */
+void
+sb_sandbox_call_idle(SbSandbox *sb)
+{
+	sb->in_call = false;
+	if (!sb->exited)
+		sb_control_send_pid(SB_CTL_IDLE, sb->pid);
+}
+
+/*
+ * A held child's statement is over: close its socket (it exits on its
+ * own) and have the worker end it without a report.  Never raises.
+ */
+void
+sb_sandbox_drop(SbSandbox *sb)
+{
+	if (sb->data_fd >= 0)
+		close(sb->data_fd);
+	sb->data_fd = -1;
+	if (!sb->exited && sb_control_fd >= 0)
+	{
+		sb_dropped[sb_dropped_next] = sb->pid;
+		sb_dropped_next = (sb_dropped_next + 1) % SB_DROPPED_RING;
+		sb_control_send_pid(SB_CTL_DROP, sb->pid);
+	}
+	sb->exited = true;
+	sb->in_use = false;
+	sb->held = false;
+	sb->in_call = false;
 }
 
 /*
@@ -1044,23 +1190,112 @@ sb_sandbox_release(SbSandbox *sb)
 	sb->in_use = false;
 }
 
-/* Abort of a (sub)transaction: the call that owned the child is over. */
+/*
+ * Is a held child still waiting for its next call?  Returns true if so.
+ * If it ended between calls by itself, cleanly (a child whose CPU time
+ * rlimit leaves no room for a whole call more ends with its result:
+ * sb_runtime._serve_held), it is released and false returned: the call
+ * takes a fresh child.  Anything else it did between calls ends it with an
+ * error: writing (nothing may come before the call's arguments), running
+ * (the worker ended it for CPU time used between calls), dying.
+ */
+bool
+sb_sandbox_held_ready(SbSandbox *sb)
+{
+	SbExitReport ex;
+	char		byte;
+
+	if (!sb->exited)
+	{
+		ssize_t		n = recv(sb->data_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+			return true;
+		if (n > 0)
+		{
+			sb_sandbox_release(sb);
+			ereport(ERROR,
+					(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
+					 errmsg("sandbox process sent an invalid message"),
+					 errdetail("It wrote between two calls of the function; the process was stopped.")));
+		}
+		/* the end of its output: it is dead or dying; the worker says how */
+		if (!sb_sandbox_verdict(sb, SB_CLEANUP_WAIT_MS, true))
+		{
+			sb_sandbox_abandon_worker();
+			ereport(ERROR,
+					(errcode(ERRCODE_SYSTEM_ERROR),
+					 errmsg("sandbox worker stopped responding"),
+					 errhint("The worker was restarted; try again.")));
+		}
+	}
+	ex = sb->exit;
+	sb_sandbox_release(sb);
+	sb->held = false;
+	if (ex.cause == SB_EXIT_BY_ITSELF && WIFEXITED(ex.wait_status) &&
+		WEXITSTATUS(ex.wait_status) == SB_CHILD_EXIT_OK)
+		return false;
+	if (ex.cause == SB_EXIT_IDLE_CPU)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("sandbox code kept running between two calls of the function"),
+				 errdetail("A function called for many rows may use CPU time only while it is called (%d ms in all between two calls); its process was stopped.",
+						   SB_IDLE_CPU_MS),
+				 errhint("Do not leave threads or other work running after the function returns.")));
+	if (WIFSIGNALED(ex.wait_status))
+		ereport(ERROR,
+				(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
+				 errmsg("sandbox process ended between two calls of the function"),
+				 errdetail("It was killed by signal %d (%s)%s.", WTERMSIG(ex.wait_status),
+						   strsignal(WTERMSIG(ex.wait_status)),
+						   ex.cause == SB_EXIT_TIMEOUT ? ", at the deadline of its last call" :
+						   ex.cause == SB_EXIT_CPU ? ", at the CPU time limit of its last call" : "")));
+	ereport(ERROR,
+			(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
+			 errmsg("sandbox process ended between two calls of the function"),
+			 errdetail("It exited with code %d.",
+					   WIFEXITED(ex.wait_status) ? WEXITSTATUS(ex.wait_status) : -1)));
+	return false;				/* not reached */
+}
+
+/*
+ * Abort of a (sub)transaction: the call that owned the child is over.  The
+ * end of a transaction ends every statement: held children go.
+ */
 static void
 sb_xact_callback(XactEvent event, void *arg)
 {
+	int			i;
+
 	if ((event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT) &&
 		sb_the_sandbox.in_use)
 		sb_sandbox_release(&sb_the_sandbox);
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
+		event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT ||
+		event == XACT_EVENT_PREPARE)
+		for (i = 0; i < SB_MAX_HELD; i++)
+			if (sb_held[i].in_use)
+				sb_sandbox_drop(&sb_held[i]);
 }
 
 static void
 sb_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 					SubTransactionId parentSubid, void *arg)
 {
+	int			i;
+
+	if (event != SUBXACT_EVENT_ABORT_SUB)
+		return;
 	/* ids grow: one at or above mySubid was acquired inside what aborts */
-	if (event == SUBXACT_EVENT_ABORT_SUB && sb_the_sandbox.in_use &&
-		sb_the_sandbox.subid >= mySubid)
+	if (sb_the_sandbox.in_use && sb_the_sandbox.subid >= mySubid)
 		sb_sandbox_release(&sb_the_sandbox);
+	/*
+	 * a held child whose call the error interrupted is in no known state
+	 * (not one whose call began outside: sql() rolls its queries back)
+	 */
+	for (i = 0; i < SB_MAX_HELD; i++)
+		if (sb_held[i].in_use && sb_held[i].in_call && sb_held[i].subid >= mySubid)
+			sb_sandbox_drop(&sb_held[i]);
 }
 
 /* Register the abort callbacks (from _PG_init). */

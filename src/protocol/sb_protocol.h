@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define SB_PROTOCOL_VERSION		8
+#define SB_PROTOCOL_VERSION		9
 
 /* the worker inherits its control socket on this fd */
 #define SB_WORKER_CONTROL_FD	3
@@ -48,6 +48,13 @@ typedef enum SbFrameType
 	/* control: backend -> worker */
 	SB_CTL_SPAWN = 1,			/* SbSpawnRequest: fork a contained child */
 	SB_CTL_KILL = 2,			/* SbSpawned: kill that child (ours) now */
+	SB_CTL_IDLE = 3,			/* SbSpawned: that child sent its call's
+								 * complete result and is kept for the
+								 * statement's next calls (held) */
+	SB_CTL_CALL = 4,			/* SbSpawned: a held child's next call
+								 * starts now: time it */
+	SB_CTL_DROP = 5,			/* SbSpawned: the statement of that held
+								 * child is over: kill it, report nothing */
 
 	/* control: worker -> backend */
 	SB_CTL_READY = 16,			/* SbReady: interpreter up and warm */
@@ -73,6 +80,9 @@ typedef enum SbFrameType
 								 * query of an SB_DATA_SQL failed (its answer
 								 * otherwise is one SB_DATA_TABLE and its
 								 * columns) */
+	SB_DATA_CALL = 37,			/* empty: a held child's next call; its
+								 * arguments follow (SB_DATA_TABLE named "",
+								 * its columns, SB_DATA_END) */
 
 	/* data: child -> backend */
 	SB_DATA_STDOUT = 48,		/* UTF-8 text written by print() */
@@ -173,6 +183,24 @@ typedef struct SbSpawnRequest
  */
 #define SB_CLAIM_REVOKE			UINT64_C(0xfffffffffffffffe)
 
+/*
+ * Held children (LANGUAGE pysandbox functions called per row).  A call
+ * whose request says "held" does not end its child with the result: the
+ * child waits for the statement's next call (SB_DATA_CALL).  Once the
+ * backend has the complete result it sends SB_CTL_IDLE: the worker moves
+ * the child out of the client's one call slot into its held children (at
+ * most SB_MAX_HELD), where, until SB_CTL_CALL, it has no wall-clock
+ * deadline but may use only SB_IDLE_CPU_MS of CPU time (more ends it,
+ * cause SB_EXIT_IDLE_CPU).  SB_CTL_CALL times the next call with the
+ * child's limits, as a fresh child's call is timed; SB_CTL_IDLE after it
+ * stops the clock again.  The child never times itself: it only re-arms
+ * its own CPU timer, a courtesy the worker does not rely on.  SB_CTL_DROP
+ * ends it when its statement ends; SB_CTL_KILL, as for any child, ends it
+ * with a report.
+ */
+#define SB_MAX_HELD				8
+#define SB_IDLE_CPU_MS			20
+
 typedef struct SbReserved
 {
 	int32_t		pid;
@@ -228,7 +256,8 @@ typedef enum SbExitCause
 	SB_EXIT_BY_ITSELF = 0,		/* exited or died on its own */
 	SB_EXIT_TIMEOUT = 1,		/* the worker's wall-clock deadline passed */
 	SB_EXIT_KILLED = 2,			/* the backend asked (cancel, error) */
-	SB_EXIT_CPU = 3				/* the worker found its CPU time spent */
+	SB_EXIT_CPU = 3,			/* the worker found its CPU time spent */
+	SB_EXIT_IDLE_CPU = 4		/* a held child used CPU time between calls */
 } SbExitCause;
 
 /* SbExitReport.flags */

@@ -20,6 +20,7 @@ import gc
 import inspect
 import json
 import os
+import struct
 import sys
 import traceback
 import types
@@ -430,14 +431,29 @@ def _read_request():
     if ftype != sb_io.REQUEST:
         raise SandboxProtocolError("expected a request frame")
     request = _frame_json(payload)
-    inputs = dict(request.get("inputs") or {})
+    return request, _read_tables(dict(request.get("inputs") or {}))
+
+
+# the latest arguments' table header, as bytes and parsed: a function's calls
+# send the same one, and parsing it is a tenth of a per-row call
+_ARGS_HEADER = [None, None]
+
+
+def _read_tables(inputs):
+    """Read table inputs into inputs until END; a language function's
+    arguments (a table without a name) go under "" as a list."""
     while True:
         ftype, payload = sb_io.recv()
         if ftype == sb_io.END:
-            return request, inputs
+            return inputs
         if ftype != sb_io.TABLE:
             raise SandboxProtocolError("unexpected frame %d" % ftype)
-        header = _frame_json(payload)
+        if payload == _ARGS_HEADER[0]:
+            header = _ARGS_HEADER[1]
+        else:
+            header = _frame_json(payload)
+            if header["name"] == "":
+                _ARGS_HEADER[:] = [bytes(payload), header]
         if header["name"] == "":
             # a language function's arguments: one row, no DataFrame
             args = []
@@ -907,12 +923,16 @@ def serve(python_layer):
         namespace = sb_guard.make_globals(allowed, out.print)
         namespace["sql"] = sql
         namespace["SQLError"] = SQLError
+        if function is not None:
+            namespace["SD"] = {}
     else:
         # tests only: real builtins and imports, so only the OS layers stand
         real = dict(vars(builtins))
         real["print"] = out.print
         namespace = {"__builtins__": real, "__name__": "__sandbox__", "sql": sql,
                      "SQLError": SQLError}
+        if function is not None:
+            namespace["SD"] = {}
 
     try:
         if python_layer:
@@ -983,11 +1003,76 @@ def serve(python_layer):
         return 0
 
     # the last frame ends the child (exit code 0): the end of the output goes
-    # out with the result, and nothing of the call's runs after it
-    if rows is not None:
-        sb_io.send(sb_io.ROWS, nrows.to_bytes(8, "little"), -1 if payloads else 0)
-        for i, parts in enumerate(payloads):
-            sb_io.sendv(sb_io.COLUMN, parts, 0 if i == len(payloads) - 1 else -1)
-    else:
-        sb_io.send(sb_io.RESULT, text.encode("utf-8"), 0)
+    # out with the result, and nothing of the call's runs after it; unless
+    # the child is held for the statement's next calls of the function
+    held = function is not None and bool(request.get("held")) and sb_io.next_call()
+    _send_value(rows, nrows if rows is not None else 0,
+                payloads if rows is not None else (), text if rows is None else "",
+                -1 if held else 0)
+    if held:
+        return _serve_held(namespace[returns[0]], returns[0], spec["shape"], function[1],
+                           rows, limit, out, lines)
     return 0
+
+
+_FRAME_HEADER = struct.Struct("=II")
+
+
+def _send_value(rows, nrows, payloads, text, end):
+    """The call's value: ROWS and its columns, or RESULT; end as sb_io's.
+    One small column (a function called per row) goes out in one write."""
+    if rows is not None and len(payloads) == 1:
+        column = b"".join(payloads[0])
+        if len(column) <= 65536:
+            sb_io.write(_FRAME_HEADER.pack(sb_io.ROWS, 8) + nrows.to_bytes(8, "little") +
+                        _FRAME_HEADER.pack(sb_io.COLUMN, len(column)) + column, end)
+            return
+    if rows is not None:
+        sb_io.send(sb_io.ROWS, nrows.to_bytes(8, "little"), -1 if payloads else end)
+        for i, parts in enumerate(payloads):
+            sb_io.sendv(sb_io.COLUMN, parts, end if i == len(payloads) - 1 else -1)
+    else:
+        sb_io.send(sb_io.RESULT, text.encode("utf-8"), end)
+
+
+def _serve_held(fn, name, shape, params, rows, limit, out, lines):
+    """A held child (sb_protocol.h): the statement's next calls of the same
+    function, each an SB_DATA_CALL and its arguments, until the backend
+    closes the channel.  Only what the function keeps (SD, its globals)
+    lasts from one call to the next; a failing call ends the child."""
+    while True:
+        try:
+            ftype, payload = sb_io.recv()
+        except EOFError:
+            return 0            # the statement is over
+        try:
+            if ftype != sb_io.CALL:
+                raise SandboxProtocolError("unexpected frame %d between calls" % ftype)
+            args = _read_tables({}).pop("", ())
+        except MemoryError:
+            _send_error("memory", "MemoryError",
+                        "out of memory while reading the arguments: they need more than "
+                        "the memory limit allows")
+            return 0
+        except Exception as exc:  # the backend is trusted, but say what broke
+            _send_error("crash", "ProtocolError", "could not read the call: %s" % exc,
+                        exit_code=72)
+            return 72
+        out.used = 0
+        inputs = dict(zip(params, args))
+        try:
+            value = _function_rows(fn(**_bind(fn, name, inputs)), shape, name, rows,
+                                   limit - out.used)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            nrows, payloads = 0, ()
+            if rows is not None:
+                nrows, payloads = sb_codec.encode_rows(value, rows["columns"], name,
+                                                       limit - out.used)
+        except sb_codec.RowsError as exc:
+            _send_error("rows", "ResultError", str(exc), sqlstate=exc.sqlstate, shape=shape)
+            return 0
+        except BaseException as exc:  # noqa: B902 - report everything, incl. SystemExit
+            _report_exception(exc, lines, inputs)
+            return 0
+        _send_value(rows, nrows, payloads, "{}", -1 if sb_io.next_call() else 0)

@@ -27,6 +27,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -291,7 +293,103 @@ sb_io_sendv(PyObject *self, PyObject *args)
 	Py_RETURN_NONE;
 }
 
+/* the call's CPU time limit (ms), from the limits the worker sent */
+static uint32_t sb_call_cpu_ms = 0;
+
+/*
+ * The CPU timer of a held child's calls is armed for sb_call_cpu_ms plus
+ * SB_REARM_SLACK_MS, and re-armed once SB_REARM_SLACK_MS have been used
+ * since: every call then has at least its whole limit before SIGPROF,
+ * with one system call per call instead of two.  (The worker ends a call
+ * SB_CPU_GRACE_US past its limit whatever this timer says.)
+ */
+#define SB_REARM_SLACK_MS	100
+static bool sb_rearmed = false;
+static uint64_t sb_armed_at_ms;		/* process CPU time when last re-armed */
+static uint64_t sb_rlimit_cpu_ms = 0;	/* RLIMIT_CPU's soft limit; 0: none */
+
+/* process CPU time used so far, in ms; UINT64_MAX if it cannot be read */
+static uint64_t
+sb_cpu_used_ms(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
+		return UINT64_MAX;
+	return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+}
+
+/*
+ * sb_io.next_call() -> bool, in a held child about to wait for its next
+ * call: keep the CPU timer ahead of that call (above), and say whether
+ * RLIMIT_CPU, which counts the whole process, leaves room for a whole call
+ * more.  If not, the child ends with its result instead, and the
+ * statement's next call gets a fresh child.  The timer is the child's own
+ * courtesy: the worker times every call itself.
+ */
+static PyObject *
+sb_io_next_call(PyObject *self, PyObject *args)
+{
+	uint64_t	used = sb_cpu_used_ms();
+
+	(void) self;
+	(void) args;
+	if (used == UINT64_MAX)
+		Py_RETURN_FALSE;
+	if (!sb_rearmed)
+	{
+		struct rlimit rl;
+
+		if (getrlimit(RLIMIT_CPU, &rl) < 0)
+			Py_RETURN_FALSE;
+		sb_rlimit_cpu_ms = rl.rlim_cur == RLIM_INFINITY ? 0 : (uint64_t) rl.rlim_cur * 1000;
+	}
+	/* the timer fires before RLIMIT_CPU: keep that so for a whole call */
+	if (sb_rlimit_cpu_ms != 0 &&
+		used + sb_call_cpu_ms + 2 * SB_REARM_SLACK_MS > sb_rlimit_cpu_ms)
+		Py_RETURN_FALSE;
+	if (!sb_rearmed || used - sb_armed_at_ms >= SB_REARM_SLACK_MS)
+	{
+		struct itimerval it;
+		uint64_t	ms = (uint64_t) sb_call_cpu_ms + SB_REARM_SLACK_MS;
+
+		memset(&it, 0, sizeof(it));
+		it.it_value.tv_sec = (time_t) (ms / 1000);
+		it.it_value.tv_usec = (suseconds_t) ((ms % 1000) * 1000);
+		if (setitimer(ITIMER_PROF, &it, NULL) < 0)
+			Py_RETURN_FALSE;
+		sb_rearmed = true;
+		sb_armed_at_ms = used;
+	}
+	Py_RETURN_TRUE;
+}
+
+/*
+ * sb_io.write(data, end=-1): bytes that are whole frames already, in one
+ * system call (a held child's one-row result: ROWS and its COLUMN).
+ */
+static PyObject *
+sb_io_write(PyObject *self, PyObject *args)
+{
+	Py_buffer	buf;
+	int			rc;
+	int			end = -1;
+
+	(void) self;
+	if (!PyArg_ParseTuple(args, "y*|i", &buf, &end))
+		return NULL;
+	rc = sb_write_all(SB_CHILD_DATA_FD, buf.buf, (size_t) buf.len);
+	PyBuffer_Release(&buf);
+	if (rc < 0)
+		return PyErr_SetFromErrno(PyExc_OSError);
+	if (end >= 0)
+		sb_io_end(end);
+	Py_RETURN_NONE;
+}
+
 static PyMethodDef sb_io_methods[] = {
+	{"next_call", sb_io_next_call, METH_NOARGS, "Keep the CPU timer ahead of a held child's next call."},
+	{"write", sb_io_write, METH_VARARGS, "Send bytes that are whole frames."},
 	{"recv", sb_io_recv, METH_NOARGS, "Read one frame from the backend."},
 	{"send", sb_io_send, METH_VARARGS, "Send one frame to the backend."},
 	{"sendv", sb_io_sendv, METH_VARARGS, "Send one frame made of several buffers."},
@@ -337,6 +435,7 @@ sb_io_init(void)
 	PyModule_AddIntConstant(m, "ROWS", SB_DATA_ROWS);
 	PyModule_AddIntConstant(m, "SQL", SB_DATA_SQL);
 	PyModule_AddIntConstant(m, "SQL_ERROR", SB_DATA_SQL_ERROR);
+	PyModule_AddIntConstant(m, "CALL", SB_DATA_CALL);
 	PyModule_AddIntConstant(m, "COL_INT64", SB_COL_INT64);
 	PyModule_AddIntConstant(m, "COL_FLOAT64", SB_COL_FLOAT64);
 	PyModule_AddIntConstant(m, "COL_BOOL", SB_COL_BOOL);
@@ -694,12 +793,13 @@ sb_python_probe_call(void)
  * request arrives.  Returns the child's exit code.
  */
 int
-sb_python_serve(uint32_t flags, bool claim)
+sb_python_serve(uint32_t flags, uint32_t cpu_ms, bool claim)
 {
 	PyObject   *res;
 	int			code = SB_CHILD_EXIT_OK;
 
 	sb_claim_pending = claim;
+	sb_call_cpu_ms = cpu_ms;
 
 	res = sb_python_call("serve",
 						 Py_BuildValue("(O)", (flags & SB_SPAWN_PYTHON_LAYER_OFF) ? Py_False : Py_True));

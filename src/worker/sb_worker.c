@@ -42,13 +42,18 @@
  *
  * The child applies the limits, no_new_privs, Landlock and seccomp as soon
  * as it reads that first frame, before the backend can send it any code.
- * A child serves exactly one call and then exits; nothing is reused.
+ * A child serves one call and then exits, except one the backend keeps for
+ * the next calls of a LANGUAGE pysandbox function in the same statement
+ * (held, sb_protocol.h): it moves out of its client's call slot, and the
+ * worker times each of its calls when the backend says it starts
+ * (SB_CTL_CALL) and holds it to SB_IDLE_CPU_MS of CPU time between calls.
  *
- * Invariants: one running child per client at a time (a backend that asks
+ * Invariants: one call child per client at a time (a backend that asks
  * for the next one before the last is reaped has its complete result: the
- * last one is killed and reaped as an orphan); every child is reaped
- * (pidfd in the poll set); a client that goes away has its child killed;
- * nothing here runs user code.  Single-threaded: one poll loop.
+ * last one is killed and reaped as an orphan), plus at most SB_MAX_HELD
+ * held ones; every child is reaped (pidfd in the poll set); a client that
+ * goes away has all its children killed; nothing here runs user code.
+ * Single-threaded: one poll loop.
  */
 #include "sb_worker.h"
 
@@ -92,6 +97,9 @@ typedef struct SbChild
 								 * readable once the child claims its call */
 	bool		reserved;		/* reserved for its client's next call: the
 								 * client holds its socket; not in flight */
+	bool		idle;			/* held, between two calls: no deadline,
+								 * SB_IDLE_CPU_MS of CPU time at most */
+	uint64_t	idle_check_us;	/* held and idle: its next CPU check's wait */
 } SbChild;
 
 typedef struct SbClient
@@ -105,6 +113,9 @@ typedef struct SbClient
 	bool		reserve;		/* wants a reservation once it has no child */
 	SbSpawnRequest reserve_req; /* with these limits */
 	uint64_t	last_active_us; /* when its latest call began or ended */
+	SbChild		held[SB_MAX_HELD];	/* children kept for the calls of its
+									 * current statements (sb_protocol.h) */
+	int			nheld;
 } SbClient;
 
 static SbContainment sb_containment;
@@ -139,6 +150,16 @@ static uint64_t sb_listen_paused_until = 0;	/* out of fds: accept later */
  */
 #define SB_CPU_GRACE_US 2000
 #define SB_CPU_CHECK_MIN_US 1000
+
+/*
+ * A held child between calls has no deadline (its statement decides how
+ * long it waits) but may use only SB_IDLE_CPU_MS of CPU time: the worker
+ * reads its CPU clock after SB_IDLE_CHECK_MIN_US, then ever less often, up
+ * to every SB_IDLE_CHECK_MAX_US.  A child spinning meanwhile is ended at
+ * the next check, having used at most that long times the CPUs.
+ */
+#define SB_IDLE_CHECK_MIN_US 10000
+#define SB_IDLE_CHECK_MAX_US 200000
 static uint64_t sb_ncpus = 1;
 
 static SbClient *sb_clients = NULL;
@@ -390,7 +411,7 @@ sb_child_main(uint32_t shape, bool spare, int data_fd, int claim_fd)
 		sb_read_all(SB_CHILD_DATA_FD, &req, sizeof(req)) < 0)
 		_exit(SB_CHILD_EXIT_SETUP);
 	sb_contain_finish(&sb_containment, &req, statm_fd);
-	_exit(sb_python_serve(req.flags, claim_fd >= 0));
+	_exit(sb_python_serve(req.flags, req.cpu_ms, claim_fd >= 0));
 }
 
 /*
@@ -494,11 +515,33 @@ sb_client_free(SbClient *cl)
 	sb_child_clear(&cl->child);
 }
 
-/* The client went away: kill its child (reaped later), drop its request. */
+static void sb_orphan_held(SbClient *cl, int j);
+
+/*
+ * A per-session worker whose backend has left: reap the children it killed
+ * (no zombie outlives it), then exit.
+ */
+static void __attribute__((noreturn))
+sb_session_exit(void)
+{
+	int			i;
+
+	for (i = 0; i < sb_norphans; i++)
+		while (waitpid(sb_orphans[i].pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	_exit(0);
+}
+
+/*
+ * The client went away: kill its child (reaped later) and its held ones
+ * (reaped as orphans), drop its request.
+ */
 static void
 sb_client_gone(SbClient *cl)
 {
 	cl->queued = false;
+	while (cl->nheld > 0)
+		sb_orphan_held(cl, cl->nheld - 1);
 	if (cl->child.pid > 0)
 	{
 		if (!cl->child.killed)
@@ -516,7 +559,7 @@ sb_client_gone(SbClient *cl)
 		return;
 	}
 	if (!sb_server_mode)
-		_exit(0);				/* our only backend has left */
+		sb_session_exit();		/* our only backend has left */
 	sb_client_free(cl);
 }
 
@@ -633,6 +676,7 @@ sb_dispatch(SbClient *cl, const SbSpawnRequest *req)
 		fprintf(stderr, "pysandbox-worker: a sandbox process died before its call\n");
 	}
 	sb_child_start(&child, req->timeout_ms, req->cpu_ms, sb_now_us());
+	child.limits = *req;		/* a held child's next calls are timed so */
 	sb_last_busy_us = child.started_us;
 	cl->child = child;
 	cl->last_active_us = child.started_us;
@@ -745,6 +789,33 @@ sb_claim_back(SbChild *c)
 	return write(c->claim_fd, &revoke, sizeof(revoke)) == (ssize_t) sizeof(revoke);
 }
 
+/* Add a child to the orphans: killed, reaped later, unreported. */
+static void
+sb_orphan_add(SbChild *c)
+{
+	if (sb_norphans == sb_orphans_cap)
+	{
+		sb_orphans_cap = sb_orphans_cap == 0 ? 16 : sb_orphans_cap * 2;
+		sb_orphans = realloc(sb_orphans, sizeof(SbChild) * (size_t) sb_orphans_cap);
+		if (sb_orphans == NULL)
+			sb_worker_die("out of memory");
+	}
+	if (!c->killed)
+		kill(c->pid, SIGKILL);
+	c->killed = true;
+	sb_orphans[sb_norphans++] = *c;
+	sb_child_clear(c);
+}
+
+/* Drop a client's held child j: killed, reaped later, unreported. */
+static void
+sb_orphan_held(SbClient *cl, int j)
+{
+	sb_orphan_add(&cl->held[j]);
+	cl->held[j] = cl->held[--cl->nheld];
+	sb_child_clear(&cl->held[cl->nheld]);
+}
+
 /* Move a client's child to the orphans: killed, reaped later, unreported. */
 static void
 sb_orphan_child(SbClient *cl)
@@ -839,18 +910,17 @@ sb_child_report(SbClient *cl, uint32_t type, const void *payload, uint32_t len)
 	if (cl->gone)
 	{
 		if (!sb_server_mode)
-			_exit(0);
+			sb_session_exit();
 		sb_client_free(cl);
 	}
 	else if (!sb_worker_send(cl->fd, type, payload, len))
 		sb_client_gone(cl);
 }
 
-/* A client's child has exited: reap it and report. */
+/* A client's child (its call's, or a held one) has exited: reap it and report. */
 static void
-sb_child_exited(SbClient *cl)
+sb_child_exited(SbClient *cl, SbChild *c)
 {
-	SbChild    *c = &cl->child;
 	SbExitReport rep;
 	struct rusage ru;
 	siginfo_t	info;
@@ -912,6 +982,12 @@ sb_child_exited(SbClient *cl)
 	rep.sys_us = sys_us;
 	rep.maxrss_kb = (uint64_t) ru.ru_maxrss;
 	sb_child_clear(c);
+	if (c != &cl->child)
+	{
+		/* a held child: its entry goes */
+		*c = cl->held[--cl->nheld];
+		sb_child_clear(&cl->held[cl->nheld]);
+	}
 	sb_child_report(cl, SB_CTL_EXITED, &rep, sizeof(rep));
 }
 
@@ -1007,6 +1083,82 @@ sb_grant_reservations(void)
 	}
 }
 
+/* A held child between calls: no deadline, a little CPU time. */
+static void
+sb_child_idle(SbChild *c, uint64_t now)
+{
+	c->idle = true;
+	c->deadline_us = UINT64_MAX;
+	c->cpu_before_us = sb_child_cpu_us(c);
+	c->cpu_limit_us = (uint64_t) SB_IDLE_CPU_MS * 1000;
+	c->idle_check_us = SB_IDLE_CHECK_MIN_US;
+	c->cpu_check_us = now + c->idle_check_us;
+}
+
+/* The client's held child of that pid, or NULL. */
+static SbChild *
+sb_held_find(SbClient *cl, pid_t pid)
+{
+	int			i;
+
+	for (i = 0; i < cl->nheld; i++)
+		if (cl->held[i].pid == pid)
+			return &cl->held[i];
+	return NULL;
+}
+
+/*
+ * SB_CTL_IDLE: the backend has its child's complete result and keeps the
+ * child for the statement's next calls.  The call's child moves to the
+ * held ones (its slot is free for the client's next call, or a new
+ * reservation); a held one stops its clock.  A child already reaped (its
+ * report is on the way) or killed is left alone; so is one past the
+ * SB_MAX_HELD the backend keeps to: it is killed.
+ */
+static void
+sb_client_idle(SbClient *cl, pid_t pid)
+{
+	uint64_t	now = sb_now_us();
+	SbChild    *c = sb_held_find(cl, pid);
+
+	if (c == NULL && cl->child.pid > 0 && cl->child.pid == pid)
+	{
+		if (cl->child.reserved)
+			sb_start_reserved(cl);	/* its claim was not seen yet */
+		if (cl->nheld == SB_MAX_HELD)
+		{
+			if (!cl->child.killed)
+				kill(cl->child.pid, SIGKILL);
+			cl->child.killed = true;
+			cl->child.cause = SB_EXIT_KILLED;
+			return;
+		}
+		cl->held[cl->nheld] = cl->child;
+		c = &cl->held[cl->nheld++];
+		sb_child_clear(&cl->child);
+		cl->last_active_us = now;
+		sb_last_busy_us = now;
+	}
+	if (c != NULL && !c->killed)
+		sb_child_idle(c, now);
+}
+
+/* SB_CTL_CALL: a held child's next call starts now, timed as any call. */
+static void
+sb_client_call(SbClient *cl, pid_t pid)
+{
+	SbChild    *c = sb_held_find(cl, pid);
+	uint64_t	now = sb_now_us();
+
+	if (c == NULL || c->killed)
+		return;					/* reaped or ending: the backend hears why */
+	c->idle = false;
+	sb_child_start(c, c->limits.timeout_ms, c->limits.cpu_ms, now);
+	c->cpu_before_us = sb_child_cpu_us(c);
+	cl->last_active_us = now;
+	sb_last_busy_us = now;
+}
+
 /* One control frame from a client. */
 static void
 sb_client_readable(SbClient *cl)
@@ -1036,8 +1188,38 @@ sb_client_readable(SbClient *cl)
 		sb_request_slot(cl, &payload.req);
 		return;
 	}
+	if (rc == 0 && type == SB_CTL_IDLE && len == sizeof(SbSpawned))
+	{
+		sb_client_idle(cl, payload.kill.pid);
+		return;
+	}
+	if (rc == 0 && type == SB_CTL_CALL && len == sizeof(SbSpawned))
+	{
+		sb_client_call(cl, payload.kill.pid);
+		return;
+	}
+	if (rc == 0 && type == SB_CTL_DROP && len == sizeof(SbSpawned))
+	{
+		SbChild    *c = sb_held_find(cl, payload.kill.pid);
+
+		if (c != NULL)
+			sb_orphan_held(cl, (int) (c - cl->held));
+		return;
+	}
 	if (rc == 0 && type == SB_CTL_KILL && len == sizeof(SbSpawned))
 	{
+		SbChild    *c = sb_held_find(cl, payload.kill.pid);
+
+		if (c != NULL)
+		{
+			if (!c->killed)
+			{
+				kill(c->pid, SIGKILL);
+				c->killed = true;
+				c->cause = SB_EXIT_KILLED;
+			}
+			return;
+		}
 		/*
 		 * A kill that raced with the exit report finds no child, or
 		 * already the next reservation: fine.  A reserved child's claim
@@ -1149,46 +1331,76 @@ sb_expire_queue(uint64_t now)
 	}
 }
 
+/* Kill a child past its wall-clock deadline or its CPU time (or idle CPU). */
+static void
+sb_child_enforce(SbClient *cl, SbChild *c, uint64_t now)
+{
+	uint64_t	cpu,
+				used;
+
+	if (c->pid <= 0 || c->reserved || c->killed)
+		return;
+	if (now >= c->deadline_us)
+	{
+		kill(c->pid, SIGKILL);
+		c->killed = true;
+		c->cause = SB_EXIT_TIMEOUT;
+		return;
+	}
+	if (now < c->cpu_check_us)
+		return;
+	cpu = sb_child_cpu_us(c);
+	used = cpu > c->cpu_before_us ? cpu - c->cpu_before_us : 0;
+	if (used >= c->cpu_limit_us + SB_CPU_GRACE_US)
+	{
+		char		byte;
+
+		/*
+		 * A held child whose next call the backend has announced, though
+		 * this round has not read it yet, is busy, not idle: read it first.
+		 */
+		if (c->idle && cl->fd >= 0 &&
+			recv(cl->fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) > 0)
+		{
+			c->cpu_check_us = now;
+			return;
+		}
+		kill(c->pid, SIGKILL);
+		c->killed = true;
+		c->cause = c->idle ? SB_EXIT_IDLE_CPU : SB_EXIT_CPU;
+	}
+	else if (c->idle)
+	{
+		/* waiting as a held child does: look again later, then less often */
+		c->cpu_check_us = now + c->idle_check_us;
+		if (c->idle_check_us < SB_IDLE_CHECK_MAX_US)
+			c->idle_check_us *= 2;
+	}
+	else
+	{
+		uint64_t	left = c->cpu_limit_us + SB_CPU_GRACE_US - used;
+
+		c->cpu_check_us = now + (left / sb_ncpus > SB_CPU_CHECK_MIN_US ?
+								 left / sb_ncpus : SB_CPU_CHECK_MIN_US);
+	}
+}
+
 /*
  * Kill children past their wall-clock deadline or their CPU time.  A
- * reserved child is timed once it claims its call.
+ * reserved child is timed once it claims its call; a held one between
+ * calls has no deadline and SB_IDLE_CPU_MS of CPU time.
  */
 static void
 sb_enforce_deadlines(uint64_t now)
 {
-	int			i;
+	int			i,
+				j;
 
 	for (i = 0; i < sb_nclients; i++)
 	{
-		SbChild    *c = &sb_clients[i].child;
-
-		if (c->pid <= 0 || c->reserved || c->killed)
-			continue;
-		if (now >= c->deadline_us)
-		{
-			kill(c->pid, SIGKILL);
-			c->killed = true;
-			c->cause = SB_EXIT_TIMEOUT;
-		}
-		else if (now >= c->cpu_check_us)
-		{
-			uint64_t	cpu = sb_child_cpu_us(c);
-			uint64_t	used = cpu > c->cpu_before_us ? cpu - c->cpu_before_us : 0;
-
-			if (used >= c->cpu_limit_us + SB_CPU_GRACE_US)
-			{
-				kill(c->pid, SIGKILL);
-				c->killed = true;
-				c->cause = SB_EXIT_CPU;
-			}
-			else
-			{
-				uint64_t	left = c->cpu_limit_us + SB_CPU_GRACE_US - used;
-
-				c->cpu_check_us = now + (left / sb_ncpus > SB_CPU_CHECK_MIN_US ?
-										 left / sb_ncpus : SB_CPU_CHECK_MIN_US);
-			}
-		}
+		sb_child_enforce(&sb_clients[i], &sb_clients[i].child, now);
+		for (j = 0; j < sb_clients[i].nheld; j++)
+			sb_child_enforce(&sb_clients[i], &sb_clients[i].held[j], now);
 	}
 }
 
@@ -1202,6 +1414,7 @@ sb_poll_timeout(uint64_t now)
 	for (i = 0; i < sb_nclients; i++)
 	{
 		SbClient   *cl = &sb_clients[i];
+		int			j;
 
 		if (cl->child.pid > 0 && !cl->child.reserved && !cl->child.killed)
 		{
@@ -1210,6 +1423,14 @@ sb_poll_timeout(uint64_t now)
 			if (cl->child.cpu_check_us < next)
 				next = cl->child.cpu_check_us;
 		}
+		for (j = 0; j < cl->nheld; j++)
+			if (!cl->held[j].killed)
+			{
+				if (cl->held[j].deadline_us < next)
+					next = cl->held[j].deadline_us;
+				if (cl->held[j].cpu_check_us < next)
+					next = cl->held[j].cpu_check_us;
+			}
 		/* expiry waits while a taken-back reservation dies (its pidfd wakes us) */
 		if (cl->fd >= 0 && cl->queued && sb_revoking == 0 &&
 			cl->queued_us + (uint64_t) cl->req.queue_ms * 1000 < next)
@@ -1228,8 +1449,11 @@ sb_pid_known(pid_t pid)
 	int			i;
 
 	for (i = 0; i < sb_nclients; i++)
-		if (sb_clients[i].child.pid == pid)
+	{
+		if (sb_clients[i].child.pid == pid ||
+			sb_held_find(&sb_clients[i], pid) != NULL)
 			return true;
+	}
 	for (i = 0; i < sb_nspares; i++)
 		if (sb_spares[i].pid == pid)
 			return true;
@@ -1269,9 +1493,11 @@ sb_serve(void)
 
 	for (;;)
 	{
-		size_t		need = 2 + (size_t) sb_nclients * 3 + 2 * SB_MAX_SPARES + (size_t) sb_norphans;
+		size_t		need = 2 + (size_t) sb_nclients * (3 + SB_MAX_HELD) + 2 * SB_MAX_SPARES +
+			(size_t) sb_norphans;
 		size_t		n = 0;
 		size_t		i;
+		int			j;
 		int			timeout;
 		int			rc;
 		/* new spares are forked only when idle: fork blocks us */
@@ -1300,6 +1526,8 @@ sb_serve(void)
 			pfds[n++] = (struct pollfd) {.fd = cl->fd >= 0 ? cl->fd : -1,.events = POLLIN};
 			pfds[n++] = (struct pollfd) {.fd = cl->child.pid > 0 ? cl->child.pidfd : -1,.events = POLLIN};
 			pfds[n++] = (struct pollfd) {.fd = cl->child.pid > 0 && cl->child.reserved ? cl->child.claim_fd : -1,.events = POLLIN};
+			for (j = 0; j < SB_MAX_HELD; j++)
+				pfds[n++] = (struct pollfd) {.fd = j < cl->nheld ? cl->held[j].pidfd : -1,.events = POLLIN};
 		}
 		for (i = 0; i < (size_t) sb_nspares; i++)
 		{
@@ -1331,7 +1559,7 @@ sb_serve(void)
 		if (rc > 0)
 		{
 			int			nclients = sb_nclients;
-			size_t		k = (sb_listen_fd >= 0 ? 1 : 0) + 3 * (size_t) nclients;
+			size_t		k = (sb_listen_fd >= 0 ? 1 : 0) + (3 + SB_MAX_HELD) * (size_t) nclients;
 
 			if (pfds[n - 1].fd >= 0 && pfds[n - 1].revents)
 				sb_preloaded_lost();
@@ -1374,7 +1602,7 @@ sb_serve(void)
 			k = 0;
 			if (sb_listen_fd >= 0 && (pfds[k++].revents & POLLIN))
 				sb_accept();
-			for (i = 0; i < (size_t) nclients; i++, k += 3)
+			for (i = 0; i < (size_t) nclients; i++, k += 3 + SB_MAX_HELD)
 			{
 				SbClient   *cl = &sb_clients[i];
 
@@ -1397,8 +1625,13 @@ sb_serve(void)
 					 */
 					if (cl->child.reserved && !cl->gone && !sb_claim_back(&cl->child))
 						sb_start_reserved(cl);
-					sb_child_exited(cl);
+					sb_child_exited(cl, &cl->child);
 				}
+				/* held children, from the last: a reap moves the last one down */
+				for (j = SB_MAX_HELD; j-- > 0;)
+					if (pfds[k + 3 + j].fd >= 0 && pfds[k + 3 + j].revents &&
+						j < cl->nheld && cl->held[j].pidfd == pfds[k + 3 + j].fd)
+						sb_child_exited(cl, &cl->held[j]);
 				if (pfds[k].fd >= 0 && cl->fd == pfds[k].fd && pfds[k].revents)
 					sb_client_readable(cl);
 			}

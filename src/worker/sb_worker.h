@@ -59,7 +59,7 @@ extern int	sb_python_read_paths(const char **paths, int max);
 extern void sb_python_before_fork(void);
 extern void sb_python_after_fork_parent(void);
 extern void sb_python_after_fork_child(void);
-extern int	sb_python_serve(uint32_t flags, bool claim);
+extern int	sb_python_serve(uint32_t flags, uint32_t cpu_ms, bool claim);
 extern void sb_python_prewarm(void);
 extern void sb_python_probe_call(void);
 extern uint64_t sb_python_instance(void);

@@ -30,13 +30,16 @@ worker has one child, the contained sandbox process.  Checks:
       orphaned by design here) within 5 s;
   (f) SIGKILL to the sandbox child mid-call gives 39000; the worker stays;
   (g) N consecutive calls (default 300) mixing success, exceptions, timeouts
-      (timeout_ms 50), memory bombs, table inputs and cancels: afterwards the
+      (timeout_ms 50), memory bombs, table inputs, cancels and statements
+      calling a function per row (one of them failing at a row): afterwards the
       backend has exactly one worker and no other descendant, its open fd
       count equals the count after the first round of calls, and its RSS grew by at
       most 5 MB (numbers printed);
   (h) a LANGUAGE pysandbox function called for every row of a statement
-      gives every row's value; a statement cancelled during one of its calls
-      ends with 57014, its child gone, and the next call works;
+      gives every row's value from one child, which is gone within 1 s of
+      the statement's end (also inside a transaction still open); a
+      statement cancelled during one of its calls ends with 57014, its
+      child gone, and the next call works;
   (i) the postmaster never restarted (same pid) and the server log has no
       crash lines.
 
@@ -287,6 +290,17 @@ class Suite:
         got = cur.fetchone()[0]
         if got != rows * (rows + 1) // 2 + rows:
             problems.append("the per-row sum was %r" % (got,))
+        # the child held for the statement's rows ends with the statement,
+        # also while its transaction stays open
+        if wait_for(lambda: not worker_of(backend)[1], GONE_BOUND_S) is None:
+            problems.append("a child outlived its statement: %r" % (worker_of(backend)[1],))
+        cur.execute("BEGIN")
+        cur.execute("SELECT sum(lifecycle_inc(i)) FROM generate_series(1, %s) AS i", (rows,))
+        cur.fetchone()
+        if wait_for(lambda: not worker_of(backend)[1], GONE_BOUND_S) is None:
+            problems.append("a child outlived its statement in an open transaction: %r"
+                            % (worker_of(backend)[1],))
+        cur.execute("COMMIT")
 
         class Statement(threading.Thread):
             def run(self):
@@ -533,7 +547,17 @@ class Suite:
             # a segfault in native code (the Python layer is off for this call)
             ("crash", "import ctypes\ndef main():\n    return ctypes.string_at(0)\n",
              {}, None, "39000"),
+            # a LANGUAGE pysandbox function for 25 rows (one held child), and
+            # one that fails at its 10th row
+            ("per row", "SELECT sum(lifecycle_soak_row(i, 0)) FROM generate_series(1, 25) i",
+             {}, None, None),
+            ("per row error", "SELECT sum(lifecycle_soak_row(i, 10)) FROM generate_series(1, 25) i",
+             {}, None, "38000"),
         ]
+        self.admin_sql("CREATE OR REPLACE FUNCTION lifecycle_soak_row(i integer, bad integer) "
+                       "RETURNS integer LANGUAGE pysandbox AS %s",
+                       "SD['n'] = SD.get('n', 0) + 1\nif i == bad:\n    raise ValueError(i)\n"
+                       "return SD['n']")
         counts = {k[0]: 0 for k in kinds}
         problems = []
         first_fds = first_rss = None
@@ -554,6 +578,16 @@ class Suite:
                 took = time.monotonic() - cancelled
                 if took > 1.0:
                     problems.append("call %d (cancel): ended %.1f s after the cancel" % (i, took))
+            elif name.startswith("per row"):
+                try:
+                    c = conn.cursor()
+                    c.execute(code)
+                    total = c.fetchone()[0]
+                    got = None
+                    if total != 25 * 26 // 2:
+                        problems.append("call %d (per row): sum %r" % (i, total))
+                except psycopg2.Error as exc:
+                    got = exc.pgcode
             else:
                 if name == "crash":
                     conn.cursor().execute("SET pysandbox.python_layer = off")
@@ -588,6 +622,7 @@ class Suite:
             problems.append("backend RSS grew by %d kB (bound %d kB)"
                             % (rss - first_rss, RSS_GROWTH_BOUND_KB))
         conn.close()
+        self.admin_sql("DROP FUNCTION lifecycle_soak_row(integer, integer)")
         self.report("(g) %d mixed calls" % n, problems[:10] + (
             ["... %d more" % (len(problems) - 10)] if len(problems) > 10 else []),
             "in %.1f s; fds %d -> %d; RSS %d -> %d kB (%+d kB); %s" % (

@@ -4,17 +4,19 @@
 
 puts src/python on sys.path and registers a stand-in for sb_io, the
 worker's C module, holding its frame types and column kinds; a test that
-plays frames sets recv/send/sendv (and INSTANCE) on it.
+plays frames sets recv/send/sendv (and INSTANCE) on it; write() (whole
+frames in one buffer) hands each frame to the sendv() set.
 """
 
 import os
+import struct
 import sys
 import types
 
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src", "python")
 
 FRAMES = ["REQUEST", "TABLE", "COLUMN", "END", "STDOUT", "STDERR", "RESULT", "ERROR", "ROWS",
-          "SQL", "SQL_ERROR"]
+          "SQL", "SQL_ERROR", "CALL"]
 COLUMN_KINDS = ["COL_INT64", "COL_FLOAT64", "COL_BOOL", "COL_TEXT", "COL_DATE",
                 "COL_TIMESTAMP", "COL_TIMESTAMPTZ", "COL_INTERVAL", "COL_JSON",
                 "COL_BYTES", "COL_DECIMAL"]
@@ -31,5 +33,18 @@ def install():
         setattr(io, name, 100 + i)
     for i, name in enumerate(COLUMN_KINDS):
         setattr(io, name, i + 1)
+    io.write = lambda data, end=-1: _split_write(io, bytes(data), end)
+    io.next_call = lambda: False
     sys.modules["sb_io"] = io
     return io
+
+
+def _split_write(io, data, end):
+    """sb_io.write(): the frames in data, each through io.sendv."""
+    pos = 0
+    while pos < len(data):
+        ftype, length = struct.unpack_from("=II", data, pos)
+        pos += 8
+        last = pos + length == len(data)
+        io.sendv(ftype, [data[pos:pos + length]], end if last else -1)
+        pos += length

@@ -251,5 +251,60 @@ class JsonRules(unittest.TestCase):
                 sb_codec.dumps(value, 1 << 20)
 
 
+class OneRowResults(unittest.TestCase):
+    """A one-row, one-column result (a function called per row) skips the
+    DataFrame: its payload must be byte for byte the DataFrame path's, and
+    any value that path would treat differently must take it."""
+
+    SPECS = [{"name": "v", "kind": _io.COL_INT64}, {"name": "v", "kind": _io.COL_FLOAT64},
+             {"name": "v", "kind": _io.COL_BOOL},
+             {"name": "v", "kind": _io.COL_TEXT, "category": "text"},
+             {"name": "v", "kind": _io.COL_TEXT, "category": "numeric"},
+             {"name": "v", "kind": _io.COL_TEXT, "category": "json"}]
+    VALUES = [None, 0, 1, -1, 2 ** 63 - 1, -2 ** 63, 2 ** 63, -2 ** 63 - 1, True, False,
+              0.0, -0.0, 1.5, float("inf"), float("-inf"), float("nan"), 1e300,
+              np.int8(-3), np.uint64(2 ** 64 - 1), np.int64(7), np.float32(0.25),
+              np.float64("nan"), np.bool_(True), "", "text", "é ☃ \U0001F600", "a\0b",
+              "\ud800", decimal.Decimal("2.5"), datetime.date(2024, 1, 2), b"bytes",
+              [1], {"k": 1}]
+
+    @staticmethod
+    def general(value, spec):
+        """The DataFrame path: (nrows, joined payloads) or the error's text."""
+        try:
+            n, payloads = sb_codec.encode_rows([(value, 0)], [spec, {"name": "w",
+                                               "kind": _io.COL_INT64}], "f", 1 << 20)
+            return n, b"".join(bytes(memoryview(p).cast("B")) for p in payloads[0])
+        except Exception as exc:  # noqa: B902
+            return type(exc).__name__, str(exc)
+
+    @staticmethod
+    def fast(value, spec):
+        try:
+            n, payloads = sb_codec.encode_rows([(value,)], [spec], "f", 1 << 20)
+            return n, b"".join(bytes(memoryview(p).cast("B")) for p in payloads[0])
+        except Exception as exc:  # noqa: B902
+            return type(exc).__name__, str(exc)
+
+    def test_same_as_the_dataframe_path(self):
+        for spec in self.SPECS:
+            for value in self.VALUES:
+                with self.subTest(kind=spec["kind"], category=spec.get("category"),
+                                  value=repr(value)):
+                    self.assertEqual(self.fast(value, spec), self.general(value, spec))
+
+    def test_fast_path_taken(self):
+        taken = [(spec["kind"], repr(v)) for spec in self.SPECS for v in self.VALUES
+                 if sb_codec._encode_one(v, spec) is not None]
+        self.assertIn((_io.COL_INT64, "1"), taken)
+        self.assertIn((_io.COL_TEXT, "'text'"), taken)
+        self.assertNotIn((_io.COL_FLOAT64, "nan"), taken)
+        self.assertNotIn((_io.COL_TEXT, "'a\\x00b'"), taken)
+
+    def test_output_limit(self):
+        with self.assertRaises(sb_codec.OutputLimitExceeded):
+            sb_codec.encode_rows([("x" * 100,)], [self.SPECS[3]], "f", 50)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=1)

@@ -3,7 +3,8 @@
 hostile.py runs each payload as one call and checks what it left behind.
 What is here needs more: a flood timed against cancel, terminate and the
 wall limit; a child that goes on living after its result; two children
-talking to each other through shared futexes; prints counted one by one;
+talking to each other through shared futexes; a function's child kept for
+the rows of a statement; prints counted one by one;
 and sandbox_run's promise to report, never raise, for anything a child
 sends.  Every check is one function returning a list of problems (empty:
 passed); hostile.py runs them all in both cluster modes (per-session
@@ -265,6 +266,69 @@ def linger_check():
                             "1 s limit (pid %d)" % (child, child_pid))
         conn.close()
         wait_gone([child_pid], 5)
+    return problems
+
+
+# --------------------------------------------------------------------------
+# a LANGUAGE pysandbox function's child, kept for the rows of its statement
+
+# Row 1 returns the pid; row 2 forges its own result, then sleeps (no CPU
+# time: the idle limit does not end it), keeping its socket open.
+HELD_SLEEPER = """
+import os, sb_io, time
+if x == 2:
+    sb_io.send(sb_io.ROWS, (1).to_bytes(8, "little"))
+    sb_io.sendv(sb_io.COLUMN, [bytes(8), b"", os.getpid().to_bytes(8, "little")])
+    time.sleep(60)
+return os.getpid()
+"""
+
+# Every row appends to a list hidden where a process keeps it (builtins).
+HELD_STASH = """
+import builtins
+stash = builtins.__dict__.setdefault("_pysandbox_stash", [])
+stash.append(x)
+return len(stash)
+"""
+
+
+def held_check():
+    """The child kept for a statement's rows dies with the statement, even
+    one that forged a result and sleeps with its socket open; nothing it
+    keeps reaches the next statement, in the same session or under another
+    role."""
+    problems = []
+    conn = connect()
+    cur = conn.cursor()
+    cur.execute("SET pysandbox.python_layer = off")
+    for name, body in (("floor_held_sleeper", HELD_SLEEPER), ("floor_held_stash", HELD_STASH)):
+        cur.execute("CREATE OR REPLACE FUNCTION %s(x integer) RETURNS bigint "
+                    "LANGUAGE pysandbox AS %%s" % name, (body,))
+    cur.execute("GRANT EXECUTE ON FUNCTION floor_held_stash(integer) TO PUBLIC")
+    cur.execute("SELECT floor_held_sleeper(i) FROM generate_series(1, 2) AS i")
+    pids = [r[0] for r in cur.fetchall()]
+    if len(set(pids)) != 1:
+        problems.append("the two rows ran in %d processes, expected one" % len(set(pids)))
+    elif wait_gone(pids[:1], 1.0):
+        problems.append("the child of a finished statement (pid %d) lived on for 1 s"
+                        % pids[0])
+    cur.execute("SELECT floor_held_stash(i) FROM generate_series(1, 3) AS i")
+    first = [r[0] for r in cur.fetchall()]
+    cur.execute("SELECT floor_held_stash(i) FROM generate_series(1, 2) AS i")
+    second = [r[0] for r in cur.fetchall()]
+    cur.execute("CREATE ROLE floor_held_other")
+    try:
+        cur.execute("SET ROLE floor_held_other")
+        cur.execute("SELECT floor_held_stash(1)")
+        other = [r[0] for r in cur.fetchall()]
+    finally:
+        cur.execute("RESET ROLE")
+        cur.execute("DROP FUNCTION floor_held_sleeper(integer), floor_held_stash(integer)")
+        cur.execute("DROP ROLE floor_held_other")
+    if first != [1, 2, 3] or second != [1, 2] or other != [1]:
+        problems.append("state crossed statements or roles: %r, then %r, then %r as another "
+                        "role (expected [1, 2, 3], [1, 2], [1])" % (first, second, other))
+    conn.close()
     return problems
 
 
@@ -534,6 +598,8 @@ SCENARIOS = [
     ("a flood of frames never traps the backend: cancel <= 100 ms, terminate <= 1 s, "
      "the wall limit within 100 ms", flood_check),
     ("a child that detached after its result still dies at its wall limit", linger_check),
+    ("a function's child kept for a statement's rows dies with it; nothing it keeps "
+     "reaches the next statement or another role", held_check),
     ("every frame costs against the output budget; relayed prints are capped", print_check),
     ("no covert channel between two sessions' children through shared futexes",
      covert_channel_check),

@@ -69,6 +69,7 @@ FUTEX_WAIT, FUTEX_WAKE, FUTEX_LOCK_PI, FUTEX_TRYLOCK_PI = 0, 1, 6, 8
 FUTEX_WAIT_BITSET, FUTEX_WAKE_BITSET, FUTEX_CMP_REQUEUE_PI, FUTEX_LOCK_PI2 = 9, 10, 12, 13
 FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME = 128, 256
 SIGUSR1, SIGXCPU, SIGPROF, SIGSYS = 10, 24, 27, 31
+ITIMER_REAL, ITIMER_PROF = 0, 2
 
 # (call, arguments, "ran" or "blocked"): both sides of each argument filter
 ARG_PROBES = [
@@ -109,6 +110,10 @@ ARG_PROBES = [
     ("rt_sigaction", [SIGSYS, "sig_ign", 0, 8], "blocked"),
     ("rt_sigaction", [SIGPROF | HIGH, "sig_ign", 0, 8], "blocked"),
     ("rt_sigaction", [SIGUSR1 | HIGH, "sig_ign", 0, 8], "blocked"),
+    # its own CPU timer (a NULL value disarms it), no other timer
+    ("setitimer", [ITIMER_PROF, 0, 0], "ran"),
+    ("setitimer", [ITIMER_REAL, 0, 0], "blocked"),
+    ("setitimer", [ITIMER_PROF | HIGH, 0, 0], "blocked"),
 ]
 
 
