@@ -88,6 +88,8 @@ BEGIN;
 SELECT pr_loop(3);
 SELECT pr_loop(2);
 COMMIT;
+-- ... and for each statement of one query string
+SELECT pr_loop(2) \; SELECT pr_loop(2);
 -- ... and a new one for another current user, or other limits
 DO $$
 BEGIN
@@ -136,6 +138,9 @@ SET pysandbox.timeout = 10000;
 SET pysandbox.cpu_limit = 1000;
 SELECT sum(pr_burn(i, 300)) FROM generate_series(1, 5) AS i;
 SELECT sum(pr_burn(i, CASE WHEN i = 3 THEN 3000 ELSE 1 END)) FROM generate_series(1, 5) AS i;
+-- a child near its process-wide CPU rlimit (limit + about 2 s) ends after a
+-- call, and the next row runs on a fresh one: every row gets its value
+SELECT sum(pr_burn(i, 250)) FROM generate_series(1, 14) AS i;
 RESET pysandbox.cpu_limit;
 RESET pysandbox.timeout;
 

@@ -73,6 +73,8 @@ typedef struct SbSandbox
 	bool		held;			/* kept for its statement's next calls */
 	bool		in_call;		/* held, and a call of it is running */
 	uint64		generation;		/* which holding of this slot */
+	uint64		used;			/* held: when last called (a counter) */
+	uint64		cpu_ready_us;	/* held: its CPU time when found ready */
 	SbExitReport exit;			/* valid once exited */
 } SbSandbox;
 
@@ -84,13 +86,13 @@ extern bool sb_sandbox_read_exit(SbSandbox *sb);
 extern void sb_sandbox_release(SbSandbox *sb);
 extern void sb_sandbox_detach(SbSandbox *sb);
 extern void sb_sandbox_abandon_worker(void);
-extern bool sb_sandbox_can_hold(void);
 extern SbSandbox *sb_sandbox_hold(SbSandbox *sb);
 extern void sb_sandbox_call_begin(SbSandbox *sb);
 extern void sb_sandbox_call_idle(SbSandbox *sb);
 extern bool sb_sandbox_held_ready(SbSandbox *sb);
 extern void sb_sandbox_drop(SbSandbox *sb);
 extern void sb_worker_init(void);
+extern void sb_language_init(void);
 extern bool sb_sandbox_shared(void);
 extern uint64 sb_sandbox_instance(void);
 extern pid_t sb_worker_exec(const char *path, char *const *argv, int control_fd);
@@ -224,6 +226,11 @@ typedef struct SbOutcome
 								 * the exit: exit holds only wall_us */
 	SbSandbox  *held;			/* req->hold: the child kept for the next
 								 * calls, or NULL */
+	bool		held_vanished;	/* req->held had ended before the call: it
+								 * sent nothing and exited cleanly, so the
+								 * call can run on a fresh child */
+	bool		held_closed;	/* ... or had closed its channel, alive or
+								 * not: it was ended */
 	SbExitReport exit;
 } SbOutcome;
 

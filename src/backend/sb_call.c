@@ -24,6 +24,7 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/wait.h>
 
 #include <math.h>
@@ -733,7 +734,11 @@ again:
 	{
 		out->detached = true;
 		out->exit.wall_us = (uint64) sb_ms_since(start) * 1000;
-		sb_sandbox_detach(st->sb);
+		/* a held child's exit is the worker's to report: never detach one */
+		if (st->sb->held)
+			sb_sandbox_drop(st->sb);
+		else
+			sb_sandbox_detach(st->sb);
 		st->sb = NULL;
 		MemoryContextSwitchTo(old);
 		MemoryContextDelete(cxt);
@@ -742,6 +747,9 @@ again:
 	/* sandbox_run waits for the usage, not for whatever the child does next */
 	if (out->complete)
 		sb_sandbox_kill(st->sb);
+	/* a held child that closed its channel before the call: nothing to wait for */
+	else if (req->held != NULL && eof && !rd.any)
+		sb_sandbox_kill(st->sb);
 
 	/* the child is dead or being killed: wait for the worker's report */
 	if (!out->worker_lost && !sb_call_wait_exit(st->sb, start, deadline))
@@ -749,6 +757,18 @@ again:
 	out->protocol_error = rd.bad;
 	out->cut = rd.cut;
 	out->exit = st->sb->exit;
+	/*
+	 * A held child that had ended (cleanly, by itself) before this call
+	 * reached it, having sent nothing: the call did not run.  (A child near
+	 * its RLIMIT_CPU ends after its result, and the next call may find its
+	 * socket still open.)  The caller runs it once more on a fresh child.
+	 */
+	out->held_vanished = req->held != NULL && eof && !rd.any && !out->worker_lost &&
+		WIFEXITED(out->exit.wait_status) &&
+		WEXITSTATUS(out->exit.wait_status) == SB_CHILD_EXIT_OK;
+	out->held_closed = req->held != NULL && eof && !rd.any && !out->worker_lost &&
+		out->exit.cause == SB_EXIT_KILLED && WIFSIGNALED(out->exit.wait_status) &&
+		WTERMSIG(out->exit.wait_status) == SIGKILL;
 	out->preloaded = st->sb->preloaded;
 	/* a reservation's call began before the worker heard of it */
 	if (st->sb->from_reservation)

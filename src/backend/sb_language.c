@@ -39,10 +39,12 @@
 #include "catalog/pg_type.h"
 #include "commands/event_trigger.h"
 #include "commands/trigger.h"
+#include "executor/executor.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
 #include "storage/proc.h"
+#include "tcop/utility.h"
 #include "utils/builtins.h"
 #include "utils/json.h"
 #include "utils/lsyscache.h"
@@ -81,6 +83,105 @@ typedef struct SbFunction
 } SbFunction;
 
 /*
+ * Top-level statements, counted: ExecutorStart or ProcessUtility at depth
+ * 0 (no executor or utility command running) begins one.  A multi-statement
+ * query string is several; a portal fetched in parts (cursors aside) is
+ * one.  A held child serves one statement of this count.
+ */
+static uint64 sb_statement_serial = 0;
+static int	sb_statement_depth = 0;
+static ExecutorStart_hook_type sb_prev_executor_start = NULL;
+static ExecutorRun_hook_type sb_prev_executor_run = NULL;
+static ExecutorFinish_hook_type sb_prev_executor_finish = NULL;
+static ProcessUtility_hook_type sb_prev_process_utility = NULL;
+
+static void
+sb_executor_start(QueryDesc *queryDesc, int eflags)
+{
+	if (sb_statement_depth == 0)
+		sb_statement_serial++;
+	if (sb_prev_executor_start)
+		sb_prev_executor_start(queryDesc, eflags);
+	else
+		standard_ExecutorStart(queryDesc, eflags);
+}
+
+static void
+sb_executor_run(QueryDesc *queryDesc, ScanDirection direction, uint64 count,
+				bool execute_once)
+{
+	sb_statement_depth++;
+	PG_TRY();
+	{
+		if (sb_prev_executor_run)
+			sb_prev_executor_run(queryDesc, direction, count, execute_once);
+		else
+			standard_ExecutorRun(queryDesc, direction, count, execute_once);
+	}
+	PG_FINALLY();
+	{
+		sb_statement_depth--;
+	}
+	PG_END_TRY();
+}
+
+static void
+sb_executor_finish(QueryDesc *queryDesc)
+{
+	sb_statement_depth++;
+	PG_TRY();
+	{
+		if (sb_prev_executor_finish)
+			sb_prev_executor_finish(queryDesc);
+		else
+			standard_ExecutorFinish(queryDesc);
+	}
+	PG_FINALLY();
+	{
+		sb_statement_depth--;
+	}
+	PG_END_TRY();
+}
+
+static void
+sb_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
+				   ProcessUtilityContext context, ParamListInfo params,
+				   QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
+{
+	if (sb_statement_depth == 0)
+		sb_statement_serial++;
+	sb_statement_depth++;
+	PG_TRY();
+	{
+		if (sb_prev_process_utility)
+			sb_prev_process_utility(pstmt, queryString, readOnlyTree, context, params,
+									queryEnv, dest, qc);
+		else
+			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
+									queryEnv, dest, qc);
+	}
+	PG_FINALLY();
+	{
+		sb_statement_depth--;
+	}
+	PG_END_TRY();
+}
+
+/* Count top-level statements from now on (from _PG_init). */
+void
+sb_language_init(void)
+{
+	sb_prev_executor_start = ExecutorStart_hook;
+	ExecutorStart_hook = sb_executor_start;
+	sb_prev_executor_run = ExecutorRun_hook;
+	ExecutorRun_hook = sb_executor_run;
+	sb_prev_executor_finish = ExecutorFinish_hook;
+	ExecutorFinish_hook = sb_executor_finish;
+	sb_prev_process_utility = ProcessUtility_hook;
+	ProcessUtility_hook = sb_process_utility;
+}
+
+/*
  * One call site's state (fn_extra, in fn_mcxt): the child held for the
  * calls of its statement, and what it was made for.  A call reuses it only
  * for the same function definition, the same current user, the same
@@ -95,7 +196,7 @@ typedef struct SbFnCache
 	SbSandbox  *held;			/* NULL: none */
 	uint64		generation;		/* held->generation when it was made */
 	Oid			userid;
-	TimestampTz statement;
+	uint64		statement;		/* sb_statement_serial */
 	LocalTransactionId lxid;
 	TransactionId fn_xmin;
 	ItemPointerData fn_tid;
@@ -157,7 +258,7 @@ sb_fn_cache_take(SbFnCache *c, TransactionId fn_xmin, const ItemPointerData *fn_
 		c->held = NULL;
 		return NULL;
 	}
-	if (c->userid != GetUserId() || c->statement != GetCurrentStatementStartTimestamp() ||
+	if (c->userid != GetUserId() || c->statement != sb_statement_serial ||
 		c->lxid != MyProc->lxid ||
 		c->fn_xmin != fn_xmin || !ItemPointerEquals(&c->fn_tid, (ItemPointer) fn_tid) ||
 		c->limits.timeout_ms != limits->timeout_ms || c->limits.cpu_ms != limits->cpu_ms ||
@@ -189,7 +290,7 @@ sb_fn_cache_keep(SbFnCache *c, SbSandbox *held, TransactionId fn_xmin,
 	c->held = held;
 	c->generation = held->generation;
 	c->userid = GetUserId();
-	c->statement = GetCurrentStatementStartTimestamp();
+	c->statement = sb_statement_serial;
 	c->lxid = MyProc->lxid;
 	c->fn_xmin = fn_xmin;
 	c->fn_tid = *fn_tid;
@@ -569,12 +670,23 @@ pysandbox_call_handler(PG_FUNCTION_ARGS)
 		sb_function_add_args(&req, fn, fcinfo);
 		sb_request_add_frame(&req, SB_DATA_END, NULL, 0, NULL, 0, NULL, 0);
 		sb_call_run(&req, &limits, &out);
-		sb_report_usage(&req, &out);
-		sb_check_outcome(&out, &limits);
+		/* it had ended before the call reached it: the call runs afresh */
+		if (out.held_vanished)
+			held = NULL;
+		else if (out.held_closed && !out.violation)
+			ereport(ERROR,
+					(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
+					 errmsg("sandbox process ended between two calls of the function"),
+					 errdetail("It closed its channel before the call's arguments reached it; it was stopped.")));
+		else
+		{
+			sb_report_usage(&req, &out);
+			sb_check_outcome(&out, &limits);
+		}
 	}
-	else
+	if (held == NULL)
 	{
-		sb_function_request(&req, fn, shape, &limits, sb_sandbox_can_hold());
+		sb_function_request(&req, fn, shape, &limits, true);
 		memo_key = sb_function_memo_key(fn);
 		/* no table inputs: this only offers a body the session ran before as validated */
 		(void) sb_request_validate(&req, memo_key, empty, &limits, &out);

@@ -34,6 +34,7 @@ _PG_init(void)
 {
 	sb_guc_init();
 	sb_worker_init();
+	sb_language_init();
 	if (process_shared_preload_libraries_in_progress)
 		sb_server_register();
 }

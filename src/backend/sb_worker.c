@@ -33,6 +33,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -115,6 +116,15 @@ static uint64 sb_held_generation = 0;
 static int32 sb_dropped[SB_DROPPED_RING];
 static int	sb_dropped_next = 0;
 
+/*
+ * The held children's call clocks (sb_protocol.h): slot i is sb_held[i]'s.
+ * A sealed memfd, mapped here read-write and in the worker read-only; it
+ * outlives worker restarts (shared again with each new connection).
+ */
+static SbHeldClocks *sb_clocks = NULL;
+static int	sb_clocks_fd = -1;
+static bool sb_clocks_shared = false;	/* with the current worker */
+
 static void sb_server_connect(void);
 static void sb_worker_ready(void);
 
@@ -151,6 +161,9 @@ sb_sandbox_abandon_worker(void)
 			sb_held[i].in_use = false;
 		}
 	memset(sb_dropped, 0, sizeof(sb_dropped));
+	sb_clocks_shared = false;
+	if (sb_clocks != NULL)
+		memset(sb_clocks, 0, sizeof(SbHeldClocks));
 	if (sb_control_fd >= 0)
 	{
 		close(sb_control_fd);
@@ -999,68 +1012,197 @@ sb_sandbox_kill(SbSandbox *sb)
 	sb_control_send_pid(SB_CTL_KILL, sb->pid);
 }
 
-/* Is a slot free to hold a child for its statement's next calls? */
-bool
-sb_sandbox_can_hold(void)
+/* CLOCK_MONOTONIC in microseconds, as the worker reads it */
+static uint64
+sb_monotonic_us(void)
 {
-	int			i;
+	struct timespec ts;
 
-	for (i = 0; i < SB_MAX_HELD; i++)
-		if (!sb_held[i].in_use)
-			return true;
-	return false;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64) ts.tv_sec * 1000000 + (uint64) ts.tv_nsec / 1000;
+}
+
+/*
+ * A child's CPU time so far (microseconds), from its process CPU clock,
+ * which any process of the same user may read; 0 if it cannot be read.
+ * The clock's id is the kernel's encoding of the pid (what
+ * clock_getcpuclockid() returns, without its check of the pid, one more
+ * system call a row).
+ */
+static uint64
+sb_child_cpu_us(int32 pid)
+{
+	clockid_t	clock = (clockid_t) ((~(unsigned int) pid) << 3 | 2);	/* CPUCLOCK_SCHED */
+	struct timespec ts;
+
+	if (pid <= 0 || clock_gettime(clock, &ts) != 0)
+		return 0;
+	return (uint64) ts.tv_sec * 1000000 + (uint64) ts.tv_nsec / 1000;
+}
+
+/* The call clock of a held child, or NULL if sb is not one. */
+static volatile SbHeldClock *
+sb_held_clock(SbSandbox *sb)
+{
+	if (sb_clocks == NULL || sb < &sb_held[0] || sb >= &sb_held[SB_MAX_HELD])
+		return NULL;
+	return &sb_clocks->slot[sb - sb_held];
+}
+
+/*
+ * Make the call clocks and share them with the current worker (once per
+ * connection): a memfd sealed against resizing, sent with SB_CTL_CLOCKS.
+ * Returns false if that failed (no child is held then).  Never raises.
+ */
+static bool
+sb_clocks_share(void)
+{
+	unsigned char buf[SB_FRAME_HEADER_SIZE];
+	union
+	{
+		char		buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	}			ctl;
+	struct iovec iov = {.iov_base = buf,.iov_len = sizeof(buf)};
+	struct msghdr msg;
+	struct cmsghdr *cmsg;
+
+	if (sb_control_fd < 0)
+		return false;
+	if (sb_clocks == NULL)
+	{
+		int			fd = memfd_create("pysandbox call clocks", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+		void	   *p;
+
+		if (fd < 0)
+			return false;
+		if (ftruncate(fd, sizeof(SbHeldClocks)) < 0 ||
+			(p = mmap(NULL, sizeof(SbHeldClocks), PROT_READ | PROT_WRITE, MAP_SHARED,
+					  fd, 0)) == MAP_FAILED)
+		{
+			close(fd);
+			return false;
+		}
+		if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
+		{
+			munmap(p, sizeof(SbHeldClocks));
+			close(fd);
+			return false;
+		}
+		sb_clocks = p;
+		sb_clocks_fd = fd;
+	}
+	if (sb_clocks_shared)
+		return true;
+	memset(&msg, 0, sizeof(msg));
+	memset(&ctl, 0, sizeof(ctl));
+	sb_frame_header_encode(buf, SB_CTL_CLOCKS, 0);
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = ctl.buf;
+	msg.msg_controllen = sizeof(ctl.buf);
+	cmsg = CMSG_FIRSTHDR(&msg);
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cmsg), &sb_clocks_fd, sizeof(int));
+	if (sendmsg(sb_control_fd, &msg, MSG_NOSIGNAL) != (ssize_t) sizeof(buf))
+	{
+		sb_sandbox_abandon_worker();
+		return false;
+	}
+	sb_clocks_shared = true;
+	return true;
 }
 
 /*
  * A call on sb (the session's one child) asked to keep the child, and it
  * sent its complete result: it now waits for the statement's next call.
- * Move it to a held slot and tell the worker, which stops its clock.
- * Returns the held child, or NULL if no slot was free (then the child is
- * let go as any finished child is).
+ * Move it to a held slot, set its call clock (idle) and tell the worker,
+ * which times it by that clock from now on.  Returns the held child, or
+ * NULL if it cannot be held (then it is let go as any finished child is).
  */
 SbSandbox *
 sb_sandbox_hold(SbSandbox *sb)
 {
+	SbSandbox  *h = NULL;
+	volatile SbHeldClock *clock;
 	int			i;
 
+	if (!sb_clocks_share())
+	{
+		sb_sandbox_detach(sb);
+		return NULL;
+	}
+	/* a free slot, or the one called longest ago (its call site starts anew) */
 	for (i = 0; i < SB_MAX_HELD; i++)
 	{
-		SbSandbox  *h = &sb_held[i];
-
-		if (h->in_use)
-			continue;
-		*h = *sb;
-		h->held = true;
-		h->in_call = false;
-		h->from_reservation = false;
-		h->generation = ++sb_held_generation;
-		memset(sb, 0, sizeof(*sb));
-		sb->data_fd = -1;
-		sb->exited = true;
-		sb_control_send_pid(SB_CTL_IDLE, h->pid);
-		return h;
+		if (!sb_held[i].in_use)
+		{
+			h = &sb_held[i];
+			break;
+		}
+		if (!sb_held[i].in_call && (h == NULL || sb_held[i].used < h->used))
+			h = &sb_held[i];
 	}
-	sb_sandbox_detach(sb);
-	return NULL;
+	if (h == NULL)
+	{
+		sb_sandbox_detach(sb);
+		return NULL;
+	}
+	if (h->in_use)
+		sb_sandbox_drop(h);
+	*h = *sb;
+	h->held = true;
+	h->in_call = false;
+	h->from_reservation = false;
+	h->generation = ++sb_held_generation;
+	h->used = sb_held_generation;
+	memset(sb, 0, sizeof(*sb));
+	sb->data_fd = -1;
+	sb->exited = true;
+	clock = sb_held_clock(h);
+	clock->in_call = 0;
+	clock->calls = 0;
+	clock->since_us = 0;
+	clock->cpu_us = sb_child_cpu_us(h->pid);
+	__atomic_store_n(&clock->pid, h->pid, __ATOMIC_RELEASE);
+	sb_control_send_pid(SB_CTL_HOLD, h->pid);
+	return h;
 }
 
-/* A held child's next call starts: the worker times it from now. */
+/*
+ * A held child's next call starts (sb_sandbox_held_ready found it ready):
+ * its clock says so, and the worker gives the call its whole limits from
+ * now (sb_protocol.h).  Stores, no message.
+ */
 void
 sb_sandbox_call_begin(SbSandbox *sb)
 {
+	volatile SbHeldClock *clock = sb_held_clock(sb);
+
 	sb->in_call = true;
 	sb->subid = GetCurrentSubTransactionId();
-	if (!sb->exited)
-		sb_control_send_pid(SB_CTL_CALL, sb->pid);
+	sb->used = ++sb_held_generation;
+	if (clock == NULL)
+		return;
+	__atomic_store_n(&clock->cpu_us, sb->cpu_ready_us, __ATOMIC_RELEASE);
+	__atomic_store_n(&clock->since_us, sb_monotonic_us(), __ATOMIC_RELEASE);
+	__atomic_store_n(&clock->in_call, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&clock->calls, clock->calls + 1, __ATOMIC_RELEASE);
 }
 
-/* A held child's call is over, with its complete result: stop its clock. */
+/* A held child's call is over, with its complete result: its clock stops. */
 void
 sb_sandbox_call_idle(SbSandbox *sb)
 {
+	volatile SbHeldClock *clock = sb_held_clock(sb);
+
 	sb->in_call = false;
-	if (!sb->exited)
-		sb_control_send_pid(SB_CTL_IDLE, sb->pid);
+	if (clock == NULL)
+		return;
+	__atomic_store_n(&clock->cpu_us, sb_child_cpu_us(sb->pid), __ATOMIC_RELEASE);
+	__atomic_store_n(&clock->in_call, 0, __ATOMIC_RELEASE);
 }
 
 /*
@@ -1070,6 +1212,10 @@ sb_sandbox_call_idle(SbSandbox *sb)
 void
 sb_sandbox_drop(SbSandbox *sb)
 {
+	volatile SbHeldClock *clock = sb_held_clock(sb);
+
+	if (clock != NULL)
+		__atomic_store_n(&clock->pid, 0, __ATOMIC_RELEASE);
 	if (sb->data_fd >= 0)
 		close(sb->data_fd);
 	sb->data_fd = -1;
@@ -1188,6 +1334,22 @@ sb_sandbox_release(SbSandbox *sb)
 	}
 	sb->exited = true;
 	sb->in_use = false;
+	/* a held child's clock slot is free again */
+	if (sb_held_clock(sb) != NULL)
+		__atomic_store_n(&sb_held_clock(sb)->pid, 0, __ATOMIC_RELEASE);
+}
+
+/* A held child used CPU time between two calls. */
+static void
+pg_attribute_noreturn()
+sb_idle_cpu_error(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("sandbox code kept running between two calls of the function"),
+			 errdetail("A function called for many rows may use CPU time only while it is called (%d ms in all between two calls); its process was stopped.",
+					   SB_IDLE_CPU_MS),
+			 errhint("Do not leave threads or other work running after the function returns.")));
 }
 
 /*
@@ -1208,9 +1370,19 @@ sb_sandbox_held_ready(SbSandbox *sb)
 	if (!sb->exited)
 	{
 		ssize_t		n = recv(sb->data_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+		volatile SbHeldClock *clock = sb_held_clock(sb);
 
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-			return true;
+		{
+			/* waiting, as it should; and idle, as it should have been? */
+			sb->cpu_ready_us = sb_child_cpu_us(sb->pid);
+			if (clock == NULL || clock->cpu_us == 0 || sb->cpu_ready_us == 0 ||
+				sb->cpu_ready_us < clock->cpu_us + (uint64) SB_IDLE_CPU_MS * 1000 + 2000)
+				return true;
+			sb_sandbox_release(sb);
+			sb->held = false;
+			sb_idle_cpu_error();
+		}
 		if (n > 0)
 		{
 			sb_sandbox_release(sb);
@@ -1219,7 +1391,12 @@ sb_sandbox_held_ready(SbSandbox *sb)
 					 errmsg("sandbox process sent an invalid message"),
 					 errdetail("It wrote between two calls of the function; the process was stopped.")));
 		}
-		/* the end of its output: it is dead or dying; the worker says how */
+		/*
+		 * The end of its output: it is dead or dying, or closed its socket
+		 * and lives on (then it is not waiting for calls): the worker ends
+		 * it if need be, and says how it ended.
+		 */
+		sb_sandbox_kill(sb);
 		if (!sb_sandbox_verdict(sb, SB_CLEANUP_WAIT_MS, true))
 		{
 			sb_sandbox_abandon_worker();
@@ -1232,16 +1409,11 @@ sb_sandbox_held_ready(SbSandbox *sb)
 	ex = sb->exit;
 	sb_sandbox_release(sb);
 	sb->held = false;
-	if (ex.cause == SB_EXIT_BY_ITSELF && WIFEXITED(ex.wait_status) &&
-		WEXITSTATUS(ex.wait_status) == SB_CHILD_EXIT_OK)
+	/* exited by itself and cleanly (the worker may have been asked to kill it) */
+	if (WIFEXITED(ex.wait_status) && WEXITSTATUS(ex.wait_status) == SB_CHILD_EXIT_OK)
 		return false;
 	if (ex.cause == SB_EXIT_IDLE_CPU)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("sandbox code kept running between two calls of the function"),
-				 errdetail("A function called for many rows may use CPU time only while it is called (%d ms in all between two calls); its process was stopped.",
-						   SB_IDLE_CPU_MS),
-				 errhint("Do not leave threads or other work running after the function returns.")));
+		sb_idle_cpu_error();
 	if (WIFSIGNALED(ex.wait_status))
 		ereport(ERROR,
 				(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),

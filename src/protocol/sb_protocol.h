@@ -48,11 +48,11 @@ typedef enum SbFrameType
 	/* control: backend -> worker */
 	SB_CTL_SPAWN = 1,			/* SbSpawnRequest: fork a contained child */
 	SB_CTL_KILL = 2,			/* SbSpawned: kill that child (ours) now */
-	SB_CTL_IDLE = 3,			/* SbSpawned: that child sent its call's
+	SB_CTL_HOLD = 3,			/* SbSpawned: that child sent its call's
 								 * complete result and is kept for the
 								 * statement's next calls (held) */
-	SB_CTL_CALL = 4,			/* SbSpawned: a held child's next call
-								 * starts now: time it */
+	SB_CTL_CLOCKS = 4,			/* empty + SCM_RIGHTS: the held children's
+								 * call clocks (SbHeldClocks, a sealed memfd) */
 	SB_CTL_DROP = 5,			/* SbSpawned: the statement of that held
 								 * child is over: kill it, report nothing */
 
@@ -187,19 +187,46 @@ typedef struct SbSpawnRequest
  * Held children (LANGUAGE pysandbox functions called per row).  A call
  * whose request says "held" does not end its child with the result: the
  * child waits for the statement's next call (SB_DATA_CALL).  Once the
- * backend has the complete result it sends SB_CTL_IDLE: the worker moves
+ * backend has the complete result it sends SB_CTL_HOLD: the worker moves
  * the child out of the client's one call slot into its held children (at
- * most SB_MAX_HELD), where, until SB_CTL_CALL, it has no wall-clock
- * deadline but may use only SB_IDLE_CPU_MS of CPU time (more ends it,
- * cause SB_EXIT_IDLE_CPU).  SB_CTL_CALL times the next call with the
- * child's limits, as a fresh child's call is timed; SB_CTL_IDLE after it
- * stops the clock again.  The child never times itself: it only re-arms
- * its own CPU timer, a courtesy the worker does not rely on.  SB_CTL_DROP
- * ends it when its statement ends; SB_CTL_KILL, as for any child, ends it
- * with a report.
+ * most SB_MAX_HELD).  From then on the backend says when each call starts
+ * and ends not by a message (two per row would wake the worker, which all
+ * sessions share, twice a row) but in its SbHeldClocks, a memfd it shared
+ * with the worker once (SB_CTL_CLOCKS; sealed against resizing, mapped
+ * read-only and not inherited by children in the worker): the slot with
+ * the child's pid says whether a call runs, since when, how many have
+ * begun, and the child's CPU clock (which any process of the same user may
+ * read) when the running call began or the last one ended.  The worker
+ * reads it, and the child's CPU clock, every SB_HELD_CHECK_MS and at the
+ * running call's deadline: a call gets the whole wall-clock and CPU limits
+ * from its start; between calls the child may use only SB_IDLE_CPU_MS of
+ * CPU time (more ends it, cause SB_EXIT_IDLE_CPU), which the backend also
+ * checks before it starts the next call.  The child never times itself: it
+ * only re-arms its own CPU timer, a courtesy the worker does not rely on.
+ * SB_CTL_DROP ends it when its statement ends; SB_CTL_KILL, as for any
+ * child, ends it with a report.
  */
 #define SB_MAX_HELD				8
 #define SB_IDLE_CPU_MS			20
+#define SB_HELD_CHECK_MS		10
+
+typedef struct SbHeldClock
+{
+	int32_t		pid;			/* the held child; 0: a free slot */
+	uint32_t	in_call;		/* 1 while a call runs */
+	uint64_t	calls;			/* calls begun (the backend adds 1 at each
+								 * start, after setting since_us) */
+	uint64_t	since_us;		/* CLOCK_MONOTONIC, microseconds: when the
+								 * running call began */
+	uint64_t	cpu_us;			/* the child's CPU time when the running
+								 * call began, or the last one ended; 0:
+								 * not known (the worker reads its own) */
+} SbHeldClock;
+
+typedef struct SbHeldClocks
+{
+	SbHeldClock slot[SB_MAX_HELD];
+} SbHeldClocks;
 
 typedef struct SbReserved
 {

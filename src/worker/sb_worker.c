@@ -45,8 +45,8 @@
  * A child serves one call and then exits, except one the backend keeps for
  * the next calls of a LANGUAGE pysandbox function in the same statement
  * (held, sb_protocol.h): it moves out of its client's call slot, and the
- * worker times each of its calls when the backend says it starts
- * (SB_CTL_CALL) and holds it to SB_IDLE_CPU_MS of CPU time between calls.
+ * worker times each of its calls by the call clocks the backend shares
+ * with it, and holds it to SB_IDLE_CPU_MS of CPU time between calls.
  *
  * Invariants: one call child per client at a time (a backend that asks
  * for the next one before the last is reaped has its complete result: the
@@ -65,6 +65,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -97,9 +99,9 @@ typedef struct SbChild
 								 * readable once the child claims its call */
 	bool		reserved;		/* reserved for its client's next call: the
 								 * client holds its socket; not in flight */
-	bool		idle;			/* held, between two calls: no deadline,
-								 * SB_IDLE_CPU_MS of CPU time at most */
-	uint64_t	idle_check_us;	/* held and idle: its next CPU check's wait */
+	bool		seen;			/* held: its clock was read at least once */
+	bool		in_call;		/* held: a call ran at the latest reading */
+	uint64_t	seen_calls;		/* held: calls begun at the latest reading */
 } SbChild;
 
 typedef struct SbClient
@@ -116,6 +118,7 @@ typedef struct SbClient
 	SbChild		held[SB_MAX_HELD];	/* children kept for the calls of its
 									 * current statements (sb_protocol.h) */
 	int			nheld;
+	const SbHeldClocks *clocks; /* their call clocks (SB_CTL_CLOCKS), or NULL */
 } SbClient;
 
 static SbContainment sb_containment;
@@ -126,6 +129,10 @@ static uint32_t sb_max_concurrent = 0;	/* 0: no cap */
 static int	sb_target_spares = 1;
 static uint32_t sb_default_shape = 0;
 static int	sb_in_flight = 0;	/* running children, orphans included */
+static int	sb_nheld_all = 0;	/* of which held by their clients: not on
+								 * the worker's path, so spares may be
+								 * forked while they wait (their clocks say
+								 * when calls go on: sb_held_check) */
 static int	sb_nreserved = 0;	/* reservations: spares clients hold */
 static int	sb_revoking = 0;	/* reservations taken back, not yet reaped */
 static uint64_t sb_last_busy_us = 0;	/* last dispatch or exit */
@@ -151,15 +158,8 @@ static uint64_t sb_listen_paused_until = 0;	/* out of fds: accept later */
 #define SB_CPU_GRACE_US 2000
 #define SB_CPU_CHECK_MIN_US 1000
 
-/*
- * A held child between calls has no deadline (its statement decides how
- * long it waits) but may use only SB_IDLE_CPU_MS of CPU time: the worker
- * reads its CPU clock after SB_IDLE_CHECK_MIN_US, then ever less often, up
- * to every SB_IDLE_CHECK_MAX_US.  A child spinning meanwhile is ended at
- * the next check, having used at most that long times the CPUs.
- */
-#define SB_IDLE_CHECK_MIN_US 10000
-#define SB_IDLE_CHECK_MAX_US 200000
+/* held children's clocks are read this often (sb_protocol.h) */
+#define SB_HELD_CHECK_US ((uint64_t) SB_HELD_CHECK_MS * 1000)
 static uint64_t sb_ncpus = 1;
 
 static SbClient *sb_clients = NULL;
@@ -231,23 +231,43 @@ sb_now_us(void)
 
 /*
  * Receive one control record (SOCK_SEQPACKET: one frame per record) into
- * payload (at most max bytes).  Returns 0 on success, -1 on EOF or error,
- * -2 on a malformed record, -3 if nothing is there yet.
+ * payload (at most max bytes), and the fd it carries into *fd_out (-1:
+ * none).  Returns 0 on success, -1 on EOF or error, -2 on a malformed
+ * record, -3 if nothing is there yet.
  */
 static int
-sb_worker_recv(int fd, uint32_t *type, void *payload, uint32_t max, uint32_t *len)
+sb_worker_recv(int fd, uint32_t *type, void *payload, uint32_t max, uint32_t *len,
+			   int *fd_out)
 {
 	unsigned char buf[SB_FRAME_HEADER_SIZE + SB_CONTROL_MAX_PAYLOAD];
+	union
+	{
+		char		buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	}			ctl;
+	struct iovec iov = {.iov_base = buf,.iov_len = sizeof(buf)};
+	struct msghdr msg;
+	struct cmsghdr *cmsg;
 	ssize_t		n;
 
+	*fd_out = -1;
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = ctl.buf;
+	msg.msg_controllen = sizeof(ctl.buf);
 	do
-		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		n = recvmsg(fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 		return -3;
+	for (cmsg = CMSG_FIRSTHDR(&msg); n > 0 && cmsg; cmsg = CMSG_NXTHDR(&msg, cmsg))
+		if (cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS &&
+			cmsg->cmsg_len == CMSG_LEN(sizeof(int)) && *fd_out < 0)
+			memcpy(fd_out, CMSG_DATA(cmsg), sizeof(int));
 	if (n <= 0)
 		return -1;
-	if (n < SB_FRAME_HEADER_SIZE)
+	if (n < SB_FRAME_HEADER_SIZE || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
 		return -2;
 	sb_frame_header_decode(buf, type, len);
 	if (*len > max || (size_t) n != SB_FRAME_HEADER_SIZE + (size_t) *len)
@@ -510,6 +530,8 @@ sb_client_free(SbClient *cl)
 {
 	if (cl->fd >= 0)
 		close(cl->fd);
+	if (cl->clocks != NULL)
+		munmap((void *) cl->clocks, sizeof(SbHeldClocks));
 	memset(cl, 0, sizeof(*cl));
 	cl->fd = -1;
 	sb_child_clear(&cl->child);
@@ -811,6 +833,7 @@ sb_orphan_add(SbChild *c)
 static void
 sb_orphan_held(SbClient *cl, int j)
 {
+	sb_nheld_all--;
 	sb_orphan_add(&cl->held[j]);
 	cl->held[j] = cl->held[--cl->nheld];
 	sb_child_clear(&cl->held[cl->nheld]);
@@ -985,6 +1008,7 @@ sb_child_exited(SbClient *cl, SbChild *c)
 	if (c != &cl->child)
 	{
 		/* a held child: its entry goes */
+		sb_nheld_all--;
 		*c = cl->held[--cl->nheld];
 		sb_child_clear(&cl->held[cl->nheld]);
 	}
@@ -1083,18 +1107,6 @@ sb_grant_reservations(void)
 	}
 }
 
-/* A held child between calls: no deadline, a little CPU time. */
-static void
-sb_child_idle(SbChild *c, uint64_t now)
-{
-	c->idle = true;
-	c->deadline_us = UINT64_MAX;
-	c->cpu_before_us = sb_child_cpu_us(c);
-	c->cpu_limit_us = (uint64_t) SB_IDLE_CPU_MS * 1000;
-	c->idle_check_us = SB_IDLE_CHECK_MIN_US;
-	c->cpu_check_us = now + c->idle_check_us;
-}
-
 /* The client's held child of that pid, or NULL. */
 static SbChild *
 sb_held_find(SbClient *cl, pid_t pid)
@@ -1108,55 +1120,135 @@ sb_held_find(SbClient *cl, pid_t pid)
 }
 
 /*
- * SB_CTL_IDLE: the backend has its child's complete result and keeps the
- * child for the statement's next calls.  The call's child moves to the
- * held ones (its slot is free for the client's next call, or a new
- * reservation); a held one stops its clock.  A child already reaped (its
- * report is on the way) or killed is left alone; so is one past the
- * SB_MAX_HELD the backend keeps to: it is killed.
+ * SB_CTL_HOLD: the backend has its child's complete result and keeps the
+ * child for the statement's next calls: it moves to the held ones (its
+ * slot is free for the client's next call, or a new reservation), timed
+ * by the client's call clocks from now on.  A child already reaped (its
+ * report is on the way) is left alone; one the client cannot time (no
+ * clocks shared) or past the SB_MAX_HELD the backend keeps to is killed.
  */
 static void
-sb_client_idle(SbClient *cl, pid_t pid)
+sb_client_hold(SbClient *cl, pid_t pid)
 {
 	uint64_t	now = sb_now_us();
-	SbChild    *c = sb_held_find(cl, pid);
+	SbChild    *c;
 
-	if (c == NULL && cl->child.pid > 0 && cl->child.pid == pid)
+	if (cl->child.pid <= 0 || cl->child.pid != pid)
+		return;
+	if (cl->child.reserved)
+		sb_start_reserved(cl);	/* its claim was not seen yet */
+	if (cl->nheld == SB_MAX_HELD || cl->clocks == NULL)
 	{
-		if (cl->child.reserved)
-			sb_start_reserved(cl);	/* its claim was not seen yet */
-		if (cl->nheld == SB_MAX_HELD)
-		{
-			if (!cl->child.killed)
-				kill(cl->child.pid, SIGKILL);
-			cl->child.killed = true;
-			cl->child.cause = SB_EXIT_KILLED;
-			return;
-		}
-		cl->held[cl->nheld] = cl->child;
-		c = &cl->held[cl->nheld++];
-		sb_child_clear(&cl->child);
-		cl->last_active_us = now;
-		sb_last_busy_us = now;
+		fprintf(stderr, "pysandbox-worker: a backend asked to hold a child it cannot\n");
+		if (!cl->child.killed)
+			kill(cl->child.pid, SIGKILL);
+		cl->child.killed = true;
+		cl->child.cause = SB_EXIT_KILLED;
+		return;
 	}
-	if (c != NULL && !c->killed)
-		sb_child_idle(c, now);
-}
-
-/* SB_CTL_CALL: a held child's next call starts now, timed as any call. */
-static void
-sb_client_call(SbClient *cl, pid_t pid)
-{
-	SbChild    *c = sb_held_find(cl, pid);
-	uint64_t	now = sb_now_us();
-
-	if (c == NULL || c->killed)
-		return;					/* reaped or ending: the backend hears why */
-	c->idle = false;
-	sb_child_start(c, c->limits.timeout_ms, c->limits.cpu_ms, now);
-	c->cpu_before_us = sb_child_cpu_us(c);
+	cl->held[cl->nheld] = cl->child;
+	c = &cl->held[cl->nheld++];
+	sb_nheld_all++;
+	sb_child_clear(&cl->child);
+	c->seen = false;
+	c->cpu_check_us = now;		/* read its clock at once */
 	cl->last_active_us = now;
 	sb_last_busy_us = now;
+}
+
+/*
+ * SB_CTL_CLOCKS: map the client's call clocks, read-only and not inherited
+ * by the children forked later.  The memfd must be sealed against resizing
+ * (a shrink would fault this process, which serves every session).
+ */
+static bool
+sb_client_clocks(SbClient *cl, int fd)
+{
+	struct stat st;
+	int			seals = fcntl(fd, F_GET_SEALS);
+	void	   *p;
+
+	if (cl->clocks != NULL || seals < 0 || !(seals & F_SEAL_SHRINK) ||
+		fstat(fd, &st) < 0 || st.st_size < (off_t) sizeof(SbHeldClocks))
+		return false;
+	p = mmap(NULL, sizeof(SbHeldClocks), PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return false;
+	if (madvise(p, sizeof(SbHeldClocks), MADV_DONTFORK) < 0)
+	{
+		munmap(p, sizeof(SbHeldClocks));
+		return false;
+	}
+	cl->clocks = p;
+	return true;
+}
+
+/*
+ * Read a held child's call clock (sb_protocol.h) and its CPU clock: a
+ * running call is held to its limits from its start, the time between
+ * calls to SB_IDLE_CPU_MS of CPU time from the last call's end (from the
+ * CPU times the backend wrote; where it could not, from this process's
+ * first reading after the change).  Called every SB_HELD_CHECK_US and at
+ * a running call's deadline.
+ */
+static void
+sb_held_check(SbClient *cl, SbChild *c, uint64_t now)
+{
+	const volatile SbHeldClock *slot = NULL;
+	uint64_t	calls = c->seen_calls;
+	uint64_t	since = 0;
+	uint64_t	base = 0;
+	uint64_t	cpu;
+	bool		in_call = false;
+	int			i;
+
+	if (c->pid <= 0 || c->killed || now < c->cpu_check_us)
+		return;
+	for (i = 0; cl->clocks != NULL && i < SB_MAX_HELD; i++)
+		if (cl->clocks->slot[i].pid == c->pid)
+			slot = &cl->clocks->slot[i];
+	if (slot != NULL)
+	{
+		calls = __atomic_load_n(&slot->calls, __ATOMIC_ACQUIRE);
+		in_call = __atomic_load_n(&slot->in_call, __ATOMIC_ACQUIRE) != 0;
+		since = __atomic_load_n(&slot->since_us, __ATOMIC_ACQUIRE);
+		base = __atomic_load_n(&slot->cpu_us, __ATOMIC_ACQUIRE);
+	}
+	cpu = sb_child_cpu_us(c);
+	c->cpu_check_us = now + SB_HELD_CHECK_US;
+	/* calls going on: no spare is forked meanwhile (fork competes for CPU) */
+	if (in_call || calls != c->seen_calls)
+		sb_last_busy_us = now;
+	if (!c->seen || calls != c->seen_calls || in_call != c->in_call)
+	{
+		/* a call began, or ended, since the last reading */
+		c->seen = true;
+		c->seen_calls = calls;
+		c->in_call = in_call;
+		c->cpu_before_us = cpu;
+		c->cpu_limit_us = in_call ? (uint64_t) c->limits.cpu_ms * 1000
+			: (uint64_t) SB_IDLE_CPU_MS * 1000;
+		c->started_us = in_call ? since : now;
+		c->deadline_us = in_call ? since + (uint64_t) c->limits.timeout_ms * 1000 : UINT64_MAX;
+	}
+	/* the backend's reading at the start (or end) is exact: prefer it */
+	if (base != 0 && base <= c->cpu_before_us)
+		c->cpu_before_us = base;
+	if (now >= c->deadline_us)
+	{
+		kill(c->pid, SIGKILL);
+		c->killed = true;
+		c->cause = SB_EXIT_TIMEOUT;
+	}
+	else if (cpu >= c->cpu_before_us &&
+			 cpu - c->cpu_before_us >= c->cpu_limit_us + SB_CPU_GRACE_US)
+	{
+		kill(c->pid, SIGKILL);
+		c->killed = true;
+		c->cause = c->in_call ? SB_EXIT_CPU : SB_EXIT_IDLE_CPU;
+	}
+	else if (c->deadline_us < c->cpu_check_us)
+		c->cpu_check_us = c->deadline_us;
 }
 
 /* One control frame from a client. */
@@ -1171,7 +1263,8 @@ sb_client_readable(SbClient *cl)
 	}			payload;
 	uint32_t	type = 0,
 				len = 0;
-	int			rc = sb_worker_recv(cl->fd, &type, &payload, sizeof(payload), &len);
+	int			fd = -1;
+	int			rc = sb_worker_recv(cl->fd, &type, &payload, sizeof(payload), &len, &fd);
 
 	if (rc == -3)
 		return;					/* a spurious wakeup */
@@ -1188,16 +1281,24 @@ sb_client_readable(SbClient *cl)
 		sb_request_slot(cl, &payload.req);
 		return;
 	}
-	if (rc == 0 && type == SB_CTL_IDLE && len == sizeof(SbSpawned))
+	if (rc == 0 && type == SB_CTL_HOLD && len == sizeof(SbSpawned))
 	{
-		sb_client_idle(cl, payload.kill.pid);
+		sb_client_hold(cl, payload.kill.pid);
 		return;
 	}
-	if (rc == 0 && type == SB_CTL_CALL && len == sizeof(SbSpawned))
+	if (rc == 0 && type == SB_CTL_CLOCKS && len == 0 && fd >= 0)
 	{
-		sb_client_call(cl, payload.kill.pid);
+		bool		ok = sb_client_clocks(cl, fd);
+
+		close(fd);
+		if (ok)
+			return;
+		fprintf(stderr, "pysandbox-worker: a backend shared call clocks that cannot be used\n");
+		sb_client_gone(cl);
 		return;
 	}
+	if (fd >= 0)
+		close(fd);				/* no other record carries one */
 	if (rc == 0 && type == SB_CTL_DROP && len == sizeof(SbSpawned))
 	{
 		SbChild    *c = sb_held_find(cl, payload.kill.pid);
@@ -1331,9 +1432,9 @@ sb_expire_queue(uint64_t now)
 	}
 }
 
-/* Kill a child past its wall-clock deadline or its CPU time (or idle CPU). */
+/* Kill a call's child past its wall-clock deadline or its CPU time. */
 static void
-sb_child_enforce(SbClient *cl, SbChild *c, uint64_t now)
+sb_child_enforce(SbChild *c, uint64_t now)
 {
 	uint64_t	cpu,
 				used;
@@ -1353,28 +1454,9 @@ sb_child_enforce(SbClient *cl, SbChild *c, uint64_t now)
 	used = cpu > c->cpu_before_us ? cpu - c->cpu_before_us : 0;
 	if (used >= c->cpu_limit_us + SB_CPU_GRACE_US)
 	{
-		char		byte;
-
-		/*
-		 * A held child whose next call the backend has announced, though
-		 * this round has not read it yet, is busy, not idle: read it first.
-		 */
-		if (c->idle && cl->fd >= 0 &&
-			recv(cl->fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) > 0)
-		{
-			c->cpu_check_us = now;
-			return;
-		}
 		kill(c->pid, SIGKILL);
 		c->killed = true;
-		c->cause = c->idle ? SB_EXIT_IDLE_CPU : SB_EXIT_CPU;
-	}
-	else if (c->idle)
-	{
-		/* waiting as a held child does: look again later, then less often */
-		c->cpu_check_us = now + c->idle_check_us;
-		if (c->idle_check_us < SB_IDLE_CHECK_MAX_US)
-			c->idle_check_us *= 2;
+		c->cause = SB_EXIT_CPU;
 	}
 	else
 	{
@@ -1387,8 +1469,8 @@ sb_child_enforce(SbClient *cl, SbChild *c, uint64_t now)
 
 /*
  * Kill children past their wall-clock deadline or their CPU time.  A
- * reserved child is timed once it claims its call; a held one between
- * calls has no deadline and SB_IDLE_CPU_MS of CPU time.
+ * reserved child is timed once it claims its call; a held one by its
+ * client's call clocks.
  */
 static void
 sb_enforce_deadlines(uint64_t now)
@@ -1398,9 +1480,9 @@ sb_enforce_deadlines(uint64_t now)
 
 	for (i = 0; i < sb_nclients; i++)
 	{
-		sb_child_enforce(&sb_clients[i], &sb_clients[i].child, now);
+		sb_child_enforce(&sb_clients[i].child, now);
 		for (j = 0; j < sb_clients[i].nheld; j++)
-			sb_child_enforce(&sb_clients[i], &sb_clients[i].held[j], now);
+			sb_held_check(&sb_clients[i], &sb_clients[i].held[j], now);
 	}
 }
 
@@ -1423,14 +1505,10 @@ sb_poll_timeout(uint64_t now)
 			if (cl->child.cpu_check_us < next)
 				next = cl->child.cpu_check_us;
 		}
+		/* held: the next reading of its clock (at its deadline, if sooner) */
 		for (j = 0; j < cl->nheld; j++)
-			if (!cl->held[j].killed)
-			{
-				if (cl->held[j].deadline_us < next)
-					next = cl->held[j].deadline_us;
-				if (cl->held[j].cpu_check_us < next)
-					next = cl->held[j].cpu_check_us;
-			}
+			if (!cl->held[j].killed && cl->held[j].cpu_check_us < next)
+				next = cl->held[j].cpu_check_us;
 		/* expiry waits while a taken-back reservation dies (its pidfd wakes us) */
 		if (cl->fd >= 0 && cl->queued && sb_revoking == 0 &&
 			cl->queued_us + (uint64_t) cl->req.queue_ms * 1000 < next)
@@ -1502,7 +1580,8 @@ sb_serve(void)
 		int			rc;
 		/* new spares are forked only when idle: fork blocks us */
 		uint64_t	now = sb_now_us();
-		bool		refill = sb_nspares + sb_nreserved < sb_target_spares && sb_in_flight == 0;
+		bool		refill = sb_nspares + sb_nreserved < sb_target_spares &&
+			sb_in_flight == sb_nheld_all;
 		int			idle_wait = 0;
 		size_t		orphans_at;
 		int			norphans = sb_norphans;

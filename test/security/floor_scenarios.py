@@ -283,6 +283,18 @@ if x == 2:
 return os.getpid()
 """
 
+# Row 2 forges its result, then closes its socket and sleeps: not waiting
+# for calls, not dead either.
+HELD_CLOSER = """
+import os, sb_io, time
+if x == 2:
+    sb_io.send(sb_io.ROWS, (1).to_bytes(8, "little"))
+    sb_io.sendv(sb_io.COLUMN, [bytes(8), b"", os.getpid().to_bytes(8, "little")])
+    os.close(3)
+    time.sleep(60)
+return os.getpid()
+"""
+
 # Every row appends to a list hidden where a process keeps it (builtins).
 HELD_STASH = """
 import builtins
@@ -300,8 +312,10 @@ def held_check():
     problems = []
     conn = connect()
     cur = conn.cursor()
+    cur.execute("CREATE EXTENSION IF NOT EXISTS pysandbox")
     cur.execute("SET pysandbox.python_layer = off")
-    for name, body in (("floor_held_sleeper", HELD_SLEEPER), ("floor_held_stash", HELD_STASH)):
+    for name, body in (("floor_held_sleeper", HELD_SLEEPER), ("floor_held_stash", HELD_STASH),
+                       ("floor_held_closer", HELD_CLOSER)):
         cur.execute("CREATE OR REPLACE FUNCTION %s(x integer) RETURNS bigint "
                     "LANGUAGE pysandbox AS %%s" % name, (body,))
     cur.execute("GRANT EXECUTE ON FUNCTION floor_held_stash(integer) TO PUBLIC")
@@ -312,6 +326,21 @@ def held_check():
     elif wait_gone(pids[:1], 1.0):
         problems.append("the child of a finished statement (pid %d) lived on for 1 s"
                         % pids[0])
+    # one that closed its socket and lives on fails the next row at once,
+    # and is ended; the worker stays
+    cur.execute("SELECT pid FROM pg_stat_activity WHERE backend_type = 'pysandbox fork server'")
+    before = cur.fetchall()
+    start = time.monotonic()
+    try:
+        cur.execute("SELECT floor_held_closer(i) FROM generate_series(1, 3) AS i")
+        problems.append("a child that closed its socket between rows went unnoticed")
+    except psycopg2.Error as exc:
+        if exc.pgcode != "39000" or time.monotonic() - start > 1.5:
+            problems.append("a child that closed its socket between rows: %s %s after %.1f s"
+                            % (exc.pgcode, str(exc).strip()[:120], time.monotonic() - start))
+    cur.execute("SELECT pid FROM pg_stat_activity WHERE backend_type = 'pysandbox fork server'")
+    if cur.fetchall() != before:
+        problems.append("the fork server changed after a child closed its socket between rows")
     cur.execute("SELECT floor_held_stash(i) FROM generate_series(1, 3) AS i")
     first = [r[0] for r in cur.fetchall()]
     cur.execute("SELECT floor_held_stash(i) FROM generate_series(1, 2) AS i")
@@ -323,7 +352,8 @@ def held_check():
         other = [r[0] for r in cur.fetchall()]
     finally:
         cur.execute("RESET ROLE")
-        cur.execute("DROP FUNCTION floor_held_sleeper(integer), floor_held_stash(integer)")
+        cur.execute("DROP FUNCTION floor_held_sleeper(integer), floor_held_stash(integer), "
+                    "floor_held_closer(integer)")
         cur.execute("DROP ROLE floor_held_other")
     if first != [1, 2, 3] or second != [1, 2] or other != [1]:
         problems.append("state crossed statements or roles: %r, then %r, then %r as another "
