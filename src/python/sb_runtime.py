@@ -1035,6 +1035,10 @@ def _send_value(rows, nrows, payloads, text, end):
         sb_io.send(sb_io.RESULT, text.encode("utf-8"), end)
 
 
+# how long a held child polls for its next call before it sleeps (sb_python.c)
+_HELD_SPIN_US = 200
+
+
 def _serve_held(fn, name, shape, params, rows, limit, out, lines):
     """A held child (sb_protocol.h): the statement's next calls of the same
     function, each an SB_DATA_CALL and its arguments, until the backend
@@ -1042,6 +1046,7 @@ def _serve_held(fn, name, shape, params, rows, limit, out, lines):
     lasts from one call to the next; a failing call ends the child."""
     while True:
         try:
+            sb_io.wait_call(_HELD_SPIN_US)
             ftype, payload = sb_io.recv()
         except EOFError:
             return 0            # the statement is over

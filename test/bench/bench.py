@@ -51,6 +51,10 @@ Workloads:
   8. a trivial function called per row, SELECT sum(f(i)) FROM
      generate_series(1, --lang-rows): a LANGUAGE pysandbox function, the same
      plpython3u function, sandbox_execute per row, and native SQL
+  9. --rows rows out of a set-returning LANGUAGE pysandbox function (the
+     DataFrame of workload 3) against the same code through sandbox_rows
+ 10. --rows rows in through sql() (as an ordinary role: sql() refuses
+     superusers) against the same rows as a $query input, then groupby-sum
 
 Repetitions of a workload are interleaved across contenders (round robin)
 so that drift in the machine hits all of them alike; each contender is run
@@ -937,6 +941,67 @@ def w8_per_row(ctx, args):
     return res
 
 
+SQL_GROUPBY_CODE = """\
+def main():
+    df = sql('SELECT g, x, f, s FROM bench_rows')
+    return df.groupby('g')['f'].sum()
+"""
+
+
+def w9_language_rows(ctx, args):
+    progress("== 9, 10. %d rows out of a function, %d rows in through sql()"
+             % (args.rows, args.rows))
+    sb, nat = ctx["sb"], ctx["native"]
+    opts = ctx["sbstate"]["options"]
+    code = ROWS_OUT_CODE.format(rows=args.rows)
+    try:
+        run(nat, "CREATE OR REPLACE FUNCTION bench_sb_srf() "
+                 "RETURNS TABLE(a int8, b int8, c float8, d text) LANGUAGE pysandbox AS %s",
+            (code + "\nreturn main()\n",))
+    except psycopg2.Error as e:
+        raise ContenderError("could not create the pysandbox function: %s" % str(e).strip())
+    run(nat, "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'bench_sql') "
+             "THEN CREATE ROLE bench_sql; END IF; END $$")
+    run(nat, "GRANT SELECT ON bench_rows TO bench_sql")
+    run(nat, "GRANT EXECUTE ON FUNCTION sandbox_execute(text, jsonb, text[], jsonb) "
+             "TO bench_sql")
+
+    def srf():
+        return one(sb, "SELECT count(*) FROM bench_sb_srf()")
+
+    def rows():
+        return one(sb, "SELECT count(*) FROM sandbox_rows(%s, '{}'::jsonb, "
+                       "'main', %s::jsonb) AS t(a int8, b int8, c float8, d text)",
+                   (code, opts))
+
+    def sql_call():
+        run(sb, "SET ROLE bench_sql")
+        try:
+            return one(sb, "SELECT sandbox_execute(%s, '{}'::jsonb, '{main}', %s::jsonb)",
+                       (SQL_GROUPBY_CODE, opts))
+        finally:
+            run(sb, "RESET ROLE")
+
+    def query_call():
+        return one(sb, "SELECT sandbox_execute(%s, %s::jsonb, '{main}', %s::jsonb)",
+                   (GROUPBY_CODE, '{"df": {"$query": "SELECT g, x, f, s FROM bench_rows"}}',
+                    opts))
+
+    out = run_round_robin("9 %s rows out of a function" % human(args.rows), [
+        ("pysandbox", srf, "RETURNS TABLE function returning the DataFrame"),
+        ("sandbox_rows", rows, "the same code through sandbox_rows"),
+    ], args.reps)
+    for r in out:
+        if r.value is not None and r.value != args.rows and not r.error:
+            r.error = "returned %r rows, expected %d" % (r.value, args.rows)
+    into = run_round_robin("10 %s rows in through sql()" % human(args.rows), [
+        ("pysandbox", sql_call, "sql('SELECT ...') in the code, as an ordinary role"),
+        ("$query", query_call, "the same rows as a $query input"),
+    ], args.reps)
+    check_same(into, compare_groupby)
+    return [out, into]
+
+
 def w4_wide(ctx, args):
     progress("== 4. %d rows x 20 mixed columns -> DataFrame -> describe" % args.wide_rows)
     sb, pl, nat, cl = ctx["sb"], ctx["pl"], ctx["native"], ctx["client"]
@@ -1181,7 +1246,7 @@ def report(machine, all_results, mem, args):
                 ratio = ""
                 if base is not None and r is not base and r.median:
                     ratio = fmt_ratio(r.median / base.median)
-                p99 = fmt_ms(pct(r.times, 99)) if r.workload.startswith("1") else ""
+                p99 = fmt_ms(pct(r.times, 99)) if r.workload.split()[0] == "1" else ""
                 line = "%-24s %-31s %9s %9s %8s  %s" % (
                     r.workload, r.contender, fmt_ms(r.median), p99, ratio, r.note)
                 if r.error:
@@ -1190,7 +1255,7 @@ def report(machine, all_results, mem, args):
             print(line)
         print()
 
-    by = {(r.workload[:1], r.contender): r for res in all_results for r in res}
+    by = {(r.workload.split()[0], r.contender): r for res in all_results for r in res}
 
     def ratio(w, other, base="pysandbox"):
         a, b = by.get((w, other)), by.get((w, base))
@@ -1233,6 +1298,14 @@ def report(machine, all_results, mem, args):
     if x is not None:
         bars.append(("8 per-row calls: sandbox_execute per row / pysandbox function = %.1fx >= 100x"
                      % x, mark(x >= 100)))
+    x = ratio("9", "sandbox_rows")
+    if x is not None:
+        bars.append(("9 %s rows out: function / sandbox_rows = %.2fx <= 1.2x"
+                     % (human(args.rows), 1 / x), mark(1 / x <= 1.2)))
+    x = ratio("10", "$query")
+    if x is not None:
+        bars.append(("10 %s rows in: sql() / $query = %.2fx <= 1.2x"
+                     % (human(args.rows), 1 / x), mark(1 / x <= 1.2)))
     n = human(args.rows)
     for other, label in (("PL/Python", "PL/Python"),
                          ("client read_sql", "client pandas")):
@@ -1275,9 +1348,10 @@ def main():
                     help="fresh connections measured in workload 5")
     ap.add_argument("--rows", type=int, default=1000000)
     ap.add_argument("--wide-rows", type=int, default=100000)
-    ap.add_argument("--workloads", default="1,2,3,4,5,6,7,8",
-                    help="comma-separated subset of 1..8 (7 restarts the cluster: "
-                    "only with test/bench/run.sh's throwaway cluster)")
+    ap.add_argument("--workloads", default="1,2,3,4,5,6,7,8,9",
+                    help="comma-separated subset of 1..9 (7 restarts the cluster: "
+                    "only with test/bench/run.sh's throwaway cluster; 9 runs "
+                    "workloads 9 and 10)")
     ap.add_argument("--lang-rows", type=int, default=1000,
                     help="rows each function is called for, workload 8")
     ap.add_argument("--preload-rounds", type=int, default=2,
@@ -1329,6 +1403,8 @@ def main():
         all_results.append(w4_wide(ctx, args))
     if "8" in wanted:
         all_results.append(w8_per_row(ctx, args))
+    if "9" in wanted:
+        all_results.extend(w9_language_rows(ctx, args))
     mem = {"rows": 0, "avg_text": 0, "columnar": 1, "growth": [], "detail": [],
            "context": [], "error": None}
     if "5" in wanted:

@@ -35,6 +35,7 @@ def install():
         setattr(io, name, i + 1)
     io.write = lambda data, end=-1: _split_write(io, bytes(data), end)
     io.next_call = lambda: False
+    io.wait_call = lambda spin_us: None
     sys.modules["sb_io"] = io
     return io
 
