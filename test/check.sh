@@ -8,8 +8,9 @@
 #      filter against its policy table)
 #   4. the lifecycle suite (cancel, terminate, leaks)
 #   5. the agent repair-loop example of the README, every SQL example of
-#      the README run verbatim (test/readme.py), and the upgrade from 0.1
-#      (test/upgrade.py)
+#      the README run verbatim (test/readme.py), the upgrade from 0.1
+#      (test/upgrade.py), and pg_dump and restore of functions in the
+#      language (test/dump.py)
 #   6. a bounded libFuzzer run over the frame and column checks
 #   7. a real streaming replica: sandbox calls on a hot standby
 #   8. the soak (10,000 mixed calls) and pgbench (8 x 1,000 calls); set
@@ -56,6 +57,7 @@ run "fuzz: the backend's checks on the child's frames (60 s)" sh test/fuzz/build
 run "hot standby" sh test/standby/standby.sh
 run "the README's SQL examples, verbatim" /usr/bin/python3 test/readme.py
 run "upgrade from 0.1: uses of it keep working, same objects as a fresh install" /usr/bin/python3 test/upgrade.py
+run "pg_dump and restore of functions in the language" /usr/bin/python3 test/dump.py
 for t in test/security/hostile.py test/security/syscall_probe.py test/agent_example.py; do
 	[ -f "$t" ] && run "$t" /usr/bin/python3 "$t"
 done
