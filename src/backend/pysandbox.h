@@ -226,11 +226,8 @@ typedef struct SbOutcome
 								 * the exit: exit holds only wall_us */
 	SbSandbox  *held;			/* req->hold: the child kept for the next
 								 * calls, or NULL */
-	bool		held_vanished;	/* req->held had ended before the call: it
-								 * sent nothing and exited cleanly, so the
-								 * call can run on a fresh child */
-	bool		held_closed;	/* ... or had closed its channel, alive or
-								 * not: it was ended */
+	bool		held_closed;	/* req->held sent nothing and ended (not at a
+								 * limit): it closed its channel or exited */
 	SbExitReport exit;
 } SbOutcome;
 

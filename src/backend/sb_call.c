@@ -272,6 +272,11 @@ sb_frame_done(SbReader *rd, SbOutcome *out)
 				MemoryContextSwitchTo(old);
 				break;
 			}
+		case SB_DATA_LAST:
+			/* a kept child says its result is its last: the call ends with it */
+			rd->hold = false;
+			pfree(rd->payload);
+			break;
 		case SB_DATA_SQL:
 			/* answered by the call's loop (the decoder allows one at a time) */
 			rd->sql = rd->payload;
@@ -307,7 +312,8 @@ sb_header_done(SbReader *rd, SbOutcome *out, const SbLimits *limits)
 	}
 	/* +1 for a terminating NUL, so texts can be used as C strings */
 	if (rd->type == SB_DATA_STDOUT || rd->type == SB_DATA_STDERR ||
-		rd->type == SB_DATA_VIOLATION || rd->type == SB_DATA_SQL)
+		rd->type == SB_DATA_VIOLATION || rd->type == SB_DATA_SQL ||
+		rd->type == SB_DATA_LAST)
 		rd->payload = MemoryContextAllocHuge(CurrentMemoryContext, (Size) rd->len + 1);
 	else
 		rd->payload = sb_alloc_large(rd->keep, (Size) rd->len + 1);
@@ -588,7 +594,7 @@ again:
 			break;
 		}
 		/* a child kept for the next calls does not end: its result does */
-		if (req->hold && sb_held_result(&rd, req, out) && next_chunk == NULL)
+		if (rd.hold && sb_held_result(&rd, req, out) && next_chunk == NULL)
 		{
 			held_done = true;
 			break;
@@ -667,7 +673,7 @@ again:
 	 */
 	/* a held child that ends with its result (sb_runtime._serve_held) is kept
 	 * all the same: its next call finds it gone and takes a fresh one */
-	if (!held_done && req->hold && eof && next_chunk == NULL && sb_held_result(&rd, req, out))
+	if (!held_done && rd.hold && eof && next_chunk == NULL && sb_held_result(&rd, req, out))
 		held_done = true;
 	if (held_done)
 	{
@@ -758,17 +764,14 @@ again:
 	out->cut = rd.cut;
 	out->exit = st->sb->exit;
 	/*
-	 * A held child that had ended (cleanly, by itself) before this call
-	 * reached it, having sent nothing: the call did not run.  (A child near
-	 * its RLIMIT_CPU ends after its result, and the next call may find its
-	 * socket still open.)  The caller runs it once more on a fresh child.
+	 * A held child that sent nothing at all for its call and ended, not at
+	 * a limit: it closed its channel, or exited (an honest child that ends
+	 * says so with its last result: SB_DATA_LAST).
 	 */
-	out->held_vanished = req->held != NULL && eof && !rd.any && !out->worker_lost &&
-		WIFEXITED(out->exit.wait_status) &&
-		WEXITSTATUS(out->exit.wait_status) == SB_CHILD_EXIT_OK;
 	out->held_closed = req->held != NULL && eof && !rd.any && !out->worker_lost &&
-		out->exit.cause == SB_EXIT_KILLED && WIFSIGNALED(out->exit.wait_status) &&
-		WTERMSIG(out->exit.wait_status) == SIGKILL;
+		(out->exit.cause == SB_EXIT_KILLED || out->exit.cause == SB_EXIT_BY_ITSELF) &&
+		(WIFEXITED(out->exit.wait_status) ||
+		 (WIFSIGNALED(out->exit.wait_status) && WTERMSIG(out->exit.wait_status) == SIGKILL));
 	out->preloaded = st->sb->preloaded;
 	/* a reservation's call began before the worker heard of it */
 	if (st->sb->from_reservation)

@@ -40,6 +40,7 @@
 #include "commands/event_trigger.h"
 #include "commands/trigger.h"
 #include "executor/executor.h"
+#include "optimizer/planner.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
@@ -83,8 +84,10 @@ typedef struct SbFunction
 } SbFunction;
 
 /*
- * Top-level statements, counted: ExecutorStart or ProcessUtility at depth
- * 0 (no executor or utility command running) begins one.  A multi-statement
+ * Top-level statements, counted: planning, ExecutorStart or ProcessUtility
+ * at depth 0 (no executor, planner or utility command running) begins one
+ * (its planning and its execution may count twice: only a new count
+ * matters).  A multi-statement
  * query string is several; a portal fetched in parts (cursors aside) is
  * one.  A held child serves one statement of this count.
  */
@@ -94,6 +97,31 @@ static ExecutorStart_hook_type sb_prev_executor_start = NULL;
 static ExecutorRun_hook_type sb_prev_executor_run = NULL;
 static ExecutorFinish_hook_type sb_prev_executor_finish = NULL;
 static ProcessUtility_hook_type sb_prev_process_utility = NULL;
+static planner_hook_type sb_prev_planner = NULL;
+
+static PlannedStmt *
+sb_planner(Query *parse, const char *query_string, int cursorOptions,
+		   ParamListInfo boundParams)
+{
+	PlannedStmt *result;
+
+	if (sb_statement_depth == 0)
+		sb_statement_serial++;
+	sb_statement_depth++;
+	PG_TRY();
+	{
+		if (sb_prev_planner)
+			result = sb_prev_planner(parse, query_string, cursorOptions, boundParams);
+		else
+			result = standard_planner(parse, query_string, cursorOptions, boundParams);
+	}
+	PG_FINALLY();
+	{
+		sb_statement_depth--;
+	}
+	PG_END_TRY();
+	return result;
+}
 
 static void
 sb_executor_start(QueryDesc *queryDesc, int eflags)
@@ -179,6 +207,8 @@ sb_language_init(void)
 	ExecutorFinish_hook = sb_executor_finish;
 	sb_prev_process_utility = ProcessUtility_hook;
 	ProcessUtility_hook = sb_process_utility;
+	sb_prev_planner = planner_hook;
+	planner_hook = sb_planner;
 }
 
 /*
@@ -670,21 +700,15 @@ pysandbox_call_handler(PG_FUNCTION_ARGS)
 		sb_function_add_args(&req, fn, fcinfo);
 		sb_request_add_frame(&req, SB_DATA_END, NULL, 0, NULL, 0, NULL, 0);
 		sb_call_run(&req, &limits, &out);
-		/* it had ended before the call reached it: the call runs afresh */
-		if (out.held_vanished)
-			held = NULL;
-		else if (out.held_closed && !out.violation)
+		if (out.held_closed && !out.violation)
 			ereport(ERROR,
 					(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
 					 errmsg("sandbox process ended between two calls of the function"),
-					 errdetail("It closed its channel before the call's arguments reached it; it was stopped.")));
-		else
-		{
-			sb_report_usage(&req, &out);
-			sb_check_outcome(&out, &limits);
-		}
+					 errdetail("It closed its channel or exited before it answered the call; it was stopped.")));
+		sb_report_usage(&req, &out);
+		sb_check_outcome(&out, &limits);
 	}
-	if (held == NULL)
+	else
 	{
 		sb_function_request(&req, fn, shape, &limits, true);
 		memo_key = sb_function_memo_key(fn);

@@ -251,6 +251,12 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 	else if (out->worker_lost)
 		sb_fail(f, ERRCODE_SYSTEM_ERROR, NULL, "sandbox worker stopped responding",
 				NULL, "The worker was restarted; try again.");
+	else if (ex->cause == SB_EXIT_IDLE_CPU)
+		sb_fail(f, ERRCODE_PROGRAM_LIMIT_EXCEEDED, "cpu",
+				psprintf("sandbox code kept running between two calls of the function"),
+				psprintf("A function called for many rows may use CPU time only while it is called (%d ms in all between two calls); its process was stopped.",
+						 SB_IDLE_CPU_MS),
+				"Do not leave threads or other work running after the function returns.");
 	else if (ex->cause == SB_EXIT_TIMEOUT)
 		sb_fail(f, ERRCODE_QUERY_CANCELED, "timeout",
 				psprintf("sandbox code exceeded the wall-clock limit of %d ms", limits->timeout_ms),

@@ -373,6 +373,9 @@ sb_control_async(uint32 type, const SbControlPayload *payload, uint32 len, int f
 			{
 				sb_held[i].exit = payload->exit;
 				sb_held[i].exited = true;
+				/* its pid may be reused: the clock slot must not name it */
+				if (sb_clocks != NULL)
+					__atomic_store_n(&sb_clocks->slot[i].pid, 0, __ATOMIC_RELEASE);
 				return true;
 			}
 		for (i = 0; i < SB_DROPPED_RING; i++)
@@ -1152,6 +1155,12 @@ sb_sandbox_hold(SbSandbox *sb)
 	}
 	if (h->in_use)
 		sb_sandbox_drop(h);
+	if (sb_control_fd < 0)
+	{
+		/* the worker was lost meanwhile: sb's child went with it */
+		sb_sandbox_detach(sb);
+		return NULL;
+	}
 	*h = *sb;
 	h->held = true;
 	h->in_call = false;

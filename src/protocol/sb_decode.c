@@ -78,6 +78,13 @@ sb_decode_header(SbDecoder *d, uint32_t type, uint32_t length)
 			d->sql_pending = 1;
 			d->sql_calls++;
 			return sb_charge(d, length);
+		case SB_DATA_LAST:
+			/* once, empty, before the result */
+			if (length != 0 || d->have_last || d->have_result || d->have_error ||
+				d->have_rows)
+				return SB_DEC_BAD;
+			d->have_last = 1;
+			return SB_DEC_OK;
 		case SB_DATA_VIOLATION:
 			/* the child's SIGSYS handler sends one and exits */
 			if (length != sizeof(SbViolation) || d->have_violation)

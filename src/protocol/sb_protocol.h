@@ -93,8 +93,11 @@ typedef enum SbFrameType
 	SB_DATA_ROWS = 52,			/* uint64 nrows: sandbox_rows' result follows
 								 * as one SB_DATA_COLUMN per requested column */
 	SB_DATA_STDERR = 53,		/* UTF-8 text written to sys.stderr (warnings) */
-	SB_DATA_SQL = 54			/* JSON: query, params: sql() in the child; it
+	SB_DATA_SQL = 54,			/* JSON: query, params: sql() in the child; it
 								 * waits for the answer before it sends more */
+	SB_DATA_LAST = 55			/* empty, before a held call's result: the
+								 * child ends after it (it does not wait for
+								 * the statement's next call) */
 } SbFrameType;
 
 /*
@@ -344,6 +347,7 @@ typedef struct SbDecoder
 	int			have_rows;
 	int			have_violation;
 	int			sql_pending;	/* an SB_DATA_SQL not answered yet */
+	int			have_last;		/* SB_DATA_LAST seen */
 	uint32_t	sql_calls;
 } SbDecoder;
 

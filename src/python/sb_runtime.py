@@ -1005,10 +1005,11 @@ def serve(python_layer):
     # the last frame ends the child (exit code 0): the end of the output goes
     # out with the result, and nothing of the call's runs after it; unless
     # the child is held for the statement's next calls of the function
-    held = function is not None and bool(request.get("held")) and sb_io.next_call()
+    asked = function is not None and bool(request.get("held"))
+    held = asked and sb_io.next_call()
     _send_value(rows, nrows if rows is not None else 0,
                 payloads if rows is not None else (), text if rows is None else "",
-                -1 if held else 0)
+                -1 if held else 0, last=asked and not held)
     if held:
         return _serve_held(namespace[returns[0]], returns[0], spec["shape"], function[1],
                            rows, limit, out, lines)
@@ -1018,15 +1019,20 @@ def serve(python_layer):
 _FRAME_HEADER = struct.Struct("=II")
 
 
-def _send_value(rows, nrows, payloads, text, end):
+def _send_value(rows, nrows, payloads, text, end, last=False):
     """The call's value: ROWS and its columns, or RESULT; end as sb_io's.
-    One small column (a function called per row) goes out in one write."""
+    last: a held child's last result (SB_DATA_LAST goes first: the backend
+    then waits for its end, not for its next call).  One small column (a
+    function called per row) goes out in one write."""
+    head = _FRAME_HEADER.pack(sb_io.LAST, 0) if last else b""
     if rows is not None and len(payloads) == 1:
         column = b"".join(payloads[0])
         if len(column) <= 65536:
-            sb_io.write(_FRAME_HEADER.pack(sb_io.ROWS, 8) + nrows.to_bytes(8, "little") +
+            sb_io.write(head + _FRAME_HEADER.pack(sb_io.ROWS, 8) + nrows.to_bytes(8, "little") +
                         _FRAME_HEADER.pack(sb_io.COLUMN, len(column)) + column, end)
             return
+    if head:
+        sb_io.write(head)
     if rows is not None:
         sb_io.send(sb_io.ROWS, nrows.to_bytes(8, "little"), -1 if payloads else end)
         for i, parts in enumerate(payloads):
@@ -1080,4 +1086,5 @@ def _serve_held(fn, name, shape, params, rows, limit, out, lines):
         except BaseException as exc:  # noqa: B902 - report everything, incl. SystemExit
             _report_exception(exc, lines, inputs)
             return 0
-        _send_value(rows, nrows, payloads, "{}", -1 if sb_io.next_call() else 0)
+        stay = sb_io.next_call()
+        _send_value(rows, nrows, payloads, "{}", -1 if stay else 0, last=not stay)

@@ -487,6 +487,7 @@ sb_io_init(void)
 	PyModule_AddIntConstant(m, "SQL", SB_DATA_SQL);
 	PyModule_AddIntConstant(m, "SQL_ERROR", SB_DATA_SQL_ERROR);
 	PyModule_AddIntConstant(m, "CALL", SB_DATA_CALL);
+	PyModule_AddIntConstant(m, "LAST", SB_DATA_LAST);
 	PyModule_AddIntConstant(m, "COL_INT64", SB_COL_INT64);
 	PyModule_AddIntConstant(m, "COL_FLOAT64", SB_COL_FLOAT64);
 	PyModule_AddIntConstant(m, "COL_BOOL", SB_COL_BOOL);

@@ -242,7 +242,7 @@ sb_worker_recv(int fd, uint32_t *type, void *payload, uint32_t max, uint32_t *le
 	unsigned char buf[SB_FRAME_HEADER_SIZE + SB_CONTROL_MAX_PAYLOAD];
 	union
 	{
-		char		buf[CMSG_SPACE(sizeof(int))];
+		char		buf[CMSG_SPACE(sizeof(int) * 4)];
 		struct cmsghdr align;
 	}			ctl;
 	struct iovec iov = {.iov_base = buf,.iov_len = sizeof(buf)};
@@ -261,10 +261,30 @@ sb_worker_recv(int fd, uint32_t *type, void *payload, uint32_t max, uint32_t *le
 	while (n < 0 && errno == EINTR);
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 		return -3;
-	for (cmsg = CMSG_FIRSTHDR(&msg); n > 0 && cmsg; cmsg = CMSG_NXTHDR(&msg, cmsg))
+	/* every fd received is ours to close: keep the first, close the rest */
+	for (cmsg = CMSG_FIRSTHDR(&msg); n >= 0 && cmsg; cmsg = CMSG_NXTHDR(&msg, cmsg))
 		if (cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS &&
-			cmsg->cmsg_len == CMSG_LEN(sizeof(int)) && *fd_out < 0)
-			memcpy(fd_out, CMSG_DATA(cmsg), sizeof(int));
+			cmsg->cmsg_len >= CMSG_LEN(0))
+		{
+			size_t		nfds = (cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			size_t		i;
+
+			for (i = 0; i < nfds; i++)
+			{
+				int			got;
+
+				memcpy(&got, CMSG_DATA(cmsg) + i * sizeof(int), sizeof(int));
+				if (*fd_out < 0)
+					*fd_out = got;
+				else
+					close(got);
+			}
+		}
+	if (n <= 0 && *fd_out >= 0)
+	{
+		close(*fd_out);
+		*fd_out = -1;
+	}
 	if (n <= 0)
 		return -1;
 	if (n < SB_FRAME_HEADER_SIZE || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
@@ -1204,6 +1224,8 @@ sb_held_check(SbClient *cl, SbChild *c, uint64_t now)
 
 	if (c->pid <= 0 || c->killed || now < c->cpu_check_us)
 		return;
+	/* CPU first: what the clock says then started no later than that */
+	cpu = sb_child_cpu_us(c);
 	for (i = 0; cl->clocks != NULL && i < SB_MAX_HELD; i++)
 		if (cl->clocks->slot[i].pid == c->pid)
 			slot = &cl->clocks->slot[i];
@@ -1214,7 +1236,6 @@ sb_held_check(SbClient *cl, SbChild *c, uint64_t now)
 		since = __atomic_load_n(&slot->since_us, __ATOMIC_ACQUIRE);
 		base = __atomic_load_n(&slot->cpu_us, __ATOMIC_ACQUIRE);
 	}
-	cpu = sb_child_cpu_us(c);
 	c->cpu_check_us = now + SB_HELD_CHECK_US;
 	/* calls going on: no spare is forked meanwhile (fork competes for CPU) */
 	if (in_call || calls != c->seen_calls)
@@ -1247,8 +1268,21 @@ sb_held_check(SbClient *cl, SbChild *c, uint64_t now)
 		c->killed = true;
 		c->cause = c->in_call ? SB_EXIT_CPU : SB_EXIT_IDLE_CPU;
 	}
-	else if (c->deadline_us < c->cpu_check_us)
-		c->cpu_check_us = c->deadline_us;
+	else
+	{
+		/* a call may spend what it has left soonest on every CPU at once */
+		if (cpu >= c->cpu_before_us)
+		{
+			uint64_t	left = c->cpu_limit_us + SB_CPU_GRACE_US - (cpu - c->cpu_before_us);
+			uint64_t	soonest = now + (left / sb_ncpus > SB_CPU_CHECK_MIN_US ?
+										 left / sb_ncpus : SB_CPU_CHECK_MIN_US);
+
+			if (soonest < c->cpu_check_us)
+				c->cpu_check_us = soonest;
+		}
+		if (c->deadline_us < c->cpu_check_us)
+			c->cpu_check_us = c->deadline_us;
+	}
 }
 
 /* One control frame from a client. */
@@ -1265,6 +1299,13 @@ sb_client_readable(SbClient *cl)
 				len = 0;
 	int			fd = -1;
 	int			rc = sb_worker_recv(cl->fd, &type, &payload, sizeof(payload), &len, &fd);
+
+	/* only SB_CTL_CLOCKS carries an fd */
+	if (fd >= 0 && !(rc == 0 && type == SB_CTL_CLOCKS))
+	{
+		close(fd);
+		fd = -1;
+	}
 
 	if (rc == -3)
 		return;					/* a spurious wakeup */
@@ -1297,8 +1338,7 @@ sb_client_readable(SbClient *cl)
 		sb_client_gone(cl);
 		return;
 	}
-	if (fd >= 0)
-		close(fd);				/* no other record carries one */
+
 	if (rc == 0 && type == SB_CTL_DROP && len == sizeof(SbSpawned))
 	{
 		SbChild    *c = sb_held_find(cl, payload.kill.pid);

@@ -295,6 +295,16 @@ if x == 2:
 return os.getpid()
 """
 
+# Row 2 works a while, then exits cleanly without an answer: the call must
+# fail, not run again on a fresh child with fresh limits.
+HELD_EXITER = """
+import os, time
+if x == 2:
+    time.sleep(0.2)
+    os._exit(0)
+return os.getpid()
+"""
+
 # Every row appends to a list hidden where a process keeps it (builtins).
 HELD_STASH = """
 import builtins
@@ -315,7 +325,7 @@ def held_check():
     cur.execute("CREATE EXTENSION IF NOT EXISTS pysandbox")
     cur.execute("SET pysandbox.python_layer = off")
     for name, body in (("floor_held_sleeper", HELD_SLEEPER), ("floor_held_stash", HELD_STASH),
-                       ("floor_held_closer", HELD_CLOSER)):
+                       ("floor_held_closer", HELD_CLOSER), ("floor_held_exiter", HELD_EXITER)):
         cur.execute("CREATE OR REPLACE FUNCTION %s(x integer) RETURNS bigint "
                     "LANGUAGE pysandbox AS %%s" % name, (body,))
     cur.execute("GRANT EXECUTE ON FUNCTION floor_held_stash(integer) TO PUBLIC")
@@ -341,6 +351,13 @@ def held_check():
     cur.execute("SELECT pid FROM pg_stat_activity WHERE backend_type = 'pysandbox fork server'")
     if cur.fetchall() != before:
         problems.append("the fork server changed after a child closed its socket between rows")
+    try:
+        cur.execute("SELECT floor_held_exiter(i) FROM generate_series(1, 3) AS i")
+        problems.append("a child that exited without answering a call went unnoticed")
+    except psycopg2.Error as exc:
+        if exc.pgcode != "39000":
+            problems.append("a child that exited without answering a call: %s %s"
+                            % (exc.pgcode, str(exc).strip()[:120]))
     cur.execute("SELECT floor_held_stash(i) FROM generate_series(1, 3) AS i")
     first = [r[0] for r in cur.fetchall()]
     cur.execute("SELECT floor_held_stash(i) FROM generate_series(1, 2) AS i")
@@ -353,7 +370,7 @@ def held_check():
     finally:
         cur.execute("RESET ROLE")
         cur.execute("DROP FUNCTION floor_held_sleeper(integer), floor_held_stash(integer), "
-                    "floor_held_closer(integer)")
+                    "floor_held_closer(integer), floor_held_exiter(integer)")
         cur.execute("DROP ROLE floor_held_other")
     if first != [1, 2, 3] or second != [1, 2] or other != [1]:
         problems.append("state crossed statements or roles: %r, then %r, then %r as another "
