@@ -17,7 +17,7 @@ OBJS = \
 	src/backend/sb_json.o \
 	src/backend/sb_rows.o \
 	src/backend/sb_run.o \
-	src/backend/sb_language.o \
+	src/backend/sb_language.o src/backend/sb_held.o \
 	src/protocol/sb_frame.o \
 	src/protocol/sb_decode.o
 PGFILEDESC = "pysandbox - run untrusted Python next to the data"
@@ -37,6 +37,7 @@ PY_LDFLAGS := $(shell $(PYTHON_CONFIG) --ldflags --embed)
 WORKER = src/worker/pysandbox-worker
 WORKER_OBJS = \
 	src/worker/sb_worker.wo \
+	src/worker/sb_held.wo \
 	src/worker/sb_contain.wo \
 	src/worker/sb_landlock.wo \
 	src/worker/sb_mountns.wo \
@@ -77,7 +78,7 @@ src/worker/sb_python.wo: src/worker/sb_python.c src/worker/sb_worker.h src/proto
 src/worker/sb_frame.wo: src/protocol/sb_frame.c src/protocol/sb_protocol.h
 	$(CC) $(WORKER_CFLAGS) -c -o $@ $<
 
-src/worker/%.wo: src/worker/%.c src/worker/sb_worker.h src/protocol/sb_protocol.h
+src/worker/%.wo: src/worker/%.c src/worker/sb_worker.h src/worker/sb_children.h src/protocol/sb_protocol.h
 	$(CC) $(WORKER_CFLAGS) -c -o $@ $<
 
 $(WORKER): $(WORKER_OBJS)

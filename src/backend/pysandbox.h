@@ -57,6 +57,9 @@ extern bool sb_split_modules(const char *value, List **names);
 
 /* ---- sb_worker.c: "get me a sandbox" ---- */
 
+/* how long cleanup waits for the worker to confirm a kill */
+#define SB_CLEANUP_WAIT_MS			2000
+
 /* one contained child, for one call */
 typedef struct SbSandbox
 {
@@ -86,11 +89,20 @@ extern bool sb_sandbox_read_exit(SbSandbox *sb);
 extern void sb_sandbox_release(SbSandbox *sb);
 extern void sb_sandbox_detach(SbSandbox *sb);
 extern void sb_sandbox_abandon_worker(void);
+extern void sb_control_send_pid(uint32 type, int32 pid);
+extern bool sb_sandbox_verdict(SbSandbox *sb, long timeout_ms, bool interruptible);
+
+/* ---- sb_held.c: children held for a statement's next calls ---- */
 extern SbSandbox *sb_sandbox_hold(SbSandbox *sb);
 extern void sb_sandbox_call_begin(SbSandbox *sb);
 extern void sb_sandbox_call_idle(SbSandbox *sb);
 extern bool sb_sandbox_held_ready(SbSandbox *sb);
 extern void sb_sandbox_drop(SbSandbox *sb);
+extern void sb_held_forget(void);
+extern bool sb_held_exit_report(const SbExitReport *report);
+extern void sb_held_released(SbSandbox *sb);
+extern void sb_held_drop_all(void);
+extern void sb_held_subxact_abort(SubTransactionId mySubid);
 extern void sb_worker_init(void);
 extern void sb_language_init(void);
 extern bool sb_sandbox_shared(void);

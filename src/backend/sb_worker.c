@@ -52,8 +52,6 @@
 #define SB_WORKER_START_TIMEOUT_MS	60000
 /* how long a backend retries while the fork server (re)starts */
 #define SB_SERVER_CONNECT_TIMEOUT_MS 10000
-/* how long cleanup waits for the worker to confirm a kill */
-#define SB_CLEANUP_WAIT_MS			2000
 
 static int	sb_control_fd = -1;
 static pid_t sb_worker_pid = 0;
@@ -99,32 +97,6 @@ sb_reservation_drop(void)
  */
 static SbSandbox sb_the_sandbox;
 
-/*
- * Children held for their statements' next calls (the language,
- * sb_language.c; sb_protocol.h says how the worker times them), in static
- * memory for the same reason.  A slot is free when !in_use.
- */
-static SbSandbox sb_held[SB_MAX_HELD];
-static uint64 sb_held_generation = 0;
-
-/*
- * Held children dropped at the end of their statements: the worker
- * reports none of them, except one that ended on its own before it read
- * the DROP.  Such a report is late, not wrong.
- */
-#define SB_DROPPED_RING 64
-static int32 sb_dropped[SB_DROPPED_RING];
-static int	sb_dropped_next = 0;
-
-/*
- * The held children's call clocks (sb_protocol.h): slot i is sb_held[i]'s.
- * A sealed memfd, mapped here read-write and in the worker read-only; it
- * outlives worker restarts (shared again with each new connection).
- */
-static SbHeldClocks *sb_clocks = NULL;
-static int	sb_clocks_fd = -1;
-static bool sb_clocks_shared = false;	/* with the current worker */
-
 static void sb_server_connect(void);
 static void sb_worker_ready(void);
 
@@ -151,19 +123,7 @@ sb_sandbox_abandon_worker(void)
 	sb_exit_pending = 0;
 	sb_reservation_drop();
 	/* the held children end with their worker (or their connection to it) */
-	for (i = 0; i < SB_MAX_HELD; i++)
-		if (sb_held[i].in_use)
-		{
-			if (sb_held[i].data_fd >= 0)
-				close(sb_held[i].data_fd);
-			sb_held[i].data_fd = -1;
-			sb_held[i].exited = true;
-			sb_held[i].in_use = false;
-		}
-	memset(sb_dropped, 0, sizeof(sb_dropped));
-	sb_clocks_shared = false;
-	if (sb_clocks != NULL)
-		memset(sb_clocks, 0, sizeof(SbHeldClocks));
+	sb_held_forget();
 	if (sb_control_fd >= 0)
 	{
 		close(sb_control_fd);
@@ -362,29 +322,10 @@ sb_control_async(uint32 type, const SbControlPayload *payload, uint32 len, int f
 		sb_exit_pending = 0;
 		return true;
 	}
-	if (type == SB_CTL_EXITED && len == sizeof(SbExitReport) && payload->exit.pid > 0)
-	{
-		int			i;
-
-		/* a held child that ended between calls: its next call says so */
-		for (i = 0; i < SB_MAX_HELD; i++)
-			if (sb_held[i].in_use && !sb_held[i].exited &&
-				sb_held[i].pid == payload->exit.pid)
-			{
-				sb_held[i].exit = payload->exit;
-				sb_held[i].exited = true;
-				/* its pid may be reused: the clock slot must not name it */
-				if (sb_clocks != NULL)
-					__atomic_store_n(&sb_clocks->slot[i].pid, 0, __ATOMIC_RELEASE);
-				return true;
-			}
-		for (i = 0; i < SB_DROPPED_RING; i++)
-			if (sb_dropped[i] == payload->exit.pid)
-			{
-				sb_dropped[i] = 0;
-				return true;
-			}
-	}
+	/* a held child that ended between calls, or one dropped */
+	if (type == SB_CTL_EXITED && len == sizeof(SbExitReport) &&
+		sb_held_exit_report(&payload->exit))
+		return true;
 	return false;
 }
 
@@ -992,7 +933,7 @@ have_child:
  * Tell the worker something about one of our children (KILL, IDLE, CALL,
  * DROP); a worker that cannot be told is abandoned.  Never raises.
  */
-static void
+void
 sb_control_send_pid(uint32 type, int32 pid)
 {
 	unsigned char buf[SB_FRAME_HEADER_SIZE + sizeof(SbSpawned)];
@@ -1015,231 +956,6 @@ sb_sandbox_kill(SbSandbox *sb)
 	sb_control_send_pid(SB_CTL_KILL, sb->pid);
 }
 
-/* CLOCK_MONOTONIC in microseconds, as the worker reads it */
-static uint64
-sb_monotonic_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64) ts.tv_sec * 1000000 + (uint64) ts.tv_nsec / 1000;
-}
-
-/*
- * A child's CPU time so far (microseconds), from its process CPU clock,
- * which any process of the same user may read; 0 if it cannot be read.
- * The clock's id is the kernel's encoding of the pid (what
- * clock_getcpuclockid() returns, without its check of the pid, one more
- * system call a row).
- */
-static uint64
-sb_child_cpu_us(int32 pid)
-{
-	clockid_t	clock = (clockid_t) ((~(unsigned int) pid) << 3 | 2);	/* CPUCLOCK_SCHED */
-	struct timespec ts;
-
-	if (pid <= 0 || clock_gettime(clock, &ts) != 0)
-		return 0;
-	return (uint64) ts.tv_sec * 1000000 + (uint64) ts.tv_nsec / 1000;
-}
-
-/* The call clock of a held child, or NULL if sb is not one. */
-static volatile SbHeldClock *
-sb_held_clock(SbSandbox *sb)
-{
-	if (sb_clocks == NULL || sb < &sb_held[0] || sb >= &sb_held[SB_MAX_HELD])
-		return NULL;
-	return &sb_clocks->slot[sb - sb_held];
-}
-
-/*
- * Make the call clocks and share them with the current worker (once per
- * connection): a memfd sealed against resizing, sent with SB_CTL_CLOCKS.
- * Returns false if that failed (no child is held then).  Never raises.
- */
-static bool
-sb_clocks_share(void)
-{
-	unsigned char buf[SB_FRAME_HEADER_SIZE];
-	union
-	{
-		char		buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	}			ctl;
-	struct iovec iov = {.iov_base = buf,.iov_len = sizeof(buf)};
-	struct msghdr msg;
-	struct cmsghdr *cmsg;
-
-	if (sb_control_fd < 0)
-		return false;
-	if (sb_clocks == NULL)
-	{
-		int			fd = memfd_create("pysandbox call clocks", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-		void	   *p;
-
-		if (fd < 0)
-			return false;
-		if (ftruncate(fd, sizeof(SbHeldClocks)) < 0 ||
-			(p = mmap(NULL, sizeof(SbHeldClocks), PROT_READ | PROT_WRITE, MAP_SHARED,
-					  fd, 0)) == MAP_FAILED)
-		{
-			close(fd);
-			return false;
-		}
-		if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
-		{
-			munmap(p, sizeof(SbHeldClocks));
-			close(fd);
-			return false;
-		}
-		sb_clocks = p;
-		sb_clocks_fd = fd;
-	}
-	if (sb_clocks_shared)
-		return true;
-	memset(&msg, 0, sizeof(msg));
-	memset(&ctl, 0, sizeof(ctl));
-	sb_frame_header_encode(buf, SB_CTL_CLOCKS, 0);
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = ctl.buf;
-	msg.msg_controllen = sizeof(ctl.buf);
-	cmsg = CMSG_FIRSTHDR(&msg);
-	cmsg->cmsg_level = SOL_SOCKET;
-	cmsg->cmsg_type = SCM_RIGHTS;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cmsg), &sb_clocks_fd, sizeof(int));
-	if (sendmsg(sb_control_fd, &msg, MSG_NOSIGNAL) != (ssize_t) sizeof(buf))
-	{
-		sb_sandbox_abandon_worker();
-		return false;
-	}
-	sb_clocks_shared = true;
-	return true;
-}
-
-/*
- * A call on sb (the session's one child) asked to keep the child, and it
- * sent its complete result: it now waits for the statement's next call.
- * Move it to a held slot, set its call clock (idle) and tell the worker,
- * which times it by that clock from now on.  Returns the held child, or
- * NULL if it cannot be held (then it is let go as any finished child is).
- */
-SbSandbox *
-sb_sandbox_hold(SbSandbox *sb)
-{
-	SbSandbox  *h = NULL;
-	volatile SbHeldClock *clock;
-	int			i;
-
-	if (!sb_clocks_share())
-	{
-		sb_sandbox_detach(sb);
-		return NULL;
-	}
-	/* a free slot, or the one called longest ago (its call site starts anew) */
-	for (i = 0; i < SB_MAX_HELD; i++)
-	{
-		if (!sb_held[i].in_use)
-		{
-			h = &sb_held[i];
-			break;
-		}
-		if (!sb_held[i].in_call && (h == NULL || sb_held[i].used < h->used))
-			h = &sb_held[i];
-	}
-	if (h == NULL)
-	{
-		sb_sandbox_detach(sb);
-		return NULL;
-	}
-	if (h->in_use)
-		sb_sandbox_drop(h);
-	if (sb_control_fd < 0)
-	{
-		/* the worker was lost meanwhile: sb's child went with it */
-		sb_sandbox_detach(sb);
-		return NULL;
-	}
-	*h = *sb;
-	h->held = true;
-	h->in_call = false;
-	h->from_reservation = false;
-	h->generation = ++sb_held_generation;
-	h->used = sb_held_generation;
-	memset(sb, 0, sizeof(*sb));
-	sb->data_fd = -1;
-	sb->exited = true;
-	clock = sb_held_clock(h);
-	clock->in_call = 0;
-	clock->calls = 0;
-	clock->since_us = 0;
-	clock->cpu_us = sb_child_cpu_us(h->pid);
-	__atomic_store_n(&clock->pid, h->pid, __ATOMIC_RELEASE);
-	sb_control_send_pid(SB_CTL_HOLD, h->pid);
-	return h;
-}
-
-/*
- * A held child's next call starts (sb_sandbox_held_ready found it ready):
- * its clock says so, and the worker gives the call its whole limits from
- * now (sb_protocol.h).  Stores, no message.
- */
-void
-sb_sandbox_call_begin(SbSandbox *sb)
-{
-	volatile SbHeldClock *clock = sb_held_clock(sb);
-
-	sb->in_call = true;
-	sb->subid = GetCurrentSubTransactionId();
-	sb->used = ++sb_held_generation;
-	if (clock == NULL)
-		return;
-	__atomic_store_n(&clock->cpu_us, sb->cpu_ready_us, __ATOMIC_RELEASE);
-	__atomic_store_n(&clock->since_us, sb_monotonic_us(), __ATOMIC_RELEASE);
-	__atomic_store_n(&clock->in_call, 1, __ATOMIC_RELEASE);
-	__atomic_store_n(&clock->calls, clock->calls + 1, __ATOMIC_RELEASE);
-}
-
-/* A held child's call is over, with its complete result: its clock stops. */
-void
-sb_sandbox_call_idle(SbSandbox *sb)
-{
-	volatile SbHeldClock *clock = sb_held_clock(sb);
-
-	sb->in_call = false;
-	if (clock == NULL)
-		return;
-	__atomic_store_n(&clock->cpu_us, sb_child_cpu_us(sb->pid), __ATOMIC_RELEASE);
-	__atomic_store_n(&clock->in_call, 0, __ATOMIC_RELEASE);
-}
-
-/*
- * A held child's statement is over: close its socket (it exits on its
- * own) and have the worker end it without a report.  Never raises.
- */
-void
-sb_sandbox_drop(SbSandbox *sb)
-{
-	volatile SbHeldClock *clock = sb_held_clock(sb);
-
-	if (clock != NULL)
-		__atomic_store_n(&clock->pid, 0, __ATOMIC_RELEASE);
-	if (sb->data_fd >= 0)
-		close(sb->data_fd);
-	sb->data_fd = -1;
-	if (!sb->exited && sb_control_fd >= 0)
-	{
-		sb_dropped[sb_dropped_next] = sb->pid;
-		sb_dropped_next = (sb_dropped_next + 1) % SB_DROPPED_RING;
-		sb_control_send_pid(SB_CTL_DROP, sb->pid);
-	}
-	sb->exited = true;
-	sb->in_use = false;
-	sb->held = false;
-	sb->in_call = false;
-}
-
 /*
  * Read the worker's next record about our child: its exit report, or the
  * news that it was a reservation taken back before its call began (then
@@ -1248,7 +964,7 @@ sb_sandbox_drop(SbSandbox *sb)
  * A protocol error abandons the worker and raises (interruptible) or
  * returns false.
  */
-static bool
+bool
 sb_sandbox_verdict(SbSandbox *sb, long timeout_ms, bool interruptible)
 {
 	for (;;)
@@ -1343,100 +1059,7 @@ sb_sandbox_release(SbSandbox *sb)
 	}
 	sb->exited = true;
 	sb->in_use = false;
-	/* a held child's clock slot is free again */
-	if (sb_held_clock(sb) != NULL)
-		__atomic_store_n(&sb_held_clock(sb)->pid, 0, __ATOMIC_RELEASE);
-}
-
-/* A held child used CPU time between two calls. */
-static void
-pg_attribute_noreturn()
-sb_idle_cpu_error(void)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-			 errmsg("sandbox code kept running between two calls of the function"),
-			 errdetail("A function called for many rows may use CPU time only while it is called (%d ms in all between two calls); its process was stopped.",
-					   SB_IDLE_CPU_MS),
-			 errhint("Do not leave threads or other work running after the function returns.")));
-}
-
-/*
- * Is a held child still waiting for its next call?  Returns true if so.
- * If it ended between calls by itself, cleanly (a child whose CPU time
- * rlimit leaves no room for a whole call more ends with its result:
- * sb_runtime._serve_held), it is released and false returned: the call
- * takes a fresh child.  Anything else it did between calls ends it with an
- * error: writing (nothing may come before the call's arguments), running
- * (the worker ended it for CPU time used between calls), dying.
- */
-bool
-sb_sandbox_held_ready(SbSandbox *sb)
-{
-	SbExitReport ex;
-	char		byte;
-
-	if (!sb->exited)
-	{
-		ssize_t		n = recv(sb->data_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-		volatile SbHeldClock *clock = sb_held_clock(sb);
-
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-		{
-			/* waiting, as it should; and idle, as it should have been? */
-			sb->cpu_ready_us = sb_child_cpu_us(sb->pid);
-			if (clock == NULL || clock->cpu_us == 0 || sb->cpu_ready_us == 0 ||
-				sb->cpu_ready_us < clock->cpu_us + (uint64) SB_IDLE_CPU_MS * 1000 + 2000)
-				return true;
-			sb_sandbox_release(sb);
-			sb->held = false;
-			sb_idle_cpu_error();
-		}
-		if (n > 0)
-		{
-			sb_sandbox_release(sb);
-			ereport(ERROR,
-					(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
-					 errmsg("sandbox process sent an invalid message"),
-					 errdetail("It wrote between two calls of the function; the process was stopped.")));
-		}
-		/*
-		 * The end of its output: it is dead or dying, or closed its socket
-		 * and lives on (then it is not waiting for calls): the worker ends
-		 * it if need be, and says how it ended.
-		 */
-		sb_sandbox_kill(sb);
-		if (!sb_sandbox_verdict(sb, SB_CLEANUP_WAIT_MS, true))
-		{
-			sb_sandbox_abandon_worker();
-			ereport(ERROR,
-					(errcode(ERRCODE_SYSTEM_ERROR),
-					 errmsg("sandbox worker stopped responding"),
-					 errhint("The worker was restarted; try again.")));
-		}
-	}
-	ex = sb->exit;
-	sb_sandbox_release(sb);
-	sb->held = false;
-	/* exited by itself and cleanly (the worker may have been asked to kill it) */
-	if (WIFEXITED(ex.wait_status) && WEXITSTATUS(ex.wait_status) == SB_CHILD_EXIT_OK)
-		return false;
-	if (ex.cause == SB_EXIT_IDLE_CPU)
-		sb_idle_cpu_error();
-	if (WIFSIGNALED(ex.wait_status))
-		ereport(ERROR,
-				(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
-				 errmsg("sandbox process ended between two calls of the function"),
-				 errdetail("It was killed by signal %d (%s)%s.", WTERMSIG(ex.wait_status),
-						   strsignal(WTERMSIG(ex.wait_status)),
-						   ex.cause == SB_EXIT_TIMEOUT ? ", at the deadline of its last call" :
-						   ex.cause == SB_EXIT_CPU ? ", at the CPU time limit of its last call" : "")));
-	ereport(ERROR,
-			(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
-			 errmsg("sandbox process ended between two calls of the function"),
-			 errdetail("It exited with code %d.",
-					   WIFEXITED(ex.wait_status) ? WEXITSTATUS(ex.wait_status) : -1)));
-	return false;				/* not reached */
+	sb_held_released(sb);
 }
 
 /*
@@ -1446,37 +1069,25 @@ sb_sandbox_held_ready(SbSandbox *sb)
 static void
 sb_xact_callback(XactEvent event, void *arg)
 {
-	int			i;
-
 	if ((event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT) &&
 		sb_the_sandbox.in_use)
 		sb_sandbox_release(&sb_the_sandbox);
 	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
 		event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT ||
 		event == XACT_EVENT_PREPARE)
-		for (i = 0; i < SB_MAX_HELD; i++)
-			if (sb_held[i].in_use)
-				sb_sandbox_drop(&sb_held[i]);
+		sb_held_drop_all();
 }
 
 static void
 sb_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 					SubTransactionId parentSubid, void *arg)
 {
-	int			i;
-
 	if (event != SUBXACT_EVENT_ABORT_SUB)
 		return;
 	/* ids grow: one at or above mySubid was acquired inside what aborts */
 	if (sb_the_sandbox.in_use && sb_the_sandbox.subid >= mySubid)
 		sb_sandbox_release(&sb_the_sandbox);
-	/*
-	 * a held child whose call the error interrupted is in no known state
-	 * (not one whose call began outside: sql() rolls its queries back)
-	 */
-	for (i = 0; i < SB_MAX_HELD; i++)
-		if (sb_held[i].in_use && sb_held[i].in_call && sb_held[i].subid >= mySubid)
-			sb_sandbox_drop(&sb_held[i]);
+	sb_held_subxact_abort(mySubid);
 }
 
 /* Register the abort callbacks (from _PG_init). */

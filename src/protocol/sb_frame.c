@@ -127,3 +127,58 @@ sb_send_frame(int fd, uint32_t type, const void *payload, uint32_t length)
 	return sb_write_all(fd, (const char *) payload + (n - SB_FRAME_HEADER_SIZE),
 						total - (size_t) n);
 }
+
+/*
+ * Send one control record (header and payload, SOCK_SEQPACKET) with fd
+ * attached (SCM_RIGHTS): the worker hands out data sockets so, the backend
+ * its call clocks.  flags as for sendmsg(); returns 0 if the whole record
+ * went, -1 otherwise (errno set).
+ */
+int
+sb_send_record_fd(int sock, uint32_t type, const void *payload, uint32_t length, int fd,
+				  int flags)
+{
+	unsigned char buf[SB_FRAME_HEADER_SIZE + SB_CONTROL_MAX_PAYLOAD];
+	struct msghdr msg;
+	struct iovec iov;
+	union
+	{
+		char		buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	}			ctl;
+	struct cmsghdr *cmsg;
+	ssize_t		n;
+
+	if (length > SB_CONTROL_MAX_PAYLOAD)
+	{
+		errno = EMSGSIZE;
+		return -1;
+	}
+	sb_frame_header_encode(buf, type, length);
+	if (length > 0)
+		memcpy(buf + SB_FRAME_HEADER_SIZE, payload, length);
+	iov.iov_base = buf;
+	iov.iov_len = SB_FRAME_HEADER_SIZE + length;
+	memset(&msg, 0, sizeof(msg));
+	memset(&ctl, 0, sizeof(ctl));
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = ctl.buf;
+	msg.msg_controllen = sizeof(ctl.buf);
+	cmsg = CMSG_FIRSTHDR(&msg);
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+	do
+		n = sendmsg(sock, &msg, flags);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -1;
+	if (n != (ssize_t) iov.iov_len)
+	{
+		errno = EIO;
+		return -1;
+	}
+	return 0;
+}

@@ -380,5 +380,7 @@ extern int	sb_write_all(int fd, const void *buf, size_t len);
 extern int	sb_read_all(int fd, void *buf, size_t len);
 extern ssize_t sb_read_some(int fd, void *buf, size_t min, size_t cap);
 extern int	sb_send_frame(int fd, uint32_t type, const void *payload, uint32_t length);
+extern int	sb_send_record_fd(int sock, uint32_t type, const void *payload, uint32_t length,
+							  int fd, int flags);
 
 #endif							/* SB_PROTOCOL_H */

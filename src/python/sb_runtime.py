@@ -473,6 +473,29 @@ def _read_tables(inputs):
         inputs[header["name"]] = sb_codec.decode_table(header, columns)
 
 
+def _read_call(ftype):
+    """A held child's next call (its first frame, ftype, read): the arguments."""
+    if ftype != sb_io.CALL:
+        raise SandboxProtocolError("unexpected frame %d between calls" % ftype)
+    return _read_tables({}).pop("", ())
+
+
+def _read_or_report(read, data, what):
+    """(read(), None); or, if reading failed, the error sent and (None, the
+    exit code).  Inputs larger than the memory limit: the code never ran."""
+    try:
+        return read(), None
+    except MemoryError:
+        _send_error("memory", "MemoryError",
+                    "out of memory while reading the %s: they need more than the "
+                    "memory limit allows" % data)
+        return None, 0
+    except Exception as exc:  # the backend is trusted, but say what broke
+        _send_error("crash", "ProtocolError", "could not read the %s: %s" % (what, exc),
+                    exit_code=72)
+        return None, 72
+
+
 def _send_error(kind, etype, message, line=None, col=None, tb=None, exit_code=0, **extra):
     """The call's last frame: the child exits once it is out (sb_io)."""
     err = {"kind": kind, "type": etype, "message": message,
@@ -863,18 +886,10 @@ def serve(python_layer):
     backend has its result.  prewarm() stubs the sends, so it returns.
     """
     _fresh_process_state()
-    try:
-        request, inputs = _read_request()
-    except MemoryError:
-        # table inputs larger than the memory limit: the code never ran
-        _send_error("memory", "MemoryError",
-                    "out of memory while reading the inputs: they need more than the "
-                    "memory limit allows")
-        return 0
-    except Exception as exc:  # the backend is trusted, but say what broke
-        _send_error("crash", "ProtocolError", "could not read the request: %s" % exc,
-                    exit_code=72)
-        return 72
+    got, failed = _read_or_report(_read_request, "inputs", "request")
+    if failed is not None:
+        return failed
+    request, inputs = got
 
     code = request["code"]
     returns = request["returns"]
@@ -1056,19 +1071,9 @@ def _serve_held(fn, name, shape, params, rows, limit, out, lines):
             ftype, payload = sb_io.recv()
         except EOFError:
             return 0            # the statement is over
-        try:
-            if ftype != sb_io.CALL:
-                raise SandboxProtocolError("unexpected frame %d between calls" % ftype)
-            args = _read_tables({}).pop("", ())
-        except MemoryError:
-            _send_error("memory", "MemoryError",
-                        "out of memory while reading the arguments: they need more than "
-                        "the memory limit allows")
-            return 0
-        except Exception as exc:  # the backend is trusted, but say what broke
-            _send_error("crash", "ProtocolError", "could not read the call: %s" % exc,
-                        exit_code=72)
-            return 72
+        args, failed = _read_or_report(lambda: _read_call(ftype), "arguments", "call")
+        if failed is not None:
+            return failed
         out.used = 0
         inputs = dict(zip(params, args))
         try:

@@ -56,6 +56,7 @@
  * Single-threaded: one poll loop.
  */
 #include "sb_worker.h"
+#include "sb_children.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -77,50 +78,6 @@
 
 #define SB_MAX_SPARES 16
 
-typedef struct SbChild
-{
-	pid_t		pid;			/* 0: none */
-	int			pidfd;
-	int			data_fd;		/* the worker's end until handed over */
-	uint32_t	shape;			/* SB_SPAWN_SHAPE_FLAGS it was prepared for */
-	uint64_t	started_us;		/* when the call got it */
-	uint64_t	deadline_us;
-	uint64_t	cpu_before_us;	/* a spare's warm-up CPU, not the call's */
-	clockid_t	cpu_clock;		/* its process CPU clock */
-	uint64_t	cpu_limit_us;	/* the call's CPU time; 0 until it starts */
-	uint64_t	cpu_check_us;	/* when to read its CPU clock next */
-	bool		killed;
-	bool		revoked;		/* an orphan: a reservation taken back */
-	uint32_t	cause;			/* SbExitCause */
-	bool		ready;			/* a spare that finished warming up */
-	bool		contained;		/* a spare given limits ahead of its call */
-	SbSpawnRequest limits;		/* those limits */
-	int			claim_fd;		/* a spare's claim token (our copy), or -1:
-								 * readable once the child claims its call */
-	bool		reserved;		/* reserved for its client's next call: the
-								 * client holds its socket; not in flight */
-	bool		seen;			/* held: its clock was read at least once */
-	bool		in_call;		/* held: a call ran at the latest reading */
-	uint64_t	seen_calls;		/* held: calls begun at the latest reading */
-} SbChild;
-
-typedef struct SbClient
-{
-	int			fd;				/* -1: free slot */
-	bool		gone;			/* closed; slot freed once the child is reaped */
-	bool		queued;			/* a SPAWN waits for a free slot */
-	uint64_t	queued_us;
-	SbSpawnRequest req;
-	SbChild		child;			/* its call's child, or its reservation */
-	bool		reserve;		/* wants a reservation once it has no child */
-	SbSpawnRequest reserve_req; /* with these limits */
-	uint64_t	last_active_us; /* when its latest call began or ended */
-	SbChild		held[SB_MAX_HELD];	/* children kept for the calls of its
-									 * current statements (sb_protocol.h) */
-	int			nheld;
-	const SbHeldClocks *clocks; /* their call clocks (SB_CTL_CLOCKS), or NULL */
-} SbClient;
-
 static SbContainment sb_containment;
 static SbReady sb_ready;
 static bool sb_server_mode = false;
@@ -129,13 +86,13 @@ static uint32_t sb_max_concurrent = 0;	/* 0: no cap */
 static int	sb_target_spares = 1;
 static uint32_t sb_default_shape = 0;
 static int	sb_in_flight = 0;	/* running children, orphans included */
-static int	sb_nheld_all = 0;	/* of which held by their clients: not on
+int			sb_nheld_all = 0;	/* of which held by their clients: not on
 								 * the worker's path, so spares may be
 								 * forked while they wait (their clocks say
 								 * when calls go on: sb_held_check) */
 static int	sb_nreserved = 0;	/* reservations: spares clients hold */
 static int	sb_revoking = 0;	/* reservations taken back, not yet reaped */
-static uint64_t sb_last_busy_us = 0;	/* last dispatch or exit */
+uint64_t	sb_last_busy_us = 0;	/* last dispatch or exit */
 static uint64_t sb_listen_paused_until = 0;	/* out of fds: accept later */
 
 /*
@@ -148,19 +105,8 @@ static uint64_t sb_listen_paused_until = 0;	/* out of fds: accept later */
  */
 #define SB_SPARE_IDLE_US 10000
 
-/*
- * The worker reads a running child's CPU clock when it could have spent
- * its CPU time at the earliest (what is left, divided among the CPUs), and
- * kills it SB_CPU_GRACE_US past its limit: the child's own profiling timer
- * normally ends it first, at the limit, but it can be blocked.  A call
- * shorter than half its CPU limit is never looked at.
- */
-#define SB_CPU_GRACE_US 2000
-#define SB_CPU_CHECK_MIN_US 1000
-
-/* held children's clocks are read this often (sb_protocol.h) */
-#define SB_HELD_CHECK_US ((uint64_t) SB_HELD_CHECK_MS * 1000)
-static uint64_t sb_ncpus = 1;
+/* CPUs online: how soon a child can spend its CPU time (sb_children.h) */
+uint64_t	sb_ncpus = 1;
 
 static SbClient *sb_clients = NULL;
 static int	sb_nclients = 0;	/* slots allocated */
@@ -196,7 +142,7 @@ static int	sb_recent_streak = 0;
 #define SB_RESERVATION_STEAL_US 2000000
 
 /* A child slot with nothing in it. */
-static void
+void
 sb_child_clear(SbChild *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -220,7 +166,7 @@ sb_worker_die(const char *what)
 }
 
 /* Monotonic clock in microseconds. */
-static uint64_t
+uint64_t
 sb_now_us(void)
 {
 	struct timespec ts;
@@ -317,35 +263,8 @@ sb_worker_send(int fd, uint32_t type, const void *payload, uint32_t len)
 static bool
 sb_worker_send_fd(int control_fd, uint32_t type, const void *payload, uint32_t len, int fd)
 {
-	unsigned char buf[SB_FRAME_HEADER_SIZE + SB_CONTROL_MAX_PAYLOAD];
-	struct msghdr msg = {0};
-	struct iovec iov = {.iov_base = buf,.iov_len = sizeof(buf)};
-	union
-	{
-		char		buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	}			ctl;
-	struct cmsghdr *cmsg;
-	ssize_t		n;
-
-	sb_frame_header_encode(buf, type, len);
-	memcpy(buf + SB_FRAME_HEADER_SIZE, payload, len);
-	iov.iov_len = SB_FRAME_HEADER_SIZE + len;
-	memset(&ctl, 0, sizeof(ctl));
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = ctl.buf;
-	msg.msg_controllen = sizeof(ctl.buf);
-	cmsg = CMSG_FIRSTHDR(&msg);
-	cmsg->cmsg_level = SOL_SOCKET;
-	cmsg->cmsg_type = SCM_RIGHTS;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-
-	do
-		n = sendmsg(control_fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
-	while (n < 0 && errno == EINTR);
-	return n == (ssize_t) (SB_FRAME_HEADER_SIZE + len);
+	return sb_send_record_fd(control_fd, type, payload, len, fd,
+							 MSG_NOSIGNAL | MSG_DONTWAIT) == 0;
 }
 
 /*
@@ -353,7 +272,7 @@ sb_worker_send_fd(int control_fd, uint32_t type, const void *payload, uint32_t l
  * clock (microseconds, exact); 0 if it cannot be read.  Leaves a spare's
  * warm-up out of the call's usage, and enforces the call's CPU limit.
  */
-static uint64_t
+uint64_t
 sb_child_cpu_us(const SbChild *c)
 {
 	struct timespec ts;
@@ -799,7 +718,7 @@ sb_dispatch_queue(void)
  * asked for a kill meanwhile): from now on it is in flight, with its
  * limits timed by the worker, and nothing can take it back.
  */
-static void
+void
 sb_start_reserved(SbClient *cl)
 {
 	SbChild    *c = &cl->child;
@@ -863,16 +782,6 @@ sb_orphan_held(SbClient *cl, int j)
 static void
 sb_orphan_child(SbClient *cl)
 {
-	if (sb_norphans == sb_orphans_cap)
-	{
-		sb_orphans_cap = sb_orphans_cap == 0 ? 16 : sb_orphans_cap * 2;
-		sb_orphans = realloc(sb_orphans, sizeof(SbChild) * (size_t) sb_orphans_cap);
-		if (sb_orphans == NULL)
-			sb_worker_die("out of memory");
-	}
-	if (!cl->child.killed)
-		kill(cl->child.pid, SIGKILL);
-	cl->child.killed = true;
 	if (cl->child.claim_fd >= 0)
 		close(cl->child.claim_fd);
 	cl->child.claim_fd = -1;
@@ -883,8 +792,7 @@ sb_orphan_child(SbClient *cl)
 		sb_nreserved--;
 		sb_in_flight++;
 	}
-	sb_orphans[sb_norphans++] = cl->child;
-	sb_child_clear(&cl->child);
+	sb_orphan_add(&cl->child);
 }
 
 /*
@@ -1124,164 +1032,6 @@ sb_grant_reservations(void)
 		best->child = spare;
 		best->reserve = false;
 		sb_nreserved++;
-	}
-}
-
-/* The client's held child of that pid, or NULL. */
-static SbChild *
-sb_held_find(SbClient *cl, pid_t pid)
-{
-	int			i;
-
-	for (i = 0; i < cl->nheld; i++)
-		if (cl->held[i].pid == pid)
-			return &cl->held[i];
-	return NULL;
-}
-
-/*
- * SB_CTL_HOLD: the backend has its child's complete result and keeps the
- * child for the statement's next calls: it moves to the held ones (its
- * slot is free for the client's next call, or a new reservation), timed
- * by the client's call clocks from now on.  A child already reaped (its
- * report is on the way) is left alone; one the client cannot time (no
- * clocks shared) or past the SB_MAX_HELD the backend keeps to is killed.
- */
-static void
-sb_client_hold(SbClient *cl, pid_t pid)
-{
-	uint64_t	now = sb_now_us();
-	SbChild    *c;
-
-	if (cl->child.pid <= 0 || cl->child.pid != pid)
-		return;
-	if (cl->child.reserved)
-		sb_start_reserved(cl);	/* its claim was not seen yet */
-	if (cl->nheld == SB_MAX_HELD || cl->clocks == NULL)
-	{
-		fprintf(stderr, "pysandbox-worker: a backend asked to hold a child it cannot\n");
-		if (!cl->child.killed)
-			kill(cl->child.pid, SIGKILL);
-		cl->child.killed = true;
-		cl->child.cause = SB_EXIT_KILLED;
-		return;
-	}
-	cl->held[cl->nheld] = cl->child;
-	c = &cl->held[cl->nheld++];
-	sb_nheld_all++;
-	sb_child_clear(&cl->child);
-	c->seen = false;
-	c->cpu_check_us = now;		/* read its clock at once */
-	cl->last_active_us = now;
-	sb_last_busy_us = now;
-}
-
-/*
- * SB_CTL_CLOCKS: map the client's call clocks, read-only and not inherited
- * by the children forked later.  The memfd must be sealed against resizing
- * (a shrink would fault this process, which serves every session).
- */
-static bool
-sb_client_clocks(SbClient *cl, int fd)
-{
-	struct stat st;
-	int			seals = fcntl(fd, F_GET_SEALS);
-	void	   *p;
-
-	if (cl->clocks != NULL || seals < 0 || !(seals & F_SEAL_SHRINK) ||
-		fstat(fd, &st) < 0 || st.st_size < (off_t) sizeof(SbHeldClocks))
-		return false;
-	p = mmap(NULL, sizeof(SbHeldClocks), PROT_READ, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED)
-		return false;
-	if (madvise(p, sizeof(SbHeldClocks), MADV_DONTFORK) < 0)
-	{
-		munmap(p, sizeof(SbHeldClocks));
-		return false;
-	}
-	cl->clocks = p;
-	return true;
-}
-
-/*
- * Read a held child's call clock (sb_protocol.h) and its CPU clock: a
- * running call is held to its limits from its start, the time between
- * calls to SB_IDLE_CPU_MS of CPU time from the last call's end (from the
- * CPU times the backend wrote; where it could not, from this process's
- * first reading after the change).  Called every SB_HELD_CHECK_US and at
- * a running call's deadline.
- */
-static void
-sb_held_check(SbClient *cl, SbChild *c, uint64_t now)
-{
-	const volatile SbHeldClock *slot = NULL;
-	uint64_t	calls = c->seen_calls;
-	uint64_t	since = 0;
-	uint64_t	base = 0;
-	uint64_t	cpu;
-	bool		in_call = false;
-	int			i;
-
-	if (c->pid <= 0 || c->killed || now < c->cpu_check_us)
-		return;
-	/* CPU first: what the clock says then started no later than that */
-	cpu = sb_child_cpu_us(c);
-	for (i = 0; cl->clocks != NULL && i < SB_MAX_HELD; i++)
-		if (cl->clocks->slot[i].pid == c->pid)
-			slot = &cl->clocks->slot[i];
-	if (slot != NULL)
-	{
-		calls = __atomic_load_n(&slot->calls, __ATOMIC_ACQUIRE);
-		in_call = __atomic_load_n(&slot->in_call, __ATOMIC_ACQUIRE) != 0;
-		since = __atomic_load_n(&slot->since_us, __ATOMIC_ACQUIRE);
-		base = __atomic_load_n(&slot->cpu_us, __ATOMIC_ACQUIRE);
-	}
-	c->cpu_check_us = now + SB_HELD_CHECK_US;
-	/* calls going on: no spare is forked meanwhile (fork competes for CPU) */
-	if (in_call || calls != c->seen_calls)
-		sb_last_busy_us = now;
-	if (!c->seen || calls != c->seen_calls || in_call != c->in_call)
-	{
-		/* a call began, or ended, since the last reading */
-		c->seen = true;
-		c->seen_calls = calls;
-		c->in_call = in_call;
-		c->cpu_before_us = cpu;
-		c->cpu_limit_us = in_call ? (uint64_t) c->limits.cpu_ms * 1000
-			: (uint64_t) SB_IDLE_CPU_MS * 1000;
-		c->started_us = in_call ? since : now;
-		c->deadline_us = in_call ? since + (uint64_t) c->limits.timeout_ms * 1000 : UINT64_MAX;
-	}
-	/* the backend's reading at the start (or end) is exact: prefer it */
-	if (base != 0 && base <= c->cpu_before_us)
-		c->cpu_before_us = base;
-	if (now >= c->deadline_us)
-	{
-		kill(c->pid, SIGKILL);
-		c->killed = true;
-		c->cause = SB_EXIT_TIMEOUT;
-	}
-	else if (cpu >= c->cpu_before_us &&
-			 cpu - c->cpu_before_us >= c->cpu_limit_us + SB_CPU_GRACE_US)
-	{
-		kill(c->pid, SIGKILL);
-		c->killed = true;
-		c->cause = c->in_call ? SB_EXIT_CPU : SB_EXIT_IDLE_CPU;
-	}
-	else
-	{
-		/* a call may spend what it has left soonest on every CPU at once */
-		if (cpu >= c->cpu_before_us)
-		{
-			uint64_t	left = c->cpu_limit_us + SB_CPU_GRACE_US - (cpu - c->cpu_before_us);
-			uint64_t	soonest = now + (left / sb_ncpus > SB_CPU_CHECK_MIN_US ?
-										 left / sb_ncpus : SB_CPU_CHECK_MIN_US);
-
-			if (soonest < c->cpu_check_us)
-				c->cpu_check_us = soonest;
-		}
-		if (c->deadline_us < c->cpu_check_us)
-			c->cpu_check_us = c->deadline_us;
 	}
 }
 

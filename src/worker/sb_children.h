@@ -1,0 +1,88 @@
+/*
+ * sb_children.h
+ *		The worker's bookkeeping of its children and clients, shared by the
+ *		poll loop (sb_worker.c) and the timing of held children (sb_held.c).
+ *		Private to the worker binary.
+ */
+#ifndef SB_CHILDREN_H
+#define SB_CHILDREN_H
+
+#include "sb_worker.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+/*
+ * The worker reads a running child's CPU clock when it could have spent
+ * its CPU time at the earliest (what is left, divided among the CPUs), and
+ * kills it SB_CPU_GRACE_US past its limit: the child's own profiling timer
+ * normally ends it first, at the limit, but it can be blocked.  A call
+ * shorter than half its CPU limit is never looked at.
+ */
+#define SB_CPU_GRACE_US 2000
+#define SB_CPU_CHECK_MIN_US 1000
+/* held children's clocks are read this often (sb_protocol.h) */
+#define SB_HELD_CHECK_US ((uint64_t) SB_HELD_CHECK_MS * 1000)
+
+typedef struct SbChild
+{
+	pid_t		pid;			/* 0: none */
+	int			pidfd;
+	int			data_fd;		/* the worker's end until handed over */
+	uint32_t	shape;			/* SB_SPAWN_SHAPE_FLAGS it was prepared for */
+	uint64_t	started_us;		/* when the call got it */
+	uint64_t	deadline_us;
+	uint64_t	cpu_before_us;	/* a spare's warm-up CPU, not the call's */
+	clockid_t	cpu_clock;		/* its process CPU clock */
+	uint64_t	cpu_limit_us;	/* the call's CPU time; 0 until it starts */
+	uint64_t	cpu_check_us;	/* when to read its CPU clock next */
+	bool		killed;
+	bool		revoked;		/* an orphan: a reservation taken back */
+	uint32_t	cause;			/* SbExitCause */
+	bool		ready;			/* a spare that finished warming up */
+	bool		contained;		/* a spare given limits ahead of its call */
+	SbSpawnRequest limits;		/* those limits */
+	int			claim_fd;		/* a spare's claim token (our copy), or -1:
+								 * readable once the child claims its call */
+	bool		reserved;		/* reserved for its client's next call: the
+								 * client holds its socket; not in flight */
+	bool		seen;			/* held: its clock was read at least once */
+	bool		in_call;		/* held: a call ran at the latest reading */
+	uint64_t	seen_calls;		/* held: calls begun at the latest reading */
+} SbChild;
+
+typedef struct SbClient
+{
+	int			fd;				/* -1: free slot */
+	bool		gone;			/* closed; slot freed once the child is reaped */
+	bool		queued;			/* a SPAWN waits for a free slot */
+	uint64_t	queued_us;
+	SbSpawnRequest req;
+	SbChild		child;			/* its call's child, or its reservation */
+	bool		reserve;		/* wants a reservation once it has no child */
+	SbSpawnRequest reserve_req; /* with these limits */
+	uint64_t	last_active_us; /* when its latest call began or ended */
+	SbChild		held[SB_MAX_HELD];	/* children kept for the calls of its
+									 * current statements (sb_protocol.h) */
+	int			nheld;
+	const SbHeldClocks *clocks; /* their call clocks (SB_CTL_CLOCKS), or NULL */
+} SbClient;
+
+extern uint64_t sb_ncpus;
+extern uint64_t sb_last_busy_us;	/* last dispatch, exit or held call seen */
+extern int	sb_nheld_all;		/* held children, all clients */
+
+extern void sb_child_clear(SbChild *c);
+extern uint64_t sb_now_us(void);
+extern uint64_t sb_child_cpu_us(const SbChild *c);
+extern void sb_start_reserved(SbClient *cl);
+
+/* sb_held.c */
+extern SbChild *sb_held_find(SbClient *cl, pid_t pid);
+extern void sb_client_hold(SbClient *cl, pid_t pid);
+extern bool sb_client_clocks(SbClient *cl, int fd);
+extern void sb_held_check(SbClient *cl, SbChild *c, uint64_t now);
+
+#endif							/* SB_CHILDREN_H */

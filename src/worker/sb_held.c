@@ -1,0 +1,173 @@
+/*
+ * sb_held.c
+ *		The worker's side of held children (sb_protocol.h, "Held children"):
+ *		taking a call's child into a client's held ones, mapping the call
+ *		clocks its backend shares, and timing each held call by them.
+ */
+#include "sb_children.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The client's held child of that pid, or NULL. */
+SbChild *
+sb_held_find(SbClient *cl, pid_t pid)
+{
+	int			i;
+
+	for (i = 0; i < cl->nheld; i++)
+		if (cl->held[i].pid == pid)
+			return &cl->held[i];
+	return NULL;
+}
+
+/*
+ * SB_CTL_HOLD: the backend has its child's complete result and keeps the
+ * child for the statement's next calls: it moves to the held ones (its
+ * slot is free for the client's next call, or a new reservation), timed
+ * by the client's call clocks from now on.  A child already reaped (its
+ * report is on the way) is left alone; one the client cannot time (no
+ * clocks shared) or past the SB_MAX_HELD the backend keeps to is killed.
+ */
+void
+sb_client_hold(SbClient *cl, pid_t pid)
+{
+	uint64_t	now = sb_now_us();
+	SbChild    *c;
+
+	if (cl->child.pid <= 0 || cl->child.pid != pid)
+		return;
+	if (cl->child.reserved)
+		sb_start_reserved(cl);	/* its claim was not seen yet */
+	if (cl->nheld == SB_MAX_HELD || cl->clocks == NULL)
+	{
+		fprintf(stderr, "pysandbox-worker: a backend asked to hold a child it cannot\n");
+		if (!cl->child.killed)
+			kill(cl->child.pid, SIGKILL);
+		cl->child.killed = true;
+		cl->child.cause = SB_EXIT_KILLED;
+		return;
+	}
+	cl->held[cl->nheld] = cl->child;
+	c = &cl->held[cl->nheld++];
+	sb_nheld_all++;
+	sb_child_clear(&cl->child);
+	c->seen = false;
+	c->cpu_check_us = now;		/* read its clock at once */
+	cl->last_active_us = now;
+	sb_last_busy_us = now;
+}
+
+/*
+ * SB_CTL_CLOCKS: map the client's call clocks, read-only and not inherited
+ * by the children forked later.  The memfd must be sealed against resizing
+ * (a shrink would fault this process, which serves every session).
+ */
+bool
+sb_client_clocks(SbClient *cl, int fd)
+{
+	struct stat st;
+	int			seals = fcntl(fd, F_GET_SEALS);
+	void	   *p;
+
+	if (cl->clocks != NULL || seals < 0 || !(seals & F_SEAL_SHRINK) ||
+		fstat(fd, &st) < 0 || st.st_size < (off_t) sizeof(SbHeldClocks))
+		return false;
+	p = mmap(NULL, sizeof(SbHeldClocks), PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return false;
+	if (madvise(p, sizeof(SbHeldClocks), MADV_DONTFORK) < 0)
+	{
+		munmap(p, sizeof(SbHeldClocks));
+		return false;
+	}
+	cl->clocks = p;
+	return true;
+}
+
+/*
+ * Read a held child's call clock (sb_protocol.h) and its CPU clock: a
+ * running call is held to its limits from its start, the time between
+ * calls to SB_IDLE_CPU_MS of CPU time from the last call's end (from the
+ * CPU times the backend wrote; where it could not, from this process's
+ * first reading after the change).  Called every SB_HELD_CHECK_US and at
+ * a running call's deadline.
+ */
+void
+sb_held_check(SbClient *cl, SbChild *c, uint64_t now)
+{
+	const volatile SbHeldClock *slot = NULL;
+	uint64_t	calls = c->seen_calls;
+	uint64_t	since = 0;
+	uint64_t	base = 0;
+	uint64_t	cpu;
+	bool		in_call = false;
+	int			i;
+
+	if (c->pid <= 0 || c->killed || now < c->cpu_check_us)
+		return;
+	/* CPU first: what the clock says then started no later than that */
+	cpu = sb_child_cpu_us(c);
+	for (i = 0; cl->clocks != NULL && i < SB_MAX_HELD; i++)
+		if (cl->clocks->slot[i].pid == c->pid)
+			slot = &cl->clocks->slot[i];
+	if (slot != NULL)
+	{
+		calls = __atomic_load_n(&slot->calls, __ATOMIC_ACQUIRE);
+		in_call = __atomic_load_n(&slot->in_call, __ATOMIC_ACQUIRE) != 0;
+		since = __atomic_load_n(&slot->since_us, __ATOMIC_ACQUIRE);
+		base = __atomic_load_n(&slot->cpu_us, __ATOMIC_ACQUIRE);
+	}
+	c->cpu_check_us = now + SB_HELD_CHECK_US;
+	/* calls going on: no spare is forked meanwhile (fork competes for CPU) */
+	if (in_call || calls != c->seen_calls)
+		sb_last_busy_us = now;
+	if (!c->seen || calls != c->seen_calls || in_call != c->in_call)
+	{
+		/* a call began, or ended, since the last reading */
+		c->seen = true;
+		c->seen_calls = calls;
+		c->in_call = in_call;
+		c->cpu_before_us = cpu;
+		c->cpu_limit_us = in_call ? (uint64_t) c->limits.cpu_ms * 1000
+			: (uint64_t) SB_IDLE_CPU_MS * 1000;
+		c->started_us = in_call ? since : now;
+		c->deadline_us = in_call ? since + (uint64_t) c->limits.timeout_ms * 1000 : UINT64_MAX;
+	}
+	/* the backend's reading at the start (or end) is exact: prefer it */
+	if (base != 0 && base <= c->cpu_before_us)
+		c->cpu_before_us = base;
+	if (now >= c->deadline_us)
+	{
+		kill(c->pid, SIGKILL);
+		c->killed = true;
+		c->cause = SB_EXIT_TIMEOUT;
+	}
+	else if (cpu >= c->cpu_before_us &&
+			 cpu - c->cpu_before_us >= c->cpu_limit_us + SB_CPU_GRACE_US)
+	{
+		kill(c->pid, SIGKILL);
+		c->killed = true;
+		c->cause = c->in_call ? SB_EXIT_CPU : SB_EXIT_IDLE_CPU;
+	}
+	else
+	{
+		/* a call may spend what it has left soonest on every CPU at once */
+		if (cpu >= c->cpu_before_us)
+		{
+			uint64_t	left = c->cpu_limit_us + SB_CPU_GRACE_US - (cpu - c->cpu_before_us);
+			uint64_t	soonest = now + (left / sb_ncpus > SB_CPU_CHECK_MIN_US ?
+										 left / sb_ncpus : SB_CPU_CHECK_MIN_US);
+
+			if (soonest < c->cpu_check_us)
+				c->cpu_check_us = soonest;
+		}
+		if (c->deadline_us < c->cpu_check_us)
+			c->cpu_check_us = c->deadline_us;
+	}
+}
