@@ -11,6 +11,7 @@ OBJS = \
 	src/backend/sb_worker.o \
 	src/backend/sb_server.o \
 	src/backend/sb_call.o \
+	src/backend/sb_options.o \
 	src/backend/sb_inputs.o \
 	src/backend/sb_columns.o \
 	src/backend/sb_result.o \

@@ -149,6 +149,56 @@ SELECT sandbox_execute('def main(): print("hidden in this transaction"); return 
 COMMIT;
 SELECT sandbox_execute('def main(): print("shown again"); return 1');
 
+-- pysandbox.options lowers limits, for anyone: the keys of the options
+-- argument, checked when set
+SET ROLE regress_pysandbox_user;
+SET pysandbox.options = '{"timeout_ms": 300, "max_input_rows": 2}';
+SHOW pysandbox.options;
+SELECT sandbox_execute('def main():
+    while True:
+        pass');
+SELECT sandbox_execute('def main(df): return len(df)',
+    '{"df": {"$query": "SELECT generate_series(1, 3)"}}');
+-- the strictest of the setting, pysandbox.options and options applies
+SELECT sandbox_execute('def main():
+    while True:
+        pass', options => '{"timeout_ms": 200}');
+SELECT sandbox_execute('def main():
+    while True:
+        pass', options => '{"timeout_ms": 5000}');
+SELECT sandbox_execute('def main(): return 1', options => '{"timeout_ms": 20000}');
+SELECT sandbox_execute('def main(df): return len(df)',
+    '{"df": {"$query": "SELECT generate_series(1, 3)"}}', options => '{"max_input_rows": 1}');
+-- mistakes are refused when set (22023), and the value in force stays
+SELECT pg_temp.try('SET pysandbox.options = ''{"timeout": 5}''');
+SELECT pg_temp.try('SET pysandbox.options = ''{"cpu_ms": 0}''');
+SELECT pg_temp.try('SET pysandbox.options = ''{"cpu_ms": [1]}''');
+SELECT pg_temp.try('SET pysandbox.options = ''{"numeric": "int"}''');
+SELECT pg_temp.try('SET pysandbox.options = ''{"verify": "assert True"}''');
+SELECT pg_temp.try('SET pysandbox.options = ''timeout_ms=5''');
+SELECT pg_temp.try('SET pysandbox.options = ''[1]''');
+SET pysandbox.options = '{"timeout": 5}';
+SHOW pysandbox.options;
+-- numeric as an option of every call
+SET pysandbox.options = '{"numeric": "decimal"}';
+SELECT sandbox_execute($$def main(df): return str(type(df["n"][0]))$$,
+    '{"df": {"$query": "SELECT 1.5::numeric AS n"}}');
+-- a value above the setting changes nothing: the setting applies
+RESET ROLE;
+SET pysandbox.timeout = 300;
+SET ROLE regress_pysandbox_user;
+SET pysandbox.options = '{"timeout_ms": 3600000}';
+SELECT sandbox_execute('def main():
+    while True:
+        pass');
+RESET ROLE;
+RESET pysandbox.timeout;
+RESET pysandbox.options;
+-- empty: nothing lowered
+SET pysandbox.options = '';
+SELECT sandbox_execute('def main(): return 1');
+RESET pysandbox.options;
+
 -- pysandbox.allow_weak_isolation is set in the server configuration only
 SET pysandbox.allow_weak_isolation = on;
 

@@ -209,6 +209,28 @@ SET ROLE regress_pysandbox_lang;
 CREATE FUNCTION py_mine() RETURNS integer LANGUAGE pysandbox AS 'return 41 + 1';
 SELECT py_mine();
 REVOKE EXECUTE ON FUNCTION py_mine() FROM PUBLIC;
+-- an ordinary role lowers its function's limits with pysandbox.options;
+-- it cannot set the limits themselves
+CREATE FUNCTION py_mine_spin(n int) RETURNS integer
+LANGUAGE pysandbox AS $$
+if n > 0:
+    return len(sql("SELECT generate_series(1, $1)", n))
+while True:
+    pass
+$$;
+ALTER FUNCTION py_mine_spin(int) SET pysandbox.options = '{"cpu_ms": 150, "max_input_rows": 3}';
+SELECT py_mine_spin(0);
+SELECT py_mine_spin(3);
+SELECT py_mine_spin(4);
+-- per row, too: each call keeps to them
+SELECT py_mine_spin(i) FROM generate_series(1, 3) AS i;
+SELECT py_mine_spin(i) FROM (VALUES (2), (0)) AS v(i);
+ALTER FUNCTION py_mine_spin(int) SET pysandbox.cpu_limit = '1h';
+ALTER FUNCTION py_mine_spin(int) SET pysandbox.options = '{"cpu": 1}';
+CREATE FUNCTION py_mine_bad() RETURNS integer LANGUAGE pysandbox
+SET pysandbox.options = '{"verify": "assert True"}' AS 'return 1';
+SELECT proconfig FROM pg_proc WHERE proname = 'py_mine_spin';
+DROP FUNCTION py_mine_spin(int);
 RESET ROLE;
 SELECT pg_get_functiondef('py_mine'::regproc);
 DROP FUNCTION py_mine();

@@ -17,6 +17,7 @@
 #include "fmgr.h"
 #include "nodes/pg_list.h"
 #include "utils/array.h"
+#include "utils/guc.h"
 #include "utils/jsonb.h"
 #include "utils/tuplestore.h"
 #include "portability/instr_time.h"
@@ -54,6 +55,8 @@ typedef enum SbFilesystemLayer
 
 extern void sb_guc_init(void);
 extern bool sb_split_modules(const char *value, List **names);
+extern bool sb_options_check(char **newval, void **extra, GucSource source);
+extern void sb_options_assign(const char *newval, void *extra);
 
 /* ---- sb_worker.c: "get me a sandbox" ---- */
 
@@ -167,6 +170,51 @@ typedef struct SbChunk
 	size_t		len;
 } SbChunk;
 
+/* The limits options can lower (sb_options.c), in the order of sb_limit_info. */
+typedef enum SbLimitId
+{
+	SB_LIMIT_TIMEOUT,
+	SB_LIMIT_CPU,
+	SB_LIMIT_MEMORY,
+	SB_LIMIT_OUTPUT,
+	SB_LIMIT_INPUT_ROWS,
+	SB_LIMIT_INPUT_SIZE,
+	SB_NLIMITS
+} SbLimitId;
+
+typedef struct SbLimitInfo
+{
+	const char *key;			/* its name in options and pysandbox.options */
+	const char *setting;		/* the setting it is lowered from */
+	int			least;			/* the smallest value options may give */
+} SbLimitInfo;
+
+extern const SbLimitInfo sb_limit_info[SB_NLIMITS];
+
+/* What set a limit of a call: for the hint of an error that hit it. */
+typedef enum SbLimitSetBy
+{
+	SB_SET_BY_SETTING,			/* pysandbox.timeout, ... */
+	SB_SET_BY_OPTIONS_SETTING,	/* pysandbox.options lowered it */
+	SB_SET_BY_OPTIONS			/* the call's options lowered it */
+} SbLimitSetBy;
+
+typedef struct SbLimits
+{
+	int			timeout_ms;
+	int			cpu_ms;
+	int			memory_mb;
+	int			max_output_bytes;
+	int			max_input_rows;
+	int			max_input_mb;
+	bool		numeric_decimal;	/* options.numeric = "decimal" */
+	char	   *verify;			/* options.verify: assertions, or NULL */
+	/* per SbLimitId */
+	int			setting[SB_NLIMITS];	/* the setting's value */
+	int			allowed[SB_NLIMITS];	/* most the call's options could ask */
+	SbLimitSetBy set_by[SB_NLIMITS];
+} SbLimits;
+
 typedef struct SbRequest
 {
 	bool		numeric_decimal;	/* numeric inputs as Decimal */
@@ -186,6 +234,7 @@ typedef struct SbRequest
 								 * calls (the language, sb_language.c) */
 	SbSandbox  *held;			/* run on this held child: the chunks are
 								 * SB_DATA_CALL and the arguments */
+	SbLimits	limits;			/* the call's, for the input budget */
 } SbRequest;
 
 extern void sb_inputs_encode(SbRequest *req, Jsonb *inputs);
@@ -202,15 +251,6 @@ extern bool sb_is_identifier(const char *s);
 
 /* ---- sb_call.c: one call, start to end ---- */
 
-typedef struct SbLimits
-{
-	int			timeout_ms;
-	int			cpu_ms;
-	int			memory_mb;
-	int			max_output_bytes;
-	bool		numeric_decimal;	/* options.numeric = "decimal" */
-	char	   *verify;			/* options.verify: assertions, or NULL */
-} SbLimits;
 
 typedef struct SbOutcome
 {
@@ -244,6 +284,7 @@ typedef struct SbOutcome
 } SbOutcome;
 
 extern void sb_limits_from_options(SbLimits *limits, Jsonb *options);
+extern char *sb_limit_hint(const char *advice, const SbLimits *limits, SbLimitId i);
 extern void sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out);
 
 /* ---- sb_main.c: building requests ---- */

@@ -3,8 +3,8 @@
  *		pysandbox.* settings.
  *
  * Limits are PGC_SUSET: a role cannot raise its own; an administrator can
- * set them per role with ALTER ROLE ... SET.  Calls can only tighten them
- * further (options jsonb, see sb_call.c).
+ * set them per role with ALTER ROLE ... SET.  pysandbox.options and a
+ * call's options can only lower them (sb_options.c).
  */
 #include "pysandbox.h"
 
@@ -25,6 +25,7 @@ bool		sb_python_layer = true;
 bool		sb_allow_weak_isolation = false;
 int			sb_filesystem_layer = SB_FS_AUTO;
 char	   *sb_preload_modules = NULL;
+char	   *sb_options_text = NULL;
 int			sb_max_concurrent = 16;
 int			sb_spare_children = 2;
 int			sb_queue_timeout_ms = 10000;
@@ -186,6 +187,14 @@ sb_guc_init(void)
 							   SB_DEFAULT_PRELOAD,
 							   PGC_SUSET, GUC_LIST_INPUT,
 							   sb_check_allowed_modules, NULL, NULL);
+
+	DefineCustomStringVariable("pysandbox.options",
+							   "Lower the limits of calls: a JSON object with the keys of the options argument.",
+							   "Anyone may set it, also on a function (ALTER FUNCTION ... SET): it can only lower the limits the settings give.",
+							   &sb_options_text,
+							   "",
+							   PGC_USERSET, 0,
+							   sb_options_check, sb_options_assign, NULL);
 
 	DefineCustomEnumVariable("pysandbox.print",
 							 "What happens to print() output: notice or discard.",

@@ -159,18 +159,20 @@ sb_receiver_receive(TupleTableSlot *slot, DestReceiver *self)
 	MemoryContextReset(r->rowcxt);
 
 	r->nrows++;
-	if (r->req->input_rows + r->nrows > (uint64) sb_max_input_rows)
+	if (r->req->input_rows + r->nrows > (uint64) r->req->limits.max_input_rows)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("table inputs have more than %d rows", sb_max_input_rows),
+				 errmsg("table inputs have more than %d rows", r->req->limits.max_input_rows),
 				 errdetail("Input \"%s\" reached the limit.", r->input),
-				 errhint("Aggregate or filter in the query, or ask an administrator to raise pysandbox.max_input_rows.")));
-	if (r->req->input_bytes + bytes > (uint64) sb_max_input_mb * 1024 * 1024)
+				 errhint("%s", sb_limit_hint("Aggregate or filter in the query",
+											 &r->req->limits, SB_LIMIT_INPUT_ROWS))));
+	if (r->req->input_bytes + bytes > (uint64) r->req->limits.max_input_mb * 1024 * 1024)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("table inputs are larger than %d MB", sb_max_input_mb),
+				 errmsg("table inputs are larger than %d MB", r->req->limits.max_input_mb),
 				 errdetail("Input \"%s\" reached the limit.", r->input),
-				 errhint("Select fewer columns or rows, or ask an administrator to raise pysandbox.max_input_size.")));
+				 errhint("%s", sb_limit_hint("Select fewer columns or rows",
+											 &r->req->limits, SB_LIMIT_INPUT_SIZE))));
 	return true;
 }
 

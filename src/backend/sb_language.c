@@ -294,6 +294,7 @@ sb_fn_cache_take(SbFnCache *c, TransactionId fn_xmin, const ItemPointerData *fn_
 		c->limits.timeout_ms != limits->timeout_ms || c->limits.cpu_ms != limits->cpu_ms ||
 		c->limits.memory_mb != limits->memory_mb ||
 		c->limits.max_output_bytes != limits->max_output_bytes ||
+		c->limits.numeric_decimal != limits->numeric_decimal ||
 		c->python_layer != sb_python_layer || c->filesystem_layer != sb_filesystem_layer ||
 		c->allow_weak != sb_allow_weak_isolation ||
 		strcmp(c->allowed, sb_allowed_modules ? sb_allowed_modules : "") != 0)
@@ -482,12 +483,11 @@ static void
 sb_function_request(SbRequest *req, SbFunction *fn, SbShape shape, SbLimits *limits,
 					bool hold)
 {
-	Jsonb	   *empty = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
 	Datum		name = CStringGetTextDatum(fn->pyname);
 	ArrayType  *returns = construct_array(&name, 1, TEXTOID, -1, false, TYPALIGN_INT);
 	int			i;
 
-	sb_limits_from_options(limits, empty);
+	sb_limits_from_options(limits, NULL);
 	sb_request_start(req, fn->body, returns, limits);
 	appendStringInfoString(&req->json, "\"function\":{\"name\":");
 	escape_json(&req->json, fn->pyname);
@@ -510,9 +510,11 @@ sb_function_request(SbRequest *req, SbFunction *fn, SbShape shape, SbLimits *lim
  * columns from sb_rows_declare: the child has them.)
  */
 static void
-sb_function_next_call(SbRequest *req, SbSandbox *held)
+sb_function_next_call(SbRequest *req, SbSandbox *held, const SbLimits *limits)
 {
 	memset(req, 0, sizeof(*req));
+	req->limits = *limits;
+	req->numeric_decimal = limits->numeric_decimal;
 	req->python_layer = sb_python_layer;
 	req->allowed_modules = "";
 	initStringInfo(&req->json);
@@ -557,12 +559,13 @@ sb_function_add_args(SbRequest *req, SbFunction *fn, FunctionCallInfo fcinfo)
 		sb_column_append(&cols[i], d, isnull, 0, fn->params[i]);
 	}
 	sb_request_add_table(req, "", cols, fn->nparams, 1);
-	if (req->input_bytes > (uint64) sb_max_input_mb * 1024 * 1024)
+	req->input_rows--;			/* arguments are no table's rows: max_input_rows is for sql() */
+	if (req->input_bytes > (uint64) req->limits.max_input_mb * 1024 * 1024)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("the arguments of pysandbox function \"%s\" are larger than %d MB",
-						fn->proname, sb_max_input_mb),
-				 errhint("Pass less data, or ask an administrator to raise pysandbox.max_input_size.")));
+						fn->proname, req->limits.max_input_mb),
+				 errhint("%s", sb_limit_hint("Pass less data", &req->limits, SB_LIMIT_INPUT_SIZE))));
 }
 
 /* The one-column descriptor of a scalar result. */
@@ -619,7 +622,7 @@ pysandbox_call_handler(PG_FUNCTION_ARGS)
 	TupleDesc	desc = NULL;
 	bool		retset;
 	ErrorContextCallback errcb;
-	Jsonb	   *empty = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
+	Jsonb	   *empty;
 	Datum	   *values;
 	bool	   *nulls;
 	uint64		nrows;
@@ -690,11 +693,11 @@ pysandbox_call_handler(PG_FUNCTION_ARGS)
 	 * the child its first call kept, if that still fits.
 	 */
 	cache = sb_fn_cache(fcinfo);
-	sb_limits_from_options(&limits, empty);
+	sb_limits_from_options(&limits, NULL);
 	held = sb_fn_cache_take(cache, fn_xmin, &fn_tid, &limits);
 	if (held != NULL)
 	{
-		sb_function_next_call(&req, held);
+		sb_function_next_call(&req, held, &limits);
 		ro = shape == SB_SHAPE_VOID ? NULL :
 			sb_rows_declare(&req, desc, CurrentMemoryContext);
 		sb_function_add_args(&req, fn, fcinfo);
@@ -711,6 +714,7 @@ pysandbox_call_handler(PG_FUNCTION_ARGS)
 	else
 	{
 		sb_function_request(&req, fn, shape, &limits, true);
+		empty = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
 		memo_key = sb_function_memo_key(fn);
 		/* no table inputs: this only offers a body the session ran before as validated */
 		(void) sb_request_validate(&req, memo_key, empty, &limits, &out);

@@ -258,6 +258,7 @@ sb_request_start(SbRequest *req, const char *code, ArrayType *returns,
 				 const SbLimits *limits)
 {
 	memset(req, 0, sizeof(*req));
+	req->limits = *limits;
 	req->numeric_decimal = limits->numeric_decimal;
 	req->python_layer = sb_python_layer;
 	req->allowed_modules = pstrdup(sb_allowed_modules ? sb_allowed_modules : "");

@@ -85,19 +85,6 @@ sb_syscall_name(const SbViolation *v)
 	return v->name;
 }
 
-/*
- * A hint for a limit that was hit: what to change in the code, then, if the
- * call lowered the limit with an option, how far it may go, and otherwise
- * who can raise it.
- */
-static char *
-sb_limit_hint(const char *advice, const char *option, int used, int server, const char *guc)
-{
-	if (used < server)
-		return psprintf("%s; options.%s may be raised up to %d.", advice, option, server);
-	return psprintf("%s; an administrator can raise %s.", advice, guc);
-}
-
 /* Fill f as one failure; the helpers below keep the table readable. */
 static void
 sb_fail(SbFailure *f, int sqlstate, const char *kind, char *message,
@@ -188,7 +175,7 @@ sb_child_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 				psprintf("sandbox code exceeded its memory limit of %d MB", limits->memory_mb),
 				f->traceback ? psprintf("Traceback (most recent call last):\n%s", f->traceback) : NULL,
 				sb_limit_hint("Filter or aggregate in the input query so less data reaches Python",
-							  "memory_mb", limits->memory_mb, sb_memory_mb, "pysandbox.memory_limit"));
+							  limits, SB_LIMIT_MEMORY));
 	else if (strcmp(kind, "output") == 0)
 		sb_fail(f, ERRCODE_PROGRAM_LIMIT_EXCEEDED, "output",
 				psprintf("sandbox output exceeded the limit of %d bytes", limits->max_output_bytes),
@@ -260,8 +247,8 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 	else if (ex->cause == SB_EXIT_TIMEOUT)
 		sb_fail(f, ERRCODE_QUERY_CANCELED, "timeout",
 				psprintf("sandbox code exceeded the wall-clock limit of %d ms", limits->timeout_ms),
-				NULL, sb_limit_hint("Make the code faster or give it less data", "timeout_ms",
-									limits->timeout_ms, sb_timeout_ms, "pysandbox.timeout"));
+				NULL, sb_limit_hint("Make the code faster or give it less data",
+									limits, SB_LIMIT_TIMEOUT));
 	else if (out->output_exceeded)
 		sb_fail(f, ERRCODE_PROGRAM_LIMIT_EXCEEDED, "output",
 				psprintf("sandbox output exceeded the limit of %d bytes", limits->max_output_bytes),
@@ -290,7 +277,7 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 			sb_fail(f, ERRCODE_PROGRAM_LIMIT_EXCEEDED, "cpu",
 					psprintf("sandbox code exceeded the CPU time limit of %d ms", limits->cpu_ms),
 					NULL, sb_limit_hint("Use vectorised pandas operations instead of Python loops, or give it less data",
-										"cpu_ms", limits->cpu_ms, sb_cpu_ms, "pysandbox.cpu_limit"));
+										limits, SB_LIMIT_CPU));
 		/* SIGSYS with signals blocked (e.g. inside system()) or another ABI */
 		else if (sig == SIGSYS)
 			sb_fail(f, ERRCODE_INSUFFICIENT_PRIVILEGE, "violation",

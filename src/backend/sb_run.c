@@ -166,7 +166,7 @@ sandbox_validate(PG_FUNCTION_ARGS)
 	SbOutcome	out;
 	Jsonb	   *empty = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
 
-	sb_limits_from_options(&limits, empty);
+	sb_limits_from_options(&limits, NULL);
 	sb_request_start(&req, code, NULL, &limits);
 	appendStringInfoString(&req.json, "\"validate_only\":true,");
 	sb_request_finish(&req, empty);
