@@ -80,7 +80,10 @@ typedef struct SbSandbox
 	bool		in_call;		/* held, and a call of it is running */
 	uint64		generation;		/* which holding of this slot */
 	uint64		used;			/* held: when last called (a counter) */
-	uint64		cpu_ready_us;	/* held: its CPU time when found ready */
+	bool		stray;			/* held: bytes came after its last result */
+	uint64		call_since_us;	/* held: when its running call began */
+	uint64		unread_us;		/* held: wall time of its calls since its
+								 * CPU time was last read */
 	SbExitReport exit;			/* valid once exited */
 } SbSandbox;
 

@@ -72,6 +72,7 @@
  * less here.
  */
 #define SB_POLL_US		1000
+#define SB_POLL_NO_YIELD_US	30
 
 typedef struct SbCallState
 {
@@ -113,7 +114,18 @@ typedef struct SbReader
 	char	   *sql;			/* an sql() request to answer, or NULL */
 	Size		sql_len;
 	bool		hold;			/* the child is kept: its result ends the call */
+	char	   *buf;			/* bytes received and not yet taken */
+	size_t		buf_pos;
+	size_t		buf_len;
 } SbReader;
+
+/*
+ * Small frames are received SB_READ_BUF bytes at a time and taken from
+ * there: a function called per row answers with three frames in one write,
+ * and a system call each costs microseconds on a virtual machine.  A larger
+ * payload is received straight into its buffer.
+ */
+#define SB_READ_BUF		8192
 
 /*
  * A complete frame has arrived: act on it.  Returns false if the child must
@@ -247,29 +259,49 @@ sb_read_available(int fd, SbReader *rd, SbOutcome *out, const SbLimits *limits, 
 	size_t		bytes = 0;
 
 	/* a child writing a byte at a time meets the cap on reads */
-	while (frames < SB_ROUND_FRAMES && bytes < SB_ROUND_BYTES && reads++ < SB_ROUND_READS)
+	while (frames < SB_ROUND_FRAMES && bytes < SB_ROUND_BYTES && reads < SB_ROUND_READS)
 	{
-		ssize_t		n;
+		size_t		take;
+
+		if (rd->buf_pos == rd->buf_len)
+		{
+			bool		direct = rd->payload != NULL && rd->len - rd->got >= SB_READ_BUF;
+			ssize_t		n;
+
+			reads++;
+			if (direct)
+				n = recv(fd, rd->payload + rd->got, Min((size_t) rd->len - rd->got, (size_t) 1 << 20),
+						 MSG_DONTWAIT);
+			else
+				n = recv(fd, rd->buf, SB_READ_BUF, MSG_DONTWAIT);
+			if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+				return SB_READ_DRAINED;
+			if (n <= 0)
+			{
+				/* the end (ECONNRESET: the child is gone), perhaps mid-frame */
+				*eof = true;
+				rd->cut = rd->payload != NULL || rd->hdr_got != 0;
+				return SB_READ_STOP;
+			}
+			rd->any = true;
+			bytes += (size_t) n;
+			if (direct)
+			{
+				rd->got += n;
+				if (rd->got == rd->len && !sb_frame_done(rd, out))
+					return SB_READ_STOP;
+				continue;
+			}
+			rd->buf_pos = 0;
+			rd->buf_len = (size_t) n;
+		}
 
 		if (rd->payload == NULL)
-			n = recv(fd, rd->hdr + rd->hdr_got, SB_FRAME_HEADER_SIZE - rd->hdr_got, MSG_DONTWAIT);
-		else
-			n = recv(fd, rd->payload + rd->got, Min((size_t) rd->len - rd->got, (size_t) 1 << 20),
-					 MSG_DONTWAIT);
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-			return SB_READ_DRAINED;
-		if (n <= 0)
 		{
-			/* the end (ECONNRESET: the child is gone), perhaps mid-frame */
-			*eof = true;
-			rd->cut = rd->payload != NULL || rd->hdr_got != 0;
-			return SB_READ_STOP;
-		}
-		rd->any = true;
-		bytes += (size_t) n;
-		if (rd->payload == NULL)
-		{
-			rd->hdr_got += n;
+			take = Min(rd->buf_len - rd->buf_pos, SB_FRAME_HEADER_SIZE - rd->hdr_got);
+			memcpy(rd->hdr + rd->hdr_got, rd->buf + rd->buf_pos, take);
+			rd->buf_pos += take;
+			rd->hdr_got += take;
 			if (rd->hdr_got == SB_FRAME_HEADER_SIZE)
 			{
 				frames++;
@@ -279,11 +311,18 @@ sb_read_available(int fd, SbReader *rd, SbOutcome *out, const SbLimits *limits, 
 		}
 		else
 		{
-			rd->got += n;
+			take = Min(rd->buf_len - rd->buf_pos, (size_t) rd->len - rd->got);
+			memcpy(rd->payload + rd->got, rd->buf + rd->buf_pos, take);
+			rd->buf_pos += take;
+			rd->got += take;
 			if (rd->got == rd->len && !sb_frame_done(rd, out))
 				return SB_READ_STOP;
 		}
-		/* nothing after a kept child's result belongs to this call */
+		/*
+		 * Nothing after a kept child's result belongs to this call: bytes
+		 * received with it (rd->buf_pos < rd->buf_len) fail the next call,
+		 * as bytes waiting in the socket then do (sb_sandbox_held_ready).
+		 */
 		if (rd->hold && rd->payload == NULL && rd->hdr_got == 0 &&
 			(out->result != NULL ||
 			 (out->rows_header != NULL && list_length(out->rows_columns) == rd->dec.rows_ncols)))
@@ -399,6 +438,7 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 	sb_decoder_init(&rd.dec, (uint64) limits->max_output_bytes, req->rows_mode, req->rows_ncols);
 	rd.capture = req->capture_output;
 	rd.hold = req->hold;
+	rd.buf = palloc(SB_READ_BUF);
 	if (req->capture_output)
 	{
 		MemoryContext keep = MemoryContextSwitchTo(old);
@@ -555,7 +595,9 @@ again:
 			INSTR_TIME_SUBTRACT(polled, poll_start);
 			if (INSTR_TIME_GET_MICROSEC(polled) < SB_POLL_US)
 			{
-				(void) sched_yield();
+				/* a held child's answer usually comes within microseconds */
+				if (!st->sb->held || INSTR_TIME_GET_MICROSEC(polled) >= SB_POLL_NO_YIELD_US)
+					(void) sched_yield();
 				continue;
 			}
 		}
@@ -590,6 +632,9 @@ again:
 		}
 		else
 			out->held = sb_sandbox_hold(st->sb);
+		/* it wrote past its result: its next call fails */
+		if (out->held != NULL)
+			out->held->stray = rd.buf_pos < rd.buf_len;
 		st->sb = NULL;
 		MemoryContextSwitchTo(old);
 		MemoryContextDelete(cxt);
@@ -607,6 +652,7 @@ again:
 			memset(&rd.hdr, 0, sizeof(rd.hdr));
 			rd.hdr_got = 0;
 			rd.payload = NULL;
+			rd.buf_pos = rd.buf_len = 0;
 			chunk_sent = 0;
 			writing = true;
 			eof = false;

@@ -188,6 +188,7 @@ sb_sandbox_hold(SbSandbox *sb)
 	clock->calls = 0;
 	clock->since_us = 0;
 	clock->cpu_us = sb_child_cpu_us(h->pid);
+	h->unread_us = 0;
 	__atomic_store_n(&clock->pid, h->pid, __ATOMIC_RELEASE);
 	sb_control_send_pid(SB_CTL_HOLD, h->pid);
 	return h;
@@ -208,22 +209,50 @@ sb_sandbox_call_begin(SbSandbox *sb)
 	sb->used = ++sb_held_generation;
 	if (clock == NULL)
 		return;
-	__atomic_store_n(&clock->cpu_us, sb->cpu_ready_us, __ATOMIC_RELEASE);
-	__atomic_store_n(&clock->since_us, sb_monotonic_us(), __ATOMIC_RELEASE);
+	/*
+	 * cpu_us stays what it was when the last call ended: CPU time used
+	 * since counts against this call's limit.  The worker holds the child
+	 * to SB_IDLE_CPU_MS between calls (checking every few milliseconds);
+	 * what it used after the worker's last look and before this call is
+	 * this call's.  Every moment of its CPU time is charged to a call or to
+	 * the idle allowance, and no system call to read it is on the way of
+	 * the row.
+	 */
+	sb->call_since_us = sb_monotonic_us();
+	__atomic_store_n(&clock->since_us, sb->call_since_us, __ATOMIC_RELEASE);
 	__atomic_store_n(&clock->in_call, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&clock->calls, clock->calls + 1, __ATOMIC_RELEASE);
 }
 
-/* A held child's call is over, with its complete result: its clock stops. */
+/*
+ * A held child's call is over, with its complete result: its clock stops.
+ *
+ * Its CPU time, the baseline of what it may use before its next call, is
+ * read (a system call, a tenth of a short call here) only once its calls
+ * since the last reading have taken SB_CPU_READ_AFTER_US of wall-clock
+ * time: until then the baseline stays at that reading, earlier, and the
+ * CPU time of those calls (at most their wall-clock time for each thread
+ * the child runs) counts as used between calls too.  The baseline is
+ * never later than the truth, so nothing is left uncounted.
+ */
+#define SB_CPU_READ_AFTER_US	1000
+
 void
 sb_sandbox_call_idle(SbSandbox *sb)
 {
 	volatile SbHeldClock *clock = sb_held_clock(sb);
+	uint64		now;
 
 	sb->in_call = false;
 	if (clock == NULL)
 		return;
-	__atomic_store_n(&clock->cpu_us, sb_child_cpu_us(sb->pid), __ATOMIC_RELEASE);
+	now = sb_monotonic_us();
+	sb->unread_us += now > sb->call_since_us ? now - sb->call_since_us : 0;
+	if (sb->unread_us >= SB_CPU_READ_AFTER_US)
+	{
+		__atomic_store_n(&clock->cpu_us, sb_child_cpu_us(sb->pid), __ATOMIC_RELEASE);
+		sb->unread_us = 0;
+	}
 	__atomic_store_n(&clock->in_call, 0, __ATOMIC_RELEASE);
 }
 
@@ -283,20 +312,10 @@ sb_sandbox_held_ready(SbSandbox *sb)
 
 	if (!sb->exited)
 	{
-		ssize_t		n = recv(sb->data_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-		volatile SbHeldClock *clock = sb_held_clock(sb);
+		ssize_t		n = sb->stray ? 1 : recv(sb->data_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
 
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-		{
-			/* waiting, as it should; and idle, as it should have been? */
-			sb->cpu_ready_us = sb_child_cpu_us(sb->pid);
-			if (clock == NULL || clock->cpu_us == 0 || sb->cpu_ready_us == 0 ||
-				sb->cpu_ready_us < clock->cpu_us + (uint64) SB_IDLE_CPU_MS * 1000 + 2000)
-				return true;
-			sb_sandbox_release(sb);
-			sb->held = false;
-			sb_idle_cpu_error();
-		}
+			return true;		/* waiting, as it should */
 		if (n > 0)
 		{
 			sb_sandbox_release(sb);

@@ -320,6 +320,16 @@ def decode_scalar(kind, payload):
     argument of a LANGUAGE pysandbox function): None for NULL; int, float,
     bool, str, bytes, Decimal, JSON's objects; datetime.date, datetime (aware,
     UTC, for timestamptz) and timedelta."""
+    # numbers without NULL, as the per-row calls of a function mostly get
+    # them: read straight from the bytes (numpy costs a microsecond or two)
+    if payload.startswith(_ZERO8):
+        n = len(payload)
+        if kind == sb_io.COL_INT64 and n == 16:
+            return int.from_bytes(payload[8:16], "little", signed=True)
+        if kind == sb_io.COL_FLOAT64 and n == 16:
+            return _DOUBLE.unpack_from(payload, 8)[0]
+        if kind == sb_io.COL_BOOL and n == 9:
+            return payload[8] != 0
     valid, _pos = _validity(memoryview(payload), 1, 0)
     if valid is not None and not valid[0]:
         return None

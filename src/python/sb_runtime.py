@@ -1065,6 +1065,12 @@ def _serve_held(fn, name, shape, params, rows, limit, out, lines):
     function, each an SB_DATA_CALL and its arguments, until the backend
     closes the channel.  Only what the function keeps (SD, its globals)
     lasts from one call to the next; a failing call ends the child."""
+    # the body's parameters are the arguments, in order: called as such
+    # (what _bind would do, without its work on every row)
+    code = fn.__code__
+    positional = (not fn.__dict__ and not code.co_kwonlyargcount and
+                  not code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) and
+                  code.co_varnames[:code.co_argcount] == tuple(params))
     while True:
         try:
             sb_io.wait_call(_HELD_SPIN_US)
@@ -1075,10 +1081,12 @@ def _serve_held(fn, name, shape, params, rows, limit, out, lines):
         if failed is not None:
             return failed
         out.used = 0
-        inputs = dict(zip(params, args))
         try:
-            value = _function_rows(fn(**_bind(fn, name, inputs)), shape, name, rows,
-                                   limit - out.used)
+            if positional and fn.__code__ is code and len(args) == len(params):
+                result = fn(*args)
+            else:
+                result = fn(**_bind(fn, name, dict(zip(params, args))))
+            value = _function_rows(result, shape, name, rows, limit - out.used)
             sys.stdout.flush()
             sys.stderr.flush()
             nrows, payloads = 0, ()
@@ -1089,7 +1097,7 @@ def _serve_held(fn, name, shape, params, rows, limit, out, lines):
             _send_error("rows", "ResultError", str(exc), sqlstate=exc.sqlstate, shape=shape)
             return 0
         except BaseException as exc:  # noqa: B902 - report everything, incl. SystemExit
-            _report_exception(exc, lines, inputs)
+            _report_exception(exc, lines, dict(zip(params, args)))
             return 0
         stay = sb_io.next_call()
         _send_value(rows, nrows, payloads, "{}", -1 if stay else 0, last=not stay)

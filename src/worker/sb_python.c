@@ -23,6 +23,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -305,6 +306,14 @@ static uint32_t sb_call_cpu_ms = 0;
  * SB_CPU_GRACE_US past its limit whatever this timer says.)
  */
 #define SB_REARM_SLACK_MS	100
+/*
+ * The process CPU clock is a system call (no vDSO): between calls it is
+ * read at most every SB_CPU_READ_EVERY_MS of wall-clock time, in which a
+ * single thread uses no more CPU time than that; the timer is re-armed
+ * that much early.
+ */
+#define SB_CPU_READ_EVERY_MS	5
+static uint64_t sb_cpu_read_at_ms = 0;	/* CLOCK_MONOTONIC when last read */
 static bool sb_rearmed = false;
 static uint64_t sb_armed_at_ms;		/* process CPU time when last re-armed */
 static uint64_t sb_rlimit_cpu_ms = 0;	/* RLIMIT_CPU's soft limit; 0: none */
@@ -331,10 +340,18 @@ sb_cpu_used_ms(void)
 static PyObject *
 sb_io_next_call(PyObject *self, PyObject *args)
 {
-	uint64_t	used = sb_cpu_used_ms();
+	struct timespec ts;
+	uint64_t	wall;
+	uint64_t	used;
 
 	(void) self;
 	(void) args;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	wall = (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+	if (sb_rearmed && wall - sb_cpu_read_at_ms < SB_CPU_READ_EVERY_MS)
+		Py_RETURN_TRUE;
+	sb_cpu_read_at_ms = wall;
+	used = sb_cpu_used_ms();
 	if (used == UINT64_MAX)
 		Py_RETURN_FALSE;
 	if (!sb_rearmed)
@@ -349,7 +366,7 @@ sb_io_next_call(PyObject *self, PyObject *args)
 	if (sb_rlimit_cpu_ms != 0 &&
 		used + sb_call_cpu_ms + 2 * SB_REARM_SLACK_MS > sb_rlimit_cpu_ms)
 		Py_RETURN_FALSE;
-	if (!sb_rearmed || used - sb_armed_at_ms >= SB_REARM_SLACK_MS)
+	if (!sb_rearmed || used - sb_armed_at_ms >= SB_REARM_SLACK_MS - 2 * SB_CPU_READ_EVERY_MS)
 	{
 		struct itimerval it;
 		uint64_t	ms = (uint64_t) sb_call_cpu_ms + SB_REARM_SLACK_MS;
@@ -375,26 +392,25 @@ sb_io_next_call(PyObject *self, PyObject *args)
  * The spin costs at most spin_us of CPU time between two calls, well
  * within SB_IDLE_CPU_MS.
  */
+#define SB_SPIN_NO_YIELD_US	30
+
 static PyObject *
 sb_io_wait_call(PyObject *self, PyObject *args)
 {
 	unsigned int spin_us;
-	int			flags;
 	struct timespec start,
 				now;
+	uint64_t	waited;
 
 	(void) self;
 	if (!PyArg_ParseTuple(args, "I", &spin_us))
 		return NULL;
 	if (sb_ahead_pos < sb_ahead_len || spin_us == 0)
 		Py_RETURN_NONE;
-	flags = fcntl(SB_CHILD_DATA_FD, F_GETFL);
-	if (flags < 0 || fcntl(SB_CHILD_DATA_FD, F_SETFL, flags | O_NONBLOCK) < 0)
-		Py_RETURN_NONE;
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;)
 	{
-		ssize_t		n = read(SB_CHILD_DATA_FD, sb_ahead, sizeof(sb_ahead));
+		ssize_t		n = recv(SB_CHILD_DATA_FD, sb_ahead, sizeof(sb_ahead), MSG_DONTWAIT);
 
 		if (n > 0)
 		{
@@ -405,12 +421,14 @@ sb_io_wait_call(PyObject *self, PyObject *args)
 		if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
 			break;				/* the end, or an error: recv() sees it */
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if ((uint64_t) (now.tv_sec - start.tv_sec) * 1000000 +
-			(uint64_t) (now.tv_nsec - start.tv_nsec) / 1000 >= spin_us)
+		waited = (uint64_t) (now.tv_sec - start.tv_sec) * 1000000 +
+			(uint64_t) (now.tv_nsec - start.tv_nsec) / 1000;
+		if (waited >= spin_us)
 			break;
-		(void) sched_yield();
+		/* the next row usually comes within microseconds: poll at once */
+		if (waited >= SB_SPIN_NO_YIELD_US)
+			(void) sched_yield();
 	}
-	(void) fcntl(SB_CHILD_DATA_FD, F_SETFL, flags);
 	Py_RETURN_NONE;
 }
 
