@@ -23,7 +23,7 @@ OBJS = \
 	src/protocol/sb_decode.o
 PGFILEDESC = "pysandbox - run untrusted Python next to the data"
 
-REGRESS = basic inputs types errors limits validation security guc rows agents repairs language sqlcall perrow
+REGRESS = basic inputs types errors limits validation security guc rows agents repairs language sqlcall perrow describe
 REGRESS_OPTS = --load-extension=pysandbox
 
 PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config

@@ -41,3 +41,15 @@ REVOKE USAGE ON LANGUAGE pysandbox FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION pysandbox_call_handler() FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION pysandbox_inline_handler(internal) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION pysandbox_validator(oid) FROM PUBLIC;
+
+-- sandbox_describe: what the inputs of a call would be in Python, without
+-- running any: columns, SQL types, pandas dtypes, nullability, the row
+-- estimate and a few rows, read as the calling role
+CREATE FUNCTION sandbox_describe(inputs jsonb, options jsonb DEFAULT '{}')
+RETURNS jsonb
+AS 'MODULE_PATHNAME', 'sandbox_describe'
+LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION sandbox_describe(jsonb, jsonb) IS
+'describe the inputs of a sandbox call ($table, $query, plain values) as Python will see them, without running Python';
+REVOKE EXECUTE ON FUNCTION sandbox_describe(jsonb, jsonb) FROM PUBLIC;

@@ -246,6 +246,7 @@ extern void sb_request_add_table(SbRequest *req, const char *name, SbColumn *col
 extern bool sb_sql_active;
 extern List *sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left);
 extern bool sb_inputs_check(Jsonb *inputs);
+extern void sb_rolled_back(void (*fn) (void *arg), void *arg);
 extern void sb_request_add_frame(SbRequest *req, uint32 type,
 								 const char *p1, size_t l1,
 								 const char *p2, size_t l2,

@@ -15,11 +15,14 @@
  */
 #include "pysandbox.h"
 
+#include <math.h>
+
 #include "access/xact.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_proc.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
+#include "executor/executor.h"
 #include "executor/spi.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -36,6 +39,7 @@
 #include "utils/memutils.h"
 #include "utils/plancache.h"
 #include "utils/regproc.h"
+#include "utils/syscache.h"
 #include "utils/timeout.h"
 #include "utils/timestamp.h"
 #include "utils/varlena.h"
@@ -266,20 +270,20 @@ sb_table_input_context(void *arg)
  * Run one table input's query into column buffers and add its TABLE and
  * COLUMN frames to the request.
  */
-static void
-sb_table_input(SbRequest *req, const char *name, const char *query, JsonbValue *params)
+/*
+ * Prepare a table input's query (after SPI_connect): one plain SELECT, its
+ * $params bound by their inferred types into *paramLI.
+ */
+static SPIPlanPtr
+sb_table_prepare(const char *name, const char *query, JsonbValue *params,
+				 ParamListInfo *paramLI_out)
 {
-	ErrorContextCallback errcb;
-	SbReceiver *r;
 	SbParamTypes ptypes = {NULL, 0};
 	SPIPrepareOptions popts;
-	SPIExecuteOptions eopts;
 	SPIPlanPtr	plan;
 	ParamListInfo paramLI = NULL;
 	int			nparams = 0;
 	JsonbValue *pvals = NULL;
-	bool		save_read_only = XactReadOnly;
-	MemoryContext cxt = CurrentMemoryContext;
 	bool		is_sql = strcmp(name, "sql()") == 0;	/* sb_sql_answer */
 	const char *what = is_sql ? name : psprintf("input \"%s\"", name);
 	const char *given = is_sql ? "sql() was given" : "\"$params\" has";
@@ -303,24 +307,6 @@ sb_table_input(SbRequest *req, const char *name, const char *query, JsonbValue *
 			if (tok == WJB_ELEM && i < nparams)
 				pvals[i++] = v;
 	}
-
-	errcb.callback = sb_table_input_context;
-	errcb.arg = (void *) name;
-	errcb.previous = error_context_stack;
-	error_context_stack = &errcb;
-
-	r = palloc0(sizeof(SbReceiver));
-	r->pub.receiveSlot = sb_receiver_receive;
-	r->pub.rStartup = sb_receiver_startup;
-	r->pub.rShutdown = sb_receiver_shutdown;
-	r->pub.rDestroy = sb_receiver_destroy;
-	r->pub.mydest = DestNone;
-	r->req = req;
-	r->input = name;
-	r->cxt = cxt;
-
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
 
 	memset(&popts, 0, sizeof(popts));
 	popts.parserSetup = sb_param_setup;
@@ -376,6 +362,40 @@ sb_table_input(SbRequest *req, const char *name, const char *query, JsonbValue *
 			prm->ptype = ptypes.types[i];
 		}
 	}
+	*paramLI_out = paramLI;
+	return plan;
+}
+
+static void
+sb_table_input(SbRequest *req, const char *name, const char *query, JsonbValue *params)
+{
+	ErrorContextCallback errcb;
+	SbReceiver *r;
+	SPIExecuteOptions eopts;
+	SPIPlanPtr	plan;
+	ParamListInfo paramLI = NULL;
+	bool		save_read_only = XactReadOnly;
+	MemoryContext cxt = CurrentMemoryContext;
+	const char *what = strcmp(name, "sql()") == 0 ? name : psprintf("input \"%s\"", name);
+
+	errcb.callback = sb_table_input_context;
+	errcb.arg = (void *) name;
+	errcb.previous = error_context_stack;
+	error_context_stack = &errcb;
+
+	r = palloc0(sizeof(SbReceiver));
+	r->pub.receiveSlot = sb_receiver_receive;
+	r->pub.rStartup = sb_receiver_startup;
+	r->pub.rShutdown = sb_receiver_shutdown;
+	r->pub.rDestroy = sb_receiver_destroy;
+	r->pub.mydest = DestNone;
+	r->req = req;
+	r->input = name;
+	r->cxt = cxt;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	plan = sb_table_prepare(name, query, params, &paramLI);
 
 	memset(&eopts, 0, sizeof(eopts));
 	eopts.params = paramLI;
@@ -407,16 +427,16 @@ sb_table_input(SbRequest *req, const char *name, const char *query, JsonbValue *
 }
 
 /*
- * sb_table_input() in a subtransaction that is always rolled back: the query
- * is read-only (XactReadOnly) but some functions write all the same (large
+ * fn(arg) in a subtransaction that is always rolled back (sb_table_input():
+ * the query is read-only (XactReadOnly) but some functions write all the same (large
  * objects: lo_from_bytea, lo_import), notify or set settings; whatever it
  * did is undone once its rows are copied into the request.  An error is
  * raised as it came, after the rollback.  (Session-level advisory locks and
  * what a query does on another server through dblink or a foreign table
  * are not undone by a rollback.)
  */
-static void
-sb_table_input_undone(SbRequest *req, const char *name, const char *query, JsonbValue *params)
+void
+sb_rolled_back(void (*fn) (void *arg), void *arg)
 {
 	MemoryContext cxt = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
@@ -425,7 +445,7 @@ sb_table_input_undone(SbRequest *req, const char *name, const char *query, Jsonb
 	MemoryContextSwitchTo(cxt);
 	PG_TRY();
 	{
-		sb_table_input(req, name, query, params);
+		fn(arg);
 	}
 	PG_CATCH();
 	{
@@ -443,6 +463,43 @@ sb_table_input_undone(SbRequest *req, const char *name, const char *query, Jsonb
 	RollbackAndReleaseCurrentSubTransaction();
 	MemoryContextSwitchTo(cxt);
 	CurrentResourceOwner = owner;
+}
+
+typedef struct SbTableJob
+{
+	SbRequest  *req;
+	const char *name;
+	const char *query;
+	JsonbValue *params;
+	StringInfo	describe;		/* sandbox_describe: the description, or NULL */
+	int			sample;
+	bool		numeric_decimal;
+} SbTableJob;
+
+static void sb_table_describe(SbTableJob *job);
+
+static void
+sb_table_job(void *arg)
+{
+	SbTableJob *job = (SbTableJob *) arg;
+
+	if (job->describe)
+		sb_table_describe(job);
+	else
+		sb_table_input(job->req, job->name, job->query, job->params);
+}
+
+static void
+sb_table_input_undone(SbRequest *req, const char *name, const char *query, JsonbValue *params)
+{
+	SbTableJob	job;
+
+	memset(&job, 0, sizeof(job));
+	job.req = req;
+	job.name = name;
+	job.query = query;
+	job.params = params;
+	sb_rolled_back(sb_table_job, &job);
 }
 
 /*
@@ -626,6 +683,324 @@ sb_input_form(const char *key, JsonbValue *v, char **query, JsonbValue **params)
 			 errhint("Use {\"$query\": \"SELECT ...\", \"$params\": [...]}, {\"$table\": \"schema.name\"}, "
 					 "or {\"$literal\": ...} for JSON that contains \"$\" keys.")));
 	return SB_INPUT_PLAIN;		/* not reached */
+}
+
+/* How a column of this type arrives in pandas (README, Types). */
+static void
+sb_describe_dtype(StringInfo out, int kind, Oid typid, bool nullable)
+{
+	switch (kind)
+	{
+		case SB_COL_INT64:
+			appendStringInfoString(out, nullable ?
+								   "\"dtype\": \"int64\", \"dtype_with_nulls\": \"Int64\"" :
+								   "\"dtype\": \"int64\"");
+			break;
+		case SB_COL_FLOAT64:
+			appendStringInfoString(out, nullable ?
+								   "\"dtype\": \"float64\", \"nulls_as\": \"NaN\"" :
+								   "\"dtype\": \"float64\"");
+			break;
+		case SB_COL_BOOL:
+			appendStringInfoString(out, nullable ?
+								   "\"dtype\": \"bool\", \"dtype_with_nulls\": \"boolean\"" :
+								   "\"dtype\": \"bool\"");
+			break;
+		case SB_COL_DATE:
+		case SB_COL_TIMESTAMP:
+			appendStringInfoString(out, "\"dtype\": \"datetime64[ns]\"");
+			break;
+		case SB_COL_TIMESTAMPTZ:
+			appendStringInfoString(out, "\"dtype\": \"datetime64[ns, UTC]\"");
+			break;
+		case SB_COL_INTERVAL:
+			appendStringInfoString(out, "\"dtype\": \"timedelta64[ns]\"");
+			break;
+		case SB_COL_JSON:
+			appendStringInfoString(out, type_is_array(getBaseType(typid)) ?
+								   "\"dtype\": \"object\", \"python_type\": \"list\"" :
+								   "\"dtype\": \"object\", \"python_type\": \"dict, list, str, int, float, bool or None (JSON)\"");
+			break;
+		case SB_COL_BYTES:
+			appendStringInfoString(out, "\"dtype\": \"object\", \"python_type\": \"bytes\"");
+			break;
+		case SB_COL_DECIMAL:
+			appendStringInfoString(out, "\"dtype\": \"object\", \"python_type\": \"decimal.Decimal\"");
+			break;
+		default:
+			appendStringInfoString(out, "\"dtype\": \"object\", \"python_type\": \"str\"");
+			break;
+	}
+}
+
+/*
+ * sandbox_describe: one table input described into job->describe, with no
+ * Python: its columns (SQL type, pandas dtype, whether NULL can occur), the
+ * planner's row estimate and up to job->sample rows.  The query is
+ * prepared and run as sb_table_input() runs it; the caller must be allowed
+ * to read what it reads before anything about it is told.
+ */
+static void
+sb_table_describe(SbTableJob *job)
+{
+	ErrorContextCallback errcb;
+	SPIPlanPtr	plan;
+	ParamListInfo paramLI = NULL;
+	CachedPlanSource *ps;
+	CachedPlan *cplan;
+	Query	   *q;
+	TupleDesc	desc;
+	ListCell   *lc;
+	double		rows = 0;
+	bool		save_read_only = XactReadOnly;
+	StringInfo	out = job->describe;
+	MemoryContext cxt = CurrentMemoryContext;
+	StringInfoData buf;
+	int			col = 0;
+	int			i;
+
+	errcb.callback = sb_table_input_context;
+	errcb.arg = (void *) job->name;
+	errcb.previous = error_context_stack;
+	error_context_stack = &errcb;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	plan = sb_table_prepare(job->name, job->query, job->params, &paramLI);
+	ps = (CachedPlanSource *) linitial(SPI_plan_get_plan_sources(plan));
+
+	/*
+	 * The privileges the query needs, as the executor checks them.  Read-only
+	 * from here: planning may run functions (to estimate), as running does.
+	 */
+	XactReadOnly = true;
+	PG_TRY();
+	{
+		cplan = SPI_plan_get_cached_plan(plan);
+	}
+	PG_FINALLY();
+	{
+		XactReadOnly = save_read_only;
+	}
+	PG_END_TRY();
+	if (cplan == NULL)
+		elog(ERROR, "could not plan the query of input \"%s\"", job->name);
+	foreach(lc, cplan->stmt_list)
+	{
+		PlannedStmt *stmt = lfirst_node(PlannedStmt, lc);
+
+		(void) ExecCheckRTPerms(stmt->rtable, true);
+		if (stmt->planTree != NULL)
+			rows = stmt->planTree->plan_rows;
+	}
+	ReleaseCachedPlan(cplan, NULL);
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "{\"kind\": \"table\", \"rows_estimate\": %.0f, \"columns\": [", rows);
+	desc = ps->resultDesc;
+	q = linitial_node(Query, ps->query_list);
+	foreach(lc, q->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+		Form_pg_attribute att;
+		bool		notnull = false;
+
+		if (te->resjunk || col >= desc->natts)
+			continue;
+		att = TupleDescAttr(desc, col);
+		if (OidIsValid(te->resorigtbl) && te->resorigcol > 0)
+		{
+			HeapTuple	tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(te->resorigtbl),
+											  Int16GetDatum(te->resorigcol));
+
+			if (HeapTupleIsValid(tup))
+			{
+				notnull = ((Form_pg_attribute) GETSTRUCT(tup))->attnotnull;
+				ReleaseSysCache(tup);
+			}
+		}
+		if (col > 0)
+			appendStringInfoString(&buf, ", ");
+		appendStringInfoString(&buf, "{\"name\": ");
+		escape_json(&buf, NameStr(att->attname));
+		appendStringInfoString(&buf, ", \"type\": ");
+		escape_json(&buf, format_type_with_typemod(att->atttypid, att->atttypmod));
+		appendStringInfoString(&buf, ", ");
+		sb_describe_dtype(&buf, sb_input_kind(att->atttypid, job->numeric_decimal),
+						  att->atttypid, !notnull);
+		appendStringInfo(&buf, ", \"nullable\": %s}", notnull ? "false" : "true");
+		col++;
+	}
+	appendStringInfoString(&buf, "], \"sample\": [");
+
+	if (job->sample > 0)
+	{
+		SPIExecuteOptions eopts;
+		int			rc;
+
+		memset(&eopts, 0, sizeof(eopts));
+		eopts.params = paramLI;
+		eopts.read_only = true;
+		eopts.tcount = job->sample;
+		XactReadOnly = true;
+		PG_TRY();
+		{
+			rc = SPI_execute_plan_extended(plan, &eopts);
+		}
+		PG_FINALLY();
+		{
+			XactReadOnly = save_read_only;
+		}
+		PG_END_TRY();
+		if (rc < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("could not run the query of input \"%s\": %s",
+							job->name, SPI_result_code_string(rc))));
+		if (SPI_tuptable != NULL)
+		{
+			TupleDesc	rowdesc = BlessTupleDesc(SPI_tuptable->tupdesc);
+
+			for (i = 0; i < (int) SPI_processed; i++)
+			{
+				Datum		d = heap_copy_tuple_as_datum(SPI_tuptable->vals[i], rowdesc);
+
+				if (i > 0)
+					appendStringInfoString(&buf, ", ");
+				appendStringInfoString(&buf, TextDatumGetCString(DirectFunctionCall1(row_to_json, d)));
+			}
+		}
+	}
+	appendStringInfoString(&buf, "]}");
+
+	SPI_finish();
+	error_context_stack = errcb.previous;
+	MemoryContextSwitchTo(cxt);
+	appendBinaryStringInfo(out, buf.data, buf.len);
+}
+
+/*
+ * sandbox_describe(inputs jsonb, options jsonb) returns jsonb: what each
+ * input would be in Python, without running any (README, sandbox_describe).
+ */
+PG_FUNCTION_INFO_V1(sandbox_describe);
+
+Datum
+sandbox_describe(PG_FUNCTION_ARGS)
+{
+	Jsonb	   *inputs;
+	Jsonb	   *options;
+	JsonbValue *v;
+	JsonbIterator *it;
+	JsonbValue	jv;
+	JsonbIteratorToken tok;
+	StringInfoData out;
+	bool		numeric_decimal = false;
+	int			sample = 5;
+	bool		first = true;
+	char	   *key = NULL;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("inputs and options must not be NULL")));
+	inputs = PG_GETARG_JSONB_P(0);
+	options = PG_GETARG_JSONB_P(1);
+	sb_inputs_must_be_object(inputs);
+	if (!JB_ROOT_IS_OBJECT(options))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("options must be a JSON object")));
+	v = getKeyJsonValueFromContainer(&options->root, "sample_rows", 11, NULL);
+	if (v != NULL)
+	{
+		double		n = -1;
+
+		if (v->type == jbvNumeric)
+			n = DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow,
+												   NumericGetDatum(v->val.numeric)));
+		if (n != floor(n) || n < 0 || n > 1000)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("options.sample_rows must be an integer from 0 to 1000")));
+		sample = (int) n;
+	}
+	it = JsonbIteratorInit(&options->root);
+	while ((tok = JsonbIteratorNext(&it, &jv, true)) != WJB_DONE)
+		if (tok == WJB_KEY &&
+			!(jv.val.string.len == 11 && memcmp(jv.val.string.val, "sample_rows", 11) == 0) &&
+			!(jv.val.string.len == 7 && memcmp(jv.val.string.val, "numeric", 7) == 0))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("unknown option \"%.*s\"", jv.val.string.len, jv.val.string.val),
+					 errhint("Known options of sandbox_describe are sample_rows and numeric.")));
+	v = getKeyJsonValueFromContainer(&options->root, "numeric", 7, NULL);
+	if (v != NULL)
+	{
+		if (v->type == jbvString && v->val.string.len == 7 &&
+			memcmp(v->val.string.val, "decimal", 7) == 0)
+			numeric_decimal = true;
+		else if (!(v->type == jbvString && v->val.string.len == 5 &&
+				   memcmp(v->val.string.val, "float", 5) == 0))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("options.numeric must be \"float\" or \"decimal\"")));
+	}
+
+	initStringInfo(&out);
+	appendStringInfoChar(&out, '{');
+	it = JsonbIteratorInit(&inputs->root);
+	while ((tok = JsonbIteratorNext(&it, &jv, true)) != WJB_DONE)
+	{
+		char	   *query;
+		JsonbValue *params;
+
+		if (tok == WJB_KEY)
+			key = sb_input_name(&jv);
+		if (tok != WJB_VALUE)
+			continue;
+		if (!first)
+			appendStringInfoString(&out, ", ");
+		first = false;
+		escape_json(&out, key);
+		appendStringInfoString(&out, ": ");
+		if (sb_input_form(key, &jv, &query, &params) != SB_INPUT_PLAIN)
+		{
+			SbTableJob	job;
+
+			memset(&job, 0, sizeof(job));
+			job.name = key;
+			job.query = query;
+			job.params = params;
+			job.describe = &out;
+			job.sample = sample;
+			job.numeric_decimal = numeric_decimal;
+			sb_rolled_back(sb_table_job, &job);
+			continue;
+		}
+		appendStringInfoString(&out, "{\"kind\": \"value\", \"python_type\": ");
+		switch (jv.type)
+		{
+			case jbvNull:
+				appendStringInfoString(&out, "\"None\"}");
+				break;
+			case jbvString:
+				appendStringInfoString(&out, "\"str\"}");
+				break;
+			case jbvBool:
+				appendStringInfoString(&out, "\"bool\"}");
+				break;
+			case jbvNumeric:
+				appendStringInfoString(&out, "\"int or float\"}");
+				break;
+			default:
+				appendStringInfoString(&out, JsonContainerIsArray(jv.val.binary.data) ?
+									   "\"list\"}" : "\"dict\"}");
+				break;
+		}
+	}
+	appendStringInfoChar(&out, '}');
+	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(out.data)));
 }
 
 /*

@@ -1,0 +1,85 @@
+--
+-- describe: sandbox_describe(inputs, options) tells what each input would
+-- be in Python (columns, SQL and pandas types, NULLs, a row estimate and a
+-- few rows) as the calling role, without running any Python
+--
+CREATE TABLE describe_t (
+    id integer PRIMARY KEY,
+    region text NOT NULL,
+    amount numeric(10,2),
+    ratio float8,
+    ok boolean,
+    sold_on date,
+    at timestamp,
+    atz timestamptz,
+    span interval,
+    doc jsonb,
+    tags text[],
+    raw bytea,
+    u uuid
+);
+INSERT INTO describe_t
+SELECT i, CASE WHEN i % 2 = 0 THEN 'east' ELSE 'west' END, i * 1.5, i / 4.0, i % 2 = 0,
+       date '2024-01-01' + i, timestamp '2024-01-01 10:00' + i * interval '1 hour',
+       timestamptz '2024-01-01 10:00+00' + i * interval '1 day', i * interval '1 minute',
+       jsonb_build_object('i', i), ARRAY['a', 'b'], '\x00ff', '00000000-0000-0000-0000-000000000000'
+FROM generate_series(1, 100) AS i;
+ANALYZE describe_t;
+
+-- every type, as it arrives; NOT NULL columns are not nullable
+SELECT c->>'name' AS name, c->>'type' AS type, c->>'dtype' AS dtype,
+       c->>'dtype_with_nulls' AS with_nulls, c->>'python_type' AS python_type,
+       c->>'nullable' AS nullable
+FROM jsonb_array_elements(sandbox_describe('{"t": {"$table": "describe_t"}}',
+                                          '{"sample_rows": 0}') -> 't' -> 'columns') AS c;
+SELECT d->'t'->'rows_estimate' AS estimate, d->'t'->'sample' AS sample
+FROM sandbox_describe('{"t": {"$table": "describe_t"}}', '{"sample_rows": 0}') AS d;
+-- numeric as decimal.Decimal, as the call's option says
+SELECT sandbox_describe('{"t": {"$query": "SELECT amount FROM describe_t"}}',
+                        '{"numeric": "decimal", "sample_rows": 0}') -> 't' -> 'columns';
+
+-- a query with parameters, and a few rows of it
+SELECT jsonb_pretty(sandbox_describe(
+    '{"q": {"$query": "SELECT id, region, amount FROM describe_t WHERE id <= $1 ORDER BY id", "$params": [3]},
+      "n": 3, "cfg": {"x": [1, 2]}, "name": "east", "flags": [true], "nothing": null}',
+    '{"sample_rows": 2}'));
+-- at most 5 rows unless told; a computed column may be NULL
+SELECT jsonb_array_length(d->'q'->'sample') AS rows, d->'q'->'columns'->0->'nullable' AS nullable
+FROM sandbox_describe('{"q": {"$query": "SELECT id * 2 AS twice FROM describe_t"}}') AS d;
+
+-- as the calling role: privileges and row-level security hold
+CREATE ROLE regress_describe;
+GRANT EXECUTE ON FUNCTION sandbox_describe(jsonb, jsonb) TO regress_describe;
+SET ROLE regress_describe;
+SELECT sandbox_describe('{"t": {"$table": "describe_t"}}');
+SELECT sandbox_describe('{"t": {"$query": "SELECT count(*) FROM describe_t"}}');
+RESET ROLE;
+GRANT SELECT ON describe_t TO regress_describe;
+ALTER TABLE describe_t ENABLE ROW LEVEL SECURITY;
+CREATE POLICY describe_east ON describe_t FOR SELECT TO regress_describe USING (region = 'east' AND id <= 4);
+SET ROLE regress_describe;
+SELECT d->'t'->'sample' AS sample
+FROM sandbox_describe('{"t": {"$query": "SELECT id, region FROM describe_t ORDER BY id"}}') AS d;
+RESET ROLE;
+DROP POLICY describe_east ON describe_t;
+ALTER TABLE describe_t DISABLE ROW LEVEL SECURITY;
+REVOKE SELECT ON describe_t FROM regress_describe;
+
+-- mistakes say what to do
+SELECT sandbox_describe('{"t": {"$query": "DELETE FROM describe_t"}}');
+SELECT sandbox_describe('{"t": {"$table": "describe_missing"}}');
+SELECT sandbox_describe('{"t": {"$query": "SELECT $1"}}');
+SELECT sandbox_describe('{"t": {"$query": "SELECT 1"}}', '{"sample_rows": 1001}');
+SELECT sandbox_describe('{"t": {"$query": "SELECT 1"}}', '{"sample_rows": "5"}');
+SELECT sandbox_describe('{"t": {"$query": "SELECT 1"}}', '{"rows": 5}');
+SELECT sandbox_describe('[1]');
+SELECT sandbox_describe('{"not an identifier": 1}');
+SELECT sandbox_describe(NULL);
+-- nothing it reads is kept: the query runs in a rolled-back subtransaction
+SELECT count(*) FROM pg_largeobject_metadata;
+SELECT (sandbox_describe('{"t": {"$query": "SELECT lo_from_bytea(0, ''x'') AS lo"}}') -> 't' -> 'sample' -> 0 ->> 'lo') IS NOT NULL AS ran;
+SELECT count(*) FROM pg_largeobject_metadata;
+
+DROP TABLE describe_t;
+DROP OWNED BY regress_describe;
+DROP ROLE regress_describe;
