@@ -47,6 +47,20 @@ SELECT jsonb_pretty(sandbox_describe(
 SELECT jsonb_array_length(d->'q'->'sample') AS rows, d->'q'->'columns'->0->'nullable' AS nullable
 FROM sandbox_describe('{"q": {"$query": "SELECT id * 2 AS twice FROM describe_t"}}') AS d;
 
+-- an outer join or grouping sets can make NULLs of NOT NULL columns: then
+-- every column is nullable (a conservative answer)
+SELECT c->>'name' AS name, c->>'nullable' AS nullable, c->>'dtype_with_nulls' AS with_nulls
+FROM jsonb_array_elements(sandbox_describe(
+    '{"q": {"$query": "SELECT a.id, b.id AS next_id FROM describe_t a LEFT JOIN describe_t b ON b.id = a.id + 1"}}',
+    '{"sample_rows": 0}') -> 'q' -> 'columns') AS c;
+SELECT c->>'name' AS name, c->>'nullable' AS nullable
+FROM jsonb_array_elements(sandbox_describe(
+    '{"q": {"$query": "SELECT region, count(*) FROM describe_t GROUP BY ROLLUP (region)"}}',
+    '{"sample_rows": 0}') -> 'q' -> 'columns') AS c;
+-- the sample stops growing past 1 MB, and says so
+SELECT jsonb_array_length(d->'q'->'sample') AS rows, d->'q'->'sample_truncated' AS truncated
+FROM sandbox_describe('{"q": {"$query": "SELECT repeat(''x'', 600000) AS s FROM generate_series(1, 5)"}}') AS d;
+
 -- as the calling role: privileges and row-level security hold
 CREATE ROLE regress_describe;
 GRANT EXECUTE ON FUNCTION sandbox_describe(jsonb, jsonb) TO regress_describe;

@@ -167,6 +167,18 @@ if x == 2:
 return x
 $$;
 SELECT count(*) FROM (SELECT pr_chatty(i), pg_sleep(0.1) FROM generate_series(1, 4) AS i) s;
+-- the same after a result too large for the backend's receive buffer
+CREATE FUNCTION pr_chatty_big(x integer) RETURNS text
+LANGUAGE pysandbox AS $$
+import sb_io
+if x == 2:
+    data = ("y" * 10000 + "\0").encode()
+    sb_io.send(sb_io.ROWS, (1).to_bytes(8, "little"))
+    sb_io.sendv(sb_io.COLUMN, [bytes(8), b"", (0).to_bytes(8, "little") + len(data).to_bytes(8, "little"), data])
+    sb_io.send(sb_io.STDOUT, b"between calls\n")
+return "z" * 10000
+$$;
+SELECT count(*) FROM (SELECT length(pr_chatty_big(i)), pg_sleep(0.1) FROM generate_series(1, 4) AS i) s;
 -- the same process all along: one pid for all rows, another next statement
 CREATE FUNCTION pr_pid(x integer) RETURNS integer
 LANGUAGE pysandbox AS 'import os; return os.getpid()';

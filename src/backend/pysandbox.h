@@ -81,9 +81,7 @@ typedef struct SbSandbox
 	uint64		generation;		/* which holding of this slot */
 	uint64		used;			/* held: when last called (a counter) */
 	bool		stray;			/* held: bytes came after its last result */
-	uint64		call_since_us;	/* held: when its running call began */
-	uint64		unread_us;		/* held: wall time of its calls since its
-								 * CPU time was last read */
+	uint64		cpu_read_us;	/* held: when its CPU time was last read */
 	SbExitReport exit;			/* valid once exited */
 } SbSandbox;
 

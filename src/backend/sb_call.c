@@ -290,13 +290,17 @@ sb_read_available(int fd, SbReader *rd, SbOutcome *out, const SbLimits *limits, 
 				rd->got += n;
 				if (rd->got == rd->len && !sb_frame_done(rd, out))
 					return SB_READ_STOP;
-				continue;
 			}
-			rd->buf_pos = 0;
-			rd->buf_len = (size_t) n;
+			else
+			{
+				rd->buf_pos = 0;
+				rd->buf_len = (size_t) n;
+			}
 		}
 
-		if (rd->payload == NULL)
+		if (rd->buf_pos == rd->buf_len)
+			;					/* received straight into a payload */
+		else if (rd->payload == NULL)
 		{
 			take = Min(rd->buf_len - rd->buf_pos, SB_FRAME_HEADER_SIZE - rd->hdr_got);
 			memcpy(rd->hdr + rd->hdr_got, rd->buf + rd->buf_pos, take);

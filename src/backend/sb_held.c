@@ -188,7 +188,7 @@ sb_sandbox_hold(SbSandbox *sb)
 	clock->calls = 0;
 	clock->since_us = 0;
 	clock->cpu_us = sb_child_cpu_us(h->pid);
-	h->unread_us = 0;
+	h->cpu_read_us = sb_monotonic_us();
 	__atomic_store_n(&clock->pid, h->pid, __ATOMIC_RELEASE);
 	sb_control_send_pid(SB_CTL_HOLD, h->pid);
 	return h;
@@ -218,8 +218,7 @@ sb_sandbox_call_begin(SbSandbox *sb)
 	 * the idle allowance, and no system call to read it is on the way of
 	 * the row.
 	 */
-	sb->call_since_us = sb_monotonic_us();
-	__atomic_store_n(&clock->since_us, sb->call_since_us, __ATOMIC_RELEASE);
+	__atomic_store_n(&clock->since_us, sb_monotonic_us(), __ATOMIC_RELEASE);
 	__atomic_store_n(&clock->in_call, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&clock->calls, clock->calls + 1, __ATOMIC_RELEASE);
 }
@@ -228,12 +227,12 @@ sb_sandbox_call_begin(SbSandbox *sb)
  * A held child's call is over, with its complete result: its clock stops.
  *
  * Its CPU time, the baseline of what it may use before its next call, is
- * read (a system call, a tenth of a short call here) only once its calls
- * since the last reading have taken SB_CPU_READ_AFTER_US of wall-clock
- * time: until then the baseline stays at that reading, earlier, and the
- * CPU time of those calls (at most their wall-clock time for each thread
- * the child runs) counts as used between calls too.  The baseline is
- * never later than the truth, so nothing is left uncounted.
+ * read (a system call, a tenth of a short call here) only once
+ * SB_CPU_READ_AFTER_US of wall-clock time have passed since the last
+ * reading: until then the baseline stays at that reading, earlier, and the
+ * CPU time since (at most that wall-clock time: a child has one thread)
+ * counts as used between calls too.  The baseline is never later than the
+ * truth, so nothing is left uncounted.
  */
 #define SB_CPU_READ_AFTER_US	1000
 
@@ -247,11 +246,10 @@ sb_sandbox_call_idle(SbSandbox *sb)
 	if (clock == NULL)
 		return;
 	now = sb_monotonic_us();
-	sb->unread_us += now > sb->call_since_us ? now - sb->call_since_us : 0;
-	if (sb->unread_us >= SB_CPU_READ_AFTER_US)
+	if (now - sb->cpu_read_us >= SB_CPU_READ_AFTER_US)
 	{
 		__atomic_store_n(&clock->cpu_us, sb_child_cpu_us(sb->pid), __ATOMIC_RELEASE);
-		sb->unread_us = 0;
+		sb->cpu_read_us = now;
 	}
 	__atomic_store_n(&clock->in_call, 0, __ATOMIC_RELEASE);
 }

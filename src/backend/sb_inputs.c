@@ -477,6 +477,7 @@ typedef struct SbTableJob
 } SbTableJob;
 
 static void sb_table_describe(SbTableJob *job);
+static bool sb_inputs_walk(SbRequest *req, Jsonb *inputs, SbTableJob *describe);
 
 static void
 sb_table_job(void *arg)
@@ -740,6 +741,37 @@ sb_describe_dtype(StringInfo out, int kind, Oid typid, bool nullable)
  * prepared and run as sb_table_input() runs it; the caller must be allowed
  * to read what it reads before anything about it is told.
  */
+/* Can the query make NULLs of a NOT NULL column (outer joins, grouping sets)? */
+static bool
+sb_makes_nulls(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, JoinExpr) && IS_OUTER_JOIN(((JoinExpr *) node)->jointype))
+		return true;
+	if (IsA(node, Query))
+	{
+		Query	   *q = (Query *) node;
+
+		if (q->groupingSets != NIL || q->setOperations != NULL)
+			return true;
+		return query_tree_walker(q, sb_makes_nulls, context, 0);
+	}
+	return expression_tree_walker(node, sb_makes_nulls, context);
+}
+
+/* A description's sample stops growing past this many bytes. */
+#define SB_DESCRIBE_SAMPLE_BYTES	(1024 * 1024)
+
+/*
+ * sandbox_describe: one table input described into job->describe, with no
+ * Python: its columns (SQL type, pandas dtype, whether NULL can occur), the
+ * planner's row estimate and up to job->sample rows.  The query is
+ * prepared and run as sb_table_input() runs it; the caller must be allowed
+ * to read what it reads before anything about it is told.  The text goes
+ * straight into job->describe, which lives in the caller's memory context
+ * (appending keeps it there), not SPI's.
+ */
 static void
 sb_table_describe(SbTableJob *job)
 {
@@ -754,10 +786,8 @@ sb_table_describe(SbTableJob *job)
 	double		rows = 0;
 	bool		save_read_only = XactReadOnly;
 	StringInfo	out = job->describe;
-	MemoryContext cxt = CurrentMemoryContext;
-	StringInfoData buf;
+	bool		nulls_anywhere;
 	int			col = 0;
-	int			i;
 
 	errcb.callback = sb_table_input_context;
 	errcb.arg = (void *) job->name;
@@ -795,10 +825,10 @@ sb_table_describe(SbTableJob *job)
 	}
 	ReleaseCachedPlan(cplan, NULL);
 
-	initStringInfo(&buf);
-	appendStringInfo(&buf, "{\"kind\": \"table\", \"rows_estimate\": %.0f, \"columns\": [", rows);
+	appendStringInfo(out, "{\"kind\": \"table\", \"rows_estimate\": %.0f, \"columns\": [", rows);
 	desc = ps->resultDesc;
 	q = linitial_node(Query, ps->query_list);
+	nulls_anywhere = sb_makes_nulls((Node *) q, NULL);
 	foreach(lc, q->targetList)
 	{
 		TargetEntry *te = lfirst_node(TargetEntry, lc);
@@ -808,7 +838,7 @@ sb_table_describe(SbTableJob *job)
 		if (te->resjunk || col >= desc->natts)
 			continue;
 		att = TupleDescAttr(desc, col);
-		if (OidIsValid(te->resorigtbl) && te->resorigcol > 0)
+		if (!nulls_anywhere && OidIsValid(te->resorigtbl) && te->resorigcol > 0)
 		{
 			HeapTuple	tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(te->resorigtbl),
 											  Int16GetDatum(te->resorigcol));
@@ -820,63 +850,63 @@ sb_table_describe(SbTableJob *job)
 			}
 		}
 		if (col > 0)
-			appendStringInfoString(&buf, ", ");
-		appendStringInfoString(&buf, "{\"name\": ");
-		escape_json(&buf, NameStr(att->attname));
-		appendStringInfoString(&buf, ", \"type\": ");
-		escape_json(&buf, format_type_with_typemod(att->atttypid, att->atttypmod));
-		appendStringInfoString(&buf, ", ");
-		sb_describe_dtype(&buf, sb_input_kind(att->atttypid, job->numeric_decimal),
+			appendStringInfoString(out, ", ");
+		appendStringInfoString(out, "{\"name\": ");
+		escape_json(out, NameStr(att->attname));
+		appendStringInfoString(out, ", \"type\": ");
+		escape_json(out, format_type_with_typemod(att->atttypid, att->atttypmod));
+		appendStringInfoString(out, ", ");
+		sb_describe_dtype(out, sb_input_kind(att->atttypid, job->numeric_decimal),
 						  att->atttypid, !notnull);
-		appendStringInfo(&buf, ", \"nullable\": %s}", notnull ? "false" : "true");
+		appendStringInfo(out, ", \"nullable\": %s}", notnull ? "false" : "true");
 		col++;
 	}
-	appendStringInfoString(&buf, "], \"sample\": [");
+	appendStringInfoString(out, "], \"sample\": [");
 
+	/* row by row through a cursor: one row in memory, the text capped */
 	if (job->sample > 0)
 	{
-		SPIExecuteOptions eopts;
-		int			rc;
+		Portal		portal;
+		int			taken = 0;
+		int			start = out->len;
 
-		memset(&eopts, 0, sizeof(eopts));
-		eopts.params = paramLI;
-		eopts.read_only = true;
-		eopts.tcount = job->sample;
 		XactReadOnly = true;
 		PG_TRY();
 		{
-			rc = SPI_execute_plan_extended(plan, &eopts);
+			portal = SPI_cursor_open_with_paramlist(NULL, plan, paramLI, true);
+			while (taken < job->sample && out->len - start < SB_DESCRIBE_SAMPLE_BYTES)
+			{
+				HeapTuple	tup;
+				Datum		d;
+
+				SPI_cursor_fetch(portal, true, 1);
+				if (SPI_processed == 0 || SPI_tuptable == NULL)
+					break;
+				tup = SPI_tuptable->vals[0];
+				d = heap_copy_tuple_as_datum(tup, BlessTupleDesc(SPI_tuptable->tupdesc));
+				if (taken > 0)
+					appendStringInfoString(out, ", ");
+				appendStringInfoString(out, TextDatumGetCString(DirectFunctionCall1(row_to_json, d)));
+				SPI_freetuptable(SPI_tuptable);
+				taken++;
+			}
+			SPI_cursor_close(portal);
 		}
 		PG_FINALLY();
 		{
 			XactReadOnly = save_read_only;
 		}
 		PG_END_TRY();
-		if (rc < 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("could not run the query of input \"%s\": %s",
-							job->name, SPI_result_code_string(rc))));
-		if (SPI_tuptable != NULL)
-		{
-			TupleDesc	rowdesc = BlessTupleDesc(SPI_tuptable->tupdesc);
-
-			for (i = 0; i < (int) SPI_processed; i++)
-			{
-				Datum		d = heap_copy_tuple_as_datum(SPI_tuptable->vals[i], rowdesc);
-
-				if (i > 0)
-					appendStringInfoString(&buf, ", ");
-				appendStringInfoString(&buf, TextDatumGetCString(DirectFunctionCall1(row_to_json, d)));
-			}
-		}
+		if (taken < job->sample && out->len - start >= SB_DESCRIBE_SAMPLE_BYTES)
+			appendStringInfoString(out, "], \"sample_truncated\": true}");
+		else
+			appendStringInfoString(out, "]}");
 	}
-	appendStringInfoString(&buf, "]}");
+	else
+		appendStringInfoString(out, "]}");
 
 	SPI_finish();
 	error_context_stack = errcb.previous;
-	MemoryContextSwitchTo(cxt);
-	appendBinaryStringInfo(out, buf.data, buf.len);
 }
 
 /*
@@ -895,10 +925,9 @@ sandbox_describe(PG_FUNCTION_ARGS)
 	JsonbValue	jv;
 	JsonbIteratorToken tok;
 	StringInfoData out;
+	SbTableJob	job;
 	bool		numeric_decimal = false;
 	int			sample = 5;
-	bool		first = true;
-	char	   *key = NULL;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		ereport(ERROR,
@@ -948,68 +977,42 @@ sandbox_describe(PG_FUNCTION_ARGS)
 	}
 
 	initStringInfo(&out);
-	appendStringInfoChar(&out, '{');
-	it = JsonbIteratorInit(&inputs->root);
-	while ((tok = JsonbIteratorNext(&it, &jv, true)) != WJB_DONE)
-	{
-		char	   *query;
-		JsonbValue *params;
-
-		if (tok == WJB_KEY)
-			key = sb_input_name(&jv);
-		if (tok != WJB_VALUE)
-			continue;
-		if (!first)
-			appendStringInfoString(&out, ", ");
-		first = false;
-		escape_json(&out, key);
-		appendStringInfoString(&out, ": ");
-		if (sb_input_form(key, &jv, &query, &params) != SB_INPUT_PLAIN)
-		{
-			SbTableJob	job;
-
-			memset(&job, 0, sizeof(job));
-			job.name = key;
-			job.query = query;
-			job.params = params;
-			job.describe = &out;
-			job.sample = sample;
-			job.numeric_decimal = numeric_decimal;
-			sb_rolled_back(sb_table_job, &job);
-			continue;
-		}
-		appendStringInfoString(&out, "{\"kind\": \"value\", \"python_type\": ");
-		switch (jv.type)
-		{
-			case jbvNull:
-				appendStringInfoString(&out, "\"None\"}");
-				break;
-			case jbvString:
-				appendStringInfoString(&out, "\"str\"}");
-				break;
-			case jbvBool:
-				appendStringInfoString(&out, "\"bool\"}");
-				break;
-			case jbvNumeric:
-				appendStringInfoString(&out, "\"int or float\"}");
-				break;
-			default:
-				appendStringInfoString(&out, JsonContainerIsArray(jv.val.binary.data) ?
-									   "\"list\"}" : "\"dict\"}");
-				break;
-		}
-	}
-	appendStringInfoChar(&out, '}');
+	memset(&job, 0, sizeof(job));
+	job.describe = &out;
+	job.sample = sample;
+	job.numeric_decimal = numeric_decimal;
+	(void) sb_inputs_walk(NULL, inputs, &job);
 	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(out.data)));
+}
+
+/* What a plain input is in Python (sandbox_describe). */
+static const char *
+sb_plain_python_type(const JsonbValue *v)
+{
+	switch (v->type)
+	{
+		case jbvNull:
+			return "None";
+		case jbvString:
+			return "str";
+		case jbvBool:
+			return "bool";
+		case jbvNumeric:
+			return "int or float";
+		default:
+			return JsonContainerIsArray(v->val.binary.data) ? "list" : "dict";
+	}
 }
 
 /*
  * Walk the inputs object: with req, plain values go into req->json as
- * "inputs":{...} and table inputs run into frames; without, only names
- * and forms are checked.  Returns whether any input reads the database.
+ * "inputs":{...} and table inputs run into frames; with describe, each
+ * input is described into describe->describe (sandbox_describe); with
+ * neither, only names and forms are checked.  Returns whether any input
+ * reads the database.
  */
 static bool
-sb_inputs_walk(SbRequest *req, Jsonb *inputs)
+sb_inputs_walk(SbRequest *req, Jsonb *inputs, SbTableJob *describe)
 {
 	JsonbIterator *it;
 	JsonbValue	v;
@@ -1017,38 +1020,50 @@ sb_inputs_walk(SbRequest *req, Jsonb *inputs)
 	bool		first = true;
 	bool		tables = false;
 	char	   *key = NULL;
+	StringInfo	out = req ? &req->json : describe ? describe->describe : NULL;
 
 	sb_inputs_must_be_object(inputs);
 	if (req)
-		appendStringInfoString(&req->json, "\"inputs\":{");
+		appendStringInfoString(out, "\"inputs\":");
+	if (out)
+		appendStringInfoChar(out, '{');
 	it = JsonbIteratorInit(&inputs->root);
 	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
 	{
 		char	   *query;
 		JsonbValue *params;
+		SbInputForm form;
 
 		if (tok == WJB_KEY)
 			key = sb_input_name(&v);
 		if (tok != WJB_VALUE)
 			continue;
-		if (sb_input_form(key, &v, &query, &params) != SB_INPUT_PLAIN)
-		{
-			tables = true;
-			if (req)
-				sb_table_input_undone(req, key, query, params);
-			continue;
-		}
-		if (!req)
+		form = sb_input_form(key, &v, &query, &params);
+		tables |= form != SB_INPUT_PLAIN;
+		if (req && form != SB_INPUT_PLAIN)
+			sb_table_input_undone(req, key, query, params);
+		if (out == NULL || (req && form != SB_INPUT_PLAIN))
 			continue;
 		if (!first)
-			appendStringInfoChar(&req->json, ',');
+			appendStringInfoChar(out, ',');
 		first = false;
-		escape_json(&req->json, key);
-		appendStringInfoChar(&req->json, ':');
-		sb_append_json_value(&req->json, &v);
+		escape_json(out, key);
+		appendStringInfoChar(out, ':');
+		if (req)
+			sb_append_json_value(out, &v);
+		else if (form != SB_INPUT_PLAIN)
+		{
+			describe->name = key;
+			describe->query = query;
+			describe->params = params;
+			sb_rolled_back(sb_table_job, describe);
+		}
+		else
+			appendStringInfo(out, "{\"kind\": \"value\", \"python_type\": \"%s\"}",
+							 sb_plain_python_type(&v));
 	}
-	if (req)
-		appendStringInfoChar(&req->json, '}');
+	if (out)
+		appendStringInfoChar(out, '}');
 	return tables;
 }
 
@@ -1060,7 +1075,7 @@ sb_inputs_walk(SbRequest *req, Jsonb *inputs)
 bool
 sb_inputs_check(Jsonb *inputs)
 {
-	return sb_inputs_walk(NULL, inputs);
+	return sb_inputs_walk(NULL, inputs, NULL);
 }
 
 /*
@@ -1070,7 +1085,7 @@ sb_inputs_check(Jsonb *inputs)
 void
 sb_inputs_encode(SbRequest *req, Jsonb *inputs)
 {
-	(void) sb_inputs_walk(req, inputs);
+	(void) sb_inputs_walk(req, inputs, NULL);
 }
 
 /* the first volatile function a query tree calls, into *(Oid *) context */

@@ -235,6 +235,13 @@ typedef struct SbFnCache
 	int			filesystem_layer;
 	bool		allow_weak;
 	char	   *allowed;		/* pysandbox.allowed_modules */
+	/* the definition as read for this call site (not for sets), in fn_mcxt */
+	SbFunction *def;			/* NULL: not read yet */
+	TransactionId def_xmin;		/* of the pg_proc row it was read from */
+	ItemPointerData def_tid;
+	SbShape		def_shape;
+	Oid			def_rettype;
+	TupleDesc	def_desc;
 	MemoryContextCallback cb;
 } SbFnCache;
 
@@ -645,6 +652,22 @@ pysandbox_call_handler(PG_FUNCTION_ARGS)
 	retset = proc->proretset;
 	fn_xmin = HeapTupleHeaderGetRawXmin(procTup->t_data);
 	fn_tid = procTup->t_self;
+	cache = sb_fn_cache(fcinfo);
+	if (!retset && cache->def != NULL && cache->def_xmin == fn_xmin &&
+		ItemPointerEquals(&cache->def_tid, &fn_tid))
+	{
+		/* the call site's next row, the same definition: as read before */
+		ReleaseSysCache(procTup);
+		fn = cache->def;
+		errcb.callback = sb_function_error_context;
+		errcb.arg = fn->proname;
+		errcb.previous = error_context_stack;
+		error_context_stack = &errcb;
+		shape = cache->def_shape;
+		rettype = cache->def_rettype;
+		desc = cache->def_desc;
+		goto call;
+	}
 	fn = sb_function_read(procTup);
 	ReleaseSysCache(procTup);
 
@@ -683,16 +706,38 @@ pysandbox_call_handler(PG_FUNCTION_ARGS)
 							desc == rsinfo->expectedDesc ? MAT_SRF_USE_EXPECTED_DESC : 0);
 		desc = rsinfo->setDesc;
 	}
-	else if (shape == SB_SHAPE_SCALAR)
-		desc = sb_scalar_desc(fn->pyname, rettype);
-	else if (shape == SB_SHAPE_COMPOSITE)
-		desc = BlessTupleDesc(CreateTupleDescCopy(desc));
+	else
+	{
+		/* kept for the call site's next rows (sb_function_read's again) */
+		MemoryContext keep = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+		HeapTuple	again = SearchSysCache1(PROCOID, ObjectIdGetDatum(fcinfo->flinfo->fn_oid));
+
+		if (!HeapTupleIsValid(again))
+			elog(ERROR, "cache lookup failed for function %u", fcinfo->flinfo->fn_oid);
+		if (shape == SB_SHAPE_SCALAR)
+			desc = sb_scalar_desc(fn->pyname, rettype);
+		else if (shape == SB_SHAPE_COMPOSITE)
+			desc = BlessTupleDesc(CreateTupleDescCopy(desc));
+		cache->def = NULL;
+		if (HeapTupleHeaderGetRawXmin(again->t_data) == fn_xmin &&
+			ItemPointerEquals(&again->t_self, &fn_tid))
+		{
+			cache->def = sb_function_read(again);
+			cache->def_xmin = fn_xmin;
+			cache->def_tid = fn_tid;
+			cache->def_shape = shape;
+			cache->def_rettype = rettype;
+			cache->def_desc = desc;
+		}
+		ReleaseSysCache(again);
+		MemoryContextSwitchTo(keep);
+	}
 
 	/*
 	 * Per-row calls: the statement's next call of this call site runs on
 	 * the child its first call kept, if that still fits.
 	 */
-	cache = sb_fn_cache(fcinfo);
+call:
 	sb_limits_from_options(&limits, NULL);
 	held = sb_fn_cache_take(cache, fn_xmin, &fn_tid, &limits);
 	if (held != NULL)

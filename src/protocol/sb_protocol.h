@@ -199,12 +199,13 @@ typedef struct SbSpawnRequest
  * read-only and not inherited by children in the worker): the slot with
  * the child's pid says whether a call runs, since when, how many have
  * begun, and the child's CPU clock (which any process of the same user may
- * read) when the running call began or the last one ended.  The worker
- * reads it, and the child's CPU clock, every SB_HELD_CHECK_MS and at the
- * running call's deadline: a call gets the whole wall-clock and CPU limits
- * from its start; between calls the child may use only SB_IDLE_CPU_MS of
- * CPU time (more ends it, cause SB_EXIT_IDLE_CPU), which the backend also
- * checks before it starts the next call.  The child never times itself: it
+ * read) as the backend last read it at a call's end (at most every 1 ms of
+ * wall-clock time: never later than the truth).  The worker reads it, and
+ * the child's CPU clock, every SB_HELD_CHECK_MS and at the running call's
+ * deadline: a call gets the whole wall-clock limit from its start and the
+ * whole CPU limit from that reading; between calls the child may use only
+ * SB_IDLE_CPU_MS of CPU time from it (more ends it, cause
+ * SB_EXIT_IDLE_CPU).  The child never times itself: it
  * only re-arms its own CPU timer, a courtesy the worker does not rely on.
  * SB_CTL_DROP ends it when its statement ends; SB_CTL_KILL, as for any
  * child, ends it with a report.

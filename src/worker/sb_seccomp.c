@@ -29,6 +29,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <signal.h>
@@ -119,8 +120,8 @@ static const SbSyscallRule sb_policy[] = {
 	/* reading (Landlock decides what), writing only to fds we hold */
 	{"read", SB_ALLOW}, {"readv", SB_ALLOW}, {"pread64", SB_ALLOW},
 	{"write", SB_ALLOW}, {"writev", SB_ALLOW},
-	/* read() with flags (MSG_DONTWAIT: a held child polls for its next call) */
-	{"recvfrom", SB_ALLOW},
+	/* read() that does not block: a held child polls for its next call */
+	{"recvfrom", SB_ARG_EQUALS, 3, MSG_DONTWAIT},
 	{"openat", SB_READ_ONLY_OPEN, 2}, {"open", SB_READ_ONLY_OPEN, 1},
 	{"openat2", SB_ENOSYS},
 	{"close", SB_ALLOW}, {"lseek", SB_ALLOW},

@@ -70,6 +70,7 @@ FUTEX_WAIT_BITSET, FUTEX_WAKE_BITSET, FUTEX_CMP_REQUEUE_PI, FUTEX_LOCK_PI2 = 9, 
 FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME = 128, 256
 SIGUSR1, SIGXCPU, SIGPROF, SIGSYS = 10, 24, 27, 31
 ITIMER_REAL, ITIMER_PROF = 0, 2
+MSG_OOB, MSG_DONTWAIT = 0x1, 0x40
 
 # (call, arguments, "ran" or "blocked"): both sides of each argument filter
 ARG_PROBES = [
@@ -114,6 +115,11 @@ ARG_PROBES = [
     ("setitimer", [ITIMER_PROF, 0, 0], "ran"),
     ("setitimer", [ITIMER_REAL, 0, 0], "blocked"),
     ("setitimer", [ITIMER_PROF | HIGH, 0, 0], "blocked"),
+    # a read that does not block, no other flags (MSG_OOB, MSG_PEEK, ...)
+    ("recvfrom", [-1, "buf", 8, MSG_DONTWAIT, 0, 0], "ran"),
+    ("recvfrom", [-1, "buf", 8, 0, 0, 0], "blocked"),
+    ("recvfrom", [-1, "buf", 8, MSG_DONTWAIT | MSG_OOB, 0, 0], "blocked"),
+    ("recvfrom", [-1, "buf", 8, MSG_DONTWAIT | HIGH, 0, 0], "blocked"),
 ]
 
 
