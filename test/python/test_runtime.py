@@ -194,7 +194,7 @@ def _text_column(value):
             + len(data).to_bytes(8, "little") + data)
 
 
-def call_function(body, params, args, shape="scalar", columns=None, **extra):
+def call_function(body, params, args, shape="scalar", columns=None, more_frames=(), **extra):
     """serve() a LANGUAGE pysandbox call: body, its parameters and the
     one-row argument table ((kind, payload) per parameter).  Returns the
     frames sent, JSON ones decoded."""
@@ -212,9 +212,15 @@ def call_function(body, params, args, shape="scalar", columns=None, **extra):
         frames.append((_io.TABLE, bytearray(json.dumps(header).encode())))
         frames += [(_io.COLUMN, bytearray(payload)) for _, payload in args]
     frames.append((_io.END, bytearray()))
+    frames += list(more_frames)
     sent = []
     saved = sys.stdout, sys.stderr
-    _io.recv = lambda: frames.pop(0)
+
+    def recv():
+        if not frames:
+            raise EOFError("the backend closed the data channel")
+        return frames.pop(0)
+    _io.recv = recv
     _io.send = lambda ftype, data, end=-1: sent.append((ftype, bytes(data)))
     _io.sendv = lambda ftype, parts, end=-1: sent.append(
         (ftype, b"".join(bytes(memoryview(p).cast("B")) for p in parts)))
@@ -284,6 +290,49 @@ class FunctionTests(unittest.TestCase):
     def test_validate_first_runs_nothing(self):
         self.assertEqual(call_function("raise ValueError()", [], [], shape="void",
                                        validate_first=True), [(_io.RESULT, {})])
+
+    def held_calls(self, body, params, calls):
+        """A held child (sb_runtime._serve_held): the first call in the
+        request, then one SB_DATA_CALL per further call, then the end of
+        the channel.  calls: per call, the argument payloads (int64)."""
+        header = {"name": "", "nrows": 1,
+                  "columns": [{"name": p, "kind": _io.COL_INT64} for p in params]}
+        more = []
+        for args in calls[1:]:
+            more.append((_io.CALL, bytearray()))
+            more.append((_io.TABLE, bytearray(json.dumps(header).encode())))
+            more += [(_io.COLUMN, bytearray(_int_column(a))) for a in args]
+            more.append((_io.END, bytearray()))
+        saved_recv_next = _io.next_call
+        _io.next_call = lambda: True
+        try:
+            sent = call_function(body, params,
+                                 [(_io.COL_INT64, _int_column(a)) for a in calls[0]],
+                                 held=True, more_frames=more)
+        finally:
+            _io.next_call = saved_recv_next
+        values = []
+        for ftype, payload in sent:
+            if ftype == _io.COLUMN:
+                values.append(int.from_bytes(payload[-8:], "little", signed=True))
+            elif ftype not in (_io.ROWS,):
+                values.append((ftype, payload))
+        return values
+
+    def test_held_calls_bind_arguments_each_call(self):
+        self.assertEqual(self.held_calls("return a * 10 + b", ["a", "b"],
+                                         [(4, 2), (-3, 1), (2 ** 40, 7)]),
+                         [42, -29, 2 ** 40 * 10 + 7])
+
+    def test_held_calls_keep_sd(self):
+        self.assertEqual(self.held_calls("SD['n'] = SD.get('n', 0) + x\nreturn SD['n']", ["x"],
+                                         [(1,), (2,), (3,)]), [1, 3, 6])
+
+    def test_held_call_error_names_the_call_s_arguments(self):
+        sent = self.held_calls("return 10 // x", ["x"], [(5,), (0,)])
+        self.assertEqual(sent[0], 2)
+        ftype, err = sent[1]
+        self.assertEqual((ftype, err["type"]), (_io.ERROR, "ZeroDivisionError"))
 
 
 def serve_with_sql(code, answers):
