@@ -17,6 +17,7 @@
 #include "fmgr.h"
 #include "nodes/pg_list.h"
 #include "utils/array.h"
+#include "nodes/params.h"
 #include "utils/guc.h"
 #include "utils/jsonb.h"
 #include "utils/tuplestore.h"
@@ -245,6 +246,22 @@ extern bool sb_sql_active;
 extern List *sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left);
 extern bool sb_inputs_check(Jsonb *inputs);
 extern void sb_rolled_back(void (*fn) (void *arg), void *arg);
+extern void sb_table_input_context(void *arg);
+extern struct _SPI_plan *sb_table_prepare(const char *name, const char *query,
+										  JsonbValue *params, ParamListInfo *paramLI);
+
+/* ---- sb_describe.c: sandbox_describe ---- */
+typedef struct SbDescribe
+{
+	StringInfo	out;			/* the description being written */
+	int			sample;			/* rows to show of each table input */
+	bool		numeric_decimal;
+} SbDescribe;
+
+extern void sb_inputs_describe(Jsonb *inputs, SbDescribe *d);
+extern void sb_describe_table(SbDescribe *d, const char *name, const char *query,
+							  JsonbValue *params);
+extern void sb_describe_value(SbDescribe *d, const JsonbValue *v);
 extern void sb_request_add_frame(SbRequest *req, uint32 type,
 								 const char *p1, size_t l1,
 								 const char *p2, size_t l2,

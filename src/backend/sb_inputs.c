@@ -257,7 +257,7 @@ sb_plan_is_plain_select(SPIPlanPtr plan)
 static Oid	sb_plan_volatile_function(SPIPlanPtr plan);
 
 /* errcontext callback: say which input's query failed. */
-static void
+void
 sb_table_input_context(void *arg)
 {
 	if (strcmp((const char *) arg, "sql()") == 0)
@@ -274,7 +274,7 @@ sb_table_input_context(void *arg)
  * Prepare a table input's query (after SPI_connect): one plain SELECT, its
  * $params bound by their inferred types into *paramLI.
  */
-static SPIPlanPtr
+SPIPlanPtr
 sb_table_prepare(const char *name, const char *query, JsonbValue *params,
 				 ParamListInfo *paramLI_out)
 {
@@ -471,23 +471,14 @@ typedef struct SbTableJob
 	const char *name;
 	const char *query;
 	JsonbValue *params;
-	StringInfo	describe;		/* sandbox_describe: the description, or NULL */
-	int			sample;
-	bool		numeric_decimal;
 } SbTableJob;
-
-static void sb_table_describe(SbTableJob *job);
-static bool sb_inputs_walk(SbRequest *req, Jsonb *inputs, SbTableJob *describe);
 
 static void
 sb_table_job(void *arg)
 {
 	SbTableJob *job = (SbTableJob *) arg;
 
-	if (job->describe)
-		sb_table_describe(job);
-	else
-		sb_table_input(job->req, job->name, job->query, job->params);
+	sb_table_input(job->req, job->name, job->query, job->params);
 }
 
 static void
@@ -686,333 +677,15 @@ sb_input_form(const char *key, JsonbValue *v, char **query, JsonbValue **params)
 	return SB_INPUT_PLAIN;		/* not reached */
 }
 
-/* How a column of this type arrives in pandas (README, Types). */
-static void
-sb_describe_dtype(StringInfo out, int kind, Oid typid, bool nullable)
-{
-	switch (kind)
-	{
-		case SB_COL_INT64:
-			appendStringInfoString(out, nullable ?
-								   "\"dtype\": \"int64\", \"dtype_with_nulls\": \"Int64\"" :
-								   "\"dtype\": \"int64\"");
-			break;
-		case SB_COL_FLOAT64:
-			appendStringInfoString(out, nullable ?
-								   "\"dtype\": \"float64\", \"nulls_as\": \"NaN\"" :
-								   "\"dtype\": \"float64\"");
-			break;
-		case SB_COL_BOOL:
-			appendStringInfoString(out, nullable ?
-								   "\"dtype\": \"bool\", \"dtype_with_nulls\": \"boolean\"" :
-								   "\"dtype\": \"bool\"");
-			break;
-		case SB_COL_DATE:
-		case SB_COL_TIMESTAMP:
-			appendStringInfoString(out, "\"dtype\": \"datetime64[ns]\"");
-			break;
-		case SB_COL_TIMESTAMPTZ:
-			appendStringInfoString(out, "\"dtype\": \"datetime64[ns, UTC]\"");
-			break;
-		case SB_COL_INTERVAL:
-			appendStringInfoString(out, "\"dtype\": \"timedelta64[ns]\"");
-			break;
-		case SB_COL_JSON:
-			appendStringInfoString(out, type_is_array(getBaseType(typid)) ?
-								   "\"dtype\": \"object\", \"python_type\": \"list\"" :
-								   "\"dtype\": \"object\", \"python_type\": \"dict, list, str, int, float, bool or None (JSON)\"");
-			break;
-		case SB_COL_BYTES:
-			appendStringInfoString(out, "\"dtype\": \"object\", \"python_type\": \"bytes\"");
-			break;
-		case SB_COL_DECIMAL:
-			appendStringInfoString(out, "\"dtype\": \"object\", \"python_type\": \"decimal.Decimal\"");
-			break;
-		default:
-			appendStringInfoString(out, "\"dtype\": \"object\", \"python_type\": \"str\"");
-			break;
-	}
-}
-
-/*
- * sandbox_describe: one table input described into job->describe, with no
- * Python: its columns (SQL type, pandas dtype, whether NULL can occur), the
- * planner's row estimate and up to job->sample rows.  The query is
- * prepared and run as sb_table_input() runs it; the caller must be allowed
- * to read what it reads before anything about it is told.
- */
-/* Can the query make NULLs of a NOT NULL column (outer joins, grouping sets)? */
-static bool
-sb_makes_nulls(Node *node, void *context)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, JoinExpr) && IS_OUTER_JOIN(((JoinExpr *) node)->jointype))
-		return true;
-	if (IsA(node, Query))
-	{
-		Query	   *q = (Query *) node;
-
-		if (q->groupingSets != NIL || q->setOperations != NULL)
-			return true;
-		return query_tree_walker(q, sb_makes_nulls, context, 0);
-	}
-	return expression_tree_walker(node, sb_makes_nulls, context);
-}
-
-/* A description's sample stops growing past this many bytes. */
-#define SB_DESCRIBE_SAMPLE_BYTES	(1024 * 1024)
-
-/*
- * sandbox_describe: one table input described into job->describe, with no
- * Python: its columns (SQL type, pandas dtype, whether NULL can occur), the
- * planner's row estimate and up to job->sample rows.  The query is
- * prepared and run as sb_table_input() runs it; the caller must be allowed
- * to read what it reads before anything about it is told.  The text goes
- * straight into job->describe, which lives in the caller's memory context
- * (appending keeps it there), not SPI's.
- */
-static void
-sb_table_describe(SbTableJob *job)
-{
-	ErrorContextCallback errcb;
-	SPIPlanPtr	plan;
-	ParamListInfo paramLI = NULL;
-	CachedPlanSource *ps;
-	CachedPlan *cplan;
-	Query	   *q;
-	TupleDesc	desc;
-	ListCell   *lc;
-	double		rows = 0;
-	bool		save_read_only = XactReadOnly;
-	StringInfo	out = job->describe;
-	bool		nulls_anywhere;
-	int			col = 0;
-
-	errcb.callback = sb_table_input_context;
-	errcb.arg = (void *) job->name;
-	errcb.previous = error_context_stack;
-	error_context_stack = &errcb;
-
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	plan = sb_table_prepare(job->name, job->query, job->params, &paramLI);
-	ps = (CachedPlanSource *) linitial(SPI_plan_get_plan_sources(plan));
-
-	/*
-	 * The privileges the query needs, as the executor checks them.  Read-only
-	 * from here: planning may run functions (to estimate), as running does.
-	 */
-	XactReadOnly = true;
-	PG_TRY();
-	{
-		cplan = SPI_plan_get_cached_plan(plan);
-	}
-	PG_FINALLY();
-	{
-		XactReadOnly = save_read_only;
-	}
-	PG_END_TRY();
-	if (cplan == NULL)
-		elog(ERROR, "could not plan the query of input \"%s\"", job->name);
-	foreach(lc, cplan->stmt_list)
-	{
-		PlannedStmt *stmt = lfirst_node(PlannedStmt, lc);
-
-		(void) ExecCheckRTPerms(stmt->rtable, true);
-		if (stmt->planTree != NULL)
-			rows = stmt->planTree->plan_rows;
-	}
-	ReleaseCachedPlan(cplan, NULL);
-
-	appendStringInfo(out, "{\"kind\": \"table\", \"rows_estimate\": %.0f, \"columns\": [", rows);
-	desc = ps->resultDesc;
-	q = linitial_node(Query, ps->query_list);
-	nulls_anywhere = sb_makes_nulls((Node *) q, NULL);
-	foreach(lc, q->targetList)
-	{
-		TargetEntry *te = lfirst_node(TargetEntry, lc);
-		Form_pg_attribute att;
-		bool		notnull = false;
-
-		if (te->resjunk || col >= desc->natts)
-			continue;
-		att = TupleDescAttr(desc, col);
-		if (!nulls_anywhere && OidIsValid(te->resorigtbl) && te->resorigcol > 0)
-		{
-			HeapTuple	tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(te->resorigtbl),
-											  Int16GetDatum(te->resorigcol));
-
-			if (HeapTupleIsValid(tup))
-			{
-				notnull = ((Form_pg_attribute) GETSTRUCT(tup))->attnotnull;
-				ReleaseSysCache(tup);
-			}
-		}
-		if (col > 0)
-			appendStringInfoString(out, ", ");
-		appendStringInfoString(out, "{\"name\": ");
-		escape_json(out, NameStr(att->attname));
-		appendStringInfoString(out, ", \"type\": ");
-		escape_json(out, format_type_with_typemod(att->atttypid, att->atttypmod));
-		appendStringInfoString(out, ", ");
-		sb_describe_dtype(out, sb_input_kind(att->atttypid, job->numeric_decimal),
-						  att->atttypid, !notnull);
-		appendStringInfo(out, ", \"nullable\": %s}", notnull ? "false" : "true");
-		col++;
-	}
-	appendStringInfoString(out, "], \"sample\": [");
-
-	/* row by row through a cursor: one row in memory, the text capped */
-	if (job->sample > 0)
-	{
-		Portal		portal;
-		int			taken = 0;
-		int			start = out->len;
-
-		XactReadOnly = true;
-		PG_TRY();
-		{
-			portal = SPI_cursor_open_with_paramlist(NULL, plan, paramLI, true);
-			while (taken < job->sample && out->len - start < SB_DESCRIBE_SAMPLE_BYTES)
-			{
-				HeapTuple	tup;
-				Datum		d;
-
-				SPI_cursor_fetch(portal, true, 1);
-				if (SPI_processed == 0 || SPI_tuptable == NULL)
-					break;
-				tup = SPI_tuptable->vals[0];
-				d = heap_copy_tuple_as_datum(tup, BlessTupleDesc(SPI_tuptable->tupdesc));
-				if (taken > 0)
-					appendStringInfoString(out, ", ");
-				appendStringInfoString(out, TextDatumGetCString(DirectFunctionCall1(row_to_json, d)));
-				SPI_freetuptable(SPI_tuptable);
-				taken++;
-			}
-			SPI_cursor_close(portal);
-		}
-		PG_FINALLY();
-		{
-			XactReadOnly = save_read_only;
-		}
-		PG_END_TRY();
-		if (taken < job->sample && out->len - start >= SB_DESCRIBE_SAMPLE_BYTES)
-			appendStringInfoString(out, "], \"sample_truncated\": true}");
-		else
-			appendStringInfoString(out, "]}");
-	}
-	else
-		appendStringInfoString(out, "]}");
-
-	SPI_finish();
-	error_context_stack = errcb.previous;
-}
-
-/*
- * sandbox_describe(inputs jsonb, options jsonb) returns jsonb: what each
- * input would be in Python, without running any (README, sandbox_describe).
- */
-PG_FUNCTION_INFO_V1(sandbox_describe);
-
-Datum
-sandbox_describe(PG_FUNCTION_ARGS)
-{
-	Jsonb	   *inputs;
-	Jsonb	   *options;
-	JsonbValue *v;
-	JsonbIterator *it;
-	JsonbValue	jv;
-	JsonbIteratorToken tok;
-	StringInfoData out;
-	SbTableJob	job;
-	bool		numeric_decimal = false;
-	int			sample = 5;
-
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("inputs and options must not be NULL")));
-	inputs = PG_GETARG_JSONB_P(0);
-	options = PG_GETARG_JSONB_P(1);
-	sb_inputs_must_be_object(inputs);
-	if (!JB_ROOT_IS_OBJECT(options))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("options must be a JSON object")));
-	v = getKeyJsonValueFromContainer(&options->root, "sample_rows", 11, NULL);
-	if (v != NULL)
-	{
-		double		n = -1;
-
-		if (v->type == jbvNumeric)
-			n = DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow,
-												   NumericGetDatum(v->val.numeric)));
-		if (n != floor(n) || n < 0 || n > 1000)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("options.sample_rows must be an integer from 0 to 1000")));
-		sample = (int) n;
-	}
-	it = JsonbIteratorInit(&options->root);
-	while ((tok = JsonbIteratorNext(&it, &jv, true)) != WJB_DONE)
-		if (tok == WJB_KEY &&
-			!(jv.val.string.len == 11 && memcmp(jv.val.string.val, "sample_rows", 11) == 0) &&
-			!(jv.val.string.len == 7 && memcmp(jv.val.string.val, "numeric", 7) == 0))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("unknown option \"%.*s\"", jv.val.string.len, jv.val.string.val),
-					 errhint("Known options of sandbox_describe are sample_rows and numeric.")));
-	v = getKeyJsonValueFromContainer(&options->root, "numeric", 7, NULL);
-	if (v != NULL)
-	{
-		if (v->type == jbvString && v->val.string.len == 7 &&
-			memcmp(v->val.string.val, "decimal", 7) == 0)
-			numeric_decimal = true;
-		else if (!(v->type == jbvString && v->val.string.len == 5 &&
-				   memcmp(v->val.string.val, "float", 5) == 0))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("options.numeric must be \"float\" or \"decimal\"")));
-	}
-
-	initStringInfo(&out);
-	memset(&job, 0, sizeof(job));
-	job.describe = &out;
-	job.sample = sample;
-	job.numeric_decimal = numeric_decimal;
-	(void) sb_inputs_walk(NULL, inputs, &job);
-	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(out.data)));
-}
-
-/* What a plain input is in Python (sandbox_describe). */
-static const char *
-sb_plain_python_type(const JsonbValue *v)
-{
-	switch (v->type)
-	{
-		case jbvNull:
-			return "None";
-		case jbvString:
-			return "str";
-		case jbvBool:
-			return "bool";
-		case jbvNumeric:
-			return "int or float";
-		default:
-			return JsonContainerIsArray(v->val.binary.data) ? "list" : "dict";
-	}
-}
-
 /*
  * Walk the inputs object: with req, plain values go into req->json as
  * "inputs":{...} and table inputs run into frames; with describe, each
- * input is described into describe->describe (sandbox_describe); with
+ * input is described into describe->out (sb_describe.c); with
  * neither, only names and forms are checked.  Returns whether any input
  * reads the database.
  */
 static bool
-sb_inputs_walk(SbRequest *req, Jsonb *inputs, SbTableJob *describe)
+sb_inputs_walk(SbRequest *req, Jsonb *inputs, SbDescribe *describe)
 {
 	JsonbIterator *it;
 	JsonbValue	v;
@@ -1020,7 +693,7 @@ sb_inputs_walk(SbRequest *req, Jsonb *inputs, SbTableJob *describe)
 	bool		first = true;
 	bool		tables = false;
 	char	   *key = NULL;
-	StringInfo	out = req ? &req->json : describe ? describe->describe : NULL;
+	StringInfo	out = req ? &req->json : describe ? describe->out : NULL;
 
 	sb_inputs_must_be_object(inputs);
 	if (req)
@@ -1052,15 +725,9 @@ sb_inputs_walk(SbRequest *req, Jsonb *inputs, SbTableJob *describe)
 		if (req)
 			sb_append_json_value(out, &v);
 		else if (form != SB_INPUT_PLAIN)
-		{
-			describe->name = key;
-			describe->query = query;
-			describe->params = params;
-			sb_rolled_back(sb_table_job, describe);
-		}
+			sb_describe_table(describe, key, query, params);
 		else
-			appendStringInfo(out, "{\"kind\": \"value\", \"python_type\": \"%s\"}",
-							 sb_plain_python_type(&v));
+			sb_describe_value(describe, &v);
 	}
 	if (out)
 		appendStringInfoChar(out, '}');
@@ -1086,6 +753,13 @@ void
 sb_inputs_encode(SbRequest *req, Jsonb *inputs)
 {
 	(void) sb_inputs_walk(req, inputs, NULL);
+}
+
+/* Describe each input into d->out, as a JSON object (sandbox_describe). */
+void
+sb_inputs_describe(Jsonb *inputs, SbDescribe *d)
+{
+	(void) sb_inputs_walk(NULL, inputs, d);
 }
 
 /* the first volatile function a query tree calls, into *(Oid *) context */

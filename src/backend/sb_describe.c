@@ -1,0 +1,357 @@
+/*
+ * sb_describe.c
+ *		sandbox_describe(inputs, options): what each input of a call would be
+ *		in Python, without running any.
+ *
+ * Table inputs are prepared as sb_table_input() prepares them (sb_inputs.c)
+ * and read as the calling role: the permissions the executor would check
+ * are checked before anything about them is told, the sample is read
+ * through a cursor in a read-only, rolled-back subtransaction, and row-level
+ * security applies to it.
+ */
+#include "pysandbox.h"
+
+#include <math.h>
+
+#include "access/htup_details.h"
+#include "catalog/pg_attribute.h"
+#include "executor/executor.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+#include "utils/json.h"
+#include "utils/lsyscache.h"
+#include "utils/plancache.h"
+#include "utils/syscache.h"
+
+/* How a column of each kind arrives in pandas (README, Types). */
+static const struct
+{
+	int			kind;
+	const char *dtype;
+	const char *with_nulls;		/* what NULLs make of it, or NULL */
+	const char *python_type;	/* of an object column's values, or NULL */
+}			sb_dtypes[] = {
+	{SB_COL_INT64, "int64", "\"dtype_with_nulls\": \"Int64\"", NULL},
+	{SB_COL_FLOAT64, "float64", "\"nulls_as\": \"NaN\"", NULL},
+	{SB_COL_BOOL, "bool", "\"dtype_with_nulls\": \"boolean\"", NULL},
+	{SB_COL_DATE, "datetime64[ns]", NULL, NULL},
+	{SB_COL_TIMESTAMP, "datetime64[ns]", NULL, NULL},
+	{SB_COL_TIMESTAMPTZ, "datetime64[ns, UTC]", NULL, NULL},
+	{SB_COL_INTERVAL, "timedelta64[ns]", NULL, NULL},
+	{SB_COL_JSON, "object", NULL, "dict, list, str, int, float, bool or None (JSON)"},
+	{SB_COL_BYTES, "object", NULL, "bytes"},
+	{SB_COL_DECIMAL, "object", NULL, "decimal.Decimal"},
+	{SB_COL_TEXT, "object", NULL, "str"},
+};
+
+static void
+sb_describe_dtype(StringInfo out, int kind, Oid typid, bool nullable)
+{
+	int			i = lengthof(sb_dtypes) - 1;	/* text, if nothing else */
+
+	for (int k = 0; k < lengthof(sb_dtypes); k++)
+		if (sb_dtypes[k].kind == kind)
+			i = k;
+	appendStringInfo(out, "\"dtype\": \"%s\"", sb_dtypes[i].dtype);
+	if (nullable && sb_dtypes[i].with_nulls)
+		appendStringInfo(out, ", %s", sb_dtypes[i].with_nulls);
+	if (kind == SB_COL_JSON && type_is_array(getBaseType(typid)))
+		appendStringInfoString(out, ", \"python_type\": \"list\"");
+	else if (sb_dtypes[i].python_type)
+		appendStringInfo(out, ", \"python_type\": \"%s\"", sb_dtypes[i].python_type);
+}
+
+/* Can the query make NULLs of a NOT NULL column (outer joins, grouping sets)? */
+static bool
+sb_makes_nulls(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, JoinExpr) && IS_OUTER_JOIN(((JoinExpr *) node)->jointype))
+		return true;
+	if (IsA(node, Query))
+	{
+		Query	   *q = (Query *) node;
+
+		if (q->groupingSets != NIL || q->setOperations != NULL)
+			return true;
+		return query_tree_walker(q, sb_makes_nulls, context, 0);
+	}
+	return expression_tree_walker(node, sb_makes_nulls, context);
+}
+
+/* A description's sample stops growing past this many bytes. */
+#define SB_DESCRIBE_SAMPLE_BYTES	(1024 * 1024)
+
+/*
+ * sandbox_describe: one table input described into job->describe, with no
+ * Python: its columns (SQL type, pandas dtype, whether NULL can occur), the
+ * planner's row estimate and up to job->d->sample rows.  The query is
+ * prepared and run as sb_table_input() runs it; the caller must be allowed
+ * to read what it reads before anything about it is told.  The text goes
+ * straight into d->out, which lives in the caller's memory context
+ * (appending keeps it there), not SPI's.
+ */
+typedef struct SbDescribeJob
+{
+	SbDescribe *d;
+	const char *name;
+	const char *query;
+	JsonbValue *params;
+} SbDescribeJob;
+
+static void
+sb_describe_job(void *arg)
+{
+	SbDescribeJob *job = (SbDescribeJob *) arg;
+	ErrorContextCallback errcb;
+	SPIPlanPtr	plan;
+	ParamListInfo paramLI = NULL;
+	CachedPlanSource *ps;
+	CachedPlan *cplan;
+	Query	   *q;
+	TupleDesc	desc;
+	ListCell   *lc;
+	double		rows = 0;
+	bool		save_read_only = XactReadOnly;
+	StringInfo	out = job->d->out;
+	bool		nulls_anywhere;
+	int			col = 0;
+
+	errcb.callback = sb_table_input_context;
+	errcb.arg = (void *) job->name;
+	errcb.previous = error_context_stack;
+	error_context_stack = &errcb;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	plan = sb_table_prepare(job->name, job->query, job->params, &paramLI);
+	ps = (CachedPlanSource *) linitial(SPI_plan_get_plan_sources(plan));
+
+	/*
+	 * The privileges the query needs, as the executor checks them.  Read-only
+	 * from here: planning may run functions (to estimate), as running does.
+	 */
+	XactReadOnly = true;
+	PG_TRY();
+	{
+		cplan = SPI_plan_get_cached_plan(plan);
+	}
+	PG_FINALLY();
+	{
+		XactReadOnly = save_read_only;
+	}
+	PG_END_TRY();
+	if (cplan == NULL)
+		elog(ERROR, "could not plan the query of input \"%s\"", job->name);
+	foreach(lc, cplan->stmt_list)
+	{
+		PlannedStmt *stmt = lfirst_node(PlannedStmt, lc);
+
+		(void) ExecCheckRTPerms(stmt->rtable, true);
+		if (stmt->planTree != NULL)
+			rows = stmt->planTree->plan_rows;
+	}
+	ReleaseCachedPlan(cplan, NULL);
+
+	appendStringInfo(out, "{\"kind\": \"table\", \"rows_estimate\": %.0f, \"columns\": [", rows);
+	desc = ps->resultDesc;
+	q = linitial_node(Query, ps->query_list);
+	nulls_anywhere = sb_makes_nulls((Node *) q, NULL);
+	foreach(lc, q->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+		Form_pg_attribute att;
+		bool		notnull = false;
+
+		if (te->resjunk || col >= desc->natts)
+			continue;
+		att = TupleDescAttr(desc, col);
+		if (!nulls_anywhere && OidIsValid(te->resorigtbl) && te->resorigcol > 0)
+		{
+			HeapTuple	tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(te->resorigtbl),
+											  Int16GetDatum(te->resorigcol));
+
+			if (HeapTupleIsValid(tup))
+			{
+				notnull = ((Form_pg_attribute) GETSTRUCT(tup))->attnotnull;
+				ReleaseSysCache(tup);
+			}
+		}
+		if (col > 0)
+			appendStringInfoString(out, ", ");
+		appendStringInfoString(out, "{\"name\": ");
+		escape_json(out, NameStr(att->attname));
+		appendStringInfoString(out, ", \"type\": ");
+		escape_json(out, format_type_with_typemod(att->atttypid, att->atttypmod));
+		appendStringInfoString(out, ", ");
+		sb_describe_dtype(out, sb_input_kind(att->atttypid, job->d->numeric_decimal),
+						  att->atttypid, !notnull);
+		appendStringInfo(out, ", \"nullable\": %s}", notnull ? "false" : "true");
+		col++;
+	}
+	appendStringInfoString(out, "], \"sample\": [");
+
+	/* row by row through a cursor: one row in memory, the text capped */
+	if (job->d->sample > 0)
+	{
+		Portal		portal;
+		int			taken = 0;
+		int			start = out->len;
+
+		XactReadOnly = true;
+		PG_TRY();
+		{
+			portal = SPI_cursor_open_with_paramlist(NULL, plan, paramLI, true);
+			while (taken < job->d->sample && out->len - start < SB_DESCRIBE_SAMPLE_BYTES)
+			{
+				HeapTuple	tup;
+				Datum		d;
+
+				SPI_cursor_fetch(portal, true, 1);
+				if (SPI_processed == 0 || SPI_tuptable == NULL)
+					break;
+				tup = SPI_tuptable->vals[0];
+				d = heap_copy_tuple_as_datum(tup, BlessTupleDesc(SPI_tuptable->tupdesc));
+				if (taken > 0)
+					appendStringInfoString(out, ", ");
+				appendStringInfoString(out, TextDatumGetCString(DirectFunctionCall1(row_to_json, d)));
+				SPI_freetuptable(SPI_tuptable);
+				taken++;
+			}
+			SPI_cursor_close(portal);
+		}
+		PG_FINALLY();
+		{
+			XactReadOnly = save_read_only;
+		}
+		PG_END_TRY();
+		if (taken < job->d->sample && out->len - start >= SB_DESCRIBE_SAMPLE_BYTES)
+			appendStringInfoString(out, "], \"sample_truncated\": true}");
+		else
+			appendStringInfoString(out, "]}");
+	}
+	else
+		appendStringInfoString(out, "]}");
+
+	SPI_finish();
+	error_context_stack = errcb.previous;
+}
+
+/* What a plain input is in Python. */
+static const char *
+sb_plain_python_type(const JsonbValue *v)
+{
+	switch (v->type)
+	{
+		case jbvNull:
+			return "None";
+		case jbvString:
+			return "str";
+		case jbvBool:
+			return "bool";
+		case jbvNumeric:
+			return "int or float";
+		default:
+			return JsonContainerIsArray(v->val.binary.data) ? "list" : "dict";
+	}
+}
+
+/* A table input, described into d->out (sb_inputs_walk). */
+void
+sb_describe_table(SbDescribe *d, const char *name, const char *query, JsonbValue *params)
+{
+	SbDescribeJob job;
+
+	job.d = d;
+	job.name = name;
+	job.query = query;
+	job.params = params;
+	sb_rolled_back(sb_describe_job, &job);
+}
+
+/* A plain input: what it is in Python (sb_inputs_walk). */
+void
+sb_describe_value(SbDescribe *d, const JsonbValue *v)
+{
+	appendStringInfo(d->out, "{\"kind\": \"value\", \"python_type\": \"%s\"}",
+					 sb_plain_python_type(v));
+}
+
+/*
+ * sandbox_describe(inputs jsonb, options jsonb) returns jsonb: what each
+ * input would be in Python, without running any (README, sandbox_describe).
+ */
+PG_FUNCTION_INFO_V1(sandbox_describe);
+
+Datum
+sandbox_describe(PG_FUNCTION_ARGS)
+{
+	Jsonb	   *inputs;
+	Jsonb	   *options;
+	JsonbValue *v;
+	JsonbIterator *it;
+	JsonbValue	jv;
+	JsonbIteratorToken tok;
+	StringInfoData out;
+	SbDescribe	d;
+	bool		numeric_decimal = false;
+	int			sample = 5;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("inputs and options must not be NULL")));
+	inputs = PG_GETARG_JSONB_P(0);
+	options = PG_GETARG_JSONB_P(1);
+	if (!JB_ROOT_IS_OBJECT(options))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("options must be a JSON object")));
+	v = getKeyJsonValueFromContainer(&options->root, "sample_rows", 11, NULL);
+	if (v != NULL)
+	{
+		double		n = -1;
+
+		if (v->type == jbvNumeric)
+			n = DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow,
+												   NumericGetDatum(v->val.numeric)));
+		if (n != floor(n) || n < 0 || n > 1000)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("options.sample_rows must be an integer from 0 to 1000")));
+		sample = (int) n;
+	}
+	it = JsonbIteratorInit(&options->root);
+	while ((tok = JsonbIteratorNext(&it, &jv, true)) != WJB_DONE)
+		if (tok == WJB_KEY &&
+			!(jv.val.string.len == 11 && memcmp(jv.val.string.val, "sample_rows", 11) == 0) &&
+			!(jv.val.string.len == 7 && memcmp(jv.val.string.val, "numeric", 7) == 0))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("unknown option \"%.*s\"", jv.val.string.len, jv.val.string.val),
+					 errhint("Known options of sandbox_describe are sample_rows and numeric.")));
+	v = getKeyJsonValueFromContainer(&options->root, "numeric", 7, NULL);
+	if (v != NULL)
+	{
+		if (v->type == jbvString && v->val.string.len == 7 &&
+			memcmp(v->val.string.val, "decimal", 7) == 0)
+			numeric_decimal = true;
+		else if (!(v->type == jbvString && v->val.string.len == 5 &&
+				   memcmp(v->val.string.val, "float", 5) == 0))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("options.numeric must be \"float\" or \"decimal\"")));
+	}
+
+	initStringInfo(&out);
+	d.out = &out;
+	d.sample = sample;
+	d.numeric_decimal = numeric_decimal;
+	sb_inputs_describe(inputs, &d);
+	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(out.data)));
+}
+
