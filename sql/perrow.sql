@@ -187,4 +187,26 @@ SELECT count(DISTINCT pid) AS processes FROM pr_pids;
 SELECT count(*) AS reused FROM (SELECT pr_pid(1) AS pid) s WHERE pid IN (SELECT pid FROM pr_pids);
 RESET pysandbox.python_layer;
 
+-- every way a call travels (sb_protocol.h, "The mailbox"): rows in quick
+-- succession (through the mailbox), after a pause (the child asleep: on the
+-- socket), a slow call (the backend asleep: its answer on the socket), a
+-- call that prints or queries (the rest of it on the socket); each row gets
+-- its own value, and the notices come in order
+CREATE FUNCTION pr_paths(x integer) RETURNS integer
+LANGUAGE pysandbox AS $$
+if x % 7 == 3:
+    sum(range(300000))
+if x % 11 == 5:
+    print("row", x)
+if x % 13 == 6:
+    return int(sql("SELECT $1::int * 2 AS y", x).y[0]) // 2
+return x
+$$;
+SET ROLE regress_pysandbox_perrow;
+SELECT sum(v) AS total, count(*) AS calls
+FROM (SELECT pr_paths(i) AS v, pg_sleep(CASE WHEN i % 5 = 0 THEN 0.002 ELSE 0 END)
+      FROM generate_series(1, 60) AS i) s;
+RESET ROLE;
+DROP FUNCTION pr_paths(integer);
+
 DROP ROLE regress_pysandbox_perrow;

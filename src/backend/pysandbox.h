@@ -68,6 +68,8 @@ extern void sb_options_assign(const char *newval, void *extra);
 typedef struct SbSandbox
 {
 	int			data_fd;		/* our end of the child's data socket */
+	int			mailbox_fd;		/* its mailbox (sb_protocol.h) */
+	volatile SbMailbox *mailbox;	/* held: mapped, else NULL */
 	int32		pid;			/* the child's pid, for messages only */
 	bool		in_use;			/* acquired and not yet released */
 	bool		exited;			/* the worker reported the child reaped */
@@ -93,6 +95,7 @@ extern int	sb_sandbox_control_fd(void);
 extern bool sb_sandbox_read_exit(SbSandbox *sb);
 extern void sb_sandbox_release(SbSandbox *sb);
 extern void sb_sandbox_detach(SbSandbox *sb);
+extern void sb_sandbox_close_channel(SbSandbox *sb);
 extern void sb_sandbox_abandon_worker(void);
 extern void sb_control_send_pid(uint32 type, int32 pid);
 extern bool sb_sandbox_verdict(SbSandbox *sb, long timeout_ms, bool interruptible);

@@ -350,6 +350,116 @@ sb_held_result(const SbReader *rd, const SbRequest *req, const SbOutcome *out)
 		(out->rows_header != NULL && list_length(out->rows_columns) == req->rows_ncols);
 }
 
+/* what a held call's wait on its mailbox found */
+typedef enum SbMailboxOutcome
+{
+	SB_MB_GOT,					/* the result, copied into the reader */
+	SB_MB_USE_SOCKET,			/* the call goes on on the data socket */
+	SB_MB_BROKEN				/* the child broke the mailbox's protocol */
+} SbMailboxOutcome;
+
+/* a moment's pause in a spin (lets the other hyperthread run) */
+static inline void
+sb_spin_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ __volatile__("pause");
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+/*
+ * Post a held child's call in its mailbox (sb_protocol.h): the request's
+ * bytes, then CALL.  Returns false if it must go on the data socket (the
+ * child sleeps there, or the request does not fit); nothing was posted.
+ */
+static bool
+sb_mailbox_post(volatile SbMailbox *mb, List *chunks)
+{
+	ListCell   *lc;
+	size_t		total = 0;
+	uint32		seen;
+
+	foreach(lc, chunks)
+		total += ((SbChunk *) lfirst(lc))->len;
+	if (total > SB_MAILBOX_REQ_MAX)
+		return false;
+	seen = __atomic_load_n(&mb->state, __ATOMIC_ACQUIRE);
+	if (seen == SB_MB_IDLE_SLEEP || seen == SB_MB_DONE_SLEEP)
+		return false;
+	total = 0;
+	foreach(lc, chunks)
+	{
+		SbChunk    *c = (SbChunk *) lfirst(lc);
+
+		memcpy((char *) mb->req + total, c->data, c->len);
+		total += c->len;
+	}
+	mb->req_len = (uint32) total;
+	/* from what it was (a child going to sleep meanwhile wins) to CALL */
+	return __atomic_compare_exchange_n(&mb->state, &seen, SB_MB_CALL, false,
+									   __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * Wait for the result of a call posted in the mailbox: spin on its state
+ * for up to SB_POLL_US (the answer of a function called per row comes
+ * within microseconds), then ask the child to answer on the data socket
+ * (CALL_SLEEP) and let the caller sleep there.  A result in the mailbox is
+ * copied, length checked once, into the reader's buffer, from where it is
+ * decoded exactly as bytes from the socket are: the child may change the
+ * mailbox at any moment, never the copy.
+ */
+static SbMailboxOutcome
+sb_mailbox_take(volatile SbMailbox *mb, SbReader *rd)
+{
+	instr_time	start;
+	instr_time	now;
+	uint32		state;
+	uint32		len;
+	int			spins = 0;
+
+	INSTR_TIME_SET_CURRENT(start);
+	for (;;)
+	{
+		state = __atomic_load_n(&mb->state, __ATOMIC_ACQUIRE);
+		if (state != SB_MB_CALL)
+			break;
+		if ((++spins & 15) != 0)
+		{
+			sb_spin_pause();
+			continue;
+		}
+		INSTR_TIME_SET_CURRENT(now);
+		INSTR_TIME_SUBTRACT(now, start);
+		if (InterruptPending || INSTR_TIME_GET_MICROSEC(now) >= SB_POLL_US)
+		{
+			uint32		expected = SB_MB_CALL;
+
+			if (__atomic_compare_exchange_n(&mb->state, &expected, SB_MB_CALL_SLEEP, false,
+											__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+				return SB_MB_USE_SOCKET;
+			continue;			/* it changed meanwhile: see to what */
+		}
+		if (INSTR_TIME_GET_MICROSEC(now) >= SB_POLL_NO_YIELD_US)
+			(void) sched_yield();
+	}
+	/* the result, even if the child has gone to sleep since */
+	if (state != SB_MB_DONE && state != SB_MB_DONE_SLEEP)
+		return SB_MB_USE_SOCKET;	/* SOCKET, or nonsense: the socket says */
+	len = mb->resp_len;			/* read once */
+	if (len > SB_MAILBOX_RESP_MAX)
+		return SB_MB_BROKEN;
+	if (len > SB_READ_BUF)
+		rd->buf = palloc(len);
+	memcpy(rd->buf, (const char *) mb->resp, len);
+	rd->buf_pos = 0;
+	rd->buf_len = len;
+	rd->any = rd->any || len > 0;
+	return SB_MB_GOT;
+}
+
 /* Milliseconds elapsed since start. */
 static long
 sb_ms_since(instr_time start)
@@ -412,6 +522,7 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 	bool		writing = true;
 	bool		eof = false;
 	bool		held_done = false;
+	bool		spun = false;	/* polled the mailbox already */
 	instr_time	start;
 	instr_time	poll_start;	/* when this call began to poll, or zero */
 	long		deadline = (long) limits->timeout_ms + SB_DEADLINE_GRACE_MS;
@@ -465,6 +576,21 @@ again:
 	INSTR_TIME_SET_ZERO(poll_start);
 	sending = req->chunks;
 	next_chunk = list_head(sending);
+
+	/* a held child's call goes through its mailbox if it can */
+	if (req->held != NULL && st->sb->mailbox != NULL &&
+		sb_mailbox_post(st->sb->mailbox, req->chunks))
+	{
+		next_chunk = NULL;
+		writing = false;
+		spun = true;
+		if (sb_mailbox_take(st->sb->mailbox, &rd) == SB_MB_BROKEN)
+		{
+			rd.bad = true;
+			sb_sandbox_kill(st->sb);
+			goto loop_done;
+		}
+	}
 
 	while (!eof)
 	{
@@ -589,7 +715,7 @@ again:
 			continue;			/* more is waiting: no need to sleep */
 		if (writing)
 			events |= WL_SOCKET_WRITEABLE;
-		else if ((st->sb->from_reservation || st->sb->held) && !InterruptPending)
+		else if ((st->sb->from_reservation || st->sb->held) && !InterruptPending && !spun)
 		{
 			instr_time	polled;
 
@@ -612,6 +738,7 @@ again:
 			CHECK_FOR_INTERRUPTS();
 		}
 	}
+loop_done:
 
 	/*
 	 * A reservation that ends before it sent anything may have been taken

@@ -15,8 +15,10 @@
  */
 #include "pysandbox.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -132,6 +134,28 @@ sb_clocks_share(void)
 }
 
 /*
+ * Map a held child's mailbox (sb_protocol.h), checking that it cannot
+ * change size under us (a shrink would fault this process).  NULL if it
+ * cannot be used: its calls then go on the data socket.
+ */
+static volatile SbMailbox *
+sb_mailbox_map(int fd)
+{
+	struct stat st;
+	int			seals;
+	void	   *p;
+
+	if (fd < 0)
+		return NULL;
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || (seals & (F_SEAL_SHRINK | F_SEAL_GROW)) != (F_SEAL_SHRINK | F_SEAL_GROW) ||
+		fstat(fd, &st) < 0 || st.st_size != SB_MAILBOX_SIZE)
+		return NULL;
+	p = mmap(NULL, SB_MAILBOX_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	return p == MAP_FAILED ? NULL : (volatile SbMailbox *) p;
+}
+
+/*
  * A call on sb (the session's one child) asked to keep the child, and it
  * sent its complete result: it now waits for the statement's next call.
  * Move it to a held slot, set its call clock (idle) and tell the worker,
@@ -182,7 +206,9 @@ sb_sandbox_hold(SbSandbox *sb)
 	h->used = sb_held_generation;
 	memset(sb, 0, sizeof(*sb));
 	sb->data_fd = -1;
+	sb->mailbox_fd = -1;
 	sb->exited = true;
+	h->mailbox = sb_mailbox_map(h->mailbox_fd);
 	clock = sb_held_clock(h);
 	clock->in_call = 0;
 	clock->calls = 0;
@@ -265,9 +291,7 @@ sb_sandbox_drop(SbSandbox *sb)
 
 	if (clock != NULL)
 		__atomic_store_n(&clock->pid, 0, __ATOMIC_RELEASE);
-	if (sb->data_fd >= 0)
-		close(sb->data_fd);
-	sb->data_fd = -1;
+	sb_sandbox_close_channel(sb);
 	if (!sb->exited && sb_sandbox_control_fd() >= 0)
 	{
 		sb_dropped[sb_dropped_next] = sb->pid;
@@ -370,9 +394,7 @@ sb_held_forget(void)
 	for (i = 0; i < SB_MAX_HELD; i++)
 		if (sb_held[i].in_use)
 		{
-			if (sb_held[i].data_fd >= 0)
-				close(sb_held[i].data_fd);
-			sb_held[i].data_fd = -1;
+			sb_sandbox_close_channel(&sb_held[i]);
 			sb_held[i].exited = true;
 			sb_held[i].in_use = false;
 		}

@@ -74,11 +74,12 @@ static bool sb_exit_hook_set = false;
 typedef struct SbReservation
 {
 	int			fd;				/* its data socket, or -1 */
+	int			mailbox_fd;		/* its mailbox (sb_protocol.h) */
 	int32		pid;
 	SbSpawnRequest limits;		/* what it was contained with */
 } SbReservation;
 
-static SbReservation sb_reservation = {.fd = -1};
+static SbReservation sb_reservation = {.fd = -1,.mailbox_fd = -1};
 
 /* Give up the reservation we hold (the worker learns it from our next request). */
 static void
@@ -86,8 +87,25 @@ sb_reservation_drop(void)
 {
 	if (sb_reservation.fd >= 0)
 		close(sb_reservation.fd);
+	if (sb_reservation.mailbox_fd >= 0)
+		close(sb_reservation.mailbox_fd);
 	sb_reservation.fd = -1;
+	sb_reservation.mailbox_fd = -1;
 	sb_reservation.pid = 0;
+}
+
+/* Close the fds of a record (those not taken: -1). */
+static void
+sb_close_fds(int *fds)
+{
+	int			i;
+
+	for (i = 0; i < SB_RECORD_MAX_FDS; i++)
+	{
+		if (fds[i] >= 0)
+			close(fds[i]);
+		fds[i] = -1;
+	}
 }
 
 /*
@@ -157,13 +175,14 @@ sb_worker_at_exit(int code, Datum arg)
 
 /*
  * Receive one control record.  Waits up to timeout_ms (interruptibly when
- * interruptible is true); returns false on timeout.  A record carrying an
- * fd stores it in *fd_out (or closes it if fd_out is NULL).  Any protocol
- * problem abandons the worker and raises an error.
+ * interruptible is true); returns false on timeout.  The fds a record
+ * carries (at most SB_RECORD_MAX_FDS, in order; the others -1) go to
+ * fds_out (or are closed if fds_out is NULL).  Any protocol problem
+ * abandons the worker and raises an error.
  */
 static bool
 sb_control_recv(uint32 *type, void *payload, uint32 *len, long timeout_ms,
-				bool interruptible, int *fd_out)
+				bool interruptible, int *fds_out)
 {
 	instr_time	start;
 
@@ -173,7 +192,7 @@ sb_control_recv(uint32 *type, void *payload, uint32 *len, long timeout_ms,
 		unsigned char buf[SB_FRAME_HEADER_SIZE + SB_CONTROL_MAX_PAYLOAD];
 		union
 		{
-			char		buf[CMSG_SPACE(sizeof(int))];
+			char		buf[CMSG_SPACE(sizeof(int) * SB_RECORD_MAX_FDS)];
 			struct cmsghdr align;
 		}			ctl;
 		struct iovec iov = {.iov_base = buf,.iov_len = sizeof(buf)};
@@ -191,21 +210,35 @@ sb_control_recv(uint32 *type, void *payload, uint32 *len, long timeout_ms,
 		if (n > 0)
 		{
 			struct cmsghdr *cmsg;
-			int			fd = -1;
+			int			fds[SB_RECORD_MAX_FDS] = {-1, -1};
+			int			nfds = 0;
 
 			for (cmsg = CMSG_FIRSTHDR(&msg); cmsg; cmsg = CMSG_NXTHDR(&msg, cmsg))
 			{
 				if (cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS &&
-					cmsg->cmsg_len == CMSG_LEN(sizeof(int)))
-					memcpy(&fd, CMSG_DATA(cmsg), sizeof(int));
+					cmsg->cmsg_len >= CMSG_LEN(0))
+				{
+					int			k = (int) ((cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+					int			i;
+
+					for (i = 0; i < k; i++)
+					{
+						int			fd;
+
+						memcpy(&fd, CMSG_DATA(cmsg) + i * sizeof(int), sizeof(int));
+						if (nfds < SB_RECORD_MAX_FDS)
+							fds[nfds++] = fd;
+						else
+							close(fd);
+					}
+				}
 			}
 			if (n >= SB_FRAME_HEADER_SIZE)
 				sb_frame_header_decode(buf, type, len);
 			if ((msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || n < SB_FRAME_HEADER_SIZE ||
 				*len > SB_CONTROL_MAX_PAYLOAD || (size_t) n != SB_FRAME_HEADER_SIZE + *len)
 			{
-				if (fd >= 0)
-					close(fd);
+				sb_close_fds(fds);
 				sb_sandbox_abandon_worker();
 				if (!interruptible)
 					return false;
@@ -214,10 +247,10 @@ sb_control_recv(uint32 *type, void *payload, uint32 *len, long timeout_ms,
 						 errmsg("sandbox worker sent a malformed message")));
 			}
 			memcpy(payload, buf + SB_FRAME_HEADER_SIZE, *len);
-			if (fd_out)
-				*fd_out = fd;
-			else if (fd >= 0)
-				close(fd);
+			if (fds_out)
+				memcpy(fds_out, fds, sizeof(fds));
+			else
+				sb_close_fds(fds);
 			return true;
 		}
 		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
@@ -261,14 +294,14 @@ sb_control_recv(uint32 *type, void *payload, uint32 *len, long timeout_ms,
  * next call starts a new one.  Returns false on timeout.
  */
 static bool
-sb_control_recv_or_abandon(uint32 *type, void *payload, uint32 *len, int *fd_out,
+sb_control_recv_or_abandon(uint32 *type, void *payload, uint32 *len, int *fds_out,
 						   long timeout_ms)
 {
 	bool		ok = false;
 
 	PG_TRY();
 	{
-		ok = sb_control_recv(type, payload, len, timeout_ms, true, fd_out);
+		ok = sb_control_recv(type, payload, len, timeout_ms, true, fds_out);
 	}
 	PG_CATCH();
 	{
@@ -293,22 +326,23 @@ typedef union SbControlPayload
 
 /*
  * Act on a record the worker sends unasked: a reservation, its revocation,
- * or the exit report of a child we detached from.  fd is the record's fd,
- * consumed either way.  Returns false if the record is none of those.
+ * or the exit report of a child we detached from.  fds are the record's
+ * fds, consumed either way.  Returns false if the record is none of those.
  */
 static bool
-sb_control_async(uint32 type, const SbControlPayload *payload, uint32 len, int fd)
+sb_control_async(uint32 type, const SbControlPayload *payload, uint32 len, int *fds)
 {
-	if (type == SB_CTL_RESERVED && len == sizeof(SbReserved) && fd >= 0)
+	if (type == SB_CTL_RESERVED && len == sizeof(SbReserved) && fds[0] >= 0 && fds[1] >= 0)
 	{
 		sb_reservation_drop();
-		sb_reservation.fd = fd;
+		sb_reservation.fd = fds[0];
+		sb_reservation.mailbox_fd = fds[1];
 		sb_reservation.pid = payload->reserved.pid;
 		sb_reservation.limits = payload->reserved.limits;
+		fds[0] = fds[1] = -1;
 		return true;
 	}
-	if (fd >= 0)
-		close(fd);
+	sb_close_fds(fds);
 	if (type == SB_CTL_REVOKED && len == sizeof(SbSpawned))
 	{
 		/* one for a reservation we no longer hold is late, not wrong */
@@ -342,11 +376,11 @@ sb_control_drain(void)
 		SbControlPayload payload;
 		uint32		type,
 					len;
-		int			fd = -1;
+		int			fds[SB_RECORD_MAX_FDS] = {-1, -1};
 
-		if (!sb_control_recv(&type, &payload, &len, 0, false, &fd))
+		if (!sb_control_recv(&type, &payload, &len, 0, false, fds))
 			return;
-		if (!sb_control_async(type, &payload, len, fd))
+		if (!sb_control_async(type, &payload, len, fds))
 		{
 			elog(LOG, "pysandbox: the sandbox worker sent an unexpected message (type %u) to an idle session", type);
 			sb_sandbox_abandon_worker();
@@ -776,7 +810,8 @@ sb_sandbox_acquire(const SbSpawnRequest *req, bool allow_reserved, const char *c
 	SbSandbox  *sb;
 	uint32		type,
 				len;
-	int			fd = -1;
+	int			fds[SB_RECORD_MAX_FDS] = {-1, -1};
+	int			fd;
 	SbControlPayload payload;
 	SbSpawnRequest r;
 	int			attempt;
@@ -827,8 +862,10 @@ sb_sandbox_acquire(const SbSpawnRequest *req, bool allow_reserved, const char *c
 			sb->subid = GetCurrentSubTransactionId();
 			sb->from_reservation = true;
 			sb->data_fd = sb_reservation.fd;
+			sb->mailbox_fd = sb_reservation.mailbox_fd;
 			sb->pid = sb_reservation.pid;
 			sb_reservation.fd = -1;
+			sb_reservation.mailbox_fd = -1;
 			sb_reservation.pid = 0;
 			fd = sb->data_fd;
 			goto have_child;
@@ -853,7 +890,7 @@ sb_sandbox_acquire(const SbSpawnRequest *req, bool allow_reserved, const char *c
 
 	for (;;)
 	{
-		if (!sb_control_recv_or_abandon(&type, &payload, &len, &fd,
+		if (!sb_control_recv_or_abandon(&type, &payload, &len, fds,
 										(long) r.queue_ms + SB_WORKER_START_TIMEOUT_MS))
 			ereport(ERROR,
 					(errcode(ERRCODE_SYSTEM_ERROR),
@@ -864,7 +901,7 @@ sb_sandbox_acquire(const SbSpawnRequest *req, bool allow_reserved, const char *c
 		 */
 		if (type == SB_CTL_EXITED || type == SB_CTL_RESERVED || type == SB_CTL_REVOKED)
 		{
-			if (!sb_control_async(type, &payload, len, fd))
+			if (!sb_control_async(type, &payload, len, fds))
 			{
 				sb_sandbox_abandon_worker();
 				ereport(ERROR,
@@ -872,7 +909,6 @@ sb_sandbox_acquire(const SbSpawnRequest *req, bool allow_reserved, const char *c
 						 errmsg("sandbox worker sent an unexpected message")));
 			}
 			sb_reservation_drop();
-			fd = -1;
 			continue;
 		}
 		break;
@@ -881,8 +917,7 @@ sb_sandbox_acquire(const SbSpawnRequest *req, bool allow_reserved, const char *c
 	sb_exit_pending = 0;
 	if (type == SB_CTL_BUSY && len == sizeof(SbBusy))
 	{
-		if (fd >= 0)
-			close(fd);
+		sb_close_fds(fds);
 		ereport(ERROR,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
 				 errmsg("too many sandbox calls are running"),
@@ -893,17 +928,15 @@ sb_sandbox_acquire(const SbSpawnRequest *req, bool allow_reserved, const char *c
 	if (type == SB_CTL_FAILED)
 	{
 		payload.text[len] = '\0';
-		if (fd >= 0)
-			close(fd);
+		sb_close_fds(fds);
 		ereport(ERROR,
 				(errcode(ERRCODE_SYSTEM_ERROR),
 				 errmsg("could not start a sandbox process"),
 				 errdetail_internal("%s", payload.text)));
 	}
-	if (type != SB_CTL_SPAWNED || len != sizeof(SbSpawned) || fd < 0)
+	if (type != SB_CTL_SPAWNED || len != sizeof(SbSpawned) || fds[0] < 0 || fds[1] < 0)
 	{
-		if (fd >= 0)
-			close(fd);
+		sb_close_fds(fds);
 		sb_sandbox_abandon_worker();
 		ereport(ERROR,
 				(errcode(ERRCODE_SYSTEM_ERROR),
@@ -914,7 +947,8 @@ sb_sandbox_acquire(const SbSpawnRequest *req, bool allow_reserved, const char *c
 	memset(sb, 0, sizeof(SbSandbox));
 	sb->in_use = true;
 	sb->subid = GetCurrentSubTransactionId();
-	sb->data_fd = fd;
+	sb->data_fd = fd = fds[0];
+	sb->mailbox_fd = fds[1];
 	sb->pid = payload.spawned.pid;
 	sb->preloaded = (r.flags & SB_SPAWN_PRELOADED) != 0;
 have_child:
@@ -972,25 +1006,25 @@ sb_sandbox_verdict(SbSandbox *sb, long timeout_ms, bool interruptible)
 		SbControlPayload payload;
 		uint32		type,
 					len;
-		int			fd = -1;
+		int			fds[SB_RECORD_MAX_FDS] = {-1, -1};
 
-		if (!sb_control_recv(&type, &payload, &len, timeout_ms, interruptible, &fd))
+		if (!sb_control_recv(&type, &payload, &len, timeout_ms, interruptible, fds))
 			return false;
 		if (type == SB_CTL_EXITED && len == sizeof(SbExitReport) &&
-			payload.exit.pid == sb->pid && fd < 0)
+			payload.exit.pid == sb->pid && fds[0] < 0)
 		{
 			sb->exit = payload.exit;
 			sb->exited = true;
 			return true;
 		}
 		if (type == SB_CTL_REVOKED && len == sizeof(SbSpawned) &&
-			payload.spawned.pid == sb->pid && sb->from_reservation && fd < 0)
+			payload.spawned.pid == sb->pid && sb->from_reservation && fds[0] < 0)
 		{
 			sb->revoked = true;
 			sb->exited = true;
 			return true;
 		}
-		if (sb_control_async(type, &payload, len, fd))
+		if (sb_control_async(type, &payload, len, fds))
 			continue;
 		sb_sandbox_abandon_worker();
 		if (!interruptible)
@@ -1014,6 +1048,21 @@ sb_sandbox_read_exit(SbSandbox *sb)
 	return sb_sandbox_verdict(sb, 0, true);
 }
 
+/* Close our end of a child's data socket and its mailbox (mapped or not). */
+void
+sb_sandbox_close_channel(SbSandbox *sb)
+{
+	if (sb->data_fd >= 0)
+		close(sb->data_fd);
+	sb->data_fd = -1;
+	if (sb->mailbox_fd >= 0)
+		close(sb->mailbox_fd);
+	sb->mailbox_fd = -1;
+	if (sb->mailbox != NULL)
+		munmap((void *) sb->mailbox, SB_MAILBOX_SIZE);
+	sb->mailbox = NULL;
+}
+
 /*
  * The child sent a complete result and closed its socket: let it finish
  * exiting (tearing down a large address space takes milliseconds) without
@@ -1026,11 +1075,7 @@ sb_sandbox_read_exit(SbSandbox *sb)
 void
 sb_sandbox_detach(SbSandbox *sb)
 {
-	if (sb->data_fd >= 0)
-	{
-		close(sb->data_fd);
-		sb->data_fd = -1;
-	}
+	sb_sandbox_close_channel(sb);
 	if (!sb->exited && sb_control_fd >= 0)
 		sb_exit_pending = sb->pid;
 	sb->exited = true;
@@ -1046,11 +1091,7 @@ sb_sandbox_detach(SbSandbox *sb)
 void
 sb_sandbox_release(SbSandbox *sb)
 {
-	if (sb->data_fd >= 0)
-	{
-		close(sb->data_fd);
-		sb->data_fd = -1;
-	}
+	sb_sandbox_close_channel(sb);
 	if (!sb->exited && sb_control_fd >= 0)
 	{
 		sb_sandbox_kill(sb);

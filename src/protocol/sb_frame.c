@@ -129,27 +129,28 @@ sb_send_frame(int fd, uint32_t type, const void *payload, uint32_t length)
 }
 
 /*
- * Send one control record (header and payload, SOCK_SEQPACKET) with fd
- * attached (SCM_RIGHTS): the worker hands out data sockets so, the backend
- * its call clocks.  flags as for sendmsg(); returns 0 if the whole record
- * went, -1 otherwise (errno set).
+ * Send one control record (header and payload, SOCK_SEQPACKET) with nfds
+ * fds attached (SCM_RIGHTS, at most SB_RECORD_MAX_FDS): the worker hands
+ * out data sockets and mailboxes so, the backend its call clocks.  flags
+ * as for sendmsg(); returns 0 if the whole record went, -1 otherwise
+ * (errno set).
  */
 int
-sb_send_record_fd(int sock, uint32_t type, const void *payload, uint32_t length, int fd,
-				  int flags)
+sb_send_record_fds(int sock, uint32_t type, const void *payload, uint32_t length,
+				   const int *fds, int nfds, int flags)
 {
 	unsigned char buf[SB_FRAME_HEADER_SIZE + SB_CONTROL_MAX_PAYLOAD];
 	struct msghdr msg;
 	struct iovec iov;
 	union
 	{
-		char		buf[CMSG_SPACE(sizeof(int))];
+		char		buf[CMSG_SPACE(sizeof(int) * SB_RECORD_MAX_FDS)];
 		struct cmsghdr align;
 	}			ctl;
 	struct cmsghdr *cmsg;
 	ssize_t		n;
 
-	if (length > SB_CONTROL_MAX_PAYLOAD)
+	if (length > SB_CONTROL_MAX_PAYLOAD || nfds < 1 || nfds > SB_RECORD_MAX_FDS)
 	{
 		errno = EMSGSIZE;
 		return -1;
@@ -164,12 +165,12 @@ sb_send_record_fd(int sock, uint32_t type, const void *payload, uint32_t length,
 	msg.msg_iov = &iov;
 	msg.msg_iovlen = 1;
 	msg.msg_control = ctl.buf;
-	msg.msg_controllen = sizeof(ctl.buf);
+	msg.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t) nfds);
 	cmsg = CMSG_FIRSTHDR(&msg);
 	cmsg->cmsg_level = SOL_SOCKET;
 	cmsg->cmsg_type = SCM_RIGHTS;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int) * (size_t) nfds);
+	memcpy(CMSG_DATA(cmsg), fds, sizeof(int) * (size_t) nfds);
 	do
 		n = sendmsg(sock, &msg, flags);
 	while (n < 0 && errno == EINTR);
@@ -181,4 +182,12 @@ sb_send_record_fd(int sock, uint32_t type, const void *payload, uint32_t length,
 		return -1;
 	}
 	return 0;
+}
+
+/* sb_send_record_fds with one fd */
+int
+sb_send_record_fd(int sock, uint32_t type, const void *payload, uint32_t length, int fd,
+				  int flags)
+{
+	return sb_send_record_fds(sock, type, payload, length, &fd, 1, flags);
 }

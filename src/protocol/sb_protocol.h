@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define SB_PROTOCOL_VERSION		9
+#define SB_PROTOCOL_VERSION		10
 
 /* the worker inherits its control socket on this fd */
 #define SB_WORKER_CONTROL_FD	3
@@ -58,13 +58,15 @@ typedef enum SbFrameType
 
 	/* control: worker -> backend */
 	SB_CTL_READY = 16,			/* SbReady: interpreter up and warm */
-	SB_CTL_SPAWNED = 17,		/* SbSpawned + SCM_RIGHTS data fd */
+	SB_CTL_SPAWNED = 17,		/* SbSpawned + SCM_RIGHTS data fd and
+								 * mailbox fd */
 	SB_CTL_EXITED = 18,			/* SbExitReport: the child was reaped */
 	SB_CTL_FAILED = 19,			/* text: the worker could not do it */
 	SB_CTL_BUSY = 20,			/* SbBusy: max_concurrent reached, waited
 								 * queue_ms in vain */
-	SB_CTL_RESERVED = 21,		/* SbReserved + SCM_RIGHTS data fd: a child
-								 * contained for this client's next call */
+	SB_CTL_RESERVED = 21,		/* SbReserved + SCM_RIGHTS data fd and
+								 * mailbox fd: a child contained for this
+								 * client's next call */
 	SB_CTL_REVOKED = 22,		/* SbSpawned: that reservation was taken back
 								 * before its call began; nothing ran */
 
@@ -232,6 +234,73 @@ typedef struct SbHeldClocks
 	SbHeldClock slot[SB_MAX_HELD];
 } SbHeldClocks;
 
+/*
+ * The mailbox: a held child's calls without a system call on the way.
+ *
+ * On a virtual machine a system call costs microseconds, and a call of a
+ * trivial function per row made six of them (the backend's send, two
+ * reads, the child's poll, read and write).  So each child also has a
+ * mailbox, SB_MAILBOX_SIZE bytes of a memfd the worker creates for it
+ * (sealed against resizing: a shrink would fault the backend), maps into
+ * the child before any containment step and hands to the backend with the
+ * data socket.  The backend maps it only for a held child; other children
+ * never look at it.  It carries exactly the bytes the data socket would:
+ * SB_DATA_CALL and the arguments one way, the call's result frames the
+ * other; everything else (prints, sql(), errors, violations) stays on the
+ * socket.
+ *
+ * One word, state, says where the call is; both sides change it only with
+ * atomic read-modify-writes, so exactly one of two racing changes wins:
+ *
+ *	IDLE, DONE, SOCKET	the child waits for its next call, polling state
+ *	IDLE_SLEEP			... asleep on the data socket (after spinning;
+ *						child: compare-and-swap from the value it left)
+ *	DONE_SLEEP			the same from DONE: the result in resp stays
+ *						there for a backend that has not taken it yet
+ *	CALL				a call is in req (backend: compare-and-swap from
+ *						any value but the two SLEEPs; if the child is
+ *						asleep the call goes on the data socket instead)
+ *	CALL_SLEEP			the backend waits asleep on the data socket
+ *						(compare-and-swap from CALL, after spinning); the
+ *						call is in req all the same
+ *	DONE				the child put the call's whole result in resp
+ *						(exchange: if the backend was asleep, the child
+ *						writes the same bytes to the socket instead)
+ *	SOCKET				the call goes on on the data socket (exchange,
+ *						before the child writes anything there)
+ *
+ * A call that came on the socket is answered on it; the child sets SOCKET
+ * when it begins, so that the next call can come through the mailbox.
+ * Everything in the mailbox is written by a hostile process that may
+ * change it at any moment: the backend reads resp_len once, checks it,
+ * copies resp to its own memory and decodes the copy as it would decode
+ * the socket's bytes, with the same limits.  A child that breaks this
+ * protocol only stalls its own call, which then meets its deadline.
+ */
+#define SB_MAILBOX_SIZE			(128 * 1024)
+#define SB_MAILBOX_HEADER		128
+#define SB_MAILBOX_REQ_MAX		(32 * 1024)
+#define SB_MAILBOX_RESP_MAX		(SB_MAILBOX_SIZE - SB_MAILBOX_HEADER - SB_MAILBOX_REQ_MAX)
+
+#define SB_MB_IDLE				0
+#define SB_MB_IDLE_SLEEP		1
+#define SB_MB_CALL				2
+#define SB_MB_CALL_SLEEP		3
+#define SB_MB_DONE				4
+#define SB_MB_SOCKET			5
+#define SB_MB_DONE_SLEEP		6
+
+typedef struct SbMailbox
+{
+	uint32_t	state;			/* SB_MB_* */
+	uint32_t	req_len;		/* bytes of req (backend) */
+	uint32_t	resp_len;		/* bytes of resp (child: hostile) */
+	uint32_t	padding;
+	char		header_rest[SB_MAILBOX_HEADER - 16];
+	unsigned char req[SB_MAILBOX_REQ_MAX];
+	unsigned char resp[SB_MAILBOX_RESP_MAX];
+} SbMailbox;
+
 typedef struct SbReserved
 {
 	int32_t		pid;
@@ -381,6 +450,10 @@ extern int	sb_write_all(int fd, const void *buf, size_t len);
 extern int	sb_read_all(int fd, void *buf, size_t len);
 extern ssize_t sb_read_some(int fd, void *buf, size_t min, size_t cap);
 extern int	sb_send_frame(int fd, uint32_t type, const void *payload, uint32_t length);
+/* fds one control record may carry: a data socket and its mailbox */
+#define SB_RECORD_MAX_FDS	2
+extern int	sb_send_record_fds(int sock, uint32_t type, const void *payload, uint32_t length,
+							   const int *fds, int nfds, int flags);
 extern int	sb_send_record_fd(int sock, uint32_t type, const void *payload, uint32_t length,
 							  int fd, int flags);
 

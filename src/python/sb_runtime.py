@@ -276,15 +276,17 @@ def prewarm(collect=True, pandas=True, validated=False):
     if validated:
         request["validated"] = sb_io.INSTANCE
     frames = [(sb_io.REQUEST, json.dumps(request).encode("utf-8")), (sb_io.END, b"")]
-    saved = (sb_io.recv, sb_io.send, sb_io.sendv, sys.stdout, sys.stderr)
+    saved = (sb_io.recv, sb_io.send, sb_io.sendv, sb_io.write, sb_io.reply, sys.stdout, sys.stderr)
     try:
         # the real serve() on a synthetic request, with the channel stubbed
         sb_io.recv = lambda: frames.pop(0)
         sb_io.send = lambda *args: None
         sb_io.sendv = lambda *args: None
+        sb_io.write = lambda *args: None
+        sb_io.reply = lambda *args: None
         serve(True)
     finally:
-        sb_io.recv, sb_io.send, sb_io.sendv, sys.stdout, sys.stderr = saved
+        sb_io.recv, sb_io.send, sb_io.sendv, sb_io.write, sb_io.reply, sys.stdout, sys.stderr = saved
     if collect:
         gc.collect()
 
@@ -1040,12 +1042,17 @@ def _send_value(rows, nrows, payloads, text, end, last=False):
     then waits for its end, not for its next call).  One small column (a
     function called per row) goes out in one write."""
     head = _FRAME_HEADER.pack(sb_io.LAST, 0) if last else b""
+    # small results in one piece: through a held call's mailbox (sb_protocol.h)
     if rows is not None and len(payloads) == 1:
         column = b"".join(payloads[0])
         if len(column) <= 65536:
-            sb_io.write(head + _FRAME_HEADER.pack(sb_io.ROWS, 8) + nrows.to_bytes(8, "little") +
+            sb_io.reply(head + _FRAME_HEADER.pack(sb_io.ROWS, 8) + nrows.to_bytes(8, "little") +
                         _FRAME_HEADER.pack(sb_io.COLUMN, len(column)) + column, end)
             return
+    if rows is None and len(text) <= 16384:
+        data = text.encode("utf-8")
+        sb_io.reply(head + _FRAME_HEADER.pack(sb_io.RESULT, len(data)) + data, end)
+        return
     if head:
         sb_io.write(head)
     if rows is not None:

@@ -31,6 +31,8 @@ typedef struct SbChild
 	pid_t		pid;			/* 0: none */
 	int			pidfd;
 	int			data_fd;		/* the worker's end until handed over */
+	int			mailbox_fd;		/* its mailbox (sb_protocol.h), until
+								 * handed over with data_fd */
 	uint32_t	shape;			/* SB_SPAWN_SHAPE_FLAGS it was prepared for */
 	uint64_t	started_us;		/* when the call got it */
 	uint64_t	deadline_us;
@@ -83,6 +85,7 @@ extern void sb_start_reserved(SbClient *cl);
 extern SbChild *sb_held_find(SbClient *cl, pid_t pid);
 extern void sb_client_hold(SbClient *cl, pid_t pid);
 extern bool sb_client_clocks(SbClient *cl, int fd);
+extern int	sb_mailbox_create(void);
 extern void sb_held_check(SbClient *cl, SbChild *c, uint64_t now);
 
 #endif							/* SB_CHILDREN_H */

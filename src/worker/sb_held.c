@@ -171,3 +171,23 @@ sb_held_check(SbClient *cl, SbChild *c, uint64_t now)
 			c->cpu_check_us = c->deadline_us;
 	}
 }
+
+/*
+ * A new child's mailbox (sb_protocol.h): a memfd of SB_MAILBOX_SIZE bytes,
+ * sealed against resizing before anyone maps it.  Returns the fd, or -1.
+ */
+int
+sb_mailbox_create(void)
+{
+	int			fd = memfd_create("pysandbox mailbox", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, SB_MAILBOX_SIZE) < 0 ||
+		fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
+	{
+		close(fd);
+		return -1;
+	}
+	return fd;
+}

@@ -68,7 +68,7 @@ typedef struct SbPreloadedRequest
 static int	sb_preloaded_fd = -1;
 static pid_t sb_preloaded_pid = 0;
 
-/* Send one message with up to two fds attached. */
+/* Send one message with up to three fds attached. */
 static int
 sb_send_with_fds(int sock, const void *buf, size_t len, const int *fds, int nfds)
 {
@@ -76,7 +76,7 @@ sb_send_with_fds(int sock, const void *buf, size_t len, const int *fds, int nfds
 	struct iovec iov = {.iov_base = (void *) buf,.iov_len = len};
 	union
 	{
-		char		buf[CMSG_SPACE(2 * sizeof(int))];
+		char		buf[CMSG_SPACE(3 * sizeof(int))];
 		struct cmsghdr align;
 	}			cmsgbuf;
 	ssize_t		n;
@@ -109,17 +109,18 @@ sb_send_with_fds(int sock, const void *buf, size_t len, const int *fds, int nfds
  * (its fds are closed).
  */
 static ssize_t
-sb_recv_request(int sock, SbPreloadedRequest *req, int *data_fd, int *claim_fd)
+sb_recv_request(int sock, SbPreloadedRequest *req, int *data_fd, int *mailbox_fd,
+				int *claim_fd)
 {
 	struct msghdr msg;
 	struct iovec iov = {.iov_base = req,.iov_len = sizeof(*req)};
 	union
 	{
-		char		buf[CMSG_SPACE(2 * sizeof(int))];
+		char		buf[CMSG_SPACE(3 * sizeof(int))];
 		struct cmsghdr align;
 	}			cmsgbuf;
 	struct cmsghdr *cmsg;
-	int			fds[2] = {-1, -1};
+	int			fds[3] = {-1, -1, -1};
 	int			nfds = 0;
 	ssize_t		n;
 
@@ -145,7 +146,7 @@ sb_recv_request(int sock, SbPreloadedRequest *req, int *data_fd, int *claim_fd)
 				int			fd;
 
 				memcpy(&fd, CMSG_DATA(cmsg) + i * sizeof(int), sizeof(int));
-				if (nfds < 2)
+				if (nfds < 3)
 					fds[nfds++] = fd;
 				else
 					close(fd);
@@ -153,16 +154,16 @@ sb_recv_request(int sock, SbPreloadedRequest *req, int *data_fd, int *claim_fd)
 		}
 	}
 	if (n != (ssize_t) sizeof(*req) || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-		nfds != (req->spare ? 2 : 1))
+		nfds != (req->spare ? 3 : 2))
 	{
-		if (fds[0] >= 0)
-			close(fds[0]);
-		if (fds[1] >= 0)
-			close(fds[1]);
+		for (nfds = 0; nfds < 3; nfds++)
+			if (fds[nfds] >= 0)
+				close(fds[nfds]);
 		return -1;
 	}
 	*data_fd = fds[0];
-	*claim_fd = req->spare ? fds[1] : -1;
+	*mailbox_fd = fds[1];
+	*claim_fd = req->spare ? fds[2] : -1;
 	return n;
 }
 
@@ -179,7 +180,8 @@ static volatile int32_t sb_intermediate_said;
  * before its pid is returned.
  */
 static int32_t
-sb_fork_for_worker(uint32_t shape, bool spare, int data_fd, int claim_fd, int sock)
+sb_fork_for_worker(uint32_t shape, bool spare, int data_fd, int mailbox_fd, int claim_fd,
+				   int sock)
 {
 	pid_t		mid;
 	int32_t		said;
@@ -195,7 +197,7 @@ sb_fork_for_worker(uint32_t shape, bool spare, int data_fd, int claim_fd, int so
 		{
 			close(sock);
 			(void) prctl(PR_SET_NAME, SB_WORKER_COMM);	/* a child like any other */
-			sb_child_main(shape, spare, data_fd, claim_fd);
+			sb_child_main(shape, spare, data_fd, mailbox_fd, claim_fd);
 		}
 		sb_intermediate_said = child < 0 ? -errno : (int32_t) child;
 		_exit(0);
@@ -217,18 +219,22 @@ sb_preloaded_serve(int sock)
 	{
 		SbPreloadedRequest req;
 		int			data_fd = -1;
+		int			mailbox_fd = -1;
 		int			claim_fd = -1;
 		int32_t		reply;
-		ssize_t		n = sb_recv_request(sock, &req, &data_fd, &claim_fd);
+		ssize_t		n = sb_recv_request(sock, &req, &data_fd, &mailbox_fd, &claim_fd);
 
 		if (n == 0)
 			_exit(0);			/* the worker has gone */
 		if (n < 0)
 			reply = -EPROTO;
 		else
-			reply = sb_fork_for_worker(req.shape, req.spare != 0, data_fd, claim_fd, sock);
+			reply = sb_fork_for_worker(req.shape, req.spare != 0, data_fd, mailbox_fd, claim_fd,
+									   sock);
 		if (data_fd >= 0)
 			close(data_fd);
+		if (mailbox_fd >= 0)
+			close(mailbox_fd);
 		if (claim_fd >= 0)
 			close(claim_fd);
 		if (sb_send_with_fds(sock, &reply, sizeof(reply), NULL, 0) < 0)
@@ -351,10 +357,10 @@ sb_preloaded_lost(void)
  * errno set.  If the preloaded process has gone, so does the worker.
  */
 pid_t
-sb_preloaded_fork(uint32_t shape, bool spare, int data_fd, int claim_fd)
+sb_preloaded_fork(uint32_t shape, bool spare, int data_fd, int mailbox_fd, int claim_fd)
 {
 	SbPreloadedRequest req = {.shape = shape,.spare = spare ? 1 : 0};
-	int			fds[2] = {data_fd, claim_fd};
+	int			fds[3] = {data_fd, mailbox_fd, claim_fd};
 	int32_t		reply;
 	ssize_t		n;
 
@@ -363,7 +369,7 @@ sb_preloaded_fork(uint32_t shape, bool spare, int data_fd, int claim_fd)
 		errno = ENOSYS;
 		return -1;
 	}
-	if (sb_send_with_fds(sb_preloaded_fd, &req, sizeof(req), fds, spare ? 2 : 1) < 0)
+	if (sb_send_with_fds(sb_preloaded_fd, &req, sizeof(req), fds, spare ? 3 : 2) < 0)
 	{
 		if (errno != EPIPE && errno != ECONNRESET)
 			return -1;			/* out of buffers or fds: this child only */

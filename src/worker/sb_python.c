@@ -90,6 +90,45 @@ sb_prefault(void *p, size_t len)
 	(void) madvise((void *) start, end - start, MADV_POPULATE_WRITE);
 }
 
+/*
+ * The mailbox (sb_protocol.h), mapped before containment: a held child's
+ * calls come and go there without a system call while both sides poll.
+ */
+static SbMailbox *sb_mailbox = NULL;
+static bool sb_mb_call = false; /* the running call came through it, and
+								 * nothing of it went on the socket yet */
+static uint32_t sb_mb_left = SB_MB_IDLE;	/* the state this process last set */
+
+/* In a new child, before containment: map its mailbox (fd < 0: none). */
+bool
+sb_python_map_mailbox(int fd)
+{
+	void	   *p;
+
+	if (fd < 0)
+		return true;
+	p = mmap(NULL, SB_MAILBOX_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return false;
+	sb_mailbox = p;
+	return true;
+}
+
+/*
+ * Anything of a call about to go on the data socket: the call goes on
+ * there (SOCKET), before the first byte, so that the backend polling the
+ * mailbox turns to the socket.
+ */
+void
+sb_python_mailbox_to_socket(void)
+{
+	if (!sb_mb_call)
+		return;
+	sb_mb_call = false;
+	(void) __atomic_exchange_n(&sb_mailbox->state, SB_MB_SOCKET, __ATOMIC_SEQ_CST);
+	sb_mb_left = SB_MB_SOCKET;
+}
+
 /* a spare's claim token is still to be taken (see sb_protocol.h) */
 static bool sb_claim_pending = false;
 
@@ -175,6 +214,12 @@ sb_io_recv(PyObject *self, PyObject *args)
 	}
 	if (sb_claim_pending)
 		sb_claim_call();
+	if (sb_mb_left == SB_MB_IDLE_SLEEP || sb_mb_left == SB_MB_DONE_SLEEP)
+	{
+		/* a call on the socket: answered there; the next may use the mailbox */
+		__atomic_store_n(&sb_mailbox->state, SB_MB_SOCKET, __ATOMIC_SEQ_CST);
+		sb_mb_left = SB_MB_SOCKET;
+	}
 	sb_frame_header_decode(hdr, &type, &len);
 	if (len > SB_FRAME_MAX_PAYLOAD)
 	{
@@ -218,6 +263,7 @@ sb_io_send(PyObject *self, PyObject *args)
 		PyErr_SetString(PyExc_ValueError, "frame too large");
 		return NULL;
 	}
+	sb_python_mailbox_to_socket();
 	rc = sb_send_frame(SB_CHILD_DATA_FD, type, buf.buf, (uint32_t) buf.len);
 	PyBuffer_Release(&buf);
 	if (rc < 0)
@@ -276,6 +322,7 @@ sb_io_sendv(PyObject *self, PyObject *args)
 	}
 	if (rc == 0)
 	{
+		sb_python_mailbox_to_socket();
 		sb_frame_header_encode(hdr, type, (uint32_t) total);
 		rc = sb_write_all(SB_CHILD_DATA_FD, hdr, sizeof(hdr));
 		for (i = 0; rc == 0 && i < n; i++)
@@ -394,6 +441,82 @@ sb_io_next_call(PyObject *self, PyObject *args)
  */
 #define SB_SPIN_NO_YIELD_US	30
 
+/* A call posted in the mailbox: its bytes to the read-ahead buffer. */
+static PyObject *
+sb_mailbox_take_call(void)
+{
+	uint32_t	len = __atomic_load_n(&sb_mailbox->req_len, __ATOMIC_RELAXED);
+
+	if (len > SB_MAILBOX_REQ_MAX || len > sizeof(sb_ahead))
+	{
+		PyErr_SetString(PyExc_ValueError, "oversized call in the mailbox");
+		return NULL;
+	}
+	memcpy(sb_ahead, sb_mailbox->req, len);
+	sb_ahead_pos = 0;
+	sb_ahead_len = len;
+	sb_mb_call = true;
+	Py_RETURN_NONE;
+}
+
+/* a moment's pause in a spin */
+static inline void
+sb_spin_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ __volatile__("pause");
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+/*
+ * The mailbox's wait_call: poll its state; after spin_us go to sleep on
+ * the socket (IDLE_SLEEP, unless a call came meanwhile): the backend then
+ * sends the call there.
+ */
+static PyObject *
+sb_mailbox_wait_call(unsigned int spin_us)
+{
+	struct timespec start,
+				now;
+	uint64_t	waited;
+	int			spins = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;)
+	{
+		uint32_t	state = __atomic_load_n(&sb_mailbox->state, __ATOMIC_ACQUIRE);
+
+		/* (the backend may have gone to sleep waiting for its answer) */
+		if (state == SB_MB_CALL || state == SB_MB_CALL_SLEEP)
+			return sb_mailbox_take_call();
+		if ((++spins & 15) != 0)
+		{
+			sb_spin_pause();
+			continue;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		waited = (uint64_t) (now.tv_sec - start.tv_sec) * 1000000 +
+			(uint64_t) (now.tv_nsec - start.tv_nsec) / 1000;
+		if (waited >= spin_us)
+		{
+			/* a result not taken yet stays readable (DONE_SLEEP) */
+			uint32_t	sleep = state == SB_MB_DONE ? SB_MB_DONE_SLEEP : SB_MB_IDLE_SLEEP;
+
+			if (__atomic_compare_exchange_n(&sb_mailbox->state, &state, sleep, false,
+											__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			{
+				sb_mb_left = sleep;
+				Py_RETURN_NONE; /* sb_io.recv() blocks on the socket */
+			}
+			continue;			/* it changed meanwhile: see to what */
+		}
+		if (waited >= SB_SPIN_NO_YIELD_US)
+			(void) sched_yield();
+	}
+}
+
 static PyObject *
 sb_io_wait_call(PyObject *self, PyObject *args)
 {
@@ -407,6 +530,8 @@ sb_io_wait_call(PyObject *self, PyObject *args)
 		return NULL;
 	if (sb_ahead_pos < sb_ahead_len || spin_us == 0)
 		Py_RETURN_NONE;
+	if (sb_mailbox != NULL)
+		return sb_mailbox_wait_call(spin_us);
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;)
 	{
@@ -446,6 +571,7 @@ sb_io_write(PyObject *self, PyObject *args)
 	(void) self;
 	if (!PyArg_ParseTuple(args, "y*|i", &buf, &end))
 		return NULL;
+	sb_python_mailbox_to_socket();
 	rc = sb_write_all(SB_CHILD_DATA_FD, buf.buf, (size_t) buf.len);
 	PyBuffer_Release(&buf);
 	if (rc < 0)
@@ -455,9 +581,63 @@ sb_io_write(PyObject *self, PyObject *args)
 	Py_RETURN_NONE;
 }
 
+/*
+ * sb_io.reply(data, end=-1): a call's whole result, whole frames: in the
+ * mailbox if the call came through it and it fits, else on the socket.
+ * The exchange to DONE says whether the backend still polls; if it went
+ * to sleep on the socket meanwhile, the same bytes go there.
+ */
+static PyObject *
+sb_io_reply(PyObject *self, PyObject *args)
+{
+	Py_buffer	buf;
+	int			rc = 0;
+	int			end = -1;
+	bool		to_socket = true;
+
+	(void) self;
+	if (!PyArg_ParseTuple(args, "y*|i", &buf, &end))
+		return NULL;
+	if (sb_mb_call && (size_t) buf.len <= SB_MAILBOX_RESP_MAX)
+	{
+		memcpy(sb_mailbox->resp, buf.buf, (size_t) buf.len);
+		sb_mailbox->resp_len = (uint32_t) buf.len;
+		sb_mb_call = false;
+		sb_mb_left = SB_MB_DONE;
+		to_socket = __atomic_exchange_n(&sb_mailbox->state, SB_MB_DONE, __ATOMIC_SEQ_CST) !=
+			SB_MB_CALL;
+	}
+	else
+		sb_python_mailbox_to_socket();
+	if (to_socket)
+		rc = sb_write_all(SB_CHILD_DATA_FD, buf.buf, (size_t) buf.len);
+	PyBuffer_Release(&buf);
+	if (rc < 0)
+		return PyErr_SetFromErrno(PyExc_OSError);
+	if (end >= 0)
+		sb_io_end(end);
+	Py_RETURN_NONE;
+}
+
+/*
+ * sb_io.mailbox() -> int: where this child's mailbox is mapped (0: none).
+ * The runtime does not need it; the floor tests do, to play a child that
+ * breaks the mailbox's protocol (the mapping is this process's own memory:
+ * knowing where it is gives nothing).
+ */
+static PyObject *
+sb_io_mailbox(PyObject *self, PyObject *args)
+{
+	(void) self;
+	(void) args;
+	return PyLong_FromVoidPtr(sb_mailbox);
+}
+
 static PyMethodDef sb_io_methods[] = {
+	{"mailbox", sb_io_mailbox, METH_NOARGS, "Where this child's mailbox is mapped."},
 	{"next_call", sb_io_next_call, METH_NOARGS, "Keep the CPU timer ahead of a held child's next call."},
 	{"write", sb_io_write, METH_VARARGS, "Send bytes that are whole frames."},
+	{"reply", sb_io_reply, METH_VARARGS, "Send a call's whole result (whole frames)."},
 	{"wait_call", sb_io_wait_call, METH_VARARGS, "Poll briefly for a held child's next call."},
 	{"recv", sb_io_recv, METH_NOARGS, "Read one frame from the backend."},
 	{"send", sb_io_send, METH_VARARGS, "Send one frame to the backend."},
@@ -885,6 +1065,7 @@ sb_python_serve(uint32_t flags, uint32_t cpu_ms, bool claim)
 		bool		oom = PyErr_ExceptionMatches(PyExc_MemoryError);
 
 		PyErr_Clear();
+		sb_python_mailbox_to_socket();
 		if (oom)
 		{
 			(void) sb_send_frame(SB_CHILD_DATA_FD, SB_DATA_ERROR, memory, sizeof(memory) - 1);
@@ -896,6 +1077,8 @@ sb_python_serve(uint32_t flags, uint32_t cpu_ms, bool claim)
 	if (PyLong_Check(res))
 		code = (int) PyLong_AsLong(res);
 	Py_DECREF(res);
+	/* a call that ends with nothing sent: the backend turns to the socket's end */
+	sb_python_mailbox_to_socket();
 	/*
 	 * Close the data socket before exiting: the kernel tears the address
 	 * space down before it closes files, and the backend need not wait for

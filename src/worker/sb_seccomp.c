@@ -247,6 +247,7 @@ sb_sigsys_handler(int sig, siginfo_t *info, void *ucontext)
 	v.syscall_nr = nr;
 	if (nr >= 0 && nr < SB_MAX_SYSCALL)
 		memcpy(v.name, sb_syscall_names[nr], sizeof(sb_syscall_names[nr]) - 1);
+	/* (a backend polling a held call's mailbox turns to the socket within 1 ms) */
 	(void) sb_send_frame(SB_CHILD_DATA_FD, SB_DATA_VIOLATION, &v, sizeof(v));
 	_exit(SB_CHILD_EXIT_VIOLATION);
 }

@@ -147,7 +147,20 @@ sb_child_clear(SbChild *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->data_fd = -1;
+	c->mailbox_fd = -1;
 	c->claim_fd = -1;
+}
+
+/* Close the worker's copies of a child's data socket and mailbox. */
+static void
+sb_child_close_channel(SbChild *c)
+{
+	if (c->data_fd >= 0)
+		close(c->data_fd);
+	if (c->mailbox_fd >= 0)
+		close(c->mailbox_fd);
+	c->data_fd = -1;
+	c->mailbox_fd = -1;
 }
 
 /* Do two requests contain a child alike?  (The deadline is the worker's.) */
@@ -259,12 +272,15 @@ sb_worker_send(int fd, uint32_t type, const void *payload, uint32_t len)
 	return n == (ssize_t) (SB_FRAME_HEADER_SIZE + len);
 }
 
-/* Send a control frame with an fd attached (SPAWNED, RESERVED). */
+/* Send a control frame with a child's data socket and mailbox (SPAWNED, RESERVED). */
 static bool
-sb_worker_send_fd(int control_fd, uint32_t type, const void *payload, uint32_t len, int fd)
+sb_worker_send_channel(int control_fd, uint32_t type, const void *payload, uint32_t len,
+					   const SbChild *c)
 {
-	return sb_send_record_fd(control_fd, type, payload, len, fd,
-							 MSG_NOSIGNAL | MSG_DONTWAIT) == 0;
+	int			fds[2] = {c->data_fd, c->mailbox_fd};
+
+	return sb_send_record_fds(control_fd, type, payload, len, fds, 2,
+							  MSG_NOSIGNAL | MSG_DONTWAIT) == 0;
 }
 
 /*
@@ -329,7 +345,7 @@ sb_child_was_contained(pid_t pid)
  * data socket until the worker writes the call's limits.
  */
 void __attribute__((noreturn))
-sb_child_main(uint32_t shape, bool spare, int data_fd, int claim_fd)
+sb_child_main(uint32_t shape, bool spare, int data_fd, int mailbox_fd, int claim_fd)
 {
 	unsigned char hdr[SB_FRAME_HEADER_SIZE];
 	SbSpawnRequest req;
@@ -354,6 +370,9 @@ sb_child_main(uint32_t shape, bool spare, int data_fd, int claim_fd)
 			(void) nanosleep(&pause, NULL);
 	}
 	sb_containment.flags = shape;
+	/* mapped before any containment step; the fd itself is closed by them */
+	if (!sb_python_map_mailbox(mailbox_fd))
+		_exit(SB_CHILD_EXIT_SETUP);
 	sb_python_after_fork_child();
 	statm_fd = sb_contain_prepare(data_fd, claim_fd, &sb_containment);
 	if (spare)
@@ -385,40 +404,49 @@ sb_fork_child(uint32_t shape, bool spare, SbChild *out)
 {
 	int			sv[2];
 	int			claim = -1;
+	int			mailbox;
 	int			rc;
 	pid_t		pid;
 
 	sb_child_clear(out);
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+	if ((mailbox = sb_mailbox_create()) < 0)
 		return false;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+	{
+		close(mailbox);
+		return false;
+	}
 	if (spare &&
 		(claim = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
 	{
 		close(sv[0]);
 		close(sv[1]);
+		close(mailbox);
 		return false;
 	}
 
 	if (shape & SB_SPAWN_PRELOADED && sb_preloaded_running())
-		pid = sb_preloaded_fork(shape, spare, sv[1], claim);
+		pid = sb_preloaded_fork(shape, spare, sv[1], mailbox, claim);
 	else
 	{
 		sb_python_before_fork();
 		pid = fork();
 		if (pid == 0)
-			sb_child_main(shape, spare, sv[1], claim);
+			sb_child_main(shape, spare, sv[1], mailbox, claim);
 		sb_python_after_fork_parent();
 	}
 	close(sv[1]);
 	if (pid < 0)
 	{
 		close(sv[0]);
+		close(mailbox);
 		if (claim >= 0)
 			close(claim);
 		return false;
 	}
 	out->pid = pid;
 	out->data_fd = sv[0];
+	out->mailbox_fd = mailbox;
 	out->claim_fd = claim;
 	out->shape = shape;
 	out->pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
@@ -436,7 +464,7 @@ sb_fork_child(uint32_t shape, bool spare, SbChild *out)
 		kill(pid, SIGKILL);
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
-		close(out->data_fd);
+		sb_child_close_channel(out);
 		if (claim >= 0)
 			close(claim);
 		sb_child_clear(out);
@@ -456,8 +484,7 @@ sb_discard_child(SbChild *c)
 	while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
 		;
 	close(c->pidfd);
-	if (c->data_fd >= 0)
-		close(c->data_fd);
+	sb_child_close_channel(c);
 	if (c->claim_fd >= 0)
 		close(c->claim_fd);
 	sb_child_clear(c);
@@ -644,15 +671,13 @@ sb_dispatch(SbClient *cl, const SbSpawnRequest *req)
 	sb_in_flight++;
 
 	sp.pid = child.pid;
-	if (!sb_worker_send_fd(cl->fd, SB_CTL_SPAWNED, &sp, sizeof(sp), child.data_fd))
+	if (!sb_worker_send_channel(cl->fd, SB_CTL_SPAWNED, &sp, sizeof(sp), &cl->child))
 	{
-		close(cl->child.data_fd);
-		cl->child.data_fd = -1;
+		sb_child_close_channel(&cl->child);
 		sb_client_gone(cl);
 		return;
 	}
-	close(cl->child.data_fd);
-	cl->child.data_fd = -1;
+	sb_child_close_channel(&cl->child);
 }
 
 static bool sb_revoke_oldest(SbClient *except, uint64_t min_idle_us);
@@ -1018,14 +1043,13 @@ sb_grant_reservations(void)
 		res.pid = spare.pid;
 		res.limits = best->reserve_req;
 		spare.cpu_before_us = sb_child_cpu_us(&spare);
-		if (!sb_worker_send_fd(best->fd, SB_CTL_RESERVED, &res, sizeof(res), spare.data_fd))
+		if (!sb_worker_send_channel(best->fd, SB_CTL_RESERVED, &res, sizeof(res), &spare))
 		{
 			sb_discard_child(&spare);
 			sb_client_gone(best);
 			continue;
 		}
-		close(spare.data_fd);
-		spare.data_fd = -1;
+		sb_child_close_channel(&spare);
 		spare.contained = true;
 		spare.limits = best->reserve_req;
 		spare.reserved = true;
@@ -1151,7 +1175,7 @@ sb_client_slot(void)
 	{
 		memset(&sb_clients[i], 0, sizeof(SbClient));
 		sb_clients[i].fd = -1;
-		sb_clients[i].child.data_fd = -1;
+		sb_child_clear(&sb_clients[i].child);
 	}
 	return &sb_clients[old];
 }

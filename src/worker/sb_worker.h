@@ -59,13 +59,15 @@ extern int	sb_python_read_paths(const char **paths, int max);
 extern void sb_python_before_fork(void);
 extern void sb_python_after_fork_parent(void);
 extern void sb_python_after_fork_child(void);
+extern bool sb_python_map_mailbox(int fd);
+extern void sb_python_mailbox_to_socket(void);
 extern int	sb_python_serve(uint32_t flags, uint32_t cpu_ms, bool claim);
 extern void sb_python_prewarm(void);
 extern void sb_python_probe_call(void);
 extern uint64_t sb_python_instance(void);
 
 /* sb_worker.c: the child's side of a fork (from either process) */
-extern void sb_child_main(uint32_t shape, bool spare, int data_fd, int claim_fd)
+extern void sb_child_main(uint32_t shape, bool spare, int data_fd, int mailbox_fd, int claim_fd)
 			__attribute__((noreturn));
 
 /* sb_preloaded.c: the process holding pysandbox.preload_modules */
@@ -74,7 +76,8 @@ extern void sb_child_main(uint32_t shape, bool spare, int data_fd, int claim_fd)
 extern bool sb_preloaded_start(const char *preload, int worker_fd, bool pin,
 							   char *names, size_t size);
 extern bool sb_preloaded_running(void);
-extern pid_t sb_preloaded_fork(uint32_t shape, bool spare, int data_fd, int claim_fd);
+extern pid_t sb_preloaded_fork(uint32_t shape, bool spare, int data_fd, int mailbox_fd,
+							   int claim_fd);
 extern int	sb_preloaded_socket(void);
 extern void sb_preloaded_lost(void) __attribute__((noreturn));
 

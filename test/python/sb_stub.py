@@ -4,8 +4,8 @@
 
 puts src/python on sys.path and registers a stand-in for sb_io, the
 worker's C module, holding its frame types and column kinds; a test that
-plays frames sets recv/send/sendv (and INSTANCE) on it; write() (whole
-frames in one buffer) hands each frame to the sendv() set.
+plays frames sets recv/send/sendv (and INSTANCE) on it; write() and
+reply() (whole frames in one buffer) hand each frame to the sendv() set.
 """
 
 import os
@@ -34,6 +34,7 @@ def install():
     for i, name in enumerate(COLUMN_KINDS):
         setattr(io, name, i + 1)
     io.write = lambda data, end=-1: _split_write(io, bytes(data), end)
+    io.reply = io.write
     io.next_call = lambda: False
     io.wait_call = lambda spin_us: None
     sys.modules["sb_io"] = io
@@ -41,7 +42,7 @@ def install():
 
 
 def _split_write(io, data, end):
-    """sb_io.write(): the frames in data, each through io.sendv."""
+    """sb_io.write() and reply(): the frames in data, each through io.sendv."""
     pos = 0
     while pos < len(data):
         ftype, length = struct.unpack_from("=II", data, pos)

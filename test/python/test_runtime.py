@@ -347,6 +347,7 @@ def serve_with_sql(code, answers):
     saved = sys.stdout, sys.stderr
     _io.recv = lambda: frames.pop(0)
     _io.send = lambda ftype, data, end=-1: sent.append((ftype, bytes(data)))
+    _io.sendv = lambda ftype, parts, end=-1: sent.append((ftype, b"".join(map(bytes, parts))))
     try:
         sb_runtime.serve(True)
     finally:

@@ -380,6 +380,101 @@ def held_check():
 
 
 # --------------------------------------------------------------------------
+# a held child breaking its mailbox's protocol (sb_protocol.h, "The mailbox")
+
+# The first row after the first whose call came through the mailbox (its
+# state still CALL: the backend polls it) does ATTACK; other rows return
+# the pid.  Offsets: state 0, resp_len 8, resp at 128 + 32768.
+MAILBOX_PAYLOAD = """
+import ctypes, os, sb_io, struct, time
+mb = sb_io.mailbox()
+state = ctypes.c_uint32.from_address(mb)
+if x > 1 and mb and state.value == 2:
+    resp_len = ctypes.c_uint32.from_address(mb + 8)
+    resp = mb + 128 + 32768
+%s
+return os.getpid()
+"""
+
+MAILBOX_ATTACKS = {
+    # a length past the mailbox's end
+    "floor_mb_length": """
+    resp_len.value = 0xFFFFFFFF
+    state.value = 4
+    time.sleep(60)
+""",
+    # a column announcing 2 GB, in a 24-byte result
+    "floor_mb_frame": """
+    ctypes.memmove(resp, struct.pack("=IIQII", 52, 8, 1, 34, 0x7FFFFFF0), 24)
+    resp_len.value = 24
+    state.value = 4
+    time.sleep(60)
+""",
+    # a state that means nothing, then silence
+    "floor_mb_state": """
+    state.value = 0x5A5A5A5A
+    time.sleep(60)
+""",
+    # the result, then rewritten for as long as the backend may read it
+    "floor_mb_rewrite": """
+    good = struct.pack("=IIQII", 52, 8, 1, 34, 16) + bytes(8) + (7).to_bytes(8, "little")
+    bad = struct.pack("=IIQII", 52, 0x7FFFFFF0, 1, 34, 0x7FFFFFF0) + bytes(16)
+    ctypes.memmove(resp, good, len(good))
+    resp_len.value = len(good)
+    state.value = 4
+    end = time.monotonic() + 0.2
+    while time.monotonic() < end:
+        ctypes.memmove(resp, bad, len(bad))
+        ctypes.memmove(resp, good, len(good))
+    return 8
+""",
+}
+
+
+def mailbox_check():
+    """A held child that writes nonsense into its mailbox (a length past
+    its end, a frame announcing 2 GB, a meaningless state, a result
+    rewritten while the backend reads it) fails its call with the error of
+    a bad message on the socket, within its limits, and is ended."""
+    problems = []
+    conn = connect()
+    cur = conn.cursor()
+    cur.execute("CREATE EXTENSION IF NOT EXISTS pysandbox")
+    cur.execute("SET pysandbox.python_layer = off")
+    expected = {"floor_mb_length": "39000", "floor_mb_frame": "54000",
+                "floor_mb_state": "57014", "floor_mb_rewrite": None}
+    for name, attack in MAILBOX_ATTACKS.items():
+        cur.execute("CREATE OR REPLACE FUNCTION %s(x integer) RETURNS bigint "
+                    "LANGUAGE pysandbox SET pysandbox.options = '{\"timeout_ms\": 1000}' "
+                    "AS %%s" % name, (MAILBOX_PAYLOAD % attack,))
+        start = time.monotonic()
+        got = None
+        try:
+            cur.execute("SELECT %s(i) FROM generate_series(1, 200) AS i" % name)
+            rows = [r[0] for r in cur.fetchall()]
+            if expected[name] is None:
+                # what the backend copied is what it decodes: the forged 7,
+                # the 8 of the call it rewrote during, or the pid of others
+                if len(set(rows) - {8, 7}) != 1 or not set(rows) & {7, 8}:
+                    got = "rows %r" % sorted(set(rows))
+            else:
+                got = "no error (%d rows): the mailbox was never used" % len(rows)
+        except psycopg2.Error as exc:
+            took = time.monotonic() - start
+            if expected[name] is None:
+                if exc.pgcode not in ("39000", "54000"):
+                    got = "%s %s" % (exc.pgcode, str(exc).strip()[:160])
+            elif exc.pgcode != expected[name] or took > 2.5:
+                got = "%s after %.1f s: %s" % (exc.pgcode, took, str(exc).strip()[:160])
+        if got is not None:
+            problems.append("%s: expected %s, got %s" % (name, expected[name] or "its rows", got))
+        cur.execute("DROP FUNCTION %s(integer)" % name)
+    conn.close()
+    return problems
+
+
+
+# --------------------------------------------------------------------------
 # finding 3: every frame costs against the budget; relayed prints are capped
 
 def print_check():
@@ -647,6 +742,8 @@ SCENARIOS = [
     ("a child that detached after its result still dies at its wall limit", linger_check),
     ("a function's child kept for a statement's rows dies with it; nothing it keeps "
      "reaches the next statement or another role", held_check),
+    ("a held child breaking its mailbox's protocol fails its call within its limits",
+     mailbox_check),
     ("every frame costs against the output budget; relayed prints are capped", print_check),
     ("no covert channel between two sessions' children through shared futexes",
      covert_channel_check),
