@@ -19,12 +19,12 @@ OBJS = \
 	src/backend/sb_json.o \
 	src/backend/sb_rows.o \
 	src/backend/sb_run.o \
-	src/backend/sb_language.o src/backend/sb_held.o \
+	src/backend/sb_language.o src/backend/sb_held.o src/backend/sb_workspace.o \
 	src/protocol/sb_frame.o \
 	src/protocol/sb_decode.o
 PGFILEDESC = "pysandbox - run untrusted Python next to the data"
 
-REGRESS = basic inputs types errors limits validation security guc rows agents repairs language sqlcall perrow describe
+REGRESS = basic inputs types errors limits validation security guc rows agents repairs language sqlcall perrow describe workspace
 REGRESS_OPTS = --load-extension=pysandbox
 
 PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config

@@ -53,3 +53,34 @@ LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION sandbox_describe(jsonb, jsonb) IS
 'describe the inputs of a sandbox call ($table, $query, plain values) as Python will see them, without running Python';
 REVOKE EXECUTE ON FUNCTION sandbox_describe(jsonb, jsonb) FROM PUBLIC;
+
+-- workspaces: a contained process kept for one session and role across
+-- calls (options => '{"workspace": <handle>}'), where the dict passed as
+-- the parameter ws lasts from one call to the next
+CREATE FUNCTION sandbox_workspace_open(options jsonb DEFAULT '{}')
+RETURNS text
+AS 'MODULE_PATHNAME', 'sandbox_workspace_open'
+LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE;
+
+CREATE FUNCTION sandbox_workspace_close(workspace text)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'sandbox_workspace_close'
+LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE;
+
+CREATE FUNCTION sandbox_workspace_list(
+    OUT workspace text, OUT opened timestamptz, OUT last_used timestamptz,
+    OUT calls bigint, OUT running boolean, OUT memory_kb bigint,
+    OUT timeout_ms integer, OUT cpu_ms integer, OUT memory_mb integer)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'sandbox_workspace_list'
+LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION sandbox_workspace_open(jsonb) IS
+'open a workspace: calls naming it run in one contained process, where the parameter ws is a dict that lasts across them';
+COMMENT ON FUNCTION sandbox_workspace_close(text) IS
+'close a workspace of this session (its process ends); false if there is none of that handle';
+COMMENT ON FUNCTION sandbox_workspace_list() IS
+'the workspaces this role has open in this session';
+REVOKE EXECUTE ON FUNCTION sandbox_workspace_open(jsonb) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION sandbox_workspace_close(text) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION sandbox_workspace_list() FROM PUBLIC;

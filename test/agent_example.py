@@ -2,7 +2,10 @@
 """An agent's repair loop with sandbox_run: run, read the report, fix, run again.
 
 Each attempt stands for code a language model wrote; a real agent would send
-the report back to the model and ask it for a fix.
+the report back to the model and ask it for a fix.  Then the same analysis
+as an agent does it in a workspace: describe the inputs (for the prompt),
+load the table once, try a step that fails, fix it, and build on what the
+workspace kept.
 """
 import json
 import sys
@@ -53,6 +56,61 @@ def show(error):
         print(f"  hint: {error['hint']}")
 
 
+# the analysis in five steps, in one workspace: (what the step does, code)
+STEPS = [
+    ("load the table once", """
+def main(ws, sales):
+    ws["sales"] = sales
+    return len(sales)
+"""),
+    ("a first try, with a wrong column", """
+def main(ws):
+    return ws["sales"].groupby("region")["amount_usd"].sum()
+"""),
+    ("fixed: totals per region, kept", """
+def main(ws):
+    ws["totals"] = ws["sales"].groupby("region")["amount"].sum()
+    return ws["totals"].round(2).to_dict()
+"""),
+    ("build on what was kept: shares", """
+def main(ws):
+    t = ws["totals"]
+    return (t / t.sum()).round(3).to_dict()
+"""),
+]
+STEP_RESULTS = [3, None, {"north": 15.5, "south": 20.0}, {"north": 0.437, "south": 0.563}]
+
+
+def workspace_analysis(cur):
+    """Describe, open, and run STEPS in one workspace; True if each step
+    did what it should and the workspace kept its state throughout."""
+    cur.execute("SELECT sandbox_describe(%s)", (json.dumps(INPUTS),))
+    described = cur.fetchone()[0]["sales"]
+    print("described for the prompt: " + ", ".join(
+        "%s %s (%s)" % (c["name"], c["type"], c["dtype"]) for c in described["columns"]))
+    cur.execute("SELECT sandbox_workspace_open('{\"timeout_ms\": 5000}')")
+    ws = cur.fetchone()[0]
+    ok = True
+    for n, ((what, code), want) in enumerate(zip(STEPS, STEP_RESULTS), 1):
+        inputs = INPUTS if n == 1 else {}
+        cur.execute("SELECT sandbox_run(%s, %s, '{main}', %s)",
+                    (code, json.dumps(inputs), json.dumps({"workspace": ws})))
+        report = cur.fetchone()[0]
+        if report["ok"]:
+            print(f"step {n} ({what}): ok in {report['usage']['wall_ms']} ms: "
+                  f"{report['returns']['main']}")
+            ok = ok and report["returns"]["main"] == want
+        else:
+            print(f"step {n} ({what}): failed")
+            show(report["error"])
+            ok = ok and want is None and report["error"]["kind"] == "exception"
+    cur.execute("SELECT calls, running FROM sandbox_workspace_list()")
+    listed = cur.fetchall()
+    print(f"workspace: {listed[0][0]} calls, running: {listed[0][1]}")
+    cur.execute("SELECT sandbox_workspace_close(%s)", (ws,))
+    return ok and listed == [(len(STEPS), True)] and cur.fetchone()[0] is True
+
+
 def agent():
     conn = psycopg2.connect("")   # PGHOST, PGPORT, PGUSER, PGDATABASE
     cur = conn.cursor()           # no autocommit: a failed run aborts nothing
@@ -73,9 +131,11 @@ def agent():
         show(report["error"])
         kinds.append(report["error"]["kind"])
         print("  -> fixing the code and trying again")
+    repaired = (report["ok"] and report["returns"]["main"] == EXPECTED
+                and kinds == ["validation", "exception"])
+    analysed = workspace_analysis(cur)
     conn.rollback()
-    return (report["ok"] and report["returns"]["main"] == EXPECTED
-            and kinds == ["validation", "exception"])
+    return repaired and analysed
 
 
 if __name__ == "__main__":

@@ -63,6 +63,8 @@ for t in test/security/hostile.py test/security/syscall_probe.py test/agent_exam
 done
 run "hostile payloads as LANGUAGE pysandbox functions (Python layer on and off)" \
 	/usr/bin/python3 test/security/hostile.py --modes on,off --via language
+run "hostile payloads in workspaces (Python layer on and off)" \
+	/usr/bin/python3 test/security/hostile.py --modes on,off --via workspace
 # the soak: 10,000 consecutive calls mixing successes, exceptions, timeouts,
 # cancels, memory bombs and crashes, after the lifecycle checks
 run "lifecycle and soak (10,000 calls)" /usr/bin/python3 test/lifecycle/lifecycle.py --calls "${PYSANDBOX_SOAK_CALLS:-10000}"

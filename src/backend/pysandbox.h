@@ -42,6 +42,11 @@ extern int	sb_filesystem_layer;
 extern int	sb_max_concurrent;
 extern int	sb_spare_children;
 extern int	sb_queue_timeout_ms;
+extern int	sb_max_workspaces;
+extern int	sb_workspace_idle_timeout_ms;
+
+/* workspaces a session may hold at most (pysandbox.max_workspaces' maximum) */
+#define SB_MAX_WORKSPACES 8
 
 /* pysandbox.filesystem_layer */
 typedef enum SbFilesystemLayer
@@ -80,6 +85,7 @@ typedef struct SbSandbox
 								 * abort releases it (an outer one's not:
 								 * sql() runs queries in subtransactions) */
 	bool		held;			/* kept for its statement's next calls */
+	bool		workspace;		/* held for a workspace: across statements */
 	bool		in_call;		/* held, and a call of it is running */
 	uint64		generation;		/* which holding of this slot */
 	uint64		used;			/* held: when last called (a counter) */
@@ -101,7 +107,7 @@ extern void sb_control_send_pid(uint32 type, int32 pid);
 extern bool sb_sandbox_verdict(SbSandbox *sb, long timeout_ms, bool interruptible);
 
 /* ---- sb_held.c: children held for a statement's next calls ---- */
-extern SbSandbox *sb_sandbox_hold(SbSandbox *sb);
+extern SbSandbox *sb_sandbox_hold(SbSandbox *sb, bool workspace);
 extern void sb_sandbox_call_begin(SbSandbox *sb);
 extern void sb_sandbox_call_idle(SbSandbox *sb);
 extern bool sb_sandbox_held_ready(SbSandbox *sb);
@@ -201,8 +207,11 @@ typedef enum SbLimitSetBy
 {
 	SB_SET_BY_SETTING,			/* pysandbox.timeout, ... */
 	SB_SET_BY_OPTIONS_SETTING,	/* pysandbox.options lowered it */
-	SB_SET_BY_OPTIONS			/* the call's options lowered it */
+	SB_SET_BY_OPTIONS,			/* the call's options lowered it */
+	SB_SET_BY_WORKSPACE			/* the workspace's (sandbox_workspace_open) */
 } SbLimitSetBy;
+
+struct SbWorkspace;
 
 typedef struct SbLimits
 {
@@ -214,6 +223,8 @@ typedef struct SbLimits
 	int			max_input_mb;
 	bool		numeric_decimal;	/* options.numeric = "decimal" */
 	char	   *verify;			/* options.verify: assertions, or NULL */
+	struct SbWorkspace *workspace;	/* options.workspace: the call runs in
+									 * it, or NULL */
 	/* per SbLimitId */
 	int			setting[SB_NLIMITS];	/* the setting's value */
 	int			allowed[SB_NLIMITS];	/* most the call's options could ask */
@@ -240,6 +251,7 @@ typedef struct SbRequest
 	SbSandbox  *held;			/* run on this held child: the chunks are
 								 * SB_DATA_CALL and the arguments */
 	SbLimits	limits;			/* the call's, for the input budget */
+	struct SbWorkspace *workspace;	/* runs in this workspace, or NULL */
 } SbRequest;
 
 extern void sb_inputs_encode(SbRequest *req, Jsonb *inputs);
@@ -302,10 +314,17 @@ typedef struct SbOutcome
 								 * calls, or NULL */
 	bool		held_closed;	/* req->held sent nothing and ended (not at a
 								 * limit): it closed its channel or exited */
+	const char *workspace_ended;	/* the call's workspace ended with its
+									 * child: its handle, else NULL */
 	SbExitReport exit;
 } SbOutcome;
 
 extern void sb_limits_from_options(SbLimits *limits, Jsonb *options);
+
+/* ---- sb_workspace.c: workspaces ---- */
+extern void sb_workspace_enter(SbLimits *limits, const char *handle);
+extern void sb_workspace_request(SbRequest *req);
+extern void sb_workspace_after_call(SbRequest *req, SbOutcome *out);
 extern char *sb_limit_hint(const char *advice, const SbLimits *limits, SbLimitId i);
 extern void sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out);
 

@@ -114,6 +114,7 @@ typedef struct SbReader
 	char	   *sql;			/* an sql() request to answer, or NULL */
 	Size		sql_len;
 	bool		hold;			/* the child is kept: its result ends the call */
+	bool		workspace;		/* ... and so does an error (a workspace) */
 	char	   *buf;			/* bytes received and not yet taken */
 	size_t		buf_pos;
 	size_t		buf_len;
@@ -328,7 +329,7 @@ sb_read_available(int fd, SbReader *rd, SbOutcome *out, const SbLimits *limits, 
 		 * as bytes waiting in the socket then do (sb_sandbox_held_ready).
 		 */
 		if (rd->hold && rd->payload == NULL && rd->hdr_got == 0 &&
-			(out->result != NULL ||
+			(out->result != NULL || (rd->workspace && out->error != NULL) ||
 			 (out->rows_header != NULL && list_length(out->rows_columns) == rd->dec.rows_ncols)))
 			return SB_READ_DRAINED;
 	}
@@ -344,8 +345,11 @@ static bool
 sb_held_result(const SbReader *rd, const SbRequest *req, const SbOutcome *out)
 {
 	if (rd->payload != NULL || rd->hdr_got != 0 || rd->bad || rd->sql != NULL ||
-		out->error != NULL || out->violation || out->output_exceeded)
+		out->violation || out->output_exceeded)
 		return false;
+	/* a workspace's call may fail with an exception: its child serves on */
+	if (out->error != NULL)
+		return rd->workspace;
 	return out->result != NULL ||
 		(out->rows_header != NULL && list_length(out->rows_columns) == req->rows_ncols);
 }
@@ -372,7 +376,8 @@ sb_spin_pause(void)
 /*
  * Post a held child's call in its mailbox (sb_protocol.h): the request's
  * bytes, then CALL.  Returns false if it must go on the data socket (the
- * child sleeps there, or the request does not fit); nothing was posted.
+ * child sleeps there, or the request does not fit: then a polling child is
+ * told to read the socket, CALL_SOCKET); nothing was posted.
  */
 static bool
 sb_mailbox_post(volatile SbMailbox *mb, List *chunks)
@@ -383,11 +388,16 @@ sb_mailbox_post(volatile SbMailbox *mb, List *chunks)
 
 	foreach(lc, chunks)
 		total += ((SbChunk *) lfirst(lc))->len;
-	if (total > SB_MAILBOX_REQ_MAX)
-		return false;
 	seen = __atomic_load_n(&mb->state, __ATOMIC_ACQUIRE);
 	if (seen == SB_MB_IDLE_SLEEP || seen == SB_MB_DONE_SLEEP)
 		return false;
+	if (total > SB_MAILBOX_REQ_MAX)
+	{
+		/* (a child going to sleep meanwhile wins: it reads the socket anyway) */
+		(void) __atomic_compare_exchange_n(&mb->state, &seen, SB_MB_CALL_SOCKET, false,
+										   __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+		return false;
+	}
 	total = 0;
 	foreach(lc, chunks)
 	{
@@ -440,7 +450,9 @@ sb_mailbox_take(volatile SbMailbox *mb, SbReader *rd)
 			if (__atomic_compare_exchange_n(&mb->state, &expected, SB_MB_CALL_SLEEP, false,
 											__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 				return SB_MB_USE_SOCKET;
-			continue;			/* it changed meanwhile: see to what */
+			/* it changed meanwhile: act on what it became, spin no more */
+			state = expected;
+			break;
 		}
 		if (INSTR_TIME_GET_MICROSEC(now) >= SB_POLL_NO_YIELD_US)
 			(void) sched_yield();
@@ -545,6 +557,8 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 	spawn.cpu_ms = limits->cpu_ms;
 	spawn.memory_mb = limits->memory_mb;
 	spawn.flags = req->python_layer ? 0 : SB_SPAWN_PYTHON_LAYER_OFF;
+	if (req->workspace != NULL)
+		spawn.flags |= SB_SPAWN_WORKSPACE;
 	spawn.queue_ms = (uint32) sb_queue_timeout_ms;
 
 	memset(out, 0, sizeof(*out));
@@ -553,6 +567,7 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 	sb_decoder_init(&rd.dec, (uint64) limits->max_output_bytes, req->rows_mode, req->rows_ncols);
 	rd.capture = req->capture_output;
 	rd.hold = req->hold;
+	rd.workspace = req->workspace != NULL;
 	rd.buf = palloc(SB_READ_BUF);
 	if (req->capture_output)
 	{
@@ -753,7 +768,7 @@ loop_done:
 	if (held_done)
 	{
 		/* the child waits for the statement's next call: keep it */
-		out->complete = true;
+		out->complete = out->error == NULL;
 		out->detached = true;
 		out->exit.wall_us = (uint64) sb_ms_since(start) * 1000;
 		if (st->sb->held)
@@ -762,13 +777,15 @@ loop_done:
 			out->held = st->sb;
 		}
 		else
-			out->held = sb_sandbox_hold(st->sb);
+			out->held = sb_sandbox_hold(st->sb, req->workspace != NULL);
 		/* it wrote past its result: its next call fails */
 		if (out->held != NULL)
 			out->held->stray = rd.buf_pos < rd.buf_len;
 		st->sb = NULL;
 		MemoryContextSwitchTo(old);
 		MemoryContextDelete(cxt);
+		if (req->workspace != NULL)
+			sb_workspace_after_call(req, out);
 		return;
 	}
 
@@ -827,6 +844,8 @@ loop_done:
 		st->sb = NULL;
 		MemoryContextSwitchTo(old);
 		MemoryContextDelete(cxt);
+		if (req->workspace != NULL)
+			sb_workspace_after_call(req, out);
 		return;
 	}
 	/* sandbox_run waits for the usage, not for whatever the child does next */
@@ -860,4 +879,6 @@ loop_done:
 
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
+	if (req->workspace != NULL)
+		sb_workspace_after_call(req, out);
 }

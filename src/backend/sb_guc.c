@@ -29,6 +29,8 @@ char	   *sb_options_text = NULL;
 int			sb_max_concurrent = 16;
 int			sb_spare_children = 2;
 int			sb_queue_timeout_ms = 10000;
+int			sb_max_workspaces = 4;
+int			sb_workspace_idle_timeout_ms = 600000;
 
 /*
  * What the worker's preloaded process imports (src/worker/sb_preloaded.c):
@@ -257,6 +259,22 @@ sb_guc_init(void)
 							NULL,
 							&sb_queue_timeout_ms,
 							10000, 0, 3600 * 1000,
+							PGC_SUSET, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pysandbox.max_workspaces",
+							"Workspaces one session may have open at once (sandbox_workspace_open).",
+							"Each keeps a contained process, which counts against pysandbox.max_concurrent.",
+							&sb_max_workspaces,
+							4, 0, SB_MAX_WORKSPACES,
+							PGC_SUSET, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pysandbox.workspace_idle_timeout",
+							"How long a workspace may wait for its next call before it ends.",
+							"0 lets it wait until its session ends.  Read when the workspace's process starts.",
+							&sb_workspace_idle_timeout_ms,
+							600000, 0, INT_MAX,
 							PGC_SUSET, GUC_UNIT_MS,
 							NULL, NULL, NULL);
 

@@ -25,6 +25,10 @@
 
 #include "access/xact.h"
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
+#endif
+
 /*
  * The slots, in static memory like the session's one child (sb_worker.c),
  * so that the abort callbacks can reach them whatever memory contexts are
@@ -152,18 +156,33 @@ sb_mailbox_map(int fd)
 		fstat(fd, &st) < 0 || st.st_size != SB_MAILBOX_SIZE)
 		return NULL;
 	p = mmap(NULL, SB_MAILBOX_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	return p == MAP_FAILED ? NULL : (volatile SbMailbox *) p;
+	if (p == MAP_FAILED)
+		return NULL;
+	/*
+	 * Its pages allocated now, in one call: a later fault for a page the
+	 * kernel cannot charge (strict overcommit) would be SIGBUS here.  The
+	 * child cannot take them away (MADV_REMOVE is not in its filter).
+	 */
+	if (madvise(p, SB_MAILBOX_SIZE, MADV_POPULATE_WRITE) < 0 ||
+		madvise(p, SB_MAILBOX_SIZE, MADV_DONTFORK) < 0)
+	{
+		munmap(p, SB_MAILBOX_SIZE);
+		return NULL;
+	}
+	return (volatile SbMailbox *) p;
 }
 
 /*
  * A call on sb (the session's one child) asked to keep the child, and it
- * sent its complete result: it now waits for the statement's next call.
+ * sent its complete result: it now waits for the statement's next call
+ * (or, for a workspace, the workspace's next call, across statements).
  * Move it to a held slot, set its call clock (idle) and tell the worker,
  * which times it by that clock from now on.  Returns the held child, or
  * NULL if it cannot be held (then it is let go as any finished child is).
+ * A workspace's slot is never taken for another child.
  */
 SbSandbox *
-sb_sandbox_hold(SbSandbox *sb)
+sb_sandbox_hold(SbSandbox *sb, bool workspace)
 {
 	SbSandbox  *h = NULL;
 	volatile SbHeldClock *clock;
@@ -182,7 +201,8 @@ sb_sandbox_hold(SbSandbox *sb)
 			h = &sb_held[i];
 			break;
 		}
-		if (!sb_held[i].in_call && (h == NULL || sb_held[i].used < h->used))
+		if (!sb_held[i].in_call && !sb_held[i].workspace &&
+			(h == NULL || sb_held[i].used < h->used))
 			h = &sb_held[i];
 	}
 	if (h == NULL)
@@ -200,6 +220,7 @@ sb_sandbox_hold(SbSandbox *sb)
 	}
 	*h = *sb;
 	h->held = true;
+	h->workspace = workspace;
 	h->in_call = false;
 	h->from_reservation = false;
 	h->generation = ++sb_held_generation;
@@ -209,10 +230,16 @@ sb_sandbox_hold(SbSandbox *sb)
 	sb->mailbox_fd = -1;
 	sb->exited = true;
 	h->mailbox = sb_mailbox_map(h->mailbox_fd);
+	/* the mapping is all it takes from now */
+	if (h->mailbox_fd >= 0)
+		close(h->mailbox_fd);
+	h->mailbox_fd = -1;
 	clock = sb_held_clock(h);
 	clock->in_call = 0;
 	clock->calls = 0;
 	clock->since_us = 0;
+	clock->idle_cpu_ms = workspace ? SB_WORKSPACE_IDLE_CPU_MS : 0;
+	clock->idle_timeout_ms = workspace ? (uint32) sb_workspace_idle_timeout_ms : 0;
 	clock->cpu_us = sb_child_cpu_us(h->pid);
 	h->cpu_read_us = sb_monotonic_us();
 	__atomic_store_n(&clock->pid, h->pid, __ATOMIC_RELEASE);
@@ -301,6 +328,7 @@ sb_sandbox_drop(SbSandbox *sb)
 	sb->exited = true;
 	sb->in_use = false;
 	sb->held = false;
+	sb->workspace = false;
 	sb->in_call = false;
 }
 
@@ -440,18 +468,23 @@ sb_held_released(SbSandbox *sb)
 {
 	volatile SbHeldClock *clock = sb_held_clock(sb);
 
+	sb->workspace = false;
 	if (clock != NULL)
 		__atomic_store_n(&clock->pid, 0, __ATOMIC_RELEASE);
 }
 
-/* The transaction ended: so did every statement, and its held children. */
+/*
+ * The transaction ended: so did every statement, and its held children;
+ * a workspace's lives on, unless a call of it was running (then it is in
+ * no known state).
+ */
 void
 sb_held_drop_all(void)
 {
 	int			i;
 
 	for (i = 0; i < SB_MAX_HELD; i++)
-		if (sb_held[i].in_use)
+		if (sb_held[i].in_use && (!sb_held[i].workspace || sb_held[i].in_call))
 			sb_sandbox_drop(&sb_held[i]);
 }
 

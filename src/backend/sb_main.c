@@ -196,6 +196,7 @@ sb_request_validate(SbRequest *req, const char *code, Jsonb *inputs,
 		return true;			/* the call's child validates it */
 	none = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
 	sb_request_start(&vreq, code, NULL, limits);
+	vreq.workspace = NULL;		/* a child of its own, which then exits */
 	/* what the memo keeps must be what this request was built with */
 	vreq.python_layer = req->python_layer;
 	vreq.allowed_modules = req->allowed_modules;
@@ -259,6 +260,7 @@ sb_request_start(SbRequest *req, const char *code, ArrayType *returns,
 {
 	memset(req, 0, sizeof(*req));
 	req->limits = *limits;
+	req->workspace = limits->workspace;
 	req->numeric_decimal = limits->numeric_decimal;
 	req->python_layer = sb_python_layer;
 	req->allowed_modules = pstrdup(sb_allowed_modules ? sb_allowed_modules : "");
@@ -293,6 +295,8 @@ sb_request_finish(SbRequest *req, Jsonb *inputs)
 	char	   *utf8;
 
 	sb_inputs_encode(req, inputs);
+	if (req->workspace != NULL)
+		appendStringInfoString(&req->json, ",\"workspace\":true");
 	appendStringInfoChar(&req->json, '}');
 
 	tables = req->chunks;
@@ -301,6 +305,8 @@ sb_request_finish(SbRequest *req, Jsonb *inputs)
 	sb_request_add_frame(req, SB_DATA_REQUEST, utf8, strlen(utf8), NULL, 0, NULL, 0);
 	req->chunks = list_concat(req->chunks, tables);
 	sb_request_add_frame(req, SB_DATA_END, NULL, 0, NULL, 0, NULL, 0);
+	if (req->workspace != NULL)
+		sb_workspace_request(req);
 }
 
 /* The usage line every call leaves at DEBUG1. */

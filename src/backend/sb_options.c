@@ -43,7 +43,7 @@ const SbLimitInfo sb_limit_info[SB_NLIMITS] = {
 };
 
 #define SB_KNOWN_OPTIONS \
-	"timeout_ms, cpu_ms, memory_mb, max_output_bytes, max_input_rows, max_input_mb, numeric and verify"
+	"timeout_ms, cpu_ms, memory_mb, max_output_bytes, max_input_rows, max_input_mb, numeric, verify and workspace"
 #define SB_KNOWN_GUC_OPTIONS \
 	"timeout_ms, cpu_ms, memory_mb, max_output_bytes, max_input_rows, max_input_mb and numeric"
 
@@ -57,7 +57,9 @@ typedef enum SbOptionsError
 	SB_OPT_NOT_INTEGER,			/* key: a limit that is not a whole number */
 	SB_OPT_NUMERIC,				/* numeric is not "float" or "decimal" */
 	SB_OPT_VERIFY,				/* verify is not a string */
-	SB_OPT_VERIFY_IN_SETTING	/* verify in pysandbox.options */
+	SB_OPT_VERIFY_IN_SETTING,	/* verify in pysandbox.options */
+	SB_OPT_WORKSPACE,			/* workspace is not a string */
+	SB_OPT_WORKSPACE_IN_SETTING /* workspace in pysandbox.options */
 } SbOptionsError;
 
 /* What an options object asks; a parse's state. */
@@ -67,6 +69,7 @@ typedef struct SbOptionValues
 	int			value[SB_NLIMITS];
 	int			numeric;		/* -1: not given; 0: float; 1: decimal */
 	char	   *verify;			/* options.verify, or NULL */
+	char	   *workspace;		/* options.workspace, or NULL */
 
 	/* while parsing */
 	int			depth;
@@ -137,6 +140,12 @@ sb_opt_field_start(void *state, char *fname, bool isnull)
 		if (o->setting)
 			sb_opt_fail(o, SB_OPT_VERIFY_IN_SETTING, NULL);
 	}
+	else if (strcmp(fname, "workspace") == 0)
+	{
+		o->field = "workspace";
+		if (o->setting)
+			sb_opt_fail(o, SB_OPT_WORKSPACE_IN_SETTING, NULL);
+	}
 	if (o->field == NULL)
 		sb_opt_fail(o, SB_OPT_UNKNOWN, fname);
 }
@@ -164,6 +173,14 @@ sb_opt_value(SbOptionValues *o, char *token, JsonTokenType type)
 			o->verify = pstrdup(token);
 		else
 			sb_opt_fail(o, o->setting ? SB_OPT_VERIFY_IN_SETTING : SB_OPT_VERIFY, NULL);
+		return;
+	}
+	if (strcmp(o->field, "workspace") == 0)
+	{
+		if (type == JSON_TOKEN_STRING && !o->setting)
+			o->workspace = pstrdup(token);
+		else
+			sb_opt_fail(o, o->setting ? SB_OPT_WORKSPACE_IN_SETTING : SB_OPT_WORKSPACE, NULL);
 		return;
 	}
 	for (i = 0; i < SB_NLIMITS; i++)
@@ -260,6 +277,13 @@ sb_options_report(const SbOptionValues *o)
 	{
 		case SB_OPT_OK:
 		case SB_OPT_VERIFY_IN_SETTING:
+		case SB_OPT_WORKSPACE_IN_SETTING:
+			break;
+		case SB_OPT_WORKSPACE:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("options.workspace must be a workspace handle (text)"),
+					 errhint("Use the text that sandbox_workspace_open() returned.")));
 			break;
 		case SB_OPT_SYNTAX:
 		case SB_OPT_NOT_OBJECT:
@@ -340,6 +364,11 @@ sb_options_check(char **newval, void **extra, GucSource source)
 			GUC_check_errdetail("verify belongs to one call, not to pysandbox.options.");
 			GUC_check_errhint("Pass it in the options argument of the call.");
 			break;
+		case SB_OPT_WORKSPACE:
+		case SB_OPT_WORKSPACE_IN_SETTING:
+			GUC_check_errdetail("workspace belongs to one call, not to pysandbox.options.");
+			GUC_check_errhint("Pass it in the options argument of the call.");
+			break;
 	}
 	MemoryContextDelete(cxt);
 	if (o.error != SB_OPT_OK)
@@ -350,6 +379,7 @@ sb_options_check(char **newval, void **extra, GucSource source)
 		return false;
 	memcpy(keep, &o, sizeof(o));
 	keep->verify = NULL;
+	keep->workspace = NULL;
 	keep->error_key = NULL;
 	keep->field = NULL;
 	*extra = keep;
@@ -448,6 +478,19 @@ sb_limits_from_options(SbLimits *limits, Jsonb *options)
 	if (options != NULL && call.numeric >= 0)
 		limits->numeric_decimal = call.numeric == 1;
 	limits->verify = options != NULL ? call.verify : NULL;
+
+	/* a call in a workspace has the workspace's process, and its limits */
+	if (options != NULL && call.workspace != NULL)
+	{
+		for (i = SB_LIMIT_TIMEOUT; i <= SB_LIMIT_MEMORY; i++)
+			if (call.has[i])
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("options.%s cannot be given for a call in a workspace",
+								sb_limit_info[i].key),
+						 errhint("A workspace's timeout_ms, cpu_ms and memory_mb are set when it is opened: pass them to sandbox_workspace_open().")));
+		sb_workspace_enter(limits, call.workspace);
+	}
 }
 
 /*
@@ -463,6 +506,10 @@ sb_limit_hint(const char *advice, const SbLimits *limits, SbLimitId i)
 		case SB_SET_BY_OPTIONS:
 			return psprintf("%s; options.%s may be raised up to %d.", advice,
 							sb_limit_info[i].key, limits->allowed[i]);
+		case SB_SET_BY_WORKSPACE:
+			return psprintf("%s; the workspace was opened with %s %d: open another with a higher one (up to %d).",
+							advice, sb_limit_info[i].key, *sb_limit_field((SbLimits *) limits, i),
+							limits->allowed[i]);
 		case SB_SET_BY_OPTIONS_SETTING:
 			return psprintf("%s; pysandbox.options lowers %s to %d; it may be raised up to %d.",
 							advice, sb_limit_info[i].key, *sb_limit_field((SbLimits *) limits, i),

@@ -305,6 +305,10 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 		f->type = "";
 	if (f->report_message == NULL)
 		f->report_message = f->message;
+	if (out->workspace_ended != NULL)
+		f->detail = psprintf("%s%sThe workspace \"%s\" has ended with its process: open a new one with sandbox_workspace_open().",
+							 f->detail ? f->detail : "", f->detail ? " " : "",
+							 out->workspace_ended);
 	return true;
 }
 

@@ -332,7 +332,7 @@ typedef union SbControlPayload
 static bool
 sb_control_async(uint32 type, const SbControlPayload *payload, uint32 len, int *fds)
 {
-	if (type == SB_CTL_RESERVED && len == sizeof(SbReserved) && fds[0] >= 0 && fds[1] >= 0)
+	if (type == SB_CTL_RESERVED && len == sizeof(SbReserved) && fds[0] >= 0)
 	{
 		sb_reservation_drop();
 		sb_reservation.fd = fds[0];
@@ -934,7 +934,7 @@ sb_sandbox_acquire(const SbSpawnRequest *req, bool allow_reserved, const char *c
 				 errmsg("could not start a sandbox process"),
 				 errdetail_internal("%s", payload.text)));
 	}
-	if (type != SB_CTL_SPAWNED || len != sizeof(SbSpawned) || fds[0] < 0 || fds[1] < 0)
+	if (type != SB_CTL_SPAWNED || len != sizeof(SbSpawned) || fds[0] < 0)
 	{
 		sb_close_fds(fds);
 		sb_sandbox_abandon_worker();

@@ -158,6 +158,9 @@ typedef struct SbFrameHeader
 #define SB_SPAWN_NO_LANDLOCK	0x0010	/* the mount namespace alone: no Landlock */
 #define SB_SPAWN_PRELOADED		0x0020	/* a fork of the process holding
 										 * pysandbox.preload_modules */
+#define SB_SPAWN_WORKSPACE		0x0040	/* a workspace's child: RLIMIT_CPU
+										 * allows SB_WORKSPACE_CPU_CALLS
+										 * calls' CPU limits in all */
 
 typedef struct SbSpawnRequest
 {
@@ -212,9 +215,19 @@ typedef struct SbSpawnRequest
  * SB_CTL_DROP ends it when its statement ends; SB_CTL_KILL, as for any
  * child, ends it with a report.
  */
-#define SB_MAX_HELD				8
+#define SB_MAX_HELD				16
 #define SB_IDLE_CPU_MS			20
 #define SB_HELD_CHECK_MS		10
+
+/*
+ * A workspace's child (sandbox_workspace_open) is a held child that the
+ * backend keeps across statements and transactions: its slot's
+ * idle_timeout_ms ends it (SB_EXIT_IDLE_TIMEOUT) once it waited that long
+ * for a call, and idle_cpu_ms replaces SB_IDLE_CPU_MS (tearing down a large
+ * call's objects takes CPU time after its result).
+ */
+#define SB_WORKSPACE_IDLE_CPU_MS	1000
+#define SB_WORKSPACE_CPU_CALLS		10
 
 typedef struct SbHeldClock
 {
@@ -227,6 +240,10 @@ typedef struct SbHeldClock
 	uint64_t	cpu_us;			/* the child's CPU time when the running
 								 * call began, or the last one ended; 0:
 								 * not known (the worker reads its own) */
+	uint32_t	idle_cpu_ms;	/* CPU time allowed between calls; 0:
+								 * SB_IDLE_CPU_MS */
+	uint32_t	idle_timeout_ms;	/* wall-clock time allowed between calls;
+									 * 0: no limit (the statement's end) */
 } SbHeldClock;
 
 typedef struct SbHeldClocks
@@ -268,9 +285,15 @@ typedef struct SbHeldClocks
  *						writes the same bytes to the socket instead)
  *	SOCKET				the call goes on on the data socket (exchange,
  *						before the child writes anything there)
+ *	CALL_SOCKET			a call too large for req comes on the socket
+ *						(backend: compare-and-swap, as for CALL)
  *
  * A call that came on the socket is answered on it; the child sets SOCKET
- * when it begins, so that the next call can come through the mailbox.
+ * (a plain store: the backend, which waits for that answer, changes nothing
+ * then) when it begins, so that the next call can come through the mailbox.
+ * An honest child sends only a call's result frames through the mailbox;
+ * whatever frames the backend's copy holds are decoded with the socket's
+ * checks all the same.
  * Everything in the mailbox is written by a hostile process that may
  * change it at any moment: the backend reads resp_len once, checks it,
  * copies resp to its own memory and decodes the copy as it would decode
@@ -289,6 +312,7 @@ typedef struct SbHeldClocks
 #define SB_MB_DONE				4
 #define SB_MB_SOCKET			5
 #define SB_MB_DONE_SLEEP		6
+#define SB_MB_CALL_SOCKET		7
 
 typedef struct SbMailbox
 {
@@ -300,6 +324,11 @@ typedef struct SbMailbox
 	unsigned char req[SB_MAILBOX_REQ_MAX];
 	unsigned char resp[SB_MAILBOX_RESP_MAX];
 } SbMailbox;
+
+/* the floor tests write at these offsets */
+_Static_assert(sizeof(SbMailbox) == SB_MAILBOX_SIZE, "the mailbox's layout");
+_Static_assert(offsetof(SbMailbox, resp_len) == 8 && offsetof(SbMailbox, req) == 128 &&
+			   offsetof(SbMailbox, resp) == 128 + 32768, "the mailbox's offsets");
 
 typedef struct SbReserved
 {
@@ -357,7 +386,9 @@ typedef enum SbExitCause
 	SB_EXIT_TIMEOUT = 1,		/* the worker's wall-clock deadline passed */
 	SB_EXIT_KILLED = 2,			/* the backend asked (cancel, error) */
 	SB_EXIT_CPU = 3,			/* the worker found its CPU time spent */
-	SB_EXIT_IDLE_CPU = 4		/* a held child used CPU time between calls */
+	SB_EXIT_IDLE_CPU = 4,		/* a held child used CPU time between calls */
+	SB_EXIT_IDLE_TIMEOUT = 5	/* a workspace's child waited longer than
+								 * its idle timeout for a call */
 } SbExitCause;
 
 /* SbExitReport.flags */

@@ -709,8 +709,19 @@ def _bind(fn, name, inputs):
                   for i, pname in enumerate(names)]
     kwargs = {}
     for pname, has_default in params:
-        if pname in inputs:
+        if pname == "ws" and _WS[0] is not None:
+            if "ws" in inputs:
+                raise ArgumentsError(
+                    'the input "ws" would be hidden by the workspace\'s dict, which %s() takes as '
+                    '"ws"; give the input another name' % name)
+            kwargs[pname] = _WS[0]      # the workspace's dict
+        elif pname in inputs:
             kwargs[pname] = inputs[pname]
+        elif pname == "ws" and not has_default:
+            raise ArgumentsError(
+                '%s() takes "ws", the dict a workspace keeps from one call to the next, but '
+                'this call runs in no workspace; open one with sandbox_workspace_open() and '
+                'pass its handle as options => \'{"workspace": "<handle>"}\'' % name)
         elif not has_default:
             given = ", ".join('"%s"' % k for k in sorted(inputs)) or "none"
             raise ArgumentsError(
@@ -886,13 +897,57 @@ def serve(python_layer):
     In a real call the child exits with it inside the last send (sb_io):
     nothing of the call, user code in a finalizer included, runs after the
     backend has its result.  prewarm() stubs the sends, so it returns.
+    A workspace's child serves its calls until the backend lets it go.
     """
     _fresh_process_state()
     got, failed = _read_or_report(_read_request, "inputs", "request")
     if failed is not None:
         return failed
     request, inputs = got
+    if request.get("workspace"):
+        return _serve_workspace(python_layer, request, inputs)
+    return _serve_request(python_layer, request, inputs)
 
+
+# the workspace's dict (the parameter ws) in a workspace's child, else None
+_WS = [None]
+
+
+def _serve_workspace(python_layer, request, inputs):
+    """A workspace's child (sandbox_workspace_open): its calls one after the
+    other, each an SB_DATA_CALL and a whole request; a call that fails with
+    an exception leaves the child serving; only the dict passed as ws is
+    meant to last from one call to the next.  Ends when the backend closes
+    the channel, or when the child's CPU rlimit leaves no room for a whole
+    call more (its next call then finds it gone and says so)."""
+    sb_io.keep(True)
+    _WS[0] = {}
+    while True:
+        code = _serve_request(python_layer, request, inputs)
+        request = inputs = None
+        if code != 0:
+            return code
+        if not sb_io.next_call():
+            return 0
+        while request is None:
+            sb_io.wait_call(_HELD_SPIN_US)
+            try:
+                ftype, _payload = sb_io.recv()
+            except EOFError:
+                return 0            # the workspace was closed
+            if ftype != sb_io.CALL:
+                _send_error("crash", "ProtocolError", "unexpected frame %d between calls"
+                            % ftype, exit_code=72)
+                return 72
+            got, failed = _read_or_report(_read_request, "inputs", "request")
+            if failed:
+                return failed
+            if got is not None:
+                request, inputs = got
+
+
+def _serve_request(python_layer, request, inputs):
+    """One request: validate, run and answer it.  Returns the exit code."""
     code = request["code"]
     returns = request["returns"]
     allowed = request["allowed_modules"]

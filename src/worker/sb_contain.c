@@ -220,7 +220,9 @@ static void
 sb_contain_rlimits(const SbSpawnRequest *req, int statm_fd)
 {
 	rlim_t		mem = (rlim_t) sb_current_vsize(statm_fd) + (rlim_t) req->memory_mb * 1024 * 1024;
-	rlim_t		cpu_s = sb_cpu_used_s() + (req->cpu_ms + 999) / 1000 + 1;
+	uint64_t	cpu_ms = (uint64_t) req->cpu_ms *
+		((req->flags & SB_SPAWN_WORKSPACE) ? SB_WORKSPACE_CPU_CALLS : 1);
+	rlim_t		cpu_s = sb_cpu_used_s() + (cpu_ms + 999) / 1000 + 1;
 	struct itimerval it;
 
 	sb_setrlimit(RLIMIT_AS, mem, mem, "set the memory limit");

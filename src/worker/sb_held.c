@@ -6,6 +6,7 @@
  */
 #include "sb_children.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -106,6 +107,8 @@ sb_held_check(SbClient *cl, SbChild *c, uint64_t now)
 	uint64_t	since = 0;
 	uint64_t	base = 0;
 	uint64_t	cpu;
+	uint32_t	idle_cpu_ms = 0;
+	uint32_t	idle_timeout_ms = 0;
 	bool		in_call = false;
 	int			i;
 
@@ -122,6 +125,8 @@ sb_held_check(SbClient *cl, SbChild *c, uint64_t now)
 		in_call = __atomic_load_n(&slot->in_call, __ATOMIC_ACQUIRE) != 0;
 		since = __atomic_load_n(&slot->since_us, __ATOMIC_ACQUIRE);
 		base = __atomic_load_n(&slot->cpu_us, __ATOMIC_ACQUIRE);
+		idle_cpu_ms = __atomic_load_n(&slot->idle_cpu_ms, __ATOMIC_ACQUIRE);
+		idle_timeout_ms = __atomic_load_n(&slot->idle_timeout_ms, __ATOMIC_ACQUIRE);
 	}
 	c->cpu_check_us = now + SB_HELD_CHECK_US;
 	/* calls going on: no spare is forked meanwhile (fork competes for CPU) */
@@ -135,9 +140,10 @@ sb_held_check(SbClient *cl, SbChild *c, uint64_t now)
 		c->in_call = in_call;
 		c->cpu_before_us = cpu;
 		c->cpu_limit_us = in_call ? (uint64_t) c->limits.cpu_ms * 1000
-			: (uint64_t) SB_IDLE_CPU_MS * 1000;
+			: (uint64_t) (idle_cpu_ms != 0 ? idle_cpu_ms : SB_IDLE_CPU_MS) * 1000;
 		c->started_us = in_call ? since : now;
-		c->deadline_us = in_call ? since + (uint64_t) c->limits.timeout_ms * 1000 : UINT64_MAX;
+		c->deadline_us = in_call ? since + (uint64_t) c->limits.timeout_ms * 1000 :
+			idle_timeout_ms != 0 ? now + (uint64_t) idle_timeout_ms * 1000 : UINT64_MAX;
 	}
 	/* the backend's reading at the start (or end) is exact: prefer it */
 	if (base != 0 && base <= c->cpu_before_us)
@@ -146,7 +152,7 @@ sb_held_check(SbClient *cl, SbChild *c, uint64_t now)
 	{
 		kill(c->pid, SIGKILL);
 		c->killed = true;
-		c->cause = SB_EXIT_TIMEOUT;
+		c->cause = c->in_call ? SB_EXIT_TIMEOUT : SB_EXIT_IDLE_TIMEOUT;
 	}
 	else if (cpu >= c->cpu_before_us &&
 			 cpu - c->cpu_before_us >= c->cpu_limit_us + SB_CPU_GRACE_US)
@@ -172,15 +178,23 @@ sb_held_check(SbClient *cl, SbChild *c, uint64_t now)
 	}
 }
 
+#ifndef MFD_NOEXEC_SEAL
+#define MFD_NOEXEC_SEAL 0x0008U	/* Linux 6.3 */
+#endif
+
 /*
  * A new child's mailbox (sb_protocol.h): a memfd of SB_MAILBOX_SIZE bytes,
- * sealed against resizing before anyone maps it.  Returns the fd, or -1.
+ * sealed against resizing before anyone maps it.  Returns the fd, or -1
+ * (the child then has none: its calls go on the socket).
  */
 int
 sb_mailbox_create(void)
 {
-	int			fd = memfd_create("pysandbox mailbox", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	int			fd = memfd_create("pysandbox mailbox",
+								  MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_NOEXEC_SEAL);
 
+	if (fd < 0 && errno == EINVAL)	/* a kernel before MFD_NOEXEC_SEAL */
+		fd = memfd_create("pysandbox mailbox", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -1;
 	if (ftruncate(fd, SB_MAILBOX_SIZE) < 0 ||

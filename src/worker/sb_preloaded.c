@@ -62,6 +62,7 @@ typedef struct SbPreloadedRequest
 {
 	uint32_t	shape;
 	uint32_t	spare;
+	uint32_t	mailbox;		/* 1: a mailbox fd comes after the data fd */
 } SbPreloadedRequest;
 
 /* the worker's end of the socket to the preloaded process, or -1 */
@@ -154,7 +155,7 @@ sb_recv_request(int sock, SbPreloadedRequest *req, int *data_fd, int *mailbox_fd
 		}
 	}
 	if (n != (ssize_t) sizeof(*req) || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-		nfds != (req->spare ? 3 : 2))
+		nfds != 1 + (req->mailbox ? 1 : 0) + (req->spare ? 1 : 0))
 	{
 		for (nfds = 0; nfds < 3; nfds++)
 			if (fds[nfds] >= 0)
@@ -162,8 +163,8 @@ sb_recv_request(int sock, SbPreloadedRequest *req, int *data_fd, int *mailbox_fd
 		return -1;
 	}
 	*data_fd = fds[0];
-	*mailbox_fd = fds[1];
-	*claim_fd = req->spare ? fds[2] : -1;
+	*mailbox_fd = req->mailbox ? fds[1] : -1;
+	*claim_fd = req->spare ? fds[req->mailbox ? 2 : 1] : -1;
 	return n;
 }
 
@@ -359,8 +360,9 @@ sb_preloaded_lost(void)
 pid_t
 sb_preloaded_fork(uint32_t shape, bool spare, int data_fd, int mailbox_fd, int claim_fd)
 {
-	SbPreloadedRequest req = {.shape = shape,.spare = spare ? 1 : 0};
+	SbPreloadedRequest req = {.shape = shape,.spare = spare ? 1 : 0,.mailbox = mailbox_fd >= 0};
 	int			fds[3] = {data_fd, mailbox_fd, claim_fd};
+	int			nfds = 1;
 	int32_t		reply;
 	ssize_t		n;
 
@@ -369,7 +371,11 @@ sb_preloaded_fork(uint32_t shape, bool spare, int data_fd, int mailbox_fd, int c
 		errno = ENOSYS;
 		return -1;
 	}
-	if (sb_send_with_fds(sb_preloaded_fd, &req, sizeof(req), fds, spare ? 3 : 2) < 0)
+	if (mailbox_fd >= 0)
+		fds[nfds++] = mailbox_fd;
+	if (spare)
+		fds[nfds++] = claim_fd;
+	if (sb_send_with_fds(sb_preloaded_fd, &req, sizeof(req), fds, nfds) < 0)
 	{
 		if (errno != EPIPE && errno != ECONNRESET)
 			return -1;			/* out of buffers or fds: this child only */

@@ -63,6 +63,12 @@ extern const SbEmbeddedModule sb_embedded_modules[];
  * run first.  (SCHED_IDLE for the exit did that too, but under load it
  * starved the teardowns: -2 % throughput.)
  */
+/*
+ * A workspace's child serves call after call (sb_runtime._serve_workspace):
+ * the last frame of a call does not end it (sb_io.keep).
+ */
+static bool sb_keep = false;
+
 static void __attribute__((noreturn))
 sb_io_end(int code)
 {
@@ -214,7 +220,8 @@ sb_io_recv(PyObject *self, PyObject *args)
 	}
 	if (sb_claim_pending)
 		sb_claim_call();
-	if (sb_mb_left == SB_MB_IDLE_SLEEP || sb_mb_left == SB_MB_DONE_SLEEP)
+	if (sb_mb_left == SB_MB_IDLE_SLEEP || sb_mb_left == SB_MB_DONE_SLEEP ||
+		sb_mb_left == SB_MB_CALL_SOCKET)
 	{
 		/* a call on the socket: answered there; the next may use the mailbox */
 		__atomic_store_n(&sb_mailbox->state, SB_MB_SOCKET, __ATOMIC_SEQ_CST);
@@ -268,7 +275,7 @@ sb_io_send(PyObject *self, PyObject *args)
 	PyBuffer_Release(&buf);
 	if (rc < 0)
 		return PyErr_SetFromErrno(PyExc_OSError);
-	if (end >= 0)
+	if (end >= 0 && !sb_keep)
 		sb_io_end(end);
 	Py_RETURN_NONE;
 }
@@ -337,7 +344,7 @@ sb_io_sendv(PyObject *self, PyObject *args)
 	Py_DECREF(fast);
 	if (rc != 0)
 		return NULL;
-	if (end >= 0)
+	if (end >= 0 && !sb_keep)
 		sb_io_end(end);
 	Py_RETURN_NONE;
 }
@@ -491,6 +498,12 @@ sb_mailbox_wait_call(unsigned int spin_us)
 		/* (the backend may have gone to sleep waiting for its answer) */
 		if (state == SB_MB_CALL || state == SB_MB_CALL_SLEEP)
 			return sb_mailbox_take_call();
+		if (state == SB_MB_CALL_SOCKET)
+		{
+			/* a call too large for the mailbox: sb_io.recv() reads it */
+			sb_mb_left = SB_MB_CALL_SOCKET;
+			Py_RETURN_NONE;
+		}
 		if ((++spins & 15) != 0)
 		{
 			sb_spin_pause();
@@ -576,7 +589,7 @@ sb_io_write(PyObject *self, PyObject *args)
 	PyBuffer_Release(&buf);
 	if (rc < 0)
 		return PyErr_SetFromErrno(PyExc_OSError);
-	if (end >= 0)
+	if (end >= 0 && !sb_keep)
 		sb_io_end(end);
 	Py_RETURN_NONE;
 }
@@ -614,7 +627,7 @@ sb_io_reply(PyObject *self, PyObject *args)
 	PyBuffer_Release(&buf);
 	if (rc < 0)
 		return PyErr_SetFromErrno(PyExc_OSError);
-	if (end >= 0)
+	if (end >= 0 && !sb_keep)
 		sb_io_end(end);
 	Py_RETURN_NONE;
 }
@@ -633,7 +646,21 @@ sb_io_mailbox(PyObject *self, PyObject *args)
 	return PyLong_FromVoidPtr(sb_mailbox);
 }
 
+/* sb_io.keep(flag): whether a call's last frame leaves the child running. */
+static PyObject *
+sb_io_keep(PyObject *self, PyObject *args)
+{
+	int			flag;
+
+	(void) self;
+	if (!PyArg_ParseTuple(args, "p", &flag))
+		return NULL;
+	sb_keep = flag != 0;
+	Py_RETURN_NONE;
+}
+
 static PyMethodDef sb_io_methods[] = {
+	{"keep", sb_io_keep, METH_VARARGS, "Keep the child after a call's last frame (a workspace)."},
 	{"mailbox", sb_io_mailbox, METH_NOARGS, "Where this child's mailbox is mapped."},
 	{"next_call", sb_io_next_call, METH_NOARGS, "Keep the CPU timer ahead of a held child's next call."},
 	{"write", sb_io_write, METH_VARARGS, "Send bytes that are whole frames."},

@@ -63,6 +63,7 @@ typedef enum SbRuleKind
 	SB_CLOCK_OWN,				/* arg0 is a fixed clock id, not another
 								 * process's CPU clock */
 	SB_FUTEX_PRIVATE,			/* arg1 is a private wait or wake */
+	SB_MADVISE_SAFE,			/* arg is advice in sb_madvise_ok */
 	SB_SIGNAL_NOT_FIXED			/* arg0 is not SIGPROF, SIGXCPU or SIGSYS,
 								 * or arg1 is NULL (a query) */
 } SbRuleKind;
@@ -95,6 +96,20 @@ typedef struct SbSyscallRule
 static const int sb_futex_ops[] = {0 /* WAIT */ , 1 /* WAKE */ ,
 9 /* WAIT_BITSET */ , 10 /* WAKE_BITSET */ };
 
+/*
+ * The madvise() advice a child may give: what allocators and numpy use.
+ * Not MADV_REMOVE (it punches holes in shared memory: the mailbox, which
+ * the backend then faults in again, SIGBUS where memory is committed
+ * strictly), MADV_MERGEABLE (KSM merges identical pages across processes:
+ * a timing channel), MADV_PAGEOUT, nor the poisoning ones.
+ */
+static const int sb_madvise_ok[] = {
+	0 /* NORMAL */ , 1 /* RANDOM */ , 2 /* SEQUENTIAL */ , 3 /* WILLNEED */ ,
+	4 /* DONTNEED */ , 8 /* FREE */ , 10 /* DONTFORK */ , 11 /* DOFORK */ ,
+	14 /* HUGEPAGE */ , 15 /* NOHUGEPAGE */ , 16 /* DONTDUMP */ , 17 /* DODUMP */ ,
+	18 /* WIPEONFORK */ , 19 /* KEEPONFORK */ , 22 /* POPULATE_READ */ ,
+23 /* POPULATE_WRITE */ };
+
 /* The allowlist.  Keep sorted by purpose; the syscall probe test reads it. */
 static const SbSyscallRule sb_policy[] = {
 	/* process lifetime and signals (only to ourselves) */
@@ -114,7 +129,7 @@ static const SbSyscallRule sb_policy[] = {
 	{"sched_getaffinity", SB_PID_SELF, 0},
 
 	/* memory: never executable */
-	{"brk", SB_ALLOW}, {"munmap", SB_ALLOW}, {"mremap", SB_ALLOW}, {"madvise", SB_ALLOW},
+	{"brk", SB_ALLOW}, {"munmap", SB_ALLOW}, {"mremap", SB_ALLOW}, {"madvise", SB_MADVISE_SAFE, 2},
 	{"mmap", SB_NO_EXEC, 2}, {"mprotect", SB_NO_EXEC, 2}, {"pkey_mprotect", SB_NO_EXEC, 2},
 
 	/* reading (Landlock decides what), writing only to fds we hold */
@@ -342,6 +357,12 @@ sb_seccomp_add(scmp_filter_ctx ctx, const SbSyscallRule *r, pid_t self)
 									  SCMP_CMP(r->arg, SCMP_CMP_MASKED_EQ,
 											   ~(scmp_datum_t) SB_FUTEX_CLOCK_REALTIME,
 											   (scmp_datum_t) (sb_futex_ops[i] | SB_FUTEX_PRIVATE_FLAG)));
+			return rc;
+		case SB_MADVISE_SAFE:
+			rc = 0;
+			for (i = 0; rc == 0 && i < sizeof(sb_madvise_ok) / sizeof(sb_madvise_ok[0]); i++)
+				rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
+									  SCMP_CMP(r->arg, SCMP_CMP_EQ, (scmp_datum_t) sb_madvise_ok[i]));
 			return rc;
 		case SB_SIGNAL_NOT_FIXED:
 			return sb_seccomp_signals(ctx, nr);

@@ -279,7 +279,7 @@ sb_worker_send_channel(int control_fd, uint32_t type, const void *payload, uint3
 {
 	int			fds[2] = {c->data_fd, c->mailbox_fd};
 
-	return sb_send_record_fds(control_fd, type, payload, len, fds, 2,
+	return sb_send_record_fds(control_fd, type, payload, len, fds, c->mailbox_fd >= 0 ? 2 : 1,
 							  MSG_NOSIGNAL | MSG_DONTWAIT) == 0;
 }
 
@@ -409,21 +409,17 @@ sb_fork_child(uint32_t shape, bool spare, SbChild *out)
 	pid_t		pid;
 
 	sb_child_clear(out);
-	if ((mailbox = sb_mailbox_create()) < 0)
-		return false;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
-	{
-		close(mailbox);
 		return false;
-	}
 	if (spare &&
 		(claim = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
 	{
 		close(sv[0]);
 		close(sv[1]);
-		close(mailbox);
 		return false;
 	}
+	/* none (no memfd here): the child's calls go on the socket */
+	mailbox = sb_mailbox_create();
 
 	if (shape & SB_SPAWN_PRELOADED && sb_preloaded_running())
 		pid = sb_preloaded_fork(shape, spare, sv[1], mailbox, claim);
@@ -439,7 +435,8 @@ sb_fork_child(uint32_t shape, bool spare, SbChild *out)
 	if (pid < 0)
 	{
 		close(sv[0]);
-		close(mailbox);
+		if (mailbox >= 0)
+			close(mailbox);
 		if (claim >= 0)
 			close(claim);
 		return false;

@@ -1012,6 +1012,46 @@ def w9_language_rows(ctx, args):
     return [out, into]
 
 
+WS_LOAD_CODE = """\
+def main(ws, df):
+    ws["df"] = df
+    return df.groupby("g")["f"].sum()
+"""
+
+WS_AGAIN_CODE = """\
+def main(ws):
+    return ws["df"].groupby("g")["f"].sum()
+"""
+
+
+def w11_workspace(ctx, args):
+    progress("== 11. a workspace: %d rows loaded, then the groupby again on what it kept"
+             % args.rows)
+    sb = ctx["sb"]
+    try:
+        ws = one(sb, "SELECT sandbox_workspace_open()")
+    except psycopg2.Error as e:
+        raise ContenderError("could not open a workspace: %s" % str(e).strip())
+    opt = json.dumps({"workspace": ws})
+
+    def first():
+        return one(sb, "SELECT sandbox_execute(%s, %s::jsonb, '{main}', %s::jsonb)",
+                   (WS_LOAD_CODE, '{"df": {"$query": "SELECT g, x, f, s FROM bench_rows"}}',
+                    opt))
+
+    def again():
+        return one(sb, "SELECT sandbox_execute(%s, '{}', '{main}', %s::jsonb)",
+                   (WS_AGAIN_CODE, opt))
+
+    res = run_round_robin("11 workspace %s rows" % human(args.rows), [
+        ("pysandbox", first, "1st call: $query load + groupby, kept in ws"),
+        ("second call", again, "the groupby on the DataFrame ws kept"),
+    ], args.reps)
+    check_same(res, compare_groupby)
+    one(sb, "SELECT sandbox_workspace_close(%s)", (ws,))
+    return res
+
+
 def w4_wide(ctx, args):
     progress("== 4. %d rows x 20 mixed columns -> DataFrame -> describe" % args.wide_rows)
     sb, pl, nat, cl = ctx["sb"], ctx["pl"], ctx["native"], ctx["client"]
@@ -1311,6 +1351,10 @@ def report(machine, all_results, mem, args):
                      "(%s rows) = %.0fx >= 100x" % (human(args.execute_rows),
                                                      human(args.lang_rows), x),
                      mark(x >= 100)))
+    x = ratio("11", "second call")
+    if x is not None:
+        bars.append(("11 workspace, %s rows: second call / first call = %.1f%% <= 5%%"
+                     % (human(args.rows), 100 * x), mark(x <= 0.05)))
     x = ratio("9", "sandbox_rows")
     if x is not None:
         bars.append(("9 %s rows out: function / sandbox_rows = %.2fx <= 1.2x"
@@ -1361,8 +1405,8 @@ def main():
                     help="fresh connections measured in workload 5")
     ap.add_argument("--rows", type=int, default=1000000)
     ap.add_argument("--wide-rows", type=int, default=100000)
-    ap.add_argument("--workloads", default="1,2,3,4,5,6,7,8,9",
-                    help="comma-separated subset of 1..9 (7 restarts the cluster: "
+    ap.add_argument("--workloads", default="1,2,3,4,5,6,7,8,9,11",
+                    help="comma-separated subset of 1..9 and 11 (7 restarts the cluster: "
                     "only with test/bench/run.sh's throwaway cluster; 9 runs "
                     "workloads 9 and 10)")
     ap.add_argument("--lang-rows", type=int, default=10000,
@@ -1421,6 +1465,8 @@ def main():
         all_results.extend(w8_per_row(ctx, args))
     if "9" in wanted:
         all_results.extend(w9_language_rows(ctx, args))
+    if "11" in wanted:
+        all_results.append(w11_workspace(ctx, args))
     mem = {"rows": 0, "avg_text": 0, "columnar": 1, "growth": [], "detail": [],
            "context": [], "error": None}
     if "5" in wanted:

@@ -379,12 +379,70 @@ def held_check():
     return problems
 
 
+
+# --------------------------------------------------------------------------
+# a workspace (sandbox_workspace_open): reachable from its session and role
+# only, and its process ends with it
+
+def workspace_check():
+    """Another session cannot use a workspace's handle (nothing of it
+    exists there); the workspace's process ends when it is closed and when
+    its session ends."""
+    problems = []
+    a = connect()
+    b = connect()
+    ca, cb = a.cursor(), b.cursor()
+    ca.execute("CREATE EXTENSION IF NOT EXISTS pysandbox")
+    ca.execute("SET pysandbox.python_layer = off")
+    ca.execute("SELECT sandbox_workspace_open()")
+    ws = ca.fetchone()[0]
+    opt = json.dumps({"workspace": ws})
+    ca.execute("SELECT sandbox_execute(%s, '{}', '{main}', %s)",
+               ("import os\ndef main(ws):\n    ws['secret'] = 'kept'\n    return os.getpid()\n", opt))
+    pid = ca.fetchone()[0]["main"]
+    try:
+        cb.execute("SELECT sandbox_execute('def main(ws): return ws', '{}', '{main}', %s)", (opt,))
+        problems.append("another session used the workspace: %r" % (cb.fetchone(),))
+    except psycopg2.Error as exc:
+        if exc.pgcode != "42704":
+            problems.append("another session's call: %s %s, expected 42704"
+                            % (exc.pgcode, str(exc).strip()[:120]))
+    cb.execute("SELECT count(*) FROM sandbox_workspace_list()")
+    if cb.fetchone()[0] != 0:
+        problems.append("another session lists the workspace")
+    cb.execute("SELECT sandbox_workspace_close(%s)", (ws,))
+    if cb.fetchone()[0] is not False:
+        problems.append("another session closed the workspace")
+    if not alive(pid):
+        problems.append("the workspace's process (pid %d) is gone after another session tried it" % pid)
+    ca.execute("SELECT sandbox_execute('def main(ws): return ws[\"secret\"]', '{}', '{main}', %s)",
+               (opt,))
+    if ca.fetchone()[0] != {"main": "kept"}:
+        problems.append("the workspace lost its state")
+    ca.execute("SELECT sandbox_workspace_close(%s)", (ws,))
+    if wait_gone([pid], 2.0):
+        problems.append("a closed workspace's process (pid %d) lived on for 2 s" % pid)
+    # the end of the session ends its workspaces
+    ca.execute("SELECT sandbox_workspace_open()")
+    ws = ca.fetchone()[0]
+    ca.execute("SELECT sandbox_execute('import os\ndef main(): return os.getpid()', '{}', "
+               "'{main}', %s)", (json.dumps({"workspace": ws}),))
+    pid = ca.fetchone()[0]["main"]
+    a.close()
+    if wait_gone([pid], 3.0):
+        problems.append("a workspace's process (pid %d) outlived its session by 3 s" % pid)
+    b.close()
+    return problems
+
 # --------------------------------------------------------------------------
 # a held child breaking its mailbox's protocol (sb_protocol.h, "The mailbox")
 
 # The first row after the first whose call came through the mailbox (its
 # state still CALL: the backend polls it) does ATTACK; other rows return
-# the pid.  Offsets: state 0, resp_len 8, resp at 128 + 32768.
+# the pid.  Offsets: state 0, resp_len 8, resp at 128 + 32768.  The backend
+# may stop polling (after 1 ms) while the attack is written: each attack
+# also writes to the socket what means the same there, so that the outcome
+# does not depend on which the backend reads.
 MAILBOX_PAYLOAD = """
 import ctypes, os, sb_io, struct, time
 mb = sb_io.mailbox()
@@ -401,6 +459,7 @@ MAILBOX_ATTACKS = {
     "floor_mb_length": """
     resp_len.value = 0xFFFFFFFF
     state.value = 4
+    os.write(3, struct.pack("=II", 0x7FFFFFFF, 0))
     time.sleep(60)
 """,
     # a column announcing 2 GB, in a 24-byte result
@@ -408,6 +467,7 @@ MAILBOX_ATTACKS = {
     ctypes.memmove(resp, struct.pack("=IIQII", 52, 8, 1, 34, 0x7FFFFFF0), 24)
     resp_len.value = 24
     state.value = 4
+    os.write(3, struct.pack("=IIQII", 52, 8, 1, 34, 0x7FFFFFF0))
     time.sleep(60)
 """,
     # a state that means nothing, then silence
@@ -422,6 +482,7 @@ MAILBOX_ATTACKS = {
     ctypes.memmove(resp, good, len(good))
     resp_len.value = len(good)
     state.value = 4
+    os.write(3, good)
     end = time.monotonic() + 0.2
     while time.monotonic() < end:
         ctypes.memmove(resp, bad, len(bad))
@@ -744,6 +805,8 @@ SCENARIOS = [
      "reaches the next statement or another role", held_check),
     ("a held child breaking its mailbox's protocol fails its call within its limits",
      mailbox_check),
+    ("a workspace is reachable from its session only, and its process ends with it",
+     workspace_check),
     ("every frame costs against the output budget; relayed prints are capped", print_check),
     ("no covert channel between two sessions' children through shared futexes",
      covert_channel_check),

@@ -5,7 +5,7 @@ Run as root (to read /proc of postgres processes and the server log) with
 Debian's interpreter, against a running test cluster:
 
     /usr/bin/python3 test/security/hostile.py [--modes on,off,bypass] [--only SUBSTRING]
-                                               [--via execute|language]
+                                               [--via execute|language|workspace]
 
 Connection settings come from PGHOST/PGPORT/PGUSER (a superuser); the data
 directory and server log from PYSANDBOX_TEST_DIR (default /tmp/pysandbox-test).
@@ -56,6 +56,11 @@ instead: its module becomes the body of a function whose arguments (jsonb)
 are main()'s parameters, followed by "return main(...)"; the options become
 the pysandbox.* settings.  CREATE FUNCTION validates the body, so a payload
 the validator refuses fails there, with the same outcome.
+
+With --via workspace every payload runs in a workspace of its own, as its
+second call (the first keeps a list in ws): the limits among its options
+open the workspace, the rest go with the call; the workspace is closed
+after it, and the checks above run as for any call.
 
 Then the scenarios of floor_scenarios.py, which need more than one call
 (floods against cancel, terminate and the wall limit; a child living on after
@@ -1501,6 +1506,8 @@ class Server:
         self.cur.execute("GRANT EXECUTE ON FUNCTION sandbox_execute(text, jsonb, text[], jsonb) "
                          "TO %s" % self.ORDINARY)
         self.cur.execute("GRANT USAGE ON LANGUAGE pysandbox TO %s" % self.ORDINARY)
+        self.cur.execute("GRANT EXECUTE ON FUNCTION sandbox_workspace_open(jsonb), "
+                         "sandbox_workspace_close(text) TO %s" % self.ORDINARY)
         self.cur.execute("GRANT CREATE ON SCHEMA public TO %s" % self.ORDINARY)
 
     def call(self, code, inputs, options):
@@ -1515,6 +1522,8 @@ class Server:
         try:
             if self.via == "language":
                 result = self.call_function(code, inputs, options)
+            elif self.via == "workspace":
+                result = self.call_workspace(code, inputs, options)
             else:
                 if self.role:
                     self.cur.execute("SET ROLE %s" % self.role)
@@ -1535,6 +1544,32 @@ class Server:
         ms = (time.monotonic() - start) * 1000
         texts += [str(n) for n in self.notices.items]
         return sqlstate, message, detail, texts, result, ms
+
+    WORKSPACE_LIMITS = ("timeout_ms", "cpu_ms", "memory_mb")
+    PRIMING = "def main(ws):\n    ws['earlier'] = list(range(10))\n    return 1\n"
+
+    def call_workspace(self, code, inputs, options):
+        """The payload as the second call of a workspace of its own, opened
+        with the payload's limits; closed after it."""
+        opening = {k: v for k, v in options.items() if k in self.WORKSPACE_LIMITS}
+        rest = {k: v for k, v in options.items() if k not in self.WORKSPACE_LIMITS}
+        if self.role:
+            self.cur.execute("SET ROLE %s" % self.role)
+        try:
+            self.cur.execute("SELECT sandbox_workspace_open(%s)", (psycopg2.extras.Json(opening),))
+            ws = self.cur.fetchone()[0]
+            rest["workspace"] = ws
+            try:
+                self.cur.execute("SELECT sandbox_execute(%s, '{}', '{main}', %s)",
+                                 (self.PRIMING, psycopg2.extras.Json({"workspace": ws})))
+                self.cur.execute("SELECT sandbox_execute(%s, %s, '{main}', %s)",
+                                 (code, psycopg2.extras.Json(inputs), psycopg2.extras.Json(rest)))
+                return self.cur.fetchone()[0]
+            finally:
+                self.cur.execute("SELECT sandbox_workspace_close(%s)", (ws,))
+        finally:
+            if self.role:
+                self.cur.execute("RESET ROLE")
 
     # options as the settings a language function runs with
     SETTINGS = {"timeout_ms": ("pysandbox.timeout", "%dms"),
@@ -1807,6 +1842,10 @@ def probe(server, target, mode):
 # locals: they go when it returns, before the result is sent (a generator
 # kept "alive" then runs its finally, and the call meets its limit)
 LANGUAGE_OUTCOMES = {"finalizer-after-result": {TIMEOUT, CPU}}
+# in a workspace the first complete result ends a call, as it does a held
+# function call's: what the child sends after it ends the workspace, at its
+# next use ("wrote between two calls"), instead of failing this call
+WORKSPACE_OUTCOMES = {"protocol-two-results": {OK}, "sql-after-result": {OK}}
 
 
 def run_one(server, target, payload, mode):
@@ -1823,6 +1862,8 @@ def run_one(server, target, payload, mode):
     expect = payload.expect[mode]
     if server.via == "language":
         expect = expect | LANGUAGE_OUTCOMES.get(payload.name, set())
+    if server.via == "workspace":
+        expect = expect | WORKSPACE_OUTCOMES.get(payload.name, set())
     if label not in expect:
         problems.append("outcome %s, expected one of %s" % (
             label, ", ".join(sorted(expect))))
@@ -1843,9 +1884,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--modes", default="on,off,bypass,mount,landlock")
     parser.add_argument("--only", default="", help="run payloads whose name contains this")
-    parser.add_argument("--via", default="execute", choices=("execute", "language"),
-                        help="run each payload through sandbox_execute or as a "
-                             "LANGUAGE pysandbox function")
+    parser.add_argument("--via", default="execute", choices=("execute", "language", "workspace"),
+                        help="run each payload through sandbox_execute, as a "
+                             "LANGUAGE pysandbox function, or in a workspace")
     args = parser.parse_args()
     if os.geteuid() != 0:
         print("hostile: run as root (the checks read /proc and the server log)")

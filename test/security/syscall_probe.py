@@ -71,6 +71,7 @@ FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME = 128, 256
 SIGUSR1, SIGXCPU, SIGPROF, SIGSYS = 10, 24, 27, 31
 ITIMER_REAL, ITIMER_PROF = 0, 2
 MSG_OOB, MSG_DONTWAIT = 0x1, 0x40
+MADV_DONTNEED, MADV_REMOVE, MADV_MERGEABLE, MADV_HUGEPAGE, MADV_PAGEOUT = 4, 9, 12, 14, 21
 
 # (call, arguments, "ran" or "blocked"): both sides of each argument filter
 ARG_PROBES = [
@@ -120,6 +121,13 @@ ARG_PROBES = [
     ("recvfrom", [-1, "buf", 8, 0, 0, 0], "blocked"),
     ("recvfrom", [-1, "buf", 8, MSG_DONTWAIT | MSG_OOB, 0, 0], "blocked"),
     ("recvfrom", [-1, "buf", 8, MSG_DONTWAIT | HIGH, 0, 0], "blocked"),
+    # the advice allocators use; not holes in shared memory, KSM or paging out
+    ("madvise", [0, 0, MADV_DONTNEED], "ran"),
+    ("madvise", [0, 0, MADV_HUGEPAGE], "ran"),
+    ("madvise", [0, 0, MADV_REMOVE], "blocked"),
+    ("madvise", [0, 0, MADV_MERGEABLE], "blocked"),
+    ("madvise", [0, 0, MADV_PAGEOUT], "blocked"),
+    ("madvise", [0, 0, MADV_DONTNEED | HIGH], "blocked"),
 ]
 
 
@@ -153,6 +161,8 @@ def expected(name, kind):
         return "blocked"         # -1 is another process's CPU clock
     if kind == "SB_FUTEX_PRIVATE":
         return "blocked"         # op 0 is FUTEX_WAIT without FUTEX_PRIVATE_FLAG
+    if kind == "SB_MADVISE_SAFE":
+        return "ran"             # advice 0 is MADV_NORMAL
     if kind == "SB_ARG_EQUALS":
         return "blocked"         # ioctl request 0 / fcntl command 0 (F_DUPFD) are not listed
     return "ran"                 # SB_ALLOW; SB_NO_EXEC, SB_READ_ONLY_OPEN, SB_ARG_ZERO pass 0;

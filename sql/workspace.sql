@@ -1,0 +1,145 @@
+--
+-- workspace: one contained process kept for a session and a role across
+-- calls; the dict passed as ws lasts, nothing else; any other role is
+-- refused; a call that ends the process ends the workspace
+--
+CREATE ROLE regress_pysandbox_ws;
+CREATE ROLE regress_pysandbox_ws_other;
+GRANT EXECUTE ON FUNCTION sandbox_execute(text, jsonb, text[], jsonb),
+    sandbox_run(text, jsonb, text[], jsonb), sandbox_rows(text, jsonb, text, jsonb),
+    sandbox_workspace_open(jsonb), sandbox_workspace_close(text), sandbox_workspace_list()
+    TO regress_pysandbox_ws, regress_pysandbox_ws_other;
+
+-- errors name the handle, which is random: shown as ws_<handle>
+CREATE FUNCTION ws_try(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    d text;
+    r text;
+BEGIN
+    EXECUTE q INTO r;
+    RETURN 'ok: ' || coalesce(r, 'null');
+EXCEPTION WHEN OTHERS OR query_canceled THEN
+    GET STACKED DIAGNOSTICS d = PG_EXCEPTION_DETAIL;
+    RETURN regexp_replace(SQLSTATE || ': ' || SQLERRM || coalesce(' / ' || nullif(d, ''), ''),
+                          'ws_[0-9a-f]{32}', 'ws_<handle>', 'g');
+END $$;
+GRANT EXECUTE ON FUNCTION ws_try(text) TO PUBLIC;
+
+SET ROLE regress_pysandbox_ws;
+SELECT sandbox_workspace_open() AS ws \gset
+SELECT :'ws' ~ '^ws_[0-9a-f]{32}$' AS handle_looks_right;
+SELECT format('{"workspace": "%s"}', :'ws') AS wsopt \gset
+
+-- load once, then use what the workspace kept
+SELECT sandbox_execute($$
+def main(ws, t):
+    ws["df"] = t
+    return len(t)
+$$, '{"t": {"$query": "SELECT g, g % 3 AS k FROM generate_series(1, 1000) AS g"}}',
+    '{main}', :'wsopt');
+SELECT sandbox_execute($$
+def main(ws):
+    return ws["df"].groupby("k")["g"].sum()
+$$, '{}', '{main}', :'wsopt');
+-- an exception is the call's: the workspace and what it keeps go on
+SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return ws["nope"]', '{}', '{main}', %L)::text$q$, :'wsopt'));
+SELECT sandbox_execute('def main(ws): return sorted(ws)', '{}', '{main}', :'wsopt');
+-- module globals do not last: each call's code runs in a namespace of its own
+SELECT sandbox_execute(E'X = 1\ndef main():\n    return X', '{}', '{main}', :'wsopt');
+SELECT ws_try(format($q$SELECT sandbox_execute('def main(): return X', '{}', '{main}', %L)::text$q$, :'wsopt'));
+-- anything lasts in ws, functions too
+SELECT sandbox_execute('def main(ws):
+    ws["double"] = lambda v: 2 * v
+    return len(ws)', '{}', '{main}', :'wsopt');
+SELECT sandbox_execute('def main(ws): return ws["double"](21)', '{}', '{main}', :'wsopt');
+-- sandbox_run and sandbox_rows run in it too
+SELECT r->'ok' AS ok, r->'returns' AS returns, r->'stdout' AS stdout
+FROM sandbox_run('def main(ws):
+    print("rows:", len(ws["df"]))
+    return int(ws["df"].g.max())', '{}', '{main}', :'wsopt') AS r;
+SELECT * FROM sandbox_rows('def f(ws): return ws["df"].groupby("k", as_index=False)["g"].count()',
+    '{}'::jsonb, 'f', :'wsopt'::jsonb) AS t(k bigint, g bigint) ORDER BY k;
+-- ws is the workspace's: an input of that name is a mistake
+SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return 1', '{"ws": 1}', '{main}', %L)::text$q$, :'wsopt'));
+-- a workspace's calls have its limits
+SELECT ws_try(format($q$SELECT sandbox_execute('def main(): return 1', '{}', '{main}', %L::jsonb || '{"cpu_ms": 100}')::text$q$, :'wsopt'));
+-- a transaction that fails after a call leaves the workspace as it was
+BEGIN;
+SELECT sandbox_execute('def main(ws):
+    ws["in_rolled_back"] = True
+    return 1', '{}', '{main}', :'wsopt');
+SELECT 1 / 0;
+ROLLBACK;
+SELECT sandbox_execute('def main(ws): return ws.get("in_rolled_back")', '{}', '{main}', :'wsopt');
+SELECT calls, running, memory_kb > 0 AS has_memory, opened <= last_used AS times_ok
+FROM sandbox_workspace_list();
+
+-- ws outside a workspace, and handles that name nothing here
+SELECT ws_try($q$SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}')::text$q$);
+SELECT ws_try($q$SELECT sandbox_execute('def main(): return 1', '{}', '{main}', '{"workspace": "ws_00000000000000000000000000000000"}')::text$q$);
+SELECT ws_try($q$SELECT sandbox_execute('def main(): return 1', '{}', '{main}', '{"workspace": 7}')::text$q$);
+SELECT ws_try($q$SELECT sandbox_workspace_open('{"numeric": "decimal"}')$q$);
+SELECT ws_try($q$SELECT sandbox_workspace_open('{"cpu_ms": 99999999}')$q$);
+
+-- another role gets nothing of it
+RESET ROLE;
+SET ROLE regress_pysandbox_ws_other;
+SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return sorted(ws)', '{}', '{main}', %L)::text$q$, :'wsopt'));
+SELECT count(*) AS visible FROM sandbox_workspace_list();
+SELECT ws_try(format('SELECT sandbox_workspace_close(%L)::text', :'ws'));
+RESET ROLE;
+SET ROLE regress_pysandbox_ws;
+SELECT sandbox_execute('def main(ws): return sorted(ws)', '{}', '{main}', :'wsopt') AS untouched;
+
+-- closing ends it; closing again finds nothing
+SELECT sandbox_workspace_close(:'ws') AS closed;
+SELECT sandbox_workspace_close(:'ws') AS closed_again;
+SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}', %L)::text$q$, :'wsopt'));
+
+-- a call at its wall-clock limit ends its workspace, and says so
+SELECT sandbox_workspace_open('{"timeout_ms": 1000}') AS ws2 \gset
+SELECT format('{"workspace": "%s"}', :'ws2') AS wsopt2 \gset
+SELECT sandbox_execute('def main(ws): ws["x"] = 1; return 1', '{}', '{main}', :'wsopt2');
+SELECT timeout_ms, cpu_ms FROM sandbox_workspace_list();
+SELECT ws_try(format($q$SELECT sandbox_execute('def main():
+    while True:
+        pass', '{}', '{main}', %L)::text$q$, :'wsopt2'));
+SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}', %L)::text$q$, :'wsopt2'));
+SELECT count(*) AS open_after FROM sandbox_workspace_list();
+
+-- the idle timeout (a superuser setting) ends a workspace that waits too long
+RESET ROLE;
+SET pysandbox.workspace_idle_timeout = '300ms';
+SET ROLE regress_pysandbox_ws;
+SELECT sandbox_workspace_open() AS ws3 \gset
+SELECT format('{"workspace": "%s"}', :'ws3') AS wsopt3 \gset
+SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}', :'wsopt3');
+SELECT pg_sleep(0.8);
+SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}', %L)::text$q$, :'wsopt3'));
+RESET ROLE;
+RESET pysandbox.workspace_idle_timeout;
+
+-- at most pysandbox.max_workspaces per session
+SET pysandbox.max_workspaces = 2;
+SET ROLE regress_pysandbox_ws;
+SELECT sandbox_workspace_open() IS NOT NULL AS first, sandbox_workspace_open() IS NOT NULL AS second;
+SELECT ws_try('SELECT sandbox_workspace_open()');
+SELECT count(*) FROM (SELECT sandbox_workspace_close(workspace) FROM sandbox_workspace_list()) s;
+RESET ROLE;
+RESET pysandbox.max_workspaces;
+
+-- a process that dies (the Python layer off: os.abort()) ends its workspace
+SET pysandbox.python_layer = off;
+SELECT sandbox_workspace_open() AS ws4 \gset
+SELECT format('{"workspace": "%s"}', :'ws4') AS wsopt4 \gset
+SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}', :'wsopt4');
+SELECT ws_try(format($q$SELECT sandbox_execute('import os
+def main():
+    os.abort()', '{}', '{main}', %L)::text$q$, :'wsopt4'));
+SELECT count(*) AS open_after_crash FROM sandbox_workspace_list();
+RESET pysandbox.python_layer;
+
+DROP FUNCTION ws_try(text);
+DROP OWNED BY regress_pysandbox_ws, regress_pysandbox_ws_other;
+DROP ROLE regress_pysandbox_ws;
+DROP ROLE regress_pysandbox_ws_other;

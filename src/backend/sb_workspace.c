@@ -1,0 +1,433 @@
+/*
+ * sb_workspace.c
+ *		Workspaces: one contained child kept for a session and a role across
+ *		calls, statements and transactions (sandbox_workspace_open, _close,
+ *		_list; a call's options.workspace).
+ *
+ * A workspace is a handle ("ws_" and 32 random hex digits) in this
+ * backend's memory, the role that opened it, and the limits of its calls.
+ * Its first call forks a child as any call does (with SB_SPAWN_WORKSPACE:
+ * its RLIMIT_CPU allows SB_WORKSPACE_CPU_CALLS calls' CPU limits in all);
+ * with the result the child is held (sb_held.c), as a LANGUAGE pysandbox
+ * function's is for the rows of a statement, but the end of a statement or
+ * a transaction does not drop it.  Each later call sends SB_DATA_CALL and a
+ * whole request to that child; the worker times every call by the held
+ * children's clocks (whole wall-clock and CPU limits per call), the time
+ * between calls by pysandbox.workspace_idle_timeout and
+ * SB_WORKSPACE_IDLE_CPU_MS; the memory limit is the child's, for all its
+ * calls.  In the child only the dict passed as the parameter ws is meant
+ * to last (sb_runtime._serve_workspace).
+ *
+ * Nothing of a workspace is reachable from elsewhere: another session has
+ * other memory (the handle names nothing there), and another role (SET
+ * ROLE, SECURITY DEFINER) is refused by the owner check of every call,
+ * close and list.  A call that ends its child (a limit, a crash, a cancel,
+ * an error of the transaction while it ran) ends the workspace, and the
+ * error says so.
+ */
+#include "pysandbox.h"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/timestamp.h"
+
+PG_FUNCTION_INFO_V1(sandbox_workspace_open);
+PG_FUNCTION_INFO_V1(sandbox_workspace_close);
+PG_FUNCTION_INFO_V1(sandbox_workspace_list);
+
+#define SB_WS_HANDLE_LEN	(3 + 32)
+
+typedef struct SbWorkspace
+{
+	bool		in_use;
+	char		handle[SB_WS_HANDLE_LEN + 1];
+	Oid			owner;			/* the role that opened it */
+	TimestampTz opened;
+	TimestampTz last_used;
+	uint64		calls;
+	int			timeout_ms;		/* each call's limits */
+	int			cpu_ms;
+	int			memory_mb;		/* the child's, for all its calls */
+	int			allowed[3];		/* the settings when it was opened */
+	SbSandbox  *child;			/* its held child, or NULL before the first
+								 * call */
+	uint64		generation;		/* ... and which holding of that slot */
+} SbWorkspace;
+
+/* in static memory, as the held children: nothing here is freed on abort */
+static SbWorkspace sb_workspaces[SB_MAX_WORKSPACES];
+
+static const char *
+sb_ws_hint_list(void)
+{
+	return "sandbox_workspace_list() shows this session's workspaces; sandbox_workspace_open() opens one.";
+}
+
+/* The workspace of that handle in this session, or NULL. */
+static SbWorkspace *
+sb_workspace_find(const char *handle)
+{
+	int			i;
+
+	for (i = 0; i < SB_MAX_WORKSPACES; i++)
+		if (sb_workspaces[i].in_use && strcmp(sb_workspaces[i].handle, handle) == 0)
+			return &sb_workspaces[i];
+	return NULL;
+}
+
+/* The workspace of that handle, which the current role may use; or an error. */
+static SbWorkspace *
+sb_workspace_get(const char *handle)
+{
+	SbWorkspace *ws = sb_workspace_find(handle);
+
+	if (ws == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("workspace \"%s\" does not exist", handle),
+				 errdetail("A workspace belongs to the session that opened it, and ends with it, when it is closed, or when it waits longer than pysandbox.workspace_idle_timeout."),
+				 errhint("%s", sb_ws_hint_list())));
+	if (ws->owner != GetUserId())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("workspace \"%s\" belongs to another role", handle),
+				 errdetail("Only the role that opened a workspace may use it (not after SET ROLE, nor inside a SECURITY DEFINER function of another owner)."),
+				 errhint("Open a workspace as this role with sandbox_workspace_open().")));
+	return ws;
+}
+
+/* Does the workspace still hold its child (the same holding)? */
+static bool
+sb_workspace_has_child(const SbWorkspace *ws)
+{
+	return ws->child != NULL && ws->child->in_use && ws->child->workspace &&
+		ws->child->generation == ws->generation;
+}
+
+/* Forget a workspace; its child, if any, is dropped (the worker kills it). */
+static void
+sb_workspace_free(SbWorkspace *ws)
+{
+	if (sb_workspace_has_child(ws))
+		sb_sandbox_drop(ws->child);
+	memset(ws, 0, sizeof(*ws));
+}
+
+/*
+ * Why a workspace's child ended, from the worker's report on it (for the
+ * error of the call that found it gone).
+ */
+static char *
+sb_workspace_why(const SbExitReport *ex)
+{
+	int			st = ex->wait_status;
+
+	if (ex->cause == SB_EXIT_IDLE_TIMEOUT)
+		return psprintf("It waited longer than pysandbox.workspace_idle_timeout (%d ms) for a call.",
+						sb_workspace_idle_timeout_ms);
+	if (ex->cause == SB_EXIT_IDLE_CPU)
+		return psprintf("Its process used more than %d ms of CPU time between two calls.",
+						SB_WORKSPACE_IDLE_CPU_MS);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == SB_CHILD_EXIT_OK)
+		return psprintf("Its process used the CPU time a workspace has in all (%d times a call's limit).",
+						SB_WORKSPACE_CPU_CALLS);
+	if (WIFSIGNALED(st))
+		return psprintf("Its process was killed by signal %d (%s) between two calls.",
+						WTERMSIG(st), strsignal(WTERMSIG(st)));
+	return psprintf("Its process exited with code %d between two calls.",
+					WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
+/* The workspace has ended: forget it and say why. */
+static void
+pg_attribute_noreturn()
+sb_workspace_ended(SbWorkspace *ws, char *why)
+{
+	char		handle[SB_WS_HANDLE_LEN + 1];
+
+	strlcpy(handle, ws->handle, sizeof(handle));
+	sb_workspace_free(ws);
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("workspace \"%s\" has ended", handle),
+			 errdetail_internal("%s", why),
+			 errhint("Open a new workspace with sandbox_workspace_open(); what the old one kept in ws is gone.")));
+}
+
+/*
+ * Is the workspace's child still waiting for its next call?  Raises the
+ * error that ends the workspace if not: it ended between calls (its idle
+ * timeout, its CPU time, a crash), it wrote between calls, or a call of it
+ * was interrupted (the transaction's abort dropped it).
+ */
+static void
+sb_workspace_check(SbWorkspace *ws)
+{
+	SbSandbox  *sb = ws->child;
+	char		byte;
+	ssize_t		n;
+
+	if (ws->child == NULL)
+		return;					/* no call yet */
+	if (!sb_workspace_has_child(ws))
+		sb_workspace_ended(ws, pstrdup("A call in it was interrupted (a cancel, a timeout, an error of its transaction), or its sandbox worker was restarted: its state is unknown."));
+	if (!sb->exited)
+	{
+		n = sb->stray ? 1 : recv(sb->data_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+			return;				/* waiting, as it should */
+		if (n > 0)
+			sb_workspace_ended(ws, pstrdup("Its process wrote between two calls; it was stopped."));
+		/* the end of its output: the worker says how it ended */
+		sb_sandbox_kill(sb);
+		if (!sb_sandbox_verdict(sb, SB_CLEANUP_WAIT_MS, true))
+		{
+			sb_sandbox_abandon_worker();
+			ereport(ERROR,
+					(errcode(ERRCODE_SYSTEM_ERROR),
+					 errmsg("sandbox worker stopped responding"),
+					 errhint("The worker was restarted; try again.")));
+		}
+	}
+	sb_workspace_ended(ws, sb_workspace_why(&sb->exit));
+}
+
+/*
+ * options.workspace of a call (sb_options.c): the call runs in that
+ * workspace, which the current role must own and which must still be
+ * there, with its limits.
+ */
+void
+sb_workspace_enter(SbLimits *limits, const char *handle)
+{
+	SbWorkspace *ws = sb_workspace_get(handle);
+	const int	values[3] = {ws->timeout_ms, ws->cpu_ms, ws->memory_mb};
+	int			i;
+
+	sb_workspace_check(ws);
+	for (i = SB_LIMIT_TIMEOUT; i <= SB_LIMIT_MEMORY; i++)
+	{
+		int		   *field = i == SB_LIMIT_TIMEOUT ? &limits->timeout_ms :
+			i == SB_LIMIT_CPU ? &limits->cpu_ms : &limits->memory_mb;
+
+		*field = values[i];
+		limits->allowed[i] = ws->allowed[i];
+		limits->set_by[i] = SB_SET_BY_WORKSPACE;
+	}
+	limits->workspace = ws;
+}
+
+/*
+ * A request of a call in a workspace is complete (sb_request_finish): the
+ * child learns it serves a workspace; a workspace that has a child already
+ * gets SB_DATA_CALL and the request on it.
+ */
+void
+sb_workspace_request(SbRequest *req)
+{
+	SbWorkspace *ws = req->workspace;
+	List	   *request;
+
+	req->hold = true;
+	if (ws->child == NULL)
+		return;					/* the first call: a fresh child, then held */
+	req->held = ws->child;
+	request = req->chunks;
+	req->chunks = NIL;
+	sb_request_add_frame(req, SB_DATA_CALL, NULL, 0, NULL, 0, NULL, 0);
+	req->chunks = list_concat(req->chunks, request);
+}
+
+/*
+ * A call in a workspace is over (sb_call_run): its child is held again, or
+ * is the workspace's now (its first call), or is gone, and with it the
+ * workspace (out->workspace_ended says so to the call's error).
+ */
+void
+sb_workspace_after_call(SbRequest *req, SbOutcome *out)
+{
+	SbWorkspace *ws = req->workspace;
+
+	if (!ws->in_use)
+		return;
+	ws->calls++;
+	ws->last_used = GetCurrentTimestamp();
+	if (out->held != NULL)
+	{
+		ws->child = out->held;
+		ws->generation = out->held->generation;
+		return;
+	}
+	out->workspace_ended = pstrdup(ws->handle);
+	sb_workspace_free(ws);
+}
+
+/* A random handle: "ws_" and 32 hex digits. */
+static void
+sb_workspace_handle(char *out)
+{
+	uint8		bytes[16];
+	int			i;
+
+	if (!pg_strong_random(bytes, sizeof(bytes)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("could not generate a random workspace handle")));
+	memcpy(out, "ws_", 3);
+	for (i = 0; i < 16; i++)
+		snprintf(out + 3 + 2 * i, 3, "%02x", bytes[i]);
+}
+
+/*
+ * sandbox_workspace_open(options jsonb DEFAULT '{}') returns text: a new
+ * workspace of this session and role, with its calls' limits (timeout_ms,
+ * cpu_ms, memory_mb: options can only lower the settings).
+ */
+Datum
+sandbox_workspace_open(PG_FUNCTION_ARGS)
+{
+	Jsonb	   *options = PG_GETARG_JSONB_P(0);
+	SbLimits	limits;
+	SbWorkspace *ws = NULL;
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+	int			open = 0;
+	int			i;
+
+	if (!JB_ROOT_IS_OBJECT(options))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("options must be a JSON object")));
+	it = JsonbIteratorInit(&options->root);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		if (tok == WJB_KEY &&
+			!(v.val.string.len == 10 && memcmp(v.val.string.val, "timeout_ms", 10) == 0) &&
+			!(v.val.string.len == 6 && memcmp(v.val.string.val, "cpu_ms", 6) == 0) &&
+			!(v.val.string.len == 9 && memcmp(v.val.string.val, "memory_mb", 9) == 0))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("unknown option \"%.*s\" of sandbox_workspace_open", v.val.string.len,
+							v.val.string.val),
+					 errhint("A workspace takes timeout_ms, cpu_ms and memory_mb, the limits of its calls; the other options go with each call.")));
+	}
+	sb_limits_from_options(&limits, options);
+
+	for (i = 0; i < SB_MAX_WORKSPACES; i++)
+	{
+		if (sb_workspaces[i].in_use)
+			open++;
+		else if (ws == NULL)
+			ws = &sb_workspaces[i];
+	}
+	if (open >= sb_max_workspaces || ws == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+				 errmsg("too many workspaces are open in this session"),
+				 errdetail("pysandbox.max_workspaces is %d.", sb_max_workspaces),
+				 errhint("Close one with sandbox_workspace_close(); sandbox_workspace_list() shows them.")));
+
+	memset(ws, 0, sizeof(*ws));
+	sb_workspace_handle(ws->handle);
+	ws->owner = GetUserId();
+	ws->opened = ws->last_used = GetCurrentTimestamp();
+	ws->timeout_ms = limits.timeout_ms;
+	ws->cpu_ms = limits.cpu_ms;
+	ws->memory_mb = limits.memory_mb;
+	for (i = SB_LIMIT_TIMEOUT; i <= SB_LIMIT_MEMORY; i++)
+		ws->allowed[i] = limits.allowed[i];
+	ws->in_use = true;
+	PG_RETURN_TEXT_P(cstring_to_text(ws->handle));
+}
+
+/*
+ * sandbox_workspace_close(workspace text) returns boolean: end it (its
+ * child is killed); false if this session has no such workspace.
+ */
+Datum
+sandbox_workspace_close(PG_FUNCTION_ARGS)
+{
+	char	   *handle = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	SbWorkspace *ws = sb_workspace_find(handle);
+
+	if (ws == NULL)
+		PG_RETURN_BOOL(false);
+	ws = sb_workspace_get(handle);	/* another role's: refused */
+	sb_workspace_free(ws);
+	PG_RETURN_BOOL(true);
+}
+
+/* A child's resident memory in kB, from /proc (-1 if it cannot be read). */
+static int64
+sb_workspace_memory_kb(int32 pid)
+{
+	char		path[64];
+	char		buf[128];
+	int			fd;
+	ssize_t		n;
+	long		size,
+				resident;
+
+	snprintf(path, sizeof(path), "/proc/%d/statm", (int) pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (sscanf(buf, "%ld %ld", &size, &resident) != 2)
+		return -1;
+	return (int64) resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/*
+ * sandbox_workspace_list() returns the current role's workspaces in this
+ * session: handle, when opened and last used, calls, whether its process
+ * is up, its resident memory, its limits.
+ */
+Datum
+sandbox_workspace_list(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int			i;
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (i = 0; i < SB_MAX_WORKSPACES; i++)
+	{
+		SbWorkspace *ws = &sb_workspaces[i];
+		Datum		values[9];
+		bool		nulls[9];
+		bool		up;
+		int64		kb = -1;
+
+		if (!ws->in_use || ws->owner != GetUserId())
+			continue;
+		up = sb_workspace_has_child(ws) && !ws->child->exited;
+		if (up)
+			kb = sb_workspace_memory_kb(ws->child->pid);
+		memset(nulls, 0, sizeof(nulls));
+		values[0] = CStringGetTextDatum(ws->handle);
+		values[1] = TimestampTzGetDatum(ws->opened);
+		values[2] = TimestampTzGetDatum(ws->last_used);
+		values[3] = Int64GetDatum((int64) ws->calls);
+		values[4] = BoolGetDatum(up);
+		values[5] = Int64GetDatum(kb);
+		nulls[5] = kb < 0;
+		values[6] = Int32GetDatum(ws->timeout_ms);
+		values[7] = Int32GetDatum(ws->cpu_ms);
+		values[8] = Int32GetDatum(ws->memory_mb);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
