@@ -139,6 +139,43 @@ def main():
 SELECT count(*) AS open_after_crash FROM sandbox_workspace_list();
 RESET pysandbox.python_layer;
 
+-- the queries of a call's inputs run as the caller: one that closes the
+-- call's own workspace fails the call, and leaves no process behind
+SELECT sandbox_workspace_open() AS ws5 \gset
+SELECT format('{"workspace": "%s"}', :'ws5') AS wsopt5 \gset
+SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}', :'wsopt5');
+SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws, t): return 1', %L, '{main}', %L)::text$q$,
+    jsonb_build_object('t', jsonb_build_object('$query', format('SELECT sandbox_workspace_close(%L) AS c', :'ws5'))),
+    :'wsopt5'));
+SELECT count(*) AS open_after_close_in_inputs FROM sandbox_workspace_list();
+SELECT sandbox_workspace_open() AS ws6 \gset
+SELECT format('{"workspace": "%s"}', :'ws6') AS wsopt6 \gset
+SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws, t): return 1', %L, '{main}', %L)::text$q$,
+    jsonb_build_object('t', jsonb_build_object('$query', format('SELECT sandbox_workspace_close(%L) AS c', :'ws6'))),
+    :'wsopt6'));
+SELECT count(*) AS open_after_first_call_closed FROM sandbox_workspace_list();
+
+-- limits lowered after the open apply to its calls; a lower memory limit
+-- than its process has is an error
+SELECT sandbox_workspace_open() AS ws7 \gset
+SELECT format('{"workspace": "%s"}', :'ws7') AS wsopt7 \gset
+SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}', :'wsopt7');
+SET pysandbox.timeout = '500ms';
+SELECT ws_try(format($q$SELECT sandbox_execute('def main():
+    while True:
+        pass', '{}', '{main}', %L)::text$q$, :'wsopt7'));
+RESET pysandbox.timeout;
+SELECT sandbox_workspace_open() AS ws8 \gset
+SELECT format('{"workspace": "%s"}', :'ws8') AS wsopt8 \gset
+SET pysandbox.memory_limit = '256MB';
+SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}', %L)::text$q$, :'wsopt8'));
+RESET pysandbox.memory_limit;
+
+-- DISCARD ALL (a pooler's reset) ends every workspace of the session
+SELECT sandbox_workspace_open() IS NOT NULL AS opened;
+DISCARD ALL;
+SELECT count(*) AS open_after_discard FROM sandbox_workspace_list();
+
 DROP FUNCTION ws_try(text);
 DROP OWNED BY regress_pysandbox_ws, regress_pysandbox_ws_other;
 DROP ROLE regress_pysandbox_ws;

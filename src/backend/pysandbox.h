@@ -70,6 +70,8 @@ extern void sb_options_assign(const char *newval, void *extra);
 #define SB_CLEANUP_WAIT_MS			2000
 
 /* one contained child, for one call */
+struct SbLimits;
+
 typedef struct SbSandbox
 {
 	int			data_fd;		/* our end of the child's data socket */
@@ -108,7 +110,7 @@ extern bool sb_sandbox_verdict(SbSandbox *sb, long timeout_ms, bool interruptibl
 
 /* ---- sb_held.c: children held for a statement's next calls ---- */
 extern SbSandbox *sb_sandbox_hold(SbSandbox *sb, bool workspace);
-extern void sb_sandbox_call_begin(SbSandbox *sb);
+extern void sb_sandbox_call_begin(SbSandbox *sb, const struct SbLimits *limits);
 extern void sb_sandbox_call_idle(SbSandbox *sb);
 extern bool sb_sandbox_held_ready(SbSandbox *sb);
 extern void sb_sandbox_drop(SbSandbox *sb);
@@ -225,6 +227,7 @@ typedef struct SbLimits
 	char	   *verify;			/* options.verify: assertions, or NULL */
 	struct SbWorkspace *workspace;	/* options.workspace: the call runs in
 									 * it, or NULL */
+	uint64		workspace_id;	/* ... which must still be that one */
 	/* per SbLimitId */
 	int			setting[SB_NLIMITS];	/* the setting's value */
 	int			allowed[SB_NLIMITS];	/* most the call's options could ask */
@@ -252,6 +255,7 @@ typedef struct SbRequest
 								 * SB_DATA_CALL and the arguments */
 	SbLimits	limits;			/* the call's, for the input budget */
 	struct SbWorkspace *workspace;	/* runs in this workspace, or NULL */
+	uint64		workspace_id;	/* ... as long as it is still this one */
 } SbRequest;
 
 extern void sb_inputs_encode(SbRequest *req, Jsonb *inputs);
@@ -325,6 +329,7 @@ extern void sb_limits_from_options(SbLimits *limits, Jsonb *options);
 extern void sb_workspace_enter(SbLimits *limits, const char *handle);
 extern void sb_workspace_request(SbRequest *req);
 extern void sb_workspace_after_call(SbRequest *req, SbOutcome *out);
+extern void sb_workspace_discard_all(void);
 extern char *sb_limit_hint(const char *advice, const SbLimits *limits, SbLimitId i);
 extern void sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out);
 

@@ -581,7 +581,7 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 	{
 		/* the statement's next call on its held child: the worker times it */
 		st->sb = req->held;
-		sb_sandbox_call_begin(st->sb);
+		sb_sandbox_call_begin(st->sb, limits);
 	}
 	else
 		st->sb = sb_sandbox_acquire(&spawn, true, req->code);

@@ -43,7 +43,7 @@ int			sb_workspace_idle_timeout_ms = 600000;
 #define SB_DEFAULT_MODULES \
 	"math, statistics, json, datetime, decimal, fractions, re, collections, " \
 	"itertools, functools, random, string, textwrap, heapq, bisect, calendar, " \
-	"dataclasses, typing, enum, io, numpy, pandas"
+	"dataclasses, typing, enum, io, base64, struct, zlib, numpy, pandas"
 
 static const struct config_enum_entry sb_print_options[] = {
 	{"notice", SB_PRINT_NOTICE, false},

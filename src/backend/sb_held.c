@@ -253,7 +253,7 @@ sb_sandbox_hold(SbSandbox *sb, bool workspace)
  * now (sb_protocol.h).  Stores, no message.
  */
 void
-sb_sandbox_call_begin(SbSandbox *sb)
+sb_sandbox_call_begin(SbSandbox *sb, const SbLimits *limits)
 {
 	volatile SbHeldClock *clock = sb_held_clock(sb);
 
@@ -271,6 +271,9 @@ sb_sandbox_call_begin(SbSandbox *sb)
 	 * the idle allowance, and no system call to read it is on the way of
 	 * the row.
 	 */
+	/* this call's limits (the worker never goes above the child's own) */
+	__atomic_store_n(&clock->call_timeout_ms, (uint32) limits->timeout_ms, __ATOMIC_RELEASE);
+	__atomic_store_n(&clock->call_cpu_ms, (uint32) limits->cpu_ms, __ATOMIC_RELEASE);
 	__atomic_store_n(&clock->since_us, sb_monotonic_us(), __ATOMIC_RELEASE);
 	__atomic_store_n(&clock->in_call, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&clock->calls, clock->calls + 1, __ATOMIC_RELEASE);

@@ -261,6 +261,7 @@ sb_request_start(SbRequest *req, const char *code, ArrayType *returns,
 	memset(req, 0, sizeof(*req));
 	req->limits = *limits;
 	req->workspace = limits->workspace;
+	req->workspace_id = limits->workspace_id;
 	req->numeric_decimal = limits->numeric_decimal;
 	req->python_layer = sb_python_layer;
 	req->allowed_modules = pstrdup(sb_allowed_modules ? sb_allowed_modules : "");

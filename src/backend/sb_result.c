@@ -306,9 +306,13 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 	if (f->report_message == NULL)
 		f->report_message = f->message;
 	if (out->workspace_ended != NULL)
-		f->detail = psprintf("%s%sThe workspace \"%s\" has ended with its process: open a new one with sandbox_workspace_open().",
+	{
+		f->detail = psprintf("%s%sThe workspace \"%s\" has ended with its process.",
 							 f->detail ? f->detail : "", f->detail ? " " : "",
 							 out->workspace_ended);
+		f->hint = psprintf("%s%sOpen a new workspace with sandbox_workspace_open().",
+						   f->hint ? f->hint : "", f->hint ? " " : "");
+	}
 	return true;
 }
 

@@ -21,9 +21,17 @@
  * Nothing of a workspace is reachable from elsewhere: another session has
  * other memory (the handle names nothing there), and another role (SET
  * ROLE, SECURITY DEFINER) is refused by the owner check of every call,
- * close and list.  A call that ends its child (a limit, a crash, a cancel,
- * an error of the transaction while it ran) ends the workspace, and the
- * error says so.
+ * close and list.  A call names its workspace by slot and id (unique in the
+ * session): the table inputs of a call run SQL as the caller, which may
+ * close the workspace (and open another in its slot) before the request
+ * goes out, so the request and the call's end look it up again.  A call
+ * that ends its child (a limit, a crash, a cancel, an error of the
+ * transaction while it ran) ends the workspace, and the error says so.
+ * Workspaces are session state: a rolled-back transaction does not close
+ * one, DISCARD ALL closes them all (a pooler's reset between clients), and
+ * none may be opened, closed or called inside a query of sql() or a
+ * security-restricted operation (REFRESH MATERIALIZED VIEW, ANALYZE, an
+ * index expression).
  */
 #include "pysandbox.h"
 
@@ -48,6 +56,7 @@ PG_FUNCTION_INFO_V1(sandbox_workspace_list);
 typedef struct SbWorkspace
 {
 	bool		in_use;
+	uint64		id;				/* unique in this session */
 	char		handle[SB_WS_HANDLE_LEN + 1];
 	Oid			owner;			/* the role that opened it */
 	TimestampTz opened;
@@ -64,6 +73,22 @@ typedef struct SbWorkspace
 
 /* in static memory, as the held children: nothing here is freed on abort */
 static SbWorkspace sb_workspaces[SB_MAX_WORKSPACES];
+static uint64 sb_workspace_ids = 0;
+
+/* Refuse workspaces where session state must not change. */
+static void
+sb_workspace_allowed(const char *what)
+{
+	if (sb_sql_active)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s cannot be used in a query run by sql()", what),
+				 errhint("Open, close and use workspaces in the statements of the session itself.")));
+	if (InSecurityRestrictedOperation())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("%s cannot be used within a security-restricted operation", what)));
+}
 
 static const char *
 sb_ws_hint_list(void)
@@ -121,6 +146,35 @@ sb_workspace_free(SbWorkspace *ws)
 	memset(ws, 0, sizeof(*ws));
 }
 
+/* Has the workspace lost its child (it ended, or ended between calls)? */
+static bool
+sb_workspace_dead(const SbWorkspace *ws)
+{
+	return ws->child != NULL && (!sb_workspace_has_child(ws) || ws->child->exited);
+}
+
+/* The workspace a request names, if it is still that one and the caller's. */
+static SbWorkspace *
+sb_workspace_live(const SbRequest *req)
+{
+	SbWorkspace *ws = req->workspace;
+
+	if (!ws->in_use || ws->id != req->workspace_id || ws->owner != GetUserId())
+		return NULL;
+	return ws;
+}
+
+/* DISCARD ALL: the session's workspaces end. */
+void
+sb_workspace_discard_all(void)
+{
+	int			i;
+
+	for (i = 0; i < SB_MAX_WORKSPACES; i++)
+		if (sb_workspaces[i].in_use)
+			sb_workspace_free(&sb_workspaces[i]);
+}
+
 /*
  * Why a workspace's child ended, from the worker's report on it (for the
  * error of the call that found it gone).
@@ -158,7 +212,7 @@ sb_workspace_ended(SbWorkspace *ws, char *why)
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("workspace \"%s\" has ended", handle),
-			 errdetail_internal("%s", why),
+			 errdetail("%s", why),
 			 errhint("Open a new workspace with sandbox_workspace_open(); what the old one kept in ws is gone.")));
 }
 
@@ -208,21 +262,39 @@ sb_workspace_check(SbWorkspace *ws)
 void
 sb_workspace_enter(SbLimits *limits, const char *handle)
 {
-	SbWorkspace *ws = sb_workspace_get(handle);
-	const int	values[3] = {ws->timeout_ms, ws->cpu_ms, ws->memory_mb};
-	int			i;
+	SbWorkspace *ws;
 
+	sb_workspace_allowed("a workspace");
+	ws = sb_workspace_get(handle);
 	sb_workspace_check(ws);
-	for (i = SB_LIMIT_TIMEOUT; i <= SB_LIMIT_MEMORY; i++)
-	{
-		int		   *field = i == SB_LIMIT_TIMEOUT ? &limits->timeout_ms :
-			i == SB_LIMIT_CPU ? &limits->cpu_ms : &limits->memory_mb;
 
-		*field = values[i];
-		limits->allowed[i] = ws->allowed[i];
-		limits->set_by[i] = SB_SET_BY_WORKSPACE;
+	/*
+	 * The workspace's limits, unless the settings are lower now: its
+	 * process's memory limit cannot be lowered, so that is an error.
+	 */
+	if (limits->memory_mb < ws->memory_mb)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the memory limit is %d MB, below the %d MB workspace \"%s\" was opened with",
+						limits->memory_mb, ws->memory_mb, handle),
+				 errhint("Close the workspace and open one within the limits that apply now.")));
+	if (ws->timeout_ms <= limits->timeout_ms)
+	{
+		limits->timeout_ms = ws->timeout_ms;
+		limits->allowed[SB_LIMIT_TIMEOUT] = ws->allowed[SB_LIMIT_TIMEOUT];
+		limits->set_by[SB_LIMIT_TIMEOUT] = SB_SET_BY_WORKSPACE;
 	}
+	if (ws->cpu_ms <= limits->cpu_ms)
+	{
+		limits->cpu_ms = ws->cpu_ms;
+		limits->allowed[SB_LIMIT_CPU] = ws->allowed[SB_LIMIT_CPU];
+		limits->set_by[SB_LIMIT_CPU] = SB_SET_BY_WORKSPACE;
+	}
+	limits->memory_mb = ws->memory_mb;
+	limits->allowed[SB_LIMIT_MEMORY] = ws->allowed[SB_LIMIT_MEMORY];
+	limits->set_by[SB_LIMIT_MEMORY] = SB_SET_BY_WORKSPACE;
 	limits->workspace = ws;
+	limits->workspace_id = ws->id;
 }
 
 /*
@@ -233,9 +305,16 @@ sb_workspace_enter(SbLimits *limits, const char *handle)
 void
 sb_workspace_request(SbRequest *req)
 {
-	SbWorkspace *ws = req->workspace;
+	SbWorkspace *ws = sb_workspace_live(req);
 	List	   *request;
 
+	/* its inputs' queries ran SQL: the workspace may be gone, or ended */
+	if (ws == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the workspace of this call was closed while its inputs were read"),
+				 errhint("Do not close a workspace in the queries of a call that runs in it.")));
+	sb_workspace_check(ws);
 	req->hold = true;
 	if (ws->child == NULL)
 		return;					/* the first call: a fresh child, then held */
@@ -254,10 +333,16 @@ sb_workspace_request(SbRequest *req)
 void
 sb_workspace_after_call(SbRequest *req, SbOutcome *out)
 {
-	SbWorkspace *ws = req->workspace;
+	SbWorkspace *ws = sb_workspace_live(req);
 
-	if (!ws->in_use)
+	if (ws == NULL)
+	{
+		/* closed meanwhile (by a query of sql()): its process goes too */
+		if (out->held != NULL)
+			sb_sandbox_drop(out->held);
+		out->held = NULL;
 		return;
+	}
 	ws->calls++;
 	ws->last_used = GetCurrentTimestamp();
 	if (out->held != NULL)
@@ -267,6 +352,13 @@ sb_workspace_after_call(SbRequest *req, SbOutcome *out)
 		return;
 	}
 	out->workspace_ended = pstrdup(ws->handle);
+	/* a call that succeeded, but its process could not be kept */
+	if (out->complete)
+		ereport(WARNING,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("workspace \"%s\" has ended: its process could not be kept after this call",
+						ws->handle),
+				 errhint("Close workspaces no longer needed, and open a new one.")));
 	sb_workspace_free(ws);
 }
 
@@ -303,6 +395,7 @@ sandbox_workspace_open(PG_FUNCTION_ARGS)
 	int			open = 0;
 	int			i;
 
+	sb_workspace_allowed("sandbox_workspace_open()");
 	if (!JB_ROOT_IS_OBJECT(options))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -324,6 +417,9 @@ sandbox_workspace_open(PG_FUNCTION_ARGS)
 
 	for (i = 0; i < SB_MAX_WORKSPACES; i++)
 	{
+		/* one whose process ended between calls counts no more */
+		if (sb_workspaces[i].in_use && sb_workspace_dead(&sb_workspaces[i]))
+			sb_workspace_free(&sb_workspaces[i]);
 		if (sb_workspaces[i].in_use)
 			open++;
 		else if (ws == NULL)
@@ -337,6 +433,7 @@ sandbox_workspace_open(PG_FUNCTION_ARGS)
 				 errhint("Close one with sandbox_workspace_close(); sandbox_workspace_list() shows them.")));
 
 	memset(ws, 0, sizeof(*ws));
+	ws->id = ++sb_workspace_ids;
 	sb_workspace_handle(ws->handle);
 	ws->owner = GetUserId();
 	ws->opened = ws->last_used = GetCurrentTimestamp();
@@ -357,11 +454,17 @@ Datum
 sandbox_workspace_close(PG_FUNCTION_ARGS)
 {
 	char	   *handle = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	SbWorkspace *ws = sb_workspace_find(handle);
+	SbWorkspace *ws;
 
+	sb_workspace_allowed("sandbox_workspace_close()");
+	ws = sb_workspace_find(handle);
 	if (ws == NULL)
 		PG_RETURN_BOOL(false);
 	ws = sb_workspace_get(handle);	/* another role's: refused */
+	if (sb_workspace_has_child(ws) && ws->child->in_call)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_IN_USE),
+				 errmsg("workspace \"%s\" is running a call", handle)));
 	sb_workspace_free(ws);
 	PG_RETURN_BOOL(true);
 }
@@ -402,6 +505,7 @@ sandbox_workspace_list(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	int			i;
 
+	sb_workspace_allowed("sandbox_workspace_list()");
 	InitMaterializedSRF(fcinfo, 0);
 	for (i = 0; i < SB_MAX_WORKSPACES; i++)
 	{

@@ -244,6 +244,10 @@ typedef struct SbHeldClock
 								 * SB_IDLE_CPU_MS */
 	uint32_t	idle_timeout_ms;	/* wall-clock time allowed between calls;
 									 * 0: no limit (the statement's end) */
+	uint32_t	call_timeout_ms;	/* the running call's limits, if lower
+									 * than the child's (a workspace's call
+									 * after the settings were lowered); */
+	uint32_t	call_cpu_ms;	/* 0: the child's */
 } SbHeldClock;
 
 typedef struct SbHeldClocks

@@ -109,6 +109,9 @@ sb_held_check(SbClient *cl, SbChild *c, uint64_t now)
 	uint64_t	cpu;
 	uint32_t	idle_cpu_ms = 0;
 	uint32_t	idle_timeout_ms = 0;
+	uint32_t	call_timeout_ms = c->limits.timeout_ms;
+	uint32_t	call_cpu_ms = c->limits.cpu_ms;
+	uint32_t	v;
 	bool		in_call = false;
 	int			i;
 
@@ -127,6 +130,13 @@ sb_held_check(SbClient *cl, SbChild *c, uint64_t now)
 		base = __atomic_load_n(&slot->cpu_us, __ATOMIC_ACQUIRE);
 		idle_cpu_ms = __atomic_load_n(&slot->idle_cpu_ms, __ATOMIC_ACQUIRE);
 		idle_timeout_ms = __atomic_load_n(&slot->idle_timeout_ms, __ATOMIC_ACQUIRE);
+		/* a call's own limits may only be lower than the child's */
+		v = __atomic_load_n(&slot->call_timeout_ms, __ATOMIC_ACQUIRE);
+		if (v != 0 && v < call_timeout_ms)
+			call_timeout_ms = v;
+		v = __atomic_load_n(&slot->call_cpu_ms, __ATOMIC_ACQUIRE);
+		if (v != 0 && v < call_cpu_ms)
+			call_cpu_ms = v;
 	}
 	c->cpu_check_us = now + SB_HELD_CHECK_US;
 	/* calls going on: no spare is forked meanwhile (fork competes for CPU) */
@@ -139,10 +149,10 @@ sb_held_check(SbClient *cl, SbChild *c, uint64_t now)
 		c->seen_calls = calls;
 		c->in_call = in_call;
 		c->cpu_before_us = cpu;
-		c->cpu_limit_us = in_call ? (uint64_t) c->limits.cpu_ms * 1000
+		c->cpu_limit_us = in_call ? (uint64_t) call_cpu_ms * 1000
 			: (uint64_t) (idle_cpu_ms != 0 ? idle_cpu_ms : SB_IDLE_CPU_MS) * 1000;
 		c->started_us = in_call ? since : now;
-		c->deadline_us = in_call ? since + (uint64_t) c->limits.timeout_ms * 1000 :
+		c->deadline_us = in_call ? since + (uint64_t) call_timeout_ms * 1000 :
 			idle_timeout_ms != 0 ? now + (uint64_t) idle_timeout_ms * 1000 : UINT64_MAX;
 	}
 	/* the backend's reading at the start (or end) is exact: prefer it */

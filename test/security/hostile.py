@@ -914,6 +914,26 @@ PAYLOADS = [
         def main():
             return len("x" * 10**10)
         """, on={MEMORY}, off={MEMORY}, options={"memory_mb": 128}),
+    # base64, struct and zlib are allowed: a decompression bomb meets the
+    # memory limit, bytes unpacked are only bytes
+    Payload("memory-zlib-bomb", """
+        import zlib
+        def main():
+            c = zlib.compressobj(1)
+            bomb = b"".join(c.compress(bytes(1 << 24)) for _ in range(16)) + c.flush()
+            return len(zlib.decompress(bomb))
+        """, on={MEMORY}, off={MEMORY}, options={"memory_mb": 128}),
+    Payload("memory-base64-huge", """
+        import base64
+        def main():
+            return len(base64.b64encode(bytes(10**8)))
+        """, on={MEMORY}, off={MEMORY}, options={"memory_mb": 128}),
+    Payload("struct-unpack-is-only-bytes", """
+        import struct
+        def main():
+            raw = struct.pack("=Qd", 2**64 - 1, 1.5)
+            return list(struct.unpack("=Qd", raw))
+        """, on={OK}, off={OK}),
     Payload("memory-np-ones", """
         import numpy as np
         def main():
