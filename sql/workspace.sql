@@ -171,8 +171,13 @@ SET pysandbox.memory_limit = '256MB';
 SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}', %L)::text$q$, :'wsopt8'));
 RESET pysandbox.memory_limit;
 
--- DISCARD ALL (a pooler's reset) ends every workspace of the session
+-- DISCARD ALL (a pooler's reset) ends every workspace of the session,
+-- once PostgreSQL lets it run
 SELECT sandbox_workspace_open() IS NOT NULL AS opened;
+BEGIN;
+DISCARD ALL;
+ROLLBACK;
+SELECT count(*) AS open_after_refused_discard FROM sandbox_workspace_list();
 DISCARD ALL;
 SELECT count(*) AS open_after_discard FROM sandbox_workspace_list();
 

@@ -179,10 +179,6 @@ sb_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTre
 	if (sb_statement_depth == 0)
 		sb_statement_serial++;
 	sb_statement_depth++;
-	/* DISCARD ALL (a pooler's reset between clients) ends the workspaces */
-	if (IsA(pstmt->utilityStmt, DiscardStmt) &&
-		((DiscardStmt *) pstmt->utilityStmt)->target == DISCARD_ALL)
-		sb_workspace_discard_all();
 	PG_TRY();
 	{
 		if (sb_prev_process_utility)
@@ -191,6 +187,15 @@ sb_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTre
 		else
 			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
 									queryEnv, dest, qc);
+
+		/*
+		 * DISCARD ALL (a pooler's reset between clients) ends the
+		 * workspaces, once it has passed PostgreSQL's own checks (top
+		 * level, no transaction block, no security-restricted operation).
+		 */
+		if (IsA(pstmt->utilityStmt, DiscardStmt) &&
+			((DiscardStmt *) pstmt->utilityStmt)->target == DISCARD_ALL)
+			sb_workspace_discard_all();
 	}
 	PG_FINALLY();
 	{
