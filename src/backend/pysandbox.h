@@ -113,6 +113,13 @@ extern SbSandbox *sb_sandbox_hold(SbSandbox *sb, bool workspace);
 extern void sb_sandbox_call_begin(SbSandbox *sb, const struct SbLimits *limits);
 extern void sb_sandbox_call_idle(SbSandbox *sb);
 extern bool sb_sandbox_held_ready(SbSandbox *sb);
+typedef enum SbHeldState
+{
+	SB_HELD_WAITING,			/* for its next call */
+	SB_HELD_WROTE,				/* between calls */
+	SB_HELD_ENDED				/* sb->exit says how */
+} SbHeldState;
+extern SbHeldState sb_held_state(SbSandbox *sb);
 extern void sb_sandbox_drop(SbSandbox *sb);
 extern void sb_held_forget(void);
 extern bool sb_held_exit_report(const SbExitReport *report);
@@ -265,6 +272,16 @@ extern bool sb_sql_active;
 extern List *sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left);
 extern bool sb_inputs_check(Jsonb *inputs);
 extern void sb_rolled_back(void (*fn) (void *arg), void *arg);
+
+/* one table input's query, run by sb_rolled_back() for a call or a description */
+typedef struct SbTableJob
+{
+	struct SbRequest *req;		/* a call's request, or NULL */
+	struct SbDescribe *d;		/* sandbox_describe's, or NULL */
+	const char *name;
+	const char *query;
+	JsonbValue *params;
+} SbTableJob;
 extern void sb_table_input_context(void *arg);
 extern struct _SPI_plan *sb_table_prepare(const char *name, const char *query,
 										  JsonbValue *params, ParamListInfo *paramLI);

@@ -362,17 +362,6 @@ typedef enum SbMailboxOutcome
 	SB_MB_BROKEN				/* the child broke the mailbox's protocol */
 } SbMailboxOutcome;
 
-/* a moment's pause in a spin (lets the other hyperthread run) */
-static inline void
-sb_spin_pause(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__asm__ __volatile__("pause");
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield");
-#endif
-}
-
 /*
  * Post a held child's call in its mailbox (sb_protocol.h): the request's
  * bytes, then CALL.  Returns false if it must go on the data socket (the

@@ -95,18 +95,10 @@ sb_makes_nulls(Node *node, void *context)
  * straight into d->out, which lives in the caller's memory context
  * (appending keeps it there), not SPI's.
  */
-typedef struct SbDescribeJob
-{
-	SbDescribe *d;
-	const char *name;
-	const char *query;
-	JsonbValue *params;
-} SbDescribeJob;
-
 static void
 sb_describe_job(void *arg)
 {
-	SbDescribeJob *job = (SbDescribeJob *) arg;
+	SbTableJob *job = (SbTableJob *) arg;
 	ErrorContextCallback errcb;
 	SPIPlanPtr	plan;
 	ParamListInfo paramLI = NULL;
@@ -264,8 +256,9 @@ sb_plain_python_type(const JsonbValue *v)
 void
 sb_describe_table(SbDescribe *d, const char *name, const char *query, JsonbValue *params)
 {
-	SbDescribeJob job;
+	SbTableJob	job;
 
+	memset(&job, 0, sizeof(job));
 	job.d = d;
 	job.name = name;
 	job.query = query;

@@ -357,40 +357,61 @@ sb_idle_cpu_error(void)
  * error: writing (nothing may come before the call's arguments), running
  * (the worker ended it for CPU time used between calls), dying.
  */
+/*
+ * Between two calls of a held child (a function's or a workspace's): is
+ * it waiting, as it should, did it write (bytes before the call's
+ * arguments), or has it ended (sb->exit says how)?  A worker that does not
+ * say how is restarted, with an error.
+ */
+SbHeldState
+sb_held_state(SbSandbox *sb)
+{
+	char		byte;
+	ssize_t		n;
+
+	if (sb->exited)
+		return SB_HELD_ENDED;
+	n = sb->stray ? 1 : recv(sb->data_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return SB_HELD_WAITING;
+	if (n > 0)
+		return SB_HELD_WROTE;
+
+	/*
+	 * The end of its output: it is dead or dying, or closed its socket and
+	 * lives on (then it is not waiting for calls): the worker ends it if
+	 * need be, and says how it ended.
+	 */
+	sb_sandbox_kill(sb);
+	if (!sb_sandbox_verdict(sb, SB_CLEANUP_WAIT_MS, true))
+	{
+		sb_sandbox_abandon_worker();
+		ereport(ERROR,
+				(errcode(ERRCODE_SYSTEM_ERROR),
+				 errmsg("sandbox worker stopped responding"),
+				 errhint("The worker was restarted; try again.")));
+	}
+	return SB_HELD_ENDED;
+}
+
 bool
 sb_sandbox_held_ready(SbSandbox *sb)
 {
 	SbExitReport ex;
-	char		byte;
 
-	if (!sb->exited)
+	switch (sb_held_state(sb))
 	{
-		ssize_t		n = sb->stray ? 1 : recv(sb->data_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		case SB_HELD_WAITING:
 			return true;		/* waiting, as it should */
-		if (n > 0)
-		{
+		case SB_HELD_WROTE:
 			sb_sandbox_release(sb);
 			ereport(ERROR,
 					(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
 					 errmsg("sandbox process sent an invalid message"),
 					 errdetail("It wrote between two calls of the function; the process was stopped.")));
-		}
-		/*
-		 * The end of its output: it is dead or dying, or closed its socket
-		 * and lives on (then it is not waiting for calls): the worker ends
-		 * it if need be, and says how it ended.
-		 */
-		sb_sandbox_kill(sb);
-		if (!sb_sandbox_verdict(sb, SB_CLEANUP_WAIT_MS, true))
-		{
-			sb_sandbox_abandon_worker();
-			ereport(ERROR,
-					(errcode(ERRCODE_SYSTEM_ERROR),
-					 errmsg("sandbox worker stopped responding"),
-					 errhint("The worker was restarted; try again.")));
-		}
+			break;
+		case SB_HELD_ENDED:
+			break;
 	}
 	ex = sb->exit;
 	sb_sandbox_release(sb);

@@ -465,14 +465,6 @@ sb_rolled_back(void (*fn) (void *arg), void *arg)
 	CurrentResourceOwner = owner;
 }
 
-typedef struct SbTableJob
-{
-	SbRequest  *req;
-	const char *name;
-	const char *query;
-	JsonbValue *params;
-} SbTableJob;
-
 static void
 sb_table_job(void *arg)
 {

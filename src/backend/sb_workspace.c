@@ -225,33 +225,21 @@ sb_workspace_ended(SbWorkspace *ws, char *why)
 static void
 sb_workspace_check(SbWorkspace *ws)
 {
-	SbSandbox  *sb = ws->child;
-	char		byte;
-	ssize_t		n;
-
 	if (ws->child == NULL)
 		return;					/* no call yet */
 	if (!sb_workspace_has_child(ws))
 		sb_workspace_ended(ws, pstrdup("A call in it was interrupted (a cancel, a timeout, an error of its transaction), or its sandbox worker was restarted: its state is unknown."));
-	if (!sb->exited)
+	switch (sb_held_state(ws->child))
 	{
-		n = sb->stray ? 1 : recv(sb->data_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-			return;				/* waiting, as it should */
-		if (n > 0)
+		case SB_HELD_WAITING:
+			return;				/* as it should */
+		case SB_HELD_WROTE:
 			sb_workspace_ended(ws, pstrdup("Its process wrote between two calls; it was stopped."));
-		/* the end of its output: the worker says how it ended */
-		sb_sandbox_kill(sb);
-		if (!sb_sandbox_verdict(sb, SB_CLEANUP_WAIT_MS, true))
-		{
-			sb_sandbox_abandon_worker();
-			ereport(ERROR,
-					(errcode(ERRCODE_SYSTEM_ERROR),
-					 errmsg("sandbox worker stopped responding"),
-					 errhint("The worker was restarted; try again.")));
-		}
+			break;
+		case SB_HELD_ENDED:
+			break;
 	}
-	sb_workspace_ended(ws, sb_workspace_why(&sb->exit));
+	sb_workspace_ended(ws, sb_workspace_why(&ws->child->exit));
 }
 
 /*

@@ -329,6 +329,17 @@ typedef struct SbMailbox
 	unsigned char resp[SB_MAILBOX_RESP_MAX];
 } SbMailbox;
 
+/* a moment's pause while polling the mailbox (lets the other hyperthread run) */
+static inline void
+sb_spin_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ __volatile__("pause");
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
 /* the floor tests write at these offsets */
 _Static_assert(sizeof(SbMailbox) == SB_MAILBOX_SIZE, "the mailbox's layout");
 _Static_assert(offsetof(SbMailbox, resp_len) == 8 && offsetof(SbMailbox, req) == 128 &&

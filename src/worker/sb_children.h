@@ -1,7 +1,8 @@
 /*
  * sb_children.h
  *		The worker's bookkeeping of its children and clients, shared by the
- *		poll loop (sb_worker.c) and the timing of held children (sb_held.c).
+ *		poll loop (sb_worker.c), forking children (sb_fork.c) and the timing
+ *		of held children (sb_held.c).
  *		Private to the worker binary.
  */
 #ifndef SB_CHILDREN_H
@@ -77,6 +78,13 @@ extern uint64_t sb_last_busy_us;	/* last dispatch, exit or held call seen */
 extern int	sb_nheld_all;		/* held children, all clients */
 
 extern void sb_child_clear(SbChild *c);
+
+/* sb_fork.c */
+extern SbContainment sb_containment;
+extern void sb_child_close_channel(SbChild *c);
+extern bool sb_child_was_contained(pid_t pid);
+extern bool sb_fork_child(uint32_t shape, bool spare, SbChild *out);
+extern void sb_discard_child(SbChild *c);
 extern uint64_t sb_now_us(void);
 extern uint64_t sb_child_cpu_us(const SbChild *c);
 extern void sb_start_reserved(SbClient *cl);

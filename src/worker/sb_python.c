@@ -466,17 +466,6 @@ sb_mailbox_take_call(void)
 	Py_RETURN_NONE;
 }
 
-/* a moment's pause in a spin */
-static inline void
-sb_spin_pause(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__asm__ __volatile__("pause");
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield");
-#endif
-}
-
 /*
  * The mailbox's wait_call: poll its state; after spin_us go to sleep on
  * the socket (IDLE_SLEEP, unless a call came meanwhile): the backend then

@@ -1,0 +1,240 @@
+/*
+ * sb_fork.c
+ *		A child's life on the worker's side until a client has it: forking
+ *		it (itself, or through the preloaded process), what it runs before
+ *		it waits for its call's limits (sb_child_main: the call-independent
+ *		containment steps, a spare's warm-up), and discarding one no client
+ *		will hear of.  Serving clients, spares, reservations and deadlines
+ *		is sb_worker.c's; timing held children, sb_held.c's.
+ */
+#include "sb_children.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* how every child is contained (filled in by main(), sb_worker.c) */
+SbContainment sb_containment;
+
+/* A child slot with nothing in it. */
+void
+sb_child_clear(SbChild *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->data_fd = -1;
+	c->mailbox_fd = -1;
+	c->claim_fd = -1;
+}
+
+/* Close the worker's copies of a child's data socket and mailbox. */
+void
+sb_child_close_channel(SbChild *c)
+{
+	if (c->data_fd >= 0)
+		close(c->data_fd);
+	if (c->mailbox_fd >= 0)
+		close(c->mailbox_fd);
+	c->data_fd = -1;
+	c->mailbox_fd = -1;
+}
+
+/*
+ * CPU time (user + system) a child has used so far, from its process CPU
+ * clock (microseconds, exact); 0 if it cannot be read.  Leaves a spare's
+ * warm-up out of the call's usage, and enforces the call's CPU limit.
+ */
+uint64_t
+sb_child_cpu_us(const SbChild *c)
+{
+	struct timespec ts;
+
+	if (clock_gettime(c->cpu_clock, &ts) < 0)
+		return 0;
+	return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
+/*
+ * Did the child die with its seccomp filter on?  Read from /proc while it
+ * is a zombie, before it is reaped.  A setup failure it reports is forged
+ * if so: containment ends with the filter.
+ */
+bool
+sb_child_was_contained(pid_t pid)
+{
+	char		path[64];
+	char		buf[4096];
+	int			fd;
+	ssize_t		n;
+	char	   *line;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;			/* cannot tell: do not trust the report */
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	line = strstr(buf, "\nSeccomp:");
+	return line == NULL || atoi(line + strlen("\nSeccomp:")) != 0;
+}
+
+/*
+ * A new child, forked by the worker or by its preloaded process (then
+ * reparented to the worker: sb_preloaded.c): run the call-independent
+ * containment steps at once, warm up if it is a spare, then block on the
+ * data socket until the worker writes the call's limits.
+ */
+void __attribute__((noreturn))
+sb_child_main(uint32_t shape, bool spare, int data_fd, int mailbox_fd, int claim_fd)
+{
+	unsigned char hdr[SB_FRAME_HEADER_SIZE];
+	SbSpawnRequest req;
+	uint32_t	type,
+				len;
+	int			statm_fd;
+	pid_t		first_parent = getppid();
+
+	/*
+	 * Forked by the intermediate of a double fork: it is exiting, and the
+	 * kernel then makes the worker (a subreaper) this process's parent.
+	 * The parent-death signal may be set only after that, or the
+	 * intermediate's exit would deliver it; sb_contain_prepare checks the
+	 * parent is the worker.
+	 */
+	if (first_parent != sb_containment.worker_pid)
+	{
+		struct timespec pause = {.tv_sec = 0,.tv_nsec = 20000};
+		int			tries;
+
+		for (tries = 0; getppid() == first_parent && tries < 50000; tries++)
+			(void) nanosleep(&pause, NULL);
+	}
+	sb_containment.flags = shape;
+	/* mapped before any containment step; the fd itself is closed by them */
+	if (!sb_python_map_mailbox(mailbox_fd))
+		_exit(SB_CHILD_EXIT_SETUP);
+	sb_python_after_fork_child();
+	statm_fd = sb_contain_prepare(data_fd, claim_fd, &sb_containment);
+	if (spare)
+	{
+		sb_python_prewarm();
+		/* tell the worker this spare is warm (read before any handover) */
+		if (write(SB_CHILD_DATA_FD, "R", 1) != 1)
+			_exit(SB_CHILD_EXIT_SETUP);
+	}
+	if (sb_read_all(SB_CHILD_DATA_FD, hdr, sizeof(hdr)) < 0)
+		_exit(SB_CHILD_EXIT_SETUP); /* the worker dropped this spare */
+	sb_frame_header_decode(hdr, &type, &len);
+	if (type != SB_DATA_LIMITS || len != sizeof(req) ||
+		sb_read_all(SB_CHILD_DATA_FD, &req, sizeof(req)) < 0)
+		_exit(SB_CHILD_EXIT_SETUP);
+	sb_contain_finish(&sb_containment, &req, statm_fd);
+	_exit(sb_python_serve(req.flags, req.cpu_ms, claim_fd >= 0));
+}
+
+/*
+ * Fork a child of the given shape.  It runs the call-independent
+ * containment steps at once, warms up if it is a spare, then blocks on its
+ * data socket until the worker writes the call's limits.  A spare also
+ * gets a claim token (an eventfd at 0, see sb_protocol.h), so that it can
+ * later be reserved for a client and taken back until its call begins.
+ */
+bool
+sb_fork_child(uint32_t shape, bool spare, SbChild *out)
+{
+	int			sv[2];
+	int			claim = -1;
+	int			mailbox;
+	int			rc;
+	pid_t		pid;
+
+	sb_child_clear(out);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return false;
+	if (spare &&
+		(claim = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
+	{
+		close(sv[0]);
+		close(sv[1]);
+		return false;
+	}
+	/* none (no memfd here): the child's calls go on the socket */
+	mailbox = sb_mailbox_create();
+
+	if (shape & SB_SPAWN_PRELOADED && sb_preloaded_running())
+		pid = sb_preloaded_fork(shape, spare, sv[1], mailbox, claim);
+	else
+	{
+		sb_python_before_fork();
+		pid = fork();
+		if (pid == 0)
+			sb_child_main(shape, spare, sv[1], mailbox, claim);
+		sb_python_after_fork_parent();
+	}
+	close(sv[1]);
+	if (pid < 0)
+	{
+		close(sv[0]);
+		if (mailbox >= 0)
+			close(mailbox);
+		if (claim >= 0)
+			close(claim);
+		return false;
+	}
+	out->pid = pid;
+	out->data_fd = sv[0];
+	out->mailbox_fd = mailbox;
+	out->claim_fd = claim;
+	out->shape = shape;
+	out->pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
+	if (out->pidfd >= 0 && (rc = clock_getcpuclockid(pid, &out->cpu_clock)) != 0)
+	{
+		close(out->pidfd);
+		out->pidfd = -1;
+		errno = rc;
+	}
+	if (out->pidfd < 0)
+	{
+		int			save = errno;
+
+		/* out of fds: this child cannot be supervised, so it must not run */
+		kill(pid, SIGKILL);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		sb_child_close_channel(out);
+		if (claim >= 0)
+			close(claim);
+		sb_child_clear(out);
+		errno = save;
+		return false;
+	}
+	return true;
+}
+
+/* Kill (if still running) and reap a child that no client will hear of. */
+void
+sb_discard_child(SbChild *c)
+{
+	if (c->pid <= 0)
+		return;
+	kill(c->pid, SIGKILL);
+	while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	close(c->pidfd);
+	sb_child_close_channel(c);
+	if (c->claim_fd >= 0)
+		close(c->claim_fd);
+	sb_child_clear(c);
+}
+
