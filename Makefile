@@ -24,7 +24,7 @@ OBJS = \
 	src/protocol/sb_decode.o
 PGFILEDESC = "pysandbox - run untrusted Python next to the data"
 
-REGRESS = basic inputs types errors limits validation security guc rows agents repairs language sqlcall perrow describe workspace
+REGRESS = basic inputs types errors limits validation security guc rows agents repairs language sqlcall perrow describe workspace charts
 REGRESS_OPTS = --load-extension=pysandbox
 
 PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config
@@ -53,6 +53,7 @@ WORKER_OBJS = \
 # order matters: a module may import only the ones before it
 PY_SOURCES = \
 	src/python/sb_guard.py \
+	src/python/sb_charts.py \
 	src/python/sb_validator.py \
 	src/python/sb_codec.py \
 	src/python/sb_runtime.py

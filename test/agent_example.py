@@ -4,10 +4,12 @@
 Each attempt stands for code a language model wrote; a real agent would send
 the report back to the model and ask it for a fix.  Then the same analysis
 as an agent does it in a workspace: describe the inputs (for the prompt),
-load the table once, try a step that fails, fix it, and build on what the
-workspace kept.
+load the table once, try a step that fails, fix it, build on what the
+workspace kept, and draw it (a PNG).
 """
+import base64
 import json
+import struct
 import sys
 
 import psycopg2
@@ -77,8 +79,28 @@ def main(ws):
     t = ws["totals"]
     return (t / t.sum()).round(3).to_dict()
 """),
+    ("draw the totals", """
+def main(ws):
+    ax = ws["totals"].plot(kind="bar", title="Sales per region", figsize=(4, 3))
+    ax.set_ylabel("amount")
+    return ax.figure
+"""),
 ]
-STEP_RESULTS = [3, None, {"north": 15.5, "south": 20.0}, {"north": 0.437, "south": 0.563}]
+
+
+def png_size(image):
+    """(width, height) of a {"$image": "image/png", "data": base64} PNG, or None."""
+    if not isinstance(image, dict) or image.get("$image") != "image/png":
+        return None
+    png = base64.b64decode(image["data"])
+    if png[:8] != b"\x89PNG\r\n\x1a\n":
+        return None
+    return struct.unpack(">II", png[16:24])
+
+
+# what each step must return (a function: a check of the result)
+STEP_RESULTS = [3, None, {"north": 15.5, "south": 20.0}, {"north": 0.437, "south": 0.563},
+                lambda image: png_size(image) == (400, 300)]
 
 
 def workspace_analysis(cur):
@@ -96,7 +118,14 @@ def workspace_analysis(cur):
         cur.execute("SELECT sandbox_run(%s, %s, '{main}', %s)",
                     (code, json.dumps(inputs), json.dumps({"workspace": ws})))
         report = cur.fetchone()[0]
-        if report["ok"]:
+        if report["ok"] and callable(want):
+            size = png_size(report["returns"]["main"])
+            print(f"step {n} ({what}): ok in {report['usage']['wall_ms']} ms: a PNG of "
+                  f"{size[0]}x{size[1]} pixels; figures left open: {len(report['figures'])}"
+                  if size else f"step {n} ({what}): not a PNG: {report['returns']['main']!r:.80}")
+            ok = ok and want(report["returns"]["main"]) and \
+                [png_size(f) for f in report["figures"]] == [(400, 300)]
+        elif report["ok"]:
             print(f"step {n} ({what}): ok in {report['usage']['wall_ms']} ms: "
                   f"{report['returns']['main']}")
             ok = ok and report["returns"]["main"] == want

@@ -7,7 +7,8 @@
 #      as LANGUAGE pysandbox functions), and the syscall probe (the seccomp
 #      filter against its policy table)
 #   4. the lifecycle suite (cancel, terminate, leaks)
-#   5. the agent repair-loop example of the README, every SQL example of
+#   5. the agent repair-loop example of the README, a chart against its
+#      reference image (test/charts.py), every SQL example of
 #      the README run verbatim (test/readme.py), the upgrade from 0.1
 #      (test/upgrade.py), and pg_dump and restore of functions in the
 #      language (test/dump.py)
@@ -56,6 +57,7 @@ run "pg_regress" sh -c 'make -s installcheck || { cat regression.diffs 2>/dev/nu
 run "fuzz: the backend's checks on the child's frames (60 s)" sh test/fuzz/build.sh 60
 run "hot standby" sh test/standby/standby.sh
 run "the README's SQL examples, verbatim" /usr/bin/python3 test/readme.py
+run "charts: a PNG shows what matplotlib draws, against a reference image" /usr/bin/python3 test/charts.py
 run "upgrade from 0.1: uses of it keep working, same objects as a fresh install" /usr/bin/python3 test/upgrade.py
 run "pg_dump and restore of functions in the language" /usr/bin/python3 test/dump.py
 for t in test/security/hostile.py test/security/syscall_probe.py test/agent_example.py; do
@@ -88,6 +90,7 @@ run "preload: fork server (restart, peer credentials, max_concurrent)" /usr/bin/
 run "preload: hostile (Python layer on and off)" /usr/bin/python3 test/security/hostile.py --modes on,off
 run "preload: syscall probe" /usr/bin/python3 test/security/syscall_probe.py
 run "preload: agent example" /usr/bin/python3 test/agent_example.py
+run "preload: charts against the reference image" /usr/bin/python3 test/charts.py
 run "preload: the pandas corpus (>= 97 % as in plain Python)" /usr/bin/python3 test/corpus/run_corpus.py
 run "preload: pgbench 8 clients" sh test/load/pgbench.sh 8 "${PYSANDBOX_PGBENCH_CALLS:-1000}"
 crashed

@@ -30,6 +30,7 @@ extern int	sb_timeout_ms;
 extern int	sb_cpu_ms;
 extern int	sb_memory_mb;
 extern int	sb_max_output_bytes;
+extern int	sb_max_figure_pixels;
 extern int	sb_max_input_rows;
 extern int	sb_max_input_mb;
 extern char *sb_allowed_modules;

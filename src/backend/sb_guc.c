@@ -16,6 +16,7 @@ int			sb_timeout_ms = 10000;
 int			sb_cpu_ms = 10000;
 int			sb_memory_mb = 512;
 int			sb_max_output_bytes = 16 * 1024 * 1024;
+int			sb_max_figure_pixels = 4000000;
 int			sb_max_input_rows = 10000000;
 int			sb_max_input_mb = 512;
 char	   *sb_allowed_modules = NULL;
@@ -43,7 +44,7 @@ int			sb_workspace_idle_timeout_ms = 600000;
 #define SB_DEFAULT_MODULES \
 	"math, statistics, json, datetime, decimal, fractions, re, collections, " \
 	"itertools, functools, random, string, textwrap, heapq, bisect, calendar, " \
-	"dataclasses, typing, enum, io, base64, struct, zlib, numpy, pandas"
+	"dataclasses, typing, enum, io, base64, struct, zlib, numpy, pandas, matplotlib"
 
 static const struct config_enum_entry sb_print_options[] = {
 	{"notice", SB_PRINT_NOTICE, false},
@@ -156,6 +157,14 @@ sb_guc_init(void)
 							&sb_max_output_bytes,
 							16 * 1024 * 1024, 1024, 1024 * 1024 * 1024,
 							PGC_SUSET, GUC_UNIT_BYTE,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pysandbox.max_figure_pixels",
+							"Most pixels a figure drawn in a sandbox call may have.",
+							"Width times height, checked before the figure is drawn.",
+							&sb_max_figure_pixels,
+							4000000, 10000, 100000000,
+							PGC_SUSET, 0,
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("pysandbox.max_input_rows",

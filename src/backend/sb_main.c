@@ -282,7 +282,8 @@ sb_request_start(SbRequest *req, const char *code, ArrayType *returns,
 		appendStringInfoChar(&req->json, ',');
 	}
 	sb_append_allowed_modules(&req->json, req->allowed_modules);
-	appendStringInfo(&req->json, ",\"max_output_bytes\":%d,", limits->max_output_bytes);
+	appendStringInfo(&req->json, ",\"max_output_bytes\":%d,\"max_figure_pixels\":%d,",
+					 limits->max_output_bytes, sb_max_figure_pixels);
 }
 
 /*
@@ -349,6 +350,8 @@ sb_run_functions(const char *code, Jsonb *inputs, ArrayType *returns, Jsonb *opt
 	sb_limits_from_options(limits, options);
 	sb_request_start(req, code, returns, limits);
 	req->capture_output = capture_output;
+	if (capture_output)			/* sandbox_run reports the figures left open */
+		appendStringInfoString(&req->json, "\"figures\":true,");
 	if (!sb_request_validate(req, code, inputs, limits, out))
 	{
 		sb_report_usage(req, out);

@@ -39,19 +39,60 @@ sb_captured(StringInfo text)
 	return pg_any_to_server(text->data, text->len, PG_UTF8);
 }
 
-/* The report's text: the result (if not failed), output, error and usage. */
+/*
+ * sandbox_run's child answers {"returns": {...}, "figures": [...]}: the
+ * functions' results and the figures the call left open (sb_runtime).  Its
+ * JSON passed sb_result_failure(); here both members are taken out as text
+ * (server encoding), and anything else is an invalid result.  Returns
+ * false with f filled when the result is not that.
+ */
+static bool
+sb_run_split(const SbOutcome *out, char **returns, char **figures, SbFailure *f)
+{
+	Jsonb	   *whole = sb_result_jsonb(out);
+	JsonbValue *r = NULL,
+			   *g = NULL;
+
+	memset(f, 0, sizeof(*f));
+	f->type = "";
+	f->line = f->col = -1;
+	if (whole == NULL)
+	{
+		sb_json_failure(SB_JSON_TOO_BIG, "sandbox result", f);
+		return false;
+	}
+	if (JB_ROOT_IS_OBJECT(whole))
+	{
+		r = getKeyJsonValueFromContainer(&whole->root, "returns", 7, NULL);
+		g = getKeyJsonValueFromContainer(&whole->root, "figures", 7, NULL);
+	}
+	if (r == NULL || r->type != jbvBinary || !JsonContainerIsObject(r->val.binary.data) ||
+		g == NULL || g->type != jbvBinary || !JsonContainerIsArray(g->val.binary.data))
+	{
+		f->sqlstate = ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION;
+		f->kind = "crash";
+		f->message = f->report_message = "sandbox process sent an invalid result";
+		return false;
+	}
+	*returns = JsonbToCString(NULL, r->val.binary.data, r->val.binary.len);
+	*figures = JsonbToCString(NULL, g->val.binary.data, g->val.binary.len);
+	return true;
+}
+
+/*
+ * The report's text: the result and figures (if not failed), output,
+ * error and usage.
+ */
 static void
 sb_run_report(StringInfo r, bool failed, const SbFailure *f, const SbOutcome *out,
-			  const SbRequest *req)
+			  const SbRequest *req, const char *returns, const char *figures)
 {
 	uint64		output_bytes;
 
 	resetStringInfo(r);
 	appendStringInfo(r, "{\"ok\":%s,\"returns\":", failed ? "false" : "true");
-	if (failed)
-		appendStringInfoString(r, "null");
-	else
-		appendStringInfoString(r, pg_any_to_server(out->result, (int) out->result_len, PG_UTF8));
+	appendStringInfoString(r, failed ? "null" : returns);
+	appendStringInfo(r, ",\"figures\":%s", failed ? "[]" : figures);
 	sb_json_member(r, "stdout", sb_captured(out->stdout_text), true);
 	sb_json_member(r, "stderr", sb_captured(out->stderr_text), true);
 	appendStringInfoString(r, ",\"error\":");
@@ -107,6 +148,8 @@ sandbox_run(PG_FUNCTION_ARGS)
 	bool		failed;
 	StringInfoData r;
 	Jsonb	   *report;
+	char	   *returns_text = NULL,
+			   *figures_text = NULL;
 
 	sb_run_functions(code, inputs, returns, options, true, &req, &limits, &out);
 
@@ -136,10 +179,12 @@ sandbox_run(PG_FUNCTION_ARGS)
 	/* the child's JSON is hostile: it is checked before anything parses it */
 	if (!failed)
 		failed = sb_result_failure(&out, &f);
+	if (!failed)
+		failed = !sb_run_split(&out, &returns_text, &figures_text, &f);
 
 	/* built within a memory budget: a result too large for it is reported */
 	initStringInfo(&r);
-	sb_run_report(&r, failed, &f, &out, &req);
+	sb_run_report(&r, failed, &f, &out, &req, returns_text, figures_text);
 	report = sb_jsonb_build(r.data, r.len, sb_jsonb_limit(r.len));
 	if (report == NULL)
 	{
@@ -147,7 +192,7 @@ sandbox_run(PG_FUNCTION_ARGS)
 		memset(&f, 0, sizeof(f));
 		f.type = "";
 		sb_json_failure(SB_JSON_TOO_BIG, "sandbox result", &f);
-		sb_run_report(&r, failed, &f, &out, &req);
+		sb_run_report(&r, failed, &f, &out, &req, returns_text, figures_text);
 		report = sb_jsonb_build(r.data, r.len, sb_jsonb_limit(r.len));
 	}
 	PG_RETURN_JSONB_P(report);

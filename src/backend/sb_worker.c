@@ -691,11 +691,20 @@ static const char *const sb_scipy_users[] = {
 };
 
 /*
+ * pandas methods that import matplotlib by themselves (its plotting), for
+ * an administrator who moves matplotlib to pysandbox.preload_modules.
+ */
+static const char *const sb_matplotlib_users[] = {
+	"plot", "hist", "boxplot", "plotting", "scatter_matrix", "autocorrelation_plot",
+	"lag_plot", "parallel_coordinates", "andrews_curves", "radviz", "bootstrap_plot",
+};
+
+/*
  * Should a call with this code get a child of the worker's preloaded
  * process, which holds pysandbox.preload_modules (the worker's own
  * children do not: every fork of a larger process costs more)?  Yes if the
- * code names one of their packages (an import must), or, with scipy, uses
- * a pandas feature that imports scipy by itself.  A word in a comment or a
+ * code names one of their packages (an import must), or, with scipy or
+ * matplotlib, uses a pandas feature that imports it by itself.  A word in a comment or a
  * string counts too: that call only forks from the larger process.  Code
  * that reaches a preloaded module some other way is told to name it.
  */
@@ -721,6 +730,15 @@ sb_code_wants_preloaded(const char *code)
 
 				for (i = 0; i < lengthof(sb_scipy_users); i++)
 					if (sb_code_has_word(code, sb_scipy_users[i], strlen(sb_scipy_users[i])))
+						return true;
+			}
+			if (strcmp(top, "matplotlib") == 0)
+			{
+				int			i;
+
+				for (i = 0; i < lengthof(sb_matplotlib_users); i++)
+					if (sb_code_has_word(code, sb_matplotlib_users[i],
+										 strlen(sb_matplotlib_users[i])))
 						return true;
 			}
 		}
@@ -837,7 +855,12 @@ sb_sandbox_acquire(const SbSpawnRequest *req, bool allow_reserved, const char *c
 		if (sb_worker_layers & SB_LAYER_NAMESPACES)
 			r.flags |= SB_SPAWN_NAMESPACES;
 		r.reserve = 1;
-		if (sb_code_wants_preloaded(code))
+		/*
+		 * a workspace's later calls may need any preloaded module: its one
+		 * child comes from the preloaded process where there is one
+		 */
+		if (sb_code_wants_preloaded(code) ||
+			((r.flags & SB_SPAWN_WORKSPACE) && sb_worker_preloaded[0] != '\0'))
 		{
 			/* forked on demand: the worker keeps no spares of that kind */
 			r.flags |= SB_SPAWN_PRELOADED;

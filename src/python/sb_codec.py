@@ -23,6 +23,7 @@ import pandas as pd
 from pandas._libs import hashtable as _hashtable
 from pandas.core.internals.construction import arrays_to_mgr
 
+import sb_charts
 import sb_io
 
 try:
@@ -560,10 +561,12 @@ def _write(w, value, path, depth):
         _write_list(w, list.__iter__(value), path, depth)
     elif t is set or t is frozenset:
         _write_list(w, _set_values(value), path, depth)
+    elif sb_charts.figure_of(value) is not None:
+        _write(w, sb_charts.image(sb_charts.figure_of(value)), path, depth)
     else:
         raise TypeError('cannot convert a value of type "%s" at %s to JSON; '
-                        "return lists, dicts, numbers, strings or pandas objects"
-                        % (t.__name__, path))
+                        "return lists, dicts, numbers, strings, pandas objects "
+                        "or matplotlib figures" % (t.__name__, path))
 
 
 def _set_values(value):
@@ -927,6 +930,14 @@ def _text_value(v, category, name, row):
         if category == "json" or t is dict:
             return dumps(v, 1 << 30, path='column "%s", row %d' % (name, row + 1))
         return _array_literal(list(v), name, row)
+    figure = sb_charts.figure_of(v)
+    if figure is not None:
+        if category == "bytea":
+            return "\\x" + sb_charts.render(figure).hex()
+        if category == "json":
+            return dumps(sb_charts.image(figure), 1 << 30)
+        raise _bad_value(name, row, v, "a text column (a figure goes in a bytea "
+                         "column as a PNG, or in a jsonb column)")
     raise _bad_value(name, row, v, "a text column")
 
 

@@ -56,6 +56,24 @@ DENIED_SUBMODULES = frozenset({
     "pandas.conftest",
     "pandas.tests",
     "pandas._testing",
+    # matplotlib: writers of animations and LaTeX run programs, the
+    # backends other than the ones below draw on screens, pylab imports
+    # numpy's namespace whole, test helpers import the world
+    "matplotlib.animation",
+    "matplotlib.backends",
+    "matplotlib.testing",
+    "matplotlib.texmanager",
+    "matplotlib.dviread",
+    "matplotlib.sphinxext",
+    "matplotlib.pylab",
+})
+
+# modules under a denied one that are allowed again: the backends that draw
+# to memory (a PNG, a PDF or an SVG in an io.BytesIO)
+REOPENED_SUBMODULES = frozenset({
+    "matplotlib.backends.backend_agg",
+    "matplotlib.backends.backend_pdf",
+    "matplotlib.backends.backend_svg",
 })
 
 # The public namedtuple API is the one exception to the private-name rule.
@@ -277,9 +295,10 @@ def is_allowed(fullname, allowed):
             return False
     found = False
     prefix = ""
-    for part in parts:
+    for i, part in enumerate(parts):
         prefix = prefix + "." + part if prefix else part
-        if prefix in DENIED_SUBMODULES:
+        if prefix in DENIED_SUBMODULES and not any(
+                ".".join(parts[:j]) in REOPENED_SUBMODULES for j in range(i + 2, len(parts) + 1)):
             return False
         if prefix in allowed:
             found = True
@@ -531,9 +550,16 @@ def sb_type(*args, **kwargs):
     return type(args[0])
 
 
+def sb_open(*args, **kwargs):
+    """open(): refused.  User code cannot name it (the validator refuses
+    the name); native code looking for the builtins' open finds it."""
+    raise PermissionError("opening files is not allowed in the sandbox: pass data "
+                          "through inputs, or use io.StringIO / io.BytesIO")
+
+
 # Tracebacks and reprs should show the names user code called.
 for _fn, _name in ((sb_getattr, "getattr"), (sb_hasattr, "hasattr"),
-                   (sb_type, "type")):
+                   (sb_type, "type"), (sb_open, "open")):
     _fn.__name__ = _fn.__qualname__ = _name
 del _fn, _name
 
@@ -558,6 +584,10 @@ def _base_builtins():
         if (isinstance(value, type) and issubclass(value, BaseException)
                 and not name.startswith("_")):
             table[name] = value
+    # native code called from user code finds this table as "the
+    # builtins" (PyEval_GetBuiltins): matplotlib's FT2Font opens a font
+    # named by a path with builtins' open, and crashed without one
+    table["open"] = sb_open
     table["getattr"] = sb_getattr
     table["hasattr"] = sb_hasattr
     table["type"] = sb_type
@@ -686,8 +716,42 @@ def _guard_styler_format(cls, name):
 
 
 def set_pandas_guard(on):
-    """Switch the pandas expression guard (off only with the Python layer)."""
+    """Switch the guards inside libraries for a call: pandas expressions,
+    readers and writers, matplotlib's files and backends, programs (off
+    only with the Python layer)."""
     _PANDAS_GUARD["on"] = bool(on)
+    _IN_CALL["on"] = bool(on)
+
+
+def guard_on():
+    """Whether the guards inside libraries apply (set_pandas_guard)."""
+    return _PANDAS_GUARD["on"]
+
+
+# on in a call with the Python layer; off in the worker, which may run
+# programs while it warms up (a library looking for its native parts)
+_IN_CALL = {"on": False}
+
+
+def harden_processes():
+    """A library that runs a program gets a PermissionError in a call:
+    matplotlib's text.usetex runs latex, its font lookup fc-list, and
+    user code reaches neither subprocess nor os.  A program could not run
+    anyway (seccomp ends the child on the attempt); this says why, and
+    lets the libraries that try a program and do without it go on."""
+    import subprocess
+    original = subprocess.Popen.__init__
+
+    def __init__(self, args, *rest, **kwargs):
+        if _IN_CALL["on"]:
+            first = args if isinstance(args, (str, bytes)) else \
+                next(iter(args), "") if isinstance(args, (list, tuple)) else ""
+            raise PermissionError(
+                'running a program ("%s") is not allowed in the sandbox'
+                % (first if isinstance(first, str) else repr(first)))
+        original(self, args, *rest, **kwargs)
+    __init__.__qualname__ = original.__qualname__
+    subprocess.Popen.__init__ = __init__
 
 
 def harden_pandas():

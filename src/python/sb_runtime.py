@@ -27,6 +27,7 @@ import types
 import uuid
 
 import sb_codec
+import sb_charts
 import sb_guard
 import sb_io
 import sb_validator
@@ -64,6 +65,7 @@ def warm(allowed_csv, preload_csv=""):
     _import_allowed(lambda top: top not in _LATER)
     sb_guard.note_native_modules(_WARM_ALLOWED)
     sb_guard.harden_pandas()
+    sb_guard.harden_processes()
     _exercise()
     # The trivial call's own path last, so that what it uses (the type
     # attribute cache, specialised bytecode, allocator pools) is as a call
@@ -179,12 +181,19 @@ def _import_allowed(wanted):
     (one not installed is left out), then prepare the helpers of what they
     brought (_warm_library_helpers; a failure is only logged)."""
     import importlib
-    for name in _WARM_ALLOWED:
-        if wanted(name.partition(".")[0]):
+    with sb_charts.home():
+        for name in _WARM_ALLOWED:
+            if wanted(name.partition(".")[0]):
+                try:
+                    importlib.import_module(name)
+                except Exception:  # an allowlisted module that is not installed
+                    pass
+        if wanted("matplotlib") and "matplotlib" in _packages(",".join(_WARM_ALLOWED)):
             try:
-                importlib.import_module(name)
-            except Exception:  # an allowlisted module that is not installed
-                pass
+                sb_charts.prepare()
+            except Exception as exc:  # another version: calls then fail closed
+                sys.stderr.write("pysandbox-worker: could not prepare matplotlib for "
+                                 "sandboxed calls: %s: %s\n" % (type(exc).__name__, exc))
     try:
         _warm_library_helpers()
     except Exception as exc:  # other versions: left as they are, children fail closed
@@ -206,10 +215,11 @@ def warm_preload(preload_csv):
     # native libraries read their thread counts (OPENBLAS_NUM_THREADS=1 ...)
     # when they load: from the worker's environment, cleared again below
     os.environ.update(_WORKER_ENV)
-    _import_preload(preload_csv)
-    if _PRELOADED:
-        tops = _packages(preload_csv)
-        _import_allowed(lambda top: top in tops)
+    with sb_charts.home():
+        _import_preload(preload_csv)
+        if _PRELOADED:
+            tops = _packages(preload_csv)
+            _import_allowed(lambda top: top in tops)
         for _ in range(3):
             prewarm(collect=False, pandas=False)
     os.environ.clear()
@@ -324,9 +334,11 @@ def _exercise():
 
 
 def read_paths():
-    """Directories the child may read: Python's library paths and zoneinfo."""
+    """Directories the child may read: Python's library paths, zoneinfo,
+    and matplotlib's data and the fonts when it is allowed."""
     found = []
-    for entry in list(sys.path) + ["/usr/share/zoneinfo"]:
+    charts = sb_charts.read_paths(_packages(",".join(_WARM_ALLOWED)))
+    for entry in list(sys.path) + ["/usr/share/zoneinfo"] + charts:
         if not entry or not os.path.isdir(entry):
             continue
         real = os.path.realpath(entry)
@@ -925,6 +937,7 @@ def _serve_workspace(python_layer, request, inputs):
     while True:
         code = _serve_request(python_layer, request, inputs)
         request = inputs = None
+        sb_charts.end_call()
         if code != 0:
             return code
         if not sb_io.next_call():
@@ -952,6 +965,7 @@ def _serve_request(python_layer, request, inputs):
     returns = request["returns"]
     allowed = request["allowed_modules"]
     limit = int(request["max_output_bytes"])
+    sb_charts.MAX_PIXELS[0] = int(request.get("max_figure_pixels", sb_charts.MAX_PIXELS[0]))
     # a LANGUAGE pysandbox function: code is its body (sb_language.c)
     spec = request.get("function")
     function = None
@@ -1059,6 +1073,12 @@ def _serve_request(python_layer, request, inputs):
             text = "{}"         # a function returning void, a DO block
         else:
             text = sb_codec.dumps(results, limit, out.used)
+            if request.get("figures"):
+                # sandbox_run: the figures the call left open, beside the
+                # results (sb_run.c takes both apart)
+                shown = sb_codec.dumps(sb_charts.figures(), limit, out.used + len(text) + 24,
+                                       "figures")
+                text = '{"returns":' + text + ',"figures":' + shown + '}'
     except sb_codec.RowsError as exc:
         if function is not None:    # the backend's hint says what the function must return
             _send_error("rows", "ResultError", str(exc), sqlstate=exc.sqlstate,
@@ -1083,6 +1103,7 @@ def _serve_request(python_layer, request, inputs):
                 payloads if rows is not None else (), text if rows is None else "",
                 -1 if held else 0, last=asked and not held)
     if held:
+        sb_charts.end_call()
         return _serve_held(namespace[returns[0]], returns[0], spec["shape"], function[1],
                            rows, limit, out, lines)
     return 0
@@ -1155,6 +1176,7 @@ def _serve_held(fn, name, shape, params, rows, limit, out, lines):
             if rows is not None:
                 nrows, payloads = sb_codec.encode_rows(value, rows["columns"], name,
                                                        limit - out.used)
+            sb_charts.end_call()
         except sb_codec.RowsError as exc:
             _send_error("rows", "ResultError", str(exc), sqlstate=exc.sqlstate, shape=shape)
             return 0

@@ -1052,6 +1052,41 @@ def w11_workspace(ctx, args):
     return res
 
 
+CHART_DATA_CODE = """\
+import numpy as np
+def main():
+    x = np.arange(1000)
+    return {"x": x, "y": np.sin(x / 50.0)}
+"""
+
+CHART_CODE = """\
+import numpy as np
+import matplotlib.pyplot as plt
+def main():
+    x = np.arange(1000)
+    fig, ax = plt.subplots()
+    ax.plot(x, np.sin(x / 50.0))
+    ax.set_title("sin")
+    return fig
+"""
+
+
+def w12_chart(ctx, args):
+    progress("== 12. a line chart of 1,000 points as a PNG vs the same data as JSON")
+    sb = ctx["sb"]
+
+    def data():
+        return one(sb, "SELECT sandbox_execute(%s)", (CHART_DATA_CODE,))
+
+    def chart():
+        return one(sb, "SELECT sandbox_execute(%s)", (CHART_CODE,))
+
+    return run_round_robin("12 chart 1,000 points", [
+        ("pysandbox", data, "the points as JSON"),
+        ("chart", chart, "a 640x480 line chart as a PNG ({\"$image\": ...})"),
+    ], args.reps)
+
+
 def w4_wide(ctx, args):
     progress("== 4. %d rows x 20 mixed columns -> DataFrame -> describe" % args.wide_rows)
     sb, pl, nat, cl = ctx["sb"], ctx["pl"], ctx["native"], ctx["client"]
@@ -1355,6 +1390,10 @@ def report(machine, all_results, mem, args):
     if x is not None:
         bars.append(("11 workspace, %s rows: second call / first call = %.1f%% <= 5%%"
                      % (human(args.rows), 100 * x), mark(x <= 0.05)))
+    x = ratio("12", "chart")
+    if x is not None:
+        bars.append(("12 chart of 1,000 points / the same data as JSON = %.1fx <= 3x" % x,
+                     mark(x <= 3)))
     x = ratio("9", "sandbox_rows")
     if x is not None:
         bars.append(("9 %s rows out: function / sandbox_rows = %.2fx <= 1.2x"
@@ -1405,8 +1444,8 @@ def main():
                     help="fresh connections measured in workload 5")
     ap.add_argument("--rows", type=int, default=1000000)
     ap.add_argument("--wide-rows", type=int, default=100000)
-    ap.add_argument("--workloads", default="1,2,3,4,5,6,7,8,9,11",
-                    help="comma-separated subset of 1..9 and 11 (7 restarts the cluster: "
+    ap.add_argument("--workloads", default="1,2,3,4,5,6,7,8,9,11,12",
+                    help="comma-separated subset of 1..9, 11 and 12 (7 restarts the cluster: "
                     "only with test/bench/run.sh's throwaway cluster; 9 runs "
                     "workloads 9 and 10)")
     ap.add_argument("--lang-rows", type=int, default=10000,
@@ -1467,6 +1506,8 @@ def main():
         all_results.extend(w9_language_rows(ctx, args))
     if "11" in wanted:
         all_results.append(w11_workspace(ctx, args))
+    if "12" in wanted:
+        all_results.append(w12_chart(ctx, args))
     mem = {"rows": 0, "avg_text": 0, "columnar": 1, "growth": [], "detail": [],
            "context": [], "error": None}
     if "5" in wanted:

@@ -1275,12 +1275,20 @@ class GuardTests(unittest.TestCase):
     # -- builtins ----------------------------------------------------------
 
     def test_missing_builtins(self):
-        for name in ("eval", "exec", "compile", "open", "globals", "locals",
+        for name in ("eval", "exec", "compile", "globals", "locals",
                      "vars", "input", "breakpoint", "help", "exit", "quit",
                      "setattr", "delattr", "__loader__", "__spec__"):
             with self.subTest(name):
                 self.assertRaisesExactly(
                     NameError, "name '%s' is not defined" % name, name + "\n")
+
+    def test_open_refuses(self):
+        # the validator refuses the name; native code that looks up the
+        # builtins' open from a user frame (matplotlib's FT2Font) finds one
+        # that refuses, instead of none (it crashed)
+        self.assertRaisesExactly(
+            PermissionError, "opening files is not allowed in the sandbox: pass data "
+            "through inputs, or use io.StringIO / io.BytesIO", "open('/etc/passwd')\n")
 
     def test_fullwidth_eval_is_not_defined(self):
         self.assertRaisesExactly(NameError, "name 'eval' is not defined",
@@ -1302,8 +1310,9 @@ class GuardTests(unittest.TestCase):
         b2 = sb_guard.make_builtins(GUARD_ALLOWED, other_print)
         self.assertIs(b2["print"], other_print)
         self.assertIsNot(b2["__import__"], import1)
-        for name in ("eval", "exec", "open", "compile", "globals", "vars"):
+        for name in ("eval", "exec", "compile", "globals", "vars"):
             self.assertNotIn(name, b2)
+        self.assertIs(b2["open"], sb_guard.sb_open)
 
     def test_print_function(self):
         g = self.run_code("print('hello', 42)\n")
@@ -1381,8 +1390,17 @@ class GuardTests(unittest.TestCase):
 class IsAllowedTests(unittest.TestCase):
 
     def test_is_allowed(self):
-        allowed = {"numpy", "pandas", "math"}
+        allowed = {"numpy", "pandas", "math", "matplotlib"}
         cases = {
+            "matplotlib.pyplot": True,
+            "matplotlib.backends": False,
+            "matplotlib.backends.backend_tkagg": False,
+            "matplotlib.backends.backend_agg": True,
+            "matplotlib.backends.backend_pdf": True,
+            "matplotlib.backends.backend_aggx": False,
+            "matplotlib.animation": False,
+            "matplotlib.texmanager": False,
+            "matplotlib.testing.decorators": False,
             "numpy": True,
             "numpy.random": True,
             "numpy.lib.function_base": True,

@@ -928,6 +928,90 @@ PAYLOADS = [
         def main():
             return len(base64.b64encode(bytes(10**8)))
         """, on={MEMORY}, off={MEMORY}, options={"memory_mb": 128}),
+    # matplotlib is allowed: a figure writes no file, runs no program,
+    # switches to no other backend and draws no more than max_figure_pixels
+    Payload("mpl-chart-reads-its-fonts", """
+        import matplotlib.pyplot as plt
+        def main():
+            fig, ax = plt.subplots()
+            ax.set_title("serif", fontfamily="serif")
+            ax.set_xlabel("mono", fontfamily="monospace")
+            ax.plot([1, 2])
+            plt.style.use("ggplot")
+            import io
+            buf = io.BytesIO()
+            fig.savefig(buf, format="png")
+            return len(buf.getvalue()) > 1000
+        """, on={OK}, off={OK}),
+    Payload("mpl-savefig-path", """
+        import matplotlib.pyplot as plt
+        def main():
+            plt.plot([1, 2])
+            plt.savefig("/tmp/pysandbox-hostile-chart.png")
+        """, on={GUARD}, off={DENIED, SECCOMP}),
+    Payload("mpl-print-png-path", """
+        import matplotlib.pyplot as plt
+        def main():
+            fig = plt.figure()
+            fig.canvas.print_png("/tmp/pysandbox-hostile-chart.png")
+        """, on={GUARD, DENIED}, off={DENIED, SECCOMP}),
+    Payload("mpl-imsave-data-dir", """
+        import numpy as np
+        import matplotlib.image as image
+        def main():
+            image.imsave("global/pysandbox-hostile.png", np.zeros((4, 4)))
+        """, on={GUARD}, off={DENIED, SECCOMP}),
+    Payload("mpl-usetex-runs-latex", """
+        import matplotlib.pyplot as plt
+        def main():
+            plt.rcParams["text.usetex"] = True
+            plt.title("$x$")
+            return plt.gcf()
+        """, on={EXCEPTION}, off={SECCOMP, DENIED, EXCEPTION}),
+    Payload("mpl-animation-ffmpeg", """
+        import matplotlib.pyplot as plt
+        import matplotlib.animation as animation
+        def main():
+            fig = plt.figure()
+            anim = animation.FuncAnimation(fig, lambda i: [], frames=2)
+            anim.save("/tmp/pysandbox-hostile.mp4", writer="ffmpeg")
+        """, on={VALIDATOR}, off={SECCOMP, DENIED, EXCEPTION}),
+    Payload("mpl-gui-backend", """
+        import matplotlib.pyplot as plt
+        def main():
+            plt.switch_backend("TkAgg")
+            plt.figure()
+        """, on={EXCEPTION}, off={SECCOMP, DENIED, EXCEPTION, CRASH}),
+    # FT2Font opens a path with the builtins' open of the calling frame:
+    # the sandbox's builtins had none, and the child crashed (SIGSEGV)
+    Payload("mpl-font-reads-secrets", """
+        from matplotlib import ft2font
+        def main():
+            return ft2font.FT2Font("/etc/shadow").family_name
+        """, on={DENIED}, off={DENIED, EXCEPTION}),
+    Payload("mpl-font-class-from-a-font", """
+        import matplotlib.font_manager as fm
+        def main():
+            font = fm.get_font(fm.findfont("DejaVu Sans"))
+            return type(font)("/etc/passwd").family_name
+        """, on={DENIED}, off={DENIED, EXCEPTION}),
+    Payload("mpl-pixel-bomb", """
+        import matplotlib.pyplot as plt
+        def main():
+            return plt.figure(figsize=(600, 600), dpi=100)
+        """, on={EXCEPTION}, off={EXCEPTION}),
+    Payload("mpl-pixel-bomb-savefig-dpi", """
+        import io
+        import matplotlib.pyplot as plt
+        def main():
+            plt.plot([1, 2])
+            plt.savefig(io.BytesIO(), dpi=20000)
+        """, on={EXCEPTION}, off={EXCEPTION}),
+    Payload("mpl-imread-url", """
+        import matplotlib.pyplot as plt
+        def main():
+            return plt.imread("http://127.0.0.1:1/x.png").shape
+        """, on={GUARD}, off={DENIED, EXCEPTION, SECCOMP}),
     Payload("struct-unpack-is-only-bytes", """
         import struct
         def main():

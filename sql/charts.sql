@@ -1,0 +1,222 @@
+-- charts: matplotlib figures become PNG images (doc/charts.md)
+\set VERBOSITY terse
+-- the PNG's signature, width and height (its IHDR chunk)
+CREATE FUNCTION png_info(png bytea) RETURNS text LANGUAGE sql AS $$
+  SELECT CASE WHEN substr(png, 1, 8) = '\x89504e470d0a1a0a'::bytea
+    THEN format('png %sx%s',
+      (get_byte(png, 16) << 24) + (get_byte(png, 17) << 16) + (get_byte(png, 18) << 8) + get_byte(png, 19),
+      (get_byte(png, 20) << 24) + (get_byte(png, 21) << 16) + (get_byte(png, 22) << 8) + get_byte(png, 23))
+    ELSE 'not a png' END $$;
+
+-- a returned Figure (or Axes) is {"$image": "image/png", "data": base64}
+SELECT r->'main'->>'$image' AS type, png_info(decode(r->'main'->>'data', 'base64'))
+FROM sandbox_execute($$
+import matplotlib.pyplot as plt
+def main():
+    fig, ax = plt.subplots(figsize=(4, 3), dpi=50)
+    ax.plot([1, 2, 3], [3, 1, 2])
+    ax.set_title("Sales")
+    return fig
+$$) AS r;
+SELECT png_info(decode(r->'main'->'axes'->>'data', 'base64')), r->'main'->'n' AS n
+FROM sandbox_execute($$
+import matplotlib.pyplot as plt
+def main():
+    fig, ax = plt.subplots(figsize=(2, 1), dpi=100)
+    ax.bar(["a", "b"], [1, 2])
+    return {"axes": ax, "n": 2}
+$$) AS r;
+-- pandas' plotting returns Axes
+SELECT png_info(decode(sandbox_execute($$
+import pandas as pd
+def main(t):
+    return t.plot(x="day", y="v", figsize=(3, 2), title="by day")
+$$, '{"t": {"$query": "SELECT d AS day, d * 1.5 AS v FROM generate_series(1, 30) d"}}')->'main'->>'data', 'base64'));
+
+-- sandbox_run reports every figure left open, in order; failed runs none
+SELECT r->'returns' AS returns,
+       (SELECT array_agg(png_info(decode(f->>'data', 'base64')) ORDER BY i)
+        FROM jsonb_array_elements(r->'figures') WITH ORDINALITY AS x(f, i)) AS figures
+FROM sandbox_run($$
+import matplotlib.pyplot as plt
+def main():
+    plt.figure(figsize=(2, 1), dpi=100); plt.plot([1, 2])
+    plt.figure(figsize=(1, 2), dpi=100); plt.bar(["a"], [1])
+    plt.show()
+    return "drawn"
+$$) AS r;
+SELECT r->'ok' AS ok, r->'figures' AS figures, r->'error'->>'message' AS message
+FROM sandbox_run($$
+import matplotlib.pyplot as plt
+def main():
+    plt.plot([1, 2])
+    raise ValueError("after drawing")
+$$) AS r;
+SELECT r->'figures' AS figures FROM sandbox_run('def main(): return 1') AS r;
+
+-- sandbox_rows: a figure in a bytea column is the PNG, in jsonb the image
+SELECT name, png_info(png) FROM sandbox_rows($$
+import matplotlib.pyplot as plt
+def main():
+    out = []
+    for n in (1, 2):
+        fig, ax = plt.subplots(figsize=(n, 1), dpi=100)
+        ax.plot(range(n + 1))
+        out.append({"name": "chart %d" % n, "png": fig})
+    return out
+$$, '{}', 'main') AS t(name text, png bytea);
+SELECT name, img->>'$image' AS type FROM sandbox_rows($$
+import matplotlib.pyplot as plt
+def main():
+    return [("a", plt.subplots(figsize=(1, 1))[0])]
+$$, '{}', 'main') AS t(name text, img jsonb);
+SELECT * FROM sandbox_rows($$
+import matplotlib.pyplot as plt
+def main():
+    return [("a", plt.subplots(figsize=(1, 1))[0])]
+$$, '{}', 'main') AS t(name text, img text);
+
+-- a function in the language returning bytea, called per row (its held
+-- child closes each call's figures)
+CREATE FUNCTION spark(n int) RETURNS bytea LANGUAGE pysandbox AS $$
+import matplotlib.pyplot as plt
+fig, ax = plt.subplots(figsize=(n, 1), dpi=50)
+ax.plot(range(n))
+return fig
+$$;
+SELECT n, png_info(spark(n)) FROM generate_series(2, 4) AS n;
+CREATE FUNCTION open_figures(n int) RETURNS int LANGUAGE pysandbox AS $$
+import matplotlib.pyplot as plt
+plt.figure()
+return len(plt.get_fignums())
+$$;
+SELECT n, open_figures(n) FROM generate_series(1, 3) AS n;
+
+-- what a figure may not do, and why
+SELECT sandbox_run($$
+import matplotlib.pyplot as plt
+def main():
+    plt.plot([1, 2])
+    plt.savefig("/tmp/chart.png")
+$$)->'error'->>'message';
+SELECT sandbox_run($$
+import matplotlib.pyplot as plt
+def main():
+    fig = plt.figure()
+    fig.canvas.print_figure("chart.png")
+$$)->'error'->>'message';
+SELECT sandbox_run($$
+import io
+import matplotlib.pyplot as plt
+def main():
+    buf = io.BytesIO()
+    plt.plot([1, 2])
+    plt.savefig(buf, format="png")
+    return len(buf.getvalue()) > 1000
+$$)->'returns';
+SELECT sandbox_run($$
+import numpy as np
+import matplotlib.pyplot as plt
+def main():
+    plt.imsave("/tmp/x.png", np.zeros((2, 2)))
+$$)->'error'->>'message';
+SELECT sandbox_run($$
+import matplotlib.pyplot as plt
+def main():
+    return plt.imread("/usr/share/matplotlib/mpl-data/images/home.png")
+$$)->'error'->>'message';
+SELECT sandbox_run($$
+import io
+import numpy as np
+import matplotlib.pyplot as plt
+def main():
+    buf = io.BytesIO()
+    plt.imsave(buf, np.eye(3), format="png")
+    return plt.imread(io.BytesIO(buf.getvalue())).shape
+$$)->'returns';
+SELECT sandbox_run($$
+import matplotlib
+def main():
+    matplotlib.use("TkAgg")
+$$)->'error'->>'message';
+SELECT sandbox_run($$
+import matplotlib.pyplot as plt
+def main():
+    plt.switch_backend("gtk3agg")
+$$)->'error'->>'message';
+SELECT sandbox_run($$
+import matplotlib.pyplot as plt
+def main():
+    plt.rcParams["text.usetex"] = True
+$$)->'error'->>'message';
+SELECT sandbox_run($$
+import matplotlib.pyplot as plt
+def main():
+    plt.title("x", usetex=True)
+    return plt.gcf()
+$$)->'error'->>'message';
+SELECT sandbox_run($$
+import matplotlib.pyplot as plt
+def main():
+    plt.title(r"$\alpha^2 + \sum_i x_i$")
+    return plt.gcf()
+$$)->'error';
+SELECT sandbox_validate('import matplotlib.animation')->'findings'->0->>'message';
+SELECT sandbox_run($$
+from matplotlib.backends.backend_tkagg import FigureCanvasTkAgg
+$$)->'error'->>'message';
+SELECT sandbox_run($$
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+def main():
+    fig = Figure(figsize=(1, 1))
+    FigureCanvasAgg(fig)
+    fig.add_subplot().plot([1, 2])
+    return fig
+$$)->'returns'->'main'->>'$image';
+
+-- pysandbox.max_figure_pixels, checked before a figure is drawn
+SET pysandbox.max_figure_pixels = 100000;
+SELECT sandbox_run($$
+import matplotlib.pyplot as plt
+def main():
+    return plt.figure(figsize=(10, 10), dpi=100)
+$$)->'error'->>'message';
+SELECT sandbox_run($$
+import io
+import matplotlib.pyplot as plt
+def main():
+    plt.figure(figsize=(4, 4), dpi=1000)
+    plt.savefig(io.BytesIO())
+$$)->'error'->>'message';
+RESET pysandbox.max_figure_pixels;
+-- and max_output_bytes, like any result
+SELECT sandbox_run($$
+import matplotlib.pyplot as plt
+def main():
+    return plt.figure(figsize=(8, 6))
+$$, options => '{"max_output_bytes": 2000}')->'error'->>'message';
+
+-- a workspace's next call starts with no figures and the default style
+SELECT sandbox_workspace_open() AS ws \gset
+SELECT sandbox_run($$
+import matplotlib.pyplot as plt
+def main(ws):
+    plt.style.use("dark_background")
+    plt.rcParams["lines.linewidth"] = 7
+    ws["fig"] = plt.figure(figsize=(1, 1))
+    return [plt.rcParams["lines.linewidth"], plt.get_fignums()]
+$$, options => jsonb_build_object('workspace', :'ws')) - 'usage' - 'figures';
+SELECT r->'returns' AS returns, jsonb_array_length(r->'figures') AS figures
+FROM sandbox_run($$
+import matplotlib.pyplot as plt
+def main(ws):
+    return [plt.rcParams["lines.linewidth"], plt.rcParams["axes.facecolor"], plt.get_fignums(),
+            ws["fig"] is not None]
+$$, options => jsonb_build_object('workspace', :'ws')) AS r;
+SELECT png_info(decode(sandbox_execute($$
+def main(ws):
+    return ws["fig"]
+$$, options => jsonb_build_object('workspace', :'ws'))->'main'->>'data', 'base64'));
+SELECT sandbox_workspace_close(:'ws');
+DROP FUNCTION spark(int), open_figures(int), png_info(bytea);
