@@ -75,6 +75,7 @@ def main():
     conn = psycopg2.connect("")
     conn.autocommit = True
     cur = conn.cursor()
+    cur.execute("CREATE EXTENSION IF NOT EXISTS pysandbox")
     cur.execute("SELECT sandbox_execute(%s)", (CHART,))
     image = cur.fetchone()[0]["main"]
     failures = []

@@ -712,28 +712,46 @@ def report_check():
     if got != "39000":
         problems.append("sandbox_execute, a forged setup error: %s, expected 39000" % got)
 
-    deep = frame_then(RESULT, b'{"main": ' + b"[" * 2000000 + b"]" * 2000000 + b"}", "os._exit(0)")
+    # sandbox_run's child answers {"returns": {...}, "figures": [...]}
+    def answer(main):
+        return b'{"returns": {"main": ' + main + b'}, "figures": []}'
+
+    deep = frame_then(RESULT, answer(b"[" * 2000000 + b"]" * 2000000), "os._exit(0)")
     expect_report("a result nested 2,000,000 deep", run(deep), "output", "54001")
-    huge = frame_then(RESULT, b'{"main": 1e1000000}', "os._exit(0)")
+    huge = frame_then(RESULT, answer(b"1e1000000"), "os._exit(0)")
     expect_report("1e1000000 in a result", run(huge), "output", "22003")
-    got = execute(huge)
+    got = execute(frame_then(RESULT, b'{"main": 1e1000000}', "os._exit(0)"))
     if got != "22003":
         problems.append("sandbox_execute, 1e1000000 in a result: %s, expected 22003" % got)
     deep_error = frame_then(ERROR, b'{"kind":"exception","type":"E","message":"m","x":'
                                    + b"[" * 500000 + b"]" * 500000 + b"}", "os._exit(0)")
     expect_report("an error report nested 400,000 deep", run(deep_error), "crash", "39000")
 
+    # anything but {"returns": {...}, "figures": [...]} is no sandbox_run answer
+    for shape in (b'{"main": 1}', b'{"returns": {"main": 1}}', b'{"returns": 1, "figures": []}',
+                  b'{"returns": {"main": 1}, "figures": {"$image": "x"}}', b'[1]'):
+        expect_report("the answer %s" % shape.decode(), run(frame_then(RESULT, shape, "os._exit(0)")),
+                      "crash", "39000")
+    report = run(frame_then(RESULT, b'{"figures": [{"$image": "image/png", "data": "AA=="}],'
+                                    b' "returns": {"main": 7}, "ok": false}', "os._exit(0)"))
+    if not (isinstance(report, dict) and report.get("ok") is True and
+            report.get("returns") == {"main": 7} and
+            report.get("figures") == [{"$image": "image/png", "data": "AA=="}]):
+        problems.append("sandbox_run, a child's returns and figures (and an \"ok\" of its own): %r"
+                        % (report,))
+
     # the edges: what numeric and the parser take passes, one step past fails
     edges = [(b"1e131071", "ok"), (b"1e131072", "22003"), (b"12e131070", "ok"),
              (b"1e-16383", "ok"), (b"1e-16384", "22003"), (b"0e-16384", "22003"),
              (b"1." + b"0" * 16383, "ok"), (b"1." + b"0" * 16384, "22003"),
              (b"9" * 131072, "ok"), (b"9" * 131073, "22003"),
-             (b"[" * 999 + b"]" * 999, "ok"), (b"[" * 1000 + b"]" * 1000, "54001")]
+             # 1,000 levels in all: {"returns": {"main": ...}} holds 998
+             (b"[" * 998 + b"]" * 998, "ok"), (b"[" * 999 + b"]" * 999, "54001")]
     for value, want in edges:
         # read in SQL: the client's json module refuses ints of 4,300 digits
         try:
             cur.execute("SELECT r->'ok', r->'error'->>'sqlstate' FROM sandbox_run(%s) r",
-                        (frame_then(RESULT, b'{"main": ' + value + b"}", "os._exit(0)"),))
+                        (frame_then(RESULT, answer(value), "os._exit(0)"),))
             ok, state = cur.fetchone()
             got = "ok" if ok else state
         except psycopg2.Error as exc:
@@ -746,7 +764,7 @@ def report_check():
     # cannot be cancelled in) is refused before it is built; real rows pass
     flood = b"[" + b"{}," * 700000 + b"0]"
     start = time.monotonic()
-    expect_report("2 MB of empty objects", run(frame_then(RESULT, b'{"main": ' + flood + b"}",
+    expect_report("2 MB of empty objects", run(frame_then(RESULT, answer(flood),
                                                           "os._exit(0)")), "output", "54000")
     if time.monotonic() - start > 3:
         problems.append("sandbox_run took %.1f s to refuse 2 MB of empty objects"
@@ -776,9 +794,8 @@ def report_check():
         problems.append("sandbox_execute, a result, then a frame cut off: %s, expected 39000" % got)
 
     # a complete result, then a non-zero exit: the same answer from both
-    then_exit = frame_then(RESULT, b'{"main": 42}', "os._exit(3)")
-    report = run(then_exit)
-    got = execute(then_exit)
+    report = run(frame_then(RESULT, answer(b"42"), "os._exit(3)"))
+    got = execute(frame_then(RESULT, b'{"main": 42}', "os._exit(3)"))
     if not (isinstance(report, dict) and report["ok"] and report["returns"] == {"main": 42}):
         problems.append("sandbox_run, a result then exit code 3: %s, expected ok" % (report,))
     if got != {"main": 42}:
