@@ -92,6 +92,31 @@ return len(plt.get_fignums())
 $$;
 SELECT n, open_figures(n) FROM generate_series(1, 3) AS n;
 
+-- contours, triangulations and the vector formats: their native parts are
+-- loaded in the worker
+SELECT sandbox_execute($$
+import io
+import numpy as np
+import matplotlib.pyplot as plt
+import matplotlib.tri as tri
+def main():
+    fig, (a, b) = plt.subplots(1, 2)
+    a.contourf(np.arange(16.0).reshape(4, 4))
+    b.tricontour(tri.Triangulation([0, 1, 0, 1], [0, 0, 1, 1]), [1, 2, 3, 4])
+    sizes = {}
+    for fmt in ("pdf", "svg", "eps", "jpg"):
+        buf = io.BytesIO()
+        fig.savefig(buf, format=fmt)
+        sizes[fmt] = len(buf.getvalue()) > 1000
+    return sizes
+$$);
+SELECT sandbox_run($$
+import io
+import matplotlib.pyplot as plt
+def main():
+    plt.figure().savefig(io.BytesIO(), format="pgf")
+$$)->'error'->>'message';
+
 -- what a figure may not do, and why
 SELECT sandbox_run($$
 import matplotlib.pyplot as plt
@@ -162,6 +187,34 @@ def main():
     return plt.gcf()
 $$)->'error';
 SELECT sandbox_validate('import matplotlib.animation')->'findings'->0->>'message';
+-- native code that trusts its arguments is not handed out
+SELECT sandbox_run($$
+from matplotlib.mathtext import FT2Image
+$$)->'error'->>'message';
+SELECT sandbox_run($$
+from matplotlib.mathtext import MathTextParser
+def main():
+    return type(MathTextParser("path").parse("$x$").glyphs[0][0])
+$$)->'error'->>'message';
+SELECT sandbox_run($$
+import matplotlib.pyplot as plt
+def main():
+    renderer = plt.figure().canvas.get_renderer()
+    renderer.draw_image(renderer.new_gc(), 0, 0, None)
+$$)->'error'->>'message';
+-- a cycler as a string: literals only (matplotlib eval()s it)
+SELECT sandbox_run($$
+import matplotlib.pyplot as plt
+def main():
+    plt.rcParams["axes.prop_cycle"] = "cycler(color=['r', 'g']) * cycler(lw=[1, 2])"
+    plt.rcParams["axes.prop_cycle"] = "cycler(color=[c for c in 'rg'])"
+$$)->'error'->>'message';
+-- pandas plots with matplotlib only
+SELECT sandbox_run($$
+import pandas as pd
+def main():
+    return pd.DataFrame({"a": [1, 2]}).plot(backend="plotly")
+$$)->'error'->>'message';
 SELECT sandbox_run($$
 from matplotlib.backends.backend_tkagg import FigureCanvasTkAgg
 $$)->'error'->>'message';
@@ -214,6 +267,18 @@ def main(ws):
     return [plt.rcParams["lines.linewidth"], plt.rcParams["axes.facecolor"], plt.get_fignums(),
             ws["fig"] is not None]
 $$, options => jsonb_build_object('workspace', :'ws')) AS r;
+-- a list in rcParams changed in place is put back too
+SELECT sandbox_execute($$
+import matplotlib.pyplot as plt
+def main(ws):
+    plt.rcParams["font.sans-serif"].insert(0, "Comic Sans")
+    return plt.rcParams["font.sans-serif"][0]
+$$, options => jsonb_build_object('workspace', :'ws'));
+SELECT sandbox_execute($$
+import matplotlib.pyplot as plt
+def main(ws):
+    return plt.rcParams["font.sans-serif"][0]
+$$, options => jsonb_build_object('workspace', :'ws'));
 SELECT png_info(decode(sandbox_execute($$
 def main(ws):
     return ws["fig"]

@@ -39,44 +39,111 @@ sb_captured(StringInfo text)
 	return pg_any_to_server(text->data, text->len, PG_UTF8);
 }
 
+/* Past JSON whitespace. */
+static const char *
+sb_json_skip_ws(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	return p;
+}
+
+/*
+ * The end of the object or array that starts at p, in text that is valid
+ * JSON (sb_result_failure checked it); NULL if p starts neither.
+ */
+static const char *
+sb_json_container_end(const char *p, const char *end)
+{
+	int			depth = 0;
+
+	if (p >= end || (*p != '{' && *p != '['))
+		return NULL;
+	while (p < end)
+	{
+		if (*p == '"')
+		{
+			for (p++; p < end && *p != '"'; p++)
+				if (*p == '\\')
+					p++;
+		}
+		else if (*p == '{' || *p == '[')
+			depth++;
+		else if ((*p == '}' || *p == ']') && --depth == 0)
+			return p + 1;
+		p++;
+	}
+	return NULL;
+}
+
 /*
  * sandbox_run's child answers {"returns": {...}, "figures": [...]}: the
  * functions' results and the figures the call left open (sb_runtime).  Its
- * JSON passed sb_result_failure(); here both members are taken out as text
- * (server encoding), and anything else is an invalid result.  Returns
- * false with f filled when the result is not that.
+ * JSON passed sb_result_failure(); here the two members are cut out of its
+ * text as they are (in the server encoding), and anything else — another
+ * member, one twice, a member of another type — is an invalid result.  The
+ * text is not rebuilt from jsonb: numeric's output of a number stored
+ * compactly (1e131071) would be 131,072 digits.  Returns false with f
+ * filled when the result is not that.
  */
 static bool
 sb_run_split(const SbOutcome *out, char **returns, char **figures, SbFailure *f)
 {
-	Jsonb	   *whole = sb_result_jsonb(out);
-	JsonbValue *r = NULL,
-			   *g = NULL;
+	const char *text = out->result;
+	const char *end = text + out->result_len;
+	const char *p = sb_json_skip_ws(text, end);
+	const char *member[2] = {NULL, NULL};	/* returns, figures */
+	size_t		len[2] = {0, 0};
 
+	if (p < end && *p == '{')
+	{
+		p = sb_json_skip_ws(p + 1, end);
+		while (p < end && *p == '"')
+		{
+			const char *key = ++p;
+			const char *value_end;
+			int			which;
+
+			while (p < end && *p != '"' && *p != '\\')
+				p++;
+			if (p >= end || *p != '"')
+				break;			/* an escape: no name of ours */
+			if (p - key == 7 && memcmp(key, "returns", 7) == 0)
+				which = 0;
+			else if (p - key == 7 && memcmp(key, "figures", 7) == 0)
+				which = 1;
+			else
+				break;
+			p = sb_json_skip_ws(p + 1, end);
+			if (p >= end || *p != ':' || member[which] != NULL)
+				break;
+			p = sb_json_skip_ws(p + 1, end);
+			value_end = sb_json_container_end(p, end);
+			if (value_end == NULL || *p != (which == 0 ? '{' : '['))
+				break;
+			member[which] = p;
+			len[which] = value_end - p;
+			p = sb_json_skip_ws(value_end, end);
+			if (p < end && *p == ',')
+				p = sb_json_skip_ws(p + 1, end);
+			else if (p < end && *p == '}' && sb_json_skip_ws(p + 1, end) == end &&
+					 member[0] != NULL && member[1] != NULL)
+			{
+				*returns = pg_any_to_server(pnstrdup(member[0], len[0]), (int) len[0], PG_UTF8);
+				*figures = pg_any_to_server(pnstrdup(member[1], len[1]), (int) len[1], PG_UTF8);
+				return true;
+			}
+			else
+				break;
+		}
+	}
 	memset(f, 0, sizeof(*f));
 	f->type = "";
 	f->line = f->col = -1;
-	if (whole == NULL)
-	{
-		sb_json_failure(SB_JSON_TOO_BIG, "sandbox result", f);
-		return false;
-	}
-	if (JB_ROOT_IS_OBJECT(whole))
-	{
-		r = getKeyJsonValueFromContainer(&whole->root, "returns", 7, NULL);
-		g = getKeyJsonValueFromContainer(&whole->root, "figures", 7, NULL);
-	}
-	if (r == NULL || r->type != jbvBinary || !JsonContainerIsObject(r->val.binary.data) ||
-		g == NULL || g->type != jbvBinary || !JsonContainerIsArray(g->val.binary.data))
-	{
-		f->sqlstate = ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION;
-		f->kind = "crash";
-		f->message = f->report_message = "sandbox process sent an invalid result";
-		return false;
-	}
-	*returns = JsonbToCString(NULL, r->val.binary.data, r->val.binary.len);
-	*figures = JsonbToCString(NULL, g->val.binary.data, g->val.binary.len);
-	return true;
+	f->sqlstate = ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION;
+	f->kind = "crash";
+	f->message = f->report_message = "sandbox process sent an invalid result";
+	return false;
 }
 
 /*

@@ -23,8 +23,10 @@ boundary (Landlock stops writes; seccomp stops programs):
   PermissionError instead of the process ending on a blocked system call.
 """
 
+import ast
 import base64
 import contextlib
+import copy
 import io
 import os
 import shutil
@@ -39,7 +41,8 @@ MAX_PIXELS = [4000000]
 IMAGE_TYPE = "image/png"
 
 _STATE = {"ready": False, "figure": None, "axes": None, "subfigure": None,
-          "savefig": None, "gcf": None, "mpl": None, "rc": None}
+          "savefig": None, "gcf": None, "mpl": None, "rc": None, "rc_default": None,
+          "rc_orig": None, "validate": None}
 # figures rendered in this call: id -> (figure, png); the figure is kept so
 # that its id is not reused before the call ends
 _RENDERED = {}
@@ -51,18 +54,26 @@ _HOME = []
 @contextlib.contextmanager
 def home():
     """matplotlib's config and cache directory for the warm-up: a fresh
-    temporary one (MPLCONFIGDIR), removed afterwards; Agg from the start."""
+    temporary one (MPLCONFIGDIR, also the working directory meanwhile),
+    removed afterwards; Agg from the start."""
     if _HOME:                   # within another: that one's
         yield _HOME[0]
         return
-    saved = {k: os.environ.get(k) for k in ("MPLCONFIGDIR", "MPLBACKEND")}
+    saved = {k: os.environ.get(k) for k in ("MPLCONFIGDIR", "MPLBACKEND", "MATPLOTLIBRC")}
     path = tempfile.mkdtemp(prefix="pysandbox-matplotlib-")
     _HOME.append(path)
     os.environ["MPLCONFIGDIR"] = path
     os.environ["MPLBACKEND"] = "agg"
+    os.environ.pop("MATPLOTLIBRC", None)
+    # matplotlib reads ./matplotlibrc first: the worker's directory is the
+    # data directory
+    cwd = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
+    os.chdir(path)
     try:
         yield path
     finally:
+        os.fchdir(cwd)
+        os.close(cwd)
         for key, value in saved.items():
             if value is None:
                 os.environ.pop(key, None)
@@ -76,6 +87,8 @@ def home():
 # load native code, which a child cannot
 _MODULES = ("matplotlib.pyplot", "matplotlib.backends.backend_agg",
             "matplotlib.backends.backend_pdf", "matplotlib.backends.backend_svg",
+            "matplotlib.backends.backend_ps", "matplotlib._ttconv", "matplotlib._qhull",
+            "matplotlib._tri", "contourpy", "matplotlib.textpath", "matplotlib.texmanager",
             "matplotlib.dates", "matplotlib.ticker", "matplotlib.colors",
             "matplotlib.cm", "matplotlib.patches", "matplotlib.lines",
             "matplotlib.gridspec", "matplotlib.tri", "matplotlib.contour",
@@ -98,12 +111,26 @@ def read_paths(allowed_tops):
         spec = importlib.util.find_spec("matplotlib")
         for location in (spec.submodule_search_locations or ()) if spec else ():
             found.append(os.path.join(location, "mpl-data"))
+    return found + list(FONT_DIRS)
+
+
+# where a child may read fonts; prepare() drops the fonts found elsewhere
+# (a user's ~/.fonts), which it could not open
+FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts")
+
+
+def _fonts_readable(mpl):
+    """Only the fonts a child can read: matplotlib's and the system's."""
     fm = sys.modules.get("matplotlib.font_manager")
     manager = getattr(fm, "fontManager", None)
-    for font in getattr(manager, "ttflist", ()) + getattr(manager, "afmlist", []):
-        found.append(os.path.dirname(font.fname))
-    found += ["/usr/share/fonts", "/usr/local/share/fonts"]
-    return found
+    if manager is None:
+        return
+    dirs = [os.path.realpath(d) + os.sep for d in (mpl.get_data_path(),) + FONT_DIRS]
+    for name in ("ttflist", "afmlist"):
+        fonts = getattr(manager, name, None)
+        if type(fonts) is list:
+            fonts[:] = [f for f in fonts
+                        if any(os.path.realpath(f.fname).startswith(d) for d in dirs)]
 
 
 def prepare():
@@ -129,10 +156,19 @@ def prepare():
     # figure is returned, or reported by sandbox_run, instead
     warnings.filterwarnings("ignore", message="Matplotlib is currently using agg")
     warnings.filterwarnings("ignore", message="FigureCanvasAgg is non-interactive")
+    try:
+        import PIL.Image
+        PIL.Image.init()        # its image formats (some native), for savefig
+    except Exception:  # no Pillow: matplotlib would not have imported
+        pass
+    _fonts_readable(mpl)
     _exercise(plt)
     # the settings a call starts with (a workspace's next call too)
-    _STATE.update(mpl=mpl, rc=dict(dict.items(mpl.rcParams)))
+    _STATE.update(mpl=mpl, rc=copy.deepcopy(dict(dict.items(mpl.rcParams))),
+                  rc_default=copy.deepcopy(dict(dict.items(mpl.rcParamsDefault))),
+                  rc_orig=copy.deepcopy(dict(dict.items(mpl.rcParamsOrig))))
     _guard(mpl, plt)
+    _STATE["validate"] = dict(mpl.rcParams.validate)    # with the guarded ones
     _STATE["ready"] = True
     return True
 
@@ -193,8 +229,50 @@ def _target(args, kwargs, position, keyword):
     return args[position] if len(args) > position else kwargs.get(keyword)
 
 
+# what savefig may write: raster formats and the vector writers imported
+# above; not pgf (it runs LaTeX in a temporary directory)
+FORMATS = frozenset({"png", "jpg", "jpeg", "tif", "tiff", "webp", "raw", "rgba",
+                     "pdf", "svg", "svgz", "ps", "eps"})
+
+
+def _check_pixels(width, height):
+    pixels = int(width) * int(height)
+    if pixels > MAX_PIXELS[0]:
+        raise ValueError(
+            "figure of %d x %d pixels is larger than pysandbox.max_figure_pixels "
+            "(%d pixels); make it smaller with figsize= or dpi="
+            % (int(width), int(height), MAX_PIXELS[0]))
+
+
+def _from_user_code():
+    """Whether the caller of the function calling this is the sandboxed
+    code (its globals are the call's namespace, named __sandbox__)."""
+    return sys._getframe(2).f_globals.get("__name__") == "__sandbox__"
+
+
+def _library_only(method, what):
+    """method, refused when user code calls it (a library's call passes)."""
+    def guarded(*args, **kwargs):
+        if sb_guard.guard_on() and _from_user_code():
+            raise PermissionError(
+                "%s is not available to sandboxed code: it hands its arguments to "
+                "native code unchecked; draw with the Axes methods (plot, imshow, "
+                "pcolormesh, ...)" % what)
+        return method(*args, **kwargs)
+    guarded.__name__ = getattr(method, "__name__", what)
+    guarded.__doc__ = getattr(method, "__doc__", None)
+    return guarded
+
+
+# the renderer's methods bound straight to its native code (_update_methods)
+_RENDERER_NATIVE = ("draw_gouraud_triangle", "draw_gouraud_triangles", "draw_image",
+                    "draw_markers", "draw_path_collection", "draw_quad_mesh",
+                    "copy_from_bbox")
+
+
 def _guard(mpl, plt):
     import matplotlib.backend_bases as bases
+    import matplotlib.cbook as cbook
     import matplotlib.image as image
     from matplotlib.backends import backend_agg
 
@@ -205,6 +283,10 @@ def _guard(mpl, plt):
     def print_figure(args, kwargs):
         if not _memory_target(_target(args, kwargs, 1, "filename")):
             raise _refuse_path("print_figure()")
+        fmt = kwargs.get("format")
+        if fmt is not None and str(fmt).lower() not in FORMATS:
+            raise ValueError('format "%s" is not available in the sandbox; use one of: %s'
+                             % (fmt, ", ".join(sorted(FORMATS))))
 
     def imsave(args, kwargs):
         if not _memory_target(_target(args, kwargs, 0, "fname")):
@@ -217,32 +299,188 @@ def _guard(mpl, plt):
 
     def backend(args, kwargs):
         name = _target(args, kwargs, 0, "backend")
+        if name is None:
+            name = kwargs.get("newbackend")
         if not (isinstance(name, str) and name.lower() == "agg"):
             raise ValueError('matplotlib backend %r is not available in the sandbox: '
                              'figures are drawn with "agg"; return the Figure to get '
                              'a PNG' % (name,))
 
-    _wrap(_STATE["figure"], "savefig", savefig)
+    def file_handle(args, kwargs):
+        target = _target(args, kwargs, 0, "fname")
+        if target is None:
+            target = kwargs.get("path_or_file")
+        mode = _target(args, kwargs, 1, "flag") or kwargs.get("mode") or "r"
+        if isinstance(target, (str, bytes, os.PathLike)) and \
+                any(c in str(mode) for c in "wax+"):
+            raise _refuse_path("matplotlib")
+
     _wrap(bases.FigureCanvasBase, "print_figure", print_figure)
     _wrap(image, "imsave", imsave)
     _wrap(image, "imread", imread)
     _wrap(mpl, "use", backend)
     _wrap(plt, "switch_backend", backend)
+    _wrap(cbook, "to_filehandle", file_handle)
+    _wrap(cbook, "open_file_cm", file_handle)
 
-    _guard_usetex(mpl)
+    # savefig: the path, and the pixels at the dpi asked for, in any format
+    # (a PDF's images are drawn without the Agg renderer)
+    original_savefig = _STATE["figure"].savefig
 
-    renderer = backend_agg.RendererAgg.__init__
+    def guarded_savefig(self, *args, **kwargs):
+        if sb_guard.guard_on():
+            savefig((self,) + args, kwargs)
+        dpi = kwargs.get("dpi")
+        if dpi is None or dpi == "figure":
+            dpi = mpl.rcParams["savefig.dpi"]
+        if dpi == "figure":
+            dpi = self.dpi
+        width, height = self.get_size_inches()
+        _check_pixels(width * float(dpi), height * float(dpi))
+        return original_savefig(self, *args, **kwargs)
+    guarded_savefig.__qualname__ = original_savefig.__qualname__
+    guarded_savefig.__doc__ = original_savefig.__doc__
+    _STATE["figure"].savefig = guarded_savefig
+
+    renderer_init = backend_agg.RendererAgg.__init__
 
     def __init__(self, width, height, dpi):
-        pixels = int(width) * int(height)
-        if pixels > MAX_PIXELS[0]:
-            raise ValueError(
-                "figure of %d x %d pixels is larger than pysandbox.max_figure_pixels "
-                "(%d pixels); make it smaller with figsize= or dpi="
-                % (int(width), int(height), MAX_PIXELS[0]))
-        renderer(self, width, height, dpi)
-    __init__.__qualname__ = renderer.__qualname__
+        _check_pixels(width, height)
+        renderer_init(self, width, height, dpi)
+    __init__.__qualname__ = renderer_init.__qualname__
     backend_agg.RendererAgg.__init__ = __init__
+
+    update_methods = backend_agg.RendererAgg._update_methods
+
+    def _update_methods(self):
+        update_methods(self)
+        for name in _RENDERER_NATIVE:
+            method = self.__dict__.get(name)
+            if method is not None:
+                setattr(self, name, _library_only(method, "renderer.%s()" % name))
+    backend_agg.RendererAgg._update_methods = _update_methods
+    for owner, name in ((backend_agg.RendererAgg, "draw_text_image"),
+                        (backend_agg.RendererAgg, "restore_region"),
+                        (backend_agg.FigureCanvasAgg, "copy_from_bbox"),
+                        (backend_agg.FigureCanvasAgg, "restore_region")):
+        if name in owner.__dict__:
+            setattr(owner, name, _library_only(owner.__dict__[name], "%s()" % name))
+
+    _guard_usetex(mpl)
+    _guard_qhull()
+    _guard_cycler(mpl)
+    _guard_pandas_plotting()
+
+    # native entry points that trust their arguments, and what writes files
+    # or registers backends, never handed out by a module proxy
+    refused = "it hands its arguments to native code unchecked"
+    for module_name, names, reason in (
+            ("matplotlib.ft2font", ("FT2Font", "FT2Image"), refused),
+            ("matplotlib.image", ("resample",), refused),
+            ("matplotlib.font_manager", ("get_font",),
+             "font objects are native code that trusts its arguments; choose fonts "
+             "with fontfamily= or rcParams"),
+            ("matplotlib.font_manager", ("json_dump", "json_load"), "it reads or writes files"),
+            ("matplotlib.backend_bases", ("register_backend",),
+             "figures are drawn with the formats matplotlib has"),
+            ("matplotlib.texmanager", ("TexManager",), _NO_LATEX)):
+        module = sys.modules.get(module_name)
+        for name in names:
+            obj = getattr(module, name, None)
+            if obj is not None:
+                sb_guard.refuse(obj, reason)
+
+
+def _guard_qhull():
+    """matplotlib's Delaunay triangulation (qhull, for tri.Triangulation
+    without triangles) opens /dev/null for writing to hide qhull's messages
+    unless Python runs verbose, and a child may open nothing for writing:
+    around the call Python's verbose flag is set, and qhull writes a
+    message, if it has one, to the child's stderr."""
+    qhull = sys.modules.get("matplotlib._qhull")
+    if qhull is None or not hasattr(qhull, "delaunay"):
+        return
+    try:
+        import ctypes
+        verbose = ctypes.c_int.in_dll(ctypes.pythonapi, "Py_VerboseFlag")
+    except (ImportError, ValueError, AttributeError):
+        return
+    delaunay = qhull.delaunay
+
+    def guarded(x, y, *args):
+        saved = verbose.value
+        verbose.value = 1
+        try:
+            return delaunay(x, y, *args)
+        finally:
+            verbose.value = saved
+    guarded.__name__ = "delaunay"
+    guarded.__doc__ = delaunay.__doc__
+    qhull.delaunay = guarded
+
+
+def _guard_cycler(mpl):
+    """rcParams["axes.prop_cycle"] as a string is eval()'d by matplotlib
+    (rcsetup.validate_cycler), which refuses only dunder names: frames
+    reached from a generator walk up to its module's globals.  In a call
+    the string may only be cycler() calls on literals, combined with + and
+    *, which every style matplotlib ships is."""
+    import matplotlib.rcsetup as rcsetup
+    original = rcsetup.validate_cycler
+
+    def literal(node):
+        if isinstance(node, ast.Constant):
+            return True
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return all(literal(e) for e in node.elts)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            return literal(node.operand)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mult)):
+            return literal(node.left) and literal(node.right)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                node.func.id == "cycler":
+            return all(literal(a) for a in node.args) and \
+                all(k.arg is not None and literal(k.value) for k in node.keywords)
+        return False
+
+    def validate_cycler(s):
+        if isinstance(s, str) and sb_guard.guard_on():
+            try:
+                tree = ast.parse(s, mode="eval")
+            except (SyntaxError, ValueError):
+                tree = None
+            if tree is not None and not literal(tree.body):
+                raise ValueError("a cycler given as a string may only call cycler() on "
+                                 "literal values; pass cycler(color=[...]) itself")
+        return original(s)
+    validate_cycler.__qualname__ = original.__qualname__
+    validate_cycler.__doc__ = original.__doc__
+    rcsetup.validate_cycler = validate_cycler
+    for table in (getattr(rcsetup, "_validators", {}), mpl.rcParams.validate):
+        for key, check in list(table.items()):
+            if check is original:
+                table[key] = validate_cycler
+
+
+def _guard_pandas_plotting():
+    """pandas plots with the module named by the option plotting.backend,
+    which it imports by name: in a call, only matplotlib."""
+    try:
+        import pandas
+        import pandas.plotting._core as core
+    except ImportError:
+        return
+    original = core._get_plot_backend
+
+    def _get_plot_backend(backend=None):
+        if sb_guard.guard_on():
+            name = backend if backend is not None else pandas.get_option("plotting.backend")
+            if name != "matplotlib":
+                raise ValueError('pandas plotting backend "%s" is not available in the '
+                                 'sandbox; plots are drawn with "matplotlib"' % (name,))
+        return original(backend)
+    _get_plot_backend.__qualname__ = original.__qualname__
+    core._get_plot_backend = _get_plot_backend
 
 
 _NO_LATEX = ('LaTeX (text.usetex) is not available in the sandbox: write math as '
@@ -309,17 +547,27 @@ def figures():
     return [image(plt.figure(num)) for num in plt.get_fignums()]
 
 
-def end_call():
-    """After a call in a child that serves on (a workspace, a held
-    function): its figures closed and matplotlib's settings (rcParams,
-    plt.style.use) as they were, so that the next call starts with none
-    of its figures and the default style."""
+def end_call(full=True):
+    """After a call in a child that serves on: its figures closed (without
+    running anything of theirs), and with full (a workspace, whose next call
+    may be different code) matplotlib's settings as they were when the
+    worker warmed up: rcParams, their defaults and their validators, so
+    that a workspace's next call starts with none of the last one's figures
+    and the default style.  The registries (colormaps, units, scales,
+    projections) and what a call patched into classes are not reset: a
+    workspace belongs to one role and session (doc/charts.md)."""
     _RENDERED.clear()
-    if _STATE["ready"]:
-        plt = _STATE["gcf"]
-        if plt.get_fignums():
-            plt.close("all")
-        rc = _STATE["mpl"].rcParams
-        if dict(dict.items(rc)) != _STATE["rc"]:
-            dict.clear(rc)
-            dict.update(rc, _STATE["rc"])
+    if not _STATE["ready"]:
+        return
+    from matplotlib._pylab_helpers import Gcf
+    if Gcf.figs:
+        Gcf.figs.clear()
+    if full:
+        mpl = _STATE["mpl"]
+        for live, saved in ((mpl.rcParams, _STATE["rc"]),
+                            (mpl.rcParamsDefault, _STATE["rc_default"]),
+                            (mpl.rcParamsOrig, _STATE["rc_orig"])):
+            dict.clear(live)
+            dict.update(live, copy.deepcopy(saved))
+        dict.clear(mpl.rcParams.validate)
+        dict.update(mpl.rcParams.validate, _STATE["validate"])

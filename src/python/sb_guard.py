@@ -66,6 +66,7 @@ DENIED_SUBMODULES = frozenset({
     "matplotlib.dviread",
     "matplotlib.sphinxext",
     "matplotlib.pylab",
+    "matplotlib.ft2font",
 })
 
 # modules under a denied one that are allowed again: the backends that draw
@@ -111,6 +112,15 @@ FORBIDDEN_ATTRIBUTES.update(dict.fromkeys((
     "builtins", "os", "sys", "subprocess", "importlib", "modules",
     "pickle", "marshal", "shutil", "socket", "gc", "inspect",
 ), _REASON_INTERNALS))
+
+# matplotlib's font objects (reachable from mathtext's output) are native
+# code that trusts its arguments: a charmap index out of range reads outside
+# the table, the image of a font is freed under an array that still points
+# to it (matplotlib 3.6)
+FORBIDDEN_ATTRIBUTES.update(dict.fromkeys((
+    "set_charmap", "select_charmap", "draw_glyphs_to_bitmap", "draw_glyph_to_bitmap",
+    "get_image",
+), "it reaches native font code that does not check its arguments"))
 
 # typing evaluates string annotations with eval().
 FORBIDDEN_ATTRIBUTES.update(dict.fromkeys((
@@ -344,6 +354,9 @@ class SbModule:
             return _proxy(value, allowed, cache, modname)
         reason = forbidden_attribute_reason(name) or \
             MODULE_ATTRIBUTES.get(modname, {}).get(name)
+        refused = _REFUSED.get(id(value))
+        if refused is not None and refused[0] is value:
+            reason = refused[1]
         if reason is not None:
             raise AttributeError('attribute "%s" of module "%s" is not '
                                  'allowed: %s' % (name, modname, reason))
@@ -365,6 +378,17 @@ class SbModule:
     def __repr__(self):
         module = object.__getattribute__(self, "_sb_module")
         return "<module %r (sandboxed)>" % (module.__name__,)
+
+
+# objects a module proxy never hands out, by identity (refuse()): a library's
+# entry points that trust their arguments or that write and run things
+_REFUSED = {}
+
+
+def refuse(obj, reason):
+    """In the worker: never hand out obj through a module proxy, nor, if
+    it is a class, as the type() of an instance."""
+    _REFUSED[id(obj)] = (obj, reason)
 
 
 def _proxy(module, allowed, cache, via=None):
@@ -547,7 +571,12 @@ def sb_type(*args, **kwargs):
     if len(args) != 1 or kwargs:
         raise TypeError("type() takes exactly one argument in the sandbox; "
                         "use a class statement to define a class")
-    return type(args[0])
+    found = type(args[0])
+    refused = _REFUSED.get(id(found))
+    if refused is not None and refused[0] is found:
+        raise TypeError('type() of a "%s" is not allowed in the sandbox: %s'
+                        % (found.__name__, refused[1]))
+    return found
 
 
 def sb_open(*args, **kwargs):
@@ -731,6 +760,36 @@ def guard_on():
 # on in a call with the Python layer; off in the worker, which may run
 # programs while it warms up (a library looking for its native parts)
 _IN_CALL = {"on": False}
+
+
+class NativeCodeNotLoaded(ImportError):
+    """A library tried to load native code during a call (harden_native_loads)."""
+
+
+def native_code_message(name):
+    top = name.partition(".")[0]
+    if top in _PRELOADED_ELSEWHERE:
+        return _not_preloaded_message(name)
+    return ('package "%s" needs native code (%s) that was not loaded before the call, '
+            'and a sandboxed process cannot load any; an administrator can preload it '
+            'with pysandbox.preload_modules' % (top, name))
+
+
+def harden_native_loads():
+    """A call that would load native code not loaded before (a library
+    importing an extension lazily: pandas' scipy, matplotlib's contourpy)
+    gets an ImportError that says so; a child could not map it anyway
+    (seccomp), and would end on the attempt."""
+    import importlib.machinery
+    loader = importlib.machinery.ExtensionFileLoader
+    original = loader.create_module
+
+    def create_module(self, spec):
+        if _IN_CALL["on"]:
+            raise NativeCodeNotLoaded(native_code_message(spec.name), name=spec.name)
+        return original(self, spec)
+    create_module.__qualname__ = original.__qualname__
+    loader.create_module = create_module
 
 
 def harden_processes():

@@ -66,6 +66,7 @@ def warm(allowed_csv, preload_csv=""):
     sb_guard.note_native_modules(_WARM_ALLOWED)
     sb_guard.harden_pandas()
     sb_guard.harden_processes()
+    sb_guard.harden_native_loads()
     _exercise()
     # The trivial call's own path last, so that what it uses (the type
     # attribute cache, specialised bytecode, allocator pools) is as a call
@@ -605,11 +606,32 @@ def _missing_column_help(exc):
     return None
 
 
+_CONTEXT = BaseException.__dict__["__context__"].__get__
+_CAUSE = BaseException.__dict__["__cause__"].__get__
+
+
+def _native_code_help(exc):
+    """For an ImportError a library raised when a native part could not be
+    loaded (pandas: "Missing optional dependency 'scipy' ... pip install"):
+    why, from the exception it replaced.  Reads the exceptions' slots only
+    (no user code runs)."""
+    seen = 0
+    inner = _CAUSE(exc) or _CONTEXT(exc)
+    while inner is not None and seen < 8:
+        if type(inner) is sb_guard.NativeCodeNotLoaded:
+            return BaseException.__str__(inner)
+        inner = _CAUSE(inner) or _CONTEXT(inner)
+        seen += 1
+    return None
+
+
 def _exception_help(exc, inputs):
     """One sentence of what to do, for the errors code written without the
     inputs' names or columns in view makes most often; or None."""
     if isinstance(exc, KeyError):
         return _missing_column_help(exc)
+    if isinstance(exc, ImportError):
+        return _native_code_help(exc)
     if type(exc) is NameError and getattr(exc, "name", None) in inputs:
         return ('"%s" is an input: inputs arrive as parameters of the function, '
                 'so declare it, as in def main(%s): ...' % (exc.name, exc.name))
@@ -937,7 +959,10 @@ def _serve_workspace(python_layer, request, inputs):
     while True:
         code = _serve_request(python_layer, request, inputs)
         request = inputs = None
-        sb_charts.end_call()
+        try:
+            sb_charts.end_call()
+        except BaseException:  # noqa: B902 - the next call would not start clean
+            return 73
         if code != 0:
             return code
         if not sb_io.next_call():
@@ -1103,7 +1128,7 @@ def _serve_request(python_layer, request, inputs):
                 payloads if rows is not None else (), text if rows is None else "",
                 -1 if held else 0, last=asked and not held)
     if held:
-        sb_charts.end_call()
+        sb_charts.end_call(full=False)
         return _serve_held(namespace[returns[0]], returns[0], spec["shape"], function[1],
                            rows, limit, out, lines)
     return 0
@@ -1176,7 +1201,7 @@ def _serve_held(fn, name, shape, params, rows, limit, out, lines):
             if rows is not None:
                 nrows, payloads = sb_codec.encode_rows(value, rows["columns"], name,
                                                        limit - out.used)
-            sb_charts.end_call()
+            sb_charts.end_call(full=False)
         except sb_codec.RowsError as exc:
             _send_error("rows", "ResultError", str(exc), sqlstate=exc.sqlstate, shape=shape)
             return 0

@@ -12,6 +12,7 @@ import os
 import sys
 import textwrap
 import traceback
+import types
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -1388,6 +1389,44 @@ class GuardTests(unittest.TestCase):
 
 
 class IsAllowedTests(unittest.TestCase):
+
+    def test_refused_objects(self):
+        # a library's entry point that trusts its arguments (matplotlib's
+        # FT2Image, image.resample) is never handed out by a module proxy,
+        # nor its class as the type() of an instance
+        module = types.ModuleType("mathish")
+
+        class Native:
+            pass
+
+        def resample():
+            return "ran"
+        module.Native, module.resample, module.fine = Native, resample, len
+        sb_guard.refuse(Native, "it trusts its arguments")
+        sb_guard.refuse(resample, "it trusts its arguments")
+        try:
+            proxy = sb_guard.SbModule(module, {"mathish"})
+            self.assertIs(proxy.fine, len)
+            for name in ("Native", "resample"):
+                with self.assertRaises(AttributeError) as caught:
+                    getattr(proxy, name)
+                self.assertEqual(str(caught.exception), 'attribute "%s" of module "mathish" '
+                                 'is not allowed: it trusts its arguments' % name)
+            with self.assertRaises(TypeError) as caught:
+                sb_guard.sb_type(Native())
+            self.assertEqual(str(caught.exception), 'type() of a "Native" is not allowed in '
+                             'the sandbox: it trusts its arguments')
+            self.assertIs(sb_guard.sb_type(1), int)
+        finally:
+            sb_guard._REFUSED.pop(id(Native))
+            sb_guard._REFUSED.pop(id(resample))
+
+    def test_native_code_message(self):
+        self.assertEqual(
+            sb_guard.native_code_message("scipy._lib._ccallback_c"),
+            'package "scipy" needs native code (scipy._lib._ccallback_c) that was not loaded '
+            'before the call, and a sandboxed process cannot load any; an administrator can '
+            'preload it with pysandbox.preload_modules')
 
     def test_is_allowed(self):
         allowed = {"numpy", "pandas", "math", "matplotlib"}

@@ -988,13 +988,138 @@ PAYLOADS = [
         from matplotlib import ft2font
         def main():
             return ft2font.FT2Font("/etc/shadow").family_name
-        """, on={DENIED}, off={DENIED, EXCEPTION}),
+        """, on={VALIDATOR, DENIED}, off={DENIED, EXCEPTION}),
     Payload("mpl-font-class-from-a-font", """
         import matplotlib.font_manager as fm
         def main():
             font = fm.get_font(fm.findfont("DejaVu Sans"))
             return type(font)("/etc/passwd").family_name
-        """, on={DENIED}, off={DENIED, EXCEPTION}),
+        """, on={GUARD, DENIED}, off={DENIED, EXCEPTION}),
+    Payload("mpl-font-class-from-mathtext", """
+        from matplotlib.mathtext import MathTextParser
+        def main():
+            glyph = MathTextParser("path").parse("$x$").glyphs[0]
+            return type(glyph[0])("/etc/passwd").family_name
+        """, on={GUARD}, off={DENIED, EXCEPTION}),
+    # the rest of matplotlib 3.6's native code that trusts its arguments,
+    # found by a review: each gave the child's memory to the code, or
+    # crashed it; with the Python layer off the OS layers hold whatever
+    # the corrupted process does
+    Payload("mpl-ft2image-memoryview-escape", """
+        from matplotlib.mathtext import FT2Image
+        from matplotlib import cbook
+        def main():
+            mv = memoryview(FT2Image(2**32, 2**32))
+            def peek(addr):
+                return int.from_bytes(bytes(mv[(addr + i) >> 32, (addr + i) & 0xffffffff]
+                                            for i in range(8)), "little")
+            return peek(id(cbook.to_filehandle) + 16)
+        """, on={GUARD}, off={OK, CRASH, EXCEPTION}),
+    Payload("mpl-font-image-use-after-free", """
+        from matplotlib import font_manager
+        def main():
+            font = font_manager.get_font(font_manager.findfont("DejaVu Sans"))
+            font.set_size(12, 72)
+            font.set_text("a", 0.0)
+            font.draw_glyphs_to_bitmap()
+            arr = font.get_image()
+            font.set_text("W" * 400, 0.0)
+            font.draw_glyphs_to_bitmap()
+            arr[:] = 0x41
+            return 1
+        """, on={VALIDATOR}, off={OK, CRASH, EXCEPTION}),
+    Payload("mpl-resample-unchecked-mesh", """
+        import numpy as np
+        from matplotlib import image
+        class Inv:
+            def transform(self, mesh):
+                return np.zeros((1, 2))
+        class T:
+            is_affine = False
+            def inverted(self):
+                return Inv()
+        def main():
+            out = np.zeros((4000, 4000))
+            image.resample(np.zeros((10, 10)), out, T(), image.BILINEAR)
+            return float(out.sum())
+        """, on={GUARD}, off={OK, CRASH, EXCEPTION}),
+    Payload("mpl-renderer-quad-mesh", """
+        import numpy as np
+        import matplotlib.pyplot as plt
+        from matplotlib.transforms import Affine2D
+        def main():
+            renderer = plt.figure(figsize=(2, 2), dpi=50).canvas.get_renderer()
+            renderer.draw_quad_mesh(renderer.new_gc(), Affine2D(), 3000, 3000,
+                                    np.zeros((2, 2, 2)), np.zeros((1, 2)), Affine2D(),
+                                    np.ones((1, 4)), False, np.zeros((0, 4)))
+        """, on={DENIED}, off={OK, CRASH, EXCEPTION}),
+    Payload("mpl-renderer-from-an-artist", """
+        import numpy as np
+        import matplotlib.pyplot as plt
+        from matplotlib.artist import Artist
+        from matplotlib.transforms import Affine2D
+        class Sneaky(Artist):
+            def draw(self, renderer):
+                renderer.draw_quad_mesh(renderer.new_gc(), Affine2D(), 3000, 3000,
+                                        np.zeros((2, 2, 2)), np.zeros((1, 2)), Affine2D(),
+                                        np.ones((1, 4)), False, np.zeros((0, 4)))
+        def main():
+            fig = plt.figure(figsize=(2, 2), dpi=50)
+            fig.add_artist(Sneaky())
+            return fig
+        """, on={DENIED}, off={OK, CRASH, EXCEPTION}),
+    Payload("mpl-copy-from-bbox-overflow", """
+        import matplotlib.pyplot as plt
+        from matplotlib.transforms import Bbox
+        def main():
+            fig = plt.figure(figsize=(1, 1), dpi=100)
+            fig.canvas.draw()
+            fig.canvas.copy_from_bbox(Bbox([[0, 0], [65536, 16384]]))
+        """, on={DENIED}, off={OK, CRASH, EXCEPTION, MEMORY}),
+    Payload("mpl-cycler-eval-walks-frames", """
+        import matplotlib.pyplot as plt
+        def main():
+            box = []
+            walk = ("[(g := (g.gi_frame.f_back.f_back.f_back for _ in [0])),"
+                    " [f.f_back.f_back.f_locals['box'].append(f.f_globals) for f in g]]")
+            plt.rcParams["axes.prop_cycle"] = walk
+            return box[0]["os"].getcwd()
+        """, on={EXCEPTION}, off={OK, EXCEPTION}),
+    Payload("mpl-lazy-native-code", """
+        import io
+        import matplotlib.pyplot as plt
+        def main():
+            fig = plt.figure()
+            fig.savefig(io.BytesIO(), format="pgf")
+        """, on={EXCEPTION}, off={OK, SECCOMP, DENIED, EXCEPTION}),
+    Payload("mpl-register-backend", """
+        import io
+        import matplotlib.pyplot as plt
+        from matplotlib.backend_bases import register_backend
+        def main():
+            register_backend("x", "matplotlib.backends.backend_tkagg")
+            plt.figure().savefig(io.BytesIO(), format="x")
+        """, on={GUARD}, off={SECCOMP, DENIED, EXCEPTION}),
+    Payload("mpl-pandas-plotting-backend", """
+        import pandas as pd
+        def main():
+            pd.set_option("plotting.backend", "matplotlib.backends.backend_tkagg")
+            pd.DataFrame({"a": [1, 2]}).plot()
+        """, on={EXCEPTION}, off={SECCOMP, DENIED, EXCEPTION}),
+    Payload("mpl-pdf-pages-path", """
+        from matplotlib.backends.backend_pdf import PdfPages
+        def main():
+            PdfPages("/tmp/pysandbox-hostile.pdf").close()
+        """, on={GUARD}, off={DENIED, SECCOMP}),
+    Payload("mpl-pixel-bomb-pdf", """
+        import io
+        import numpy as np
+        import matplotlib.pyplot as plt
+        def main():
+            fig = plt.figure(figsize=(20, 20), dpi=72)
+            fig.add_axes([0, 0, 1, 1]).imshow(np.random.rand(8, 8))
+            fig.savefig(io.BytesIO(), format="pdf", dpi=250)
+        """, on={EXCEPTION}, off={EXCEPTION}),
     Payload("mpl-pixel-bomb", """
         import matplotlib.pyplot as plt
         def main():
