@@ -732,13 +732,32 @@ def report_check():
                   b'{"returns": {"main": 1}, "figures": {"$image": "x"}}', b'[1]'):
         expect_report("the answer %s" % shape.decode(), run(frame_then(RESULT, shape, "os._exit(0)")),
                       "crash", "39000")
-    report = run(frame_then(RESULT, b'{"figures": [{"$image": "image/png", "data": "AA=="}],'
-                                    b' "returns": {"main": 7}, "ok": false}', "os._exit(0)"))
+    expect_report("an answer with an \"ok\" of its own", run(frame_then(
+        RESULT, b'{"returns": {"main": 7}, "figures": [], "ok": false}', "os._exit(0)")),
+        "crash", "39000")
+    expect_report("an answer with returns twice", run(frame_then(
+        RESULT, b'{"returns": {"main": 7}, "figures": [], "returns": {}}', "os._exit(0)")),
+        "crash", "39000")
+    report = run(frame_then(RESULT, b' { "figures" : [{"$image": "image/png", "data": "AA=="}] ,'
+                                    b' "returns":{"main": "}]\\"[{"} } ', "os._exit(0)"))
     if not (isinstance(report, dict) and report.get("ok") is True and
-            report.get("returns") == {"main": 7} and
+            report.get("returns") == {"main": '}]"[{'} and
             report.get("figures") == [{"$image": "image/png", "data": "AA=="}]):
-        problems.append("sandbox_run, a child's returns and figures (and an \"ok\" of its own): %r"
-                        % (report,))
+        problems.append("sandbox_run, a child's returns and figures: %r" % (report,))
+
+    # 70 kB of numbers stored compactly: their text is taken as the child sent
+    # it (rebuilt from jsonb, numeric would print 131,072 digits each: ~2 GB)
+    start = time.monotonic()
+    try:
+        cur.execute("SELECT r->'ok', pg_column_size(r) FROM sandbox_run(%s) r",
+                    (frame_then(RESULT, answer(b"[" + b",".join([b"1E+131071"] * 7000) + b"]"),
+                                "os._exit(0)"),))
+        got = cur.fetchone()
+    except psycopg2.Error as exc:
+        got = "raised %s: %s" % (exc.pgcode, exc.diag.message_primary)
+    if got[0] is not True or time.monotonic() - start > 5:
+        problems.append("sandbox_run, 7,000 numbers of 131,072 digits in 70 kB: %r in %.1f s"
+                        % (got, time.monotonic() - start))
 
     # the edges: what numeric and the parser take passes, one step past fails
     edges = [(b"1e131071", "ok"), (b"1e131072", "22003"), (b"12e131070", "ok"),
