@@ -752,6 +752,12 @@ def set_pandas_guard(on):
     _IN_CALL["on"] = bool(on)
 
 
+def leave_call():
+    """Out of a call (prewarm in the worker): native loads and programs are
+    the worker's again; the pandas guard stays as it is, set by each call."""
+    _IN_CALL["on"] = False
+
+
 def guard_on():
     """Whether the guards inside libraries apply (set_pandas_guard)."""
     return _PANDAS_GUARD["on"]

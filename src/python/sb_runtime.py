@@ -298,6 +298,9 @@ def prewarm(collect=True, pandas=True, validated=False):
         serve(True)
     finally:
         sb_io.recv, sb_io.send, sb_io.sendv, sb_io.write, sb_io.reply, sys.stdout, sys.stderr = saved
+        # out of the call again: the worker's preloaded process, forked
+        # after this, imports native code and may run programs as it warms
+        sb_guard.leave_call()
     if collect:
         gc.collect()
 

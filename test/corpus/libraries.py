@@ -438,11 +438,14 @@ def main():
             cur.execute("SELECT sandbox_execute(%s)", (named,))
             check(False, "scipy: code that does not name it runs without it", "it ran")
         except psycopg2.Error as exc:
+            # pandas' ImportError, with the reason the Python layer gave for
+            # the native code it could not load (sb_guard.harden_native_loads)
             hint = exc.diag.message_hint or ""
-            check(exc.pgcode == "42501" and "mmap" in str(exc)
-                  and 'import the package by name (for example "import scipy")' in hint,
-                  "scipy: code that does not name it runs without it; the hint says to name it",
-                  "%s %s / %s" % (exc.pgcode, str(exc).strip()[:200], hint[:300]))
+            check(exc.pgcode == "38000" and "ImportError" in str(exc)
+                  and 'import "scipy" by name in the code (for example "import scipy")'
+                  in str(exc),
+                  "scipy: code that does not name it runs without it; the message says to name it",
+                  "%s %s / %s" % (exc.pgcode, str(exc).strip()[:400], hint[:300]))
 
     cur.execute("SHOW data_directory")
     with open(os.path.join(cur.fetchone()[0], "postmaster.pid")) as f:
