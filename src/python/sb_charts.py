@@ -264,6 +264,33 @@ def _library_only(method, what):
     return guarded
 
 
+def _no_blitting(method):
+    def refused(*args, **kwargs):
+        if sb_guard.guard_on():
+            raise PermissionError("copy_from_bbox() and restore_region() are not available in "
+                                  "the sandbox: they serve interactive figures; draw the "
+                                  "figure again instead")
+        return method(*args, **kwargs)
+    refused.__name__ = getattr(method, "__name__", "refused")
+    return refused
+
+
+def _checked_quad_mesh(method):
+    """draw_quad_mesh trusts meshWidth and meshHeight against its
+    coordinates (matplotlib 3.6): checked on the array handed to it."""
+    import numpy as np
+
+    def draw_quad_mesh(gc, master_transform, mesh_width, mesh_height, coordinates,
+                       *args, **kwargs):
+        coords = np.ascontiguousarray(coordinates, dtype=np.float64)
+        if coords.shape != (int(mesh_height) + 1, int(mesh_width) + 1, 2):
+            raise ValueError("draw_quad_mesh: coordinates of shape %r do not fit a %d x %d mesh"
+                             % (coords.shape, int(mesh_width), int(mesh_height)))
+        return method(gc, master_transform, int(mesh_width), int(mesh_height), coords,
+                      *args, **kwargs)
+    return draw_quad_mesh
+
+
 # the renderer's methods bound straight to its native code (_update_methods)
 _RENDERER_NATIVE = ("draw_gouraud_triangle", "draw_gouraud_triangles", "draw_image",
                     "draw_markers", "draw_path_collection", "draw_quad_mesh",
@@ -357,14 +384,23 @@ def _guard(mpl, plt):
         for name in _RENDERER_NATIVE:
             method = self.__dict__.get(name)
             if method is not None:
+                if name == "draw_quad_mesh":
+                    method = _checked_quad_mesh(method)
                 setattr(self, name, _library_only(method, "renderer.%s()" % name))
+        # blitting (copy a region, restore it) is for interactive figures;
+        # its region size overflows (65536 x 16384 is 2**32 bytes: a heap
+        # overflow), and a library function in between passes the caller
+        # check: refused in calls, whoever calls
+        self.copy_from_bbox = _no_blitting(self.__dict__.get("copy_from_bbox"))
     backend_agg.RendererAgg._update_methods = _update_methods
-    for owner, name in ((backend_agg.RendererAgg, "draw_text_image"),
-                        (backend_agg.RendererAgg, "restore_region"),
+    for owner, name in ((backend_agg.RendererAgg, "draw_text_image"),):
+        if name in owner.__dict__:
+            setattr(owner, name, _library_only(owner.__dict__[name], "%s()" % name))
+    for owner, name in ((backend_agg.RendererAgg, "restore_region"),
                         (backend_agg.FigureCanvasAgg, "copy_from_bbox"),
                         (backend_agg.FigureCanvasAgg, "restore_region")):
         if name in owner.__dict__:
-            setattr(owner, name, _library_only(owner.__dict__[name], "%s()" % name))
+            setattr(owner, name, _no_blitting(owner.__dict__[name]))
 
     _guard_usetex(mpl)
     _guard_qhull()

@@ -361,7 +361,7 @@ class SbModule:
             raise AttributeError('attribute "%s" of module "%s" is not '
                                  'allowed: %s' % (name, modname, reason))
         # a pandas reader, however reached: the one that reads only memory
-        return _GUARDED_READERS.get(id(value), value)
+        return _SUBSTITUTES.get(id(value), value)
 
     def __setattr__(self, name, value):
         raise AttributeError('cannot set attribute "%s": sandboxed modules '
@@ -653,8 +653,10 @@ def make_globals(allowed, print_fn):
 
 _PANDAS_GUARD = {"on": True}
 
-# id(real reader) -> the guarded one (harden_pandas fills it)
-_GUARDED_READERS = {}
+# id(a library's function) -> what a module proxy hands out instead: the
+# pandas readers that read only memory (harden_pandas), the functions that
+# take attribute names as strings, checked (harden_libraries)
+_SUBSTITUTES = {}
 
 
 def _in_memory(obj):
@@ -705,7 +707,7 @@ def _guard_pandas_io():
 
     for name, argname in READERS.items():
         reader = getattr(pandas, name)
-        _GUARDED_READERS[id(reader)] = _guard_reader(name, argname, reader)
+        _SUBSTITUTES[id(reader)] = _guard_reader(name, argname, reader)
     classes = [NDFrame, pandas.DataFrame, pandas.Series]
     try:
         from pandas.io.formats.style import Styler
@@ -742,6 +744,65 @@ def _guard_styler_format(cls, name):
     guarded.__qualname__ = method.__qualname__
     guarded.__doc__ = method.__doc__
     setattr(cls, name, guarded)
+
+
+def _checked_names(names, allowed, call):
+    """names (any iterable, taken once) if each is in allowed."""
+    names = tuple(names)
+    for name in names:
+        if name not in allowed:
+            raise AttributeError('%s: copying attribute %r is not allowed; it may copy '
+                                 'only %s' % (call, name, ", ".join(allowed)))
+    return names
+
+
+def harden_libraries():
+    """In the worker: checked copies of the standard library's functions
+    that get or set attributes named by strings, which the validator never
+    sees.  functools.update_wrapper(f, g, updated=("__globals__",)) merged
+    another module's globals (its real os) into the call's namespace;
+    dataclasses.make_dataclass(namespace={"__len__": ...}) defined the
+    dunder methods the validator refuses to let code define."""
+    import dataclasses
+    import functools
+
+    assigned_ok = tuple(functools.WRAPPER_ASSIGNMENTS)
+    updated_ok = tuple(functools.WRAPPER_UPDATES)
+    update_wrapper = functools.update_wrapper
+
+    def checked_update_wrapper(wrapper, wrapped, assigned=assigned_ok, updated=updated_ok):
+        assigned = _checked_names(assigned, assigned_ok, "functools.update_wrapper")
+        updated = _checked_names(updated, updated_ok, "functools.update_wrapper")
+        return update_wrapper(wrapper, wrapped, assigned, updated)
+
+    def checked_wraps(wrapped, assigned=assigned_ok, updated=updated_ok):
+        assigned = _checked_names(assigned, assigned_ok, "functools.wraps")
+        updated = _checked_names(updated, updated_ok, "functools.wraps")
+        return functools.partial(checked_update_wrapper, wrapped=wrapped,
+                                 assigned=assigned, updated=updated)
+
+    make_dataclass = dataclasses.make_dataclass
+
+    def checked_make_dataclass(cls_name, fields, *args, namespace=None, **kwargs):
+        fields = list(fields)
+        names = [f if isinstance(f, str) else (f[0] if isinstance(f, tuple) and f else None)
+                 for f in fields]
+        if namespace is not None:
+            namespace = dict(namespace)
+            names += list(namespace)
+        for name in names + [cls_name]:
+            problem = attribute_problem(name) if isinstance(name, str) else None
+            if problem is not None:
+                raise AttributeError("make_dataclass: " + problem[1])
+        return make_dataclass(cls_name, fields, *args, namespace=namespace, **kwargs)
+
+    for original, checked in ((update_wrapper, checked_update_wrapper),
+                              (functools.wraps, checked_wraps),
+                              (make_dataclass, checked_make_dataclass)):
+        checked.__name__ = original.__name__
+        checked.__qualname__ = original.__qualname__
+        checked.__doc__ = original.__doc__
+        _SUBSTITUTES[id(original)] = checked
 
 
 def set_pandas_guard(on):

@@ -67,6 +67,7 @@ def warm(allowed_csv, preload_csv=""):
     sb_guard.harden_pandas()
     sb_guard.harden_processes()
     sb_guard.harden_native_loads()
+    sb_guard.harden_libraries()
     _exercise()
     # The trivial call's own path last, so that what it uses (the type
     # attribute cache, specialised bytecode, allocator pools) is as a call

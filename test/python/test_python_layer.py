@@ -1421,6 +1421,36 @@ class IsAllowedTests(unittest.TestCase):
             sb_guard._REFUSED.pop(id(Native))
             sb_guard._REFUSED.pop(id(resample))
 
+    def test_attribute_names_as_strings(self):
+        # functools.update_wrapper merged another module's globals into the
+        # call's namespace; make_dataclass defined dunder methods
+        import dataclasses
+        import functools
+        import random
+        sb_guard.harden_libraries()
+        fproxy = sb_guard.SbModule(functools, {"functools"})
+        dproxy = sb_guard.SbModule(dataclasses, {"dataclasses"})
+
+        def target():
+            pass
+        with self.assertRaises(AttributeError) as caught:
+            fproxy.update_wrapper(target, random.shuffle, assigned=(), updated=iter(["__globals__"]))
+        self.assertEqual(str(caught.exception),
+                         "functools.update_wrapper: copying attribute '__globals__' is not "
+                         "allowed; it may copy only __dict__")
+        self.assertNotIn("_os", target.__globals__)
+        with self.assertRaises(AttributeError):
+            fproxy.wraps(random.shuffle, assigned=("__code__",))
+        wrapped = fproxy.wraps(random.shuffle)(target)     # the default still works
+        self.assertEqual(wrapped.__name__, "shuffle")
+        self.assertIs(wrapped.__wrapped__, random.shuffle)
+        for args, kwargs in (((["__array_interface__"],), {}),
+                             ((["x"],), {"namespace": {"__len__": len}}),
+                             (([("_hidden", int)],), {})):
+            with self.assertRaises(AttributeError):
+                dproxy.make_dataclass("D", *args, **kwargs)
+        self.assertEqual(dproxy.make_dataclass("D", [("x", int)])(3).x, 3)
+
     def test_native_code_message(self):
         self.assertEqual(
             sb_guard.native_code_message("scipy._lib._ccallback_c"),

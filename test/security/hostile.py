@@ -1106,6 +1106,66 @@ PAYLOADS = [
             pd.set_option("plotting.backend", "matplotlib.backends.backend_tkagg")
             pd.DataFrame({"a": [1, 2]}).plot()
         """, on={EXCEPTION}, off={SECCOMP, DENIED, EXCEPTION}),
+    # a second review: library functions that take attribute names as
+    # strings, which the validator never sees, and library frames between
+    # user code and the renderer's native code
+    Payload("functools-update-wrapper-globals", """
+        import functools
+        import random
+        def main():
+            functools.update_wrapper(main, random.shuffle, assigned=(), updated=("__globals__",))
+            return probe()
+        def probe():
+            return _os.listdir("/")[:3]
+        """, on={GUARD}, off={OK, EXCEPTION, DENIED}),
+    Payload("functools-wraps-globals", """
+        import functools
+        import random
+        def main():
+            functools.wraps(random.shuffle, assigned=(), updated=("__globals__",))(main)
+            return probe()
+        def probe():
+            return _os.listdir("/")[:3]
+        """, on={GUARD}, off={OK, EXCEPTION, DENIED}),
+    Payload("dataclass-array-interface", """
+        import dataclasses
+        import numpy as np
+        def main():
+            bad = {"shape": (8,), "typestr": "|u1", "data": (4096, False), "version": 3}
+            D = dataclasses.make_dataclass("D", [("__array_interface__", dict,
+                                                  dataclasses.field(default_factory=lambda: bad))])
+            return np.asarray(D()).tolist()
+        """, on={GUARD}, off={CRASH, EXCEPTION, OK}),
+    Payload("dataclass-dunder-namespace", """
+        import dataclasses
+        def main():
+            D = dataclasses.make_dataclass("D", ["x"], namespace={"__len__": lambda self: 5})
+            return len(D(1))
+        """, on={GUARD}, off={OK}),
+    Payload("mpl-blitting-through-pandas", """
+        import pandas as pd
+        import matplotlib.pyplot as plt
+        from matplotlib.transforms import Bbox
+        def main():
+            fig = plt.figure(figsize=(1, 1), dpi=100)
+            fig.canvas.draw()
+            renderer = fig.canvas.get_renderer()
+            pd.Series([Bbox.from_extents(0, 0, 65536, 16384)]).map(renderer.copy_from_bbox)
+        """, on={DENIED}, off={OK, CRASH, EXCEPTION, MEMORY}),
+    Payload("mpl-quad-mesh-through-pandas", """
+        import functools
+        import numpy as np
+        import pandas as pd
+        import matplotlib.pyplot as plt
+        from matplotlib.transforms import Affine2D
+        def main():
+            renderer = plt.figure(figsize=(2, 2), dpi=50).canvas.get_renderer()
+            draw = functools.partial(renderer.draw_quad_mesh, renderer.new_gc(), Affine2D(),
+                                     3000, 3000)
+            pd.Series([np.zeros((2, 2, 2))]).map(
+                lambda c: draw(c, np.zeros((1, 2)), Affine2D(), np.ones((1, 4)), False,
+                               np.zeros((0, 4))))
+        """, on={DENIED, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
     Payload("mpl-pdf-pages-path", """
         from matplotlib.backends.backend_pdf import PdfPages
         def main():
