@@ -796,13 +796,34 @@ def harden_libraries():
                 raise AttributeError("make_dataclass: " + problem[1])
         return make_dataclass(cls_name, fields, *args, namespace=namespace, **kwargs)
 
-    for original, checked in ((update_wrapper, checked_update_wrapper),
-                              (functools.wraps, checked_wraps),
-                              (make_dataclass, checked_make_dataclass)):
+    substitutes = [(update_wrapper, checked_update_wrapper),
+                   (functools.wraps, checked_wraps),
+                   (make_dataclass, checked_make_dataclass)]
+    try:
+        import pandas.api.extensions as extensions
+    except ImportError:
+        extensions = None
+    for name in ("register_dataframe_accessor", "register_series_accessor",
+                 "register_index_accessor"):
+        # pandas sets the accessor on its class under the name given:
+        # "__array_interface__" would make numpy read what it returns
+        register = getattr(extensions, name, None)
+        if register is not None:
+            substitutes.append((register, _checked_register(register)))
+    for original, checked in substitutes:
         checked.__name__ = original.__name__
         checked.__qualname__ = original.__qualname__
         checked.__doc__ = original.__doc__
         _SUBSTITUTES[id(original)] = checked
+
+
+def _checked_register(register):
+    def checked(name):
+        problem = attribute_problem(name) if isinstance(name, str) else None
+        if problem is not None:
+            raise AttributeError("%s: %s" % (register.__name__, problem[1]))
+        return register(name)
+    return checked
 
 
 def set_pandas_guard(on):

@@ -1142,6 +1142,15 @@ PAYLOADS = [
             D = dataclasses.make_dataclass("D", ["x"], namespace={"__len__": lambda self: 5})
             return len(D(1))
         """, on={GUARD}, off={OK}),
+    Payload("pandas-accessor-array-interface", """
+        import numpy as np
+        import pandas as pd
+        def main():
+            def interface(frame):
+                return {"shape": (8,), "typestr": "|u1", "data": (4096, False), "version": 3}
+            pd.api.extensions.register_dataframe_accessor("__array_interface__")(interface)
+            return np.asarray(pd.DataFrame({"a": [1]})).tolist()
+        """, on={GUARD}, off={CRASH, EXCEPTION, OK}),
     Payload("mpl-blitting-through-pandas", """
         import pandas as pd
         import matplotlib.pyplot as plt
