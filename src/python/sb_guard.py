@@ -810,11 +810,118 @@ def harden_libraries():
         register = getattr(extensions, name, None)
         if register is not None:
             substitutes.append((register, _checked_register(register)))
+    _harden_enum()
+    _harden_typing()
+    import operator
+
+    # the validator checks attrgetter("a.b") and methodcaller("m") called by
+    # those names; numpy re-exports them (numpy.lib.npyio.methodcaller),
+    # and under another name a computed string passed: checked when called
+    def checked_attrgetter(attr, *attrs):
+        for name in (attr,) + attrs:
+            for part in name.split(".") if isinstance(name, str) else ():
+                _name_problem(part, "attrgetter")
+        return operator.attrgetter(attr, *attrs)
+
+    def checked_methodcaller(name, *args, **kwargs):
+        _name_problem(name, "methodcaller")
+        return operator.methodcaller(name, *args, **kwargs)
+    substitutes += [(operator.attrgetter, checked_attrgetter),
+                    (operator.methodcaller, checked_methodcaller)]
+    cached_get = functools.cached_property.__get__
+
+    def cached_property_get(self, instance, owner=None):
+        # attrname is writable (C.x.attrname = "__array_interface__"), and
+        # the value is stored in the instance's __dict__ under it
+        name = getattr(self, "attrname", None)
+        if _IN_CALL["on"] and isinstance(name, str) and name.startswith("__"):
+            raise AttributeError('cached_property: name "%s" is not allowed: names that '
+                                 'begin with "__" are reserved' % name)
+        return cached_get(self, instance, owner)
+    cached_property_get.__qualname__ = cached_get.__qualname__
+    functools.cached_property.__get__ = cached_property_get
     for original, checked in substitutes:
         checked.__name__ = original.__name__
         checked.__qualname__ = original.__qualname__
         checked.__doc__ = original.__doc__
         _SUBSTITUTES[id(original)] = checked
+
+
+def _name_problem(name, call):
+    if not isinstance(name, str):
+        return
+    problem = attribute_problem(name)
+    if problem is not None:
+        raise AttributeError("%s: %s" % (call, problem[1]))
+
+
+def _harden_enum():
+    """Enum("E", names, module=...) and enum.global_enum wrote into the
+    module named (sys.modules[...].__dict__: the sandbox's own policy
+    tables); a dunder member name became a class attribute (numpy follows
+    __array_interface__).  In a call: no module or qualname, no such names,
+    no global_enum."""
+    import enum
+    refuse(enum.global_enum, "it writes into a module's namespace")
+    create = enum.EnumType.__dict__["_create_"]
+
+    def _create_(cls, class_name, names, *, module=None, qualname=None, **kwargs):
+        if _IN_CALL["on"]:
+            if module is not None or qualname is not None:
+                raise TypeError("Enum(): module= and qualname= are not allowed in the sandbox")
+            if isinstance(names, dict):
+                names = list(names.items())
+            elif not isinstance(names, str):
+                names = list(names)
+            listed = names.replace(",", " ").split() if isinstance(names, str) else names
+            for item in listed:
+                member = item if isinstance(item, str) else (
+                    item[0] if isinstance(item, (tuple, list)) and item else None)
+                _name_problem(member, "Enum()")
+            _name_problem(class_name, "Enum()")
+        return create(cls, class_name, names, module=module, qualname=qualname, **kwargs)
+    _create_.__qualname__ = create.__qualname__
+    enum.EnumType._create_ = _create_
+
+
+def _plain_annotation(text):
+    """A string annotation that is names, attributes and subscripts of
+    them (Optional["pd.DataFrame"], "list[int] | None"): what typing may
+    evaluate in a call."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError):
+        return False
+    for node in ast.walk(tree.body):
+        if isinstance(node, ast.Name):
+            if attribute_problem(node.id) is not None:
+                return False
+        elif isinstance(node, ast.Attribute):
+            if attribute_problem(node.attr) is not None:
+                return False
+        elif not isinstance(node, (ast.Subscript, ast.Tuple, ast.List, ast.BinOp, ast.BitOr,
+                                   ast.Constant, ast.Load, ast.Index if hasattr(ast, "Index")
+                                   else ast.Load)):
+            return False
+    return True
+
+
+def _harden_typing():
+    """typing evaluates string annotations with eval() (get_type_hints,
+    which functools.singledispatch's register calls): the validator checks
+    the strings written in annotations, not one computed at run time.  In a
+    call only plain names and subscripts of them are evaluated."""
+    import typing
+    evaluate = typing.ForwardRef._evaluate
+
+    def _evaluate(self, *args, **kwargs):
+        text = getattr(self, "__forward_arg__", None)
+        if _IN_CALL["on"] and not (isinstance(text, str) and _plain_annotation(text)):
+            raise NameError("the annotation %r is not evaluated in the sandbox: only names, "
+                            "attributes and subscripts of them are" % (text,))
+        return evaluate(self, *args, **kwargs)
+    _evaluate.__qualname__ = evaluate.__qualname__
+    typing.ForwardRef._evaluate = _evaluate
 
 
 def _checked_register(register):
@@ -920,4 +1027,60 @@ def harden_pandas():
 
     expr.BaseExprVisitor.visit_Attribute = visit_Attribute
     _guard_pandas_io()
+    _guard_pandas_names()
+
+
+def _guard_pandas_names():
+    """pandas functions that take attribute names as strings: agg/apply/
+    transform("name") and groupby's agg("name") look the name up on the
+    object (s.agg("__dict__")), BaseIndexer(**kwargs) sets each keyword as
+    an attribute, and a few helpers set attributes by name on a class
+    (CachedAccessor, delegate_names, temp_setattr, inherit_names)."""
+    import pandas.core.apply as apply
+    for cls in (apply.Apply, apply.FrameApply, apply.SeriesApply):
+        for name in ("_try_aggregate_string_function", "apply_str"):
+            if name in cls.__dict__:
+                _check_string_name(cls, name)
+    from pandas.core.groupby import generic
+    for cls in (generic.SeriesGroupBy, generic.DataFrameGroupBy):
+        for name in ("aggregate", "agg"):
+            if name in cls.__dict__:
+                _check_string_name(cls, name, first_argument=True)
+    from pandas.api.indexers import BaseIndexer
+    init = BaseIndexer.__init__
+
+    def __init__(self, index_array=None, window_size=0, **kwargs):
+        if _IN_CALL["on"]:
+            for key in list(kwargs):
+                _name_problem(key, "BaseIndexer")
+        init(self, index_array, window_size, **kwargs)
+    __init__.__qualname__ = init.__qualname__
+    BaseIndexer.__init__ = __init__
+    import pandas.core.accessor as accessor
+    import pandas.core.common as common
+    import pandas.core.indexes.extension as extension
+    for obj in (accessor.CachedAccessor, accessor.delegate_names, common.temp_setattr,
+                extension.inherit_names):
+        refuse(obj, "it sets attributes named by strings")
+
+
+def _check_string_name(cls, name, first_argument=False):
+    """cls.name, checking its string argument (or self.f) as an attribute
+    name while a call's guards are on."""
+    method = cls.__dict__[name]
+
+    def checked(self, *args, **kwargs):
+        if _IN_CALL["on"]:
+            if first_argument:
+                arg = args[0] if args else kwargs.get("func")
+            elif args:
+                arg = args[1] if len(args) > 1 else None
+            else:
+                arg = getattr(self, "f", None)
+            _name_problem(arg, "pandas")
+        return method(self, *args, **kwargs)
+    checked.__name__ = method.__name__
+    checked.__qualname__ = method.__qualname__
+    checked.__doc__ = method.__doc__
+    setattr(cls, name, checked)
 

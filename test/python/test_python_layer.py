@@ -1451,6 +1451,51 @@ class IsAllowedTests(unittest.TestCase):
                 dproxy.make_dataclass("D", *args, **kwargs)
         self.assertEqual(dproxy.make_dataclass("D", [("x", int)])(3).x, 3)
 
+    def test_more_names_as_strings(self):
+        # a third review: typing's eval of computed string annotations,
+        # Enum's module= and dunder members, operator's getters re-exported
+        # by numpy, cached_property's writable attrname
+        import enum
+        import functools
+        import operator
+        import numpy.lib.npyio as npyio
+        sb_guard.harden_libraries()
+        sb_guard.set_pandas_guard(True)
+        try:
+            @functools.singledispatch
+            def f(x):
+                return 0
+
+            def g(x: "().__class__"):
+                return 1
+            with self.assertRaises(NameError):
+                f.register(g)
+
+            def h(x: "int"):
+                return 2
+            f.register(h)                        # a plain name is evaluated
+            self.assertEqual(f(3), 2)
+            with self.assertRaises(TypeError):
+                enum.Enum("E", ["A"], module="sb_guard")
+            with self.assertRaises(AttributeError):
+                enum.Enum("E", {"A": 1, "__array_interface__": {}})
+            self.assertEqual(enum.Enum("E", "A B").B.value, 2)
+            proxy = sb_guard.SbModule(npyio, {"numpy"})
+            with self.assertRaises(AttributeError):
+                proxy.methodcaller("__getattribute__", "__func__")
+            self.assertEqual(proxy.methodcaller("upper")("a"), "A")
+            self.assertIsNot(proxy.methodcaller, operator.methodcaller)
+
+            class C:
+                @functools.cached_property
+                def x(self):
+                    return 1
+            C.x.attrname = "__array_interface__"
+            with self.assertRaises(AttributeError):
+                C().x
+        finally:
+            sb_guard.leave_call()
+
     def test_native_code_message(self):
         self.assertEqual(
             sb_guard.native_code_message("scipy._lib._ccallback_c"),

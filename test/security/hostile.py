@@ -1151,6 +1151,71 @@ PAYLOADS = [
             pd.api.extensions.register_dataframe_accessor("__array_interface__")(interface)
             return np.asarray(pd.DataFrame({"a": [1]})).tolist()
         """, on={GUARD}, off={CRASH, EXCEPTION, OK}),
+    # a third review: more library functions taking names as strings
+    Payload("singledispatch-computed-annotation", """
+        import functools
+        def main():
+            out = []
+            expr = "out.append(().__class" + "__.__base__) or int"
+            @functools.singledispatch
+            def f(x):
+                return 0
+            def g(x: expr):
+                return 1
+            f.register(g)
+            return str(out)
+        """, on={EXCEPTION}, off={OK, EXCEPTION}),
+    Payload("enum-global-enum-policy-tables", """
+        import enum
+        def main():
+            E = enum.Enum("E", [("FORBIDDEN_ATTRIBUTES", ())], module="sb_guard", type=dict)
+            enum.global_enum(E)
+            return "patched"
+        """, on={EXCEPTION, GUARD}, off={OK, EXCEPTION}),
+    Payload("numpy-reexported-methodcaller", """
+        import random
+        import numpy as np
+        def main():
+            mc = getattr(np.lib.npyio, "methodcaller")
+            name = "__getattri" + "bute__"
+            func = mc(name, "__fu" + "nc__")(random.randrange)
+            return sorted(mc(name, "__glo" + "bals__")(func))[:3]
+        """, on={GUARD}, off={OK, EXCEPTION}),
+    Payload("enum-dunder-member", """
+        import enum
+        import numpy as np
+        def main():
+            bad = {"shape": (8,), "typestr": "|u1", "data": (4096, False), "version": 3}
+            E = enum.Enum("E", {"A": 1, "__array_interface__": bad})
+            return np.asarray(E.A).tolist()
+        """, on={GUARD}, off={CRASH, EXCEPTION, OK}),
+    Payload("cached-property-renamed", """
+        import functools
+        import numpy as np
+        class C:
+            @functools.cached_property
+            def x(self):
+                return {"shape": (8,), "typestr": "|u1", "data": (4096, False), "version": 3}
+        def main():
+            C.x.attrname = "__array_inter" + "face__"
+            c = C()
+            c.x
+            return np.asarray(c).tolist()
+        """, on={GUARD}, off={CRASH, EXCEPTION, OK}),
+    Payload("pandas-baseindexer-kwargs", """
+        import numpy as np
+        from pandas.api.indexers import BaseIndexer
+        def main():
+            bad = {"shape": (8,), "typestr": "|u1", "data": (4096, False), "version": 3}
+            return np.asarray(BaseIndexer(**{"__array_interface__": bad})).tolist()
+        """, on={GUARD}, off={CRASH, EXCEPTION, OK}),
+    Payload("pandas-agg-string-dunder", """
+        import pandas as pd
+        def main():
+            s = pd.Series([1, 2])
+            name = "__red" + "uce_ex__"
+            return str(s.apply(name, args=(2,))[0])
+        """, on={GUARD}, off={OK, EXCEPTION}),
     Payload("mpl-blitting-through-pandas", """
         import pandas as pd
         import matplotlib.pyplot as plt
