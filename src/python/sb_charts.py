@@ -42,7 +42,7 @@ IMAGE_TYPE = "image/png"
 
 _STATE = {"ready": False, "figure": None, "axes": None, "subfigure": None,
           "savefig": None, "gcf": None, "mpl": None, "rc": None, "rc_default": None,
-          "rc_orig": None, "validate": None}
+          "rc_orig": None, "validate": None, "gcf_figs": None}
 # figures rendered in this call: id -> (figure, png); the figure is kept so
 # that its id is not reused before the call ends
 _RENDERED = {}
@@ -148,10 +148,11 @@ def prepare():
         except Exception:  # another version without it: left out
             pass
     import matplotlib.pyplot as plt
+    from matplotlib._pylab_helpers import Gcf
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure, SubFigure
     _STATE.update(figure=Figure, axes=Axes, subfigure=SubFigure,
-                  savefig=Figure.savefig, gcf=plt)
+                  savefig=Figure.savefig, gcf=plt, gcf_figs=Gcf.figs)
     # plt.show() on Agg only warns that it cannot show anything: the
     # figure is returned, or reported by sandbox_run, instead
     warnings.filterwarnings("ignore", message="Matplotlib is currently using agg")
@@ -595,9 +596,8 @@ def end_call(full=True):
     _RENDERED.clear()
     if not _STATE["ready"]:
         return
-    from matplotlib._pylab_helpers import Gcf
-    if Gcf.figs:
-        Gcf.figs.clear()
+    if _STATE["gcf_figs"]:      # pyplot's figures (an OrderedDict it keeps)
+        _STATE["gcf_figs"].clear()
     if full:
         mpl = _STATE["mpl"]
         for live, saved in ((mpl.rcParams, _STATE["rc"]),
