@@ -84,3 +84,48 @@ COMMENT ON FUNCTION sandbox_workspace_list() IS
 REVOKE EXECUTE ON FUNCTION sandbox_workspace_open(jsonb) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION sandbox_workspace_close(text) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION sandbox_workspace_list() FROM PUBLIC;
+
+-- statistics per (role, database, code) and the calls running now: kept in
+-- shared memory, so they need pysandbox in shared_preload_libraries.  Every
+-- role may read them; a role without pg_read_all_stats sees only its own.
+CREATE FUNCTION pysandbox_stat(
+    OUT userid oid, OUT dbid oid, OUT code_id bigint, OUT funcoid oid,
+    OUT calls bigint,
+    OUT ok bigint, OUT validation bigint, OUT exception bigint, OUT timeout bigint,
+    OUT cpu bigint, OUT memory bigint, OUT output bigint, OUT violation bigint,
+    OUT crash bigint, OUT input bigint,
+    OUT total_wall_ms double precision, OUT mean_wall_ms double precision,
+    OUT max_wall_ms double precision, OUT total_cpu_ms double precision,
+    OUT max_peak_memory_kb bigint, OUT rows_in bigint, OUT bytes_in bigint,
+    OUT bytes_out bigint, OUT first_call timestamptz, OUT last_call timestamptz,
+    OUT code text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pysandbox_stat'
+LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
+
+CREATE VIEW pysandbox_stat AS SELECT * FROM pysandbox_stat();
+GRANT SELECT ON pysandbox_stat TO PUBLIC;
+
+CREATE FUNCTION pysandbox_stat_reset()
+RETURNS void
+AS 'MODULE_PATHNAME', 'pysandbox_stat_reset'
+LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
+REVOKE EXECUTE ON FUNCTION pysandbox_stat_reset() FROM PUBLIC;
+
+CREATE FUNCTION pysandbox_activity(
+    OUT pid integer, OUT userid oid, OUT dbid oid, OUT code_id bigint,
+    OUT funcoid oid, OUT child_pid integer, OUT started timestamptz,
+    OUT cpu_ms double precision)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pysandbox_activity'
+LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
+
+CREATE VIEW pysandbox_activity AS SELECT * FROM pysandbox_activity();
+GRANT SELECT ON pysandbox_activity TO PUBLIC;
+
+COMMENT ON VIEW pysandbox_stat IS
+'sandbox calls counted per role, database and code (needs pysandbox in shared_preload_libraries)';
+COMMENT ON FUNCTION pysandbox_stat_reset() IS
+'forget every entry of pysandbox_stat';
+COMMENT ON VIEW pysandbox_activity IS
+'sandbox calls running now, cluster-wide (needs pysandbox in shared_preload_libraries)';

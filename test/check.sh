@@ -18,7 +18,8 @@
 #      PYSANDBOX_SOAK_CALLS / PYSANDBOX_PGBENCH_CALLS lower for a quick run
 #   9. again with pysandbox in shared_preload_libraries (the cluster-wide
 #      fork server): pg_regress, the hostile suite (Python layer on and
-#      off), the syscall probe, the agent example, the pandas corpus (real
+#      off), the syscall probe, the statistics and audit lines (test/stat.py;
+#      its audit part also runs in step 5), the agent example, the pandas corpus (real
 #      pandas code, as in plain Python), the fork-server suite (its
 #      lifecycle: restart, peer credentials, max_concurrent) and pgbench
 #  10. once more with scipy, sklearn and statsmodels preloaded and allowed:
@@ -61,6 +62,7 @@ run "the README's SQL examples, verbatim" /usr/bin/python3 test/readme.py
 run "charts: a PNG shows what matplotlib draws, against a reference image" /usr/bin/python3 test/charts.py
 run "upgrade from 0.1: uses of it keep working, same objects as a fresh install" /usr/bin/python3 test/upgrade.py
 run "pg_dump and restore of functions in the language" /usr/bin/python3 test/dump.py
+run "audit lines (pysandbox.log_calls); the views without preloading" /usr/bin/python3 test/stat.py
 for t in test/security/hostile.py test/security/syscall_probe.py test/agent_example.py; do
 	[ -f "$t" ] && run "$t" /usr/bin/python3 "$t"
 done
@@ -90,6 +92,7 @@ run "preload: pg_regress" sh -c 'make -s installcheck || { cat regression.diffs 
 run "preload: fork server (restart, peer credentials, max_concurrent)" /usr/bin/python3 test/lifecycle/forkserver.py
 run "preload: hostile (Python layer on and off)" /usr/bin/python3 test/security/hostile.py --modes on,off
 run "preload: syscall probe" /usr/bin/python3 test/security/syscall_probe.py
+run "preload: pysandbox_stat, pysandbox_activity, audit lines (8 clients add up)" /usr/bin/python3 test/stat.py
 run "preload: agent example" /usr/bin/python3 test/agent_example.py
 run "preload: charts against the reference image" /usr/bin/python3 test/charts.py
 run "preload: the pandas corpus (>= 97 % as in plain Python)" /usr/bin/python3 test/corpus/run_corpus.py

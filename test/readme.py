@@ -14,7 +14,9 @@ What a block shows is checked: a line "--  text" (two spaces) is a row
 psql prints, "-- NOTICE:  text" a notice; the rows a block prints must be
 exactly its "--  " lines, in order, and its notices exactly its NOTICE
 lines.  A block that imports scipy or sklearn runs only where the worker
-preloaded them (sandbox_layers()), and is reported as skipped elsewhere.
+preloaded them (sandbox_layers()), and one that reads pysandbox_stat or
+pysandbox_activity only with pysandbox in shared_preload_libraries; both are
+reported as skipped elsewhere.
 
 Prints one line per block and "readme: N passed, M failed, K skipped".
 """
@@ -28,6 +30,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 PSQL = ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1"]
 LIBRARIES = re.compile(r"^\s*(from|import)\s+(scipy|sklearn|statsmodels)\b", re.M)
+STATISTICS = re.compile(r"\bpysandbox_(stat|activity)\b")
 
 
 def blocks(path):
@@ -87,6 +90,12 @@ def main():
             if not all(n + "." in preloaded or n + "," in preloaded for n in needs):
                 print("skip %s: needs %s preloaded (test/corpus/libraries.py --conf)"
                       % (what, ", ".join(sorted(needs))))
+                skipped += 1
+                continue
+        if STATISTICS.search(sql):
+            r = psql("SHOW shared_preload_libraries;", "readme", "-At")
+            if "pysandbox" not in r.stdout:
+                print("skip %s: needs pysandbox in shared_preload_libraries" % what)
                 skipped += 1
                 continue
         want_rows = [m[4:] for m in sql.splitlines() if m.startswith("--  ")]

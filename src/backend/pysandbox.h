@@ -20,6 +20,7 @@
 #include "nodes/params.h"
 #include "utils/guc.h"
 #include "utils/jsonb.h"
+#include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 #include "portability/instr_time.h"
 
@@ -339,6 +340,8 @@ typedef struct SbOutcome
 	const char *workspace_ended;	/* the call's workspace ended with its
 									 * child: its handle, else NULL */
 	SbExitReport exit;
+	uint64		call_cpu_us;	/* CPU time of this call (exit's is the
+								 * child's whole life) */
 } SbOutcome;
 
 extern void sb_limits_from_options(SbLimits *limits, Jsonb *options);
@@ -417,5 +420,61 @@ extern void sb_check_outcome(const SbOutcome *out, const SbLimits *limits);
 extern Jsonb *sb_result_to_jsonb(const SbOutcome *out, const SbLimits *limits);
 extern void sb_emit_print(const char *text, Size len);
 extern bool sb_text_ok(const char *text, Size len);
+
+
+/* ---- sb_stat.c: pysandbox_stat, pysandbox_activity, pysandbox.log_calls ---- */
+extern int	sb_stat_max;
+extern int	sb_log_calls;
+extern bool sb_log_code;
+
+#define SB_LOG_CALLS_OFF	0
+#define SB_LOG_CALLS_ERRORS	1
+#define SB_LOG_CALLS_ALL	2
+
+/* how a call ended: ok, or sandbox_run's error.kind */
+typedef enum SbKind
+{
+	SB_KIND_OK,
+	SB_KIND_VALIDATION,
+	SB_KIND_EXCEPTION,
+	SB_KIND_TIMEOUT,
+	SB_KIND_CPU,
+	SB_KIND_MEMORY,
+	SB_KIND_OUTPUT,
+	SB_KIND_VIOLATION,
+	SB_KIND_CRASH,
+	SB_KIND_INPUT,
+	SB_KIND_COUNT
+} SbKind;
+
+/* one call in flight through sb_stat_wrap() */
+typedef struct SbCallRecord
+{
+	Oid			userid;
+	TimestampTz started;
+	bool		has_code;		/* code_id, funcoid and code are set */
+	uint64		code_id;
+	Oid			funcoid;		/* a language function's, else InvalidOid */
+	const char *code;
+	int32		child_pid;
+	bool		ran;			/* a child ran: usage below is set */
+	uint64		wall_us;
+	uint64		cpu_us;
+	uint64		peak_kb;
+	uint64		rows_in;
+	uint64		bytes_in;
+	uint64		bytes_out;
+	int			kind;			/* SbKind judged by pysandbox, or OK */
+	int			sqlstate;
+} SbCallRecord;
+
+extern void sb_stat_init(void);
+extern Datum sb_stat_wrap(PGFunction fn, FunctionCallInfo fcinfo);
+extern void sb_stat_code(const char *code, Oid funcoid);
+extern void sb_stat_child(int32 pid);
+extern void sb_stat_usage(const SbRequest *req, const SbOutcome *out, uint64 output_bytes);
+extern void sb_stat_failure(const char *kind, int sqlstate);
+extern uint64 sb_child_cpu_us(int32 pid);
+extern uint64 sb_child_peak_kb(int32 pid);
 
 #endif							/* PYSANDBOX_H */

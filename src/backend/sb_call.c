@@ -111,6 +111,8 @@ typedef struct SbReader
 	bool		bad;			/* the child broke the protocol */
 	bool		cut;			/* the output ended in the middle of a frame */
 	bool		any;			/* the child sent at least one byte */
+	int32		pid;			/* the child, for its usage */
+	uint64		peak_kb;		/* its peak memory when its output began */
 	char	   *sql;			/* an sql() request to answer, or NULL */
 	Size		sql_len;
 	bool		hold;			/* the child is kept: its result ends the call */
@@ -284,6 +286,9 @@ sb_read_available(int fd, SbReader *rd, SbOutcome *out, const SbLimits *limits, 
 				rd->cut = rd->payload != NULL || rd->hdr_got != 0;
 				return SB_READ_STOP;
 			}
+			/* the child is alive at least until it has written: its peak now */
+			if (!rd->any && rd->pid > 0)
+				rd->peak_kb = sb_child_peak_kb(rd->pid);
 			rd->any = true;
 			bytes += (size_t) n;
 			if (direct)
@@ -504,6 +509,28 @@ sb_call_wait_exit(SbSandbox *sb, instr_time start, long deadline)
 }
 
 /*
+ * The usage of a call whose child is not waited for (it is kept, or exits
+ * on its own after its result): its CPU time (this call's share, for a
+ * held child) and peak memory as the kernel counts them now, read from
+ * outside the child (nothing it says of itself is believed).
+ */
+static void
+sb_call_usage(SbSandbox *sb, uint64 cpu_before, uint64 peak_kb, instr_time start,
+			  SbOutcome *out)
+{
+	uint64		cpu = sb_child_cpu_us(sb->pid);
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	out->exit.wall_us = (uint64) INSTR_TIME_GET_MICROSEC(now);
+	out->exit.user_us = cpu > cpu_before ? cpu - cpu_before : 0;
+	out->exit.sys_us = 0;
+	out->call_cpu_us = out->exit.user_us;
+	out->exit.maxrss_kb = Max(peak_kb, sb_child_peak_kb(sb->pid));
+}
+
+/*
  * Run one call: get a child, send it the request, relay its output until it
  * ends, and fill *out.  Errors for interrupts are raised from here; the
  * outcome of the code itself is judged by sb_result.c.
@@ -527,6 +554,7 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 	instr_time	start;
 	instr_time	poll_start;	/* when this call began to poll, or zero */
 	long		deadline = (long) limits->timeout_ms + SB_DEADLINE_GRACE_MS;
+	uint64		cpu_before = 0; /* a held child's CPU time before this call */
 
 	/* a query of sql() runs while the child that asked for it waits */
 	if (sb_sql_active)
@@ -577,6 +605,10 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 again:
 	/* the deadline counts from when the child is ours, after any queueing */
 	INSTR_TIME_SET_CURRENT(start);
+	sb_stat_child(st->sb->pid);
+	/* a spare's setup, or a held child's earlier calls, are not this call's */
+	cpu_before = sb_child_cpu_us(st->sb->pid);
+	rd.pid = st->sb->pid;
 	INSTR_TIME_SET_ZERO(poll_start);
 	sending = req->chunks;
 	next_chunk = list_head(sending);
@@ -759,7 +791,7 @@ loop_done:
 		/* the child waits for the statement's next call: keep it */
 		out->complete = out->error == NULL;
 		out->detached = true;
-		out->exit.wall_us = (uint64) sb_ms_since(start) * 1000;
+		sb_call_usage(st->sb, cpu_before, rd.peak_kb, start, out);
 		if (st->sb->held)
 		{
 			sb_sandbox_call_idle(st->sb);
@@ -824,7 +856,7 @@ loop_done:
 	if (out->complete && !req->capture_output)
 	{
 		out->detached = true;
-		out->exit.wall_us = (uint64) sb_ms_since(start) * 1000;
+		sb_call_usage(st->sb, cpu_before, rd.peak_kb, start, out);
 		/* a held child's exit is the worker's to report: never detach one */
 		if (st->sb->held)
 			sb_sandbox_drop(st->sb);
@@ -850,6 +882,9 @@ loop_done:
 	out->protocol_error = rd.bad;
 	out->cut = rd.cut;
 	out->exit = st->sb->exit;
+	/* the worker's count is the child's whole life: this call's share */
+	out->call_cpu_us = out->exit.user_us + out->exit.sys_us;
+	out->call_cpu_us = out->call_cpu_us > cpu_before ? out->call_cpu_us - cpu_before : 0;
 	/*
 	 * A held child that sent nothing at all for its call and ended, not at
 	 * a limit: it closed its channel, or exited (an honest child that ends

@@ -10,6 +10,7 @@
 
 #include <limits.h>
 
+#include "miscadmin.h"
 #include "utils/guc.h"
 
 int			sb_timeout_ms = 10000;
@@ -49,6 +50,17 @@ int			sb_workspace_idle_timeout_ms = 600000;
 static const struct config_enum_entry sb_print_options[] = {
 	{"notice", SB_PRINT_NOTICE, false},
 	{"discard", SB_PRINT_DISCARD, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry sb_log_calls_options[] = {
+	{"off", SB_LOG_CALLS_OFF, false},
+	{"errors", SB_LOG_CALLS_ERRORS, false},
+	{"all", SB_LOG_CALLS_ALL, false},
+	{"false", SB_LOG_CALLS_OFF, true},
+	{"true", SB_LOG_CALLS_ALL, true},
+	{"no", SB_LOG_CALLS_OFF, true},
+	{"yes", SB_LOG_CALLS_ALL, true},
 	{NULL, 0, false}
 };
 
@@ -286,6 +298,32 @@ sb_guc_init(void)
 							600000, 0, INT_MAX,
 							PGC_SUSET, GUC_UNIT_MS,
 							NULL, NULL, NULL);
+
+	/* shared memory is sized once, at server start: only when preloading */
+	if (process_shared_preload_libraries_in_progress)
+		DefineCustomIntVariable("pysandbox.stat_max",
+								"Most (role, database, code) entries pysandbox_stat keeps.",
+								"When full, the 5 % least called are dropped.  Needs pysandbox in shared_preload_libraries.",
+								&sb_stat_max,
+								1000, 100, 1000000,
+								PGC_POSTMASTER, 0,
+								NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("pysandbox.log_calls",
+							 "Which sandbox calls leave a line in the server log: off, errors or all.",
+							 "The line names the role, database, code id, outcome, SQLSTATE and usage.",
+							 &sb_log_calls,
+							 SB_LOG_CALLS_OFF, sb_log_calls_options,
+							 PGC_SUSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("pysandbox.log_code",
+							 "Whether the lines of pysandbox.log_calls include the code that ran.",
+							 NULL,
+							 &sb_log_code,
+							 false,
+							 PGC_SUSET, 0,
+							 NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("pysandbox");
 }

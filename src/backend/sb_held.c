@@ -72,7 +72,7 @@ sb_monotonic_us(void)
  * clock_getcpuclockid() returns, without its check of the pid, one more
  * system call a row).
  */
-static uint64
+uint64
 sb_child_cpu_us(int32 pid)
 {
 	clockid_t	clock = (clockid_t) ((~(unsigned int) pid) << 3 | 2);	/* CPUCLOCK_SCHED */

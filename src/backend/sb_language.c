@@ -621,8 +621,8 @@ sb_materialize_scalar(FunctionCallInfo fcinfo, const char *name, Oid type)
  * The call handler: run the function's body in a sandbox child with the
  * call's arguments and return its value, or its rows.
  */
-Datum
-pysandbox_call_handler(PG_FUNCTION_ARGS)
+static Datum
+pysandbox_call_handler_call(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	HeapTuple	procTup;
@@ -747,6 +747,7 @@ pysandbox_call_handler(PG_FUNCTION_ARGS)
 	 * the child its first call kept, if that still fits.
 	 */
 call:
+	sb_stat_code(fn->body, fcinfo->flinfo->fn_oid);
 	sb_limits_from_options(&limits, NULL);
 	held = sb_fn_cache_take(cache, fn_xmin, &fn_tid, &limits);
 	if (held != NULL)
@@ -817,9 +818,16 @@ call:
 	PG_RETURN_DATUM(result);
 }
 
-/* DO LANGUAGE pysandbox $$ ... $$: the block is the body of a function. */
+/* (counted as one call: sb_stat.c) */
 Datum
-pysandbox_inline_handler(PG_FUNCTION_ARGS)
+pysandbox_call_handler(PG_FUNCTION_ARGS)
+{
+	return sb_stat_wrap(pysandbox_call_handler_call, fcinfo);
+}
+
+/* DO LANGUAGE pysandbox $$ ... $$: the block is the body of a function. */
+static Datum
+pysandbox_inline_handler_call(PG_FUNCTION_ARGS)
 {
 	InlineCodeBlock *block = (InlineCodeBlock *) DatumGetPointer(PG_GETARG_DATUM(0));
 	SbFunction	fn;
@@ -849,6 +857,13 @@ pysandbox_inline_handler(PG_FUNCTION_ARGS)
 				 errmsg("sandbox process ended without a result")));
 	error_context_stack = errcb.previous;
 	PG_RETURN_VOID();
+}
+
+/* (counted as one call: sb_stat.c) */
+Datum
+pysandbox_inline_handler(PG_FUNCTION_ARGS)
+{
+	return sb_stat_wrap(pysandbox_inline_handler_call, fcinfo);
 }
 
 /*

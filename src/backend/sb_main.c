@@ -36,7 +36,10 @@ _PG_init(void)
 	sb_worker_init();
 	sb_language_init();
 	if (process_shared_preload_libraries_in_progress)
+	{
 		sb_server_register();
+		sb_stat_init();
+	}
 }
 
 /* Append "returns":[...] after checking each name. */
@@ -258,6 +261,7 @@ void
 sb_request_start(SbRequest *req, const char *code, ArrayType *returns,
 				 const SbLimits *limits)
 {
+	sb_stat_code(code, InvalidOid);
 	memset(req, 0, sizeof(*req));
 	req->limits = *limits;
 	req->workspace = limits->workspace;
@@ -311,7 +315,10 @@ sb_request_finish(SbRequest *req, Jsonb *inputs)
 		sb_workspace_request(req);
 }
 
-/* The usage line every call leaves at DEBUG1. */
+/*
+ * The usage of a call: counted for pysandbox_stat and the audit line, and
+ * left at DEBUG1.
+ */
 void
 sb_report_usage(const SbRequest *req, const SbOutcome *out)
 {
@@ -320,20 +327,13 @@ sb_report_usage(const SbRequest *req, const SbOutcome *out)
 
 	foreach(lc, out->rows_columns)
 		output += ((SbChunk *) lfirst(lc))->len;
-	if (out->detached)
-	{
-		elog(DEBUG1, "pysandbox usage: wall_ms=" UINT64_FORMAT " cpu_ms=n/a"
-			 " peak_memory_kb=n/a input_rows=" UINT64_FORMAT
-			 " input_bytes=" UINT64_FORMAT " output_bytes=" UINT64_FORMAT
-			 " (not waited for the exit)%s",
-			 out->exit.wall_us / 1000, req->input_rows, req->input_bytes, output,
-			 req->validated ? " (code validated by an earlier call)" : "");
-		return;
-	}
+	if (out->stdout_text)
+		output += out->stdout_text->len + out->stderr_text->len;
+	sb_stat_usage(req, out, output);
 	elog(DEBUG1, "pysandbox usage: wall_ms=" UINT64_FORMAT " cpu_ms=" UINT64_FORMAT
 		 " peak_memory_kb=" UINT64_FORMAT " input_rows=" UINT64_FORMAT
 		 " input_bytes=" UINT64_FORMAT " output_bytes=" UINT64_FORMAT "%s",
-		 out->exit.wall_us / 1000, (out->exit.user_us + out->exit.sys_us) / 1000,
+		 out->exit.wall_us / 1000, out->call_cpu_us / 1000,
 		 out->exit.maxrss_kb, req->input_rows, req->input_bytes, output,
 		 req->validated ? " (code validated by an earlier call)" : "");
 }
@@ -416,8 +416,8 @@ sb_request_finish_or_error(SbRequest *req, Jsonb *inputs)
  * sandbox_execute(code text, inputs jsonb, returns text[], options jsonb)
  * returns jsonb: run code in a fresh sandbox and return {name: value}.
  */
-Datum
-sandbox_execute(PG_FUNCTION_ARGS)
+static Datum
+sandbox_execute_call(PG_FUNCTION_ARGS)
 {
 	char	   *code = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	Jsonb	   *inputs = PG_GETARG_JSONB_P(1);
@@ -429,6 +429,13 @@ sandbox_execute(PG_FUNCTION_ARGS)
 
 	sb_run_functions(code, inputs, returns, options, false, &req, &limits, &out);
 	PG_RETURN_JSONB_P(sb_result_to_jsonb(&out, &limits));
+}
+
+/* (counted as one call: sb_stat.c) */
+Datum
+sandbox_execute(PG_FUNCTION_ARGS)
+{
+	return sb_stat_wrap(sandbox_execute_call, fcinfo);
 }
 
 /* One row of sandbox_layers(). */

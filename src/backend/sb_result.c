@@ -320,6 +320,7 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 void
 sb_raise_failure(const SbFailure *f)
 {
+	sb_stat_failure(f->kind, f->sqlstate);
 	ereport(ERROR,
 			(errcode(f->sqlstate),
 			 errmsg_internal("%s", f->message),

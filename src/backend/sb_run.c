@@ -193,7 +193,7 @@ sb_run_report(StringInfo r, bool failed, const SbFailure *f, const SbOutcome *ou
 	appendStringInfo(r, ",\"usage\":{\"wall_ms\":" UINT64_FORMAT ",\"cpu_ms\":" UINT64_FORMAT
 					 ",\"peak_memory_kb\":" UINT64_FORMAT ",\"input_rows\":" UINT64_FORMAT
 					 ",\"input_bytes\":" UINT64_FORMAT ",\"output_bytes\":" UINT64_FORMAT "}}",
-					 out->exit.wall_us / 1000, (out->exit.user_us + out->exit.sys_us) / 1000,
+					 out->exit.wall_us / 1000, out->call_cpu_us / 1000,
 					 out->exit.maxrss_kb, req->input_rows, req->input_bytes, output_bytes);
 }
 
@@ -201,8 +201,8 @@ sb_run_report(StringInfo r, bool failed, const SbFailure *f, const SbOutcome *ou
  * sandbox_run(code, inputs, returns, options) returns jsonb: a report of
  * the run (README, sandbox_run).
  */
-Datum
-sandbox_run(PG_FUNCTION_ARGS)
+static Datum
+sandbox_run_call(PG_FUNCTION_ARGS)
 {
 	char	   *code = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	Jsonb	   *inputs = PG_GETARG_JSONB_P(1);
@@ -248,6 +248,8 @@ sandbox_run(PG_FUNCTION_ARGS)
 		failed = sb_result_failure(&out, &f);
 	if (!failed)
 		failed = !sb_run_split(&out, &returns_text, &figures_text, &f);
+	if (failed)
+		sb_stat_failure(f.kind, f.sqlstate);	/* reported, not raised */
 
 	/* built within a memory budget: a result too large for it is reported */
 	initStringInfo(&r);
@@ -263,6 +265,13 @@ sandbox_run(PG_FUNCTION_ARGS)
 		report = sb_jsonb_build(r.data, r.len, sb_jsonb_limit(r.len));
 	}
 	PG_RETURN_JSONB_P(report);
+}
+
+/* (counted as one call: sb_stat.c) */
+Datum
+sandbox_run(PG_FUNCTION_ARGS)
+{
+	return sb_stat_wrap(sandbox_run_call, fcinfo);
 }
 
 /*

@@ -1128,6 +1128,7 @@ def _serve_request(python_layer, request, inputs):
     # the child is held for the statement's next calls of the function
     asked = function is not None and bool(request.get("held"))
     held = asked and sb_io.next_call()
+    sb_io.linger(not asked)     # the backend reads the usage while it waits
     _send_value(rows, nrows if rows is not None else 0,
                 payloads if rows is not None else (), text if rows is None else "",
                 -1 if held else 0, last=asked and not held)

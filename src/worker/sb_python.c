@@ -69,9 +69,26 @@ extern const SbEmbeddedModule sb_embedded_modules[];
  */
 static bool sb_keep = false;
 
+/*
+ * A plain call's child that ends with its result stays until the backend
+ * has taken it (sb_io.linger): it shuts its side of the socket, which ends
+ * the backend's read, and waits for the backend to close its own, so that
+ * the backend reads the child's CPU time and peak memory from /proc while
+ * it is still there, without waiting for its exit (sb_call.c).
+ */
+static bool sb_linger = false;
+
 static void __attribute__((noreturn))
-sb_io_end(int code)
+sb_io_end(int code, bool result)
 {
+	if (sb_linger && result && code == SB_CHILD_EXIT_OK &&
+		shutdown(SB_CHILD_DATA_FD, SHUT_WR) == 0)
+	{
+		char		c;
+
+		while (read(SB_CHILD_DATA_FD, &c, 1) < 0 && errno == EINTR)
+			;
+	}
 	(void) close(SB_CHILD_DATA_FD);
 	(void) sched_yield();
 	_exit(code);
@@ -276,7 +293,7 @@ sb_io_send(PyObject *self, PyObject *args)
 	if (rc < 0)
 		return PyErr_SetFromErrno(PyExc_OSError);
 	if (end >= 0 && !sb_keep)
-		sb_io_end(end);
+		sb_io_end(end, type == SB_DATA_RESULT || type == SB_DATA_ROWS || type == SB_DATA_COLUMN);
 	Py_RETURN_NONE;
 }
 
@@ -345,7 +362,7 @@ sb_io_sendv(PyObject *self, PyObject *args)
 	if (rc != 0)
 		return NULL;
 	if (end >= 0 && !sb_keep)
-		sb_io_end(end);
+		sb_io_end(end, type == SB_DATA_COLUMN);
 	Py_RETURN_NONE;
 }
 
@@ -560,6 +577,22 @@ sb_io_wait_call(PyObject *self, PyObject *args)
 }
 
 /*
+ * sb_io.linger(on): whether the call's last frame, if it is its result
+ * (RESULT, ROWS or COLUMN sent by send or sendv), waits for the backend.
+ */
+static PyObject *
+sb_io_linger(PyObject *self, PyObject *args)
+{
+	int			on;
+
+	(void) self;
+	if (!PyArg_ParseTuple(args, "p", &on))
+		return NULL;
+	sb_linger = on && !sb_keep;
+	Py_RETURN_NONE;
+}
+
+/*
  * sb_io.write(data, end=-1): bytes that are whole frames already, in one
  * system call (a held child's one-row result: ROWS and its COLUMN).
  */
@@ -579,7 +612,7 @@ sb_io_write(PyObject *self, PyObject *args)
 	if (rc < 0)
 		return PyErr_SetFromErrno(PyExc_OSError);
 	if (end >= 0 && !sb_keep)
-		sb_io_end(end);
+		sb_io_end(end, true);	/* whole frames: a result */
 	Py_RETURN_NONE;
 }
 
@@ -617,7 +650,7 @@ sb_io_reply(PyObject *self, PyObject *args)
 	if (rc < 0)
 		return PyErr_SetFromErrno(PyExc_OSError);
 	if (end >= 0 && !sb_keep)
-		sb_io_end(end);
+		sb_io_end(end, true);	/* whole frames: a result */
 	Py_RETURN_NONE;
 }
 
@@ -651,6 +684,7 @@ sb_io_keep(PyObject *self, PyObject *args)
 static PyMethodDef sb_io_methods[] = {
 	{"keep", sb_io_keep, METH_VARARGS, "Keep the child after a call's last frame (a workspace)."},
 	{"mailbox", sb_io_mailbox, METH_NOARGS, "Where this child's mailbox is mapped."},
+	{"linger", sb_io_linger, METH_VARARGS, "Let the last frame wait for the backend to take it."},
 	{"next_call", sb_io_next_call, METH_NOARGS, "Keep the CPU timer ahead of a held child's next call."},
 	{"write", sb_io_write, METH_VARARGS, "Send bytes that are whole frames."},
 	{"reply", sb_io_reply, METH_VARARGS, "Send a call's whole result (whole frames)."},

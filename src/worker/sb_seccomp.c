@@ -137,6 +137,8 @@ static const SbSyscallRule sb_policy[] = {
 	{"write", SB_ALLOW}, {"writev", SB_ALLOW},
 	/* read() that does not block: a held child polls for its next call */
 	{"recvfrom", SB_ARG_EQUALS, 3, MSG_DONTWAIT},
+	/* the end of its output, then it waits for the backend (sb_io_end) */
+	{"shutdown", SB_ARG_EQUALS, 1, SHUT_WR},
 	{"openat", SB_READ_ONLY_OPEN, 2}, {"open", SB_READ_ONLY_OPEN, 1},
 	{"openat2", SB_ENOSYS},
 	{"close", SB_ALLOW}, {"lseek", SB_ALLOW},

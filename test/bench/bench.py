@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""pysandbox benchmark: SPEC section 5, side by side in one run.
+"""pysandbox benchmark: the workloads of doc/performance.md, side by side in one run.
 
 Run with Debian's interpreter (it has pandas, numpy and psycopg2), as root
 (workload 5 reads /proc/<backend pid>/status of the postgres user's

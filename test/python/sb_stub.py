@@ -36,6 +36,7 @@ def install():
     io.write = lambda data, end=-1: _split_write(io, bytes(data), end)
     io.reply = io.write
     io.next_call = lambda: False
+    io.linger = lambda on: None
     io.wait_call = lambda spin_us: None
     sys.modules["sb_io"] = io
     return io

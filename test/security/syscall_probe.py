@@ -71,6 +71,7 @@ FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME = 128, 256
 SIGUSR1, SIGXCPU, SIGPROF, SIGSYS = 10, 24, 27, 31
 ITIMER_REAL, ITIMER_PROF = 0, 2
 MSG_OOB, MSG_DONTWAIT = 0x1, 0x40
+SHUT_RD, SHUT_WR, SHUT_RDWR = 0, 1, 2
 MADV_DONTNEED, MADV_REMOVE, MADV_MERGEABLE, MADV_HUGEPAGE, MADV_PAGEOUT = 4, 9, 12, 14, 21
 
 # (call, arguments, "ran" or "blocked"): both sides of each argument filter
@@ -121,6 +122,11 @@ ARG_PROBES = [
     ("recvfrom", [-1, "buf", 8, 0, 0, 0], "blocked"),
     ("recvfrom", [-1, "buf", 8, MSG_DONTWAIT | MSG_OOB, 0, 0], "blocked"),
     ("recvfrom", [-1, "buf", 8, MSG_DONTWAIT | HIGH, 0, 0], "blocked"),
+    # the end of its own output (sb_io_end), nothing else of a socket
+    ("shutdown", [-1, SHUT_WR], "ran"),
+    ("shutdown", [-1, SHUT_RD], "blocked"),
+    ("shutdown", [-1, SHUT_RDWR], "blocked"),
+    ("shutdown", [-1, SHUT_WR | HIGH], "blocked"),
     # the advice allocators use; not holes in shared memory, KSM or paging out
     ("madvise", [0, 0, MADV_DONTNEED], "ran"),
     ("madvise", [0, 0, MADV_HUGEPAGE], "ran"),

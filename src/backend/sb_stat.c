@@ -1,0 +1,654 @@
+/*
+ * sb_stat.c
+ *		What a DBA sees of the calls: the pysandbox_stat and
+ *		pysandbox_activity views, and the audit line of pysandbox.log_calls.
+ *
+ * Each SQL entry point that runs code (sandbox_execute, sandbox_run,
+ * sandbox_rows, the language's handlers) runs through sb_stat_wrap(): it
+ * keeps a record of the call on its own stack (a language function called
+ * by a $query input of another call has a record of its own), the request
+ * fills in the code's id, the child and its usage, and whatever ends the
+ * call — a result, a report of sandbox_run or an error from anywhere —
+ * is counted once and, if pysandbox.log_calls asks, logged once.
+ *
+ * With pysandbox in shared_preload_libraries the counters live in shared
+ * memory as in pg_stat_statements: a hash table of pysandbox.stat_max
+ * entries keyed by (role, database, code id) under one LWLock, taken shared
+ * to find an entry and exclusive only to add one (evicting the least-called
+ * 5 % when full); each entry's counters change under its own spinlock, so
+ * concurrent calls add up exactly.  Calls in flight are one slot per
+ * backend.  Without preloading, the views raise an error saying so; the
+ * audit lines need no shared memory.
+ */
+#include "pysandbox.h"
+
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "catalog/pg_authid.h"
+#include "commands/dbcommands.h"
+#include "common/hashfn.h"
+#include "funcapi.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "storage/backendid.h"
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+#include "storage/spin.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+
+PG_FUNCTION_INFO_V1(pysandbox_stat);
+PG_FUNCTION_INFO_V1(pysandbox_stat_reset);
+PG_FUNCTION_INFO_V1(pysandbox_activity);
+
+/* outcome kinds: sandbox_run's error.kind, plus ok */
+static const char *const sb_kind_names[SB_KIND_COUNT] = {
+	"ok", "validation", "exception", "timeout", "cpu", "memory", "output",
+	"violation", "crash", "input"
+};
+
+#define SB_STAT_CODE_CHARS	200
+#define SB_STAT_CODE_BYTES	(SB_STAT_CODE_CHARS * MAX_MULTIBYTE_CHAR_LEN + 1)
+
+typedef struct SbStatKey
+{
+	Oid			userid;
+	Oid			dbid;
+	uint64		code_id;
+} SbStatKey;
+
+typedef struct SbStatEntry
+{
+	SbStatKey	key;			/* hash key: first */
+	slock_t		mutex;			/* guards everything below */
+	Oid			funcoid;
+	int64		calls;
+	int64		kinds[SB_KIND_COUNT];
+	double		total_wall_ms;
+	double		max_wall_ms;
+	double		total_cpu_ms;
+	int64		max_peak_kb;
+	int64		rows_in;
+	int64		bytes_in;
+	int64		bytes_out;
+	TimestampTz first_call;
+	TimestampTz last_call;
+	char		code[SB_STAT_CODE_BYTES];	/* the first 200 characters */
+} SbStatEntry;
+
+typedef struct SbActivitySlot
+{
+	slock_t		mutex;
+	int			pid;			/* 0: no call */
+	Oid			userid;
+	Oid			dbid;
+	uint64		code_id;
+	Oid			funcoid;
+	int			child_pid;
+	TimestampTz started;
+} SbActivitySlot;
+
+typedef struct SbStatShared
+{
+	LWLock	   *lock;			/* the hash table's shape */
+	TimestampTz reset;
+	int			nslots;
+	SbActivitySlot slots[FLEXIBLE_ARRAY_MEMBER];
+} SbStatShared;
+
+int			sb_stat_max = 1000;
+int			sb_log_calls = SB_LOG_CALLS_OFF;
+bool		sb_log_code = false;
+
+static SbStatShared *sb_shared = NULL;
+static HTAB *sb_stat_hash = NULL;
+static shmem_request_hook_type sb_prev_shmem_request = NULL;
+static shmem_startup_hook_type sb_prev_shmem_startup = NULL;
+
+/* the innermost call of this backend running through sb_stat_wrap() */
+static SbCallRecord *sb_current = NULL;
+
+/*
+ * A child's peak resident memory in kB (VmHWM), 0 if it cannot be read.
+ * Like the exit report's maxrss, it counts the pages the child shares with
+ * the process it was forked from.
+ */
+uint64
+sb_child_peak_kb(int32 pid)
+{
+	char		path[64];
+	char		buf[2048];
+	int			fd;
+	ssize_t		n;
+	char	   *p;
+
+	if (pid <= 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strstr(buf, "\nVmHWM:");
+	return p != NULL ? strtoull(p + 7, NULL, 10) : 0;
+}
+
+static Size
+sb_stat_shmem_size(void)
+{
+	return add_size(offsetof(SbStatShared, slots) +
+					mul_size(MaxBackends, sizeof(SbActivitySlot)),
+					hash_estimate_size(sb_stat_max, sizeof(SbStatEntry)));
+}
+
+static void
+sb_stat_shmem_request(void)
+{
+	if (sb_prev_shmem_request)
+		sb_prev_shmem_request();
+	RequestAddinShmemSpace(sb_stat_shmem_size());
+	RequestNamedLWLockTranche("pysandbox", 1);
+}
+
+static void
+sb_stat_shmem_startup(void)
+{
+	bool		found;
+	HASHCTL		info;
+	int			i;
+
+	if (sb_prev_shmem_startup)
+		sb_prev_shmem_startup();
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	sb_shared = ShmemInitStruct("pysandbox",
+								offsetof(SbStatShared, slots) +
+								mul_size(MaxBackends, sizeof(SbActivitySlot)),
+								&found);
+	if (!found)
+	{
+		sb_shared->lock = &(GetNamedLWLockTranche("pysandbox"))->lock;
+		sb_shared->reset = GetCurrentTimestamp();
+		sb_shared->nslots = MaxBackends;
+		for (i = 0; i < MaxBackends; i++)
+		{
+			memset(&sb_shared->slots[i], 0, sizeof(SbActivitySlot));
+			SpinLockInit(&sb_shared->slots[i].mutex);
+		}
+	}
+	memset(&info, 0, sizeof(info));
+	info.keysize = sizeof(SbStatKey);
+	info.entrysize = sizeof(SbStatEntry);
+	sb_stat_hash = ShmemInitHash("pysandbox statistics", sb_stat_max, sb_stat_max,
+								 &info, HASH_ELEM | HASH_BLOBS);
+	LWLockRelease(AddinShmemInitLock);
+}
+
+/* Ask for shared memory (from _PG_init, while preloading). */
+void
+sb_stat_init(void)
+{
+	sb_prev_shmem_request = shmem_request_hook;
+	shmem_request_hook = sb_stat_shmem_request;
+	sb_prev_shmem_startup = shmem_startup_hook;
+	shmem_startup_hook = sb_stat_shmem_startup;
+}
+
+/* This backend's slot of pysandbox_activity, or NULL. */
+static volatile SbActivitySlot *
+sb_my_slot(void)
+{
+	if (sb_shared == NULL || MyBackendId < 1 || MyBackendId > sb_shared->nslots)
+		return NULL;
+	return &sb_shared->slots[MyBackendId - 1];
+}
+
+/* Show rec (or nothing, if NULL) as this backend's call in flight. */
+static void
+sb_activity_publish(const SbCallRecord *rec)
+{
+	volatile SbActivitySlot *s = sb_my_slot();
+
+	if (s == NULL)
+		return;
+	SpinLockAcquire(&s->mutex);
+	if (rec == NULL || !rec->has_code)
+		s->pid = 0;
+	else
+	{
+		s->pid = MyProcPid;
+		s->userid = rec->userid;
+		s->dbid = MyDatabaseId;
+		s->code_id = rec->code_id;
+		s->funcoid = rec->funcoid;
+		s->child_pid = rec->child_pid;
+		s->started = rec->started;
+	}
+	SpinLockRelease(&s->mutex);
+}
+
+/*
+ * The code of the current call (the first one named counts: a call that
+ * validates first builds a second request with the same code).
+ */
+void
+sb_stat_code(const char *code, Oid funcoid)
+{
+	SbCallRecord *rec = sb_current;
+	size_t		len;
+
+	if (rec == NULL || rec->has_code || code == NULL)
+		return;
+	len = strlen(code);
+	rec->code = code;
+	rec->funcoid = funcoid;
+	rec->code_id = hash_bytes_extended((const unsigned char *) code, (int) Min(len, INT_MAX), 0);
+	if (OidIsValid(funcoid))
+		rec->code_id = hash_combine64(rec->code_id, (uint64) funcoid);
+	/* an id that fits bigint's positive half reads the same everywhere */
+	rec->code_id &= UINT64CONST(0x7FFFFFFFFFFFFFFF);
+	rec->has_code = true;
+	sb_activity_publish(rec);
+}
+
+/* The child now running the current call. */
+void
+sb_stat_child(int32 pid)
+{
+	SbCallRecord *rec = sb_current;
+
+	if (rec == NULL || !rec->has_code || rec->child_pid == pid)
+		return;
+	rec->child_pid = pid;
+	sb_activity_publish(rec);
+}
+
+/* The usage of the current call's child (sb_report_usage). */
+void
+sb_stat_usage(const SbRequest *req, const SbOutcome *out, uint64 output_bytes)
+{
+	SbCallRecord *rec = sb_current;
+
+	if (rec == NULL)
+		return;
+	rec->ran = true;
+	rec->wall_us = out->exit.wall_us;
+	rec->cpu_us = out->call_cpu_us;
+	rec->peak_kb = out->exit.maxrss_kb;
+	rec->rows_in = req->input_rows;
+	rec->bytes_in = req->input_bytes;
+	rec->bytes_out = output_bytes;
+}
+
+/* How the current call failed, when pysandbox judged it (kind of sandbox_run). */
+void
+sb_stat_failure(const char *kind, int sqlstate)
+{
+	SbCallRecord *rec = sb_current;
+	int			i;
+
+	if (rec == NULL || kind == NULL)
+		return;
+	for (i = 1; i < SB_KIND_COUNT; i++)
+		if (strcmp(kind, sb_kind_names[i]) == 0)
+		{
+			rec->kind = i;
+			rec->sqlstate = sqlstate;
+			return;
+		}
+}
+
+/* An error pysandbox did not judge: its kind from its SQLSTATE and the phase. */
+static int
+sb_stat_kind_of(const SbCallRecord *rec, int sqlstate)
+{
+	if (sqlstate == ERRCODE_QUERY_CANCELED)
+		return SB_KIND_TIMEOUT;
+	if (sqlstate == ERRCODE_OUT_OF_MEMORY)
+		return SB_KIND_MEMORY;
+	if (!rec->ran)
+		return SB_KIND_INPUT;	/* reading the inputs, before any child ran */
+	if (ERRCODE_TO_CATEGORY(sqlstate) == ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION)
+		return SB_KIND_CRASH;
+	return SB_KIND_OUTPUT;		/* converting what the child returned */
+}
+
+/* Entries by calls, the least called (then the least recently) first. */
+static int
+sb_stat_least_used(const void *a, const void *b)
+{
+	const SbStatEntry *x = *(SbStatEntry *const *) a;
+	const SbStatEntry *y = *(SbStatEntry *const *) b;
+
+	if (x->calls != y->calls)
+		return x->calls < y->calls ? -1 : 1;
+	if (x->last_call != y->last_call)
+		return x->last_call < y->last_call ? -1 : 1;
+	return 0;
+}
+
+/* Find or add the entry of key (with the lock held shared; may retake it). */
+static SbStatEntry *
+sb_stat_entry(const SbStatKey *key, const SbCallRecord *rec)
+{
+	SbStatEntry *e;
+	bool		found;
+
+	e = hash_search(sb_stat_hash, key, HASH_FIND, NULL);
+	if (e != NULL)
+		return e;
+	LWLockRelease(sb_shared->lock);
+	LWLockAcquire(sb_shared->lock, LW_EXCLUSIVE);
+	e = hash_search(sb_stat_hash, key, HASH_FIND, NULL);
+	if (e != NULL)
+		return e;
+	if (hash_get_num_entries(sb_stat_hash) >= sb_stat_max)
+	{
+		/* evict the 5 % least called (the oldest first among equals) */
+		HASH_SEQ_STATUS seq;
+		SbStatEntry **all;
+		long		n = 0,
+					i,
+					evict;
+
+		all = palloc_extended(sizeof(SbStatEntry *) * hash_get_num_entries(sb_stat_hash),
+							  MCXT_ALLOC_NO_OOM);
+		if (all == NULL)
+			return NULL;		/* not counted rather than an error */
+		hash_seq_init(&seq, sb_stat_hash);
+		while ((e = hash_seq_search(&seq)) != NULL)
+			all[n++] = e;
+		evict = Max(n / 20, 1);
+		qsort(all, n, sizeof(SbStatEntry *), sb_stat_least_used);
+		for (i = 0; i < evict && i < n; i++)
+			hash_search(sb_stat_hash, &all[i]->key, HASH_REMOVE, NULL);
+		pfree(all);
+	}
+	e = hash_search(sb_stat_hash, key, HASH_ENTER_NULL, &found);
+	if (e == NULL)
+		return NULL;
+	if (!found)
+	{
+		int			len = (int) strnlen(rec->code, SB_STAT_CODE_BYTES - 1);
+
+		memset((char *) e + sizeof(SbStatKey), 0, sizeof(SbStatEntry) - sizeof(SbStatKey));
+		SpinLockInit(&e->mutex);
+		e->funcoid = rec->funcoid;
+		e->first_call = GetCurrentTimestamp();
+		len = pg_mbcliplen(rec->code, len, SB_STAT_CODE_BYTES - 1);
+		len = Min(len, pg_mbcharcliplen(rec->code, len, SB_STAT_CODE_CHARS));
+		memcpy(e->code, rec->code, len);
+		e->code[len] = '\0';
+	}
+	return e;
+}
+
+/* Add the ended call to its entry. */
+static void
+sb_stat_count(const SbCallRecord *rec, int kind)
+{
+	SbStatKey	key;
+	SbStatEntry *e;
+	double		wall_ms = rec->wall_us / 1000.0;
+
+	if (sb_shared == NULL || sb_stat_hash == NULL)
+		return;
+	memset(&key, 0, sizeof(key));
+	key.userid = rec->userid;
+	key.dbid = MyDatabaseId;
+	key.code_id = rec->code_id;
+	LWLockAcquire(sb_shared->lock, LW_SHARED);
+	e = sb_stat_entry(&key, rec);
+	if (e != NULL)
+	{
+		volatile SbStatEntry *v = e;
+
+		SpinLockAcquire(&v->mutex);
+		v->calls++;
+		v->kinds[kind]++;
+		v->total_wall_ms += wall_ms;
+		if (wall_ms > v->max_wall_ms)
+			v->max_wall_ms = wall_ms;
+		v->total_cpu_ms += rec->cpu_us / 1000.0;
+		if ((int64) rec->peak_kb > v->max_peak_kb)
+			v->max_peak_kb = (int64) rec->peak_kb;
+		v->rows_in += (int64) rec->rows_in;
+		v->bytes_in += (int64) rec->bytes_in;
+		v->bytes_out += (int64) rec->bytes_out;
+		v->last_call = GetCurrentTimestamp();
+		SpinLockRelease(&v->mutex);
+	}
+	LWLockRelease(sb_shared->lock);
+}
+
+/* The audit line of one call (pysandbox.log_calls). */
+static void
+sb_stat_log(const SbCallRecord *rec, int kind)
+{
+	char	   *role;
+	char	   *db;
+
+	if (sb_log_calls == SB_LOG_CALLS_OFF ||
+		(sb_log_calls == SB_LOG_CALLS_ERRORS && kind == SB_KIND_OK))
+		return;
+	role = GetUserNameFromId(rec->userid, true);
+	db = get_database_name(MyDatabaseId);
+	ereport(LOG,
+			(errmsg("pysandbox call: role=%s database=%s code_id=" INT64_FORMAT
+					" function=%u outcome=%s sqlstate=%s wall_ms=%.3f cpu_ms=%.3f"
+					" peak_memory_kb=" UINT64_FORMAT " input_rows=" UINT64_FORMAT
+					" input_bytes=" UINT64_FORMAT " output_bytes=" UINT64_FORMAT,
+					role ? role : "?", db ? db : "?", (int64) rec->code_id, rec->funcoid,
+					sb_kind_names[kind], unpack_sql_state(rec->sqlstate),
+					rec->wall_us / 1000.0, rec->cpu_us / 1000.0, rec->peak_kb,
+					rec->rows_in, rec->bytes_in, rec->bytes_out),
+			 sb_log_code ? errdetail_internal("code:\n%s", rec->code) : 0,
+			 errhidestmt(true),
+			 errhidecontext(true)));
+}
+
+/* The call of rec has ended (kind given, or judged from sqlstate). */
+static void
+sb_stat_end(SbCallRecord *rec, bool failed, int sqlstate)
+{
+	int			kind = rec->kind;
+
+	if (!rec->has_code)
+		return;					/* nothing was run: its options were refused */
+	if (failed && kind == SB_KIND_OK)
+	{
+		kind = sb_stat_kind_of(rec, sqlstate);
+		rec->sqlstate = sqlstate;
+	}
+	if (!rec->ran)
+		rec->wall_us = (uint64) (GetCurrentTimestamp() - rec->started);
+	sb_stat_count(rec, kind);
+	sb_stat_log(rec, kind);
+}
+
+/*
+ * Run an SQL entry point that runs code as one counted call.  Errors are
+ * counted and logged on their way out, then raised again unchanged.
+ */
+Datum
+sb_stat_wrap(PGFunction fn, FunctionCallInfo fcinfo)
+{
+	SbCallRecord rec;
+	SbCallRecord *volatile outer = sb_current;
+	MemoryContext cxt = CurrentMemoryContext;
+	Datum		result;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.userid = GetUserId();
+	rec.started = GetCurrentTimestamp();
+	rec.sqlstate = ERRCODE_SUCCESSFUL_COMPLETION;
+	sb_current = &rec;
+	PG_TRY();
+	{
+		result = fn(fcinfo);
+	}
+	PG_CATCH();
+	{
+		int			sqlstate = geterrcode();
+		MemoryContext errcxt = MemoryContextSwitchTo(cxt);
+
+		sb_current = outer;
+		sb_activity_publish(outer);
+		/* nothing here raises but running out of memory, or the log itself */
+		sb_stat_end(&rec, true, sqlstate);
+		MemoryContextSwitchTo(errcxt);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	sb_current = outer;
+	sb_activity_publish(outer);
+	sb_stat_end(&rec, rec.kind != SB_KIND_OK, rec.sqlstate);
+	return result;
+}
+
+static void
+sb_stat_require(void)
+{
+	if (sb_shared == NULL || sb_stat_hash == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("pysandbox statistics need pysandbox in shared_preload_libraries"),
+				 errhint("Add pysandbox to shared_preload_libraries in postgresql.conf and restart the server.")));
+}
+
+/* May the current role see other roles' rows? */
+static bool
+sb_stat_sees_all(void)
+{
+	return superuser() || has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
+}
+
+#define SB_STAT_COLS (16 + SB_KIND_COUNT)
+
+/* pysandbox_stat(): one row per (role, database, code id). */
+Datum
+pysandbox_stat(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	bool		all = sb_stat_sees_all();
+	Oid			me = GetUserId();
+	HASH_SEQ_STATUS seq;
+	SbStatEntry *e;
+
+	sb_stat_require();
+	InitMaterializedSRF(fcinfo, 0);
+	LWLockAcquire(sb_shared->lock, LW_SHARED);
+	hash_seq_init(&seq, sb_stat_hash);
+	while ((e = hash_seq_search(&seq)) != NULL)
+	{
+		Datum		values[SB_STAT_COLS];
+		bool		nulls[SB_STAT_COLS];
+		SbStatEntry c;
+		int			i = 0,
+					k;
+
+		if (!all && e->key.userid != me)
+			continue;
+		{
+			volatile SbStatEntry *v = e;
+
+			SpinLockAcquire(&v->mutex);
+			memcpy(&c, e, sizeof(c));
+			SpinLockRelease(&v->mutex);
+		}
+		memset(nulls, 0, sizeof(nulls));
+		values[i++] = ObjectIdGetDatum(c.key.userid);
+		values[i++] = ObjectIdGetDatum(c.key.dbid);
+		values[i++] = Int64GetDatum((int64) c.key.code_id);
+		nulls[i] = !OidIsValid(c.funcoid);
+		values[i++] = ObjectIdGetDatum(c.funcoid);
+		values[i++] = Int64GetDatum(c.calls);
+		for (k = 0; k < SB_KIND_COUNT; k++)
+			values[i++] = Int64GetDatum(c.kinds[k]);
+		values[i++] = Float8GetDatum(c.total_wall_ms);
+		values[i++] = Float8GetDatum(c.calls > 0 ? c.total_wall_ms / c.calls : 0);
+		values[i++] = Float8GetDatum(c.max_wall_ms);
+		values[i++] = Float8GetDatum(c.total_cpu_ms);
+		values[i++] = Int64GetDatum(c.max_peak_kb);
+		values[i++] = Int64GetDatum(c.rows_in);
+		values[i++] = Int64GetDatum(c.bytes_in);
+		values[i++] = Int64GetDatum(c.bytes_out);
+		values[i++] = TimestampTzGetDatum(c.first_call);
+		values[i++] = TimestampTzGetDatum(c.last_call);
+		values[i++] = CStringGetTextDatum(c.code);
+		Assert(i == SB_STAT_COLS);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	LWLockRelease(sb_shared->lock);
+	return (Datum) 0;
+}
+
+/* pysandbox_stat_reset(): forget every entry. */
+Datum
+pysandbox_stat_reset(PG_FUNCTION_ARGS)
+{
+	HASH_SEQ_STATUS seq;
+	SbStatEntry *e;
+
+	sb_stat_require();
+	LWLockAcquire(sb_shared->lock, LW_EXCLUSIVE);
+	hash_seq_init(&seq, sb_stat_hash);
+	while ((e = hash_seq_search(&seq)) != NULL)
+		hash_search(sb_stat_hash, &e->key, HASH_REMOVE, NULL);
+	sb_shared->reset = GetCurrentTimestamp();
+	LWLockRelease(sb_shared->lock);
+	PG_RETURN_VOID();
+}
+
+/* pysandbox_activity(): the calls running now, cluster-wide. */
+Datum
+pysandbox_activity(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	bool		all = sb_stat_sees_all();
+	Oid			me = GetUserId();
+	int			i;
+
+	sb_stat_require();
+	InitMaterializedSRF(fcinfo, 0);
+	for (i = 0; i < sb_shared->nslots; i++)
+	{
+		volatile SbActivitySlot *s = &sb_shared->slots[i];
+		SbActivitySlot c;
+		Datum		values[8];
+		bool		nulls[8];
+
+		SpinLockAcquire(&s->mutex);
+		c.pid = s->pid;
+		c.userid = s->userid;
+		c.dbid = s->dbid;
+		c.code_id = s->code_id;
+		c.funcoid = s->funcoid;
+		c.child_pid = s->child_pid;
+		c.started = s->started;
+		SpinLockRelease(&s->mutex);
+		if (c.pid == 0 || (!all && c.userid != me))
+			continue;
+		memset(nulls, 0, sizeof(nulls));
+		values[0] = Int32GetDatum(c.pid);
+		values[1] = ObjectIdGetDatum(c.userid);
+		values[2] = ObjectIdGetDatum(c.dbid);
+		values[3] = Int64GetDatum((int64) c.code_id);
+		nulls[4] = !OidIsValid(c.funcoid);
+		values[4] = ObjectIdGetDatum(c.funcoid);
+		nulls[5] = c.child_pid <= 0;
+		values[5] = Int32GetDatum(c.child_pid);
+		values[6] = TimestampTzGetDatum(c.started);
+		nulls[7] = c.child_pid <= 0;
+		values[7] = Float8GetDatum(sb_child_cpu_us(c.child_pid) / 1000.0);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
