@@ -60,12 +60,12 @@ REVOKE EXECUTE ON FUNCTION sandbox_describe(jsonb, jsonb) FROM PUBLIC;
 CREATE FUNCTION sandbox_workspace_open(options jsonb DEFAULT '{}')
 RETURNS text
 AS 'MODULE_PATHNAME', 'sandbox_workspace_open'
-LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE;
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
 CREATE FUNCTION sandbox_workspace_close(workspace text)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'sandbox_workspace_close'
-LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE;
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
 CREATE FUNCTION sandbox_workspace_list(
     OUT workspace text, OUT opened timestamptz, OUT last_used timestamptz,
@@ -129,3 +129,10 @@ COMMENT ON FUNCTION pysandbox_stat_reset() IS
 'forget every entry of pysandbox_stat';
 COMMENT ON VIEW pysandbox_activity IS
 'sandbox calls running now, cluster-wide (needs pysandbox in shared_preload_libraries)';
+
+-- a NULL argument is an error naming it (22004) in every function, as it
+-- was already in sandbox_rows and sandbox_describe: a STRICT function gave
+-- NULL without a word
+ALTER FUNCTION sandbox_execute(text, jsonb, text[], jsonb) CALLED ON NULL INPUT;
+ALTER FUNCTION sandbox_run(text, jsonb, text[], jsonb) CALLED ON NULL INPUT;
+ALTER FUNCTION sandbox_validate(text) CALLED ON NULL INPUT;

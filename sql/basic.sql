@@ -82,10 +82,22 @@ def tup(): return (1, 2)
 $$, returns => '{d,l,s,n,t,f,i,tup}'));
 -- a function without a return statement returns null
 SELECT sandbox_execute('def main(): pass');
--- the function is STRICT: a NULL argument gives NULL without running anything
-SELECT sandbox_execute(NULL) IS NULL AS null_code,
-       sandbox_execute('def main(): return 1', NULL) IS NULL AS null_inputs,
-       sandbox_execute('def main(): return 1', '{}', NULL) IS NULL AS null_returns;
+-- a NULL argument is an error naming it (22004), in every function
+SELECT sandbox_execute(NULL);
+SELECT sandbox_execute('def main(): return 1', NULL);
+SELECT sandbox_execute('def main(): return 1', '{}', NULL);
+SELECT sandbox_execute('def main(): return 1', '{}', '{main}', NULL);
+SELECT sandbox_run('def main(): return 1', NULL);
+SELECT sandbox_validate(NULL);
+SELECT * FROM sandbox_rows('def main(): return []', '{}', NULL) AS t(n int);
+SELECT sandbox_describe('{}', NULL);
+SELECT sandbox_workspace_open(NULL);
+SELECT sandbox_workspace_close(NULL);
+-- no sandbox_* function is STRICT (only the language's handlers are, as PostgreSQL calls them)
+SELECT p.proname, p.proisstrict FROM pg_proc p
+JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::regclass
+JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'pysandbox'
+WHERE p.proisstrict AND p.pronargs > 0 AND p.proname LIKE 'sandbox\_%' ORDER BY 1;
 -- the result is jsonb: it can be used in SQL at once
 SELECT sandbox_execute('def main(): return {"x": [10, 20]}') -> 'main' -> 'x' ->> 1 AS second;
 

@@ -213,5 +213,13 @@ SELECT sandbox_execute('def main(): return 1', options => '{"timeout_ms": 2000}'
 SET pysandbox.timeout = '5s';
 \c - :superuser_name
 ALTER ROLE regress_pysandbox_user RESET pysandbox.timeout;
+-- a value set while the library is not loaded (this fresh session, without
+-- preloading) cannot be checked then: calls refuse to run until it is
+-- fixed, rather than run with the default; preloaded, it is refused at once
+ALTER ROLE regress_pysandbox_user SET pysandbox.timeout = 'thirty';
+\c - regress_pysandbox_user
+SELECT sandbox_execute('def main(): return 1');
+\c - :superuser_name
+ALTER ROLE regress_pysandbox_user RESET pysandbox.timeout;
 DROP OWNED BY regress_pysandbox_user;
 DROP ROLE regress_pysandbox_user;

@@ -25,6 +25,8 @@
 #  10. once more with scipy, sklearn and statsmodels preloaded and allowed:
 #      their code as in plain Python (test/corpus/libraries.py), the README's
 #      example of them, the hostile suite and the pandas corpus
+#  11. the Debian package: built with pg_buildext, installed with dpkg,
+#      pg_regress against it (test/deb.sh)
 # Exits non-zero if anything failed; the last line sums it up.
 set -u
 cd "$(dirname "$0")/.."
@@ -63,6 +65,7 @@ run "charts: a PNG shows what matplotlib draws, against a reference image" /usr/
 run "upgrade from 0.1: uses of it keep working, same objects as a fresh install" /usr/bin/python3 test/upgrade.py
 run "pg_dump and restore of functions in the language" /usr/bin/python3 test/dump.py
 run "audit lines (pysandbox.log_calls); the views without preloading" /usr/bin/python3 test/stat.py
+run "a worker binary of another protocol version is refused" sh test/protocol.sh
 for t in test/security/hostile.py test/security/syscall_probe.py test/agent_example.py; do
 	[ -f "$t" ] && run "$t" /usr/bin/python3 "$t"
 done
@@ -112,6 +115,10 @@ run "libraries: the README's example" /usr/bin/python3 test/readme.py
 run "libraries: hostile (Python layer on and off)" /usr/bin/python3 test/security/hostile.py --modes on,off
 run "libraries: the pandas corpus" /usr/bin/python3 test/corpus/run_corpus.py
 crashed
+
+# the Debian package, built from the committed tree, installed and tested
+# (it restarts the test cluster itself, and puts this tree's build back)
+run "Debian package: build, install, pg_regress against it" sh test/deb.sh
 
 echo "check: $passed passed, $failed failed"
 [ "$failed" = 0 ]

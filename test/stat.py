@@ -99,13 +99,19 @@ def audit_lines(su):
     one(su, "SET pysandbox.log_code = on")
     code = "def main():\n    return 'audit-%d'\n" % os.getpid()
     start = log_size()
+    one(su, "SET client_min_messages = log")
+    del su.notices[:]
     one(su, "SELECT sandbox_execute(%s)", (code,))
-    found, text = log_since(start, r"pysandbox call: role=postgres database=postgres "
+    to_client = [n for n in su.notices if "pysandbox call" in n]
+    one(su, "RESET client_min_messages")
+    found, text = log_since(start, r"pysandbox call: role=postgres session_role=postgres database=postgres "
                                    r"code_id=\d+ function=0 outcome=ok sqlstate=00000 "
                                    r"wall_ms=[\d.]+ cpu_ms=[\d.]+ peak_memory_kb=[1-9]\d* "
                                    r"input_rows=0 input_bytes=0 output_bytes=\d+")
     check(len(found) == 1, "log_calls = all: one line for a successful call, with its usage", text[-800:])
     check("audit-%d" % os.getpid() in text, "log_code = on: the code follows the line", text[-800:])
+    check(not to_client, "the line goes to the server log only, even with client_min_messages = log",
+          to_client)
     start = log_size()
     one(su, "SET pysandbox.log_calls = 'errors'")
     one(su, "SELECT sandbox_execute(%s)", (code,))
@@ -154,6 +160,9 @@ def counts(su):
     s = stat_of(su, burn)
     check(s is not None and s["total_cpu_ms"] >= 50 and s["total_cpu_ms"] <= s["total_wall_ms"] * 1.5 + 20,
           "CPU time is the call's own (a 3M-iteration loop), not n/a nor the spare's setup", s)
+    usage = one(su, "SELECT sandbox_run(%s)->'usage'", (burn,))
+    check(usage["cpu_ms"] >= 50, "sandbox_run's usage (the worker's exit report) counts the call's CPU time",
+          usage)
     big = tag + "def main():\n    b = bytearray(150 * 1024 * 1024)\n    return len(b)\n"
     one(su, "SELECT sandbox_execute(%s, '{}', '{main}', '{\"memory_mb\": 512}')", (big,))
     s = stat_of(su, big)
@@ -287,6 +296,23 @@ def activity(su):
     check(left == [(0,)], "after the call ends (canceled): gone", left)
     runner.close()
 
+    # a backend terminated mid-call (FATAL: no error path runs) leaves no row
+    runner = connect()
+    pid = one(runner, "SELECT pg_backend_pid()")
+    t = threading.Thread(target=lambda: error(runner, "SELECT sandbox_execute(%s, '{}', '{main}', "
+                                                      "'{\"timeout_ms\": 4000}')", (code,)))
+    t.start()
+    deadline = time.time() + 3
+    while time.time() < deadline and not rows(su, "SELECT 1 FROM pysandbox_activity WHERE pid = %s", (pid,)):
+        time.sleep(0.1)
+    one(su, "SELECT pg_terminate_backend(%s)", (pid,))
+    t.join(10)
+    deadline = time.time() + 3
+    while time.time() < deadline and rows(su, "SELECT 1 FROM pysandbox_activity WHERE pid = %s", (pid,)):
+        time.sleep(0.1)
+    left = rows(su, "SELECT count(*) FROM pysandbox_activity WHERE pid = %s", (pid,))
+    check(left == [(0,)], "a backend terminated mid-call leaves no row", left)
+
 
 def eviction(su):
     """Past pysandbox.stat_max entries, the least called go first."""
@@ -320,6 +346,7 @@ def eviction(su):
 
 def main():
     su = connect()
+    one(su, "CREATE EXTENSION IF NOT EXISTS pysandbox")
     preloaded = "pysandbox" in one(su, "SHOW shared_preload_libraries")
     for r in ROLES:
         one(su, "DROP ROLE IF EXISTS %s" % r)

@@ -46,6 +46,7 @@ extern int	sb_spare_children;
 extern int	sb_queue_timeout_ms;
 extern int	sb_max_workspaces;
 extern int	sb_workspace_idle_timeout_ms;
+extern char *sb_invalid_setting;
 
 /* workspaces a session may hold at most (pysandbox.max_workspaces' maximum) */
 #define SB_MAX_WORKSPACES 8
@@ -355,6 +356,8 @@ extern char *sb_limit_hint(const char *advice, const SbLimits *limits, SbLimitId
 extern void sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out);
 
 /* ---- sb_main.c: building requests ---- */
+extern void sb_check_args(FunctionCallInfo fcinfo, const char *function, int first,
+						  const char *const *names);
 extern void sb_request_start(SbRequest *req, const char *code, ArrayType *returns,
 							 const SbLimits *limits);
 extern void sb_request_finish(SbRequest *req, Jsonb *inputs);
@@ -450,6 +453,9 @@ typedef enum SbKind
 /* one call in flight through sb_stat_wrap() */
 typedef struct SbCallRecord
 {
+	bool		skip;			/* not counted (sandbox_validate) */
+	char	   *names;			/* role, session role and database for the
+								 * audit line, read when the call began */
 	Oid			userid;
 	TimestampTz started;
 	bool		has_code;		/* code_id, funcoid and code are set */
@@ -470,6 +476,7 @@ typedef struct SbCallRecord
 
 extern void sb_stat_init(void);
 extern Datum sb_stat_wrap(PGFunction fn, FunctionCallInfo fcinfo);
+extern Datum sb_stat_wrap_uncounted(PGFunction fn, FunctionCallInfo fcinfo);
 extern void sb_stat_code(const char *code, Oid funcoid);
 extern void sb_stat_child(int32 pid);
 extern void sb_stat_usage(const SbRequest *req, const SbOutcome *out, uint64 output_bytes);

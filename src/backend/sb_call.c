@@ -518,6 +518,11 @@ static void
 sb_call_usage(SbSandbox *sb, uint64 cpu_before, uint64 peak_kb, instr_time start,
 			  SbOutcome *out)
 {
+	/* a held child's peak, read again every SB_PEAK_EVERY calls of it */
+#define SB_PEAK_EVERY 64
+	static int32 peak_pid = 0;
+	static uint64 peak_last = 0;
+	static uint32 peak_age = 0;
 	uint64		cpu = sb_child_cpu_us(sb->pid);
 	instr_time	now;
 
@@ -527,7 +532,13 @@ sb_call_usage(SbSandbox *sb, uint64 cpu_before, uint64 peak_kb, instr_time start
 	out->exit.user_us = cpu > cpu_before ? cpu - cpu_before : 0;
 	out->exit.sys_us = 0;
 	out->call_cpu_us = out->exit.user_us;
-	out->exit.maxrss_kb = Max(peak_kb, sb_child_peak_kb(sb->pid));
+	if (!sb->held || sb->pid != peak_pid || ++peak_age >= SB_PEAK_EVERY)
+	{
+		peak_last = sb_child_peak_kb(sb->pid);
+		peak_pid = sb->pid;
+		peak_age = 0;
+	}
+	out->exit.maxrss_kb = Max(peak_kb, peak_last);
 }
 
 /*
@@ -608,7 +619,8 @@ again:
 	sb_stat_child(st->sb->pid);
 	/* a spare's setup, or a held child's earlier calls, are not this call's */
 	cpu_before = sb_child_cpu_us(st->sb->pid);
-	rd.pid = st->sb->pid;
+	/* a child that may end after its result: its peak when output begins */
+	rd.pid = req->held != NULL ? 0 : st->sb->pid;
 	INSTR_TIME_SET_ZERO(poll_start);
 	sending = req->chunks;
 	next_chunk = list_head(sending);
@@ -805,6 +817,7 @@ loop_done:
 		st->sb = NULL;
 		MemoryContextSwitchTo(old);
 		MemoryContextDelete(cxt);
+		sb_stat_child(0);	/* the call has let its child go */
 		if (req->workspace != NULL)
 			sb_workspace_after_call(req, out);
 		return;
@@ -865,6 +878,7 @@ loop_done:
 		st->sb = NULL;
 		MemoryContextSwitchTo(old);
 		MemoryContextDelete(cxt);
+		sb_stat_child(0);	/* the call has let its child go */
 		if (req->workspace != NULL)
 			sb_workspace_after_call(req, out);
 		return;
@@ -882,9 +896,8 @@ loop_done:
 	out->protocol_error = rd.bad;
 	out->cut = rd.cut;
 	out->exit = st->sb->exit;
-	/* the worker's count is the child's whole life: this call's share */
+	/* the worker leaves out a spare's warm-up and a held child's earlier calls */
 	out->call_cpu_us = out->exit.user_us + out->exit.sys_us;
-	out->call_cpu_us = out->call_cpu_us > cpu_before ? out->call_cpu_us - cpu_before : 0;
 	/*
 	 * A held child that sent nothing at all for its call and ended, not at
 	 * a limit: it closed its channel, or exited (an honest child that ends
@@ -903,6 +916,7 @@ loop_done:
 
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
+	sb_stat_child(0);
 	if (req->workspace != NULL)
 		sb_workspace_after_call(req, out);
 }

@@ -294,10 +294,9 @@ sandbox_describe(PG_FUNCTION_ARGS)
 	bool		numeric_decimal = false;
 	int			sample = 5;
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("inputs and options must not be NULL")));
+	static const char *const args[] = {"inputs", "options", NULL};
+
+	sb_check_args(fcinfo, "sandbox_describe", 0, args);
 	inputs = PG_GETARG_JSONB_P(0);
 	options = PG_GETARG_JSONB_P(1);
 	if (!JB_ROOT_IS_OBJECT(options))

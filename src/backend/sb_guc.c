@@ -11,6 +11,7 @@
 #include <limits.h>
 
 #include "miscadmin.h"
+#include "utils/memutils.h"
 #include "utils/guc.h"
 
 int			sb_timeout_ms = 10000;
@@ -135,10 +136,45 @@ sb_check_allowed_modules(char **newval, void **extra, GucSource source)
 	return true;
 }
 
+/*
+ * A value of a setting given before this library was loaded in the session
+ * (ALTER ROLE or ALTER DATABASE ... SET while it was not loaded, or a SET)
+ * is applied when the library defines the setting; PostgreSQL only warns
+ * if it is invalid and keeps the default.  Such a value is remembered
+ * here, and every call refuses to run until it is fixed: a limit an
+ * administrator set for a role is never silently replaced by the default.
+ */
+char	   *sb_invalid_setting = NULL;
+
+static const char *const sb_setting_names[] = {
+	"pysandbox.timeout", "pysandbox.cpu_limit", "pysandbox.memory_limit",
+	"pysandbox.max_output_bytes", "pysandbox.max_figure_pixels",
+	"pysandbox.max_input_rows", "pysandbox.max_input_size",
+	"pysandbox.allowed_modules", "pysandbox.preload_modules", "pysandbox.options",
+	"pysandbox.print", "pysandbox.max_print_bytes", "pysandbox.python_layer",
+	"pysandbox.filesystem_layer", "pysandbox.queue_timeout",
+	"pysandbox.max_workspaces", "pysandbox.workspace_idle_timeout",
+	"pysandbox.log_calls", "pysandbox.log_code"
+	/* not the server-wide ones: postgresql.conf's reload reports those */
+};
+
+#define SB_NSETTINGS lengthof(sb_setting_names)
+
 /* Register the settings (called from _PG_init). */
 void
 sb_guc_init(void)
 {
+	char	   *given[SB_NSETTINGS];
+	int			i;
+
+	/* values given before the settings existed (placeholders) */
+	for (i = 0; i < SB_NSETTINGS; i++)
+	{
+		const char *v = GetConfigOption(sb_setting_names[i], true, false);
+
+		given[i] = v ? pstrdup(v) : NULL;
+	}
+
 	DefineCustomIntVariable("pysandbox.timeout",
 							"Wall-clock limit of one sandbox call.",
 							NULL,
@@ -326,4 +362,14 @@ sb_guc_init(void)
 							 NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("pysandbox");
+
+	/* each given value, checked as a superuser's SET would be, changing nothing
+	 * (0: invalid; -1: valid, not applied) */
+	for (i = 0; i < SB_NSETTINGS && sb_invalid_setting == NULL; i++)
+		if (given[i] != NULL &&
+			set_config_option(sb_setting_names[i], given[i], PGC_SUSET, PGC_S_TEST,
+							  GUC_ACTION_SET, false, DEBUG1, false) == 0)
+			sb_invalid_setting = MemoryContextStrdup(TopMemoryContext,
+													 psprintf("%s = '%s'", sb_setting_names[i], given[i]));
+
 }

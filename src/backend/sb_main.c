@@ -42,6 +42,37 @@ _PG_init(void)
 	}
 }
 
+/*
+ * Every function of the extension refuses a NULL argument the same way
+ * (22004, naming it): none is STRICT, so that no call silently gives NULL
+ * or no rows.  names lists the function's arguments from first, in order.
+ */
+void
+sb_check_args(FunctionCallInfo fcinfo, const char *function, int first, const char *const *names)
+{
+	int			i;
+
+	for (i = 0; names[i] != NULL; i++)
+	{
+		const char *name = names[i];
+
+		if (!PG_ARGISNULL(first + i))
+			continue;
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("argument %s of %s() must not be NULL", name, function),
+				 errhint("%s",
+						 strcmp(name, "inputs") == 0 ? "Pass '{}' for no inputs." :
+						 strcmp(name, "returns") == 0 ? "Pass '{main}', or leave the argument out." :
+						 strcmp(name, "func") == 0 ? "Pass the name of the function that returns the rows, or leave the argument out for main." :
+						 strcmp(name, "workspace") == 0 ? "Pass a handle that sandbox_workspace_open() returned." :
+						 strcmp(name, "code") == 0 ? "Pass the Python code as text." :
+						 "Pass '{}', or leave the argument out.")));
+	}
+}
+
+static const char *const sb_execute_args[] = {"code", "inputs", "returns", "options", NULL};
+
 /* Append "returns":[...] after checking each name. */
 static void
 sb_append_returns(StringInfo json, ArrayType *returns)
@@ -419,14 +450,19 @@ sb_request_finish_or_error(SbRequest *req, Jsonb *inputs)
 static Datum
 sandbox_execute_call(PG_FUNCTION_ARGS)
 {
-	char	   *code = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	Jsonb	   *inputs = PG_GETARG_JSONB_P(1);
-	ArrayType  *returns = PG_GETARG_ARRAYTYPE_P(2);
-	Jsonb	   *options = PG_GETARG_JSONB_P(3);
+	char	   *code;
+	Jsonb	   *inputs;
+	ArrayType  *returns;
+	Jsonb	   *options;
 	SbRequest	req;
 	SbLimits	limits;
 	SbOutcome	out;
 
+	sb_check_args(fcinfo, "sandbox_execute", 0, sb_execute_args);
+	code = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	inputs = PG_GETARG_JSONB_P(1);
+	returns = PG_GETARG_ARRAYTYPE_P(2);
+	options = PG_GETARG_JSONB_P(3);
 	sb_run_functions(code, inputs, returns, options, false, &req, &limits, &out);
 	PG_RETURN_JSONB_P(sb_result_to_jsonb(&out, &limits));
 }

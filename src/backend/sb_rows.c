@@ -449,6 +449,8 @@ sb_rows_run(FunctionCallInfo fcinfo, const char *code, Jsonb *inputs,
 	(void) sb_rows_receive(ro, &out, &limits, func, rsinfo->setResult, NULL, NULL);
 }
 
+static const char *const sb_rows_args[] = {"code", "inputs", "func", "options", NULL};
+
 /*
  * sandbox_rows(code, inputs, func, options) returns setof record: used with
  * a column definition list.
@@ -456,10 +458,7 @@ sb_rows_run(FunctionCallInfo fcinfo, const char *code, Jsonb *inputs,
 static Datum
 sandbox_rows_call(PG_FUNCTION_ARGS)
 {
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("code, inputs, func and options must not be NULL")));
+	sb_check_args(fcinfo, "sandbox_rows", 0, sb_rows_args);
 	sb_rows_run(fcinfo, text_to_cstring(PG_GETARG_TEXT_PP(0)), PG_GETARG_JSONB_P(1),
 				text_to_cstring(PG_GETARG_TEXT_PP(2)), PG_GETARG_JSONB_P(3));
 	return (Datum) 0;
@@ -485,10 +484,7 @@ sandbox_rows_text_call(PG_FUNCTION_ARGS)
 	Jsonb	   *inputs;
 	Jsonb	   *options;
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("code, inputs, func and options must not be NULL")));
+	sb_check_args(fcinfo, "sandbox_rows", 0, sb_rows_args);
 	inputs = DatumGetJsonbP(DirectFunctionCall1(jsonb_in,
 												CStringGetDatum(text_to_cstring(PG_GETARG_TEXT_PP(1)))));
 	options = DatumGetJsonbP(DirectFunctionCall1(jsonb_in,
@@ -519,10 +515,7 @@ sandbox_rows_typed_call(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("rowtype must be a composite type, not %s", format_type_be(rowtype)),
 				 errhint("Pass NULL::my_table or NULL::my_composite_type.")));
-	if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3) || PG_ARGISNULL(4))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("code, inputs, func and options must not be NULL")));
+	sb_check_args(fcinfo, "sandbox_rows", 1, sb_rows_args);
 	sb_rows_run(fcinfo, text_to_cstring(PG_GETARG_TEXT_PP(1)), PG_GETARG_JSONB_P(2),
 				text_to_cstring(PG_GETARG_TEXT_PP(3)), PG_GETARG_JSONB_P(4));
 	return (Datum) 0;

@@ -204,10 +204,11 @@ sb_run_report(StringInfo r, bool failed, const SbFailure *f, const SbOutcome *ou
 static Datum
 sandbox_run_call(PG_FUNCTION_ARGS)
 {
-	char	   *code = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	Jsonb	   *inputs = PG_GETARG_JSONB_P(1);
-	ArrayType  *returns = PG_GETARG_ARRAYTYPE_P(2);
-	Jsonb	   *options = PG_GETARG_JSONB_P(3);
+	static const char *const args[] = {"code", "inputs", "returns", "options", NULL};
+	char	   *code;
+	Jsonb	   *inputs;
+	ArrayType  *returns;
+	Jsonb	   *options;
 	SbRequest	req;
 	SbLimits	limits;
 	SbOutcome	out;
@@ -217,6 +218,12 @@ sandbox_run_call(PG_FUNCTION_ARGS)
 	Jsonb	   *report;
 	char	   *returns_text = NULL,
 			   *figures_text = NULL;
+
+	sb_check_args(fcinfo, "sandbox_run", 0, args);
+	code = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	inputs = PG_GETARG_JSONB_P(1);
+	returns = PG_GETARG_ARRAYTYPE_P(2);
+	options = PG_GETARG_JSONB_P(3);
 
 	sb_run_functions(code, inputs, returns, options, true, &req, &limits, &out);
 
@@ -276,16 +283,20 @@ sandbox_run(PG_FUNCTION_ARGS)
 
 /*
  * sandbox_validate(code) returns jsonb: the validator's findings and the
- * imports used (README, sandbox_validate).  Nothing runs but the validator, in a sandbox.
+ * imports used (README, sandbox_validate).  Nothing runs but the validator, in a sandbox child.
  */
-Datum
-sandbox_validate(PG_FUNCTION_ARGS)
+static Datum
+sandbox_validate_call(PG_FUNCTION_ARGS)
 {
-	char	   *code = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	static const char *const args[] = {"code", NULL};
+	char	   *code;
 	SbRequest	req;
 	SbLimits	limits;
 	SbOutcome	out;
 	Jsonb	   *empty = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
+
+	sb_check_args(fcinfo, "sandbox_validate", 0, args);
+	code = text_to_cstring(PG_GETARG_TEXT_PP(0));
 
 	sb_limits_from_options(&limits, NULL);
 	sb_request_start(&req, code, NULL, &limits);
@@ -293,4 +304,11 @@ sandbox_validate(PG_FUNCTION_ARGS)
 	sb_request_finish(&req, empty);
 	sb_call_run(&req, &limits, &out);
 	PG_RETURN_JSONB_P(sb_result_to_jsonb(&out, &limits));
+}
+
+/* (not counted: no code of the caller's runs) */
+Datum
+sandbox_validate(PG_FUNCTION_ARGS)
+{
+	return sb_stat_wrap_uncounted(sandbox_validate_call, fcinfo);
 }

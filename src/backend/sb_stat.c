@@ -210,14 +210,33 @@ sb_my_slot(void)
 	return &sb_shared->slots[MyBackendId - 1];
 }
 
-/* Show rec (or nothing, if NULL) as this backend's call in flight. */
+/* A backend that exits (even from FATAL, mid-call) leaves no call behind. */
 static void
-sb_activity_publish(const SbCallRecord *rec)
+sb_activity_exit(int code, Datum arg)
 {
 	volatile SbActivitySlot *s = sb_my_slot();
 
 	if (s == NULL)
 		return;
+	SpinLockAcquire(&s->mutex);
+	s->pid = 0;
+	SpinLockRelease(&s->mutex);
+}
+
+/* Show rec (or nothing, if NULL) as this backend's call in flight. */
+static void
+sb_activity_publish(const SbCallRecord *rec)
+{
+	static bool exit_hook = false;
+	volatile SbActivitySlot *s = sb_my_slot();
+
+	if (s == NULL)
+		return;
+	if (!exit_hook)
+	{
+		before_shmem_exit(sb_activity_exit, (Datum) 0);
+		exit_hook = true;
+	}
 	SpinLockAcquire(&s->mutex);
 	if (rec == NULL || !rec->has_code)
 		s->pid = 0;
@@ -244,7 +263,7 @@ sb_stat_code(const char *code, Oid funcoid)
 	SbCallRecord *rec = sb_current;
 	size_t		len;
 
-	if (rec == NULL || rec->has_code || code == NULL)
+	if (rec == NULL || rec->skip || rec->has_code || code == NULL)
 		return;
 	len = strlen(code);
 	rec->code = code;
@@ -264,7 +283,7 @@ sb_stat_child(int32 pid)
 {
 	SbCallRecord *rec = sb_current;
 
-	if (rec == NULL || !rec->has_code || rec->child_pid == pid)
+	if (rec == NULL || rec->skip || !rec->has_code || rec->child_pid == pid)
 		return;
 	rec->child_pid = pid;
 	sb_activity_publish(rec);
@@ -398,7 +417,10 @@ sb_stat_count(const SbCallRecord *rec, int kind)
 	SbStatEntry *e;
 	double		wall_ms = rec->wall_us / 1000.0;
 
-	if (sb_shared == NULL || sb_stat_hash == NULL)
+	TimestampTz now = GetCurrentTimestamp();
+
+	/* an error raised while this backend read the table ends here: not counted */
+	if (sb_shared == NULL || sb_stat_hash == NULL || LWLockHeldByMe(sb_shared->lock))
 		return;
 	memset(&key, 0, sizeof(key));
 	key.userid = rec->userid;
@@ -422,34 +444,63 @@ sb_stat_count(const SbCallRecord *rec, int kind)
 		v->rows_in += (int64) rec->rows_in;
 		v->bytes_in += (int64) rec->bytes_in;
 		v->bytes_out += (int64) rec->bytes_out;
-		v->last_call = GetCurrentTimestamp();
+		v->last_call = now;
 		SpinLockRelease(&v->mutex);
 	}
 	LWLockRelease(sb_shared->lock);
 }
 
-/* The audit line of one call (pysandbox.log_calls). */
+/* the code in an audit line: at most this much of it */
+#define SB_LOG_CODE_MAX (1024 * 1024)
+
+/*
+ * Who runs a call, for its audit line: the current role (a SECURITY
+ * DEFINER function's owner), the session's role and the database, quoted
+ * as identifiers where they need it.  Read when the call begins, from the
+ * catalogs, only if calls are logged.
+ */
+static char *
+sb_stat_names(Oid userid)
+{
+	char	   *role = GetUserNameFromId(userid, true);
+	char	   *session = GetUserNameFromId(GetSessionUserId(), true);
+	char	   *db = get_database_name(MyDatabaseId);
+
+	return psprintf("role=%s session_role=%s database=%s",
+					role ? quote_identifier(role) : "?",
+					session ? quote_identifier(session) : "?",
+					db ? quote_identifier(db) : "?");
+}
+
+/*
+ * The audit line of one call (pysandbox.log_calls): to the server log only
+ * (LOG_SERVER_ONLY), never to the client, whose client_min_messages may
+ * ask for LOG: the code may be a SECURITY DEFINER function's secret.
+ */
 static void
 sb_stat_log(const SbCallRecord *rec, int kind)
 {
-	char	   *role;
-	char	   *db;
+	size_t		len;
 
 	if (sb_log_calls == SB_LOG_CALLS_OFF ||
 		(sb_log_calls == SB_LOG_CALLS_ERRORS && kind == SB_KIND_OK))
 		return;
-	role = GetUserNameFromId(rec->userid, true);
-	db = get_database_name(MyDatabaseId);
-	ereport(LOG,
-			(errmsg("pysandbox call: role=%s database=%s code_id=" INT64_FORMAT
+	len = sb_log_code ? strlen(rec->code) : 0;
+	ereport(LOG_SERVER_ONLY,
+			(errmsg("pysandbox call: %s code_id=" INT64_FORMAT
 					" function=%u outcome=%s sqlstate=%s wall_ms=%.3f cpu_ms=%.3f"
 					" peak_memory_kb=" UINT64_FORMAT " input_rows=" UINT64_FORMAT
 					" input_bytes=" UINT64_FORMAT " output_bytes=" UINT64_FORMAT,
-					role ? role : "?", db ? db : "?", (int64) rec->code_id, rec->funcoid,
+					rec->names ? rec->names : psprintf("role=%u", rec->userid),
+					(int64) rec->code_id, rec->funcoid,
 					sb_kind_names[kind], unpack_sql_state(rec->sqlstate),
 					rec->wall_us / 1000.0, rec->cpu_us / 1000.0, rec->peak_kb,
 					rec->rows_in, rec->bytes_in, rec->bytes_out),
-			 sb_log_code ? errdetail_internal("code:\n%s", rec->code) : 0,
+			 !sb_log_code ? 0 : len <= SB_LOG_CODE_MAX ?
+			 errdetail_internal("code:\n%s", rec->code) :
+			 errdetail_internal("code (the first %d of its %zu bytes):\n%.*s", SB_LOG_CODE_MAX, len,
+								pg_mbcliplen(rec->code, (int) Min(len, INT_MAX), SB_LOG_CODE_MAX),
+								rec->code),
 			 errhidestmt(true),
 			 errhidecontext(true)));
 }
@@ -460,8 +511,8 @@ sb_stat_end(SbCallRecord *rec, bool failed, int sqlstate)
 {
 	int			kind = rec->kind;
 
-	if (!rec->has_code)
-		return;					/* nothing was run: its options were refused */
+	if (rec->skip || !rec->has_code)
+		return;					/* not a call, or its options were refused */
 	if (failed && kind == SB_KIND_OK)
 	{
 		kind = sb_stat_kind_of(rec, sqlstate);
@@ -473,12 +524,8 @@ sb_stat_end(SbCallRecord *rec, bool failed, int sqlstate)
 	sb_stat_log(rec, kind);
 }
 
-/*
- * Run an SQL entry point that runs code as one counted call.  Errors are
- * counted and logged on their way out, then raised again unchanged.
- */
-Datum
-sb_stat_wrap(PGFunction fn, FunctionCallInfo fcinfo)
+static Datum
+sb_stat_run(PGFunction fn, FunctionCallInfo fcinfo, bool counted)
 {
 	SbCallRecord rec;
 	SbCallRecord *volatile outer = sb_current;
@@ -486,9 +533,12 @@ sb_stat_wrap(PGFunction fn, FunctionCallInfo fcinfo)
 	Datum		result;
 
 	memset(&rec, 0, sizeof(rec));
+	rec.skip = !counted;
 	rec.userid = GetUserId();
 	rec.started = GetCurrentTimestamp();
 	rec.sqlstate = ERRCODE_SUCCESSFUL_COMPLETION;
+	if (counted && sb_log_calls != SB_LOG_CALLS_OFF)
+		rec.names = sb_stat_names(rec.userid);
 	sb_current = &rec;
 	PG_TRY();
 	{
@@ -501,7 +551,11 @@ sb_stat_wrap(PGFunction fn, FunctionCallInfo fcinfo)
 
 		sb_current = outer;
 		sb_activity_publish(outer);
-		/* nothing here raises but running out of memory, or the log itself */
+		/*
+		 * Nothing here reads the catalogs or raises, but for running out of
+		 * memory or the log itself; a lock of the table this backend held
+		 * when the error came skips the count.
+		 */
 		sb_stat_end(&rec, true, sqlstate);
 		MemoryContextSwitchTo(errcxt);
 		PG_RE_THROW();
@@ -511,6 +565,26 @@ sb_stat_wrap(PGFunction fn, FunctionCallInfo fcinfo)
 	sb_activity_publish(outer);
 	sb_stat_end(&rec, rec.kind != SB_KIND_OK, rec.sqlstate);
 	return result;
+}
+
+/*
+ * Run an SQL entry point that runs code as one counted call.  Errors are
+ * counted and logged on their way out, then raised again unchanged.
+ */
+Datum
+sb_stat_wrap(PGFunction fn, FunctionCallInfo fcinfo)
+{
+	return sb_stat_run(fn, fcinfo, true);
+}
+
+/*
+ * Run one that runs code but is not a call of its own (sandbox_validate):
+ * its child is not the enclosing call's.
+ */
+Datum
+sb_stat_wrap_uncounted(PGFunction fn, FunctionCallInfo fcinfo)
+{
+	return sb_stat_run(fn, fcinfo, false);
 }
 
 static void
@@ -541,52 +615,67 @@ pysandbox_stat(PG_FUNCTION_ARGS)
 	Oid			me = GetUserId();
 	HASH_SEQ_STATUS seq;
 	SbStatEntry *e;
+	SbStatEntry *copies;
+	long		room,
+				n = 0,
+				i;
 
 	sb_stat_require();
 	InitMaterializedSRF(fcinfo, 0);
+	/* copied under the lock, turned into rows after it (which may raise) */
+	room = Min(hash_get_num_entries(sb_stat_hash), sb_stat_max) + 64;	/* read unlocked */
+	copies = palloc_extended(sizeof(SbStatEntry) * room, MCXT_ALLOC_HUGE);
 	LWLockAcquire(sb_shared->lock, LW_SHARED);
 	hash_seq_init(&seq, sb_stat_hash);
 	while ((e = hash_seq_search(&seq)) != NULL)
 	{
-		Datum		values[SB_STAT_COLS];
-		bool		nulls[SB_STAT_COLS];
-		SbStatEntry c;
-		int			i = 0,
-					k;
+		volatile SbStatEntry *v = e;
 
+		if (n >= room)
+		{
+			hash_seq_term(&seq);
+			break;
+		}
 		if (!all && e->key.userid != me)
 			continue;
-		{
-			volatile SbStatEntry *v = e;
-
-			SpinLockAcquire(&v->mutex);
-			memcpy(&c, e, sizeof(c));
-			SpinLockRelease(&v->mutex);
-		}
-		memset(nulls, 0, sizeof(nulls));
-		values[i++] = ObjectIdGetDatum(c.key.userid);
-		values[i++] = ObjectIdGetDatum(c.key.dbid);
-		values[i++] = Int64GetDatum((int64) c.key.code_id);
-		nulls[i] = !OidIsValid(c.funcoid);
-		values[i++] = ObjectIdGetDatum(c.funcoid);
-		values[i++] = Int64GetDatum(c.calls);
-		for (k = 0; k < SB_KIND_COUNT; k++)
-			values[i++] = Int64GetDatum(c.kinds[k]);
-		values[i++] = Float8GetDatum(c.total_wall_ms);
-		values[i++] = Float8GetDatum(c.calls > 0 ? c.total_wall_ms / c.calls : 0);
-		values[i++] = Float8GetDatum(c.max_wall_ms);
-		values[i++] = Float8GetDatum(c.total_cpu_ms);
-		values[i++] = Int64GetDatum(c.max_peak_kb);
-		values[i++] = Int64GetDatum(c.rows_in);
-		values[i++] = Int64GetDatum(c.bytes_in);
-		values[i++] = Int64GetDatum(c.bytes_out);
-		values[i++] = TimestampTzGetDatum(c.first_call);
-		values[i++] = TimestampTzGetDatum(c.last_call);
-		values[i++] = CStringGetTextDatum(c.code);
-		Assert(i == SB_STAT_COLS);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		SpinLockAcquire(&v->mutex);
+		memcpy(&copies[n++], e, sizeof(SbStatEntry));
+		SpinLockRelease(&v->mutex);
 	}
 	LWLockRelease(sb_shared->lock);
+
+	for (i = 0; i < n; i++)
+	{
+		SbStatEntry *c = &copies[i];
+		Datum		values[SB_STAT_COLS];
+		bool		nulls[SB_STAT_COLS];
+		int			col = 0,
+					k;
+
+		memset(nulls, 0, sizeof(nulls));
+		values[col++] = ObjectIdGetDatum(c->key.userid);
+		values[col++] = ObjectIdGetDatum(c->key.dbid);
+		values[col++] = Int64GetDatum((int64) c->key.code_id);
+		nulls[col] = !OidIsValid(c->funcoid);
+		values[col++] = ObjectIdGetDatum(c->funcoid);
+		values[col++] = Int64GetDatum(c->calls);
+		for (k = 0; k < SB_KIND_COUNT; k++)
+			values[col++] = Int64GetDatum(c->kinds[k]);
+		values[col++] = Float8GetDatum(c->total_wall_ms);
+		values[col++] = Float8GetDatum(c->calls > 0 ? c->total_wall_ms / c->calls : 0);
+		values[col++] = Float8GetDatum(c->max_wall_ms);
+		values[col++] = Float8GetDatum(c->total_cpu_ms);
+		values[col++] = Int64GetDatum(c->max_peak_kb);
+		values[col++] = Int64GetDatum(c->rows_in);
+		values[col++] = Int64GetDatum(c->bytes_in);
+		values[col++] = Int64GetDatum(c->bytes_out);
+		values[col++] = TimestampTzGetDatum(c->first_call);
+		values[col++] = TimestampTzGetDatum(c->last_call);
+		values[col++] = CStringGetTextDatum(c->code);
+		Assert(col == SB_STAT_COLS);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	pfree(copies);
 	return (Datum) 0;
 }
 

@@ -611,11 +611,17 @@ sb_worker_ready(void)
 	if (type != SB_CTL_READY || len != sizeof(SbReady) ||
 		payload.ready.version != SB_PROTOCOL_VERSION)
 	{
+		/* a READY of another size is another version's too */
+		uint32		theirs = type == SB_CTL_READY && len >= sizeof(uint32) ?
+			payload.ready.version : 0;
+
 		sb_sandbox_abandon_worker();
 		ereport(ERROR,
 				(errcode(ERRCODE_SYSTEM_ERROR),
 				 errmsg("sandbox worker speaks another protocol version"),
-				 errhint("Restart the session after reinstalling pysandbox.")));
+				 errdetail("This session's pysandbox library speaks protocol version %d; the worker binary %s/pysandbox-worker answered with version %u: they come from different installations of pysandbox.",
+						   SB_PROTOCOL_VERSION, pkglib_path, theirs),
+				 errhint("Install one version's library and worker binary together (make install, or the package), then reconnect; with pysandbox in shared_preload_libraries, restart the server.")));
 	}
 	sb_worker_layers = payload.ready.layers;
 	sb_worker_landlock_abi = payload.ready.landlock_abi;

@@ -374,7 +374,8 @@ sb_workspace_handle(char *out)
 Datum
 sandbox_workspace_open(PG_FUNCTION_ARGS)
 {
-	Jsonb	   *options = PG_GETARG_JSONB_P(0);
+	static const char *const args[] = {"options", NULL};
+	Jsonb	   *options;
 	SbLimits	limits;
 	SbWorkspace *ws = NULL;
 	JsonbIterator *it;
@@ -383,6 +384,8 @@ sandbox_workspace_open(PG_FUNCTION_ARGS)
 	int			open = 0;
 	int			i;
 
+	sb_check_args(fcinfo, "sandbox_workspace_open", 0, args);
+	options = PG_GETARG_JSONB_P(0);
 	sb_workspace_allowed("sandbox_workspace_open()");
 	if (!JB_ROOT_IS_OBJECT(options))
 		ereport(ERROR,
@@ -441,9 +444,12 @@ sandbox_workspace_open(PG_FUNCTION_ARGS)
 Datum
 sandbox_workspace_close(PG_FUNCTION_ARGS)
 {
-	char	   *handle = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	static const char *const args[] = {"workspace", NULL};
+	char	   *handle;
 	SbWorkspace *ws;
 
+	sb_check_args(fcinfo, "sandbox_workspace_close", 0, args);
+	handle = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	sb_workspace_allowed("sandbox_workspace_close()");
 	ws = sb_workspace_find(handle);
 	if (ws == NULL)

@@ -27,7 +27,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#ifndef SB_PROTOCOL_VERSION		/* test/protocol.sh builds another */
 #define SB_PROTOCOL_VERSION		10
+#endif
 
 /* the worker inherits its control socket on this fd */
 #define SB_WORKER_CONTROL_FD	3

@@ -1,0 +1,63 @@
+#!/bin/sh
+# test/protocol.sh - a partial upgrade: the installed library with a worker
+# binary of another protocol version (built from this tree with
+# SB_PROTOCOL_VERSION one less) must refuse to work with it, with an error
+# that says what happened and what to do, and work again once the matching
+# binary is back.  Against the running test cluster (PGHOST/PGPORT/PGUSER),
+# without shared_preload_libraries (a session starts its own worker); as
+# root, since it swaps the installed worker binary.
+set -eu
+cd "$(dirname "$0")/.."
+PKGLIB=$(/usr/lib/postgresql/15/bin/pg_config --pkglibdir)
+WORK=${PYSANDBOX_PROTOCOL_DIR:-/tmp/pysandbox-protocol}
+version=$(sed -n 's/^#define SB_PROTOCOL_VERSION[[:space:]]*\([0-9]*\).*/\1/p' src/protocol/sb_protocol.h)
+[ -n "$version" ] || { echo "protocol: no SB_PROTOCOL_VERSION in sb_protocol.h"; exit 1; }
+other=$((version - 1))
+
+echo "== building a worker binary that speaks protocol version $other"
+rm -rf "$WORK"
+mkdir -p "$WORK"
+git ls-files -z | xargs -0 tar -cf - | tar -x -C "$WORK"
+make -s -C "$WORK" src/worker/pysandbox-worker \
+	WORKER_CFLAGS="-std=gnu99 -O1 -D_GNU_SOURCE -fPIE -DSB_PROTOCOL_VERSION=$other" >"$WORK/build.log" 2>&1 ||
+	{ tail -20 "$WORK/build.log"; echo "protocol: build failed"; exit 1; }
+
+cp "$PKGLIB/pysandbox-worker" "$WORK/worker.installed"
+restore() { install -m 755 "$WORK/worker.installed" "$PKGLIB/pysandbox-worker"; }
+trap restore EXIT
+install -m 755 "$WORK/src/worker/pysandbox-worker" "$PKGLIB/pysandbox-worker"
+
+failed=0
+got=$(psql -X -At -v VERBOSITY=verbose -c "SELECT sandbox_execute('def main(): return 1')" 2>&1 || true)
+want_message="ERROR:  58000: sandbox worker speaks another protocol version"
+want_detail="DETAIL:  This session's pysandbox library speaks protocol version $version; the worker binary $PKGLIB/pysandbox-worker answered with version $other: they come from different installations of pysandbox."
+want_hint="HINT:  Install one version's library and worker binary together (make install, or the package), then reconnect; with pysandbox in shared_preload_libraries, restart the server."
+for want in "$want_message" "$want_detail" "$want_hint"; do
+	if printf '%s\n' "$got" | grep -qxF "$want"; then
+		echo "ok   $want"
+	else
+		echo "FAIL expected the line: $want"
+		failed=$((failed + 1))
+	fi
+done
+[ "$failed" = 0 ] || printf 'got:\n%s\n' "$got"
+if ps -eo comm | grep -q '^pysandbox-worke'; then
+	sleep 1
+	if ps -eo args | grep -v grep | grep -q "pysandbox-worker"; then
+		echo "FAIL a worker of the refused version was left running"
+		ps -eo pid,ppid,args | grep pysandbox-worker | grep -v grep
+		failed=$((failed + 1))
+	fi
+fi
+
+restore
+trap - EXIT
+got=$(psql -X -At -c "SELECT sandbox_execute('def main(): return 1')" 2>&1 || true)
+if [ "$got" = '{"main": 1}' ]; then
+	echo "ok   the matching worker binary back: calls work again"
+else
+	echo "FAIL after restoring the worker binary: $got"
+	failed=$((failed + 1))
+fi
+echo "protocol: $failed failed"
+[ "$failed" = 0 ]
