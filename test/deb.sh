@@ -9,6 +9,8 @@ set -eu
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 WORK=${PYSANDBOX_DEB_DIR:-/tmp/pysandbox-deb}
+export PYSANDBOX_TEST_DIR=${PYSANDBOX_TEST_DIR:-/tmp/pysandbox-test}
+export PGHOST=$PYSANDBOX_TEST_DIR PGPORT=${PGPORT:-54329} PGUSER=postgres PGDATABASE=postgres
 PKG=postgresql-15-pysandbox
 LIB=/usr/lib/postgresql/15/lib
 EXT=/usr/share/postgresql/15/extension
