@@ -690,6 +690,43 @@ SELECT * FROM sandbox_rows('def main(): return [(1,)]', '{}') AS t(a int);
 SELECT * FROM sandbox_rows('def main(): return [(1,)]', '{}'::jsonb) AS t(a int);
 RESET ROLE;
 REVOKE EXECUTE ON FUNCTION sandbox_rows(text, text, text, text) FROM regress_pysandbox_rows;
+
+--
+-- a view over sandbox_rows: its inputs are read as the role that queries
+-- the view, as any function's queries are, whatever security_invoker says:
+-- a view does not lend its owner's right to read them; a SECURITY DEFINER
+-- function does, deliberately
+--
+CREATE TABLE rows_secret (region text, amount int);
+INSERT INTO rows_secret VALUES ('north', 10), ('north', 5), ('south', 7);
+CREATE VIEW rows_secret_totals AS
+SELECT * FROM sandbox_rows($$
+def main(df):
+    return df.groupby("region", as_index=False)["amount"].sum()
+$$, '{"df": {"$table": "rows_secret"}}'::jsonb) AS t(region text, amount int8);
+GRANT SELECT ON rows_secret_totals TO regress_pysandbox_rows;
+GRANT EXECUTE ON FUNCTION sandbox_rows(text, jsonb, text, jsonb) TO regress_pysandbox_rows;
+SET ROLE regress_pysandbox_rows;
+SELECT * FROM rows_secret_totals ORDER BY region;
+RESET ROLE;
+ALTER VIEW rows_secret_totals SET (security_invoker = true);
+SET ROLE regress_pysandbox_rows;
+SELECT * FROM rows_secret_totals ORDER BY region;
+RESET ROLE;
+CREATE FUNCTION rows_secret_totals_definer() RETURNS TABLE (region text, amount int8)
+LANGUAGE sql SECURITY DEFINER SET search_path = public, pg_temp
+AS $f$ SELECT * FROM sandbox_rows($$
+def main(df):
+    return df.groupby("region", as_index=False)["amount"].sum()
+$$, '{"df": {"$table": "rows_secret"}}'::jsonb) AS t(region text, amount int8) $f$;
+GRANT EXECUTE ON FUNCTION rows_secret_totals_definer() TO regress_pysandbox_rows;
+SET ROLE regress_pysandbox_rows;
+SELECT * FROM rows_secret_totals_definer() ORDER BY region;
+RESET ROLE;
+DROP FUNCTION rows_secret_totals_definer();
+DROP VIEW rows_secret_totals;
+DROP TABLE rows_secret;
+REVOKE EXECUTE ON FUNCTION sandbox_rows(text, jsonb, text, jsonb) FROM regress_pysandbox_rows;
 DROP ROLE regress_pysandbox_rows;
 
 --

@@ -21,7 +21,7 @@ fail() {
 }
 
 missing=""
-for p in debhelper dpkg-dev fakeroot postgresql-server-dev-all; do
+for p in debhelper dpkg-dev fakeroot postgresql-server-dev-all libseccomp-dev python3-dev; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
 if [ -n "$missing" ]; then
@@ -53,11 +53,14 @@ echo "Depends: $depends"
 [ "$(dpkg-deb -f "$DEB" Package)" = "$PKG" ] || fail "package name is not $PKG"
 
 echo "== installing it"
+# this tree's build goes back however this ends (built first, so it can)
+make -s >/dev/null
 restore() {
 	dpkg -r "$PKG" >/dev/null 2>&1 || true
 	(cd "$ROOT" && make -s install >/dev/null)
 }
 trap restore EXIT
+trap 'exit 1' INT TERM HUP
 # the files of this tree's make install are replaced by the package's
 rm -f "$LIB/pysandbox.so" "$LIB/pysandbox-worker" "$EXT"/pysandbox*
 dpkg -i "$DEB" >/dev/null || fail "dpkg -i failed"
@@ -71,10 +74,10 @@ status=0
 for preload in 0 1; do
 	echo "== pg_regress against the installed package (preload $preload)"
 	PYSANDBOX_PRELOAD=$preload sh test/cluster.sh start >/dev/null || fail "could not start the test cluster"
-	# pg_regress runs only SQL: what it tests is the package's files
-	if ! make -s installcheck >"$WORK/regress-$preload.log" 2>&1; then
+	# the committed tests (sql/, expected/ of HEAD) against the package's files
+	if ! make -s -C "$WORK/src" installcheck >"$WORK/regress-$preload.log" 2>&1; then
 		tail -20 "$WORK/regress-$preload.log"
-		head -100 regression.diffs 2>/dev/null
+		head -100 "$WORK/src/regression.diffs" 2>/dev/null
 		status=1
 	else
 		grep -E "tests passed|tests failed" "$WORK/regress-$preload.log"

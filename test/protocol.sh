@@ -22,9 +22,11 @@ make -s -C "$WORK" src/worker/pysandbox-worker \
 	WORKER_CFLAGS="-std=gnu99 -O1 -D_GNU_SOURCE -fPIE -DSB_PROTOCOL_VERSION=$other" >"$WORK/build.log" 2>&1 ||
 	{ tail -20 "$WORK/build.log"; echo "protocol: build failed"; exit 1; }
 
-cp "$PKGLIB/pysandbox-worker" "$WORK/worker.installed"
-restore() { install -m 755 "$WORK/worker.installed" "$PKGLIB/pysandbox-worker"; }
+# the tree's own worker goes back however this ends (built first, so it can)
+make -s src/worker/pysandbox-worker >/dev/null
+restore() { make -s install-worker >/dev/null; }
 trap restore EXIT
+trap 'exit 1' INT TERM HUP
 install -m 755 "$WORK/src/worker/pysandbox-worker" "$PKGLIB/pysandbox-worker"
 
 failed=0

@@ -145,6 +145,29 @@ sb_check_allowed_modules(char **newval, void **extra, GucSource source)
  * administrator set for a role is never silently replaced by the default.
  */
 char	   *sb_invalid_setting = NULL;
+static const char *sb_invalid_name = NULL;
+static char *sb_invalid_default = NULL;	/* its value when it was refused */
+
+/*
+ * Is the invalid value still in force?  Not once the setting has been
+ * given a valid value since (SET, or a reload): then it differs from the
+ * default it was left at.
+ */
+bool
+sb_setting_still_invalid(void)
+{
+	const char *now;
+
+	if (sb_invalid_setting == NULL)
+		return false;
+	now = GetConfigOption(sb_invalid_name, true, false);
+	if (now != NULL && strcmp(now, sb_invalid_default) != 0)
+	{
+		sb_invalid_setting = NULL;
+		return false;
+	}
+	return true;
+}
 
 static const char *const sb_setting_names[] = {
 	"pysandbox.timeout", "pysandbox.cpu_limit", "pysandbox.memory_limit",
@@ -165,14 +188,23 @@ void
 sb_guc_init(void)
 {
 	char	   *given[SB_NSETTINGS];
+	char	   *stored[SB_NSETTINGS];
 	int			i;
 
-	/* values given before the settings existed (placeholders) */
+	/*
+	 * Values given before the settings existed (placeholders): the current
+	 * one, and the one RESET would give (a role's or database's, which a
+	 * SET may hide).  Not in the postmaster (preloading): postgresql.conf's
+	 * values are reported at start and reload, and every value set later is
+	 * checked when it is set.
+	 */
 	for (i = 0; i < SB_NSETTINGS; i++)
 	{
-		const char *v = GetConfigOption(sb_setting_names[i], true, false);
+		const char *v = IsUnderPostmaster ? GetConfigOption(sb_setting_names[i], true, false) : NULL;
+		const char *r = v ? GetConfigOptionResetString(sb_setting_names[i]) : NULL;
 
 		given[i] = v ? pstrdup(v) : NULL;
+		stored[i] = r && r[0] && strcmp(r, v) != 0 ? pstrdup(r) : NULL;
 	}
 
 	DefineCustomIntVariable("pysandbox.timeout",
@@ -366,10 +398,24 @@ sb_guc_init(void)
 	/* each given value, checked as a superuser's SET would be, changing nothing
 	 * (0: invalid; -1: valid, not applied) */
 	for (i = 0; i < SB_NSETTINGS && sb_invalid_setting == NULL; i++)
+	{
+		const char *bad = NULL;
+
 		if (given[i] != NULL &&
 			set_config_option(sb_setting_names[i], given[i], PGC_SUSET, PGC_S_TEST,
 							  GUC_ACTION_SET, false, DEBUG1, false) == 0)
-			sb_invalid_setting = MemoryContextStrdup(TopMemoryContext,
-													 psprintf("%s = '%s'", sb_setting_names[i], given[i]));
+			bad = given[i];
+		else if (stored[i] != NULL &&
+				 set_config_option(sb_setting_names[i], stored[i], PGC_SUSET, PGC_S_TEST,
+								   GUC_ACTION_SET, false, DEBUG1, false) == 0)
+			bad = stored[i];
+		if (bad == NULL)
+			continue;
+		sb_invalid_name = sb_setting_names[i];
+		sb_invalid_default = MemoryContextStrdup(TopMemoryContext,
+												 GetConfigOption(sb_setting_names[i], false, false));
+		sb_invalid_setting = MemoryContextStrdup(TopMemoryContext,
+												 psprintf("%s = '%s'", sb_setting_names[i], bad));
+	}
 
 }

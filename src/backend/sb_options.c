@@ -434,12 +434,12 @@ sb_limits_from_options(SbLimits *limits, Jsonb *options)
 	SbOptionValues call;
 	int			i;
 
-	if (sb_invalid_setting != NULL)
+	if (sb_setting_still_invalid())
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid value for a pysandbox setting of this session: %s", sb_invalid_setting),
 				 errdetail("The value was given before pysandbox was loaded in the session (ALTER ROLE or ALTER DATABASE ... SET, or SET); it was not applied, and calls are refused rather than run with the default."),
-				 errhint("A superuser corrects it (ALTER ROLE ... SET) or removes it (ALTER ROLE ... RESET); put pysandbox in session_preload_libraries or shared_preload_libraries so that such values are checked when they are set.")));
+				 errhint("Set a valid value in the session, or have a superuser correct the stored one (ALTER ROLE or ALTER DATABASE ... SET, or ... RESET) and reconnect; with pysandbox in session_preload_libraries or shared_preload_libraries, values are checked when they are set.")));
 
 	memset(limits, 0, sizeof(*limits));
 	if (options != NULL)

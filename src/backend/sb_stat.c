@@ -459,6 +459,17 @@ sb_stat_count(const SbCallRecord *rec, int kind)
  * as identifiers where they need it.  Read when the call begins, from the
  * catalogs, only if calls are logged.
  */
+static const char *
+sb_stat_name(char *name)
+{
+	char	   *p;
+
+	for (p = name; *p; p++)		/* no line of a name begins another */
+		if ((unsigned char) *p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return quote_identifier(name);
+}
+
 static char *
 sb_stat_names(Oid userid)
 {
@@ -467,9 +478,9 @@ sb_stat_names(Oid userid)
 	char	   *db = get_database_name(MyDatabaseId);
 
 	return psprintf("role=%s session_role=%s database=%s",
-					role ? quote_identifier(role) : "?",
-					session ? quote_identifier(session) : "?",
-					db ? quote_identifier(db) : "?");
+					role ? sb_stat_name(role) : "?",
+					session ? sb_stat_name(session) : "?",
+					db ? sb_stat_name(db) : "?");
 }
 
 /*
@@ -623,9 +634,17 @@ pysandbox_stat(PG_FUNCTION_ARGS)
 	sb_stat_require();
 	InitMaterializedSRF(fcinfo, 0);
 	/* copied under the lock, turned into rows after it (which may raise) */
-	room = Min(hash_get_num_entries(sb_stat_hash), sb_stat_max) + 64;	/* read unlocked */
-	copies = palloc_extended(sizeof(SbStatEntry) * room, MCXT_ALLOC_HUGE);
+	/*
+	 * Sized under the lock for the rows this role sees (an error here
+	 * releases the lock, and sb_stat_count skips a lock it holds).
+	 */
 	LWLockAcquire(sb_shared->lock, LW_SHARED);
+	room = 0;
+	hash_seq_init(&seq, sb_stat_hash);
+	while ((e = hash_seq_search(&seq)) != NULL)
+		if (all || e->key.userid == me)
+			room++;
+	copies = palloc_extended(sizeof(SbStatEntry) * Max(room, 1), MCXT_ALLOC_HUGE);
 	hash_seq_init(&seq, sb_stat_hash);
 	while ((e = hash_seq_search(&seq)) != NULL)
 	{
