@@ -21,11 +21,12 @@ OBJS = \
 	src/backend/sb_run.o \
 	src/backend/sb_language.o src/backend/sb_held.o src/backend/sb_workspace.o \
 	src/backend/sb_stat.o \
+	src/backend/sb_groups.o \
 	src/protocol/sb_frame.o \
 	src/protocol/sb_decode.o
 PGFILEDESC = "pysandbox - run untrusted Python next to the data"
 
-REGRESS = basic inputs types errors limits validation security guc rows agents repairs language sqlcall perrow describe workspace charts
+REGRESS = basic inputs types errors limits validation security guc rows agents repairs language sqlcall perrow describe workspace charts groups
 REGRESS_OPTS = --load-extension=pysandbox
 
 PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config

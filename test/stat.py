@@ -194,6 +194,17 @@ def counts(su):
     check(report["error"]["kind"] == "exception" and s is not None and s["exception"] == 1 and s["ok"] == 0,
           "sandbox_run's failure report counts as its kind, though the statement succeeded", s)
 
+    # options.group_by: one call, however many groups (and processes)
+    grouped = tag + "def main(df):\n    return int(df.g.sum())\n"
+    got = one(su, "SELECT sandbox_execute(%s, '{\"df\": {\"$query\": \"SELECT g %% 4 AS k, g "
+                  "FROM generate_series(1, 100) g\"}}', '{main}', '{\"group_by\": \"k\"}')", (grouped,))
+    s = stat_of(su, grouped)
+    check(got == {"main": {"0": 1300, "1": 1225, "2": 1250, "3": 1275}} and s is not None and
+          s["calls"] == 1 and s["ok"] == 1 and s["rows_in"] == 100 and s["total_cpu_ms"] > 0 and
+          s["max_peak_memory_kb"] > 10000,
+          "a call with group_by (4 groups, 4 processes) counts once, with all groups' rows and usage",
+          (got, s))
+
     one(su, "DROP FUNCTION IF EXISTS regress_stat_double(int)")
     one(su, "CREATE FUNCTION regress_stat_double(x int) RETURNS int LANGUAGE pysandbox "
             "AS $$return x * 2  # stat$$")

@@ -13,6 +13,7 @@
 #include "postgres.h"
 
 #include "access/tupdesc.h"
+#include "executor/tuptable.h"
 #include "lib/stringinfo.h"
 #include "fmgr.h"
 #include "nodes/pg_list.h"
@@ -239,6 +240,7 @@ typedef struct SbLimits
 	struct SbWorkspace *workspace;	/* options.workspace: the call runs in
 									 * it, or NULL */
 	uint64		workspace_id;	/* ... which must still be that one */
+	List	   *group_by;		/* options.group_by: key column names, or NIL */
 	/* per SbLimitId */
 	int			setting[SB_NLIMITS];	/* the setting's value */
 	int			allowed[SB_NLIMITS];	/* most the call's options could ask */
@@ -267,7 +269,17 @@ typedef struct SbRequest
 	SbLimits	limits;			/* the call's, for the input budget */
 	struct SbWorkspace *workspace;	/* runs in this workspace, or NULL */
 	uint64		workspace_id;	/* ... as long as it is still this one */
+	/* options.group_by (sb_groups.c): the one table input, not yet run */
+	List	   *group_by;
+	char	   *group_input;	/* its name, once sb_request_finish saw it */
+	char	   *group_query;
+	JsonbValue *group_params;
+	char	   *group_payload;	/* the REQUEST frame's payload (UTF-8) */
+	Size		group_payload_len;
 } SbRequest;
+
+/* at most this many columns in options.group_by */
+#define SB_MAX_GROUP_KEYS	8
 
 extern void sb_inputs_encode(SbRequest *req, Jsonb *inputs);
 extern void sb_request_add_table(SbRequest *req, const char *name, SbColumn *cols,
@@ -285,10 +297,26 @@ typedef struct SbTableJob
 	const char *name;
 	const char *query;
 	JsonbValue *params;
+	struct SbGroupScan *group;	/* options.group_by's scan, or NULL */
 } SbTableJob;
 extern void sb_table_input_context(void *arg);
 extern struct _SPI_plan *sb_table_prepare(const char *name, const char *query,
 										  JsonbValue *params, ParamListInfo *paramLI);
+
+/* ---- sb_groups.c: options.group_by ---- */
+struct SbGroupScan;
+struct SbRowsOut;
+extern void sb_table_input_grouped(SbRequest *req, const char *query, struct SbGroupScan *group);
+extern char *sb_group_query(struct SbGroupScan *gs, TupleDesc desc, const char *query);
+extern TupleDesc sb_group_columns(struct SbGroupScan *gs, TupleDesc typeinfo);
+extern bool sb_group_same_key(struct SbGroupScan *gs, TupleTableSlot *slot);
+extern void sb_group_begin(struct SbGroupScan *gs, TupleTableSlot *slot);
+extern void sb_group_flush(struct SbGroupScan *gs, SbColumn *cols, int ncols, uint64 nrows);
+extern const char *sb_group_describe(struct SbGroupScan *gs);
+struct SbOutcome;
+extern Jsonb *sb_groups_run(SbRequest *base, const struct SbLimits *limits, ArrayType *returns,
+							struct SbRowsOut *rows, const char *func, Tuplestorestate *store,
+							struct SbOutcome *usage);
 
 /* ---- sb_describe.c: sandbox_describe ---- */
 typedef struct SbDescribe
@@ -344,6 +372,7 @@ typedef struct SbOutcome
 	SbExitReport exit;
 	uint64		call_cpu_us;	/* CPU time of this call (exit's is the
 								 * child's whole life) */
+	Jsonb	   *grouped;		/* options.group_by: the call's result */
 } SbOutcome;
 
 extern void sb_limits_from_options(SbLimits *limits, Jsonb *options);

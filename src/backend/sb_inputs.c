@@ -55,6 +55,10 @@ typedef struct SbReceiver
 	uint64		nrows;
 	MemoryContext cxt;			/* where the buffers live */
 	MemoryContext rowcxt;		/* per-row output function garbage */
+	struct SbGroupScan *group;	/* options.group_by: each group is run as
+								 * soon as its last row is in (sb_groups.c);
+								 * cxt is then the group's alone */
+	TupleDesc	typeinfo;		/* group_by: the columns, for the next group */
 } SbReceiver;
 
 static const char *const sb_python_keywords[] = {
@@ -124,13 +128,13 @@ sb_request_add_frame(SbRequest *req, uint32 type,
 	}
 }
 
-/* DestReceiver startup: one column buffer per result column. */
+/* One empty column buffer per result column, in r->cxt. */
 static void
-sb_receiver_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
+sb_receiver_columns(SbReceiver *r, TupleDesc typeinfo)
 {
-	SbReceiver *r = (SbReceiver *) self;
 	int			i;
 
+	r->nrows = 0;
 	r->ncols = typeinfo->natts;
 	r->cols = MemoryContextAllocZero(r->cxt, sizeof(SbColumn) * Max(r->ncols, 1));
 	for (i = 0; i < r->ncols; i++)
@@ -143,6 +147,17 @@ sb_receiver_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
 	r->rowcxt = AllocSetContextCreate(r->cxt, "pysandbox row", ALLOCSET_SMALL_SIZES);
 }
 
+/* DestReceiver startup: one column buffer per result column. */
+static void
+sb_receiver_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
+{
+	SbReceiver *r = (SbReceiver *) self;
+
+	if (r->group != NULL)
+		r->typeinfo = typeinfo = sb_group_columns(r->group, typeinfo);
+	sb_receiver_columns(r, typeinfo);
+}
+
 /* DestReceiver: one row into the column buffers. */
 static bool
 sb_receiver_receive(TupleTableSlot *slot, DestReceiver *self)
@@ -153,6 +168,20 @@ sb_receiver_receive(TupleTableSlot *slot, DestReceiver *self)
 	int			i;
 
 	slot_getallattrs(slot);
+	if (r->group != NULL)
+	{
+		/* the rows come sorted by the key: a new key ends the group */
+		if (r->nrows > 0 && !sb_group_same_key(r->group, slot))
+		{
+			MemoryContextSwitchTo(old);
+			sb_group_flush(r->group, r->cols, r->ncols, r->nrows);
+			MemoryContextReset(r->cxt);
+			sb_receiver_columns(r, r->typeinfo);
+			old = MemoryContextSwitchTo(r->rowcxt);
+		}
+		if (r->nrows == 0)
+			sb_group_begin(r->group, slot);
+	}
 	for (i = 0; i < r->ncols; i++)
 	{
 		sb_column_append(&r->cols[i], slot->tts_values[i], slot->tts_isnull[i],
@@ -166,14 +195,20 @@ sb_receiver_receive(TupleTableSlot *slot, DestReceiver *self)
 	if (r->req->input_rows + r->nrows > (uint64) r->req->limits.max_input_rows)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 r->group ? errmsg("a group has more than %d rows", r->req->limits.max_input_rows) :
 				 errmsg("table inputs have more than %d rows", r->req->limits.max_input_rows),
+				 r->group ? errdetail("Group %s of input \"%s\" reached the limit; with group_by, the limit applies to each group.",
+									  sb_group_describe(r->group), r->input) :
 				 errdetail("Input \"%s\" reached the limit.", r->input),
 				 errhint("%s", sb_limit_hint("Aggregate or filter in the query",
 											 &r->req->limits, SB_LIMIT_INPUT_ROWS))));
 	if (r->req->input_bytes + bytes > (uint64) r->req->limits.max_input_mb * 1024 * 1024)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 r->group ? errmsg("a group is larger than %d MB", r->req->limits.max_input_mb) :
 				 errmsg("table inputs are larger than %d MB", r->req->limits.max_input_mb),
+				 r->group ? errdetail("Group %s of input \"%s\" reached the limit; with group_by, the limit applies to each group.",
+									  sb_group_describe(r->group), r->input) :
 				 errdetail("Input \"%s\" reached the limit.", r->input),
 				 errhint("%s", sb_limit_hint("Select fewer columns or rows",
 											 &r->req->limits, SB_LIMIT_INPUT_SIZE))));
@@ -367,7 +402,8 @@ sb_table_prepare(const char *name, const char *query, JsonbValue *params,
 }
 
 static void
-sb_table_input(SbRequest *req, const char *name, const char *query, JsonbValue *params)
+sb_table_input_scan(SbRequest *req, const char *name, const char *query, JsonbValue *params,
+					struct SbGroupScan *group)
 {
 	ErrorContextCallback errcb;
 	SbReceiver *r;
@@ -392,10 +428,25 @@ sb_table_input(SbRequest *req, const char *name, const char *query, JsonbValue *
 	r->req = req;
 	r->input = name;
 	r->cxt = cxt;
+	r->group = group;
+	if (group != NULL)
+		r->cxt = AllocSetContextCreate(cxt, "pysandbox group input", ALLOCSET_DEFAULT_SIZES);
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	plan = sb_table_prepare(name, query, params, &paramLI);
+	if (group != NULL)
+	{
+		/*
+		 * group_by: the key columns are checked against the query's own
+		 * columns, then the query runs again sorted by them
+		 */
+		CachedPlanSource *ps = linitial(SPI_plan_get_plan_sources(plan));
+		char	   *sorted = sb_group_query(group, ps->resultDesc, query);
+
+		SPI_freeplan(plan);
+		plan = sb_table_prepare(name, sorted, params, &paramLI);
+	}
 
 	memset(&eopts, 0, sizeof(eopts));
 	eopts.params = paramLI;
@@ -423,7 +474,48 @@ sb_table_input(SbRequest *req, const char *name, const char *query, JsonbValue *
 	SPI_finish();
 	error_context_stack = errcb.previous;
 
-	sb_request_add_table(req, name, r->cols, r->ncols, r->nrows);
+	if (group == NULL)
+		sb_request_add_table(req, name, r->cols, r->ncols, r->nrows);
+	else
+	{
+		/* the last group */
+		if (r->nrows > 0)
+			sb_group_flush(group, r->cols, r->ncols, r->nrows);
+		MemoryContextDelete(r->cxt);
+	}
+}
+
+static void
+sb_table_input(SbRequest *req, const char *name, const char *query, JsonbValue *params)
+{
+	sb_table_input_scan(req, name, query, params, NULL);
+}
+
+static void
+sb_group_job(void *arg)
+{
+	SbTableJob *job = (SbTableJob *) arg;
+
+	sb_table_input_scan(job->req, job->name, job->query, job->params, job->group);
+}
+
+/*
+ * options.group_by: run the request's one table input, sorted by the key,
+ * each group as soon as it is complete (sb_groups.c), in a subtransaction
+ * rolled back as any table input's.
+ */
+void
+sb_table_input_grouped(SbRequest *req, const char *query, struct SbGroupScan *group)
+{
+	SbTableJob	job;
+
+	memset(&job, 0, sizeof(job));
+	job.req = req;
+	job.name = req->group_input;
+	job.query = query;
+	job.params = req->group_params;
+	job.group = group;
+	sb_rolled_back(sb_group_job, &job);
 }
 
 /*
@@ -705,7 +797,20 @@ sb_inputs_walk(SbRequest *req, Jsonb *inputs, SbDescribe *describe)
 			continue;
 		form = sb_input_form(key, &v, &query, &params);
 		tables |= form != SB_INPUT_PLAIN;
-		if (req && form != SB_INPUT_PLAIN)
+		if (req && form != SB_INPUT_PLAIN && req->group_by != NIL)
+		{
+			/* run later, group by group (sb_groups.c) */
+			if (req->group_input != NULL)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("options.group_by needs exactly one table input, but inputs \"%s\" and \"%s\" are both tables",
+								req->group_input, key),
+						 errhint("Join them in one $query, or pass the smaller one with sql() from inside the function.")));
+			req->group_input = key;
+			req->group_query = query;
+			req->group_params = params;
+		}
+		else if (req && form != SB_INPUT_PLAIN)
 			sb_table_input_undone(req, key, query, params);
 		if (out == NULL || (req && form != SB_INPUT_PLAIN))
 			continue;

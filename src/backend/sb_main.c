@@ -231,6 +231,7 @@ sb_request_validate(SbRequest *req, const char *code, Jsonb *inputs,
 	none = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
 	sb_request_start(&vreq, code, NULL, limits);
 	vreq.workspace = NULL;		/* a child of its own, which then exits */
+	vreq.group_by = NIL;
 	/* what the memo keeps must be what this request was built with */
 	vreq.python_layer = req->python_layer;
 	vreq.allowed_modules = req->allowed_modules;
@@ -298,6 +299,7 @@ sb_request_start(SbRequest *req, const char *code, ArrayType *returns,
 	req->workspace = limits->workspace;
 	req->workspace_id = limits->workspace_id;
 	req->numeric_decimal = limits->numeric_decimal;
+	req->group_by = limits->group_by;
 	req->python_layer = sb_python_layer;
 	req->allowed_modules = pstrdup(sb_allowed_modules ? sb_allowed_modules : "");
 	req->code = code;
@@ -334,11 +336,39 @@ sb_request_finish(SbRequest *req, Jsonb *inputs)
 	sb_inputs_encode(req, inputs);
 	if (req->workspace != NULL)
 		appendStringInfoString(&req->json, ",\"workspace\":true");
+	if (req->group_by != NIL)
+	{
+		ListCell   *lc;
+
+		if (req->group_input == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("options.group_by needs a table input to group"),
+					 errhint("Pass the rows as an input such as {\"df\": {\"$table\": \"sales\"}} or {\"df\": {\"$query\": \"SELECT ...\"}}.")));
+		/* the runtime names each group's DataFrame by its key (sb_runtime) */
+		appendStringInfoString(&req->json, ",\"group\":{\"input\":");
+		escape_json(&req->json, req->group_input);
+		appendStringInfoString(&req->json, ",\"by\":[");
+		foreach(lc, req->group_by)
+		{
+			if (foreach_current_index(lc) > 0)
+				appendStringInfoChar(&req->json, ',');
+			escape_json(&req->json, (const char *) lfirst(lc));
+		}
+		appendStringInfoString(&req->json, "]}");
+	}
 	appendStringInfoChar(&req->json, '}');
 
 	tables = req->chunks;
 	req->chunks = NIL;
 	utf8 = pg_server_to_any(req->json.data, req->json.len, PG_UTF8);
+	if (req->group_by != NIL)
+	{
+		/* each group's request is built around it (sb_groups.c) */
+		req->group_payload = utf8;
+		req->group_payload_len = strlen(utf8);
+		return;
+	}
 	sb_request_add_frame(req, SB_DATA_REQUEST, utf8, strlen(utf8), NULL, 0, NULL, 0);
 	req->chunks = list_concat(req->chunks, tables);
 	sb_request_add_frame(req, SB_DATA_END, NULL, 0, NULL, 0, NULL, 0);
@@ -379,6 +409,11 @@ sb_run_functions(const char *code, Jsonb *inputs, ArrayType *returns, Jsonb *opt
 				 bool capture_output, SbRequest *req, SbLimits *limits, SbOutcome *out)
 {
 	sb_limits_from_options(limits, options);
+	if (capture_output && limits->group_by != NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("sandbox_run does not support options.group_by"),
+				 errhint("Call sandbox_execute or sandbox_rows with group_by, or group with pandas inside the code.")));
 	sb_request_start(req, code, returns, limits);
 	req->capture_output = capture_output;
 	if (capture_output)			/* sandbox_run reports the figures left open */
@@ -398,6 +433,16 @@ sb_run_functions(const char *code, Jsonb *inputs, ArrayType *returns, Jsonb *opt
 	}
 	else
 		sb_request_finish(req, inputs);
+	if (req->group_by != NIL)
+	{
+		/* one child per group: the result is built from all of theirs */
+		Jsonb	   *grouped = sb_groups_run(req, limits, returns, NULL, NULL, NULL, out);
+
+		sb_report_usage(req, out);
+		sb_validated_note(req, code, out);
+		out->grouped = grouped;
+		return;
+	}
 	sb_call_run(req, limits, out);
 	sb_report_usage(req, out);
 	sb_validated_note(req, code, out);
@@ -464,6 +509,8 @@ sandbox_execute_call(PG_FUNCTION_ARGS)
 	returns = PG_GETARG_ARRAYTYPE_P(2);
 	options = PG_GETARG_JSONB_P(3);
 	sb_run_functions(code, inputs, returns, options, false, &req, &limits, &out);
+	if (out.grouped != NULL)
+		PG_RETURN_JSONB_P(out.grouped);
 	PG_RETURN_JSONB_P(sb_result_to_jsonb(&out, &limits));
 }
 

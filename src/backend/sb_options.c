@@ -43,7 +43,7 @@ const SbLimitInfo sb_limit_info[SB_NLIMITS] = {
 };
 
 #define SB_KNOWN_OPTIONS \
-	"timeout_ms, cpu_ms, memory_mb, max_output_bytes, max_input_rows, max_input_mb, numeric, verify and workspace"
+	"timeout_ms, cpu_ms, memory_mb, max_output_bytes, max_input_rows, max_input_mb, numeric, verify, workspace and group_by"
 #define SB_KNOWN_GUC_OPTIONS \
 	"timeout_ms, cpu_ms, memory_mb, max_output_bytes, max_input_rows, max_input_mb and numeric"
 
@@ -59,7 +59,9 @@ typedef enum SbOptionsError
 	SB_OPT_VERIFY,				/* verify is not a string */
 	SB_OPT_VERIFY_IN_SETTING,	/* verify in pysandbox.options */
 	SB_OPT_WORKSPACE,			/* workspace is not a string */
-	SB_OPT_WORKSPACE_IN_SETTING /* workspace in pysandbox.options */
+	SB_OPT_WORKSPACE_IN_SETTING,	/* workspace in pysandbox.options */
+	SB_OPT_GROUP_BY,			/* group_by is not a name or names */
+	SB_OPT_GROUP_BY_IN_SETTING	/* group_by in pysandbox.options */
 } SbOptionsError;
 
 /* What an options object asks; a parse's state. */
@@ -70,8 +72,11 @@ typedef struct SbOptionValues
 	int			numeric;		/* -1: not given; 0: float; 1: decimal */
 	char	   *verify;			/* options.verify, or NULL */
 	char	   *workspace;		/* options.workspace, or NULL */
+	List	   *group_by;		/* options.group_by: column names (char *) */
+	bool		has_group_by;
 
 	/* while parsing */
+	bool		group_by_array; /* inside group_by's array */
 	int			depth;
 	const char *field;			/* the key at depth 1 whose value comes */
 	bool		setting;		/* parsing pysandbox.options */
@@ -116,7 +121,11 @@ sb_opt_array_start(void *state)
 static void
 sb_opt_array_end(void *state)
 {
-	((SbOptionValues *) state)->depth--;
+	SbOptionValues *o = state;
+
+	o->depth--;
+	if (o->depth == 1)
+		o->group_by_array = false;
 }
 
 /* A key of the object: known, or the object is refused. */
@@ -146,6 +155,13 @@ sb_opt_field_start(void *state, char *fname, bool isnull)
 		if (o->setting)
 			sb_opt_fail(o, SB_OPT_WORKSPACE_IN_SETTING, NULL);
 	}
+	else if (strcmp(fname, "group_by") == 0)
+	{
+		o->field = "group_by";
+		o->has_group_by = true;
+		if (o->setting)
+			sb_opt_fail(o, SB_OPT_GROUP_BY_IN_SETTING, NULL);
+	}
 	if (o->field == NULL)
 		sb_opt_fail(o, SB_OPT_UNKNOWN, fname);
 }
@@ -173,6 +189,15 @@ sb_opt_value(SbOptionValues *o, char *token, JsonTokenType type)
 			o->verify = pstrdup(token);
 		else
 			sb_opt_fail(o, o->setting ? SB_OPT_VERIFY_IN_SETTING : SB_OPT_VERIFY, NULL);
+		return;
+	}
+	if (strcmp(o->field, "group_by") == 0)
+	{
+		/* a name, or the start of an array of names (sb_opt_scalar takes them) */
+		if (type == JSON_TOKEN_STRING && token[0] != '\0' && !o->setting)
+			o->group_by = lappend(o->group_by, pstrdup(token));
+		else if (type != JSON_TOKEN_ARRAY_START)
+			sb_opt_fail(o, o->setting ? SB_OPT_GROUP_BY_IN_SETTING : SB_OPT_GROUP_BY, NULL);
 		return;
 	}
 	if (strcmp(o->field, "workspace") == 0)
@@ -212,6 +237,15 @@ sb_opt_scalar(void *state, char *token, JsonTokenType type)
 		sb_opt_fail(o, SB_OPT_NOT_OBJECT, NULL);
 	else if (o->depth == 1)
 		sb_opt_value(o, token, type);
+	else if (o->depth == 2 && o->field != NULL && strcmp(o->field, "group_by") == 0 &&
+			 o->group_by_array)
+	{
+		/* an element of group_by's array: a name */
+		if (type == JSON_TOKEN_STRING && token[0] != '\0')
+			o->group_by = lappend(o->group_by, pstrdup(token));
+		else
+			sb_opt_fail(o, SB_OPT_GROUP_BY, NULL);
+	}
 }
 
 /*
@@ -225,6 +259,8 @@ sb_opt_nested_start(void *state)
 
 	if (o->depth == 1 && o->field != NULL)
 		sb_opt_value(o, "", JSON_TOKEN_OBJECT_START);
+	else if (o->depth == 2 && o->group_by_array)
+		sb_opt_fail(o, SB_OPT_GROUP_BY, NULL);
 	sb_opt_object_start(state);
 }
 
@@ -234,7 +270,12 @@ sb_opt_nested_array_start(void *state)
 	SbOptionValues *o = state;
 
 	if (o->depth == 1 && o->field != NULL)
+	{
 		sb_opt_value(o, "", JSON_TOKEN_ARRAY_START);
+		o->group_by_array = strcmp(o->field, "group_by") == 0;
+	}
+	else if (o->depth == 2 && o->group_by_array)
+		sb_opt_fail(o, SB_OPT_GROUP_BY, NULL);
 	sb_opt_array_start(state);
 }
 
@@ -315,6 +356,13 @@ sb_options_report(const SbOptionValues *o)
 					 errmsg("options.verify must be a string of Python assertions"),
 					 errhint("For example: \"assert result['main'] > 0\".")));
 			break;
+		case SB_OPT_GROUP_BY:
+		case SB_OPT_GROUP_BY_IN_SETTING:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("options.group_by must be a column name or an array of column names"),
+					 errhint("For example: {\"group_by\": \"region\"} or {\"group_by\": [\"region\", \"year\"]}.")));
+			break;
 	}
 }
 
@@ -369,6 +417,11 @@ sb_options_check(char **newval, void **extra, GucSource source)
 			GUC_check_errdetail("workspace belongs to one call, not to pysandbox.options.");
 			GUC_check_errhint("Pass it in the options argument of the call.");
 			break;
+		case SB_OPT_GROUP_BY:
+		case SB_OPT_GROUP_BY_IN_SETTING:
+			GUC_check_errdetail("group_by belongs to one call, not to pysandbox.options.");
+			GUC_check_errhint("Pass it in the options argument of the call.");
+			break;
 	}
 	MemoryContextDelete(cxt);
 	if (o.error != SB_OPT_OK)
@@ -380,6 +433,7 @@ sb_options_check(char **newval, void **extra, GucSource source)
 	memcpy(keep, &o, sizeof(o));
 	keep->verify = NULL;
 	keep->workspace = NULL;
+	keep->group_by = NIL;
 	keep->error_key = NULL;
 	keep->field = NULL;
 	*extra = keep;
@@ -485,6 +539,34 @@ sb_limits_from_options(SbLimits *limits, Jsonb *options)
 	if (options != NULL && call.numeric >= 0)
 		limits->numeric_decimal = call.numeric == 1;
 	limits->verify = options != NULL ? call.verify : NULL;
+	if (options != NULL && call.has_group_by)
+	{
+		int			k,
+					j;
+
+		if (call.group_by == NIL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("options.group_by must name at least one column")));
+		if (list_length(call.group_by) > SB_MAX_GROUP_KEYS)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("options.group_by names %d columns; at most %d are allowed",
+							list_length(call.group_by), SB_MAX_GROUP_KEYS)));
+		for (k = 0; k < list_length(call.group_by); k++)
+			for (j = 0; j < k; j++)
+				if (strcmp(list_nth(call.group_by, k), list_nth(call.group_by, j)) == 0)
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("options.group_by names column \"%s\" twice",
+									(char *) list_nth(call.group_by, k))));
+		if (call.workspace != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("options.group_by cannot be used with a workspace"),
+					 errhint("Each group runs in a fresh process of its own; group inside the workspace with pandas instead (df.groupby(...)).")));
+		limits->group_by = call.group_by;
+	}
 
 	/* a call in a workspace has the workspace's process, and its limits */
 	if (options != NULL && call.workspace != NULL)

@@ -441,6 +441,14 @@ sb_rows_run(FunctionCallInfo fcinfo, const char *code, Jsonb *inputs,
 	}
 	ro = sb_rows_declare(&req, rsinfo->setDesc, fcinfo->flinfo->fn_mcxt);
 	sb_request_finish(&req, inputs);
+	if (req.group_by != NIL)
+	{
+		/* one child per group, each group's rows in turn (sb_groups.c) */
+		(void) sb_groups_run(&req, &limits, returns, ro, func, rsinfo->setResult, &out);
+		sb_report_usage(&req, &out);
+		sb_validated_note(&req, code, &out);
+		return;
+	}
 
 	sb_call_run(&req, &limits, &out);
 	sb_report_usage(&req, &out);

@@ -1047,10 +1047,12 @@ def _encode_one(v, col):
     return None
 
 
-def encode_rows(value, spec, func, budget):
+def encode_rows(value, spec, func, budget, fill=None):
     """(nrows, [column payload parts]) for a sandbox_rows result, in spec's
-    order; each column's parts are sent as one frame with sb_io.sendv."""
-    if type(value) is list and len(value) == 1 and len(spec) == 1 and \
+    order; each column's parts are sent as one frame with sb_io.sendv.
+    fill: {column: value} for declared columns the result may leave out
+    (group_by: the group's key)."""
+    if fill is None and type(value) is list and len(value) == 1 and len(spec) == 1 and \
             type(value[0]) is tuple and len(value[0]) == 1:
         payload = _encode_one(value[0][0], spec[0])
         if payload is not None:
@@ -1061,6 +1063,13 @@ def encode_rows(value, spec, func, budget):
     labels = {}
     for j, label in enumerate(frame.columns):
         labels.setdefault(label if type(label) is str else str(label), j)
+    if fill:
+        missing = {c["name"]: fill[c["name"]] for c in spec
+                   if c["name"] in fill and c["name"] not in labels}
+        if missing:
+            frame = frame.assign(**missing)
+            for j, label in enumerate(frame.columns):
+                labels.setdefault(label if type(label) is str else str(label), j)
     payloads = []
     used = 0
     for col in spec:

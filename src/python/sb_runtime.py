@@ -769,6 +769,19 @@ def _bind(fn, name, inputs):
     return kwargs
 
 
+def _group_key(inputs, group):
+    """options.group_by: this child runs one group.  Its DataFrame is named
+    by the key, as pandas' groupby(...).apply() names each group (df.name: a
+    value, or a tuple for several columns); returns {column: key value},
+    which fills declared key columns a sandbox_rows result leaves out."""
+    df = inputs[group["input"]]
+    by = group["by"]
+    values = {k: df[k].iloc[0] for k in by}
+    key = values[by[0]] if len(by) == 1 else tuple(values[k] for k in by)
+    object.__setattr__(df, "name", key)
+    return values
+
+
 def _one_row(value, func):
     """A composite result as one row: a dict (by column name), a tuple or a
     list (in column order), a namedtuple or a Series (by name)."""
@@ -1072,7 +1085,9 @@ def _serve_request(python_layer, request, inputs):
         return 0
 
     rows = request.get("rows")
+    group = request.get("group")
     try:
+        key = _group_key(inputs, group) if group is not None else None
         exec(compiled, namespace)
         results = {}
         for name in returns:
@@ -1097,7 +1112,7 @@ def _serve_request(python_layer, request, inputs):
         sys.stderr.flush()
         if rows is not None:
             nrows, payloads = sb_codec.encode_rows(results[returns[0]], rows["columns"],
-                                                   returns[0], limit - out.used)
+                                                   returns[0], limit - out.used, key)
         elif function is not None:
             text = "{}"         # a function returning void, a DO block
         else:

@@ -1,0 +1,168 @@
+--
+-- groups: options.group_by (README: Per-group runs): the function once per
+-- group of the one table input, each group in a fresh process, results
+-- keyed by group (sandbox_execute) or concatenated (sandbox_rows), equal to
+-- pandas' groupby(..., dropna=False).apply()
+--
+
+CREATE TABLE grp_sales (region text, year int, amount float8);
+INSERT INTO grp_sales
+SELECT (ARRAY['north', 'south', 'east'])[1 + i % 3], 2020 + i % 2, i
+FROM generate_series(1, 30) i;
+INSERT INTO grp_sales VALUES (NULL, 2020, 100), (NULL, 2021, 200);
+
+-- SQLSTATE and message of a query, and the group named in its context
+CREATE FUNCTION pg_temp.sqlstate(query text) RETURNS text LANGUAGE plpgsql AS $f$
+DECLARE s text; m text; c text;
+BEGIN
+    EXECUTE query;
+    RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT, c = PG_EXCEPTION_CONTEXT;
+    RETURN s || ': ' || m || coalesce(' [' || substring(c FROM '(group [^\n]*)') || ']', '');
+END $f$;
+CREATE FUNCTION pg_temp.exec_error(code text, inputs jsonb, opts jsonb) RETURNS text
+LANGUAGE sql AS $f$
+    SELECT pg_temp.sqlstate(format('SELECT sandbox_execute(%L, %L::jsonb, options => %L::jsonb)',
+                                   code, inputs, opts))
+$f$;
+
+-- one key: an object keyed by the key's text; the DataFrame is named by
+-- its key as pandas names a group (df.name); NULL keys are one group
+SELECT jsonb_pretty(sandbox_execute($$
+def main(df):
+    return {"rows": len(df), "total": float(df.amount.sum()), "name": df.name}
+$$, '{"df": {"$table": "grp_sales"}}', options => '{"group_by": "region"}'));
+
+-- several keys: nested one level per key; every function in returns
+SELECT sandbox_execute($$
+def main(df):
+    return len(df)
+def first(df):
+    return float(df.amount.min())
+$$, '{"df": {"$query": "SELECT * FROM grp_sales WHERE region IS NOT NULL"}}',
+    '{main,first}', '{"group_by": ["region", "year"]}');
+
+-- the other inputs go to every group; $params work as ever
+SELECT sandbox_execute($$
+def main(df, factor):
+    return float(df.amount.sum()) * factor
+$$, '{"df": {"$query": "SELECT region, amount FROM grp_sales WHERE year = $1;", "$params": [2021]}, "factor": 2}',
+    options => '{"group_by": "region"}');
+
+-- sandbox_rows: the groups' rows in key order; a declared key column the
+-- function leaves out is filled with the group's key
+SELECT * FROM sandbox_rows($$
+def main(df):
+    return df.groupby("year", as_index=False).amount.sum()
+$$, '{"df": {"$table": "grp_sales"}}', options => '{"group_by": "region"}')
+    AS t(region text, year int, amount float8);
+
+-- equal to pandas' groupby(..., dropna=False).apply() over the whole table
+-- in one call, both ways
+CREATE TEMP TABLE grp_per_group AS
+SELECT * FROM sandbox_rows($$
+def main(df):
+    top = df.nlargest(2, "amount")
+    return top.assign(share=top.amount / df.amount.sum())[["region", "year", "amount", "share"]]
+$$, '{"df": {"$table": "grp_sales"}}', options => '{"group_by": ["region"]}')
+    AS t(region text, year int, amount float8, share float8);
+CREATE TEMP TABLE grp_pandas AS
+SELECT * FROM sandbox_rows($$
+def f(df):
+    top = df.nlargest(2, "amount")
+    return top.assign(share=top.amount / df.amount.sum())[["region", "year", "amount", "share"]]
+def main(df):
+    return df.groupby("region", dropna=False, group_keys=False).apply(f)
+$$, '{"df": {"$table": "grp_sales"}}') AS t(region text, year int, amount float8, share float8);
+SELECT count(*) AS rows,
+       (SELECT count(*) FROM (SELECT * FROM grp_per_group EXCEPT ALL SELECT * FROM grp_pandas) d) AS only_grouped,
+       (SELECT count(*) FROM (SELECT * FROM grp_pandas EXCEPT ALL SELECT * FROM grp_per_group) d) AS only_pandas
+FROM grp_per_group;
+
+-- each group runs in a fresh process: nothing of one group reaches the next
+SELECT sandbox_execute($$
+seen = []
+def main(df):
+    seen.append(df.name)
+    return len(seen)
+$$, '{"df": {"$table": "grp_sales"}}', options => '{"group_by": "region"}');
+
+-- no rows: no groups
+SELECT sandbox_execute($$def main(df): return len(df)$$,
+    '{"df": {"$query": "SELECT * FROM grp_sales WHERE false"}}', options => '{"group_by": "region"}');
+SELECT count(*) FROM sandbox_rows($$def main(df): return df$$,
+    '{"df": {"$query": "SELECT * FROM grp_sales WHERE false"}}', options => '{"group_by": "region"}')
+    AS t(region text, year int, amount float8);
+
+-- a failing group fails the call, naming the group
+SELECT pg_temp.exec_error($$
+def main(df):
+    if df.name == "south":
+        raise ValueError("no south")
+    return 1
+$$, '{"df": {"$table": "grp_sales"}}', '{"group_by": "region"}');
+SELECT pg_temp.exec_error($$
+def main(df):
+    if df.name == (None, 2021):
+        raise ValueError("no null")
+    return 1
+$$, '{"df": {"$table": "grp_sales"}}', '{"group_by": ["region", "year"]}');
+
+-- the limits apply to each group's process; the output budget is shared
+SELECT pg_temp.exec_error($$def main(df): return len(df)$$,
+    '{"df": {"$table": "grp_sales"}}', '{"group_by": "region", "max_input_rows": 9}');
+SELECT sandbox_execute($$def main(df): return len(df)$$,
+    '{"df": {"$table": "grp_sales"}}', options => '{"group_by": "region", "max_input_rows": 10}');
+SELECT pg_temp.exec_error($$
+def main(df):
+    return "x" * 40
+$$, '{"df": {"$table": "grp_sales"}}', '{"group_by": "region", "max_output_bytes": 100}');
+-- (a timeout is 57014, which PL/pgSQL's WHEN OTHERS does not catch)
+SELECT sandbox_execute($$
+def main(df):
+    if df.name == "north":
+        while True:
+            pass
+    return 1
+$$, '{"df": {"$table": "grp_sales"}}', options => '{"group_by": "region", "timeout_ms": 1000}');
+
+-- mistakes, before any process starts
+SELECT pg_temp.exec_error($$def main(df): return 1$$, '{"df": {"$table": "grp_sales"}}', '{"group_by": "nope"}');
+SELECT pg_temp.exec_error($$def main(df): return 1$$, '{"df": {"$table": "grp_sales"}}', '{"group_by": []}');
+SELECT pg_temp.exec_error($$def main(df): return 1$$, '{"df": {"$table": "grp_sales"}}', '{"group_by": ["region", 1]}');
+SELECT pg_temp.exec_error($$def main(df): return 1$$, '{"df": {"$table": "grp_sales"}}', '{"group_by": {"a": 1}}');
+SELECT pg_temp.exec_error($$def main(df): return 1$$, '{"df": {"$table": "grp_sales"}}', '{"group_by": ["year", "year"]}');
+SELECT pg_temp.exec_error($$def main(df, b): return 1$$,
+    '{"df": {"$table": "grp_sales"}, "b": {"$table": "grp_sales"}}', '{"group_by": "region"}');
+SELECT pg_temp.exec_error($$def main(x): return 1$$, '{"x": 1}', '{"group_by": "region"}');
+SELECT pg_temp.exec_error($$def main(df): return 1$$,
+    '{"df": {"$query": "SELECT 1 AS a, 2 AS a"}}', '{"group_by": "a"}');
+SELECT pg_temp.exec_error($$def main(df): return 1$$,
+    '{"df": {"$query": "SELECT ''{}''::json AS j"}}', '{"group_by": "j"}');
+SELECT pg_temp.exec_error($$def main(df): return 1$$,
+    '{"df": {"$query": "SELECT NULLIF(region, ''east'') AS region FROM grp_sales UNION ALL SELECT ''null''"}}',
+    '{"group_by": "region"}');
+SELECT pg_temp.sqlstate($q$SELECT sandbox_run('def main(df): return 1', '{"df": {"$table": "grp_sales"}}', options => '{"group_by": "region"}')$q$);
+SELECT pg_temp.sqlstate($q$SET pysandbox.options = '{"group_by": "region"}'$q$);
+-- the code is validated once, before the input is read
+SELECT pg_temp.exec_error($$import os
+def main(df): return 1$$, '{"df": {"$table": "grp_sales"}}', '{"group_by": "region"}');
+
+-- as an ordinary role: its privileges hold for the input, and sql() works
+-- in each group's process
+CREATE ROLE regress_pysandbox_groups;
+GRANT SELECT ON grp_sales TO regress_pysandbox_groups;
+GRANT EXECUTE ON FUNCTION sandbox_execute(text, jsonb, text[], jsonb) TO regress_pysandbox_groups;
+CREATE TABLE grp_secret (x int);
+SET ROLE regress_pysandbox_groups;
+SELECT sandbox_execute($$
+def main(df):
+    return len(sql("SELECT * FROM grp_sales WHERE region = $1", df.name))
+$$, '{"df": {"$query": "SELECT * FROM grp_sales WHERE region IS NOT NULL"}}', options => '{"group_by": "region"}');
+SELECT pg_temp.exec_error($$def main(df): return 1$$, '{"df": {"$table": "grp_secret"}}', '{"group_by": "x"}');
+RESET ROLE;
+DROP TABLE grp_secret;
+REVOKE ALL ON grp_sales FROM regress_pysandbox_groups;
+REVOKE ALL ON FUNCTION sandbox_execute(text, jsonb, text[], jsonb) FROM regress_pysandbox_groups;
+DROP ROLE regress_pysandbox_groups;

@@ -1,0 +1,536 @@
+/*
+ * sb_groups.c
+ *		options.group_by: the function once per group of the table input's
+ *		rows, each group in a fresh contained process of its own.
+ *
+ * The one table input's query runs sorted by the key columns
+ * (SELECT * FROM (query) ORDER BY keys: PostgreSQL sorts, spilling to disk
+ * past work_mem).  Rows go into column buffers as for any table input
+ * (sb_inputs.c); when a row's key differs from the group's (the key type's
+ * default equality, the column's collation: what ORDER BY sorted by, so
+ * NULL keys form one group, as in SQL's GROUP BY), the group is complete:
+ * its request (the call's REQUEST frame, the group's table, END) goes to a
+ * new child, its outcome is checked and kept (sandbox_execute) or turned
+ * into rows (sandbox_rows), and its buffers are freed before the next group
+ * is read.  The backend holds one group's columns at a time.
+ *
+ * Every limit applies to each group's process (time, CPU, memory, and the
+ * input limits to each group's rows); the output budget is the call's,
+ * shared by all groups.  A failing group fails the call, with the group's
+ * key in the error's context.
+ */
+#include "pysandbox.h"
+
+#include "catalog/pg_type.h"
+#include "executor/tuptable.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/json.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/typcache.h"
+
+typedef struct SbGroupKey
+{
+	const char *name;
+	int			attno;			/* 0-based, in the input's columns */
+	Oid			typid;
+	Oid			collation;
+	bool		byval;
+	int16		typlen;
+	FmgrInfo	eq;				/* the type's default equality */
+	FmgrInfo	out;			/* its output function */
+} SbGroupKey;
+
+/* one group's result, kept for sandbox_execute's object */
+typedef struct SbGroupResult
+{
+	char	  **keys;			/* text of each key value; NULL: SQL NULL */
+	Jsonb	   *result;			/* {"main": ..., ...} */
+} SbGroupResult;
+
+typedef struct SbGroupScan
+{
+	SbRequest  *base;			/* the call's request (REQUEST payload ready) */
+	const SbLimits *limits;
+	const char *input;
+	int			nkeys;
+	SbGroupKey	keys[SB_MAX_GROUP_KEYS];
+	MemoryContext cxt;			/* lives for the whole call */
+	MemoryContext keycxt;		/* the current group's key values */
+	Datum		keyvals[SB_MAX_GROUP_KEYS];
+	bool		keynulls[SB_MAX_GROUP_KEYS];
+	char	   *keytexts[SB_MAX_GROUP_KEYS];
+	char	   *described;		/* "(region)=(north)", for messages */
+	ErrorContextCallback *outer;	/* the error context of the call itself */
+
+	/* what becomes of each group's outcome */
+	struct SbRowsOut *rows;		/* sandbox_rows: into store */
+	Tuplestorestate *store;
+	const char *func;
+	List	   *results;		/* sandbox_execute: SbGroupResult * */
+
+	/* the call's usage, over all groups */
+	uint64		groups;
+	uint64		output_bytes;
+	uint64		cpu_us;
+	uint64		peak_kb;
+	uint64		rows_in;
+	uint64		bytes_in;
+} SbGroupScan;
+
+/* errcontext: which group failed */
+static void
+sb_group_context(void *arg)
+{
+	SbGroupScan *gs = (SbGroupScan *) arg;
+
+	errcontext("group %s of input \"%s\"", sb_group_describe(gs), gs->input);
+}
+
+/* "(region, year)=(north, 2024)", as PostgreSQL describes a key */
+const char *
+sb_group_describe(SbGroupScan *gs)
+{
+	StringInfoData buf;
+	int			i;
+
+	if (gs->described != NULL)
+		return gs->described;
+	initStringInfo(&buf);
+	appendStringInfoChar(&buf, '(');
+	for (i = 0; i < gs->nkeys; i++)
+		appendStringInfo(&buf, "%s%s", i > 0 ? ", " : "", quote_identifier(gs->keys[i].name));
+	appendStringInfoString(&buf, ")=(");
+	for (i = 0; i < gs->nkeys; i++)
+		appendStringInfo(&buf, "%s%s", i > 0 ? ", " : "",
+						 gs->keytexts[i] ? gs->keytexts[i] : "null");
+	appendStringInfoChar(&buf, ')');
+	gs->described = MemoryContextStrdup(gs->keycxt, buf.data);
+	pfree(buf.data);
+	return gs->described;
+}
+
+/*
+ * The input query's result columns (desc, from its plan): find the key
+ * columns, check that they can be sorted and compared, and return the
+ * query that reads the input sorted by them, by position (names may be
+ * duplicated or need quoting):
+ *   SELECT * FROM (query) AS pysandbox_group_input ORDER BY 2, 1
+ * A trailing semicolon of the input's query is left out (it would end the
+ * subquery).
+ */
+char *
+sb_group_query(SbGroupScan *gs, TupleDesc desc, const char *query)
+{
+	StringInfoData buf;
+	int			len = strlen(query);
+	int			i,
+				j;
+
+	if (desc == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the query of input \"%s\" returns no columns to group by", gs->input)));
+	for (i = 0; i < gs->nkeys; i++)
+	{
+		SbGroupKey *k = &gs->keys[i];
+		TypeCacheEntry *tc;
+		Oid			outfn;
+		bool		isvarlena;
+		Form_pg_attribute att;
+
+		k->attno = -1;
+		for (j = 0; j < desc->natts; j++)
+		{
+			att = TupleDescAttr(desc, j);
+			if (att->attisdropped || strcmp(NameStr(att->attname), k->name) != 0)
+				continue;
+			if (k->attno >= 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_AMBIGUOUS_COLUMN),
+						 errmsg("options.group_by names column \"%s\", which input \"%s\" has twice",
+								k->name, gs->input),
+						 errhint("Give the columns different names in the query.")));
+			k->attno = j;
+		}
+		if (k->attno < 0)
+		{
+			StringInfoData cols;
+
+			initStringInfo(&cols);
+			for (j = 0; j < desc->natts; j++)
+				if (!TupleDescAttr(desc, j)->attisdropped)
+					appendStringInfo(&cols, "%s\"%s\"", cols.len > 0 ? ", " : "",
+									 NameStr(TupleDescAttr(desc, j)->attname));
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_COLUMN),
+					 errmsg("options.group_by names column \"%s\", which input \"%s\" does not have",
+							k->name, gs->input),
+					 errhint("Its columns are: %s.", cols.len > 0 ? cols.data : "none")));
+		}
+		att = TupleDescAttr(desc, k->attno);
+		k->typid = att->atttypid;
+		k->collation = att->attcollation;
+		k->byval = att->attbyval;
+		k->typlen = att->attlen;
+		tc = lookup_type_cache(k->typid, TYPECACHE_EQ_OPR_FINFO | TYPECACHE_LT_OPR);
+		if (!OidIsValid(tc->eq_opr_finfo.fn_oid) || !OidIsValid(tc->lt_opr))
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_FUNCTION),
+					 errmsg("options.group_by cannot group by column \"%s\" of type %s: the type cannot be sorted",
+							k->name, format_type_be(k->typid)),
+					 errhint("Group by a cast of it in the query, such as %s::text AS %s.",
+							 quote_identifier(k->name), quote_identifier(k->name))));
+		fmgr_info_cxt(tc->eq_opr_finfo.fn_oid, &k->eq, gs->cxt);
+		getTypeOutputInfo(k->typid, &outfn, &isvarlena);
+		fmgr_info_cxt(outfn, &k->out, gs->cxt);
+	}
+
+	while (len > 0 && (query[len - 1] == ';' || query[len - 1] == ' ' ||
+					   query[len - 1] == '\n' || query[len - 1] == '\t' ||
+					   query[len - 1] == '\r'))
+		len--;
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "SELECT * FROM (\n%.*s\n) AS pysandbox_group_input ORDER BY ", len, query);
+	for (i = 0; i < gs->nkeys; i++)
+		appendStringInfo(&buf, "%s%d", i > 0 ? ", " : "", gs->keys[i].attno + 1);
+	return buf.data;
+}
+
+/*
+ * The rows' columns (DestReceiver startup): the same as the plan's, which
+ * sb_group_query() checked.  Returns a copy that lives as long as the scan.
+ */
+TupleDesc
+sb_group_columns(SbGroupScan *gs, TupleDesc typeinfo)
+{
+	int			i;
+
+	for (i = 0; i < gs->nkeys; i++)
+		if (gs->keys[i].attno >= typeinfo->natts ||
+			TupleDescAttr(typeinfo, gs->keys[i].attno)->atttypid != gs->keys[i].typid)
+			elog(ERROR, "pysandbox: the sorted input's columns differ from the query's");
+	return CreateTupleDescCopy(typeinfo);	/* (in the scan's context) */
+}
+
+/* Does the row in slot have the current group's key? */
+bool
+sb_group_same_key(SbGroupScan *gs, TupleTableSlot *slot)
+{
+	int			i;
+
+	for (i = 0; i < gs->nkeys; i++)
+	{
+		SbGroupKey *k = &gs->keys[i];
+		bool		isnull = slot->tts_isnull[k->attno];
+
+		if (isnull != gs->keynulls[i])
+			return false;
+		if (isnull)
+			continue;
+		if (!DatumGetBool(FunctionCall2Coll(&k->eq, k->collation, gs->keyvals[i],
+											slot->tts_values[k->attno])))
+			return false;
+	}
+	return true;
+}
+
+/* The row in slot begins a group: remember its key. */
+void
+sb_group_begin(SbGroupScan *gs, TupleTableSlot *slot)
+{
+	MemoryContext old;
+	int			i;
+
+	MemoryContextReset(gs->keycxt);
+	gs->described = NULL;
+	old = MemoryContextSwitchTo(gs->keycxt);
+	for (i = 0; i < gs->nkeys; i++)
+	{
+		SbGroupKey *k = &gs->keys[i];
+
+		gs->keynulls[i] = slot->tts_isnull[k->attno];
+		if (gs->keynulls[i])
+		{
+			gs->keyvals[i] = (Datum) 0;
+			gs->keytexts[i] = NULL;
+			continue;
+		}
+		gs->keyvals[i] = datumCopy(slot->tts_values[k->attno], k->byval, k->typlen);
+		gs->keytexts[i] = OutputFunctionCall(&k->out, gs->keyvals[i]);
+	}
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * A group is complete: run the function on it in a fresh child and take
+ * its outcome (rows into the store, or the result kept), raising the
+ * group's failure with its key in the context.
+ */
+void
+sb_group_flush(SbGroupScan *gs, SbColumn *cols, int ncols, uint64 nrows)
+{
+	SbRequest	g;
+	SbLimits	lim = *gs->limits;
+	SbOutcome	out;
+	MemoryContext callcxt;
+	MemoryContext old;
+	ErrorContextCallback errcb;
+	ErrorContextCallback *saved = error_context_stack;
+	ListCell   *lc;
+	uint64		output;
+
+	CHECK_FOR_INTERRUPTS();
+	callcxt = AllocSetContextCreate(gs->cxt, "pysandbox group call", ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(callcxt);
+
+	/* not the table input's context: the group's own */
+	errcb.callback = sb_group_context;
+	errcb.arg = gs;
+	errcb.previous = gs->outer;
+	error_context_stack = &errcb;
+
+	/* what is left of the call's output budget */
+	if (gs->output_bytes >= (uint64) gs->limits->max_output_bytes)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the groups' results exceed the output limit of %d bytes",
+						gs->limits->max_output_bytes),
+				 errdetail("With group_by, all groups share the call's output budget; %llu groups used it up.",
+						   (unsigned long long) gs->groups),
+				 errhint("%s", sb_limit_hint("Return less from each group, or group more coarsely",
+											 gs->limits, SB_LIMIT_OUTPUT))));
+	lim.max_output_bytes = gs->limits->max_output_bytes - (int) gs->output_bytes;
+
+	g = *gs->base;
+	g.chunks = NIL;
+	g.input_rows = 0;
+	g.input_bytes = 0;
+	g.limits = lim;
+	sb_request_add_frame(&g, SB_DATA_REQUEST, gs->base->group_payload,
+						 gs->base->group_payload_len, NULL, 0, NULL, 0);
+	sb_request_add_table(&g, gs->input, cols, ncols, nrows);
+	sb_request_add_frame(&g, SB_DATA_END, NULL, 0, NULL, 0, NULL, 0);
+
+	sb_call_run(&g, &lim, &out);
+
+	gs->groups++;
+	gs->rows_in += g.input_rows;
+	gs->bytes_in += g.input_bytes;
+	gs->cpu_us += out.call_cpu_us;
+	gs->peak_kb = Max(gs->peak_kb, out.exit.maxrss_kb);
+	output = out.result_len;
+	foreach(lc, out.rows_columns)
+		output += ((SbChunk *) lfirst(lc))->len;
+	gs->output_bytes += output;
+
+	/* judged against the call's limits, which its messages name */
+	if (gs->rows != NULL)
+	{
+		sb_check_outcome(&out, gs->limits);
+		(void) sb_rows_receive(gs->rows, &out, gs->limits, gs->func, gs->store, NULL, NULL);
+	}
+	else
+	{
+		Jsonb	   *result = sb_result_to_jsonb(&out, gs->limits);
+		SbGroupResult *r;
+		int			i;
+
+		MemoryContextSwitchTo(gs->cxt);
+		r = palloc(sizeof(SbGroupResult));
+		r->keys = palloc(sizeof(char *) * gs->nkeys);
+		for (i = 0; i < gs->nkeys; i++)
+			r->keys[i] = gs->keytexts[i] ? pstrdup(gs->keytexts[i]) : NULL;
+		r->result = (Jsonb *) palloc(VARSIZE(result));
+		memcpy(r->result, result, VARSIZE(result));
+		gs->results = lappend(gs->results, r);
+	}
+
+	error_context_stack = saved;
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(callcxt);
+}
+
+/*
+ * Push the groups' results for one returned function: an object keyed by
+ * the first key's text, nested one level per further key.  Two groups
+ * whose keys read the same (a NULL key and the text 'null') would collide:
+ * that is an error, not a lost group.
+ */
+static void
+sb_group_push_function(SbGroupScan *gs, JsonbParseState **ps, const char *name)
+{
+	SbGroupResult *prev = NULL;
+	ListCell   *lc;
+	int			open = 0;		/* nested objects open below the function's */
+
+	(void) pushJsonbValue(ps, WJB_BEGIN_OBJECT, NULL);
+	foreach(lc, gs->results)
+	{
+		SbGroupResult *r = (SbGroupResult *) lfirst(lc);
+		JsonbValue	k;
+		JsonbValue *v;
+		int			same = 0;	/* leading keys equal to the previous group's */
+		int			i;
+
+		if (prev != NULL)
+			while (same < gs->nkeys - 1 &&
+				   ((prev->keys[same] == NULL && r->keys[same] == NULL) ||
+					(prev->keys[same] != NULL && r->keys[same] != NULL &&
+					 strcmp(prev->keys[same], r->keys[same]) == 0)))
+				same++;
+		for (; open > same; open--)
+			(void) pushJsonbValue(ps, WJB_END_OBJECT, NULL);
+		for (i = same; i < gs->nkeys; i++)
+		{
+			const char *text = r->keys[i] ? r->keys[i] : "null";
+
+			k.type = jbvString;
+			k.val.string.val = (char *) text;
+			k.val.string.len = strlen(text);
+			(void) pushJsonbValue(ps, WJB_KEY, &k);
+			if (i < gs->nkeys - 1)
+			{
+				(void) pushJsonbValue(ps, WJB_BEGIN_OBJECT, NULL);
+				open++;
+			}
+		}
+		v = getKeyJsonValueFromContainer(&r->result->root, name, strlen(name), NULL);
+		if (v == NULL)
+		{
+			k.type = jbvNull;
+			v = &k;
+		}
+		(void) pushJsonbValue(ps, WJB_VALUE, v);
+		prev = r;
+	}
+	for (; open > 0; open--)
+		(void) pushJsonbValue(ps, WJB_END_OBJECT, NULL);
+	(void) pushJsonbValue(ps, WJB_END_OBJECT, NULL);
+}
+
+/*
+ * Two groups whose keys have the same text at the same place?  Groups come
+ * sorted by the key, so different values with the same text can only be a
+ * NULL and a text 'null' under the same leading keys (one block of
+ * consecutive groups): look for both in each block, level by level.
+ */
+static void
+sb_group_check_collisions(SbGroupScan *gs)
+{
+	int			i;
+
+	for (i = 0; i < gs->nkeys; i++)
+	{
+		SbGroupResult *prev = NULL;
+		bool		seen_null = false;
+		bool		seen_text = false;
+		ListCell   *lc;
+
+		foreach(lc, gs->results)
+		{
+			SbGroupResult *r = (SbGroupResult *) lfirst(lc);
+			int			j;
+			bool		same_block = prev != NULL;
+
+			for (j = 0; j < i && same_block; j++)
+				same_block = (prev->keys[j] == NULL) == (r->keys[j] == NULL) &&
+					(r->keys[j] == NULL || strcmp(prev->keys[j], r->keys[j]) == 0);
+			if (!same_block)
+				seen_null = seen_text = false;
+			if (r->keys[i] == NULL)
+				seen_null = true;
+			else if (strcmp(r->keys[i], "null") == 0)
+				seen_text = true;
+			if (seen_null && seen_text)
+				ereport(ERROR,
+						(errcode(ERRCODE_CARDINALITY_VIOLATION),
+						 errmsg("group_by column \"%s\" has both NULL and the text 'null': they would be the same key of the result",
+								gs->keys[i].name),
+						 errhint("Replace NULL in the query, as in coalesce(%s, '(none)').",
+								 quote_identifier(gs->keys[i].name))));
+			prev = r;
+		}
+	}
+}
+
+/*
+ * Run the call's groups.  base is the finished request (sb_request_finish
+ * with group_by: its REQUEST payload, its table input not yet run).  With
+ * rows, each group's rows go into store; otherwise the result is returned:
+ * {"func": {"<key>": value, ...}, ...} for the functions named in returns,
+ * nested one level per further key.  *usage gets the call's usage over all
+ * groups.
+ */
+Jsonb *
+sb_groups_run(SbRequest *base, const SbLimits *limits, ArrayType *returns,
+			  struct SbRowsOut *rows, const char *func, Tuplestorestate *store,
+			  SbOutcome *usage)
+{
+	SbGroupScan *gs = palloc0(sizeof(SbGroupScan));
+	instr_time	start;
+	instr_time	now;
+	ListCell   *lc;
+	Jsonb	   *result = NULL;
+
+	INSTR_TIME_SET_CURRENT(start);
+	gs->base = base;
+	gs->limits = limits;
+	gs->input = base->group_input;
+	gs->cxt = AllocSetContextCreate(CurrentMemoryContext, "pysandbox groups", ALLOCSET_DEFAULT_SIZES);
+	gs->keycxt = AllocSetContextCreate(gs->cxt, "pysandbox group key", ALLOCSET_SMALL_SIZES);
+	gs->outer = error_context_stack;
+	gs->rows = rows;
+	gs->store = store;
+	gs->func = func;
+	foreach(lc, base->group_by)
+		gs->keys[gs->nkeys++].name = (const char *) lfirst(lc);
+
+	sb_table_input_grouped(base, base->group_query, gs);
+
+	/* the call's usage: all groups' */
+	memset(usage, 0, sizeof(*usage));
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	usage->exit.wall_us = (uint64) INSTR_TIME_GET_MICROSEC(now);
+	usage->call_cpu_us = gs->cpu_us;
+	usage->exit.maxrss_kb = gs->peak_kb;
+	usage->result_len = gs->output_bytes;
+	usage->complete = true;
+	usage->result = gs->groups > 0 ? "" : NULL;
+	base->input_rows = gs->rows_in;
+	base->input_bytes = gs->bytes_in;
+
+	if (rows == NULL)
+	{
+		JsonbParseState *ps = NULL;
+		JsonbValue *top;
+		Datum	   *names;
+		bool	   *nulls;
+		int			n;
+		int			i;
+
+		sb_group_check_collisions(gs);
+		deconstruct_array(returns, TEXTOID, -1, false, TYPALIGN_INT, &names, &nulls, &n);
+		(void) pushJsonbValue(&ps, WJB_BEGIN_OBJECT, NULL);
+		for (i = 0; i < n; i++)
+		{
+			char	   *name = TextDatumGetCString(names[i]);
+			JsonbValue	k;
+
+			k.type = jbvString;
+			k.val.string.val = name;
+			k.val.string.len = strlen(name);
+			(void) pushJsonbValue(&ps, WJB_KEY, &k);
+			sb_group_push_function(gs, &ps, name);
+		}
+		top = pushJsonbValue(&ps, WJB_END_OBJECT, NULL);
+		result = JsonbValueToJsonb(top);
+	}
+	MemoryContextDelete(gs->cxt);
+	return result;
+}
