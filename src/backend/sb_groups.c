@@ -203,7 +203,7 @@ sb_group_query(SbGroupScan *gs, TupleDesc desc, const char *query)
 
 /*
  * The rows' columns (DestReceiver startup): the same as the plan's, which
- * sb_group_query() checked.  Returns a copy that lives as long as the scan.
+ * sb_group_query() checked.  Returns a copy that lives as long as the call.
  */
 TupleDesc
 sb_group_columns(SbGroupScan *gs, TupleDesc typeinfo)
@@ -214,7 +214,13 @@ sb_group_columns(SbGroupScan *gs, TupleDesc typeinfo)
 		if (gs->keys[i].attno >= typeinfo->natts ||
 			TupleDescAttr(typeinfo, gs->keys[i].attno)->atttypid != gs->keys[i].typid)
 			elog(ERROR, "pysandbox: the sorted input's columns differ from the query's");
-	return CreateTupleDescCopy(typeinfo);	/* (in the scan's context) */
+	{
+		MemoryContext old = MemoryContextSwitchTo(gs->cxt);
+		TupleDesc	copy = CreateTupleDescCopy(typeinfo);
+
+		MemoryContextSwitchTo(old);
+		return copy;
+	}
 }
 
 /* Does the row in slot have the current group's key? */
