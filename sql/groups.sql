@@ -58,6 +58,29 @@ def main(df):
 $$, '{"df": {"$table": "grp_sales"}}', options => '{"group_by": "region"}')
     AS t(region text, year int, amount float8);
 
+-- keys of any type are filled as they are: arrays, jsonb, a column named
+-- like a Python keyword argument
+SELECT * FROM sandbox_rows($$
+def main(df):
+    return df[["n"]].head(1)
+$$, '{"df": {"$query": "SELECT ARRAY[g % 2, 1] AS k, (g % 2)::text AS self, jsonb_build_object(''a'', g % 2) AS j, g AS n FROM generate_series(1, 4) g"}}',
+    options => '{"group_by": ["k", "self", "j"]}') AS t(k int[], self text, j jsonb, n int);
+
+-- the input query as the parser delimits it: a trailing comment after its
+-- semicolon stays outside the sorting query
+SELECT sandbox_execute($$def main(df): return len(df)$$,
+    '{"df": {"$query": "SELECT * FROM grp_sales WHERE year = 2020; -- one year"}}',
+    options => '{"group_by": "region"}');
+
+-- two different keys whose text is the same would be one key of the
+-- result: an error, not a lost group
+SET extra_float_digits = 0;
+SELECT pg_temp.exec_error($$def main(df): return len(df)$$,
+    '{"df": {"$query": "SELECT x FROM (VALUES (0.3::float8), (0.1::float8 + 0.2::float8)) v(x)"}}', '{"group_by": "x"}');
+RESET extra_float_digits;
+SELECT sandbox_execute($$def main(df): return len(df)$$,
+    '{"df": {"$query": "SELECT x FROM (VALUES (0.3::float8), (0.1::float8 + 0.2::float8)) v(x)"}}', options => '{"group_by": "x"}');
+
 -- equal to pandas' groupby(..., dropna=False).apply() over the whole table
 -- in one call, both ways
 CREATE TEMP TABLE grp_per_group AS
@@ -118,6 +141,11 @@ SELECT pg_temp.exec_error($$
 def main(df):
     return "x" * 40
 $$, '{"df": {"$table": "grp_sales"}}', '{"group_by": "region", "max_output_bytes": 100}');
+-- a group that goes past what the earlier groups left of the budget
+SELECT pg_temp.exec_error($$
+def main(df):
+    return "x" * 60
+$$, '{"df": {"$table": "grp_sales"}}', '{"group_by": "region", "max_output_bytes": 150}');
 -- (a timeout is 57014, which PL/pgSQL's WHEN OTHERS does not catch)
 SELECT sandbox_execute($$
 def main(df):

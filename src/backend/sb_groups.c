@@ -25,6 +25,7 @@
 #include "executor/tuptable.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "parser/parser.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/json.h"
@@ -72,6 +73,8 @@ typedef struct SbGroupScan
 	Tuplestorestate *store;
 	const char *func;
 	List	   *results;		/* sandbox_execute: SbGroupResult * */
+	SbGroupResult **sorted;		/* results by their keys' text */
+	int			nsorted;
 
 	/* the call's usage, over all groups */
 	uint64		groups;
@@ -120,13 +123,13 @@ sb_group_describe(SbGroupScan *gs)
  * query that reads the input sorted by them, by position (names may be
  * duplicated or need quoting):
  *   SELECT * FROM (query) AS pysandbox_group_input ORDER BY 2, 1
- * A trailing semicolon of the input's query is left out (it would end the
- * subquery).
+ * The input's query goes in as the parser delimits its one statement.
  */
 char *
 sb_group_query(SbGroupScan *gs, TupleDesc desc, const char *query)
 {
 	StringInfoData buf;
+	int			start = 0;
 	int			len = strlen(query);
 	int			i,
 				j;
@@ -190,12 +193,27 @@ sb_group_query(SbGroupScan *gs, TupleDesc desc, const char *query)
 		fmgr_info_cxt(outfn, &k->out, gs->cxt);
 	}
 
-	while (len > 0 && (query[len - 1] == ';' || query[len - 1] == ' ' ||
-					   query[len - 1] == '\n' || query[len - 1] == '\t' ||
-					   query[len - 1] == '\r'))
-		len--;
+	/*
+	 * The statement as the parser saw it: without a trailing semicolon or
+	 * what follows it (a comment), which would end the subquery.  The
+	 * query was prepared already, so it parses, as one statement.
+	 */
+	{
+		List	   *raw = raw_parser(query, RAW_PARSE_DEFAULT);
+
+		if (list_length(raw) == 1)
+		{
+			RawStmt    *rs = linitial_node(RawStmt, raw);
+
+			start = rs->stmt_location;
+			if (rs->stmt_len > 0)
+				len = rs->stmt_len;
+			else
+				len = strlen(query) - start;
+		}
+	}
 	initStringInfo(&buf);
-	appendStringInfo(&buf, "SELECT * FROM (\n%.*s\n) AS pysandbox_group_input ORDER BY ", len, query);
+	appendStringInfo(&buf, "SELECT * FROM (\n%.*s\n) AS pysandbox_group_input ORDER BY ", len, query + start);
 	for (i = 0; i < gs->nkeys; i++)
 		appendStringInfo(&buf, "%s%d", i > 0 ? ", " : "", gs->keys[i].attno + 1);
 	return buf.data;
@@ -272,6 +290,20 @@ sb_group_begin(SbGroupScan *gs, TupleTableSlot *slot)
 	MemoryContextSwitchTo(old);
 }
 
+/* The groups together went past the call's output limit. */
+static void
+sb_group_output_exceeded(SbGroupScan *gs)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("the groups' results exceed the output limit of %d bytes",
+					gs->limits->max_output_bytes),
+			 errdetail("With group_by, all groups share the call's output budget; %llu groups used it up before group %s.",
+					   (unsigned long long) gs->groups, sb_group_describe(gs)),
+			 errhint("%s", sb_limit_hint("Return less from each group, or group more coarsely",
+										 gs->limits, SB_LIMIT_OUTPUT))));
+}
+
 /*
  * A group is complete: run the function on it in a fresh child and take
  * its outcome (rows into the store, or the result kept), raising the
@@ -302,14 +334,7 @@ sb_group_flush(SbGroupScan *gs, SbColumn *cols, int ncols, uint64 nrows)
 
 	/* what is left of the call's output budget */
 	if (gs->output_bytes >= (uint64) gs->limits->max_output_bytes)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("the groups' results exceed the output limit of %d bytes",
-						gs->limits->max_output_bytes),
-				 errdetail("With group_by, all groups share the call's output budget; %llu groups used it up.",
-						   (unsigned long long) gs->groups),
-				 errhint("%s", sb_limit_hint("Return less from each group, or group more coarsely",
-											 gs->limits, SB_LIMIT_OUTPUT))));
+		sb_group_output_exceeded(gs);
 	lim.max_output_bytes = gs->limits->max_output_bytes - (int) gs->output_bytes;
 
 	g = *gs->base;
@@ -323,6 +348,8 @@ sb_group_flush(SbGroupScan *gs, SbColumn *cols, int ncols, uint64 nrows)
 	sb_request_add_frame(&g, SB_DATA_END, NULL, 0, NULL, 0, NULL, 0);
 
 	sb_call_run(&g, &lim, &out);
+	if (out.output_exceeded)
+		sb_group_output_exceeded(gs);
 
 	gs->groups++;
 	gs->rows_in += g.input_rows;
@@ -332,6 +359,14 @@ sb_group_flush(SbGroupScan *gs, SbColumn *cols, int ncols, uint64 nrows)
 	output = out.result_len;
 	foreach(lc, out.rows_columns)
 		output += ((SbChunk *) lfirst(lc))->len;
+	if (gs->rows == NULL)
+	{
+		int			i;
+
+		/* the keys of the result's objects, once per returned function */
+		for (i = 0; i < gs->nkeys; i++)
+			output += gs->keytexts[i] ? strlen(gs->keytexts[i]) : 4;
+	}
 	gs->output_bytes += output;
 
 	/* judged against the call's limits, which its messages name */
@@ -361,23 +396,100 @@ sb_group_flush(SbGroupScan *gs, SbColumn *cols, int ncols, uint64 nrows)
 	MemoryContextDelete(callcxt);
 }
 
+/* the text a key has in the result: SQL NULL is "null" */
+static inline const char *
+sb_group_key_text(const SbGroupResult *r, int i)
+{
+	return r->keys[i] ? r->keys[i] : "null";
+}
+
+/* qsort_arg comparator; arg: the number of keys */
+static int
+sb_group_result_cmp(const void *a, const void *b, void *arg)
+{
+	int			nkeys = *(const int *) arg;
+	const SbGroupResult *x = *(SbGroupResult *const *) a;
+	const SbGroupResult *y = *(SbGroupResult *const *) b;
+	int			i;
+
+	for (i = 0; i < nkeys; i++)
+	{
+		int			c = strcmp(sb_group_key_text(x, i), sb_group_key_text(y, i));
+
+		if (c != 0)
+			return c;
+	}
+	return 0;
+}
+
+/*
+ * The groups' results in the order of their keys' text, which is how the
+ * result's objects nest (groups come sorted by value, and a value's text
+ * need not sort the same way).  Two groups whose keys all read the same
+ * would be one key of the result: a NULL and the text 'null', or two
+ * values whose text is the same (floats under extra_float_digits = 0, a
+ * type whose output drops detail).  That is an error, not a lost group.
+ */
+static void
+sb_group_sort_results(SbGroupScan *gs)
+{
+	ListCell   *lc;
+	int			n = 0;
+	int			g;
+
+	gs->sorted = palloc(sizeof(SbGroupResult *) * Max(list_length(gs->results), 1));
+	foreach(lc, gs->results)
+		gs->sorted[n++] = (SbGroupResult *) lfirst(lc);
+	gs->nsorted = n;
+	qsort_arg(gs->sorted, n, sizeof(SbGroupResult *), sb_group_result_cmp, &gs->nkeys);
+
+	for (g = 1; g < n; g++)
+	{
+		SbGroupResult *x = gs->sorted[g - 1];
+		SbGroupResult *y = gs->sorted[g];
+		int			i;
+
+		if (sb_group_result_cmp(&x, &y, &gs->nkeys) != 0)
+			continue;
+		for (i = 0; i < gs->nkeys; i++)
+			if ((x->keys[i] == NULL) != (y->keys[i] == NULL))
+				ereport(ERROR,
+						(errcode(ERRCODE_CARDINALITY_VIOLATION),
+						 errmsg("group_by column \"%s\" has both NULL and the text 'null': they would be the same key of the result",
+								gs->keys[i].name),
+						 errhint("Replace NULL in the query, as in coalesce(%s, '(none)').",
+								 quote_identifier(gs->keys[i].name))));
+		{
+			StringInfoData keys;
+
+			initStringInfo(&keys);
+			for (i = 0; i < gs->nkeys; i++)
+				appendStringInfo(&keys, "%s%s", i > 0 ? ", " : "", sb_group_key_text(x, i));
+			ereport(ERROR,
+					(errcode(ERRCODE_CARDINALITY_VIOLATION),
+					 errmsg("two groups of input \"%s\" have different keys that read the same as text, (%s): they would be the same key of the result",
+							gs->input, keys.data),
+					 errhint("Group by a form of the key whose text tells the values apart, such as a cast to numeric or text in the query.")));
+		}
+	}
+}
+
 /*
  * Push the groups' results for one returned function: an object keyed by
- * the first key's text, nested one level per further key.  Two groups
- * whose keys read the same (a NULL key and the text 'null') would collide:
- * that is an error, not a lost group.
+ * the first key's text, nested one level per further key, from the
+ * sorted results (sb_group_sort_results: no two read the same).
  */
 static void
 sb_group_push_function(SbGroupScan *gs, JsonbParseState **ps, const char *name)
 {
 	SbGroupResult *prev = NULL;
-	ListCell   *lc;
+	int			g;
 	int			open = 0;		/* nested objects open below the function's */
 
 	(void) pushJsonbValue(ps, WJB_BEGIN_OBJECT, NULL);
-	foreach(lc, gs->results)
+	for (g = 0; g < gs->nsorted; g++)
 	{
-		SbGroupResult *r = (SbGroupResult *) lfirst(lc);
+		SbGroupResult *r = gs->sorted[g];
 		JsonbValue	k;
 		JsonbValue *v;
 		int			same = 0;	/* leading keys equal to the previous group's */
@@ -385,15 +497,13 @@ sb_group_push_function(SbGroupScan *gs, JsonbParseState **ps, const char *name)
 
 		if (prev != NULL)
 			while (same < gs->nkeys - 1 &&
-				   ((prev->keys[same] == NULL && r->keys[same] == NULL) ||
-					(prev->keys[same] != NULL && r->keys[same] != NULL &&
-					 strcmp(prev->keys[same], r->keys[same]) == 0)))
+				   strcmp(sb_group_key_text(prev, same), sb_group_key_text(r, same)) == 0)
 				same++;
 		for (; open > same; open--)
 			(void) pushJsonbValue(ps, WJB_END_OBJECT, NULL);
 		for (i = same; i < gs->nkeys; i++)
 		{
-			const char *text = r->keys[i] ? r->keys[i] : "null";
+			const char *text = sb_group_key_text(r, i);
 
 			k.type = jbvString;
 			k.val.string.val = (char *) text;
@@ -417,51 +527,6 @@ sb_group_push_function(SbGroupScan *gs, JsonbParseState **ps, const char *name)
 	for (; open > 0; open--)
 		(void) pushJsonbValue(ps, WJB_END_OBJECT, NULL);
 	(void) pushJsonbValue(ps, WJB_END_OBJECT, NULL);
-}
-
-/*
- * Two groups whose keys have the same text at the same place?  Groups come
- * sorted by the key, so different values with the same text can only be a
- * NULL and a text 'null' under the same leading keys (one block of
- * consecutive groups): look for both in each block, level by level.
- */
-static void
-sb_group_check_collisions(SbGroupScan *gs)
-{
-	int			i;
-
-	for (i = 0; i < gs->nkeys; i++)
-	{
-		SbGroupResult *prev = NULL;
-		bool		seen_null = false;
-		bool		seen_text = false;
-		ListCell   *lc;
-
-		foreach(lc, gs->results)
-		{
-			SbGroupResult *r = (SbGroupResult *) lfirst(lc);
-			int			j;
-			bool		same_block = prev != NULL;
-
-			for (j = 0; j < i && same_block; j++)
-				same_block = (prev->keys[j] == NULL) == (r->keys[j] == NULL) &&
-					(r->keys[j] == NULL || strcmp(prev->keys[j], r->keys[j]) == 0);
-			if (!same_block)
-				seen_null = seen_text = false;
-			if (r->keys[i] == NULL)
-				seen_null = true;
-			else if (strcmp(r->keys[i], "null") == 0)
-				seen_text = true;
-			if (seen_null && seen_text)
-				ereport(ERROR,
-						(errcode(ERRCODE_CARDINALITY_VIOLATION),
-						 errmsg("group_by column \"%s\" has both NULL and the text 'null': they would be the same key of the result",
-								gs->keys[i].name),
-						 errhint("Replace NULL in the query, as in coalesce(%s, '(none)').",
-								 quote_identifier(gs->keys[i].name))));
-			prev = r;
-		}
-	}
 }
 
 /*
@@ -520,7 +585,7 @@ sb_groups_run(SbRequest *base, const SbLimits *limits, ArrayType *returns,
 		int			n;
 		int			i;
 
-		sb_group_check_collisions(gs);
+		sb_group_sort_results(gs);
 		deconstruct_array(returns, TEXTOID, -1, false, TYPALIGN_INT, &names, &nulls, &n);
 		(void) pushJsonbValue(&ps, WJB_BEGIN_OBJECT, NULL);
 		for (i = 0; i < n; i++)

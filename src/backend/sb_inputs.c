@@ -478,9 +478,20 @@ sb_table_input_scan(SbRequest *req, const char *name, const char *query, JsonbVa
 		sb_request_add_table(req, name, r->cols, r->ncols, r->nrows);
 	else
 	{
-		/* the last group */
+		/* the last group, read-only as the others (run inside the scan) */
 		if (r->nrows > 0)
-			sb_group_flush(group, r->cols, r->ncols, r->nrows);
+		{
+			XactReadOnly = true;
+			PG_TRY();
+			{
+				sb_group_flush(group, r->cols, r->ncols, r->nrows);
+			}
+			PG_FINALLY();
+			{
+				XactReadOnly = save_read_only;
+			}
+			PG_END_TRY();
+		}
 		MemoryContextDelete(r->cxt);
 	}
 }

@@ -1067,7 +1067,14 @@ def encode_rows(value, spec, func, budget, fill=None):
         missing = {c["name"]: fill[c["name"]] for c in spec
                    if c["name"] in fill and c["name"] not in labels}
         if missing:
-            frame = frame.assign(**missing)
+            # set one by one, each value as one object per row: a key may
+            # be a list (array), a dict (jsonb) or named like a keyword
+            frame = frame.copy(deep=False)
+            for name, key in missing.items():
+                if isinstance(key, (list, dict, tuple)):
+                    frame[name] = pd.Series([key] * len(frame), index=frame.index, dtype=object)
+                else:
+                    frame[name] = key
             for j, label in enumerate(frame.columns):
                 labels.setdefault(label if type(label) is str else str(label), j)
     payloads = []
