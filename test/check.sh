@@ -21,7 +21,9 @@
 #      off), the syscall probe, the statistics and audit lines (test/stat.py;
 #      its audit part also runs in step 5), the agent example, the pandas corpus (real
 #      pandas code, as in plain Python), the fork-server suite (its
-#      lifecycle: restart, peer credentials, max_concurrent) and pgbench
+#      lifecycle: restart, peer credentials, max_concurrent), pgbench, and
+#      the fan-out over a coordinator and three PL/Proxy shards
+#      (test/plproxy/fanout.py runs doc/scale-out.md's SQL verbatim)
 #  10. once more with scipy, sklearn and statsmodels preloaded and allowed:
 #      their code as in plain Python (test/corpus/libraries.py), the README's
 #      example of them, the hostile suite and the pandas corpus
@@ -100,6 +102,8 @@ run "preload: agent example" /usr/bin/python3 test/agent_example.py
 run "preload: charts against the reference image" /usr/bin/python3 test/charts.py
 run "preload: the pandas corpus (>= 97 % as in plain Python)" /usr/bin/python3 test/corpus/run_corpus.py
 run "preload: pgbench 8 clients" sh test/load/pgbench.sh 8 "${PYSANDBOX_PGBENCH_CALLS:-1000}"
+run "preload: fan-out over three PL/Proxy shards (doc/scale-out.md verbatim)" \
+	env PYSANDBOX_PRELOAD=1 /usr/bin/python3 test/plproxy/fanout.py
 crashed
 
 # the analyst's libraries (scipy, sklearn, statsmodels) preloaded and
