@@ -56,6 +56,10 @@ Workloads:
      DataFrame of workload 3) against the same code through sandbox_rows
  10. --rows rows in through sql() (as an ordinary role: sql() refuses
      superusers) against the same rows as a $query input, then groupby-sum
+ 11. a workspace holding --rows rows: a second call against the first
+ 12. a chart of 1,000 points as a PNG against the same data as JSON
+ 13. --group-rows rows in 100 groups (not run by default): options.group_by
+     (a child per group) against one child grouping in pandas, and SQL
 
 Repetitions of a workload are interleaved across contenders (round robin)
 so that drift in the machine hits all of them alike; each contender is run
@@ -1087,6 +1091,63 @@ def w12_chart(ctx, args):
     ], args.reps)
 
 
+GROUP_CODE = """\
+def per_group(df):
+    return {"n": len(df), "sum": round(float(df.f.sum()), 6), "max_x": int(df.x.max())}
+"""
+GROUP_BY_CODE = GROUP_CODE + """
+def main(df):
+    return per_group(df)
+"""
+GROUP_ONE_CODE = GROUP_CODE + """
+def main(df):
+    return {str(k): per_group(d) for k, d in df.groupby("g")}
+"""
+
+
+def w13_groups(ctx, args):
+    progress("== 13. %d rows x 100 groups: options.group_by vs one child vs SQL"
+             % args.group_rows)
+    sb, nat = ctx["sb"], ctx["native"]
+    ensure_table(nat, "bench_groups", args.group_rows, """
+        CREATE TABLE bench_groups AS
+        SELECT (i %% 100)::int AS g, i::int AS x,
+               ((i::int8 * 2654435761) %% 1000003)::float8 / 1000003 AS f
+        FROM generate_series(1, %d) i""" % args.group_rows)
+    opts = dict(ctx["sbstate"]["options"] and json.loads(ctx["sbstate"]["options"]) or {})
+    inputs = '{"df": {"$table": "bench_groups"}}'
+
+    def one_child():
+        return one(sb, "SELECT sandbox_execute(%s, %s::jsonb, '{main}', %s::jsonb)",
+                   (GROUP_ONE_CODE, inputs, json.dumps(opts)))
+
+    def group_by():
+        return one(sb, "SELECT sandbox_execute(%s, %s::jsonb, '{main}', %s::jsonb)",
+                   (GROUP_BY_CODE, inputs, json.dumps(dict(opts, group_by="g"))))
+
+    def native():
+        return one(nat, "SELECT jsonb_build_object('main', jsonb_object_agg(g, jsonb_build_object("
+                        "'n', n, 'sum', round(s::numeric, 6), 'max_x', m))) "
+                        "FROM (SELECT g, count(*) AS n, sum(f) AS s, max(x) AS m "
+                        "FROM bench_groups GROUP BY g) t")
+
+    res = run_round_robin("13 %s rows, 100 groups" % human(args.group_rows), [
+        ("pysandbox", one_child, "one child: df.groupby('g') in pandas"),
+        ("group_by", group_by, "options.group_by: a child per group, one at a time"),
+        ("native SQL", native, "GROUP BY -> jsonb_object_agg"),
+    ], args.reps)
+
+    def compare(ref, other):
+        a, b = ref["main"], other["main"]
+        if set(a) != set(b):
+            return "different groups"
+        bad = [k for k in a if a[k]["n"] != b[k]["n"] or a[k]["max_x"] != b[k]["max_x"]
+               or not close(a[k]["sum"], b[k]["sum"])]
+        return "groups differ: %s" % bad[:5] if bad else None
+    check_same(res, compare)
+    return res
+
+
 def w4_wide(ctx, args):
     progress("== 4. %d rows x 20 mixed columns -> DataFrame -> describe" % args.wide_rows)
     sb, pl, nat, cl = ctx["sb"], ctx["pl"], ctx["native"], ctx["client"]
@@ -1444,8 +1505,10 @@ def main():
                     help="fresh connections measured in workload 5")
     ap.add_argument("--rows", type=int, default=1000000)
     ap.add_argument("--wide-rows", type=int, default=100000)
+    ap.add_argument("--group-rows", type=int, default=4000000,
+                    help="rows of workload 13 (100 groups)")
     ap.add_argument("--workloads", default="1,2,3,4,5,6,7,8,9,11,12",
-                    help="comma-separated subset of 1..9, 11 and 12 (7 restarts the cluster: "
+                    help="comma-separated subset of 1..9 and 11..13 (7 restarts the cluster: "
                     "only with test/bench/run.sh's throwaway cluster; 9 runs "
                     "workloads 9 and 10)")
     ap.add_argument("--lang-rows", type=int, default=10000,
@@ -1508,6 +1571,8 @@ def main():
         all_results.append(w11_workspace(ctx, args))
     if "12" in wanted:
         all_results.append(w12_chart(ctx, args))
+    if "13" in wanted:
+        all_results.append(w13_groups(ctx, args))
     mem = {"rows": 0, "avg_text": 0, "columnar": 1, "growth": [], "detail": [],
            "context": [], "error": None}
     if "5" in wanted:
