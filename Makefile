@@ -22,6 +22,7 @@ OBJS = \
 	src/backend/sb_language.o src/backend/sb_held.o src/backend/sb_workspace.o \
 	src/backend/sb_stat.o \
 	src/backend/sb_groups.o \
+	src/backend/sb_parallel.o \
 	src/protocol/sb_frame.o \
 	src/protocol/sb_decode.o
 PGFILEDESC = "pysandbox - run untrusted Python next to the data"

@@ -103,6 +103,34 @@ SELECT count(*) AS rows,
        (SELECT count(*) FROM (SELECT * FROM grp_pandas EXCEPT ALL SELECT * FROM grp_per_group) d) AS only_pandas
 FROM grp_per_group;
 
+-- options.parallel: up to that many groups at once (in parallel workers,
+-- with the fork server; one at a time without it), the same results in the
+-- same order
+SELECT sandbox_execute($$
+def main(df):
+    return {"rows": len(df), "total": float(df.amount.sum()), "name": df.name}
+$$, '{"df": {"$table": "grp_sales"}}', options => '{"group_by": "region", "parallel": 3}') =
+       sandbox_execute($$
+def main(df):
+    return {"rows": len(df), "total": float(df.amount.sum()), "name": df.name}
+$$, '{"df": {"$table": "grp_sales"}}', options => '{"group_by": "region"}') AS same;
+SELECT * FROM sandbox_rows($$
+def main(df):
+    return df.groupby("year", as_index=False).amount.sum()
+$$, '{"df": {"$table": "grp_sales"}}', options => '{"group_by": "region", "parallel": 2}')
+    AS t(region text, year int, amount float8);
+SELECT pg_temp.exec_error($$
+def main(df):
+    if df.name == "south":
+        raise ValueError("no south")
+    return 1
+$$, '{"df": {"$table": "grp_sales"}}', '{"group_by": "region", "parallel": 4}');
+SELECT pg_temp.exec_error($$def main(df): return 1$$, '{"df": {"$table": "grp_sales"}}', '{"parallel": 2}');
+SELECT pg_temp.exec_error($$def main(df): return 1$$, '{"df": {"$table": "grp_sales"}}', '{"group_by": "region", "parallel": 0}');
+SELECT pg_temp.exec_error($$def main(df): return 1$$, '{"df": {"$table": "grp_sales"}}', '{"group_by": "region", "parallel": 65}');
+SELECT pg_temp.exec_error($$def main(df): return 1$$, '{"df": {"$table": "grp_sales"}}', '{"group_by": "region", "parallel": "2"}');
+SELECT pg_temp.sqlstate($q$SET pysandbox.options = '{"parallel": 2}'$q$);
+
 -- each group runs in a fresh process: nothing of one group reaches the next
 SELECT sandbox_execute($$
 seen = []

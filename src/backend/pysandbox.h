@@ -241,6 +241,7 @@ typedef struct SbLimits
 									 * it, or NULL */
 	uint64		workspace_id;	/* ... which must still be that one */
 	List	   *group_by;		/* options.group_by: key column names, or NIL */
+	int			parallel;		/* options.parallel: groups at once (1) */
 	/* per SbLimitId */
 	int			setting[SB_NLIMITS];	/* the setting's value */
 	int			allowed[SB_NLIMITS];	/* most the call's options could ask */
@@ -280,6 +281,8 @@ typedef struct SbRequest
 
 /* at most this many columns in options.group_by */
 #define SB_MAX_GROUP_KEYS	8
+/* at most this many groups at once (options.parallel) */
+#define SB_MAX_PARALLEL		64
 
 extern void sb_inputs_encode(SbRequest *req, Jsonb *inputs);
 extern void sb_request_add_table(SbRequest *req, const char *name, SbColumn *cols,
@@ -313,6 +316,18 @@ extern bool sb_group_same_key(struct SbGroupScan *gs, TupleTableSlot *slot);
 extern void sb_group_begin(struct SbGroupScan *gs, TupleTableSlot *slot);
 extern void sb_group_flush(struct SbGroupScan *gs, SbColumn *cols, int ncols, uint64 nrows);
 extern const char *sb_group_describe(struct SbGroupScan *gs);
+extern void sb_groups_drain(struct SbGroupScan *gs);
+
+/* ---- sb_parallel.c: options.parallel, groups in parallel workers ---- */
+struct SbGroupPool;
+extern struct SbGroupPool *sb_pool_start(int nworkers);
+extern int	sb_pool_size(struct SbGroupPool *pool);
+extern int	sb_pool_idle(struct SbGroupPool *pool);
+extern void sb_pool_send(struct SbGroupPool *pool, int worker, const SbRequest *g,
+						 const SbLimits *lim);
+struct SbOutcome;
+extern void sb_pool_receive(struct SbGroupPool *pool, int worker, struct SbOutcome *out);
+extern void sb_pool_finish(struct SbGroupPool *pool);
 struct SbOutcome;
 extern Jsonb *sb_groups_run(SbRequest *base, const struct SbLimits *limits, ArrayType *returns,
 							struct SbRowsOut *rows, const char *func, Tuplestorestate *store,

@@ -46,6 +46,16 @@ typedef struct SbGroupKey
 	FmgrInfo	out;			/* its output function */
 } SbGroupKey;
 
+/* a group whose request is built: what judging its outcome needs */
+typedef struct SbGroupTask
+{
+	char	  **keytexts;		/* its key, as text; NULL: SQL NULL */
+	char	   *described;		/* "(region)=(north)" */
+	uint64		input_rows;
+	uint64		input_bytes;
+	int			worker;			/* the pool's worker running it */
+} SbGroupTask;
+
 /* one group's result, kept for sandbox_execute's object */
 typedef struct SbGroupResult
 {
@@ -76,6 +86,14 @@ typedef struct SbGroupScan
 	SbGroupResult **sorted;		/* results by their keys' text */
 	int			nsorted;
 
+	/* options.parallel: groups handed to workers, judged in order */
+	struct SbGroupPool *pool;	/* NULL: each group runs in the leader */
+	bool		pool_tried;
+	List	   *inflight;		/* SbGroupTask *, oldest first */
+	struct SbGroupTask *judging;	/* the group whose outcome is judged */
+	ErrorContextCallback pool_context;	/* the workers' messages' context:
+										 * lives as long as the pool */
+
 	/* the call's usage, over all groups */
 	uint64		groups;
 	uint64		output_bytes;
@@ -91,7 +109,8 @@ sb_group_context(void *arg)
 {
 	SbGroupScan *gs = (SbGroupScan *) arg;
 
-	errcontext("group %s of input \"%s\"", sb_group_describe(gs), gs->input);
+	errcontext("group %s of input \"%s\"",
+			   gs->judging ? gs->judging->described : sb_group_describe(gs), gs->input);
 }
 
 /* "(region, year)=(north, 2024)", as PostgreSQL describes a key */
@@ -292,22 +311,114 @@ sb_group_begin(SbGroupScan *gs, TupleTableSlot *slot)
 
 /* The groups together went past the call's output limit. */
 static void
-sb_group_output_exceeded(SbGroupScan *gs)
+sb_group_output_exceeded(SbGroupScan *gs, const char *described)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 			 errmsg("the groups' results exceed the output limit of %d bytes",
 					gs->limits->max_output_bytes),
 			 errdetail("With group_by, all groups share the call's output budget; %llu groups used it up before group %s.",
-					   (unsigned long long) gs->groups, sb_group_describe(gs)),
+					   (unsigned long long) gs->groups, described),
 			 errhint("%s", sb_limit_hint("Return less from each group, or group more coarsely",
 										 gs->limits, SB_LIMIT_OUTPUT))));
 }
 
 /*
- * A group is complete: run the function on it in a fresh child and take
- * its outcome (rows into the store, or the result kept), raising the
- * group's failure with its key in the context.
+ * A group's outcome: count its usage, check it against the call's limits
+ * (which its messages name) and keep it (rows into the store, or the
+ * result), raising its failure with its key in the context.
+ */
+static void
+sb_group_judge(SbGroupScan *gs, SbGroupTask *task, SbOutcome *out)
+{
+	ListCell   *lc;
+	uint64		output;
+	int			i;
+
+	gs->judging = task;
+	if (out->output_exceeded)
+		sb_group_output_exceeded(gs, task->described);
+
+	gs->groups++;
+	gs->rows_in += task->input_rows;
+	gs->bytes_in += task->input_bytes;
+	gs->cpu_us += out->call_cpu_us;
+	gs->peak_kb = Max(gs->peak_kb, out->exit.maxrss_kb);
+	output = out->result_len;
+	foreach(lc, out->rows_columns)
+		output += ((SbChunk *) lfirst(lc))->len;
+	/* the keys of the result's objects, once per returned function */
+	if (gs->rows == NULL)
+		for (i = 0; i < gs->nkeys; i++)
+			output += task->keytexts[i] ? strlen(task->keytexts[i]) : 4;
+	gs->output_bytes += output;
+	/* groups that ran at once each had the budget left when it began */
+	if (gs->output_bytes > (uint64) gs->limits->max_output_bytes)
+	{
+		gs->groups--;
+		sb_group_output_exceeded(gs, task->described);
+	}
+
+	if (gs->rows != NULL)
+	{
+		sb_check_outcome(out, gs->limits);
+		(void) sb_rows_receive(gs->rows, out, gs->limits, gs->func, gs->store, NULL, NULL);
+	}
+	else
+	{
+		Jsonb	   *result = sb_result_to_jsonb(out, gs->limits);
+		MemoryContext old = MemoryContextSwitchTo(gs->cxt);
+		SbGroupResult *r;
+
+		r = palloc(sizeof(SbGroupResult));
+		r->keys = palloc(sizeof(char *) * gs->nkeys);
+		for (i = 0; i < gs->nkeys; i++)
+			r->keys[i] = task->keytexts[i] ? pstrdup(task->keytexts[i]) : NULL;
+		r->result = (Jsonb *) palloc(VARSIZE(result));
+		memcpy(r->result, result, VARSIZE(result));
+		gs->results = lappend(gs->results, r);
+		MemoryContextSwitchTo(old);
+	}
+	gs->judging = NULL;
+}
+
+static void
+sb_group_task_free(SbGroupScan *gs, SbGroupTask *task)
+{
+	int			i;
+
+	for (i = 0; i < gs->nkeys; i++)
+		if (task->keytexts[i])
+			pfree(task->keytexts[i]);
+	pfree(task->keytexts);
+	pfree(task->described);
+	pfree(task);
+}
+
+/* The oldest group running in a worker: wait for its outcome and judge it. */
+static void
+sb_group_collect(SbGroupScan *gs)
+{
+	SbGroupTask *task = (SbGroupTask *) linitial(gs->inflight);
+	MemoryContext callcxt;
+	MemoryContext old;
+	SbOutcome	out;
+
+	gs->inflight = list_delete_first(gs->inflight);
+	callcxt = AllocSetContextCreate(gs->cxt, "pysandbox group outcome", ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(callcxt);
+	gs->judging = task;			/* its worker's prints and errors name it */
+	sb_pool_receive(gs->pool, task->worker, &out);
+	sb_group_judge(gs, task, &out);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(callcxt);
+	sb_group_task_free(gs, task);
+}
+
+/*
+ * A group is complete: build its request, and run it in a fresh child,
+ * here or (options.parallel) in an idle worker, judging the outcomes of
+ * earlier groups first when none is idle.
  */
 void
 sb_group_flush(SbGroupScan *gs, SbColumn *cols, int ncols, uint64 nrows)
@@ -315,16 +426,14 @@ sb_group_flush(SbGroupScan *gs, SbColumn *cols, int ncols, uint64 nrows)
 	SbRequest	g;
 	SbLimits	lim = *gs->limits;
 	SbOutcome	out;
+	SbGroupTask *task;
 	MemoryContext callcxt;
 	MemoryContext old;
 	ErrorContextCallback errcb;
 	ErrorContextCallback *saved = error_context_stack;
-	ListCell   *lc;
-	uint64		output;
+	int			i;
 
 	CHECK_FOR_INTERRUPTS();
-	callcxt = AllocSetContextCreate(gs->cxt, "pysandbox group call", ALLOCSET_DEFAULT_SIZES);
-	old = MemoryContextSwitchTo(callcxt);
 
 	/* not the table input's context: the group's own */
 	errcb.callback = sb_group_context;
@@ -334,9 +443,19 @@ sb_group_flush(SbGroupScan *gs, SbColumn *cols, int ncols, uint64 nrows)
 
 	/* what is left of the call's output budget */
 	if (gs->output_bytes >= (uint64) gs->limits->max_output_bytes)
-		sb_group_output_exceeded(gs);
+		sb_group_output_exceeded(gs, sb_group_describe(gs));
 	lim.max_output_bytes = gs->limits->max_output_bytes - (int) gs->output_bytes;
 
+	old = MemoryContextSwitchTo(gs->cxt);
+	task = palloc0(sizeof(SbGroupTask));
+	task->keytexts = palloc0(sizeof(char *) * gs->nkeys);
+	for (i = 0; i < gs->nkeys; i++)
+		task->keytexts[i] = gs->keytexts[i] ? pstrdup(gs->keytexts[i]) : NULL;
+	task->described = pstrdup(sb_group_describe(gs));
+	MemoryContextSwitchTo(old);
+
+	callcxt = AllocSetContextCreate(gs->cxt, "pysandbox group call", ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(callcxt);
 	g = *gs->base;
 	g.chunks = NIL;
 	g.input_rows = 0;
@@ -346,54 +465,78 @@ sb_group_flush(SbGroupScan *gs, SbColumn *cols, int ncols, uint64 nrows)
 						 gs->base->group_payload_len, NULL, 0, NULL, 0);
 	sb_request_add_table(&g, gs->input, cols, ncols, nrows);
 	sb_request_add_frame(&g, SB_DATA_END, NULL, 0, NULL, 0, NULL, 0);
+	task->input_rows = g.input_rows;
+	task->input_bytes = g.input_bytes;
 
-	sb_call_run(&g, &lim, &out);
-	if (out.output_exceeded)
-		sb_group_output_exceeded(gs);
-
-	gs->groups++;
-	gs->rows_in += g.input_rows;
-	gs->bytes_in += g.input_bytes;
-	gs->cpu_us += out.call_cpu_us;
-	gs->peak_kb = Max(gs->peak_kb, out.exit.maxrss_kb);
-	output = out.result_len;
-	foreach(lc, out.rows_columns)
-		output += ((SbChunk *) lfirst(lc))->len;
-	if (gs->rows == NULL)
+	if (!gs->pool_tried && gs->limits->parallel > 1)
 	{
-		int			i;
+		MemoryContext keep = MemoryContextSwitchTo(gs->cxt);
 
-		/* the keys of the result's objects, once per returned function */
-		for (i = 0; i < gs->nkeys; i++)
-			output += gs->keytexts[i] ? strlen(gs->keytexts[i]) : 4;
+		/*
+		 * The workers' notices and errors are raised in the context stack
+		 * in effect when the pool starts: one that lives as long as it,
+		 * naming the group being waited for
+		 */
+		gs->pool_tried = true;
+		gs->pool_context.callback = sb_group_context;
+		gs->pool_context.arg = gs;
+		gs->pool_context.previous = gs->outer;
+		error_context_stack = &gs->pool_context;
+		gs->pool = sb_pool_start(sb_max_concurrent > 0 ?
+								 Min(gs->limits->parallel, sb_max_concurrent) :
+								 gs->limits->parallel);
+		error_context_stack = &errcb;
+		MemoryContextSwitchTo(keep);
 	}
-	gs->output_bytes += output;
-
-	/* judged against the call's limits, which its messages name */
-	if (gs->rows != NULL)
+	if (gs->pool != NULL)
 	{
-		sb_check_outcome(&out, gs->limits);
-		(void) sb_rows_receive(gs->rows, &out, gs->limits, gs->func, gs->store, NULL, NULL);
+		int			w = sb_pool_idle(gs->pool);
+		MemoryContext keep;
+
+		if (w < 0)
+		{
+			sb_group_collect(gs);
+			w = sb_pool_idle(gs->pool);
+		}
+		task->worker = w;
+		sb_pool_send(gs->pool, w, &g, &lim);
+		keep = MemoryContextSwitchTo(gs->cxt);
+		gs->inflight = lappend(gs->inflight, task);
+		MemoryContextSwitchTo(keep);
 	}
 	else
 	{
-		Jsonb	   *result = sb_result_to_jsonb(&out, gs->limits);
-		SbGroupResult *r;
-		int			i;
-
-		MemoryContextSwitchTo(gs->cxt);
-		r = palloc(sizeof(SbGroupResult));
-		r->keys = palloc(sizeof(char *) * gs->nkeys);
-		for (i = 0; i < gs->nkeys; i++)
-			r->keys[i] = gs->keytexts[i] ? pstrdup(gs->keytexts[i]) : NULL;
-		r->result = (Jsonb *) palloc(VARSIZE(result));
-		memcpy(r->result, result, VARSIZE(result));
-		gs->results = lappend(gs->results, r);
+		sb_call_run(&g, &lim, &out);
+		sb_group_judge(gs, task, &out);
+		sb_group_task_free(gs, task);
 	}
 
 	error_context_stack = saved;
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(callcxt);
+}
+
+/*
+ * The input is read: judge the groups still running in workers, in order,
+ * and let the workers go.
+ */
+void
+sb_groups_drain(SbGroupScan *gs)
+{
+	ErrorContextCallback errcb;
+	ErrorContextCallback *saved = error_context_stack;
+
+	if (gs->pool == NULL)
+		return;
+	errcb.callback = sb_group_context;
+	errcb.arg = gs;
+	errcb.previous = gs->outer;
+	error_context_stack = &errcb;
+	while (gs->inflight != NIL)
+		sb_group_collect(gs);
+	error_context_stack = saved;
+	sb_pool_finish(gs->pool);
+	gs->pool = NULL;
 }
 
 /* the text a key has in the result: SQL NULL is "null" */

@@ -478,20 +478,22 @@ sb_table_input_scan(SbRequest *req, const char *name, const char *query, JsonbVa
 		sb_request_add_table(req, name, r->cols, r->ncols, r->nrows);
 	else
 	{
-		/* the last group, read-only as the others (run inside the scan) */
-		if (r->nrows > 0)
+		/*
+		 * the last group, read-only as the others (run inside the scan),
+		 * then the groups still running in parallel workers
+		 */
+		XactReadOnly = true;
+		PG_TRY();
 		{
-			XactReadOnly = true;
-			PG_TRY();
-			{
+			if (r->nrows > 0)
 				sb_group_flush(group, r->cols, r->ncols, r->nrows);
-			}
-			PG_FINALLY();
-			{
-				XactReadOnly = save_read_only;
-			}
-			PG_END_TRY();
+			sb_groups_drain(group);
 		}
+		PG_FINALLY();
+		{
+			XactReadOnly = save_read_only;
+		}
+		PG_END_TRY();
 		MemoryContextDelete(r->cxt);
 	}
 }
@@ -1024,6 +1026,17 @@ sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left)
 	TransactionId top_xid = GetTopTransactionIdIfAny();
 
 	req->chunks = NIL;
+	if (IsInParallelMode())
+	{
+		/* options.parallel: a worker cannot start the query's subtransaction */
+		sb_sql_error_frame(req, ERRCODE_FEATURE_NOT_SUPPORTED,
+						   "sql() is not available in groups run in parallel",
+						   "With options.parallel, each group runs in a parallel worker of the server, which cannot run queries for it.",
+						   "Pass what the function needs as an input, or leave out options.parallel.");
+		answer = req->chunks;
+		req->chunks = saved;
+		return answer;
+	}
 	if (sb_sql_timeout == MAX_TIMEOUTS)
 		sb_sql_timeout = RegisterTimeout(USER_TIMEOUT, sb_sql_timeout_handler);
 	GetUserIdAndSecContext(&save_userid, &save_sec_context);

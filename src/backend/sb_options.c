@@ -43,7 +43,7 @@ const SbLimitInfo sb_limit_info[SB_NLIMITS] = {
 };
 
 #define SB_KNOWN_OPTIONS \
-	"timeout_ms, cpu_ms, memory_mb, max_output_bytes, max_input_rows, max_input_mb, numeric, verify, workspace and group_by"
+	"timeout_ms, cpu_ms, memory_mb, max_output_bytes, max_input_rows, max_input_mb, numeric, verify, workspace, group_by and parallel"
 #define SB_KNOWN_GUC_OPTIONS \
 	"timeout_ms, cpu_ms, memory_mb, max_output_bytes, max_input_rows, max_input_mb and numeric"
 
@@ -61,7 +61,9 @@ typedef enum SbOptionsError
 	SB_OPT_WORKSPACE,			/* workspace is not a string */
 	SB_OPT_WORKSPACE_IN_SETTING,	/* workspace in pysandbox.options */
 	SB_OPT_GROUP_BY,			/* group_by is not a name or names */
-	SB_OPT_GROUP_BY_IN_SETTING	/* group_by in pysandbox.options */
+	SB_OPT_GROUP_BY_IN_SETTING,	/* group_by in pysandbox.options */
+	SB_OPT_PARALLEL,			/* parallel is not an integer in range */
+	SB_OPT_PARALLEL_IN_SETTING	/* parallel in pysandbox.options */
 } SbOptionsError;
 
 /* What an options object asks; a parse's state. */
@@ -74,6 +76,7 @@ typedef struct SbOptionValues
 	char	   *workspace;		/* options.workspace, or NULL */
 	List	   *group_by;		/* options.group_by: column names (char *) */
 	bool		has_group_by;
+	int			parallel;		/* options.parallel, or 0 */
 
 	/* while parsing */
 	bool		group_by_array; /* inside group_by's array */
@@ -162,6 +165,12 @@ sb_opt_field_start(void *state, char *fname, bool isnull)
 		if (o->setting)
 			sb_opt_fail(o, SB_OPT_GROUP_BY_IN_SETTING, NULL);
 	}
+	else if (strcmp(fname, "parallel") == 0)
+	{
+		o->field = "parallel";
+		if (o->setting)
+			sb_opt_fail(o, SB_OPT_PARALLEL_IN_SETTING, NULL);
+	}
 	if (o->field == NULL)
 		sb_opt_fail(o, SB_OPT_UNKNOWN, fname);
 }
@@ -198,6 +207,22 @@ sb_opt_value(SbOptionValues *o, char *token, JsonTokenType type)
 			o->group_by = lappend(o->group_by, pstrdup(token));
 		else if (type != JSON_TOKEN_ARRAY_START)
 			sb_opt_fail(o, o->setting ? SB_OPT_GROUP_BY_IN_SETTING : SB_OPT_GROUP_BY, NULL);
+		return;
+	}
+	if (strcmp(o->field, "parallel") == 0)
+	{
+		double		n = 0;
+		char	   *end = NULL;
+
+		if (type == JSON_TOKEN_NUMBER)
+			n = strtod(token, &end);
+		if (o->setting)
+			sb_opt_fail(o, SB_OPT_PARALLEL_IN_SETTING, NULL);
+		else if (type != JSON_TOKEN_NUMBER || end == token || *end != '\0' || isnan(n) ||
+				 n != floor(n) || n < 1 || n > SB_MAX_PARALLEL)
+			sb_opt_fail(o, SB_OPT_PARALLEL, NULL);
+		else
+			o->parallel = (int) n;
 		return;
 	}
 	if (strcmp(o->field, "workspace") == 0)
@@ -363,6 +388,13 @@ sb_options_report(const SbOptionValues *o)
 					 errmsg("options.group_by must be a column name or an array of column names"),
 					 errhint("For example: {\"group_by\": \"region\"} or {\"group_by\": [\"region\", \"year\"]}.")));
 			break;
+		case SB_OPT_PARALLEL:
+		case SB_OPT_PARALLEL_IN_SETTING:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("options.parallel must be an integer from 1 to %d", SB_MAX_PARALLEL),
+					 errhint("For example: {\"group_by\": \"region\", \"parallel\": 4}.")));
+			break;
 	}
 }
 
@@ -421,6 +453,11 @@ sb_options_check(char **newval, void **extra, GucSource source)
 		case SB_OPT_GROUP_BY_IN_SETTING:
 			GUC_check_errdetail("group_by belongs to one call, not to pysandbox.options.");
 			GUC_check_errhint("Pass it in the options argument of the call.");
+			break;
+		case SB_OPT_PARALLEL:
+		case SB_OPT_PARALLEL_IN_SETTING:
+			GUC_check_errdetail("parallel belongs to one call, not to pysandbox.options.");
+			GUC_check_errhint("Pass it in the options argument of the call, with group_by.");
 			break;
 	}
 	MemoryContextDelete(cxt);
@@ -566,6 +603,17 @@ sb_limits_from_options(SbLimits *limits, Jsonb *options)
 					 errmsg("options.group_by cannot be used with a workspace"),
 					 errhint("Each group runs in a fresh process of its own; group inside the workspace with pandas instead (df.groupby(...)).")));
 		limits->group_by = call.group_by;
+	}
+	limits->parallel = 1;
+	if (options != NULL && call.parallel > 0)
+	{
+		if (!call.has_group_by)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("options.parallel needs options.group_by"),
+					 errhint("parallel runs that many groups at once; name the groups' key in group_by, such as {\"group_by\": \"region\", \"parallel\": %d}.",
+							 call.parallel)));
+		limits->parallel = call.parallel;
 	}
 
 	/* a call in a workspace has the workspace's process, and its limits */

@@ -1125,6 +1125,11 @@ def w13_groups(ctx, args):
         return one(sb, "SELECT sandbox_execute(%s, %s::jsonb, '{main}', %s::jsonb)",
                    (GROUP_BY_CODE, inputs, json.dumps(dict(opts, group_by="g"))))
 
+    def group_by_parallel():
+        return one(sb, "SELECT sandbox_execute(%s, %s::jsonb, '{main}', %s::jsonb)",
+                   (GROUP_BY_CODE, inputs,
+                    json.dumps(dict(opts, group_by="g", parallel=os.cpu_count() or 2))))
+
     def native():
         return one(nat, "SELECT jsonb_build_object('main', jsonb_object_agg(g, jsonb_build_object("
                         "'n', n, 'sum', round(s::numeric, 6), 'max_x', m))) "
@@ -1134,6 +1139,8 @@ def w13_groups(ctx, args):
     res = run_round_robin("13 %s rows, 100 groups" % human(args.group_rows), [
         ("pysandbox", one_child, "one child: df.groupby('g') in pandas"),
         ("group_by", group_by, "options.group_by: a child per group, one at a time"),
+        ("group_by, parallel", group_by_parallel,
+         "the same, parallel = %d (the cores)" % (os.cpu_count() or 2)),
         ("native SQL", native, "GROUP BY -> jsonb_object_agg"),
     ], args.reps)
 

@@ -33,7 +33,12 @@ Checks, each printed as one line:
       with max_concurrent = 1 an idle session's reservation yields to
       another session's call, and the idle session's next call still works,
       its print() relayed once; a call on its reservation that closes its
-      socket at once and sleeps still ends with its timeout (57014).
+      socket at once and sleeps still ends with its timeout (57014);
+  (h) options.parallel: the groups of options.group_by run at once in
+      parallel workers of the backend (seen in pg_stat_activity, and two
+      children running at once), with the same results as one at a time;
+      sql() is refused there, a failing group is named, and a cancel
+      leaves no worker and no busy child.
 The last line is "forkserver: N passed, M failed".
 """
 
@@ -573,6 +578,100 @@ class Suite:
             x.close()
             y.close()
 
+    def check_parallel_groups(self):
+        """(h) options.parallel: groups at once in parallel workers."""
+        problems = []
+        conn = connect()
+        cur = conn.cursor()
+        cur.execute("DROP TABLE IF EXISTS fs_groups")
+        cur.execute("CREATE TABLE fs_groups AS SELECT i % 12 AS g, i AS x "
+                    "FROM generate_series(1, 1200) i")
+        inputs = '{"df": {"$table": "fs_groups"}}'
+        code = "def main(df):\n    return {'n': len(df), 'sum': int(df.x.sum()), 'name': df.name}\n"
+
+        def run(code, options):
+            cur.execute("SELECT sandbox_execute(%s, %s, '{main}', %s)", (code, inputs, options))
+            return cur.fetchone()[0]
+
+        serial = run(code, '{"group_by": "g"}')
+        parallel = run(code, '{"group_by": "g", "parallel": 3}')
+        if serial != parallel or len(serial["main"]) != 12:
+            problems.append("parallel %r differs from one at a time %r" % (parallel, serial))
+        cur.execute("SELECT array_agg(x ORDER BY g, x) FROM sandbox_rows(%s, %s, 'main', %s) "
+                    "AS t(g int, x int)", ("def main(df):\n    return df.nsmallest(3, 'x')\n",
+                                          inputs, '{"group_by": "g", "parallel": 2}'))
+        rows = cur.fetchone()[0]
+        cur.execute("SELECT array_agg(x ORDER BY g, x) FROM (SELECT g, x, "
+                    "row_number() OVER (PARTITION BY g ORDER BY x) AS r FROM fs_groups) s "
+                    "WHERE r <= 3")
+        if rows != cur.fetchone()[0]:
+            problems.append("sandbox_rows in parallel: %r" % (rows,))
+
+        # the groups run at once: parallel workers of this backend, and
+        # children running calls at the same time
+        _bgw, worker = server_processes()
+        busy = "def main(df):\n    n = 0\n    for i in range(4000000):\n        n += i\n    return n\n"
+        watcher = connect()
+        wcur = watcher.cursor()
+        most_workers = most_children = 0
+        leader = conn.get_backend_pid()
+        t = threading.Thread(target=lambda: run(busy, '{"group_by": "g", "parallel": 2}'),
+                             daemon=True)
+        t.start()
+        while t.is_alive():
+            wcur.execute("SELECT count(*) FROM pg_stat_activity WHERE leader_pid = %s "
+                         "AND backend_type = 'parallel worker'", (leader,))
+            most_workers = max(most_workers, wcur.fetchone()[0])
+            table = process_table()
+            running = [p for p in children(table, worker)
+                       if seccomp_mode(p) == 2 and not is_spare(p)] if worker else []
+            most_children = max(most_children, len(running))
+            time.sleep(0.02)
+        t.join()
+        if most_workers != 2:
+            problems.append("at most %d parallel workers seen, expected 2" % most_workers)
+        if most_children < 2:
+            problems.append("at most %d children ran at once, expected 2" % most_children)
+
+        for code, want in (
+                ("def main(df):\n    return len(sql('SELECT 1'))\n",
+                 "sql() is not available in groups run in parallel"),
+                ("def main(df):\n    if df.name == 5:\n        raise ValueError('five')\n    return 1\n",
+                 "group (g)=(5) of input \"df\"")):
+            try:
+                run(code, '{"group_by": "g", "parallel": 3}')
+                problems.append("%r did not fail" % code)
+            except psycopg2.Error as exc:
+                text = "%s\n%s" % (exc.pgerror, exc.diag.context)
+                if want not in text:
+                    problems.append("error %r does not say %r" % (text, want))
+
+        # cancel: the workers and their children go
+        cur.execute("SET statement_timeout = '1s'")
+        try:
+            run(LOOP.replace("main()", "main(df)"), '{"group_by": "g", "parallel": 3}')
+            problems.append("the endless groups were not cancelled")
+        except psycopg2.Error as exc:
+            if exc.pgcode != "57014":
+                problems.append("cancel: %s %s" % (exc.pgcode, exc.pgerror))
+        cur.execute("RESET statement_timeout")
+
+        def settled():
+            wcur.execute("SELECT count(*) FROM pg_stat_activity WHERE leader_pid = %s",
+                         (leader,))
+            if wcur.fetchone()[0] != 0:
+                return False
+            table = process_table()
+            return not [p for p in children(table, worker) if not is_spare(p)]
+        if wait_for(settled, 5) is None:
+            problems.append("parallel workers or children left after the cancel")
+        cur.execute("DROP TABLE fs_groups")
+        conn.close()
+        watcher.close()
+        self.report("(h) options.parallel: groups at once in parallel workers, same results, "
+                    "sql() refused, the failing group named, cancel leaves nothing", problems,
+                    "%d workers, %d children at once" % (most_workers, most_children))
+
     def check_leftovers(self):
         problems = []
         conn = connect()
@@ -613,6 +712,7 @@ def main():
     suite.check_foreign_uid()
     suite.check_kill_worker()
     suite.check_max_concurrent()
+    suite.check_parallel_groups()
     suite.check_leftovers()
     suite.check_pinned_pages()
     suite.check_reservations()
