@@ -78,6 +78,20 @@ SET extra_float_digits = 0;
 SELECT pg_temp.exec_error($$def main(df): return len(df)$$,
     '{"df": {"$query": "SELECT x FROM (VALUES (0.3::float8), (0.1::float8 + 0.2::float8)) v(x)"}}', '{"group_by": "x"}');
 RESET extra_float_digits;
+-- ... at any key, not only the last: (NULL, 'a') and ('null', 'b') would
+-- nest under one "null"
+SELECT pg_temp.exec_error($$def main(df): return len(df)$$,
+    '{"df": {"$query": "SELECT * FROM (VALUES (NULL, ''a''), (''null'', ''b'')) v(k, j)"}}', '{"group_by": ["k", "j"]}');
+-- a child that sends a result that is not an object (an array whose bytes
+-- look like a key) gets an error, with the Python layer off too
+SET pysandbox.python_layer = off;
+SELECT pg_temp.exec_error($$
+import sb_io, os
+def main(df):
+    sb_io.send(sb_io.RESULT, b'["\\u0001\\u0001\\u0001\\u0001", "xxxxmainyyyy"]')
+    os._exit(0)
+$$, '{"df": {"$query": "SELECT 1 AS g"}}', '{"group_by": "g"}');
+RESET pysandbox.python_layer;
 SELECT sandbox_execute($$def main(df): return len(df)$$,
     '{"df": {"$query": "SELECT x FROM (VALUES (0.3::float8), (0.1::float8 + 0.2::float8)) v(x)"}}', options => '{"group_by": "x"}');
 
@@ -129,7 +143,20 @@ SELECT pg_temp.exec_error($$def main(df): return 1$$, '{"df": {"$table": "grp_sa
 SELECT pg_temp.exec_error($$def main(df): return 1$$, '{"df": {"$table": "grp_sales"}}', '{"group_by": "region", "parallel": 0}');
 SELECT pg_temp.exec_error($$def main(df): return 1$$, '{"df": {"$table": "grp_sales"}}', '{"group_by": "region", "parallel": 65}');
 SELECT pg_temp.exec_error($$def main(df): return 1$$, '{"df": {"$table": "grp_sales"}}', '{"group_by": "region", "parallel": "2"}');
+SELECT pg_temp.exec_error($$def main(df): return 1$$, '{"df": {"$table": "grp_sales"}}', '{"group_by": "region", "parallel": 5}');
 SELECT pg_temp.sqlstate($q$SET pysandbox.options = '{"parallel": 2}'$q$);
+-- an input query that could not run in parallel mode (a function with an
+-- exception block starts a subtransaction per row): its groups run one at
+-- a time, with the same result
+CREATE FUNCTION pg_temp.careful(x float8) RETURNS float8 LANGUAGE plpgsql AS $f$
+BEGIN
+    RETURN x * 2;
+EXCEPTION WHEN OTHERS THEN
+    RETURN NULL;
+END $f$;
+SELECT sandbox_execute($$def main(df): return float(df.doubled.sum())$$,
+    '{"df": {"$query": "SELECT region, pg_temp.careful(amount) AS doubled FROM grp_sales"}}',
+    options => '{"group_by": "region", "parallel": 2}');
 
 -- each group runs in a fresh process: nothing of one group reaches the next
 SELECT sandbox_execute($$

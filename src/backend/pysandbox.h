@@ -43,6 +43,7 @@ extern bool sb_python_layer;
 extern bool sb_allow_weak_isolation;
 extern int	sb_filesystem_layer;
 extern int	sb_max_concurrent;
+extern int	sb_max_parallel;
 extern int	sb_spare_children;
 extern int	sb_queue_timeout_ms;
 extern int	sb_max_workspaces;
@@ -283,6 +284,8 @@ typedef struct SbRequest
 #define SB_MAX_GROUP_KEYS	8
 /* at most this many groups at once (options.parallel) */
 #define SB_MAX_PARALLEL		64
+/* the largest request or outcome sent through a parallel worker's queue */
+#define SB_PARALLEL_MAX_MESSAGE	((Size) 512 * 1024 * 1024)
 
 extern void sb_inputs_encode(SbRequest *req, Jsonb *inputs);
 extern void sb_request_add_table(SbRequest *req, const char *name, SbColumn *cols,
@@ -317,6 +320,7 @@ extern void sb_group_begin(struct SbGroupScan *gs, TupleTableSlot *slot);
 extern void sb_group_flush(struct SbGroupScan *gs, SbColumn *cols, int ncols, uint64 nrows);
 extern const char *sb_group_describe(struct SbGroupScan *gs);
 extern void sb_groups_drain(struct SbGroupScan *gs);
+extern void sb_group_check_parallel(struct SbGroupScan *gs, struct _SPI_plan *plan);
 
 /* ---- sb_parallel.c: options.parallel, groups in parallel workers ---- */
 struct SbGroupPool;
@@ -324,10 +328,11 @@ extern struct SbGroupPool *sb_pool_start(int nworkers);
 extern int	sb_pool_size(struct SbGroupPool *pool);
 extern int	sb_pool_idle(struct SbGroupPool *pool);
 extern void sb_pool_send(struct SbGroupPool *pool, int worker, const SbRequest *g,
-						 const SbLimits *lim);
+						 const SbLimits *lim, const char *described, const char *input);
 struct SbOutcome;
 extern void sb_pool_receive(struct SbGroupPool *pool, int worker, struct SbOutcome *out);
 extern void sb_pool_finish(struct SbGroupPool *pool);
+extern bool sb_pool_fits(const SbRequest *g);
 struct SbOutcome;
 extern Jsonb *sb_groups_run(SbRequest *base, const struct SbLimits *limits, ArrayType *returns,
 							struct SbRowsOut *rows, const char *func, Tuplestorestate *store,
@@ -410,6 +415,7 @@ extern struct ErrorData *sb_request_finish_or_error(SbRequest *req, Jsonb *input
 /* sb_rows.c: rows results (sandbox_rows, the language) */
 typedef struct SbRowsOut SbRowsOut;
 extern SbRowsOut *sb_rows_declare(SbRequest *req, TupleDesc tupdesc, MemoryContext cache_cxt);
+extern bool sb_rows_parallel_safe(const SbRowsOut *ro);
 extern uint64 sb_rows_receive(SbRowsOut *ro, const SbOutcome *out, const SbLimits *limits,
 							  const char *func, Tuplestorestate *store,
 							  Datum *values, bool *nulls);

@@ -25,6 +25,10 @@
 #include "executor/tuptable.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "catalog/pg_proc.h"
+#include "executor/spi.h"
+#include "optimizer/clauses.h"
+#include "utils/plancache.h"
 #include "parser/parser.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
@@ -54,12 +58,16 @@ typedef struct SbGroupTask
 	uint64		input_rows;
 	uint64		input_bytes;
 	int			worker;			/* the pool's worker running it */
+	int			first_diff;		/* its first key whose value differs from
+								 * the previous group's */
 } SbGroupTask;
 
 /* one group's result, kept for sandbox_execute's object */
 typedef struct SbGroupResult
 {
 	char	  **keys;			/* text of each key value; NULL: SQL NULL */
+	uint64		ids[SB_MAX_GROUP_KEYS];	/* which value its first i+1 keys
+										 * have, numbered in scan order */
 	Jsonb	   *result;			/* {"main": ..., ...} */
 } SbGroupResult;
 
@@ -89,6 +97,10 @@ typedef struct SbGroupScan
 	/* options.parallel: groups handed to workers, judged in order */
 	struct SbGroupPool *pool;	/* NULL: each group runs in the leader */
 	bool		pool_tried;
+	bool		parallel_safe;	/* the input query may run in parallel mode */
+	int			first_diff;		/* the current group's, as in SbGroupTask */
+	uint64		begun;			/* groups begun */
+	uint64		level_ids[SB_MAX_GROUP_KEYS];	/* SbGroupResult.ids so far */
 	List	   *inflight;		/* SbGroupTask *, oldest first */
 	struct SbGroupTask *judging;	/* the group whose outcome is judged */
 	ErrorContextCallback pool_context;	/* the workers' messages' context:
@@ -111,6 +123,12 @@ sb_group_context(void *arg)
 
 	errcontext("group %s of input \"%s\"",
 			   gs->judging ? gs->judging->described : sb_group_describe(gs), gs->input);
+}
+
+/* the context of the workers' messages (they name their group themselves) */
+static void
+sb_group_pool_context(void *arg)
+{
 }
 
 /* "(region, year)=(north, 2024)", as PostgreSQL describes a key */
@@ -260,6 +278,32 @@ sb_group_columns(SbGroupScan *gs, TupleDesc typeinfo)
 	}
 }
 
+/*
+ * The sorted query is prepared: may the groups run in parallel workers?
+ * Entering parallel mode in the middle of the scan is safe only if
+ * nothing the query evaluates needs what parallel mode forbids (writes,
+ * subtransactions, new commands): no parallel-unsafe function in it, and
+ * (sandbox_rows) no result column whose checks could call one.
+ */
+void
+sb_group_check_parallel(SbGroupScan *gs, struct _SPI_plan *plan)
+{
+	ListCell   *lc;
+	ListCell   *lq;
+
+	gs->parallel_safe = gs->rows == NULL || sb_rows_parallel_safe(gs->rows);
+	foreach(lc, SPI_plan_get_plan_sources(plan))
+	{
+		CachedPlanSource *ps = (CachedPlanSource *) lfirst(lc);
+
+		if (ps->query_list == NIL)
+			gs->parallel_safe = false;
+		foreach(lq, ps->query_list)
+			if (max_parallel_hazard(lfirst_node(Query, lq)) == PROPARALLEL_UNSAFE)
+				gs->parallel_safe = false;
+	}
+}
+
 /* Does the row in slot have the current group's key? */
 bool
 sb_group_same_key(SbGroupScan *gs, TupleTableSlot *slot)
@@ -289,8 +333,28 @@ sb_group_begin(SbGroupScan *gs, TupleTableSlot *slot)
 	MemoryContext old;
 	int			i;
 
-	MemoryContextReset(gs->keycxt);
+	/* which key (from the first) begins to differ from the last group's */
+	gs->first_diff = 0;
+	if (gs->begun++ > 0)
+	{
+		for (i = 0; i < gs->nkeys; i++)
+		{
+			SbGroupKey *k = &gs->keys[i];
+			bool		isnull = slot->tts_isnull[k->attno];
+
+			if (isnull != gs->keynulls[i] ||
+				(!isnull && !DatumGetBool(FunctionCall2Coll(&k->eq, k->collation, gs->keyvals[i],
+															slot->tts_values[k->attno]))))
+				break;
+		}
+		gs->first_diff = i;
+	}
+
+	/* nothing may point into the key context while it is reset */
 	gs->described = NULL;
+	for (i = 0; i < gs->nkeys; i++)
+		gs->keytexts[i] = NULL;
+	MemoryContextReset(gs->keycxt);
 	old = MemoryContextSwitchTo(gs->keycxt);
 	for (i = 0; i < gs->nkeys; i++)
 	{
@@ -367,13 +431,29 @@ sb_group_judge(SbGroupScan *gs, SbGroupTask *task, SbOutcome *out)
 	else
 	{
 		Jsonb	   *result = sb_result_to_jsonb(out, gs->limits);
-		MemoryContext old = MemoryContextSwitchTo(gs->cxt);
+		MemoryContext old;
 		SbGroupResult *r;
+
+		/*
+		 * the honest child sends {"main": ...}; anything else (an array,
+		 * a scalar) is not looked into by key
+		 */
+		if (JB_ROOT_IS_SCALAR(result) || !JB_ROOT_IS_OBJECT(result))
+			ereport(ERROR,
+					(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
+					 errmsg("sandbox process sent an invalid result")));
+		old = MemoryContextSwitchTo(gs->cxt);
 
 		r = palloc(sizeof(SbGroupResult));
 		r->keys = palloc(sizeof(char *) * gs->nkeys);
 		for (i = 0; i < gs->nkeys; i++)
+		{
 			r->keys[i] = task->keytexts[i] ? pstrdup(task->keytexts[i]) : NULL;
+			/* groups are judged in scan order */
+			if (task->first_diff <= i)
+				gs->level_ids[i]++;
+			r->ids[i] = gs->level_ids[i];
+		}
 		r->result = (Jsonb *) palloc(VARSIZE(result));
 		memcpy(r->result, result, VARSIZE(result));
 		gs->results = lappend(gs->results, r);
@@ -407,7 +487,7 @@ sb_group_collect(SbGroupScan *gs)
 	gs->inflight = list_delete_first(gs->inflight);
 	callcxt = AllocSetContextCreate(gs->cxt, "pysandbox group outcome", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(callcxt);
-	gs->judging = task;			/* its worker's prints and errors name it */
+	gs->judging = task;			/* the leader's own errors while waiting */
 	sb_pool_receive(gs->pool, task->worker, &out);
 	sb_group_judge(gs, task, &out);
 	MemoryContextSwitchTo(old);
@@ -445,6 +525,9 @@ sb_group_flush(SbGroupScan *gs, SbColumn *cols, int ncols, uint64 nrows)
 	if (gs->output_bytes >= (uint64) gs->limits->max_output_bytes)
 		sb_group_output_exceeded(gs, sb_group_describe(gs));
 	lim.max_output_bytes = gs->limits->max_output_bytes - (int) gs->output_bytes;
+	/* groups at once: each may use its share of what is left */
+	if (gs->pool != NULL)
+		lim.max_output_bytes = Max(lim.max_output_bytes / sb_pool_size(gs->pool), 1);
 
 	old = MemoryContextSwitchTo(gs->cxt);
 	task = palloc0(sizeof(SbGroupTask));
@@ -452,6 +535,7 @@ sb_group_flush(SbGroupScan *gs, SbColumn *cols, int ncols, uint64 nrows)
 	for (i = 0; i < gs->nkeys; i++)
 		task->keytexts[i] = gs->keytexts[i] ? pstrdup(gs->keytexts[i]) : NULL;
 	task->described = pstrdup(sb_group_describe(gs));
+	task->first_diff = gs->first_diff;
 	MemoryContextSwitchTo(old);
 
 	callcxt = AllocSetContextCreate(gs->cxt, "pysandbox group call", ALLOCSET_DEFAULT_SIZES);
@@ -468,27 +552,40 @@ sb_group_flush(SbGroupScan *gs, SbColumn *cols, int ncols, uint64 nrows)
 	task->input_rows = g.input_rows;
 	task->input_bytes = g.input_bytes;
 
-	if (!gs->pool_tried && gs->limits->parallel > 1)
+	/*
+	 * Parallel workers, once: not for an input query that could not run in
+	 * parallel mode, and not for messages too large for their queues
+	 */
+	if (!gs->pool_tried && gs->limits->parallel > 1 && gs->parallel_safe &&
+		gs->limits->max_output_bytes <= SB_PARALLEL_MAX_MESSAGE &&
+		(Size) gs->limits->max_input_mb * 1024 * 1024 <= SB_PARALLEL_MAX_MESSAGE)
 	{
 		MemoryContext keep = MemoryContextSwitchTo(gs->cxt);
 
 		/*
 		 * The workers' notices and errors are raised in the context stack
-		 * in effect when the pool starts: one that lives as long as it,
-		 * naming the group being waited for
+		 * in effect when the pool starts: one that lives as long as it
+		 * (each worker names its own group)
 		 */
 		gs->pool_tried = true;
-		gs->pool_context.callback = sb_group_context;
+		gs->pool_context.callback = sb_group_pool_context;
 		gs->pool_context.arg = gs;
 		gs->pool_context.previous = gs->outer;
 		error_context_stack = &gs->pool_context;
-		gs->pool = sb_pool_start(sb_max_concurrent > 0 ?
-								 Min(gs->limits->parallel, sb_max_concurrent) :
-								 gs->limits->parallel);
+		gs->pool = sb_pool_start(Min(gs->limits->parallel, sb_max_concurrent));
 		error_context_stack = &errcb;
 		MemoryContextSwitchTo(keep);
 	}
-	if (gs->pool != NULL)
+	if (gs->pool != NULL && !sb_pool_fits(&g))
+	{
+		/* too large for a queue: the earlier groups first, then this one here */
+		while (gs->inflight != NIL)
+			sb_group_collect(gs);
+		sb_call_run(&g, &lim, &out);
+		sb_group_judge(gs, task, &out);
+		sb_group_task_free(gs, task);
+	}
+	else if (gs->pool != NULL)
 	{
 		int			w = sb_pool_idle(gs->pool);
 		MemoryContext keep;
@@ -499,7 +596,7 @@ sb_group_flush(SbGroupScan *gs, SbColumn *cols, int ncols, uint64 nrows)
 			w = sb_pool_idle(gs->pool);
 		}
 		task->worker = w;
-		sb_pool_send(gs->pool, w, &g, &lim);
+		sb_pool_send(gs->pool, w, &g, &lim, task->described, gs->input);
 		keep = MemoryContextSwitchTo(gs->cxt);
 		gs->inflight = lappend(gs->inflight, task);
 		MemoryContextSwitchTo(keep);
@@ -592,9 +689,19 @@ sb_group_sort_results(SbGroupScan *gs)
 		SbGroupResult *y = gs->sorted[g];
 		int			i;
 
-		if (sb_group_result_cmp(&x, &y, &gs->nkeys) != 0)
-			continue;
+		/*
+		 * at each level, the same text for the first keys must be the same
+		 * values (sorted by text, such groups are neighbours)
+		 */
 		for (i = 0; i < gs->nkeys; i++)
+		{
+			StringInfoData keys;
+			int			j;
+
+			if (strcmp(sb_group_key_text(x, i), sb_group_key_text(y, i)) != 0)
+				break;
+			if (x->ids[i] == y->ids[i])
+				continue;
 			if ((x->keys[i] == NULL) != (y->keys[i] == NULL))
 				ereport(ERROR,
 						(errcode(ERRCODE_CARDINALITY_VIOLATION),
@@ -602,12 +709,9 @@ sb_group_sort_results(SbGroupScan *gs)
 								gs->keys[i].name),
 						 errhint("Replace NULL in the query, as in coalesce(%s, '(none)').",
 								 quote_identifier(gs->keys[i].name))));
-		{
-			StringInfoData keys;
-
 			initStringInfo(&keys);
-			for (i = 0; i < gs->nkeys; i++)
-				appendStringInfo(&keys, "%s%s", i > 0 ? ", " : "", sb_group_key_text(x, i));
+			for (j = 0; j <= i; j++)
+				appendStringInfo(&keys, "%s%s", j > 0 ? ", " : "", sb_group_key_text(x, j));
 			ereport(ERROR,
 					(errcode(ERRCODE_CARDINALITY_VIOLATION),
 					 errmsg("two groups of input \"%s\" have different keys that read the same as text, (%s): they would be the same key of the result",
@@ -658,7 +762,8 @@ sb_group_push_function(SbGroupScan *gs, JsonbParseState **ps, const char *name)
 				open++;
 			}
 		}
-		v = getKeyJsonValueFromContainer(&r->result->root, name, strlen(name), NULL);
+		v = JsonContainerIsObject(&r->result->root) ?
+			getKeyJsonValueFromContainer(&r->result->root, name, strlen(name), NULL) : NULL;
 		if (v == NULL)
 		{
 			k.type = jbvNull;

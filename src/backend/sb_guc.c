@@ -30,6 +30,7 @@ int			sb_filesystem_layer = SB_FS_AUTO;
 char	   *sb_preload_modules = NULL;
 char	   *sb_options_text = NULL;
 int			sb_max_concurrent = 16;
+int			sb_max_parallel = 4;
 int			sb_spare_children = 2;
 int			sb_queue_timeout_ms = 10000;
 int			sb_max_workspaces = 4;
@@ -176,7 +177,7 @@ static const char *const sb_setting_names[] = {
 	"pysandbox.allowed_modules", "pysandbox.preload_modules", "pysandbox.options",
 	"pysandbox.print", "pysandbox.max_print_bytes", "pysandbox.python_layer",
 	"pysandbox.filesystem_layer", "pysandbox.queue_timeout",
-	"pysandbox.max_workspaces", "pysandbox.workspace_idle_timeout",
+	"pysandbox.max_workspaces", "pysandbox.workspace_idle_timeout", "pysandbox.max_parallel",
 	"pysandbox.log_calls", "pysandbox.log_code"
 	/* not the server-wide ones: postgresql.conf's reload reports those */
 };
@@ -333,6 +334,14 @@ sb_guc_init(void)
 							&sb_max_concurrent,
 							16, 1, 10000,
 							PGC_SIGHUP, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pysandbox.max_parallel",
+							"Groups of options.group_by one call may run at once (options.parallel).",
+							"Each is a parallel worker of the server and a sandbox process; options.parallel cannot exceed it.",
+							&sb_max_parallel,
+							4, 1, SB_MAX_PARALLEL,
+							PGC_SUSET, 0,
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("pysandbox.spare_children",

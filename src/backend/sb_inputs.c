@@ -446,6 +446,7 @@ sb_table_input_scan(SbRequest *req, const char *name, const char *query, JsonbVa
 
 		SPI_freeplan(plan);
 		plan = sb_table_prepare(name, sorted, params, &paramLI);
+		sb_group_check_parallel(group, plan);
 	}
 
 	memset(&eopts, 0, sizeof(eopts));

@@ -613,6 +613,11 @@ sb_limits_from_options(SbLimits *limits, Jsonb *options)
 					 errmsg("options.parallel needs options.group_by"),
 					 errhint("parallel runs that many groups at once; name the groups' key in group_by, such as {\"group_by\": \"region\", \"parallel\": %d}.",
 							 call.parallel)));
+		if (call.parallel > sb_max_parallel)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("options.parallel cannot exceed pysandbox.max_parallel (%d)", sb_max_parallel),
+					 errhint("Ask an administrator to raise pysandbox.max_parallel, or run fewer groups at once.")));
 		limits->parallel = call.parallel;
 	}
 

@@ -40,7 +40,7 @@
 #define SB_PARALLEL_KEY_QUEUES	UINT64CONST(0x5053424F58000002)
 
 /* each direction's ring; larger messages go through it in pieces */
-#define SB_PARALLEL_QUEUE_SIZE	((Size) 1 << 20)
+#define SB_PARALLEL_QUEUE_SIZE	((Size) 256 << 10)
 
 #define SB_TASK_MAGIC	0x5342544B	/* "SBTK" */
 #define SB_DONE_MAGIC	0x5342444E	/* "SBDN" */
@@ -51,7 +51,10 @@ typedef struct SbParallelShared
 	Size		queue_size;
 } SbParallelShared;
 
-/* a group's request, leader to worker; then the code, then the frames */
+/*
+ * a group's request, leader to worker; then the code, the group's key
+ * ("(region)=(north)") and the input's name, then the frames
+ */
 typedef struct SbTaskHeader
 {
 	uint32		magic;
@@ -63,6 +66,8 @@ typedef struct SbTaskHeader
 	int			memory_mb;
 	int			max_output_bytes;
 	Size		code_len;		/* 0: no code (any child) */
+	Size		described_len;	/* the group, for the worker's messages */
+	Size		input_len;
 	Size		request_len;
 } SbTaskHeader;
 
@@ -198,15 +203,30 @@ sb_pool_idle(SbGroupPool *pool)
 static void
 sb_pool_lost(void)
 {
+	/* a worker that failed said why: its error comes first */
+	CHECK_FOR_INTERRUPTS();
 	ereport(ERROR,
 			(errcode(ERRCODE_SYSTEM_ERROR),
 			 errmsg("a parallel worker running groups of options.group_by ended unexpectedly"),
 			 errhint("The server log may say why; without options.parallel the groups run one at a time.")));
 }
 
+/* Does a group's request fit through a queue (one message)? */
+bool
+sb_pool_fits(const SbRequest *g)
+{
+	Size		total = sizeof(SbTaskHeader) + (g->code ? strlen(g->code) : 0) + 1024;
+	ListCell   *lc;
+
+	foreach(lc, g->chunks)
+		total += ((SbChunk *) lfirst(lc))->len;
+	return total <= SB_PARALLEL_MAX_MESSAGE;
+}
+
 /* Hand a group's request (its frames) to worker i. */
 void
-sb_pool_send(SbGroupPool *pool, int i, const SbRequest *g, const SbLimits *lim)
+sb_pool_send(SbGroupPool *pool, int i, const SbRequest *g, const SbLimits *lim,
+			 const char *described, const char *input)
 {
 	SbTaskHeader h;
 	shm_mq_iovec *iov;
@@ -223,10 +243,12 @@ sb_pool_send(SbGroupPool *pool, int i, const SbRequest *g, const SbLimits *lim)
 	h.memory_mb = lim->memory_mb;
 	h.max_output_bytes = lim->max_output_bytes;
 	h.code_len = g->code ? strlen(g->code) : 0;
+	h.described_len = strlen(described);
+	h.input_len = strlen(input);
 	foreach(lc, g->chunks)
 		h.request_len += ((SbChunk *) lfirst(lc))->len;
 
-	iov = palloc(sizeof(shm_mq_iovec) * (list_length(g->chunks) + 2));
+	iov = palloc(sizeof(shm_mq_iovec) * (list_length(g->chunks) + 4));
 	iov[n].data = (const char *) &h;
 	iov[n++].len = sizeof(h);
 	if (h.code_len > 0)
@@ -234,6 +256,10 @@ sb_pool_send(SbGroupPool *pool, int i, const SbRequest *g, const SbLimits *lim)
 		iov[n].data = g->code;
 		iov[n++].len = h.code_len;
 	}
+	iov[n].data = described;
+	iov[n++].len = h.described_len;
+	iov[n].data = input;
+	iov[n++].len = h.input_len;
 	foreach(lc, g->chunks)
 	{
 		SbChunk    *c = (SbChunk *) lfirst(lc);
@@ -304,7 +330,14 @@ sb_pool_receive(SbGroupPool *pool, int i, SbOutcome *out)
 		out->error_len = h.error_len;
 	}
 	if (h.has_rows_header)
+	{
+		if (h.rows_header_len != sizeof(uint64))
+			elog(ERROR, "pysandbox: a parallel worker sent a rows header of %zu bytes",
+				 h.rows_header_len);
 		out->rows_header = sb_take_copy(&p, end, h.rows_header_len);
+	}
+	if (h.ncolumns < 0)
+		elog(ERROR, "pysandbox: a parallel worker sent %d columns", h.ncolumns);
 	for (c = 0; c < h.ncolumns; c++)
 	{
 		Size		clen;
@@ -315,6 +348,8 @@ sb_pool_receive(SbGroupPool *pool, int i, SbOutcome *out)
 		chunk->len = clen;
 		out->rows_columns = lappend(out->rows_columns, chunk);
 	}
+	if (p != end)
+		elog(ERROR, "pysandbox: a parallel worker's message is longer than its parts");
 	out->violation = h.violation;
 	out->violation_info = h.violation_info;
 	out->output_exceeded = h.output_exceeded;
@@ -352,6 +387,22 @@ sb_pool_finish(SbGroupPool *pool)
 	ExitParallelMode();
 }
 
+/* the group a worker runs, in its messages' context */
+typedef struct SbWorkerGroup
+{
+	const char *described;
+	const char *input;
+} SbWorkerGroup;
+
+static void
+sb_worker_group_context(void *arg)
+{
+	SbWorkerGroup *wg = (SbWorkerGroup *) arg;
+
+	if (wg->described != NULL)
+		errcontext("group %s of input \"%s\"", wg->described, wg->input);
+}
+
 /*
  * A parallel worker: take group requests until the leader closes the
  * queue, run each as a call, send back its outcome.
@@ -368,6 +419,8 @@ sb_group_worker_main(dsm_segment *seg, shm_toc *toc)
 	shm_mq_handle *in;
 	shm_mq_handle *out;
 	MemoryContext cxt;
+	SbWorkerGroup wg = {NULL, NULL};
+	ErrorContextCallback errcb;
 
 	if (ParallelWorkerNumber < 0 || ParallelWorkerNumber >= shared->nworkers)
 		elog(ERROR, "pysandbox: parallel worker %d of %d", ParallelWorkerNumber, shared->nworkers);
@@ -378,6 +431,10 @@ sb_group_worker_main(dsm_segment *seg, shm_toc *toc)
 	in = shm_mq_attach(inq, seg, NULL);
 	out = shm_mq_attach(outq, seg, NULL);
 	cxt = AllocSetContextCreate(TopMemoryContext, "pysandbox parallel group", ALLOCSET_DEFAULT_SIZES);
+	errcb.callback = sb_worker_group_context;
+	errcb.arg = &wg;
+	errcb.previous = error_context_stack;
+	error_context_stack = &errcb;
 
 	for (;;)
 	{
@@ -411,9 +468,13 @@ sb_group_worker_main(dsm_segment *seg, shm_toc *toc)
 		g.rows_ncols = h.rows_ncols;
 		g.python_layer = h.python_layer;
 		g.code = h.code_len > 0 ? sb_take_copy(&p, end, h.code_len) : NULL;
+		wg.described = sb_take_copy(&p, end, h.described_len);
+		wg.input = sb_take_copy(&p, end, h.input_len);
 		request = palloc(sizeof(SbChunk));
 		request->len = h.request_len;
 		request->data = sb_take(&p, end, h.request_len);
+		if (p != end)
+			elog(ERROR, "pysandbox: the leader's message is longer than its parts");
 		g.chunks = list_make1(request);
 		lim.timeout_ms = h.timeout_ms;
 		lim.cpu_ms = h.cpu_ms;
@@ -466,8 +527,10 @@ sb_group_worker_main(dsm_segment *seg, shm_toc *toc)
 		if (shm_mq_sendv(out, iov, 2, false, true) != SHM_MQ_SUCCESS)
 			break;				/* the leader is gone */
 		MemoryContextSwitchTo(old);
+		wg.described = wg.input = NULL;
 		MemoryContextReset(cxt);
 	}
+	error_context_stack = errcb.previous;
 	shm_mq_detach(in);
 	shm_mq_detach(out);
 }

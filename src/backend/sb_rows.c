@@ -256,6 +256,23 @@ struct SbRowsOut
 };
 
 /*
+ * May the result's values be made while the backend is in parallel mode
+ * (options.parallel)?  Built-in types' input functions may; a domain's
+ * checks, or a type of an extension's, could call anything.
+ */
+bool
+sb_rows_parallel_safe(const SbRowsOut *ro)
+{
+	int			c;
+
+	for (c = 0; c < ro->ncols; c++)
+		if (ro->cols[c].typid != ro->cols[c].basetype ||
+			ro->cols[c].basetype >= FirstNormalObjectId)
+			return false;
+	return true;
+}
+
+/*
  * Declare the result's columns (tupdesc's, dropped ones left out) in the
  * request: each with the kind the child must send.  cache_cxt holds the
  * input functions' and domain checks' caches.  Marks req as a rows request.
