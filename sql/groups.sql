@@ -158,6 +158,37 @@ SELECT sandbox_execute($$def main(df): return float(df.doubled.sum())$$,
     '{"df": {"$query": "SELECT region, pg_temp.careful(amount) AS doubled FROM grp_sales"}}',
     options => '{"group_by": "region", "parallel": 2}');
 
+-- sandbox_run: every group runs and is reported; the first failure is
+-- the report's error, naming its group
+SELECT r->'ok' AS ok, r->'returns' AS returns, r->'error'->>'group' AS failed_group,
+       r->'error'->>'message' AS message, r->'groups_not_run' AS not_run,
+       (r->'usage'->>'input_rows')::int AS rows_in,
+       jsonb_path_query_array(r, '$.groups[*].group') AS groups,
+       jsonb_path_query_array(r, '$.groups[*].ok') AS oks,
+       jsonb_path_query_array(r, '$.groups[*].stdout') AS stdouts,
+       jsonb_path_query_array(r, '$.groups[*].key') AS keys
+FROM sandbox_run($$
+def main(df):
+    print(len(df))
+    if df.name == "north":
+        raise ValueError("no north")
+    return float(df.amount.sum())
+$$, '{"df": {"$table": "grp_sales"}}', options => '{"group_by": "region"}') r;
+SELECT r->'ok' AS ok, r->'returns' AS returns, r->'error' AS error,
+       jsonb_path_query_array(r, '$.groups[*].returns') AS each
+FROM sandbox_run($$
+def main(df):
+    return len(df)
+$$, '{"df": {"$table": "grp_sales"}}', options => '{"group_by": ["region", "year"]}') r;
+-- past the shared output budget: that group fails (output), the rest do
+-- not run
+SELECT r->'ok' AS ok, r->'error'->>'kind' AS kind, r->'error'->>'group' AS failed_group,
+       r->'groups_not_run' AS not_run, jsonb_array_length(r->'groups') AS reported
+FROM sandbox_run($$
+def main(df):
+    return "x" * 60
+$$, '{"df": {"$table": "grp_sales"}}', options => '{"group_by": "region", "max_output_bytes": 250}') r;
+
 -- each group runs in a fresh process: nothing of one group reaches the next
 SELECT sandbox_execute($$
 seen = []
@@ -226,7 +257,6 @@ SELECT pg_temp.exec_error($$def main(df): return 1$$,
 SELECT pg_temp.exec_error($$def main(df): return 1$$,
     '{"df": {"$query": "SELECT NULLIF(region, ''east'') AS region FROM grp_sales UNION ALL SELECT ''null''"}}',
     '{"group_by": "region"}');
-SELECT pg_temp.sqlstate($q$SELECT sandbox_run('def main(df): return 1', '{"df": {"$table": "grp_sales"}}', options => '{"group_by": "region"}')$q$);
 SELECT pg_temp.sqlstate($q$SET pysandbox.options = '{"group_by": "region"}'$q$);
 -- the code is validated once, before the input is read
 SELECT pg_temp.exec_error($$import os

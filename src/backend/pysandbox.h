@@ -336,7 +336,7 @@ extern bool sb_pool_fits(const SbRequest *g);
 struct SbOutcome;
 extern Jsonb *sb_groups_run(SbRequest *base, const struct SbLimits *limits, ArrayType *returns,
 							struct SbRowsOut *rows, const char *func, Tuplestorestate *store,
-							struct SbOutcome *usage);
+							bool report, struct SbOutcome *usage);
 
 /* ---- sb_describe.c: sandbox_describe ---- */
 typedef struct SbDescribe
@@ -461,6 +461,12 @@ typedef enum SbJsonCheck
 
 extern bool sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f);
 extern bool sb_result_failure(const SbOutcome *out, SbFailure *f);
+/* sb_run.c: sandbox_run's report */
+extern bool sb_run_split(const SbOutcome *out, char **returns, char **figures, SbFailure *f);
+extern void sb_run_error_json(StringInfo r, const SbFailure *f);
+extern void sb_run_report(StringInfo r, bool failed, const SbFailure *f, const SbOutcome *out,
+						  uint64 input_rows, uint64 input_bytes, const char *returns,
+						  const char *figures);
 extern Jsonb *sb_result_jsonb(const SbOutcome *out);
 
 /* ---- sb_json.c: the child's JSON, checked and built into jsonb ---- */

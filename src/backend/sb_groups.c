@@ -106,6 +106,15 @@ typedef struct SbGroupScan
 	ErrorContextCallback pool_context;	/* the workers' messages' context:
 										 * lives as long as the pool */
 
+	/* sandbox_run: a report per group instead of raising */
+	StringInfo	report;			/* the groups' reports, a JSON array's items */
+	StringInfo	first_error;	/* the first failing group's error, or NULL */
+	const char *first_kind;
+	int			first_sqlstate;
+	bool		stopped;		/* the output budget is spent: no more runs */
+	uint64		not_run;
+	bool		all_ok;
+
 	/* the call's usage, over all groups */
 	uint64		groups;
 	uint64		output_bytes;
@@ -388,6 +397,133 @@ sb_group_output_exceeded(SbGroupScan *gs, const char *described)
 }
 
 /*
+ * sandbox_run: a group's outcome becomes its report (as sandbox_run's for
+ * one call, with the group's key), its returns are kept for the grouped
+ * "returns", and the first failure is the report's "error".  Only server
+ * faults and interrupts raise.  Past the shared output budget, the group
+ * is reported failed and no further group runs.
+ */
+static void
+sb_group_report(SbGroupScan *gs, SbGroupTask *task, SbOutcome *out)
+{
+	SbFailure	f;
+	bool		failed;
+	char	   *returns = NULL;
+	char	   *figures = NULL;
+	StringInfoData one;
+	uint64		output;
+	int			i;
+
+	gs->groups++;
+	gs->rows_in += task->input_rows;
+	gs->bytes_in += task->input_bytes;
+	gs->cpu_us += out->call_cpu_us;
+	gs->peak_kb = Max(gs->peak_kb, out->exit.maxrss_kb);
+	output = out->result_len + out->stdout_text->len + out->stderr_text->len;
+	gs->output_bytes += output;
+
+	failed = sb_outcome_failure(out, gs->limits, &f);
+	if (failed && f.kind == NULL)
+		sb_raise_failure(&f);	/* a server fault, not the code's doing */
+	if (!failed)
+		failed = sb_result_failure(out, &f);
+	if (!failed)
+		failed = !sb_run_split(out, &returns, &figures, &f);
+	if (!failed && gs->output_bytes > (uint64) gs->limits->max_output_bytes)
+	{
+		memset(&f, 0, sizeof(f));
+		f.type = "";
+		f.line = f.col = -1;
+		f.sqlstate = ERRCODE_PROGRAM_LIMIT_EXCEEDED;
+		f.kind = "output";
+		f.message = f.report_message =
+			psprintf("the groups' results exceed the output limit of %d bytes",
+					 gs->limits->max_output_bytes);
+		f.hint = "With group_by, all groups share the call's output budget: return less from each group, or group more coarsely.";
+		failed = true;
+	}
+	if (failed && strcmp(f.kind, "output") == 0)
+		gs->stopped = true;
+
+	/* {"group": "(region)=(east)", "key": ["east"], "ok": ..., ...} */
+	initStringInfo(&one);
+	appendStringInfoString(&one, "{\"group\":");
+	escape_json(&one, task->described);
+	appendStringInfoString(&one, ",\"key\":[");
+	for (i = 0; i < gs->nkeys; i++)
+	{
+		if (i > 0)
+			appendStringInfoChar(&one, ',');
+		if (task->keytexts[i])
+			escape_json(&one, task->keytexts[i]);
+		else
+			appendStringInfoString(&one, "null");
+	}
+	appendStringInfoString(&one, "],");
+	{
+		StringInfoData body;
+
+		initStringInfo(&body);
+		sb_run_report(&body, failed, &f, out, task->input_rows, task->input_bytes,
+					  returns, figures);
+		appendStringInfoString(&one, body.data + 1);	/* past its '{' */
+		pfree(body.data);
+	}
+	if (gs->report->len > 0)
+		appendStringInfoChar(gs->report, ',');
+	appendBinaryStringInfo(gs->report, one.data, one.len);
+	pfree(one.data);
+
+	if (failed)
+	{
+		gs->all_ok = false;
+		if (gs->first_error == NULL)
+		{
+			MemoryContext old = MemoryContextSwitchTo(gs->cxt);
+			StringInfoData err;
+
+			gs->first_error = makeStringInfo();
+			initStringInfo(&err);
+			sb_run_error_json(&err, &f);
+			appendStringInfoString(gs->first_error, "{\"group\":");
+			escape_json(gs->first_error, task->described);
+			appendStringInfo(gs->first_error, ",%s", err.data + 1);
+			gs->first_kind = f.kind;
+			gs->first_sqlstate = f.sqlstate;
+			MemoryContextSwitchTo(old);
+		}
+		return;
+	}
+	else
+	{
+		/* its returns, for the grouped "returns" */
+		Jsonb	   *jb = sb_jsonb_build(returns, strlen(returns), sb_jsonb_limit(strlen(returns)));
+		MemoryContext old;
+		SbGroupResult *r;
+
+		if (jb == NULL || JB_ROOT_IS_SCALAR(jb) || !JB_ROOT_IS_OBJECT(jb))
+		{
+			gs->all_ok = false;
+			return;
+		}
+		old = MemoryContextSwitchTo(gs->cxt);
+		r = palloc(sizeof(SbGroupResult));
+		r->keys = palloc(sizeof(char *) * gs->nkeys);
+		for (i = 0; i < gs->nkeys; i++)
+		{
+			r->keys[i] = task->keytexts[i] ? pstrdup(task->keytexts[i]) : NULL;
+			if (task->first_diff <= i)
+				gs->level_ids[i]++;
+			r->ids[i] = gs->level_ids[i];
+		}
+		r->result = (Jsonb *) palloc(VARSIZE(jb));
+		memcpy(r->result, jb, VARSIZE(jb));
+		gs->results = lappend(gs->results, r);
+		MemoryContextSwitchTo(old);
+	}
+}
+
+/*
  * A group's outcome: count its usage, check it against the call's limits
  * (which its messages name) and keep it (rows into the store, or the
  * result), raising its failure with its key in the context.
@@ -400,6 +536,12 @@ sb_group_judge(SbGroupScan *gs, SbGroupTask *task, SbOutcome *out)
 	int			i;
 
 	gs->judging = task;
+	if (gs->report != NULL)
+	{
+		sb_group_report(gs, task, out);
+		gs->judging = NULL;
+		return;
+	}
 	if (out->output_exceeded)
 		sb_group_output_exceeded(gs, task->described);
 
@@ -521,10 +663,17 @@ sb_group_flush(SbGroupScan *gs, SbColumn *cols, int ncols, uint64 nrows)
 	errcb.previous = gs->outer;
 	error_context_stack = &errcb;
 
+	/* sandbox_run: the budget is spent, the rest are not run */
+	if (gs->stopped)
+	{
+		gs->not_run++;
+		error_context_stack = saved;
+		return;
+	}
 	/* what is left of the call's output budget */
-	if (gs->output_bytes >= (uint64) gs->limits->max_output_bytes)
+	if (gs->output_bytes >= (uint64) gs->limits->max_output_bytes && gs->report == NULL)
 		sb_group_output_exceeded(gs, sb_group_describe(gs));
-	lim.max_output_bytes = gs->limits->max_output_bytes - (int) gs->output_bytes;
+	lim.max_output_bytes = Max(gs->limits->max_output_bytes - (int) gs->output_bytes, 1);
 	/* groups at once: each may use its share of what is left */
 	if (gs->pool != NULL)
 		lim.max_output_bytes = Max(lim.max_output_bytes / sb_pool_size(gs->pool), 1);
@@ -556,7 +705,7 @@ sb_group_flush(SbGroupScan *gs, SbColumn *cols, int ncols, uint64 nrows)
 	 * Parallel workers, once: not for an input query that could not run in
 	 * parallel mode, and not for messages too large for their queues
 	 */
-	if (!gs->pool_tried && gs->limits->parallel > 1 && gs->parallel_safe &&
+	if (!gs->pool_tried && gs->limits->parallel > 1 && gs->parallel_safe && gs->report == NULL &&
 		gs->limits->max_output_bytes <= SB_PARALLEL_MAX_MESSAGE &&
 		(Size) gs->limits->max_input_mb * 1024 * 1024 <= SB_PARALLEL_MAX_MESSAGE)
 	{
@@ -778,17 +927,97 @@ sb_group_push_function(SbGroupScan *gs, JsonbParseState **ps, const char *name)
 }
 
 /*
+ * The functions' results over the groups: {"func": {"<key>": value, ...},
+ * ...} for the functions named in returns, nested one level per further
+ * key.
+ */
+static Jsonb *
+sb_groups_returns(SbGroupScan *gs, ArrayType *returns)
+{
+	JsonbParseState *ps = NULL;
+	JsonbValue *top;
+	Datum	   *names;
+	bool	   *nulls;
+	int			n;
+	int			i;
+
+	sb_group_sort_results(gs);
+	deconstruct_array(returns, TEXTOID, -1, false, TYPALIGN_INT, &names, &nulls, &n);
+	(void) pushJsonbValue(&ps, WJB_BEGIN_OBJECT, NULL);
+	for (i = 0; i < n; i++)
+	{
+		char	   *name = TextDatumGetCString(names[i]);
+		JsonbValue	k;
+
+		k.type = jbvString;
+		k.val.string.val = name;
+		k.val.string.len = strlen(name);
+		(void) pushJsonbValue(&ps, WJB_KEY, &k);
+		sb_group_push_function(gs, &ps, name);
+	}
+	top = pushJsonbValue(&ps, WJB_END_OBJECT, NULL);
+	return JsonbValueToJsonb(top);
+}
+
+/*
+ * sandbox_run's report over the groups: as for one call, with "returns"
+ * keyed by group (when every group succeeded), the first failing group's
+ * error (naming its group), the call's usage, and "groups": each group's
+ * own report, in key order.
+ */
+static Jsonb *
+sb_groups_report(SbGroupScan *gs, ArrayType *returns, const SbOutcome *usage,
+				 const SbRequest *base)
+{
+	StringInfoData r;
+	Jsonb	   *report;
+
+	initStringInfo(&r);
+	appendStringInfo(&r, "{\"ok\":%s,\"returns\":", gs->all_ok ? "true" : "false");
+	if (gs->all_ok)
+	{
+		Jsonb	   *grouped = sb_groups_returns(gs, returns);
+
+		appendStringInfoString(&r, JsonbToCString(NULL, &grouped->root, VARSIZE(grouped)));
+	}
+	else
+		appendStringInfoString(&r, "null");
+	appendStringInfoString(&r, ",\"figures\":[],\"stdout\":\"\",\"stderr\":\"\",\"error\":");
+	appendStringInfoString(&r, gs->first_error ? gs->first_error->data : "null");
+	appendStringInfo(&r, ",\"usage\":{\"wall_ms\":" UINT64_FORMAT ",\"cpu_ms\":" UINT64_FORMAT
+					 ",\"peak_memory_kb\":" UINT64_FORMAT ",\"input_rows\":" UINT64_FORMAT
+					 ",\"input_bytes\":" UINT64_FORMAT ",\"output_bytes\":" UINT64_FORMAT "}",
+					 usage->exit.wall_us / 1000, usage->call_cpu_us / 1000,
+					 usage->exit.maxrss_kb, base->input_rows, base->input_bytes,
+					 gs->output_bytes);
+	appendStringInfo(&r, ",\"groups\":[%s],\"groups_not_run\":" UINT64_FORMAT "}",
+					 gs->report->data, gs->not_run);
+	if (gs->first_error != NULL)
+		sb_stat_failure(gs->first_kind, gs->first_sqlstate);	/* reported, not raised */
+	report = sb_jsonb_build(r.data, r.len, sb_jsonb_limit(r.len));
+	if (report == NULL)
+	{
+		SbFailure	f;
+
+		memset(&f, 0, sizeof(f));
+		f.type = "";
+		sb_json_failure(SB_JSON_TOO_BIG, "sandbox result", &f);
+		sb_raise_failure(&f);
+	}
+	return report;
+}
+
+/*
  * Run the call's groups.  base is the finished request (sb_request_finish
  * with group_by: its REQUEST payload, its table input not yet run).  With
- * rows, each group's rows go into store; otherwise the result is returned:
- * {"func": {"<key>": value, ...}, ...} for the functions named in returns,
- * nested one level per further key.  *usage gets the call's usage over all
- * groups.
+ * rows, each group's rows go into store; with report (sandbox_run), the
+ * groups' report is returned; otherwise the result (sb_groups_returns).
+ * *usage gets the call's usage over all groups.
  */
 Jsonb *
 sb_groups_run(SbRequest *base, const SbLimits *limits, ArrayType *returns,
 			  struct SbRowsOut *rows, const char *func, Tuplestorestate *store,
-			  SbOutcome *usage)
+			  bool report, SbOutcome *usage)
 {
 	SbGroupScan *gs = palloc0(sizeof(SbGroupScan));
 	instr_time	start;
@@ -808,6 +1037,14 @@ sb_groups_run(SbRequest *base, const SbLimits *limits, ArrayType *returns,
 	gs->func = func;
 	foreach(lc, base->group_by)
 		gs->keys[gs->nkeys++].name = (const char *) lfirst(lc);
+	if (report)
+	{
+		MemoryContext old = MemoryContextSwitchTo(gs->cxt);
+
+		gs->report = makeStringInfo();
+		gs->all_ok = true;
+		MemoryContextSwitchTo(old);
+	}
 
 	sb_table_input_grouped(base, base->group_query, gs);
 
@@ -824,32 +1061,10 @@ sb_groups_run(SbRequest *base, const SbLimits *limits, ArrayType *returns,
 	base->input_rows = gs->rows_in;
 	base->input_bytes = gs->bytes_in;
 
-	if (rows == NULL)
-	{
-		JsonbParseState *ps = NULL;
-		JsonbValue *top;
-		Datum	   *names;
-		bool	   *nulls;
-		int			n;
-		int			i;
-
-		sb_group_sort_results(gs);
-		deconstruct_array(returns, TEXTOID, -1, false, TYPALIGN_INT, &names, &nulls, &n);
-		(void) pushJsonbValue(&ps, WJB_BEGIN_OBJECT, NULL);
-		for (i = 0; i < n; i++)
-		{
-			char	   *name = TextDatumGetCString(names[i]);
-			JsonbValue	k;
-
-			k.type = jbvString;
-			k.val.string.val = name;
-			k.val.string.len = strlen(name);
-			(void) pushJsonbValue(&ps, WJB_KEY, &k);
-			sb_group_push_function(gs, &ps, name);
-		}
-		top = pushJsonbValue(&ps, WJB_END_OBJECT, NULL);
-		result = JsonbValueToJsonb(top);
-	}
+	if (report)
+		result = sb_groups_report(gs, returns, usage, base);
+	else if (rows == NULL)
+		result = sb_groups_returns(gs, returns);
 	MemoryContextDelete(gs->cxt);
 	return result;
 }

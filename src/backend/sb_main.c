@@ -409,11 +409,6 @@ sb_run_functions(const char *code, Jsonb *inputs, ArrayType *returns, Jsonb *opt
 				 bool capture_output, SbRequest *req, SbLimits *limits, SbOutcome *out)
 {
 	sb_limits_from_options(limits, options);
-	if (capture_output && limits->group_by != NIL)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("sandbox_run does not support options.group_by"),
-				 errhint("Call sandbox_execute or sandbox_rows with group_by, or group with pandas inside the code.")));
 	sb_request_start(req, code, returns, limits);
 	req->capture_output = capture_output;
 	if (capture_output)			/* sandbox_run reports the figures left open */
@@ -435,8 +430,9 @@ sb_run_functions(const char *code, Jsonb *inputs, ArrayType *returns, Jsonb *opt
 		sb_request_finish(req, inputs);
 	if (req->group_by != NIL)
 	{
-		/* one child per group: the result is built from all of theirs */
-		Jsonb	   *grouped = sb_groups_run(req, limits, returns, NULL, NULL, NULL, out);
+		/* one child per group: the result (or report) is built from all of theirs */
+		Jsonb	   *grouped = sb_groups_run(req, limits, returns, NULL, NULL, NULL,
+											capture_output, out);
 
 		sb_report_usage(req, out);
 		sb_validated_note(req, code, out);

@@ -461,7 +461,7 @@ sb_rows_run(FunctionCallInfo fcinfo, const char *code, Jsonb *inputs,
 	if (req.group_by != NIL)
 	{
 		/* one child per group, each group's rows in turn (sb_groups.c) */
-		(void) sb_groups_run(&req, &limits, returns, ro, func, rsinfo->setResult, &out);
+		(void) sb_groups_run(&req, &limits, returns, ro, func, rsinfo->setResult, false, &out);
 		sb_report_usage(&req, &out);
 		sb_validated_note(&req, code, &out);
 		return;

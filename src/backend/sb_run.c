@@ -86,7 +86,7 @@ sb_json_container_end(const char *p, const char *end)
  * compactly (1e131071) would be 131,072 digits.  Returns false with f
  * filled when the result is not that.
  */
-static bool
+bool
 sb_run_split(const SbOutcome *out, char **returns, char **figures, SbFailure *f)
 {
 	const char *text = out->result;
@@ -146,17 +146,43 @@ sb_run_split(const SbOutcome *out, char **returns, char **figures, SbFailure *f)
 	return false;
 }
 
+/* A report's "error" object: what failed, as sandbox_execute would raise it. */
+void
+sb_run_error_json(StringInfo r, const SbFailure *f)
+{
+	appendStringInfoChar(r, '{');
+	sb_json_member(r, "kind", f->kind, false);
+	sb_json_member(r, "type", f->type && f->type[0] ? f->type : NULL, true);
+	sb_json_member(r, "message", f->report_message, true);
+	appendStringInfo(r, ",\"line\":%s", f->line > 0 ? psprintf("%d", f->line) : "null");
+	appendStringInfo(r, ",\"col\":%s", f->col > 0 ? psprintf("%d", f->col) : "null");
+	sb_json_member(r, "traceback", f->traceback, true);
+	if (f->rule)
+		sb_json_member(r, "rule", f->rule, true);
+	if (f->findings)			/* checked JSON, from the child's report */
+		appendStringInfo(r, ",\"findings\":%s", f->findings);
+	if (strcmp(f->kind, "input") == 0)
+	{
+		appendStringInfo(r, ",\"position\":%s",
+						 f->position > 0 ? psprintf("%d", f->position) : "null");
+		sb_json_member(r, "detail", f->detail, true);
+		sb_json_member(r, "context", f->context, true);
+	}
+	sb_json_member(r, "sqlstate", unpack_sql_state(f->sqlstate), true);
+	sb_json_member(r, "hint", f->hint, true);
+	appendStringInfoChar(r, '}');
+}
+
 /*
  * The report's text: the result and figures (if not failed), output,
- * error and usage.
+ * error and usage; appended to r.
  */
-static void
+void
 sb_run_report(StringInfo r, bool failed, const SbFailure *f, const SbOutcome *out,
-			  const SbRequest *req, const char *returns, const char *figures)
+			  uint64 input_rows, uint64 input_bytes, const char *returns, const char *figures)
 {
 	uint64		output_bytes;
 
-	resetStringInfo(r);
 	appendStringInfo(r, "{\"ok\":%s,\"returns\":", failed ? "false" : "true");
 	appendStringInfoString(r, failed ? "null" : returns);
 	appendStringInfo(r, ",\"figures\":%s", failed ? "[]" : figures);
@@ -166,35 +192,13 @@ sb_run_report(StringInfo r, bool failed, const SbFailure *f, const SbOutcome *ou
 	if (!failed)
 		appendStringInfoString(r, "null");
 	else
-	{
-		appendStringInfoChar(r, '{');
-		sb_json_member(r, "kind", f->kind, false);
-		sb_json_member(r, "type", f->type[0] ? f->type : NULL, true);
-		sb_json_member(r, "message", f->report_message, true);
-		appendStringInfo(r, ",\"line\":%s", f->line > 0 ? psprintf("%d", f->line) : "null");
-		appendStringInfo(r, ",\"col\":%s", f->col > 0 ? psprintf("%d", f->col) : "null");
-		sb_json_member(r, "traceback", f->traceback, true);
-		if (f->rule)
-			sb_json_member(r, "rule", f->rule, true);
-		if (f->findings)		/* checked JSON, from the child's report */
-			appendStringInfo(r, ",\"findings\":%s", f->findings);
-		if (strcmp(f->kind, "input") == 0)
-		{
-			appendStringInfo(r, ",\"position\":%s",
-							 f->position > 0 ? psprintf("%d", f->position) : "null");
-			sb_json_member(r, "detail", f->detail, true);
-			sb_json_member(r, "context", f->context, true);
-		}
-		sb_json_member(r, "sqlstate", unpack_sql_state(f->sqlstate), true);
-		sb_json_member(r, "hint", f->hint, true);
-		appendStringInfoChar(r, '}');
-	}
+		sb_run_error_json(r, f);
 	output_bytes = out->result_len + out->stdout_text->len + out->stderr_text->len;
 	appendStringInfo(r, ",\"usage\":{\"wall_ms\":" UINT64_FORMAT ",\"cpu_ms\":" UINT64_FORMAT
 					 ",\"peak_memory_kb\":" UINT64_FORMAT ",\"input_rows\":" UINT64_FORMAT
 					 ",\"input_bytes\":" UINT64_FORMAT ",\"output_bytes\":" UINT64_FORMAT "}}",
 					 out->exit.wall_us / 1000, out->call_cpu_us / 1000,
-					 out->exit.maxrss_kb, req->input_rows, req->input_bytes, output_bytes);
+					 out->exit.maxrss_kb, input_rows, input_bytes, output_bytes);
 }
 
 /*
@@ -227,6 +231,9 @@ sandbox_run_call(PG_FUNCTION_ARGS)
 
 	sb_run_functions(code, inputs, returns, options, true, &req, &limits, &out);
 
+	/* group_by: the groups' report (sb_groups.c), unless nothing ran */
+	if (out.grouped != NULL && out.input_error == NULL)
+		PG_RETURN_JSONB_P(out.grouped);
 	if (out.input_error != NULL)
 	{
 		/* a table input's query failed: nothing ran (sb_main.c) */
@@ -260,7 +267,8 @@ sandbox_run_call(PG_FUNCTION_ARGS)
 
 	/* built within a memory budget: a result too large for it is reported */
 	initStringInfo(&r);
-	sb_run_report(&r, failed, &f, &out, &req, returns_text, figures_text);
+	sb_run_report(&r, failed, &f, &out, req.input_rows, req.input_bytes,
+				  returns_text, figures_text);
 	report = sb_jsonb_build(r.data, r.len, sb_jsonb_limit(r.len));
 	if (report == NULL)
 	{
@@ -268,7 +276,9 @@ sandbox_run_call(PG_FUNCTION_ARGS)
 		memset(&f, 0, sizeof(f));
 		f.type = "";
 		sb_json_failure(SB_JSON_TOO_BIG, "sandbox result", &f);
-		sb_run_report(&r, failed, &f, &out, &req, returns_text, figures_text);
+		resetStringInfo(&r);
+		sb_run_report(&r, failed, &f, &out, req.input_rows, req.input_bytes,
+					  returns_text, figures_text);
 		report = sb_jsonb_build(r.data, r.len, sb_jsonb_limit(r.len));
 	}
 	PG_RETURN_JSONB_P(report);
