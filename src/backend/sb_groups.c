@@ -397,6 +397,32 @@ sb_group_output_exceeded(SbGroupScan *gs, const char *described)
 }
 
 /*
+ * Keep a group's result (an object) for the call's grouped result, with
+ * its key's text and, per key level, which value it has (numbered in scan
+ * order: groups are judged in it) for sb_group_sort_results().
+ */
+static void
+sb_group_keep(SbGroupScan *gs, SbGroupTask *task, Jsonb *result)
+{
+	MemoryContext old = MemoryContextSwitchTo(gs->cxt);
+	SbGroupResult *r = palloc(sizeof(SbGroupResult));
+	int			i;
+
+	r->keys = palloc(sizeof(char *) * gs->nkeys);
+	for (i = 0; i < gs->nkeys; i++)
+	{
+		r->keys[i] = task->keytexts[i] ? pstrdup(task->keytexts[i]) : NULL;
+		if (task->first_diff <= i)
+			gs->level_ids[i]++;
+		r->ids[i] = gs->level_ids[i];
+	}
+	r->result = (Jsonb *) palloc(VARSIZE(result));
+	memcpy(r->result, result, VARSIZE(result));
+	gs->results = lappend(gs->results, r);
+	MemoryContextSwitchTo(old);
+}
+
+/*
  * sandbox_run: a group's outcome becomes its report (as sandbox_run's for
  * one call, with the group's key), its returns are kept for the grouped
  * "returns", and the first failure is the report's "error".  Only server
@@ -498,28 +524,13 @@ sb_group_report(SbGroupScan *gs, SbGroupTask *task, SbOutcome *out)
 	{
 		/* its returns, for the grouped "returns" */
 		Jsonb	   *jb = sb_jsonb_build(returns, strlen(returns), sb_jsonb_limit(strlen(returns)));
-		MemoryContext old;
-		SbGroupResult *r;
 
 		if (jb == NULL || JB_ROOT_IS_SCALAR(jb) || !JB_ROOT_IS_OBJECT(jb))
 		{
 			gs->all_ok = false;
 			return;
 		}
-		old = MemoryContextSwitchTo(gs->cxt);
-		r = palloc(sizeof(SbGroupResult));
-		r->keys = palloc(sizeof(char *) * gs->nkeys);
-		for (i = 0; i < gs->nkeys; i++)
-		{
-			r->keys[i] = task->keytexts[i] ? pstrdup(task->keytexts[i]) : NULL;
-			if (task->first_diff <= i)
-				gs->level_ids[i]++;
-			r->ids[i] = gs->level_ids[i];
-		}
-		r->result = (Jsonb *) palloc(VARSIZE(jb));
-		memcpy(r->result, jb, VARSIZE(jb));
-		gs->results = lappend(gs->results, r);
-		MemoryContextSwitchTo(old);
+		sb_group_keep(gs, task, jb);
 	}
 }
 
@@ -573,8 +584,6 @@ sb_group_judge(SbGroupScan *gs, SbGroupTask *task, SbOutcome *out)
 	else
 	{
 		Jsonb	   *result = sb_result_to_jsonb(out, gs->limits);
-		MemoryContext old;
-		SbGroupResult *r;
 
 		/*
 		 * the honest child sends {"main": ...}; anything else (an array,
@@ -584,22 +593,7 @@ sb_group_judge(SbGroupScan *gs, SbGroupTask *task, SbOutcome *out)
 			ereport(ERROR,
 					(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
 					 errmsg("sandbox process sent an invalid result")));
-		old = MemoryContextSwitchTo(gs->cxt);
-
-		r = palloc(sizeof(SbGroupResult));
-		r->keys = palloc(sizeof(char *) * gs->nkeys);
-		for (i = 0; i < gs->nkeys; i++)
-		{
-			r->keys[i] = task->keytexts[i] ? pstrdup(task->keytexts[i]) : NULL;
-			/* groups are judged in scan order */
-			if (task->first_diff <= i)
-				gs->level_ids[i]++;
-			r->ids[i] = gs->level_ids[i];
-		}
-		r->result = (Jsonb *) palloc(VARSIZE(result));
-		memcpy(r->result, result, VARSIZE(result));
-		gs->results = lappend(gs->results, r);
-		MemoryContextSwitchTo(old);
+		sb_group_keep(gs, task, result);
 	}
 	gs->judging = NULL;
 }
