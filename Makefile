@@ -23,11 +23,12 @@ OBJS = \
 	src/backend/sb_stat.o \
 	src/backend/sb_groups.o \
 	src/backend/sb_parallel.o \
+	src/backend/sb_stream.o \
 	src/protocol/sb_frame.o \
 	src/protocol/sb_decode.o
 PGFILEDESC = "pysandbox - run untrusted Python next to the data"
 
-REGRESS = basic inputs types errors limits validation security guc rows agents repairs language sqlcall perrow describe workspace charts groups
+REGRESS = basic inputs types errors limits validation security guc rows agents repairs language sqlcall perrow describe workspace charts groups stream
 REGRESS_OPTS = --load-extension=pysandbox
 
 PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config

@@ -19,6 +19,7 @@
 #include "nodes/pg_list.h"
 #include "utils/array.h"
 #include "nodes/params.h"
+#include "tcop/dest.h"
 #include "utils/guc.h"
 #include "utils/jsonb.h"
 #include "utils/timestamp.h"
@@ -44,6 +45,7 @@ extern bool sb_allow_weak_isolation;
 extern int	sb_filesystem_layer;
 extern int	sb_max_concurrent;
 extern int	sb_max_parallel;
+extern int	sb_stream_threshold_kb;
 extern int	sb_spare_children;
 extern int	sb_queue_timeout_ms;
 extern int	sb_max_workspaces;
@@ -174,6 +176,8 @@ typedef struct SbColumn
 	SbBuf		validity;
 	SbBuf		offsets;		/* var kinds only */
 	uint64		nulls;
+	uint64		row_base;		/* rows of earlier row groups (a streamed
+								 * input), for messages */
 } SbColumn;
 
 struct SbRequest;
@@ -184,6 +188,7 @@ extern void sb_column_init(SbColumn *c, const char *name, Oid typid,
 extern void sb_column_append(SbColumn *c, Datum d, bool isnull, uint64 row,
 							 const char *input);
 extern Size sb_column_size(const SbColumn *c);
+extern void sb_column_rewind(SbColumn *c, uint64 nrows);
 extern void sb_column_add_frame(struct SbRequest *req, SbColumn *c, uint64 nrows);
 extern const char *sb_kind_name(int kind);
 
@@ -278,6 +283,10 @@ typedef struct SbRequest
 	JsonbValue *group_params;
 	char	   *group_payload;	/* the REQUEST frame's payload (UTF-8) */
 	Size		group_payload_len;
+	/* streamed table inputs (sb_stream.c) */
+	bool		stream_ok;		/* the call may stream its large inputs */
+	List	   *streams;		/* SbStreamInput *, sent after the others */
+	struct SbStreamRun *stream;	/* while the call runs: what is sent next */
 } SbRequest;
 
 /* at most this many columns in options.group_by */
@@ -290,6 +299,40 @@ typedef struct SbRequest
 extern void sb_inputs_encode(SbRequest *req, Jsonb *inputs);
 extern void sb_request_add_table(SbRequest *req, const char *name, SbColumn *cols,
 								 int ncols, uint64 nrows);
+extern void sb_request_add_table_header(SbRequest *req, const char *name, SbColumn *cols,
+										int ncols, int64 nrows);
+
+/*
+ * A DestReceiver filling one column buffer per result column (sb_inputs.c),
+ * within the call's input budget.
+ */
+typedef struct SbReceiver
+{
+	DestReceiver pub;
+	SbRequest  *req;
+	const char *input;			/* the input's name, for messages */
+	int			ncols;
+	SbColumn   *cols;
+	uint64		nrows;
+	MemoryContext cxt;			/* where the buffers live */
+	MemoryContext rowcxt;		/* per-row output function garbage */
+	struct SbGroupScan *group;	/* options.group_by: each group is run as
+								 * soon as its last row is in (sb_groups.c);
+								 * cxt is then the group's alone */
+	TupleDesc	typeinfo;		/* group_by: the columns, for the next group */
+	bool		stream;			/* a streamed input (sb_stream.c): the
+								 * columns are made once, not per run */
+} SbReceiver;
+extern SbReceiver *sb_receiver_new(SbRequest *req, const char *input, MemoryContext cxt);
+extern void sb_receiver_columns(SbReceiver *r, TupleDesc typeinfo);
+
+/* ---- sb_stream.c: large table inputs sent while their queries run ---- */
+struct SbOutcome;
+extern bool sb_stream_wanted(SbRequest *req, const char *name, const char *query,
+							 JsonbValue *params);
+extern List *sb_stream_next(SbRequest *req);
+extern bool sb_stream_over(const SbRequest *req);
+extern void sb_call_streamed(SbRequest *req, const SbLimits *limits, struct SbOutcome *out);
 extern bool sb_sql_active;
 extern List *sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left);
 extern bool sb_inputs_check(Jsonb *inputs);

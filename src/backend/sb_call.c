@@ -612,7 +612,7 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 		sb_sandbox_call_begin(st->sb, limits);
 	}
 	else
-		st->sb = sb_sandbox_acquire(&spawn, true, req->code);
+		st->sb = sb_sandbox_acquire(&spawn, req->stream == NULL, req->code);
 again:
 	/* the deadline counts from when the child is ours, after any queueing */
 	INSTR_TIME_SET_CURRENT(start);
@@ -649,6 +649,14 @@ again:
 
 		/* however the child writes, cancel and termination come first */
 		CHECK_FOR_INTERRUPTS();
+
+		/* a streamed input's next row group, once the previous one is out */
+		if (writing && next_chunk == NULL && !sb_stream_over(req))
+		{
+			sending = sb_stream_next(req);
+			next_chunk = list_head(sending);
+			chunk_sent = 0;
+		}
 
 		/*
 		 * Send as much of the request as the socket takes, many chunks per
@@ -702,7 +710,7 @@ again:
 				}
 			}
 		}
-		if (next_chunk == NULL)
+		if (next_chunk == NULL && sb_stream_over(req))
 			writing = false;
 
 		rs = sb_read_available(st->sb->data_fd, &rd, out, limits, &eof);

@@ -258,7 +258,7 @@ sb_out_of_range(SbColumn *c, uint64 row, const char *input, const char *what)
 	ereport(ERROR,
 			(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
 			 errmsg("value in column \"%s\", row " UINT64_FORMAT " of input \"%s\" is out of range for pandas",
-					c->name, row + 1, input),
+					c->name, c->row_base + row + 1, input),
 			 errdetail("pandas %s holds about 292 years either side of 1970; infinity has no equivalent.", what),
 			 errhint("Cast the column to text in the query, or filter such rows out.")));
 }
@@ -390,6 +390,22 @@ Size
 sb_column_size(const SbColumn *c)
 {
 	return c->values.len + c->validity.len + c->offsets.len;
+}
+
+/*
+ * Empty the column for a streamed input's next row group (its nrows rows
+ * are sent), keeping the buffers: their pages are already faulted in.
+ */
+void
+sb_column_rewind(SbColumn *c, uint64 nrows)
+{
+	c->values.len = 0;
+	c->validity.len = 0;
+	c->offsets.len = 0;
+	c->nulls = 0;
+	c->row_base += nrows;
+	if (sb_kind_is_var(c->kind))
+		sb_buf_append_int64(&c->offsets, 0);
 }
 
 /* Queue the column's COLUMN frame; nrows is the row count. */

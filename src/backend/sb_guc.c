@@ -31,6 +31,7 @@ char	   *sb_preload_modules = NULL;
 char	   *sb_options_text = NULL;
 int			sb_max_concurrent = 16;
 int			sb_max_parallel = 4;
+int			sb_stream_threshold_kb = 1024;
 int			sb_spare_children = 2;
 int			sb_queue_timeout_ms = 10000;
 int			sb_max_workspaces = 4;
@@ -178,7 +179,7 @@ static const char *const sb_setting_names[] = {
 	"pysandbox.print", "pysandbox.max_print_bytes", "pysandbox.python_layer",
 	"pysandbox.filesystem_layer", "pysandbox.queue_timeout",
 	"pysandbox.max_workspaces", "pysandbox.workspace_idle_timeout", "pysandbox.max_parallel",
-	"pysandbox.log_calls", "pysandbox.log_code"
+	"pysandbox.stream_threshold", "pysandbox.log_calls", "pysandbox.log_code"
 	/* not the server-wide ones: postgresql.conf's reload reports those */
 };
 
@@ -342,6 +343,14 @@ sb_guc_init(void)
 							&sb_max_parallel,
 							4, 1, SB_MAX_PARALLEL,
 							PGC_SUSET, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("pysandbox.stream_threshold",
+							"Table inputs expected to be larger than this are streamed to the sandbox while their queries run.",
+							"The planner's estimate decides; -1 streams none. A streamed input's query time counts toward pysandbox.timeout.",
+							&sb_stream_threshold_kb,
+							1024, -1, INT_MAX / 1024,
+							PGC_USERSET, GUC_UNIT_KB,
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("pysandbox.spare_children",

@@ -45,21 +45,6 @@
 #include "utils/varlena.h"
 
 
-typedef struct SbReceiver
-{
-	DestReceiver pub;
-	SbRequest  *req;
-	const char *input;			/* the input's name, for messages */
-	int			ncols;
-	SbColumn   *cols;
-	uint64		nrows;
-	MemoryContext cxt;			/* where the buffers live */
-	MemoryContext rowcxt;		/* per-row output function garbage */
-	struct SbGroupScan *group;	/* options.group_by: each group is run as
-								 * soon as its last row is in (sb_groups.c);
-								 * cxt is then the group's alone */
-	TupleDesc	typeinfo;		/* group_by: the columns, for the next group */
-} SbReceiver;
 
 static const char *const sb_python_keywords[] = {
 	"False", "None", "True", "and", "as", "assert", "async", "await", "break",
@@ -129,7 +114,7 @@ sb_request_add_frame(SbRequest *req, uint32 type,
 }
 
 /* One empty column buffer per result column, in r->cxt. */
-static void
+void
 sb_receiver_columns(SbReceiver *r, TupleDesc typeinfo)
 {
 	int			i;
@@ -153,6 +138,9 @@ sb_receiver_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
 {
 	SbReceiver *r = (SbReceiver *) self;
 
+	/* a streamed input's columns outlive each fetch's run */
+	if (r->stream)
+		return;
 	if (r->group != NULL)
 		r->typeinfo = typeinfo = sb_group_columns(r->group, typeinfo);
 	sb_receiver_columns(r, typeinfo);
@@ -223,6 +211,23 @@ sb_receiver_shutdown(DestReceiver *self)
 static void
 sb_receiver_destroy(DestReceiver *self)
 {
+}
+
+/* A receiver of rows for input `input` into buffers in cxt. */
+SbReceiver *
+sb_receiver_new(SbRequest *req, const char *input, MemoryContext cxt)
+{
+	SbReceiver *r = palloc0(sizeof(SbReceiver));
+
+	r->pub.receiveSlot = sb_receiver_receive;
+	r->pub.rStartup = sb_receiver_startup;
+	r->pub.rShutdown = sb_receiver_shutdown;
+	r->pub.rDestroy = sb_receiver_destroy;
+	r->pub.mydest = DestNone;
+	r->req = req;
+	r->input = input;
+	r->cxt = cxt;
+	return r;
 }
 
 /* Parser hook: let the query's context decide the types of $1..$n. */
@@ -419,15 +424,7 @@ sb_table_input_scan(SbRequest *req, const char *name, const char *query, JsonbVa
 	errcb.previous = error_context_stack;
 	error_context_stack = &errcb;
 
-	r = palloc0(sizeof(SbReceiver));
-	r->pub.receiveSlot = sb_receiver_receive;
-	r->pub.rStartup = sb_receiver_startup;
-	r->pub.rShutdown = sb_receiver_shutdown;
-	r->pub.rDestroy = sb_receiver_destroy;
-	r->pub.mydest = DestNone;
-	r->req = req;
-	r->input = name;
-	r->cxt = cxt;
+	r = sb_receiver_new(req, name, cxt);
 	r->group = group;
 	if (group != NULL)
 		r->cxt = AllocSetContextCreate(cxt, "pysandbox group input", ALLOCSET_DEFAULT_SIZES);
@@ -600,13 +597,36 @@ void
 sb_request_add_table(SbRequest *req, const char *name, SbColumn *cols, int ncols,
 					 uint64 nrows)
 {
+	int			i;
+
+	sb_request_add_table_header(req, name, cols, ncols, (int64) nrows);
+	for (i = 0; i < ncols; i++)
+	{
+		req->input_bytes += sb_column_size(&cols[i]);
+		sb_column_add_frame(req, &cols[i], nrows);
+	}
+	req->input_rows += nrows;
+}
+
+/*
+ * Queue a TABLE header: the input's name, row count and columns; a
+ * negative nrows marks a streamed input, whose rows come in row groups
+ * (SB_DATA_CHUNK).
+ */
+void
+sb_request_add_table_header(SbRequest *req, const char *name, SbColumn *cols, int ncols,
+							int64 nrows)
+{
 	StringInfoData hdr;
 	int			i;
 
 	initStringInfo(&hdr);
 	appendStringInfoString(&hdr, "{\"name\":");
 	escape_json(&hdr, name);
-	appendStringInfo(&hdr, ",\"nrows\":" UINT64_FORMAT ",\"columns\":[", nrows);
+	if (nrows < 0)
+		appendStringInfoString(&hdr, ",\"nrows\":null,\"stream\":true,\"columns\":[");
+	else
+		appendStringInfo(&hdr, ",\"nrows\":" INT64_FORMAT ",\"columns\":[", nrows);
 	for (i = 0; i < ncols; i++)
 	{
 		SbColumn   *c = &cols[i];
@@ -622,13 +642,6 @@ sb_request_add_table(SbRequest *req, const char *name, SbColumn *cols, int ncols
 	}
 	appendStringInfoString(&hdr, "]}");
 	sb_request_add_frame(req, SB_DATA_TABLE, hdr.data, hdr.len, NULL, 0, NULL, 0);
-
-	for (i = 0; i < ncols; i++)
-	{
-		req->input_bytes += sb_column_size(&cols[i]);
-		sb_column_add_frame(req, &cols[i], nrows);
-	}
-	req->input_rows += nrows;
 }
 
 /* Parse a $table name, naming the input if it is not a valid name. */
@@ -824,7 +837,7 @@ sb_inputs_walk(SbRequest *req, Jsonb *inputs, SbDescribe *describe)
 			req->group_query = query;
 			req->group_params = params;
 		}
-		else if (req && form != SB_INPUT_PLAIN)
+		else if (req && form != SB_INPUT_PLAIN && !sb_stream_wanted(req, key, query, params))
 			sb_table_input_undone(req, key, query, params);
 		if (out == NULL || (req && form != SB_INPUT_PLAIN))
 			continue;

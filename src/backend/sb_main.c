@@ -371,7 +371,9 @@ sb_request_finish(SbRequest *req, Jsonb *inputs)
 	}
 	sb_request_add_frame(req, SB_DATA_REQUEST, utf8, strlen(utf8), NULL, 0, NULL, 0);
 	req->chunks = list_concat(req->chunks, tables);
-	sb_request_add_frame(req, SB_DATA_END, NULL, 0, NULL, 0, NULL, 0);
+	/* streamed inputs follow while the call runs, then END (sb_stream.c) */
+	if (req->streams == NIL)
+		sb_request_add_frame(req, SB_DATA_END, NULL, 0, NULL, 0, NULL, 0);
 	if (req->workspace != NULL)
 		sb_workspace_request(req);
 }
@@ -427,7 +429,11 @@ sb_run_functions(const char *code, Jsonb *inputs, ArrayType *returns, Jsonb *opt
 			return;
 	}
 	else
+	{
+		/* large table inputs stream while the call runs (sb_stream.c) */
+		req->stream_ok = req->workspace == NULL && req->group_by == NIL;
 		sb_request_finish(req, inputs);
+	}
 	if (req->group_by != NIL)
 	{
 		/* one child per group: the result (or report) is built from all of theirs */
@@ -439,7 +445,7 @@ sb_run_functions(const char *code, Jsonb *inputs, ArrayType *returns, Jsonb *opt
 		out->grouped = grouped;
 		return;
 	}
-	sb_call_run(req, limits, out);
+	sb_call_streamed(req, limits, out);
 	sb_report_usage(req, out);
 	sb_validated_note(req, code, out);
 }

@@ -457,6 +457,8 @@ sb_rows_run(FunctionCallInfo fcinfo, const char *code, Jsonb *inputs,
 				 errmsg("sandbox process ended without a result")));
 	}
 	ro = sb_rows_declare(&req, rsinfo->setDesc, fcinfo->flinfo->fn_mcxt);
+	/* large table inputs stream while the call runs (sb_stream.c) */
+	req.stream_ok = req.workspace == NULL && req.group_by == NIL;
 	sb_request_finish(&req, inputs);
 	if (req.group_by != NIL)
 	{
@@ -467,7 +469,7 @@ sb_rows_run(FunctionCallInfo fcinfo, const char *code, Jsonb *inputs,
 		return;
 	}
 
-	sb_call_run(&req, &limits, &out);
+	sb_call_streamed(&req, &limits, &out);
 	sb_report_usage(&req, &out);
 	sb_validated_note(&req, code, &out);
 	sb_check_outcome(&out, &limits);

@@ -87,6 +87,9 @@ typedef enum SbFrameType
 	SB_DATA_CALL = 37,			/* empty: a held child's next call; its
 								 * arguments follow (SB_DATA_TABLE named "",
 								 * its columns, SB_DATA_END) */
+	SB_DATA_CHUNK = 38,			/* SbChunkHeader: a streamed table input's
+								 * next row group; one SB_DATA_COLUMN per
+								 * column of its TABLE header follows */
 
 	/* data: child -> backend */
 	SB_DATA_STDOUT = 48,		/* UTF-8 text written by print() */
@@ -145,6 +148,21 @@ typedef enum SbColumnKind
 	SB_COL_BYTES = 10,
 	SB_COL_DECIMAL = 11
 } SbColumnKind;
+
+/*
+ * A table input whose TABLE header says "stream": true arrives in row
+ * groups while its query runs (src/backend/sb_stream.c): each is an
+ * SB_DATA_CHUNK frame, then its columns; the last row group has
+ * SB_CHUNK_LAST set (and may have no rows).  The child builds one
+ * DataFrame of all of them.
+ */
+#define SB_CHUNK_LAST			1
+
+typedef struct SbChunkHeader
+{
+	uint64_t	nrows;
+	uint64_t	flags;
+} SbChunkHeader;
 
 typedef struct SbFrameHeader
 {

@@ -316,6 +316,21 @@ def decode_column(kind, nrows, payload):
     raise ValueError("unknown column kind %d" % kind)
 
 
+def concat_column(parts):
+    """One array of a streamed column's row groups, as decode_column would
+    have made it of all the rows at once: a row group without NULLs decodes
+    to a numpy array, one with NULLs to pandas' nullable array (Int64,
+    boolean), so parts that differ take the nullable type."""
+    if len(parts) == 1:
+        return parts[0]
+    nullable = [p for p in parts if not isinstance(p, np.ndarray)]
+    if not nullable:
+        return np.concatenate(parts)
+    dtype = nullable[0].dtype
+    parts = [p if not isinstance(p, np.ndarray) else pd.array(p, dtype=dtype) for p in parts]
+    return type(parts[0])._concat_same_type(parts)
+
+
 def decode_scalar(kind, payload):
     """The value of a one-row column payload as a plain Python value (an
     argument of a LANGUAGE pysandbox function): None for NULL; int, float,

@@ -453,6 +453,8 @@ def _read_request():
     return request, _read_tables(dict(request.get("inputs") or {}))
 
 
+_CHUNK_HEADER = struct.Struct("<QQ")
+
 # the latest arguments' table header, as bytes and parsed: a function's calls
 # send the same one, and parsing it is a tenth of a per-row call
 _ARGS_HEADER = [None, None]
@@ -483,13 +485,40 @@ def _read_tables(inputs):
                 args.append(sb_codec.decode_scalar(col["kind"], payload))
             inputs[""] = args
             continue
-        columns = []
-        for col in header["columns"]:
+        if header.get("stream"):
+            columns, header["nrows"] = _read_row_groups(header)
+        else:
+            columns = []
+            for col in header["columns"]:
+                ftype, payload = sb_io.recv()
+                if ftype != sb_io.COLUMN:
+                    raise SandboxProtocolError("expected a column frame")
+                columns.append(sb_codec.decode_column(col["kind"], header["nrows"], payload))
+        inputs[header["name"]] = sb_codec.decode_table(header, columns)
+
+
+def _read_row_groups(header):
+    """A streamed table input: row groups (CHUNK, then a COLUMN frame per
+    column) until the last; each is decoded as it arrives, while the backend
+    fetches the next.  Returns the columns, joined, and the row count."""
+    kinds = [col["kind"] for col in header["columns"]]
+    parts = [[] for _ in kinds]
+    nrows = 0
+    while True:
+        ftype, payload = sb_io.recv()
+        if ftype != sb_io.CHUNK or len(payload) != 16:
+            raise SandboxProtocolError("expected a row group frame")
+        rows, flags = _CHUNK_HEADER.unpack(payload)
+        for kind, kept in zip(kinds, parts):
             ftype, payload = sb_io.recv()
             if ftype != sb_io.COLUMN:
                 raise SandboxProtocolError("expected a column frame")
-            columns.append(sb_codec.decode_column(col["kind"], header["nrows"], payload))
-        inputs[header["name"]] = sb_codec.decode_table(header, columns)
+            if rows > 0 or not kept:
+                kept.append(sb_codec.decode_column(kind, rows, payload))
+            del payload
+        nrows += rows
+        if flags & sb_io.CHUNK_LAST:
+            return [sb_codec.concat_column(kept) for kept in parts], nrows
 
 
 def _read_call(ftype):

@@ -727,6 +727,8 @@ sb_io_init(void)
 	PyModule_AddIntConstant(m, "TABLE", SB_DATA_TABLE);
 	PyModule_AddIntConstant(m, "COLUMN", SB_DATA_COLUMN);
 	PyModule_AddIntConstant(m, "END", SB_DATA_END);
+	PyModule_AddIntConstant(m, "CHUNK", SB_DATA_CHUNK);
+	PyModule_AddIntConstant(m, "CHUNK_LAST", SB_CHUNK_LAST);
 	PyModule_AddIntConstant(m, "STDOUT", SB_DATA_STDOUT);
 	PyModule_AddIntConstant(m, "STDERR", SB_DATA_STDERR);
 	PyModule_AddIntConstant(m, "RESULT", SB_DATA_RESULT);

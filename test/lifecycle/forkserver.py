@@ -38,7 +38,11 @@ Checks, each printed as one line:
       parallel workers of the backend (seen in pg_stat_activity, and two
       children running at once), with the same results as one at a time;
       sql() is refused there, a failing group is named, and a cancel
-      leaves no worker and no busy child.
+      leaves no worker and no busy child;
+  (i) streamed inputs: a large table input's child runs while its query is
+      still fetching rows (seen as a busy child while the query sleeps
+      half-way), the result equals the buffered path's, and an error or a
+      cancel in the middle of the input leaves no busy child.
 The last line is "forkserver: N passed, M failed".
 """
 
@@ -672,6 +676,69 @@ class Suite:
                     "sql() refused, the failing group named, cancel leaves nothing", problems,
                     "%d workers, %d children at once" % (most_workers, most_children))
 
+    def check_streamed_inputs(self):
+        """(i) streamed inputs: the child runs while the query fetches."""
+        problems = []
+        conn = connect()
+        cur = conn.cursor()
+        code = ("def main(df):\n"
+                "    return [len(df), int(df.x.sum()), str(df.x.dtype), int(df.y.isna().sum())]\n")
+        query = ("SELECT x, CASE WHEN x %% 1000 = 0 THEN NULL ELSE x END AS y, "
+                 "CASE WHEN x = 150000 THEN pg_sleep(%s) END AS z "
+                 "FROM generate_series(1, 300000) x")
+
+        def run(inputs_query, options="{}"):
+            cur.execute("SELECT sandbox_execute(%s, jsonb_build_object('df', "
+                        "jsonb_build_object('$query', %s::text)), '{main}', %s)",
+                        (code, inputs_query, options))
+            return cur.fetchone()[0]
+
+        _bgw, worker = server_processes()
+        seen = []
+        t = threading.Thread(target=lambda: seen.append(run(query % "1.5")), daemon=True)
+        t.start()
+        time.sleep(0.7)     # the query sleeps at row 150000 for 1.5 s
+        table = process_table()
+        busy = [p for p in children(table, worker) if seccomp_mode(p) == 2 and not is_spare(p)]
+        t.join()
+        if not busy:
+            problems.append("no child ran while the input's query was half-way")
+        want = {"main": [300000, 45000150000, "int64", 300]}
+        if seen != [want]:
+            problems.append("streamed result %r" % (seen,))
+        cur.execute("SET pysandbox.stream_threshold = -1")
+        if run(query % "0") != want:
+            problems.append("buffered result differs")
+        cur.execute("RESET pysandbox.stream_threshold")
+
+        def idle():
+            return not [p for p in children(process_table(), worker) if not is_spare(p)]
+        # an error half-way through the input: the call and its child end
+        try:
+            run("SELECT x, 1 / (x - 200000) AS y FROM generate_series(1, 300000) x")
+            problems.append("division by zero half-way did not fail")
+        except psycopg2.Error as exc:
+            if exc.pgcode != "22012" or 'table input "df"' not in (exc.diag.context or ""):
+                problems.append("error half-way: %s %s %s" % (exc.pgcode, exc.pgerror,
+                                                              exc.diag.context))
+        if wait_for(idle, 5) is None:
+            problems.append("a busy child was left after the error half-way")
+        # a cancel while the query sleeps half-way
+        cur.execute("SET statement_timeout = '700ms'")
+        try:
+            run(query % "30")
+            problems.append("the sleeping input was not cancelled")
+        except psycopg2.Error as exc:
+            if exc.pgcode != "57014":
+                problems.append("cancel half-way: %s %s" % (exc.pgcode, exc.pgerror))
+        cur.execute("RESET statement_timeout")
+        if wait_for(idle, 5) is None:
+            problems.append("a busy child was left after the cancel half-way")
+        conn.close()
+        self.report("(i) streamed inputs: the child runs while the query fetches, the same "
+                    "result as buffered, an error or cancel half-way leaves nothing", problems,
+                    "%d busy child(ren) seen mid-query" % len(busy))
+
     def check_leftovers(self):
         problems = []
         conn = connect()
@@ -713,6 +780,7 @@ def main():
     suite.check_kill_worker()
     suite.check_max_concurrent()
     suite.check_parallel_groups()
+    suite.check_streamed_inputs()
     suite.check_leftovers()
     suite.check_pinned_pages()
     suite.check_reservations()

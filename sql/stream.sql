@@ -1,0 +1,102 @@
+-- Streamed table inputs (src/backend/sb_stream.c): inputs the planner
+-- expects to be larger than pysandbox.stream_threshold go to the child in
+-- row groups while their queries run.  The child must see exactly the
+-- DataFrame the buffered path builds, whatever the row groups hold.
+CREATE TABLE stream_t AS
+SELECT x,
+       CASE WHEN x > 80000 AND x % 7 = 0 THEN NULL ELSE x END AS late_null_int,
+       CASE WHEN x > 80000 AND x % 5 = 0 THEN NULL ELSE x % 2 = 0 END AS late_null_bool,
+       CASE WHEN x % 11 = 0 THEN NULL ELSE x / 3.0::float8 END AS f,
+       'v' || (x % 37) AS short_text,
+       CASE WHEN x % 13 = 0 THEN NULL ELSE repeat('long text ', x % 5) || x END AS long_text,
+       timestamptz '2024-01-01 00:00:00+00' + x * interval '1 minute' AS ts,
+       date '2020-01-01' + (x % 1000) AS d,
+       (x % 1000)::numeric / 7 AS n,
+       jsonb_build_object('k', x % 3) AS j,
+       CASE WHEN x % 17 = 0 THEN NULL ELSE int4send(x) END AS b,
+       x * interval '1 second' AS iv
+FROM generate_series(1, 100000) x;
+ANALYZE stream_t;
+
+-- a digest of everything the function sees: dtypes, NULLs, values
+CREATE FUNCTION stream_digest(threshold text, inputs jsonb) RETURNS jsonb
+LANGUAGE plpgsql AS $f$
+BEGIN
+  PERFORM set_config('pysandbox.stream_threshold', threshold, true);
+  RETURN sandbox_execute($$
+def main(df):
+    import zlib
+    crc = {name: zlib.crc32(repr(df[name].tolist()).encode())
+           for name in df.columns}
+    return {"rows": len(df), "index": str(df.index), "dtypes": {c: str(t) for c, t in df.dtypes.items()},
+            "nulls": {c: int(n) for c, n in df.isna().sum().items()}, "crc": crc}
+$$, inputs, '{main}', '{"numeric": "decimal"}');
+END $f$;
+
+-- streamed (every input streams from 0 kB) and buffered (-1) agree
+BEGIN;
+SELECT stream_digest('0', '{"df": {"$table": "stream_t"}}') = stream_digest('-1', '{"df": {"$table": "stream_t"}}') AS same;
+SELECT stream_digest('0', '{"df": {"$table": "stream_t"}}')->'main'->'dtypes' AS dtypes;
+SELECT stream_digest('0', '{"df": {"$table": "stream_t"}}')->'main'->'nulls' AS nulls;
+COMMIT;
+
+-- rows the first row group misses: NULLs only late make Int64 and boolean
+-- all the same; an empty input keeps its columns and dtypes
+BEGIN;
+SELECT stream_digest('0', '{"df": {"$query": "SELECT * FROM stream_t WHERE x < 0"}}') =
+       stream_digest('-1', '{"df": {"$query": "SELECT * FROM stream_t WHERE x < 0"}}') AS same_empty,
+       stream_digest('0', '{"df": {"$query": "SELECT * FROM stream_t WHERE x < 0"}}')->'main'->'rows' AS rows;
+-- $params, and exactly one row group's worth
+SELECT stream_digest('0', '{"df": {"$query": "SELECT x, short_text FROM stream_t WHERE x <= $1", "$params": [16384]}}') =
+       stream_digest('-1', '{"df": {"$query": "SELECT x, short_text FROM stream_t WHERE x <= $1", "$params": [16384]}}') AS same_one_group;
+COMMIT;
+
+-- several inputs: streamed ones, a buffered one and a plain value together
+SET pysandbox.stream_threshold = '1MB';
+SELECT sandbox_execute($$
+def main(a, b, small, k):
+    return [len(a), int(a.x.sum()), len(b), b.short_text.iloc[-1], len(small), k]
+$$, '{"a": {"$table": "stream_t"}, "b": {"$query": "SELECT x, short_text FROM stream_t ORDER BY x DESC"},
+      "small": {"$query": "SELECT 1 AS one"}, "k": 7}', '{main}');
+
+-- sandbox_rows streams its input too
+SELECT count(*), sum(y) FROM sandbox_rows($$
+def main(df):
+    return df.assign(y=df.x * 2)[["y"]]
+$$, '{"df": {"$query": "SELECT x FROM generate_series(1, 300000) x"}}', 'main') AS t(y bigint);
+
+-- a value pandas cannot hold, in a later row group: named by its row in
+-- the whole input
+SELECT sandbox_execute('def main(df):
+    return len(df)', '{"df": {"$query": "SELECT CASE WHEN x = 200000 THEN timestamp ''infinity'' ELSE timestamp ''2024-01-01'' END AS t FROM generate_series(1, 300000) x"}}', '{main}');
+
+-- the input budget holds across row groups, with the same message
+SELECT sandbox_execute('def main(df):
+    return len(df)', '{"df": {"$table": "stream_t"}}', '{main}', '{"max_input_rows": 50000}');
+SELECT sandbox_execute('def main(df):
+    return len(df)', '{"df": {"$table": "stream_t"}}', '{main}', '{"max_input_mb": 2}');
+
+-- an error in the middle of the input ends the call; the session goes on
+SELECT sandbox_execute('def main(df):
+    return len(df)', '{"df": {"$query": "SELECT 1 / (x - 200000) AS y FROM generate_series(1, 300000) x"}}', '{main}');
+-- read-only as any input: nextval() half-way fails
+CREATE SEQUENCE stream_seq;
+SELECT sandbox_execute('def main(df):
+    return len(df)', '{"df": {"$query": "SELECT x, CASE WHEN x = 100000 THEN nextval(''stream_seq'') END AS s FROM generate_series(1, 300000) x"}}', '{main}');
+SELECT sandbox_execute('def main():
+    return 1', '{}', '{main}');
+
+-- the child that runs out of memory while the rows arrive says so
+SELECT sandbox_execute('def main(df):
+    return len(df)', '{"df": {"$query": "SELECT repeat(''x'', 2000) || x AS s FROM generate_series(1, 100000) x"}}', '{main}', '{"memory_mb": 16}');
+
+-- too small to stream: the planner's estimate decides
+SET pysandbox.stream_threshold = '1GB';
+SELECT sandbox_execute('def main(df):
+    return int(df.x.sum())', '{"df": {"$table": "stream_t"}}', '{main}');
+RESET pysandbox.stream_threshold;
+SHOW pysandbox.stream_threshold;
+
+DROP FUNCTION stream_digest(text, jsonb);
+DROP SEQUENCE stream_seq;
+DROP TABLE stream_t;

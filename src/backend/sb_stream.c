@@ -1,0 +1,323 @@
+/*
+ * sb_stream.c
+ *		Large table inputs, sent to the child in row groups while their
+ *		queries run.
+ *
+ * A buffered table input (sb_inputs.c) is scanned completely before the
+ * child is asked for: the scan, the transfer and the child's decoding run
+ * one after another, and the backend holds the whole input.  An input the
+ * planner expects to be larger than pysandbox.stream_threshold is streamed
+ * instead: its query is opened as a cursor in the caller's snapshot, the
+ * call takes its child, and the call's send loop (sb_call_run) asks
+ * sb_stream_next() for the next row group whenever the previous one is out.
+ * The child decodes a row group while the backend fetches the next, and
+ * builds one DataFrame of all of them (sb_runtime._read_tables); the
+ * backend holds one row group per input at a time, in buffers reused from
+ * one row group to the next.
+ *
+ * Everything that holds for a buffered input holds here: the query runs as
+ * the caller, read-only (XactReadOnly during each fetch), inside a
+ * subtransaction rolled back once the call is over, with the same budget
+ * (max_input_rows, max_input_size) and the same messages.  What differs:
+ * the query's time counts toward the call's wall-clock limit, since the
+ * child is running while the rows arrive; a query error or a limit reached
+ * in the middle of the input ends the call and its child.
+ *
+ * Streamed calls do not use the session's reservation (sb_worker.c): a
+ * reservation the worker takes back before the call began is resent from
+ * the start, and rows already fetched cannot be fetched again.
+ */
+#include "pysandbox.h"
+
+#include "access/xact.h"
+#include "executor/spi.h"
+#include "nodes/plannodes.h"
+#include "tcop/pquery.h"
+#include "utils/memutils.h"
+#include "utils/plancache.h"
+#include "utils/portal.h"
+
+/*
+ * A row group holds about SB_ROW_GROUP_BYTES, judged by the previous row
+ * group's bytes per row: large enough that the child's per-row-group cost
+ * (a few Python calls per column) is noise, small enough that the child
+ * decodes one while the backend fetches the next.
+ */
+#define SB_ROW_GROUP_BYTES		((uint64) 4 * 1024 * 1024)
+#define SB_ROW_GROUP_FIRST		16384
+#define SB_ROW_GROUP_MIN		64
+#define SB_ROW_GROUP_MAX		262144
+
+typedef struct SbStreamInput
+{
+	const char *name;
+	const char *query;
+	JsonbValue *params;
+	Portal		portal;			/* its cursor, while the call runs */
+	SbReceiver *r;				/* its columns */
+} SbStreamInput;
+
+typedef struct SbStreamRun
+{
+	int			cur;			/* the input being sent */
+	long		fetch;			/* rows in its next row group */
+	bool		header_sent;	/* its TABLE header is out */
+	bool		ended;			/* END is queued */
+	MemoryContext frames;		/* one row group's frame headers */
+	MemoryContext done;			/* a finished input's columns, emptied once
+								 * its last row group is out */
+} SbStreamRun;
+
+/*
+ * Should this table input stream?  Only for calls that allow it (not
+ * sandbox_run, workspaces, group_by or functions), and only when the
+ * planner expects more than pysandbox.stream_threshold of rows: a small input
+ * is scanned before the call as ever and keeps the session's reservation.
+ * A streamed input is queued on req->streams; its query is checked now, so
+ * a syntax error or a bad $params is raised before any child is taken.
+ */
+bool
+sb_stream_wanted(SbRequest *req, const char *name, const char *query, JsonbValue *params)
+{
+	ErrorContextCallback errcb;
+	ParamListInfo paramLI = NULL;
+	SPIPlanPtr	plan;
+	CachedPlan *cplan;
+	PlannedStmt *stmt;
+	double		bytes;
+	SbStreamInput *in;
+
+	if (!req->stream_ok || sb_stream_threshold_kb < 0)
+		return false;
+
+	errcb.callback = sb_table_input_context;
+	errcb.arg = (void *) name;
+	errcb.previous = error_context_stack;
+	error_context_stack = &errcb;
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	plan = sb_table_prepare(name, query, params, &paramLI);
+	cplan = SPI_plan_get_cached_plan(plan);
+	if (cplan == NULL || list_length(cplan->stmt_list) != 1)
+		elog(ERROR, "could not plan the query of input \"%s\"", name);
+	stmt = linitial_node(PlannedStmt, cplan->stmt_list);
+	/* a row costs its width and about 9 bytes more: offsets, validity */
+	bytes = stmt->planTree->plan_rows * (stmt->planTree->plan_width + 9);
+	ReleaseCachedPlan(cplan, NULL);
+	SPI_finish();
+	error_context_stack = errcb.previous;
+
+	if (bytes < (double) sb_stream_threshold_kb * 1024)
+		return false;
+	in = palloc0(sizeof(SbStreamInput));
+	in->name = name;
+	in->query = query;
+	in->params = params;
+	req->streams = lappend(req->streams, in);
+	return true;
+}
+
+/* The call has sent everything: every row group and END. */
+bool
+sb_stream_over(const SbRequest *req)
+{
+	return req->stream == NULL || req->stream->ended;
+}
+
+/* Fetch the current input's next row group into its columns and queue it. */
+static void
+sb_stream_row_group(SbRequest *req, SbStreamRun *s)
+{
+	SbStreamInput *in = list_nth(req->streams, s->cur);
+	SbReceiver *r = in->r;
+	ErrorContextCallback errcb;
+	bool		save_read_only = XactReadOnly;
+	SbChunkHeader *ch;
+	uint64		bytes = 0;
+	int			i;
+
+	errcb.callback = sb_table_input_context;
+	errcb.arg = (void *) in->name;
+	errcb.previous = error_context_stack;
+	error_context_stack = &errcb;
+
+	/* the previous row group is out: its buffers take the next */
+	for (i = 0; i < r->ncols; i++)
+		sb_column_rewind(&r->cols[i], r->nrows);
+	r->nrows = 0;
+
+	XactReadOnly = true;
+	PG_TRY();
+	{
+		(void) PortalRunFetch(in->portal, FETCH_FORWARD, s->fetch, (DestReceiver *) r);
+	}
+	PG_FINALLY();
+	{
+		XactReadOnly = save_read_only;
+	}
+	PG_END_TRY();
+	error_context_stack = errcb.previous;
+
+	if (!s->header_sent)
+	{
+		sb_request_add_table_header(req, in->name, r->cols, r->ncols, -1);
+		s->header_sent = true;
+	}
+	ch = palloc0(sizeof(SbChunkHeader));
+	ch->nrows = r->nrows;
+	ch->flags = in->portal->atEnd || r->nrows < (uint64) s->fetch ? SB_CHUNK_LAST : 0;
+	sb_request_add_frame(req, SB_DATA_CHUNK, (const char *) ch, sizeof(*ch), NULL, 0, NULL, 0);
+	for (i = 0; i < r->ncols; i++)
+	{
+		bytes += sb_column_size(&r->cols[i]);
+		sb_column_add_frame(req, &r->cols[i], r->nrows);
+	}
+	req->input_rows += r->nrows;
+	req->input_bytes += bytes;
+
+	/* the next row group: about SB_ROW_GROUP_BYTES at this one's width */
+	if (r->nrows > 0)
+		s->fetch = (long) Max(Min(SB_ROW_GROUP_BYTES / Max(bytes / r->nrows, 1),
+								  SB_ROW_GROUP_MAX), SB_ROW_GROUP_MIN);
+
+	if (ch->flags & SB_CHUNK_LAST)
+	{
+		/* its columns go once this last row group is sent */
+		SPI_cursor_close(in->portal);
+		in->portal = NULL;
+		s->done = r->cxt;
+		s->cur++;
+		s->header_sent = false;
+		s->fetch = SB_ROW_GROUP_FIRST;
+	}
+}
+
+/*
+ * The frames to send next: the current input's next row group, or END
+ * after the last input; NIL once END is out.  Called by sb_call_run() when
+ * everything queued before is sent (so the previous row group's buffers
+ * are free again); a query error is raised from here and ends the call.
+ */
+List *
+sb_stream_next(SbRequest *req)
+{
+	SbStreamRun *s = req->stream;
+	List	   *queued = req->chunks;
+	List	   *chunks;
+	MemoryContext old;
+
+	if (s->ended)
+		return NIL;
+	if (s->done != NULL)
+	{
+		MemoryContextReset(s->done);
+		s->done = NULL;
+	}
+	MemoryContextReset(s->frames);
+	old = MemoryContextSwitchTo(s->frames);
+	req->chunks = NIL;
+	if (s->cur < list_length(req->streams))
+		sb_stream_row_group(req, s);
+	else
+	{
+		sb_request_add_frame(req, SB_DATA_END, NULL, 0, NULL, 0, NULL, 0);
+		s->ended = true;
+	}
+	chunks = req->chunks;
+	req->chunks = queued;
+	MemoryContextSwitchTo(old);
+	return chunks;
+}
+
+typedef struct SbStreamJob
+{
+	SbRequest  *req;
+	const SbLimits *limits;
+	SbOutcome  *out;
+} SbStreamJob;
+
+/* The streamed call, inside its subtransaction. */
+static void
+sb_stream_job(void *arg)
+{
+	SbStreamJob *job = (SbStreamJob *) arg;
+	SbRequest  *req = job->req;
+	SbStreamRun *s;
+	MemoryContext cxt = CurrentMemoryContext;
+	bool		save_read_only = XactReadOnly;
+	ListCell   *lc;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	MemoryContextSwitchTo(cxt);
+
+	/*
+	 * Every input's cursor is opened first: permissions and the like fail
+	 * before a child is taken
+	 */
+	foreach(lc, req->streams)
+	{
+		SbStreamInput *in = (SbStreamInput *) lfirst(lc);
+		ErrorContextCallback errcb;
+		ParamListInfo paramLI = NULL;
+		SPIPlanPtr	plan;
+		MemoryContext colcxt;
+
+		errcb.callback = sb_table_input_context;
+		errcb.arg = (void *) in->name;
+		errcb.previous = error_context_stack;
+		error_context_stack = &errcb;
+		plan = sb_table_prepare(in->name, in->query, in->params, &paramLI);
+		XactReadOnly = true;
+		PG_TRY();
+		{
+			in->portal = SPI_cursor_open_with_paramlist(NULL, plan, paramLI, true);
+		}
+		PG_FINALLY();
+		{
+			XactReadOnly = save_read_only;
+		}
+		PG_END_TRY();
+		error_context_stack = errcb.previous;
+		MemoryContextSwitchTo(cxt);
+
+		colcxt = AllocSetContextCreate(cxt, "pysandbox streamed input", ALLOCSET_DEFAULT_SIZES);
+		in->r = sb_receiver_new(req, in->name, colcxt);
+		in->r->stream = true;
+		sb_receiver_columns(in->r, in->portal->tupDesc);
+	}
+
+	s = palloc0(sizeof(SbStreamRun));
+	s->fetch = SB_ROW_GROUP_FIRST;
+	s->frames = AllocSetContextCreate(cxt, "pysandbox row group", ALLOCSET_SMALL_SIZES);
+	req->stream = s;
+	sb_call_run(req, job->limits, job->out);
+	req->stream = NULL;
+	SPI_finish();
+	MemoryContextSwitchTo(cxt);
+	/* the call is over: the last row groups' buffers go now, not with the query */
+	foreach(lc, req->streams)
+		MemoryContextDelete(((SbStreamInput *) lfirst(lc))->r->cxt);
+	MemoryContextDelete(s->frames);
+}
+
+/*
+ * Run the call (sb_call_run), streaming the inputs queued on req->streams:
+ * their queries run while the child takes their rows, in a subtransaction
+ * rolled back afterwards as any table input's (sb_rolled_back).
+ */
+void
+sb_call_streamed(SbRequest *req, const SbLimits *limits, SbOutcome *out)
+{
+	SbStreamJob job;
+
+	if (req->streams == NIL)
+	{
+		sb_call_run(req, limits, out);
+		return;
+	}
+	job.req = req;
+	job.limits = limits;
+	job.out = out;
+	sb_rolled_back(sb_stream_job, &job);
+}
