@@ -86,6 +86,12 @@ SELECT sandbox_execute('def main(df):
 SELECT sandbox_execute('def main():
     return 1', '{}', '{main}');
 
+-- a streamed input's query cannot call pysandbox: its call's child runs
+SELECT sandbox_execute('def main(df):
+    return len(df)', '{"df": {"$query": "SELECT sandbox_execute(''def main(): return 1'') AS v, x FROM generate_series(1, 300000) x"}}', '{main}');
+SELECT sandbox_execute('def main(df):
+    return len(df)', '{"df": {"$query": "SELECT sandbox_workspace_open() AS w, x FROM generate_series(1, 300000) x"}}', '{main}');
+
 -- the child that runs out of memory while the rows arrive says so
 SELECT sandbox_execute('def main(df):
     return len(df)', '{"df": {"$query": "SELECT repeat(''x'', 2000) || x AS s FROM generate_series(1, 100000) x"}}', '{main}', '{"memory_mb": 16}');

@@ -332,6 +332,7 @@ extern bool sb_stream_wanted(SbRequest *req, const char *name, const char *query
 							 JsonbValue *params);
 extern List *sb_stream_next(SbRequest *req);
 extern bool sb_stream_over(const SbRequest *req);
+extern bool sb_stream_fetching;
 extern void sb_call_streamed(SbRequest *req, const SbLimits *limits, struct SbOutcome *out);
 extern bool sb_sql_active;
 extern List *sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left);
@@ -351,6 +352,9 @@ typedef struct SbTableJob
 extern void sb_table_input_context(void *arg);
 extern struct _SPI_plan *sb_table_prepare(const char *name, const char *query,
 										  JsonbValue *params, ParamListInfo *paramLI);
+extern struct _SPI_plan *sb_table_prepare_with(const char *name, const char *query,
+											   JsonbValue *params, ParamListInfo *paramLI,
+											   int cursor_options);
 
 /* ---- sb_groups.c: options.group_by ---- */
 struct SbGroupScan;

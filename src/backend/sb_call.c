@@ -573,6 +573,13 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("a query run by sql() cannot run pysandbox code"),
 				 errhint("Call pysandbox functions outside the queries of sql().")));
+	/* ... and so does a streamed input's, its call's child already running */
+	if (sb_stream_fetching)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("the query of a streamed table input cannot run pysandbox code"),
+				 errdetail("Its rows are sent while the call that reads them runs."),
+				 errhint("SET pysandbox.stream_threshold = -1 to run such a query before the call, or compute the value in the calling code.")));
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "pysandbox call", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(cxt);
 	st = palloc0(sizeof(SbCallState));

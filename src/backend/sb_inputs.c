@@ -318,6 +318,14 @@ SPIPlanPtr
 sb_table_prepare(const char *name, const char *query, JsonbValue *params,
 				 ParamListInfo *paramLI_out)
 {
+	return sb_table_prepare_with(name, query, params, paramLI_out, 0);
+}
+
+/* sb_table_prepare() with the plan's cursor options (CURSOR_OPT_*) */
+SPIPlanPtr
+sb_table_prepare_with(const char *name, const char *query, JsonbValue *params,
+					  ParamListInfo *paramLI_out, int cursor_options)
+{
 	SbParamTypes ptypes = {NULL, 0};
 	SPIPrepareOptions popts;
 	SPIPlanPtr	plan;
@@ -352,6 +360,7 @@ sb_table_prepare(const char *name, const char *query, JsonbValue *params,
 	popts.parserSetup = sb_param_setup;
 	popts.parserSetupArg = &ptypes;
 	popts.parseMode = RAW_PARSE_DEFAULT;
+	popts.cursorOptions = cursor_options;
 	plan = SPI_prepare_extended(query, &popts);
 	if (plan == NULL)
 		ereport(ERROR,

@@ -43,10 +43,13 @@
  * (a few Python calls per column) is noise, small enough that the child
  * decodes one while the backend fetches the next.
  */
-#define SB_ROW_GROUP_BYTES		((uint64) 4 * 1024 * 1024)
+#define SB_ROW_GROUP_BYTES		((uint64) 16 * 1024 * 1024)
 #define SB_ROW_GROUP_FIRST		16384
 #define SB_ROW_GROUP_MIN		64
-#define SB_ROW_GROUP_MAX		262144
+#define SB_ROW_GROUP_MAX		1048576
+
+/* a streamed input's query is running (sb_call_run refuses pysandbox code) */
+bool		sb_stream_fetching = false;
 
 typedef struct SbStreamInput
 {
@@ -147,6 +150,7 @@ sb_stream_row_group(SbRequest *req, SbStreamRun *s)
 	r->nrows = 0;
 
 	XactReadOnly = true;
+	sb_stream_fetching = true;
 	PG_TRY();
 	{
 		(void) PortalRunFetch(in->portal, FETCH_FORWARD, s->fetch, (DestReceiver *) r);
@@ -154,6 +158,7 @@ sb_stream_row_group(SbRequest *req, SbStreamRun *s)
 	PG_FINALLY();
 	{
 		XactReadOnly = save_read_only;
+		sb_stream_fetching = false;
 	}
 	PG_END_TRY();
 	error_context_stack = errcb.previous;
@@ -267,8 +272,11 @@ sb_stream_job(void *arg)
 		errcb.arg = (void *) in->name;
 		errcb.previous = error_context_stack;
 		error_context_stack = &errcb;
-		plan = sb_table_prepare(in->name, in->query, in->params, &paramLI);
+		/* read forward only: a sort need not keep its result for rewinding */
+		plan = sb_table_prepare_with(in->name, in->query, in->params, &paramLI,
+									 CURSOR_OPT_NO_SCROLL);
 		XactReadOnly = true;
+		sb_stream_fetching = true;
 		PG_TRY();
 		{
 			in->portal = SPI_cursor_open_with_paramlist(NULL, plan, paramLI, true);
@@ -276,6 +284,7 @@ sb_stream_job(void *arg)
 		PG_FINALLY();
 		{
 			XactReadOnly = save_read_only;
+			sb_stream_fetching = false;
 		}
 		PG_END_TRY();
 		error_context_stack = errcb.previous;

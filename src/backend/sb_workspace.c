@@ -84,6 +84,11 @@ sb_workspace_allowed(const char *what)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("%s cannot be used in a query run by sql()", what),
 				 errhint("Open, close and use workspaces in the statements of the session itself.")));
+	if (sb_stream_fetching)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s cannot be used in the query of a streamed table input", what),
+				 errhint("Open, close and use workspaces in the statements of the session itself.")));
 	if (InSecurityRestrictedOperation())
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),

@@ -518,7 +518,14 @@ def _read_row_groups(header):
             del payload
         nrows += rows
         if flags & sb_io.CHUNK_LAST:
-            return [sb_codec.concat_column(kept) for kept in parts], nrows
+            # column by column, each column's row groups let go once joined:
+            # the input is held about once, not twice
+            columns = []
+            for i, kept in enumerate(parts):
+                parts[i] = None
+                columns.append(sb_codec.concat_column(kept))
+                del kept
+            return columns, nrows
 
 
 def _read_call(ftype):

@@ -1161,6 +1161,29 @@ def w13_groups(ctx, args):
                or not close(a[k]["sum"], b[k]["sum"])]
         return "groups differ: %s" % bad[:5] if bad else None
     check_same(res, compare)
+
+    # backend memory of a per-group run: private growth (VmHWM less the
+    # shared buffers the scan touched) against the largest group's columns
+    largest = one(nat, "SELECT max(n) FROM (SELECT count(*) AS n FROM bench_groups GROUP BY g) t")
+    group_columnar = largest * 24 + 3 * math.ceil(largest / 8)
+    for name, options in (("group_by", dict(opts, group_by="g")),
+                          ("group_by, parallel",
+                           dict(opts, group_by="g", parallel=os.cpu_count() or 2))):
+        c = connect("pysandbox-bench-mem")
+        try:
+            sandbox_session(c, ctx["sbstate"])
+            pid = one(c, "SELECT pg_backend_pid()")
+            one(c, "SELECT sandbox_execute(%s)", (TRIVIAL_CODE,))
+            before = proc_status(pid)
+            one(c, "SELECT sandbox_execute(%s, %s::jsonb, '{main}', %s::jsonb)",
+                (GROUP_BY_CODE, inputs, json.dumps(options)))
+            after = proc_status(pid)
+        finally:
+            c.close()
+        grow = (after["VmHWM"] - before["VmHWM"]) * 1024
+        shmem = max(after["RssShmem"] - before["RssShmem"], 0) * 1024
+        ctx.setdefault("group_memory", []).append(
+            (name, grow - shmem, group_columnar, shmem))
     return res
 
 
@@ -1501,6 +1524,13 @@ def report(machine, all_results, mem, args):
         bars.append(("3 %s rows out: PL/Python / pysandbox = %s >= 4x" % (
             n, fmt_ratio(x) if x else "n/a"),
             mark(x >= 4) if x is not None else "n/a (a contender failed)"))
+    for name, private, group_columnar, shmem in mem.get("groups", []):
+        print("workload 13: %s backend VmHWM growth less shared buffers %.1f MB (shmem %.1f MB); "
+              "largest group %.2f MB columnar" % (name, private / 1e6, shmem / 1e6,
+                                                  group_columnar / 1e6))
+        bars.append(("13 %s backend memory %.1f MB <= 1.5x largest group (%.2f MB) + 8 MB"
+                     % (name, private / 1e6, group_columnar / 1e6),
+                     mark(private <= 1.5 * group_columnar + 8e6)))
     if mem["rows"]:
         report_memory(mem, bars, errors)
     print()
@@ -1598,6 +1628,7 @@ def main():
     if "5" in wanted:
         mem = w5_memory(ctx, args)
     tput = w6_throughput(ctx, args) if "6" in wanted else []
+    mem["groups"] = ctx.get("group_memory", [])
     errors = report(machine, all_results, mem, args)
     if tput:
         report_throughput(tput)
