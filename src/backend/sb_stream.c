@@ -43,7 +43,7 @@
  * (a few Python calls per column) is noise, small enough that the child
  * decodes one while the backend fetches the next.
  */
-#define SB_ROW_GROUP_BYTES		((uint64) 16 * 1024 * 1024)
+#define SB_ROW_GROUP_BYTES		((uint64) 4 * 1024 * 1024)
 #define SB_ROW_GROUP_FIRST		16384
 #define SB_ROW_GROUP_MIN		64
 #define SB_ROW_GROUP_MAX		1048576

@@ -104,6 +104,12 @@ def _validity(view, nrows, pos):
     return valid, pos + nbytes
 
 
+def unpack_valid(bits, nrows):
+    """A validity bitmap (least significant bit first) as a bool array."""
+    return np.unpackbits(np.frombuffer(bits, dtype=np.uint8), count=nrows,
+                         bitorder="little").astype(bool)
+
+
 _VAR_KINDS = frozenset({sb_io.COL_TEXT, sb_io.COL_JSON, sb_io.COL_BYTES,
                         sb_io.COL_DECIMAL})
 
@@ -282,7 +288,30 @@ def decode_column(kind, nrows, payload):
     width = 1 if kind == sb_io.COL_BOOL else 8
     if len(view) - pos < width * nrows:
         raise ValueError("truncated column")
+    return _decode_fixed(kind, nrows, view, pos, valid)
 
+
+def fixed_width(kind):
+    """Bytes a value of a fixed-width kind takes; None for the others."""
+    if kind in _VAR_KINDS:
+        return None
+    return 1 if kind == sb_io.COL_BOOL else 8
+
+
+def store_column(kind, nrows, store, masks):
+    """A streamed fixed-width column: its values received in place in
+    store (sb_io.Store), masks the row groups' (rows, valid-mask or None).
+    The same array decode_column makes of all the rows at once."""
+    valid = None
+    if any(m is not None for _rows, m in masks):
+        valid = np.concatenate([m if m is not None else np.ones(rows, bool)
+                                for rows, m in masks])
+    return _decode_fixed(kind, nrows, store, 0, valid)
+
+
+def _decode_fixed(kind, nrows, view, pos, valid):
+    """Values of a fixed-width kind from view at pos (the caller checked
+    that they are there)."""
     if kind == sb_io.COL_INT64:
         values = np.frombuffer(view, dtype="<i8", count=nrows, offset=pos)
         if valid is not None:

@@ -499,17 +499,25 @@ def _read_tables(inputs):
 
 def _read_row_groups(header):
     """A streamed table input: row groups (CHUNK, then a COLUMN frame per
-    column) until the last; each is decoded as it arrives, while the backend
-    fetches the next.  Returns the columns, joined, and the row count."""
+    column) until the last.  A fixed-width column's values are read straight
+    onto the end of its store (no row group is kept apart, nothing joined);
+    a text-like column's row groups are decoded as they arrive, while the
+    backend fetches the next, and joined at the end.  Returns the columns
+    and the row count."""
     kinds = [col["kind"] for col in header["columns"]]
-    parts = [[] for _ in kinds]
+    widths = [sb_codec.fixed_width(kind) for kind in kinds]
+    stores = [sb_io.store() if width else None for width in widths]
+    parts = [[] for _ in kinds]     # fixed: (rows, mask); others: arrays
     nrows = 0
     while True:
         ftype, payload = sb_io.recv()
         if ftype != sb_io.CHUNK or len(payload) != 16:
             raise SandboxProtocolError("expected a row group frame")
         rows, flags = _CHUNK_HEADER.unpack(payload)
-        for kind, kept in zip(kinds, parts):
+        for kind, width, store, kept in zip(kinds, widths, stores, parts):
+            if width:
+                kept.append((rows, _read_fixed_column(rows, width, store)))
+                continue
             ftype, payload = sb_io.recv()
             if ftype != sb_io.COLUMN:
                 raise SandboxProtocolError("expected a column frame")
@@ -523,9 +531,30 @@ def _read_row_groups(header):
             columns = []
             for i, kept in enumerate(parts):
                 parts[i] = None
-                columns.append(sb_codec.concat_column(kept))
+                if widths[i]:
+                    columns.append(sb_codec.store_column(kinds[i], nrows, stores[i], kept))
+                else:
+                    columns.append(sb_codec.concat_column(kept))
+                stores[i] = None
                 del kept
             return columns, nrows
+
+
+def _read_fixed_column(rows, width, store):
+    """One row group's COLUMN frame of a fixed-width column: its values onto
+    the end of store; returns its valid-mask, or None without NULLs."""
+    ftype, length = sb_io.recv_head()
+    if ftype != sb_io.COLUMN or length < 8:
+        raise SandboxProtocolError("expected a column frame")
+    nulls = int.from_bytes(sb_io.recv_bytes(8), "little")
+    mask_bytes = (rows + 7) // 8 if nulls else 0
+    if length != 8 + mask_bytes + width * rows:
+        raise SandboxProtocolError("malformed column frame")
+    valid = None
+    if mask_bytes:
+        valid = sb_codec.unpack_valid(sb_io.recv_bytes(mask_bytes), rows)
+    sb_io.recv_append(store, width * rows)
+    return valid
 
 
 def _read_call(ftype):

@@ -40,6 +40,7 @@
 
 /* Frames smaller than this are left to fault in page by page. */
 #define SB_PREFAULT_MIN		(256 * 1024)
+#define SB_HUGE_PAGE		(2 * 1024 * 1024)
 
 typedef struct SbEmbeddedModule
 {
@@ -215,25 +216,22 @@ sb_read_stream(void *buf, size_t len)
 	return 0;
 }
 
-/* sb_io.recv() -> (type, payload bytearray); raises EOFError or OSError. */
-static PyObject *
-sb_io_recv(PyObject *self, PyObject *args)
+/*
+ * The next frame's header: type and payload length (-1 with a Python
+ * exception set).  The first bytes of a call claim it (sb_claim_call).
+ */
+static int
+sb_recv_header(uint32_t *type, uint32_t *len)
 {
 	unsigned char hdr[SB_FRAME_HEADER_SIZE];
-	uint32_t	type,
-				len;
-	PyObject   *payload;
-	PyObject   *result;
 
-	(void) self;
-	(void) args;
 	if (sb_read_stream(hdr, sizeof(hdr)) < 0)
 	{
 		if (errno == 0)
 			PyErr_SetString(PyExc_EOFError, "the backend closed the data channel");
 		else
 			PyErr_SetFromErrno(PyExc_OSError);
-		return NULL;
+		return -1;
 	}
 	if (sb_claim_pending)
 		sb_claim_call();
@@ -244,25 +242,207 @@ sb_io_recv(PyObject *self, PyObject *args)
 		__atomic_store_n(&sb_mailbox->state, SB_MB_SOCKET, __ATOMIC_SEQ_CST);
 		sb_mb_left = SB_MB_SOCKET;
 	}
-	sb_frame_header_decode(hdr, &type, &len);
-	if (len > SB_FRAME_MAX_PAYLOAD)
+	sb_frame_header_decode(hdr, type, len);
+	if (*len > SB_FRAME_MAX_PAYLOAD)
 	{
 		PyErr_SetString(PyExc_ValueError, "oversized frame on the data channel");
-		return NULL;
+		return -1;
 	}
-	/* a bytearray, so numpy arrays made over it are writable */
-	payload = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t) len);
+	return 0;
+}
+
+/* n bytes of the stream as a new bytearray (writable for numpy), or NULL */
+static PyObject *
+sb_recv_bytearray(size_t n)
+{
+	PyObject   *payload = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t) n);
+
 	if (payload == NULL)
 		return NULL;
-	sb_prefault(PyByteArray_AS_STRING(payload), len);
-	if (len > 0 && sb_read_stream(PyByteArray_AS_STRING(payload), len) < 0)
+	sb_prefault(PyByteArray_AS_STRING(payload), n);
+	if (n > 0 && sb_read_stream(PyByteArray_AS_STRING(payload), n) < 0)
 	{
 		Py_DECREF(payload);
 		PyErr_SetString(PyExc_EOFError, "truncated frame on the data channel");
 		return NULL;
 	}
-	result = Py_BuildValue("(IN)", type, payload);
-	return result;
+	return payload;
+}
+
+/* sb_io.recv() -> (type, payload bytearray); raises EOFError or OSError. */
+static PyObject *
+sb_io_recv(PyObject *self, PyObject *args)
+{
+	uint32_t	type,
+				len;
+	PyObject   *payload;
+
+	(void) self;
+	(void) args;
+	if (sb_recv_header(&type, &len) < 0)
+		return NULL;
+	payload = sb_recv_bytearray(len);
+	if (payload == NULL)
+		return NULL;
+	return Py_BuildValue("(IN)", type, payload);
+}
+
+/*
+ * sb_io.recv_head() -> (type, length): only the next frame's header; its
+ * payload is read with recv_bytes() and recv_append(), in that order.
+ */
+static PyObject *
+sb_io_recv_head(PyObject *self, PyObject *args)
+{
+	uint32_t	type,
+				len;
+
+	(void) self;
+	(void) args;
+	if (sb_recv_header(&type, &len) < 0)
+		return NULL;
+	return Py_BuildValue("(II)", type, len);
+}
+
+/* sb_io.recv_bytes(n) -> the next n bytes of a frame's payload */
+static PyObject *
+sb_io_recv_bytes(PyObject *self, PyObject *arg)
+{
+	Py_ssize_t	n = PyLong_AsSsize_t(arg);
+
+	(void) self;
+	if (n < 0 || n > (Py_ssize_t) SB_FRAME_MAX_PAYLOAD)
+	{
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_ValueError, "bad length");
+		return NULL;
+	}
+	return sb_recv_bytearray((size_t) n);
+}
+
+/*
+ * A fixed-width column of a streamed table input, received in place
+ * (sb_runtime._read_row_groups): each row group's values are read from the
+ * socket straight to the end of one mapping, which grows by mremap() (its
+ * pages move, they are not copied or faulted again).  The column is then a
+ * numpy array over it: no row group is held apart and nothing is joined.
+ * Python code cannot create one (no tp_new) and it has no methods; it
+ * cannot grow while a buffer of it is exported.
+ */
+typedef struct SbStore
+{
+	PyObject_HEAD
+	char	   *data;
+	size_t		len;
+	size_t		cap;
+	Py_ssize_t	exports;
+} SbStore;
+
+static void
+sb_store_dealloc(PyObject *o)
+{
+	SbStore    *st = (SbStore *) o;
+
+	if (st->data != NULL)
+		munmap(st->data, st->cap);
+	Py_TYPE(o)->tp_free(o);
+}
+
+static int
+sb_store_getbuffer(PyObject *o, Py_buffer *view, int flags)
+{
+	SbStore    *st = (SbStore *) o;
+
+	if (PyBuffer_FillInfo(view, o, st->len > 0 ? st->data : (void *) "", (Py_ssize_t) st->len,
+						  0, flags) < 0)
+		return -1;
+	st->exports++;
+	return 0;
+}
+
+static void
+sb_store_releasebuffer(PyObject *o, Py_buffer *view)
+{
+	(void) view;
+	((SbStore *) o)->exports--;
+}
+
+static PyBufferProcs sb_store_as_buffer = {sb_store_getbuffer, sb_store_releasebuffer};
+
+static PyTypeObject SbStoreType = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "sb_io.Store",
+	.tp_basicsize = sizeof(SbStore),
+	.tp_dealloc = sb_store_dealloc,
+	.tp_as_buffer = &sb_store_as_buffer,
+	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_doc = "a streamed column's values",
+};
+
+/* sb_io.store() -> an empty Store */
+static PyObject *
+sb_io_store(PyObject *self, PyObject *args)
+{
+	SbStore    *st;
+
+	(void) self;
+	(void) args;
+	st = PyObject_New(SbStore, &SbStoreType);
+	if (st == NULL)
+		return NULL;
+	st->data = NULL;
+	st->len = st->cap = 0;
+	st->exports = 0;
+	return (PyObject *) st;
+}
+
+/*
+ * sb_io.recv_append(store, n): the next n bytes of a frame's payload onto
+ * the end of store.  MemoryError past the memory limit.
+ */
+static PyObject *
+sb_io_recv_append(PyObject *self, PyObject *args)
+{
+	PyObject   *o;
+	Py_ssize_t	n;
+	SbStore    *st;
+
+	(void) self;
+	if (!PyArg_ParseTuple(args, "O!n", &SbStoreType, &o, &n))
+		return NULL;
+	st = (SbStore *) o;
+	if (n < 0 || n > (Py_ssize_t) SB_FRAME_MAX_PAYLOAD || st->exports > 0)
+	{
+		PyErr_SetString(PyExc_ValueError, st->exports > 0 ? "store in use" : "bad length");
+		return NULL;
+	}
+	if (st->len + (size_t) n > st->cap)
+	{
+		size_t		want = st->len + (size_t) n;
+		size_t		cap = st->cap + st->cap / 4;	/* at most a quarter unused */
+		void	   *p;
+
+		if (cap < want)
+			cap = want;
+		cap = (cap + SB_HUGE_PAGE - 1) & ~(size_t) (SB_HUGE_PAGE - 1);
+		p = st->data == NULL ?
+			mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) :
+			mremap(st->data, st->cap, cap, MREMAP_MAYMOVE);
+		if (p == MAP_FAILED)
+			return PyErr_NoMemory();
+		/* huge pages, as malloc's (glibc.malloc.hugetlb): a fault per 2 MB */
+		(void) madvise(p, cap, MADV_HUGEPAGE);
+		st->data = p;
+		st->cap = cap;
+	}
+	sb_prefault(st->data + st->len, (size_t) n);
+	if (n > 0 && sb_read_stream(st->data + st->len, (size_t) n) < 0)
+	{
+		PyErr_SetString(PyExc_EOFError, "truncated frame on the data channel");
+		return NULL;
+	}
+	st->len += (size_t) n;
+	Py_RETURN_NONE;
 }
 
 /*
@@ -709,6 +889,10 @@ static PyMethodDef sb_io_methods[] = {
 	{"wait_call", sb_io_wait_call, METH_VARARGS, "Poll briefly for a held child's next call."},
 	{"recv", sb_io_recv, METH_NOARGS, "Read one frame from the backend."},
 	{"prefault", sb_io_prefault, METH_O, "Fault in a writable buffer's pages at once."},
+	{"recv_head", sb_io_recv_head, METH_NOARGS, "Read the next frame's header."},
+	{"recv_bytes", sb_io_recv_bytes, METH_O, "Read n bytes of a frame's payload."},
+	{"store", sb_io_store, METH_NOARGS, "A new empty Store."},
+	{"recv_append", sb_io_recv_append, METH_VARARGS, "Read n bytes of a payload onto a Store."},
 	{"send", sb_io_send, METH_VARARGS, "Send one frame to the backend."},
 	{"sendv", sb_io_sendv, METH_VARARGS, "Send one frame made of several buffers."},
 	{NULL, NULL, 0, NULL}
@@ -733,9 +917,12 @@ sb_python_instance(void)
 static PyObject *
 sb_io_init(void)
 {
-	PyObject   *m = PyModule_Create(&sb_io_module);
+	PyObject   *m;
 	char		instance[17];
 
+	if (PyType_Ready(&SbStoreType) < 0)
+		return NULL;
+	m = PyModule_Create(&sb_io_module);
 	if (m == NULL)
 		return NULL;
 	if (sb_getrandom_all(&sb_instance, sizeof(sb_instance)) < 0)
