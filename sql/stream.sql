@@ -96,6 +96,24 @@ SELECT sandbox_execute('def main(df):
 SELECT sandbox_execute('def main(df):
     return len(df)', '{"df": {"$query": "SELECT repeat(''x'', 2000) || x AS s FROM generate_series(1, 100000) x"}}', '{main}', '{"memory_mb": 16}');
 
+-- an ordinary role: its privileges hold on a streamed input (checked
+-- before any child is taken), and sql() in the call answers at once even
+-- for a query large enough to stream
+CREATE ROLE regress_pysandbox_stream;
+GRANT EXECUTE ON FUNCTION sandbox_execute(text, jsonb, text[], jsonb) TO regress_pysandbox_stream;
+GRANT SELECT (x, short_text) ON stream_t TO regress_pysandbox_stream;
+SET ROLE regress_pysandbox_stream;
+SELECT sandbox_execute('def main(df):
+    return len(df)', '{"df": {"$table": "stream_t"}}', '{main}');
+SELECT sandbox_execute($$
+def main(df):
+    big = sql("SELECT x FROM stream_t WHERE x > $1", 10)
+    return [len(df), int(df.x.sum()), len(big), int(big.x.sum())]
+$$, '{"df": {"$query": "SELECT x, short_text FROM stream_t"}}', '{main}');
+RESET ROLE;
+DROP OWNED BY regress_pysandbox_stream;
+DROP ROLE regress_pysandbox_stream;
+
 -- too small to stream: the planner's estimate decides
 SET pysandbox.stream_threshold = '1GB';
 SELECT sandbox_execute('def main(df):

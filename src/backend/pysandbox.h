@@ -328,8 +328,10 @@ extern void sb_receiver_columns(SbReceiver *r, TupleDesc typeinfo);
 
 /* ---- sb_stream.c: large table inputs sent while their queries run ---- */
 struct SbOutcome;
-extern bool sb_stream_wanted(SbRequest *req, const char *name, const char *query,
-							 JsonbValue *params);
+struct _SPI_plan;
+extern bool sb_stream_wanted(SbRequest *req, struct _SPI_plan *plan);
+extern void sb_stream_add(SbRequest *req, const char *name, const char *query,
+						  JsonbValue *params);
 extern List *sb_stream_next(SbRequest *req);
 extern bool sb_stream_over(const SbRequest *req);
 extern bool sb_stream_fetching;

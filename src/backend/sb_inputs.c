@@ -441,6 +441,17 @@ sb_table_input_scan(SbRequest *req, const char *name, const char *query, JsonbVa
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	plan = sb_table_prepare(name, query, params, &paramLI);
+	if (group == NULL && strcmp(name, "sql()") != 0 && sb_stream_wanted(req, plan))
+	{
+		/* large: its rows go while the call runs (sb_stream.c) */
+		MemoryContext spi = MemoryContextSwitchTo(cxt);
+
+		sb_stream_add(req, name, query, params);
+		MemoryContextSwitchTo(spi);
+		SPI_finish();
+		error_context_stack = errcb.previous;
+		return;
+	}
 	if (group != NULL)
 	{
 		/*
@@ -846,7 +857,7 @@ sb_inputs_walk(SbRequest *req, Jsonb *inputs, SbDescribe *describe)
 			req->group_query = query;
 			req->group_params = params;
 		}
-		else if (req && form != SB_INPUT_PLAIN && !sb_stream_wanted(req, key, query, params))
+		else if (req && form != SB_INPUT_PLAIN)
 			sb_table_input_undone(req, key, query, params);
 		if (out == NULL || (req && form != SB_INPUT_PLAIN))
 			continue;

@@ -74,50 +74,43 @@ typedef struct SbStreamRun
 /*
  * Should this table input stream?  Only for calls that allow it (not
  * sandbox_run, workspaces, group_by or functions), and only when the
- * planner expects more than pysandbox.stream_threshold of rows: a small input
- * is scanned before the call as ever and keeps the session's reservation.
- * A streamed input is queued on req->streams; its query is checked now, so
- * a syntax error or a bad $params is raised before any child is taken.
+ * planner expects more than pysandbox.stream_threshold of rows: a small
+ * input is scanned before the call as ever and keeps the session's
+ * reservation.  plan is the input's, prepared by the buffered scan
+ * (sb_inputs.c), which queues a streamed input with sb_stream_add() instead
+ * of running it: a syntax error or a bad $params is raised before any
+ * child is taken, and an input is planned once on the buffered path.
  */
 bool
-sb_stream_wanted(SbRequest *req, const char *name, const char *query, JsonbValue *params)
+sb_stream_wanted(SbRequest *req, SPIPlanPtr plan)
 {
-	ErrorContextCallback errcb;
-	ParamListInfo paramLI = NULL;
-	SPIPlanPtr	plan;
 	CachedPlan *cplan;
 	PlannedStmt *stmt;
 	double		bytes;
-	SbStreamInput *in;
 
-	if (!req->stream_ok || sb_stream_threshold_kb < 0)
+	/* (never for the queries of sql(), which answer the running call) */
+	if (!req->stream_ok || req->stream != NULL || sb_stream_threshold_kb < 0)
 		return false;
-
-	errcb.callback = sb_table_input_context;
-	errcb.arg = (void *) name;
-	errcb.previous = error_context_stack;
-	error_context_stack = &errcb;
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	plan = sb_table_prepare(name, query, params, &paramLI);
 	cplan = SPI_plan_get_cached_plan(plan);
-	if (cplan == NULL || list_length(cplan->stmt_list) != 1)
-		elog(ERROR, "could not plan the query of input \"%s\"", name);
+	if (cplan == NULL)
+		return false;
 	stmt = linitial_node(PlannedStmt, cplan->stmt_list);
 	/* a row costs its width and about 9 bytes more: offsets, validity */
 	bytes = stmt->planTree->plan_rows * (stmt->planTree->plan_width + 9);
 	ReleaseCachedPlan(cplan, NULL);
-	SPI_finish();
-	error_context_stack = errcb.previous;
+	return bytes >= (double) sb_stream_threshold_kb * 1024;
+}
 
-	if (bytes < (double) sb_stream_threshold_kb * 1024)
-		return false;
-	in = palloc0(sizeof(SbStreamInput));
+/* Queue a table input to stream while the call runs (in the request's memory). */
+void
+sb_stream_add(SbRequest *req, const char *name, const char *query, JsonbValue *params)
+{
+	SbStreamInput *in = palloc0(sizeof(SbStreamInput));
+
 	in->name = name;
 	in->query = query;
 	in->params = params;
 	req->streams = lappend(req->streams, in);
-	return true;
 }
 
 /* The call has sent everything: every row group and END. */
