@@ -86,6 +86,10 @@ SELECT sandbox_execute('def main(df):
 SELECT sandbox_execute('def main():
     return 1', '{}', '{main}');
 
+-- the call's wall-clock limit counts while the query runs, and says so
+SELECT sandbox_execute('def main(df):
+    return len(df)', '{"df": {"$query": "SELECT x, CASE WHEN x = 100000 THEN pg_sleep(5) END AS z FROM generate_series(1, 300000) x"}}', '{main}', '{"timeout_ms": 1000}');
+
 -- a streamed input's query cannot call pysandbox: its call's child runs
 SELECT sandbox_execute('def main(df):
     return len(df)', '{"df": {"$query": "SELECT sandbox_execute(''def main(): return 1'') AS v, x FROM generate_series(1, 300000) x"}}', '{main}');

@@ -334,6 +334,8 @@ extern void sb_stream_add(SbRequest *req, const char *name, const char *query,
 						  JsonbValue *params);
 extern List *sb_stream_next(SbRequest *req);
 extern bool sb_stream_over(const SbRequest *req);
+extern const char *sb_stream_current(const SbRequest *req);
+extern char *sb_stream_timeout_detail(const char *input);
 extern bool sb_stream_fetching;
 extern void sb_call_streamed(SbRequest *req, const SbLimits *limits, struct SbOutcome *out);
 extern bool sb_sql_active;
@@ -434,6 +436,8 @@ typedef struct SbOutcome
 								 * the exit: exit holds only wall_us */
 	SbSandbox  *held;			/* req->hold: the child kept for the next
 								 * calls, or NULL */
+	const char *streaming;		/* a streamed input still being sent when the
+								 * call ended (sb_stream.c), or NULL */
 	bool		held_closed;	/* req->held sent nothing and ended (not at a
 								 * limit): it closed its channel or exited */
 	const char *workspace_ended;	/* the call's workspace ended with its

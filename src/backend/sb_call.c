@@ -802,6 +802,9 @@ again:
 		}
 	}
 loop_done:
+	/* a timeout while inputs were still arriving: say which (sb_result.c) */
+	if (!sb_stream_over(req))
+		out->streaming = sb_stream_current(req);
 
 	/*
 	 * A reservation that ends before it sent anything may have been taken

@@ -247,8 +247,10 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 	else if (ex->cause == SB_EXIT_TIMEOUT)
 		sb_fail(f, ERRCODE_QUERY_CANCELED, "timeout",
 				psprintf("sandbox code exceeded the wall-clock limit of %d ms", limits->timeout_ms),
-				NULL, sb_limit_hint("Make the code faster or give it less data",
-									limits, SB_LIMIT_TIMEOUT));
+				out->streaming ? sb_stream_timeout_detail(out->streaming) : NULL,
+				sb_limit_hint(out->streaming ? "Make the input's query faster or give it less data" :
+							  "Make the code faster or give it less data",
+							  limits, SB_LIMIT_TIMEOUT));
 	else if (out->output_exceeded)
 		sb_fail(f, ERRCODE_PROGRAM_LIMIT_EXCEEDED, "output",
 				psprintf("sandbox output exceeded the limit of %d bytes", limits->max_output_bytes),

@@ -29,6 +29,12 @@
  */
 #include "pysandbox.h"
 
+#include <limits.h>
+
+#include "miscadmin.h"
+#include "portability/instr_time.h"
+#include "storage/latch.h"
+
 #include "access/xact.h"
 #include "executor/spi.h"
 #include "nodes/plannodes.h"
@@ -36,6 +42,7 @@
 #include "utils/memutils.h"
 #include "utils/plancache.h"
 #include "utils/portal.h"
+#include "utils/timeout.h"
 
 /*
  * A row group holds about SB_ROW_GROUP_BYTES, judged by the previous row
@@ -60,12 +67,33 @@ typedef struct SbStreamInput
 	SbReceiver *r;				/* its columns */
 } SbStreamInput;
 
+/*
+ * The call's wall-clock limit counts while a streamed input's query runs:
+ * the worker ends the child at the limit, and this timer ends a fetch that
+ * is still running then (a large sort, a slow function), with the same
+ * error, instead of letting the backend finish the fetch for nothing.
+ */
+static TimeoutId sb_stream_timeout = MAX_TIMEOUTS;
+static volatile sig_atomic_t sb_stream_timed_out = false;
+
+static void
+sb_stream_timeout_handler(void)
+{
+	sb_stream_timed_out = true;
+	QueryCancelPending = true;
+	InterruptPending = true;
+	SetLatch(MyLatch);
+}
+
 typedef struct SbStreamRun
 {
 	int			cur;			/* the input being sent */
 	long		fetch;			/* rows in its next row group */
 	bool		header_sent;	/* its TABLE header is out */
 	bool		ended;			/* END is queued */
+	instr_time	start;			/* when the call began, for its limit */
+	int			timeout_ms;		/* the call's wall-clock limit */
+	const SbLimits *limits;
 	MemoryContext frames;		/* one row group's frame headers */
 	MemoryContext done;			/* a finished input's columns, emptied once
 								 * its last row group is out */
@@ -113,11 +141,42 @@ sb_stream_add(SbRequest *req, const char *name, const char *query, JsonbValue *p
 	req->streams = lappend(req->streams, in);
 }
 
+/* The input being sent, or NULL. */
+const char *
+sb_stream_current(const SbRequest *req)
+{
+	SbStreamRun *s = req->stream;
+
+	if (s == NULL || s->cur >= list_length(req->streams))
+		return NULL;
+	return ((SbStreamInput *) list_nth(req->streams, s->cur))->name;
+}
+
 /* The call has sent everything: every row group and END. */
 bool
 sb_stream_over(const SbRequest *req)
 {
 	return req->stream == NULL || req->stream->ended;
+}
+
+/* what the call's timeout error says when a streamed input was still being read */
+char *
+sb_stream_timeout_detail(const char *input)
+{
+	return psprintf("The query of table input \"%s\" was still sending rows: a streamed input's query counts toward the call's limit.",
+					input);
+}
+
+/* The call's wall-clock limit passed while the input's query ran. */
+static void
+sb_stream_timeout_error(SbStreamRun *s, SbStreamInput *in)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_QUERY_CANCELED),
+			 errmsg("sandbox code exceeded the wall-clock limit of %d ms", s->timeout_ms),
+			 errdetail_internal("%s", sb_stream_timeout_detail(in->name)),
+			 errhint("%s", sb_limit_hint("Make the input's query faster or give it less data",
+										 s->limits, SB_LIMIT_TIMEOUT))));
 }
 
 /* Fetch the current input's next row group into its columns and queue it. */
@@ -130,6 +189,9 @@ sb_stream_row_group(SbRequest *req, SbStreamRun *s)
 	bool		save_read_only = XactReadOnly;
 	SbChunkHeader *ch;
 	uint64		bytes = 0;
+	MemoryContext cxt = CurrentMemoryContext;
+	instr_time	now;
+	long		left;
 	int			i;
 
 	errcb.callback = sb_table_input_context;
@@ -142,18 +204,42 @@ sb_stream_row_group(SbRequest *req, SbStreamRun *s)
 		sb_column_rewind(&r->cols[i], r->nrows);
 	r->nrows = 0;
 
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, s->start);
+	left = s->timeout_ms - (long) INSTR_TIME_GET_MILLISEC(now);
+	if (left <= 0)
+		sb_stream_timeout_error(s, in);
+	if (sb_stream_timeout == MAX_TIMEOUTS)
+		sb_stream_timeout = RegisterTimeout(USER_TIMEOUT, sb_stream_timeout_handler);
+	sb_stream_timed_out = false;
+	enable_timeout_after(sb_stream_timeout, (int) Min(left, INT_MAX));
 	XactReadOnly = true;
 	sb_stream_fetching = true;
 	PG_TRY();
 	{
 		(void) PortalRunFetch(in->portal, FETCH_FORWARD, s->fetch, (DestReceiver *) r);
 	}
-	PG_FINALLY();
+	PG_CATCH();
 	{
+		disable_timeout(sb_stream_timeout, false);
 		XactReadOnly = save_read_only;
 		sb_stream_fetching = false;
+		if (sb_stream_timed_out && geterrcode() == ERRCODE_QUERY_CANCELED)
+		{
+			MemoryContextSwitchTo(cxt);
+			FlushErrorState();
+			QueryCancelPending = false;
+			sb_stream_timeout_error(s, in);
+		}
+		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	disable_timeout(sb_stream_timeout, false);
+	XactReadOnly = save_read_only;
+	sb_stream_fetching = false;
+	/* fired as the fetch ended: the cancel is not the statement's */
+	if (sb_stream_timed_out)
+		QueryCancelPending = false;
 	error_context_stack = errcb.previous;
 
 	if (!s->header_sent)
@@ -291,6 +377,9 @@ sb_stream_job(void *arg)
 
 	s = palloc0(sizeof(SbStreamRun));
 	s->fetch = SB_ROW_GROUP_FIRST;
+	s->timeout_ms = job->limits->timeout_ms;
+	s->limits = job->limits;
+	INSTR_TIME_SET_CURRENT(s->start);
 	s->frames = AllocSetContextCreate(cxt, "pysandbox row group", ALLOCSET_SMALL_SIZES);
 	req->stream = s;
 	sb_call_run(req, job->limits, job->out);
