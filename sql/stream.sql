@@ -118,6 +118,16 @@ RESET ROLE;
 DROP OWNED BY regress_pysandbox_stream;
 DROP ROLE regress_pysandbox_stream;
 
+-- a wide, short streamed input takes the memory its rows need, not a
+-- mapping's worth per column
+SET pysandbox.stream_threshold = 0;
+SELECT sandbox_execute('def main(df):
+    return [len(df), len(df.columns), int(df.sum().sum())]',
+  (SELECT jsonb_build_object('df', jsonb_build_object('$query',
+     'SELECT ' || string_agg(format('x + %s AS c%s', i, i), ', ') || ' FROM generate_series(1, 10) x'))
+   FROM generate_series(1, 200) i), '{main}', '{"memory_mb": 64}');
+RESET pysandbox.stream_threshold;
+
 -- too small to stream: the planner's estimate decides
 SET pysandbox.stream_threshold = '1GB';
 SELECT sandbox_execute('def main(df):

@@ -433,11 +433,6 @@ sb_table_input_scan(SbRequest *req, const char *name, const char *query, JsonbVa
 	errcb.previous = error_context_stack;
 	error_context_stack = &errcb;
 
-	r = sb_receiver_new(req, name, cxt);
-	r->group = group;
-	if (group != NULL)
-		r->cxt = AllocSetContextCreate(cxt, "pysandbox group input", ALLOCSET_DEFAULT_SIZES);
-
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	plan = sb_table_prepare(name, query, params, &paramLI);
@@ -451,6 +446,16 @@ sb_table_input_scan(SbRequest *req, const char *name, const char *query, JsonbVa
 		SPI_finish();
 		error_context_stack = errcb.previous;
 		return;
+	}
+	{
+		/* in the caller's memory: the rows are queued after SPI_finish() */
+		MemoryContext spi = MemoryContextSwitchTo(cxt);
+
+		r = sb_receiver_new(req, name, cxt);
+		r->group = group;
+		if (group != NULL)
+			r->cxt = AllocSetContextCreate(cxt, "pysandbox group input", ALLOCSET_DEFAULT_SIZES);
+		MemoryContextSwitchTo(spi);
 	}
 	if (group != NULL)
 	{

@@ -163,7 +163,7 @@ sb_stream_over(const SbRequest *req)
 char *
 sb_stream_timeout_detail(const char *input)
 {
-	return psprintf("The query of table input \"%s\" was still sending rows: a streamed input's query counts toward the call's limit.",
+	return psprintf("Table input \"%s\" was still being sent when the limit passed: a streamed input's query counts toward the call's limit.",
 					input);
 }
 
@@ -205,6 +205,9 @@ sb_stream_row_group(SbRequest *req, SbStreamRun *s)
 	r->nrows = 0;
 
 	INSTR_TIME_SET_CURRENT(now);
+	/* the limit counts from when the child is the call's, after any queueing */
+	if (INSTR_TIME_IS_ZERO(s->start))
+		s->start = now;
 	INSTR_TIME_SUBTRACT(now, s->start);
 	left = s->timeout_ms - (long) INSTR_TIME_GET_MILLISEC(now);
 	if (left <= 0)
@@ -224,12 +227,16 @@ sb_stream_row_group(SbRequest *req, SbStreamRun *s)
 		disable_timeout(sb_stream_timeout, false);
 		XactReadOnly = save_read_only;
 		sb_stream_fetching = false;
-		if (sb_stream_timed_out && geterrcode() == ERRCODE_QUERY_CANCELED)
+		if (sb_stream_timed_out)
 		{
-			MemoryContextSwitchTo(cxt);
-			FlushErrorState();
+			/* the timer's cancel, whatever error it met, is not the statement's */
 			QueryCancelPending = false;
-			sb_stream_timeout_error(s, in);
+			if (geterrcode() == ERRCODE_QUERY_CANCELED)
+			{
+				MemoryContextSwitchTo(cxt);
+				FlushErrorState();
+				sb_stream_timeout_error(s, in);
+			}
 		}
 		PG_RE_THROW();
 	}
@@ -237,9 +244,12 @@ sb_stream_row_group(SbRequest *req, SbStreamRun *s)
 	disable_timeout(sb_stream_timeout, false);
 	XactReadOnly = save_read_only;
 	sb_stream_fetching = false;
-	/* fired as the fetch ended: the cancel is not the statement's */
+	/*
+	 * fired as the fetch ended: the limit has passed, so the call ends here
+	 * (a cancel that came at the same moment is this error too)
+	 */
 	if (sb_stream_timed_out)
-		QueryCancelPending = false;
+		sb_stream_timeout_error(s, in);
 	error_context_stack = errcb.previous;
 
 	if (!s->header_sent)
@@ -379,7 +389,7 @@ sb_stream_job(void *arg)
 	s->fetch = SB_ROW_GROUP_FIRST;
 	s->timeout_ms = job->limits->timeout_ms;
 	s->limits = job->limits;
-	INSTR_TIME_SET_CURRENT(s->start);
+	INSTR_TIME_SET_ZERO(s->start);	/* set by the first row group */
 	s->frames = AllocSetContextCreate(cxt, "pysandbox row group", ALLOCSET_SMALL_SIZES);
 	req->stream = s;
 	sb_call_run(req, job->limits, job->out);

@@ -326,8 +326,9 @@ sb_io_recv_bytes(PyObject *self, PyObject *arg)
  * socket straight to the end of one mapping, which grows by mremap() (its
  * pages move, they are not copied or faulted again).  The column is then a
  * numpy array over it: no row group is held apart and nothing is joined.
- * Python code cannot create one (no tp_new) and it has no methods; it
- * cannot grow while a buffer of it is exported.
+ * Python code cannot create one (no tp_new) and it has no methods; once a
+ * buffer of it was taken it is sealed: shrunk to its last page, never
+ * grown or moved again.
  */
 typedef struct SbStore
 {
@@ -336,6 +337,8 @@ typedef struct SbStore
 	size_t		len;
 	size_t		cap;
 	Py_ssize_t	exports;
+	bool		sealed;			/* a buffer of it was taken: it never grows
+								 * again (numpy keeps a pointer, not an export) */
 } SbStore;
 
 static void
@@ -352,6 +355,26 @@ static int
 sb_store_getbuffer(PyObject *o, Py_buffer *view, int flags)
 {
 	SbStore    *st = (SbStore *) o;
+
+	/*
+	 * The first view seals it: the slack beyond its last page goes back
+	 * (the memory limit counts address space), and it never moves again
+	 */
+	if (!st->sealed && st->data != NULL)
+	{
+		size_t		page = (size_t) sysconf(_SC_PAGESIZE);
+		size_t		keep = (st->len + page - 1) & ~(page - 1);
+
+		if (keep == 0)
+		{
+			munmap(st->data, st->cap);
+			st->data = NULL;
+			st->cap = 0;
+		}
+		else if (keep < st->cap && mremap(st->data, st->cap, keep, 0) != MAP_FAILED)
+			st->cap = keep;
+	}
+	st->sealed = true;
 
 	if (PyBuffer_FillInfo(view, o, st->len > 0 ? st->data : (void *) "", (Py_ssize_t) st->len,
 						  0, flags) < 0)
@@ -379,6 +402,78 @@ static PyTypeObject SbStoreType = {
 	.tp_doc = "a streamed column's values",
 };
 
+/* A fresh 2 MB-aligned mapping of len bytes (a multiple of 2 MB), or NULL. */
+static char *
+sb_store_map_huge(size_t len)
+{
+	char	   *p = mmap(NULL, len + SB_HUGE_PAGE, PROT_READ | PROT_WRITE,
+						 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char	   *aligned;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	aligned = (char *) (((uintptr_t) p + SB_HUGE_PAGE - 1) & ~(uintptr_t) (SB_HUGE_PAGE - 1));
+	if (aligned > p)
+		munmap(p, aligned - p);
+	munmap(aligned + len, (p + len + SB_HUGE_PAGE) - (aligned + len));
+	/* huge pages, as malloc's arenas here (glibc.malloc.hugetlb): a fault per 2 MB */
+	(void) madvise(aligned, len, MADV_HUGEPAGE);
+	return aligned;
+}
+
+/*
+ * Room for want bytes.  A small column takes pages (the memory limit counts
+ * address space, and an input may have hundreds of columns); past 2 MB it
+ * moves once to a 2 MB-aligned mapping on huge pages, which then grows by
+ * mremap() in whole huge pages, at most a quarter unused.  -1: no memory.
+ */
+static int
+sb_store_grow(SbStore *st, size_t want)
+{
+	size_t		page = (size_t) sysconf(_SC_PAGESIZE);
+	size_t		cap = st->cap + st->cap / 4;
+	char	   *p;
+
+	if (cap < want)
+		cap = want;
+	if (cap < SB_HUGE_PAGE)
+	{
+		cap = (cap + page - 1) & ~(page - 1);
+		p = st->data == NULL ?
+			mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) :
+			mremap(st->data, st->cap, cap, MREMAP_MAYMOVE);
+		if (p == MAP_FAILED)
+			return -1;
+	}
+	else
+	{
+		cap = (cap + SB_HUGE_PAGE - 1) & ~(size_t) (SB_HUGE_PAGE - 1);
+		if (st->cap < SB_HUGE_PAGE)
+		{
+			/* the first huge mapping: what is there (under 2 MB) is copied */
+			p = sb_store_map_huge(cap);
+			if (p == NULL)
+				return -1;
+			if (st->data != NULL)
+			{
+				sb_prefault(p, st->len);
+				memcpy(p, st->data, st->len);
+				munmap(st->data, st->cap);
+			}
+		}
+		else
+		{
+			p = mremap(st->data, st->cap, cap, MREMAP_MAYMOVE);
+			if (p == MAP_FAILED)
+				return -1;
+			(void) madvise(p, cap, MADV_HUGEPAGE);
+		}
+	}
+	st->data = p;
+	st->cap = cap;
+	return 0;
+}
+
 /* sb_io.store() -> an empty Store */
 static PyObject *
 sb_io_store(PyObject *self, PyObject *args)
@@ -393,6 +488,7 @@ sb_io_store(PyObject *self, PyObject *args)
 	st->data = NULL;
 	st->len = st->cap = 0;
 	st->exports = 0;
+	st->sealed = false;
 	return (PyObject *) st;
 }
 
@@ -411,30 +507,13 @@ sb_io_recv_append(PyObject *self, PyObject *args)
 	if (!PyArg_ParseTuple(args, "O!n", &SbStoreType, &o, &n))
 		return NULL;
 	st = (SbStore *) o;
-	if (n < 0 || n > (Py_ssize_t) SB_FRAME_MAX_PAYLOAD || st->exports > 0)
+	if (n < 0 || n > (Py_ssize_t) SB_FRAME_MAX_PAYLOAD || st->sealed)
 	{
-		PyErr_SetString(PyExc_ValueError, st->exports > 0 ? "store in use" : "bad length");
+		PyErr_SetString(PyExc_ValueError, st->sealed ? "store in use" : "bad length");
 		return NULL;
 	}
-	if (st->len + (size_t) n > st->cap)
-	{
-		size_t		want = st->len + (size_t) n;
-		size_t		cap = st->cap + st->cap / 4;	/* at most a quarter unused */
-		void	   *p;
-
-		if (cap < want)
-			cap = want;
-		cap = (cap + SB_HUGE_PAGE - 1) & ~(size_t) (SB_HUGE_PAGE - 1);
-		p = st->data == NULL ?
-			mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) :
-			mremap(st->data, st->cap, cap, MREMAP_MAYMOVE);
-		if (p == MAP_FAILED)
-			return PyErr_NoMemory();
-		/* huge pages, as malloc's (glibc.malloc.hugetlb): a fault per 2 MB */
-		(void) madvise(p, cap, MADV_HUGEPAGE);
-		st->data = p;
-		st->cap = cap;
-	}
+	if (st->len + (size_t) n > st->cap && sb_store_grow(st, st->len + (size_t) n) < 0)
+		return PyErr_NoMemory();
 	sb_prefault(st->data + st->len, (size_t) n);
 	if (n > 0 && sb_read_stream(st->data + st->len, (size_t) n) < 0)
 	{
