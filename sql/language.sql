@@ -85,6 +85,36 @@ Pair = collections.namedtuple("Pair", "label x")
 return Pair(label="n", x=3)
 $$;
 SELECT (py_named()).*;
+-- an array of composites arrives as a DataFrame, one row per element, its
+-- columns typed as a table input's: with array_agg(t), a function per group
+CREATE TABLE py_sales(region text, sold_on date, amount numeric, note text);
+INSERT INTO py_sales VALUES ('n', '2024-01-01', 10, 'a'), ('n', '2024-01-02', 30, NULL),
+    ('s', '2024-01-01', 5, 'b'), ('s', '2024-01-03', NULL, 'c'), ('s', '2024-01-04', 7.5, NULL);
+CREATE FUNCTION py_summary(rows py_sales[]) RETURNS text
+LANGUAGE pysandbox AS $$
+dtypes = ",".join(f"{c}:{t}" for c, t in rows.dtypes.items())
+best = rows.loc[rows.amount.idxmax()]
+return f"{len(rows)} rows, total {rows.amount.sum()}, best {best.sold_on.date()}, nulls {int(rows.isna().sum().sum())} | {dtypes}"
+$$;
+SELECT region, py_summary(array_agg(s ORDER BY sold_on)) FROM py_sales s
+GROUP BY region ORDER BY region;
+-- NULL elements are rows of NULLs; a NULL array is None; an empty one has
+-- the columns and no rows
+CREATE FUNCTION py_frame_shape(rows py_pair[]) RETURNS text
+LANGUAGE pysandbox AS $$
+import pandas as pd
+if rows is None:
+    return "None"
+return f"{isinstance(rows, pd.DataFrame)} {rows.shape} {list(rows.columns)} {rows.x.tolist()}"
+$$;
+SELECT py_frame_shape(ARRAY[ROW(1, 'a')::py_pair, NULL, ROW(3, NULL)::py_pair]),
+       py_frame_shape(NULL), py_frame_shape('{}');
+-- anonymous records take the first element's row type; all must share it
+CREATE FUNCTION py_records_in(rows record[]) RETURNS text
+LANGUAGE pysandbox AS 'return ",".join(rows.columns) + " " + str(len(rows))';
+SELECT py_records_in(array_agg(ROW(g, g * 2))) FROM generate_series(1, 3) g;
+SELECT py_records_in(ARRAY[NULL::record]);
+
 -- OUT parameters make a row
 CREATE FUNCTION py_divmod(a integer, b integer, OUT q integer, OUT r integer)
 LANGUAGE pysandbox AS 'return a // b, a % b';
@@ -241,5 +271,6 @@ DROP ROLE regress_pysandbox_lang;
 DROP FUNCTION py_add, py_is_none, py_nothing, py_types, py_next_day, py_stamp,
     py_json, py_bytes, py_array, py_numeric, py_big, py_swap, py_tuple, py_named,
     py_divmod, py_squares, py_empty, py_totals, py_pairs, py_mixed, py_records, py_bad_set,
-    py_say, py_fails, py_late, py_spin;
+    py_say, py_fails, py_late, py_spin, py_summary, py_frame_shape, py_records_in;
 DROP TYPE py_pair;
+DROP TABLE py_sales;

@@ -452,7 +452,9 @@ sb_pseudo_type_ok(Oid type, bool result)
 {
 	if (get_typtype(type) != TYPTYPE_PSEUDO)
 		return true;
-	return IsPolymorphicType(type) || type == RECORDOID || (result && type == VOIDOID);
+	/* record[] in: an array of records, as a DataFrame (sb_function_add_frame) */
+	return IsPolymorphicType(type) || type == RECORDOID || (result && type == VOIDOID) ||
+		(!result && type == RECORDARRAYOID);
 }
 
 /*
@@ -540,14 +542,130 @@ sb_function_next_call(SbRequest *req, SbSandbox *held, const SbLimits *limits)
 }
 
 /*
+ * The element type of an array of a composite type (a table's row type, a
+ * composite type or record), or InvalidOid: such an argument arrives as a
+ * DataFrame, one row per element, as array_agg(t) of a group gives it.
+ */
+static Oid
+sb_frame_element(Oid type)
+{
+	Oid			elem = get_element_type(getBaseType(type));
+
+	return OidIsValid(elem) && type_is_rowtype(elem) ? elem : InvalidOid;
+}
+
+/*
+ * Argument i, an array of composites, as a table input named "#i": its
+ * elements' fields as columns, typed as a table input's (a NULL element is
+ * a row of NULLs; a multidimensional array is read in storage order).
+ */
+static void
+sb_function_add_frame(SbRequest *req, SbFunction *fn, int i, Datum d)
+{
+	ArrayType  *arr = DatumGetArrayTypeP(d);
+	Oid			elemtype = ARR_ELEMTYPE(arr);
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+	int			j;
+	int			k;
+	int			ncols = 0;
+	Oid			typid = elemtype;
+	int32		typmod = -1;
+	TupleDesc	desc;
+	SbColumn   *cols;
+	int		   *attno;
+	Datum	   *values;
+	bool	   *isnull;
+	MemoryContext rowcxt;
+	MemoryContext old;
+	const char *param = fn->params[i];
+
+	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
+	deconstruct_array(arr, elemtype, typlen, typbyval, typalign, &elems, &nulls, &n);
+	if (elemtype == RECORDOID)
+	{
+		/* anonymous records: the first element's row type is the frame's */
+		for (j = 0; j < n && nulls[j]; j++)
+			;
+		if (j == n)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("could not determine the columns of argument \"%s\"", param),
+					 errdetail("It is an array of anonymous records, all of them NULL."),
+					 errhint("Pass an array of a named composite type, such as array_agg(t) of a table t.")));
+		typid = HeapTupleHeaderGetTypeId(DatumGetHeapTupleHeader(elems[j]));
+		typmod = HeapTupleHeaderGetTypMod(DatumGetHeapTupleHeader(elems[j]));
+	}
+	desc = lookup_rowtype_tupdesc(typid, typmod);
+	cols = palloc0(sizeof(SbColumn) * Max(desc->natts, 1));
+	attno = palloc(sizeof(int) * Max(desc->natts, 1));
+	for (k = 0; k < desc->natts; k++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, k);
+
+		if (att->attisdropped)
+			continue;
+		sb_column_init(&cols[ncols], NameStr(att->attname), att->atttypid, false,
+					   CurrentMemoryContext);
+		attno[ncols++] = k;
+	}
+	values = palloc(sizeof(Datum) * Max(desc->natts, 1));
+	isnull = palloc(sizeof(bool) * Max(desc->natts, 1));
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "pysandbox argument row",
+								   ALLOCSET_SMALL_SIZES);
+	for (j = 0; j < n; j++)
+	{
+		old = MemoryContextSwitchTo(rowcxt);
+		if (nulls[j])
+		{
+			for (k = 0; k < desc->natts; k++)
+				isnull[k] = true;
+		}
+		else
+		{
+			HeapTupleHeader th = DatumGetHeapTupleHeader(elems[j]);
+			HeapTupleData tup;
+
+			if (HeapTupleHeaderGetTypeId(th) != typid ||
+				HeapTupleHeaderGetTypMod(th) != typmod)
+				ereport(ERROR,
+						(errcode(ERRCODE_DATATYPE_MISMATCH),
+						 errmsg("the records of argument \"%s\" are not all of one row type", param),
+						 errhint("Pass an array of a named composite type, such as array_agg(t) of a table t.")));
+			tup.t_len = HeapTupleHeaderGetDatumLength(th);
+			ItemPointerSetInvalid(&tup.t_self);
+			tup.t_tableOid = InvalidOid;
+			tup.t_data = th;
+			heap_deform_tuple(&tup, desc, values, isnull);
+		}
+		for (k = 0; k < ncols; k++)
+			sb_column_append(&cols[k], values[attno[k]], isnull[attno[k]], (uint64) j, param);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(rowcxt);
+	}
+	MemoryContextDelete(rowcxt);
+	ReleaseTupleDesc(desc);
+	sb_request_add_table(req, psprintf("#%d", i), cols, ncols, (uint64) n);
+	req->input_rows -= (uint64) n;	/* arguments, not a table's rows */
+}
+
+/*
  * The call's arguments as a one-row table input without a name: the child
- * makes plain Python values of them.  A composite goes as JSON (an object).
+ * makes plain Python values of them.  A composite goes as JSON (an object);
+ * an array of composites as its own table "#i" (sb_function_add_frame),
+ * its place among the arguments NULL.
  */
 static void
 sb_function_add_args(SbRequest *req, SbFunction *fn, FunctionCallInfo fcinfo)
 {
 	SbColumn   *cols;
 	int			i;
+	List	   *frames = NIL;
+	ListCell   *lc;
 
 	if (fn->nparams == 0)
 		return;
@@ -565,7 +683,15 @@ sb_function_add_args(SbRequest *req, SbFunction *fn, FunctionCallInfo fcinfo)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),
 					 errmsg("could not determine the type of argument \"%s\"", fn->params[i])));
-		if (type_is_rowtype(type) || type == RECORDOID)
+		if (OidIsValid(sb_frame_element(type)))
+		{
+			/* sent after the arguments, as its own table */
+			if (!isnull)
+				frames = lappend_int(frames, i);
+			isnull = true;
+			type = JSONOID;
+		}
+		else if (type_is_rowtype(type) || type == RECORDOID)
 		{
 			if (!isnull)
 				d = DirectFunctionCall1(row_to_json, d);
@@ -576,6 +702,8 @@ sb_function_add_args(SbRequest *req, SbFunction *fn, FunctionCallInfo fcinfo)
 	}
 	sb_request_add_table(req, "", cols, fn->nparams, 1);
 	req->input_rows--;			/* arguments are no table's rows: max_input_rows is for sql() */
+	foreach(lc, frames)
+		sb_function_add_frame(req, fn, lfirst_int(lc), fcinfo->args[fn->argno[lfirst_int(lc)]].value);
 	if (req->input_bytes > (uint64) req->limits.max_input_mb * 1024 * 1024)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),

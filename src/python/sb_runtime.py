@@ -561,7 +561,20 @@ def _read_call(ftype):
     """A held child's next call (its first frame, ftype, read): the arguments."""
     if ftype != sb_io.CALL:
         raise SandboxProtocolError("unexpected frame %d between calls" % ftype)
-    return _read_tables({}).pop("", ())
+    return _call_args(_read_tables({}))
+
+
+def _call_args(inputs):
+    """A language function's arguments, out of its inputs: the one-row table
+    without a name, with each array of composites (a table "#i" after it)
+    in its place as a DataFrame."""
+    args = list(inputs.pop("", ()))
+    for key in [k for k in inputs if k.startswith("#")]:
+        index = int(key[1:])
+        if not 0 <= index < len(args):
+            raise SandboxProtocolError("malformed arguments")
+        args[index] = inputs.pop(key)
+    return args
 
 
 def _read_or_report(read, data, what):
@@ -1084,7 +1097,7 @@ def _serve_request(python_layer, request, inputs):
             name = "function"
         returns = [name]
         function = (name, tuple(spec["params"]))
-        inputs = dict(zip(function[1], inputs.pop("", ())))
+        inputs = dict(zip(function[1], _call_args(inputs)))
     out = _Output(limit)
     lines = code.splitlines()
     sys.stdout = _Stream(out, False)
