@@ -109,11 +109,28 @@ return f"{isinstance(rows, pd.DataFrame)} {rows.shape} {list(rows.columns)} {row
 $$;
 SELECT py_frame_shape(ARRAY[ROW(1, 'a')::py_pair, NULL, ROW(3, NULL)::py_pair]),
        py_frame_shape(NULL), py_frame_shape('{}');
+-- a domain over the composite too; numeric as the options say
+CREATE DOMAIN py_pos_pair AS py_pair CHECK ((VALUE).x > 0);
+CREATE FUNCTION py_frame_types(rows py_pos_pair[], amounts py_sales[]) RETURNS text
+LANGUAGE pysandbox AS $$
+import decimal
+return f"{rows.x.tolist()} {rows.dtypes.x} {isinstance(amounts.amount.iloc[0], decimal.Decimal)}"
+$$;
+SELECT py_frame_types(ARRAY[ROW(2, 'b')::py_pos_pair], (SELECT array_agg(s) FROM py_sales s));
+ALTER FUNCTION py_frame_types SET pysandbox.options = '{"numeric": "decimal"}';
+SELECT py_frame_types(ARRAY[ROW(2, 'b')::py_pos_pair], (SELECT array_agg(s) FROM py_sales s));
+-- the arguments' budget holds while the frame fills: NULL elements cost
+-- little in the array but a value a column in the frame
+SET pysandbox.options = '{"max_input_mb": 1}';
+SELECT py_frame_shape(array_fill(NULL::py_pair, ARRAY[1000000]));
+SELECT py_frame_shape(array_fill(NULL::py_pair, ARRAY[100000]));
+RESET pysandbox.options;
 -- anonymous records take the first element's row type; all must share it
 CREATE FUNCTION py_records_in(rows record[]) RETURNS text
 LANGUAGE pysandbox AS 'return ",".join(rows.columns) + " " + str(len(rows))';
 SELECT py_records_in(array_agg(ROW(g, g * 2))) FROM generate_series(1, 3) g;
 SELECT py_records_in(ARRAY[NULL::record]);
+SELECT py_records_in('{}'::record[]);
 
 -- OUT parameters make a row
 CREATE FUNCTION py_divmod(a integer, b integer, OUT q integer, OUT r integer)
@@ -271,6 +288,8 @@ DROP ROLE regress_pysandbox_lang;
 DROP FUNCTION py_add, py_is_none, py_nothing, py_types, py_next_day, py_stamp,
     py_json, py_bytes, py_array, py_numeric, py_big, py_swap, py_tuple, py_named,
     py_divmod, py_squares, py_empty, py_totals, py_pairs, py_mixed, py_records, py_bad_set,
-    py_say, py_fails, py_late, py_spin, py_summary, py_frame_shape, py_records_in;
+    py_say, py_fails, py_late, py_spin, py_summary, py_frame_shape, py_records_in,
+    py_frame_types;
+DROP DOMAIN py_pos_pair;
 DROP TYPE py_pair;
 DROP TABLE py_sales;

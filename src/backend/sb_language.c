@@ -554,6 +554,18 @@ sb_frame_element(Oid type)
 	return OidIsValid(elem) && type_is_rowtype(elem) ? elem : InvalidOid;
 }
 
+/* Raise the arguments' size error if adding bytes would pass max_input_mb. */
+static void
+sb_frame_budget(SbRequest *req, SbFunction *fn, uint64 bytes)
+{
+	if (req->input_bytes + bytes > (uint64) req->limits.max_input_mb * 1024 * 1024)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the arguments of pysandbox function \"%s\" are larger than %d MB",
+						fn->proname, req->limits.max_input_mb),
+				 errhint("%s", sb_limit_hint("Pass less data", &req->limits, SB_LIMIT_INPUT_SIZE))));
+}
+
 /*
  * Argument i, an array of composites, as a table input named "#i": its
  * elements' fields as columns, typed as a table input's (a NULL element is
@@ -586,7 +598,15 @@ sb_function_add_frame(SbRequest *req, SbFunction *fn, int i, Datum d)
 
 	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
 	deconstruct_array(arr, elemtype, typlen, typbyval, typalign, &elems, &nulls, &n);
-	if (elemtype == RECORDOID)
+	if (elemtype == RECORDOID && n == 0)
+	{
+		/* no records, no row type: a frame without columns or rows */
+		sb_request_add_table(req, psprintf("#%d", i), NULL, 0, 0);
+		return;
+	}
+	if (elemtype != RECORDOID)
+		typid = getBaseType(elemtype);	/* a domain's elements carry its base type */
+	else
 	{
 		/* anonymous records: the first element's row type is the frame's */
 		for (j = 0; j < n && nulls[j]; j++)
@@ -609,10 +629,17 @@ sb_function_add_frame(SbRequest *req, SbFunction *fn, int i, Datum d)
 
 		if (att->attisdropped)
 			continue;
-		sb_column_init(&cols[ncols], NameStr(att->attname), att->atttypid, false,
-					   CurrentMemoryContext);
+		sb_column_init(&cols[ncols], NameStr(att->attname), att->atttypid,
+					   req->numeric_decimal, CurrentMemoryContext);
 		attno[ncols++] = k;
 	}
+
+	/*
+	 * The input budget before and while the columns fill: a NULL element
+	 * is a bit in the array but at least a byte a column here, so a small
+	 * array can ask for far more than it holds
+	 */
+	sb_frame_budget(req, fn, (uint64) n * (uint64) Max(ncols, 1));
 	values = palloc(sizeof(Datum) * Max(desc->natts, 1));
 	isnull = palloc(sizeof(bool) * Max(desc->natts, 1));
 	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "pysandbox argument row",
@@ -646,6 +673,14 @@ sb_function_add_frame(SbRequest *req, SbFunction *fn, int i, Datum d)
 			sb_column_append(&cols[k], values[attno[k]], isnull[attno[k]], (uint64) j, param);
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(rowcxt);
+		if (j % 1024 == 1023)
+		{
+			uint64		bytes = 0;
+
+			for (k = 0; k < ncols; k++)
+				bytes += sb_column_size(&cols[k]);
+			sb_frame_budget(req, fn, bytes);
+		}
 	}
 	MemoryContextDelete(rowcxt);
 	ReleaseTupleDesc(desc);
