@@ -354,6 +354,7 @@ typedef struct SbTableJob
 	struct SbGroupScan *group;	/* options.group_by's scan, or NULL */
 } SbTableJob;
 extern void sb_table_input_context(void *arg);
+extern void sb_push_input_context(ErrorContextCallback *cb, const char *name);
 extern struct _SPI_plan *sb_table_prepare(const char *name, const char *query,
 										  JsonbValue *params, ParamListInfo *paramLI);
 extern struct _SPI_plan *sb_table_prepare_with(const char *name, const char *query,

@@ -113,10 +113,7 @@ sb_describe_job(void *arg)
 	bool		nulls_anywhere;
 	int			col = 0;
 
-	errcb.callback = sb_table_input_context;
-	errcb.arg = (void *) job->name;
-	errcb.previous = error_context_stack;
-	error_context_stack = &errcb;
+	sb_push_input_context(&errcb, job->name);
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");

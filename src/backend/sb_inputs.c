@@ -306,6 +306,16 @@ sb_table_input_context(void *arg)
 		errcontext("table input \"%s\"", (const char *) arg);
 }
 
+/* Push cb, naming input name in errors, onto the error context stack. */
+void
+sb_push_input_context(ErrorContextCallback *cb, const char *name)
+{
+	cb->callback = sb_table_input_context;
+	cb->arg = (void *) name;
+	cb->previous = error_context_stack;
+	error_context_stack = cb;
+}
+
 /*
  * Run one table input's query into column buffers and add its TABLE and
  * COLUMN frames to the request.
@@ -428,10 +438,7 @@ sb_table_input_scan(SbRequest *req, const char *name, const char *query, JsonbVa
 	MemoryContext cxt = CurrentMemoryContext;
 	const char *what = strcmp(name, "sql()") == 0 ? name : psprintf("input \"%s\"", name);
 
-	errcb.callback = sb_table_input_context;
-	errcb.arg = (void *) name;
-	errcb.previous = error_context_stack;
-	error_context_stack = &errcb;
+	sb_push_input_context(&errcb, name);
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -676,10 +683,7 @@ sb_table_name(const char *input, const char *relname)
 	ErrorContextCallback errcb;
 	List	   *names;
 
-	errcb.callback = sb_table_input_context;
-	errcb.arg = (void *) input;
-	errcb.previous = error_context_stack;
-	error_context_stack = &errcb;
+	sb_push_input_context(&errcb, input);
 	names = stringToQualifiedNameList(relname);
 	error_context_stack = errcb.previous;
 	return names;

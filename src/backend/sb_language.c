@@ -81,6 +81,8 @@ typedef struct SbFunction
 	char	  **params;			/* their names */
 	int		   *argno;			/* their positions among the call's arguments */
 	Oid		   *argtypes;		/* their declared types */
+	bool	   *frames;			/* declared arrays of composites (DataFrames;
+								 * polymorphic ones are judged per call) */
 } SbFunction;
 
 /*
@@ -371,6 +373,8 @@ sb_python_name(const char *proname)
  * Read a function's definition: its body and its input arguments, each of
  * which must have a name that is a Python identifier.
  */
+static Oid	sb_frame_element(Oid type);
+
 static SbFunction *
 sb_function_read(HeapTuple procTup)
 {
@@ -396,6 +400,7 @@ sb_function_read(HeapTuple procTup)
 	fn->params = palloc0(sizeof(char *) * Max(nargs, 1));
 	fn->argno = palloc0(sizeof(int) * Max(nargs, 1));
 	fn->argtypes = palloc0(sizeof(Oid) * Max(nargs, 1));
+	fn->frames = palloc0(sizeof(bool) * Max(nargs, 1));
 	for (i = 0; i < nargs; i++)
 	{
 		char		mode = argmodes ? argmodes[i] : PROARGMODE_IN;
@@ -419,6 +424,8 @@ sb_function_read(HeapTuple procTup)
 		fn->params[in] = pstrdup(name);
 		fn->argno[in] = in;
 		fn->argtypes[in] = argtypes[i];
+		fn->frames[in] = !IsPolymorphicType(argtypes[i]) &&
+			OidIsValid(sb_frame_element(argtypes[i]));
 		in++;
 	}
 	fn->nparams = in;
@@ -712,13 +719,18 @@ sb_function_add_args(SbRequest *req, SbFunction *fn, FunctionCallInfo fcinfo)
 		bool		isnull = fcinfo->args[argno].isnull;
 		Datum		d = fcinfo->args[argno].value;
 
+		bool		frame = fn->frames[i];
+
 		if (IsPolymorphicType(type))
+		{
 			type = get_fn_expr_argtype(fcinfo->flinfo, argno);
+			frame = OidIsValid(type) && OidIsValid(sb_frame_element(type));
+		}
 		if (!OidIsValid(type))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),
 					 errmsg("could not determine the type of argument \"%s\"", fn->params[i])));
-		if (OidIsValid(sb_frame_element(type)))
+		if (frame)
 		{
 			/* sent after the arguments, as its own table */
 			if (!isnull)

@@ -194,10 +194,7 @@ sb_stream_row_group(SbRequest *req, SbStreamRun *s)
 	long		left;
 	int			i;
 
-	errcb.callback = sb_table_input_context;
-	errcb.arg = (void *) in->name;
-	errcb.previous = error_context_stack;
-	error_context_stack = &errcb;
+	sb_push_input_context(&errcb, in->name);
 
 	/* the previous row group is out: its buffers take the next */
 	for (i = 0; i < r->ncols; i++)
@@ -357,10 +354,7 @@ sb_stream_job(void *arg)
 		SPIPlanPtr	plan;
 		MemoryContext colcxt;
 
-		errcb.callback = sb_table_input_context;
-		errcb.arg = (void *) in->name;
-		errcb.previous = error_context_stack;
-		error_context_stack = &errcb;
+		sb_push_input_context(&errcb, in->name);
 		/* read forward only: a sort need not keep its result for rewinding */
 		plan = sb_table_prepare_with(in->name, in->query, in->params, &paramLI,
 									 CURSOR_OPT_NO_SCROLL);

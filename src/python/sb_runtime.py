@@ -487,14 +487,20 @@ def _read_tables(inputs):
             continue
         if header.get("stream"):
             columns, header["nrows"] = _read_row_groups(header)
+            inputs[header["name"]] = sb_codec.decode_table(header, columns)
         else:
-            columns = []
-            for col in header["columns"]:
-                ftype, payload = sb_io.recv()
-                if ftype != sb_io.COLUMN:
-                    raise SandboxProtocolError("expected a column frame")
-                columns.append(sb_codec.decode_column(col["kind"], header["nrows"], payload))
-        inputs[header["name"]] = sb_codec.decode_table(header, columns)
+            inputs[header["name"]] = _read_table(header)
+
+
+def _read_table(header):
+    """The DataFrame of a TABLE header whose columns follow, one COLUMN frame each."""
+    columns = []
+    for col in header["columns"]:
+        ftype, payload = sb_io.recv()
+        if ftype != sb_io.COLUMN:
+            raise SandboxProtocolError("expected a column frame")
+        columns.append(sb_codec.decode_column(col["kind"], header["nrows"], payload))
+    return sb_codec.decode_table(header, columns)
 
 
 def _read_row_groups(header):
@@ -980,14 +986,7 @@ def sql(query, *params):
                        str(err.get("detail", "")), str(err.get("hint", "")))
     if ftype != sb_io.TABLE:
         raise SandboxProtocolError("unexpected frame %d answering sql()" % ftype)
-    header = _frame_json(data)
-    columns = []
-    for col in header["columns"]:
-        ftype, data = sb_io.recv()
-        if ftype != sb_io.COLUMN:
-            raise SandboxProtocolError("expected a column frame")
-        columns.append(sb_codec.decode_column(col["kind"], header["nrows"], data))
-    return sb_codec.decode_table(header, columns)
+    return _read_table(_frame_json(data))
 
 
 class ArgumentsError(Exception):
