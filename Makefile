@@ -50,6 +50,7 @@ WORKER_OBJS = \
 	src/worker/sb_mountns.wo \
 	src/worker/sb_seccomp.wo \
 	src/worker/sb_python.wo \
+	src/worker/sb_io.wo \
 	src/worker/sb_hotpages.wo \
 	src/worker/sb_preloaded.wo \
 	src/worker/sb_embedded.wo \
@@ -81,6 +82,9 @@ src/worker/sb_embedded.c: $(PY_SOURCES) src/worker/sb_embed.sh
 	sh src/worker/sb_embed.sh $@ $(PY_SOURCES)
 
 src/worker/sb_python.wo: src/worker/sb_python.c src/worker/sb_worker.h src/protocol/sb_protocol.h
+	$(CC) $(WORKER_CFLAGS) $(PY_CFLAGS) -c -o $@ $<
+
+src/worker/sb_io.wo: src/worker/sb_io.c src/worker/sb_worker.h src/protocol/sb_protocol.h
 	$(CC) $(WORKER_CFLAGS) $(PY_CFLAGS) -c -o $@ $<
 
 src/worker/sb_frame.wo: src/protocol/sb_frame.c src/protocol/sb_protocol.h

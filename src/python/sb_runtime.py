@@ -1261,7 +1261,7 @@ def _send_value(rows, nrows, payloads, text, end, last=False):
         sb_io.send(sb_io.RESULT, text.encode("utf-8"), end)
 
 
-# how long a held child polls for its next call before it sleeps (sb_python.c)
+# how long a held child polls for its next call before it sleeps (sb_io.c)
 _HELD_SPIN_US = 200
 
 

@@ -50,7 +50,14 @@ extern bool sb_seccomp_ready(void);
 extern void sb_seccomp_prepare(void);
 extern int	sb_seccomp_apply(pid_t self);
 
+/* sb_io.c: the child's channel, the builtin module sb_io */
+struct _object;
+extern struct _object *sb_io_init(void);
+extern bool sb_claim_pending;	/* the next frame claims a spare's call */
+extern uint32_t sb_call_cpu_ms; /* the call's CPU limit */
+
 /* sb_python.c: the embedded interpreter */
+extern int	sb_getrandom_all(void *buf, size_t len);
 extern int	sb_python_start(const char *allowed_modules, const char *preload_modules);
 extern void sb_python_preload(const char *preload_modules, char *buf, size_t size);
 extern void sb_python_preloaded_elsewhere(const char *names);
