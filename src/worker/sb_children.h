@@ -1,8 +1,8 @@
 /*
  * sb_children.h
  *		The worker's bookkeeping of its children and clients, shared by the
- *		poll loop (sb_worker.c), forking children (sb_fork.c) and the timing
- *		of held children (sb_held.c).
+ *		poll loop (sb_worker.c), forking children (sb_fork.c), the pool of
+ *		spares (sb_spares.c) and the timing of held children (sb_held.c).
  *		Private to the worker binary.
  */
 #ifndef SB_CHILDREN_H
@@ -88,6 +88,18 @@ extern void sb_discard_child(SbChild *c);
 extern uint64_t sb_now_us(void);
 extern uint64_t sb_child_cpu_us(const SbChild *c);
 extern void sb_start_reserved(SbClient *cl);
+
+/* sb_spares.c: the pool of spares, at most SB_MAX_SPARES */
+#define SB_MAX_SPARES 16
+struct pollfd;
+extern int	sb_spares_count(void);
+extern bool sb_spares_have_shape(uint32_t shape);
+extern bool sb_spares_has(pid_t pid);
+extern bool sb_spares_add(uint32_t shape);
+extern void sb_spares_note_call(const SbSpawnRequest *req);
+extern bool sb_spares_take(const SbSpawnRequest *req, SbChild *out);
+extern size_t sb_spares_poll(struct pollfd *pfds);
+extern void sb_spares_polled(const struct pollfd *pfds);
 
 /* sb_held.c */
 extern SbChild *sb_held_find(SbClient *cl, pid_t pid);

@@ -4,8 +4,9 @@
  *		it (itself, or through the preloaded process), what it runs before
  *		it waits for its call's limits (sb_child_main: the call-independent
  *		containment steps, a spare's warm-up), and discarding one no client
- *		will hear of.  Serving clients, spares, reservations and deadlines
- *		is sb_worker.c's; timing held children, sb_held.c's.
+ *		will hear of.  Serving clients, reservations and deadlines is
+ *		sb_worker.c's; the pool of spares, sb_spares.c's; timing held
+ *		children, sb_held.c's.
  */
 #include "sb_children.h"
 

@@ -28,7 +28,7 @@
  *	   typical call's code paths, so the copy-on-write
  *	   faults are paid before anyone waits; once recent calls agree on
  *	   their limits, a warm spare gets them at once and finishes its
- *	   containment while it waits (sb_contain_ahead), and
+ *	   containment while it waits (sb_spares.c), and
  *	4. serves SPAWN requests: it takes a spare of the requested shape and
  *	   limits (or forks a fresh child), writes the call's limits as the
  *	   first frame on the child's data socket unless it has them already,
@@ -75,8 +75,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SB_MAX_SPARES 16
-
 static SbReady sb_ready;
 static bool sb_server_mode = false;
 static int	sb_listen_fd = -1;
@@ -109,9 +107,6 @@ uint64_t	sb_ncpus = 1;
 static SbClient *sb_clients = NULL;
 static int	sb_nclients = 0;	/* slots allocated */
 
-static SbChild sb_spares[SB_MAX_SPARES];
-static int	sb_nspares = 0;
-
 /*
  * Children no client will hear of again, killed and waiting to be reaped:
  * those whose backend took a complete result and moved on before they
@@ -124,27 +119,10 @@ static int	sb_norphans = 0;
 static int	sb_orphans_cap = 0;
 
 /*
- * The limits of the latest call, and how many calls in a row asked for the
- * same.  Once two did, a spare that is ready gets them at once and finishes
- * its containment (rlimits, Landlock, seccomp) before any call arrives, so
- * a call with those limits no longer waits for it; a call with others takes
- * an uncontained spare or a fresh fork, and the contained ones are dropped.
- */
-static SbSpawnRequest sb_recent_limits;
-static int	sb_recent_streak = 0;
-
-/*
  * Reservations (see sb_protocol.h).  A session idle this long gives its
  * reserved child up to another that wants one when no spare is left.
  */
 #define SB_RESERVATION_STEAL_US 2000000
-
-/* Do two requests contain a child alike?  (The deadline is the worker's.) */
-static bool
-sb_same_limits(const SbSpawnRequest *a, const SbSpawnRequest *b)
-{
-	return a->cpu_ms == b->cpu_ms && a->memory_mb == b->memory_mb && a->flags == b->flags;
-}
 
 /* Print a diagnostic to the worker's stderr (the server log) and exit. */
 static void __attribute__((noreturn))
@@ -333,55 +311,6 @@ sb_client_gone(SbClient *cl)
 	sb_client_free(cl);
 }
 
-/*
- * A spare has warmed up: if recent calls agree on their limits (and the
- * spare's shape fits them), send it those limits now, so that it finishes
- * its containment while no call waits.  It then blocks, fully contained,
- * on the request that only a backend can send.
- */
-static void
-sb_contain_ahead(SbChild *c)
-{
-	if (sb_recent_streak < 2 ||
-		(sb_recent_limits.flags & SB_SPAWN_SHAPE_FLAGS) != c->shape)
-		return;
-	if (sb_send_frame(c->data_fd, SB_DATA_LIMITS, &sb_recent_limits, sizeof(sb_recent_limits)) < 0)
-		return;					/* it died: its pidfd says so next round */
-	c->contained = true;
-	c->limits = sb_recent_limits;
-}
-
-/*
- * Take a ready spare that can serve calls with limits req (its shape, and
- * the limits it was contained with, if any) out of the pool.
- */
-static bool
-sb_take_spare(const SbSpawnRequest *req, SbChild *out)
-{
-	uint32_t	shape = req->flags & SB_SPAWN_SHAPE_FLAGS;
-	int			i;
-
-	for (i = 0; i < sb_nspares; i++)
-	{
-		struct pollfd alive = {.fd = sb_spares[i].pidfd,.events = POLLIN};
-
-		if (sb_spares[i].shape != shape || !sb_spares[i].ready ||
-			(sb_spares[i].contained && !sb_same_limits(req, &sb_spares[i].limits)))
-			continue;
-		*out = sb_spares[i];
-		sb_spares[i] = sb_spares[--sb_nspares];
-		if (poll(&alive, 1, 0) != 0)
-		{
-			/* it died since it said it was ready */
-			sb_discard_child(out);
-			i = -1;				/* the array changed: look again */
-			continue;
-		}
-		return true;
-	}
-	return false;
-}
-
 /* Give the client a child for its call: a matching spare, or a fresh one. */
 static void
 sb_dispatch(SbClient *cl, const SbSpawnRequest *req)
@@ -389,40 +318,12 @@ sb_dispatch(SbClient *cl, const SbSpawnRequest *req)
 	uint32_t	shape = req->flags & SB_SPAWN_SHAPE_FLAGS;
 	SbChild		child;
 	SbSpawned	sp;
-	bool		have = false;
-	bool		from_pool = false;
-	int			i;
+	bool		from_pool;
 
-	/*
-	 * Children of the preloaded process are forked on demand: their
-	 * requests neither shape the spares nor cost a spare its limits.
-	 */
-	if (shape & SB_SPAWN_PRELOADED)
-		;
-	else if (sb_recent_streak > 0 && sb_same_limits(req, &sb_recent_limits))
-		sb_recent_streak = 2;	/* two in a row is all that counts */
-	else
-	{
-		sb_recent_limits = *req;
-		sb_recent_streak = 1;
-	}
-
-	/*
-	 * a spare still warming up would make the caller wait: fork instead;
-	 * one contained with other limits cannot serve this call or, most
-	 * likely, the next ones: drop it
-	 */
-	for (i = 0; i < sb_nspares && !(shape & SB_SPAWN_PRELOADED); i++)
-	{
-		if (sb_spares[i].contained && !sb_same_limits(req, &sb_spares[i].limits))
-		{
-			sb_discard_child(&sb_spares[i]);
-			sb_spares[i] = sb_spares[--sb_nspares];
-			i--;
-		}
-	}
-	have = from_pool = sb_take_spare(req, &child);
-	if (!have && !sb_fork_child(shape, false, &child))
+	/* a spare still warming up would make the caller wait: fork instead */
+	sb_spares_note_call(req);
+	from_pool = sb_spares_take(req, &child);
+	if (!from_pool && !sb_fork_child(shape, false, &child))
 	{
 		static const char msg[] = "could not fork a sandbox process";
 
@@ -797,20 +698,18 @@ sb_grant_reservations(void)
 		if (best == NULL ||
 			(sb_max_concurrent > 0 && sb_in_flight + sb_nreserved >= (int) sb_max_concurrent))
 			return;
-		if (!sb_take_spare(&best->reserve_req, &spare))
+		if (!sb_spares_take(&best->reserve_req, &spare))
 		{
 			/*
 			 * Take one back only if that lets the pool refill with a
 			 * spare for this client: none of its shape is warming up,
 			 * and the refill forks its shape.
 			 */
-			bool		warming = false;
+			uint32_t	shape = best->reserve_req.flags & SB_SPAWN_SHAPE_FLAGS;
 
-			for (i = 0; i < sb_nspares; i++)
-				if (sb_spares[i].shape == (best->reserve_req.flags & SB_SPAWN_SHAPE_FLAGS))
-					warming = true;
-			if (!warming && sb_nspares + sb_nreserved >= sb_target_spares &&
-				(best->reserve_req.flags & SB_SPAWN_SHAPE_FLAGS) == sb_default_shape)
+			if (!sb_spares_have_shape(shape) &&
+				sb_spares_count() + sb_nreserved >= sb_target_spares &&
+				shape == sb_default_shape)
 				(void) sb_revoke_oldest(best, SB_RESERVATION_STEAL_US);
 			return;
 		}
@@ -1128,9 +1027,8 @@ sb_pid_known(pid_t pid)
 			sb_held_find(&sb_clients[i], pid) != NULL)
 			return true;
 	}
-	for (i = 0; i < sb_nspares; i++)
-		if (sb_spares[i].pid == pid)
-			return true;
+	if (sb_spares_has(pid))
+		return true;
 	for (i = 0; i < sb_norphans; i++)
 		if (sb_orphans[i].pid == pid)
 			return true;
@@ -1176,9 +1074,10 @@ sb_serve(void)
 		int			rc;
 		/* new spares are forked only when idle: fork blocks us */
 		uint64_t	now = sb_now_us();
-		bool		refill = sb_nspares + sb_nreserved < sb_target_spares &&
+		bool		refill = sb_spares_count() + sb_nreserved < sb_target_spares &&
 			sb_in_flight == sb_nheld_all;
 		int			idle_wait = 0;
+		size_t		spares_at;
 		size_t		orphans_at;
 		int			norphans = sb_norphans;
 
@@ -1204,11 +1103,8 @@ sb_serve(void)
 			for (j = 0; j < SB_MAX_HELD; j++)
 				pfds[n++] = (struct pollfd) {.fd = j < cl->nheld ? cl->held[j].pidfd : -1,.events = POLLIN};
 		}
-		for (i = 0; i < (size_t) sb_nspares; i++)
-		{
-			pfds[n++] = (struct pollfd) {.fd = sb_spares[i].pidfd,.events = POLLIN};
-			pfds[n++] = (struct pollfd) {.fd = sb_spares[i].ready ? -1 : sb_spares[i].data_fd,.events = POLLIN};
-		}
+		spares_at = n;
+		n += sb_spares_poll(pfds + n);
 		orphans_at = n;
 		for (i = 0; i < (size_t) sb_norphans; i++)
 			pfds[n++] = (struct pollfd) {.fd = sb_orphans[i].pidfd,.events = POLLIN};
@@ -1234,7 +1130,7 @@ sb_serve(void)
 		if (rc > 0)
 		{
 			int			nclients = sb_nclients;
-			size_t		k = (sb_listen_fd >= 0 ? 1 : 0) + (3 + SB_MAX_HELD) * (size_t) nclients;
+			size_t		k;
 
 			if (pfds[n - 1].fd >= 0 && pfds[n - 1].revents)
 				sb_preloaded_lost();
@@ -1246,33 +1142,9 @@ sb_serve(void)
 
 			/*
 			 * Spares next: a dispatch below may take one and reorder the
-			 * array, and these poll entries follow its current order.
+			 * pool, and these poll entries follow its current order.
 			 */
-			for (i = 0; i < (size_t) sb_nspares; i++, k += 2)
-			{
-				char		byte = 0;
-
-				if (pfds[k + 1].fd >= 0 && pfds[k + 1].revents &&
-					read(sb_spares[i].data_fd, &byte, 1) == 1 && byte == 'R')
-				{
-					sb_spares[i].ready = true;
-					sb_contain_ahead(&sb_spares[i]);
-				}
-				else if (pfds[k].revents || pfds[k + 1].revents)
-				{
-					/*
-					 * a spare died waiting (OOM killer, a failed step); if
-					 * it died containing itself ahead, the next calls will
-					 * say why: contain no more spares ahead until two agree
-					 */
-					fprintf(stderr, "pysandbox-worker: a spare sandbox process exited early\n");
-					if (sb_spares[i].contained)
-						sb_recent_streak = 0;
-					sb_discard_child(&sb_spares[i]);
-					sb_spares[i] = sb_spares[--sb_nspares];
-					break;		/* the rest is seen on the next round */
-				}
-			}
+			sb_spares_polled(pfds + spares_at);
 
 			k = 0;
 			if (sb_listen_fd >= 0 && (pfds[k++].revents & POLLIN))
@@ -1321,15 +1193,11 @@ sb_serve(void)
 
 		if (rc == 0 && refill && sb_now_us() - sb_last_busy_us >= SB_SPARE_IDLE_US)
 		{
-			SbChild		spare;
-
-			if (sb_fork_child(sb_default_shape, true, &spare))
-				sb_spares[sb_nspares++] = spare;
-			else
+			if (!sb_spares_add(sb_default_shape))
 			{
 				fprintf(stderr, "pysandbox-worker: could not fork a spare: %s\n",
 						strerror(errno));
-				sb_target_spares = sb_nspares;	/* do not spin */
+				sb_target_spares = sb_spares_count();	/* do not spin */
 			}
 		}
 	}
