@@ -171,6 +171,25 @@ SET pysandbox.memory_limit = '256MB';
 SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}', %L)::text$q$, :'wsopt8'));
 RESET pysandbox.memory_limit;
 
+-- what a call leaves in reference cycles is freed between calls: pandas'
+-- .str accessor caches itself on the temporary Series it was made for
+-- (a cycle), so each call here left ~20 MB of strings that only a
+-- collection frees; twelve calls reached the memory limit before
+SELECT sandbox_workspace_open('{"memory_mb": 160}') AS cyc \gset
+SELECT sandbox_execute($$
+import pandas as pd
+def main(ws):
+    ws["df"] = pd.DataFrame({"s": ["text %d" % (i % 1000) for i in range(300000)]})
+    return len(ws["df"])
+$$, '{}', '{main}', jsonb_build_object('workspace', :'cyc'));
+SELECT count(*) AS calls, min(r::text) AS first, max(r::text) AS last
+FROM (SELECT sandbox_execute($$
+def main(ws):
+    return int(ws["df"].s.str.upper().str.len().sum())
+$$, '{}', '{main}', jsonb_build_object('workspace', :'cyc')) AS r
+      FROM generate_series(1, 12)) AS each_call;
+SELECT sandbox_workspace_close(:'cyc');
+
 -- DISCARD ALL (a pooler's reset) ends every workspace of the session,
 -- once PostgreSQL lets it run
 SELECT sandbox_workspace_open() IS NOT NULL AS opened;

@@ -372,7 +372,7 @@ class _Output:
         Nothing is sent for empty text; every frame costs its header too,
         as the backend counts it.
         """
-        if not text:
+        if not text or _BETWEEN_CALLS[0]:
             return
         data = text.encode("utf-8", "replace")
         self.used += len(data) + FRAME_OVERHEAD
@@ -1059,6 +1059,7 @@ def _serve_workspace(python_layer, request, inputs):
             return 73
         if code != 0:
             return code
+        _collect_between_calls()
         if not sb_io.next_call():
             return 0
         while request is None:
@@ -1078,8 +1079,33 @@ def _serve_workspace(python_layer, request, inputs):
                 request, inputs = got
 
 
+# set in a workspace's child between its calls: the backend reads nothing
+# then, so what runs then (finalizers) prints nothing
+_BETWEEN_CALLS = [False]
+
+
+def _collect_between_calls():
+    """After a workspace's call has its answer: free what the call left in
+    reference cycles.  pandas makes such cycles all the time (a Series and
+    the .str or .dt accessor it caches on itself), and a cycle that holds a
+    temporary column of a million strings goes only with a collection,
+    which allocating containers triggers, not allocating strings: a
+    workspace's calls grew by that much each until its memory limit ended
+    one.  The collection scans only what the workspace's calls made (the
+    warm heap is frozen); its time, mostly freeing what it finds, is spent
+    between calls, against the workspace's CPU allowance between calls
+    (SB_WORKSPACE_IDLE_CPU_MS), before the CPU rlimit is checked for the
+    next call."""
+    _BETWEEN_CALLS[0] = True
+    try:
+        gc.collect()
+    except BaseException:  # noqa: B902 - a finalizer's; nothing to tell it to
+        pass
+
+
 def _serve_request(python_layer, request, inputs):
     """One request: validate, run and answer it.  Returns the exit code."""
+    _BETWEEN_CALLS[0] = False
     code = request["code"]
     returns = request["returns"]
     allowed = request["allowed_modules"]
