@@ -158,6 +158,11 @@ CREATE SEQUENCE seq;
 SELECT sandbox_execute('def main(df): return 1',
     '{"df": {"$query": "SELECT nextval(''seq'')"}}');
 SELECT pg_temp.sqlstate('{"df": {"$query": "SELECT nextval(''seq'')"}}');
+-- planning is read-only too: an immutable function is run (folded) while
+-- the query is planned, before it runs
+CREATE FUNCTION pg_temp.next_folded() RETURNS bigint LANGUAGE plpgsql IMMUTABLE
+AS 'BEGIN RETURN nextval(''seq''); END';
+SELECT pg_temp.sqlstate('{"df": {"$query": "SELECT pg_temp.next_folded() AS v"}}');
 -- SELECTs that write are refused like any other non-SELECT statement:
 -- a data-modifying WITH, FOR UPDATE (it locks rows) and SELECT INTO
 SELECT sandbox_execute('def main(df): return 1',

@@ -124,6 +124,15 @@ SELECT py_frame_types(ARRAY[ROW(2, 'b')::py_pos_pair], (SELECT array_agg(s) FROM
 SET pysandbox.options = '{"max_input_mb": 1}';
 SELECT py_frame_shape(array_fill(NULL::py_pair, ARRAY[1000000]));
 SELECT py_frame_shape(array_fill(NULL::py_pair, ARRAY[100000]));
+-- and before any element is read: 130M NULLs are 16 MB in the array, but
+-- their values and NULL flags as arrays were 1.17 GB of the backend's
+-- memory before the budget was first checked
+CREATE FUNCTION pg_temp.peak_kb() RETURNS bigint LANGUAGE sql AS $$
+SELECT substring(pg_read_file('/proc/' || pg_backend_pid() || '/status')
+                 FROM 'VmHWM:\s*(\d+) kB')::bigint $$;
+SELECT pg_temp.peak_kb() AS peak_before \gset
+SELECT py_frame_shape(array_fill(NULL::py_pair, ARRAY[130000000]));
+SELECT pg_temp.peak_kb() - :peak_before < 100 * 1024 AS backend_grew_less_than_100mb;
 RESET pysandbox.options;
 -- anonymous records take the first element's row type; all must share it
 CREATE FUNCTION py_records_in(rows record[]) RETURNS text

@@ -583,13 +583,11 @@ sb_function_add_frame(SbRequest *req, SbFunction *fn, int i, Datum d)
 {
 	ArrayType  *arr = DatumGetArrayTypeP(d);
 	Oid			elemtype = ARR_ELEMTYPE(arr);
-	int16		typlen;
-	bool		typbyval;
-	char		typalign;
-	Datum	   *elems;
-	bool	   *nulls;
-	int			n;
-	int			j;
+	int			n = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+	ArrayIterator it;
+	Datum		elem;
+	bool		elemnull;
+	int			j = 0;
 	int			k;
 	int			ncols = 0;
 	Oid			typid = elemtype;
@@ -603,8 +601,13 @@ sb_function_add_frame(SbRequest *req, SbFunction *fn, int i, Datum d)
 	MemoryContext old;
 	const char *param = fn->params[i];
 
-	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
-	deconstruct_array(arr, elemtype, typlen, typbyval, typalign, &elems, &nulls, &n);
+	/*
+	 * The input budget first, at a byte a row, before anything is allocated
+	 * per element: an array of NULLs is a bit an element, and a few MB of
+	 * it would otherwise ask for gigabytes of element arrays.  The elements
+	 * are read in place, one at a time.
+	 */
+	sb_frame_budget(req, fn, (uint64) n);
 	if (elemtype == RECORDOID && n == 0)
 	{
 		/* no records, no row type: a frame without columns or rows */
@@ -616,16 +619,24 @@ sb_function_add_frame(SbRequest *req, SbFunction *fn, int i, Datum d)
 	else
 	{
 		/* anonymous records: the first element's row type is the frame's */
-		for (j = 0; j < n && nulls[j]; j++)
-			;
-		if (j == n)
+		bool		found = false;
+
+		it = array_create_iterator(arr, 0, NULL);
+		while (!found && array_iterate(it, &elem, &elemnull))
+		{
+			found = !elemnull;
+			if ((++j & 1023) == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
+		array_free_iterator(it);
+		if (!found)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),
 					 errmsg("could not determine the columns of argument \"%s\"", param),
 					 errdetail("It is an array of anonymous records, all of them NULL."),
 					 errhint("Pass an array of a named composite type, such as array_agg(t) of a table t.")));
-		typid = HeapTupleHeaderGetTypeId(DatumGetHeapTupleHeader(elems[j]));
-		typmod = HeapTupleHeaderGetTypMod(DatumGetHeapTupleHeader(elems[j]));
+		typid = HeapTupleHeaderGetTypeId(DatumGetHeapTupleHeader(elem));
+		typmod = HeapTupleHeaderGetTypMod(DatumGetHeapTupleHeader(elem));
 	}
 	desc = lookup_rowtype_tupdesc(typid, typmod);
 	cols = palloc0(sizeof(SbColumn) * Max(desc->natts, 1));
@@ -651,17 +662,18 @@ sb_function_add_frame(SbRequest *req, SbFunction *fn, int i, Datum d)
 	isnull = palloc(sizeof(bool) * Max(desc->natts, 1));
 	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "pysandbox argument row",
 								   ALLOCSET_SMALL_SIZES);
-	for (j = 0; j < n; j++)
+	it = array_create_iterator(arr, 0, NULL);
+	for (j = 0; array_iterate(it, &elem, &elemnull); j++)
 	{
 		old = MemoryContextSwitchTo(rowcxt);
-		if (nulls[j])
+		if (elemnull)
 		{
 			for (k = 0; k < desc->natts; k++)
 				isnull[k] = true;
 		}
 		else
 		{
-			HeapTupleHeader th = DatumGetHeapTupleHeader(elems[j]);
+			HeapTupleHeader th = DatumGetHeapTupleHeader(elem);
 			HeapTupleData tup;
 
 			if (HeapTupleHeaderGetTypeId(th) != typid ||
@@ -684,11 +696,13 @@ sb_function_add_frame(SbRequest *req, SbFunction *fn, int i, Datum d)
 		{
 			uint64		bytes = 0;
 
+			CHECK_FOR_INTERRUPTS();
 			for (k = 0; k < ncols; k++)
 				bytes += sb_column_size(&cols[k]);
 			sb_frame_budget(req, fn, bytes);
 		}
 	}
+	array_free_iterator(it);
 	MemoryContextDelete(rowcxt);
 	ReleaseTupleDesc(desc);
 	sb_request_add_table(req, psprintf("#%d", i), cols, ncols, (uint64) n);

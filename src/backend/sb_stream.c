@@ -115,11 +115,27 @@ sb_stream_wanted(SbRequest *req, SPIPlanPtr plan)
 	CachedPlan *cplan;
 	PlannedStmt *stmt;
 	double		bytes;
+	bool		save_read_only = XactReadOnly;
 
 	/* (never for the queries of sql(), which answer the running call) */
 	if (!req->stream_ok || req->stream != NULL || sb_stream_threshold_kb < 0)
 		return false;
-	cplan = SPI_plan_get_cached_plan(plan);
+
+	/*
+	 * Read-only while planning, as while running: planning may run
+	 * functions (an immutable one is folded), and the buffered path runs
+	 * this very plan
+	 */
+	XactReadOnly = true;
+	PG_TRY();
+	{
+		cplan = SPI_plan_get_cached_plan(plan);
+	}
+	PG_FINALLY();
+	{
+		XactReadOnly = save_read_only;
+	}
+	PG_END_TRY();
 	if (cplan == NULL)
 		return false;
 	stmt = linitial_node(PlannedStmt, cplan->stmt_list);
@@ -243,10 +259,15 @@ sb_stream_row_group(SbRequest *req, SbStreamRun *s)
 	sb_stream_fetching = false;
 	/*
 	 * fired as the fetch ended: the limit has passed, so the call ends here
-	 * (a cancel that came at the same moment is this error too)
+	 * (a cancel that came at the same moment is this error too); the
+	 * timer's pending cancel goes with it, or a later statement of a
+	 * handler that caught this error would meet it
 	 */
 	if (sb_stream_timed_out)
+	{
+		QueryCancelPending = false;
 		sb_stream_timeout_error(s, in);
+	}
 	error_context_stack = errcb.previous;
 
 	if (!s->header_sent)
