@@ -21,7 +21,8 @@
  *	   the Python library directories, read-only (sb_mountns.c): outside
  *	   them nothing exists, not even for stat(), access() or readlink(),
  *	   which Landlock does not mediate; and a new network (no interface at
- *	   all) and IPC namespace of the child's own
+ *	   all) and IPC namespace of the child's own; then every capability
+ *	   that entering a user namespace gave is dropped
  *	5. rlimits: memory, CPU (hard = soft + 1 s), processes, file size,
  *	   core, fds, queued signals; plus a CPU-time timer for millisecond
  *	   precision
@@ -39,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -250,6 +252,28 @@ sb_contain_rlimits(const SbSpawnRequest *req, int statm_fd)
 }
 
 /*
+ * End of 4b: entering (or creating) a user namespace gives the process
+ * every capability in it, and every child of every session joins the same
+ * template namespace.  None is needed from here on (the steps left need
+ * no_new_privs, not privilege), and in that namespace the kernel's own
+ * permission checks would let one child act on another (signals, for one)
+ * were seccomp and Landlock's scoping not there: drop them all, the
+ * ambient ones too.  exec is refused anyway, so nothing can regain them.
+ */
+static void
+sb_contain_drop_capabilities(void)
+{
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3,.pid = 0};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+
+	memset(data, 0, sizeof(data));
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+		sb_child_fail("clear the ambient capabilities", errno);
+	if (syscall(SYS_capset, &hdr, data) < 0)
+		sb_child_fail("drop the capabilities", errno);
+}
+
+/*
  * Steps 1 to 4b, which depend only on the child's shape (c->flags), not on
  * the call's limits: a spare runs them as soon as it is forked.  Returns an
  * fd on /proc/self/statm for sb_contain_finish (a mount namespace root has
@@ -290,6 +314,7 @@ sb_contain_prepare(int data_fd, int claim_fd, const SbContainment *c)
 	}
 	else if ((c->flags & SB_SPAWN_NAMESPACES) && unshare(SB_NAMESPACE_FLAGS) < 0)
 		sb_child_fail("enter new user, network and IPC namespaces", errno);
+	sb_contain_drop_capabilities();
 
 	/*
 	 * 3 again: entering a user namespace changes our credentials, and the

@@ -19,8 +19,9 @@ Checks, each printed as one line:
   (d) with max_concurrent = 1: a second call waits and, after its
       queue_timeout, fails with 53400; a waiting call can be cancelled; a
       waiting call starts when the running one ends;
-  (e) afterwards the worker has no child but its idle spares, and nothing
-      is left as a zombie or outside the cluster;
+  (e) afterwards the worker has no child but its idle spares, which hold
+      no capabilities, and nothing is left as a zombie or outside the
+      cluster;
   (f) the worker (after the restarts above) pins the pages calls write
       through one io_uring ring (fdinfo UserBufs), within 90 % of its
       RLIMIT_MEMLOCK, or holds no ring where the kernel disables io_uring;
@@ -751,6 +752,18 @@ class Suite:
         busy = [p for p in kids if not is_spare(p)]
         if busy:
             problems.append("children still holding a call: %s" % busy)
+        # entering the sandbox's user namespace gave them every capability
+        # in it; none may be left (sb_contain.c, end of step 4b)
+        for pid in kids:
+            try:
+                with open("/proc/%d/status" % pid) as f:
+                    caps = dict(line.split(":", 1) for line in f if line.startswith("Cap"))
+            except OSError:
+                continue
+            held = {k: v.strip() for k, v in caps.items()
+                    if k != "CapBnd" and int(v, 16) != 0}
+            if held:
+                problems.append("child %d holds capabilities: %s" % (pid, held))
         zombies = [p for p in descendants(table, postmaster_pid()) if table[p][1] == "Z"]
         if zombies:
             problems.append("zombies under the postmaster: %s" % zombies)
@@ -760,7 +773,8 @@ class Suite:
         # the restarts above leave old spares dying of their parent-death signal
         if wait_for(lambda: not strays(), 5) is None:
             problems.append("sandbox processes adopted by init: %s" % strays())
-        self.report("(e) nothing left but idle spares", problems, "%d spares" % len(kids))
+        self.report("(e) nothing left but idle spares, and they hold no capabilities", problems,
+                    "%d spares" % len(kids))
 
 
 def main():
