@@ -421,6 +421,13 @@ sb_sandbox_held_ready(SbSandbox *sb)
 		return false;
 	if (ex.cause == SB_EXIT_IDLE_CPU)
 		sb_idle_cpu_error();
+	if (ex.cause == SB_EXIT_YIELDED)
+		ereport(ERROR,
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+				 errmsg("sandbox process of the function was taken back between two calls"),
+				 errdetail("All pysandbox.max_concurrent (%d) sandbox processes were in use, another session's call was waiting, and this session held more than one.",
+						   sb_max_concurrent),
+				 errhint("Finish statements that call pysandbox functions (fetch to the end, close cursors, end transactions) before waiting, or ask an administrator to raise pysandbox.max_concurrent.")));
 	if (WIFSIGNALED(ex.wait_status))
 		ereport(ERROR,
 				(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),

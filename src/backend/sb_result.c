@@ -244,6 +244,12 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 				psprintf("A function called for many rows may use CPU time only while it is called (%d ms in all between two calls); its process was stopped.",
 						 SB_IDLE_CPU_MS),
 				"Do not leave threads or other work running after the function returns.");
+	else if (ex->cause == SB_EXIT_YIELDED)
+		sb_fail(f, ERRCODE_CONFIGURATION_LIMIT_EXCEEDED, "crash",
+				"sandbox process was taken back for another session's call",
+				psprintf("All pysandbox.max_concurrent (%d) sandbox processes were in use, another session's call was waiting, and this session held more than one; this one had seemed idle.",
+						 sb_max_concurrent),
+				"Run the call again.");
 	else if (ex->cause == SB_EXIT_TIMEOUT)
 		sb_fail(f, ERRCODE_QUERY_CANCELED, "timeout",
 				psprintf("sandbox code exceeded the wall-clock limit of %d ms", limits->timeout_ms),

@@ -195,6 +195,9 @@ sb_workspace_why(const SbExitReport *ex)
 	if (ex->cause == SB_EXIT_IDLE_CPU)
 		return psprintf("Its process used more than %d ms of CPU time between two calls.",
 						SB_WORKSPACE_IDLE_CPU_MS);
+	if (ex->cause == SB_EXIT_YIELDED)
+		return psprintf("Its process was taken back while it waited for a call: all pysandbox.max_concurrent (%d) sandbox processes were in use, another session's call was waiting, and this session held more than one.",
+						sb_max_concurrent);
 	if (WIFEXITED(st) && WEXITSTATUS(st) == SB_CHILD_EXIT_OK)
 		return psprintf("Its process used the CPU time a workspace has in all (%d times a call's limit).",
 						SB_WORKSPACE_CPU_CALLS);

@@ -422,8 +422,10 @@ typedef enum SbExitCause
 	SB_EXIT_KILLED = 2,			/* the backend asked (cancel, error) */
 	SB_EXIT_CPU = 3,			/* the worker found its CPU time spent */
 	SB_EXIT_IDLE_CPU = 4,		/* a held child used CPU time between calls */
-	SB_EXIT_IDLE_TIMEOUT = 5	/* a workspace's child waited longer than
+	SB_EXIT_IDLE_TIMEOUT = 5,	/* a workspace's child waited longer than
 								 * its idle timeout for a call */
+	SB_EXIT_YIELDED = 6			/* a held child taken back between calls
+								 * for another client's waiting call */
 } SbExitCause;
 
 /* SbExitReport.flags */

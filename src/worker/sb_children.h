@@ -107,5 +107,6 @@ extern void sb_client_hold(SbClient *cl, pid_t pid);
 extern bool sb_client_clocks(SbClient *cl, int fd);
 extern int	sb_mailbox_create(void);
 extern void sb_held_check(SbClient *cl, SbChild *c, uint64_t now);
+extern bool sb_held_idle(const SbClient *cl, const SbChild *c, uint64_t now, uint64_t *since);
 
 #endif							/* SB_CHILDREN_H */

@@ -92,6 +92,30 @@ sb_client_clocks(SbClient *cl, int fd)
 }
 
 /*
+ * Is held child c between two calls, by its call clock read now, and since
+ * when (*since: when the worker last saw a call of it end, or saw it
+ * first)?  One whose client shares no clocks is never taken for idle.
+ */
+bool
+sb_held_idle(const SbClient *cl, const SbChild *c, uint64_t now, uint64_t *since)
+{
+	const volatile SbHeldClock *slot = NULL;
+	int			i;
+
+	if (cl->clocks == NULL || c->pid <= 0 || c->killed || !c->seen || c->in_call)
+		return false;
+	for (i = 0; i < SB_MAX_HELD; i++)
+		if (cl->clocks->slot[i].pid == c->pid)
+			slot = &cl->clocks->slot[i];
+	if (slot == NULL ||
+		__atomic_load_n(&slot->in_call, __ATOMIC_ACQUIRE) != 0 ||
+		__atomic_load_n(&slot->calls, __ATOMIC_ACQUIRE) != c->seen_calls)
+		return false;			/* a call runs, or ran since the last reading */
+	*since = c->started_us;
+	return now >= *since;
+}
+
+/*
  * Read a held child's call clock (sb_protocol.h) and its CPU clock: a
  * running call is held to its limits from its start, the time between
  * calls to SB_IDLE_CPU_MS of CPU time from the last call's end (from the

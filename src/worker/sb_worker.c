@@ -124,6 +124,13 @@ static int	sb_orphans_cap = 0;
  */
 #define SB_RESERVATION_STEAL_US 2000000
 
+/*
+ * A held child (a workspace's, or a LANGUAGE pysandbox function's kept
+ * across rows) idle at least this long may be taken back for a waiting
+ * call, from a session that holds more than one slot (sb_yield_idle_held).
+ */
+#define SB_YIELD_IDLE_US 250000
+
 /* Print a diagnostic to the worker's stderr (the server log) and exit. */
 static void __attribute__((noreturn))
 sb_worker_die(const char *what)
@@ -401,11 +408,78 @@ sb_request_slot(SbClient *cl, const SbSpawnRequest *req)
 		sb_dispatch(cl, req);
 }
 
-/* Start queued requests, oldest first, while slots are free. */
+/*
+ * Slots a client holds: its call's child (or reservation) and its held
+ * children.
+ */
+static int
+sb_client_slots(const SbClient *cl)
+{
+	return (cl->child.pid > 0 ? 1 : 0) + cl->nheld;
+}
+
+/*
+ * Every slot is taken and a call waits: take back one idle held child
+ * (a workspace's, or a function's kept between rows) from the session that
+ * holds the most slots, if it holds more than one, the longest idle first
+ * (at least SB_YIELD_IDLE_US).  Idle processes cost no CPU, so without
+ * this a session could keep every slot forever (four workspaces and a few
+ * open cursors each), and no other session's call would run.  Its owner
+ * learns why at its next use (SB_EXIT_YIELDED).  One at a time: true while
+ * one taken back is still dying, or if one was taken back now.
+ */
+static bool
+sb_yield_idle_held(const SbClient *waiting, uint64_t now)
+{
+	SbChild    *victim = NULL;
+	int			most = 1;
+	uint64_t	oldest = 0;
+	int			i,
+				j;
+
+	for (i = 0; i < sb_nclients; i++)
+		for (j = 0; j < sb_clients[i].nheld; j++)
+			if (sb_clients[i].held[j].killed &&
+				sb_clients[i].held[j].cause == SB_EXIT_YIELDED)
+				return true;
+	for (i = 0; i < sb_nclients; i++)
+	{
+		SbClient   *cl = &sb_clients[i];
+		int			slots = sb_client_slots(cl);
+
+		if (cl == waiting || cl->fd < 0 || slots < most || slots < 2)
+			continue;
+		for (j = 0; j < cl->nheld; j++)
+		{
+			uint64_t	since;
+
+			if (!sb_held_idle(cl, &cl->held[j], now, &since) ||
+				now - since < SB_YIELD_IDLE_US)
+				continue;
+			if (victim == NULL || slots > most || since < oldest)
+			{
+				victim = &cl->held[j];
+				most = slots;
+				oldest = since;
+			}
+		}
+	}
+	if (victim == NULL)
+		return false;
+	kill(victim->pid, SIGKILL);
+	victim->killed = true;
+	victim->cause = SB_EXIT_YIELDED;
+	return true;
+}
+
+/*
+ * Start queued requests, oldest first, while slots are free; when none is,
+ * an idle held child of a session holding several may yield to the oldest.
+ */
 static void
 sb_dispatch_queue(void)
 {
-	while (sb_max_concurrent == 0 || sb_in_flight + sb_nreserved < (int) sb_max_concurrent)
+	for (;;)
 	{
 		SbClient   *oldest = NULL;
 		int			i;
@@ -416,6 +490,11 @@ sb_dispatch_queue(void)
 				oldest = &sb_clients[i];
 		if (oldest == NULL)
 			return;
+		if (sb_max_concurrent > 0 && sb_in_flight + sb_nreserved >= (int) sb_max_concurrent)
+		{
+			(void) sb_yield_idle_held(oldest, sb_now_us());
+			return;
+		}
 		oldest->queued = false;
 		sb_dispatch(oldest, &oldest->req);
 	}

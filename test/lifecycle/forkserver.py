@@ -43,10 +43,17 @@ Checks, each printed as one line:
   (i) streamed inputs: a large table input's child runs while its query is
       still fetching rows (seen as a busy child while the query sleeps
       half-way), the result equals the buffered path's, and an error or a
-      cancel in the middle of the input leaves no busy child.
+      cancel in the middle of the input leaves no busy child;
+  (j) with max_concurrent = 2, a session that holds both slots with idle
+      processes (a workspace; two functions' processes kept across a
+      statement's rows) does not keep another session's call out: the
+      longest idle one is taken back, the workspace's next call says so
+      (55000), the statement's next row too (53400), and the session's
+      other calls go on.
 The last line is "forkserver: N passed, M failed".
 """
 
+import json
 import os
 import signal
 import socket
@@ -406,6 +413,103 @@ class Suite:
             restart_cluster()
         self.report("(d) max_concurrent = 1: wait, 53400 after queue_timeout, cancel, FIFO start, "
                     "an idle session's reservation yields", problems)
+
+    def check_idle_holders_yield(self):
+        """With max_concurrent = 2: a session holding both slots with idle
+        processes (a workspace, a function's kept for a cursor or across a
+        statement's rows) does not keep another session's call out; the
+        longest idle one is taken back, and its owner's next use says why."""
+        problems = []
+        admin = connect()
+        admin.cursor().execute("ALTER SYSTEM SET pysandbox.max_concurrent = 2")
+        for name in ("fs_held", "fs_held2"):
+            admin.cursor().execute("CREATE OR REPLACE FUNCTION %s(x int) RETURNS int "
+                                   "LANGUAGE pysandbox AS 'return x'" % name)
+        admin.close()
+        restart_cluster()
+        x, y = connect(), connect()
+        try:
+            xc, yc = x.cursor(), y.cursor()
+            yc.execute("SET pysandbox.queue_timeout = '5s'")
+
+            def ws_call(ws, value):
+                return execute(x, "def main(ws):\n    return %d\n" % value,
+                               json.dumps({"workspace": ws}))
+
+            def other_call(value):
+                t0 = time.monotonic()
+                try:
+                    got = execute(y, "def main():\n    return %d\n" % value)
+                except psycopg2.Error as exc:
+                    got = "%s %s" % (exc.pgcode, str(exc).strip())
+                if got != {"main": value}:
+                    problems.append("the other session's call got %r" % (got,))
+                elif time.monotonic() - t0 > 3:
+                    problems.append("the other session waited %.1f s"
+                                    % (time.monotonic() - t0))
+
+            # (1) a workspace, then a cursor's kept child: the workspace is
+            # the longest idle, and goes
+            xc.execute("SELECT sandbox_workspace_open()")
+            ws1 = xc.fetchone()[0]
+            ws_call(ws1, 1)
+            time.sleep(0.3)
+            xc.execute("BEGIN")
+            xc.execute("DECLARE c CURSOR FOR SELECT fs_held(g) FROM generate_series(1, 5) g")
+            xc.execute("FETCH 1 FROM c")
+            time.sleep(0.5)
+            other_call(2)
+            xc.execute("FETCH 1 FROM c")
+            if xc.fetchone() != (2,):
+                problems.append("the cursor's function lost its process instead")
+            xc.execute("SAVEPOINT before_ws")  # the cursor's transaction goes on
+            try:
+                ws_call(ws1, 3)
+                problems.append("the idle workspace was not taken back")
+            except psycopg2.Error as exc:
+                if exc.pgcode != "55000" or "taken back while it waited" not in str(exc):
+                    problems.append("the workspace's next call: %s %s" % (exc.pgcode, exc))
+            xc.execute("ROLLBACK TO SAVEPOINT before_ws")
+            xc.execute("ROLLBACK")
+            # (2) two functions' processes kept across one statement's rows,
+            # idle while it sleeps: the longer idle goes, and the statement
+            # says why at its next row
+            outcome = {}
+
+            def statement():
+                try:
+                    x.cursor().execute(
+                        "SELECT fs_held(g), fs_held2(g), "
+                        "pg_sleep(CASE WHEN g = 1 THEN 1.5 ELSE 0 END) "
+                        "FROM generate_series(1, 3) g")
+                    outcome["error"] = None
+                except psycopg2.Error as exc:
+                    outcome["error"] = exc
+            runner = threading.Thread(target=statement, daemon=True)
+            runner.start()
+            time.sleep(0.7)
+            other_call(5)
+            runner.join(15)
+            exc = outcome.get("error")
+            if exc is None:
+                problems.append("the statement's kept process was not taken back")
+            elif exc.pgcode != "53400" or "taken back between two calls" not in str(exc):
+                problems.append("the statement's next row: %s %s" % (exc.pgcode, exc))
+            xc.execute("SELECT sandbox_workspace_open()")
+            if ws_call(xc.fetchone()[0], 6) != {"main": 6}:
+                problems.append("the session's calls stopped working")
+        except psycopg2.Error as exc:
+            problems.append("unexpected: %s %s" % (exc.pgcode, str(exc).strip()))
+        finally:
+            x.close()
+            y.close()
+            admin = connect()
+            admin.cursor().execute("ALTER SYSTEM RESET pysandbox.max_concurrent")
+            admin.cursor().execute("DROP FUNCTION IF EXISTS fs_held(int), fs_held2(int)")
+            admin.close()
+            restart_cluster()
+        self.report("(j) max_concurrent = 2: a session's idle workspace, then a statement's "
+                    "idle function process, yield to another session's call", problems)
 
     def check_pinned_pages(self):
         problems = []
@@ -793,6 +897,7 @@ def main():
     suite.check_foreign_uid()
     suite.check_kill_worker()
     suite.check_max_concurrent()
+    suite.check_idle_holders_yield()
     suite.check_parallel_groups()
     suite.check_streamed_inputs()
     suite.check_leftovers()
