@@ -247,9 +247,9 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 	else if (ex->cause == SB_EXIT_YIELDED)
 		sb_fail(f, ERRCODE_CONFIGURATION_LIMIT_EXCEEDED, "crash",
 				"sandbox process was taken back for another session's call",
-				psprintf("All pysandbox.max_concurrent (%d) sandbox processes were in use, another session's call was waiting, and this session held more than one; this one had seemed idle.",
+				psprintf("All pysandbox.max_concurrent (%d) sandbox processes were in use, another session's call was waiting, and this session held more than that one; it had been idle until this call began.",
 						 sb_max_concurrent),
-				"Run the call again.");
+				"Run the call again (in a workspace, open a new one: its state went with the process).");
 	else if (ex->cause == SB_EXIT_TIMEOUT)
 		sb_fail(f, ERRCODE_QUERY_CANCELED, "timeout",
 				psprintf("sandbox code exceeded the wall-clock limit of %d ms", limits->timeout_ms),

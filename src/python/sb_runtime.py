@@ -22,6 +22,7 @@ import json
 import os
 import struct
 import sys
+import time
 import traceback
 import types
 import uuid
@@ -1053,6 +1054,7 @@ def _serve_workspace(python_layer, request, inputs):
     while True:
         code = _serve_request(python_layer, request, inputs)
         request = inputs = None
+        _BETWEEN_CALLS[0] = True    # answered: nothing more to print
         try:
             sb_charts.end_call()
         except BaseException:  # noqa: B902 - the next call would not start clean
@@ -1083,6 +1085,13 @@ def _serve_workspace(python_layer, request, inputs):
 # then, so what runs then (finalizers) prints nothing
 _BETWEEN_CALLS = [False]
 
+# the generation collected between a workspace's calls: all of them, until
+# one full collection takes longer than this (the workspace keeps millions
+# of objects); then the young ones only, and Python's own collections
+# during calls do the rest
+_COLLECT = {"generation": 2}
+_COLLECT_FULL_MAX_S = 0.25
+
 
 def _collect_between_calls():
     """After a workspace's call has its answer: free what the call left in
@@ -1095,12 +1104,18 @@ def _collect_between_calls():
     warm heap is frozen); its time, mostly freeing what it finds, is spent
     between calls, against the workspace's CPU allowance between calls
     (SB_WORKSPACE_IDLE_CPU_MS), before the CPU rlimit is checked for the
-    next call."""
+    next call.  A workspace whose full collection takes longer than
+    _COLLECT_FULL_MAX_S (it keeps millions of objects) is collected only in
+    the young generations afterwards, so that no collection nears that
+    allowance."""
     _BETWEEN_CALLS[0] = True
+    start = time.perf_counter()
     try:
-        gc.collect()
+        gc.collect(_COLLECT["generation"])
     except BaseException:  # noqa: B902 - a finalizer's; nothing to tell it to
         pass
+    if time.perf_counter() - start > _COLLECT_FULL_MAX_S:
+        _COLLECT["generation"] = 1
 
 
 def _serve_request(python_layer, request, inputs):

@@ -265,10 +265,25 @@ sb_contain_drop_capabilities(void)
 {
 	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3,.pid = 0};
 	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	int			i;
+	bool		any = false;
 
+	/*
+	 * none held (no user namespace entered): nothing to do, and no capset,
+	 * which a security module may refuse even when it only drops
+	 */
 	memset(data, 0, sizeof(data));
-	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
-		sb_child_fail("clear the ambient capabilities", errno);
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		sb_child_fail("read the capabilities", errno);
+	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
+		any |= data[i].effective != 0 || data[i].permitted != 0 || data[i].inheritable != 0;
+	if (!any)
+		return;
+	memset(data, 0, sizeof(data));
+	hdr.version = _LINUX_CAPABILITY_VERSION_3;
+	hdr.pid = 0;
+	/* an empty permitted set empties the ambient one too; this is for clarity */
+	(void) prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
 	if (syscall(SYS_capset, &hdr, data) < 0)
 		sb_child_fail("drop the capabilities", errno);
 }

@@ -345,9 +345,10 @@ sb_python_after_fork_child(void)
 	 * groupby on the slower VM (10 ms -> 6.5 ms measured in plain Python).
 	 * Blocks up to 32 MB (glibc's largest threshold) now come from the heap,
 	 * and up to 64 MB of its free top stays mapped.  A one-shot child exits
-	 * after its call, so nothing is held longer; a workspace's child keeps
-	 * at most that much beyond what it holds, inside its memory limit
-	 * (RLIMIT_AS counts it either way).
+	 * after its call, so nothing is held longer.  A workspace's child keeps
+	 * that top, and freed blocks between live ones stay mapped as they do
+	 * for smaller blocks (reused by later allocations that fit): all inside
+	 * its memory limit, which RLIMIT_AS counts either way.
 	 */
 	(void) mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
 	(void) mallopt(M_TRIM_THRESHOLD, 64 * 1024 * 1024);

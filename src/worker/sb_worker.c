@@ -126,10 +126,12 @@ static int	sb_orphans_cap = 0;
 
 /*
  * A held child (a workspace's, or a LANGUAGE pysandbox function's kept
- * across rows) idle at least this long may be taken back for a waiting
- * call, from a session that holds more than one slot (sb_yield_idle_held).
+ * across rows) idle at least SB_YIELD_IDLE_US may be taken back for a call
+ * that has waited SB_YIELD_WAIT_US, from a session holding more slots than
+ * the waiting one (sb_yield_idle_held).
  */
 #define SB_YIELD_IDLE_US 250000
+#define SB_YIELD_WAIT_US 250000
 
 /* Print a diagnostic to the worker's stderr (the server log) and exit. */
 static void __attribute__((noreturn))
@@ -419,35 +421,82 @@ sb_client_slots(const SbClient *cl)
 }
 
 /*
- * Every slot is taken and a call waits: take back one idle held child
- * (a workspace's, or a function's kept between rows) from the session that
- * holds the most slots, if it holds more than one, the longest idle first
- * (at least SB_YIELD_IDLE_US).  Idle processes cost no CPU, so without
- * this a session could keep every slot forever (four workspaces and a few
- * open cursors each), and no other session's call would run.  Its owner
- * learns why at its next use (SB_EXIT_YIELDED).  One at a time: true while
- * one taken back is still dying, or if one was taken back now.
+ * Is a held child taken back for a waiting call still dying (in its
+ * client's table, or an orphan since its client dropped it)?
  */
 static bool
-sb_yield_idle_held(const SbClient *waiting, uint64_t now)
+sb_yielding(void)
 {
-	SbChild    *victim = NULL;
-	int			most = 1;
-	uint64_t	oldest = 0;
 	int			i,
 				j;
 
+	for (i = 0; i < sb_norphans; i++)
+		if (sb_orphans[i].cause == SB_EXIT_YIELDED)
+			return true;
 	for (i = 0; i < sb_nclients; i++)
 		for (j = 0; j < sb_clients[i].nheld; j++)
 			if (sb_clients[i].held[j].killed &&
 				sb_clients[i].held[j].cause == SB_EXIT_YIELDED)
 				return true;
+	return false;
+}
+
+/*
+ * Will a slot free without taking anything back: a reservation taken back,
+ * an orphan, a call's or a held child killed, each not reaped yet?
+ */
+static bool
+sb_slot_coming(void)
+{
+	int			i,
+				j;
+
+	if (sb_revoking > 0 || sb_norphans > 0)
+		return true;
+	for (i = 0; i < sb_nclients; i++)
+	{
+		if (sb_clients[i].child.pid > 0 && sb_clients[i].child.killed)
+			return true;
+		for (j = 0; j < sb_clients[i].nheld; j++)
+			if (sb_clients[i].held[j].killed)
+				return true;
+	}
+	return false;
+}
+
+/*
+ * Every slot is taken and the oldest waiting call has waited
+ * SB_YIELD_WAIT_US: take back one idle held child (a workspace's, or a
+ * function's kept between rows or for a cursor), idle at least
+ * SB_YIELD_IDLE_US, from the session holding the most slots, if it holds
+ * more than one and more than the waiting session; its longest idle one.
+ * Idle processes cost no CPU, so without this one session could keep
+ * every slot forever (four workspaces and a few open cursors each), and no
+ * other session's call would run; a session may not use it to take from
+ * one that holds fewer than itself.  Nothing is taken back while a slot is
+ * coming anyway (sb_slot_coming).  Its owner learns why at its next use
+ * (SB_EXIT_YIELDED).
+ */
+static void
+sb_yield_idle_held(const SbClient *waiting, uint64_t now)
+{
+	SbChild    *victim = NULL;
+	int			floor = sb_client_slots(waiting) + 1;
+	int			most = 0;
+	uint64_t	oldest = 0;
+	int			i,
+				j;
+
+	if (floor < 2)
+		floor = 2;
+	if (now - waiting->queued_us < SB_YIELD_WAIT_US || sb_slot_coming())
+		return;
 	for (i = 0; i < sb_nclients; i++)
 	{
 		SbClient   *cl = &sb_clients[i];
 		int			slots = sb_client_slots(cl);
 
-		if (cl == waiting || cl->fd < 0 || slots < most || slots < 2)
+		if (cl == waiting || cl->fd < 0 || slots < floor || slots < most)
 			continue;
 		for (j = 0; j < cl->nheld; j++)
 		{
@@ -465,11 +514,10 @@ sb_yield_idle_held(const SbClient *waiting, uint64_t now)
 		}
 	}
 	if (victim == NULL)
-		return false;
+		return;
 	kill(victim->pid, SIGKILL);
 	victim->killed = true;
 	victim->cause = SB_EXIT_YIELDED;
-	return true;
 }
 
 /*
@@ -492,7 +540,7 @@ sb_dispatch_queue(void)
 			return;
 		if (sb_max_concurrent > 0 && sb_in_flight + sb_nreserved >= (int) sb_max_concurrent)
 		{
-			(void) sb_yield_idle_held(oldest, sb_now_us());
+			sb_yield_idle_held(oldest, sb_now_us());
 			return;
 		}
 		oldest->queued = false;
@@ -978,15 +1026,15 @@ sb_accept(void)
 
 /*
  * Requests whose queue wait is over get SB_CTL_BUSY; not while a
- * reservation taken back to free a slot is still dying: that slot is
- * theirs in a moment, however short their wait.
+ * reservation or an idle held child taken back to free a slot is still
+ * dying: that slot is theirs in a moment, however short their wait.
  */
 static void
 sb_expire_queue(uint64_t now)
 {
 	int			i;
 
-	if (sb_revoking > 0)
+	if (sb_revoking > 0 || sb_yielding())
 		return;
 
 	for (i = 0; i < sb_nclients; i++)
@@ -1065,6 +1113,8 @@ static int
 sb_poll_timeout(uint64_t now)
 {
 	uint64_t	next = UINT64_MAX;
+	/* expiry waits while a slot taken back dies (its pidfd wakes us) */
+	bool		dying = sb_revoking > 0 || sb_yielding();
 	int			i;
 
 	for (i = 0; i < sb_nclients; i++)
@@ -1083,8 +1133,7 @@ sb_poll_timeout(uint64_t now)
 		for (j = 0; j < cl->nheld; j++)
 			if (!cl->held[j].killed && cl->held[j].cpu_check_us < next)
 				next = cl->held[j].cpu_check_us;
-		/* expiry waits while a taken-back reservation dies (its pidfd wakes us) */
-		if (cl->fd >= 0 && cl->queued && sb_revoking == 0 &&
+		if (cl->fd >= 0 && cl->queued && !dying &&
 			cl->queued_us + (uint64_t) cl->req.queue_ms * 1000 < next)
 			next = cl->queued_us + (uint64_t) cl->req.queue_ms * 1000;
 	}

@@ -49,7 +49,8 @@ Checks, each printed as one line:
       statement's rows) does not keep another session's call out: the
       longest idle one is taken back, the workspace's next call says so
       (55000), the statement's next row too (53400), and the session's
-      other calls go on.
+      other calls go on; with max_concurrent = 4 and two sessions holding
+      two idle workspaces each, a call of one does not take the other's.
 The last line is "forkserver: N passed, M failed".
 """
 
@@ -498,6 +499,42 @@ class Suite:
             xc.execute("SELECT sandbox_workspace_open()")
             if ws_call(xc.fetchone()[0], 6) != {"main": 6}:
                 problems.append("the session's calls stopped working")
+            x.close()
+            y.close()
+            # (3) max_concurrent = 4, two sessions holding two idle
+            # workspaces each: a call of one of them may not take the
+            # other's (it holds no more than the caller)
+            admin = connect()
+            admin.cursor().execute("ALTER SYSTEM SET pysandbox.max_concurrent = 4")
+            admin.close()
+            restart_cluster()
+            x, y = connect(), connect()
+            xc = x.cursor()
+            held = {}
+            for conn, name in ((x, "x"), (y, "y")):
+                for k in range(2):
+                    cur = conn.cursor()
+                    cur.execute("SELECT sandbox_workspace_open()")
+                    held[name + str(k)] = (conn, cur.fetchone()[0])
+                    if execute(conn, "def main(ws):\n    return 7\n",
+                               json.dumps({"workspace": held[name + str(k)][1]})) != {"main": 7}:
+                        problems.append("workspace %s%d answered wrong" % (name, k))
+            time.sleep(0.5)
+            xc.execute("SET pysandbox.queue_timeout = '1s'")
+            try:
+                execute(x, "def main():\n    return 8\n")
+                problems.append("a session holding two took a slot from one holding two")
+            except psycopg2.Error as exc:
+                if exc.pgcode != "53400":
+                    problems.append("the caller holding two: %s %s" % (exc.pgcode, exc))
+            for key in ("y0", "y1"):
+                conn, ws = held[key]
+                try:
+                    if execute(conn, "def main(ws):\n    return 9\n",
+                               json.dumps({"workspace": ws})) != {"main": 9}:
+                        problems.append("workspace %s answered wrong" % key)
+                except psycopg2.Error as exc:
+                    problems.append("workspace %s was taken: %s %s" % (key, exc.pgcode, exc))
         except psycopg2.Error as exc:
             problems.append("unexpected: %s %s" % (exc.pgcode, str(exc).strip()))
         finally:
@@ -509,7 +546,8 @@ class Suite:
             admin.close()
             restart_cluster()
         self.report("(j) max_concurrent = 2: a session's idle workspace, then a statement's "
-                    "idle function process, yield to another session's call", problems)
+                    "idle function process, yield to another session's call; not to one "
+                    "holding as many", problems)
 
     def check_pinned_pages(self):
         problems = []
