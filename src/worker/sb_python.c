@@ -222,6 +222,26 @@ sb_python_start(const char *allowed_modules, const char *preload_modules)
 	 * warm-up left all over the heap.
 	 */
 	(void) malloc_trim(0);
+	/*
+	 * Children keep the memory of large allocations for the next one.
+	 * glibc maps each allocation over M_MMAP_THRESHOLD on its own and unmaps
+	 * it when freed, and gives the heap's free top back above M_TRIM_THRESHOLD; the
+	 * thresholds start low (128 kB) and rise only as large blocks are freed.
+	 * pandas allocates and frees arrays of megabytes all the time (a
+	 * groupby of 1M rows: codes, indexer, sums), so each one was faulted in
+	 * afresh, page by page: ~190 zero-fill faults and half the time of that
+	 * groupby on the slower VM (10 ms -> 6.5 ms measured in plain Python).
+	 * Blocks up to 32 MB (glibc's largest threshold) now come from the heap,
+	 * and up to 64 MB of its free top stays mapped.  A one-shot child exits
+	 * after its call, so nothing is held longer.  A workspace's child keeps
+	 * that top, and freed blocks between live ones stay mapped as they do
+	 * for smaller blocks (reused by later allocations that fit): all inside
+	 * its memory limit, which RLIMIT_AS counts either way.  Set here, once,
+	 * after the trim: every child inherits it, and none pays the free
+	 * lists' consolidation that mallopt() starts with.
+	 */
+	(void) mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+	(void) mallopt(M_TRIM_THRESHOLD, 64 * 1024 * 1024);
 	return 0;
 }
 
@@ -333,25 +353,6 @@ sb_python_after_fork_child(void)
 		memcpy(sb_mt_state->key, fresh.key, sizeof(fresh.key));
 		sb_mt_state->pos = SB_MT_WORDS;	/* the next draw regenerates */
 	}
-
-	/*
-	 * Keep the memory of large allocations for the next one.  glibc maps
-	 * each allocation over M_MMAP_THRESHOLD on its own and unmaps it when
-	 * freed, and gives the heap's free top back above M_TRIM_THRESHOLD; the
-	 * thresholds start low (128 kB) and rise only as large blocks are freed.
-	 * pandas allocates and frees arrays of megabytes all the time (a
-	 * groupby of 1M rows: codes, indexer, sums), so each one was faulted in
-	 * afresh, page by page: ~190 zero-fill faults and half the time of that
-	 * groupby on the slower VM (10 ms -> 6.5 ms measured in plain Python).
-	 * Blocks up to 32 MB (glibc's largest threshold) now come from the heap,
-	 * and up to 64 MB of its free top stays mapped.  A one-shot child exits
-	 * after its call, so nothing is held longer.  A workspace's child keeps
-	 * that top, and freed blocks between live ones stay mapped as they do
-	 * for smaller blocks (reused by later allocations that fit): all inside
-	 * its memory limit, which RLIMIT_AS counts either way.
-	 */
-	(void) mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
-	(void) mallopt(M_TRIM_THRESHOLD, 64 * 1024 * 1024);
 }
 
 /*
