@@ -357,6 +357,7 @@ extern void sb_table_input_context(void *arg);
 extern void sb_push_input_context(ErrorContextCallback *cb, const char *name);
 extern struct _SPI_plan *sb_table_prepare(const char *name, const char *query,
 										  JsonbValue *params, ParamListInfo *paramLI);
+extern struct CachedPlan *sb_table_plan(struct _SPI_plan *plan);
 extern struct _SPI_plan *sb_table_prepare_with(const char *name, const char *query,
 											   JsonbValue *params, ParamListInfo *paramLI,
 											   int cursor_options);

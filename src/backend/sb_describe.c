@@ -124,16 +124,7 @@ sb_describe_job(void *arg)
 	 * The privileges the query needs, as the executor checks them.  Read-only
 	 * from here: planning may run functions (to estimate), as running does.
 	 */
-	XactReadOnly = true;
-	PG_TRY();
-	{
-		cplan = SPI_plan_get_cached_plan(plan);
-	}
-	PG_FINALLY();
-	{
-		XactReadOnly = save_read_only;
-	}
-	PG_END_TRY();
+	cplan = sb_table_plan(plan);
 	if (cplan == NULL)
 		elog(ERROR, "could not plan the query of input \"%s\"", job->name);
 	foreach(lc, cplan->stmt_list)

@@ -321,6 +321,30 @@ sb_push_input_context(ErrorContextCallback *cb, const char *name)
  * COLUMN frames to the request.
  */
 /*
+ * Plan a prepared table input's query, read-only as it runs: planning may
+ * run functions (an immutable one is folded, a function estimated), and
+ * what they write would stay.  The caller releases the plan.
+ */
+CachedPlan *
+sb_table_plan(SPIPlanPtr plan)
+{
+	bool		save_read_only = XactReadOnly;
+	CachedPlan *cplan;
+
+	XactReadOnly = true;
+	PG_TRY();
+	{
+		cplan = SPI_plan_get_cached_plan(plan);
+	}
+	PG_FINALLY();
+	{
+		XactReadOnly = save_read_only;
+	}
+	PG_END_TRY();
+	return cplan;
+}
+
+/*
  * Prepare a table input's query (after SPI_connect): one plain SELECT, its
  * $params bound by their inferred types into *paramLI.
  */

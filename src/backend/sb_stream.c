@@ -115,27 +115,12 @@ sb_stream_wanted(SbRequest *req, SPIPlanPtr plan)
 	CachedPlan *cplan;
 	PlannedStmt *stmt;
 	double		bytes;
-	bool		save_read_only = XactReadOnly;
 
 	/* (never for the queries of sql(), which answer the running call) */
 	if (!req->stream_ok || req->stream != NULL || sb_stream_threshold_kb < 0)
 		return false;
-
-	/*
-	 * Read-only while planning, as while running: planning may run
-	 * functions (an immutable one is folded), and the buffered path runs
-	 * this very plan
-	 */
-	XactReadOnly = true;
-	PG_TRY();
-	{
-		cplan = SPI_plan_get_cached_plan(plan);
-	}
-	PG_FINALLY();
-	{
-		XactReadOnly = save_read_only;
-	}
-	PG_END_TRY();
+	/* the buffered path runs this very plan */
+	cplan = sb_table_plan(plan);
 	if (cplan == NULL)
 		return false;
 	stmt = linitial_node(PlannedStmt, cplan->stmt_list);
