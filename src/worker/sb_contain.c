@@ -80,25 +80,35 @@ sb_child_fail(const char *step, int err)
  * /dev/null (0-2) stay open; and, until step 4b joins them, the mount
  * namespace template's namespaces, on fds 14 and 15 (*userns, *mntns: -1
  * for none, else their new numbers).
+ *
+ * The child opens /dev/null itself (its mount namespace is still the
+ * worker's): an open file description inherited from the worker would be
+ * every child's, and its status flags (O_NONBLOCK, O_APPEND: fcntl
+ * F_SETFL) two bits that one role's call could set and another's read,
+ * then or much later.
  */
 static void
-sb_contain_fds(int data_fd, int claim_fd, int devnull_fd, int *userns, int *mntns)
+sb_contain_fds(int data_fd, int claim_fd, int *userns, int *mntns)
 {
 	int			fd;
+	int			devnull_fd;
 	int			keep = claim_fd >= 0 ? SB_CHILD_CLAIM_FD : SB_CHILD_DATA_FD;
 
 	/*
 	 * All out of the way first: any of them may sit on a number another
-	 * one is about to take (the worker's /dev/null is its fd 4).
+	 * one is about to take.
 	 */
 	if ((data_fd = fcntl(data_fd, F_DUPFD_CLOEXEC, 16)) < 0 ||
-		(devnull_fd = fcntl(devnull_fd, F_DUPFD_CLOEXEC, 16)) < 0 ||
 		(claim_fd >= 0 && (claim_fd = fcntl(claim_fd, F_DUPFD_CLOEXEC, 16)) < 0) ||
 		(*userns >= 0 && (*userns = fcntl(*userns, F_DUPFD_CLOEXEC, 16)) < 0) ||
 		(*mntns >= 0 && (*mntns = fcntl(*mntns, F_DUPFD_CLOEXEC, 16)) < 0))
 		_exit(SB_CHILD_EXIT_SETUP); /* no channel to report on */
 	if (dup2(data_fd, SB_CHILD_DATA_FD) < 0)
 		_exit(SB_CHILD_EXIT_SETUP);
+	devnull_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (devnull_fd < 0 || (devnull_fd < 16 &&
+						   (devnull_fd = fcntl(devnull_fd, F_DUPFD_CLOEXEC, 16)) < 0))
+		sb_child_fail("open /dev/null", errno);
 	for (fd = 0; fd <= 2; fd++)
 		if (dup2(devnull_fd, fd) < 0)
 			sb_child_fail("redirect standard streams", errno);
@@ -301,7 +311,7 @@ sb_contain_prepare(int data_fd, int claim_fd, const SbContainment *c)
 	int			userns = (c->flags & SB_SPAWN_FS_MOUNT) ? c->userns_fd : -1;
 	int			mntns = (c->flags & SB_SPAWN_FS_MOUNT) ? c->mntns_fd : -1;
 
-	sb_contain_fds(data_fd, claim_fd, c->devnull_fd, &userns, &mntns);	/* 1 */
+	sb_contain_fds(data_fd, claim_fd, &userns, &mntns);	/* 1 */
 	if (clearenv() != 0)		/* 2 */
 		sb_child_fail("clear the environment", errno);
 	sb_contain_lifetime(c->worker_pid); /* 3 */

@@ -1359,9 +1359,6 @@ main(int argc, char **argv)
 
 	sb_containment.worker_pid = getpid();
 	sb_containment.userns_fd = sb_containment.mntns_fd = -1;
-	sb_containment.devnull_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (sb_containment.devnull_fd < 0)
-		sb_worker_die("could not open /dev/null");
 
 	/* 2. interpreter, pandas, warm-up; then what the child may read */
 	sb_seccomp_prepare();

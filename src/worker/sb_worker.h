@@ -21,7 +21,6 @@
 typedef struct SbContainment
 {
 	pid_t		worker_pid;		/* the child's expected parent */
-	int			devnull_fd;		/* becomes the child's fds 0, 1 and 2 */
 	int			userns_fd;		/* the mount namespace template's user and */
 	int			mntns_fd;		/* mount namespaces, or -1 (sb_mountns.c) */
 	uint32_t	flags;			/* SB_SPAWN_SHAPE_FLAGS of this child */

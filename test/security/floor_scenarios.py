@@ -667,6 +667,63 @@ def covert_channel_check():
 
 
 # --------------------------------------------------------------------------
+# no state shared through the standard streams' file status flags: they
+# were one open file description (the worker's /dev/null) in every child,
+# and O_NONBLOCK / O_APPEND set by one role's call stayed for every later
+# call of every role (two bits of a channel, or of state kept between calls)
+
+SET_STDIO_FLAGS = """
+import fcntl, os
+def main():
+    for fd in (0, 1, 2):
+        fl = fcntl.fcntl(fd, fcntl.F_GETFL)
+        fcntl.fcntl(fd, fcntl.F_SETFL, fl | os.O_NONBLOCK | os.O_APPEND)
+    return [bool(fcntl.fcntl(fd, fcntl.F_GETFL) & (os.O_NONBLOCK | os.O_APPEND)) for fd in (0, 1, 2)]
+"""
+
+READ_STDIO_FLAGS = """
+import fcntl, os
+def main():
+    return [bool(fcntl.fcntl(fd, fcntl.F_GETFL) & (os.O_NONBLOCK | os.O_APPEND)) for fd in (0, 1, 2)]
+"""
+
+
+def stdio_flags_check():
+    """Role a sets its standard streams' status flags; role b's later call
+    (another session) must not see them."""
+    admin = connect()
+    cur = admin.cursor()
+    problems = []
+    roles = ("pysandbox_stdio_a", "pysandbox_stdio_b")
+    for role in roles:
+        cur.execute("DROP ROLE IF EXISTS %s" % role)
+        cur.execute("CREATE ROLE %s LOGIN" % role)
+        cur.execute("GRANT EXECUTE ON FUNCTION sandbox_execute(text, jsonb, text[], jsonb) TO %s" % role)
+        cur.execute("ALTER ROLE %s SET pysandbox.python_layer = off" % role)
+    try:
+        got = {}
+        for role, code in ((roles[0], SET_STDIO_FLAGS), (roles[1], READ_STDIO_FLAGS),
+                           (roles[1], READ_STDIO_FLAGS)):
+            conn = psycopg2.connect("user=%s" % role, connect_timeout=10)
+            conn.autocommit = True
+            c = conn.cursor()
+            with Watchdog(20):
+                c.execute("SELECT sandbox_execute(%s)", (code,))
+            got.setdefault(role, []).append(c.fetchone()[0]["main"])
+            conn.close()
+        if got[roles[0]] != [[True, True, True]]:
+            problems.append("the setting call did not set its own flags: %r" % got[roles[0]])
+        if got[roles[1]] != [[False, False, False]] * 2:
+            problems.append("another role's later calls saw the flags: %r" % got[roles[1]])
+    finally:
+        for role in roles:
+            cur.execute("REVOKE ALL ON FUNCTION sandbox_execute(text, jsonb, text[], jsonb) FROM %s" % role)
+            cur.execute("DROP ROLE IF EXISTS %s" % role)
+        admin.close()
+    return problems
+
+
+# --------------------------------------------------------------------------
 # finding 8: sandbox_run reports, never raises, for what a child sends
 
 def frame_then(ftype, body, then):
@@ -846,6 +903,8 @@ SCENARIOS = [
     ("every frame costs against the output budget; relayed prints are capped", print_check),
     ("no covert channel between two sessions' children through shared futexes",
      covert_channel_check),
+    ("no state shared between two roles' children through their standard streams' "
+     "status flags", stdio_flags_check),
     ("sandbox_run reports what a child sent (forged setup, deep or out-of-range JSON, "
      "memory while reading input); a result then an exit is a success in both forms",
      report_check),
