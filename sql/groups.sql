@@ -1,6 +1,7 @@
 --
 -- groups: options.group_by (README: Per-group runs): the function once per
--- group of the one table input, each group in a fresh process, results
+-- group of the one table input, each group in a fresh namespace (on a
+-- process that serves the call's groups one after another), results
 -- keyed by group (sandbox_execute) or concatenated (sandbox_rows), equal to
 -- pandas' groupby(..., dropna=False).apply()
 --
@@ -189,13 +190,57 @@ def main(df):
     return "x" * 60
 $$, '{"df": {"$table": "grp_sales"}}', options => '{"group_by": "region", "max_output_bytes": 250}') r;
 
--- each group runs in a fresh process: nothing of one group reaches the next
+-- each group runs in a fresh namespace: nothing of one group's code
+-- reaches the next
 SELECT sandbox_execute($$
 seen = []
 def main(df):
     seen.append(df.name)
     return len(seen)
 $$, '{"df": {"$table": "grp_sales"}}', options => '{"group_by": "region"}');
+-- ... on the process the call's last group left (with the Python layer
+-- off, to see it)
+SET pysandbox.python_layer = off;
+SELECT count(DISTINCT pid) AS processes, count(*) AS groups, bool_and(fresh) AS fresh
+FROM sandbox_rows($$
+import os
+import pandas as pd
+seen = []
+def main(df):
+    seen.append(df.name)
+    return pd.DataFrame({"pid": [os.getpid()], "fresh": [len(seen) == 1]})
+$$, '{"df": {"$query": "SELECT g % 6 AS g FROM generate_series(1, 60) g"}}',
+    options => '{"group_by": "g"}') AS t(g int, pid int, fresh bool);
+-- ... but what earlier groups kept cannot fail a later one: a group out of
+-- memory on a process that ran earlier groups runs again on a fresh one
+-- (each group keeps 100 MB more here, under a 256 MB limit)
+SELECT g, kept, dense_rank() OVER (ORDER BY first) AS process
+FROM (SELECT g, kept, min(g) OVER (PARTITION BY pid) AS first FROM sandbox_rows($$
+import builtins, os
+import numpy as np
+import pandas as pd
+def main(df):
+    kept = builtins.__dict__.setdefault("kept", [])
+    kept.append(np.ones(100 << 17))
+    return pd.DataFrame({"pid": [os.getpid()], "kept": [len(kept)]})
+$$, '{"df": {"$query": "SELECT g % 6 AS g FROM generate_series(1, 60) g"}}',
+    options => '{"group_by": "g", "memory_mb": 256}') AS t(g int, pid int, kept int)) s
+ORDER BY g;
+-- ... and a process with no CPU time left for a whole group more (its
+-- RLIMIT_CPU allows ten calls' cpu_ms) ends after its group: the next
+-- group gets a fresh one
+SELECT count(*) AS groups, count(DISTINCT pid) > 1 AS fresh_ones
+FROM sandbox_rows($$
+import os, time
+import pandas as pd
+def main(df):
+    start = time.process_time()
+    while df.name > 0 and time.process_time() - start < 0.03:
+        pass
+    return pd.DataFrame({"pid": [os.getpid()]})
+$$, '{"df": {"$query": "SELECT g % 100 AS g FROM generate_series(1, 100) g"}}',
+    options => '{"group_by": "g", "cpu_ms": 100}') AS t(g int, pid int);
+RESET pysandbox.python_layer;
 
 -- no rows: no groups
 SELECT sandbox_execute($$def main(df): return len(df)$$,

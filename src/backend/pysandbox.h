@@ -117,7 +117,7 @@ extern void sb_control_send_pid(uint32 type, int32 pid);
 extern bool sb_sandbox_verdict(SbSandbox *sb, long timeout_ms, bool interruptible);
 
 /* ---- sb_held.c: children held for a statement's next calls ---- */
-extern SbSandbox *sb_sandbox_hold(SbSandbox *sb, bool workspace);
+extern SbSandbox *sb_sandbox_hold(SbSandbox *sb, bool workspace, bool many_calls);
 extern void sb_sandbox_call_begin(SbSandbox *sb, const struct SbLimits *limits);
 extern void sb_sandbox_call_idle(SbSandbox *sb);
 extern bool sb_sandbox_held_ready(SbSandbox *sb);
@@ -270,9 +270,14 @@ typedef struct SbRequest
 	const char *code;			/* the code, to choose the child's process
 								 * (sb_worker.c); NULL: any */
 	bool		hold;			/* keep the child for the statement's next
-								 * calls (the language, sb_language.c) */
+								 * calls (the language, sb_language.c) or
+								 * the call's next group (sb_groups.c) */
+	bool		many_calls;		/* a child for many calls (a workspace's,
+								 * a group_by call's): SB_SPAWN_WORKSPACE,
+								 * and CPU time to collect between them */
 	SbSandbox  *held;			/* run on this held child: the chunks are
-								 * SB_DATA_CALL and the arguments */
+								 * SB_DATA_CALL and the arguments (or a
+								 * whole request) */
 	SbLimits	limits;			/* the call's, for the input budget */
 	struct SbWorkspace *workspace;	/* runs in this workspace, or NULL */
 	uint64		workspace_id;	/* ... as long as it is still this one */
@@ -374,6 +379,17 @@ extern void sb_group_flush(struct SbGroupScan *gs, SbColumn *cols, int ncols, ui
 extern const char *sb_group_describe(struct SbGroupScan *gs);
 extern void sb_groups_drain(struct SbGroupScan *gs);
 extern void sb_group_check_parallel(struct SbGroupScan *gs, struct _SPI_plan *plan);
+
+/* the child a group_by call keeps for its next group (leader or worker) */
+typedef struct SbGroupChild
+{
+	SbSandbox  *held;			/* NULL: none */
+	uint64		generation;		/* held->generation when it was kept */
+} SbGroupChild;
+struct SbOutcome;
+extern void sb_group_call(SbGroupChild *gc, SbRequest *g, const struct SbLimits *lim,
+						  struct SbOutcome *out);
+extern void sb_group_child_drop(SbGroupChild *gc);
 
 /* ---- sb_parallel.c: options.parallel, groups in parallel workers ---- */
 struct SbGroupPool;

@@ -14,10 +14,17 @@
  * into rows (sandbox_rows), and its buffers are freed before the next group
  * is read.  The backend holds one group's columns at a time.
  *
- * Every limit applies to each group's process (time, CPU, memory, and the
- * input limits to each group's rows); the output budget is the call's,
- * shared by all groups.  A failing group fails the call, with the group's
- * key in the error's context.
+ * A group's child serves the call's next group too (sb_group_call): a
+ * held child (sb_held.c) that takes a whole request per call, each in a
+ * fresh namespace, as a fresh child would; forking a contained process per
+ * group cost ~28 ms a group on the slower VM, more than most groups' work.
+ *
+ * Every limit applies to each group's call (time, CPU, and the input
+ * limits to each group's rows); memory is the child's, and a group that
+ * fails for memory or crashes on a child that ran earlier groups runs once
+ * more on a fresh one, so that nothing an earlier group left can fail it.
+ * The output budget is the call's, shared by all groups.  A failing group
+ * fails the call, with the group's key in the error's context.
  */
 #include "pysandbox.h"
 
@@ -93,6 +100,9 @@ typedef struct SbGroupScan
 	List	   *results;		/* sandbox_execute: SbGroupResult * */
 	SbGroupResult **sorted;		/* results by their keys' text */
 	int			nsorted;
+
+	SbGroupChild child;			/* the child kept for the next group */
+	MemoryContextCallback child_cb; /* ... let go with cxt, however it ends */
 
 	/* options.parallel: groups handed to workers, judged in order */
 	struct SbGroupPool *pool;	/* NULL: each group runs in the leader */
@@ -724,7 +734,7 @@ sb_group_flush(SbGroupScan *gs, SbColumn *cols, int ncols, uint64 nrows)
 		/* too large for a queue: the earlier groups first, then this one here */
 		while (gs->inflight != NIL)
 			sb_group_collect(gs);
-		sb_call_run(&g, &lim, &out);
+		sb_group_call(&gs->child, &g, &lim, &out);
 		sb_group_judge(gs, task, &out);
 		sb_group_task_free(gs, task);
 	}
@@ -746,7 +756,7 @@ sb_group_flush(SbGroupScan *gs, SbColumn *cols, int ncols, uint64 nrows)
 	}
 	else
 	{
-		sb_call_run(&g, &lim, &out);
+		sb_group_call(&gs->child, &g, &lim, &out);
 		sb_group_judge(gs, task, &out);
 		sb_group_task_free(gs, task);
 	}
@@ -754,6 +764,104 @@ sb_group_flush(SbGroupScan *gs, SbColumn *cols, int ncols, uint64 nrows)
 	error_context_stack = saved;
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(callcxt);
+}
+
+/* The child kept between groups goes when the call does. */
+void
+sb_group_child_drop(SbGroupChild *gc)
+{
+	if (gc->held != NULL && gc->held->in_use && gc->held->generation == gc->generation)
+		sb_sandbox_drop(gc->held);
+	gc->held = NULL;
+}
+
+static void
+sb_group_child_cleanup(void *arg)
+{
+	sb_group_child_drop((SbGroupChild *) arg);
+}
+
+/*
+ * The child the call's last group left waiting, if it still waits.  One
+ * that ended between two groups by itself (no CPU time left for a whole
+ * call) or was taken back for another session's call is no error: the next
+ * group gets a fresh child.  One that misbehaved between groups (wrote,
+ * used CPU time) is (sb_sandbox_held_ready).
+ */
+static SbSandbox *
+sb_group_child_take(SbGroupChild *gc)
+{
+	SbSandbox  *h = gc->held;
+
+	gc->held = NULL;
+	if (h == NULL || !h->in_use || h->generation != gc->generation)
+		return NULL;
+	if (sb_held_state(h) == SB_HELD_ENDED && h->exit.cause == SB_EXIT_YIELDED)
+	{
+		sb_sandbox_release(h);
+		h->held = false;
+		return NULL;
+	}
+	return sb_sandbox_held_ready(h) ? h : NULL;
+}
+
+/*
+ * Should a group that failed on a child that had run earlier groups run
+ * again on a fresh child?  When the child was gone before the group began
+ * (ended as the group was sent, or taken back as its call began), and when
+ * the group ran out of memory or crashed: what earlier groups left (a
+ * fragmented heap, a patched module) may be why.  Not for the group's own
+ * exceptions, timeouts or blocked system calls, which a fresh child would
+ * repeat.
+ */
+static bool
+sb_group_rerun(const SbOutcome *out, const SbLimits *lim)
+{
+	SbFailure	f;
+
+	if (out->held_closed || out->exit.cause == SB_EXIT_YIELDED)
+		return true;
+	if (out->violation || out->worker_lost || !sb_outcome_failure(out, lim, &f) ||
+		f.kind == NULL)
+		return false;
+	return strcmp(f.kind, "memory") == 0 || strcmp(f.kind, "crash") == 0;
+}
+
+/*
+ * Run a group's request g (REQUEST, its table, END) on the child the call
+ * keeps for its groups, or on a fresh child, which is then kept for the
+ * next group.
+ */
+void
+sb_group_call(SbGroupChild *gc, SbRequest *g, const SbLimits *lim, SbOutcome *out)
+{
+	SbSandbox  *held = sb_group_child_take(gc);
+
+	g->hold = true;
+	g->many_calls = true;
+	if (held != NULL)
+	{
+		List	   *request = g->chunks;
+
+		g->chunks = NIL;
+		sb_request_add_frame(g, SB_DATA_CALL, NULL, 0, NULL, 0, NULL, 0);
+		g->chunks = list_concat(g->chunks, request);
+		g->held = held;
+		sb_call_run(g, lim, out);
+		if (!sb_group_rerun(out, lim))
+			goto kept;
+		if (out->held != NULL)
+			sb_sandbox_drop(out->held);
+		g->chunks = list_delete_first(g->chunks);
+		g->held = NULL;
+	}
+	sb_call_run(g, lim, out);
+kept:
+	if (out->held != NULL)
+	{
+		gc->held = out->held;
+		gc->generation = out->held->generation;
+	}
 }
 
 /*
@@ -1025,6 +1133,9 @@ sb_groups_run(SbRequest *base, const SbLimits *limits, ArrayType *returns,
 	gs->input = base->group_input;
 	gs->cxt = AllocSetContextCreate(CurrentMemoryContext, "pysandbox groups", ALLOCSET_DEFAULT_SIZES);
 	gs->keycxt = AllocSetContextCreate(gs->cxt, "pysandbox group key", ALLOCSET_SMALL_SIZES);
+	gs->child_cb.func = sb_group_child_cleanup;
+	gs->child_cb.arg = &gs->child;
+	MemoryContextRegisterResetCallback(gs->cxt, &gs->child_cb);
 	gs->outer = error_context_stack;
 	gs->rows = rows;
 	gs->store = store;

@@ -179,10 +179,12 @@ sb_mailbox_map(int fd)
  * Move it to a held slot, set its call clock (idle) and tell the worker,
  * which times it by that clock from now on.  Returns the held child, or
  * NULL if it cannot be held (then it is let go as any finished child is).
- * A workspace's slot is never taken for another child.
+ * A workspace's slot is never taken for another child.  many_calls: it
+ * serves many calls (a workspace, a group_by call's groups) and collects
+ * its garbage between them, in SB_WORKSPACE_IDLE_CPU_MS.
  */
 SbSandbox *
-sb_sandbox_hold(SbSandbox *sb, bool workspace)
+sb_sandbox_hold(SbSandbox *sb, bool workspace, bool many_calls)
 {
 	SbSandbox  *h = NULL;
 	volatile SbHeldClock *clock;
@@ -238,7 +240,7 @@ sb_sandbox_hold(SbSandbox *sb, bool workspace)
 	clock->in_call = 0;
 	clock->calls = 0;
 	clock->since_us = 0;
-	clock->idle_cpu_ms = workspace ? SB_WORKSPACE_IDLE_CPU_MS : 0;
+	clock->idle_cpu_ms = workspace || many_calls ? SB_WORKSPACE_IDLE_CPU_MS : 0;
 	clock->idle_timeout_ms = workspace ? (uint32) sb_workspace_idle_timeout_ms : 0;
 	clock->cpu_us = sb_child_cpu_us(h->pid);
 	h->cpu_read_us = sb_monotonic_us();

@@ -356,6 +356,8 @@ sb_request_finish(SbRequest *req, Jsonb *inputs)
 			escape_json(&req->json, (const char *) lfirst(lc));
 		}
 		appendStringInfoString(&req->json, "]}");
+		/* a group's child serves the call's next groups (sb_groups.c) */
+		appendStringInfoString(&req->json, ",\"held\":true");
 	}
 	appendStringInfoChar(&req->json, '}');
 

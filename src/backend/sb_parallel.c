@@ -6,8 +6,9 @@
  * The backend that runs the statement (the leader) keeps scanning the
  * sorted input and building each group's request; it hands the request to
  * an idle worker through a shared-memory queue and takes the outcome back
- * through another.  A worker does nothing but sb_call_run(): it gets a
- * child from the fork server as any backend does, sends the request,
+ * through another.  A worker does nothing but sb_group_call(): it gets a
+ * child from the fork server as any backend does (and keeps it for its
+ * next group, as the leader does), sends the request,
  * checks every frame the child sends (sb_call.c) and returns the outcome;
  * the leader judges outcomes in the groups' order (sb_groups.c), as if it
  * had made the calls itself.  What crosses the queues comes from the
@@ -420,6 +421,7 @@ sb_group_worker_main(dsm_segment *seg, shm_toc *toc)
 	shm_mq_handle *out;
 	MemoryContext cxt;
 	SbWorkerGroup wg = {NULL, NULL};
+	SbGroupChild child = {NULL, 0};
 	ErrorContextCallback errcb;
 
 	if (ParallelWorkerNumber < 0 || ParallelWorkerNumber >= shared->nworkers)
@@ -482,7 +484,7 @@ sb_group_worker_main(dsm_segment *seg, shm_toc *toc)
 		lim.max_output_bytes = h.max_output_bytes;
 		lim.parallel = 1;
 
-		sb_call_run(&g, &lim, &o);
+		sb_group_call(&child, &g, &lim, &o);
 
 		memset(&d, 0, sizeof(d));
 		d.magic = SB_DONE_MAGIC;
@@ -531,6 +533,7 @@ sb_group_worker_main(dsm_segment *seg, shm_toc *toc)
 		MemoryContextReset(cxt);
 	}
 	error_context_stack = errcb.previous;
+	sb_group_child_drop(&child);
 	shm_mq_detach(in);
 	shm_mq_detach(out);
 }

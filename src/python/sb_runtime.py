@@ -1035,7 +1035,25 @@ def serve(python_layer):
     request, inputs = got
     if request.get("workspace"):
         return _serve_workspace(python_layer, request, inputs)
-    return _serve_request(python_layer, request, inputs)
+    while True:
+        code = _serve_request(python_layer, request, inputs)
+        if code is not _NEXT_GROUP:
+            return code
+        # options.group_by: this child runs the call's next group, as a
+        # fresh one would (a new namespace, no figures, default settings)
+        try:
+            sb_charts.end_call()
+        except BaseException:  # noqa: B902 - the next group would not start clean
+            return 73
+        _collect_between_calls()
+        got = _next_request()
+        if type(got) is int:
+            return got
+        request, inputs = got
+
+
+# _serve_request's answer for a group's call whose child serves on
+_NEXT_GROUP = object()
 
 
 # the workspace's dict (the parameter ws) in a workspace's child, else None
@@ -1064,21 +1082,31 @@ def _serve_workspace(python_layer, request, inputs):
         _collect_between_calls()
         if not sb_io.next_call():
             return 0
-        while request is None:
-            sb_io.wait_call(_HELD_SPIN_US)
-            try:
-                ftype, _payload = sb_io.recv()
-            except EOFError:
-                return 0            # the workspace was closed
-            if ftype != sb_io.CALL:
-                _send_error("crash", "ProtocolError", "unexpected frame %d between calls"
-                            % ftype, exit_code=72)
-                return 72
-            got, failed = _read_or_report(_read_request, "inputs", "request")
-            if failed:
-                return failed
-            if got is not None:
-                request, inputs = got
+        got = _next_request()
+        if type(got) is int:
+            return got
+        request, inputs = got
+
+
+def _next_request():
+    """A child that serves on (a workspace's, a group_by call's) waits for its
+    next call: SB_DATA_CALL, then a whole request.  Returns (request,
+    inputs), or the exit code: 0 when the backend let the child go."""
+    while True:
+        sb_io.wait_call(_HELD_SPIN_US)
+        try:
+            ftype, _payload = sb_io.recv()
+        except EOFError:
+            return 0
+        if ftype != sb_io.CALL:
+            _send_error("crash", "ProtocolError", "unexpected frame %d between calls"
+                        % ftype, exit_code=72)
+            return 72
+        got, failed = _read_or_report(_read_request, "inputs", "request")
+        if failed:
+            return failed
+        if got is not None:
+            return got
 
 
 # set in a workspace's child between its calls: the backend reads nothing
@@ -1258,17 +1286,20 @@ def _serve_request(python_layer, request, inputs):
 
     # the last frame ends the child (exit code 0): the end of the output goes
     # out with the result, and nothing of the call's runs after it; unless
-    # the child is held for the statement's next calls of the function
-    asked = function is not None and bool(request.get("held"))
+    # the child is held for the statement's next calls of the function, or
+    # for the next group of a group_by call
+    asked = bool(request.get("held"))
     held = asked and sb_io.next_call()
     sb_io.linger(not asked)     # the backend reads the usage while it waits
     _send_value(rows, nrows if rows is not None else 0,
                 payloads if rows is not None else (), text if rows is None else "",
                 -1 if held else 0, last=asked and not held)
-    if held:
+    if held and function is not None:
         sb_charts.end_call(full=False)
         return _serve_held(namespace[returns[0]], returns[0], spec["shape"], function[1],
                            rows, limit, out, lines)
+    if held:
+        return _NEXT_GROUP
     return 0
 
 
