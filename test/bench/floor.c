@@ -111,7 +111,6 @@ main(int argc, char **argv)
 							  "for m in os.environ.get('FLOOR_PRELOAD', '').split(','):\n"
 							  "    m.strip() and importlib.import_module(m.strip())\n"
 							  "gc.collect(); gc.freeze()\n");
-	c.devnull_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 	c.read_paths[c.n_read_paths++] = "/usr/lib/python3.11";
 	c.read_paths[c.n_read_paths++] = "/usr/lib/python3/dist-packages";
 	c.read_paths[c.n_read_paths++] = "/usr/share/zoneinfo";
