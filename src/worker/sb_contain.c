@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/capability.h>
+#include <linux/securebits.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -268,7 +269,10 @@ sb_contain_rlimits(const SbSpawnRequest *req, int statm_fd)
  * no_new_privs, not privilege), and in that namespace the kernel's own
  * permission checks would let one child act on another (signals, for one)
  * were seccomp and Landlock's scoping not there: drop them all, the
- * ambient ones too.  exec is refused anyway, so nothing can regain them.
+ * ambient ones too.  exec is refused anyway, so nothing can regain them;
+ * all the same (while CAP_SETPCAP still allows it) the bounding set is
+ * emptied and the securebits locked so that no exec or uid change would
+ * give any back, should a later kernel or policy let one through.
  */
 static void
 sb_contain_drop_capabilities(void)
@@ -289,6 +293,19 @@ sb_contain_drop_capabilities(void)
 		any |= data[i].effective != 0 || data[i].permitted != 0 || data[i].inheritable != 0;
 	if (!any)
 		return;
+	for (i = 0; i <= 63; i++)
+		if (prctl(PR_CAPBSET_DROP, i, 0, 0, 0) < 0)
+		{
+			if (errno == EINVAL)
+				break;			/* past the kernel's last capability */
+			sb_child_fail("drop the capability bounding set", errno);
+		}
+	if (prctl(PR_SET_SECUREBITS,
+			  SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
+			  SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
+			  SECBIT_KEEP_CAPS_LOCKED |
+			  SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED, 0, 0, 0) < 0)
+		sb_child_fail("lock the securebits", errno);
 	memset(data, 0, sizeof(data));
 	hdr.version = _LINUX_CAPABILITY_VERSION_3;
 	hdr.pid = 0;

@@ -902,8 +902,8 @@ class Suite:
                     caps = dict(line.split(":", 1) for line in f if line.startswith("Cap"))
             except OSError:
                 continue
-            held = {k: v.strip() for k, v in caps.items()
-                    if k != "CapBnd" and int(v, 16) != 0}
+            # the bounding set too: no exec or uid change could give any back
+            held = {k: v.strip() for k, v in caps.items() if int(v, 16) != 0}
             if held:
                 problems.append("child %d holds capabilities: %s" % (pid, held))
         zombies = [p for p in descendants(table, postmaster_pid()) if table[p][1] == "Z"]
