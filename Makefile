@@ -45,6 +45,7 @@ WORKER_OBJS = \
 	src/worker/sb_worker.wo \
 	src/worker/sb_fork.wo \
 	src/worker/sb_spares.wo \
+	src/worker/sb_admission.wo \
 	src/worker/sb_held.wo \
 	src/worker/sb_contain.wo \
 	src/worker/sb_landlock.wo \

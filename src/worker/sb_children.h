@@ -1,8 +1,9 @@
 /*
  * sb_children.h
  *		The worker's bookkeeping of its children and clients, shared by the
- *		poll loop (sb_worker.c), forking children (sb_fork.c), the pool of
- *		spares (sb_spares.c) and the timing of held children (sb_held.c).
+ *		poll loop (sb_worker.c), admission (sb_admission.c), forking
+ *		children (sb_fork.c), the pool of spares (sb_spares.c) and the
+ *		timing of held children (sb_held.c).
  *		Private to the worker binary.
  */
 #ifndef SB_CHILDREN_H
@@ -73,11 +74,48 @@ typedef struct SbClient
 	const SbHeldClocks *clocks; /* their call clocks (SB_CTL_CLOCKS), or NULL */
 } SbClient;
 
+/*
+ * Admission's counters (sb_admission.c): a slot of max_concurrent is taken
+ * by each child in flight and each reservation.
+ */
+typedef struct SbAdmission
+{
+	uint32_t	max_concurrent; /* 0: no cap */
+	int			in_flight;		/* running children, orphans included */
+	int			nreserved;		/* reservations: spares clients hold */
+	int			revoking;		/* reservations taken back, not yet reaped */
+	int			target_spares;	/* what the pool refills to ... */
+	uint32_t	default_shape;	/* ... with children of this shape */
+} SbAdmission;
+
+extern SbAdmission sb_adm;
 extern uint64_t sb_ncpus;
 extern uint64_t sb_last_busy_us;	/* last dispatch, exit or held call seen */
 extern int	sb_nheld_all;		/* held children, all clients */
 
+/* the clients (backends), and children no client will hear of again */
+extern SbClient *sb_clients;
+extern int	sb_nclients;		/* slots allocated; a free one has fd -1 */
+extern SbChild *sb_orphans;
+extern int	sb_norphans;
+
 extern void sb_child_clear(SbChild *c);
+
+/* sb_worker.c: the poll loop's, for admission */
+extern bool sb_worker_send(int fd, uint32_t type, const void *payload, uint32_t len);
+extern bool sb_worker_send_channel(int control_fd, uint32_t type, const void *payload,
+								   uint32_t len, const SbChild *c);
+extern void sb_child_start(SbChild *c, uint32_t timeout_ms, uint32_t cpu_ms, uint64_t now);
+extern void sb_client_gone(SbClient *cl);
+extern void sb_orphan_child(SbClient *cl);
+
+/* sb_admission.c */
+extern void sb_request_slot(SbClient *cl, const SbSpawnRequest *req);
+extern void sb_dispatch_queue(void);
+extern void sb_expire_queue(uint64_t now);
+extern void sb_grant_reservations(void);
+extern bool sb_yielding(void);
+extern bool sb_claim_back(SbChild *c);
 
 /* sb_fork.c */
 extern SbContainment sb_containment;

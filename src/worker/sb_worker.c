@@ -12,7 +12,7 @@
  *			credentials must show the server's own uid) and speaks the same
  *			control protocol.  Children in flight across all backends are
  *			capped at max_concurrent; callers beyond it wait in FIFO order
- *			for up to their queue_ms, then get SB_CTL_BUSY.
+ *			for up to their queue_ms, then get SB_CTL_BUSY (sb_admission.c).
  *
  * Either way the worker
  *
@@ -78,16 +78,12 @@
 static SbReady sb_ready;
 static bool sb_server_mode = false;
 static int	sb_listen_fd = -1;
-static uint32_t sb_max_concurrent = 0;	/* 0: no cap */
-static int	sb_target_spares = 1;
-static uint32_t sb_default_shape = 0;
-static int	sb_in_flight = 0;	/* running children, orphans included */
-int			sb_nheld_all = 0;	/* of which held by their clients: not on
-								 * the worker's path, so spares may be
-								 * forked while they wait (their clocks say
-								 * when calls go on: sb_held_check) */
-static int	sb_nreserved = 0;	/* reservations: spares clients hold */
-static int	sb_revoking = 0;	/* reservations taken back, not yet reaped */
+SbAdmission sb_adm = {.max_concurrent = 0,.target_spares = 1};
+int			sb_nheld_all = 0;	/* of sb_adm.in_flight, held by their
+								 * clients: not on the worker's path, so
+								 * spares may be forked while they wait
+								 * (their clocks say when calls go on:
+								 * sb_held_check) */
 uint64_t	sb_last_busy_us = 0;	/* last dispatch or exit */
 static uint64_t sb_listen_paused_until = 0;	/* out of fds: accept later */
 
@@ -104,8 +100,8 @@ static uint64_t sb_listen_paused_until = 0;	/* out of fds: accept later */
 /* CPUs online: how soon a child can spend its CPU time (sb_children.h) */
 uint64_t	sb_ncpus = 1;
 
-static SbClient *sb_clients = NULL;
-static int	sb_nclients = 0;	/* slots allocated */
+SbClient   *sb_clients = NULL;
+int			sb_nclients = 0;	/* slots allocated */
 
 /*
  * Children no client will hear of again, killed and waiting to be reaped:
@@ -114,24 +110,9 @@ static int	sb_nclients = 0;	/* slots allocated */
  * max_concurrent until then (they still hold their memory), but the next
  * call does not wait for them.
  */
-static SbChild *sb_orphans = NULL;
-static int	sb_norphans = 0;
+SbChild    *sb_orphans = NULL;
+int			sb_norphans = 0;
 static int	sb_orphans_cap = 0;
-
-/*
- * Reservations (see sb_protocol.h).  A session idle this long gives its
- * reserved child up to another that wants one when no spare is left.
- */
-#define SB_RESERVATION_STEAL_US 2000000
-
-/*
- * A held child (a workspace's, or a LANGUAGE pysandbox function's kept
- * across rows) idle at least SB_YIELD_IDLE_US may be taken back for a call
- * that has waited SB_YIELD_WAIT_US, from a session holding more slots than
- * the waiting one (sb_yield_idle_held).
- */
-#define SB_YIELD_IDLE_US 250000
-#define SB_YIELD_WAIT_US 250000
 
 /* Print a diagnostic to the worker's stderr (the server log) and exit. */
 static void __attribute__((noreturn))
@@ -220,7 +201,7 @@ sb_worker_recv(int fd, uint32_t *type, void *payload, uint32_t max, uint32_t *le
 }
 
 /* Send a control frame; false if the peer is gone. */
-static bool
+bool
 sb_worker_send(int fd, uint32_t type, const void *payload, uint32_t len)
 {
 	unsigned char buf[SB_FRAME_HEADER_SIZE + SB_CONTROL_MAX_PAYLOAD];
@@ -236,7 +217,7 @@ sb_worker_send(int fd, uint32_t type, const void *payload, uint32_t len)
 }
 
 /* Send a control frame with a child's data socket and mailbox (SPAWNED, RESERVED). */
-static bool
+bool
 sb_worker_send_channel(int control_fd, uint32_t type, const void *payload, uint32_t len,
 					   const SbChild *c)
 {
@@ -247,7 +228,7 @@ sb_worker_send_channel(int control_fd, uint32_t type, const void *payload, uint3
 }
 
 /* The call on c starts now: time its wall clock and CPU from here. */
-static void
+void
 sb_child_start(SbChild *c, uint32_t timeout_ms, uint32_t cpu_ms, uint64_t now)
 {
 	c->started_us = now;
@@ -293,7 +274,7 @@ sb_session_exit(void)
  * The client went away: kill its child (reaped later) and its held ones
  * (reaped as orphans), drop its request.
  */
-static void
+void
 sb_client_gone(SbClient *cl)
 {
 	cl->queued = false;
@@ -318,271 +299,6 @@ sb_client_gone(SbClient *cl)
 	if (!sb_server_mode)
 		sb_session_exit();		/* our only backend has left */
 	sb_client_free(cl);
-}
-
-/* Give the client a child for its call: a matching spare, or a fresh one. */
-static void
-sb_dispatch(SbClient *cl, const SbSpawnRequest *req)
-{
-	uint32_t	shape = req->flags & SB_SPAWN_SHAPE_FLAGS;
-	SbChild		child;
-	SbSpawned	sp;
-	bool		from_pool;
-
-	/* a spare still warming up would make the caller wait: fork instead */
-	sb_spares_note_call(req);
-	from_pool = sb_spares_take(req, &child);
-	if (!from_pool && !sb_fork_child(shape, false, &child))
-	{
-		static const char msg[] = "could not fork a sandbox process";
-
-		if (!sb_worker_send(cl->fd, SB_CTL_FAILED, msg, sizeof(msg) - 1))
-			sb_client_gone(cl);
-		return;
-	}
-
-	if (from_pool)
-		child.cpu_before_us = sb_child_cpu_us(&child);
-	if (child.claim_fd >= 0)
-	{
-		/* this call is the child's: nothing can take it back now */
-		close(child.claim_fd);
-		child.claim_fd = -1;
-	}
-	if (!child.contained &&
-		sb_send_frame(child.data_fd, SB_DATA_LIMITS, req, sizeof(*req)) < 0)
-	{
-		/* the spare died meanwhile: report that as this call's end */
-		fprintf(stderr, "pysandbox-worker: a sandbox process died before its call\n");
-	}
-	sb_child_start(&child, req->timeout_ms, req->cpu_ms, sb_now_us());
-	child.limits = *req;		/* a held child's next calls are timed so */
-	sb_last_busy_us = child.started_us;
-	cl->child = child;
-	cl->last_active_us = child.started_us;
-	sb_in_flight++;
-
-	sp.pid = child.pid;
-	if (!sb_worker_send_channel(cl->fd, SB_CTL_SPAWNED, &sp, sizeof(sp), &cl->child))
-	{
-		sb_child_close_channel(&cl->child);
-		sb_client_gone(cl);
-		return;
-	}
-	sb_child_close_channel(&cl->child);
-}
-
-static bool sb_revoke_oldest(SbClient *except, uint64_t min_idle_us);
-
-/* Is any request waiting for a slot? */
-static bool
-sb_any_queued(void)
-{
-	int			i;
-
-	for (i = 0; i < sb_nclients; i++)
-		if (sb_clients[i].fd >= 0 && sb_clients[i].queued)
-			return true;
-	return false;
-}
-
-/*
- * Start a client's request now if a slot is free and nobody waits longer;
- * otherwise queue it (first come, first served).
- */
-static void
-sb_request_slot(SbClient *cl, const SbSpawnRequest *req)
-{
-	/*
-	 * An idle session's reservation yields to a call that needs its slot:
-	 * the slot frees once the child is reaped, and the queue moves then.
-	 */
-	if (sb_max_concurrent > 0 && sb_in_flight + sb_nreserved >= (int) sb_max_concurrent)
-		(void) sb_revoke_oldest(cl, 0);
-	if (sb_max_concurrent > 0 &&
-		(sb_in_flight + sb_nreserved >= (int) sb_max_concurrent || sb_any_queued()))
-	{
-		cl->queued = true;
-		cl->queued_us = sb_now_us();
-		cl->req = *req;
-	}
-	else
-		sb_dispatch(cl, req);
-}
-
-/*
- * Slots a client holds: its call's child (or reservation) and its held
- * children.
- */
-static int
-sb_client_slots(const SbClient *cl)
-{
-	return (cl->child.pid > 0 ? 1 : 0) + cl->nheld;
-}
-
-/*
- * Is a held child taken back for a waiting call still dying (in its
- * client's table, or an orphan since its client dropped it)?
- */
-static bool
-sb_yielding(void)
-{
-	int			i,
-				j;
-
-	for (i = 0; i < sb_norphans; i++)
-		if (sb_orphans[i].cause == SB_EXIT_YIELDED)
-			return true;
-	for (i = 0; i < sb_nclients; i++)
-		for (j = 0; j < sb_clients[i].nheld; j++)
-			if (sb_clients[i].held[j].killed &&
-				sb_clients[i].held[j].cause == SB_EXIT_YIELDED)
-				return true;
-	return false;
-}
-
-/*
- * Will a slot free without taking anything back: a reservation taken back,
- * an orphan, a call's or a held child killed, each not reaped yet?
- */
-static bool
-sb_slot_coming(void)
-{
-	int			i,
-				j;
-
-	if (sb_revoking > 0 || sb_norphans > 0)
-		return true;
-	for (i = 0; i < sb_nclients; i++)
-	{
-		if (sb_clients[i].child.pid > 0 && sb_clients[i].child.killed)
-			return true;
-		for (j = 0; j < sb_clients[i].nheld; j++)
-			if (sb_clients[i].held[j].killed)
-				return true;
-	}
-	return false;
-}
-
-/*
- * Every slot is taken and the oldest waiting call has waited
- * SB_YIELD_WAIT_US: take back one idle held child (a workspace's, or a
- * function's kept between rows or for a cursor), idle at least
- * SB_YIELD_IDLE_US, from the session holding the most slots, if it holds
- * more than one and more than the waiting session; its longest idle one.
- * Idle processes cost no CPU, so without this one session could keep
- * every slot forever (four workspaces and a few open cursors each), and no
- * other session's call would run; a session may not use it to take from
- * one that holds fewer than itself.  Nothing is taken back while a slot is
- * coming anyway (sb_slot_coming).  Its owner learns why at its next use
- * (SB_EXIT_YIELDED).
- */
-static void
-sb_yield_idle_held(const SbClient *waiting, uint64_t now)
-{
-	SbChild    *victim = NULL;
-	int			floor = sb_client_slots(waiting) + 1;
-	int			most = 0;
-	uint64_t	oldest = 0;
-	int			i,
-				j;
-
-	if (floor < 2)
-		floor = 2;
-	if (now - waiting->queued_us < SB_YIELD_WAIT_US || sb_slot_coming())
-		return;
-	for (i = 0; i < sb_nclients; i++)
-	{
-		SbClient   *cl = &sb_clients[i];
-		int			slots = sb_client_slots(cl);
-
-		if (cl == waiting || cl->fd < 0 || slots < floor || slots < most)
-			continue;
-		for (j = 0; j < cl->nheld; j++)
-		{
-			uint64_t	since;
-
-			if (!sb_held_idle(cl, &cl->held[j], now, &since) ||
-				now - since < SB_YIELD_IDLE_US)
-				continue;
-			if (victim == NULL || slots > most || since < oldest)
-			{
-				victim = &cl->held[j];
-				most = slots;
-				oldest = since;
-			}
-		}
-	}
-	if (victim == NULL)
-		return;
-	kill(victim->pid, SIGKILL);
-	victim->killed = true;
-	victim->cause = SB_EXIT_YIELDED;
-}
-
-/*
- * Start queued requests, oldest first, while slots are free; when none is,
- * an idle held child of a session holding several may yield to the oldest.
- */
-static void
-sb_dispatch_queue(void)
-{
-	for (;;)
-	{
-		SbClient   *oldest = NULL;
-		int			i;
-
-		for (i = 0; i < sb_nclients; i++)
-			if (sb_clients[i].fd >= 0 && sb_clients[i].queued &&
-				(oldest == NULL || sb_clients[i].queued_us < oldest->queued_us))
-				oldest = &sb_clients[i];
-		if (oldest == NULL)
-			return;
-		if (sb_max_concurrent > 0 && sb_in_flight + sb_nreserved >= (int) sb_max_concurrent)
-		{
-			sb_yield_idle_held(oldest, sb_now_us());
-			return;
-		}
-		oldest->queued = false;
-		sb_dispatch(oldest, &oldest->req);
-	}
-}
-
-/*
- * A reserved child's call has begun (the child claimed it, or the backend
- * asked for a kill meanwhile): from now on it is in flight, with its
- * limits timed by the worker, and nothing can take it back.
- */
-void
-sb_start_reserved(SbClient *cl)
-{
-	SbChild    *c = &cl->child;
-
-	if (c->claim_fd >= 0)
-	{
-		close(c->claim_fd);
-		c->claim_fd = -1;
-	}
-	c->reserved = false;
-	sb_child_start(c, c->limits.timeout_ms, c->limits.cpu_ms, sb_now_us());
-	cl->reserve = true;			/* as the call that asked for it did */
-	cl->last_active_us = c->started_us;
-	sb_nreserved--;
-	sb_in_flight++;
-	sb_last_busy_us = c->started_us;
-}
-
-/*
- * Race a reserved child for its claim token: true if the worker won (the
- * child had not claimed its call, and now never will), false if the child
- * had claimed it (the call has begun).
- */
-static bool
-sb_claim_back(SbChild *c)
-{
-	uint64_t	revoke = SB_CLAIM_REVOKE;
-
-	return write(c->claim_fd, &revoke, sizeof(revoke)) == (ssize_t) sizeof(revoke);
 }
 
 /* Add a child to the orphans: killed, reaped later, unreported. */
@@ -614,7 +330,7 @@ sb_orphan_held(SbClient *cl, int j)
 }
 
 /* Move a client's child to the orphans: killed, reaped later, unreported. */
-static void
+void
 sb_orphan_child(SbClient *cl)
 {
 	if (cl->child.claim_fd >= 0)
@@ -624,66 +340,10 @@ sb_orphan_child(SbClient *cl)
 	{
 		/* a reservation becomes an orphan: in flight until it is reaped */
 		cl->child.reserved = false;
-		sb_nreserved--;
-		sb_in_flight++;
+		sb_adm.nreserved--;
+		sb_adm.in_flight++;
 	}
 	sb_orphan_add(&cl->child);
-}
-
-/*
- * Take a client's reservation back, if its call has not begun: kill the
- * child and tell the client.  Returns true if it was taken back; if the
- * child had claimed its call already, that call has begun: it is started
- * instead, and stays.
- */
-static bool
-sb_revoke(SbClient *cl)
-{
-	SbSpawned	rev = {.pid = cl->child.pid};
-
-	if (!sb_claim_back(&cl->child))
-	{
-		sb_start_reserved(cl);
-		return false;
-	}
-	sb_orphan_child(cl);
-	sb_orphans[sb_norphans - 1].revoked = true;
-	sb_revoking++;
-	cl->reserve = false;		/* until its next call asks again */
-	if (!sb_worker_send(cl->fd, SB_CTL_REVOKED, &rev, sizeof(rev)))
-		sb_client_gone(cl);
-	return true;
-}
-
-/*
- * Take back the reservation of the client idle longest (its latest call at
- * least min_idle_us ago), other than except's.  Returns true if one was
- * taken back; one whose call has begun meanwhile is started instead, and
- * the next is tried.
- */
-static bool
-sb_revoke_oldest(SbClient *except, uint64_t min_idle_us)
-{
-	for (;;)
-	{
-		SbClient   *victim = NULL;
-		uint64_t	now = sb_now_us();
-		int			i;
-
-		for (i = 0; i < sb_nclients; i++)
-		{
-			SbClient   *cl = &sb_clients[i];
-
-			if (cl != except && cl->fd >= 0 && cl->child.pid > 0 && cl->child.reserved &&
-				now - cl->last_active_us >= min_idle_us &&
-				(victim == NULL || cl->last_active_us < victim->last_active_us))
-				victim = cl;
-		}
-		if (victim == NULL)
-			return false;
-		if (sb_revoke(victim))
-			return true;
-	}
 }
 
 /*
@@ -738,12 +398,12 @@ sb_child_exited(SbClient *cl, SbChild *c)
 		/* a reservation died before its call (the OOM killer, say) */
 		SbSpawned	rev = {.pid = c->pid};
 
-		sb_nreserved--;
+		sb_adm.nreserved--;
 		sb_child_clear(c);
 		sb_child_report(cl, SB_CTL_REVOKED, &rev, sizeof(rev));
 		return;
 	}
-	sb_in_flight--;
+	sb_adm.in_flight--;
 	sb_last_busy_us = sb_now_us();
 	cl->last_active_us = sb_last_busy_us;
 
@@ -791,80 +451,10 @@ sb_orphan_exited(int i)
 		sb_worker_die("waitpid failed");
 	close(sb_orphans[i].pidfd);
 	if (sb_orphans[i].revoked)
-		sb_revoking--;
+		sb_adm.revoking--;
 	sb_orphans[i] = sb_orphans[--sb_norphans];
-	sb_in_flight--;
+	sb_adm.in_flight--;
 	sb_last_busy_us = sb_now_us();
-}
-
-/*
- * Hand reservations to the clients that want one (they have no child now),
- * the latest caller first, from the ready spares.  Where no spare is left
- * and none may be forked, the reservation of a session idle for
- * SB_RESERVATION_STEAL_US is taken back, so that the pool refills for the
- * active one.
- */
-static void
-sb_grant_reservations(void)
-{
-	for (;;)
-	{
-		SbClient   *best = NULL;
-		SbChild		spare;
-		SbReserved	res;
-		int			i;
-
-		for (i = 0; i < sb_nclients; i++)
-		{
-			SbClient   *cl = &sb_clients[i];
-
-			if (cl->fd >= 0 && cl->reserve && cl->child.pid == 0 && !cl->queued &&
-				(best == NULL || cl->last_active_us > best->last_active_us))
-				best = cl;
-		}
-		if (best == NULL ||
-			(sb_max_concurrent > 0 && sb_in_flight + sb_nreserved >= (int) sb_max_concurrent))
-			return;
-		if (!sb_spares_take(&best->reserve_req, &spare))
-		{
-			/*
-			 * Take one back only if that lets the pool refill with a
-			 * spare for this client: none of its shape is warming up,
-			 * and the refill forks its shape.
-			 */
-			uint32_t	shape = best->reserve_req.flags & SB_SPAWN_SHAPE_FLAGS;
-
-			if (!sb_spares_have_shape(shape) &&
-				sb_spares_count() + sb_nreserved >= sb_target_spares &&
-				shape == sb_default_shape)
-				(void) sb_revoke_oldest(best, SB_RESERVATION_STEAL_US);
-			return;
-		}
-		if (!spare.contained &&
-			sb_send_frame(spare.data_fd, SB_DATA_LIMITS, &best->reserve_req,
-						  sizeof(best->reserve_req)) < 0)
-		{
-			sb_discard_child(&spare);	/* it died meanwhile */
-			continue;
-		}
-		memset(&res, 0, sizeof(res));
-		res.pid = spare.pid;
-		res.limits = best->reserve_req;
-		spare.cpu_before_us = sb_child_cpu_us(&spare);
-		if (!sb_worker_send_channel(best->fd, SB_CTL_RESERVED, &res, sizeof(res), &spare))
-		{
-			sb_discard_child(&spare);
-			sb_client_gone(best);
-			continue;
-		}
-		sb_child_close_channel(&spare);
-		spare.contained = true;
-		spare.limits = best->reserve_req;
-		spare.reserved = true;
-		best->child = spare;
-		best->reserve = false;
-		sb_nreserved++;
-	}
 }
 
 /* One control frame from a client. */
@@ -1024,36 +614,6 @@ sb_accept(void)
 	cl->fd = fd;
 }
 
-/*
- * Requests whose queue wait is over get SB_CTL_BUSY; not while a
- * reservation or an idle held child taken back to free a slot is still
- * dying: that slot is theirs in a moment, however short their wait.
- */
-static void
-sb_expire_queue(uint64_t now)
-{
-	int			i;
-
-	if (sb_revoking > 0 || sb_yielding())
-		return;
-
-	for (i = 0; i < sb_nclients; i++)
-	{
-		SbClient   *cl = &sb_clients[i];
-
-		if (cl->fd >= 0 && cl->queued &&
-			now - cl->queued_us >= (uint64_t) cl->req.queue_ms * 1000)
-		{
-			SbBusy		busy = {.max_concurrent = sb_max_concurrent,
-			.waited_ms = (uint32_t) ((now - cl->queued_us) / 1000)};
-
-			cl->queued = false;
-			if (!sb_worker_send(cl->fd, SB_CTL_BUSY, &busy, sizeof(busy)))
-				sb_client_gone(cl);
-		}
-	}
-}
-
 /* Kill a call's child past its wall-clock deadline or its CPU time. */
 static void
 sb_child_enforce(SbChild *c, uint64_t now)
@@ -1114,7 +674,7 @@ sb_poll_timeout(uint64_t now)
 {
 	uint64_t	next = UINT64_MAX;
 	/* expiry waits while a slot taken back dies (its pidfd wakes us) */
-	bool		dying = sb_revoking > 0 || sb_yielding();
+	bool		dying = sb_adm.revoking > 0 || sb_yielding();
 	int			i;
 
 	for (i = 0; i < sb_nclients; i++)
@@ -1202,8 +762,8 @@ sb_serve(void)
 		int			rc;
 		/* new spares are forked only when idle: fork blocks us */
 		uint64_t	now = sb_now_us();
-		bool		refill = sb_spares_count() + sb_nreserved < sb_target_spares &&
-			sb_in_flight == sb_nheld_all;
+		bool		refill = sb_spares_count() + sb_adm.nreserved < sb_adm.target_spares &&
+			sb_adm.in_flight == sb_nheld_all;
 		int			idle_wait = 0;
 		size_t		spares_at;
 		size_t		orphans_at;
@@ -1321,11 +881,11 @@ sb_serve(void)
 
 		if (rc == 0 && refill && sb_now_us() - sb_last_busy_us >= SB_SPARE_IDLE_US)
 		{
-			if (!sb_spares_add(sb_default_shape))
+			if (!sb_spares_add(sb_adm.default_shape))
 			{
 				fprintf(stderr, "pysandbox-worker: could not fork a spare: %s\n",
 						strerror(errno));
-				sb_target_spares = sb_spares_count();	/* do not spin */
+				sb_adm.target_spares = sb_spares_count();	/* do not spin */
 			}
 		}
 	}
@@ -1340,12 +900,12 @@ main(int argc, char **argv)
 	uint32_t	layers;
 
 	sb_server_mode = argc > 3 && strcmp(argv[3], "server") == 0;
-	sb_target_spares = argc > 4 ? atoi(argv[4]) : 1;
-	if (sb_target_spares < 0)
-		sb_target_spares = 0;
-	if (sb_target_spares > SB_MAX_SPARES)
-		sb_target_spares = SB_MAX_SPARES;
-	sb_max_concurrent = argc > 5 ? (uint32_t) strtoul(argv[5], NULL, 10) : 0;
+	sb_adm.target_spares = argc > 4 ? atoi(argv[4]) : 1;
+	if (sb_adm.target_spares < 0)
+		sb_adm.target_spares = 0;
+	if (sb_adm.target_spares > SB_MAX_SPARES)
+		sb_adm.target_spares = SB_MAX_SPARES;
+	sb_adm.max_concurrent = argc > 5 ? (uint32_t) strtoul(argv[5], NULL, 10) : 0;
 
 	/* 1. die with the process that started us, and check it is still there */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
@@ -1381,12 +941,12 @@ main(int argc, char **argv)
 
 	/* the shape the backends' defaults ask for (pysandbox.filesystem_layer auto) */
 	/* both filesystem layers where both work (sb_worker.c in the backend) */
-	sb_default_shape = (layers & SB_LAYER_NAMESPACES) ? SB_SPAWN_NAMESPACES : 0;
+	sb_adm.default_shape = (layers & SB_LAYER_NAMESPACES) ? SB_SPAWN_NAMESPACES : 0;
 	if (layers & SB_LAYER_MOUNTNS)
-		sb_default_shape |= (layers & SB_LAYER_LANDLOCK) ? SB_SPAWN_FS_MOUNT
+		sb_adm.default_shape |= (layers & SB_LAYER_LANDLOCK) ? SB_SPAWN_FS_MOUNT
 			: SB_SPAWN_FS_MOUNT | SB_SPAWN_NO_LANDLOCK;
 	else if (!(layers & SB_LAYER_LANDLOCK))
-		sb_default_shape |= SB_SPAWN_ALLOW_NO_LANDLOCK;
+		sb_adm.default_shape |= SB_SPAWN_ALLOW_NO_LANDLOCK;
 	sb_ncpus = (uint64_t) sysconf(_SC_NPROCESSORS_ONLN);
 	if (sb_ncpus < 1)
 		sb_ncpus = 1;
@@ -1395,8 +955,8 @@ main(int argc, char **argv)
 	sb_ready.version = SB_PROTOCOL_VERSION;
 	sb_ready.layers = layers;
 	sb_ready.landlock_abi = (uint32_t) sb_landlock_abi();
-	sb_ready.max_concurrent = sb_max_concurrent;
-	sb_ready.spares = (uint32_t) sb_target_spares;
+	sb_ready.max_concurrent = sb_adm.max_concurrent;
+	sb_ready.spares = (uint32_t) sb_adm.target_spares;
 	sb_ready.shared = sb_server_mode ? 1 : 0;
 	sb_ready.instance = sb_python_instance();
 
