@@ -432,7 +432,7 @@ SELECT f->'line' AS line, f->'col' AS col, f->>'rule' AS rule
 FROM jsonb_array_elements(sandbox_validate($$
 def main(df):
     g = globals()
-    return getattr(df, "_" + "data")
+    return getattr(df, "_data")
 async def other():
     return 1
 $$)->'findings') f;

@@ -36,6 +36,17 @@ def main(sales):
     return sales[["region", "sold"]]
 $$, '{"sales": {"$table": "repairs_sales"}}'));
 
+-- a column read as an attribute: the DataFrame's columns, closest first
+SELECT jsonb_pretty(pg_temp.both($$
+def main(sales):
+    return sales.amont.sum()
+$$, '{"sales": {"$table": "repairs_sales"}}'));
+-- a row label the index does not have: its labels, closest first
+SELECT jsonb_pretty(pg_temp.both($$
+def main(sales):
+    return float(sales.groupby("region").amount.sum().loc["eats"])
+$$, '{"sales": {"$table": "repairs_sales"}}'));
+
 -- a parameter no input fills: the inputs given (22023, the caller's to fix)
 SELECT jsonb_pretty(pg_temp.both($$
 def main(sales, year):

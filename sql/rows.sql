@@ -411,6 +411,12 @@ import pandas as pd
 def main():
     return pd.DataFrame({"d": pd.to_datetime(["2024-07-01 23:00"]).tz_localize("America/New_York")})
 $$) AS t(d date);
+-- a Period is its start (a month, a quarter), in a date or timestamp column
+SELECT * FROM sandbox_rows($$
+import pandas as pd
+def main():
+    return [(pd.Period("2024-03", "M"), pd.Period("2024Q2", "Q"))]
+$$) AS t(month date, quarter timestamp);
 -- not a date: 42804, naming column and row
 SELECT * FROM sandbox_rows('def main(): return [("2024-01-01",), ("2024-13-01",)]') AS t(d date);
 SELECT pg_temp.rows_error('d date', 'def main(): return [(20240101,)]');

@@ -32,6 +32,15 @@ def main():
     return {"names": df.name.tolist(), "dtypes": df.dtypes}
 $$);
 
+-- psycopg's placeholders: the syntax error's hint says to write $1
+SELECT sandbox_execute($$
+def main():
+    try:
+        sql("SELECT * FROM sq_items WHERE price > %s", 1)
+    except SQLError as e:
+        return [e.sqlstate, e.hint]
+$$);
+
 -- what it refuses is an exception in Python, with its SQLSTATE; nothing is
 -- written and the caller's transaction goes on
 SELECT sandbox_execute($$

@@ -242,6 +242,15 @@ def main():
     return np.complex128(1)
 $$);
 SELECT sandbox_execute('def main(): return {frozenset(): 1}');
+-- a missing key (a NULL group kept by dropna=False) is "null"; dict views
+-- and ranges are arrays
+SELECT sandbox_execute($$
+import pandas as pd
+def main():
+    s = pd.DataFrame({"k": ["a", None, "a"], "v": [1, 2, 3]}).groupby("k", dropna=False).v.sum()
+    d = {"x": 1, "y": 2}
+    return [s, d.keys(), d.values(), d.items(), range(2, 5)]
+$$);
 SELECT pg_temp.sqlstate('def main(): return object()');
 -- a self-referencing list ends at the nesting limit
 SELECT pg_temp.sqlstate($$

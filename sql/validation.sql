@@ -239,11 +239,22 @@ SELECT pg_temp.rule($$
 def main(x):
     setattr(x, "a", 1)
 $$);
--- getattr and hasattr only with a constant name, which is then checked
+-- getattr with a constant name is checked before the code runs; a computed
+-- one as it is looked up (below, and security.sql); the dunders that give a
+-- str may be read, and hasattr() answers for any name
+SELECT sandbox_execute($$
+def main(name, e=ValueError("x")):
+    return [getattr("abc", name)(), type(e).__name__, e.__class__.__qualname__,
+            hasattr([], "__len__"), hasattr(1, "_nope")]
+$$, '{"name": "upper"}');
 SELECT sandbox_execute($$
 def main(name):
-    return getattr("", name)
-$$, '{"name": "upper"}');
+    return getattr("abc", name)
+$$, '{"name": "__class__"}');
+SELECT sandbox_execute($$
+def main(e=ValueError("x")):
+    return e.__class__.__base__.__name__
+$$);
 SELECT sandbox_execute($$
 def main():
     return getattr((), "__class__")

@@ -56,6 +56,8 @@ _DICT_TYPES = frozenset({collections.OrderedDict, collections.defaultdict,
                          collections.Counter})
 _Interval = pd.Interval
 _FrozenList = type(pd.Index([]).names)
+# dict views and range: written as lists (their elements, in order)
+_VIEW_TYPES = frozenset({type({}.keys()), type({}.values()), type({}.items()), range})
 
 # numpy's dtype classes (one per kind: dtype[float64], dtype[datetime64] ...)
 # and pandas' extension dtypes: written as their names ("float64", "category")
@@ -492,7 +494,8 @@ def _key_text(key, path):
     if t in _INT_TYPES or t in _BOOL_TYPES:
         return str(int(key)) if t not in _BOOL_TYPES else ("true" if key else "false")
     if t in _FLOAT_TYPES:
-        return repr(float(key))
+        # a missing key (a NULL group of groupby(dropna=False)) is NaN there
+        return "null" if key != key else repr(float(key))
     if key is None or t is _NaTType or t is _NAType:
         return "null"
     if t is _Timestamp or t is datetime.datetime or t is datetime.date:
@@ -621,6 +624,8 @@ def _write(w, value, path, depth):
         _write_list(w, list.__iter__(value), path, depth)
     elif t is set or t is frozenset:
         _write_list(w, _set_values(value), path, depth)
+    elif t in _VIEW_TYPES:
+        _write_list(w, iter(value), path, depth)
     elif sb_charts.figure_of(value) is not None:
         _write(w, sb_charts.image(sb_charts.figure_of(value)), path, depth)
     else:
@@ -919,6 +924,9 @@ def _encode_datetime(series, name, kind):
                     continue
                 except (ValueError, TypeError, OverflowError):
                     pass
+            if t is _Period:            # a month, a quarter ...: its first moment
+                converted.append(v.start_time)
+                continue
             raise _bad_value(name, i, v, "a date/time column")
         try:
             s = pd.Series(pd.to_datetime(converted, utc=kind == sb_io.COL_TIMESTAMPTZ))

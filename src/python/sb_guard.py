@@ -21,6 +21,7 @@ load this module before sb_validator.  Only the standard library is used.
 """
 
 import _string
+import __future__
 import ast
 import builtins
 import io
@@ -79,6 +80,10 @@ REOPENED_SUBMODULES = frozenset({
 
 # The public namedtuple API is the one exception to the private-name rule.
 NAMEDTUPLE_ATTRIBUTES = frozenset({"_asdict", "_replace", "_fields", "_make"})
+
+# "__" names code may read (never set): what they give is a str (or None),
+# as in type(exc).__name__ or x.__class__.__qualname__
+READABLE_DUNDERS = frozenset({"__name__", "__qualname__", "__module__", "__doc__"})
 
 _REASON_FRAMES = "it exposes interpreter frames or code objects"
 _REASON_CLASSES = "it walks the class hierarchy"
@@ -475,6 +480,20 @@ def _not_preloaded_message(name):
             'it to pysandbox.preload_modules' % name)
 
 
+class _FutureFeatures:
+    """What "from __future__ import x" binds x to in the sandbox: the
+    feature's name (the directive itself acts at compile time)."""
+
+    def __getattribute__(self, name):
+        if name in _FUTURE_FEATURES:
+            return name
+        raise AttributeError(name)
+
+
+_FUTURE_FEATURES = frozenset(__future__.all_feature_names)
+_FUTURE = _FutureFeatures()
+
+
 def make_import(allowed):
     """Return an __import__ replacement enforcing the `allowed` modules."""
     allowed = frozenset(allowed)
@@ -494,6 +513,11 @@ def make_import(allowed):
         if not isinstance(name, str):
             raise TypeError("module name must be str, not %s"
                             % type(name).__name__)
+        if name == "__future__" and type(name) is str and fromlist and all(
+                type(f) is str and f in _FUTURE_FEATURES for f in fromlist):
+            # "from __future__ import annotations": its directive took effect
+            # when the code was compiled; the names are plain objects
+            return _FUTURE
         if not is_allowed(name, allowed):
             raise ImportError(_import_message(name, allowed))
         fromlist = tuple(fromlist or ())
@@ -535,30 +559,39 @@ def make_import(allowed):
     return __import__
 
 
-def _attribute_error(name):
+def read_attribute_problem(name):
+    """attribute_problem() for a read: READABLE_DUNDERS pass."""
+    return None if name in READABLE_DUNDERS else attribute_problem(name)
+
+
+def _attribute_name(name):
+    """The attribute name as an exact str (a subclass's own methods decide
+    nothing of the check), or TypeError."""
     if not isinstance(name, str):
         raise TypeError("attribute name must be string, not '%s'"
                         % type(name).__name__)
-    problem = attribute_problem(name)
-    if problem is not None:
-        raise AttributeError(problem[1])
+    return str.__str__(name)
 
 
 def sb_getattr(*args, **kwargs):
-    """getattr() that refuses the attribute names the validator refuses."""
+    """getattr() that refuses the attribute names the validator refuses
+    (the name may be computed: it is checked here, as it is looked up)."""
     if kwargs:
         raise TypeError("getattr() takes no keyword arguments")
     if not 2 <= len(args) <= 3:
         raise TypeError("getattr expected 2 or 3 arguments, got %d"
                         % len(args))
-    _attribute_error(args[1])
-    return getattr(*args)
+    name = _attribute_name(args[1])
+    problem = read_attribute_problem(name)
+    if problem is not None:
+        raise AttributeError(problem[1])
+    return getattr(args[0], name, *args[2:])
 
 
 def sb_hasattr(obj, name, /):
-    """hasattr() that refuses the attribute names the validator refuses."""
-    _attribute_error(name)
-    return hasattr(obj, name)
+    """hasattr(): any name, since only True or False comes back
+    (hasattr(x, "__len__") is a common test of a protocol)."""
+    return hasattr(obj, _attribute_name(name))
 
 
 def sb_type(*args, **kwargs):

@@ -20,6 +20,7 @@ import gc
 import inspect
 import json
 import os
+import re
 import struct
 import sys
 import time
@@ -673,25 +674,34 @@ def _missing_column_help(exc):
         except (ValueError, SyntaxError):
             return None
     tb = exc.__traceback__
+    frame = None                # the outermost DataFrame or Series looked into
+    index = None                # the innermost Index that did not have the key
     while tb is not None:
         # pandas' own objects only: a user class's attributes would run its code
         owner = tb.tb_frame.f_locals.get("self")
         if not getattr(type(owner), "__module__", "").startswith("pandas."):
             owner = None
-        frame = owner if type(owner) is pd.DataFrame else getattr(owner, "obj", None)
-        if type(frame) is pd.DataFrame:
-            names = [c for c in list(frame.columns) if type(c) is str]
-            if names:
-                close = []
-                for k in missing:
-                    close += [c for c in difflib.get_close_matches(k, names, n=3, cutoff=0.5)
-                              if c not in close]
-                shown = close + [n for n in names if n not in close]
-                more = "" if len(shown) <= 30 else ", ... (%d more)" % (len(shown) - 30)
-                return ('no column named %s; the DataFrame has columns: %s%s'
-                        % (" or ".join('"%s"' % k for k in missing),
-                           ", ".join(shown[:30]), more))
+        if frame is None:
+            looked = owner if type(owner) in (pd.DataFrame, pd.Series) else \
+                getattr(owner, "obj", None)
+            if type(looked) in (pd.DataFrame, pd.Series):
+                frame = looked
+        if isinstance(owner, pd.Index):
+            index = owner
         tb = tb.tb_next
+    if type(frame) is pd.DataFrame and (index is None or index is frame.columns):
+        names = [c for c in list(frame.columns) if type(c) is str]
+        if names:
+            return ('no column named %s; the DataFrame has columns: %s'
+                    % (" or ".join('"%s"' % k for k in missing),
+                       _closest_first(missing, names)))
+    if frame is not None and index is not None and index is frame.index:
+        # data only: str() of no object of the code's own classes
+        labels = [str(v) for v in index[:1000]
+                  if type(v) in (str, int, float) or isinstance(v, (np.generic, pd.Timestamp))]
+        return ('no row labelled %s; the index has: %s'
+                % (" or ".join('"%s"' % k for k in missing),
+                   _closest_first(missing, labels, 20)))
     return None
 
 
@@ -714,16 +724,57 @@ def _native_code_help(exc):
     return None
 
 
+def _closest_first(wanted, names, limit=30):
+    """names as text, those closest to wanted first, at most limit of them."""
+    names = [n for n in names if type(n) is str]
+    close = []
+    for k in wanted:
+        close += [c for c in difflib.get_close_matches(k, names, n=3, cutoff=0.5)
+                  if c not in close]
+    shown = close + [n for n in names if n not in close]
+    more = "" if len(shown) <= limit else ", ... (%d more)" % (len(shown) - limit)
+    return ", ".join(shown[:limit]) + more
+
+
+def _missing_attribute_help(exc):
+    """For an AttributeError of a DataFrame (df.revnue): its columns."""
+    frame = getattr(exc, "obj", None)
+    name = getattr(exc, "name", None)
+    if type(frame) is not pd.DataFrame or type(name) is not str:
+        return None
+    names = list(frame.columns)
+    if not any(type(n) is str for n in names):
+        return None
+    return ('the DataFrame has no column or attribute "%s"; its columns: %s'
+            % (name, _closest_first([name], names)))
+
+
+def _workspace_key_help(exc):
+    """For a KeyError of a name the workspace's dict does not hold."""
+    key = exc.args[0] if len(exc.args) == 1 else None
+    kept = _WS[0]
+    if type(key) is not str or type(kept) is not dict or key in kept:
+        return None
+    names = [k for k in kept if type(k) is str]
+    return ('if that was ws["%s"]: the workspace keeps only what earlier calls stored in '
+            'ws, which holds %s' % (key, _closest_first([key], names) if names else "nothing yet"))
+
+
 def _exception_help(exc, inputs):
     """One sentence of what to do, for the errors code written without the
     inputs' names or columns in view makes most often; or None."""
     if isinstance(exc, KeyError):
-        return _missing_column_help(exc)
+        return _missing_column_help(exc) or _workspace_key_help(exc)
     if isinstance(exc, ImportError):
         return _native_code_help(exc)
+    if isinstance(exc, AttributeError):
+        return _missing_attribute_help(exc)
     if type(exc) is NameError and getattr(exc, "name", None) in inputs:
         return ('"%s" is an input: inputs arrive as parameters of the function, '
                 'so declare it, as in def main(%s): ...' % (exc.name, exc.name))
+    if type(exc) is NameError and getattr(exc, "name", None) == "ws" and _WS[0] is not None:
+        return ('"ws" is the workspace\'s dict: a function receives it as a parameter, '
+                'so declare it, as in def main(ws): ...')
     return None
 
 
@@ -983,8 +1034,13 @@ def sql(query, *params):
     ftype, data = sb_io.recv()
     if ftype == sb_io.SQL_ERROR:
         err = _frame_json(data)
+        hint = str(err.get("hint", ""))
+        if str(err.get("sqlstate", "")) == "42601" and re.search(r"%s|%\(\w+\)s", query):
+            # psycopg's placeholders, in a query for PostgreSQL's
+            hint = ('sql() takes PostgreSQL\'s placeholders $1, $2, ..., not %s: '
+                    'sql("SELECT ... WHERE region = $1", region)')
         raise SQLError(str(err.get("message", "")), str(err.get("sqlstate", "")),
-                       str(err.get("detail", "")), str(err.get("hint", "")))
+                       str(err.get("detail", "")), hint)
     if ftype != sb_io.TABLE:
         raise SandboxProtocolError("unexpected frame %d answering sql()" % ftype)
     return _read_table(_frame_json(data))

@@ -21,6 +21,7 @@ Shared policy tables (denied submodules, forbidden attribute names) live in
 sb_guard, which must therefore be loaded first.  Standard library only.
 """
 
+import __future__
 import ast
 import re
 import unicodedata
@@ -413,6 +414,13 @@ class _Validator:
                          "import modules by their full name")
             return
         module = node.module
+        if module == "__future__":
+            # a compiler directive (from __future__ import annotations)
+            for alias in node.names:
+                if alias.name not in __future__.all_feature_names:
+                    self._report(alias, "import", '"%s" is not a feature of __future__'
+                                 % alias.name)
+            return
         self.imports.add(module)
         if not sb_guard.is_allowed(module, self.allowed):
             self._report(node, "import", _import_message(module, self.allowed))
@@ -442,8 +450,7 @@ class _Validator:
         if name in _GETATTR_NAMES or name in _GETTER_FACTORIES:
             if not called:
                 self._report(node, "forbidden-name", '"%s" may only be '
-                             'called directly, with a constant attribute '
-                             'name' % name)
+                             'called directly, as in %s(obj, "name")' % (name, name))
             return
         self._check_name(node, name)
 
@@ -453,6 +460,13 @@ class _Validator:
         called = isinstance(parent, ast.Call) and parent.func is node
         if name in ALLOWED_DUNDER_METHODS and _is_super_call(node.value):
             return                      # super().__init__(...)
+        reading = isinstance(node.ctx, ast.Load)
+        if reading and name in sb_guard.READABLE_DUNDERS:
+            return                      # type(exc).__name__: a str
+        if (reading and name == "__class__" and isinstance(parent, ast.Attribute)
+                and parent.value is node and parent.attr in sb_guard.READABLE_DUNDERS
+                and isinstance(parent.ctx, ast.Load)):
+            return                      # exc.__class__.__name__, nothing else of it
         if name in _GETTER_FACTORIES:
             if not called:
                 self._report(node, "forbidden-name", '"%s" may only be '
@@ -498,15 +512,14 @@ class _Validator:
             self._check_dispatch(node, name)
 
     def _check_getattr(self, node, name):
+        """getattr(obj, "name"): the name's rules now; a computed name is
+        checked as it is looked up (sb_guard.sb_getattr).  hasattr() gives
+        only True or False, for any name."""
         args = node.args
-        if (len(args) >= 2 and not isinstance(args[0], ast.Starred)
-                and isinstance(args[1], ast.Constant)
-                and isinstance(args[1].value, str)):
+        if name == "getattr" and len(args) >= 2 and \
+                isinstance(args[1], ast.Constant) and isinstance(args[1].value, str) and \
+                unicodedata.normalize("NFKC", args[1].value) not in sb_guard.READABLE_DUNDERS:
             self._check_attribute_string(args[1], args[1].value)
-        else:
-            self._report(node, "forbidden-name", '%s() with a computed '
-                         'attribute name is not allowed; use a constant '
-                         'string, e.g. %s(obj, "name")' % (name, name))
 
     def _check_getter_factory(self, node, name):
         args = node.args if name == "attrgetter" else node.args[:1]

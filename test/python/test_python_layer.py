@@ -446,23 +446,48 @@ class ForbiddenNameTests(ValidatorTestCase):
             'attributes by computed name; assign to obj.name instead'))
 
     def test_getattr_computed(self):
-        self.assertFindings("def f(o, n):\n    return getattr(o, n)\n",
-                            finding(2, 12, "forbidden-name",
-                                    'getattr() with a computed attribute '
-                                    'name is not allowed; use a constant '
-                                    'string, e.g. getattr(obj, "name")'))
+        # checked as it is looked up (sb_guard.sb_getattr; GuardTests)
+        self.assertFindings("def f(o, n):\n    return getattr(o, n)()\n")
+        self.assertFindings("def f(o):\n    return hasattr(o, '_' + '_class__')\n")
 
-    def test_hasattr_computed(self):
+    def test_getattr_constant_dunder(self):
+        self.assertFindings("def f(o):\n    return getattr(o, '__class__')\n",
+                            finding(2, 23, "dunder", 'name "__class__" is not '
+                                    'allowed: names that begin with "__" are reserved'))
+        self.assertFindings("def f(o):\n    return getattr(o, '__name__'), "
+                            "hasattr(o, '__len__')\n")
+
+    def test_future_import(self):
+        self.assertFindings("from __future__ import annotations\nimport math\n")
+        self.assertFindings("from __future__ import braces\n",
+                            finding(1, 24, "import", '"braces" is not a feature of __future__'))
+        findings = validate("import __future__\n")[0]
+        self.assertEqual([(f["rule"], f["message"][:44]) for f in findings],
+                         [("import", 'import of module "__future__" is not allowed')])
+
+    def test_readable_dunders(self):
+        # a str comes back: type(exc).__name__, exc.__class__.__qualname__
         self.assertFindings(
-            "def f(o):\n    return hasattr(o, '_' + '_class__')\n",
-            finding(2, 12, "forbidden-name", 'hasattr() with a computed '
-                    'attribute name is not allowed; use a constant string, '
-                    'e.g. hasattr(obj, "name")'))
+            "def f(e, g):\n    return type(e).__name__, e.__class__.__name__, "
+            "g.__qualname__, g.__module__, g.__doc__\n")
+
+    def test_readable_dunders_not_set(self):
+        self.assertFindings("def f(g):\n    g.__name__ = 'x'\n",
+                            finding(2, 7, "dunder", 'name "__name__" is not allowed: '
+                                    'names that begin with "__" are reserved'))
+        self.assertFindings("def f(g):\n    del g.__doc__\n",
+                            finding(2, 11, "dunder", 'name "__doc__" is not allowed: '
+                                    'names that begin with "__" are reserved'))
+
+    def test_class_only_for_its_name(self):
+        for tail in ("", ".__base__", ".mro()", ".__subclasses__()"):
+            findings = validate("def f(e):\n    return e.__class__%s\n" % tail)[0]
+            self.assertIn("dunder", [x["rule"] for x in findings], tail)
 
     def test_getattr_not_called(self):
         self.assertFindings("def f(o):\n    g = getattr\n", finding(
             2, 9, "forbidden-name", '"getattr" may only be called directly, '
-            'with a constant attribute name'))
+            'as in getattr(obj, "name")'))
 
     def test_attrgetter_computed(self):
         self.assertFindings(
@@ -1255,10 +1280,32 @@ class GuardTests(unittest.TestCase):
         self.assertRaisesExactly(
             AttributeError, 'attribute "gi_frame" is not allowed: it exposes '
             'interpreter frames or code objects',
-            "g = (i for i in [])\nhasattr(g, 'gi_frame')\n")
+            "g = (i for i in [])\nn = 'gi_' + 'frame'\ngetattr(g, n)\n")
         self.assertRaisesExactly(
             AttributeError, 'name "__class__" is not allowed: names that '
-            'begin with "__" are reserved', "getattr(1, '__class__', None)\n")
+            'begin with "__" are reserved', "n = '__' + 'class__'\ngetattr(1, n, None)\n")
+
+    def test_getattr_str_subclass(self):
+        # the check runs on the name as an exact str, not on a subclass's methods
+        self.assertRaisesExactly(
+            AttributeError, 'name "__class__" is not allowed: names that '
+            'begin with "__" are reserved',
+            "class S(str):\n    def startswith(self, *a):\n        return False\n"
+            "    def __eq__(self, o):\n        return False\n"
+            "    def __hash__(self):\n        return 0\n"
+            "getattr(1, S('__' + 'class__'))\n")
+
+    def test_future_annotations(self):
+        g = self.run_code("from __future__ import annotations\n"
+                          "def f(x: SomeLaterClass) -> int:\n    return 1\n"
+                          "y = f(0)\n")
+        self.assertEqual(g["y"], 1)
+        self.assertEqual(g["f"].__annotations__, {"x": "SomeLaterClass", "return": "int"})
+
+    def test_hasattr_any_name(self):
+        g = self.run_code("g = (i for i in [])\n"
+                          "x = hasattr(g, 'gi_frame'), hasattr([], '__len__'), hasattr(1, '_x')\n")
+        self.assertEqual(g["x"], (True, True, False))
 
     def test_getattr_allowed(self):
         g = self.run_code("x = getattr(3, 'real'), getattr(3, 'nope', 0), "
