@@ -48,7 +48,9 @@ int			sb_workspace_idle_timeout_ms = 600000;
 #define SB_DEFAULT_MODULES \
 	"math, statistics, json, datetime, decimal, fractions, re, collections, " \
 	"itertools, functools, random, string, textwrap, heapq, bisect, calendar, " \
-	"dataclasses, typing, enum, io, base64, struct, zlib, numpy, pandas, matplotlib"
+	"dataclasses, typing, enum, io, base64, struct, zlib, " \
+	"time, zoneinfo, operator, copy, abc, warnings, pprint, unicodedata, hashlib, " \
+	"dateutil.relativedelta, dateutil.parser, numpy, pandas, matplotlib"
 
 static const struct config_enum_entry sb_print_options[] = {
 	{"notice", SB_PRINT_NOTICE, false},

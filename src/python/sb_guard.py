@@ -159,6 +159,11 @@ WRITERS = {"to_csv": "path_or_buf", "to_json": "path_or_buf", "to_string": "buf"
 MODULE_ATTRIBUTES = {
     "io": dict.fromkeys(("open", "FileIO", "open_code"),
                         "it opens files; use io.StringIO or io.BytesIO for data in memory"),
+    # these read a line of a source file named by the caller (linecache)
+    "warnings": dict.fromkeys(("warn_explicit", "showwarning", "formatwarning"),
+                              "it reads files by name; use warnings.warn"),
+    "zoneinfo": dict.fromkeys(("reset_tzpath", "TZPATH"),
+                              "it chooses the directories time zone files are read from"),
 }
 
 

@@ -928,6 +928,53 @@ PAYLOADS = [
         def main():
             return len(base64.b64encode(bytes(10**8)))
         """, on={MEMORY}, off={MEMORY}, options={"memory_mb": 128}),
+    # the standard library modules allowed since 0.2: nothing of them reads
+    # a file by name (warnings' source lines, zoneinfo's search path,
+    # dateutil's tz files), copies a module proxy's insides, or reaches a
+    # module the allowlist leaves out
+    Payload("warnings-source-line-of-a-file", """
+        import warnings
+        def main(canary_tmp):
+            return warnings.formatwarning("x", UserWarning, canary_tmp, 1)
+        """, on={GUARD}, off={OK}),
+    Payload("warnings-explicit-file", """
+        import warnings
+        def main(canary_data):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                warnings.warn_explicit("x", UserWarning, canary_data, 1)
+            return [str(w.line) for w in caught]
+        """, on={GUARD}, off={OK}),
+    Payload("zoneinfo-path-to-a-file", """
+        import zoneinfo
+        def main(canary_tmp):
+            directory, name = canary_tmp.rsplit("/", 1)
+            zoneinfo.reset_tzpath([directory])
+            return str(zoneinfo.ZoneInfo(name))
+        """, on={GUARD}, off={EXCEPTION, DENIED}),
+    Payload("zoneinfo-key-walks-up", """
+        import zoneinfo
+        def main(canary_tmp):
+            return str(zoneinfo.ZoneInfo("../../.." + canary_tmp))
+        """, on={EXCEPTION}, off={EXCEPTION}),
+    Payload("copy-of-a-module-proxy", """
+        import copy
+        import pandas as pd
+        def main():
+            return [repr(copy.copy(pd)), repr(copy.deepcopy(pd.io))]
+        """, on={EXCEPTION}, off={EXCEPTION}),
+    Payload("dateutil-tz-through-its-parser", """
+        from dateutil.parser import parse
+        import dateutil.parser
+        def main(canary_tmp):
+            return str(dateutil.parser.tz.tzfile(canary_tmp))
+        """, on={VALIDATOR}, off={DENIED, EXCEPTION}),
+    Payload("dateutil-parser-module-reaches-tz", """
+        from dateutil.parser import parser
+        def main(canary_tmp):
+            import dateutil.parser as p
+            return str(p.tz.tzfile(canary_tmp))
+        """, on={VALIDATOR}, off={DENIED, EXCEPTION}),
     # matplotlib is allowed: a figure writes no file, runs no program,
     # switches to no other backend and draws no more than max_figure_pixels
     Payload("mpl-chart-reads-its-fonts", """
