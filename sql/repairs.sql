@@ -36,6 +36,14 @@ def main(sales):
     return sales[["region", "sold"]]
 $$, '{"sales": {"$table": "repairs_sales"}}'));
 
+-- a script, not a function: the hint shows the function, with the inputs
+-- as its parameters
+SELECT jsonb_pretty(pg_temp.both($$
+import pandas as pd
+df = sales.copy()
+result = df.groupby("region").amount.sum()
+$$, '{"sales": {"$table": "repairs_sales"}, "top": 3}'));
+
 -- a column read as an attribute: the DataFrame's columns, closest first
 SELECT jsonb_pretty(pg_temp.both($$
 def main(sales):

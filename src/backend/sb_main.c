@@ -210,6 +210,33 @@ sb_request_mark_validated(SbRequest *req)
  * before either.  Returns false, with the validator child's outcome in
  * *out, when the code failed (the caller reports it as the call's).
  */
+/*
+ * "input_names": the inputs' names, for the validator child's hint to a
+ * script ("def main(sales): ...").
+ */
+static void
+sb_request_input_names(StringInfo json, Jsonb *inputs)
+{
+	JsonbIterator *it;
+	JsonbValue	jv;
+	JsonbIteratorToken tok;
+	bool		first = true;
+
+	if (!JB_ROOT_IS_OBJECT(inputs))
+		return;
+	appendStringInfoString(json, "\"input_names\":[");
+	it = JsonbIteratorInit(&inputs->root);
+	while ((tok = JsonbIteratorNext(&it, &jv, true)) != WJB_DONE)
+		if (tok == WJB_KEY)
+		{
+			if (!first)
+				appendStringInfoChar(json, ',');
+			first = false;
+			escape_json(json, pnstrdup(jv.val.string.val, jv.val.string.len));
+		}
+	appendStringInfoString(json, "],");
+}
+
 bool
 sb_request_validate(SbRequest *req, const char *code, Jsonb *inputs,
 					const SbLimits *limits, SbOutcome *out)
@@ -237,6 +264,7 @@ sb_request_validate(SbRequest *req, const char *code, Jsonb *inputs,
 	vreq.allowed_modules = req->allowed_modules;
 	vreq.capture_output = req->capture_output;
 	appendStringInfoString(&vreq.json, "\"validate_first\":true,");
+	sb_request_input_names(&vreq.json, inputs);
 	vreq.code = NULL;			/* nothing is imported: any child will do */
 	sb_request_finish(&vreq, none);
 	sb_call_run(&vreq, limits, out);

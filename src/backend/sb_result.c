@@ -164,7 +164,7 @@ sb_child_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 		sb_fail(f, ERRCODE_INSUFFICIENT_PRIVILEGE, "validation", message,
 				psprintf("Rejected at line %d, column %d by rule \"%s\"; the code did not run.",
 						 f->line, f->col, f->rule ? f->rule : "?"),
-				NULL);
+				sb_json_string(err, "hint"));
 	else if (strcmp(kind, "syntax") == 0)
 		sb_fail(f, ERRCODE_SYNTAX_ERROR, "validation",
 				psprintf("syntax error in sandbox code: %s", message),

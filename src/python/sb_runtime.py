@@ -1246,9 +1246,19 @@ def _serve_request(python_layer, request, inputs):
         if findings:
             first = findings[0]
             kind = "syntax" if first["rule"] == "syntax" else "validation"
+            extra = {}
+            if function is None and any(f["rule"] == "top-level" for f in findings):
+                # a script: what the code should look like instead
+                extra["hint"] = (
+                    "Put the statements in a function that returns the result, as in "
+                    "def main(%s): ... return result; its parameters receive the inputs by "
+                    "name. Only imports, definitions and constant assignments stay at top level."
+                    % ", ".join(sorted({k for k in inputs if type(k) is str} |
+                                       {k for k in request.get("input_names") or ()
+                                        if type(k) is str and k.isidentifier()})))
             _send_error(kind, "SyntaxError" if kind == "syntax" else "ValidationError",
                         first["message"], first["line"], first["col"], None,
-                        rule=first["rule"], findings=findings)
+                        rule=first["rule"], findings=findings, **extra)
             return 0
         namespace = sb_guard.make_globals(allowed, out.print)
         namespace["sql"] = sql
