@@ -12,6 +12,7 @@ TypeError naming the type and where it was found.
 
 import codecs
 import collections
+import dataclasses
 import datetime
 import decimal
 import json
@@ -626,6 +627,14 @@ def _write(w, value, path, depth):
         _write_list(w, _set_values(value), path, depth)
     elif t in _VIEW_TYPES:
         _write_list(w, iter(value), path, depth)
+    elif isinstance(value, tuple) and type(getattr(t, "_fields", None)) is tuple:
+        # a namedtuple: an object of its fields
+        _write(w, dict(zip(t._fields, tuple.__iter__(value))), path, depth)
+    elif dataclasses.is_dataclass(t) and not isinstance(value, type):
+        # a dataclass instance: an object of its fields (not deep-copied,
+        # as dataclasses.asdict() would)
+        _write(w, {f.name: getattr(value, f.name) for f in dataclasses.fields(value)},
+               path, depth)
     elif sb_charts.figure_of(value) is not None:
         _write(w, sb_charts.image(sb_charts.figure_of(value)), path, depth)
     else:
@@ -789,6 +798,16 @@ def _as_frame(value, spec, func):
             return pd.DataFrame({c["name"]: [None] * len(rows) for c in spec},
                                 index=pd.RangeIndex(len(rows)))
         first = type(rows[0])
+        if all(type(r) is first for r in rows) and (
+                (issubclass(first, tuple) and type(getattr(first, "_fields", None)) is tuple)
+                or (dataclasses.is_dataclass(first) and not isinstance(rows[0], type))):
+            # namedtuples and dataclass instances: columns by field name
+            if issubclass(first, tuple):
+                rows = [dict(zip(first._fields, tuple.__iter__(r))) for r in rows]
+            else:
+                names = [f.name for f in dataclasses.fields(first)]
+                rows = [{n: getattr(r, n) for n in names} for r in rows]
+            return pd.DataFrame.from_records(rows)
         if first is dict:
             if any(type(r) is not dict for r in rows):
                 raise RowsError("%s() returned a list mixing dicts with other "

@@ -10,6 +10,8 @@ import os
 import random
 import struct
 import sys
+import collections
+import dataclasses
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -263,6 +265,21 @@ class JsonRules(unittest.TestCase):
         self.assertEqual(sorted(as_json({1, "a"}), key=str), [1, "a"])
         # an int beyond float's range cannot be a sort key: left unsorted
         self.assertEqual(sorted(as_json({10 ** 400, 1})), [1, 10 ** 400])
+
+    def test_records(self):
+        # namedtuples and dataclass instances: objects of their fields
+        point = collections.namedtuple("Point", "mean std")
+        self.assertEqual(as_json([point(1.5, 2)]), [{"mean": 1.5, "std": 2}])
+
+        @dataclasses.dataclass
+        class Result:
+            name: str
+            n: int = 2
+        self.assertEqual(as_json(Result("x")), {"name": "x", "n": 2})
+        self.assertEqual(as_json({"k": {"a": 1}.keys(), "r": range(3)}),
+                         {"k": ["a"], "r": [0, 1, 2]})
+        self.assertEqual(as_json(pd.Series([1, 2], index=["a", float("nan")])),
+                         {"a": 1, "null": 2})
 
     def test_keys(self):
         self.assertEqual(as_json(pd.Series([1], index=pd.timedelta_range("1d", periods=1))),
