@@ -255,6 +255,30 @@ SELECT sandbox_execute($$
 def main(e=ValueError("x")):
     return e.__class__.__base__.__name__
 $$);
+-- a method's own private attributes (self._x in a class the code defines);
+-- never a library object's, however the method is called
+SELECT sandbox_execute($$
+class Cache:
+    def __init__(self):
+        self._seen = {}
+    def _key(self, x):
+        return str(x)
+    def add(self, x):
+        self._seen[self._key(x)] = x
+        return len(self._seen)
+def main():
+    c = Cache()
+    c.add(1)
+    return c.add(2)
+$$);
+SELECT sandbox_execute($$
+import pandas as pd
+class Peek:
+    def inside(self):
+        return type(self._mgr).__name__
+def main():
+    return Peek.inside(pd.DataFrame({"a": [1]}))
+$$);
 SELECT sandbox_execute($$
 def main():
     return getattr((), "__class__")

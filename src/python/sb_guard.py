@@ -22,12 +22,14 @@ load this module before sb_validator.  Only the standard library is used.
 
 import _string
 import __future__
+import abc
 import ast
 import builtins
 import io
 import string
 import sys
 import types
+import typing
 
 # Captured at load time, before any user code can run.
 _real_import = builtins.__import__
@@ -288,15 +290,86 @@ def function_tree(tree, name, params):
     return ast.fix_missing_locations(ast.Module(body=[fn], type_ignores=[]))
 
 
+# self._x in a method of the code's own class (own_attributes): the object
+# is checked to be an instance of classes the code defined, as it is used
+OWN_GUARD_NAME = "__sb_own_object__"
+# what such a class may derive from besides its own classes: nothing of
+# these holds a private attribute that reaches anything (builtin exceptions
+# are allowed too: guard_own_object)
+_OWN_BASES = frozenset({object, abc.ABC, typing.Generic})
+
+
+def own_attributes(tree):
+    """The Attribute nodes (by id) that read or set a private attribute
+    ("_name", not "__name") of a method's first parameter, in a method
+    defined directly in a class body: self._cache, cls._registry."""
+    own = set()
+    for cls in ast.walk(tree):
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        for fn in cls.body:
+            if not isinstance(fn, ast.FunctionDef) or not fn.args.args:
+                continue
+            first = fn.args.args[0].arg
+            for node in ast.walk(fn):
+                if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                        and node.value.id == first and node.attr.startswith("_")
+                        and not node.attr.startswith("__")):
+                    own.add(id(node))
+    return own
+
+
+def guard_own_object(obj, name):
+    """self._x: only on an instance (or a class) of classes the code
+    defined, from object, abc.ABC, typing.Generic or a builtin exception;
+    a library object's private attributes stay out of reach however a
+    method is called (MyClass.method(df))."""
+    cls = obj if isinstance(obj, type) else type(obj)
+    for c in type.__getattribute__(cls, "__mro__"):
+        if c in _OWN_BASES:
+            continue
+        module = type.__getattribute__(c, "__dict__").get("__module__")
+        if module == "__sandbox__" and type(c) in (type, abc.ABCMeta):
+            continue
+        if module is None and issubclass(c, BaseException) and \
+                type.__getattribute__(c, "__module__") == "builtins":
+            continue
+        raise AttributeError('attribute "%s" of a "%s" is not allowed: names that begin with '
+                             '"_" are private, except on objects of the classes the code '
+                             'defines' % (name, type.__getattribute__(cls, "__name__")))
+    return obj
+
+
+class _OwnGuard(ast.NodeTransformer):
+    """self._x -> __sb_own_object__(self, "_x")._x (own_attributes)."""
+
+    def __init__(self, own):
+        self.own = own
+
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        if id(node) in self.own:
+            guard = ast.copy_location(ast.Name(id=OWN_GUARD_NAME, ctx=ast.Load()), node)
+            name = ast.copy_location(ast.Constant(value=node.attr), node)
+            node.value = ast.copy_location(
+                ast.Call(func=guard, args=[node.value, name], keywords=[]), node.value)
+        return node
+
+
 def compile_user_code(source, filename, function=None):
     """compile() for code that passed the validator: .format methods not
-    taken from a string literal are checked at run time (guard_format_method).
+    taken from a string literal are checked at run time (guard_format_method),
+    and so are the objects of a method's private attributes (guard_own_object).
     function is (name, params) for the body of a language function."""
-    if function is None and "format" not in source:
+    if function is None and "format" not in source and "._" not in source:
         return compile(source, filename, "exec", dont_inherit=True)
     tree = ast.parse(source, filename)
     if function is not None:
         tree = function_tree(tree, *function)
+    if "._" in source:
+        own = own_attributes(tree)
+        if own:
+            tree = _OwnGuard(own).visit(tree)
     if "format" in source:
         tree = _FormatGuard().visit(tree)
     return compile(ast.fix_missing_locations(tree), filename, "exec", dont_inherit=True)
@@ -659,6 +732,7 @@ def _base_builtins():
     table["hasattr"] = sb_hasattr
     table["type"] = sb_type
     table[FORMAT_GUARD_NAME] = guard_format_method
+    table[OWN_GUARD_NAME] = guard_own_object
     return table
 
 

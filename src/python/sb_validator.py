@@ -185,11 +185,13 @@ class _Validator:
         self.imports = set()
         self._lines = None
         self._encoded = {}
+        self._own = set()       # self._x of the code's own classes (sb_guard)
 
     def run(self):
         tree = self._parse()
         if tree is not None:
             try:
+                self._own = sb_guard.own_attributes(tree)
                 self._walk(tree)
             except (RecursionError, MemoryError):
                 self._add(1, 1, "too-complex", "code is too complex to "
@@ -460,6 +462,8 @@ class _Validator:
         called = isinstance(parent, ast.Call) and parent.func is node
         if name in ALLOWED_DUNDER_METHODS and _is_super_call(node.value):
             return                      # super().__init__(...)
+        if id(node) in self._own:
+            return                      # self._cache: checked as it runs
         reading = isinstance(node.ctx, ast.Load)
         if reading and name in sb_guard.READABLE_DUNDERS:
             return                      # type(exc).__name__: a str

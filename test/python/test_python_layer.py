@@ -381,9 +381,11 @@ class PrivateAttributeTests(ValidatorTestCase):
             finding(3, 14, "private-attribute", private("_data")))
 
     def test_private_attribute_on_self(self):
+        # a method's own object: checked as it runs (GuardTests)
+        self.assertFindings("class A:\n    def f(self):\n        self._cache = {}\n")
         self.assertFindings(
-            "class A:\n    def f(self):\n        self._cache = {}\n",
-            finding(3, 14, "private-attribute", private("_cache")))
+            "class A:\n    def f(self, other):\n        other._cache = {}\n",
+            finding(3, 15, "private-attribute", private("_cache")))
 
     def test_getattr_private(self):
         self.assertFindings(
@@ -464,6 +466,16 @@ class ForbiddenNameTests(ValidatorTestCase):
         findings = validate("import __future__\n")[0]
         self.assertEqual([(f["rule"], f["message"][:44]) for f in findings],
                          [("import", 'import of module "__future__" is not allowed')])
+
+    def test_own_private_attributes(self):
+        self.assertFindings("class C:\n    def f(self):\n        self._x = 1\n"
+                            "        return self._y()\n")
+        # not of another name, not "__" names, not outside a class's methods
+        for code, col in (("class C:\n    def f(self, o):\n        return o._x\n", 18),
+                          ("def f(self):\n    return self._x\n", 17)):
+            self.assertFindings(code, finding(code.count("\n"), col, "private-attribute",
+                                              'attribute "_x" is not allowed: names that '
+                                              'begin with "_" are private'))
 
     def test_readable_dunders(self):
         # a str comes back: type(exc).__name__, exc.__class__.__qualname__
@@ -1100,7 +1112,7 @@ class GuardIoTests(unittest.TestCase):
 
 
 # Code run under the guard imports these.
-GUARD_ALLOWED = ("collections", "dataclasses", "enum", "math", "numpy",
+GUARD_ALLOWED = ("abc", "collections", "dataclasses", "enum", "math", "numpy",
                  "pandas", "typing")
 GUARD_ALLOWED_TEXT = ", ".join(sorted(GUARD_ALLOWED))
 
@@ -1139,7 +1151,7 @@ class GuardTests(unittest.TestCase):
         printed = []
         g = sb_guard.make_globals(
             GUARD_ALLOWED, lambda *args, **kwargs: printed.append(args))
-        exec(compile(textwrap.dedent(source), "<sandbox>", "exec"), g)
+        exec(sb_guard.compile_user_code(textwrap.dedent(source), "<sandbox>"), g)
         g["printed"] = printed
         return g
 
@@ -1294,6 +1306,40 @@ class GuardTests(unittest.TestCase):
             "    def __eq__(self, o):\n        return False\n"
             "    def __hash__(self):\n        return 0\n"
             "getattr(1, S('__' + 'class__'))\n")
+
+    def test_own_private_attributes(self):
+        g = self.run_code(
+            "import abc\n"
+            "class Base(abc.ABC):\n"
+            "    def __init__(self):\n        self._cache = {}\n"
+            "    def _key(self, x):\n        return str(x)\n"
+            "    def get(self, x):\n"
+            "        self._cache[self._key(x)] = x\n        return len(self._cache)\n"
+            "    @classmethod\n    def make(cls):\n        cls._made = True\n        return cls()\n"
+            "class Child(Base):\n    pass\n"
+            "class Err(ValueError):\n"
+            "    def __init__(self, m):\n        super().__init__(m)\n        self._m = m\n"
+            "    def m(self):\n        return self._m\n"
+            "y = Child.make().get(3), Err('e').m()\n")
+        self.assertEqual(g["y"], (1, "e"))
+
+    def test_own_private_attributes_not_of_libraries(self):
+        refused = ('attribute "%s" of a "%s" is not allowed: names that begin with "_" are '
+                   'private, except on objects of the classes the code defines')
+        self.assertRaisesExactly(
+            AttributeError, refused % ("_mgr", "DataFrame"),
+            "import pandas as pd\n"
+            "class C:\n    def f(self):\n        return self._mgr\n"
+            "C.f(pd.DataFrame({'a': [1]}))\n")
+        self.assertRaisesExactly(
+            AttributeError, refused % ("_mgr", "D"),
+            "import pandas as pd\n"
+            "class D(pd.DataFrame):\n    def f(self):\n        return self._mgr\n"
+            "D({'a': [1]}).f()\n")
+        self.assertRaisesExactly(
+            AttributeError, refused % ("_x", "int"),
+            "class C:\n    def f(cls):\n        return cls._x\n"
+            "C.f(int)\n")
 
     def test_future_annotations(self):
         g = self.run_code("from __future__ import annotations\n"

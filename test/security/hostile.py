@@ -928,6 +928,41 @@ PAYLOADS = [
         def main():
             return len(base64.b64encode(bytes(10**8)))
         """, on={MEMORY}, off={MEMORY}, options={"memory_mb": 128}),
+    # self._x is allowed in a method of the code's own class: only on its
+    # own objects, however the method is called, and never on a library's
+    Payload("own-method-on-a-library-object", """
+        import pandas as pd
+        class Peek:
+            def inside(self):
+                return type(self._mgr).__name__
+        def main():
+            return Peek.inside(pd.DataFrame({"a": [1, 2]}))
+        """, off={OK}),
+    Payload("own-class-derived-from-a-library-class", """
+        import pandas as pd
+        class Frame(pd.DataFrame):
+            def inside(self):
+                return type(self._mgr).__name__
+        def main():
+            return Frame({"a": [1]}).inside()
+        """, off={OK}),
+    Payload("own-method-on-a-module", """
+        import numpy as np
+        class Peek:
+            def inside(cls):
+                return cls._core
+        def main():
+            return str(Peek.inside(np))
+        """, off={OK, EXCEPTION}),
+    Payload("own-method-self-rebound", """
+        import numpy as np
+        class Peek:
+            def inside(self):
+                self = np
+                return str(self._core)
+        def main():
+            return Peek().inside()
+        """, off={OK, EXCEPTION}),
     # the standard library modules allowed since 0.2: nothing of them reads
     # a file by name (warnings' source lines, zoneinfo's search path,
     # dateutil's tz files), copies a module proxy's insides, or reaches a
@@ -1482,11 +1517,12 @@ PAYLOADS = [
                 return found
             raise FileNotFoundError("none of the system directories exist")
         """, off={DENIED}, landlock={DENIED}),
+    # time is allowed (0.2): a sleep meets the wall-clock limit
     Payload("time-sleep", """
         import time
         def main():
             time.sleep(30)
-        """, off={TIMEOUT}, options={"timeout_ms": 300}),
+        """, on={TIMEOUT}, off={TIMEOUT}, options={"timeout_ms": 300}),
     Payload("blocking-read-data-socket", """
         import os
         def main():
