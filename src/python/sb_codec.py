@@ -633,8 +633,8 @@ def _write(w, value, path, depth):
     elif dataclasses.is_dataclass(t) and not isinstance(value, type):
         # a dataclass instance: an object of its fields (not deep-copied,
         # as dataclasses.asdict() would)
-        _write(w, {f.name: getattr(value, f.name) for f in dataclasses.fields(value)},
-               path, depth)
+        _write(w, {f.name: getattr(value, f.name) for f in dataclasses.fields(value)
+                   if not f.name.startswith("_")}, path, depth)
     elif sb_charts.figure_of(value) is not None:
         _write(w, sb_charts.image(sb_charts.figure_of(value)), path, depth)
     else:
@@ -805,7 +805,7 @@ def _as_frame(value, spec, func):
             if issubclass(first, tuple):
                 rows = [dict(zip(first._fields, tuple.__iter__(r))) for r in rows]
             else:
-                names = [f.name for f in dataclasses.fields(first)]
+                names = [f.name for f in dataclasses.fields(first) if not f.name.startswith("_")]
                 rows = [{n: getattr(r, n) for n in names} for r in rows]
             return pd.DataFrame.from_records(rows)
         if first is dict:

@@ -325,19 +325,32 @@ def guard_own_object(obj, name):
     a library object's private attributes stay out of reach however a
     method is called (MyClass.method(df))."""
     cls = obj if isinstance(obj, type) else type(obj)
-    for c in type.__getattribute__(cls, "__mro__"):
-        if c in _OWN_BASES:
-            continue
-        module = type.__getattribute__(c, "__dict__").get("__module__")
-        if module == "__sandbox__" and type(c) in (type, abc.ABCMeta):
-            continue
-        if module is None and issubclass(c, BaseException) and \
-                type.__getattribute__(c, "__module__") == "builtins":
-            continue
-        raise AttributeError('attribute "%s" of a "%s" is not allowed: names that begin with '
-                             '"_" are private, except on objects of the classes the code '
-                             'defines' % (name, type.__getattribute__(cls, "__name__")))
-    return obj
+    mro = type.__getattribute__(cls, "__mro__")
+    theirs = [c for c in mro if not _own_class(c)]
+    if cls is obj:
+        # a class's attribute lookup also reaches its metaclass's
+        theirs += list(type.__getattribute__(type(cls), "__mro__"))
+    if _own_class(mro[0]) and not name.startswith("_abc_") and all(
+            _allowed_base(c) and name not in type.__getattribute__(c, "__dict__")
+            for c in theirs):
+        return obj
+    raise AttributeError('attribute "%s" of a "%s" is not allowed: names that begin with '
+                         '"_" are private, except on objects of the classes the code '
+                         'defines' % (name, type.__getattribute__(cls, "__name__")))
+
+
+def _own_class(c):
+    """A class the code's own class statement made."""
+    return (type.__getattribute__(c, "__dict__").get("__module__") == "__sandbox__"
+            and type(c) in (type, abc.ABCMeta))
+
+
+def _allowed_base(c):
+    """What a class of the code's may derive from, or its metaclass be."""
+    if c in _OWN_BASES or c is type or c is abc.ABCMeta:
+        return True
+    return issubclass(c, BaseException) and \
+        type.__getattribute__(c, "__module__") == "builtins"
 
 
 class _OwnGuard(ast.NodeTransformer):
@@ -361,17 +374,15 @@ def compile_user_code(source, filename, function=None):
     taken from a string literal are checked at run time (guard_format_method),
     and so are the objects of a method's private attributes (guard_own_object).
     function is (name, params) for the body of a language function."""
-    if function is None and "format" not in source and "._" not in source:
-        return compile(source, filename, "exec", dont_inherit=True)
+    # decided on the tree, as the validator decides: the text can spell an
+    # attribute so that no substring test sees it ("self. _x", "x.ｆｏｒｍａｔ")
     tree = ast.parse(source, filename)
     if function is not None:
         tree = function_tree(tree, *function)
-    if "._" in source:
-        own = own_attributes(tree)
-        if own:
-            tree = _OwnGuard(own).visit(tree)
-    if "format" in source:
-        tree = _FormatGuard().visit(tree)
+    own = own_attributes(tree)
+    if own:
+        tree = _OwnGuard(own).visit(tree)
+    tree = _FormatGuard().visit(tree)
     return compile(ast.fix_missing_locations(tree), filename, "exec", dont_inherit=True)
 
 
@@ -687,6 +698,15 @@ def sb_type(*args, **kwargs):
     if refused is not None and refused[0] is found:
         raise TypeError('type() of a "%s" is not allowed in the sandbox: %s'
                         % (found.__name__, refused[1]))
+    if issubclass(found, type):
+        # type(int) is type, type(abc.ABC) ABCMeta: called with a dict,
+        # either builds a class with any special methods
+        raise TypeError("type() of a class is not allowed in the sandbox: it is a metaclass, "
+                        "which builds classes; compare classes with is or issubclass()")
+    if id(found) in _SUBSTITUTES:
+        # operator.attrgetter's class: the module hands out a checked copy
+        raise TypeError('type() of a "%s" is not allowed in the sandbox: its module hands '
+                        'out a checked copy; call that' % found.__name__)
     return found
 
 
@@ -940,6 +960,25 @@ def harden_libraries():
         return operator.methodcaller(name, *args, **kwargs)
     substitutes += [(operator.attrgetter, checked_attrgetter),
                     (operator.methodcaller, checked_methodcaller)]
+    import copy
+
+    # copy.deepcopy(x, memo): the memo holds copies of private state, and
+    # copy.dispatch_table (copyreg's, the process's) lets a reducer set any
+    # attribute of any object
+    def checked_deepcopy(x, memo=None):
+        if memo is not None:
+            raise TypeError("deepcopy(x, memo): a memo is not allowed in the sandbox: it "
+                            "would hold copies of private state; call deepcopy(x)")
+        return copy.deepcopy(x)
+    substitutes.append((copy.deepcopy, checked_deepcopy))
+    refuse(copy.dispatch_table, "it changes how every object is copied")
+    # a metaclass called with a dict builds a class with any special methods
+    # (a class statement with abc.ABC as a base needs none of it)
+    refuse(abc.ABCMeta, "it builds classes from a dict; derive from abc.ABC instead")
+    import enum
+    refuse(enum.EnumMeta, "it builds classes from a dict; derive from enum.Enum instead")
+    refuse(typing.NamedTupleMeta,
+           "it builds classes from a dict; derive from typing.NamedTuple instead")
     cached_get = functools.cached_property.__get__
 
     def cached_property_get(self, instance, owner=None):

@@ -1341,6 +1341,40 @@ class GuardTests(unittest.TestCase):
             "class C:\n    def f(cls):\n        return cls._x\n"
             "C.f(int)\n")
 
+    def test_guards_decided_on_the_tree(self):
+        # no substring test of the text: "self. _x" and a fullwidth
+        # ".format" are the same attributes to the compiler
+        self.assertRaisesExactly(
+            AttributeError, 'attribute "_mgr" of a "DataFrame" is not allowed: names that '
+            'begin with "_" are private, except on objects of the classes the code defines',
+            "import pandas as pd\n"
+            "class C:\n    def f(self):\n        return self. _mgr\n"
+            "C.f(pd.DataFrame({'a': [1]}))\n")
+        self.assertRaisesExactly(
+            AttributeError, 'format field "{0.__class__}" is not allowed: name "__class__" '
+            'is not allowed: names that begin with "__" are reserved',
+            "f = '{0.__cl' + 'ass__}'\nf.\uff46\uff4f\uff52\uff4d\uff41\uff54(1)\n")
+
+    def test_type_of_a_class(self):
+        self.assertRaisesExactly(
+            TypeError, "type() of a class is not allowed in the sandbox: it is a metaclass, "
+            "which builds classes; compare classes with is or issubclass()",
+            "type(int)('A', (), {})\n")
+
+    def test_own_private_attributes_of_bases(self):
+        # abc.ABC's and the metaclass's own: not the code's
+        self.assertRaisesExactly(
+            AttributeError, 'attribute "_abc_impl" of a "K" is not allowed: names that '
+            'begin with "_" are private, except on objects of the classes the code defines',
+            "import abc\nclass K(abc.ABC):\n    def f(self):\n        return self._abc_impl\n"
+            "K.f(K)\n")
+        self.assertRaisesExactly(
+            AttributeError, 'attribute "_is_protocol" of a "G" is not allowed: names that '
+            'begin with "_" are private, except on objects of the classes the code defines',
+            "import typing\nT = typing.TypeVar('T')\n"
+            "class G(typing.Generic[T]):\n    def f(self):\n        return self._is_protocol\n"
+            "G().f()\n")
+
     def test_future_annotations(self):
         g = self.run_code("from __future__ import annotations\n"
                           "def f(x: SomeLaterClass) -> int:\n    return 1\n"

@@ -963,6 +963,72 @@ PAYLOADS = [
         def main():
             return Peek().inside()
         """, off={OK, EXCEPTION}),
+    Payload("own-attribute-spelled-apart", """
+        import warnings
+        class Peek:
+            def inside(self):
+                return self. _module
+        def main():
+            return str(Peek.inside(warnings.catch_warnings()))
+        """, off={OK}),
+    Payload("format-method-in-fullwidth", """
+        def main():
+            f = "{0.__cl" + "ass__.__ba" + "se__}"
+            return f.\uff46\uff4f\uff52\uff4d\uff41\uff54(1)
+        """, off={OK}),
+    # a review's bypasses of the 0.2 relaxations: classes behind checked
+    # copies, metaclasses called with a dict, copy's process-wide tables
+    Payload("attrgetter-class-behind-checked-copy", """
+        import operator
+        import pandas as pd
+        def main():
+            g = type(operator.attrgetter("real"))("__globals__")(pd.read_csv)
+            return sorted(g)[:5]
+        """, off={EXCEPTION, OK}),
+    Payload("metaclass-builds-array-interface", """
+        import abc
+        import numpy as np
+        def main():
+            b = b"secret-bytes-here"
+            A = type(abc.ABC)("A", (), {"__array_interface__": {
+                "data": (id(b), False), "shape": (48,), "typestr": "|u1", "version": 3}})
+            return bytes(np.asarray(A()))
+        """, off={OK, CRASH}),
+    Payload("abcmeta-builds-array-interface", """
+        import abc
+        import numpy as np
+        def main():
+            b = b"secret-bytes-here"
+            A = abc.ABCMeta("A", (), {"__array_interface__": {
+                "data": (id(b), False), "shape": (48,), "typestr": "|u1", "version": 3}})
+            return bytes(np.asarray(A()))
+        """, off={OK, CRASH}),
+    Payload("namedtuplemeta-with-a-dict", """
+        import typing
+        def main():
+            return str(typing.NamedTupleMeta("X", (), {"__module__": "m", "__len__": len}))
+        """, off={EXCEPTION}),
+    Payload("copy-dispatch-table-sets-attributes", """
+        import copy
+        from dateutil.relativedelta import relativedelta
+        class C:
+            pass
+        def ident(x):
+            return x
+        def main():
+            rd = relativedelta(months=1)
+            copy.dispatch_table[C] = lambda x: (ident, (rd,), (None, {"_has_time": "pwned"}))
+            copy.copy(C())
+            return repr(rd)
+        """, off={OK}),
+    Payload("copy-deepcopy-memo", """
+        import copy
+        from dateutil.relativedelta import relativedelta
+        def main():
+            memo = {}
+            copy.deepcopy(relativedelta(months=1), memo)
+            return [sorted(v) for v in memo.values() if type(v) is dict]
+        """, off={OK}),
     # the standard library modules allowed since 0.2: nothing of them reads
     # a file by name (warnings' source lines, zoneinfo's search path,
     # dateutil's tz files), copies a module proxy's insides, or reaches a
