@@ -592,7 +592,7 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 	spawn.cpu_ms = limits->cpu_ms;
 	spawn.memory_mb = limits->memory_mb;
 	spawn.flags = req->python_layer ? 0 : SB_SPAWN_PYTHON_LAYER_OFF;
-	if (req->workspace != NULL || req->many_calls)
+	if (req->many_calls)
 		spawn.flags |= SB_SPAWN_WORKSPACE;
 	spawn.queue_ms = (uint32) sb_queue_timeout_ms;
 
@@ -828,8 +828,7 @@ loop_done:
 			out->held = st->sb;
 		}
 		else
-			out->held = sb_sandbox_hold(st->sb, req->workspace != NULL,
-										req->workspace != NULL || req->many_calls);
+			out->held = sb_sandbox_hold(st->sb, req->workspace != NULL, req->many_calls);
 		/* it wrote past its result: its next call fails */
 		if (out->held != NULL)
 			out->held->stray = rd.buf_pos < rd.buf_len;

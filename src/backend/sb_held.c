@@ -240,7 +240,7 @@ sb_sandbox_hold(SbSandbox *sb, bool workspace, bool many_calls)
 	clock->in_call = 0;
 	clock->calls = 0;
 	clock->since_us = 0;
-	clock->idle_cpu_ms = workspace || many_calls ? SB_WORKSPACE_IDLE_CPU_MS : 0;
+	clock->idle_cpu_ms = many_calls ? SB_WORKSPACE_IDLE_CPU_MS : 0;
 	clock->idle_timeout_ms = workspace ? (uint32) sb_workspace_idle_timeout_ms : 0;
 	clock->cpu_us = sb_child_cpu_us(h->pid);
 	h->cpu_read_us = sb_monotonic_us();

@@ -312,6 +312,7 @@ sb_workspace_request(SbRequest *req)
 				 errhint("Do not close a workspace in the queries of a call that runs in it.")));
 	sb_workspace_check(ws);
 	req->hold = true;
+	req->many_calls = true;
 	if (ws->child == NULL)
 		return;					/* the first call: a fresh child, then held */
 	req->held = ws->child;

@@ -1097,11 +1097,8 @@ def serve(python_layer):
             return code
         # options.group_by: this child runs the call's next group, as a
         # fresh one would (a new namespace, no figures, default settings)
-        try:
-            sb_charts.end_call()
-        except BaseException:  # noqa: B902 - the next group would not start clean
+        if not _clean_between_calls():
             return 73
-        _collect_between_calls()
         got = _next_request()
         if type(got) is int:
             return got
@@ -1128,14 +1125,10 @@ def _serve_workspace(python_layer, request, inputs):
     while True:
         code = _serve_request(python_layer, request, inputs)
         request = inputs = None
-        _BETWEEN_CALLS[0] = True    # answered: nothing more to print
-        try:
-            sb_charts.end_call()
-        except BaseException:  # noqa: B902 - the next call would not start clean
-            return 73
         if code != 0:
             return code
-        _collect_between_calls()
+        if not _clean_between_calls():
+            return 73
         if not sb_io.next_call():
             return 0
         got = _next_request()
@@ -1175,6 +1168,19 @@ _BETWEEN_CALLS = [False]
 # during calls do the rest
 _COLLECT = {"generation": 2}
 _COLLECT_FULL_MAX_S = 0.25
+
+
+def _clean_between_calls():
+    """A child that serves on, its call answered: close the call's figures
+    and restore matplotlib's settings, then collect what the call left.
+    False if the next call would not start clean."""
+    _BETWEEN_CALLS[0] = True    # answered: nothing more to print
+    try:
+        sb_charts.end_call()
+    except BaseException:  # noqa: B902 - the next call would not start clean
+        return False
+    _collect_between_calls()
+    return True
 
 
 def _collect_between_calls():
