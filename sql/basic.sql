@@ -276,6 +276,23 @@ def main():
         "sub": re.sub(r"(\w+)@(\w+)", r"\2 at \1", "me@host"),
     }
 $$));
+-- annotations as strings (from __future__ import annotations): dataclasses
+-- resolves ClassVar through the class's module, the call's own namespace
+SELECT sandbox_execute($$
+from __future__ import annotations
+from dataclasses import dataclass, field, fields
+from typing import ClassVar
+
+@dataclass
+class Stat:
+    unit: ClassVar[str] = "ms"
+    name: str
+    value: float = 0.0
+    tags: list[str] = field(default_factory=list)
+
+def main():
+    return [Stat("p95", 12.5), Stat.unit, [f.name for f in fields(Stat)]]
+$$);
 -- pandas and numpy: build, apply, group
 SELECT sandbox_execute($$
 import pandas as pd

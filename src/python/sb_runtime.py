@@ -1208,6 +1208,20 @@ def _collect_between_calls():
         _COLLECT["generation"] = 1
 
 
+def _module_namespace(namespace):
+    """The call's namespace as the dict of a fresh module named __sandbox__,
+    registered in sys.modules (the last call's, or group's, replaced): what
+    dataclasses and typing look up by a class's __module__ to resolve
+    annotations written as strings (from __future__ import annotations with
+    a ClassVar field failed on None.__dict__).  Code cannot import it (the
+    name is no allowed module) and gets nothing from it that globals() of
+    its own functions do not already hold."""
+    module = types.ModuleType("__sandbox__")
+    module.__dict__.update(namespace)
+    sys.modules["__sandbox__"] = module
+    return module.__dict__
+
+
 def _serve_request(python_layer, request, inputs):
     """One request: validate, run and answer it.  Returns the exit code."""
     _BETWEEN_CALLS[0] = False
@@ -1279,6 +1293,7 @@ def _serve_request(python_layer, request, inputs):
                      "SQLError": SQLError}
         if function is not None:
             namespace["SD"] = {}
+    namespace = _module_namespace(namespace)
 
     try:
         if python_layer:
