@@ -53,6 +53,7 @@ WORKER_OBJS = \
 	src/worker/sb_seccomp.wo \
 	src/worker/sb_python.wo \
 	src/worker/sb_io.wo \
+	src/worker/sb_where.wo \
 	src/worker/sb_hotpages.wo \
 	src/worker/sb_preloaded.wo \
 	src/worker/sb_embedded.wo \
@@ -87,6 +88,9 @@ src/worker/sb_python.wo: src/worker/sb_python.c src/worker/sb_worker.h src/proto
 	$(CC) $(WORKER_CFLAGS) $(PY_CFLAGS) -c -o $@ $<
 
 src/worker/sb_io.wo: src/worker/sb_io.c src/worker/sb_worker.h src/protocol/sb_protocol.h
+	$(CC) $(WORKER_CFLAGS) $(PY_CFLAGS) -c -o $@ $<
+
+src/worker/sb_where.wo: src/worker/sb_where.c src/worker/sb_worker.h src/protocol/sb_protocol.h
 	$(CC) $(WORKER_CFLAGS) $(PY_CFLAGS) -c -o $@ $<
 
 src/worker/sb_frame.wo: src/protocol/sb_frame.c src/protocol/sb_protocol.h

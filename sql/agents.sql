@@ -148,8 +148,7 @@ SELECT jsonb_pretty(pg_temp.both('def main(): return object()'));
 --
 SELECT jsonb_pretty(pg_temp.both($$
 def main():
-    while True:
-        pass
+    while True: pass
 $$, opts => '{"timeout_ms": 300}'));
 
 --
@@ -158,8 +157,7 @@ $$, opts => '{"timeout_ms": 300}'));
 SELECT jsonb_pretty(pg_temp.both($$
 def main():
     n = 0
-    while True:
-        n += 1
+    while True: n += 1
 $$, opts => '{"cpu_ms": 300}'));
 
 --
@@ -344,14 +342,12 @@ SELECT r->'error'->>'kind' AS kind, (r->'usage'->>'wall_ms')::int >= 300 AS ran_
        (r->'usage'->>'wall_ms')::int < 5000 AS stopped_in_time
 FROM sandbox_run($$
 def main():
-    while True:
-        pass
+    while True: pass
 $$, options => '{"timeout_ms": 300}') r;
 SELECT r->'error'->>'kind' AS kind, (r->'usage'->>'cpu_ms')::int >= 250 AS used_cpu
 FROM sandbox_run($$
 def main():
-    while True:
-        pass
+    while True: pass
 $$, options => '{"cpu_ms": 300}') r;
 SELECT r->'error'->>'kind' AS kind, (r->'usage'->>'output_bytes')::int = 0 AS no_output
 FROM sandbox_run('import os
@@ -452,8 +448,7 @@ def main(x=print("default evaluated")):
 class Config:
     print("class body ran")
 def spin():
-    while True:
-        pass
+    while True: pass
 $$);
 SELECT r->'stdout' AS stdout FROM sandbox_run($$
 def main(x=print("default evaluated")):

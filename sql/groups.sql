@@ -281,8 +281,7 @@ $$, '{"df": {"$table": "grp_sales"}}', '{"group_by": "region", "max_output_bytes
 SELECT sandbox_execute($$
 def main(df):
     if df.name == "north":
-        while True:
-            pass
+        while True: pass
     return 1
 $$, '{"df": {"$table": "grp_sales"}}', options => '{"group_by": "region", "timeout_ms": 1000}');
 

@@ -155,17 +155,14 @@ SET ROLE regress_pysandbox_user;
 SET pysandbox.options = '{"timeout_ms": 300, "max_input_rows": 2}';
 SHOW pysandbox.options;
 SELECT sandbox_execute('def main():
-    while True:
-        pass');
+    while True: pass');
 SELECT sandbox_execute('def main(df): return len(df)',
     '{"df": {"$query": "SELECT generate_series(1, 3)"}}');
 -- the strictest of the setting, pysandbox.options and options applies
 SELECT sandbox_execute('def main():
-    while True:
-        pass', options => '{"timeout_ms": 200}');
+    while True: pass', options => '{"timeout_ms": 200}');
 SELECT sandbox_execute('def main():
-    while True:
-        pass', options => '{"timeout_ms": 5000}');
+    while True: pass', options => '{"timeout_ms": 5000}');
 SELECT sandbox_execute('def main(): return 1', options => '{"timeout_ms": 20000}');
 SELECT sandbox_execute('def main(df): return len(df)',
     '{"df": {"$query": "SELECT generate_series(1, 3)"}}', options => '{"max_input_rows": 1}');
@@ -189,8 +186,7 @@ SET pysandbox.timeout = 300;
 SET ROLE regress_pysandbox_user;
 SET pysandbox.options = '{"timeout_ms": 3600000}';
 SELECT sandbox_execute('def main():
-    while True:
-        pass');
+    while True: pass');
 RESET ROLE;
 RESET pysandbox.timeout;
 RESET pysandbox.options;

@@ -247,8 +247,7 @@ SELECT py_late();
 -- limits follow the settings, which ALTER FUNCTION ... SET can tighten
 CREATE FUNCTION py_spin() RETURNS integer
 LANGUAGE pysandbox AS $$
-while True:
-    pass
+while True: pass
 $$;
 ALTER FUNCTION py_spin() SET pysandbox.cpu_limit = '200ms';
 SELECT py_spin();
@@ -271,8 +270,7 @@ CREATE FUNCTION py_mine_spin(n int) RETURNS integer
 LANGUAGE pysandbox AS $$
 if n > 0:
     return len(sql("SELECT generate_series(1, $1)", n))
-while True:
-    pass
+while True: pass
 $$;
 ALTER FUNCTION py_mine_spin(int) SET pysandbox.options = '{"cpu_ms": 150, "max_input_rows": 3}';
 SELECT py_mine_spin(0);

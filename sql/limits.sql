@@ -14,8 +14,7 @@ SELECT pg_temp.sqlstate('def main():
     while True: pass', '{"timeout_ms": 300}');
 SELECT sandbox_execute($$
 def main():
-    while True:
-        pass
+    while True: pass
 $$, options => '{"timeout_ms": 300}');
 SELECT 1 AS still_alive;
 SELECT sandbox_execute('def main(): return "next call works"');
@@ -23,16 +22,14 @@ SELECT sandbox_execute('def main(): return "next call works"');
 SET pysandbox.timeout = 300;
 SELECT sandbox_execute($$
 def main():
-    while True:
-        pass
+    while True: pass
 $$);
 RESET pysandbox.timeout;
 -- whichever limit is lower ends the call: here the wall-clock limit
 SELECT sandbox_execute($$
 def main():
     n = 0
-    while True:
-        n += 1
+    while True: n += 1
 $$, options => '{"timeout_ms": 300, "cpu_ms": 5000}');
 
 -- CPU time limit: 54000
@@ -40,8 +37,7 @@ SELECT pg_temp.sqlstate('def main():
     while True: pass', '{"cpu_ms": 300}');
 SELECT sandbox_execute($$
 def main():
-    while True:
-        pass
+    while True: pass
 $$, options => '{"cpu_ms": 300}');
 SELECT 1 AS still_alive;
 SELECT sandbox_execute('def main(): return "next call works"');
@@ -50,10 +46,33 @@ SELECT sandbox_execute($$
 import numpy as np
 def main():
     a = np.ones((300, 300))
-    while True:
-        a = a @ a / 300
+    while True: a = a @ a / 300
 $$);
 RESET pysandbox.cpu_limit;
+-- a call stopped at a limit says where its code was: the innermost line of
+-- the code (not of pandas), and its function
+SELECT sandbox_execute($$
+import pandas as pd
+class Model:
+    def fit(self, v):
+        while True: v += 1
+def main():
+    return int(pd.Series([1, 2]).apply(Model().fit).sum())
+$$, options => '{"cpu_ms": 300}');
+SELECT sandbox_execute($$
+import time
+def main():
+    for i in range(3):
+        time.sleep(0.2)
+    return i
+$$, options => '{"timeout_ms": 300}');
+-- a name that is not ASCII is left out
+SELECT sandbox_execute($$
+def rechnen_für_immer():
+    while True: pass
+def main():
+    return rechnen_für_immer()
+$$, options => '{"cpu_ms": 300}');
 
 -- memory limit: 53200, with the line that allocated
 SELECT pg_temp.sqlstate('def main(): return len(bytearray(200 * 1024 * 1024))', '{"memory_mb": 64}');
@@ -148,8 +167,7 @@ SELECT pg_temp.sqlstate('def main():
     while True: pass');
 SELECT sandbox_execute($$
 def main():
-    while True:
-        pass
+    while True: pass
 $$);
 -- ... also while the table input is being read
 SELECT sandbox_execute('def main(df): return len(df)',

@@ -152,8 +152,7 @@ import sb_io
 if x == 2:
     sb_io.send(sb_io.ROWS, (1).to_bytes(8, "little"))
     sb_io.sendv(sb_io.COLUMN, [bytes(8), b"", (x).to_bytes(8, "little")])
-    while True:
-        pass
+    while True: pass
 return x
 $$;
 SELECT count(*) FROM (SELECT pr_lingers(i), pg_sleep(0.3) FROM generate_series(1, 4) AS i) s;

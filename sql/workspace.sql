@@ -102,8 +102,7 @@ SELECT format('{"workspace": "%s"}', :'ws2') AS wsopt2 \gset
 SELECT sandbox_execute('def main(ws): ws["x"] = 1; return 1', '{}', '{main}', :'wsopt2');
 SELECT timeout_ms, cpu_ms FROM sandbox_workspace_list();
 SELECT ws_try(format($q$SELECT sandbox_execute('def main():
-    while True:
-        pass', '{}', '{main}', %L)::text$q$, :'wsopt2'));
+    while True: pass', '{}', '{main}', %L)::text$q$, :'wsopt2'));
 SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}', %L)::text$q$, :'wsopt2'));
 SELECT count(*) AS open_after FROM sandbox_workspace_list();
 
@@ -162,8 +161,7 @@ SELECT format('{"workspace": "%s"}', :'ws7') AS wsopt7 \gset
 SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}', :'wsopt7');
 SET pysandbox.timeout = '500ms';
 SELECT ws_try(format($q$SELECT sandbox_execute('def main():
-    while True:
-        pass', '{}', '{main}', %L)::text$q$, :'wsopt7'));
+    while True: pass', '{}', '{main}', %L)::text$q$, :'wsopt7'));
 RESET pysandbox.timeout;
 SELECT sandbox_workspace_open() AS ws8 \gset
 SELECT format('{"workspace": "%s"}', :'ws8') AS wsopt8 \gset

@@ -437,6 +437,9 @@ typedef struct SbOutcome
 	Size		error_len;
 	bool		violation;
 	SbViolation violation_info;
+	int			where_line;		/* SB_DATA_WHERE: the line a limit stopped
+								 * the code at (0: none), its function */
+	char		where_function[sizeof(((SbWhere *) 0)->function)];
 	StringInfo	stdout_text;	/* sandbox_run: captured print() output */
 	StringInfo	stderr_text;	/* sandbox_run: captured sys.stderr output */
 	char	   *rows_header;	/* sandbox_rows: ROWS payload (uint64) */

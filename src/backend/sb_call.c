@@ -199,6 +199,33 @@ sb_frame_done(SbReader *rd, SbOutcome *out)
 			rd->sql = rd->payload;
 			rd->sql_len = rd->len;
 			break;
+		case SB_DATA_WHERE:
+			{
+				SbWhere		w;
+
+				/*
+				 * a claim of the child's: a line, and a name that is
+				 * terminated and made of [A-Za-z0-9_.<>] or none
+				 */
+				memcpy(&w, rd->payload, sizeof(SbWhere));
+				if (w.line > 0 && w.line <= 1000000)
+				{
+					const char *p;
+
+					out->where_line = w.line;
+					if (memchr(w.function, '\0', sizeof(w.function)) == NULL)
+						w.function[0] = '\0';
+					for (p = w.function; *p; p++)
+						if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+							  (*p >= '0' && *p <= '9') || *p == '_' || *p == '.' ||
+							  *p == '<' || *p == '>'))
+							break;
+					if (*p == '\0')
+						strlcpy(out->where_function, w.function, sizeof(out->where_function));
+				}
+				pfree(rd->payload);
+				break;
+			}
 		case SB_DATA_VIOLATION:
 			memcpy(&out->violation_info, rd->payload, sizeof(SbViolation));
 			out->violation_info.name[sizeof(out->violation_info.name) - 1] = '\0';
@@ -230,7 +257,7 @@ sb_header_done(SbReader *rd, SbOutcome *out, const SbLimits *limits)
 	/* +1 for a terminating NUL, so texts can be used as C strings */
 	if (rd->type == SB_DATA_STDOUT || rd->type == SB_DATA_STDERR ||
 		rd->type == SB_DATA_VIOLATION || rd->type == SB_DATA_SQL ||
-		rd->type == SB_DATA_LAST)
+		rd->type == SB_DATA_LAST || rd->type == SB_DATA_WHERE)
 		rd->payload = MemoryContextAllocHuge(CurrentMemoryContext, (Size) rd->len + 1);
 	else
 		rd->payload = sb_alloc_large(rd->keep, (Size) rd->len + 1);

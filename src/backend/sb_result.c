@@ -103,6 +103,32 @@ sb_fail(SbFailure *f, int sqlstate, const char *kind, char *message,
 	"Compute with the inputs you were given; pass more data through inputs instead."
 #define SB_OUTPUT_HINT "Return an aggregate instead of raw rows, or print less."
 
+/*
+ * Where a limit stopped the code, if the child said (SB_DATA_WHERE, its
+ * claim: a line and a checked name): the line as an exception's is given.
+ */
+static void
+sb_fail_where(const SbOutcome *out, SbFailure *f)
+{
+	if (out->where_line <= 0)
+		return;
+	f->line = out->where_line;
+	f->detail = out->where_function[0] ?
+		psprintf("It was stopped at line %d, in %s().", out->where_line, out->where_function) :
+		psprintf("It was stopped at line %d.", out->where_line);
+	f->context = psprintf("sandbox code, line %d", out->where_line);
+}
+
+static void
+sb_fail_cpu(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
+{
+	sb_fail(f, ERRCODE_PROGRAM_LIMIT_EXCEEDED, "cpu",
+			psprintf("sandbox code exceeded the CPU time limit of %d ms", limits->cpu_ms),
+			NULL, sb_limit_hint("Use vectorised pandas operations instead of Python loops, or give it less data",
+								limits, SB_LIMIT_CPU));
+	sb_fail_where(out, f);
+}
+
 /* Describe the error the child reported in its ERROR frame. */
 static void
 sb_child_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
@@ -251,12 +277,16 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 						 sb_max_concurrent),
 				"Run the call again (in a workspace, open a new one: its state went with the process).");
 	else if (ex->cause == SB_EXIT_TIMEOUT)
+	{
 		sb_fail(f, ERRCODE_QUERY_CANCELED, "timeout",
 				psprintf("sandbox code exceeded the wall-clock limit of %d ms", limits->timeout_ms),
 				out->streaming ? sb_stream_timeout_detail(out->streaming) : NULL,
 				sb_limit_hint(out->streaming ? "Make the input's query faster or give it less data" :
 							  "Make the code faster or give it less data",
 							  limits, SB_LIMIT_TIMEOUT));
+		if (!out->streaming)
+			sb_fail_where(out, f);
+	}
 	else if (out->output_exceeded)
 		sb_fail(f, ERRCODE_PROGRAM_LIMIT_EXCEEDED, "output",
 				psprintf("sandbox output exceeded the limit of %d bytes", limits->max_output_bytes),
@@ -276,16 +306,16 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 						 (int) strcspn(sb_sandbox_preloaded(), ".,"), sb_sandbox_preloaded()) :
 				"A module that loads native code, or that pandas loads on demand (such as scipy for some interpolation methods), can be used only if the worker preloads it: an administrator can add it to pysandbox.preload_modules.");
 	}
+	else if (ex->cause == SB_EXIT_CPU ||
+			 (WIFEXITED(st) && WEXITSTATUS(st) == SB_CHILD_EXIT_LIMIT))
+		sb_fail_cpu(out, limits, f);	/* the CPU timer's SIGPROF (sb_where.c) */
 	else if (WIFSIGNALED(st))
 	{
 		int			sig = WTERMSIG(st);
 
 		if (sig == SIGPROF || sig == SIGXCPU || ex->cause == SB_EXIT_CPU ||
 			(sig == SIGKILL && cpu_ms + 50 >= (uint64) limits->cpu_ms))
-			sb_fail(f, ERRCODE_PROGRAM_LIMIT_EXCEEDED, "cpu",
-					psprintf("sandbox code exceeded the CPU time limit of %d ms", limits->cpu_ms),
-					NULL, sb_limit_hint("Use vectorised pandas operations instead of Python loops, or give it less data",
-										limits, SB_LIMIT_CPU));
+			sb_fail_cpu(out, limits, f);
 		/* SIGSYS with signals blocked (e.g. inside system()) or another ABI */
 		else if (sig == SIGSYS)
 			sb_fail(f, ERRCODE_INSUFFICIENT_PRIVILEGE, "violation",

@@ -91,6 +91,12 @@ sb_decode_header(SbDecoder *d, uint32_t type, uint32_t length)
 				return SB_DEC_BAD;
 			d->have_violation = 1;
 			return SB_DEC_OK;
+		case SB_DATA_WHERE:
+			/* the child's SIGPROF handler sends one and exits */
+			if (length != sizeof(SbWhere) || d->have_where)
+				return SB_DEC_BAD;
+			d->have_where = 1;
+			return SB_DEC_OK;
 		default:
 			return SB_DEC_BAD;
 	}

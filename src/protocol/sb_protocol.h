@@ -102,9 +102,12 @@ typedef enum SbFrameType
 	SB_DATA_STDERR = 53,		/* UTF-8 text written to sys.stderr (warnings) */
 	SB_DATA_SQL = 54,			/* JSON: query, params: sql() in the child; it
 								 * waits for the answer before it sends more */
-	SB_DATA_LAST = 55			/* empty, before a held call's result: the
+	SB_DATA_LAST = 55,			/* empty, before a held call's result: the
 								 * child ends after it (it does not wait for
 								 * the statement's next call) */
+	SB_DATA_WHERE = 56			/* SbWhere: the line the code was at when a
+								 * limit stopped it (sb_where.c); the child
+								 * exits after it */
 } SbFrameType;
 
 /*
@@ -453,12 +456,22 @@ typedef struct SbExitReport
 #define SB_CHILD_EXIT_SETUP		70	/* a containment step failed */
 #define SB_CHILD_EXIT_VIOLATION	71	/* blocked system call, frame sent */
 #define SB_CHILD_EXIT_PROTOCOL	72	/* the request was malformed */
+#define SB_CHILD_EXIT_LIMIT		74	/* SIGPROF: the CPU timer, or the worker
+									 * past the wall-clock deadline; an
+									 * SB_DATA_WHERE may have gone first */
 
 typedef struct SbViolation
 {
 	int32_t		syscall_nr;
 	char		name[60];		/* NUL-terminated, may be empty */
 } SbViolation;
+
+/* where the call's code was when SIGPROF stopped it */
+typedef struct SbWhere
+{
+	int32_t		line;			/* in the call's code, 1-based */
+	char		function[60];	/* its qualified name, NUL-terminated, ASCII */
+} SbWhere;
 
 /* ---- sb_decode.c: checks on what the child sends (backend, fuzzer) ---- */
 
@@ -484,6 +497,7 @@ typedef struct SbDecoder
 	int			have_error;
 	int			have_rows;
 	int			have_violation;
+	int			have_where;
 	int			sql_pending;	/* an SB_DATA_SQL not answered yet */
 	int			have_last;		/* SB_DATA_LAST seen */
 	uint32_t	sql_calls;

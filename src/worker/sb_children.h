@@ -20,10 +20,18 @@
  * The worker reads a running child's CPU clock when it could have spent
  * its CPU time at the earliest (what is left, divided among the CPUs), and
  * kills it SB_CPU_GRACE_US past its limit: the child's own profiling timer
- * normally ends it first, at the limit, but it can be blocked.  A call
- * shorter than half its CPU limit is never looked at.
+ * normally ends it first, at the limit, but it can be blocked.  The timer
+ * fires at a scheduler tick (up to 4 ms late at 250 Hz) and its handler
+ * still sends where the code was (sb_where.c): the grace leaves it that
+ * time.  A call shorter than half its CPU limit is never looked at.
  */
-#define SB_CPU_GRACE_US 2000
+#define SB_CPU_GRACE_US 20000
+/*
+ * A call past its wall-clock deadline gets SIGPROF first, whose handler
+ * sends where its code was and exits (sb_where.c); SIGKILL follows this
+ * long after, whatever the child does.
+ */
+#define SB_STOP_GRACE_US 20000
 #define SB_CPU_CHECK_MIN_US 1000
 /* held children's clocks are read this often (sb_protocol.h) */
 #define SB_HELD_CHECK_US ((uint64_t) SB_HELD_CHECK_MS * 1000)
@@ -43,6 +51,8 @@ typedef struct SbChild
 	uint64_t	cpu_limit_us;	/* the call's CPU time; 0 until it starts */
 	uint64_t	cpu_check_us;	/* when to read its CPU clock next */
 	bool		killed;
+	uint64_t	stop_us;		/* sent SIGPROF at its deadline: SIGKILL
+								 * at this time; 0: not yet */
 	bool		revoked;		/* an orphan: a reservation taken back */
 	uint32_t	cause;			/* SbExitCause */
 	bool		ready;			/* a spare that finished warming up */
@@ -106,6 +116,7 @@ extern bool sb_worker_send(int fd, uint32_t type, const void *payload, uint32_t 
 extern bool sb_worker_send_channel(int control_fd, uint32_t type, const void *payload,
 								   uint32_t len, const SbChild *c);
 extern void sb_child_start(SbChild *c, uint32_t timeout_ms, uint32_t cpu_ms, uint64_t now);
+extern void sb_child_stop(SbChild *c, uint64_t now, uint32_t cause);
 extern void sb_client_gone(SbClient *cl);
 extern void sb_orphan_child(SbClient *cl);
 

@@ -140,6 +140,9 @@ sb_child_main(uint32_t shape, bool spare, int data_fd, int mailbox_fd, int claim
 	if (type != SB_DATA_LIMITS || len != sizeof(req) ||
 		sb_read_all(SB_CHILD_DATA_FD, &req, sizeof(req)) < 0)
 		_exit(SB_CHILD_EXIT_SETUP);
+	/* SIGPROF says where the code was (before the filter fixes it) */
+	if (sb_where_install() < 0)
+		_exit(SB_CHILD_EXIT_SETUP);
 	sb_contain_finish(&sb_containment, &req, statm_fd);
 	_exit(sb_python_serve(req.flags, req.cpu_ms, claim_fd >= 0));
 }

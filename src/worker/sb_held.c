@@ -178,22 +178,41 @@ sb_held_check(SbClient *cl, SbChild *c, uint64_t now)
 		c->started_us = in_call ? since : now;
 		c->deadline_us = in_call ? since + (uint64_t) call_timeout_ms * 1000 :
 			idle_timeout_ms != 0 ? now + (uint64_t) idle_timeout_ms * 1000 : UINT64_MAX;
+		c->stop_us = 0;
 	}
 	/* the backend's reading at the start (or end) is exact: prefer it */
 	if (base != 0 && base <= c->cpu_before_us)
 		c->cpu_before_us = base;
-	if (now >= c->deadline_us)
+	if (c->stop_us != 0)
+	{
+		/* stopped (SIGPROF) in this call: SIGKILL if it is still there */
+		if (now >= c->stop_us)
+		{
+			kill(c->pid, SIGKILL);
+			c->killed = true;
+		}
+		else
+			c->cpu_check_us = c->stop_us;
+	}
+	else if (now >= c->deadline_us && c->in_call)
+		sb_child_stop(c, now, SB_EXIT_TIMEOUT);
+	else if (now >= c->deadline_us)
 	{
 		kill(c->pid, SIGKILL);
 		c->killed = true;
-		c->cause = c->in_call ? SB_EXIT_TIMEOUT : SB_EXIT_IDLE_TIMEOUT;
+		c->cause = SB_EXIT_IDLE_TIMEOUT;
 	}
 	else if (cpu >= c->cpu_before_us &&
 			 cpu - c->cpu_before_us >= c->cpu_limit_us + SB_CPU_GRACE_US)
 	{
-		kill(c->pid, SIGKILL);
-		c->killed = true;
-		c->cause = c->in_call ? SB_EXIT_CPU : SB_EXIT_IDLE_CPU;
+		if (c->in_call)
+			sb_child_stop(c, now, SB_EXIT_CPU);
+		else
+		{
+			kill(c->pid, SIGKILL);
+			c->killed = true;
+			c->cause = SB_EXIT_IDLE_CPU;
+		}
 	}
 	else
 	{

@@ -551,7 +551,9 @@ sb_io_send(PyObject *self, PyObject *args)
 		return NULL;
 	}
 	sb_python_mailbox_to_socket();
+	sb_io_sending = 1;
 	rc = sb_send_frame(SB_CHILD_DATA_FD, type, buf.buf, (uint32_t) buf.len);
+	sb_io_sending = 0;
 	PyBuffer_Release(&buf);
 	if (rc < 0)
 		return PyErr_SetFromErrno(PyExc_OSError);
@@ -611,10 +613,12 @@ sb_io_sendv(PyObject *self, PyObject *args)
 	{
 		sb_python_mailbox_to_socket();
 		sb_frame_header_encode(hdr, type, (uint32_t) total);
+		sb_io_sending = 1;
 		rc = sb_write_all(SB_CHILD_DATA_FD, hdr, sizeof(hdr));
 		for (i = 0; rc == 0 && i < n; i++)
 			if (bufs[i].len > 0)
 				rc = sb_write_all(SB_CHILD_DATA_FD, bufs[i].buf, (size_t) bufs[i].len);
+		sb_io_sending = 0;
 		if (rc < 0)
 			PyErr_SetFromErrno(PyExc_OSError);
 	}
@@ -870,7 +874,9 @@ sb_io_write(PyObject *self, PyObject *args)
 	if (!PyArg_ParseTuple(args, "y*|i", &buf, &end))
 		return NULL;
 	sb_python_mailbox_to_socket();
+	sb_io_sending = 1;
 	rc = sb_write_all(SB_CHILD_DATA_FD, buf.buf, (size_t) buf.len);
+	sb_io_sending = 0;
 	PyBuffer_Release(&buf);
 	if (rc < 0)
 		return PyErr_SetFromErrno(PyExc_OSError);
@@ -908,7 +914,11 @@ sb_io_reply(PyObject *self, PyObject *args)
 	else
 		sb_python_mailbox_to_socket();
 	if (to_socket)
+	{
+		sb_io_sending = 1;
 		rc = sb_write_all(SB_CHILD_DATA_FD, buf.buf, (size_t) buf.len);
+		sb_io_sending = 0;
+	}
 	PyBuffer_Release(&buf);
 	if (rc < 0)
 		return PyErr_SetFromErrno(PyExc_OSError);

@@ -237,6 +237,7 @@ sb_child_start(SbChild *c, uint32_t timeout_ms, uint32_t cpu_ms, uint64_t now)
 	/* the earliest it could have spent its CPU time, on every CPU at once */
 	c->cpu_check_us = now + c->cpu_limit_us / sb_ncpus;
 	c->killed = false;
+	c->stop_us = 0;
 	c->cause = SB_EXIT_BY_ITSELF;
 }
 
@@ -614,7 +615,21 @@ sb_accept(void)
 	cl->fd = fd;
 }
 
-/* Kill a call's child past its wall-clock deadline or its CPU time. */
+/*
+ * Stop a call past a limit: SIGPROF, whose handler sends where the code
+ * was and exits (sb_where.c); SIGKILL at stop_us if it is still there.
+ */
+void
+sb_child_stop(SbChild *c, uint64_t now, uint32_t cause)
+{
+	kill(c->pid, SIGPROF);
+	c->stop_us = now + SB_STOP_GRACE_US;
+	c->deadline_us = c->stop_us;
+	c->cpu_check_us = c->stop_us;
+	c->cause = cause;
+}
+
+/* Stop a call's child past its wall-clock deadline or its CPU time. */
 static void
 sb_child_enforce(SbChild *c, uint64_t now)
 {
@@ -623,11 +638,18 @@ sb_child_enforce(SbChild *c, uint64_t now)
 
 	if (c->pid <= 0 || c->reserved || c->killed)
 		return;
+	if (c->stop_us != 0)
+	{
+		if (now >= c->stop_us)
+		{
+			kill(c->pid, SIGKILL);
+			c->killed = true;
+		}
+		return;
+	}
 	if (now >= c->deadline_us)
 	{
-		kill(c->pid, SIGKILL);
-		c->killed = true;
-		c->cause = SB_EXIT_TIMEOUT;
+		sb_child_stop(c, now, SB_EXIT_TIMEOUT);
 		return;
 	}
 	if (now < c->cpu_check_us)
@@ -635,11 +657,7 @@ sb_child_enforce(SbChild *c, uint64_t now)
 	cpu = sb_child_cpu_us(c);
 	used = cpu > c->cpu_before_us ? cpu - c->cpu_before_us : 0;
 	if (used >= c->cpu_limit_us + SB_CPU_GRACE_US)
-	{
-		kill(c->pid, SIGKILL);
-		c->killed = true;
-		c->cause = SB_EXIT_CPU;
-	}
+		sb_child_stop(c, now, SB_EXIT_CPU);
 	else
 	{
 		uint64_t	left = c->cpu_limit_us + SB_CPU_GRACE_US - used;

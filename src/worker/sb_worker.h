@@ -10,6 +10,7 @@
 #define SB_WORKER_H
 
 #include <stdbool.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -48,6 +49,10 @@ extern bool sb_namespaces_work(void);
 extern bool sb_seccomp_ready(void);
 extern void sb_seccomp_prepare(void);
 extern int	sb_seccomp_apply(pid_t self);
+
+/* sb_where.c: SIGPROF in the child reports the line its code was at */
+extern int	sb_where_install(void);
+extern volatile sig_atomic_t sb_io_sending;
 
 /* sb_io.c: the child's channel, the builtin module sb_io */
 struct _object;
