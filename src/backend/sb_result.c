@@ -138,8 +138,13 @@ sb_child_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 	char	   *message;
 
 	if (sb_json_ok(out->error, out->error_len))
-		err = sb_jsonb_build(pg_any_to_server(out->error, (int) out->error_len, PG_UTF8),
-							 out->error_len, sb_jsonb_limit(out->error_len));
+	{
+		/* in another server encoding the converted text has its own length */
+		char	   *text = pg_any_to_server(out->error, (int) out->error_len, PG_UTF8);
+		Size		len = text == out->error ? out->error_len : strlen(text);
+
+		err = sb_jsonb_build(text, len, sb_jsonb_limit(len));
+	}
 	if (err == NULL || !JB_ROOT_IS_OBJECT(err))
 	{
 		sb_fail(f, ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION, "crash",

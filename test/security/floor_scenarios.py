@@ -19,6 +19,7 @@ import json
 import os
 import platform
 import signal
+import struct
 import threading
 import time
 
@@ -27,7 +28,8 @@ import psycopg2
 from proctools import process_table
 
 # frame types (src/protocol/sb_protocol.h)
-STDOUT, RESULT, ERROR, VIOLATION, STDERR = 48, 49, 50, 51, 53
+STDOUT, RESULT, ERROR, VIOLATION, STDERR, WHERE = 48, 49, 50, 51, 53, 56
+EXIT_LIMIT = 74             # SB_CHILD_EXIT_LIMIT: SIGPROF's handler
 NOTICE_CAP = 10000          # relayed prints per call (README)
 
 
@@ -890,6 +892,109 @@ def report_check():
     return problems
 
 
+def latin1_check():
+    """In a LATIN1 database a child's error report is converted before it is
+    parsed, and parsed at its converted length: "café" in a report made
+    sandbox_run raise 22P02 (invalid json) instead of reporting."""
+    problems = []
+    admin = connect()
+    cur = admin.cursor()
+    cur.execute("DROP DATABASE IF EXISTS pysandbox_latin1")
+    cur.execute("CREATE DATABASE pysandbox_latin1 ENCODING 'LATIN1' LC_COLLATE 'C' "
+                "LC_CTYPE 'C' TEMPLATE template0")
+    try:
+        conn = psycopg2.connect("dbname=pysandbox_latin1", connect_timeout=10)
+        conn.autocommit = True
+        c = conn.cursor()
+        conn.set_client_encoding("UTF8")
+        c.execute("CREATE EXTENSION pysandbox")
+        c.execute("SET pysandbox.python_layer = off")
+        body = ('{"kind":"exception","type":"ValueError","message":"caf\u00e9 ' + "x" * 40
+                + '"}').encode("utf-8")
+        try:
+            c.execute("SELECT sandbox_run(%s)", (frame_then(ERROR, body, "os._exit(0)"),))
+            err = c.fetchone()[0]["error"]
+            if (err["kind"], err["message"]) != ("exception", "caf\u00e9 " + "x" * 40):
+                problems.append("a report with \"caf\u00e9\": %s" % json.dumps(err)[:200])
+        except psycopg2.Error as exc:
+            problems.append("a report with \"caf\u00e9\" raised %s: %s"
+                            % (exc.pgcode, exc.diag.message_primary))
+        conn.close()
+    finally:
+        cur.execute("DROP DATABASE IF EXISTS pysandbox_latin1")
+        admin.close()
+    return problems
+
+
+def where_check():
+    """A call stopped at a limit says where its code was (sb_where.c), with
+    the Python layer off: the line comes from the child's SIGPROF handler,
+    and the backend takes nothing of it but a checked line and name."""
+    problems = []
+    conn = connect()
+    cur = conn.cursor()
+    cur.execute("SET pysandbox.python_layer = off")
+
+    def error(code, options):
+        try:
+            cur.execute("SELECT sandbox_execute(%s, '{}', '{main}', %s)", (code, options))
+            return ("ok", cur.fetchone()[0], None)
+        except psycopg2.Error as exc:
+            return (exc.pgcode, exc.diag.message_primary, exc.diag.message_detail)
+
+    def expect(what, got, want):
+        if got != want:
+            problems.append("%s: %r, expected %r" % (what, got, want))
+
+    spin = ("class Model:\n    def fit(self):\n        while True: pass\n"
+            "def main():\n    return Model().fit()\n")
+    expect("a loop at its CPU limit", error(spin, '{"cpu_ms": 200}'),
+           ("54000", "sandbox code exceeded the CPU time limit of 200 ms",
+            "It was stopped at line 3, in Model.fit()."))
+    expect("a loop at its wall-clock limit", error(spin, '{"timeout_ms": 300}'),
+           ("57014", "sandbox code exceeded the wall-clock limit of 300 ms",
+            "It was stopped at line 3, in Model.fit()."))
+    # the innermost frame of the call's code, under pandas' own frames
+    apply = ("import pandas as pd\ndef slow(v):\n    while True: pass\n"
+             "def main():\n    return int(pd.Series([1, 2]).apply(slow).sum())\n")
+    expect("a loop in a function pandas calls", error(apply, '{"cpu_ms": 200}'),
+           ("54000", "sandbox code exceeded the CPU time limit of 200 ms",
+            "It was stopped at line 3, in slow()."))
+    # SIGPROF blocked: no handler runs; the worker's clock still ends it
+    blocked = ("import signal\ndef main():\n"
+               "    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGPROF})\n"
+               "    while True: pass\n")
+    expect("a loop with SIGPROF blocked", error(blocked, '{"cpu_ms": 200}'),
+           ("54000", "sandbox code exceeded the CPU time limit of 200 ms", None))
+
+    # forged frames: a name that is not [A-Za-z0-9_.<>] is dropped, a line
+    # out of range drops both, a second frame is a protocol violation
+    def forged(line, name, then="os._exit(%d)" % EXIT_LIMIT):
+        return frame_then(WHERE, struct.pack("=i60s", line, name), then)
+    expect("a forged frame, a name with a quote", error(forged(7, b'main"; --'), "{}"),
+           ("54000", "sandbox code exceeded the CPU time limit of 10000 ms",
+            "It was stopped at line 7."))
+    expect("a forged frame, line 2,000,000", error(forged(2000000, b"main"), "{}"),
+           ("54000", "sandbox code exceeded the CPU time limit of 10000 ms", None))
+    expect("a forged frame, unterminated name", error(forged(5, b"m" * 60), "{}"),
+           ("54000", "sandbox code exceeded the CPU time limit of 10000 ms",
+            "It was stopped at line 5."))
+    twice = forged(3, b"main", "os.write(3, struct.pack('=II', %d, 64) + bytes(64))\n"
+                   "os._exit(%d)" % (WHERE, EXIT_LIMIT))
+    expect("two frames", error(twice, "{}")[:2],
+           ("39000", "sandbox process sent an invalid message"))
+    short = frame_then(WHERE, b"\x01\x00\x00\x00", "os._exit(%d)" % EXIT_LIMIT)
+    expect("a short frame", error(short, "{}")[:2],
+           ("39000", "sandbox process sent an invalid message"))
+    # a frame, then a whole result: the call succeeded
+    expect("a frame, then a result",
+           error(forged(3, b"main", "os.write(3, struct.pack('=II', %d, 11) + "
+                                    "b'{\"main\": 1}')\nos._exit(0)" % RESULT), "{}"),
+           ("ok", {"main": 1}, None))
+    conn.close()
+    return problems
+
+
 SCENARIOS = [
     ("a flood of frames never traps the backend: cancel <= 100 ms, terminate <= 1 s, "
      "the wall limit within 100 ms", flood_check),
@@ -908,6 +1013,9 @@ SCENARIOS = [
     ("sandbox_run reports what a child sent (forged setup, deep or out-of-range JSON, "
      "memory while reading input); a result then an exit is a success in both forms",
      report_check),
+    ("a child's report is read whole in a LATIN1 database", latin1_check),
+    ("a call stopped at a limit says which line its code was at; forged frames give "
+     "no more than a checked line and name", where_check),
 ]
 
 
