@@ -79,6 +79,40 @@ def main():
             out.append(str(e))
     return out
 $$);
+-- a volatile function run by an aggregate's steps or a domain's CHECK, or
+-- through a view of them, is as refused as one called directly
+RESET ROLE;
+CREATE FUNCTION sq_lock_step(s int, v int) RETURNS int LANGUAGE sql VOLATILE
+    AS $f$ SELECT pg_advisory_lock(4242); SELECT coalesce(s, 0) + v $f$;
+CREATE AGGREGATE sq_sum_locked(int) (SFUNC = sq_lock_step, STYPE = int);
+CREATE FUNCTION sq_lock_check(v int) RETURNS boolean LANGUAGE sql VOLATILE
+    AS $f$ SELECT pg_advisory_lock(4343); SELECT v > 0 $f$;
+CREATE DOMAIN sq_locked_int AS int CHECK (sq_lock_check(VALUE));
+CREATE DOMAIN sq_locked_int2 AS sq_locked_int;
+CREATE VIEW sq_locked_view AS SELECT sq_sum_locked(1) AS x;
+GRANT SELECT ON sq_locked_view TO regress_pysandbox_sql;
+SET ROLE regress_pysandbox_sql;
+SELECT sandbox_execute($$
+def main():
+    out = []
+    for q in ["SELECT sq_sum_locked(1)", "SELECT sum(1) OVER (), sq_sum_locked(1) OVER ()",
+              "SELECT * FROM sq_locked_view", "SELECT 1::sq_locked_int",
+              "SELECT 1::sq_locked_int2", "SELECT CAST('7' AS sq_locked_int2) + 1"]:
+        try:
+            sql(q)
+            out.append("ran")
+        except SQLError as e:
+            out.append(str(e))
+    return out
+$$);
+RESET ROLE;
+SELECT count(*) AS advisory_locks FROM pg_locks WHERE locktype = 'advisory';
+DROP VIEW sq_locked_view;
+DROP AGGREGATE sq_sum_locked(int);
+DROP DOMAIN sq_locked_int2;
+DROP DOMAIN sq_locked_int;
+DROP FUNCTION sq_lock_step(int, int), sq_lock_check(int);
+SET ROLE regress_pysandbox_sql;
 RESET ROLE;
 SELECT count(*) FROM sq_items;
 SELECT nextval('sq_seq');

@@ -18,6 +18,7 @@
 #include <math.h>
 
 #include "access/xact.h"
+#include "catalog/pg_aggregate.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_proc.h"
 #include "catalog/namespace.h"
@@ -42,6 +43,7 @@
 #include "utils/syscache.h"
 #include "utils/timeout.h"
 #include "utils/timestamp.h"
+#include "utils/typcache.h"
 #include "utils/varlena.h"
 
 
@@ -949,12 +951,75 @@ sb_volatile_checker(Oid func_id, void *context)
 	return true;
 }
 
+static bool sb_volatile_walker(Node *node, void *context);
+
+/*
+ * An aggregate's own pg_proc entry says nothing of what it runs (CREATE
+ * AGGREGATE makes it immutable): its support functions do.  False for a
+ * function that is no aggregate (a window function).
+ */
+static bool
+sb_volatile_aggregate(Oid aggfnoid, void *context)
+{
+	HeapTuple	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
+	Form_pg_aggregate agg;
+	Oid			fns[8];
+	int			i;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	agg = (Form_pg_aggregate) GETSTRUCT(tup);
+	fns[0] = agg->aggtransfn;
+	fns[1] = agg->aggfinalfn;
+	fns[2] = agg->aggcombinefn;
+	fns[3] = agg->aggserialfn;
+	fns[4] = agg->aggdeserialfn;
+	fns[5] = agg->aggmtransfn;
+	fns[6] = agg->aggminvtransfn;
+	fns[7] = agg->aggmfinalfn;
+	ReleaseSysCache(tup);
+	for (i = 0; i < lengthof(fns); i++)
+		if (OidIsValid(fns[i]) && sb_volatile_checker(fns[i], context))
+			return true;
+	return false;
+}
+
+/*
+ * A value made a domain's runs the domain's CHECK constraints (its base
+ * domains' too), which are no part of the query tree.
+ */
+static bool
+sb_volatile_domain(Oid typid, void *context)
+{
+	/* palloc'd: the reference is released by a callback of the context */
+	DomainConstraintRef *ref = palloc(sizeof(DomainConstraintRef));
+	ListCell   *lc;
+
+	InitDomainConstraintRef(typid, ref, CurrentMemoryContext, false);
+	foreach(lc, ref->constraints)
+	{
+		DomainConstraintState *c = (DomainConstraintState *) lfirst(lc);
+
+		if (c->constrainttype == DOM_CONSTRAINT_CHECK &&
+			sb_volatile_walker((Node *) c->check_expr, context))
+			return true;
+	}
+	return false;
+}
+
 static bool
 sb_volatile_walker(Node *node, void *context)
 {
 	if (node == NULL)
 		return false;
 	if (check_functions_in_node(node, sb_volatile_checker, context))
+		return true;
+	if (IsA(node, Aggref) && sb_volatile_aggregate(((Aggref *) node)->aggfnoid, context))
+		return true;
+	if (IsA(node, WindowFunc) && sb_volatile_aggregate(((WindowFunc *) node)->winfnoid, context))
+		return true;
+	if (IsA(node, CoerceToDomain) &&
+		sb_volatile_domain(((CoerceToDomain *) node)->resulttype, context))
 		return true;
 	if (IsA(node, Query))
 		return query_tree_walker((Query *) node, sb_volatile_walker, context, 0);
