@@ -117,6 +117,10 @@ sb_fail_where(const SbOutcome *out, SbFailure *f)
 		psprintf("It was stopped at line %d, in %s().", out->where_line, out->where_function) :
 		psprintf("It was stopped at line %d.", out->where_line);
 	f->context = psprintf("sandbox code, line %d", out->where_line);
+	/* sandbox_run's report: as an exception's traceback would say it */
+	f->traceback = out->where_function[0] ?
+		psprintf("  line %d, in %s", out->where_line, out->where_function) :
+		psprintf("  line %d", out->where_line);
 }
 
 static void
