@@ -928,9 +928,38 @@ def harden_libraries():
                 raise AttributeError("make_dataclass: " + problem[1])
         return make_dataclass(cls_name, fields, *args, namespace=namespace, **kwargs)
 
+    # singledispatch's register(x) takes the class to dispatch on from x's
+    # annotations when x is no class (typing.get_type_hints(x)): an instance
+    # of a class whose annotation names a builtin gave the real one (type,
+    # whose classes could read memory); only classes and the code's own
+    # functions are registered
+    def checked_dispatch_register(register):
+        def checked(cls, func=None):
+            if _IN_CALL["on"] and not (
+                    isinstance(cls, (type, types.UnionType)) or
+                    (type(cls) is types.FunctionType and
+                     getattr(cls, "__module__", None) == "__sandbox__")):
+                raise TypeError("register() of a %s is not allowed: it takes a class, or a "
+                                "function the code defines with its first parameter annotated"
+                                % type(cls).__name__)
+            return register(cls, func) if func is not None else register(cls)
+        return checked
+
+    def checked_singledispatch(func):
+        dispatcher = functools.singledispatch(func)
+        dispatcher.register = checked_dispatch_register(dispatcher.register)
+        return dispatcher
+
+    def checked_singledispatchmethod(func):
+        method = functools.singledispatchmethod(func)
+        method.register = checked_dispatch_register(method.register)
+        return method
+
     substitutes = [(update_wrapper, checked_update_wrapper),
                    (functools.wraps, checked_wraps),
-                   (make_dataclass, checked_make_dataclass)]
+                   (make_dataclass, checked_make_dataclass),
+                   (functools.singledispatch, checked_singledispatch),
+                   (functools.singledispatchmethod, checked_singledispatchmethod)]
     try:
         import pandas.api.extensions as extensions
     except ImportError:
@@ -1065,12 +1094,21 @@ def _harden_typing():
     import typing
     evaluate = typing.ForwardRef._evaluate
 
-    def _evaluate(self, *args, **kwargs):
+    def _evaluate(self, globalns, localns, *args, **kwargs):
         text = getattr(self, "__forward_arg__", None)
-        if _IN_CALL["on"] and not (isinstance(text, str) and _plain_annotation(text)):
-            raise NameError("the annotation %r is not evaluated in the sandbox: only names, "
-                            "attributes and subscripts of them are" % (text,))
-        return evaluate(self, *args, **kwargs)
+        if _IN_CALL["on"]:
+            if not (isinstance(text, str) and _plain_annotation(text)):
+                raise NameError("the annotation %r is not evaluated in the sandbox: only "
+                                "names, attributes and subscripts of them are" % (text,))
+            # names fall back to the call's builtins, never the real ones:
+            # eval() adds those to globals that have none (get_type_hints
+            # of an object gives {}), and a library's module has them
+            globalns = dict(globalns) if globalns is not None else {}
+            globalns["__builtins__"] = _BASE_BUILTINS
+            if localns is not None:
+                localns = dict(localns)
+                localns.pop("__builtins__", None)
+        return evaluate(self, globalns, localns, *args, **kwargs)
     _evaluate.__qualname__ = evaluate.__qualname__
     typing.ForwardRef._evaluate = _evaluate
 

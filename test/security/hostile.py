@@ -1003,6 +1003,50 @@ PAYLOADS = [
                 "data": (id(b), False), "shape": (48,), "typestr": "|u1", "version": 3}})
             return bytes(np.asarray(A()))
         """, off={OK, CRASH}),
+    # a second review: singledispatch's register(instance) evaluated the
+    # annotations of its class with the real builtins (get_type_hints of an
+    # object has no globals): a computed "type" gave the real metaclass
+    Payload("singledispatch-instance-real-type", """
+        import functools
+        import numpy as np
+        class C:
+            x: "ty" + "pe"
+        def main():
+            @functools.singledispatch
+            def f(a):
+                return 1
+            f.register(C())
+            real = [k for k in f.registry if k is not object][0]
+            b = b"secret-bytes-here"
+            K = real("K", (), {"__array" + "_interface__": {
+                "data": (id(b), False), "shape": (48,), "typestr": "|u1", "version": 3}})
+            return bytes(np.asarray(K()))
+        """, off={OK, CRASH}),
+    Payload("singledispatchmethod-instance-real-type", """
+        import functools
+        class C:
+            x: "ty" + "pe"
+        class D:
+            @functools.singledispatchmethod
+            def f(self, a):
+                return 1
+        def main():
+            D.f.register(C())
+            return D().f(1)
+        """, off={OK}),
+    # a function of the code's own: its annotation resolves in the call's
+    # builtins, where type is the guard's function, no class
+    Payload("singledispatch-function-computed-type", """
+        import functools
+        def g(a: "ty" + "pe"):
+            return 2
+        def main():
+            @functools.singledispatch
+            def f(a):
+                return 1
+            f.register(g)
+            return [repr(k) for k in f.registry]
+        """, on={EXCEPTION}, off={OK}),
     Payload("namedtuplemeta-with-a-dict", """
         import typing
         def main():
