@@ -548,12 +548,15 @@ extern SbJsonCheck sb_json_check(char *text, Size len);
 extern bool sb_json_ok(char *text, Size len);
 extern Size sb_jsonb_limit(Size len);
 extern Jsonb *sb_jsonb_build(char *text, Size len, Size limit);
+extern Jsonb *sb_jsonb_build_lossy(char *text, Size len, Size limit);
 extern void sb_json_failure(SbJsonCheck problem, const char *what, SbFailure *f);
 extern void sb_raise_failure(const SbFailure *f);
 extern void sb_check_outcome(const SbOutcome *out, const SbLimits *limits);
 extern Jsonb *sb_result_to_jsonb(const SbOutcome *out, const SbLimits *limits);
 extern void sb_emit_print(const char *text, Size len);
 extern bool sb_text_ok(const char *text, Size len);
+extern char *sb_to_server_lossy(const char *text, Size len);
+extern char *sb_try_to_server(const char *text, int len);
 
 
 /* ---- sb_stat.c: pysandbox_stat, pysandbox_activity, pysandbox.log_calls ---- */

@@ -378,3 +378,119 @@ sb_json_failure(SbJsonCheck problem, const char *what, SbFailure *f)
 	}
 	f->report_message = f->message;
 }
+
+/* The value of the 4 hex digits at p, or -1. */
+static int
+sb_hex4(const char *p)
+{
+	int			v = 0;
+	int			i;
+
+	for (i = 0; i < 4; i++)
+	{
+		char		c = p[i];
+
+		v <<= 4;
+		if (c >= '0' && c <= '9')
+			v |= c - '0';
+		else if (c >= 'a' && c <= 'f')
+			v |= c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			v |= c - 'A' + 10;
+		else
+			return -1;
+	}
+	return v;
+}
+
+/*
+ * sb_jsonb_build() for text that describes a call (a child's error report):
+ * in a database whose encoding lacks a character written as a \u escape
+ * (LATIN1 has no "\u20ac"), the escape becomes "?" instead of an error
+ * (22P05) that would end the call, or sandbox_run's report.  text is valid
+ * JSON (checked before).
+ */
+Jsonb *
+sb_jsonb_build_lossy(char *text, Size len, Size limit)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	Jsonb	   *volatile res = NULL;
+	volatile bool retry = false;
+	StringInfoData buf;
+	bool		in_string = false;
+	Size		i = 0;
+
+	if (GetDatabaseEncoding() == PG_UTF8)
+		return sb_jsonb_build(text, len, limit);
+	PG_TRY();
+	{
+		res = sb_jsonb_build(text, len, limit);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *e;
+
+		MemoryContextSwitchTo(cxt);
+		e = CopyErrorData();
+		if (e->sqlerrcode != ERRCODE_UNTRANSLATABLE_CHARACTER)
+			PG_RE_THROW();
+		FlushErrorState();
+		retry = true;
+	}
+	PG_END_TRY();
+	if (!retry)
+		return res;
+
+	initStringInfo(&buf);
+	while (i < len)
+	{
+		char		c = text[i];
+
+		if (c == '"')
+			in_string = !in_string;
+		if (!in_string || c != '\\' || i + 1 >= len)
+		{
+			appendStringInfoChar(&buf, c);
+			i++;
+			continue;
+		}
+		if (text[i + 1] == 'u' && i + 6 <= len)
+		{
+			int			code = sb_hex4(text + i + 2);
+			Size		n = 6;
+
+			if (code >= 0xD800 && code <= 0xDBFF && i + 12 <= len &&
+				text[i + 6] == '\\' && text[i + 7] == 'u')
+			{
+				int			low = sb_hex4(text + i + 8);
+
+				if (low >= 0xDC00 && low <= 0xDFFF)
+				{
+					code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+					n = 12;
+				}
+			}
+			if (code >= 0x80 && !(code >= 0xD800 && code <= 0xDFFF))
+			{
+				unsigned char utf8[8];
+				int			l;
+
+				unicode_to_utf8((pg_wchar) code, utf8);
+				l = pg_utf_mblen(utf8);
+				if (sb_try_to_server((char *) utf8, l) == NULL)
+				{
+					appendStringInfoChar(&buf, '?');
+					i += n;
+					continue;
+				}
+			}
+			appendBinaryStringInfo(&buf, text + i, n);
+			i += n;
+			continue;
+		}
+		/* another escape: both characters (an escaped quote stays inside) */
+		appendBinaryStringInfo(&buf, text + i, 2);
+		i += 2;
+	}
+	return sb_jsonb_build(buf.data, buf.len, limit);
+}

@@ -30,6 +30,74 @@ sb_text_ok(const char *text, Size len)
 		pg_verify_mbstr(PG_UTF8, text, (int) len, true);
 }
 
+/* Convert UTF-8 text, or NULL if the server encoding lacks one of its characters. */
+char *
+sb_try_to_server(const char *text, int len)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	char	   *volatile res = NULL;
+
+	PG_TRY();
+	{
+		res = pg_any_to_server(text, len, PG_UTF8);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *e;
+
+		MemoryContextSwitchTo(cxt);
+		e = CopyErrorData();
+		if (e->sqlerrcode != ERRCODE_UNTRANSLATABLE_CHARACTER)
+			PG_RE_THROW();
+		FlushErrorState();
+		res = NULL;
+	}
+	PG_END_TRY();
+	return res;
+}
+
+/*
+ * Valid UTF-8 text from the child (len bytes) in the server encoding, for
+ * what describes a call: prints, captured output, error reports.  In a
+ * database whose encoding lacks one of its characters (LATIN1 has no "€")
+ * that character becomes "?", rather than an error that would end the
+ * call or sandbox_run's report.  Values (results, rows) still fail, as
+ * any SQL value that cannot be held.
+ */
+char *
+sb_to_server_lossy(const char *text, Size len)
+{
+	StringInfoData buf;
+	char	   *s;
+	Size		i = 0;
+
+	if (GetDatabaseEncoding() == PG_UTF8 || GetDatabaseEncoding() == PG_SQL_ASCII)
+		return pg_any_to_server(text, (int) len, PG_UTF8);
+	s = sb_try_to_server(text, (int) len);
+	if (s != NULL)
+		return s;
+	initStringInfo(&buf);
+	while (i < len)
+	{
+		int			n = pg_utf_mblen((const unsigned char *) text + i);
+		char	   *c;
+
+		if (n <= 1 || i + n > len)
+		{
+			appendStringInfoChar(&buf, text[i]);
+			i++;
+			continue;
+		}
+		c = sb_try_to_server(text + i, n);
+		if (c != NULL)
+			appendStringInfoString(&buf, c);
+		else
+			appendStringInfoChar(&buf, '?');
+		i += n;
+	}
+	return buf.data;
+}
+
 /* Relay one print() call as a NOTICE (invalid text from the child is dropped). */
 void
 sb_emit_print(const char *text, Size len)
@@ -40,7 +108,7 @@ sb_emit_print(const char *text, Size len)
 		len--;
 	if (!sb_text_ok(text, len))
 		return;
-	s = pg_any_to_server(text, (int) len, PG_UTF8);
+	s = sb_to_server_lossy(text, len);
 	if (s == text)
 		s = pnstrdup(text, len);
 	ereport(NOTICE, errmsg_internal("%s", s));
@@ -144,10 +212,10 @@ sb_child_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 	if (sb_json_ok(out->error, out->error_len))
 	{
 		/* in another server encoding the converted text has its own length */
-		char	   *text = pg_any_to_server(out->error, (int) out->error_len, PG_UTF8);
+		char	   *text = sb_to_server_lossy(out->error, out->error_len);
 		Size		len = text == out->error ? out->error_len : strlen(text);
 
-		err = sb_jsonb_build(text, len, sb_jsonb_limit(len));
+		err = sb_jsonb_build_lossy(text, len, sb_jsonb_limit(len));
 	}
 	if (err == NULL || !JB_ROOT_IS_OBJECT(err))
 	{
@@ -322,8 +390,13 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 	{
 		int			sig = WTERMSIG(st);
 
+		/*
+		 * SIGSEGV at the limit: SIGPROF's handler met a frame being made
+		 * or freed (sb_where.c); the limit is what stopped the code
+		 */
 		if (sig == SIGPROF || sig == SIGXCPU || ex->cause == SB_EXIT_CPU ||
-			(sig == SIGKILL && cpu_ms + 50 >= (uint64) limits->cpu_ms))
+			(sig == SIGKILL && cpu_ms + 50 >= (uint64) limits->cpu_ms) ||
+			(sig == SIGSEGV && cpu_ms >= (uint64) limits->cpu_ms))
 			sb_fail_cpu(out, limits, f);
 		/* SIGSYS with signals blocked (e.g. inside system()) or another ABI */
 		else if (sig == SIGSYS)

@@ -36,7 +36,59 @@ sb_json_member(StringInfo buf, const char *key, const char *text, bool comma)
 static char *
 sb_captured(StringInfo text)
 {
-	return pg_any_to_server(text->data, text->len, PG_UTF8);
+	return sb_to_server_lossy(text->data, text->len);
+}
+
+/* The result holds a character the database encoding lacks: reported. */
+static void
+sb_run_untranslatable(SbFailure *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->type = "";
+	f->line = f->col = -1;
+	f->sqlstate = ERRCODE_UNTRANSLATABLE_CHARACTER;
+	f->kind = "output";
+	f->message = f->report_message =
+		psprintf("the result holds a character that encoding \"%s\" cannot hold",
+				 GetDatabaseEncodingName());
+	f->hint = "Return text in characters of the database's encoding, or use a UTF8 database.";
+}
+
+/*
+ * The report as jsonb (NULL if over its budget); *untranslatable if a \\u
+ * escape in it names a character the database encoding lacks.
+ */
+static Jsonb *
+sb_run_jsonb(StringInfo r, bool *untranslatable)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	Jsonb	   *volatile report = NULL;
+	volatile bool lacks = false;
+
+	if (GetDatabaseEncoding() == PG_UTF8)
+	{
+		*untranslatable = false;
+		return sb_jsonb_build(r->data, r->len, sb_jsonb_limit(r->len));
+	}
+
+	PG_TRY();
+	{
+		report = sb_jsonb_build(r->data, r->len, sb_jsonb_limit(r->len));
+	}
+	PG_CATCH();
+	{
+		ErrorData  *e;
+
+		MemoryContextSwitchTo(cxt);
+		e = CopyErrorData();
+		if (e->sqlerrcode != ERRCODE_UNTRANSLATABLE_CHARACTER)
+			PG_RE_THROW();
+		FlushErrorState();
+		lacks = true;
+	}
+	PG_END_TRY();
+	*untranslatable = lacks;
+	return lacks ? NULL : report;
 }
 
 /* Past JSON whitespace. */
@@ -129,9 +181,12 @@ sb_run_split(const SbOutcome *out, char **returns, char **figures, SbFailure *f)
 			else if (p < end && *p == '}' && sb_json_skip_ws(p + 1, end) == end &&
 					 member[0] != NULL && member[1] != NULL)
 			{
-				*returns = pg_any_to_server(pnstrdup(member[0], len[0]), (int) len[0], PG_UTF8);
-				*figures = pg_any_to_server(pnstrdup(member[1], len[1]), (int) len[1], PG_UTF8);
-				return true;
+				*returns = sb_try_to_server(pnstrdup(member[0], len[0]), (int) len[0]);
+				*figures = sb_try_to_server(pnstrdup(member[1], len[1]), (int) len[1]);
+				if (*returns != NULL && *figures != NULL)
+					return true;
+				sb_run_untranslatable(f);
+				return false;
 			}
 			else
 				break;
@@ -222,6 +277,7 @@ sandbox_run_call(PG_FUNCTION_ARGS)
 	Jsonb	   *report;
 	char	   *returns_text = NULL,
 			   *figures_text = NULL;
+	bool		untranslatable;
 
 	sb_check_args(fcinfo, "sandbox_run", 0, args);
 	code = text_to_cstring(PG_GETARG_TEXT_PP(0));
@@ -269,7 +325,18 @@ sandbox_run_call(PG_FUNCTION_ARGS)
 	initStringInfo(&r);
 	sb_run_report(&r, failed, &f, &out, req.input_rows, req.input_bytes,
 				  returns_text, figures_text);
-	report = sb_jsonb_build(r.data, r.len, sb_jsonb_limit(r.len));
+	report = sb_run_jsonb(&r, &untranslatable);
+	if (untranslatable)
+	{
+		/* an escaped character of the result the encoding lacks */
+		failed = true;
+		sb_run_untranslatable(&f);
+		returns_text = figures_text = NULL;
+		resetStringInfo(&r);
+		sb_run_report(&r, failed, &f, &out, req.input_rows, req.input_bytes,
+					  returns_text, figures_text);
+		report = sb_run_jsonb(&r, &untranslatable);
+	}
 	if (report == NULL)
 	{
 		failed = true;

@@ -1175,6 +1175,7 @@ def _clean_between_calls():
     and restore matplotlib's settings, then collect what the call left.
     False if the next call would not start clean."""
     _BETWEEN_CALLS[0] = True    # answered: nothing more to print
+    sys.modules.pop("__sandbox__", None)     # the call's module goes with it
     try:
         sb_charts.end_call()
     except BaseException:  # noqa: B902 - the next call would not start clean

@@ -26,6 +26,8 @@
  * time.  A call shorter than half its CPU limit is never looked at.
  */
 #define SB_CPU_GRACE_US 20000
+/* a held child between calls: no handler to wait for */
+#define SB_IDLE_CPU_GRACE_US 2000
 /*
  * A call past its wall-clock deadline gets SIGPROF first, whose handler
  * sends where its code was and exits (sb_where.c); SIGKILL follows this

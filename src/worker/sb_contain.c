@@ -72,7 +72,14 @@ sb_child_fail(const char *step, int err)
 				 "\"message\":\"could not %s: %s\"}",
 				 step, strerror(err));
 	if (n > 0 && n < (int) sizeof(buf))
+	{
+		sigset_t	all;
+
+		/* a whole frame: no handler (SIGPROF's, sb_where.c) writes inside it */
+		sigfillset(&all);
+		(void) sigprocmask(SIG_BLOCK, &all, NULL);
 		(void) sb_send_frame(SB_CHILD_DATA_FD, SB_DATA_ERROR, buf, (uint32_t) n);
+	}
 	_exit(SB_CHILD_EXIT_SETUP);
 }
 

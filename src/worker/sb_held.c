@@ -131,6 +131,7 @@ sb_held_check(SbClient *cl, SbChild *c, uint64_t now)
 	uint64_t	since = 0;
 	uint64_t	base = 0;
 	uint64_t	cpu;
+	uint64_t	grace;
 	uint32_t	idle_cpu_ms = 0;
 	uint32_t	idle_timeout_ms = 0;
 	uint32_t	call_timeout_ms = c->limits.timeout_ms;
@@ -178,11 +179,17 @@ sb_held_check(SbClient *cl, SbChild *c, uint64_t now)
 		c->started_us = in_call ? since : now;
 		c->deadline_us = in_call ? since + (uint64_t) call_timeout_ms * 1000 :
 			idle_timeout_ms != 0 ? now + (uint64_t) idle_timeout_ms * 1000 : UINT64_MAX;
-		c->stop_us = 0;
+		/*
+		 * stop_us stays: a child sent SIGPROF at a limit is killed at
+		 * stop_us even if its call ended meanwhile (one that blocked the
+		 * signal and answered in time would live on with the stop's cause)
+		 */
 	}
 	/* the backend's reading at the start (or end) is exact: prefer it */
 	if (base != 0 && base <= c->cpu_before_us)
 		c->cpu_before_us = base;
+	/* a call's grace leaves its SIGPROF handler time; between calls none runs */
+	grace = c->in_call ? SB_CPU_GRACE_US : SB_IDLE_CPU_GRACE_US;
 	if (c->stop_us != 0)
 	{
 		/* stopped (SIGPROF) in this call: SIGKILL if it is still there */
@@ -203,7 +210,7 @@ sb_held_check(SbClient *cl, SbChild *c, uint64_t now)
 		c->cause = SB_EXIT_IDLE_TIMEOUT;
 	}
 	else if (cpu >= c->cpu_before_us &&
-			 cpu - c->cpu_before_us >= c->cpu_limit_us + SB_CPU_GRACE_US)
+			 cpu - c->cpu_before_us >= c->cpu_limit_us + grace)
 	{
 		if (c->in_call)
 			sb_child_stop(c, now, SB_EXIT_CPU);
@@ -219,7 +226,7 @@ sb_held_check(SbClient *cl, SbChild *c, uint64_t now)
 		/* a call may spend what it has left soonest on every CPU at once */
 		if (cpu >= c->cpu_before_us)
 		{
-			uint64_t	left = c->cpu_limit_us + SB_CPU_GRACE_US - (cpu - c->cpu_before_us);
+			uint64_t	left = c->cpu_limit_us + grace - (cpu - c->cpu_before_us);
 			uint64_t	soonest = now + (left / sb_ncpus > SB_CPU_CHECK_MIN_US ?
 										 left / sb_ncpus : SB_CPU_CHECK_MIN_US);
 

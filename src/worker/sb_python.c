@@ -426,6 +426,8 @@ sb_python_serve(uint32_t flags, uint32_t cpu_ms, bool claim)
 
 		PyErr_Clear();
 		sb_python_mailbox_to_socket();
+		/* whole frames: SIGPROF's handler sends none in the middle of one */
+		sb_io_sending = 1;
 		if (oom)
 		{
 			(void) sb_send_frame(SB_CHILD_DATA_FD, SB_DATA_ERROR, memory, sizeof(memory) - 1);

@@ -406,7 +406,7 @@ sb_seccomp_apply(pid_t self)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = sb_sigsys_handler;
 	sa.sa_flags = SA_SIGINFO;
-	sigemptyset(&sa.sa_mask);
+	sigfillset(&sa.sa_mask);	/* SIGPROF's handler may not write inside its frame */
 	if (sigaction(SIGSYS, &sa, NULL) < 0)
 		return -1;
 

@@ -919,6 +919,27 @@ def latin1_check():
         except psycopg2.Error as exc:
             problems.append("a report with \"caf\u00e9\" raised %s: %s"
                             % (exc.pgcode, exc.diag.message_primary))
+        # what LATIN1 lacks ("\u20ac"): a "?" in what describes the call
+        # (reports, prints), an error for a value (reported by sandbox_run)
+        c.execute("SET pysandbox.python_layer = on")
+        checks = [
+            ("sandbox_run", "def main():\n    raise ValueError('price in \\u20ac')\n",
+             lambda r: (r["error"]["kind"], r["error"]["message"]), ("exception", "price in ?")),
+            ("sandbox_run", "def main():\n    print('caf\\u00e9 \\u20ac')\n    return {'p': '\\u20ac'}\n",
+             lambda r: (r["stdout"], r["error"]["kind"], r["error"]["sqlstate"]),
+             ("caf\u00e9 ?\n", "output", "22P05")),
+            ("sandbox_run", "def main():\n    return {'p': 'caf\\u00e9'}\n",
+             lambda r: r["returns"], {"main": {"p": "caf\u00e9"}}),
+            ("sandbox_execute", "def main():\n    print('\\u20ac')\n    return 1\n",
+             lambda r: r, {"main": 1})]
+        for fn, code, pick, want in checks:
+            try:
+                c.execute("SELECT %s(%%s)" % fn, (code,))
+                got = pick(c.fetchone()[0])
+            except psycopg2.Error as exc:
+                got = "raised %s: %s" % (exc.pgcode, exc.diag.message_primary)
+            if got != want:
+                problems.append("LATIN1, %s %r: %r, expected %r" % (fn, code, got, want))
         conn.close()
     finally:
         cur.execute("DROP DATABASE IF EXISTS pysandbox_latin1")
