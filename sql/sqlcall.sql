@@ -89,6 +89,7 @@ CREATE FUNCTION sq_lock_check(v int) RETURNS boolean LANGUAGE sql VOLATILE
     AS $f$ SELECT pg_advisory_lock(4343); SELECT v > 0 $f$;
 CREATE DOMAIN sq_locked_int AS int CHECK (sq_lock_check(VALUE));
 CREATE DOMAIN sq_locked_int2 AS sq_locked_int;
+CREATE TYPE sq_locked_row AS (v sq_locked_int);
 CREATE VIEW sq_locked_view AS SELECT sq_sum_locked(1) AS x;
 GRANT SELECT ON sq_locked_view TO regress_pysandbox_sql;
 SET ROLE regress_pysandbox_sql;
@@ -105,11 +106,30 @@ def main():
             out.append(str(e))
     return out
 $$);
+-- and where the tree shows no domain: a parameter of its type, a literal
+-- converted as the query is parsed, values converted as it runs
+SELECT sandbox_execute($$
+def main():
+    out = []
+    for q, p in [("SELECT $1::sq_locked_int AS v", (5,)),
+                 ("SELECT '{5}'::sq_locked_int[] AS v", ()),
+                 ("SELECT ('(5)'::sq_locked_row).v AS v", ()),
+                 ("SELECT ('{' || '5' || '}')::sq_locked_int[] AS v", ()),
+                 ("SELECT (jsonb_populate_record(NULL::sq_locked_row, '{\"v\": 5}')).v", ()),
+                 ("SELECT v FROM jsonb_to_record('{\"v\": 5}') AS t(v sq_locked_int)", ())]:
+        try:
+            sql(q, *p)
+            out.append("ran")
+        except SQLError as e:
+            out.append(str(e))
+    return out
+$$);
 RESET ROLE;
 SELECT count(*) AS advisory_locks FROM pg_locks WHERE locktype = 'advisory';
 DROP VIEW sq_locked_view;
 DROP AGGREGATE sq_sum_locked(int);
 DROP DOMAIN sq_locked_int2;
+DROP TYPE sq_locked_row;
 DROP DOMAIN sq_locked_int;
 DROP FUNCTION sq_lock_step(int, int), sq_lock_check(int);
 SET ROLE regress_pysandbox_sql;

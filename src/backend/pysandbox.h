@@ -346,6 +346,7 @@ extern void sb_call_streamed(SbRequest *req, const SbLimits *limits, struct SbOu
 extern bool sb_sql_active;
 extern List *sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left);
 extern bool sb_inputs_check(Jsonb *inputs);
+extern void sb_sql_hooks_init(void);
 extern void sb_rolled_back(void (*fn) (void *arg), void *arg);
 
 /* one table input's query, run by sb_rolled_back() for a call or a description */

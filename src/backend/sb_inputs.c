@@ -1054,6 +1054,53 @@ sb_plan_volatile_function(SPIPlanPtr plan)
 /* true while a child's sql() query runs: pysandbox may not be re-entered */
 bool		sb_sql_active = false;
 
+/*
+ * The query tree does not show every function a query runs: a domain's
+ * CHECK runs when a value becomes the domain, also where the tree has no
+ * CoerceToDomain (a parameter typed $1::dom, a literal '{5}'::dom[]
+ * converted as the query is parsed, text made dom[] by array_in,
+ * jsonb_populate_record into a row with a domain column).  While a sql()
+ * query is parsed, planned and run, every volatile function that is no
+ * built-in goes through fmgr_hook, which refuses it as the walker does.
+ * (A built-in named directly in such a CHECK is called without fmgr's hooks,
+ * and a function declared stable or immutable is taken at its word.)
+ */
+static needs_fmgr_hook_type sb_prev_needs_fmgr_hook = NULL;
+static fmgr_hook_type sb_prev_fmgr_hook = NULL;
+
+static bool
+sb_needs_fmgr_hook(Oid fn_oid)
+{
+	if (sb_sql_active && func_volatile(fn_oid) == PROVOLATILE_VOLATILE)
+		return true;
+	return sb_prev_needs_fmgr_hook != NULL && sb_prev_needs_fmgr_hook(fn_oid);
+}
+
+static void
+sb_fmgr_hook(FmgrHookEventType event, FmgrInfo *flinfo, Datum *arg)
+{
+	if (event == FHET_START && sb_sql_active &&
+		func_volatile(flinfo->fn_oid) == PROVOLATILE_VOLATILE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("the query of sql() may not call volatile function %s",
+						format_procedure(flinfo->fn_oid)),
+				 errdetail("sql() runs queries that only read: a volatile function (random() and nextval() too) can act beyond them."),
+				 errhint("Compute it in Python instead.")));
+	if (sb_prev_fmgr_hook != NULL)
+		sb_prev_fmgr_hook(event, flinfo, arg);
+}
+
+/* Install the hooks above (from _PG_init). */
+void
+sb_sql_hooks_init(void)
+{
+	sb_prev_needs_fmgr_hook = needs_fmgr_hook;
+	needs_fmgr_hook = sb_needs_fmgr_hook;
+	sb_prev_fmgr_hook = fmgr_hook;
+	fmgr_hook = sb_fmgr_hook;
+}
+
 /* the call's time is up while its sql() query runs: cancel the query */
 static TimeoutId sb_sql_timeout = MAX_TIMEOUTS;
 static volatile sig_atomic_t sb_sql_timed_out = false;
