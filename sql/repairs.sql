@@ -175,4 +175,16 @@ def main(t): return len(t)
 $$, '{"t": {"$query": "SELECT 1/0 AS x"}}');
 DROP FUNCTION repairs_noisy();
 
+-- timestamptz arrives time zone-aware: comparing it with a naive value says so
+SELECT sandbox_execute($$
+import pandas as pd
+def main(t):
+    return int((t["ts"] > pd.Timestamp("2024-01-01")).sum())
+$$, '{"t": {"$query": "SELECT timestamptz ''2024-06-01 12:00+00'' AS ts"}}');
+SELECT sandbox_execute($$
+import pandas as pd
+def main(t):
+    return int((t["ts"] > pd.Timestamp("2024-01-01", tz="UTC")).sum())
+$$, '{"t": {"$query": "SELECT timestamptz ''2024-06-01 12:00+00'' AS ts"}}');
+
 DROP TABLE repairs_sales;

@@ -143,6 +143,11 @@ SELECT sandbox_execute($$
 def main():
     return len(sql("SELECT * FROM no_such_table"))
 $$);
+-- with what PostgreSQL, or sql(), said to do
+SELECT sandbox_execute($$
+def main():
+    return len(sql("SELECT * FROM sq_items WHERE price > %s", 1))
+$$);
 -- a query is a str, parameters are plain values
 SELECT sandbox_execute($$
 def main():

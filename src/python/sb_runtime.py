@@ -775,7 +775,19 @@ def _exception_help(exc, inputs):
     if type(exc) is NameError and getattr(exc, "name", None) == "ws" and _WS[0] is not None:
         return ('"ws" is the workspace\'s dict: a function receives it as a parameter, '
                 'so declare it, as in def main(ws): ...')
+    if isinstance(exc, SQLError) and type(exc.hint) is str and exc.hint:
+        return exc.hint     # what PostgreSQL (or sql()) said to do
+    if type(exc) is TypeError and _TZ_MIXED.search(str(exc)):
+        return ('timestamptz columns arrive time zone-aware (UTC) and timestamp columns '
+                'naive: compare or subtract values of one kind, such as '
+                'pd.Timestamp("2024-01-01", tz="UTC"), or drop the zone with '
+                '.dt.tz_localize(None)')
     return None
+
+
+# pandas' messages for mixing time zone-aware and naive values
+_TZ_MIXED = re.compile(r"tz-naive and tz-aware|dtype=datetime64\[ns, [^\]]+\] and Timestamp|"
+                       r"Timestamp and dtype=datetime64\[ns, ")
 
 
 def _report_exception(exc, lines, inputs=None):
