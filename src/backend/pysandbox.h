@@ -550,6 +550,7 @@ extern bool sb_json_ok(char *text, Size len);
 extern Size sb_jsonb_limit(Size len);
 extern Jsonb *sb_jsonb_build(char *text, Size len, Size limit);
 extern Jsonb *sb_jsonb_build_lossy(char *text, Size len, Size limit);
+extern Jsonb *sb_jsonb_build_encodable(char *text, Size len, Size limit, bool *untranslatable);
 extern void sb_json_failure(SbJsonCheck problem, const char *what, SbFailure *f);
 extern void sb_raise_failure(const SbFailure *f);
 extern void sb_check_outcome(const SbOutcome *out, const SbLimits *limits);

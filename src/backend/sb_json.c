@@ -379,6 +379,40 @@ sb_json_failure(SbJsonCheck problem, const char *what, SbFailure *f)
 	f->report_message = f->message;
 }
 
+/*
+ * sb_jsonb_build(), but where a \\u escape names a character the server
+ * encoding lacks, NULL with *untranslatable set instead of an error (22P05).
+ */
+Jsonb *
+sb_jsonb_build_encodable(char *text, Size len, Size limit, bool *untranslatable)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	Jsonb	   *volatile res = NULL;
+	volatile bool lacks = false;
+
+	*untranslatable = false;
+	if (GetDatabaseEncoding() == PG_UTF8)
+		return sb_jsonb_build(text, len, limit);
+	PG_TRY();
+	{
+		res = sb_jsonb_build(text, len, limit);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *e;
+
+		MemoryContextSwitchTo(cxt);
+		e = CopyErrorData();
+		if (e->sqlerrcode != ERRCODE_UNTRANSLATABLE_CHARACTER)
+			PG_RE_THROW();
+		FlushErrorState();
+		lacks = true;
+	}
+	PG_END_TRY();
+	*untranslatable = lacks;
+	return lacks ? NULL : res;
+}
+
 /* The value of the 4 hex digits at p, or -1. */
 static int
 sb_hex4(const char *p)
@@ -413,32 +447,14 @@ sb_hex4(const char *p)
 Jsonb *
 sb_jsonb_build_lossy(char *text, Size len, Size limit)
 {
-	MemoryContext cxt = CurrentMemoryContext;
-	Jsonb	   *volatile res = NULL;
-	volatile bool retry = false;
+	Jsonb	   *res;
+	bool		untranslatable;
 	StringInfoData buf;
 	bool		in_string = false;
 	Size		i = 0;
 
-	if (GetDatabaseEncoding() == PG_UTF8)
-		return sb_jsonb_build(text, len, limit);
-	PG_TRY();
-	{
-		res = sb_jsonb_build(text, len, limit);
-	}
-	PG_CATCH();
-	{
-		ErrorData  *e;
-
-		MemoryContextSwitchTo(cxt);
-		e = CopyErrorData();
-		if (e->sqlerrcode != ERRCODE_UNTRANSLATABLE_CHARACTER)
-			PG_RE_THROW();
-		FlushErrorState();
-		retry = true;
-	}
-	PG_END_TRY();
-	if (!retry)
+	res = sb_jsonb_build_encodable(text, len, limit, &untranslatable);
+	if (!untranslatable)
 		return res;
 
 	initStringInfo(&buf);

@@ -54,43 +54,6 @@ sb_run_untranslatable(SbFailure *f)
 	f->hint = "Return text in characters of the database's encoding, or use a UTF8 database.";
 }
 
-/*
- * The report as jsonb (NULL if over its budget); *untranslatable if a \\u
- * escape in it names a character the database encoding lacks.
- */
-static Jsonb *
-sb_run_jsonb(StringInfo r, bool *untranslatable)
-{
-	MemoryContext cxt = CurrentMemoryContext;
-	Jsonb	   *volatile report = NULL;
-	volatile bool lacks = false;
-
-	if (GetDatabaseEncoding() == PG_UTF8)
-	{
-		*untranslatable = false;
-		return sb_jsonb_build(r->data, r->len, sb_jsonb_limit(r->len));
-	}
-
-	PG_TRY();
-	{
-		report = sb_jsonb_build(r->data, r->len, sb_jsonb_limit(r->len));
-	}
-	PG_CATCH();
-	{
-		ErrorData  *e;
-
-		MemoryContextSwitchTo(cxt);
-		e = CopyErrorData();
-		if (e->sqlerrcode != ERRCODE_UNTRANSLATABLE_CHARACTER)
-			PG_RE_THROW();
-		FlushErrorState();
-		lacks = true;
-	}
-	PG_END_TRY();
-	*untranslatable = lacks;
-	return lacks ? NULL : report;
-}
-
 /* Past JSON whitespace. */
 static const char *
 sb_json_skip_ws(const char *p, const char *end)
@@ -325,7 +288,7 @@ sandbox_run_call(PG_FUNCTION_ARGS)
 	initStringInfo(&r);
 	sb_run_report(&r, failed, &f, &out, req.input_rows, req.input_bytes,
 				  returns_text, figures_text);
-	report = sb_run_jsonb(&r, &untranslatable);
+	report = sb_jsonb_build_encodable(r.data, r.len, sb_jsonb_limit(r.len), &untranslatable);
 	if (untranslatable)
 	{
 		/* an escaped character of the result the encoding lacks */
@@ -335,7 +298,7 @@ sandbox_run_call(PG_FUNCTION_ARGS)
 		resetStringInfo(&r);
 		sb_run_report(&r, failed, &f, &out, req.input_rows, req.input_bytes,
 					  returns_text, figures_text);
-		report = sb_run_jsonb(&r, &untranslatable);
+		report = sb_jsonb_build_encodable(r.data, r.len, sb_jsonb_limit(r.len), &untranslatable);
 	}
 	if (report == NULL)
 	{
