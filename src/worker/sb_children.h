@@ -19,8 +19,9 @@
 /*
  * The worker reads a running child's CPU clock when it could have spent
  * its CPU time at the earliest (what is left, divided among the CPUs), and
- * kills it SB_CPU_GRACE_US past its limit: the child's own profiling timer
- * normally ends it first, at the limit, but it can be blocked.  The timer
+ * stops it SB_CPU_GRACE_US past its limit (SIGPROF, then SIGKILL
+ * SB_STOP_GRACE_US later): the child's own profiling timer normally ends
+ * it first, at the limit, but it can be blocked.  The timer
  * fires at a scheduler tick (up to 4 ms late at 250 Hz) and its handler
  * still sends where the code was (sb_where.c): the grace leaves it that
  * time.  A call shorter than half its CPU limit is never looked at.

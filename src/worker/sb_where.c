@@ -18,8 +18,8 @@
  * (sb_io_sending), or when no frame of the call's code is running (the
  * runtime's own work).  The backend trusts none of it: the frame adds a
  * checked line to an error that the worker's and the kernel's accounting
- * decide (sb_result.c), and the worker still kills a child past its limit
- * that did not exit (SB_CPU_GRACE_US).
+ * decide (sb_result.c), and the worker kills a child that has not exited
+ * SB_STOP_GRACE_US after it sent SIGPROF (sb_worker.c sb_child_stop).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
