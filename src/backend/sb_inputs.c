@@ -297,6 +297,7 @@ sb_plan_is_plain_select(SPIPlanPtr plan)
 }
 
 static Oid	sb_plan_volatile_function(SPIPlanPtr plan);
+static void sb_refuse_volatile(Oid fn) pg_attribute_noreturn();
 
 /* errcontext callback: say which input's query failed. */
 void
@@ -410,12 +411,7 @@ sb_table_prepare_with(const char *name, const char *query, JsonbValue *params,
 				 errdetail("Table inputs only read: no data-modifying WITH, FOR UPDATE/SHARE or SELECT INTO.")));
 
 	if (is_sql && OidIsValid(sb_plan_volatile_function(plan)))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("the query of sql() may not call volatile function %s",
-						format_procedure(sb_plan_volatile_function(plan))),
-				 errdetail("sql() runs queries that only read: a volatile function (random() and nextval() too) can act beyond them."),
-				 errhint("Compute it in Python instead.")));
+		sb_refuse_volatile(sb_plan_volatile_function(plan));
 	if (ptypes.n != nparams)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -953,6 +949,18 @@ sb_volatile_checker(Oid func_id, void *context)
 
 static bool sb_volatile_walker(Node *node, void *context);
 
+/* sql()'s query calls volatile function fn: refused. */
+static void
+sb_refuse_volatile(Oid fn)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("the query of sql() may not call volatile function %s",
+					format_procedure(fn)),
+			 errdetail("sql() runs queries that only read: a volatile function (random() and nextval() too) can act beyond them."),
+			 errhint("Compute it in Python instead.")));
+}
+
 /*
  * An aggregate's own pg_proc entry says nothing of what it runs (CREATE
  * AGGREGATE makes it immutable): its support functions do.  False for a
@@ -1081,12 +1089,7 @@ sb_fmgr_hook(FmgrHookEventType event, FmgrInfo *flinfo, Datum *arg)
 {
 	if (event == FHET_START && sb_sql_active &&
 		func_volatile(flinfo->fn_oid) == PROVOLATILE_VOLATILE)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("the query of sql() may not call volatile function %s",
-						format_procedure(flinfo->fn_oid)),
-				 errdetail("sql() runs queries that only read: a volatile function (random() and nextval() too) can act beyond them."),
-				 errhint("Compute it in Python instead.")));
+		sb_refuse_volatile(flinfo->fn_oid);
 	if (sb_prev_fmgr_hook != NULL)
 		sb_prev_fmgr_hook(event, flinfo, arg);
 }
