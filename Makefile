@@ -13,6 +13,7 @@ OBJS = \
 	src/backend/sb_call.o \
 	src/backend/sb_options.o \
 	src/backend/sb_inputs.o \
+	src/backend/sb_sql.o \
 	src/backend/sb_describe.o \
 	src/backend/sb_columns.o \
 	src/backend/sb_result.o \

@@ -347,6 +347,13 @@ extern bool sb_sql_active;
 extern List *sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left);
 extern bool sb_inputs_check(Jsonb *inputs);
 extern void sb_sql_hooks_init(void);
+/* sb_inputs.c's, for sb_sql.c */
+extern void sb_table_input(SbRequest *req, const char *name, const char *query, JsonbValue *params);
+extern JsonbValue *sb_get_key(JsonbContainer *obj, const char *key);
+/* sb_sql.c's, for sb_inputs.c */
+struct _SPI_plan;
+extern Oid	sb_plan_volatile_function(struct _SPI_plan *plan);
+extern void sb_refuse_volatile(Oid fn) pg_attribute_noreturn();
 extern void sb_rolled_back(void (*fn) (void *arg), void *arg);
 
 /* one table input's query, run by sb_rolled_back() for a call or a description */
@@ -559,6 +566,7 @@ extern void sb_emit_print(const char *text, Size len);
 extern bool sb_text_ok(const char *text, Size len);
 extern char *sb_to_server_lossy(const char *text, Size len);
 extern char *sb_try_to_server(const char *text, int len);
+extern void sb_catch_untranslatable(MemoryContext cxt);
 
 
 /* ---- sb_stat.c: pysandbox_stat, pysandbox_activity, pysandbox.log_calls ---- */

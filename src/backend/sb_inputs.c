@@ -18,8 +18,6 @@
 #include <math.h>
 
 #include "access/xact.h"
-#include "catalog/pg_aggregate.h"
-#include "catalog/pg_authid.h"
 #include "catalog/pg_proc.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
@@ -28,10 +26,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "mb/pg_wchar.h"
-#include "nodes/nodeFuncs.h"
 #include "parser/parse_param.h"
-#include "storage/latch.h"
-#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/fmgrprotos.h"
@@ -41,9 +36,7 @@
 #include "utils/plancache.h"
 #include "utils/regproc.h"
 #include "utils/syscache.h"
-#include "utils/timeout.h"
 #include "utils/timestamp.h"
-#include "utils/typcache.h"
 #include "utils/varlena.h"
 
 
@@ -296,8 +289,6 @@ sb_plan_is_plain_select(SPIPlanPtr plan)
 	return true;
 }
 
-static Oid	sb_plan_volatile_function(SPIPlanPtr plan);
-static void sb_refuse_volatile(Oid fn) pg_attribute_noreturn();
 
 /* errcontext callback: say which input's query failed. */
 void
@@ -550,7 +541,7 @@ sb_table_input_scan(SbRequest *req, const char *name, const char *query, JsonbVa
 	}
 }
 
-static void
+void
 sb_table_input(SbRequest *req, const char *name, const char *query, JsonbValue *params)
 {
 	sb_table_input_scan(req, name, query, params, NULL);
@@ -726,7 +717,7 @@ sb_has_dollar_key(JsonbContainer *obj)
 	return found;
 }
 
-static JsonbValue *
+JsonbValue *
 sb_get_key(JsonbContainer *obj, const char *key)
 {
 	return getKeyJsonValueFromContainer(obj, key, strlen(key), NULL);
@@ -935,347 +926,4 @@ void
 sb_inputs_describe(Jsonb *inputs, SbDescribe *d)
 {
 	(void) sb_inputs_walk(NULL, inputs, d);
-}
-
-/* the first volatile function a query tree calls, into *(Oid *) context */
-static bool
-sb_volatile_checker(Oid func_id, void *context)
-{
-	if (func_volatile(func_id) != PROVOLATILE_VOLATILE)
-		return false;
-	*(Oid *) context = func_id;
-	return true;
-}
-
-static bool sb_volatile_walker(Node *node, void *context);
-
-/* sql()'s query calls volatile function fn: refused. */
-static void
-sb_refuse_volatile(Oid fn)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("the query of sql() may not call volatile function %s",
-					format_procedure(fn)),
-			 errdetail("sql() runs queries that only read: a volatile function (random() and nextval() too) can act beyond them."),
-			 errhint("Compute it in Python instead.")));
-}
-
-/*
- * An aggregate's own pg_proc entry says nothing of what it runs (CREATE
- * AGGREGATE makes it immutable): its support functions do.  False for a
- * function that is no aggregate (a window function).
- */
-static bool
-sb_volatile_aggregate(Oid aggfnoid, void *context)
-{
-	HeapTuple	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
-	Form_pg_aggregate agg;
-	Oid			fns[8];
-	int			i;
-
-	if (!HeapTupleIsValid(tup))
-		return false;
-	agg = (Form_pg_aggregate) GETSTRUCT(tup);
-	fns[0] = agg->aggtransfn;
-	fns[1] = agg->aggfinalfn;
-	fns[2] = agg->aggcombinefn;
-	fns[3] = agg->aggserialfn;
-	fns[4] = agg->aggdeserialfn;
-	fns[5] = agg->aggmtransfn;
-	fns[6] = agg->aggminvtransfn;
-	fns[7] = agg->aggmfinalfn;
-	ReleaseSysCache(tup);
-	for (i = 0; i < lengthof(fns); i++)
-		if (OidIsValid(fns[i]) && sb_volatile_checker(fns[i], context))
-			return true;
-	return false;
-}
-
-/*
- * A value made a domain's runs the domain's CHECK constraints (its base
- * domains' too), which are no part of the query tree.
- */
-static bool
-sb_volatile_domain(Oid typid, void *context)
-{
-	/* palloc'd: the reference is released by a callback of the context */
-	DomainConstraintRef *ref = palloc(sizeof(DomainConstraintRef));
-	ListCell   *lc;
-
-	InitDomainConstraintRef(typid, ref, CurrentMemoryContext, false);
-	foreach(lc, ref->constraints)
-	{
-		DomainConstraintState *c = (DomainConstraintState *) lfirst(lc);
-
-		if (c->constrainttype == DOM_CONSTRAINT_CHECK &&
-			sb_volatile_walker((Node *) c->check_expr, context))
-			return true;
-	}
-	return false;
-}
-
-static bool
-sb_volatile_walker(Node *node, void *context)
-{
-	if (node == NULL)
-		return false;
-	if (check_functions_in_node(node, sb_volatile_checker, context))
-		return true;
-	if (IsA(node, Aggref) && sb_volatile_aggregate(((Aggref *) node)->aggfnoid, context))
-		return true;
-	if (IsA(node, WindowFunc) && sb_volatile_aggregate(((WindowFunc *) node)->winfnoid, context))
-		return true;
-	if (IsA(node, CoerceToDomain) &&
-		sb_volatile_domain(((CoerceToDomain *) node)->resulttype, context))
-		return true;
-	if (IsA(node, Query))
-		return query_tree_walker((Query *) node, sb_volatile_walker, context, 0);
-	return expression_tree_walker(node, sb_volatile_walker, context);
-}
-
-/*
- * The first volatile function the prepared plan's (rewritten, so views'
- * bodies included) queries call, or InvalidOid.  A read-only transaction
- * does not stop them all: lo_export writes a server file, set_config and
- * advisory locks act on the session, query_to_xml runs SQL text, and
- * pg_terminate_backend ends sessions.
- */
-static Oid
-sb_plan_volatile_function(SPIPlanPtr plan)
-{
-	Oid			found = InvalidOid;
-	ListCell   *lc;
-	ListCell   *q;
-
-	foreach(lc, SPI_plan_get_plan_sources(plan))
-	{
-		CachedPlanSource *ps = (CachedPlanSource *) lfirst(lc);
-
-		foreach(q, ps->query_list)
-			if (sb_volatile_walker((Node *) lfirst(q), &found))
-				return found;
-	}
-	return found;
-}
-
-/* true while a child's sql() query runs: pysandbox may not be re-entered */
-bool		sb_sql_active = false;
-
-/*
- * The query tree does not show every function a query runs: a domain's
- * CHECK runs when a value becomes the domain, also where the tree has no
- * CoerceToDomain (a parameter typed $1::dom, a literal '{5}'::dom[]
- * converted as the query is parsed, text made dom[] by array_in,
- * jsonb_populate_record into a row with a domain column).  While a sql()
- * query is parsed, planned and run, every volatile function that is no
- * built-in goes through fmgr_hook, which refuses it as the walker does.
- * (A built-in named directly in such a CHECK is called without fmgr's hooks,
- * and a function declared stable or immutable is taken at its word.)
- */
-static needs_fmgr_hook_type sb_prev_needs_fmgr_hook = NULL;
-static fmgr_hook_type sb_prev_fmgr_hook = NULL;
-
-static bool
-sb_needs_fmgr_hook(Oid fn_oid)
-{
-	if (sb_sql_active && func_volatile(fn_oid) == PROVOLATILE_VOLATILE)
-		return true;
-	return sb_prev_needs_fmgr_hook != NULL && sb_prev_needs_fmgr_hook(fn_oid);
-}
-
-static void
-sb_fmgr_hook(FmgrHookEventType event, FmgrInfo *flinfo, Datum *arg)
-{
-	if (event == FHET_START && sb_sql_active &&
-		func_volatile(flinfo->fn_oid) == PROVOLATILE_VOLATILE)
-		sb_refuse_volatile(flinfo->fn_oid);
-	if (sb_prev_fmgr_hook != NULL)
-		sb_prev_fmgr_hook(event, flinfo, arg);
-}
-
-/* Install the hooks above (from _PG_init). */
-void
-sb_sql_hooks_init(void)
-{
-	sb_prev_needs_fmgr_hook = needs_fmgr_hook;
-	needs_fmgr_hook = sb_needs_fmgr_hook;
-	sb_prev_fmgr_hook = fmgr_hook;
-	fmgr_hook = sb_fmgr_hook;
-}
-
-/* the call's time is up while its sql() query runs: cancel the query */
-static TimeoutId sb_sql_timeout = MAX_TIMEOUTS;
-static volatile sig_atomic_t sb_sql_timed_out = false;
-
-static void
-sb_sql_timeout_handler(void)
-{
-	sb_sql_timed_out = true;
-	QueryCancelPending = true;
-	InterruptPending = true;
-	SetLatch(MyLatch);
-}
-
-/* A SQL_ERROR frame: what the child raises as SQLError. */
-static void
-sb_sql_error_frame(SbRequest *req, int sqlerrcode, const char *message,
-				   const char *detail, const char *hint)
-{
-	StringInfoData buf;
-	char	   *u;
-
-	initStringInfo(&buf);
-	appendStringInfo(&buf, "{\"sqlstate\":\"%s\",\"message\":", unpack_sql_state(sqlerrcode));
-	escape_json(&buf, message ? message : "");
-	appendStringInfoString(&buf, ",\"detail\":");
-	escape_json(&buf, detail ? detail : "");
-	appendStringInfoString(&buf, ",\"hint\":");
-	escape_json(&buf, hint ? hint : "");
-	appendStringInfoChar(&buf, '}');
-	u = pg_server_to_any(buf.data, buf.len, PG_UTF8);
-	sb_request_add_frame(req, SB_DATA_SQL_ERROR, u, strlen(u), NULL, 0, NULL, 0);
-}
-
-/*
- * Parse a child's sql() request and run its query (in sb_sql_answer's
- * subtransaction); top_xid is the caller's transaction id before it.
- */
-static void
-sb_sql_run(SbRequest *req, char *payload, Size len, TransactionId top_xid)
-{
-	Jsonb	   *jb = NULL;
-	JsonbValue *query;
-	JsonbValue *params;
-	char	   *text;
-
-	if (superuser() ||
-		has_privs_of_role(GetUserId(), ROLE_PG_READ_SERVER_FILES) ||
-		has_privs_of_role(GetUserId(), ROLE_PG_WRITE_SERVER_FILES) ||
-		has_privs_of_role(GetUserId(), ROLE_PG_EXECUTE_SERVER_PROGRAM))
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("sql() is not available to superusers or to roles that can read or write server files or run programs"),
-				 errhint("Run untrusted code as an ordinary role, or pass the data as $query and $table inputs.")));
-	if (sb_json_check(payload, len) == SB_JSON_VALID)
-	{
-		text = pg_any_to_server(payload, (int) len, PG_UTF8);
-		jb = sb_jsonb_build(text, text == payload ? len : strlen(text), sb_jsonb_limit(len));
-	}
-	query = jb && JB_ROOT_IS_OBJECT(jb) ? sb_get_key(&jb->root, "query") : NULL;
-	params = jb && JB_ROOT_IS_OBJECT(jb) ? sb_get_key(&jb->root, "params") : NULL;
-	if (query == NULL || query->type != jbvString)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("sql() needs a query: a string")));
-	sb_table_input(req, "sql()", pnstrdup(query->val.string.val, query->val.string.len), params);
-	/* a read-only query that took a transaction id wrote, or asked for one */
-	if (TransactionIdIsValid(GetCurrentTransactionIdIfAny()) ||
-		GetTopTransactionIdIfAny() != top_xid)
-		ereport(ERROR,
-				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
-				 errmsg("the query of sql() took a transaction id: it wrote, or asked for one"),
-				 errdetail("What it wrote was undone.")));
-}
-
-/*
- * Answer a child's sql(query, *params) (an SB_DATA_SQL payload: hostile
- * JSON, {"query": text, "params": [scalars]}): run the query as a $query
- * table input is run (one plain SELECT, read-only, as the current user in
- * the statement's snapshot, within the call's input budget), and more
- * strictly, since untrusted code wrote it: not for superusers or roles that
- * reach server files or programs, with no volatile function, as a
- * security-restricted operation (no SET ROLE), and within the time the
- * call has left (ms_left).  Returns the frames of the answer: the rows as a
- * table, or SQL_ERROR with the error's SQLSTATE and message, which the
- * child raises as an exception.  The query runs in a subtransaction that is
- * rolled back either way, so a failing one leaves the caller's transaction
- * as it was and nothing a query does outlives it (sb_table_input_undone);
- * cancel and termination are raised as ever.  A query that would run
- * pysandbox code is refused (sb_call_run): the child waiting for its answer
- * holds the session's one sandbox.
- */
-List *
-sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left)
-{
-	List	   *saved = req->chunks;
-	List	   *answer;
-	MemoryContext cxt = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
-	Oid			save_userid;
-	int			save_sec_context;
-	ErrorData  *edata = NULL;
-	TransactionId top_xid = GetTopTransactionIdIfAny();
-
-	req->chunks = NIL;
-	if (IsInParallelMode())
-	{
-		/* options.parallel: a worker cannot start the query's subtransaction */
-		sb_sql_error_frame(req, ERRCODE_FEATURE_NOT_SUPPORTED,
-						   "sql() is not available in groups run in parallel",
-						   "With options.parallel, each group runs in a parallel worker of the server, which cannot run queries for it.",
-						   "Pass what the function needs as an input, or leave out options.parallel.");
-		answer = req->chunks;
-		req->chunks = saved;
-		return answer;
-	}
-	if (sb_sql_timeout == MAX_TIMEOUTS)
-		sb_sql_timeout = RegisterTimeout(USER_TIMEOUT, sb_sql_timeout_handler);
-	GetUserIdAndSecContext(&save_userid, &save_sec_context);
-
-	BeginInternalSubTransaction(NULL);
-	MemoryContextSwitchTo(cxt);
-	PG_TRY();
-	{
-		SetUserIdAndSecContext(save_userid, save_sec_context |
-							   SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
-		sb_sql_active = true;
-		sb_sql_timed_out = false;
-		enable_timeout_after(sb_sql_timeout, (int) Max(ms_left, 1));
-		sb_sql_run(req, payload, len, top_xid);
-		disable_timeout(sb_sql_timeout, false);
-		/* fired as the query ended: its cancel is not for the statement */
-		if (sb_sql_timed_out)
-			QueryCancelPending = false;
-		sb_sql_active = false;
-		SetUserIdAndSecContext(save_userid, save_sec_context);
-	}
-	PG_CATCH();
-	{
-		disable_timeout(sb_sql_timeout, false);
-		sb_sql_active = false;
-		MemoryContextSwitchTo(cxt);
-		edata = CopyErrorData();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(cxt);
-		CurrentResourceOwner = owner;
-		SetUserIdAndSecContext(save_userid, save_sec_context);
-		if ((edata->sqlerrcode == ERRCODE_QUERY_CANCELED && !sb_sql_timed_out) ||
-			edata->elevel > ERROR)
-			ReThrowError(edata);
-	}
-	PG_END_TRY();
-	if (edata == NULL)
-	{
-		/* its rows are copied: undo whatever else it did (sb_table_input_undone) */
-		RollbackAndReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(cxt);
-		CurrentResourceOwner = owner;
-	}
-	else
-	{
-		/* the partial answer, if any, goes: only the error is sent */
-		req->chunks = NIL;
-		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED)
-			sb_sql_error_frame(req, ERRCODE_QUERY_CANCELED,
-							   "the query of sql() ran out of the call's wall-clock time",
-							   NULL, "Make the query faster, or filter and aggregate in it.");
-		else
-			sb_sql_error_frame(req, edata->sqlerrcode, edata->message, edata->detail,
-							   edata->hint);
-	}
-	answer = req->chunks;
-	req->chunks = saved;
-	return answer;
 }

@@ -399,13 +399,7 @@ sb_jsonb_build_encodable(char *text, Size len, Size limit, bool *untranslatable)
 	}
 	PG_CATCH();
 	{
-		ErrorData  *e;
-
-		MemoryContextSwitchTo(cxt);
-		e = CopyErrorData();
-		if (e->sqlerrcode != ERRCODE_UNTRANSLATABLE_CHARACTER)
-			PG_RE_THROW();
-		FlushErrorState();
+		sb_catch_untranslatable(cxt);
 		lacks = true;
 	}
 	PG_END_TRY();

@@ -30,6 +30,24 @@ sb_text_ok(const char *text, Size len)
 		pg_verify_mbstr(PG_UTF8, text, (int) len, true);
 }
 
+/*
+ * In a PG_CATCH block (cxt: the PG_TRY's memory context): the error a
+ * conversion to the server encoding raises for a character the encoding
+ * lacks (22P05) is flushed; any other goes on.
+ */
+void
+sb_catch_untranslatable(MemoryContext cxt)
+{
+	ErrorData  *e;
+
+	MemoryContextSwitchTo(cxt);
+	e = CopyErrorData();
+	if (e->sqlerrcode != ERRCODE_UNTRANSLATABLE_CHARACTER)
+		PG_RE_THROW();
+	FreeErrorData(e);
+	FlushErrorState();
+}
+
 /* Convert UTF-8 text, or NULL if the server encoding lacks one of its characters. */
 char *
 sb_try_to_server(const char *text, int len)
@@ -43,13 +61,7 @@ sb_try_to_server(const char *text, int len)
 	}
 	PG_CATCH();
 	{
-		ErrorData  *e;
-
-		MemoryContextSwitchTo(cxt);
-		e = CopyErrorData();
-		if (e->sqlerrcode != ERRCODE_UNTRANSLATABLE_CHARACTER)
-			PG_RE_THROW();
-		FlushErrorState();
+		sb_catch_untranslatable(cxt);
 		res = NULL;
 	}
 	PG_END_TRY();
