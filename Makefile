@@ -62,6 +62,7 @@ WORKER_OBJS = \
 # order matters: a module may import only the ones before it
 PY_SOURCES = \
 	src/python/sb_guard.py \
+	src/python/sb_shims.py \
 	src/python/sb_charts.py \
 	src/python/sb_validator.py \
 	src/python/sb_codec.py \

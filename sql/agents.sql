@@ -458,6 +458,106 @@ class Config:
 $$) r;
 
 --
+-- sys, traceback, logging: the sandbox's own versions (the code's output
+-- streams, its own frames, records to its stderr); uuid without the
+-- functions that read the machine's network address
+--
+SELECT r->'stdout' AS stdout, r->'stderr' AS stderr, r->'returns' AS returns
+FROM sandbox_run($$
+import sys, traceback
+def main():
+    print("to stdout", file=sys.stdout)
+    print("to stderr", file=sys.stderr)
+    sys.stderr.write("written\n")
+    try:
+        {}["b"]
+    except KeyError:
+        text = traceback.format_exc()
+        kind = sys.exc_info()[0].__name__
+    return [text, kind, sys.maxsize == 2**63 - 1, sys.version_info >= (3, 9)]
+$$) r;
+SELECT r->'stderr' AS stderr FROM sandbox_run($$
+import logging
+def main():
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    etl = logging.getLogger("etl")
+    etl.info("loaded %d rows", 5)
+    etl.debug("not shown")
+    logging.getLogger("etl.load").warning("from a child logger")
+    logging.warning("from the root")
+    try:
+        1 / 0
+    except ZeroDivisionError:
+        etl.exception("step failed")
+$$) r;
+SELECT sandbox_run($$
+import io, logging
+def main():
+    buf = io.StringIO()
+    handler = logging.StreamHandler(buf)
+    handler.setFormatter(logging.Formatter("{levelname}|{name}|{message}", style="{"))
+    log = logging.getLogger("quiet")
+    log.addHandler(handler)
+    log.propagate = False
+    log.setLevel("DEBUG")
+    log.debug("x=%s", 1)
+    logging.getLogger("loud").error("no handler: the message alone, to stderr")
+    return buf.getvalue()
+$$) - 'usage';
+SELECT sandbox_execute($$
+import logging
+def main():
+    logging.basicConfig(filename="/tmp/log.txt")
+$$);
+SELECT sandbox_execute($$
+import logging
+def main():
+    logging.Formatter("{name.__class__}", style="{")
+$$);
+SELECT sandbox_execute($$
+import logging.handlers
+def main():
+    return 1
+$$);
+-- the real modules are not reached through another module
+SELECT sandbox_execute($$
+import matplotlib.font_manager
+def main():
+    return matplotlib.font_manager.logging
+$$);
+SELECT sandbox_execute($$
+import sys
+def main():
+    return sys.modules
+$$);
+SELECT sandbox_execute($$
+import sys
+def main():
+    return sys.path
+$$);
+SELECT sandbox_execute($$
+import uuid
+def main():
+    u = uuid.uuid4()
+    return [u.version, len(str(u)), str(uuid.uuid5(uuid.NAMESPACE_DNS, "example.org"))]
+$$);
+SELECT sandbox_execute($$
+import uuid
+def main():
+    return str(uuid.uuid1())
+$$);
+-- string.Formatter stays refused; other libraries' Formatter classes are not it
+SELECT sandbox_validate('from string import Formatter')->'findings' AS findings;
+SELECT sandbox_execute($$
+from matplotlib import ticker
+class Percent(ticker.Formatter):
+    def __call__(self, x, pos=None):
+        return f"{x:.0%}"
+def main():
+    return Percent()(0.25)
+$$);
+
+--
 -- privileges: EXECUTE is revoked from PUBLIC; VOLATILE, PARALLEL UNSAFE,
 -- with a comment
 --

@@ -114,7 +114,7 @@ def main():
     return 1
 $$);
 SELECT pg_temp.rule($$
-import json, sys
+import json, os
 def main():
     return 1
 $$);

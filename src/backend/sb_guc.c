@@ -50,6 +50,7 @@ int			sb_workspace_idle_timeout_ms = 600000;
 	"itertools, functools, random, string, textwrap, heapq, bisect, calendar, " \
 	"dataclasses, typing, enum, io, base64, struct, zlib, " \
 	"time, zoneinfo, operator, copy, abc, warnings, pprint, unicodedata, hashlib, " \
+	"uuid, sys, traceback, logging, " \
 	"dateutil.relativedelta, dateutil.parser, numpy, pandas, matplotlib"
 
 static const struct config_enum_entry sb_print_options[] = {

@@ -138,9 +138,11 @@ FORBIDDEN_ATTRIBUTES.update(dict.fromkeys((
 # of .format/.format_map are checked (format_string_problem): statically on
 # a string literal, at run time on anything else (guard_format_method);
 # these names are refused where neither check can apply (getattr with the
-# name, string.Formatter, string.Template).
+# name, string.Template); string.Formatter is refused by its module (other
+# libraries' Formatter classes, matplotlib.ticker's and the sandbox's
+# logging's, format with rules of their own).
 FORMAT_ATTRIBUTES = frozenset({
-    "format", "format_map", "Formatter", "Template",
+    "format", "format_map", "Template",
 })
 FORMAT_METHODS = frozenset({"format", "format_map"})
 # the builtin that user code reaches only through that rewriting: a dunder
@@ -164,6 +166,11 @@ MODULE_ATTRIBUTES = {
     # these read a line of a source file named by the caller (linecache)
     "warnings": dict.fromkeys(("warn_explicit", "showwarning", "formatwarning"),
                               "it reads files by name; use warnings.warn"),
+    "string": {"Formatter": "format fields can reach attributes; use an f-string"},
+    # they read the machine's network address (a socket, or a program)
+    "uuid": dict.fromkeys(("uuid1", "getnode"),
+                          "it reads the machine's network address; use uuid.uuid4() "
+                          "or a name-based uuid.uuid5()"),
     "zoneinfo": dict.fromkeys(("reset_tzpath", "TZPATH"),
                               "it chooses the directories time zone files are read from"),
 }
@@ -488,7 +495,10 @@ def refuse(obj, reason):
 def _proxy(module, allowed, cache, via=None):
     """Return the (cached) proxy for `module`, or raise if not allowed."""
     name = getattr(module, "__name__", None)
-    if not isinstance(name, str) or not is_allowed(name, allowed):
+    # the real sys, traceback or logging, as another module's attribute:
+    # the sandbox's own versions are imported by name only
+    if not isinstance(name, str) or not is_allowed(name, allowed) or \
+            name.partition(".")[0] in SHIMS:
         if via is None:
             raise ImportError(_import_message(name, allowed))
         raise AttributeError('access to module "%s" through "%s" is not '
@@ -583,6 +593,37 @@ _FUTURE_FEATURES = frozenset(__future__.all_feature_names)
 _FUTURE = _FutureFeatures()
 
 
+# modules the sandbox has its own version of (sb_shims registers them):
+# name -> a function that makes a fresh one
+SHIMS = {}
+
+
+def _import_shim(name, fromlist, allowed, cache):
+    """The sandbox's own sys, traceback or logging: one per call's import
+    function (its state, a logging configuration, lives as long as that)."""
+    if name not in SHIMS:
+        raise ImportError('module "%s" is not available in the sandbox: "%s" is the '
+                          "sandbox's own version, without submodules; its names: %s"
+                          % (name, name.partition(".")[0],
+                             ", ".join(dir(_import_shim(name.partition(".")[0], (),
+                                                        allowed, cache)))))
+    key = ("shim", name)
+    proxy = cache.get(key)
+    if proxy is None:
+        proxy = cache[key] = SbModule(SHIMS[name](name), allowed, cache)
+    for item in fromlist or ():
+        if not isinstance(item, str):
+            raise TypeError("item in fromlist must be str, not %s" % type(item).__name__)
+        if item == "*":
+            raise ImportError('"from %s import *" is not allowed; import '
+                              'the names you need' % name)
+        try:
+            getattr(proxy, item)
+        except AttributeError as exc:
+            raise ImportError(str(exc)) from None
+    return proxy
+
+
 def make_import(allowed):
     """Return an __import__ replacement enforcing the `allowed` modules."""
     allowed = frozenset(allowed)
@@ -609,6 +650,9 @@ def make_import(allowed):
             return _FUTURE
         if not is_allowed(name, allowed):
             raise ImportError(_import_message(name, allowed))
+        top = name.partition(".")[0]
+        if top in SHIMS:
+            return _import_shim(name, fromlist, allowed, cache)
         fromlist = tuple(fromlist or ())
         if not fromlist:
             # "import a.b.c" binds "a": it must be allowed on its own.

@@ -32,6 +32,7 @@ import sb_codec
 import sb_charts
 import sb_guard
 import sb_io
+import sb_shims
 import sb_validator
 
 FILENAME = "<sandbox>"
@@ -391,9 +392,19 @@ class _Output:
             end = "\n"
         if type(sep) is not str or type(end) is not str:
             raise TypeError("sep and end must be strings")
-        if file is not None:
-            raise TypeError("print() to a file is not supported in the sandbox")
-        self.emit(sep.join(str(a) for a in args) + end)
+        text = sep.join(str(a) for a in args) + end
+        if file is None:
+            self.emit(text)
+        else:
+            # sys.stderr, an io.StringIO: what the code could write itself
+            write = getattr(file, "write", None)
+            if not callable(write):
+                raise TypeError("print(file=...) takes sys.stdout, sys.stderr or an object "
+                                "with a write() method such as io.StringIO, not %s"
+                                % type(file).__name__)
+            write(text)
+            if flush and callable(getattr(file, "flush", None)):
+                file.flush()
 
 
 class _Stream:
@@ -403,24 +414,27 @@ class _Stream:
     print(); the text reaches the client the same way print() does.
     """
 
+    # private: the code reaches these streams (sys.stdout in the sandbox)
+    __slots__ = ("_out", "_stderr", "_pending")
+
     def __init__(self, out, stderr):
-        self.out = out
-        self.stderr = stderr
-        self.pending = ""
+        self._out = out
+        self._stderr = stderr
+        self._pending = ""
 
     def write(self, text):
         if type(text) is not str:
             raise TypeError("write() argument must be str")
-        self.pending += text
-        if "\n" in self.pending:
-            head, _, self.pending = self.pending.rpartition("\n")
-            self.out.emit(head + "\n", self.stderr)
+        self._pending += text
+        if "\n" in self._pending:
+            head, _, self._pending = self._pending.rpartition("\n")
+            self._out.emit(head + "\n", self._stderr)
         return len(text)
 
     def flush(self):
-        if self.pending:
-            text, self.pending = self.pending, ""
-            self.out.emit(text, self.stderr)
+        if self._pending:
+            text, self._pending = self._pending, ""
+            self._out.emit(text, self._stderr)
 
     def isatty(self):
         return False
@@ -1257,6 +1271,7 @@ def _serve_request(python_layer, request, inputs):
         inputs = dict(zip(function[1], _call_args(inputs)))
     out = _Output(limit)
     lines = code.splitlines()
+    sb_shims.USER_TRACEBACK[0] = lambda exc: _user_traceback(exc, lines)[0]
     sys.stdout = _Stream(out, False)
     sys.stderr = _Stream(out, True)
     sb_guard.set_pandas_guard(python_layer)

@@ -437,6 +437,9 @@ class _Validator:
             elif not sb_guard.is_allowed(module + "." + name, self.allowed):
                 self._report(alias, "import", _import_message(
                     module + "." + name, self.allowed))
+            elif name in sb_guard.MODULE_ATTRIBUTES.get(module, ()):
+                self._report(alias, "import", 'attribute "%s" of module "%s" is not allowed: %s'
+                             % (name, module, sb_guard.MODULE_ATTRIBUTES[module][name]))
             else:
                 self._check_attribute_string(alias, name)
 

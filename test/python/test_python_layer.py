@@ -753,7 +753,7 @@ class FormatStringTests(ValidatorTestCase):
 
     def test_string_formatter_import(self):
         self.assertFindings("from string import Formatter\n", finding(
-            1, 20, "format-string", 'attribute "Formatter" is not allowed: '
+            1, 20, "import", 'attribute "Formatter" of module "string" is not allowed: '
             'format fields can reach attributes; use an f-string'))
 
     def test_getattr_format(self):
