@@ -188,6 +188,34 @@ $$, '{}', '{main}', jsonb_build_object('workspace', :'cyc')) AS r
       FROM generate_series(1, 12)) AS each_call;
 SELECT sandbox_workspace_close(:'cyc');
 
+-- a workspace's process keeps the layers it was contained with: a call
+-- under other settings is refused (without the Python layer, its code
+-- would also have counted as validated for later calls of the session)
+SELECT sandbox_workspace_open() AS lay \gset
+SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}',
+                       jsonb_build_object('workspace', :'lay'));
+SET pysandbox.python_layer = off;
+SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return 2', '{}', '{main}', '{"workspace": "%s"}')::text$q$, :'lay'));
+RESET pysandbox.python_layer;
+SET pysandbox.filesystem_layer = mount_namespace;
+SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return 3', '{}', '{main}', '{"workspace": "%s"}')::text$q$, :'lay'));
+RESET pysandbox.filesystem_layer;
+SELECT sandbox_execute('def main(ws): return 4', '{}', '{main}',
+                       jsonb_build_object('workspace', :'lay'));
+SELECT sandbox_workspace_close(:'lay');
+-- ... and one opened with the layer off never has it back
+SET pysandbox.python_layer = off;
+SELECT sandbox_workspace_open() AS off \gset
+SELECT sandbox_execute('def main(ws): return 5', '{}', '{main}',
+                       jsonb_build_object('workspace', :'off'));
+RESET pysandbox.python_layer;
+SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return str((1).__class__)', '{}', '{main}', '{"workspace": "%s"}')::text$q$, :'off'));
+SELECT sandbox_workspace_close(:'off');
+SELECT sandbox_execute($$
+def main():
+    return str((1).__class__)
+$$);
+
 -- DISCARD ALL (a pooler's reset) ends every workspace of the session,
 -- once PostgreSQL lets it run
 SELECT sandbox_workspace_open() IS NOT NULL AS opened;

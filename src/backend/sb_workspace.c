@@ -66,6 +66,10 @@ typedef struct SbWorkspace
 	int			cpu_ms;
 	int			memory_mb;		/* the child's, for all its calls */
 	int			allowed[3];		/* the settings when it was opened */
+	/* the layers its child was contained with (its first call's settings) */
+	bool		python_layer;
+	int			filesystem_layer;
+	bool		allow_weak;
 	SbSandbox  *child;			/* its held child, or NULL before the first
 								 * call */
 	uint64		generation;		/* ... and which holding of that slot */
@@ -314,7 +318,45 @@ sb_workspace_request(SbRequest *req)
 	req->hold = true;
 	req->many_calls = true;
 	if (ws->child == NULL)
-		return;					/* the first call: a fresh child, then held */
+	{
+		/* the first call: a fresh child, contained as the settings say now */
+		ws->python_layer = req->python_layer;
+		ws->filesystem_layer = sb_filesystem_layer;
+		ws->allow_weak = sb_allow_weak_isolation;
+		return;
+	}
+
+	/*
+	 * Its child was contained with the settings of its first call: a call
+	 * under other ones would run with layers it was not given (and a code
+	 * run without the Python layer would count as validated)
+	 */
+	if (ws->python_layer != req->python_layer || ws->filesystem_layer != sb_filesystem_layer ||
+		ws->allow_weak != sb_allow_weak_isolation)
+	{
+		static const char *const fs[] = {"auto", "landlock", "mount_namespace"};
+		const char *name = "pysandbox.allow_weak_isolation";
+		const char *then = ws->allow_weak ? "on" : "off";
+		const char *now = sb_allow_weak_isolation ? "on" : "off";
+
+		if (ws->python_layer != req->python_layer)
+		{
+			name = "pysandbox.python_layer";
+			then = ws->python_layer ? "on" : "off";
+			now = req->python_layer ? "on" : "off";
+		}
+		else if (ws->filesystem_layer != sb_filesystem_layer)
+		{
+			name = "pysandbox.filesystem_layer";
+			then = ws->filesystem_layer >= 0 && ws->filesystem_layer < 3 ? fs[ws->filesystem_layer] : "?";
+			now = sb_filesystem_layer >= 0 && sb_filesystem_layer < 3 ? fs[sb_filesystem_layer] : "?";
+		}
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the sandbox's layers have changed since workspace \"%s\" began", ws->handle),
+				 errdetail("Its process was contained with %s = %s; it is %s now.", name, then, now),
+				 errhint("Close the workspace and open a new one under the settings that apply now.")));
+	}
 	req->held = ws->child;
 	request = req->chunks;
 	req->chunks = NIL;

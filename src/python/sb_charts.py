@@ -406,6 +406,7 @@ def _guard(mpl, plt):
     _guard_usetex(mpl)
     _guard_qhull()
     _guard_cycler(mpl)
+    _guard_str_method_formatter()
     _guard_pandas_plotting()
 
     # native entry points that trust their arguments, and what writes files
@@ -454,6 +455,28 @@ def _guard_qhull():
     guarded.__name__ = "delaunay"
     guarded.__doc__ = delaunay.__doc__
     qhull.delaunay = guarded
+
+
+def _guard_str_method_formatter():
+    """ticker.StrMethodFormatter (also what set_major_formatter("{x}") and
+    colorbar(format="{x}") make) calls self.fmt.format(x=..., pos=...) in
+    matplotlib, out of the compiled guard's sight: the format is checked as
+    a literal one, when it formats (fmt is a plain attribute the code may
+    set)."""
+    import matplotlib.ticker as ticker
+    original = ticker.StrMethodFormatter.__call__
+
+    def __call__(self, x, pos=None):
+        if sb_guard.guard_on():
+            fmt = self.fmt
+            if not isinstance(fmt, str):
+                raise TypeError("StrMethodFormatter's format must be a string")
+            problem = sb_guard.format_string_problem(str.__str__(fmt))
+            if problem is not None:
+                raise AttributeError(problem + " (in StrMethodFormatter)")
+        return original(self, x, pos)
+    __call__.__qualname__ = original.__qualname__
+    ticker.StrMethodFormatter.__call__ = __call__
 
 
 def _guard_cycler(mpl):

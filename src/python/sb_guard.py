@@ -54,6 +54,9 @@ DENIED_SUBMODULES = frozenset({
     "pandas.io.sql",
     "pandas.io.pytables",
     "pandas.io.excel",
+    # pandas expressions' machinery (Scope walks frames): pd.eval and
+    # DataFrame.query/eval are the way in
+    "pandas.core.computation",
     "pandas.io.common",
     "pandas.testing",
     "pandas.conftest",
@@ -1259,8 +1262,115 @@ def harden_pandas():
         return original(self, node, **kwargs)
 
     expr.BaseExprVisitor.visit_Attribute = visit_Attribute
+    _guard_pandas_scope()
     _guard_pandas_io()
     _guard_pandas_names()
+    _guard_styler_templates()
+
+
+def _code_frame(frame):
+    """Is frame one of the code's own (its functions run in the call's
+    module namespace, sys.modules["__sandbox__"])?"""
+    return frame is not None and frame.f_globals.get("__name__") == "__sandbox__"
+
+
+def _guard_pandas_scope():
+    """pandas expressions (pd.eval, DataFrame.query/eval) resolve names,
+    and "@name", in a frame level= frames up: in a call, only in the code's
+    own frame (a level past it reached the runtime's globals, its real
+    builtins; pd.eval passed to df.pipe, pandas' own), and local_dict is a
+    dict, not a Scope (whose locals pandas gathers from every frame)."""
+    from pandas.core.computation import scope
+    init = scope.Scope.__init__
+
+    def __init__(self, level, global_dict=None, local_dict=None, resolvers=(), target=None):
+        if _IN_CALL["on"]:
+            if isinstance(local_dict, scope.Scope):
+                raise ValueError("a Scope as local_dict of a pandas expression is not allowed; "
+                                 "pass a dict")
+            if (global_dict is None or local_dict is None) and \
+                    not _code_frame(sys._getframe(level + 1)):
+                raise ValueError(
+                    "a pandas expression is not allowed to resolve names outside the "
+                    "function of the code that evaluates it: call pd.eval, DataFrame.query "
+                    "or DataFrame.eval from the code itself, without level=, or pass "
+                    "local_dict and global_dict")
+        # the frame the original takes is level + 1 above its own, one
+        # deeper than this one: pandas' levels count from here
+        init(self, level + 1, global_dict, local_dict, resolvers, target)
+        self.level = level + 1
+    __init__.__qualname__ = init.__qualname__
+    scope.Scope.__init__ = __init__
+
+
+class _LibraryOnly:
+    """A class attribute the library reads and the code may not: pandas'
+    Styler renders with its jinja2 templates, whose Environment (and the
+    Template class, whose environment_class) compiles any template text
+    without jinja2's sandbox, so {{ x.__class__ }} walks attributes."""
+
+    def __init__(self, value, name, reason):
+        self.value = value
+        self.name = name
+        self.reason = reason
+
+    def _check(self):
+        # the frame that reads or sets the attribute: two above this one
+        if _IN_CALL["on"]:
+            module = sys._getframe(2).f_globals.get("__name__", "")
+            if not (type(module) is str and module.startswith("pandas.")):
+                raise AttributeError('attribute "%s" is not allowed: %s' % (self.name, self.reason))
+
+    def __get__(self, obj, cls=None):
+        self._check()
+        value = self.value
+        if obj is not None and self.name in getattr(obj, "__dict__", ()):
+            return obj.__dict__[self.name]     # pandas' copy of a Styler
+        return value.__get__(obj, cls) if hasattr(type(value), "__get__") else value
+
+    def __set__(self, obj, value):
+        self._check()
+        obj.__dict__[self.name] = value
+
+
+def _guard_styler_templates():
+    try:
+        from pandas.io.formats.style_render import StylerRenderer
+        from pandas.io.formats.style import Styler
+    except ImportError:  # no jinja2: no Styler either
+        return
+    reason = "it compiles templates outside jinja2's sandbox; format with Styler.format"
+    for cls in (StylerRenderer, Styler):
+        for name in list(cls.__dict__):
+            if (name in ("env", "loader") or name.startswith("template_") or
+                    name == "from_custom_template") and \
+                    not isinstance(cls.__dict__[name], _LibraryOnly):
+                setattr(cls, name, _LibraryOnly(cls.__dict__[name], name, reason))
+
+
+def harden_numpy():
+    """numpy's entry points that reach memory by address or unpickle:
+    as_strided and DummyArray (an __array_interface__ of any address, with
+    id() an address: read and write anywhere), and read_array's
+    allow_pickle (NpzFile(io.BytesIO(...), allow_pickle=True) ran a pickle,
+    and so any builtin)."""
+    from numpy.lib import format as npformat
+    from numpy.lib import stride_tricks
+    refuse(stride_tricks.as_strided,
+           "it reads and writes memory at any offset; use "
+           "numpy.lib.stride_tricks.sliding_window_view")
+    refuse(stride_tricks.DummyArray, "it makes an array of any address")
+    read_array = npformat.read_array
+
+    def checked_read_array(fp, allow_pickle=False, *args, **kwargs):
+        if _IN_CALL["on"] and allow_pickle:
+            raise ValueError("reading arrays of Python objects is not allowed in the "
+                             "sandbox: it unpickles, which runs code")
+        return read_array(fp, allow_pickle, *args, **kwargs)
+    checked_read_array.__name__ = read_array.__name__
+    checked_read_array.__qualname__ = read_array.__qualname__
+    checked_read_array.__doc__ = read_array.__doc__
+    npformat.read_array = checked_read_array
 
 
 def _guard_pandas_names():
@@ -1279,6 +1389,16 @@ def _guard_pandas_names():
         for name in ("aggregate", "agg"):
             if name in cls.__dict__:
                 _check_string_name(cls, name, first_argument=True)
+    # GroupBy.apply("name") is getattr(self, name)(...), and called unbound
+    # on any object (GroupBy.apply(f, "__globals__")) a getattr of anything
+    from pandas.core.groupby.groupby import GroupBy
+    _check_string_name(GroupBy, "apply", first_argument=True)
+    # getattr(ufunc, method) with the method name an argument
+    import pandas.core.arraylike as arraylike
+    for name in ("array_ufunc", "dispatch_ufunc_with_out", "default_array_ufunc",
+                 "dispatch_reduction_ufunc"):
+        if hasattr(arraylike, name):
+            refuse(getattr(arraylike, name), "it looks up a method named by a string")
     from pandas.api.indexers import BaseIndexer
     init = BaseIndexer.__init__
 

@@ -68,6 +68,7 @@ def warm(allowed_csv, preload_csv=""):
     _import_allowed(lambda top: top not in _LATER)
     sb_guard.note_native_modules(_WARM_ALLOWED)
     sb_guard.harden_pandas()
+    sb_guard.harden_numpy()
     sb_guard.harden_processes()
     sb_guard.harden_native_loads()
     sb_guard.harden_libraries()

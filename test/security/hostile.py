@@ -115,7 +115,7 @@ OK = "ok"                   # returned a result (harmless, see the checks)
 
 PYLAYER = {VALIDATOR, GUARD}
 GUARD_TYPES = {"AttributeError", "ImportError", "ModuleNotFoundError",
-               "NameError", "TypeError"}
+               "NameError", "TypeError", "ValueError"}
 OSERROR_TYPES = {"OSError", "PermissionError", "BlockingIOError",
                  "FileNotFoundError", "IsADirectoryError",
                  "NotADirectoryError", "ChildProcessError"}
@@ -1033,6 +1033,109 @@ PAYLOADS = [
         def main():
             D.f.register(C())
             return D().f(1)
+        """, off={OK}),
+    # a third review (2026-12-03): libraries that look names up or compile
+    # text for the code.  pd.eval(level=1) resolved names in the runtime's
+    # frame (its real builtins); df.pipe(pd.eval, ...) in pandas' own
+    Payload("pandas-eval-level-runtime-builtins", """
+        import pandas as pd
+        def main():
+            return repr(pd.eval("builtins", level=1, engine="python"))
+        """, off={OK, EXCEPTION}),
+    Payload("pandas-eval-called-by-pandas", """
+        import pandas as pd
+        def main():
+            # pd.eval called by pandas: names resolve in pandas' own module
+            return repr(pd.Series(["np"]).apply(pd.eval, engine="python")[0])
+        """, off={OK, EXCEPTION}),
+    Payload("pandas-scope-direct", """
+        from pandas.core.computation.scope import Scope
+        def main():
+            return repr(Scope(1).scope["gc"])
+        """, off={OK, EXCEPTION}),
+    # numpy's NpzFile(allow_pickle=True) on bytes made in memory unpickled:
+    # builtins.eval of any text
+    Payload("numpy-npzfile-pickle-eval", """
+        import io, struct, zlib
+        import numpy as np
+        def stored_zip(name, data):
+            n = name.encode()
+            crc = zlib.crc32(data)
+            local = struct.pack("<IHHHHHIIIHH", 0x04034b50, 20, 0, 0, 0, 0, crc,
+                                len(data), len(data), len(n), 0) + n
+            central = struct.pack("<IHHHHHHIIIHHHHHII", 0x02014b50, 20, 20, 0, 0, 0, 0,
+                                  crc, len(data), len(data), len(n), 0, 0, 0, 0, 0, 0) + n
+            end = struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, 1, 1, len(central),
+                              len(local) + len(data), 0)
+            return local + data + central + end
+        def main():
+            u = "_" * 2
+            text = "len(object.%ssubclasses%s())" % (u, u)
+            pk = (b"\\x80\\x02cbuiltins\\neval\\nX" + struct.pack("<I", len(text)) +
+                  text.encode() + b"\\x85R.")
+            header = "{'descr': '|O', 'fortran_order': False, 'shape': (1,), }"
+            header = header + " " * (118 - len(header)) + "\\n"
+            npy = (b"\\x93NUMPY\\x01\\x00" + struct.pack("<H", len(header)) +
+                   header.encode() + pk)
+            z = np.lib.npyio.NpzFile(io.BytesIO(stored_zip("x.npy", npy)), allow_pickle=True)
+            return repr(z["x"])
+        """, off={OK}),
+    # GroupBy.apply("name") is getattr(self, name), unbound on any object
+    Payload("groupby-apply-string-getattr", """
+        import json
+        import pandas as pd
+        def main():
+            u = "_" * 2
+            G = type(pd.DataFrame({"a": [1]}).groupby("a"))
+            g = G.apply(json.dumps, u + "globals" + u)
+            return repr(g[u + "builtins" + u]["eval"])
+        """, off={OK}),
+    # as_strided and DummyArray: an array over any address (id() is one)
+    Payload("numpy-as-strided-any-address", """
+        import numpy as np
+        from numpy.lib.stride_tricks import as_strided
+        def main():
+            anchor = b"\\x00"
+            secret = b"secret-bytes-here"
+            base = np.frombuffer(anchor, dtype=np.uint8)
+            view = as_strided(base, shape=(2,), strides=(id(secret) + 32 - (id(anchor) + 32),),
+                              writeable=False)
+            return int(view[1])
+        """, off={OK, CRASH}),
+    Payload("numpy-dummyarray-any-address", """
+        import numpy as np
+        from numpy.lib.stride_tricks import DummyArray
+        def main():
+            s = b"secret-in-memory"
+            a = np.asarray(DummyArray({"data": (id(s) + 32, False), "shape": (16,),
+                                       "typestr": "|u1", "version": 3}))
+            return bytes(a).decode()
+        """, off={OK, CRASH}),
+    # pandas' jinja2 Environment compiles any template outside jinja2's
+    # sandbox: {{ x.__class__ }} walks attributes
+    Payload("styler-jinja2-environment", """
+        import pandas as pd
+        def main():
+            u = "_" * 2
+            env = pd.DataFrame({"a": [1]}).style.env
+            t = env.from_string("{{ (x.%sclass%s.%smro%s[1].%ssubclasses%s() | length) }}"
+                                % ((u,) * 6))
+            return t.render(x=1)
+        """, off={OK}),
+    Payload("styler-jinja2-template-class", """
+        import pandas as pd
+        def main():
+            t = pd.DataFrame({"a": [1]}).style.template_html
+            return repr(t.environment_class)
+        """, off={OK}),
+    # matplotlib's StrMethodFormatter calls str.format itself
+    Payload("strmethodformatter-format-fields", """
+        import matplotlib.ticker as ticker
+        import warnings
+        def main():
+            u = "_" * 2
+            f = ticker.StrMethodFormatter("{x.%sinit%s.%sglobals%s}" % ((u,) * 4))
+            return f(warnings.catch_warnings())[:100]
         """, off={OK}),
     # a function of the code's own: its annotation resolves in the call's
     # builtins, where type is the guard's function, no class
