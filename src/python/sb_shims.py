@@ -60,7 +60,8 @@ def _sys_members():
         if name in ("stdout", "stderr"):
             return getattr(sys, name)
         raise AttributeError(
-            'module "sys" in the sandbox has no attribute "%s"; it has: %s'
+            'module "sys" in the sandbox has no attribute "%s" (the interpreter\'s '
+            'own state is not allowed); it has: %s'
             % (name, ", ".join(sorted(_SYS_PUBLIC))))
 
     return {
