@@ -556,6 +556,16 @@ class Percent(ticker.Formatter):
 def main():
     return Percent()(0.25)
 $$);
+-- string.Template looks names up in its mapping only: a dotted name is a key
+SELECT sandbox_execute($$
+from string import Template
+class Dotted(Template):
+    idpattern = r"[a-z][a-z0-9_.]*"
+def main():
+    return [Template("Hello $name, ${n} rows").substitute(name="Ana", n=3),
+            Dotted("$x.real").safe_substitute({"x.real": "a key, not an attribute"}),
+            Dotted("$y.real").safe_substitute(y=1)]
+$$);
 
 --
 -- privileges: EXECUTE is revoked from PUBLIC; VOLATILE, PARALLEL UNSAFE,

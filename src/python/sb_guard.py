@@ -141,11 +141,12 @@ FORBIDDEN_ATTRIBUTES.update(dict.fromkeys((
 # of .format/.format_map are checked (format_string_problem): statically on
 # a string literal, at run time on anything else (guard_format_method);
 # these names are refused where neither check can apply (getattr with the
-# name, string.Template); string.Formatter is refused by its module (other
-# libraries' Formatter classes, matplotlib.ticker's and the sandbox's
-# logging's, format with rules of their own).
+# name); string.Formatter is refused by its module (other libraries'
+# Formatter classes, matplotlib.ticker's and the sandbox's logging's,
+# format with rules of their own).  string.Template is allowed: its $name
+# and ${name} only look names up in the mapping given, never attributes.
 FORMAT_ATTRIBUTES = frozenset({
-    "format", "format_map", "Template",
+    "format", "format_map",
 })
 FORMAT_METHODS = frozenset({"format", "format_map"})
 # the builtin that user code reaches only through that rewriting: a dunder

@@ -1040,7 +1040,14 @@ PAYLOADS = [
     Payload("pandas-eval-level-runtime-builtins", """
         import pandas as pd
         def main():
-            return repr(pd.eval("builtins", level=1, engine="python"))
+            # the runtime's frame is 1 above main, 2 above a language function's body
+            errors = []
+            for level in range(1, 6):
+                try:
+                    return repr(pd.eval("builtins", level=level, engine="python"))
+                except Exception as e:
+                    errors.append(e)
+            raise next((e for e in errors if "not allowed" in str(e)), errors[0])
         """, off={OK, EXCEPTION}),
     Payload("pandas-eval-called-by-pandas", """
         import pandas as pd
