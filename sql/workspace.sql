@@ -188,6 +188,31 @@ $$, '{}', '{main}', jsonb_build_object('workspace', :'cyc')) AS r
       FROM generate_series(1, 12)) AS each_call;
 SELECT sandbox_workspace_close(:'cyc');
 
+-- the sandbox's logging is made for each call: a class the code patched
+-- in one call is not the next call's; the class of sys.stdout is not handed out
+SELECT sandbox_workspace_open() AS lg \gset
+SELECT sandbox_execute($$
+import logging
+def main(ws):
+    logging.LogRecord.getMessage = lambda self: "patched by an earlier call"
+    logging.Logger.kept = "from an earlier call"
+    return logging.LogRecord("x", 20, "own message", (), None, None).getMessage()
+$$, '{}', '{main}', jsonb_build_object('workspace', :'lg'));
+SELECT sandbox_execute($$
+import io, logging
+def main(ws):
+    out = io.StringIO()
+    logging.basicConfig(stream=out, format="%(message)s")
+    logging.warning("second call")
+    return [out.getvalue(), hasattr(logging.Logger, "kept")]
+$$, '{}', '{main}', jsonb_build_object('workspace', :'lg'));
+SELECT sandbox_execute($$
+import sys
+def main(ws):
+    return type(sys.stdout)
+$$, '{}', '{main}', jsonb_build_object('workspace', :'lg'));
+SELECT sandbox_workspace_close(:'lg');
+
 -- a workspace's process keeps the layers it was contained with: a call
 -- under other settings is refused (without the Python layer, its code
 -- would also have counted as validated for later calls of the session)

@@ -467,14 +467,17 @@ def _guard_str_method_formatter():
     original = ticker.StrMethodFormatter.__call__
 
     def __call__(self, x, pos=None):
-        if sb_guard.guard_on():
-            fmt = self.fmt
-            if not isinstance(fmt, str):
-                raise TypeError("StrMethodFormatter's format must be a string")
-            problem = sb_guard.format_string_problem(str.__str__(fmt))
-            if problem is not None:
-                raise AttributeError(problem + " (in StrMethodFormatter)")
-        return original(self, x, pos)
+        if not sb_guard.guard_on():
+            return original(self, x, pos)
+        # fmt read once (a property could answer twice), checked, used
+        fmt = self.fmt
+        if not isinstance(fmt, str):
+            raise TypeError("StrMethodFormatter's format must be a string")
+        fmt = str.__str__(fmt)
+        problem = sb_guard.format_string_problem(fmt)
+        if problem is not None:
+            raise AttributeError(problem + " (in StrMethodFormatter)")
+        return fmt.format(x=x, pos=pos)
     __call__.__qualname__ = original.__qualname__
     ticker.StrMethodFormatter.__call__ = __call__
 

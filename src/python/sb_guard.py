@@ -257,7 +257,9 @@ def guard_format_method(method):
     Index.format, a user class's) has rules of its own and passes.
     """
     owner = getattr(method, "__self__", None)
-    if type(method) is types.BuiltinMethodType and isinstance(owner, str):
+    if isinstance(owner, str):
+        # str's own, or a str subclass's (markupsafe's Markup.format runs a
+        # string.Formatter over the string): the string is the format
         problem = format_string_problem(str.__str__(owner))
         if problem is not None:
             raise AttributeError(problem)
@@ -266,6 +268,63 @@ def guard_format_method(method):
         raise AttributeError('"str.format" is not allowed: call .format on the '
                              'format string itself, or use an f-string')
     return method
+
+
+# the builtin every "except ... as name:" block calls first (compile_user_code)
+EXCEPT_GUARD_NAME = "__sb_caught__"
+
+
+def guard_caught(exc):
+    """An exception the code caught: an AttributeError forgets the object
+    its lookup failed on (Python keeps it as .obj: inside a library, an
+    internal object, or the real module behind a proxy)."""
+    if isinstance(exc, AttributeError):
+        try:
+            exc.obj = None
+        except (AttributeError, TypeError):
+            pass
+    return exc
+
+
+# the builtin a call with **mapping passes the mapping through (compile_user_code)
+KWARGS_GUARD_NAME = "__sb_kwargs__"
+
+
+def guard_kwargs(mapping):
+    """f(**mapping): no keyword that begins with "__" (the validator refuses
+    f(__x=...) written out): SimpleNamespace(**{"__array_interface__": ...})
+    made an object numpy reads memory through."""
+    for key in mapping.keys():
+        if isinstance(key, str) and key.startswith("__"):
+            raise TypeError('keyword argument "%s" is not allowed: names that begin with '
+                            '"__" are reserved' % (str.__str__(key),))
+    return mapping
+
+
+class _KwargsGuard(ast.NodeTransformer):
+    """f(**m) is compiled as f(**__sb_kwargs__(m))."""
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        for kw in node.keywords:
+            if kw.arg is None:
+                kw.value = ast.copy_location(ast.Call(
+                    func=ast.Name(id=KWARGS_GUARD_NAME, ctx=ast.Load()),
+                    args=[kw.value], keywords=[]), kw.value)
+        return node
+
+
+class _ExceptGuard(ast.NodeTransformer):
+    """"except E as e:" begins with __sb_caught__(e)."""
+
+    def visit_ExceptHandler(self, node):
+        self.generic_visit(node)
+        if node.name:
+            call = ast.Expr(value=ast.Call(
+                func=ast.Name(id=EXCEPT_GUARD_NAME, ctx=ast.Load()),
+                args=[ast.Name(id=node.name, ctx=ast.Load())], keywords=[]))
+            node.body.insert(0, ast.copy_location(call, node.body[0] if node.body else node))
+        return node
 
 
 class _FormatGuard(ast.NodeTransformer):
@@ -394,6 +453,8 @@ def compile_user_code(source, filename, function=None):
     if own:
         tree = _OwnGuard(own).visit(tree)
     tree = _FormatGuard().visit(tree)
+    tree = _ExceptGuard().visit(tree)
+    tree = _KwargsGuard().visit(tree)
     return compile(ast.fix_missing_locations(tree), filename, "exec", dont_inherit=True)
 
 
@@ -452,7 +513,16 @@ class SbModule:
             raise AttributeError('attribute "%s" of module "%s" is not '
                                  'allowed: names that begin with "_" are '
                                  'private' % (name, modname))
-        value = getattr(module, name)
+        try:
+            value = getattr(module, name)
+        except AttributeError as exc:
+            # a fresh one: Python keeps the object of a failed lookup as
+            # the error's .obj, and that is the real module
+            message = str(exc)
+        else:
+            message = None
+        if message is not None:
+            raise AttributeError(message) from None
         if isinstance(value, _ModuleType):
             allowed = object.__getattribute__(self, "_sb_allowed")
             cache = object.__getattribute__(self, "_sb_cache")
@@ -801,6 +871,8 @@ def _base_builtins():
     table["type"] = sb_type
     table[FORMAT_GUARD_NAME] = guard_format_method
     table[OWN_GUARD_NAME] = guard_own_object
+    table[EXCEPT_GUARD_NAME] = guard_caught
+    table[KWARGS_GUARD_NAME] = guard_kwargs
     return table
 
 
@@ -1021,6 +1093,11 @@ def harden_libraries():
             substitutes.append((register, _checked_register(register)))
     _harden_enum()
     _harden_typing()
+    _harden_dataclasses()
+    import types
+    refuse(types.SimpleNamespace, "it sets any attributes it is given")
+    import typing
+    refuse(typing.ForwardRef, "it evaluates strings as code")
     import operator
 
     # the validator checks attrgetter("a.b") and methodcaller("m") called by
@@ -1078,9 +1155,14 @@ def harden_libraries():
 def _name_problem(name, call):
     if not isinstance(name, str):
         return
+    name = str.__str__(name)
     problem = attribute_problem(name)
     if problem is not None:
         raise AttributeError("%s: %s" % (call, problem[1]))
+    if name in _LIBRARY_ONLY:
+        # pandas' own frame reads them (_LibraryOnly): not for the code's names
+        raise AttributeError('%s: attribute "%s" is not allowed: %s'
+                             % (call, name, _LIBRARY_ONLY[name]))
 
 
 def _harden_enum():
@@ -1148,6 +1230,13 @@ def _harden_typing():
             if not (isinstance(text, str) and _plain_annotation(text)):
                 raise NameError("the annotation %r is not evaluated in the sandbox: only "
                                 "names, attributes and subscripts of them are" % (text,))
+            # in the code's own names only: ForwardRef(module=...) and a
+            # function's __wrapped__ (a library's) named another module's
+            if getattr(self, "__forward_module__", None) is not None or \
+                    not _code_namespace(globalns) or not _code_namespace(localns):
+                raise NameError("evaluating the annotation %r in another module's names is "
+                                "not allowed in the sandbox: annotations resolve in the "
+                                "code's own names only" % (text,))
             # names fall back to the call's builtins, never the real ones:
             # eval() adds those to globals that have none (get_type_hints
             # of an object gives {}), and a library's module has them
@@ -1159,6 +1248,45 @@ def _harden_typing():
         return evaluate(self, globalns, localns, *args, **kwargs)
     _evaluate.__qualname__ = evaluate.__qualname__
     typing.ForwardRef._evaluate = _evaluate
+
+
+def _code_namespace(ns):
+    """None, a namespace that is no module's (a class's, {}), or the
+    code's own module."""
+    if ns is None:
+        return True
+    if not isinstance(ns, dict):
+        return False
+    name = ns.get("__name__", "__sandbox__")
+    return type(name) is str and name == "__sandbox__"
+
+
+def _harden_dataclasses():
+    """dataclasses pastes each field's name into the text of the methods it
+    exec()s (__init__, __repr__, __eq__): a Field's name set by the code
+    (fields(A)[0].name = "x=0):\\n ...") was code the validator never saw,
+    run with the builtins of the class's module.  In a call a field's name
+    is an identifier, as Python's own class syntax makes it."""
+    import dataclasses
+    import keyword
+    slot = dataclasses.Field.__dict__["name"]
+
+    class FieldName:
+        def __get__(self, obj, cls=None):
+            return self if obj is None else slot.__get__(obj, cls)
+
+        def __set__(self, obj, value):
+            if _IN_CALL["on"] and value is not None and not (
+                    type(value) is str and value.isidentifier() and
+                    not keyword.iskeyword(value) and not value.startswith("__")):
+                raise AttributeError("dataclass field name %r is not allowed: a field's "
+                                     "name is an identifier that does not begin with \"__\""
+                                     % (value,))
+            slot.__set__(obj, value)
+
+        def __delete__(self, obj):
+            slot.__delete__(obj)
+    dataclasses.Field.name = FieldName()
 
 
 def _checked_register(register):
@@ -1286,6 +1414,10 @@ def _guard_pandas_scope():
 
     def __init__(self, level, global_dict=None, local_dict=None, resolvers=(), target=None):
         if _IN_CALL["on"]:
+            # an int subclass could count differently for the check and pandas
+            if type(level) is not int:
+                raise TypeError("a level= that is not an int is not allowed in a pandas "
+                                "expression")
             if isinstance(local_dict, scope.Scope):
                 raise ValueError("a Scope as local_dict of a pandas expression is not allowed; "
                                  "pass a dict")
@@ -1302,6 +1434,10 @@ def _guard_pandas_scope():
         self.level = level + 1
     __init__.__qualname__ = init.__qualname__
     scope.Scope.__init__ = __init__
+
+
+# name -> why: class attributes only the library reads (_LibraryOnly)
+_LIBRARY_ONLY = {}
 
 
 class _LibraryOnly:
@@ -1347,6 +1483,7 @@ def _guard_styler_templates():
                     name == "from_custom_template") and \
                     not isinstance(cls.__dict__[name], _LibraryOnly):
                 setattr(cls, name, _LibraryOnly(cls.__dict__[name], name, reason))
+                _LIBRARY_ONLY[name] = reason
 
 
 def harden_numpy():

@@ -441,6 +441,11 @@ class _Stream:
         return False
 
 
+# one class for every call of a child: the code gets its objects (sys.stdout),
+# never the class, whose methods it could replace for the next call
+sb_guard.refuse(_Stream, "it is the class of the call's output streams")
+
+
 _SCAN_JSON = json.decoder.JSONDecoder().scan_once
 
 

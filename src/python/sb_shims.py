@@ -50,7 +50,7 @@ def _sys_members():
         exc = sys.exception() if hasattr(sys, "exception") else sys.exc_info()[1]
         if exc is None:
             return (None, None, None)
-        return (type(exc), exc, None)
+        return (type(exc), sb_guard.guard_caught(exc), None)
 
     def exit(status=None):
         raise SystemExit(status)
@@ -211,51 +211,22 @@ def _level(level):
     raise ValueError("Unknown level: %r" % (level,))
 
 
-def _check_style(fmt, style):
-    if style not in ("%", "{"):
+def _checked_format(fmt, style):
+    """(fmt, style) as exact strs, a {-style format checked as str.format
+    is in the code: each is read once, here, and what is checked is used."""
+    if type(style) is not str or style not in ("%", "{"):
         raise ValueError('logging formats in the sandbox take style "%" or "{", not %r'
                          % (style,))
-    if style == "{" and fmt is not None:
+    if fmt is None:
+        return None, style
+    if not isinstance(fmt, str):
+        raise TypeError("a logging format must be a string")
+    fmt = str.__str__(fmt)
+    if style == "{":
         problem = sb_guard.format_string_problem(fmt)
         if problem is not None:
             raise ValueError(problem)
-
-
-class LogRecord:
-    """What a logger makes of one call: plain values only."""
-
-    def __init__(self, name, level, msg, args, exc_text, extra):
-        now = time.time()
-        self.name = name
-        self.levelno = level
-        self.levelname = _LEVEL_NAMES.get(level, "Level %d" % level)
-        self.msg = msg
-        self.args = args
-        self.created = now
-        self.msecs = int(now * 1000) % 1000
-        self.relativeCreated = 0.0
-        self.module = "__sandbox__"
-        self.filename = self.pathname = "<sandbox>"
-        self.funcName = ""
-        self.lineno = 0
-        self.process = self.thread = 1
-        self.processName = "MainProcess"
-        self.threadName = "MainThread"
-        self.exc_info = None
-        self.exc_text = exc_text
-        self.stack_info = None
-        for key, value in (extra or {}).items():
-            if type(key) is str and key.isidentifier() and not key.startswith("_") \
-                    and key not in vars(self):
-                setattr(self, key, value)
-        self.message = self.getMessage()
-
-    def getMessage(self):
-        try:
-            return str(self.msg) % self.args if self.args else str(self.msg)
-        except (TypeError, ValueError, KeyError) as exc:
-            return "%s (logging could not format its arguments %r: %s)" % (
-                self.msg, self.args, exc)
+    return fmt, style
 
 
 def _make_logging():
@@ -263,6 +234,45 @@ def _make_logging():
     as the call's import of it."""
     loggers = {}
     state = {"disable": NOTSET}
+
+    # the classes are made for each import: one call's changes to them
+    # (a patched method) never reach the next call of a workspace
+    class LogRecord:
+        """What a logger makes of one call: plain values only."""
+
+        def __init__(self, name, level, msg, args, exc_text, extra):
+            now = time.time()
+            self.name = name
+            self.levelno = level
+            self.levelname = _LEVEL_NAMES.get(level, "Level %d" % level)
+            self.msg = msg
+            self.args = args
+            self.created = now
+            self.msecs = int(now * 1000) % 1000
+            self.relativeCreated = 0.0
+            self.module = "__sandbox__"
+            self.filename = self.pathname = "<sandbox>"
+            self.funcName = ""
+            self.lineno = 0
+            self.process = self.thread = 1
+            self.processName = "MainProcess"
+            self.threadName = "MainThread"
+            self.exc_info = None
+            self.exc_text = exc_text
+            self.stack_info = None
+            for key, value in (extra or {}).items():
+                if type(key) is str and key.isidentifier() and not key.startswith("_") \
+                        and key not in vars(self):
+                    setattr(self, key, value)
+            self.message = self.getMessage()
+
+        def getMessage(self):
+            try:
+                return str(self.msg) % self.args if self.args else str(self.msg)
+            except (TypeError, ValueError, KeyError) as exc:
+                return "%s (logging could not format its arguments %r: %s)" % (
+                    self.msg, self.args, exc)
+
 
     class Formatter:
         """%- or {-style formats of a record's values; datefmt is a
@@ -272,7 +282,7 @@ def _make_logging():
         default_time_format = "%Y-%m-%d %H:%M:%S"
 
         def __init__(self, fmt=None, datefmt=None, style="%", validate=True, **kwargs):
-            _check_style(fmt, style)
+            fmt, style = _checked_format(fmt, style)
             self.fmt = fmt if fmt is not None else ("%(message)s" if style == "%" else "{message}")
             self.datefmt = datefmt
             self.style = style
@@ -287,11 +297,10 @@ def _make_logging():
             values = dict(vars(record))
             values["message"] = record.getMessage()
             values["asctime"] = self.formatTime(record, self.datefmt)
-            fmt = self.fmt
-            if type(fmt) is not str:
-                raise TypeError("a logging format must be a string")
-            _check_style(fmt, self.style)
-            if self.style == "%":
+            fmt, style = _checked_format(self.fmt, self.style)
+            if fmt is None:
+                fmt = "%(message)s" if style == "%" else "{message}"
+            if style == "%":
                 return fmt % values
             return fmt.format(**values)
 

@@ -1598,7 +1598,11 @@ class IsAllowedTests(unittest.TestCase):
 
             def h(x: "int"):
                 return 2
-            f.register(h)                        # a plain name is evaluated
+            with self.assertRaises(NameError):
+                f.register(h)                    # in another module's names: no
+            code = {"__name__": "__sandbox__"}
+            exec('def h(x: "int"):\n    return 2\n', code)
+            f.register(code["h"])                # in the code's own: a plain name is
             self.assertEqual(f(3), 2)
             with self.assertRaises(TypeError):
                 enum.Enum("E", ["A"], module="sb_guard")

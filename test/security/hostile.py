@@ -1144,6 +1144,162 @@ PAYLOADS = [
             f = ticker.StrMethodFormatter("{x.%sinit%s.%sglobals%s}" % ((u,) * 4))
             return f(warnings.catch_warnings())[:100]
         """, off={OK}),
+    # a fourth review (2026-12-03): the object of a failed lookup, kept by
+    # Python as AttributeError.obj, was the real module behind a proxy
+    Payload("attributeerror-obj-real-module", """
+        import pandas as pd
+        def main():
+            try:
+                pd.no_such_name
+            except AttributeError as e:
+                real = e.obj
+            return repr(real.io.formats.style_render.jinja2)
+        """, on={GUARD, EXCEPTION}, off={OK}),
+    Payload("attributeerror-obj-inside-library", """
+        import numpy as np
+        def main():
+            try:
+                np.add.reduce(np.arange(3), dtype="no-such-dtype")
+            except Exception as e:
+                pass
+            try:
+                getattr(np, "no_such_name")
+            except AttributeError as e:
+                found = repr(e.obj)
+            if "module" not in found:
+                raise RuntimeError("no object of the failed lookup: " + found)
+            return found
+        """, on={GUARD, EXCEPTION}, off={OK}),
+    # pandas' name dispatch reads what _LibraryOnly gives pandas' frames
+    Payload("groupby-apply-styler-env", """
+        import pandas as pd
+        def main():
+            styler = pd.DataFrame({"a": [1]}).style
+            apply = type(pd.DataFrame({"a": [1]}).groupby("a")).apply
+            return repr(apply(styler, "env"))
+        """, off={OK}),
+    # an int subclass as level= counted one way for the check, another for pandas
+    Payload("pandas-eval-level-int-subclass", """
+        import pandas as pd
+        def main():
+            class Level(int):
+                def __add__(self, other):
+                    calls.append(1)
+                    if len(calls) == 4:
+                        return int(self) + other + 1
+                    return Level(int(self) + other)
+            calls = []
+            return repr(pd.eval("builtins", level=Level(0), engine="python"))
+        """, off={OK, EXCEPTION}),
+    # markupsafe's Markup.format runs a string.Formatter over the string
+    Payload("markup-format-fields", """
+        import pandas as pd
+        import logging
+        def main():
+            got = []
+            def keep(x):
+                got.append(x)
+                return "x"
+            pd.DataFrame({"a": ["t"]}).style.format(keep, escape="html").to_html()
+            fmt = type(got[0])("{0." + "_" * 2 + "globals" + "_" * 2 + "[sys]}")
+            return str(fmt.format(logging.getLogger))
+        """, off={OK}),
+    # checks that read an attribute twice: the code's object answers twice
+    Payload("logging-formatter-style-twice", """
+        import io
+        import logging
+        def main():
+            class Style:
+                n = 0
+                def __eq__(self, other):
+                    Style.n += 1
+                    return Style.n % 3 == 1
+            out = io.StringIO()
+            handler = logging.StreamHandler(out)
+            fmt = logging.Formatter("{message}")
+            fmt.fmt = "{f." + "_" * 2 + "globals" + "_" * 2 + "[sys]}"
+            fmt.style = Style()
+            handler.setFormatter(fmt)
+            log = logging.getLogger("x")
+            log.addHandler(handler)
+            log.warning("hi", extra={"f": logging.getLogger})
+            text = out.getvalue()
+            if "module" not in text:
+                raise RuntimeError("the format was not walked: " + text)
+            return text
+        """, on={GUARD, EXCEPTION}, off={OK, EXCEPTION}),
+    Payload("strmethodformatter-fmt-twice", """
+        import logging
+        from matplotlib.ticker import StrMethodFormatter
+        def main():
+            class Flip(StrMethodFormatter):
+                def __init__(self):
+                    self.reads = 0
+                def get_fmt(self):
+                    self.reads += 1
+                    if self.reads % 2:
+                        return "{x}"
+                    return "{x." + "_" * 2 + "globals" + "_" * 2 + "[sys]}"
+                fmt = property(get_fmt)
+            text = Flip()(logging.getLogger)
+            if "module" not in text:
+                raise RuntimeError("the format was not walked: " + text)
+            return text
+        """, on={GUARD, EXCEPTION}, off={OK, EXCEPTION}),
+    # a fifth review (2026-12-03), the standard library: a ForwardRef with
+    # module= and a function's __wrapped__ had typing evaluate in another
+    # module's globals (the real operator.attrgetter, then any attribute)
+    Payload("typing-forwardref-module", """
+        import typing, functools
+        def main():
+            FR = type(typing.get_args(typing.List["x"])[0])
+            ref = FR("attrgetter", module="operator")
+            def f(a: ref):
+                pass
+            d = functools.singledispatch(lambda a: a)
+            d.register(f)
+            return repr([k for k in d.registry.keys() if k is not object][0])
+        """, off={OK}),
+    Payload("typing-wrapped-globals", """
+        import functools, typing
+        def main():
+            ann = "operator" + "." + "attrgetter"
+            def f(a: ann):
+                pass
+            f = functools.wraps(typing.get_args, assigned=())(f)
+            d = functools.singledispatch(lambda a: a)
+            d.register(f)
+            return repr([k for k in d.registry.keys() if k is not object][0])
+        """, off={OK, EXCEPTION}),
+    # a dataclass field's name is pasted into the text dataclasses exec()s
+    Payload("dataclass-field-name-code", """
+        import dataclasses
+        def main():
+            @dataclasses.dataclass
+            class A:
+                x: int = dataclasses.field(default=0, init=False, repr=False, compare=False)
+            dataclasses.fields(A)[0].name = ("x=0,**k):\\n"
+                " return lambda self, *a, **kw: self.__dict__.update(b=__builtins__)\\n"
+                "def q(y")
+            B = dataclasses.make_dataclass("B", [], bases=(A,))
+            return repr(B().b["eval"])
+        """, off={OK}),
+    # SimpleNamespace(**{"__array_interface__": ...}): an array over any address
+    Payload("simplenamespace-array-interface", """
+        import time
+        import numpy as np
+        def main():
+            NS = type(time.get_clock_info("time"))
+            secret = b"immutable bytes!"
+            iface = {"data": (id(secret) + 32, False), "shape": (16,), "typestr": "|u1",
+                     "version": 3}
+            return bytes(np.asarray(NS(**{"__array_interface__": iface}))).decode()
+        """, off={OK, CRASH}),
+    Payload("kwargs-dunder-keyword", """
+        import functools
+        def main():
+            return repr(functools.partial(dict, **{"__array_interface__": {}})())
+        """, off={OK}),
     # a function of the code's own: its annotation resolves in the call's
     # builtins, where type is the guard's function, no class
     Payload("singledispatch-function-computed-type", """
