@@ -237,8 +237,25 @@ def main():
 $$);
 SELECT pg_temp.rule($$
 def main(x):
-    setattr(x, "a", 1)
+    setattr(x, "__class__", 1)
 $$);
+-- setattr and delattr have the rules of obj.name = value and del obj.name:
+-- a constant name before the code runs, a computed one as it is set
+SELECT sandbox_execute($$
+class Row:
+    pass
+def main(fields, bad):
+    r = Row()
+    for k, v in fields.items():
+        setattr(r, k, v)
+    delattr(r, "b")
+    out = [r.a, hasattr(r, "b")]
+    try:
+        setattr(r, bad, 1)
+    except AttributeError as e:
+        out.append(str(e))
+    return out
+$$, '{"fields": {"a": 1, "b": 2}, "bad": "__class__"}');
 -- getattr with a constant name is checked before the code runs; a computed
 -- one as it is looked up (below, and security.sql); the dunders that give a
 -- str may be read, and hasattr() answers for any name

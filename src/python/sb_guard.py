@@ -795,6 +795,25 @@ def sb_getattr(*args, **kwargs):
     return getattr(args[0], name, *args[2:])
 
 
+def sb_setattr(obj, name, value, /):
+    """setattr() with the rules of obj.name = value (the name may be
+    computed: it is checked here, as it is set)."""
+    name = _attribute_name(name)
+    problem = attribute_problem(name)
+    if problem is not None:
+        raise AttributeError(problem[1])
+    setattr(obj, name, value)
+
+
+def sb_delattr(obj, name, /):
+    """delattr() with the rules of del obj.name."""
+    name = _attribute_name(name)
+    problem = attribute_problem(name)
+    if problem is not None:
+        raise AttributeError(problem[1])
+    delattr(obj, name)
+
+
 def sb_hasattr(obj, name, /):
     """hasattr(): any name, since only True or False comes back
     (hasattr(x, "__len__") is a common test of a protocol)."""
@@ -868,6 +887,8 @@ def _base_builtins():
     table["open"] = sb_open
     table["getattr"] = sb_getattr
     table["hasattr"] = sb_hasattr
+    table["setattr"] = sb_setattr
+    table["delattr"] = sb_delattr
     table["type"] = sb_type
     table[FORMAT_GUARD_NAME] = guard_format_method
     table[OWN_GUARD_NAME] = guard_own_object
@@ -1096,6 +1117,9 @@ def harden_libraries():
     _harden_dataclasses()
     import types
     refuse(types.SimpleNamespace, "it sets any attributes it is given")
+    import dataclasses
+    refuse(dataclasses.Field, "its class attributes are how dataclasses reads a field's "
+                              "name; use dataclasses.field() and dataclasses.fields()")
     import typing
     refuse(typing.ForwardRef, "it evaluates strings as code")
     import operator

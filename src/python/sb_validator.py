@@ -53,15 +53,11 @@ FORBIDDEN_NAMES = {
     "vars": _NAMESPACES,
     "exit": "it ends the interpreter; return from the function instead",
     "quit": "it ends the interpreter; return from the function instead",
-    "setattr": "it sets attributes by computed name; assign to obj.name "
-               "instead",
-    "delattr": "it deletes attributes by computed name; use del obj.name "
-               "instead",
 }
 
 # Callables that look attributes up by a string: the string must be a
 # constant so that the attribute rules can be applied to it.
-_GETATTR_NAMES = frozenset({"getattr", "hasattr"})
+_GETATTR_NAMES = frozenset({"getattr", "hasattr", "setattr", "delattr"})
 _GETTER_FACTORIES = frozenset({"attrgetter", "methodcaller"})
 
 # pandas writers: without a path they return the text, with an io.StringIO
@@ -526,6 +522,10 @@ class _Validator:
         if name == "getattr" and len(args) >= 2 and \
                 isinstance(args[1], ast.Constant) and isinstance(args[1].value, str) and \
                 unicodedata.normalize("NFKC", args[1].value) not in sb_guard.READABLE_DUNDERS:
+            self._check_attribute_string(args[1], args[1].value)
+        elif name in ("setattr", "delattr") and len(args) >= 2 and \
+                isinstance(args[1], ast.Constant) and isinstance(args[1].value, str):
+            # as obj.name = value is checked: no dunder is written
             self._check_attribute_string(args[1], args[1].value)
 
     def _check_getter_factory(self, node, name):

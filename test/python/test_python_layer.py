@@ -443,9 +443,16 @@ class ForbiddenNameTests(ValidatorTestCase):
             'name "globals" is not allowed: it exposes namespaces'))
 
     def test_setattr(self):
-        self.assertFindings("def f(o):\n    setattr(o, 'x', 1)\n", finding(
-            2, 5, "forbidden-name", 'name "setattr" is not allowed: it sets '
-            'attributes by computed name; assign to obj.name instead'))
+        # the rules of obj.name = value: a constant name now, a computed one
+        # as it is set (sb_guard.sb_setattr)
+        self.assertFindings("def f(o):\n    setattr(o, 'x', 1)\n")
+        self.assertFindings("def f(o, n):\n    setattr(o, n, 1)\n    delattr(o, n)\n")
+        self.assertFindings("def f(o):\n    setattr(o, '__class__', 1)\n", finding(
+            2, 16, "dunder", 'name "__class__" is not allowed: names that begin '
+            'with "__" are reserved'))
+        self.assertFindings("def f(o):\n    s = setattr\n", finding(
+            2, 9, "forbidden-name", '"setattr" may only be called directly, as in '
+            'setattr(obj, "name")'))
 
     def test_getattr_computed(self):
         # checked as it is looked up (sb_guard.sb_getattr; GuardTests)
@@ -1403,7 +1410,7 @@ class GuardTests(unittest.TestCase):
     def test_missing_builtins(self):
         for name in ("eval", "exec", "compile", "globals", "locals",
                      "vars", "input", "breakpoint", "help", "exit", "quit",
-                     "setattr", "delattr", "__loader__", "__spec__"):
+                     "__loader__", "__spec__"):
             with self.subTest(name):
                 self.assertRaisesExactly(
                     NameError, "name '%s' is not defined" % name, name + "\n")

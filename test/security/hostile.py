@@ -1300,6 +1300,30 @@ PAYLOADS = [
         def main():
             return repr(functools.partial(dict, **{"__array_interface__": {}})())
         """, off={OK}),
+    # the Field class's own attribute replaced: dataclasses reads a field's
+    # name through it
+    Payload("dataclass-field-class-property", """
+        import dataclasses
+        def main():
+            @dataclasses.dataclass
+            class A:
+                x: int = 0
+            F = type(dataclasses.fields(A)[0])
+            F.name = property(lambda f: "x=0,**k):\\n return 1\\ndef q(y")
+            B = dataclasses.make_dataclass("B", [], bases=(A,))
+            return repr(B)
+        """, off={OK, EXCEPTION}),
+    # setattr() checks a computed name as obj.name = value is checked
+    Payload("setattr-computed-dunder", """
+        import numpy as np
+        class C:
+            pass
+        def main():
+            b = b"secret-bytes-here"
+            setattr(C, "_" * 2 + "array_interface" + "_" * 2, property(lambda self: {
+                "data": (id(b), False), "shape": (48,), "typestr": "|u1", "version": 3}))
+            return bytes(np.asarray(C()))
+        """, off={OK, CRASH}),
     # a function of the code's own: its annotation resolves in the call's
     # builtins, where type is the guard's function, no class
     Payload("singledispatch-function-computed-type", """
