@@ -567,6 +567,38 @@ def main():
             Dotted("$y.real").safe_substitute(y=1)]
 $$);
 
+-- numpy's array classes as the code gets them: isinstance and type() as
+-- usual; over a buffer, no strides= and no Python objects (numpy's own
+-- checks of those can be passed); obj.data = value on the code's objects
+SELECT sandbox_execute($$
+import numpy as np
+class Holder:
+    def __init__(self, data):
+        self.data = data
+def main():
+    a = np.arange(6)
+    b = np.ndarray((2,), dtype="<u2", buffer=b"\x01\x00\x02\x00")
+    r = np.recarray((1,), dtype=[("x", "<i4")], buf=bytearray(4))
+    return [isinstance(a, np.ndarray), type(a) is np.ndarray, issubclass(type(r), np.ndarray),
+            b.tolist(), int(r.x[0]), Holder([1, 2]).data, np.ndarray((2, 3)).shape]
+$$);
+SELECT sandbox_execute($$
+import numpy as np
+def main():
+    return np.ndarray((2,), dtype="u1", buffer=bytes(8), strides=(4,)).tolist()
+$$);
+SELECT sandbox_execute($$
+import numpy as np
+def main():
+    a = np.zeros(3)
+    a.strides = (8,)
+$$);
+SELECT sandbox_execute($$
+import pandas as pd
+def main():
+    return pd.core.frame.DataFrame
+$$);
+
 --
 -- privileges: EXECUTE is revoked from PUBLIC; VOLATILE, PARALLEL UNSAFE,
 -- with a comment

@@ -54,9 +54,11 @@ DENIED_SUBMODULES = frozenset({
     "pandas.io.sql",
     "pandas.io.pytables",
     "pandas.io.excel",
-    # pandas expressions' machinery (Scope walks frames): pd.eval and
-    # DataFrame.query/eval are the way in
-    "pandas.core.computation",
+    # pandas' internals: helpers that trust their arguments (BlockManager.
+    # apply calls any method by name, the interchange protocol reads any
+    # address, pin_allowlisted_properties sets any attribute).  The public
+    # API is pandas' own namespace, pandas.api and the objects it returns
+    "pandas.core",
     "pandas.io.common",
     "pandas.testing",
     "pandas.conftest",
@@ -314,6 +316,30 @@ class _KwargsGuard(ast.NodeTransformer):
         return node
 
 
+class _SetDataGuard(ast.NodeTransformer):
+    """"obj.data = value" is compiled as __sb_set_data__(obj, value) (the
+    validator allows no other way to set an attribute named data)."""
+
+    def _replace(self, node, target, value):
+        call = ast.Call(func=ast.Name(id=SET_DATA_GUARD_NAME, ctx=ast.Load()),
+                        args=[target.value, value], keywords=[])
+        return ast.copy_location(ast.Expr(value=ast.copy_location(call, node)), node)
+
+    def visit_Assign(self, node):
+        self.generic_visit(node)
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute) and \
+                node.targets[0].attr == "data":
+            return self._replace(node, node.targets[0], node.value)
+        return node
+
+    def visit_AnnAssign(self, node):
+        self.generic_visit(node)
+        if isinstance(node.target, ast.Attribute) and node.target.attr == "data" and \
+                node.value is not None:
+            return self._replace(node, node.target, node.value)
+        return node
+
+
 class _ExceptGuard(ast.NodeTransformer):
     """"except E as e:" begins with __sb_caught__(e)."""
 
@@ -455,6 +481,7 @@ def compile_user_code(source, filename, function=None):
     tree = _FormatGuard().visit(tree)
     tree = _ExceptGuard().visit(tree)
     tree = _KwargsGuard().visit(tree)
+    tree = _SetDataGuard().visit(tree)
     return compile(ast.fix_missing_locations(tree), filename, "exec", dont_inherit=True)
 
 
@@ -481,10 +508,17 @@ def is_allowed(fullname, allowed):
     return found
 
 
+def _internals_hint(name):
+    if isinstance(name, str) and (name == "pandas.core" or name.startswith("pandas.core.")):
+        return ("; pandas' internals are not handed out: use its own names (pd.DataFrame, "
+                "pd.Series, pd.merge) and pandas.api.types")
+    return ""
+
+
 def _import_message(name, allowed):
     listed = ", ".join(sorted(allowed)) if allowed else "(none)"
-    return 'import of module "%s" is not allowed; allowed modules: %s' % (
-        name, listed)
+    return 'import of module "%s" is not allowed%s; allowed modules: %s' % (
+        name, _internals_hint(name), listed)
 
 
 class SbModule:
@@ -576,7 +610,7 @@ def _proxy(module, allowed, cache, via=None):
         if via is None:
             raise ImportError(_import_message(name, allowed))
         raise AttributeError('access to module "%s" through "%s" is not '
-                             'allowed' % (name, via))
+                             'allowed%s' % (name, via, _internals_hint(name)))
     # Modules stay alive in sys.modules, so their id() is stable.
     proxy = cache.get(id(module))
     if proxy is None:
@@ -795,13 +829,39 @@ def sb_getattr(*args, **kwargs):
     return getattr(args[0], name, *args[2:])
 
 
+# attributes the code may not set on any object: numpy's check of an
+# array's new strides overflows (any address)
+NO_SET_ATTRIBUTES = {
+    "strides": "numpy's check of an array's strides overflows; make the array you "
+               "need with reshape, transpose or np.lib.stride_tricks.sliding_window_view",
+}
+# the builtin "obj.data = value" is compiled to (compile_user_code)
+SET_DATA_GUARD_NAME = "__sb_set_data__"
+_NDARRAY = [None]       # numpy.ndarray, once harden_numpy ran
+
+
+def guard_set_data(obj, value):
+    """obj.data = value: not on a numpy array (its bytes would be read as
+    whatever its dtype says: objects are pointers)."""
+    if _NDARRAY[0] is not None and isinstance(obj, _NDARRAY[0]):
+        raise AttributeError('setting the "data" of a numpy array is not allowed in the '
+                             'sandbox; make a new array, as np.frombuffer(value, dtype)')
+    setattr(obj, "data", value)
+
+
 def sb_setattr(obj, name, value, /):
     """setattr() with the rules of obj.name = value (the name may be
     computed: it is checked here, as it is set)."""
     name = _attribute_name(name)
     problem = attribute_problem(name)
+    if problem is None and name in NO_SET_ATTRIBUTES:
+        problem = (None, 'setting attribute "%s" is not allowed: %s'
+                   % (name, NO_SET_ATTRIBUTES[name]))
     if problem is not None:
         raise AttributeError(problem[1])
+    if name == "data":
+        guard_set_data(obj, value)
+        return
     setattr(obj, name, value)
 
 
@@ -840,6 +900,9 @@ def sb_type(*args, **kwargs):
         # either builds a class with any special methods
         raise TypeError("type() of a class is not allowed in the sandbox: it is a metaclass, "
                         "which builds classes; compare classes with is or issubclass()")
+    substitute = _TYPE_SUBSTITUTES.get(id(found))
+    if substitute is not None:
+        return substitute
     if id(found) in _SUBSTITUTES:
         # operator.attrgetter's class: the module hands out a checked copy
         raise TypeError('type() of a "%s" is not allowed in the sandbox: its module hands '
@@ -894,6 +957,7 @@ def _base_builtins():
     table[OWN_GUARD_NAME] = guard_own_object
     table[EXCEPT_GUARD_NAME] = guard_caught
     table[KWARGS_GUARD_NAME] = guard_kwargs
+    table[SET_DATA_GUARD_NAME] = guard_set_data
     return table
 
 
@@ -1419,6 +1483,7 @@ def harden_pandas():
     _guard_pandas_io()
     _guard_pandas_names()
     _guard_styler_templates()
+    _guard_styler_format_sites()
 
 
 def _code_frame(frame):
@@ -1494,6 +1559,44 @@ class _LibraryOnly:
         obj.__dict__[self.name] = value
 
 
+def _guard_styler_format_sites():
+    """Where pandas formats a string the code gave: a formatter string
+    (_maybe_wrap_formatter, however Styler.format was reached, unbound on
+    StylerRenderer too) and relabel_index's labels."""
+    try:
+        from pandas.io.formats import style_render
+    except ImportError:  # no jinja2
+        return
+    wrap = style_render._maybe_wrap_formatter
+
+    def _maybe_wrap_formatter(formatter=None, *args, **kwargs):
+        if _PANDAS_GUARD["on"] and isinstance(formatter, str):
+            problem = format_string_problem(str.__str__(formatter))
+            if problem is not None:
+                raise AttributeError(problem + " (in a Styler format)")
+            formatter = str.__str__(formatter)
+        return wrap(formatter, *args, **kwargs)
+    _maybe_wrap_formatter.__qualname__ = wrap.__qualname__
+    style_render._maybe_wrap_formatter = _maybe_wrap_formatter
+    cls = style_render.StylerRenderer
+    if "relabel_index" in cls.__dict__:
+        relabel = cls.__dict__["relabel_index"]
+
+        def relabel_index(self, labels, *args, **kwargs):
+            if _PANDAS_GUARD["on"]:
+                labels = list(labels)
+                for i, label in enumerate(labels):
+                    if isinstance(label, str):
+                        problem = format_string_problem(str.__str__(label))
+                        if problem is not None:
+                            raise AttributeError(problem + " (in Styler.relabel_index)")
+                        labels[i] = str.__str__(label)
+            return relabel(self, labels, *args, **kwargs)
+        relabel_index.__qualname__ = relabel.__qualname__
+        relabel_index.__doc__ = relabel.__doc__
+        cls.relabel_index = relabel_index
+
+
 def _guard_styler_templates():
     try:
         from pandas.io.formats.style_render import StylerRenderer
@@ -1510,14 +1613,89 @@ def _guard_styler_templates():
                 _LIBRARY_ONLY[name] = reason
 
 
+# id(a library's class) -> what type() of its instances gives the code: a
+# checked class that is the same for isinstance and issubclass
+_TYPE_SUBSTITUTES = {}
+
+
+def _checked_array_class(real, params):
+    """numpy's ndarray (recarray, chararray) as the code gets it: isinstance
+    and issubclass answer for the real class, and making one over a buffer
+    refuses strides= (numpy's check of them overflows: an array over any
+    address) and Python objects in the dtype (the bytes would be pointers)."""
+    import numpy as np
+    buffer_name = "buf" if "buf" in params else "buffer"
+
+    class CheckedArrayType(type(real)):
+        def __instancecheck__(cls, obj):
+            return isinstance(obj, real)
+
+        def __subclasscheck__(cls, sub):
+            return issubclass(sub, real)
+
+    def __new__(cls, *args, **kwargs):
+        if _IN_CALL["on"]:
+            given = dict(zip(params, args))
+            given.update(kwargs)
+            if given.get(buffer_name) is not None:
+                if given.get("strides") is not None:
+                    raise ValueError("strides= with a buffer is not allowed in the sandbox: "
+                                     "numpy's check of them overflows; reshape or transpose "
+                                     "the array instead")
+                dtype = given.get("dtype")
+                if real.__name__ == "recarray" and dtype is None:
+                    raise ValueError("a recarray over a buffer needs dtype= in the sandbox "
+                                     "(not formats=): it is not allowed to hold objects")
+                if real.__name__ != "chararray" and \
+                        np.dtype(float if dtype is None else dtype).hasobject:
+                    raise ValueError("an array of Python objects over a buffer is not "
+                                     "allowed in the sandbox: its bytes would be pointers")
+        if cls is checked:
+            return real(*args, **kwargs)
+        return real.__new__(cls, *args, **kwargs)
+
+    checked = CheckedArrayType(real.__name__, (real,), {
+        "__new__": __new__, "__module__": real.__module__,
+        "__qualname__": real.__qualname__, "__doc__": real.__doc__})
+    return checked
+
+
 def harden_numpy():
     """numpy's entry points that reach memory by address or unpickle:
     as_strided and DummyArray (an __array_interface__ of any address, with
     id() an address: read and write anywhere), and read_array's
     allow_pickle (NpzFile(io.BytesIO(...), allow_pickle=True) ran a pickle,
     and so any builtin)."""
+    import numpy as np
     from numpy.lib import format as npformat
     from numpy.lib import stride_tricks
+    _NDARRAY[0] = np.ndarray
+    for real, params in (
+            (np.ndarray, ("shape", "dtype", "buffer", "offset", "strides", "order")),
+            (np.recarray, ("shape", "dtype", "buf", "offset", "strides", "formats", "names",
+                           "titles", "byteorder", "aligned", "order")),
+            (np.chararray, ("shape", "itemsize", "unicode", "buffer", "offset", "strides",
+                            "order"))):
+        checked = _checked_array_class(real, params)
+        _SUBSTITUTES[id(real)] = checked
+        _TYPE_SUBSTITUTES[id(real)] = checked
+    records = np.core.records
+    fromstring = records.fromstring
+
+    def checked_fromstring(datastring, dtype=None, *args, **kwargs):
+        if _IN_CALL["on"] and (dtype is None or np.dtype(dtype).hasobject):
+            raise TypeError("np.rec.fromstring without a dtype, or with Python objects in "
+                            "it, is not allowed in the sandbox: bytes would be read as "
+                            "object pointers")
+        return fromstring(datastring, dtype, *args, **kwargs)
+    checked_fromstring.__name__ = fromstring.__name__
+    checked_fromstring.__doc__ = fromstring.__doc__
+    records.fromstring = checked_fromstring      # np.rec.array calls it too
+    for name in ("lookfor", "source", "info", "byte_bounds", "deprecate",
+                 "deprecate_with_doc", "safe_eval"):
+        obj = getattr(np, name, None)
+        if obj is not None:
+            refuse(obj, "it imports modules or reads memory addresses and source files")
     refuse(stride_tricks.as_strided,
            "it reads and writes memory at any offset; use "
            "numpy.lib.stride_tricks.sliding_window_view")
@@ -1552,9 +1730,36 @@ def _guard_pandas_names():
             if name in cls.__dict__:
                 _check_string_name(cls, name, first_argument=True)
     # GroupBy.apply("name") is getattr(self, name)(...), and called unbound
-    # on any object (GroupBy.apply(f, "__globals__")) a getattr of anything
+    # on any object (GroupBy.apply(f, "__globals__")) a getattr of anything;
+    # SeriesGroupBy.filter("name", dropna, *args) the same for each group
     from pandas.core.groupby.groupby import GroupBy
     _check_string_name(GroupBy, "apply", first_argument=True)
+    _check_string_name(generic.SeriesGroupBy, "filter", first_argument=True)
+    pct_change = GroupBy.pct_change
+
+    def checked_pct_change(self, periods=1, fill_method="ffill", *args, **kwargs):
+        if _IN_CALL["on"]:
+            _name_problem(fill_method, "pct_change")
+        return pct_change(self, periods, fill_method, *args, **kwargs)
+    checked_pct_change.__name__ = pct_change.__name__
+    checked_pct_change.__qualname__ = pct_change.__qualname__
+    checked_pct_change.__doc__ = pct_change.__doc__
+    GroupBy.pct_change = checked_pct_change
+    # a library asking a Series or DataFrame for a special name
+    # (__array_interface__, __dataframe__) got a column or an index label
+    # the code chose
+    from pandas.core.generic import NDFrame
+    ndframe_getattr = NDFrame.__getattr__
+
+    def __getattr__(self, name):
+        if _IN_CALL["on"] and type(name) is str and name.startswith("__"):
+            return object.__getattribute__(self, name)
+        return ndframe_getattr(self, name)
+    __getattr__.__qualname__ = ndframe_getattr.__qualname__
+    NDFrame.__getattr__ = __getattr__
+    import pandas.api.interchange as interchange
+    refuse(interchange.from_dataframe,
+           "it reads the memory at the addresses an object of the interchange protocol gives")
     # getattr(ufunc, method) with the method name an argument
     import pandas.core.arraylike as arraylike
     for name in ("array_ufunc", "dispatch_ufunc_with_out", "default_array_ufunc",

@@ -55,6 +55,15 @@ FORBIDDEN_NAMES = {
     "quit": "it ends the interpreter; return from the function instead",
 }
 
+def _simple_assignment(node, parent):
+    """Is node the one target of "target = value" (or "target: T = value")?"""
+    if isinstance(parent, ast.Assign):
+        return len(parent.targets) == 1 and parent.targets[0] is node
+    if isinstance(parent, ast.AnnAssign):
+        return parent.target is node and parent.value is not None
+    return False
+
+
 # Callables that look attributes up by a string: the string must be a
 # constant so that the attribute rules can be applied to it.
 _GETATTR_NAMES = frozenset({"getattr", "hasattr", "setattr", "delattr"})
@@ -475,6 +484,15 @@ class _Validator:
                 self._report(node, "forbidden-name", '"%s" may only be '
                              'called directly, with a constant attribute '
                              'name' % name, position)
+            return
+        if not reading and name in sb_guard.NO_SET_ATTRIBUTES:
+            self._report(node, "forbidden-attribute", 'setting attribute "%s" is not '
+                         'allowed: %s' % (name, sb_guard.NO_SET_ATTRIBUTES[name]), position)
+            return
+        if not reading and name == "data" and not _simple_assignment(node, parent):
+            # obj.data = value alone is compiled checked (sb_guard._SetDataGuard)
+            self._report(node, "forbidden-attribute", 'set attribute "data" in an '
+                         'assignment of its own, as obj.data = value', position)
             return
         if name in sb_guard.FORMAT_METHODS:
             self._check_format(node, position)

@@ -1324,6 +1324,124 @@ PAYLOADS = [
                 "data": (id(b), False), "shape": (48,), "typestr": "|u1", "version": 3}))
             return bytes(np.asarray(C()))
         """, off={OK, CRASH}),
+    # a sixth review (2026-12-03), numpy: its check of strides over a
+    # buffer overflows (stride*(dim-1) summed in 64 bits): an element at
+    # any address; and an object dtype over a buffer reads bytes as pointers
+    Payload("numpy-ndarray-strides-overflow", """
+        import numpy as np
+        def main():
+            secret = b"secret-bytes-here"
+            anchor = bytes(64)
+            d = id(secret) + 32 - (id(anchor) + 32)
+            T = 2 ** 63
+            st = (d, T - 1, T + 1 - d) if d >= 2 else (d, -T, -T - d)
+            a = np.ndarray((2, 2, 2), dtype="u1", buffer=anchor, strides=st)
+            return int(a[1, 0, 0])
+        """, off={OK, CRASH}),
+    Payload("numpy-type-of-array-strides", """
+        import numpy as np
+        def main():
+            A = type(np.zeros(1))
+            return repr(A((2,), dtype="u1", buffer=bytes(8), strides=(2 ** 62,)))
+        """, off={OK, CRASH, EXCEPTION}),
+    Payload("numpy-strides-setter", """
+        import numpy as np
+        def main():
+            a = np.zeros((2, 2, 2), dtype="u1")
+            a.strides = (2 ** 40, 2 ** 63 - 1, 1)
+            return int(a[1, 0, 0])
+        """, off={OK, CRASH, EXCEPTION}),
+    Payload("numpy-strides-setattr", """
+        import numpy as np
+        def main():
+            a = np.zeros((2, 2, 2), dtype="u1")
+            setattr(a, "stri" + "des", (2 ** 40, 2 ** 63 - 1, 1))
+            return int(a[1, 0, 0])
+        """, off={OK, CRASH, EXCEPTION}),
+    Payload("numpy-object-array-over-buffer", """
+        import numpy as np, struct
+        def main():
+            x = "an object"
+            a = np.ndarray((1,), dtype=object, buffer=bytearray(struct.pack("<Q", id(x))))
+            return repr(a[0])
+        """, off={OK, CRASH}),
+    Payload("numpy-rec-fromstring-object", """
+        import numpy as np, struct
+        def main():
+            x = "an object"
+            r = np.rec.fromstring(struct.pack("<Q", id(x)), dtype=[("a", "O")])
+            return repr(r[0].a)
+        """, off={OK, CRASH, EXCEPTION}),
+    Payload("numpy-data-assign-object-array", """
+        import numpy as np, struct
+        def main():
+            x = "an object"
+            a = np.empty(1, dtype=object)
+            a.data = bytearray(struct.pack("<Q", id(x)))
+            return repr(a[0])
+        """, off={OK, CRASH, EXCEPTION}),
+    Payload("numpy-lookfor-imports", """
+        import numpy as np
+        def main():
+            np.lookfor("x", module="sb_guard", import_modules=True)
+            return 1
+        """, off={OK, EXCEPTION}),
+    # pandas internals that call any method by name (BlockManager.apply),
+    # read any address (the interchange protocol), set any attribute
+    Payload("pandas-core-blockmanager-apply", """
+        import pandas as pd
+        def main():
+            BM = pd.core.internals.BlockManager
+            return repr(BM)
+        """, off={OK}),
+    Payload("seriesgroupby-filter-string-setattr", """
+        import numpy as np
+        import pandas as pd
+        def main():
+            u = "_" * 2
+            class Target:
+                pass
+            target = Target()
+            class Groups:
+                def __iter__(self):
+                    return iter([("k", target)])
+            secret = b"sandbox secret bytes"
+            iface = {"shape": (20,), "typestr": "|u1", "data": (id(secret) + 32, False),
+                     "version": 3}
+            SGB = type(pd.DataFrame({"a": [1], "x": [2]}).groupby("a")["x"])
+            try:
+                SGB.filter(Groups(), u + "setattr" + u, True, u + "array_interface" + u, iface)
+            except (TypeError, ValueError, KeyError):
+                pass
+            return bytes(np.asarray(target).tolist()).decode("latin-1")
+        """, off={OK, CRASH, EXCEPTION}),
+    Payload("series-label-special-name", """
+        import pandas as pd
+        def main():
+            # a library asking the Series for a special name got the label's value
+            name = "_" * 2 + "dataframe" + "_" * 2
+            s = pd.Series([len, 0], index=[name, "x"])
+            if not hasattr(s, name):
+                raise RuntimeError("the label does not answer for the special name")
+            return "answered"
+        """, on={GUARD, EXCEPTION}, off={OK}),
+    Payload("stylerrenderer-format-unbound", """
+        import pandas as pd
+        def main():
+            u = "_" * 2
+            st = pd.DataFrame({"a": [pd.read_csv]}).style
+            pd.io.formats.style_render.StylerRenderer.format(
+                st, "{0." + u + "globals" + u + "[" + u + "name" + u + "]}")
+            return st.to_html()[-300:]
+        """, off={OK}),
+    Payload("styler-relabel-index-format", """
+        import pandas as pd
+        def main():
+            u = "_" * 2
+            st = pd.DataFrame({"a": [1]}, index=[pd.read_csv]).style
+            st.relabel_index(["{0." + u + "globals" + u + "[" + u + "name" + u + "]}"])
+            return st.to_html()[-300:]
+        """, off={OK}),
     # a function of the code's own: its annotation resolves in the call's
     # builtins, where type is the guard's function, no class
     Payload("singledispatch-function-computed-type", """
