@@ -568,7 +568,7 @@ def main():
 $$);
 
 -- numpy's array classes as the code gets them: isinstance and type() as
--- usual; over a buffer, no strides= and no Python objects (numpy's own
+-- usual; no strides=, and over a buffer no Python objects (numpy's own
 -- checks of those can be passed); obj.data = value on the code's objects
 SELECT sandbox_execute($$
 import numpy as np

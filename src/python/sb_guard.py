@@ -1618,13 +1618,34 @@ def _guard_styler_templates():
 _TYPE_SUBSTITUTES = {}
 
 
-def _checked_array_class(real, params):
-    """numpy's ndarray (recarray, chararray) as the code gets it: isinstance
-    and issubclass answer for the real class, and making one over a buffer
-    refuses strides= (numpy's check of them overflows: an array over any
-    address) and Python objects in the dtype (the bytes would be pointers)."""
+def _array_args_problem(real, params, args, kwargs):
+    """Why numpy may not make this array in a call, or None: no strides=
+    (numpy's check of them sums stride * (dim - 1) in 64 bits and
+    overflows, with a buffer or without: an element at any address), and
+    over a buffer no Python objects in the dtype (its bytes would be read
+    as pointers)."""
     import numpy as np
-    buffer_name = "buf" if "buf" in params else "buffer"
+    given = dict(zip(params, args))
+    given.update(kwargs)
+    if given.get("strides") is not None:
+        return ("strides= is not allowed in the sandbox: numpy's check of them "
+                "overflows; reshape or transpose the array instead")
+    buffer = given.get("buf" if "buf" in params else "buffer")
+    if buffer is not None and real.__name__ != "chararray":
+        dtype = given.get("dtype")
+        if real.__name__ in ("recarray", "MaskedRecords") and dtype is None:
+            return ("a recarray over a buffer needs dtype= in the sandbox (not formats=): "
+                    "it may not hold Python objects")
+        if np.dtype(float if dtype is None else dtype).hasobject:
+            return ("an array of Python objects over a buffer is not allowed in the "
+                    "sandbox: its bytes would be read as pointers")
+    return None
+
+
+def _checked_array_class(real, params):
+    """numpy's ndarray (a C type, whose __new__ cannot be replaced) as the
+    code gets it: isinstance and issubclass answer for the real class, and
+    making one is checked (_array_args_problem)."""
 
     class CheckedArrayType(type(real)):
         def __instancecheck__(cls, obj):
@@ -1635,21 +1656,9 @@ def _checked_array_class(real, params):
 
     def __new__(cls, *args, **kwargs):
         if _IN_CALL["on"]:
-            given = dict(zip(params, args))
-            given.update(kwargs)
-            if given.get(buffer_name) is not None:
-                if given.get("strides") is not None:
-                    raise ValueError("strides= with a buffer is not allowed in the sandbox: "
-                                     "numpy's check of them overflows; reshape or transpose "
-                                     "the array instead")
-                dtype = given.get("dtype")
-                if real.__name__ == "recarray" and dtype is None:
-                    raise ValueError("a recarray over a buffer needs dtype= in the sandbox "
-                                     "(not formats=): it is not allowed to hold objects")
-                if real.__name__ != "chararray" and \
-                        np.dtype(float if dtype is None else dtype).hasobject:
-                    raise ValueError("an array of Python objects over a buffer is not "
-                                     "allowed in the sandbox: its bytes would be pointers")
+            problem = _array_args_problem(real, params, args, kwargs)
+            if problem is not None:
+                raise ValueError(problem)
         if cls is checked:
             return real(*args, **kwargs)
         return real.__new__(cls, *args, **kwargs)
@@ -1657,6 +1666,34 @@ def _checked_array_class(real, params):
     checked = CheckedArrayType(real.__name__, (real,), {
         "__new__": __new__, "__module__": real.__module__,
         "__qualname__": real.__qualname__, "__doc__": real.__doc__})
+    return checked
+
+
+def _check_array_new(cls, params):
+    """A Python subclass of ndarray (recarray, chararray, MaskedRecords):
+    its own __new__, checked in place, however it is reached (np.rec.array
+    and mrecords call recarray's)."""
+    original = cls.__dict__["__new__"]
+    original = original.__func__ if isinstance(original, staticmethod) else original
+
+    def __new__(subtype, *args, **kwargs):
+        if _IN_CALL["on"]:
+            problem = _array_args_problem(cls, params, args, kwargs)
+            if problem is not None:
+                raise ValueError(problem)
+        return original(subtype, *args, **kwargs)
+    __new__.__qualname__ = original.__qualname__
+    __new__.__doc__ = original.__doc__
+    cls.__new__ = staticmethod(__new__)
+
+
+def _checked_origin(get_origin):
+    """typing.get_origin(npt.NDArray) is the real ndarray: the checked one."""
+    def checked(tp):
+        found = get_origin(tp)
+        return _TYPE_SUBSTITUTES.get(id(found), found)
+    checked.__name__ = get_origin.__name__
+    checked.__doc__ = get_origin.__doc__
     return checked
 
 
@@ -1670,15 +1707,20 @@ def harden_numpy():
     from numpy.lib import format as npformat
     from numpy.lib import stride_tricks
     _NDARRAY[0] = np.ndarray
-    for real, params in (
-            (np.ndarray, ("shape", "dtype", "buffer", "offset", "strides", "order")),
+    checked = _checked_array_class(
+        np.ndarray, ("shape", "dtype", "buffer", "offset", "strides", "order"))
+    _SUBSTITUTES[id(np.ndarray)] = checked
+    _TYPE_SUBSTITUTES[id(np.ndarray)] = checked
+    import numpy.ma.mrecords as mrecords
+    for cls, params in (
             (np.recarray, ("shape", "dtype", "buf", "offset", "strides", "formats", "names",
                            "titles", "byteorder", "aligned", "order")),
+            (mrecords.MaskedRecords, ("shape", "dtype", "buf", "offset", "strides")),
             (np.chararray, ("shape", "itemsize", "unicode", "buffer", "offset", "strides",
                             "order"))):
-        checked = _checked_array_class(real, params)
-        _SUBSTITUTES[id(real)] = checked
-        _TYPE_SUBSTITUTES[id(real)] = checked
+        _check_array_new(cls, params)
+    import typing
+    _SUBSTITUTES[id(typing.get_origin)] = _checked_origin(typing.get_origin)
     records = np.core.records
     fromstring = records.fromstring
 

@@ -1344,6 +1344,38 @@ PAYLOADS = [
             A = type(np.zeros(1))
             return repr(A((2,), dtype="u1", buffer=bytes(8), strides=(2 ** 62,)))
         """, off={OK, CRASH, EXCEPTION}),
+    Payload("numpy-ndarray-strides-no-buffer", """
+        import numpy as np
+        def main():
+            T = 2 ** 63
+            a = np.ndarray((2, 2, 2), dtype="u1", strides=(4096, T - 1, T + 1 - 4096))
+            return int(a[1, 0, 0])
+        """, off={OK, CRASH}),
+    Payload("numpy-real-ndarray-through-get-origin", """
+        import typing
+        import numpy.typing as npt
+        def main():
+            A = typing.get_origin(npt.NDArray)
+            T = 2 ** 63
+            a = A((2, 2, 2), dtype="u1", strides=(4096, T - 1, T + 1 - 4096))
+            return int(a[1, 0, 0])
+        """, off={OK, CRASH}),
+    Payload("numpy-rec-array-strides", """
+        import numpy as np
+        def main():
+            T = 2 ** 63
+            r = np.rec.array(None, dtype=[("a", "u1")], shape=(2, 2, 2),
+                             strides=(4096, T - 1, T + 1 - 4096))
+            return int(r[1, 0, 0].a)
+        """, off={OK, CRASH}),
+    Payload("numpy-mrecords-strides", """
+        import numpy.ma.mrecords as mr
+        def main():
+            T = 2 ** 63
+            r = mr.MaskedRecords((2, 2, 2), dtype=[("a", "u1")],
+                                 strides=(4096, T - 1, T + 1 - 4096))
+            return repr(r)
+        """, off={OK, CRASH, EXCEPTION}),
     Payload("numpy-strides-setter", """
         import numpy as np
         def main():
