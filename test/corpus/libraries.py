@@ -52,7 +52,7 @@ PRELOAD = ("scipy.stats, scipy.optimize, scipy.interpolate, scipy.signal, "
 ALLOWED = ("math, statistics, json, datetime, decimal, fractions, re, collections, "
            "itertools, functools, random, string, textwrap, heapq, bisect, calendar, "
            "dataclasses, typing, enum, io, base64, struct, zlib, time, zoneinfo, operator, copy, "
-           "abc, warnings, pprint, unicodedata, hashlib, dateutil.relativedelta, dateutil.parser, "
+           "abc, warnings, pprint, unicodedata, hashlib, uuid, sys, traceback, logging, dateutil.relativedelta, dateutil.parser, "
            "numpy, pandas, matplotlib, scipy, sklearn, "
            "statsmodels")
 LIBRARY_CONF = ("pysandbox.preload_modules = '%s'\npysandbox.allowed_modules = '%s'"

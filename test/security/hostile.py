@@ -1227,7 +1227,7 @@ PAYLOADS = [
             if "module" not in text:
                 raise RuntimeError("the format was not walked: " + text)
             return text
-        """, on={GUARD, EXCEPTION}, off={OK, EXCEPTION}),
+        """, on={GUARD, EXCEPTION, VALIDATOR}, off={OK, EXCEPTION}),
     Payload("strmethodformatter-fmt-twice", """
         import logging
         from matplotlib.ticker import StrMethodFormatter
@@ -1245,7 +1245,7 @@ PAYLOADS = [
             if "module" not in text:
                 raise RuntimeError("the format was not walked: " + text)
             return text
-        """, on={GUARD, EXCEPTION}, off={OK, EXCEPTION}),
+        """, on={GUARD, EXCEPTION, VALIDATOR}, off={OK, EXCEPTION}),
     # a fifth review (2026-12-03), the standard library: a ForwardRef with
     # module= and a function's __wrapped__ had typing evaluate in another
     # module's globals (the real operator.attrgetter, then any attribute)
