@@ -295,12 +295,20 @@ KWARGS_GUARD_NAME = "__sb_kwargs__"
 def guard_kwargs(mapping):
     """f(**mapping): no keyword that begins with "__" (the validator refuses
     f(__x=...) written out): SimpleNamespace(**{"__array_interface__": ...})
-    made an object numpy reads memory through."""
-    for key in mapping.keys():
+    made an object numpy reads memory through.  What is checked is a plain
+    dict made once, which is what the call gets (a dict subclass is
+    unpacked from its contents whatever its keys() says)."""
+    if isinstance(mapping, dict):
+        checked = dict(dict.items(mapping))
+    else:
+        checked = {}
+        for key in mapping.keys():
+            checked[key] = mapping[key]
+    for key in checked:
         if isinstance(key, str) and key.startswith("__"):
             raise TypeError('keyword argument "%s" is not allowed: names that begin with '
                             '"__" are reserved' % (str.__str__(key),))
-    return mapping
+    return checked
 
 
 class _KwargsGuard(ast.NodeTransformer):
@@ -341,7 +349,25 @@ class _SetDataGuard(ast.NodeTransformer):
 
 
 class _ExceptGuard(ast.NodeTransformer):
-    """"except E as e:" begins with __sb_caught__(e)."""
+    """"except E as e:" begins with __sb_caught__(e); a method __exit__(self,
+    t, e, tb) of the code's own (a with block hands it the exception)
+    begins with __sb_caught__(e) and tb = None."""
+
+    def visit_FunctionDef(self, node):
+        self.generic_visit(node)
+        params = node.args.posonlyargs + node.args.args
+        if node.name in ("__exit__", "__aexit__") and len(params) >= 4:
+            exc, tb = params[2].arg, params[3].arg
+            first = node.body[0] if node.body else node
+            guard = ast.Expr(value=ast.Call(
+                func=ast.Name(id=EXCEPT_GUARD_NAME, ctx=ast.Load()),
+                args=[ast.Name(id=exc, ctx=ast.Load())], keywords=[]))
+            clear = ast.Assign(targets=[ast.Name(id=tb, ctx=ast.Store())],
+                               value=ast.Constant(value=None))
+            node.body[0:0] = [ast.copy_location(guard, first), ast.copy_location(clear, first)]
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_ExceptHandler(self, node):
         self.generic_visit(node)
@@ -1663,9 +1689,28 @@ def _checked_array_class(real, params):
             return real(*args, **kwargs)
         return real.__new__(cls, *args, **kwargs)
 
+    class ClassLevelRefused:
+        """np.ndarray.strides / .data read from the class: numpy's own
+        setter, which a class of the code's could bind under another name
+        (s = np.ndarray.strides; arr.s = ...).  Arrays' own attributes are
+        the real class's (arrays are real ndarrays)."""
+
+        def __init__(self, name):
+            self.name = name
+
+        def __get__(self, obj, cls=None):
+            if obj is None and _IN_CALL["on"]:
+                raise AttributeError('ndarray.%s as a class attribute is not allowed in the '
+                                     'sandbox: it sets what numpy does not check' % self.name)
+            return real.__dict__[self.name].__get__(obj, cls)
+
+        def __set__(self, obj, value):
+            raise AttributeError('setting attribute "%s" is not allowed' % self.name)
+
     checked = CheckedArrayType(real.__name__, (real,), {
         "__new__": __new__, "__module__": real.__module__,
-        "__qualname__": real.__qualname__, "__doc__": real.__doc__})
+        "__qualname__": real.__qualname__, "__doc__": real.__doc__,
+        "strides": ClassLevelRefused("strides"), "data": ClassLevelRefused("data")})
     return checked
 
 
@@ -1721,6 +1766,16 @@ def harden_numpy():
         _check_array_new(cls, params)
     import typing
     _SUBSTITUTES[id(typing.get_origin)] = _checked_origin(typing.get_origin)
+    # numpy.typing.NDArray is ndarray[...]: calling the alias calls the real class
+    import numpy.typing as npt
+    _SUBSTITUTES[id(npt.NDArray)] = checked[typing.Any, np.dtype[typing.Any]]
+    # MaskedArray.baseclass is the class of its data: the real ndarray
+    base = np.ma.MaskedArray.__dict__["baseclass"]
+
+    def baseclass(self):
+        found = base.fget(self)
+        return _TYPE_SUBSTITUTES.get(id(found), found)
+    np.ma.MaskedArray.baseclass = property(baseclass, doc=base.__doc__)
     records = np.core.records
     fromstring = records.fromstring
 

@@ -1376,6 +1376,64 @@ PAYLOADS = [
                                  strides=(4096, T - 1, T + 1 - 4096))
             return repr(r)
         """, off={OK, CRASH, EXCEPTION}),
+    # a review of the session's own guards: other routes to the real
+    # ndarray class and to its setters
+    Payload("numpy-masked-baseclass-strides", """
+        import numpy as np
+        def main():
+            R = np.ma.array([1]).baseclass
+            T = 2 ** 63
+            a = R((2, 2, 2), dtype="u1", strides=(4096, T - 1, T + 1 - 4096))
+            return int(a[1, 0, 0])
+        """, off={OK, CRASH}),
+    Payload("numpy-typing-ndarray-alias-call", """
+        import numpy.typing as npt
+        def main():
+            T = 2 ** 63
+            a = npt.NDArray(shape=(2, 2, 2), dtype="u1", strides=(4096, T - 1, T + 1 - 4096))
+            return int(a[1, 0, 0])
+        """, off={OK, CRASH}),
+    Payload("numpy-strides-descriptor-alias", """
+        import numpy as np
+        class A(np.ndarray):
+            s = np.ndarray.strides
+        def main():
+            T = 2 ** 63
+            x = np.zeros(8, dtype="u1").reshape(2, 2, 2).view(A)
+            x.s = (4096, T - 1, T + 1 - 4096)
+            return int(x[1, 0, 0])
+        """, off={OK, CRASH, EXCEPTION}),
+    Payload("kwargs-dict-subclass-keys", """
+        import numpy as np
+        from matplotlib.backend_bases import PickEvent
+        class Quiet(dict):
+            def keys(self):
+                return []
+        def main():
+            secret = b"secret-bytes-here"
+            iface = {"data": (id(secret) + 32, False), "shape": (17,), "typestr": "|u1",
+                     "version": 3}
+            ev = PickEvent("pick_event", None, None, None, **Quiet(
+                {"_" * 2 + "array_interface" + "_" * 2: iface}))
+            return bytes(np.asarray(ev)).decode()
+        """, off={OK, CRASH, EXCEPTION}),
+    Payload("exit-method-attributeerror-obj", """
+        import pandas as pd
+        class Keep:
+            def __enter__(self):
+                return self
+            def __exit__(self, t, e, tb):
+                self.e = e
+                self.tb = tb
+                return True
+        def main():
+            k = Keep()
+            with k:
+                pd.no_such_name
+            if k.e.obj is None and k.tb is None:
+                raise RuntimeError("the exception came without its object and traceback")
+            return repr(k.e.obj)
+        """, on={GUARD, EXCEPTION}, off={OK}),
     Payload("numpy-strides-setter", """
         import numpy as np
         def main():
