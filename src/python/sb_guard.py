@@ -1732,6 +1732,80 @@ def _check_array_new(cls, params):
     cls.__new__ = staticmethod(__new__)
 
 
+def _patch_ndarray_type(np):
+    """numpy's ndarray itself, however the code reaches the class (an
+    attribute that is the class, an alias, a subclass): its __new__ checks
+    its arguments (_array_args_problem) and its strides and data refuse to
+    be set in a call.  ndarray is a static type, immutable to Python: its
+    immutable flag is lifted, here in the worker before any child exists,
+    for the three assignments (which update the type's slots as for any
+    class), and set again.  Its C __new__ is called through its slot's
+    pointer (PyType_GetSlot).  False if the type is not laid out as
+    expected (then the checked class alone stands)."""
+    import ctypes
+    immutable = 1 << 8                   # Py_TPFLAGS_IMMUTABLETYPE
+    api = ctypes.pythonapi
+    get_slot = api.PyType_GetSlot
+    get_slot.restype = ctypes.c_void_p
+    get_slot.argtypes = [ctypes.py_object, ctypes.c_int]
+    # tp_flags: the 22nd pointer-sized field of PyTypeObject (3.8 - 3.12)
+    flags = ctypes.c_ulong.from_address(id(np.ndarray) + 21 * ctypes.sizeof(ctypes.c_void_p))
+    if flags.value != np.ndarray.__flags__ or not flags.value & immutable or \
+            "__new__" in np.ndarray.__dict__ and \
+            type(np.ndarray.__dict__["__new__"]) is staticmethod:
+        return False
+    new_slot = get_slot(np.ndarray, 65)  # Py_tp_new
+    if not new_slot:
+        return False
+    array_new = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.py_object, ctypes.py_object,
+                                  ctypes.py_object)(new_slot)
+    params = ("shape", "dtype", "buffer", "offset", "strides", "order")
+    real = np.ndarray
+
+    def __new__(subtype, *args, **kwargs):
+        if _IN_CALL["on"]:
+            problem = _array_args_problem(real, params, args, kwargs)
+            if problem is not None:
+                raise ValueError(problem)
+        return array_new(subtype, args, kwargs)
+
+    class Unsettable:
+        """An attribute of every array, read as numpy's, never set in a call."""
+
+        def __init__(self, name, descriptor):
+            self.name = name
+            self.descriptor = descriptor
+            self.__doc__ = descriptor.__doc__
+
+        def __get__(self, obj, cls=None):
+            if obj is None:
+                if _IN_CALL["on"]:
+                    raise AttributeError('ndarray.%s as a class attribute is not allowed in '
+                                         'the sandbox' % self.name)
+                return self
+            return self.descriptor.__get__(obj, cls)
+
+        def __set__(self, obj, value):
+            if _IN_CALL["on"]:
+                raise AttributeError('setting attribute "%s" of an array is not allowed in '
+                                     'the sandbox: numpy does not check it' % self.name)
+            self.descriptor.__set__(obj, value)
+
+        def __delete__(self, obj):
+            self.descriptor.__delete__(obj)
+
+    strides = real.__dict__["strides"]
+    data = real.__dict__["data"]
+    flags.value &= ~immutable
+    try:
+        real.__new__ = staticmethod(__new__)
+        real.strides = Unsettable("strides", strides)
+        real.data = Unsettable("data", data)
+    finally:
+        flags.value |= immutable
+    return True
+
+
 def _checked_origin(get_origin):
     """typing.get_origin(npt.NDArray) is the real ndarray: the checked one."""
     def checked(tp):
@@ -1752,6 +1826,9 @@ def harden_numpy():
     from numpy.lib import format as npformat
     from numpy.lib import stride_tricks
     _NDARRAY[0] = np.ndarray
+    if not _patch_ndarray_type(np):
+        sys.stderr.write("pysandbox-worker: numpy's ndarray could not be checked in place; "
+                         "only the class handed out to code is\n")
     checked = _checked_array_class(
         np.ndarray, ("shape", "dtype", "buffer", "offset", "strides", "order"))
     _SUBSTITUTES[id(np.ndarray)] = checked
