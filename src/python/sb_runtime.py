@@ -31,6 +31,7 @@ import uuid
 import sb_codec
 import sb_charts
 import sb_guard
+import sb_harden
 import sb_io
 import sb_shims
 import sb_validator
@@ -67,11 +68,11 @@ def warm(allowed_csv, preload_csv=""):
     _LATER.update(_packages(preload_csv))
     _import_allowed(lambda top: top not in _LATER)
     sb_guard.note_native_modules(_WARM_ALLOWED)
-    sb_guard.harden_pandas()
-    sb_guard.harden_numpy()
-    sb_guard.harden_processes()
-    sb_guard.harden_native_loads()
-    sb_guard.harden_libraries()
+    sb_harden.harden_pandas()
+    sb_harden.harden_numpy()
+    sb_harden.harden_processes()
+    sb_harden.harden_native_loads()
+    sb_harden.harden_libraries()
     _exercise()
     # The trivial call's own path last, so that what it uses (the type
     # attribute cache, specialised bytecode, allocator pools) is as a call

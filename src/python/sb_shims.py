@@ -215,7 +215,7 @@ def _checked_format(fmt, style):
     """(fmt, style) as exact strs, a {-style format checked as str.format
     is in the code: each is read once, here, and what is checked is used."""
     if type(style) is not str or style not in ("%", "{"):
-        raise ValueError('logging formats in the sandbox take style "%" or "{", not %r'
+        raise ValueError('logging formats in the sandbox take style "%%" or "{", not %r'
                          % (style,))
     if fmt is None:
         return None, style

@@ -55,6 +55,7 @@ FORBIDDEN_NAMES = {
     "quit": "it ends the interpreter; return from the function instead",
 }
 
+
 def _simple_assignment(node, parent):
     """Is node the one target of "target = value" (or "target: T = value")?"""
     if isinstance(parent, ast.Assign):

@@ -17,14 +17,15 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 
 import sb_charts  # noqa: E402
 import sb_guard  # noqa: E402
+import sb_harden  # noqa: E402
 
 CWD = os.getcwd()
 with sb_charts.home() as HOME:
     import matplotlib  # noqa: E402
     READY = sb_charts.prepare()
-sb_guard.harden_pandas()
-sb_guard.harden_native_loads()
-sb_guard.harden_processes()
+sb_harden.harden_pandas()
+sb_harden.harden_native_loads()
+sb_harden.harden_processes()
 
 import matplotlib.pyplot as plt  # noqa: E402
 

@@ -19,6 +19,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 os.pardir, os.pardir, "src", "python"))
 
 import sb_guard  # noqa: E402
+import sb_harden  # noqa: E402
 import sb_validator  # noqa: E402
 
 ALLOWED = (
@@ -1033,7 +1034,7 @@ class GuardIoTests(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        sb_guard.harden_pandas()        # the worker does this once
+        sb_harden.harden_pandas()        # the worker does this once
         sb_guard.set_pandas_guard(True)
 
     def run_code(self, source):
@@ -1559,7 +1560,7 @@ class IsAllowedTests(unittest.TestCase):
         import dataclasses
         import functools
         import random
-        sb_guard.harden_libraries()
+        sb_harden.harden_libraries()
         fproxy = sb_guard.SbModule(functools, {"functools"})
         dproxy = sb_guard.SbModule(dataclasses, {"dataclasses"})
 
@@ -1591,7 +1592,7 @@ class IsAllowedTests(unittest.TestCase):
         import functools
         import operator
         import numpy.lib.npyio as npyio
-        sb_guard.harden_libraries()
+        sb_harden.harden_libraries()
         sb_guard.set_pandas_guard(True)
         try:
             @functools.singledispatch

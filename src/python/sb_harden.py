@@ -1,0 +1,939 @@
+"""The libraries' entry points, checked in the worker (once, before any
+child exists): pandas, numpy and the standard library functions that get,
+set or evaluate what a string names, read memory at an address, or run
+programs and native loads.
+
+sb_guard.py holds the rules and the sandbox's builtins and imports; this
+module applies them inside the libraries, where the validator never looks:
+pandas' string dispatch and expressions, its readers and writers, the
+Styler's templates and formats, numpy's array construction and
+unpickling, typing's evaluation of annotations, dataclasses' field names,
+Enum's functional API, functools' and operator's attribute helpers.  Each
+check applies only in a call with the Python layer (sb_guard._IN_CALL);
+the worker itself, warming up, runs the libraries unchecked.
+"""
+
+import abc
+import ast
+import io
+import sys
+
+from sb_guard import (  # noqa: F401 - the shared policy and the call's state
+    _BASE_BUILTINS, _IN_CALL, _NDARRAY, _PANDAS_GUARD, _SUBSTITUTES, _TYPE_SUBSTITUTES,
+    NativeCodeNotLoaded, READERS, WRITERS, attribute_problem, format_string_problem,
+    native_code_message, refuse)
+
+
+def _in_memory(obj):
+    return type(obj) is io.StringIO or type(obj) is io.BytesIO
+
+
+def _io_refusal(call, what):
+    return PermissionError(
+        "%s() may not %s a file or URL: %s" % (call, what, {
+            "read": "pass the data in memory, as io.StringIO(text) or io.BytesIO(data)",
+            "write to": "call it without a path to get the text back, or pass an "
+                        "io.StringIO"}[what]))
+
+
+def _guard_reader(name, argname, reader):
+    def guarded(*args, **kwargs):
+        source = args[0] if args else kwargs.get(argname)
+        if not _in_memory(source) and not (
+                name == "read_json" and type(source) is str
+                and source.lstrip()[:1] in ("{", "[")):
+            raise _io_refusal("pd." + name, "read")
+        return reader(*args, **kwargs)
+    guarded.__name__ = guarded.__qualname__ = name
+    guarded.__doc__ = reader.__doc__
+    return guarded
+
+
+def _guard_writer(cls, name, argname):
+    writer = cls.__dict__[name]
+
+    def guarded(self, *args, **kwargs):
+        if _PANDAS_GUARD["on"]:
+            target = args[0] if args else kwargs.get(argname)
+            if target is not None and not _in_memory(target):
+                raise _io_refusal("%s.%s" % (type(self).__name__, name), "write to")
+        return writer(self, *args, **kwargs)
+    guarded.__name__ = name
+    guarded.__qualname__ = writer.__qualname__
+    guarded.__doc__ = writer.__doc__
+    setattr(cls, name, guarded)
+
+
+def _guard_pandas_io():
+    """Readers on memory only (through the module proxies), writers without
+    paths (patched into pandas' classes): checked when called."""
+    import pandas
+    from pandas.core.generic import NDFrame
+
+    for name, argname in READERS.items():
+        reader = getattr(pandas, name)
+        _SUBSTITUTES[id(reader)] = _guard_reader(name, argname, reader)
+    classes = [NDFrame, pandas.DataFrame, pandas.Series]
+    try:
+        from pandas.io.formats.style import Styler
+    except ImportError:  # no jinja2: no Styler either
+        Styler = None
+    if Styler is not None:
+        classes.append(Styler)
+        for name in ("format", "format_index"):
+            if hasattr(Styler, name):   # defined on a base class (StylerRenderer)
+                _guard_styler_format(Styler, name)
+    for cls in classes:
+        for name, argname in WRITERS.items():
+            if name in cls.__dict__:
+                _guard_writer(cls, name, argname)
+
+
+def _guard_styler_format(cls, name):
+    """Styler.format(formatter): pandas calls formatter.format(value) itself,
+    out of the compiled guard's sight: a format string (or one in a dict of
+    them) is checked like a literal one."""
+    method = getattr(cls, name)
+
+    def guarded(self, formatter=None, *args, **kwargs):
+        if _PANDAS_GUARD["on"]:
+            strings = [formatter] if isinstance(formatter, str) else (
+                list(formatter.values()) if isinstance(formatter, dict) else [])
+            for text in strings:
+                problem = format_string_problem(str.__str__(text)) \
+                    if isinstance(text, str) else None
+                if problem is not None:
+                    raise AttributeError(problem + " (in Styler.%s)" % name)
+        return method(self, formatter, *args, **kwargs)
+    guarded.__name__ = name
+    guarded.__qualname__ = method.__qualname__
+    guarded.__doc__ = method.__doc__
+    setattr(cls, name, guarded)
+
+
+def _checked_names(names, allowed, call):
+    """names (any iterable, taken once) if each is in allowed."""
+    names = tuple(names)
+    for name in names:
+        if name not in allowed:
+            raise AttributeError('%s: copying attribute %r is not allowed; it may copy '
+                                 'only %s' % (call, name, ", ".join(allowed)))
+    return names
+
+
+def harden_libraries():
+    """In the worker: checked copies of the standard library's functions
+    that get or set attributes named by strings, which the validator never
+    sees.  functools.update_wrapper(f, g, updated=("__globals__",)) merged
+    another module's globals (its real os) into the call's namespace;
+    dataclasses.make_dataclass(namespace={"__len__": ...}) defined the
+    dunder methods the validator refuses to let code define."""
+    import dataclasses
+    import functools
+
+    assigned_ok = tuple(functools.WRAPPER_ASSIGNMENTS)
+    updated_ok = tuple(functools.WRAPPER_UPDATES)
+    update_wrapper = functools.update_wrapper
+
+    def checked_update_wrapper(wrapper, wrapped, assigned=assigned_ok, updated=updated_ok):
+        assigned = _checked_names(assigned, assigned_ok, "functools.update_wrapper")
+        updated = _checked_names(updated, updated_ok, "functools.update_wrapper")
+        return update_wrapper(wrapper, wrapped, assigned, updated)
+
+    def checked_wraps(wrapped, assigned=assigned_ok, updated=updated_ok):
+        assigned = _checked_names(assigned, assigned_ok, "functools.wraps")
+        updated = _checked_names(updated, updated_ok, "functools.wraps")
+        return functools.partial(checked_update_wrapper, wrapped=wrapped,
+                                 assigned=assigned, updated=updated)
+
+    make_dataclass = dataclasses.make_dataclass
+
+    def checked_make_dataclass(cls_name, fields, *args, namespace=None, **kwargs):
+        fields = list(fields)
+        names = [f if isinstance(f, str) else (f[0] if isinstance(f, tuple) and f else None)
+                 for f in fields]
+        if namespace is not None:
+            namespace = dict(namespace)
+            names += list(namespace)
+        for name in names + [cls_name]:
+            problem = attribute_problem(name) if isinstance(name, str) else None
+            if problem is not None:
+                raise AttributeError("make_dataclass: " + problem[1])
+        return make_dataclass(cls_name, fields, *args, namespace=namespace, **kwargs)
+
+    # singledispatch's register(x) takes the class to dispatch on from x's
+    # annotations when x is no class (typing.get_type_hints(x)): an instance
+    # of a class whose annotation names a builtin gave the real one (type,
+    # whose classes could read memory); only classes and the code's own
+    # functions are registered
+    def checked_dispatch_register(register):
+        def checked(cls, func=None):
+            if _IN_CALL["on"] and not (
+                    isinstance(cls, (type, types.UnionType)) or
+                    (type(cls) is types.FunctionType and
+                     getattr(cls, "__module__", None) == "__sandbox__")):
+                raise TypeError("register() of a %s is not allowed: it takes a class, or a "
+                                "function the code defines with its first parameter annotated"
+                                % type(cls).__name__)
+            return register(cls, func) if func is not None else register(cls)
+        return checked
+
+    def checked_singledispatch(func):
+        dispatcher = functools.singledispatch(func)
+        dispatcher.register = checked_dispatch_register(dispatcher.register)
+        return dispatcher
+
+    def checked_singledispatchmethod(func):
+        method = functools.singledispatchmethod(func)
+        method.register = checked_dispatch_register(method.register)
+        return method
+
+    substitutes = [(update_wrapper, checked_update_wrapper),
+                   (functools.wraps, checked_wraps),
+                   (make_dataclass, checked_make_dataclass),
+                   (functools.singledispatch, checked_singledispatch),
+                   (functools.singledispatchmethod, checked_singledispatchmethod)]
+    try:
+        import pandas.api.extensions as extensions
+    except ImportError:
+        extensions = None
+    for name in ("register_dataframe_accessor", "register_series_accessor",
+                 "register_index_accessor"):
+        # pandas sets the accessor on its class under the name given:
+        # "__array_interface__" would make numpy read what it returns
+        register = getattr(extensions, name, None)
+        if register is not None:
+            substitutes.append((register, _checked_register(register)))
+    _harden_enum()
+    _harden_typing()
+    _harden_dataclasses()
+    import types
+    refuse(types.SimpleNamespace, "it sets any attributes it is given")
+    import dataclasses
+    refuse(dataclasses.Field, "its class attributes are how dataclasses reads a field's "
+                              "name; use dataclasses.field() and dataclasses.fields()")
+    import typing
+    refuse(typing.ForwardRef, "it evaluates strings as code")
+    import operator
+
+    # the validator checks attrgetter("a.b") and methodcaller("m") called by
+    # those names; numpy re-exports them (numpy.lib.npyio.methodcaller),
+    # and under another name a computed string passed: checked when called
+    def checked_attrgetter(attr, *attrs):
+        for name in (attr,) + attrs:
+            for part in name.split(".") if isinstance(name, str) else ():
+                _name_problem(part, "attrgetter")
+        return operator.attrgetter(attr, *attrs)
+
+    def checked_methodcaller(name, *args, **kwargs):
+        _name_problem(name, "methodcaller")
+        return operator.methodcaller(name, *args, **kwargs)
+    substitutes += [(operator.attrgetter, checked_attrgetter),
+                    (operator.methodcaller, checked_methodcaller)]
+    import copy
+
+    # copy.deepcopy(x, memo): the memo holds copies of private state, and
+    # copy.dispatch_table (copyreg's, the process's) lets a reducer set any
+    # attribute of any object
+    def checked_deepcopy(x, memo=None):
+        if memo is not None:
+            raise TypeError("deepcopy(x, memo): a memo is not allowed in the sandbox: it "
+                            "would hold copies of private state; call deepcopy(x)")
+        return copy.deepcopy(x)
+    substitutes.append((copy.deepcopy, checked_deepcopy))
+    refuse(copy.dispatch_table, "it changes how every object is copied")
+    # a metaclass called with a dict builds a class with any special methods
+    # (a class statement with abc.ABC as a base needs none of it)
+    refuse(abc.ABCMeta, "it builds classes from a dict; derive from abc.ABC instead")
+    import enum
+    refuse(enum.EnumMeta, "it builds classes from a dict; derive from enum.Enum instead")
+    refuse(typing.NamedTupleMeta,
+           "it builds classes from a dict; derive from typing.NamedTuple instead")
+    cached_get = functools.cached_property.__get__
+
+    def cached_property_get(self, instance, owner=None):
+        # attrname is writable (C.x.attrname = "__array_interface__"), and
+        # the value is stored in the instance's __dict__ under it
+        name = getattr(self, "attrname", None)
+        if _IN_CALL["on"] and isinstance(name, str) and name.startswith("__"):
+            raise AttributeError('cached_property: name "%s" is not allowed: names that '
+                                 'begin with "__" are reserved' % name)
+        return cached_get(self, instance, owner)
+    cached_property_get.__qualname__ = cached_get.__qualname__
+    functools.cached_property.__get__ = cached_property_get
+    for original, checked in substitutes:
+        checked.__name__ = original.__name__
+        checked.__qualname__ = original.__qualname__
+        checked.__doc__ = original.__doc__
+        _SUBSTITUTES[id(original)] = checked
+
+
+def _name_problem(name, call):
+    if not isinstance(name, str):
+        return
+    name = str.__str__(name)
+    problem = attribute_problem(name)
+    if problem is not None:
+        raise AttributeError("%s: %s" % (call, problem[1]))
+    if name in _LIBRARY_ONLY:
+        # pandas' own frame reads them (_LibraryOnly): not for the code's names
+        raise AttributeError('%s: attribute "%s" is not allowed: %s'
+                             % (call, name, _LIBRARY_ONLY[name]))
+
+
+def _harden_enum():
+    """Enum("E", names, module=...) and enum.global_enum wrote into the
+    module named (sys.modules[...].__dict__: the sandbox's own policy
+    tables); a dunder member name became a class attribute (numpy follows
+    __array_interface__).  In a call: no module or qualname, no such names,
+    no global_enum."""
+    import enum
+    refuse(enum.global_enum, "it writes into a module's namespace")
+    create = enum.EnumType.__dict__["_create_"]
+
+    def _create_(cls, class_name, names, *, module=None, qualname=None, **kwargs):
+        if _IN_CALL["on"]:
+            if module is not None or qualname is not None:
+                raise TypeError("Enum(): module= and qualname= are not allowed in the sandbox")
+            if isinstance(names, dict):
+                names = list(names.items())
+            elif not isinstance(names, str):
+                names = list(names)
+            listed = names.replace(",", " ").split() if isinstance(names, str) else names
+            for item in listed:
+                member = item if isinstance(item, str) else (
+                    item[0] if isinstance(item, (tuple, list)) and item else None)
+                _name_problem(member, "Enum()")
+            _name_problem(class_name, "Enum()")
+        return create(cls, class_name, names, module=module, qualname=qualname, **kwargs)
+    _create_.__qualname__ = create.__qualname__
+    enum.EnumType._create_ = _create_
+
+
+def _plain_annotation(text):
+    """A string annotation that is names, attributes and subscripts of
+    them (Optional["pd.DataFrame"], "list[int] | None"): what typing may
+    evaluate in a call."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError):
+        return False
+    for node in ast.walk(tree.body):
+        if isinstance(node, ast.Name):
+            if attribute_problem(node.id) is not None:
+                return False
+        elif isinstance(node, ast.Attribute):
+            if attribute_problem(node.attr) is not None:
+                return False
+        elif not isinstance(node, (ast.Subscript, ast.Tuple, ast.List, ast.BinOp, ast.BitOr,
+                                   ast.Constant, ast.Load, ast.Index if hasattr(ast, "Index")
+                                   else ast.Load)):
+            return False
+    return True
+
+
+def _harden_typing():
+    """typing evaluates string annotations with eval() (get_type_hints,
+    which functools.singledispatch's register calls): the validator checks
+    the strings written in annotations, not one computed at run time.  In a
+    call only plain names and subscripts of them are evaluated."""
+    import typing
+    evaluate = typing.ForwardRef._evaluate
+
+    def _evaluate(self, globalns, localns, *args, **kwargs):
+        text = getattr(self, "__forward_arg__", None)
+        if _IN_CALL["on"]:
+            if not (isinstance(text, str) and _plain_annotation(text)):
+                raise NameError("the annotation %r is not evaluated in the sandbox: only "
+                                "names, attributes and subscripts of them are" % (text,))
+            # in the code's own names only: ForwardRef(module=...) and a
+            # function's __wrapped__ (a library's) named another module's
+            if getattr(self, "__forward_module__", None) is not None or \
+                    not _code_namespace(globalns) or not _code_namespace(localns):
+                raise NameError("evaluating the annotation %r in another module's names is "
+                                "not allowed in the sandbox: annotations resolve in the "
+                                "code's own names only" % (text,))
+            # names fall back to the call's builtins, never the real ones:
+            # eval() adds those to globals that have none (get_type_hints
+            # of an object gives {}), and a library's module has them
+            globalns = dict(globalns) if globalns is not None else {}
+            globalns["__builtins__"] = _BASE_BUILTINS
+            if localns is not None:
+                localns = dict(localns)
+                localns.pop("__builtins__", None)
+        return evaluate(self, globalns, localns, *args, **kwargs)
+    _evaluate.__qualname__ = evaluate.__qualname__
+    typing.ForwardRef._evaluate = _evaluate
+
+
+def _code_namespace(ns):
+    """None, a namespace that is no module's (a class's, {}), or the
+    code's own module."""
+    if ns is None:
+        return True
+    if not isinstance(ns, dict):
+        return False
+    name = ns.get("__name__", "__sandbox__")
+    return type(name) is str and name == "__sandbox__"
+
+
+def _harden_dataclasses():
+    """dataclasses pastes each field's name into the text of the methods it
+    exec()s (__init__, __repr__, __eq__): a Field's name set by the code
+    (fields(A)[0].name = "x=0):\\n ...") was code the validator never saw,
+    run with the builtins of the class's module.  In a call a field's name
+    is an identifier, as Python's own class syntax makes it."""
+    import dataclasses
+    import keyword
+    slot = dataclasses.Field.__dict__["name"]
+
+    class FieldName:
+        def __get__(self, obj, cls=None):
+            return self if obj is None else slot.__get__(obj, cls)
+
+        def __set__(self, obj, value):
+            if _IN_CALL["on"] and value is not None and not (
+                    type(value) is str and value.isidentifier() and
+                    not keyword.iskeyword(value) and not value.startswith("__")):
+                raise AttributeError("dataclass field name %r is not allowed: a field's "
+                                     "name is an identifier that does not begin with \"__\""
+                                     % (value,))
+            slot.__set__(obj, value)
+
+        def __delete__(self, obj):
+            slot.__delete__(obj)
+    dataclasses.Field.name = FieldName()
+
+
+def _checked_register(register):
+    def checked(name):
+        problem = attribute_problem(name) if isinstance(name, str) else None
+        if problem is not None:
+            raise AttributeError("%s: %s" % (register.__name__, problem[1]))
+        return register(name)
+    return checked
+
+
+def harden_native_loads():
+    """A call that would load native code not loaded before (a library
+    importing an extension lazily: pandas' scipy, matplotlib's contourpy)
+    gets an ImportError that says so; a child could not map it anyway
+    (seccomp), and would end on the attempt."""
+    import importlib.machinery
+    loader = importlib.machinery.ExtensionFileLoader
+    original = loader.create_module
+
+    def create_module(self, spec):
+        if _IN_CALL["on"]:
+            raise NativeCodeNotLoaded(native_code_message(spec.name), name=spec.name)
+        return original(self, spec)
+    create_module.__qualname__ = original.__qualname__
+    loader.create_module = create_module
+
+
+def harden_processes():
+    """A library that runs a program gets a PermissionError in a call:
+    matplotlib's text.usetex runs latex, its font lookup fc-list, and
+    user code reaches neither subprocess nor os.  A program could not run
+    anyway (seccomp ends the child on the attempt); this says why, and
+    lets the libraries that try a program and do without it go on."""
+    import subprocess
+    original = subprocess.Popen.__init__
+
+    def __init__(self, args, *rest, **kwargs):
+        if _IN_CALL["on"]:
+            first = args if isinstance(args, (str, bytes)) else \
+                next(iter(args), "") if isinstance(args, (list, tuple)) else ""
+            raise PermissionError(
+                'running a program ("%s") is not allowed in the sandbox'
+                % (first if isinstance(first, str) else repr(first)))
+        original(self, args, *rest, **kwargs)
+    __init__.__qualname__ = original.__qualname__
+    subprocess.Popen.__init__ = __init__
+
+
+def harden_pandas():
+    """Apply the attribute rules inside pandas expressions (once, in the worker).
+
+    DataFrame.query/eval and pd.eval parse a string and look attributes up
+    with getattr(); the validator sees only constant strings, so a computed
+    expression such as "x.__class__" is refused here, at run time.
+    """
+    from pandas.core.computation import expr
+
+    original = expr.BaseExprVisitor.visit_Attribute
+
+    def visit_Attribute(self, node, **kwargs):
+        problem = attribute_problem(node.attr) if _PANDAS_GUARD["on"] else None
+        if problem is not None:
+            raise AttributeError(problem[1] + " (in a pandas expression)")
+        return original(self, node, **kwargs)
+
+    expr.BaseExprVisitor.visit_Attribute = visit_Attribute
+    _guard_pandas_scope()
+    _guard_pandas_io()
+    _guard_pandas_names()
+    _guard_styler_templates()
+    _guard_styler_format_sites()
+
+
+def _code_frame(frame):
+    """Is frame one of the code's own (its functions run in the call's
+    module namespace, sys.modules["__sandbox__"])?"""
+    return frame is not None and frame.f_globals.get("__name__") == "__sandbox__"
+
+
+def _guard_pandas_scope():
+    """pandas expressions (pd.eval, DataFrame.query/eval) resolve names,
+    and "@name", in a frame level= frames up: in a call, only in the code's
+    own frame (a level past it reached the runtime's globals, its real
+    builtins; pd.eval passed to df.pipe, pandas' own), and local_dict is a
+    dict, not a Scope (whose locals pandas gathers from every frame)."""
+    from pandas.core.computation import scope
+    init = scope.Scope.__init__
+
+    def __init__(self, level, global_dict=None, local_dict=None, resolvers=(), target=None):
+        if _IN_CALL["on"]:
+            # an int subclass could count differently for the check and pandas
+            if type(level) is not int:
+                raise TypeError("a level= that is not an int is not allowed in a pandas "
+                                "expression")
+            if isinstance(local_dict, scope.Scope):
+                raise ValueError("a Scope as local_dict of a pandas expression is not allowed; "
+                                 "pass a dict")
+            if (global_dict is None or local_dict is None) and \
+                    not _code_frame(sys._getframe(level + 1)):
+                raise ValueError(
+                    "a pandas expression is not allowed to resolve names outside the "
+                    "function of the code that evaluates it: call pd.eval, DataFrame.query "
+                    "or DataFrame.eval from the code itself, without level=, or pass "
+                    "local_dict and global_dict")
+        # the frame the original takes is level + 1 above its own, one
+        # deeper than this one: pandas' levels count from here
+        init(self, level + 1, global_dict, local_dict, resolvers, target)
+        self.level = level + 1
+    __init__.__qualname__ = init.__qualname__
+    scope.Scope.__init__ = __init__
+
+
+# name -> why: class attributes only the library reads (_LibraryOnly)
+_LIBRARY_ONLY = {}
+
+
+class _LibraryOnly:
+    """A class attribute the library reads and the code may not: pandas'
+    Styler renders with its jinja2 templates, whose Environment (and the
+    Template class, whose environment_class) compiles any template text
+    without jinja2's sandbox, so {{ x.__class__ }} walks attributes."""
+
+    def __init__(self, value, name, reason):
+        self.value = value
+        self.name = name
+        self.reason = reason
+
+    def _check(self):
+        # the frame that reads or sets the attribute: two above this one
+        if _IN_CALL["on"]:
+            module = sys._getframe(2).f_globals.get("__name__", "")
+            if not (type(module) is str and module.startswith("pandas.")):
+                raise AttributeError('attribute "%s" is not allowed: %s' % (self.name, self.reason))
+
+    def __get__(self, obj, cls=None):
+        self._check()
+        value = self.value
+        if obj is not None and self.name in getattr(obj, "__dict__", ()):
+            return obj.__dict__[self.name]     # pandas' copy of a Styler
+        return value.__get__(obj, cls) if hasattr(type(value), "__get__") else value
+
+    def __set__(self, obj, value):
+        self._check()
+        obj.__dict__[self.name] = value
+
+
+def _guard_styler_format_sites():
+    """Where pandas formats a string the code gave: a formatter string
+    (_maybe_wrap_formatter, however Styler.format was reached, unbound on
+    StylerRenderer too) and relabel_index's labels."""
+    try:
+        from pandas.io.formats import style_render
+    except ImportError:  # no jinja2
+        return
+    wrap = style_render._maybe_wrap_formatter
+
+    def _maybe_wrap_formatter(formatter=None, *args, **kwargs):
+        if _PANDAS_GUARD["on"] and isinstance(formatter, str):
+            problem = format_string_problem(str.__str__(formatter))
+            if problem is not None:
+                raise AttributeError(problem + " (in a Styler format)")
+            formatter = str.__str__(formatter)
+        return wrap(formatter, *args, **kwargs)
+    _maybe_wrap_formatter.__qualname__ = wrap.__qualname__
+    style_render._maybe_wrap_formatter = _maybe_wrap_formatter
+    cls = style_render.StylerRenderer
+    if "relabel_index" in cls.__dict__:
+        relabel = cls.__dict__["relabel_index"]
+
+        def relabel_index(self, labels, *args, **kwargs):
+            if _PANDAS_GUARD["on"]:
+                labels = list(labels)
+                for i, label in enumerate(labels):
+                    if isinstance(label, str):
+                        problem = format_string_problem(str.__str__(label))
+                        if problem is not None:
+                            raise AttributeError(problem + " (in Styler.relabel_index)")
+                        labels[i] = str.__str__(label)
+            return relabel(self, labels, *args, **kwargs)
+        relabel_index.__qualname__ = relabel.__qualname__
+        relabel_index.__doc__ = relabel.__doc__
+        cls.relabel_index = relabel_index
+
+
+def _guard_styler_templates():
+    try:
+        from pandas.io.formats.style_render import StylerRenderer
+        from pandas.io.formats.style import Styler
+    except ImportError:  # no jinja2: no Styler either
+        return
+    reason = "it compiles templates outside jinja2's sandbox; format with Styler.format"
+    for cls in (StylerRenderer, Styler):
+        for name in list(cls.__dict__):
+            if (name in ("env", "loader") or name.startswith("template_") or
+                    name == "from_custom_template") and \
+                    not isinstance(cls.__dict__[name], _LibraryOnly):
+                setattr(cls, name, _LibraryOnly(cls.__dict__[name], name, reason))
+                _LIBRARY_ONLY[name] = reason
+
+
+def _array_args_problem(real, params, args, kwargs):
+    """Why numpy may not make this array in a call, or None: no strides=
+    (numpy's check of them sums stride * (dim - 1) in 64 bits and
+    overflows, with a buffer or without: an element at any address), and
+    over a buffer no Python objects in the dtype (its bytes would be read
+    as pointers)."""
+    import numpy as np
+    given = dict(zip(params, args))
+    given.update(kwargs)
+    if given.get("strides") is not None:
+        return ("strides= is not allowed in the sandbox: numpy's check of them "
+                "overflows; reshape or transpose the array instead")
+    buffer = given.get("buf" if "buf" in params else "buffer")
+    if buffer is not None and real.__name__ != "chararray":
+        dtype = given.get("dtype")
+        if real.__name__ in ("recarray", "MaskedRecords") and dtype is None:
+            return ("a recarray over a buffer needs dtype= in the sandbox (not formats=): "
+                    "it may not hold Python objects")
+        if np.dtype(float if dtype is None else dtype).hasobject:
+            return ("an array of Python objects over a buffer is not allowed in the "
+                    "sandbox: its bytes would be read as pointers")
+    return None
+
+
+def _checked_array_class(real, params):
+    """numpy's ndarray (a C type, whose __new__ cannot be replaced) as the
+    code gets it: isinstance and issubclass answer for the real class, and
+    making one is checked (_array_args_problem)."""
+
+    class CheckedArrayType(type(real)):
+        def __instancecheck__(cls, obj):
+            return isinstance(obj, real)
+
+        def __subclasscheck__(cls, sub):
+            return issubclass(sub, real)
+
+    def __new__(cls, *args, **kwargs):
+        if _IN_CALL["on"]:
+            problem = _array_args_problem(real, params, args, kwargs)
+            if problem is not None:
+                raise ValueError(problem)
+        if cls is checked:
+            return real(*args, **kwargs)
+        return real.__new__(cls, *args, **kwargs)
+
+    class ClassLevelRefused:
+        """np.ndarray.strides / .data read from the class: numpy's own
+        setter, which a class of the code's could bind under another name
+        (s = np.ndarray.strides; arr.s = ...).  Arrays' own attributes are
+        the real class's (arrays are real ndarrays)."""
+
+        def __init__(self, name):
+            self.name = name
+
+        def __get__(self, obj, cls=None):
+            if obj is None and _IN_CALL["on"]:
+                raise AttributeError('ndarray.%s as a class attribute is not allowed in the '
+                                     'sandbox: it sets what numpy does not check' % self.name)
+            return real.__dict__[self.name].__get__(obj, cls)
+
+        def __set__(self, obj, value):
+            raise AttributeError('setting attribute "%s" is not allowed' % self.name)
+
+    checked = CheckedArrayType(real.__name__, (real,), {
+        "__new__": __new__, "__module__": real.__module__,
+        "__qualname__": real.__qualname__, "__doc__": real.__doc__,
+        "strides": ClassLevelRefused("strides"), "data": ClassLevelRefused("data")})
+    return checked
+
+
+def _check_array_new(cls, params):
+    """A Python subclass of ndarray (recarray, chararray, MaskedRecords):
+    its own __new__, checked in place, however it is reached (np.rec.array
+    and mrecords call recarray's)."""
+    original = cls.__dict__["__new__"]
+    original = original.__func__ if isinstance(original, staticmethod) else original
+
+    def __new__(subtype, *args, **kwargs):
+        if _IN_CALL["on"]:
+            problem = _array_args_problem(cls, params, args, kwargs)
+            if problem is not None:
+                raise ValueError(problem)
+        return original(subtype, *args, **kwargs)
+    __new__.__qualname__ = original.__qualname__
+    __new__.__doc__ = original.__doc__
+    cls.__new__ = staticmethod(__new__)
+
+
+def _patch_ndarray_type(np):
+    """numpy's ndarray itself, however the code reaches the class (an
+    attribute that is the class, an alias, a subclass): its __new__ checks
+    its arguments (_array_args_problem) and its strides and data refuse to
+    be set in a call.  ndarray is a static type, immutable to Python: its
+    immutable flag is lifted, here in the worker before any child exists,
+    for the three assignments (which update the type's slots as for any
+    class), and set again.  Its C __new__ is called through its slot's
+    pointer (PyType_GetSlot).  False if the type is not laid out as
+    expected (then the checked class alone stands)."""
+    import ctypes
+    immutable = 1 << 8                   # Py_TPFLAGS_IMMUTABLETYPE
+    api = ctypes.pythonapi
+    get_slot = api.PyType_GetSlot
+    get_slot.restype = ctypes.c_void_p
+    get_slot.argtypes = [ctypes.py_object, ctypes.c_int]
+    # tp_flags: the 22nd pointer-sized field of PyTypeObject (3.8 - 3.12)
+    flags = ctypes.c_ulong.from_address(id(np.ndarray) + 21 * ctypes.sizeof(ctypes.c_void_p))
+    if flags.value != np.ndarray.__flags__ or not flags.value & immutable or \
+            "__new__" in np.ndarray.__dict__ and \
+            type(np.ndarray.__dict__["__new__"]) is staticmethod:
+        return False
+    new_slot = get_slot(np.ndarray, 65)  # Py_tp_new
+    if not new_slot:
+        return False
+    array_new = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.py_object, ctypes.py_object,
+                                  ctypes.py_object)(new_slot)
+    params = ("shape", "dtype", "buffer", "offset", "strides", "order")
+    real = np.ndarray
+
+    def __new__(subtype, *args, **kwargs):
+        if _IN_CALL["on"]:
+            problem = _array_args_problem(real, params, args, kwargs)
+            if problem is not None:
+                raise ValueError(problem)
+        return array_new(subtype, args, kwargs)
+
+    class Unsettable:
+        """An attribute of every array, read as numpy's, never set in a call."""
+
+        def __init__(self, name, descriptor):
+            self.name = name
+            self.descriptor = descriptor
+            self.__doc__ = descriptor.__doc__
+
+        def __get__(self, obj, cls=None):
+            if obj is None:
+                if _IN_CALL["on"]:
+                    raise AttributeError('ndarray.%s as a class attribute is not allowed in '
+                                         'the sandbox' % self.name)
+                return self
+            return self.descriptor.__get__(obj, cls)
+
+        def __set__(self, obj, value):
+            if _IN_CALL["on"]:
+                raise AttributeError('setting attribute "%s" of an array is not allowed in '
+                                     'the sandbox: numpy does not check it' % self.name)
+            self.descriptor.__set__(obj, value)
+
+        def __delete__(self, obj):
+            self.descriptor.__delete__(obj)
+
+    strides = real.__dict__["strides"]
+    data = real.__dict__["data"]
+    flags.value &= ~immutable
+    try:
+        real.__new__ = staticmethod(__new__)
+        real.strides = Unsettable("strides", strides)
+        real.data = Unsettable("data", data)
+    finally:
+        flags.value |= immutable
+    return True
+
+
+def _checked_origin(get_origin):
+    """typing.get_origin(npt.NDArray) is the real ndarray: the checked one."""
+    def checked(tp):
+        found = get_origin(tp)
+        return _TYPE_SUBSTITUTES.get(id(found), found)
+    checked.__name__ = get_origin.__name__
+    checked.__doc__ = get_origin.__doc__
+    return checked
+
+
+def harden_numpy():
+    """numpy's entry points that reach memory by address or unpickle:
+    as_strided and DummyArray (an __array_interface__ of any address, with
+    id() an address: read and write anywhere), and read_array's
+    allow_pickle (NpzFile(io.BytesIO(...), allow_pickle=True) ran a pickle,
+    and so any builtin)."""
+    import numpy as np
+    from numpy.lib import format as npformat
+    from numpy.lib import stride_tricks
+    _NDARRAY[0] = np.ndarray
+    if not _patch_ndarray_type(np):
+        sys.stderr.write("pysandbox-worker: numpy's ndarray could not be checked in place; "
+                         "only the class handed out to code is\n")
+    checked = _checked_array_class(
+        np.ndarray, ("shape", "dtype", "buffer", "offset", "strides", "order"))
+    _SUBSTITUTES[id(np.ndarray)] = checked
+    _TYPE_SUBSTITUTES[id(np.ndarray)] = checked
+    import numpy.ma.mrecords as mrecords
+    for cls, params in (
+            (np.recarray, ("shape", "dtype", "buf", "offset", "strides", "formats", "names",
+                           "titles", "byteorder", "aligned", "order")),
+            (mrecords.MaskedRecords, ("shape", "dtype", "buf", "offset", "strides")),
+            (np.chararray, ("shape", "itemsize", "unicode", "buffer", "offset", "strides",
+                            "order"))):
+        _check_array_new(cls, params)
+    import typing
+    _SUBSTITUTES[id(typing.get_origin)] = _checked_origin(typing.get_origin)
+    # numpy.typing.NDArray is ndarray[...]: calling the alias calls the real class
+    import numpy.typing as npt
+    _SUBSTITUTES[id(npt.NDArray)] = checked[typing.Any, np.dtype[typing.Any]]
+    # MaskedArray.baseclass is the class of its data: the real ndarray
+    base = np.ma.MaskedArray.__dict__["baseclass"]
+
+    def baseclass(self):
+        found = base.fget(self)
+        return _TYPE_SUBSTITUTES.get(id(found), found)
+    np.ma.MaskedArray.baseclass = property(baseclass, doc=base.__doc__)
+    records = np.core.records
+    fromstring = records.fromstring
+
+    def checked_fromstring(datastring, dtype=None, *args, **kwargs):
+        if _IN_CALL["on"] and (dtype is None or np.dtype(dtype).hasobject):
+            raise TypeError("np.rec.fromstring without a dtype, or with Python objects in "
+                            "it, is not allowed in the sandbox: bytes would be read as "
+                            "object pointers")
+        return fromstring(datastring, dtype, *args, **kwargs)
+    checked_fromstring.__name__ = fromstring.__name__
+    checked_fromstring.__doc__ = fromstring.__doc__
+    records.fromstring = checked_fromstring      # np.rec.array calls it too
+    for name in ("lookfor", "source", "info", "byte_bounds", "deprecate",
+                 "deprecate_with_doc", "safe_eval"):
+        obj = getattr(np, name, None)
+        if obj is not None:
+            refuse(obj, "it imports modules or reads memory addresses and source files")
+    refuse(stride_tricks.as_strided,
+           "it reads and writes memory at any offset; use "
+           "numpy.lib.stride_tricks.sliding_window_view")
+    refuse(stride_tricks.DummyArray, "it makes an array of any address")
+    read_array = npformat.read_array
+
+    def checked_read_array(fp, allow_pickle=False, *args, **kwargs):
+        if _IN_CALL["on"] and allow_pickle:
+            raise ValueError("reading arrays of Python objects is not allowed in the "
+                             "sandbox: it unpickles, which runs code")
+        return read_array(fp, allow_pickle, *args, **kwargs)
+    checked_read_array.__name__ = read_array.__name__
+    checked_read_array.__qualname__ = read_array.__qualname__
+    checked_read_array.__doc__ = read_array.__doc__
+    npformat.read_array = checked_read_array
+
+
+def _guard_pandas_names():
+    """pandas functions that take attribute names as strings: agg/apply/
+    transform("name") and groupby's agg("name") look the name up on the
+    object (s.agg("__dict__")), BaseIndexer(**kwargs) sets each keyword as
+    an attribute, and a few helpers set attributes by name on a class
+    (CachedAccessor, delegate_names, temp_setattr, inherit_names)."""
+    import pandas.core.apply as apply
+    for cls in (apply.Apply, apply.FrameApply, apply.SeriesApply):
+        for name in ("_try_aggregate_string_function", "apply_str"):
+            if name in cls.__dict__:
+                _check_string_name(cls, name)
+    from pandas.core.groupby import generic
+    for cls in (generic.SeriesGroupBy, generic.DataFrameGroupBy):
+        for name in ("aggregate", "agg"):
+            if name in cls.__dict__:
+                _check_string_name(cls, name, first_argument=True)
+    # GroupBy.apply("name") is getattr(self, name)(...), and called unbound
+    # on any object (GroupBy.apply(f, "__globals__")) a getattr of anything;
+    # SeriesGroupBy.filter("name", dropna, *args) the same for each group
+    from pandas.core.groupby.groupby import GroupBy
+    _check_string_name(GroupBy, "apply", first_argument=True)
+    _check_string_name(generic.SeriesGroupBy, "filter", first_argument=True)
+    pct_change = GroupBy.pct_change
+
+    def checked_pct_change(self, periods=1, fill_method="ffill", *args, **kwargs):
+        if _IN_CALL["on"]:
+            _name_problem(fill_method, "pct_change")
+        return pct_change(self, periods, fill_method, *args, **kwargs)
+    checked_pct_change.__name__ = pct_change.__name__
+    checked_pct_change.__qualname__ = pct_change.__qualname__
+    checked_pct_change.__doc__ = pct_change.__doc__
+    GroupBy.pct_change = checked_pct_change
+    # a library asking a Series or DataFrame for a special name
+    # (__array_interface__, __dataframe__) got a column or an index label
+    # the code chose
+    from pandas.core.generic import NDFrame
+    ndframe_getattr = NDFrame.__getattr__
+
+    def __getattr__(self, name):
+        if _IN_CALL["on"] and type(name) is str and name.startswith("__"):
+            return object.__getattribute__(self, name)
+        return ndframe_getattr(self, name)
+    __getattr__.__qualname__ = ndframe_getattr.__qualname__
+    NDFrame.__getattr__ = __getattr__
+    import pandas.api.interchange as interchange
+    refuse(interchange.from_dataframe,
+           "it reads the memory at the addresses an object of the interchange protocol gives")
+    # getattr(ufunc, method) with the method name an argument
+    import pandas.core.arraylike as arraylike
+    for name in ("array_ufunc", "dispatch_ufunc_with_out", "default_array_ufunc",
+                 "dispatch_reduction_ufunc"):
+        if hasattr(arraylike, name):
+            refuse(getattr(arraylike, name), "it looks up a method named by a string")
+    from pandas.api.indexers import BaseIndexer
+    init = BaseIndexer.__init__
+
+    def __init__(self, index_array=None, window_size=0, **kwargs):
+        if _IN_CALL["on"]:
+            for key in list(kwargs):
+                _name_problem(key, "BaseIndexer")
+        init(self, index_array, window_size, **kwargs)
+    __init__.__qualname__ = init.__qualname__
+    BaseIndexer.__init__ = __init__
+    import pandas.core.accessor as accessor
+    import pandas.core.common as common
+    import pandas.core.indexes.extension as extension
+    for obj in (accessor.CachedAccessor, accessor.delegate_names, common.temp_setattr,
+                extension.inherit_names):
+        refuse(obj, "it sets attributes named by strings")
+
+
+def _check_string_name(cls, name, first_argument=False):
+    """cls.name, checking its string argument (or self.f) as an attribute
+    name while a call's guards are on."""
+    method = cls.__dict__[name]
+
+    def checked(self, *args, **kwargs):
+        if _IN_CALL["on"]:
+            if first_argument:
+                arg = args[0] if args else kwargs.get("func")
+            elif args:
+                arg = args[1] if len(args) > 1 else None
+            else:
+                arg = getattr(self, "f", None)
+            _name_problem(arg, "pandas")
+        return method(self, *args, **kwargs)
+    checked.__name__ = method.__name__
+    checked.__qualname__ = method.__qualname__
+    checked.__doc__ = method.__doc__
+    setattr(cls, name, checked)
