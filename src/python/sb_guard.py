@@ -390,6 +390,12 @@ class _FormatGuard(ast.NodeTransformer):
         return node
 
 
+class _RunTimeGuards(_FormatGuard, _ExceptGuard, _KwargsGuard, _SetDataGuard):
+    """The rewrites above in one walk of the tree (each handles node types
+    of its own: Attribute, ExceptHandler and FunctionDef, Call, Assign):
+    the code is compiled for every call."""
+
+
 def function_tree(tree, name, params):
     """The module "def name(*params): <body>" for the parsed body of a
     LANGUAGE pysandbox function (a module whose statements are the body):
@@ -503,10 +509,7 @@ def compile_user_code(source, filename, function=None):
     own = own_attributes(tree)
     if own:
         tree = _OwnGuard(own).visit(tree)
-    tree = _FormatGuard().visit(tree)
-    tree = _ExceptGuard().visit(tree)
-    tree = _KwargsGuard().visit(tree)
-    tree = _SetDataGuard().visit(tree)
+    tree = _RunTimeGuards().visit(tree)
     return compile(ast.fix_missing_locations(tree), filename, "exec", dont_inherit=True)
 
 

@@ -766,6 +766,27 @@ def _patch_ndarray_type(np):
     return True
 
 
+def _hand_out_checked_ndarray(np):
+    """The checked class in place of the real ndarray: from module
+    proxies, type(), typing.get_origin, numpy.typing.NDArray and
+    MaskedArray.baseclass (the routes to the real class the reviews found;
+    arr.view(np.ndarray) then gives instances of the checked class)."""
+    import typing
+    import numpy.typing as npt
+    checked = _checked_array_class(
+        np.ndarray, ("shape", "dtype", "buffer", "offset", "strides", "order"))
+    _SUBSTITUTES[id(np.ndarray)] = checked
+    _TYPE_SUBSTITUTES[id(np.ndarray)] = checked
+    _SUBSTITUTES[id(typing.get_origin)] = _checked_origin(typing.get_origin)
+    _SUBSTITUTES[id(npt.NDArray)] = checked[typing.Any, np.dtype[typing.Any]]
+    base = np.ma.MaskedArray.__dict__["baseclass"]
+
+    def baseclass(self):
+        found = base.fget(self)
+        return _TYPE_SUBSTITUTES.get(id(found), found)
+    np.ma.MaskedArray.baseclass = property(baseclass, doc=base.__doc__)
+
+
 def _checked_origin(get_origin):
     """typing.get_origin(npt.NDArray) is the real ndarray: the checked one."""
     def checked(tp):
@@ -786,13 +807,6 @@ def harden_numpy():
     from numpy.lib import format as npformat
     from numpy.lib import stride_tricks
     _NDARRAY[0] = np.ndarray
-    if not _patch_ndarray_type(np):
-        sys.stderr.write("pysandbox-worker: numpy's ndarray could not be checked in place; "
-                         "only the class handed out to code is\n")
-    checked = _checked_array_class(
-        np.ndarray, ("shape", "dtype", "buffer", "offset", "strides", "order"))
-    _SUBSTITUTES[id(np.ndarray)] = checked
-    _TYPE_SUBSTITUTES[id(np.ndarray)] = checked
     import numpy.ma.mrecords as mrecords
     for cls, params in (
             (np.recarray, ("shape", "dtype", "buf", "offset", "strides", "formats", "names",
@@ -801,18 +815,12 @@ def harden_numpy():
             (np.chararray, ("shape", "itemsize", "unicode", "buffer", "offset", "strides",
                             "order"))):
         _check_array_new(cls, params)
-    import typing
-    _SUBSTITUTES[id(typing.get_origin)] = _checked_origin(typing.get_origin)
-    # numpy.typing.NDArray is ndarray[...]: calling the alias calls the real class
-    import numpy.typing as npt
-    _SUBSTITUTES[id(npt.NDArray)] = checked[typing.Any, np.dtype[typing.Any]]
-    # MaskedArray.baseclass is the class of its data: the real ndarray
-    base = np.ma.MaskedArray.__dict__["baseclass"]
-
-    def baseclass(self):
-        found = base.fget(self)
-        return _TYPE_SUBSTITUTES.get(id(found), found)
-    np.ma.MaskedArray.baseclass = property(baseclass, doc=base.__doc__)
+    if not _patch_ndarray_type(np):
+        # ndarray not laid out as expected: the code gets a checked class
+        # instead, wherever the reviews found the real one handed out
+        sys.stderr.write("pysandbox-worker: numpy's ndarray could not be checked in place; "
+                         "the code gets a checked class instead\n")
+        _hand_out_checked_ndarray(np)
     records = np.core.records
     fromstring = records.fromstring
 
