@@ -912,8 +912,8 @@ def sb_type(*args, **kwargs):
     """One-argument type(): returns the type of an object.
 
     The three-argument form would build classes (and dunder methods) from a
-    dict, so it is refused.  Because this is a function, not the real type,
-    isinstance(x, type) is not supported in the sandbox.
+    dict, so it is refused.  It is a function, not the real type:
+    isinstance() and issubclass() take it for the class of classes.
     """
     if len(args) != 1 or kwargs:
         raise TypeError("type() takes exactly one argument in the sandbox; "
@@ -938,6 +938,55 @@ def sb_type(*args, **kwargs):
     return found
 
 
+def _types_for_isinstance(classinfo):
+    """isinstance(x, type): the sandbox's type() is a function, so the
+    class it stands for is put back (in a tuple too, as Python nests them)."""
+    if classinfo is sb_type:
+        return type
+    if type(classinfo) is tuple:
+        return tuple(_types_for_isinstance(c) for c in classinfo)
+    return classinfo
+
+
+def sb_isinstance(obj, classinfo, /):
+    """isinstance(), where type means the class of classes."""
+    if classinfo is sb_type or type(classinfo) is tuple:
+        classinfo = _types_for_isinstance(classinfo)
+    return isinstance(obj, classinfo)
+
+
+def sb_issubclass(cls, classinfo, /):
+    """issubclass(), where type means the class of classes."""
+    if classinfo is sb_type or type(classinfo) is tuple:
+        classinfo = _types_for_isinstance(classinfo)
+    return issubclass(cls, classinfo)
+
+
+def sb_vars(*args):
+    """vars(obj) of an object of the code's own classes: its attributes,
+    the object's own dictionary (vars(self).update(options) sets them).
+    Without an argument (the local names) or for any other object (a
+    module's or a library class's namespace) it is refused."""
+    if len(args) != 1:
+        raise TypeError("vars() without an argument is not allowed in the sandbox: it "
+                        "would show the local names; pass it an object of a class the "
+                        "code defines")
+    obj = args[0]
+    cls = type(obj)
+    if isinstance(obj, type) or not _own_class(cls) or not all(
+            _own_class(c) or _allowed_base(c)
+            for c in type.__getattribute__(cls, "__mro__")):
+        what = "a module" if cls is SbModule else \
+            'a "%s"' % type.__getattribute__(cls, "__name__")
+        raise TypeError("vars() of %s is not allowed in the sandbox: only objects of "
+                        "the classes the code defines show their attributes; use dir() "
+                        "or the object's own methods" % what)
+    try:
+        return object.__getattribute__(obj, "__dict__")
+    except AttributeError:
+        raise TypeError("vars() argument must have __dict__ attribute") from None
+
+
 def sb_open(*args, **kwargs):
     """open(): refused.  User code cannot name it (the validator refuses
     the name); native code looking for the builtins' open finds it."""
@@ -947,7 +996,8 @@ def sb_open(*args, **kwargs):
 
 # Tracebacks and reprs should show the names user code called.
 for _fn, _name in ((sb_getattr, "getattr"), (sb_hasattr, "hasattr"),
-                   (sb_type, "type"), (sb_open, "open")):
+                   (sb_type, "type"), (sb_open, "open"), (sb_vars, "vars"),
+                   (sb_isinstance, "isinstance"), (sb_issubclass, "issubclass")):
     _fn.__name__ = _fn.__qualname__ = _name
 del _fn, _name
 
@@ -956,7 +1006,7 @@ _SAFE_NAMES = (
     "abs", "all", "any", "ascii", "bin", "bool", "bytearray", "bytes",
     "callable", "chr", "classmethod", "complex", "dict", "dir", "divmod",
     "enumerate", "filter", "float", "format", "frozenset", "hash", "hex",
-    "id", "int", "isinstance", "issubclass", "iter", "len", "list", "map",
+    "id", "int", "iter", "len", "list", "map",
     "max", "min", "next", "object", "oct", "ord", "pow", "property", "range",
     "repr", "reversed", "round", "set", "slice", "sorted", "staticmethod",
     "str", "sum", "super", "tuple", "zip", "memoryview",
@@ -981,6 +1031,9 @@ def _base_builtins():
     table["setattr"] = sb_setattr
     table["delattr"] = sb_delattr
     table["type"] = sb_type
+    table["isinstance"] = sb_isinstance
+    table["issubclass"] = sb_issubclass
+    table["vars"] = sb_vars
     table[FORMAT_GUARD_NAME] = guard_format_method
     table[OWN_GUARD_NAME] = guard_own_object
     table[EXCEPT_GUARD_NAME] = guard_caught

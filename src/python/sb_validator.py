@@ -50,10 +50,23 @@ FORBIDDEN_NAMES = {
     "help": "it starts the interactive help",
     "globals": _NAMESPACES,
     "locals": _NAMESPACES,
-    "vars": _NAMESPACES,
     "exit": "it ends the interpreter; return from the function instead",
     "quit": "it ends the interpreter; return from the function instead",
 }
+
+
+def _slot_names(value):
+    """The names of a class body's __slots__ = value, if value is a string
+    literal or a tuple or list of them, each an identifier that does not
+    begin with "__" (no __dict__ or __weakref__ slot); otherwise None."""
+    items = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
+    names = []
+    for item in items:
+        if not (isinstance(item, ast.Constant) and type(item.value) is str
+                and item.value.isidentifier() and not item.value.startswith("__")):
+            return None
+        names.append(item.value)
+    return names
 
 
 def _simple_assignment(node, parent):
@@ -192,6 +205,7 @@ class _Validator:
         self._lines = None
         self._encoded = {}
         self._own = set()       # self._x of the code's own classes (sb_guard)
+        self._slots = set()     # the targets of a class body's __slots__ = (...)
 
     def run(self):
         tree = self._parse()
@@ -463,6 +477,8 @@ class _Validator:
                 self._report(node, "forbidden-name", '"%s" may only be '
                              'called directly, as in %s(obj, "name")' % (name, name))
             return
+        if id(node) in self._slots:
+            return                      # __slots__ = ("x", "y") in a class body
         self._check_name(node, name)
 
     def _visit_Attribute(self, node, parent):
@@ -611,6 +627,17 @@ class _Validator:
             self._report(keyword, "metaclass", 'class keyword argument "%s" '
                          'is not allowed: metaclasses and class arguments are '
                          'not supported' % label)
+        for statement in node.body:
+            if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                    and isinstance(statement.targets[0], ast.Name)
+                    and statement.targets[0].id == "__slots__"):
+                if _slot_names(statement.value) is not None:
+                    self._slots.add(id(statement.targets[0]))
+                else:
+                    self._report(statement, "dunder", "__slots__ must list the "
+                                 "attribute names as string literals, such as "
+                                 '__slots__ = ("x", "y"), none beginning with "__"')
+                    self._slots.add(id(statement.targets[0]))
 
     def _visit_arg(self, node, parent):
         self._check_name(node, node.arg)

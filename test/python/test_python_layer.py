@@ -298,6 +298,20 @@ class DunderTests(ValidatorTestCase):
         self.assertFindings("def f():\n    return __builtins__\n", finding(
             2, 12, "dunder", dunder("__builtins__")))
 
+    def test_slots(self):
+        self.assertClean('class P:\n    __slots__ = ("x", "_y")\n')
+        self.assertClean('class P:\n    __slots__ = ["x"]\n')
+        self.assertClean('class P:\n    __slots__ = "x"\n')
+        message = ('__slots__ must list the attribute names as string literals, such as '
+                   '__slots__ = ("x", "y"), none beginning with "__"')
+        for value in ('("__dict__",)', '("x", name)', 'tuple("xy")', '("a b",)'):
+            with self.subTest(value):
+                self.assertFindings("class P:\n    __slots__ = %s\n" % value,
+                                    finding(2, 5, "dunder", message))
+        # only in a class body
+        self.assertFindings('def f():\n    __slots__ = ("x",)\n', finding(
+            2, 5, "dunder", dunder("__slots__")))
+
     def test_function_name(self):
         self.assertFindings("def __main__():\n    pass\n", finding(
             1, 1, "dunder", dunder("__main__")))
@@ -1410,11 +1424,52 @@ class GuardTests(unittest.TestCase):
 
     def test_missing_builtins(self):
         for name in ("eval", "exec", "compile", "globals", "locals",
-                     "vars", "input", "breakpoint", "help", "exit", "quit",
+                     "input", "breakpoint", "help", "exit", "quit",
                      "__loader__", "__spec__"):
             with self.subTest(name):
                 self.assertRaisesExactly(
                     NameError, "name '%s' is not defined" % name, name + "\n")
+
+    def test_isinstance_of_type(self):
+        # the sandbox's type() is a function; isinstance and issubclass take
+        # it for the class of classes, also inside (nested) tuples
+        g = self.run_code(
+            "class C:\n    pass\n"
+            "t = type\n"
+            "got = [isinstance(C, type), isinstance(C(), type), isinstance(3, (str, (t,))),"
+            " isinstance(int, (str, (t,))), issubclass(C, (int, type)), issubclass(bool, int)]\n")
+        self.assertEqual(g["got"], [True, False, False, True, False, True])
+
+    def test_vars_of_own_objects(self):
+        g = self.run_code(
+            "class Opt:\n    def __init__(self, **kw):\n        vars(self).update(kw)\n"
+            "o = Opt(a=1, _b=2)\ngot = [o.a, sorted(vars(o))]\n")
+        self.assertEqual(g["got"], [1, ["_b", "a"]])
+        g = self.run_code(
+            "class P:\n    __slots__ = ('x',)\n    def __init__(self):\n        self.x = 1\n"
+            "try:\n    vars(P())\nexcept TypeError as e:\n    got = str(e)\n")
+        self.assertEqual(g["got"], "vars() argument must have __dict__ attribute")
+
+    def test_vars_refused(self):
+        for source, message in (
+                ("vars()\n", "vars() without an argument is not allowed in the sandbox: "
+                 "it would show the local names; pass it an object of a class the code "
+                 "defines"),
+                ("import math\nvars(math)\n", "vars() of a module is not allowed in the "
+                 "sandbox: only objects of the classes the code defines show their "
+                 "attributes; use dir() or the object's own methods"),
+                ("class C:\n    pass\nvars(C)\n", 'vars() of a "type" is not allowed in the '
+                 "sandbox: only objects of the classes the code defines show their "
+                 "attributes; use dir() or the object's own methods"),
+                ("import collections\nclass D(collections.OrderedDict):\n    pass\n"
+                 "vars(D())\n", 'vars() of a "D" is not allowed in the sandbox: only '
+                 "objects of the classes the code defines show their attributes; use "
+                 "dir() or the object's own methods"),
+                ("import pandas as pd\nvars(pd.Series([1]))\n", 'vars() of a "Series" is '
+                 "not allowed in the sandbox: only objects of the classes the code defines "
+                 "show their attributes; use dir() or the object's own methods")):
+            with self.subTest(source):
+                self.assertRaisesExactly(TypeError, message, source)
 
     def test_open_refuses(self):
         # the validator refuses the name; native code that looks up the
@@ -1444,7 +1499,7 @@ class GuardTests(unittest.TestCase):
         b2 = sb_guard.make_builtins(GUARD_ALLOWED, other_print)
         self.assertIs(b2["print"], other_print)
         self.assertIsNot(b2["__import__"], import1)
-        for name in ("eval", "exec", "compile", "globals", "vars"):
+        for name in ("eval", "exec", "compile", "globals", "locals"):
             self.assertNotIn(name, b2)
         self.assertIs(b2["open"], sb_guard.sb_open)
 

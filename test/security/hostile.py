@@ -971,6 +971,48 @@ PAYLOADS = [
         def main():
             return str(Peek.inside(warnings.catch_warnings()))
         """, off={OK}),
+    # vars(), isinstance(x, type) and __slots__ (0.2): only the code's own
+    # objects show their dictionaries; type stays the class of classes only
+    # to isinstance()
+    Payload("vars-of-a-module", """
+        import warnings
+        def main():
+            return str(vars(warnings)["_module"])
+        """, off={OK, EXCEPTION}),
+    Payload("vars-of-a-library-object", """
+        import warnings
+        def main():
+            return str(vars(warnings.catch_warnings())["_module"])
+        """, off={OK}),
+    Payload("vars-of-an-own-class-derived-from-a-library-class", """
+        import warnings
+        class Peek(warnings.catch_warnings):
+            pass
+        def main():
+            return str(vars(Peek())["_module"])
+        """, off={OK}),
+    Payload("vars-of-an-own-class", """
+        class C:
+            def f(self):
+                return 1
+        def main():
+            return str(vars(C)["f"].__globals__["__builtins__"])
+        """, off={OK}),
+    Payload("vars-without-arguments", """
+        def main():
+            return str(vars()["__builtins__"])
+        """, off={OK, EXCEPTION}),
+    Payload("isinstance-type-does-not-give-type", """
+        def main():
+            t = (type,)[0]
+            return str(t("X", (), {"__array_interface__": {"data": (8, False)}}))
+        """, on={EXCEPTION}, off={OK, EXCEPTION}),
+    Payload("slots-dict-slot", """
+        class C:
+            __slots__ = ("__dict__", "__weakref__")
+        def main():
+            return str(C.__dict__)
+        """, off={OK}),
     Payload("format-method-in-fullwidth", """
         def main():
             f = "{0.__cl" + "ass__.__ba" + "se__}"
