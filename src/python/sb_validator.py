@@ -479,6 +479,8 @@ class _Validator:
             return
         if id(node) in self._slots:
             return                      # __slots__ = ("x", "y") in a class body
+        if name == "__name__" and isinstance(node.ctx, ast.Load):
+            return                      # "__sandbox__": logging.getLogger(__name__)
         self._check_name(node, name)
 
     def _visit_Attribute(self, node, parent):

@@ -182,8 +182,7 @@ class TopLevelTests(ValidatorTestCase):
         self.assertFindings(
             'def main():\n    return 1\nif __name__ == "__main__":\n'
             '    main()\n',
-            finding(3, 1, "top-level", sb_validator.TOP_LEVEL_MESSAGE),
-            finding(3, 4, "dunder", dunder("__name__")))
+            finding(3, 1, "top-level", sb_validator.TOP_LEVEL_MESSAGE))
 
     def test_second_string_is_not_a_docstring(self):
         self.assertFindings('"""doc"""\n"more"\n', finding(
@@ -297,6 +296,11 @@ class DunderTests(ValidatorTestCase):
     def test_name(self):
         self.assertFindings("def f():\n    return __builtins__\n", finding(
             2, 12, "dunder", dunder("__builtins__")))
+
+    def test_module_name_is_read_only(self):
+        self.assertClean("def f():\n    return __name__\n")
+        self.assertFindings("def f():\n    __name__ = 'x'\n",
+                            finding(2, 5, "dunder", dunder("__name__")))
 
     def test_slots(self):
         self.assertClean('class P:\n    __slots__ = ("x", "_y")\n')
