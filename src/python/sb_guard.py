@@ -760,6 +760,51 @@ def _import_shim(name, fromlist, allowed, cache):
     return proxy
 
 
+def partial_package(name, allowed):
+    """For "import a.b" and "from a import b" where a.b is allowed but the
+    package a is not (dateutil.parser): the package's name, else None."""
+    top, dot, rest = name.partition(".")
+    if not dot or is_allowed(top, allowed) or not is_allowed(name, allowed):
+        return None
+    return top if is_allowed(top + "." + rest.partition(".")[0], allowed) else None
+
+
+def _partial_package(top, allowed, cache):
+    """What "import dateutil.parser" binds dateutil to when only dateutil's
+    allowed submodules are: a module of its own holding those the code
+    imported, never the package itself (whose other names the allowlist
+    does not give)."""
+    key = ("partial", top)
+    proxy = cache.get(key)
+    if proxy is None:
+        holder = _ModuleType(top)
+
+        def __getattr__(name):
+            if type(name) is str and is_allowed(top + "." + name, allowed):
+                raise AttributeError('module "%s.%s" is not imported: add "import %s.%s"'
+                                     % (top, name, top, name))
+            raise AttributeError(_import_message(top + "." + name, allowed))
+        holder.__getattr__ = __getattr__
+        proxy = cache[key] = (holder, SbModule(holder, allowed, cache))
+    return proxy
+
+
+def _import_into_partial(top, item, allowed, cache):
+    """Import top.item (an allowed submodule) into top's partial package."""
+    name = top + "." + item
+    if not is_allowed(name, allowed):
+        raise ImportError(_import_message(name, allowed))
+    if _loads_native_code(name):
+        raise ImportError(_not_preloaded_message(name))
+    _real_import(name, None, None, (), 0)
+    module = sys.modules.get(name)
+    if not isinstance(module, _ModuleType):
+        raise ImportError(_import_message(top, allowed))
+    holder, proxy = _partial_package(top, allowed, cache)
+    setattr(holder, item, module)
+    return proxy
+
+
 def make_import(allowed):
     """Return an __import__ replacement enforcing the `allowed` modules."""
     allowed = frozenset(allowed)
@@ -784,12 +829,27 @@ def make_import(allowed):
             # "from __future__ import annotations": its directive took effect
             # when the code was compiled; the names are plain objects
             return _FUTURE
+        fromlist = tuple(fromlist or ())
         if not is_allowed(name, allowed):
+            if fromlist and "." not in name and all(
+                    type(item) is str and partial_package(name + "." + item, allowed)
+                    for item in fromlist):
+                # from dateutil import parser (only dateutil.parser allowed)
+                for item in fromlist:
+                    proxy = _import_into_partial(name, item, allowed, cache)
+                return proxy
             raise ImportError(_import_message(name, allowed))
         top = name.partition(".")[0]
+        if not fromlist and partial_package(name, allowed):
+            # import dateutil.parser: binds dateutil, the partial package
+            proxy = _import_into_partial(top, name.split(".")[1], allowed, cache)
+            if name.count(".") > 1:
+                if _loads_native_code(name):
+                    raise ImportError(_not_preloaded_message(name))
+                _real_import(name, None, None, (), 0)
+            return proxy
         if top in SHIMS:
             return _import_shim(name, fromlist, allowed, cache)
-        fromlist = tuple(fromlist or ())
         if not fromlist:
             # "import a.b.c" binds "a": it must be allowed on its own.
             top = name.partition(".")[0]

@@ -424,6 +424,8 @@ class _Validator:
             # "import a.b" binds "a" (and "import a.b as c" reaches a.b
             # through "a"), so "a" must be allowed by itself as well.
             top = alias.name.partition(".")[0]
+            if sb_guard.partial_package(alias.name, self.allowed):
+                top = alias.name        # binds a package of the allowed submodules
             for name in dict.fromkeys((alias.name, top)):
                 if not sb_guard.is_allowed(name, self.allowed):
                     self._report(alias, "import",
@@ -445,7 +447,16 @@ class _Validator:
             return
         self.imports.add(module)
         if not sb_guard.is_allowed(module, self.allowed):
-            self._report(node, "import", _import_message(module, self.allowed))
+            partial = [alias for alias in node.names if "." not in module and
+                       sb_guard.partial_package(module + "." + alias.name, self.allowed)]
+            if not partial:
+                self._report(node, "import", _import_message(module, self.allowed))
+                return
+            # from dateutil import parser: only allowed submodules of it
+            for alias in node.names:
+                if alias not in partial:
+                    self._report(alias, "import", _import_message(
+                        module + "." + alias.name, self.allowed))
             return
         for alias in node.names:
             name = alias.name

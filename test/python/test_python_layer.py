@@ -225,6 +225,46 @@ class ImportTests(ValidatorTestCase):
         self.assertFindings("import os.path\n", finding(
             1, 8, "import", not_importable("os.path")))
 
+    def test_allowed_submodule_of_a_package_not_allowed(self):
+        # dateutil.parser is allowed, dateutil is not: "import dateutil.parser"
+        # and "from dateutil import parser" bind a package holding only that
+        allowed = ALLOWED + ("dateutil.parser", "dateutil.relativedelta")
+        text = ", ".join(sorted(allowed))
+        for source in ("import dateutil.parser\n", "import dateutil.parser as p\n",
+                       "from dateutil import parser, relativedelta\n",
+                       "from dateutil.parser import parse\n"):
+            with self.subTest(source):
+                findings, _ = sb_validator.validate(source, allowed)
+                self.assertEqual(findings, [])
+        findings, _ = sb_validator.validate("from dateutil import parser, tz\n", allowed)
+        self.assertEqual(findings, [finding(1, 30, "import",
+                                            'import of module "dateutil.tz" is not allowed; '
+                                            'allowed modules: %s' % text)])
+        findings, _ = sb_validator.validate("import dateutil\n", allowed)
+        self.assertEqual(findings, [finding(1, 8, "import",
+                                            'import of module "dateutil" is not allowed; '
+                                            'allowed modules: %s' % text)])
+
+    def test_partial_package_at_run_time(self):
+        allowed = ("dateutil.parser",)
+        imp = sb_guard.make_import(allowed)
+        pkg = imp("dateutil.parser", None, None, None, 0)
+        self.assertEqual(type(pkg.parser.parse("2024-03-01")).__name__, "datetime")
+        self.assertIs(imp("dateutil", None, None, ("parser",), 0), pkg)
+        with self.assertRaises(AttributeError) as caught:
+            pkg.tz
+        self.assertEqual(str(caught.exception), 'import of module "dateutil.tz" is not '
+                         'allowed; allowed modules: dateutil.parser')
+        for name, fromlist in (("dateutil", None), ("dateutil", ("parser", "tz")),
+                               ("dateutil", ("__version__",))):
+            with self.subTest(fromlist):
+                with self.assertRaises(ImportError):
+                    imp(name, None, None, fromlist, 0)
+        with self.assertRaises(AttributeError):
+            pkg.__getattr__
+        with self.assertRaises(AttributeError):
+            pkg._sb_module
+
     def test_denied_submodule(self):
         self.assertFindings("import numpy.ctypeslib as c\n", finding(
             1, 8, "import", not_importable("numpy.ctypeslib")))

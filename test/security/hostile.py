@@ -1013,6 +1013,23 @@ PAYLOADS = [
         def main():
             return str(C.__dict__)
         """, off={OK}),
+    # "import dateutil.parser" binds a package of the allowed submodules
+    # only: dateutil.zoneinfo reads its tarball, dateutil itself is not given
+    Payload("partial-package-other-submodule", """
+        import dateutil.parser
+        def main():
+            return len(dateutil.zoneinfo.get_zonefile_instance().zones)
+        """, off={OK, EXCEPTION}),
+    Payload("partial-package-from-import-other-submodule", """
+        from dateutil import parser, zoneinfo
+        def main():
+            return len(zoneinfo.get_zonefile_instance().zones)
+        """, off={OK, EXCEPTION}),
+    Payload("partial-package-its-getattr", """
+        import dateutil.parser
+        def main():
+            return str(getattr(dateutil, "__getattr__"))
+        """, off={OK, EXCEPTION}),
     Payload("format-method-in-fullwidth", """
         def main():
             f = "{0.__cl" + "ass__.__ba" + "se__}"
