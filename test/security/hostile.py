@@ -1665,18 +1665,20 @@ PAYLOADS = [
         def main():
             return [repr(copy.copy(pd)), repr(copy.deepcopy(pd.io))]
         """, on={EXCEPTION}, off={EXCEPTION}),
+    # "import dateutil.parser" now binds a package of the allowed submodules
+    # (it was refused): dateutil.parser has no tz, and dateutil holds no tz
     Payload("dateutil-tz-through-its-parser", """
         from dateutil.parser import parse
         import dateutil.parser
         def main(canary_tmp):
             return str(dateutil.parser.tz.tzfile(canary_tmp))
-        """, on={VALIDATOR}, off={DENIED, EXCEPTION}),
+        """, on={GUARD, EXCEPTION}, off={DENIED, EXCEPTION}),
     Payload("dateutil-parser-module-reaches-tz", """
         from dateutil.parser import parser
         def main(canary_tmp):
             import dateutil.parser as p
             return str(p.tz.tzfile(canary_tmp))
-        """, on={VALIDATOR}, off={DENIED, EXCEPTION}),
+        """, on={GUARD, EXCEPTION}, off={DENIED, EXCEPTION}),
     # matplotlib is allowed: a figure writes no file, runs no program,
     # switches to no other backend and draws no more than max_figure_pixels
     Payload("mpl-chart-reads-its-fonts", """
