@@ -224,6 +224,18 @@ def main():
 $$);
 SELECT pg_temp.rule($$
 def main():
+    return locals()
+$$);
+-- vars() only of the code's own objects, refused when it runs otherwise
+SELECT sandbox_execute($$
+class Opt:
+    def __init__(self, **kw):
+        vars(self).update(kw)
+def main():
+    return vars(Opt(a=1))
+$$);
+SELECT sandbox_execute($$
+def main():
     return vars()
 $$);
 SELECT pg_temp.rule($$
