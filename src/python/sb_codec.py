@@ -15,9 +15,11 @@ import collections
 import dataclasses
 import datetime
 import decimal
+import itertools
 import json
 import math
 import struct
+import types
 
 import numpy as np
 import pandas as pd
@@ -59,6 +61,19 @@ _Interval = pd.Interval
 _FrozenList = type(pd.Index([]).names)
 # dict views and range: written as lists (their elements, in order)
 _VIEW_TYPES = frozenset({type({}.keys()), type({}.values()), type({}.items()), range})
+
+# iterators a function may return for a list (return map(f, xs), a
+# generator): iterated while the result is written, within its budget
+_ITERATOR_TYPES = frozenset(
+    [types.GeneratorType, map, zip, filter, enumerate, reversed,
+     type(iter([])), type(iter(())), type(iter(range(1))), type(iter("")),
+     type(iter({})), type(iter({}.values())), type(iter({}.items())),
+     type(reversed([])), type(iter(set()))] +
+    [getattr(itertools, name) for name in (
+        "accumulate", "chain", "combinations", "combinations_with_replacement", "compress",
+        "count", "cycle", "dropwhile", "filterfalse", "groupby", "islice", "pairwise",
+        "permutations", "product", "repeat", "starmap", "takewhile", "zip_longest")] +
+    [type(itertools.groupby("a").__next__()[1])])
 
 # numpy's dtype classes (one per kind: dtype[float64], dtype[datetime64] ...)
 # and pandas' extension dtypes: written as their names ("float64", "category")
@@ -627,6 +642,8 @@ def _write(w, value, path, depth):
         _write_list(w, _set_values(value), path, depth)
     elif t in _VIEW_TYPES:
         _write_list(w, iter(value), path, depth)
+    elif t in _ITERATOR_TYPES:
+        _write_list(w, value, path, depth)
     elif isinstance(value, tuple) and type(getattr(t, "_fields", None)) is tuple:
         # a namedtuple: an object of its fields
         _write(w, dict(zip(t._fields, tuple.__iter__(value))), path, depth)

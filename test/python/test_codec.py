@@ -11,6 +11,7 @@ import random
 import struct
 import sys
 import collections
+import itertools
 import dataclasses
 import unittest
 
@@ -280,6 +281,21 @@ class JsonRules(unittest.TestCase):
                          {"k": ["a"], "r": [0, 1, 2]})
         self.assertEqual(as_json(pd.Series([1, 2], index=["a", float("nan")])),
                          {"a": 1, "null": 2})
+
+    def test_iterators(self):
+        # return map(...), a generator: the values it gives, as a list
+        def gen():
+            yield from ({"i": i} for i in range(2))
+        self.assertEqual(as_json({"g": gen(), "m": map(str, [1, 2]), "z": zip("ab", [1, 2]),
+                                  "e": enumerate("x"), "r": reversed([1, 2]),
+                                  "c": itertools.islice(itertools.count(), 2),
+                                  "gb": itertools.groupby("aab")}),
+                         {"g": [{"i": 0}, {"i": 1}], "m": ["1", "2"], "z": [["a", 1], ["b", 2]],
+                          "e": [[0, "x"]], "r": [2, 1], "c": [0, 1],
+                          "gb": [["a", ["a", "a"]], ["b", ["b"]]]})
+        # an endless one ends at the output budget
+        with self.assertRaises(sb_codec.OutputLimitExceeded):
+            sb_codec.dumps(itertools.count(), 1000)
 
     def test_keys(self):
         self.assertEqual(as_json(pd.Series([1], index=pd.timedelta_range("1d", periods=1))),
