@@ -166,8 +166,20 @@ WRITERS = {"to_csv": "path_or_buf", "to_json": "path_or_buf", "to_string": "buf"
 
 # attributes refused on one module only (the proxy checks them)
 MODULE_ATTRIBUTES = {
-    "io": dict.fromkeys(("open", "FileIO", "open_code"),
-                        "it opens files; use io.StringIO or io.BytesIO for data in memory"),
+    "io": dict(dict.fromkeys(("open", "FileIO", "open_code"),
+                             "it opens files; use io.StringIO or io.BytesIO for data in memory"),
+               # they hand the raw stream's readinto()/write() a memoryview of
+               # their own buffer that the raw stream can keep: once the buffer
+               # is freed, it reads and writes whatever is allocated there
+               **dict.fromkeys(("BufferedReader", "BufferedWriter", "BufferedRandom",
+                                "BufferedRWPair"),
+                               "it lends its buffer to the raw stream's code, which can "
+                               "keep it after it is freed; read io.BytesIO directly"),
+               # over a buffer object of the code's, CPython's text layer has
+               # memory bugs of the same kind (gh-143008 and later reports)
+               **dict.fromkeys(("TextIOWrapper", "IncrementalNewlineDecoder"),
+                               "it calls the code's buffer object in ways CPython does not "
+                               "guard; decode the bytes instead: io.StringIO(data.decode())")),
     # these read a line of a source file named by the caller (linecache)
     "warnings": dict.fromkeys(("warn_explicit", "showwarning", "formatwarning"),
                               "it reads files by name; use warnings.warn"),

