@@ -319,7 +319,21 @@ def guard_kwargs(mapping):
         if isinstance(key, str) and key.startswith("__"):
             raise TypeError('keyword argument "%s" is not allowed: names that begin with '
                             '"__" are reserved' % (str.__str__(key),))
+        if isinstance(key, str) and str.__str__(key) in FORBIDDEN_KEYWORDS:
+            raise TypeError('keyword argument "%s" is not allowed: %s'
+                            % (str.__str__(key), FORBIDDEN_KEYWORDS[str.__str__(key)]))
     return checked
+
+
+# keyword arguments refused in any call, written out or unpacked: numpy's
+# ndarray.resize(refcheck=False) reallocates the memory under the array's
+# views (they then read and write it freed), and a library that passes
+# keywords on (Series.apply(f, **kw), functools.partial) would call it so
+# from its own code, which the checked resize lets through for pandas
+FORBIDDEN_KEYWORDS = {
+    "refcheck": "resize(refcheck=False) would leave the array's views on freed memory; "
+                "use np.resize(a, shape), which copies",
+}
 
 
 class _KwargsGuard(ast.NodeTransformer):

@@ -678,6 +678,10 @@ def _array_args_problem(real, params, args, kwargs):
         return ("strides= is not allowed in the sandbox: numpy's check of them "
                 "overflows; reshape or transpose the array instead")
     buffer = given.get("buf" if "buf" in params else "buffer")
+    if buffer is not None:
+        problem = _buffer_extent_problem(np, real, given, buffer)
+        if problem is not None:
+            return problem
     if buffer is not None and real.__name__ != "chararray":
         dtype = given.get("dtype")
         if real.__name__ in ("recarray", "MaskedRecords") and dtype is None:
@@ -686,6 +690,68 @@ def _array_args_problem(real, params, args, kwargs):
         if np.dtype(float if dtype is None else dtype).hasobject:
             return ("an array of Python objects over a buffer is not allowed in the "
                     "sandbox: its bytes would be read as pointers")
+    return None
+
+
+def _holds_objects(buffer):
+    """Does buffer export Python object pointers (an array of objects, a
+    structured one with an object field, a view of either)?"""
+    import numpy as np
+    if isinstance(buffer, np.ndarray):
+        return buffer.dtype.hasobject
+    try:
+        view = memoryview(buffer)
+    except (TypeError, BufferError, ValueError):
+        return False
+    try:
+        return "O" in (view.format or "")
+    finally:
+        view.release()
+
+
+def _buffer_extent_problem(np, real, given, buffer):
+    """numpy checks offset + size <= len(buffer) in 64 bits: a negative
+    offset, or one that overflows the sum, placed the array before or far
+    past the buffer (any address).  Checked here in Python's integers."""
+    import operator
+    if _holds_objects(buffer):
+        return ("an array over the memory of an array of Python objects is not allowed in "
+                "the sandbox: its pointers would be read and written as numbers")
+    try:
+        nbytes = memoryview(buffer).nbytes
+    except (TypeError, BufferError, ValueError):
+        return None                      # numpy refuses it itself
+    offset = given.get("offset", 0)
+    offset = 0 if offset is None else operator.index(offset)
+    if not 0 <= offset <= nbytes:
+        return ("offset=%d is outside the buffer of %d bytes" % (offset, nbytes))
+    shape = given.get("shape")
+    if shape is None:
+        return None
+    shape = (shape,) if not isinstance(shape, (tuple, list)) else shape
+    dims = [operator.index(d) for d in shape]
+    if dims == [-1]:
+        return None                      # numpy sizes it from what is left
+    try:
+        if real.__name__ == "chararray":
+            itemsize = operator.index(given.get("itemsize", 1))
+            if given.get("unicode"):
+                itemsize *= 4
+        elif real.__name__ in ("recarray", "MaskedRecords") and given.get("dtype") is None:
+            return None                  # formats=: refused over a buffer already
+        else:
+            dtype = given.get("dtype")
+            itemsize = np.dtype(float if dtype is None else dtype).itemsize
+    except (TypeError, ValueError):
+        return None
+    size = itemsize
+    for d in dims:
+        if d < 0:
+            return "a negative dimension is not allowed"
+        size *= d
+    if offset + size > nbytes:
+        return ("the array (%d bytes at offset %d) does not fit in the buffer of %d bytes"
+                % (size, offset, nbytes))
     return None
 
 
@@ -815,16 +881,106 @@ def _patch_ndarray_type(np):
         def __delete__(self, obj):
             self.descriptor.__delete__(obj)
 
+    class ObjectData(Unsettable):
+        """arr.data: a memoryview of the array's memory; of an array of
+        Python objects, one whose pointers could be cast to bytes and
+        written (memoryview(...).cast("B"), or copied raw into another
+        such view, without their reference counts)."""
+
+        def __get__(self, obj, cls=None):
+            if obj is not None and _IN_CALL["on"] and obj.dtype.hasobject:
+                raise AttributeError('the "data" of an array of Python objects is not '
+                                     'available in the sandbox')
+            return Unsettable.__get__(self, obj, cls)
+
+    resize = real.__dict__["resize"]
+
+    def checked_resize(self, *args, **kwargs):
+        # refcheck=False reallocates the memory under the array's views:
+        # they read and write it after it is freed
+        # pandas' hash tables resize their own vectors this way, from
+        # Cython: allowed only when pandas' Python code is the caller
+        if _IN_CALL["on"] and not kwargs.get("refcheck", True) and \
+                not _pandas_frame(sys._getframe(1)):
+            raise ValueError("resize(refcheck=False) is not allowed in the sandbox: the "
+                             "array's views would point to freed memory; use np.resize(a, "
+                             "shape), which copies")
+        return resize(self, *args, **kwargs)
+    checked_resize.__name__ = "resize"
+    checked_resize.__qualname__ = "ndarray.resize"
+    checked_resize.__doc__ = resize.__doc__
+
     strides = real.__dict__["strides"]
     data = real.__dict__["data"]
     flags.value &= ~immutable
     try:
         real.__new__ = staticmethod(__new__)
         real.strides = Unsettable("strides", strides)
-        real.data = Unsettable("data", data)
+        real.data = ObjectData("data", data)
+        real.resize = checked_resize
     finally:
         flags.value |= immutable
     return True
+
+
+def _guard_object_memory(np):
+    """The memory of an array of Python objects is pointers: read as
+    numbers it gives their addresses, written as numbers it forges objects
+    (np.frombuffer(objects, "u8")[0] = address), and copied raw between two
+    memoryviews of such arrays it takes no references.  In a call no
+    memoryview of it is made (memoryview(x), whose __new__ is checked in
+    place like ndarray's; arr.data, _patch_ndarray_type) and np.frombuffer
+    refuses it; the worker's sb_io.guard_object_buffers refuses it to every
+    other reader that asks for bytes without their format (struct.pack_into,
+    io's readinto)."""
+    import ctypes
+    frombuffer = np.frombuffer
+
+    def checked_frombuffer(buffer, *args, **kwargs):
+        if _IN_CALL["on"] and _holds_objects(buffer):
+            raise ValueError("np.frombuffer of an array of Python objects is not allowed in "
+                             "the sandbox: its pointers would be read and written as numbers")
+        return frombuffer(buffer, *args, **kwargs)
+    checked_frombuffer.__name__ = frombuffer.__name__
+    checked_frombuffer.__doc__ = frombuffer.__doc__
+    _SUBSTITUTES[id(frombuffer)] = checked_frombuffer
+
+    immutable = 1 << 8
+    get_slot = ctypes.pythonapi.PyType_GetSlot
+    get_slot.restype = ctypes.c_void_p
+    get_slot.argtypes = [ctypes.py_object, ctypes.c_int]
+    flags = ctypes.c_ulong.from_address(id(memoryview) + 21 * ctypes.sizeof(ctypes.c_void_p))
+    new_slot = get_slot(memoryview, 65)  # Py_tp_new
+    if flags.value != memoryview.__flags__ or not new_slot or \
+            type(memoryview.__dict__.get("__new__")) is staticmethod:
+        raise RuntimeError("memoryview is not laid out as expected")
+    memory_new = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.py_object, ctypes.py_object,
+                                   ctypes.py_object)(new_slot)
+
+    def __new__(subtype, *args, **kwargs):
+        view = memory_new(subtype, args, kwargs)
+        if _IN_CALL["on"] and "O" in (view.format or ""):
+            view.release()
+            raise TypeError("a memoryview of Python objects is not allowed in the sandbox: "
+                            "its pointers could be cast to bytes and written")
+        return view
+    flags.value &= ~immutable
+    try:
+        memoryview.__new__ = staticmethod(__new__)
+    finally:
+        flags.value |= immutable
+    try:
+        import sb_io
+    except ImportError:                  # the unit tests' stub
+        return
+    guard = getattr(sb_io, "guard_object_buffers", None)
+    if guard is not None:
+        guard(np.ndarray)
+
+
+def _pandas_frame(frame):
+    name = frame.f_globals.get("__name__") if frame is not None else None
+    return type(name) is str and name.startswith("pandas.")
 
 
 def _hand_out_checked_ndarray(np):
@@ -882,6 +1038,7 @@ def harden_numpy():
         sys.stderr.write("pysandbox-worker: numpy's ndarray could not be checked in place; "
                          "the code gets a checked class instead\n")
         _hand_out_checked_ndarray(np)
+    _guard_object_memory(np)
     records = np.core.records
     fromstring = records.fromstring
 
@@ -960,6 +1117,7 @@ def _guard_pandas_names():
         return ndframe_getattr(self, name)
     __getattr__.__qualname__ = ndframe_getattr.__qualname__
     NDFrame.__getattr__ = __getattr__
+    _guard_pandas_codes()
     import pandas.api.interchange as interchange
     refuse(interchange.from_dataframe,
            "it reads the memory at the addresses an object of the interchange protocol gives")
@@ -1006,3 +1164,51 @@ def _check_string_name(cls, name, first_argument=False):
     checked.__qualname__ = method.__qualname__
     checked.__doc__ = method.__doc__
     setattr(cls, name, checked)
+
+
+def _guard_pandas_codes():
+    """Categorical(codes, dtype=, fastpath=True) and MultiIndex(...,
+    verify_integrity=False) (and its set_codes/set_levels) take codes
+    unchecked; pandas' Cython take reads categories[code] without bounds:
+    a code past the categories read any memory, as numbers or as object
+    pointers.  In a call the codes are checked."""
+    import numpy as np
+    import pandas as pd
+    from pandas.core.arrays.categorical import Categorical
+    init = Categorical.__init__
+
+    def __init__(self, values, categories=None, ordered=None, dtype=None, fastpath=False,
+                 copy=True):
+        init(self, values, categories, ordered, dtype, fastpath, copy)
+        if fastpath and _IN_CALL["on"]:
+            codes = np.asarray(self.codes)
+            n = len(self.categories)
+            if codes.size and (codes.min() < -1 or codes.max() >= n):
+                raise ValueError("codes need to be between -1 and len(categories)-1")
+    __init__.__qualname__ = init.__qualname__
+    __init__.__doc__ = init.__doc__
+    Categorical.__init__ = __init__
+
+    MI = pd.MultiIndex
+    new = MI.__new__
+
+    def __new__(cls, levels=None, codes=None, sortorder=None, names=None, dtype=None,
+                copy=False, name=None, verify_integrity=True):
+        if _IN_CALL["on"]:
+            verify_integrity = True
+        return new(cls, levels, codes, sortorder, names, dtype, copy, name, verify_integrity)
+    __new__.__qualname__ = new.__qualname__
+    __new__.__doc__ = new.__doc__
+    MI.__new__ = staticmethod(__new__)
+    for method in ("set_codes", "set_levels"):
+        original = MI.__dict__[method]
+
+        def checked(self, *args, __original=original, **kwargs):
+            if _IN_CALL["on"]:
+                kwargs["verify_integrity"] = True
+                args = args[:3]          # verify_integrity as the 4th positional
+            return __original(self, *args, **kwargs)
+        checked.__name__ = method
+        checked.__qualname__ = original.__qualname__
+        checked.__doc__ = original.__doc__
+        setattr(MI, method, checked)

@@ -685,6 +685,9 @@ class _Validator:
     def _visit_keyword(self, node, parent):
         if node.arg is not None and node.arg.startswith("__"):
             self._report(node, "dunder", _dunder_message(node.arg))
+        elif node.arg in sb_guard.FORBIDDEN_KEYWORDS:
+            self._report(node, "forbidden-attribute", 'keyword argument "%s" is not '
+                         'allowed: %s' % (node.arg, sb_guard.FORBIDDEN_KEYWORDS[node.arg]))
 
     def _visit_ExceptHandler(self, node, parent):
         if node.name is not None:

@@ -954,6 +954,102 @@ sb_io_keep(PyObject *self, PyObject *args)
 	Py_RETURN_NONE;
 }
 
+/*
+ * sb_io.guard_object_buffers(ndarray): numpy's arrays of Python objects
+ * (and structured arrays with an object field) export their memory, the
+ * objects' pointers, to any reader of the buffer protocol.  A reader that
+ * asks for bytes without their format (struct.pack_into, io's readinto,
+ * np.frombuffer) reads and writes the pointers as numbers: written, they
+ * forge objects.  Readers that honour the format (memoryview, Cython's
+ * typed buffers in pandas) ask for it (PyBUF_FORMAT) and are let through.
+ * The ndarray type's buffer slot, and that of every subclass that copied
+ * it, is wrapped once in the worker, before any child exists.
+ */
+static getbufferproc sb_array_getbuffer;
+
+static int
+sb_array_holds_objects(PyObject *array)
+{
+	PyObject   *dtype;
+	PyObject   *has;
+	int			result;
+
+	dtype = PyObject_GetAttrString(array, "dtype");
+	if (dtype == NULL)
+		return -1;
+	has = PyObject_GetAttrString(dtype, "hasobject");
+	Py_DECREF(dtype);
+	if (has == NULL)
+		return -1;
+	result = PyObject_IsTrue(has);
+	Py_DECREF(has);
+	return result;
+}
+
+static int
+sb_checked_array_getbuffer(PyObject *obj, Py_buffer *view, int flags)
+{
+	if ((flags & PyBUF_FORMAT) == 0)
+	{
+		int			holds = sb_array_holds_objects(obj);
+
+		if (holds < 0)
+			return -1;
+		if (holds)
+		{
+			PyErr_SetString(PyExc_BufferError,
+							"the memory of an array of Python objects is not given as bytes "
+							"in the sandbox: its pointers would be read and written as numbers");
+			view->obj = NULL;
+			return -1;
+		}
+	}
+	return sb_array_getbuffer(obj, view, flags);
+}
+
+static int
+sb_wrap_getbuffer(PyTypeObject *type)
+{
+	PyObject   *subclasses;
+	Py_ssize_t	i;
+
+	if (type->tp_as_buffer != NULL &&
+		type->tp_as_buffer->bf_getbuffer == sb_array_getbuffer)
+		type->tp_as_buffer->bf_getbuffer = sb_checked_array_getbuffer;
+	subclasses = PyObject_CallMethod((PyObject *) type, "__subclasses__", NULL);
+	if (subclasses == NULL)
+		return -1;
+	for (i = 0; i < PyList_GET_SIZE(subclasses); i++)
+	{
+		if (sb_wrap_getbuffer((PyTypeObject *) PyList_GET_ITEM(subclasses, i)) < 0)
+		{
+			Py_DECREF(subclasses);
+			return -1;
+		}
+	}
+	Py_DECREF(subclasses);
+	return 0;
+}
+
+static PyObject *
+sb_io_guard_object_buffers(PyObject *self, PyObject *arg)
+{
+	PyTypeObject *ndarray = (PyTypeObject *) arg;
+
+	(void) self;
+	if (!PyType_Check(arg) || ndarray->tp_as_buffer == NULL ||
+		ndarray->tp_as_buffer->bf_getbuffer == NULL)
+	{
+		PyErr_SetString(PyExc_TypeError, "guard_object_buffers() takes numpy's ndarray");
+		return NULL;
+	}
+	if (sb_array_getbuffer == NULL)
+		sb_array_getbuffer = ndarray->tp_as_buffer->bf_getbuffer;
+	if (sb_wrap_getbuffer(ndarray) < 0)
+		return NULL;
+	Py_RETURN_NONE;
+}
+
 static PyMethodDef sb_io_methods[] = {
 	{"keep", sb_io_keep, METH_VARARGS, "Keep the child after a call's last frame (a workspace)."},
 	{"mailbox", sb_io_mailbox, METH_NOARGS, "Where this child's mailbox is mapped."},
@@ -970,6 +1066,8 @@ static PyMethodDef sb_io_methods[] = {
 	{"recv_append", sb_io_recv_append, METH_VARARGS, "Read n bytes of a payload onto a Store."},
 	{"send", sb_io_send, METH_VARARGS, "Send one frame to the backend."},
 	{"sendv", sb_io_sendv, METH_VARARGS, "Send one frame made of several buffers."},
+	{"guard_object_buffers", sb_io_guard_object_buffers, METH_O,
+	 "Refuse the memory of arrays of objects to readers of bytes."},
 	{NULL, NULL, 0, NULL}
 };
 

@@ -342,6 +342,17 @@ class DunderTests(ValidatorTestCase):
         self.assertFindings("def f():\n    __name__ = 'x'\n",
                             finding(2, 5, "dunder", dunder("__name__")))
 
+    def test_refcheck_keyword(self):
+        # ndarray.resize(refcheck=False) frees the memory under the views
+        message = ('keyword argument "refcheck" is not allowed: resize(refcheck=False) '
+                   "would leave the array's views on freed memory; use np.resize(a, shape), "
+                   "which copies")
+        self.assertFindings("def f(a):\n    a.resize(9, refcheck=False)\n",
+                            finding(2, 17, "forbidden-attribute", message))
+        with self.assertRaises(TypeError) as caught:
+            sb_guard.guard_kwargs({"refcheck": False})
+        self.assertEqual(str(caught.exception), message)
+
     def test_slots(self):
         self.assertClean('class P:\n    __slots__ = ("x", "_y")\n')
         self.assertClean('class P:\n    __slots__ = ["x"]\n')

