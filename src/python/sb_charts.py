@@ -245,10 +245,11 @@ def _check_pixels(width, height):
             % (int(width), int(height), MAX_PIXELS[0]))
 
 
-def _from_user_code():
+def _from_user_code(extra=0):
     """Whether the caller of the function calling this is the sandboxed
-    code (its globals are the call's namespace, named __sandbox__)."""
-    return sys._getframe(2).f_globals.get("__name__") == "__sandbox__"
+    code (its globals are the call's namespace, named __sandbox__); extra
+    frames of the sandbox's own wrappers in between are skipped."""
+    return sys._getframe(2 + extra).f_globals.get("__name__") == "__sandbox__"
 
 
 def _library_only(method, what):
@@ -311,6 +312,13 @@ def _guard(mpl, plt):
     def print_figure(args, kwargs):
         if not _memory_target(_target(args, kwargs, 1, "filename")):
             raise _refuse_path("print_figure()")
+        chosen = kwargs.get("backend")
+        if chosen is not None and not (isinstance(chosen, str) and chosen.lower() == "agg"):
+            # print_figure imports the module it names ("module://os"), a
+            # real import outside the allowlist, and a failed lookup on it
+            # left the real module in the AttributeError
+            raise ValueError('savefig(backend=%r) is not allowed in the sandbox: figures '
+                             'are drawn with "agg"; choose the file type with format=' % (chosen,))
         fmt = kwargs.get("format")
         if fmt is not None and str(fmt).lower() not in FORMATS:
             raise ValueError('format "%s" is not available in the sandbox; use one of: %s'
@@ -339,9 +347,15 @@ def _guard(mpl, plt):
         if target is None:
             target = kwargs.get("path_or_file")
         mode = _target(args, kwargs, 1, "flag") or kwargs.get("mode") or "r"
-        if isinstance(target, (str, bytes, os.PathLike)) and \
-                any(c in str(mode) for c in "wax+"):
-            raise _refuse_path("matplotlib")
+        if isinstance(target, (str, bytes, os.PathLike)):
+            if any(c in str(mode) for c in "wax+"):
+                raise _refuse_path("matplotlib")
+            # matplotlib itself opens its files with open(); these hand
+            # the code an open file of any path it names
+            if _from_user_code(1):
+                raise PermissionError("matplotlib may not read a file named by the code in "
+                                      "the sandbox: pass the data in memory, as "
+                                      "io.BytesIO(data) or io.StringIO(text)")
 
     _wrap(bases.FigureCanvasBase, "print_figure", print_figure)
     _wrap(image, "imsave", imsave)
@@ -404,6 +418,7 @@ def _guard(mpl, plt):
             setattr(owner, name, _no_blitting(owner.__dict__[name]))
 
     _guard_usetex(mpl)
+    _guard_file_reads(mpl)
     _guard_qhull()
     _guard_cycler(mpl)
     _guard_str_method_formatter()
@@ -421,12 +436,84 @@ def _guard(mpl, plt):
             ("matplotlib.font_manager", ("json_dump", "json_load"), "it reads or writes files"),
             ("matplotlib.backend_bases", ("register_backend",),
              "figures are drawn with the formats matplotlib has"),
+            # the canvas classes of the other backends (pgf runs LaTeX in a
+            # new directory, ps a distiller), imported by name
+            ("matplotlib.backend_bases", ("get_registered_canvas_class",),
+             "it imports other backends; savefig(buf, format=...) draws every format "
+             "available"),
+            ("matplotlib.cbook", ("get_sample_data",),
+             "it opens any file it is given by path; pass data in memory"),
+            ("matplotlib._type1font", ("Type1Font",), "it reads or writes files"),
+            ("matplotlib.font_manager", ("list_fonts", "findSystemFonts", "is_opentype_cff_font",
+                                         "win32FontDirectory", "get_fontext_synonyms",
+                                         "get_fontconfig_fonts", "win32InstalledFonts",
+                                         "OSXInstalledFonts"),
+             "it lists directories or reads files by path; choose fonts by name"),
             ("matplotlib.texmanager", ("TexManager",), _NO_LATEX)):
         module = sys.modules.get(module_name)
         for name in names:
             obj = getattr(module, name, None)
             if obj is not None:
                 sb_guard.refuse(obj, reason)
+
+
+def _readable_dirs(mpl):
+    return [os.path.realpath(d) + os.sep for d in (mpl.get_data_path(),) + FONT_DIRS]
+
+
+def _guard_file_reads(mpl):
+    """matplotlib reads files with the real open(): rc files and styles
+    (rc_file, rc_params_from_file, rc_context(fname=), style.use(path),
+    whose warnings and errors quote the lines they cannot parse), fonts
+    (FontProperties(fname=), fontManager.addfont).  In a call, only its
+    own data and the font directories, and only matplotlib's own styles
+    by path."""
+    stylelib = os.path.realpath(os.path.join(mpl.get_data_path(), "stylelib")) + os.sep
+    readable = _readable_dirs(mpl)
+
+    def check(path, allowed, what):
+        if not sb_guard.guard_on():
+            return
+        try:
+            real = os.path.realpath(os.fspath(path))
+        except TypeError:
+            return              # a file object: matplotlib reads what it is given
+        if isinstance(real, bytes):
+            real = os.fsdecode(real)
+        if not any(real.startswith(d) for d in allowed):
+            raise PermissionError("%s may not read a file by path in the sandbox: use a "
+                                  "style's name (plt.style.use(\"ggplot\")), a dict of "
+                                  "settings, or a font by its family name" % what)
+
+    rc_in_file = mpl._rc_params_in_file
+
+    def _rc_params_in_file(fname, *args, **kwargs):
+        check(fname, [stylelib], "matplotlib's rc and style files")
+        return rc_in_file(fname, *args, **kwargs)
+    _rc_params_in_file.__qualname__ = rc_in_file.__qualname__
+    _rc_params_in_file.__doc__ = rc_in_file.__doc__
+    mpl._rc_params_in_file = _rc_params_in_file
+
+    fm = sys.modules.get("matplotlib.font_manager")
+    if fm is None:
+        return
+    set_file = fm.FontProperties.set_file
+
+    def checked_set_file(self, file):
+        if file is not None:
+            check(file, readable, "FontProperties(fname=)")
+        return set_file(self, file)
+    checked_set_file.__qualname__ = set_file.__qualname__
+    checked_set_file.__doc__ = set_file.__doc__
+    fm.FontProperties.set_file = checked_set_file
+    addfont = fm.FontManager.addfont
+
+    def checked_addfont(self, path):
+        check(path, readable, "fontManager.addfont()")
+        return addfont(self, path)
+    checked_addfont.__qualname__ = addfont.__qualname__
+    checked_addfont.__doc__ = addfont.__doc__
+    fm.FontManager.addfont = checked_addfont
 
 
 def _guard_qhull():
@@ -523,6 +610,28 @@ def _guard_cycler(mpl):
         for key, check in list(table.items()):
             if check is original:
                 table[key] = validate_cycler
+    # matplotlib.defaultParams (also rcsetup.defaultParams) holds
+    # [default, validator] lists made at import: the original validator,
+    # called directly, eval()'d any string (a review found this escape)
+    for owner in (mpl, rcsetup):
+        table = vars(owner).get("defaultParams")
+        for entry in table.values() if isinstance(table, dict) else ():
+            if isinstance(entry, list) and len(entry) == 2 and entry[1] is original:
+                entry[1] = validate_cycler
+
+    # and wherever else the original is referenced, its eval() is checked:
+    # validate_cycler finds "eval" in its module's globals before the builtins
+    def checked_eval(source, globals=None, locals=None):
+        if sb_guard.guard_on():
+            try:
+                tree = ast.parse(source, mode="eval") if isinstance(source, str) else None
+            except (SyntaxError, ValueError):
+                tree = None
+            if tree is None or not literal(tree.body):
+                raise ValueError("a cycler given as a string may only call cycler() on "
+                                 "literal values; pass cycler(color=[...]) itself")
+        return eval(source, globals, locals)
+    rcsetup.eval = checked_eval
 
 
 def _guard_pandas_plotting():

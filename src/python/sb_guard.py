@@ -76,6 +76,13 @@ DENIED_SUBMODULES = frozenset({
     "matplotlib.ft2font",
 })
 
+# components of a dotted module name that make the module denied, in every
+# package: test suites and their helpers import what the code may not
+# (matplotlib.tests.test_getattr hands out importlib.import_module, numpy's
+# tests pathlib, tempfile, ctypes and unittest.mock), and they are never
+# anything a call needs
+DENIED_COMPONENTS = frozenset({"tests", "testing", "conftest", "testutils", "test"})
+
 # modules under a denied one that are allowed again: the backends that draw
 # to memory (a PNG, a PDF or an SVG in an io.BytesIO)
 REOPENED_SUBMODULES = frozenset({
@@ -548,7 +555,7 @@ def is_allowed(fullname, allowed):
     """
     parts = fullname.split(".")
     for part in parts:
-        if not part or part.startswith("_"):
+        if not part or part.startswith("_") or part in DENIED_COMPONENTS:
             return False
     found = False
     prefix = ""
@@ -620,6 +627,8 @@ class SbModule:
         refused = _REFUSED.get(id(value))
         if refused is not None and refused[0] is value:
             reason = refused[1]
+        if reason is None:
+            reason = foreign_object_reason(value)
         if reason is not None:
             raise AttributeError('attribute "%s" of module "%s" is not '
                                  'allowed: %s' % (name, modname, reason))
@@ -646,6 +655,60 @@ class SbModule:
 # objects a module proxy never hands out, by identity (refuse()): a library's
 # entry points that trust their arguments or that write and run things
 _REFUSED = {}
+
+
+# modules whose functions and classes a module proxy never hands out, even
+# as another module's attribute (matplotlib.Path is pathlib's, which opens
+# and lists files; json.tool.Path, pandas.io.spss.Path too): they reach
+# files, programs, imports or the interpreter, and the module itself is
+# not allowed
+FOREIGN_ORIGINS = frozenset({
+    "importlib", "pathlib", "os", "posix", "posixpath", "nt", "ntpath", "genericpath",
+    "tempfile", "shutil", "glob", "pkgutil", "runpy", "zipimport", "inspect", "code",
+    "codeop", "pydoc", "linecache", "tokenize", "ctypes", "_ctypes", "subprocess",
+    "_posixsubprocess", "pickle", "_pickle", "copyreg", "marshal", "shelve", "dbm",
+    "unittest", "multiprocessing", "_multiprocessing", "threading", "socket", "_socket",
+    "signal", "mmap", "gc", "sys", "pytest", "_pytest",
+    "webbrowser", "urllib", "http", "ftplib", "sqlite3", "zipfile", "tarfile",
+})
+_REAL_BUILTINS = {}
+
+
+_FOREIGN_SEEN = {}
+
+
+def foreign_object_reason(value):
+    """Why a module proxy must not hand out value, a function or class of
+    a module in FOREIGN_ORIGINS (by its __module__), or one of the real
+    builtins the sandbox replaces or leaves out; None otherwise.  Known
+    per object (a module's attributes are looked up again and again)."""
+    seen = _FOREIGN_SEEN.get(id(value))
+    if seen is not None and seen[0] is value:
+        return seen[1]
+    reason = _foreign_object_reason(value)
+    if len(_FOREIGN_SEEN) < 65536:
+        _FOREIGN_SEEN[id(value)] = (value, reason)
+    return reason
+
+
+def _foreign_object_reason(value):
+    real = _REAL_BUILTINS.get(id(value))
+    if real is not None and real[0] is value:
+        return "it is the real builtin %s, which the sandbox does not hand out" % real[1]
+    if not callable(value) or isinstance(value, SbModule):
+        return None
+    try:
+        origin = type.__getattribute__(value, "__module__") if isinstance(value, type) \
+            else getattr(value, "__module__", None)
+    except Exception:
+        return None
+    if not isinstance(origin, str):
+        return None
+    origin = str.__str__(origin)
+    top = origin.partition(".")[0]
+    if origin in FOREIGN_ORIGINS or top in FOREIGN_ORIGINS:
+        return ('it belongs to module "%s", which the code may not import' % origin)
+    return None
 
 
 def refuse(obj, reason):
@@ -1129,6 +1192,16 @@ def _base_builtins():
 
 
 _BASE_BUILTINS = _base_builtins()
+for _name in ("eval", "exec", "compile", "open", "__import__", "breakpoint", "input",
+              "globals", "locals", "vars", "getattr", "setattr", "delattr", "type", "help",
+              "exit", "quit"):
+    if hasattr(builtins, _name):
+        _REAL_BUILTINS[id(getattr(builtins, _name))] = (getattr(builtins, _name), _name)
+_REAL_BUILTINS[id(_real_import)] = (_real_import, "__import__")
+import io as _io_module  # noqa: E402 - io.open and FileIO under another module's name
+for _name in ("open", "open_code", "FileIO"):
+    _REAL_BUILTINS[id(getattr(_io_module, _name))] = (getattr(_io_module, _name), "io." + _name)
+del _name, _io_module
 
 
 def make_builtins(allowed, print_fn):

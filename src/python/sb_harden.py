@@ -207,7 +207,9 @@ def harden_libraries():
     _harden_enum()
     _harden_typing()
     _harden_dataclasses()
+    harden_dataclass_readers()
     _harden_struct()
+    _hide_attribute_error_object()
     import types
     refuse(types.SimpleNamespace, "it sets any attributes it is given")
     import dataclasses
@@ -299,6 +301,62 @@ def _set_on_immutable_type(cls, items):
             setattr(cls, name, value)
     finally:
         flags.value |= immutable
+    return True
+
+
+# AttributeError's own member descriptor of .obj, once it is hidden
+_ATTRIBUTE_ERROR_MEMBER = [None]
+
+
+def attribute_error_object(exc):
+    """The object an AttributeError's lookup failed on, for the runtime's
+    own messages (df.amont: the DataFrame's columns); the code sees None."""
+    member = _ATTRIBUTE_ERROR_MEMBER[0]
+    if member is None:
+        return getattr(exc, "obj", None)
+    return member.__get__(exc, AttributeError)
+
+
+def _hide_attribute_error_object():
+    """AttributeError.obj (the object of the failed lookup) reads as None
+    in a call, however the exception reaches the code.  The except-block
+    rewrite (guard_caught) saw only "except ... as e" and a method
+    __exit__(self, t, e, tb) of the code's own: a decorator's wrapper, a
+    staticmethod or __exit__(self, *exc) got the exception unchecked, and
+    so did handlers that libraries call (matplotlib's CallbackRegistry
+    exception_handler); a library's own lookup on a real module it was
+    handed by name (savefig(backend="module://os")) left that module in
+    .obj.  AttributeError is a static type, immutable to Python: its flag
+    is lifted here, in the worker, for one assignment, as for ndarray.
+    Setting .obj (Python does, on a failed lookup) works as before."""
+    member = AttributeError.__dict__.get("obj")
+    if type(member).__name__ == "HiddenObject":
+        return True             # hidden already (harden_libraries ran before)
+    if member is None or not hasattr(member, "__get__") or not hasattr(member, "__set__"):
+        return False
+
+    class HiddenObject:
+        """The object an AttributeError's lookup failed on: not in a call."""
+        __doc__ = member.__doc__
+
+        def __get__(self, exc, cls=None):
+            if exc is None:
+                return self if _IN_CALL["on"] else member
+            if _IN_CALL["on"]:
+                return None
+            return member.__get__(exc, cls)
+
+        def __set__(self, exc, value):
+            member.__set__(exc, value)
+
+        def __delete__(self, exc):
+            member.__delete__(exc)
+
+    _ATTRIBUTE_ERROR_MEMBER[0] = member
+    if not _set_on_immutable_type(AttributeError, [("obj", HiddenObject())]):
+        _ATTRIBUTE_ERROR_MEMBER[0] = None
+        sys.stderr.write("pysandbox-worker: AttributeError.obj could not be hidden\n")
+        return False
     return True
 
 
@@ -473,6 +531,60 @@ def _checked_register(register):
             raise AttributeError("%s: %s" % (register.__name__, problem[1]))
         return register(name)
     return checked
+
+
+def harden_dataclass_readers():
+    """dataclasses.replace, asdict and astuple read every field by its name
+    (getattr), and a field's name may be private: a dataclass of the code's
+    mixed into a library class (class G(RendererAgg, Fields)) read the
+    library's private state (the native renderer, pandas' BlockManager)
+    that self._x refuses.  In a call a private field is read only from an
+    object guard_own_object allows (a class of the code's own)."""
+    import dataclasses
+    from sb_guard import guard_own_object
+
+    def check(obj, call):
+        if not _IN_CALL["on"]:
+            return
+        fields = getattr(type(obj), "__dataclass_fields__", None)
+        if not isinstance(fields, dict):
+            return
+        for name in fields:
+            if isinstance(name, str) and name.startswith("_"):
+                try:
+                    guard_own_object(obj, str.__str__(name))
+                except AttributeError as exc:
+                    raise AttributeError("dataclasses.%s: %s" % (call, exc)) from None
+
+    # the recursive readers: a nested dataclass is checked too
+    for inner_name, call in (("_asdict_inner", "asdict"), ("_astuple_inner", "astuple")):
+        inner = getattr(dataclasses, inner_name, None)
+        if inner is not None:
+            def checked_inner(obj, factory, _inner=inner, _call=call):
+                if dataclasses._is_dataclass_instance(obj):
+                    check(obj, _call)
+                return _inner(obj, factory)
+            checked_inner.__qualname__ = inner.__qualname__
+            setattr(dataclasses, inner_name, checked_inner)
+    replace, asdict, astuple = dataclasses.replace, dataclasses.asdict, dataclasses.astuple
+
+    def checked_replace(obj, /, **changes):
+        check(obj, "replace")
+        return replace(obj, **changes)
+
+    def checked_asdict(obj, *, dict_factory=dict):
+        check(obj, "asdict")
+        return asdict(obj, dict_factory=dict_factory)
+
+    def checked_astuple(obj, *, tuple_factory=tuple):
+        check(obj, "astuple")
+        return astuple(obj, tuple_factory=tuple_factory)
+    for original, checked in ((replace, checked_replace), (asdict, checked_asdict),
+                              (astuple, checked_astuple)):
+        checked.__name__ = original.__name__
+        checked.__qualname__ = original.__qualname__
+        checked.__doc__ = original.__doc__
+        _SUBSTITUTES[id(original)] = checked
 
 
 def harden_native_loads():
@@ -1060,6 +1172,8 @@ def harden_numpy():
            "it reads and writes memory at any offset; use "
            "numpy.lib.stride_tricks.sliding_window_view")
     refuse(stride_tricks.DummyArray, "it makes an array of any address")
+    _guard_name_factories(np)
+    refuse(np.add_newdoc, "it imports any module named by a string")
     read_array = npformat.read_array
 
     def checked_read_array(fp, allow_pickle=False, *args, **kwargs):
@@ -1192,11 +1306,27 @@ def _guard_pandas_codes():
     MI = pd.MultiIndex
     new = MI.__new__
 
+    def check_codes(mi):
+        # pandas' own verify_integrity also checks sortorder, which pandas'
+        # internal constructions (sort_index) do not always meet: only the
+        # codes, which its Cython take trusts, are checked here
+        codes = mi.codes
+        if len({len(c) for c in codes}) > 1:
+            raise ValueError("Length of levels and codes must match")
+        for i, (level, level_codes) in enumerate(zip(mi.levels, codes)):
+            level_codes = np.asarray(level_codes)
+            if level_codes.size and (level_codes.min() < -1 or
+                                     level_codes.max() >= len(level)):
+                raise ValueError("On level %d, a code is outside the level's %d values"
+                                 % (i, len(level)))
+        return mi
+
     def __new__(cls, levels=None, codes=None, sortorder=None, names=None, dtype=None,
                 copy=False, name=None, verify_integrity=True):
-        if _IN_CALL["on"]:
-            verify_integrity = True
-        return new(cls, levels, codes, sortorder, names, dtype, copy, name, verify_integrity)
+        result = new(cls, levels, codes, sortorder, names, dtype, copy, name, verify_integrity)
+        if _IN_CALL["on"] and not verify_integrity:
+            check_codes(result)
+        return result
     __new__.__qualname__ = new.__qualname__
     __new__.__doc__ = new.__doc__
     MI.__new__ = staticmethod(__new__)
@@ -1204,11 +1334,71 @@ def _guard_pandas_codes():
         original = MI.__dict__[method]
 
         def checked(self, *args, __original=original, **kwargs):
+            result = __original(self, *args, **kwargs)
             if _IN_CALL["on"]:
-                kwargs["verify_integrity"] = True
-                args = args[:3]          # verify_integrity as the 4th positional
-            return __original(self, *args, **kwargs)
+                check_codes(self if result is None else result)
+            return result
         checked.__name__ = method
         checked.__qualname__ = original.__qualname__
         checked.__doc__ = original.__doc__
         setattr(MI, method, checked)
+
+
+def _numpy_name_problem(np, name, call):
+    """The name a numpy.ma factory looks up on the real numpy module (or
+    on an array's class): what the module proxy would hand out, no more."""
+    if not isinstance(name, str):
+        raise TypeError("%s: the function name must be a str" % call)
+    name = str.__str__(name)
+    _name_problem(name, call)
+    from sb_guard import _REFUSED, forbidden_attribute_reason
+    found = getattr(np, name, None)
+    refused = _REFUSED.get(id(found))
+    if forbidden_attribute_reason(name) is not None or (
+            refused is not None and refused[0] is found):
+        raise AttributeError('%s: numpy function "%s" is not allowed in the sandbox'
+                             % (call, name))
+    return name
+
+
+def _guard_name_factories(np):
+    """numpy.ma's wrappers are made from a function's name, looked up with
+    getattr() on the real numpy module (not the code's proxy) when they are
+    made or called: type(np.ma.arange)("load", ...) was np.load, refused by
+    name everywhere else, and np.load unpickles any file object
+    (allow_pickle=True): the real builtins.  In a call the name is checked
+    as the proxy checks it, when the wrapper is made and when it runs (its
+    __name__ can change: functools.update_wrapper copies one)."""
+    import numpy.ma.core as macore
+    import numpy.ma.extras as maextras
+    convert_init = macore._convert2ma.__init__
+
+    def _convert2ma_init(self, funcname, *args, **kwargs):
+        if _IN_CALL["on"]:
+            funcname = _numpy_name_problem(np, funcname, "numpy.ma")
+        convert_init(self, funcname, *args, **kwargs)
+    _convert2ma_init.__qualname__ = convert_init.__qualname__
+    macore._convert2ma.__init__ = _convert2ma_init
+    classes = [macore._frommethod] + [
+        c for c in vars(maextras).values()
+        if isinstance(c, type) and issubclass(c, maextras._fromnxfunction)]
+    for cls in classes:
+        for name in ("__init__", "__call__"):
+            if name in cls.__dict__:
+                _check_factory_name(np, cls, name)
+
+
+def _check_factory_name(np, cls, method_name):
+    method = cls.__dict__[method_name]
+
+    def checked(self, *args, **kwargs):
+        if _IN_CALL["on"]:
+            if method_name == "__init__":
+                name = args[0] if args else kwargs.get("funcname", kwargs.get("methodname"))
+            else:
+                name = self.__dict__.get("__name__", getattr(type(self), "__name__", None))
+            _numpy_name_problem(np, name, "numpy.ma")
+        return method(self, *args, **kwargs)
+    checked.__qualname__ = method.__qualname__
+    checked.__doc__ = method.__doc__
+    setattr(cls, method_name, checked)

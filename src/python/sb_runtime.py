@@ -759,7 +759,7 @@ def _closest_first(wanted, names, limit=30):
 
 def _missing_attribute_help(exc):
     """For an AttributeError of a DataFrame (df.revnue): its columns."""
-    frame = getattr(exc, "obj", None)
+    frame = sb_harden.attribute_error_object(exc)
     name = getattr(exc, "name", None)
     if type(frame) is not pd.DataFrame or type(name) is not str:
         return None

@@ -1282,6 +1282,110 @@ PAYLOADS = [
             pd.Series([a], dtype=object).apply(type(a).resize, args=(1 << 16,), **kw)
             return int(v.sum())
         """, on={GUARD, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    # test packages of allowed libraries were importable: matplotlib.tests.
+    # test_getattr hands out importlib.import_module (fix-1)
+    Payload("tests-package-import-module", """
+        import matplotlib
+        def main(canary_data):
+            from matplotlib.tests.test_getattr import import_module
+            os = import_module("os")
+            return os.read(os.open(canary_data, os.O_RDONLY), 200).decode()
+        """, off={DENIED}),
+    # pathlib.Path as another module's attribute (matplotlib.Path,
+    # pandas.io.spss.Path, json.tool.Path): opens and lists files (fix-2)
+    Payload("pathlib-through-matplotlib", """
+        import matplotlib
+        def main(canary_data):
+            with matplotlib.Path(canary_data).open("rb") as f:
+                return f.read(200).decode()
+        """, off={DENIED}),
+    Payload("pathlib-through-pandas-io-spss", """
+        import pandas.io.spss as spss
+        def main(canary_tmp):
+            with spss.Path(canary_tmp).open("rb") as f:
+                return f.read(200).decode()
+        """, off={DENIED}),
+    # numpy.ma's factories look a name up on the real numpy module:
+    # np.load (refused by name everywhere else) unpickles a file object (fix-3)
+    Payload("numpy-ma-factory-load-pickle", """
+        import io
+        import numpy as np
+        def main(canary_data):
+            load = type(np.ma.arange)("load", "x", "y")
+            expr = ("__import__('numpy').frombuffer(__import__('os').read(__import__('os')"
+                    ".open(%r, 0), 200), 'u1')" % canary_data).encode()
+            pickle = (b"\\x80\\x04cbuiltins\\neval\\n" + b"X" + len(expr).to_bytes(4, "little")
+                      + expr + b"\\x85R.")
+            got = load(io.BytesIO(pickle), allow_pickle=True)
+            return bytes(np.asarray(got).tolist()).decode()
+        """, off={DENIED, EXCEPTION}),   # np.load wraps the OSError in UnpicklingError
+    Payload("numpy-ma-factory-fromfile", """
+        import numpy as np
+        def main(canary_tmp):
+            f = type(np.ma.arange)("fromfile", "x", "y")
+            return bytes(np.asarray(f(canary_tmp, dtype=np.uint8)).tolist()).decode()
+        """, off={DENIED}),
+    Payload("numpy-ma-frommethod-name-via-update-wrapper", """
+        import functools
+        import typing
+        import numpy as np
+        def main():
+            f = type(np.ma.all)("all")
+            functools.update_wrapper(f, typing.NewType("fromfile", int))
+            return repr(f(np.ma.arange(3)))
+        """, on={GUARD}, off={EXCEPTION}),
+    # a dataclass of the code's mixed into a library class: dataclasses.
+    # replace reads a private field by name: the native renderer (fix-4)
+    Payload("dataclass-private-field-native-renderer", """
+        import dataclasses
+        from matplotlib.backends.backend_agg import RendererAgg
+        @dataclasses.dataclass(repr=False, eq=False)
+        class Fields:
+            _renderer: object = None
+        class Grab(RendererAgg, Fields):
+            def __init__(self, width=10, height=10, dpi=72, _renderer=None, box=None):
+                if _renderer is not None:
+                    box.append(_renderer)
+                else:
+                    super().__init__(width, height, dpi)
+        def main():
+            box = []
+            dataclasses.replace(Grab(), box=box)
+            return type(box[0]).__name__
+        """, off={OK}),
+    Payload("dataclass-private-field-blockmanager", """
+        import dataclasses
+        import pandas as pd
+        @dataclasses.dataclass(init=False, repr=False, eq=False)
+        class Fields:
+            _mgr: object
+        class E(Fields, pd.DataFrame):
+            pass
+        def main():
+            return type(dataclasses.astuple(E({"a": [1]}))[0]).__name__
+        """, off={OK}),
+    # matplotlib helpers that read or list files by path (fix-5)
+    Payload("mpl-get-sample-data-path", """
+        import matplotlib.cbook as cbook
+        def main(canary_data):
+            return cbook.get_sample_data(canary_data, asfileobj=True).read(200).decode()
+        """, off={DENIED}),
+    Payload("mpl-list-fonts-lists-a-directory", """
+        import matplotlib.font_manager as fm
+        def main():
+            return fm.list_fonts("/usr/lib/python3/dist-packages/numpy", ["py"])[:3]
+        """, off={OK}),
+    Payload("mpl-savefig-backend-imports-any-module", """
+        import io
+        import matplotlib.pyplot as plt
+        def main():
+            plt.figure().savefig(io.BytesIO(), format="png", backend="module://os")
+        """, off={EXCEPTION}),
+    Payload("numpy-add-newdoc-imports-any-module", """
+        import numpy as np
+        def main():
+            np.add_newdoc("os", "system", "x")
+        """, off={OK, EXCEPTION}),
     Payload("format-method-in-fullwidth", """
         def main():
             f = "{0.__cl" + "ass__.__ba" + "se__}"
@@ -2079,6 +2183,116 @@ PAYLOADS = [
             fig.canvas.draw()
             fig.canvas.copy_from_bbox(Bbox([[0, 0], [65536, 16384]]))
         """, on={DENIED}, off={OK, CRASH, EXCEPTION, MEMORY}),
+    # matplotlib's Python surface (review rev1): the original
+    # validate_cycler kept in matplotlib.defaultParams eval()'d any string
+    Payload("mpl-default-params-cycler-eval", """
+        import matplotlib
+        def main(canary_tmp):
+            box = []
+            check = matplotlib.defaultParams["axes.prop_cycle"][1]
+            walk = ("[(g := (g.gi_frame.f_back.f_back.f_back for _ in [0])),"
+                    " [f.f_back.f_locals['box'].append(f.f_globals['_' '_builtins_' '_'])"
+                    " for f in g]]")
+            try:
+                check(walk)
+            except ValueError:
+                pass
+            return box[0]["open"](canary_tmp).read()
+        """, on={EXCEPTION}, off={DENIED, EXCEPTION}),
+    # savefig(backend="module://os") imports os and looks FigureCanvas up
+    # on it: the AttributeError keeps the real module as .obj, and a
+    # CallbackRegistry's exception_handler gets the exception unchecked
+    Payload("mpl-callback-handler-gets-module", """
+        import io
+        import matplotlib.pyplot as plt
+        from matplotlib import cbook
+        def main(canary_tmp):
+            got = []
+            fig = plt.figure(figsize=(1, 1), dpi=10)
+            def boom():
+                fig.savefig(io.BytesIO(), format="png", backend="module://os")
+            reg = cbook.CallbackRegistry(exception_handler=got.append)
+            reg.connect("go", boom)
+            reg.process("go")
+            os = got[0].obj
+            return os.read(os.open(canary_tmp, os.O_RDONLY), 200).decode()
+        """, on={EXCEPTION}, off={DENIED}),
+    # the except-guard's rewrite sees __exit__(self, t, e, tb) only: a
+    # decorator's wrapper (or a staticmethod, or *exc) gets the exception
+    Payload("exit-decorator-gets-attribute-error-object", """
+        import io
+        import matplotlib.pyplot as plt
+        box = []
+        def keep(method):
+            def wrapper(*args):
+                box.append(args[2])
+                return True
+            return wrapper
+        class Catch:
+            def __enter__(self):
+                return self
+            @keep
+            def __exit__(self, t, e, tb):
+                return True
+        def main(canary_tmp):
+            fig = plt.figure(figsize=(1, 1), dpi=10)
+            with Catch():
+                fig.savefig(io.BytesIO(), format="png", backend="module://os")
+            os = box[-1].obj
+            return os.read(os.open(canary_tmp, os.O_RDONLY), 200).decode()
+        """, on={EXCEPTION}, off={DENIED}),
+    Payload("exit-varargs-gets-attribute-error-object", """
+        import io
+        import matplotlib.pyplot as plt
+        class Catch:
+            def __enter__(self):
+                return self
+            def __exit__(self, *exc):
+                self.caught = exc[1]
+                return True
+        def main(canary_tmp):
+            fig = plt.figure(figsize=(1, 1), dpi=10)
+            c = Catch()
+            with c:
+                fig.savefig(io.BytesIO(), format="png", backend="module://os")
+            os = c.caught.obj
+            return os.read(os.open(canary_tmp, os.O_RDONLY), 200).decode()
+        """, on={EXCEPTION}, off={DENIED}),
+    # matplotlib hands out open files of any path (its own open())
+    Payload("mpl-get-sample-data-reads", """
+        from matplotlib import cbook
+        def main(canary_tmp):
+            return cbook.get_sample_data(canary_tmp).read()
+        """, on={GUARD}, off={DENIED}),
+    Payload("mpl-open-file-cm-reads", """
+        from matplotlib import cbook
+        def main(canary_tmp):
+            with cbook.open_file_cm(canary_tmp) as f:
+                return f.read()
+        """, on={GUARD}, off={DENIED}),
+    Payload("mpl-to-filehandle-fileio-class", """
+        from matplotlib import cbook
+        def main(canary_tmp):
+            f = cbook.to_filehandle("/usr/lib/python3/dist-packages/matplotlib/__init__.py")
+            return type(f.buffer.raw)(canary_tmp).read()
+        """, on={GUARD}, off={DENIED}),
+    # rc files and styles by path: the lines matplotlib cannot parse are
+    # quoted in its warnings and errors
+    Payload("mpl-rc-file-quotes-lines", """
+        import matplotlib
+        def main(canary_tmp):
+            return repr(matplotlib.rc_params_from_file(canary_tmp, use_default_template=False))
+        """, on={GUARD}, off={DENIED, EXCEPTION}),
+    # another backend's canvas class by name: pgf's print_pdf makes a
+    # directory and runs LaTeX
+    Payload("mpl-registered-canvas-pgf", """
+        import io
+        import matplotlib.pyplot as plt
+        from matplotlib import backend_bases
+        def main():
+            cls = backend_bases.get_registered_canvas_class("pgf")
+            cls(plt.figure()).print_pdf(io.BytesIO())
+        """, on={GUARD}, off={SECCOMP, DENIED, EXCEPTION}),
     Payload("mpl-cycler-eval-walks-frames", """
         import matplotlib.pyplot as plt
         def main():
