@@ -317,6 +317,23 @@ def attribute_error_object(exc):
     return member.__get__(exc, AttributeError)
 
 
+def _c_new(cls):
+    """cls's own C __new__ (its tp_new slot, through PyType_GetSlot) as a
+    function of (subtype, args, kwargs), for a checked __new__ that calls
+    it; None if cls has a Python __new__ already or no slot."""
+    import ctypes
+    if type(cls.__dict__.get("__new__")) is staticmethod:
+        return None
+    get_slot = ctypes.pythonapi.PyType_GetSlot
+    get_slot.restype = ctypes.c_void_p
+    get_slot.argtypes = [ctypes.py_object, ctypes.c_int]
+    new_slot = get_slot(cls, 65)         # Py_tp_new
+    if not new_slot:
+        return None
+    return ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.py_object, ctypes.py_object,
+                             ctypes.py_object)(new_slot)
+
+
 def _hide_attribute_error_object():
     """AttributeError.obj (the object of the failed lookup) reads as None
     in a call, however the exception reaches the code.  The except-block
@@ -935,29 +952,14 @@ def _patch_ndarray_type(np):
     """numpy's ndarray itself, however the code reaches the class (an
     attribute that is the class, an alias, a subclass): its __new__ checks
     its arguments (_array_args_problem) and its strides and data refuse to
-    be set in a call.  ndarray is a static type, immutable to Python: its
-    immutable flag is lifted, here in the worker before any child exists,
-    for the three assignments (which update the type's slots as for any
-    class), and set again.  Its C __new__ is called through its slot's
-    pointer (PyType_GetSlot).  False if the type is not laid out as
+    be set in a call, nor resize(refcheck=False) made.  ndarray is a static
+    type, immutable to Python: _set_on_immutable_type lifts its flag, here
+    in the worker before any child exists, for those assignments.  Its C
+    __new__ is called through its slot's pointer (_c_new).  False if the type is not laid out as
     expected (then the checked class alone stands)."""
-    import ctypes
-    immutable = 1 << 8                   # Py_TPFLAGS_IMMUTABLETYPE
-    api = ctypes.pythonapi
-    get_slot = api.PyType_GetSlot
-    get_slot.restype = ctypes.c_void_p
-    get_slot.argtypes = [ctypes.py_object, ctypes.c_int]
-    # tp_flags: the 22nd pointer-sized field of PyTypeObject (3.8 - 3.12)
-    flags = ctypes.c_ulong.from_address(id(np.ndarray) + 21 * ctypes.sizeof(ctypes.c_void_p))
-    if flags.value != np.ndarray.__flags__ or not flags.value & immutable or \
-            "__new__" in np.ndarray.__dict__ and \
-            type(np.ndarray.__dict__["__new__"]) is staticmethod:
+    array_new = _c_new(np.ndarray)
+    if array_new is None:
         return False
-    new_slot = get_slot(np.ndarray, 65)  # Py_tp_new
-    if not new_slot:
-        return False
-    array_new = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.py_object, ctypes.py_object,
-                                  ctypes.py_object)(new_slot)
     params = ("shape", "dtype", "buffer", "offset", "strides", "order")
     real = np.ndarray
 
@@ -1022,17 +1024,11 @@ def _patch_ndarray_type(np):
     checked_resize.__qualname__ = "ndarray.resize"
     checked_resize.__doc__ = resize.__doc__
 
-    strides = real.__dict__["strides"]
-    data = real.__dict__["data"]
-    flags.value &= ~immutable
-    try:
-        real.__new__ = staticmethod(__new__)
-        real.strides = Unsettable("strides", strides)
-        real.data = ObjectData("data", data)
-        real.resize = checked_resize
-    finally:
-        flags.value |= immutable
-    return True
+    return _set_on_immutable_type(real, [
+        ("__new__", staticmethod(__new__)),
+        ("strides", Unsettable("strides", real.__dict__["strides"])),
+        ("data", ObjectData("data", real.__dict__["data"])),
+        ("resize", checked_resize)])
 
 
 def _guard_object_memory(np):
@@ -1045,7 +1041,6 @@ def _guard_object_memory(np):
     refuses it; the worker's sb_io.guard_object_buffers refuses it to every
     other reader that asks for bytes without their format (struct.pack_into,
     io's readinto)."""
-    import ctypes
     frombuffer = np.frombuffer
 
     def checked_frombuffer(buffer, *args, **kwargs):
@@ -1057,17 +1052,7 @@ def _guard_object_memory(np):
     checked_frombuffer.__doc__ = frombuffer.__doc__
     _SUBSTITUTES[id(frombuffer)] = checked_frombuffer
 
-    immutable = 1 << 8
-    get_slot = ctypes.pythonapi.PyType_GetSlot
-    get_slot.restype = ctypes.c_void_p
-    get_slot.argtypes = [ctypes.py_object, ctypes.c_int]
-    flags = ctypes.c_ulong.from_address(id(memoryview) + 21 * ctypes.sizeof(ctypes.c_void_p))
-    new_slot = get_slot(memoryview, 65)  # Py_tp_new
-    if flags.value != memoryview.__flags__ or not new_slot or \
-            type(memoryview.__dict__.get("__new__")) is staticmethod:
-        raise RuntimeError("memoryview is not laid out as expected")
-    memory_new = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.py_object, ctypes.py_object,
-                                   ctypes.py_object)(new_slot)
+    memory_new = _c_new(memoryview)
 
     def __new__(subtype, *args, **kwargs):
         view = memory_new(subtype, args, kwargs)
@@ -1076,11 +1061,11 @@ def _guard_object_memory(np):
             raise TypeError("a memoryview of Python objects is not allowed in the sandbox: "
                             "its pointers could be cast to bytes and written")
         return view
-    flags.value &= ~immutable
-    try:
-        memoryview.__new__ = staticmethod(__new__)
-    finally:
-        flags.value |= immutable
+    if memory_new is None or \
+            not _set_on_immutable_type(memoryview, [("__new__", staticmethod(__new__))]):
+        sys.stderr.write("pysandbox-worker: memoryview could not be checked in place; "
+                         "the code does not get it\n")
+        _BASE_BUILTINS.pop("memoryview", None)
     try:
         import sb_io
     except ImportError:                  # the unit tests' stub
