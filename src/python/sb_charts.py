@@ -342,6 +342,8 @@ def _guard(mpl, plt):
                              'figures are drawn with "agg"; return the Figure to get '
                              'a PNG' % (name,))
 
+    readable = _readable_dirs(mpl)
+
     def file_handle(args, kwargs):
         target = _target(args, kwargs, 0, "fname")
         if target is None:
@@ -351,8 +353,11 @@ def _guard(mpl, plt):
             if any(c in str(mode) for c in "wax+"):
                 raise _refuse_path("matplotlib")
             # matplotlib itself opens its files with open(); these hand
-            # the code an open file of any path it names
-            if _from_user_code(1):
+            # the code an open file of any path it names.  Decided on the
+            # path, not on the caller's frame: a library calling the code's
+            # function (pd.Series([path]).map(cbook.to_filehandle), or
+            # apply, transform, rolling) is the caller then
+            if not _readable_path(target, readable):
                 raise PermissionError("matplotlib may not read a file named by the code in "
                                       "the sandbox: pass the data in memory, as "
                                       "io.BytesIO(data) or io.StringIO(text)")
@@ -455,6 +460,18 @@ def _guard(mpl, plt):
             obj = getattr(module, name, None)
             if obj is not None:
                 sb_guard.refuse(obj, reason)
+
+
+def _readable_path(path, readable):
+    """Is path (str, bytes or os.PathLike) under one of the readable
+    directories (matplotlib's data, the font directories)?"""
+    try:
+        real = os.path.realpath(os.fspath(path))
+    except (TypeError, ValueError):
+        return False
+    if isinstance(real, bytes):
+        real = os.fsdecode(real)
+    return any(real.startswith(d) for d in readable)
 
 
 def _readable_dirs(mpl):

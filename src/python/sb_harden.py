@@ -1013,9 +1013,12 @@ def _patch_ndarray_type(np):
         # refcheck=False reallocates the memory under the array's views:
         # they read and write it after it is freed
         # pandas' hash tables resize their own vectors this way, from
-        # Cython: allowed only when pandas' Python code is the caller
+        # Cython: allowed only for the array a hash table's Vector holds
+        # (pandas' Python code as the caller is not enough: pandas calls
+        # the code's functions with keywords of its choosing, as
+        # Series.rolling().apply(f, kwargs={"refcheck": False}) does)
         if _IN_CALL["on"] and not kwargs.get("refcheck", True) and \
-                not _pandas_frame(sys._getframe(1)):
+                not (_pandas_frame(sys._getframe(1)) and _hashtable_vector_array(self)):
             raise ValueError("resize(refcheck=False) is not allowed in the sandbox: the "
                              "array's views would point to freed memory; use np.resize(a, "
                              "shape), which copies")
@@ -1073,6 +1076,19 @@ def _guard_object_memory(np):
     guard = getattr(sb_io, "guard_object_buffers", None)
     if guard is not None:
         guard(np.ndarray)
+
+
+def _hashtable_vector_array(array):
+    """Is array the buffer a pandas hash table Vector (Int64Vector,
+    ObjectVector...) holds?  The code cannot make one, and pandas resizes
+    it only while no view of it was handed out (external_view_exists)."""
+    import gc
+    for holder in gc.get_referrers(array):
+        cls = type(holder)
+        if type.__getattribute__(cls, "__module__") == "pandas._libs.hashtable" and \
+                type.__getattribute__(cls, "__name__").endswith("Vector"):
+            return True
+    return False
 
 
 def _pandas_frame(frame):

@@ -1386,6 +1386,134 @@ PAYLOADS = [
         def main():
             np.add_newdoc("os", "system", "x")
         """, off={OK, EXCEPTION}),
+    # an eighth review (rev5) of the day's guards: the resize caller check
+    # trusted any pandas frame (rolling().apply passes kwargs= to the
+    # code's callable), the matplotlib file-read check trusted the caller
+    # frame (Series.map(cbook.to_filehandle) has pandas as the caller)
+    Payload("numpy-resize-refcheck-false-through-rolling-apply-kwargs", """
+        import numpy as np
+        import pandas as pd
+        import functools
+        import struct
+        def main():
+            secret = b"secret-bytes-in-another-object"
+            a = np.zeros(4096, dtype="<u8")
+            v = a[:]
+            try:
+                pd.Series([0.0]).rolling(0, min_periods=0).apply(
+                    functools.partial(np.ndarray.resize, a), raw=True, kwargs={"refcheck": False})
+            except TypeError:
+                pass                         # resize returned None, not a number: it ran
+            marker = "m"
+            lst = [marker] * 3900
+            hits = [i for i in range(4096) if int(v[i]) == id(marker)]
+            if len(hits) < 3000:
+                return "list not over the freed buffer: %d" % len(hits)
+            i = hits[0]
+            fake = struct.pack("<QQqqQQQ", 1 << 30, id(bytearray), 1 << 62, 1 << 62, 0, 0, 0)
+            v[i] = id(fake) + 32
+            mem = lst[0]
+            addr = id(secret) + 32
+            out = bytes(mem[addr:addr + len(secret)])
+            v[i] = id(marker)
+            return out.decode()
+        """, on={GUARD}, off={OK, CRASH, EXCEPTION}),
+    Payload("matplotlib-to-filehandle-through-series-map", """
+        import matplotlib.cbook as cbook
+        import pandas as pd
+        def main():
+            # a file the OS layer shows (Python's own source): the Python layer
+            # must refuse the path before the OS layer is asked
+            fh = pd.Series(["/usr/lib/python3.11/os.py"]).map(cbook.to_filehandle).iloc[0]
+            return fh.read()[:200]
+        """, on={GUARD, DENIED}, off={DENIED, OK, EXCEPTION}),
+    Payload("matplotlib-open-file-cm-through-series-apply", """
+        import matplotlib.cbook as cbook
+        import pandas as pd
+        def main():
+            cm = pd.Series(["/usr/lib/python3.11/os.py"]).apply(cbook.open_file_cm).iloc[0]
+            with cm as fh:
+                return fh.read()[:200]
+        """, on={GUARD, DENIED}, off={DENIED, OK, EXCEPTION}),
+    # review 6 (exceptions, warnings, logs, records): regression payloads for
+    # what held.  A library's exception being handled while it calls the
+    # code's object (sys.exc_info() in __eq__/__hash__/__str__/__call__...)
+    # must carry no module, real builtin or frame in its args or attributes
+    Payload("exc-info-in-library-callbacks-holds-no-module", """
+        import sys
+        import pandas as pd
+        import numpy as np
+        import matplotlib.pyplot as plt
+        found = []
+        def spy():
+            e = sys.exc_info()[1]
+            if e is not None:
+                for v in list(e.args) + [getattr(e, n, None) for n in dir(e) if not n.startswith("_")]:
+                    if callable(getattr(v, "open", None)):
+                        found.append(v)
+        class Spy:
+            def __eq__(self, o): spy(); return False
+            def __hash__(self): spy(); return 1
+            def __len__(self): spy(); raise TypeError("no")
+            def __iter__(self): spy(); raise TypeError("no")
+            def __getitem__(self, k): spy(); raise KeyError(k)
+            def __str__(self): spy(); return "s"
+            def __repr__(self): spy(); return "s"
+            def __call__(self, *a, **k): spy(); return 1
+        def main(canary_tmp):
+            for f in (lambda: pd.Series([Spy(), Spy()]).sort_values(),
+                      lambda: pd.DataFrame({"a": [1, 2], "b": [1, 2]}).groupby("a").apply(Spy()),
+                      lambda: pd.DataFrame({"a": [1]}).agg(Spy()),
+                      lambda: pd.Series([1]).map(Spy()),
+                      lambda: pd.to_datetime([Spy()]),
+                      lambda: np.unique(np.array([Spy(), Spy()], dtype=object)),
+                      lambda: plt.plot([Spy(), Spy()]),
+                      lambda: pd.DataFrame({"a": [1]}).style.format(Spy()).to_html()):
+                try:
+                    f()
+                except Exception:
+                    pass
+            return found[0].open(canary_tmp).read()
+        """, on={EXCEPTION}, off={EXCEPTION}),
+    # a public contextmanager hands out its library generator (.gen); its
+    # frame is refused by name wherever a name is looked up from a string
+    Payload("contextmanager-generator-frame-via-pandas-expression", """
+        import pandas as pd
+        import matplotlib.pyplot as plt
+        def main(canary_tmp):
+            g = plt.style.context("default").gen
+            df = pd.DataFrame({"a": [1]})
+            glob = df.eval("@g.gi_" + "frame.f_" + "globals", engine="python")
+            return glob["__buil" + "tins__"]["open"](canary_tmp).read()
+        """, on={GUARD}, off={DENIED, EXCEPTION}),
+    # exceptions the libraries raise keep plain values (strings, dtypes,
+    # ufuncs, the library's own instance): none is a module
+    Payload("library-exception-attributes-hold-no-module", """
+        import json, re
+        import numpy as np
+        import pandas as pd
+        import matplotlib
+        import matplotlib.pyplot as plt
+        def main(canary_tmp):
+            seen = []
+            for f in (lambda: np.add(np.array(["a"]), np.array([1.0])),
+                      lambda: np.sum(np.zeros(3), axis=5),
+                      lambda: pd.api.extensions.ExtensionArray().isna(),
+                      lambda: pd.DataFrame({"a": [1]}).query("b > 1"),
+                      lambda: matplotlib.rcParams["nope"],
+                      lambda: json.loads("{"), lambda: re.compile("("),
+                      lambda: plt.imread("/etc/" + "passwd"),
+                      lambda: plt.figure().savefig("x.png", backend="module://os"),
+                      lambda: np.nonexistent):
+                try:
+                    f()
+                except Exception as e:
+                    seen += list(e.args) + [getattr(e, n, None) for n in dir(e) if not n.startswith("_")]
+            for v in seen:
+                if callable(getattr(v, "open", None)) and callable(getattr(v, "read", None)):
+                    return v.read(v.open(canary_tmp, 0), 200).decode()
+            raise LookupError("no module in any library exception")
+        """, on={EXCEPTION}, off={EXCEPTION, DENIED}),
     Payload("format-method-in-fullwidth", """
         def main():
             f = "{0.__cl" + "ass__.__ba" + "se__}"
