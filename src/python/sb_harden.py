@@ -826,11 +826,14 @@ def _holds_objects(buffer):
     """Does buffer export Python object pointers (an array of objects, a
     structured one with an object field, a view of either)?"""
     import numpy as np
-    if isinstance(buffer, np.ndarray):
+    if isinstance(buffer, (np.ndarray, np.generic)):
         return buffer.dtype.hasobject
     try:
         view = memoryview(buffer)
-    except (TypeError, BufferError, ValueError):
+    except TypeError as exc:
+        # the checked memoryview refuses a view of objects (in a call)
+        return "Python objects" in str(exc)
+    except (BufferError, ValueError):
         return False
     try:
         return "O" in (view.format or "")
