@@ -422,6 +422,7 @@ def _guard(mpl, plt):
         if name in owner.__dict__:
             setattr(owner, name, _no_blitting(owner.__dict__[name]))
 
+    _guard_artist_list()
     _guard_usetex(mpl)
     _guard_file_reads(mpl)
     _guard_qhull()
@@ -460,6 +461,33 @@ def _guard(mpl, plt):
             obj = getattr(module, name, None)
             if obj is not None:
                 sb_guard.refuse(obj, reason)
+
+
+# the Axes' sublists (ax.lines, ax.images, ...) call the Axes method they
+# were made with by name: type(ax.images)(obj, "x", "__setstate__").insert(0, d)
+# called any method of any object with a "_children" (an Axes took the
+# code's dict as its __dict__, its private state)
+_ARTIST_LIST_ADDERS = frozenset({"add_artist", "add_collection", "add_image", "add_line",
+                                 "add_patch", "add_table", "add_container", "add_text"})
+
+
+def _guard_artist_list():
+    from matplotlib.axes import _base
+    artist_list = getattr(_base._AxesBase, "ArtistList", None)
+    if artist_list is None or "__init__" not in artist_list.__dict__:
+        return
+    init = artist_list.__dict__["__init__"]
+
+    def __init__(self, axes, prop_name, add_name, *args, **kwargs):
+        if sb_guard.guard_on() and not (isinstance(axes, _base._AxesBase)
+                                        and add_name in _ARTIST_LIST_ADDERS):
+            raise TypeError("making an Axes.ArtistList is not allowed: the Axes makes them "
+                            "(ax.lines, ax.images, ...); add artists with the Axes methods "
+                            "(ax.add_line, ax.add_patch)")
+        init(self, axes, prop_name, add_name, *args, **kwargs)
+    __init__.__qualname__ = init.__qualname__
+    __init__.__doc__ = init.__doc__
+    artist_list.__init__ = __init__
 
 
 def _readable_path(path, readable):

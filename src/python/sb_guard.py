@@ -529,6 +529,99 @@ class _OwnGuard(ast.NodeTransformer):
         return node
 
 
+# A class statement of the code's whose bases include a library class
+# (pd.DataFrame, RendererAgg, ...) may not give private names ("_x") to the
+# library: its code calls self._constructor(mgr), sets self._mgr, reads
+# self._renderer, so a method, property or attribute of the code's under such
+# a name received the library's internals (pandas' BlockManager, whose
+# reindex_indexer reads memory unchecked).  The code cannot use such names
+# itself (guard_own_object refuses self._x on an object with a library base).
+OWN_CLASS_GUARD_NAME = "__sb_own_class__"
+_OWN_PRIVATE = {}          # own class -> the private names its body binds
+# what enum reads from an Enum subclass's body, by design
+_ENUM_HOOKS = frozenset({"_missing_", "_generate_next_value_", "_ignore_", "_order_"})
+
+
+def _class_body_private_names(node):
+    names = set()
+
+    def bind(target):
+        for sub in ast.walk(target):
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                names.add(sub.id)
+    for statement in node.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(statement.name)
+        elif isinstance(statement, ast.Assign):
+            for target in statement.targets:
+                bind(target)
+            if (len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)
+                    and statement.targets[0].id == "__slots__"):
+                for sub in ast.walk(statement.value):
+                    if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                        names.add(sub.value)
+        elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
+            bind(statement.target)
+        else:
+            for sub in ast.walk(statement):
+                if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                    ast.Lambda)):
+                    continue
+                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                    names.add(sub.id)
+    return sorted(n for n in names if n.startswith("_") and not
+                  (n.startswith("__") and n.endswith("__")))
+
+
+class _OwnClassGuard(ast.NodeTransformer):
+    """class C(...): ... -> @__sb_own_class__(("_x", ...)) innermost."""
+
+    def visit_ClassDef(self, node):
+        self.generic_visit(node)
+        names = _class_body_private_names(node)
+        guard = ast.copy_location(ast.Call(
+            func=ast.Name(id=OWN_CLASS_GUARD_NAME, ctx=ast.Load()),
+            args=[ast.Tuple(elts=[ast.Constant(value=n) for n in names], ctx=ast.Load())],
+            keywords=[]), node)
+        node.decorator_list = list(node.decorator_list) + [guard]
+        return node
+
+
+def guard_own_class(names):
+    """The decorator _OwnClassGuard puts on each class statement: the class
+    may not bind the private names its body does (names) when a library
+    class is among its bases (_OWN_PRIVATE remembers them for subclasses)."""
+    names = frozenset(names)
+
+    def check(cls):
+        if not isinstance(cls, type):
+            return cls
+        _OWN_PRIVATE[cls] = names
+        if not guard_on():
+            return cls
+        mro = type.__getattribute__(cls, "__mro__")
+        # builtin types (dict, list, Exception) call no "_x" of a subclass
+        theirs = [c for c in mro if not _own_class(c) and not _allowed_base(c)
+                  and type.__getattribute__(c, "__module__") != "builtins"]
+        if not theirs:
+            return cls
+        private = set()
+        for c in mro:
+            private |= _OWN_PRIVATE.get(c, frozenset())
+        if any(getattr(c, "__module__", None) == "enum" for c in theirs):
+            private -= _ENUM_HOOKS
+        private = {n for n in private if not n.startswith("_abc_")}
+        if private:
+            raise TypeError(
+                'class "%s": private names (%s) are not allowed in a class that '
+                'derives from the library class "%s", whose code would call or set '
+                'them with its internal objects; give them names without a leading "_"'
+                % (type.__getattribute__(cls, "__name__"), ", ".join(sorted(private)),
+                   type.__getattribute__(theirs[0], "__name__")))
+        return cls
+    return check
+
+
 def compile_user_code(source, filename, function=None):
     """compile() for code that passed the validator: .format methods not
     taken from a string literal are checked at run time (guard_format_method),
@@ -543,6 +636,7 @@ def compile_user_code(source, filename, function=None):
     if own:
         tree = _OwnGuard(own).visit(tree)
     tree = _RunTimeGuards().visit(tree)
+    tree = _OwnClassGuard().visit(tree)
     return compile(ast.fix_missing_locations(tree), filename, "exec", dont_inherit=True)
 
 
@@ -1185,6 +1279,7 @@ def _base_builtins():
     table["vars"] = sb_vars
     table[FORMAT_GUARD_NAME] = guard_format_method
     table[OWN_GUARD_NAME] = guard_own_object
+    table[OWN_CLASS_GUARD_NAME] = guard_own_class
     table[EXCEPT_GUARD_NAME] = guard_caught
     table[KWARGS_GUARD_NAME] = guard_kwargs
     table[SET_DATA_GUARD_NAME] = guard_set_data

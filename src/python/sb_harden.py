@@ -121,6 +121,26 @@ def _checked_names(names, allowed, call):
     return names
 
 
+def _check_dict_copy(wrapper, wrapped):
+    """update_wrapper's wrapper.__dict__.update(wrapped.__dict__) wrote
+    private attributes into a library object (an Index's _cache: another
+    index's engine, whose positions pandas then read unchecked; a generic
+    alias's _name): private names go only to the code's own objects and
+    functions, as self._x does."""
+    import types
+    from sb_guard import guard_own_object
+    extra = getattr(wrapped, "__dict__", None)
+    if not isinstance(extra, dict):
+        return
+    own_function = (type(wrapper) is types.FunctionType and
+                    getattr(wrapper, "__module__", None) == "__sandbox__")
+    for key in list(extra):
+        if type(key) is not str:
+            raise TypeError("functools.update_wrapper: attribute names must be str")
+        if key.startswith("_") and not own_function:
+            guard_own_object(wrapper, key)
+
+
 def harden_libraries():
     """In the worker: checked copies of the standard library's functions
     that get or set attributes named by strings, which the validator never
@@ -138,6 +158,8 @@ def harden_libraries():
     def checked_update_wrapper(wrapper, wrapped, assigned=assigned_ok, updated=updated_ok):
         assigned = _checked_names(assigned, assigned_ok, "functools.update_wrapper")
         updated = _checked_names(updated, updated_ok, "functools.update_wrapper")
+        if _IN_CALL["on"] and "__dict__" in updated:
+            _check_dict_copy(wrapper, wrapped)
         return update_wrapper(wrapper, wrapped, assigned, updated)
 
     def checked_wraps(wrapped, assigned=assigned_ok, updated=updated_ok):
@@ -500,6 +522,24 @@ def _harden_typing():
         return evaluate(self, globalns, localns, *args, **kwargs)
     _evaluate.__qualname__ = evaluate.__qualname__
     typing.ForwardRef._evaluate = _evaluate
+
+    # _GenericAlias.__reduce__ looks its _name up in typing's globals, and
+    # copy.copy() calls what it returns: type(typing.List[int])(list,
+    # ("eval",), name="__builtins__") copied to the real eval.  In a call
+    # the name must be one of typing's public names, however it was set
+    # (the constructor, update_wrapper copying a __dict__)
+    alias_reduce = typing._GenericAlias.__dict__["__reduce__"]
+    public = frozenset(name for name in typing.__all__ if not name.startswith("_"))
+
+    def __reduce__(self):
+        if _IN_CALL["on"]:
+            name = self.__dict__.get("_name")
+            if name and not (type(name) is str and name in public):
+                raise TypeError("typing: copying a generic alias named %r is not allowed "
+                                "in the sandbox: only typing's own names are" % (name,))
+        return alias_reduce(self)
+    __reduce__.__qualname__ = alias_reduce.__qualname__
+    typing._GenericAlias.__reduce__ = __reduce__
 
 
 def _code_namespace(ns):
@@ -1030,11 +1070,36 @@ def _patch_ndarray_type(np):
     checked_resize.__qualname__ = "ndarray.resize"
     checked_resize.__doc__ = resize.__doc__
 
+    def on_private_copy(name, in_place):
+        # numpy's sorts and argmax/argmin of Python objects keep elements'
+        # pointers without a reference (a sort's pivot, heapsort's tmp,
+        # argmax's best so far) while the elements' comparison runs code
+        # (a functools.cmp_to_key key): code that replaces the array's
+        # elements frees them, and the sort writes the freed pointers
+        # back (a use after free).  In a call they work on a private copy,
+        # which holds its own references and which that code cannot reach
+        method = real.__dict__[name]
+
+        def checked(self, *args, **kwargs):
+            if not (_IN_CALL["on"] and self.dtype.hasobject):
+                return method(self, *args, **kwargs)
+            private = real.copy(self)
+            result = method(private, *args, **kwargs)
+            if in_place:
+                real.__setitem__(self, Ellipsis, private)
+            return result
+        checked.__name__ = name
+        checked.__qualname__ = "ndarray." + name
+        checked.__doc__ = method.__doc__
+        return checked
+
     return _set_on_immutable_type(real, [
         ("__new__", staticmethod(__new__)),
         ("strides", Unsettable("strides", real.__dict__["strides"])),
         ("data", ObjectData("data", real.__dict__["data"])),
-        ("resize", checked_resize)])
+        ("resize", checked_resize)] + [
+        (name, on_private_copy(name, name in ("sort", "partition")))
+        for name in ("sort", "partition", "argmax", "argmin")])
 
 
 def _guard_object_memory(np):
@@ -1079,6 +1144,15 @@ def _guard_object_memory(np):
     guard = getattr(sb_io, "guard_object_buffers", None)
     if guard is not None:
         guard(np.ndarray)
+    # numpy's loops over objects (maximum, minimum, clip, logical_and, ...)
+    # keep an element's pointer across its comparison, which may run code
+    # that frees it: the worker wraps them to hold a reference meanwhile
+    guard = getattr(sb_io, "guard_object_loops", None)
+    if guard is not None:
+        import numpy.core.umath as umath
+        ufuncs = {id(u): u for u in list(vars(np).values()) + list(vars(umath).values())
+                  if isinstance(u, np.ufunc) and u.signature is None}
+        guard(list(ufuncs.values()))
 
 
 def _hashtable_vector_array(array):
@@ -1236,6 +1310,7 @@ def _guard_pandas_names():
     __getattr__.__qualname__ = ndframe_getattr.__qualname__
     NDFrame.__getattr__ = __getattr__
     _guard_pandas_codes()
+    _guard_window_bounds()
     import pandas.api.interchange as interchange
     refuse(interchange.from_dataframe,
            "it reads the memory at the addresses an object of the interchange protocol gives")
@@ -1282,6 +1357,61 @@ def _check_string_name(cls, name, first_argument=False):
     checked.__qualname__ = method.__qualname__
     checked.__doc__ = method.__doc__
     setattr(cls, name, checked)
+
+
+def _guard_window_bounds():
+    """rolling(indexer) with a BaseIndexer of the code's: pandas checks
+    only the length of the start and end arrays its get_window_bounds
+    returns, and its Cython window functions (boundscheck off) read
+    values[start[i]:end[i]]: a bound past the data, or negative, read any
+    memory near it (heap pointers came back as numbers; far ones crash).
+    ewm's functions take the same arrays, with pandas' length check
+    switched off.  In a call every window function of
+    pandas._libs.window.aggregations checks its bounds first (the module
+    is private: pandas looks its functions up at each call)."""
+    import numpy as np
+    import pandas._libs.window.aggregations as aggregations
+
+    def bounds_problem(name, values, start, end, other):
+        n = len(values)
+        start = np.asarray(start)
+        end = np.asarray(end)
+        if start.ndim != 1 or start.shape != end.shape:
+            return "the window's start and end bounds must be two arrays of one length"
+        if start.size and (int(start.min()) < 0 or int(end.min()) < 0 or
+                           int(start.max()) > n or int(end.max()) > n):
+            return ("a window bound is outside the %d values (a window indexer's "
+                    "get_window_bounds must return start and end between 0 and the "
+                    "number of values)" % n)
+        if other is not None and len(other) != n:
+            return "the two series of a window's covariance must be of one length"
+        return None
+
+    def wrap(name, function):
+        def checked(*args, **kwargs):
+            if _IN_CALL["on"]:
+                first = args[0] if args else next(iter(kwargs.values()), None)
+                start = args[1] if len(args) > 1 else kwargs.get("start")
+                end = args[2] if len(args) > 2 else kwargs.get("end")
+                other = None
+                if name == "ewmcov":
+                    other = args[4] if len(args) > 4 else kwargs.get("input_y")
+                if start is not None and end is not None and first is not None:
+                    problem = bounds_problem(name, first, start, end, other)
+                    if problem is not None:
+                        raise ValueError(problem)
+            return function(*args, **kwargs)
+        checked.__name__ = name
+        checked.__qualname__ = getattr(function, "__qualname__", name)
+        checked.__doc__ = function.__doc__
+        return checked
+
+    for name in ("roll_sum", "roll_mean", "roll_var", "roll_skew", "roll_kurt",
+                 "roll_median_c", "roll_max", "roll_min", "roll_quantile", "roll_rank",
+                 "roll_apply", "ewm", "ewmcov"):
+        function = getattr(aggregations, name, None)
+        if function is not None:
+            setattr(aggregations, name, wrap(name, function))
 
 
 def _guard_pandas_codes():

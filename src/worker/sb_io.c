@@ -1050,6 +1050,193 @@ sb_io_guard_object_buffers(PyObject *self, PyObject *arg)
 	Py_RETURN_NONE;
 }
 
+/*
+ * sb_io.guard_object_loops(ufuncs): numpy's loops over Python objects
+ * (maximum, minimum, fmax, fmin, clip, logical_and/or, ...) read each
+ * element's pointer from the array without a reference, call the
+ * element's comparison or truth test (Python code: a functools.cmp_to_key
+ * key, a class whose method calls the code's own function), and then use
+ * the pointer again (to return it, take a reference, compare it with the
+ * next).  That code can replace the array's elements, and the object the
+ * loop holds is freed under it: a use after free (maximum.reduce of keys
+ * whose comparison empties the array crashed the child).  Each loop that
+ * takes an object is wrapped once in the worker, before any child exists:
+ * it runs the original loop one element at a time, holding a reference to
+ * each input object meanwhile.
+ */
+typedef void (*sb_ufunc_loop) (char **args, const Py_ssize_t *dimensions,
+							   const Py_ssize_t *steps, void *data);
+
+/* the head of numpy's PyUFuncObject (numpy/ufuncobject.h, 1.x) */
+typedef struct
+{
+	PyObject_HEAD
+	int			nin,
+				nout,
+				nargs;
+	int			identity;
+	sb_ufunc_loop *functions;
+	void	  **data;
+	int			ntypes;
+	int			reserved1;
+	const char *name;
+	char	   *types;
+} sb_ufunc_head;
+
+#define SB_NPY_OBJECT 17
+#define SB_LOOP_MAXARGS 8
+
+typedef struct
+{
+	sb_ufunc_loop function;
+	void	   *data;
+	int			nargs;
+	int			nin;
+	char		object_in[SB_LOOP_MAXARGS];
+} sb_object_loop_entry;
+
+static void
+sb_object_loop(char **args, const Py_ssize_t *dimensions, const Py_ssize_t *steps,
+			   void *data)
+{
+	sb_object_loop_entry *entry = (sb_object_loop_entry *) data;
+	Py_ssize_t	n = dimensions[0];
+	Py_ssize_t	one = 1;
+	Py_ssize_t	i;
+	int			j;
+	char	   *here[SB_LOOP_MAXARGS];
+	PyObject   *held[SB_LOOP_MAXARGS];
+
+	for (i = 0; i < n; i++)
+	{
+		for (j = 0; j < entry->nargs; j++)
+			here[j] = args[j] + i * steps[j];
+		for (j = 0; j < entry->nin; j++)
+		{
+			held[j] = NULL;
+			if (entry->object_in[j])
+			{
+				held[j] = *(PyObject **) here[j];
+				Py_XINCREF(held[j]);
+			}
+		}
+		entry->function(here, &one, steps, entry->data);
+		for (j = 0; j < entry->nin; j++)
+			Py_XDECREF(held[j]);
+	}
+}
+
+static PyObject *
+sb_io_guard_object_loops(PyObject *self, PyObject *arg)
+{
+	PyObject   *seq;
+	Py_ssize_t	k;
+	int			wrapped = 0;
+
+	(void) self;
+	seq = PySequence_Fast(arg, "guard_object_loops() takes a sequence of ufuncs");
+	if (seq == NULL)
+		return NULL;
+	for (k = 0; k < PySequence_Fast_GET_SIZE(seq); k++)
+	{
+		PyObject   *ufunc = PySequence_Fast_GET_ITEM(seq, k);
+		sb_ufunc_head *head = (sb_ufunc_head *) ufunc;
+		PyObject   *types;
+		long		nin = -1,
+					nout = -1,
+					ntypes = -1;
+		PyObject   *value;
+		int			i;
+
+		value = PyObject_GetAttrString(ufunc, "nin");
+		if (value != NULL)
+		{
+			nin = PyLong_AsLong(value);
+			Py_DECREF(value);
+		}
+		value = PyObject_GetAttrString(ufunc, "nout");
+		if (value != NULL)
+		{
+			nout = PyLong_AsLong(value);
+			Py_DECREF(value);
+		}
+		value = PyObject_GetAttrString(ufunc, "ntypes");
+		if (value != NULL)
+		{
+			ntypes = PyLong_AsLong(value);
+			Py_DECREF(value);
+		}
+		types = PyObject_GetAttrString(ufunc, "types");
+		if (PyErr_Occurred() || types == NULL || !PyList_Check(types) ||
+			head->nin != nin || head->nout != nout || head->nargs != nin + nout ||
+			head->nargs > SB_LOOP_MAXARGS || head->ntypes != ntypes ||
+			PyList_GET_SIZE(types) != ntypes || head->functions == NULL ||
+			head->data == NULL || head->types == NULL)
+		{
+			Py_XDECREF(types);
+			Py_DECREF(seq);
+			if (!PyErr_Occurred())
+				PyErr_Format(PyExc_RuntimeError,
+							 "numpy's ufunc %R is not laid out as expected", ufunc);
+			return NULL;
+		}
+		for (i = 0; i < head->ntypes; i++)
+		{
+			const char *sig = PyUnicode_AsUTF8(PyList_GET_ITEM(types, i));
+			char	   *typenums = head->types + (Py_ssize_t) i * head->nargs;
+			sb_object_loop_entry *entry;
+			int			j,
+						pos,
+						any = 0;
+
+			if (sig == NULL)
+			{
+				Py_DECREF(types);
+				Py_DECREF(seq);
+				return NULL;
+			}
+			/* "OO->O": the type numbers must say the same */
+			for (j = 0, pos = 0; j < head->nargs; j++, pos++)
+			{
+				if (j == head->nin)
+					pos += 2;	/* "->" */
+				if (sig[pos] == '\0' ||
+					(sig[pos] == 'O') != (typenums[j] == SB_NPY_OBJECT))
+				{
+					Py_DECREF(types);
+					Py_DECREF(seq);
+					PyErr_Format(PyExc_RuntimeError,
+								 "numpy's ufunc %R is not laid out as expected", ufunc);
+					return NULL;
+				}
+				if (j < head->nin && typenums[j] == SB_NPY_OBJECT)
+					any = 1;
+			}
+			if (!any || head->functions[i] == sb_object_loop || head->functions[i] == NULL)
+				continue;
+			entry = PyMem_RawCalloc(1, sizeof(*entry));
+			if (entry == NULL)
+			{
+				Py_DECREF(types);
+				Py_DECREF(seq);
+				return PyErr_NoMemory();
+			}
+			entry->function = head->functions[i];
+			entry->data = head->data[i];
+			entry->nargs = head->nargs;
+			entry->nin = head->nin;
+			for (j = 0; j < head->nin; j++)
+				entry->object_in[j] = typenums[j] == SB_NPY_OBJECT;
+			head->data[i] = entry;
+			head->functions[i] = sb_object_loop;
+			wrapped++;
+		}
+		Py_DECREF(types);
+	}
+	Py_DECREF(seq);
+	return PyLong_FromLong(wrapped);
+}
+
 static PyMethodDef sb_io_methods[] = {
 	{"keep", sb_io_keep, METH_VARARGS, "Keep the child after a call's last frame (a workspace)."},
 	{"mailbox", sb_io_mailbox, METH_NOARGS, "Where this child's mailbox is mapped."},
@@ -1068,6 +1255,8 @@ static PyMethodDef sb_io_methods[] = {
 	{"sendv", sb_io_sendv, METH_VARARGS, "Send one frame made of several buffers."},
 	{"guard_object_buffers", sb_io_guard_object_buffers, METH_O,
 	 "Refuse the memory of arrays of objects to readers of bytes."},
+	{"guard_object_loops", sb_io_guard_object_loops, METH_O,
+	 "Hold a reference to each object numpy's object loops compare."},
 	{NULL, NULL, 0, NULL}
 };
 

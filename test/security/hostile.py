@@ -1514,6 +1514,236 @@ PAYLOADS = [
                     return v.read(v.open(canary_tmp, 0), 200).decode()
             raise LookupError("no module in any library exception")
         """, on={EXCEPTION}, off={EXCEPTION, DENIED}),
+    # an eighth review (rev7), pandas' and numpy's native loops: rolling() with
+    # the code's BaseIndexer subclass (pandas checks only the length of the
+    # start/end arrays; its Cython window functions read values[start:end]
+    # unchecked), and numpy's loops over Python objects that keep an element's
+    # pointer across its comparison (a cmp_to_key key runs the code's function,
+    # which empties the array: the pointer is freed, then used)
+    Payload("rolling-baseindexer-end-past-data", """
+        import numpy as np
+        import pandas as pd
+        from pandas.api.indexers import BaseIndexer
+        class Far(BaseIndexer):
+            def get_window_bounds(self, num_values=0, min_periods=None, center=None,
+                                  closed=None, step=None):
+                return (np.zeros(num_values, dtype="i8"),
+                        np.full(num_values, 1 << 40, dtype="i8"))
+        def main():
+            return pd.Series(np.arange(4.0)).rolling(Far(window_size=1)).sum().tolist()
+        """, on={GUARD, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    Payload("rolling-baseindexer-reads-heap", """
+        import numpy as np
+        import pandas as pd
+        from pandas.api.indexers import BaseIndexer
+        class Near(BaseIndexer):
+            def get_window_bounds(self, num_values=0, min_periods=None, center=None,
+                                  closed=None, step=None):
+                return (np.zeros(num_values, dtype="i8"),
+                        np.full(num_values, 1 << 16, dtype="i8"))
+        def main():
+            s = pd.Series(np.arange(8.0))
+            r = s.rolling(Near(window_size=1), min_periods=0)
+            return [repr(x) for x in (r.median().iloc[0], r.max().iloc[0], r.sum().iloc[0])]
+        """, on={GUARD, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    Payload("rolling-baseindexer-negative-start", """
+        import numpy as np
+        import pandas as pd
+        from pandas.api.indexers import BaseIndexer
+        class Before(BaseIndexer):
+            def get_window_bounds(self, num_values=0, min_periods=None, center=None,
+                                  closed=None, step=None):
+                return (np.full(num_values, -(1 << 40), dtype="i8"),
+                        np.full(num_values, 2, dtype="i8"))
+        def main():
+            s = pd.Series(np.arange(8.0))
+            return repr(s.rolling(Before(window_size=1), min_periods=0).mean().tolist())
+        """, on={GUARD, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    Payload("numpy-object-heapsort-cmp-to-key-frees-pivot", """
+        import functools
+        import numpy as np
+        def main():
+            holder = {"n": 0}
+            def cmp(a, b):
+                holder["n"] += 1
+                if holder["n"] == 3:
+                    arr = holder["a"]
+                    for i in range(len(arr)):
+                        arr[i] = key(1000 + i)
+                return (a > b) - (a < b)
+            key = functools.cmp_to_key(cmp)
+            arr = np.empty(64, dtype=object)
+            for i in range(64):
+                arr[i] = key(i * 7 % 64)
+            holder["a"] = arr
+            arr.sort(kind="heapsort")
+            seen = {}
+            dup = None
+            for x in arr:
+                if id(x) in seen:
+                    dup = x
+                seen[id(x)] = 1
+            seen = None
+            holder.clear()
+            arr[:] = None
+            junk = [bytes(15 - len(str(i))) + str(i).encode() for i in range(20000)]
+            return [type(dup).__name__, len(junk)]
+        """, on={OK, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    Payload("numpy-object-maximum-reduce-frees-element", """
+        import functools
+        import numpy as np
+        def main():
+            holder = {}
+            def cmp(a, b):
+                arr = holder["a"]
+                for i in range(len(arr)):
+                    arr[i] = None
+                return (a > b) - (a < b)
+            key = functools.cmp_to_key(cmp)
+            arr = np.empty(64, dtype=object)
+            for i in range(64):
+                arr[i] = key(i)
+            holder["a"] = arr
+            m = np.maximum.reduce(arr)
+            holder.clear()
+            junk = [bytes(15 - len(str(i))) + str(i).encode() for i in range(20000)]
+            return type(m).__name__
+        """, on={OK, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    Payload("numpy-object-max-method-frees-element", """
+        import functools
+        import numpy as np
+        def main():
+            holder = {}
+            def cmp(a, b):
+                arr = holder["a"]
+                for i in range(len(arr)):
+                    arr[i] = None
+                return (a > b) - (a < b)
+            key = functools.cmp_to_key(cmp)
+            arr = np.array([key(i) for i in range(64)] + [None], dtype=object)[:64]
+            holder["a"] = arr
+            m = arr.max()
+            holder.clear()
+            junk = [bytes(15 - len(str(i))) + str(i).encode() for i in range(20000)]
+            return type(m).__name__
+        """, on={OK, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    # typing's _GenericAlias.__reduce__ looks its stored _name up in typing's
+    # globals; copy.copy() calls the result: the real builtins (fix-3)
+    Payload("typing-alias-name-real-builtins", """
+        import typing
+        import copy
+        def real_builtin(name):
+            return copy.copy(type(typing.List[int])(list, (name,), name="__builtins__"))
+        def main():
+            os = real_builtin("__import__")("os")
+            return [os.getcwd(), repr(real_builtin("open"))]
+        """, off={OK}),
+    Payload("typing-alias-name-via-update-wrapper", """
+        import typing
+        import functools
+        import copy
+        class Src:
+            def __init__(self):
+                self._name = "__builtins__"
+        def main():
+            alias = type(typing.List[int])(list, ("eval",))
+            functools.update_wrapper(alias, Src())
+            return repr(copy.copy(alias))
+        """, off={OK}),
+    # update_wrapper's __dict__ copy wrote private attributes of library
+    # objects: an Index's _cache shared with a longer index gives positions
+    # pandas' take reads unchecked (a heap read) (fix-4)
+    Payload("update-wrapper-index-engine-heap-read", """
+        import functools
+        import numpy as np
+        import pandas as pd
+        class Src:
+            def __init__(self, cache):
+                self._cache = cache
+        def main():
+            shared = {}
+            a = pd.Index(np.arange(100000, dtype=np.int64))
+            functools.update_wrapper(a, Src(shared))
+            a.get_loc(5)
+            s = pd.Series(np.array([1.5, 2.5]), index=pd.Index(np.array([0, 1], dtype=np.int64)))
+            functools.update_wrapper(s.index, Src(shared))
+            return [float(x).hex() for x in s.reindex([0, 1, 3, 50, 3000]).values]
+        """, off={OK, EXCEPTION}),
+    Payload("update-wrapper-private-write-axes", """
+        import functools
+        import matplotlib.pyplot as plt
+        class Src:
+            def __init__(self):
+                self._children = "x"
+        def main():
+            fig, ax = plt.subplots()
+            functools.update_wrapper(ax, Src())
+            return repr(ax.get_children()[0])
+        """, off={OK}),
+    # a class of the code's deriving from a library class defined private
+    # hooks the library calls with its internals: BlockManager, whose
+    # reindex_indexer reads memory unchecked (fix-2)
+    Payload("own-subclass-constructor-blockmanager-heap-read", """
+        import pandas as pd
+        import numpy as np
+        got = []
+        def grab(*args, **kwargs):
+            got.append(args[0])
+            return pd.DataFrame({"a": [1]})
+        class D(pd.DataFrame):
+            @property
+            def _constructor(self):
+                return grab
+        def main():
+            D({"a": [7.0, 8.0]}).head(2)
+            mgr = got[0]
+            idx = np.array([0, 1, 2, 3, 50, 200], dtype=np.intp)
+            new = mgr.reindex_indexer(pd.Index(range(len(idx))), idx, axis=1, allow_dups=True)
+            return [type(mgr).__name__] + [float(x).hex() for x in new.blocks[0].values.ravel()]
+        """, off={OK, EXCEPTION}),
+    Payload("own-subclass-mgr-property-setter", """
+        import pandas as pd
+        got = []
+        def getm(self):
+            return got[-1]
+        def setm(self, v):
+            got.append(v)
+        class D(pd.DataFrame):
+            _mgr = property(getm, setm)
+        def main():
+            D({"a": [1, 2]})
+            return type(got[0]).__name__
+        """, off={OK}),
+    # Axes.ArtistList calls getattr(axes, add_name)(item) with both from its
+    # constructor: any method of any object with _children, __setstate__
+    # included (the Axes took the code's dict as its __dict__) (fix-1, fix-2)
+    Payload("artistlist-setstate-aliases-axes-dict", """
+        import matplotlib.pyplot as plt
+        def main():
+            fig, ax = plt.subplots()
+            st = {"_shared_axes": {}, "_twinned_axes": None, "_children": []}
+            type(ax.images)(ax, "x", "__setstate__").insert(0, st)
+            return sorted(st)
+        """, off={OK}),
+    Payload("artistlist-setstate-native-renderer", """
+        import matplotlib.pyplot as plt
+        from matplotlib.axes import Axes
+        from matplotlib.backends.backend_agg import RendererAgg
+        class Mid(RendererAgg):
+            def make(self, n):
+                super().__init__(n, n, 72)
+        class R(Axes, Mid):
+            _children = []
+            def __init__(self):
+                pass
+        def main():
+            fig, ax = plt.subplots()
+            r = R()
+            st = {"_shared_axes": {}, "_twinned_axes": None, "_children": []}
+            type(ax.images)(r, "x", "__setstate__").insert(0, st)
+            r.make(10)
+            return type(st["_renderer"]).__module__
+        """, off={OK}),
     Payload("format-method-in-fullwidth", """
         def main():
             f = "{0.__cl" + "ass__.__ba" + "se__}"
