@@ -1245,6 +1245,54 @@ for _fn, _name in ((sb_getattr, "getattr"), (sb_hasattr, "hasattr"),
 del _fn, _name
 
 
+# The binary special methods of the code's classes, which CPython calls
+# with operands it may not own: list's ordering comparison (gh-120298) and
+# deque.index() (gh-115243) compare items they only borrow, and a method
+# that empties the container and returns NotImplemented freed the other
+# operand before CPython called its reflected method on it (the code then
+# held a reference to freed memory, which a bytes object filled: a fake
+# bytearray over all memory).  The operands of a call that returns
+# NotImplemented are kept for the rest of the call (a child serves one).
+PINNED_METHODS = frozenset({
+    "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__",
+    "__add__", "__sub__", "__mul__", "__truediv__", "__floordiv__", "__mod__", "__pow__",
+    "__radd__", "__rsub__", "__rmul__", "__rtruediv__",
+})
+PINNED = {}     # cleared when a child that serves on ends a call
+_real_build_class = builtins.__build_class__
+
+
+def _pinning(name, method):
+    def pinned(self, other, *rest):
+        result = method(self, other, *rest)
+        if result is NotImplemented:
+            PINNED[id(self)] = self
+            PINNED[id(other)] = other
+        return result
+    pinned.__name__ = name
+    pinned.__qualname__ = getattr(method, "__qualname__", name)
+    pinned.__doc__ = getattr(method, "__doc__", None)
+    pinned.__module__ = getattr(method, "__module__", None)
+    return pinned
+
+
+def sb_build_class(func, name, /, *bases, **kwargs):
+    """__build_class__ for a class statement: the class's binary special
+    methods keep their operands alive when they return NotImplemented
+    (PINNED_METHODS).  Each must be a function (def or lambda)."""
+    cls = _real_build_class(func, name, *bases, **kwargs)
+    if not isinstance(cls, type):
+        return cls
+    for attr, method in list(type.__getattribute__(cls, "__dict__").items()):
+        if attr not in PINNED_METHODS or method is None:
+            continue
+        if type(method) is not types.FunctionType:
+            raise TypeError('"%s" of class "%s" must be a function (def) in the sandbox'
+                            % (attr, name))
+        type.__setattr__(cls, attr, _pinning(attr, method))
+    return cls
+
+
 _SAFE_NAMES = (
     "abs", "all", "any", "ascii", "bin", "bool", "bytearray", "bytes",
     "callable", "chr", "classmethod", "complex", "dict", "dir", "divmod",
@@ -1283,6 +1331,7 @@ def _base_builtins():
     table[EXCEPT_GUARD_NAME] = guard_caught
     table[KWARGS_GUARD_NAME] = guard_kwargs
     table[SET_DATA_GUARD_NAME] = guard_set_data
+    table["__build_class__"] = sb_build_class
     return table
 
 

@@ -231,6 +231,9 @@ def harden_libraries():
     _harden_dataclasses()
     harden_dataclass_readers()
     _harden_struct()
+    _harden_itertools()
+    _harden_bytearray_join()
+    _harden_ordered_dict()
     _hide_attribute_error_object()
     import types
     refuse(types.SimpleNamespace, "it sets any attributes it is given")
@@ -424,6 +427,120 @@ def _harden_struct():
         sys.stderr.write("pysandbox-worker: struct.Struct could not be checked in place; "
                          "it is not handed out\n")
         refuse(cls, "it can be initialised again, which frees what its iterators use")
+
+
+def _harden_bytearray_join():
+    """gh-112625: bytearray.join() took the separator's buffer, then ran
+    the iterable's __next__, which may empty the bytearray: the freed
+    buffer was copied into the result (heap and libc pointers in a call;
+    a SIGSEGV once it is unmapped).  In a call the separator is copied
+    before the iterable is read."""
+    real_join = bytearray.join
+
+    def join(self, iterable_of_bytes, /):
+        if not _IN_CALL["on"]:
+            return real_join(self, iterable_of_bytes)
+        return bytearray(bytes(self).join(iterable_of_bytes))
+    join.__qualname__ = "bytearray.join"
+    join.__doc__ = real_join.__doc__
+    if not _set_on_immutable_type(bytearray, [("join", join)]):
+        sys.stderr.write("pysandbox-worker: bytearray.join could not be checked in place\n")
+
+
+def _harden_ordered_dict():
+    """gh-142637 (open upstream): OrderedDict's __delitem__, pop() and
+    move_to_end() keep pointers into its table while a key's __eq__ runs,
+    and one that empties the dict left them pointing to freed memory
+    (SIGSEGV in a call); copy() likewise (gh-148660).  The code gets a
+    dict subclass with OrderedDict's methods instead (a dict keeps
+    insertion order, and its own lookups survive such an __eq__), as
+    collections' attribute and as the type() of a real one; typing's
+    alias is refused."""
+    import collections
+    import typing
+
+    class OrderedDict(dict):
+        """collections.OrderedDict as the sandbox gives it: a dict (which
+        keeps insertion order) with move_to_end(), popitem(last=) and an
+        order-sensitive == between two of them."""
+
+        def move_to_end(self, key, last=True):
+            value = dict.pop(self, key)
+            if last:
+                dict.__setitem__(self, key, value)
+            else:
+                rest = list(dict.items(self))
+                dict.clear(self)
+                dict.__setitem__(self, key, value)
+                dict.update(self, rest)
+
+        def popitem(self, last=True):
+            if not self:
+                raise KeyError("dictionary is empty")
+            key = next(reversed(self)) if last else next(iter(self))
+            return key, dict.pop(self, key)
+
+        def copy(self):
+            return type(self)(self)
+
+        def __eq__(self, other):
+            if isinstance(other, OrderedDict):
+                return dict.__eq__(self, other) and list(self) == list(other)
+            return dict.__eq__(self, other)
+
+        def __ne__(self, other):
+            equal = self.__eq__(other)
+            return equal if equal is NotImplemented else not equal
+
+        __hash__ = None
+
+        def __repr__(self):
+            if not self:
+                return "OrderedDict()"
+            return "OrderedDict(%r)" % (list(dict.items(self)),)
+
+    OrderedDict.__module__ = "collections"
+    _SUBSTITUTES[id(collections.OrderedDict)] = OrderedDict
+    _TYPE_SUBSTITUTES[id(collections.OrderedDict)] = OrderedDict
+    refuse(typing.OrderedDict, "its class uses freed memory when a key's __eq__ changes the "
+                               "dict (CPython gh-142637); use collections.OrderedDict or dict")
+
+
+def _harden_itertools():
+    """gh-109786: pairwise() borrowed its iterator across next(), which a
+    generator re-entering the same pairwise freed (SIGSEGV in a call).
+    gh-154670 (open upstream): count() with a step whose __radd__
+    re-enters the same count returned its running total twice, the second
+    time freed: a float subclass is a number, and the freed int, filled by
+    a bytearray's buffer, became a fake bytearray over all memory.
+    Generators instead: re-entering one is a ValueError."""
+    import itertools
+    end = object()
+
+    def pairwise(iterable):
+        iterator = iter(iterable)
+
+        def pairs():
+            first = next(iterator, end)
+            if first is end:
+                return
+            for second in iterator:
+                yield first, second
+                first = second
+        return pairs()
+
+    def count(start=0, step=1):
+        def counter(value):
+            while True:
+                yield value
+                value = value + step
+        return counter(start)
+
+    for original, checked in ((itertools.pairwise, pairwise), (itertools.count, count)):
+        checked.__name__ = original.__name__
+        checked.__qualname__ = original.__qualname__
+        checked.__doc__ = original.__doc__
+        _SUBSTITUTES[id(original)] = checked
 
 
 def _name_problem(name, call):

