@@ -293,6 +293,25 @@ def _checked_quad_mesh(method):
     return draw_quad_mesh
 
 
+def _checked_image(method):
+    """draw_image reads shape[0] x shape[1] x 4 bytes of the image whatever
+    its last dimension (matplotlib 3.6): an image of (h, w, 1) bytes was read
+    past its end into the figure (the worker's memory as pixels), or the
+    worker crashed.  Checked on the array handed to it, whoever calls: a
+    library frame between the code and the method (pd.Series.apply(
+    renderer.draw_image, args=...), Series.map of a functools.partial,
+    np.vectorize) passes the caller test of _library_only."""
+    import numpy as np
+
+    def draw_image(gc, x, y, im):
+        image = np.ascontiguousarray(im, dtype=np.uint8)
+        if image.ndim != 3 or image.shape[2] != 4:
+            raise ValueError("draw_image: an image of shape %r is not allowed: it takes an "
+                             "(h, w, 4) RGBA array of bytes" % (image.shape,))
+        return method(gc, x, y, image)
+    return draw_image
+
+
 # the renderer's methods bound straight to its native code (_update_methods)
 _RENDERER_NATIVE = ("draw_gouraud_triangle", "draw_gouraud_triangles", "draw_image",
                     "draw_markers", "draw_path_collection", "draw_quad_mesh",
@@ -406,6 +425,8 @@ def _guard(mpl, plt):
             if method is not None:
                 if name == "draw_quad_mesh":
                     method = _checked_quad_mesh(method)
+                elif name == "draw_image":
+                    method = _checked_image(method)
                 setattr(self, name, _library_only(method, "renderer.%s()" % name))
         # blitting (copy a region, restore it) is for interactive figures;
         # its region size overflows (65536 x 16384 is 2**32 bytes: a heap

@@ -54,9 +54,9 @@ _INT_TYPES = frozenset({int, np.int8, np.int16, np.int32, np.int64,
 _FLOAT_TYPES = frozenset({float, np.float16, np.float32, np.float64})
 _BOOL_TYPES = frozenset({bool, np.bool_})
 _Period = pd.Period
-# dict subclasses of the standard library, written as objects
-_DICT_TYPES = frozenset({collections.OrderedDict, collections.defaultdict,
-                         collections.Counter})
+# dict subclasses of the standard library, written as objects (and the
+# sandbox's own collections.OrderedDict, which sb_harden adds)
+_DICT_TYPES = {collections.OrderedDict, collections.defaultdict, collections.Counter}
 _Interval = pd.Interval
 _FrozenList = type(pd.Index([]).names)
 # dict views and range: written as lists (their elements, in order)

@@ -587,6 +587,24 @@ class _OwnClassGuard(ast.NodeTransformer):
         return node
 
 
+# pandas' classes meant to be subclassed by user code (a window's bounds
+# are checked where pandas uses them: sb_harden._guard_window_bounds)
+DERIVABLE_LIBRARY_CLASSES = []
+
+
+def _deriving_refused(c):
+    """May a class of the code's not derive from c, a pandas or numpy class?
+    (A subclass that overrides a public property of pandas.Categorical made
+    pandas take codes past the categories; exceptions and the classes in
+    DERIVABLE_LIBRARY_CLASSES may be derived from.)"""
+    module = type.__getattribute__(c, "__module__")
+    if not isinstance(module, str) or module.partition(".")[0] not in ("pandas", "numpy"):
+        return False
+    if issubclass(c, BaseException):
+        return False
+    return not any(c is d or issubclass(c, d) for d in DERIVABLE_LIBRARY_CLASSES)
+
+
 def guard_own_class(names):
     """The decorator _OwnClassGuard puts on each class statement: the class
     may not bind the private names its body does (names) when a library
@@ -605,6 +623,14 @@ def guard_own_class(names):
                   and type.__getattribute__(c, "__module__") != "builtins"]
         if not theirs:
             return cls
+        core = [c for c in theirs if _deriving_refused(c)]
+        if core:
+            raise TypeError(
+                'class "%s": deriving from "%s" is not allowed in the sandbox: pandas and '
+                'numpy classes trust their own attributes and methods, which a subclass '
+                'could replace; hold the object in an attribute instead (self.df = df)'
+                % (type.__getattribute__(cls, "__name__"),
+                   type.__getattribute__(core[0], "__name__")))
         private = set()
         for c in mro:
             private |= _OWN_PRIVATE.get(c, frozenset())

@@ -19,7 +19,7 @@ import io
 import sys
 
 from sb_guard import (  # noqa: F401 - the shared policy and the call's state
-    _BASE_BUILTINS, _IN_CALL, _NDARRAY, _PANDAS_GUARD, _SUBSTITUTES, _TYPE_SUBSTITUTES,
+    DERIVABLE_LIBRARY_CLASSES, _BASE_BUILTINS, _IN_CALL, _NDARRAY, _PANDAS_GUARD, _SUBSTITUTES, _TYPE_SUBSTITUTES,
     NativeCodeNotLoaded, READERS, WRITERS, attribute_problem, format_string_problem,
     native_code_message, refuse)
 
@@ -500,6 +500,12 @@ def _harden_ordered_dict():
             return "OrderedDict(%r)" % (list(dict.items(self)),)
 
     OrderedDict.__module__ = "collections"
+    try:
+        import sb_codec
+    except ImportError:                  # the unit tests load no codec
+        pass
+    else:
+        sb_codec._DICT_TYPES.add(OrderedDict)
     _SUBSTITUTES[id(collections.OrderedDict)] = OrderedDict
     _TYPE_SUBSTITUTES[id(collections.OrderedDict)] = OrderedDict
     refuse(typing.OrderedDict, "its class uses freed memory when a key's __eq__ changes the "
@@ -822,6 +828,10 @@ def harden_pandas():
     _guard_pandas_names()
     _guard_styler_templates()
     _guard_styler_format_sites()
+    _guard_template_compile()
+    _guard_take_nd()
+    from pandas.api.indexers import BaseIndexer
+    DERIVABLE_LIBRARY_CLASSES.append(BaseIndexer)
 
 
 def _code_frame(frame):
@@ -949,6 +959,81 @@ def _guard_styler_templates():
                     not isinstance(cls.__dict__[name], _LibraryOnly):
                 setattr(cls, name, _LibraryOnly(cls.__dict__[name], name, reason))
                 _LIBRARY_ONLY[name] = reason
+
+
+def _guard_take_nd():
+    """pandas' take_nd trusts its indexer ("assumes that the indexer is a
+    valid(ated) indexer with no out of bound indices"): its Cython take
+    reads arr[i] unchecked.  Codes a library method found on an object of
+    the code's (pd.Categorical.astype(fake, "int64"), a fake's _codes)
+    read past the categories (heap words, SIGSEGV).  In a call the indexer
+    is checked, in every pandas module that imported take_nd."""
+    import numpy as np
+    import pandas.core.array_algos.take as take
+    from pandas._libs import lib
+    original = take.take_nd
+
+    def take_nd(arr, indexer, axis=0, fill_value=lib.no_default, allow_fill=True):
+        if _IN_CALL["on"] and indexer is not None:
+            positions = np.asarray(indexer)
+            if positions.size and positions.dtype.kind in "iu":
+                shape = getattr(arr, "shape", None) or (len(arr),)
+                n = shape[axis] if -len(shape) <= axis < len(shape) else 0
+                low = -1 if allow_fill else 0
+                if positions.min() < low or positions.max() >= n:
+                    raise ValueError("a take of positions outside %d values (%d to %d) is "
+                                     "not allowed in the sandbox: pandas reads them unchecked"
+                                     % (n, positions.min(), positions.max()))
+        return original(arr, indexer, axis, fill_value, allow_fill)
+    take_nd.__name__ = original.__name__
+    take_nd.__qualname__ = original.__qualname__
+    take_nd.__doc__ = original.__doc__
+    for name, module in list(sys.modules.items()):
+        if name.startswith("pandas.") and ".tests" not in name and \
+                getattr(module, "take_nd", None) is original:
+            module.take_nd = take_nd
+
+
+def _guard_template_compile():
+    """jinja2 compiles a template to Python source and that source with
+    compile() (Environment._compile), outside jinja2's sandbox: whoever
+    holds an Environment or a Template class ({{ lipsum.__globals__.os }})
+    runs Python with the real builtins.  _LibraryOnly keeps pandas'
+    Environment from the code only by who reads it, and pandas' frame reads
+    it on the code's behalf (NDFrame.__getattr__, the fallback of a class
+    deriving from DataFrame and Styler, after _LibraryOnly refused the code).
+    So in a call _compile takes only the Python source jinja2 made of
+    pandas' own templates (recorded here, before any call), whatever
+    Environment, loader, extension or code generator asks; and
+    from_custom_template (an Environment over files the code names) is
+    never handed out."""
+    try:
+        import jinja2.environment as environment
+        from pandas.io.formats.style_render import StylerRenderer
+    except ImportError:  # no jinja2: no Styler either
+        return
+    cls = environment.Environment
+    real = cls.__dict__["_compile"]
+    known = set()
+    env = StylerRenderer.__dict__["env"]
+    env = env.value if isinstance(env, _LibraryOnly) else env
+    for name in env.loader.list_templates():
+        source, filename, _ = env.loader.get_source(env, name)
+        known.add(env.compile(source, name, filename, raw=True))
+
+    def _compile(self, source, filename):
+        if _IN_CALL["on"] and not (type(source) is str and str.__str__(source) in known):
+            raise PermissionError("jinja2 may not compile templates other than pandas' own "
+                                  "in the sandbox: they run outside jinja2's sandbox; format "
+                                  "with Styler.format and render with Styler.to_html")
+        return real(self, source, filename)
+    _compile.__qualname__ = real.__qualname__
+    cls._compile = _compile
+    found = StylerRenderer.__dict__.get("from_custom_template")
+    if found is not None:
+        found = found.value if isinstance(found, _LibraryOnly) else found
+        refuse(getattr(found, "__func__", found),
+               "it compiles templates from files outside jinja2's sandbox")
 
 
 def _array_args_problem(real, params, args, kwargs):

