@@ -233,7 +233,13 @@ def harden_libraries():
     _harden_struct()
     _harden_itertools()
     _harden_bytearray_join()
+    _harden_bytearray_mod()
     _harden_ordered_dict()
+    import decimal
+    # gh-106263: a SignalDict made by calling its class (type(ctx.flags)())
+    # has no flags to point to: any use read or wrote address 0 (SIGSEGV)
+    refuse(type(decimal.Context().flags), "a context's flags and traps are made by the "
+                                          "context; use decimal.Context()")
     _hide_attribute_error_object()
     import types
     refuse(types.SimpleNamespace, "it sets any attributes it is given")
@@ -447,6 +453,24 @@ def _harden_bytearray_join():
         sys.stderr.write("pysandbox-worker: bytearray.join could not be checked in place\n")
 
 
+def _harden_bytearray_mod():
+    """gh-142557: bytearray % args formatted from the bytearray's buffer
+    while the args' __repr__ (%r, %a) ran, which may empty it: the freed
+    buffer was copied into the result (heap and libc pointers in a call).
+    In a call the format is copied first."""
+    real_mod = bytearray.__mod__
+
+    def __mod__(self, args, /):
+        if not _IN_CALL["on"] or type(self) is not bytearray and \
+                not isinstance(self, bytearray):
+            return real_mod(self, args)
+        return bytearray(bytes(self) % args)
+    __mod__.__qualname__ = "bytearray.__mod__"
+    __mod__.__doc__ = real_mod.__doc__
+    if not _set_on_immutable_type(bytearray, [("__mod__", __mod__)]):
+        sys.stderr.write("pysandbox-worker: bytearray %% could not be checked in place\n")
+
+
 def _harden_ordered_dict():
     """gh-142637 (open upstream): OrderedDict's __delitem__, pop() and
     move_to_end() keep pointers into its table while a key's __eq__ runs,
@@ -542,7 +566,110 @@ def _harden_itertools():
                 value = value + step
         return counter(start)
 
-    for original, checked in ((itertools.pairwise, pairwise), (itertools.count, count)):
+    # gh-142732 (open upstream): islice, chain, cycle and zip_longest
+    # borrow their iterator across its next() and drop it when it ends; a
+    # map() or filter() whose function re-enters the same islice and
+    # drains it is freed while it runs, and islice then calls it again:
+    # the freed map refilled by a bytes object's data called through the
+    # code's pointers (a fake bytearray over all memory in a call).
+    # Generators instead; each holds the iterator it calls.
+    import operator
+    import sys as _sys
+
+    def _index(value, what):
+        if value is None:
+            return None
+        try:
+            value = operator.index(value)
+        except TypeError:
+            value = -1
+        if not 0 <= value <= _sys.maxsize:
+            raise ValueError("%s for islice() must be None or an integer: "
+                             "0 <= x <= sys.maxsize." % what)
+        return value
+
+    def islice(iterable, *args):
+        bounds = slice(*args)
+        start = _index(bounds.start, "Indices") or 0
+        stop = _index(bounds.stop, "Stop argument")
+        if bounds.step is None:
+            step = 1
+        else:
+            try:
+                step = operator.index(bounds.step)
+            except TypeError:
+                step = 0
+            if not 0 < step <= _sys.maxsize:
+                raise ValueError("Step for islice() must be a positive integer or None.")
+        iterator = iter(iterable)
+
+        def sliced():                   # islice_next(), step by step
+            count = 0
+            wanted = start
+            while True:
+                while count < wanted:
+                    if next(iterator, end) is end:
+                        return
+                    count += 1
+                if stop is not None and count >= stop:
+                    return
+                item = next(iterator, end)
+                if item is end:
+                    return
+                count += 1
+                wanted += step
+                if stop is not None and wanted > stop:
+                    wanted = stop
+                yield item
+        return sliced()
+
+    def _chained(iterables):
+        for iterable in iterables:
+            yield from iterable
+
+    def chain(*iterables):
+        return _chained(iterables)
+
+    def from_iterable(iterable, /):
+        return _chained(iter(iterable))
+    chain.from_iterable = from_iterable
+
+    def cycle(iterable, /):
+        iterator = iter(iterable)
+
+        def cycled():
+            saved = []
+            for item in iterator:
+                yield item
+                saved.append(item)
+            while saved:
+                yield from saved
+        return cycled()
+
+    def zip_longest(*iterables, fillvalue=None):
+        iterators = [iter(iterable) for iterable in iterables]
+
+        def zipped():
+            active = len(iterators)
+            if not active:
+                return
+            while True:
+                values = []
+                for i, iterator in enumerate(iterators):
+                    value = next(iterator, end)
+                    if value is end:
+                        active -= 1
+                        if not active:
+                            return
+                        iterators[i] = itertools.repeat(fillvalue)
+                        value = fillvalue
+                    values.append(value)
+                yield tuple(values)
+        return zipped()
+
+    for original, checked in ((itertools.pairwise, pairwise), (itertools.count, count),
+                              (itertools.islice, islice), (itertools.chain, chain),
+                              (itertools.cycle, cycle), (itertools.zip_longest, zip_longest)):
         checked.__name__ = original.__name__
         checked.__qualname__ = original.__qualname__
         checked.__doc__ = original.__doc__

