@@ -103,7 +103,8 @@ src/worker/%.wo: src/worker/%.c src/worker/sb_worker.h src/worker/sb_children.h 
 	$(CC) $(WORKER_CFLAGS) -c -o $@ $<
 
 $(WORKER): $(WORKER_OBJS)
-	$(CC) -pie -o $@ $(WORKER_OBJS) $(PY_LDFLAGS) -lseccomp -Wl,-z,relro,-z,now
+	$(CC) -pie -o $@ $(WORKER_OBJS) $(PY_LDFLAGS) -lseccomp -Wl,-z,relro,-z,now \
+		-Wl,--export-dynamic-symbol=PySequence_Fast
 
 floor: $(FLOOR)
 

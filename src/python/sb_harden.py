@@ -957,6 +957,7 @@ def harden_pandas():
     _guard_styler_format_sites()
     _guard_template_compile()
     _guard_take_nd()
+    _guard_object_hashtables()
     from pandas.api.indexers import BaseIndexer
     DERIVABLE_LIBRARY_CLASSES.append(BaseIndexer)
 
@@ -1086,6 +1087,71 @@ def _guard_styler_templates():
                     not isinstance(cls.__dict__[name], _LibraryOnly):
                 setattr(cls, name, _LibraryOnly(cls.__dict__[name], name, reason))
                 _LIBRARY_ONLY[name] = reason
+
+
+def _guard_object_hashtables():
+    """pandas' hash tables of Python objects keep their keys' pointers
+    without a reference, borrowed from the array they were given
+    (PyObjectHashTable.map_locations, and hashtable's duplicated, ismember,
+    value_count and mode).  A key's __eq__ or __hash__ (the code's method)
+    that replaces that array's elements frees keys the table still compares
+    and rehashes: a use after free (Series(a, copy=False).duplicated(),
+    Series.isin(a)).  An Index's ObjectEngine keeps its table across calls,
+    over the Index's own array, which the code may write
+    (pd.Index(a, copy=False); a[:] = None; idx.get_loc(k)).  In a call those
+    functions get private copies of arrays of objects (which hold their own
+    references and which the code cannot reach), and an ObjectEngine is
+    always built on a private copy."""
+    import numpy as np
+    import pandas.core.algorithms as algorithms
+    import pandas.core.frame as frame
+    import pandas.core.indexes.multi as multi
+    from pandas._libs import hashtable
+    from pandas._libs import index as libindex
+    from pandas._libs.properties import CachedProperty
+    from pandas.core.indexes.base import Index
+    real = np.ndarray
+
+    def private(value):
+        if isinstance(value, real) and value.dtype.hasobject:
+            return real.copy(value)
+        return value
+
+    def on_private_copies(function):
+        def checked(*args, **kwargs):
+            if _IN_CALL["on"]:
+                args = [private(a) for a in args]
+                kwargs = {k: private(v) for k, v in kwargs.items()}
+            return function(*args, **kwargs)
+        checked.__name__ = getattr(function, "__name__", "checked")
+        checked.__qualname__ = getattr(function, "__qualname__", checked.__name__)
+        checked.__doc__ = function.__doc__
+        return checked
+
+    for name in ("duplicated", "ismember", "value_count", "mode"):
+        setattr(hashtable, name, on_private_copies(getattr(hashtable, name)))
+    frame.duplicated = hashtable.duplicated
+    multi.duplicated = hashtable.duplicated
+    # safe_sort maps the locations of the values it was given
+    get_algo = algorithms._get_hashtable_algo
+
+    def _get_hashtable_algo(values):
+        table, values = get_algo(values)
+        if _IN_CALL["on"]:
+            values = private(values)
+        return table, values
+    _get_hashtable_algo.__doc__ = get_algo.__doc__
+    algorithms._get_hashtable_algo = _get_hashtable_algo
+
+    make_engine = Index.__dict__["_engine"].fget
+
+    def _engine(self):
+        engine = make_engine(self)
+        if type(engine) is libindex.ObjectEngine:
+            engine = libindex.ObjectEngine(real.copy(engine.values))
+        return engine
+    _engine.__doc__ = make_engine.__doc__
+    Index._engine = CachedProperty(_engine)
 
 
 def _guard_take_nd():

@@ -1318,3 +1318,45 @@ sb_io_init(void)
 	return m;
 }
 
+
+/*
+ * PySequence_Fast, in place of libpython's for the extension modules the
+ * worker loads (the executable exports it: -Wl,--export-dynamic-symbol).
+ * Of an exact list libpython's returns the list itself, and its callers
+ * read PySequence_Fast_ITEMS(seq), the list's item storage, without a
+ * reference to the items, while calling the items' methods: numpy's array
+ * coercion (np.array(lst), and every numpy or pandas function given a
+ * list) asks each element for its __len__/__getitem__/__iter__ (shape
+ * discovery) or __str__ (string dtypes).  The code's method that empties
+ * or replaces the list frees that storage and the items under numpy: a
+ * use after free (np.array([Seq(), ...]) whose __len__ clears the list).
+ * Here a list gives a tuple of its items, which holds them and which no
+ * code can change; everything else is as in CPython 3.11.
+ */
+PyObject *
+PySequence_Fast(PyObject *v, const char *m)
+{
+	PyObject   *it,
+			   *list;
+
+	if (v == NULL)
+	{
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_SystemError, "null argument to internal routine");
+		return NULL;
+	}
+	if (PyTuple_CheckExact(v))
+		return Py_NewRef(v);
+	if (PyList_CheckExact(v))
+		return PyList_AsTuple(v);
+	it = PyObject_GetIter(v);
+	if (it == NULL)
+	{
+		if (PyErr_ExceptionMatches(PyExc_TypeError))
+			PyErr_SetString(PyExc_TypeError, m);
+		return NULL;
+	}
+	list = PySequence_List(it);
+	Py_DECREF(it);
+	return list;
+}

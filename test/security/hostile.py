@@ -1627,6 +1627,151 @@ PAYLOADS = [
             junk = [bytes(15 - len(str(i))) + str(i).encode() for i in range(20000)]
             return type(m).__name__
         """, on={OK, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    # a thirteenth review (rev13), the use-after-free class beyond numpy's object
+    # loops and sorts: numpy's array coercion reads a list's item storage
+    # (PySequence_Fast_ITEMS) without references while asking each element for
+    # its __len__/__getitem__/__str__ (fix-2); pandas' PyObjectHashTable keeps
+    # borrowed key pointers into the array it was given (duplicated, isin, an
+    # Index's engine) while calling the keys' __eq__ (fix-1)
+    Payload("numpy-array-coercion-len-clears-list", """
+        import numpy as np
+        class Row:
+            def __init__(self, box):
+                self.box = box
+            def __len__(self):
+                if self.box:
+                    self.box.pop().clear()
+                return 2
+            def __getitem__(self, i):
+                if i >= 2:
+                    raise IndexError(i)
+                return i
+        def main():
+            box = []
+            rows = [Row(box) for i in range(64)]
+            box.append(rows)
+            a = np.array(rows)
+            junk = [bytearray(48) for i in range(2000)]
+            return [list(a.shape), len(junk)]
+        """, on={OK, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    Payload("numpy-array-coercion-str-clears-list", """
+        import numpy as np
+        class Name:
+            def __init__(self, box):
+                self.box = box
+            def __str__(self):
+                if self.box:
+                    self.box.pop().clear()
+                return "name"
+        def main():
+            box = []
+            names = [Name(box) for i in range(64)]
+            box.append(names)
+            a = np.array(names, dtype=str)
+            junk = [bytearray(48) for i in range(2000)]
+            return [a.tolist()[:2], len(junk)]
+        """, on={OK, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    Payload("pandas-duplicated-eq-frees-keys", """
+        import numpy as np
+        import pandas as pd
+        class Key:
+            def __init__(self, v, box):
+                self.v = v
+                self.box = box
+            def __hash__(self):
+                return 1
+            def __eq__(self, other):
+                self.box["n"] += 1
+                if self.box["n"] == 5:
+                    a = self.box["a"]
+                    for i in range(len(a)):
+                        a[i] = None
+                return isinstance(other, Key) and self.v == other.v
+        def main():
+            box = {"n": 0, "a": None}
+            a = np.empty(64, dtype=object)
+            for i in range(64):
+                a[i] = Key(i % 7, box)
+            s = pd.Series(a, copy=False)
+            box["a"] = a
+            d = s.duplicated()
+            junk = [bytearray(48) for i in range(2000)]
+            return [int(d.sum()), len(junk)]
+        """, on={OK, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    Payload("pandas-isin-eq-frees-keys", """
+        import numpy as np
+        import pandas as pd
+        class Key:
+            def __init__(self, v, box):
+                self.v = v
+                self.box = box
+            def __hash__(self):
+                return 1
+            def __eq__(self, other):
+                self.box["n"] += 1
+                if self.box["n"] == 5:
+                    a = self.box["a"]
+                    for i in range(len(a)):
+                        a[i] = None
+                return isinstance(other, Key) and self.v == other.v
+        def main():
+            box = {"n": 0, "a": None}
+            values = np.empty(64, dtype=object)
+            for i in range(64):
+                values[i] = Key(2 * i, box)
+            s = pd.Series([Key(i, box) for i in range(64)])
+            box["a"] = values
+            r = s.isin(values)
+            junk = [bytearray(48) for i in range(2000)]
+            return [int(r.sum()), len(junk)]
+        """, on={OK, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    Payload("pandas-index-contains-eq-frees-keys", """
+        import numpy as np
+        import pandas as pd
+        class Key:
+            def __init__(self, v, box):
+                self.v = v
+                self.box = box
+            def __hash__(self):
+                return 1
+            def __eq__(self, other):
+                self.box["n"] += 1
+                if self.box["n"] == 5:
+                    a = self.box["a"]
+                    for i in range(len(a)):
+                        a[i] = None
+                return isinstance(other, Key) and self.v == other.v
+        def main():
+            box = {"n": 0, "a": None}
+            a = np.empty(64, dtype=object)
+            for i in range(64):
+                a[i] = Key(i, box)
+            idx = pd.Index(a, copy=False)
+            box["a"] = a
+            found = Key(5, box) in idx
+            junk = [bytearray(48) for i in range(2000)]
+            return [found, len(junk)]
+        """, on={OK, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    Payload("pandas-index-engine-array-rewritten", """
+        import numpy as np
+        import pandas as pd
+        class Key:
+            def __init__(self, v):
+                self.v = v
+            def __hash__(self):
+                return 1
+            def __eq__(self, other):
+                return isinstance(other, Key) and self.v == other.v
+        def main():
+            a = np.empty(64, dtype=object)
+            for i in range(64):
+                a[i] = Key(i)
+            idx = pd.Index(a, copy=False)
+            first = idx.get_loc(Key(3))
+            a[:] = None
+            junk = [bytearray(48) for i in range(2000)]
+            return [first, idx.get_loc(Key(5)), len(junk)]
+        """, on={OK, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
     # typing's _GenericAlias.__reduce__ looks its stored _name up in typing's
     # globals; copy.copy() calls the result: the real builtins (fix-3)
     Payload("typing-alias-name-real-builtins", """
