@@ -447,6 +447,7 @@ def _guard(mpl, plt):
     _guard_usetex(mpl)
     _guard_file_reads(mpl)
     _guard_qhull()
+    _guard_triangulation()
     _guard_cycler(mpl)
     _guard_str_method_formatter()
     _guard_pandas_plotting()
@@ -608,6 +609,81 @@ def _guard_qhull():
     guarded.__name__ = "delaunay"
     guarded.__doc__ = delaunay.__doc__
     qhull.delaunay = guarded
+
+
+def _guard_triangulation():
+    """tri.Triangulation checks x, y and triangles in __init__ only; they
+    are plain attributes (triangles set, or changed in place, afterwards),
+    and its C++ Triangulation (matplotlib 3.6), made by
+    get_cpp_triangulation and sharing the arrays, trusts the indices: reads
+    and writes outside x and y (SIGSEGV, heap reads in
+    calculate_plane_coefficients).  get_cpp_triangulation checks them on
+    each call and builds the C++ object from private copies, again when
+    they changed; the native classes are never handed out by type()."""
+    try:
+        import weakref
+        import numpy as np
+        import matplotlib._tri as native
+        from matplotlib.tri import triangulation
+    except ImportError:
+        return
+    cls = triangulation.Triangulation
+    original = cls.get_cpp_triangulation
+    built = weakref.WeakKeyDictionary()     # Triangulation -> (arrays, C++ object)
+
+    def indices(value, name, shape, low, high):
+        arr = np.asarray(value)
+        if arr.dtype.kind not in "iu" or arr.ndim != 2 or arr.shape[1] != shape[1] or \
+                (shape[0] is not None and arr.shape[0] != shape[0]):
+            raise ValueError("Triangulation: %s must be an integer array of shape (%s, %d), "
+                             "not %s %r" % (name, "N" if shape[0] is None else shape[0],
+                                            shape[1], arr.dtype, arr.shape))
+        if arr.size and (arr.min() < low or arr.max() >= high):
+            raise ValueError("Triangulation: %s must be in the range %d <= i < %d"
+                             % (name, low, high))
+        return np.array(arr, dtype=np.int32, order="C")
+
+    def get_cpp_triangulation(self):
+        if not sb_guard.guard_on():
+            return original(self)
+        x = np.array(self.x, dtype=np.float64, order="C")
+        y = np.array(self.y, dtype=np.float64, order="C")
+        if x.ndim != 1 or x.shape != y.shape:
+            raise ValueError("Triangulation: x and y must be equal-length 1D arrays, not of "
+                             "shapes %r and %r" % (x.shape, y.shape))
+        triangles = indices(self.triangles, "triangles", (None, 3), 0, len(x))
+        count = len(triangles)
+        mask = None
+        if self.mask is not None:
+            mask = np.array(self.mask, dtype=bool, order="C")
+            if mask.shape != (count,):
+                raise ValueError("Triangulation: mask must be a 1D array as long as triangles")
+        edges = vars(self).get("_edges")
+        if edges is not None:
+            edges = indices(edges, "edges", (None, 2), 0, len(x))
+        neighbors = vars(self).get("_neighbors")
+        if neighbors is not None:
+            neighbors = indices(neighbors, "neighbors", (count, 3), -1, count)
+        state = (x, y, triangles, mask, edges, neighbors)
+        done = built.get(self)
+        if done is not None and vars(self).get("_cpp_triangulation") is done[1] and all(
+                (a is None and b is None) or (a is not None and b is not None and
+                                              a.shape == b.shape and np.array_equal(a, b))
+                for a, b in zip(done[0], state)):
+            return done[1]
+        cpp = native.Triangulation(x, y, triangles, mask, edges, neighbors,
+                                   not self.is_delaunay)
+        self._cpp_triangulation = cpp
+        built[self] = (state, cpp)
+        return cpp
+    get_cpp_triangulation.__qualname__ = original.__qualname__
+    get_cpp_triangulation.__doc__ = original.__doc__
+    cls.get_cpp_triangulation = get_cpp_triangulation
+    for name in ("Triangulation", "TriContourGenerator", "TrapezoidMapTriFinder"):
+        obj = getattr(native, name, None)
+        if obj is not None:
+            sb_guard.refuse(obj, "it hands its arguments to native code unchecked; use "
+                                 "matplotlib.tri.Triangulation")
 
 
 def _guard_str_method_formatter():

@@ -2306,6 +2306,71 @@ PAYLOADS = [
             x = t()
             return repr(x)
         """, on={GUARD}, off={CRASH}),
+    # review rev11 (matplotlib 3.6's native code): tri.Triangulation checks
+    # x, y and triangles in __init__ only; they are plain attributes and
+    # the C++ Triangulation (sharing the arrays) trusts the indices
+    Payload("mpl-tri-triangles-set-after-init", """
+        import numpy as np
+        from matplotlib.tri import Triangulation
+        def main():
+            tri = Triangulation([0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [[0, 1, 2]])
+            tri.triangles = np.array([[0, 1, -2**31]], dtype=np.int32)
+            return tri.neighbors.tolist()
+        """, on={EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    Payload("mpl-tri-plane-coefficients-oob", """
+        import numpy as np
+        from matplotlib.tri import Triangulation
+        def main():
+            tri = Triangulation([0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [[0, 1, 2]])
+            tri.triangles = np.array([[0, 1, 2**31 - 1]], dtype=np.int32)
+            return tri.calculate_plane_coefficients([1.0, 2.0, 3.0]).tolist()
+        """, on={EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    Payload("mpl-tri-triangles-changed-in-place", """
+        import numpy as np
+        from matplotlib.tri import Triangulation
+        def main():
+            tri = Triangulation([0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [[0, 1, 2]])
+            tri.get_cpp_triangulation()
+            tri.triangles[0, 2] = 2**31 - 1
+            return tri.calculate_plane_coefficients([1.0, 2.0, 3.0]).tolist()
+        """, on={EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    Payload("mpl-tri-x-shortened-heap-read", """
+        import numpy as np
+        from matplotlib.tri import Triangulation
+        def main():
+            tri = Triangulation(np.arange(100.0), np.arange(100.0) ** 2, [[0, 1, 99]])
+            tri.x = np.zeros(1)
+            tri.y = np.zeros(1)
+            return tri.calculate_plane_coefficients(np.zeros(1)).tolist()
+        """, on={EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    Payload("mpl-tri-native-class-by-type", """
+        import numpy as np
+        from matplotlib.tri import Triangulation
+        def main():
+            tri = Triangulation([0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [[0, 1, 2]])
+            native = type(tri.get_cpp_triangulation())
+            cpp = native(np.zeros(3), np.zeros(3), np.array([[0, 1, 2**31 - 1]], np.int32),
+                         None, None, None, True)
+            return cpp.calculate_plane_coefficients(np.zeros(3)).tolist()
+        """, on={GUARD}, off={OK, CRASH, EXCEPTION}),
+    # draw_image reached by the library's own AxesImage.draw (no pandas in
+    # between): a subclass's make_image returns an (h, w, 1) image (fixed
+    # in main by c858892's _checked_image; this is a second route to it)
+    Payload("mpl-draw-image-from-make-image", """
+        import numpy as np
+        import matplotlib.pyplot as plt
+        from matplotlib.image import AxesImage
+        class Img(AxesImage):
+            def make_image(self, renderer, magnification=1.0, unsampled=False):
+                return np.zeros((480, 100000, 1), np.uint8), 0, 0, None
+        def main():
+            fig, ax = plt.subplots()
+            im = Img(ax)
+            im.set_data(np.zeros((2, 2)))
+            ax.add_image(im)
+            fig.canvas.draw()
+            return 1
+        """, on={EXCEPTION}, off={OK, CRASH, EXCEPTION}),
     Payload("format-method-in-fullwidth", """
         def main():
             f = "{0.__cl" + "ass__.__ba" + "se__}"
