@@ -63,6 +63,7 @@ WORKER_OBJS = \
 PY_SOURCES = \
 	src/python/sb_guard.py \
 	src/python/sb_shims.py \
+	src/python/sb_memory.py \
 	src/python/sb_harden.py \
 	src/python/sb_charts.py \
 	src/python/sb_validator.py \

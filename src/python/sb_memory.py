@@ -1,0 +1,912 @@
+"""Memory the code could reach through the libraries and the interpreter,
+and how the worker closes it (once, before any child exists): numpy's
+arrays over buffers and arrays of Python objects (ndarray checked in place,
+object memory given to no reader of bytes, object loops and sorts holding
+references), pandas' native code that trusts indices (take, window bounds,
+codes, object hash tables), and CPython 3.11.2's own bugs that re-entrant
+special methods reach (itertools, bytearray, OrderedDict, struct).  A use
+after free or a read out of bounds in the child defeats the Python layer
+(a fake bytearray over all memory, then the real module behind a proxy),
+so each of these is closed where the code can reach it.  sb_harden.py
+calls them; each check applies only in a call with the Python layer
+(sb_guard._IN_CALL).
+"""
+
+import sys
+
+from sb_guard import (  # noqa: F401 - the shared policy and the call's state
+    DERIVABLE_LIBRARY_CLASSES, _BASE_BUILTINS, _IN_CALL, _NDARRAY, _PANDAS_GUARD,
+    _SUBSTITUTES, _TYPE_SUBSTITUTES, refuse)
+
+
+def _set_on_immutable_type(cls, items):
+    """Set attributes of a type Python may not change (a static type or
+    one with Py_TPFLAGS_IMMUTABLETYPE), here in the worker before any child
+    exists: its immutable flag is lifted for the assignments (which update
+    the type's slots as for any class) and set again.  False if the type is
+    not laid out as expected (nothing is changed then)."""
+    import ctypes
+    immutable = 1 << 8                   # Py_TPFLAGS_IMMUTABLETYPE
+    # tp_flags: the 22nd pointer-sized field of PyTypeObject (3.8 - 3.12)
+    flags = ctypes.c_ulong.from_address(id(cls) + 21 * ctypes.sizeof(ctypes.c_void_p))
+    if flags.value != cls.__flags__ or not flags.value & immutable:
+        return False
+    flags.value &= ~immutable
+    try:
+        for name, value in items:
+            setattr(cls, name, value)
+    finally:
+        flags.value |= immutable
+    return True
+
+
+def _c_new(cls):
+    """cls's own C __new__ (its tp_new slot, through PyType_GetSlot) as a
+    function of (subtype, args, kwargs), for a checked __new__ that calls
+    it; None if cls has a Python __new__ already or no slot."""
+    import ctypes
+    if type(cls.__dict__.get("__new__")) is staticmethod:
+        return None
+    get_slot = ctypes.pythonapi.PyType_GetSlot
+    get_slot.restype = ctypes.c_void_p
+    get_slot.argtypes = [ctypes.py_object, ctypes.c_int]
+    new_slot = get_slot(cls, 65)         # Py_tp_new
+    if not new_slot:
+        return None
+    return ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.py_object, ctypes.py_object,
+                             ctypes.py_object)(new_slot)
+
+
+def _harden_struct():
+    """struct.Struct's __init__ frees its compiled format and makes another,
+    and a subclass of the code's reaches it again with super().__init__(fmt)
+    (or a dataclass or Enum made with Struct as a base, with super(C, obj)):
+    an iter_unpack() iterator of the old format then read past its buffer
+    by the new format's size (heap pointers), and a pack() whose __bool__
+    did it ran on freed format codes.  In a call a Struct is initialised
+    once."""
+    import struct
+    cls = struct.Struct
+    init = cls.__dict__["__init__"]      # the slot wrapper: _struct's own init
+    size = cls.__dict__["size"].__get__  # the C getter, whatever a subclass defines
+
+    def __init__(self, *args, **kwargs):
+        if _IN_CALL["on"] and size(self) != -1:
+            raise TypeError("initialising a struct.Struct again is not allowed in the sandbox: "
+                            "it frees the format its iterators use; make a new one, "
+                            "struct.Struct(format)")
+        init(self, *args, **kwargs)
+    __init__.__qualname__ = "Struct.__init__"
+    __init__.__doc__ = init.__doc__
+    if not _set_on_immutable_type(cls, [("__init__", __init__)]):
+        sys.stderr.write("pysandbox-worker: struct.Struct could not be checked in place; "
+                         "it is not handed out\n")
+        refuse(cls, "it can be initialised again, which frees what its iterators use")
+
+
+def _harden_bytearray_join():
+    """gh-112625: bytearray.join() took the separator's buffer, then ran
+    the iterable's __next__, which may empty the bytearray: the freed
+    buffer was copied into the result (heap and libc pointers in a call;
+    a SIGSEGV once it is unmapped).  In a call the separator is copied
+    before the iterable is read."""
+    real_join = bytearray.join
+
+    def join(self, iterable_of_bytes, /):
+        if not _IN_CALL["on"]:
+            return real_join(self, iterable_of_bytes)
+        return bytearray(bytes(self).join(iterable_of_bytes))
+    join.__qualname__ = "bytearray.join"
+    join.__doc__ = real_join.__doc__
+    if not _set_on_immutable_type(bytearray, [("join", join)]):
+        sys.stderr.write("pysandbox-worker: bytearray.join could not be checked in place\n")
+
+
+def _harden_bytearray_mod():
+    """gh-142557: bytearray % args formatted from the bytearray's buffer
+    while the args' __repr__ (%r, %a) ran, which may empty it: the freed
+    buffer was copied into the result (heap and libc pointers in a call).
+    In a call the format is copied first."""
+    real_mod = bytearray.__mod__
+
+    def __mod__(self, args, /):
+        if not _IN_CALL["on"] or type(self) is not bytearray and \
+                not isinstance(self, bytearray):
+            return real_mod(self, args)
+        return bytearray(bytes(self) % args)
+    __mod__.__qualname__ = "bytearray.__mod__"
+    __mod__.__doc__ = real_mod.__doc__
+    if not _set_on_immutable_type(bytearray, [("__mod__", __mod__)]):
+        sys.stderr.write("pysandbox-worker: bytearray %% could not be checked in place\n")
+
+
+def _harden_ordered_dict():
+    """gh-142637 (open upstream): OrderedDict's __delitem__, pop() and
+    move_to_end() keep pointers into its table while a key's __eq__ runs,
+    and one that empties the dict left them pointing to freed memory
+    (SIGSEGV in a call); copy() likewise (gh-148660).  The code gets a
+    dict subclass with OrderedDict's methods instead (a dict keeps
+    insertion order, and its own lookups survive such an __eq__), as
+    collections' attribute and as the type() of a real one; typing's
+    alias is refused."""
+    import collections
+    import typing
+
+    class OrderedDict(dict):
+        """collections.OrderedDict as the sandbox gives it: a dict (which
+        keeps insertion order) with move_to_end(), popitem(last=) and an
+        order-sensitive == between two of them."""
+
+        def move_to_end(self, key, last=True):
+            value = dict.pop(self, key)
+            if last:
+                dict.__setitem__(self, key, value)
+            else:
+                rest = list(dict.items(self))
+                dict.clear(self)
+                dict.__setitem__(self, key, value)
+                dict.update(self, rest)
+
+        def popitem(self, last=True):
+            if not self:
+                raise KeyError("dictionary is empty")
+            key = next(reversed(self)) if last else next(iter(self))
+            return key, dict.pop(self, key)
+
+        def copy(self):
+            return type(self)(self)
+
+        def __eq__(self, other):
+            if isinstance(other, OrderedDict):
+                return dict.__eq__(self, other) and list(self) == list(other)
+            return dict.__eq__(self, other)
+
+        def __ne__(self, other):
+            equal = self.__eq__(other)
+            return equal if equal is NotImplemented else not equal
+
+        __hash__ = None
+
+        def __repr__(self):
+            if not self:
+                return "OrderedDict()"
+            return "OrderedDict(%r)" % (list(dict.items(self)),)
+
+    OrderedDict.__module__ = "collections"
+    try:
+        import sb_codec
+    except ImportError:                  # the unit tests load no codec
+        pass
+    else:
+        sb_codec._DICT_TYPES.add(OrderedDict)
+    _SUBSTITUTES[id(collections.OrderedDict)] = OrderedDict
+    _TYPE_SUBSTITUTES[id(collections.OrderedDict)] = OrderedDict
+    refuse(typing.OrderedDict, "its class uses freed memory when a key's __eq__ changes the "
+                               "dict (CPython gh-142637); use collections.OrderedDict or dict")
+
+
+def _harden_itertools():
+    """gh-109786: pairwise() borrowed its iterator across next(), which a
+    generator re-entering the same pairwise freed (SIGSEGV in a call).
+    gh-154670 (open upstream): count() with a step whose __radd__
+    re-enters the same count returned its running total twice, the second
+    time freed: a float subclass is a number, and the freed int, filled by
+    a bytearray's buffer, became a fake bytearray over all memory.
+    Generators instead: re-entering one is a ValueError."""
+    import itertools
+    end = object()
+
+    def pairwise(iterable):
+        iterator = iter(iterable)
+
+        def pairs():
+            first = next(iterator, end)
+            if first is end:
+                return
+            for second in iterator:
+                yield first, second
+                first = second
+        return pairs()
+
+    def count(start=0, step=1):
+        def counter(value):
+            while True:
+                yield value
+                value = value + step
+        return counter(start)
+
+    # gh-142732 (open upstream): islice, chain, cycle and zip_longest
+    # borrow their iterator across its next() and drop it when it ends; a
+    # map() or filter() whose function re-enters the same islice and
+    # drains it is freed while it runs, and islice then calls it again:
+    # the freed map refilled by a bytes object's data called through the
+    # code's pointers (a fake bytearray over all memory in a call).
+    # Generators instead; each holds the iterator it calls.
+    import operator
+    import sys as _sys
+
+    def _index(value, what):
+        if value is None:
+            return None
+        try:
+            value = operator.index(value)
+        except TypeError:
+            value = -1
+        if not 0 <= value <= _sys.maxsize:
+            raise ValueError("%s for islice() must be None or an integer: "
+                             "0 <= x <= sys.maxsize." % what)
+        return value
+
+    def islice(iterable, *args):
+        bounds = slice(*args)
+        start = _index(bounds.start, "Indices") or 0
+        stop = _index(bounds.stop, "Stop argument")
+        if bounds.step is None:
+            step = 1
+        else:
+            try:
+                step = operator.index(bounds.step)
+            except TypeError:
+                step = 0
+            if not 0 < step <= _sys.maxsize:
+                raise ValueError("Step for islice() must be a positive integer or None.")
+        iterator = iter(iterable)
+
+        def sliced():                   # islice_next(), step by step
+            count = 0
+            wanted = start
+            while True:
+                while count < wanted:
+                    if next(iterator, end) is end:
+                        return
+                    count += 1
+                if stop is not None and count >= stop:
+                    return
+                item = next(iterator, end)
+                if item is end:
+                    return
+                count += 1
+                wanted += step
+                if stop is not None and wanted > stop:
+                    wanted = stop
+                yield item
+        return sliced()
+
+    def _chained(iterables):
+        for iterable in iterables:
+            yield from iterable
+
+    def chain(*iterables):
+        return _chained(iterables)
+
+    def from_iterable(iterable, /):
+        return _chained(iter(iterable))
+    chain.from_iterable = from_iterable
+
+    def cycle(iterable, /):
+        iterator = iter(iterable)
+
+        def cycled():
+            saved = []
+            for item in iterator:
+                yield item
+                saved.append(item)
+            while saved:
+                yield from saved
+        return cycled()
+
+    def zip_longest(*iterables, fillvalue=None):
+        iterators = [iter(iterable) for iterable in iterables]
+
+        def zipped():
+            active = len(iterators)
+            if not active:
+                return
+            while True:
+                values = []
+                for i, iterator in enumerate(iterators):
+                    value = next(iterator, end)
+                    if value is end:
+                        active -= 1
+                        if not active:
+                            return
+                        iterators[i] = itertools.repeat(fillvalue)
+                        value = fillvalue
+                    values.append(value)
+                yield tuple(values)
+        return zipped()
+
+    for original, checked in ((itertools.pairwise, pairwise), (itertools.count, count),
+                              (itertools.islice, islice), (itertools.chain, chain),
+                              (itertools.cycle, cycle), (itertools.zip_longest, zip_longest)):
+        checked.__name__ = original.__name__
+        checked.__qualname__ = original.__qualname__
+        checked.__doc__ = original.__doc__
+        _SUBSTITUTES[id(original)] = checked
+
+
+def _guard_object_hashtables():
+    """pandas' hash tables of Python objects keep their keys' pointers
+    without a reference, borrowed from the array they were given
+    (PyObjectHashTable.map_locations, and hashtable's duplicated, ismember,
+    value_count and mode).  A key's __eq__ or __hash__ (the code's method)
+    that replaces that array's elements frees keys the table still compares
+    and rehashes: a use after free (Series(a, copy=False).duplicated(),
+    Series.isin(a)).  An Index's ObjectEngine keeps its table across calls,
+    over the Index's own array, which the code may write
+    (pd.Index(a, copy=False); a[:] = None; idx.get_loc(k)).  In a call those
+    functions get private copies of arrays of objects (which hold their own
+    references and which the code cannot reach), and an ObjectEngine is
+    always built on a private copy."""
+    import numpy as np
+    import pandas.core.algorithms as algorithms
+    import pandas.core.frame as frame
+    import pandas.core.indexes.multi as multi
+    from pandas._libs import hashtable
+    from pandas._libs import index as libindex
+    from pandas._libs.properties import CachedProperty
+    from pandas.core.indexes.base import Index
+    real = np.ndarray
+
+    def private(value):
+        if isinstance(value, real) and value.dtype.hasobject:
+            return real.copy(value)
+        return value
+
+    def on_private_copies(function):
+        def checked(*args, **kwargs):
+            if _IN_CALL["on"]:
+                args = [private(a) for a in args]
+                kwargs = {k: private(v) for k, v in kwargs.items()}
+            return function(*args, **kwargs)
+        checked.__name__ = getattr(function, "__name__", "checked")
+        checked.__qualname__ = getattr(function, "__qualname__", checked.__name__)
+        checked.__doc__ = function.__doc__
+        return checked
+
+    for name in ("duplicated", "ismember", "value_count", "mode"):
+        setattr(hashtable, name, on_private_copies(getattr(hashtable, name)))
+    frame.duplicated = hashtable.duplicated
+    multi.duplicated = hashtable.duplicated
+    # safe_sort maps the locations of the values it was given
+    get_algo = algorithms._get_hashtable_algo
+
+    def _get_hashtable_algo(values):
+        table, values = get_algo(values)
+        if _IN_CALL["on"]:
+            values = private(values)
+        return table, values
+    _get_hashtable_algo.__doc__ = get_algo.__doc__
+    algorithms._get_hashtable_algo = _get_hashtable_algo
+
+    make_engine = Index.__dict__["_engine"].fget
+
+    def _engine(self):
+        engine = make_engine(self)
+        if type(engine) is libindex.ObjectEngine:
+            engine = libindex.ObjectEngine(real.copy(engine.values))
+        return engine
+    _engine.__doc__ = make_engine.__doc__
+    Index._engine = CachedProperty(_engine)
+
+
+def _guard_take_nd():
+    """pandas' take_nd trusts its indexer ("assumes that the indexer is a
+    valid(ated) indexer with no out of bound indices"): its Cython take
+    reads arr[i] unchecked.  Codes a library method found on an object of
+    the code's (pd.Categorical.astype(fake, "int64"), a fake's _codes)
+    read past the categories (heap words, SIGSEGV).  In a call the indexer
+    is checked, in every pandas module that imported take_nd."""
+    import numpy as np
+    import pandas.core.array_algos.take as take
+    from pandas._libs import lib
+    original = take.take_nd
+
+    def take_nd(arr, indexer, axis=0, fill_value=lib.no_default, allow_fill=True):
+        if _IN_CALL["on"] and indexer is not None:
+            positions = np.asarray(indexer)
+            if positions.size and positions.dtype.kind in "iu":
+                shape = getattr(arr, "shape", None) or (len(arr),)
+                n = shape[axis] if -len(shape) <= axis < len(shape) else 0
+                low = -1 if allow_fill else 0
+                if positions.min() < low or positions.max() >= n:
+                    raise ValueError("a take of positions outside %d values (%d to %d) is "
+                                     "not allowed in the sandbox: pandas reads them unchecked"
+                                     % (n, positions.min(), positions.max()))
+        return original(arr, indexer, axis, fill_value, allow_fill)
+    take_nd.__name__ = original.__name__
+    take_nd.__qualname__ = original.__qualname__
+    take_nd.__doc__ = original.__doc__
+    for name, module in list(sys.modules.items()):
+        if name.startswith("pandas.") and ".tests" not in name and \
+                getattr(module, "take_nd", None) is original:
+            module.take_nd = take_nd
+
+
+def _array_args_problem(real, params, args, kwargs):
+    """Why numpy may not make this array in a call, or None: no strides=
+    (numpy's check of them sums stride * (dim - 1) in 64 bits and
+    overflows, with a buffer or without: an element at any address), and
+    over a buffer no Python objects in the dtype (its bytes would be read
+    as pointers)."""
+    import numpy as np
+    given = dict(zip(params, args))
+    given.update(kwargs)
+    if given.get("strides") is not None:
+        return ("strides= is not allowed in the sandbox: numpy's check of them "
+                "overflows; reshape or transpose the array instead")
+    buffer = given.get("buf" if "buf" in params else "buffer")
+    if buffer is not None:
+        problem = _buffer_extent_problem(np, real, given, buffer)
+        if problem is not None:
+            return problem
+    if buffer is not None and real.__name__ != "chararray":
+        dtype = given.get("dtype")
+        if real.__name__ in ("recarray", "MaskedRecords") and dtype is None:
+            return ("a recarray over a buffer needs dtype= in the sandbox (not formats=): "
+                    "it may not hold Python objects")
+        if np.dtype(float if dtype is None else dtype).hasobject:
+            return ("an array of Python objects over a buffer is not allowed in the "
+                    "sandbox: its bytes would be read as pointers")
+    return None
+
+
+def _holds_objects(buffer):
+    """Does buffer export Python object pointers (an array of objects, a
+    structured one with an object field, a view of either)?"""
+    import numpy as np
+    if isinstance(buffer, (np.ndarray, np.generic)):
+        return buffer.dtype.hasobject
+    try:
+        view = memoryview(buffer)
+    except TypeError as exc:
+        # the checked memoryview refuses a view of objects (in a call)
+        return "Python objects" in str(exc)
+    except (BufferError, ValueError):
+        return False
+    try:
+        return "O" in (view.format or "")
+    finally:
+        view.release()
+
+
+def _buffer_extent_problem(np, real, given, buffer):
+    """numpy checks offset + size <= len(buffer) in 64 bits: a negative
+    offset, or one that overflows the sum, placed the array before or far
+    past the buffer (any address).  Checked here in Python's integers."""
+    import operator
+    if _holds_objects(buffer):
+        return ("an array over the memory of an array of Python objects is not allowed in "
+                "the sandbox: its pointers would be read and written as numbers")
+    try:
+        nbytes = memoryview(buffer).nbytes
+    except (TypeError, BufferError, ValueError):
+        return None                      # numpy refuses it itself
+    offset = given.get("offset", 0)
+    offset = 0 if offset is None else operator.index(offset)
+    if not 0 <= offset <= nbytes:
+        return ("offset=%d is outside the buffer of %d bytes" % (offset, nbytes))
+    shape = given.get("shape")
+    if shape is None:
+        return None
+    shape = (shape,) if not isinstance(shape, (tuple, list)) else shape
+    dims = [operator.index(d) for d in shape]
+    if dims == [-1]:
+        return None                      # numpy sizes it from what is left
+    try:
+        if real.__name__ == "chararray":
+            itemsize = operator.index(given.get("itemsize", 1))
+            if given.get("unicode"):
+                itemsize *= 4
+        elif real.__name__ in ("recarray", "MaskedRecords") and given.get("dtype") is None:
+            return None                  # formats=: refused over a buffer already
+        else:
+            dtype = given.get("dtype")
+            itemsize = np.dtype(float if dtype is None else dtype).itemsize
+    except (TypeError, ValueError):
+        return None
+    size = itemsize
+    for d in dims:
+        if d < 0:
+            return "a negative dimension is not allowed"
+        size *= d
+    if offset + size > nbytes:
+        return ("the array (%d bytes at offset %d) does not fit in the buffer of %d bytes"
+                % (size, offset, nbytes))
+    return None
+
+
+def _checked_array_class(real, params):
+    """numpy's ndarray (a C type, whose __new__ cannot be replaced) as the
+    code gets it: isinstance and issubclass answer for the real class, and
+    making one is checked (_array_args_problem)."""
+
+    class CheckedArrayType(type(real)):
+        def __instancecheck__(cls, obj):
+            return isinstance(obj, real)
+
+        def __subclasscheck__(cls, sub):
+            return issubclass(sub, real)
+
+    def __new__(cls, *args, **kwargs):
+        if _IN_CALL["on"]:
+            problem = _array_args_problem(real, params, args, kwargs)
+            if problem is not None:
+                raise ValueError(problem)
+        if cls is checked:
+            return real(*args, **kwargs)
+        return real.__new__(cls, *args, **kwargs)
+
+    class ClassLevelRefused:
+        """np.ndarray.strides / .data read from the class: numpy's own
+        setter, which a class of the code's could bind under another name
+        (s = np.ndarray.strides; arr.s = ...).  Arrays' own attributes are
+        the real class's (arrays are real ndarrays)."""
+
+        def __init__(self, name):
+            self.name = name
+
+        def __get__(self, obj, cls=None):
+            if obj is None and _IN_CALL["on"]:
+                raise AttributeError('ndarray.%s as a class attribute is not allowed in the '
+                                     'sandbox: it sets what numpy does not check' % self.name)
+            return real.__dict__[self.name].__get__(obj, cls)
+
+        def __set__(self, obj, value):
+            raise AttributeError('setting attribute "%s" is not allowed' % self.name)
+
+    checked = CheckedArrayType(real.__name__, (real,), {
+        "__new__": __new__, "__module__": real.__module__,
+        "__qualname__": real.__qualname__, "__doc__": real.__doc__,
+        "strides": ClassLevelRefused("strides"), "data": ClassLevelRefused("data")})
+    return checked
+
+
+def _check_array_new(cls, params):
+    """A Python subclass of ndarray (recarray, chararray, MaskedRecords):
+    its own __new__, checked in place, however it is reached (np.rec.array
+    and mrecords call recarray's)."""
+    original = cls.__dict__["__new__"]
+    original = original.__func__ if isinstance(original, staticmethod) else original
+
+    def __new__(subtype, *args, **kwargs):
+        if _IN_CALL["on"]:
+            problem = _array_args_problem(cls, params, args, kwargs)
+            if problem is not None:
+                raise ValueError(problem)
+        return original(subtype, *args, **kwargs)
+    __new__.__qualname__ = original.__qualname__
+    __new__.__doc__ = original.__doc__
+    cls.__new__ = staticmethod(__new__)
+
+
+def _patch_ndarray_type(np):
+    """numpy's ndarray itself, however the code reaches the class (an
+    attribute that is the class, an alias, a subclass): its __new__ checks
+    its arguments (_array_args_problem) and its strides and data refuse to
+    be set in a call, nor resize(refcheck=False) made.  ndarray is a static
+    type, immutable to Python: _set_on_immutable_type lifts its flag, here
+    in the worker before any child exists, for those assignments.  Its C
+    __new__ is called through its slot's pointer (_c_new).  False if the type is not laid out as
+    expected (then the checked class alone stands)."""
+    array_new = _c_new(np.ndarray)
+    if array_new is None:
+        return False
+    params = ("shape", "dtype", "buffer", "offset", "strides", "order")
+    real = np.ndarray
+
+    def __new__(subtype, *args, **kwargs):
+        if _IN_CALL["on"]:
+            problem = _array_args_problem(real, params, args, kwargs)
+            if problem is not None:
+                raise ValueError(problem)
+        return array_new(subtype, args, kwargs)
+
+    class Unsettable:
+        """An attribute of every array, read as numpy's, never set in a call."""
+
+        def __init__(self, name, descriptor):
+            self.name = name
+            self.descriptor = descriptor
+            self.__doc__ = descriptor.__doc__
+
+        def __get__(self, obj, cls=None):
+            if obj is None:
+                if _IN_CALL["on"]:
+                    raise AttributeError('ndarray.%s as a class attribute is not allowed in '
+                                         'the sandbox' % self.name)
+                return self
+            return self.descriptor.__get__(obj, cls)
+
+        def __set__(self, obj, value):
+            if _IN_CALL["on"]:
+                raise AttributeError('setting attribute "%s" of an array is not allowed in '
+                                     'the sandbox: numpy does not check it' % self.name)
+            self.descriptor.__set__(obj, value)
+
+        def __delete__(self, obj):
+            self.descriptor.__delete__(obj)
+
+    class ObjectData(Unsettable):
+        """arr.data: a memoryview of the array's memory; of an array of
+        Python objects, one whose pointers could be cast to bytes and
+        written (memoryview(...).cast("B"), or copied raw into another
+        such view, without their reference counts)."""
+
+        def __get__(self, obj, cls=None):
+            if obj is not None and _IN_CALL["on"] and obj.dtype.hasobject:
+                raise AttributeError('the "data" of an array of Python objects is not '
+                                     'available in the sandbox')
+            return Unsettable.__get__(self, obj, cls)
+
+    resize = real.__dict__["resize"]
+
+    def checked_resize(self, *args, **kwargs):
+        # refcheck=False reallocates the memory under the array's views:
+        # they read and write it after it is freed
+        # pandas' hash tables resize their own vectors this way, from
+        # Cython: allowed only for the array a hash table's Vector holds
+        # (pandas' Python code as the caller is not enough: pandas calls
+        # the code's functions with keywords of its choosing, as
+        # Series.rolling().apply(f, kwargs={"refcheck": False}) does)
+        if _IN_CALL["on"] and not kwargs.get("refcheck", True) and \
+                not (_pandas_frame(sys._getframe(1)) and _hashtable_vector_array(self)):
+            raise ValueError("resize(refcheck=False) is not allowed in the sandbox: the "
+                             "array's views would point to freed memory; use np.resize(a, "
+                             "shape), which copies")
+        return resize(self, *args, **kwargs)
+    checked_resize.__name__ = "resize"
+    checked_resize.__qualname__ = "ndarray.resize"
+    checked_resize.__doc__ = resize.__doc__
+
+    def on_private_copy(name, in_place):
+        # numpy's sorts and argmax/argmin of Python objects keep elements'
+        # pointers without a reference (a sort's pivot, heapsort's tmp,
+        # argmax's best so far) while the elements' comparison runs code
+        # (a functools.cmp_to_key key): code that replaces the array's
+        # elements frees them, and the sort writes the freed pointers
+        # back (a use after free).  In a call they work on a private copy,
+        # which holds its own references and which that code cannot reach
+        method = real.__dict__[name]
+
+        def checked(self, *args, **kwargs):
+            if not (_IN_CALL["on"] and self.dtype.hasobject):
+                return method(self, *args, **kwargs)
+            private = real.copy(self)
+            result = method(private, *args, **kwargs)
+            if in_place:
+                real.__setitem__(self, Ellipsis, private)
+            return result
+        checked.__name__ = name
+        checked.__qualname__ = "ndarray." + name
+        checked.__doc__ = method.__doc__
+        return checked
+
+    return _set_on_immutable_type(real, [
+        ("__new__", staticmethod(__new__)),
+        ("strides", Unsettable("strides", real.__dict__["strides"])),
+        ("data", ObjectData("data", real.__dict__["data"])),
+        ("resize", checked_resize)] + [
+        (name, on_private_copy(name, name in ("sort", "partition")))
+        for name in ("sort", "partition", "argmax", "argmin")])
+
+
+def _guard_object_memory(np):
+    """The memory of an array of Python objects is pointers: read as
+    numbers it gives their addresses, written as numbers it forges objects
+    (np.frombuffer(objects, "u8")[0] = address), and copied raw between two
+    memoryviews of such arrays it takes no references.  In a call no
+    memoryview of it is made (memoryview(x), whose __new__ is checked in
+    place like ndarray's; arr.data, _patch_ndarray_type) and np.frombuffer
+    refuses it; the worker's sb_io.guard_object_buffers refuses it to every
+    other reader that asks for bytes without their format (struct.pack_into,
+    io's readinto)."""
+    frombuffer = np.frombuffer
+
+    def checked_frombuffer(buffer, *args, **kwargs):
+        if _IN_CALL["on"] and _holds_objects(buffer):
+            raise ValueError("np.frombuffer of an array of Python objects is not allowed in "
+                             "the sandbox: its pointers would be read and written as numbers")
+        return frombuffer(buffer, *args, **kwargs)
+    checked_frombuffer.__name__ = frombuffer.__name__
+    checked_frombuffer.__doc__ = frombuffer.__doc__
+    _SUBSTITUTES[id(frombuffer)] = checked_frombuffer
+
+    memory_new = _c_new(memoryview)
+
+    def __new__(subtype, *args, **kwargs):
+        view = memory_new(subtype, args, kwargs)
+        if _IN_CALL["on"] and "O" in (view.format or ""):
+            view.release()
+            raise TypeError("a memoryview of Python objects is not allowed in the sandbox: "
+                            "its pointers could be cast to bytes and written")
+        return view
+    if memory_new is None or \
+            not _set_on_immutable_type(memoryview, [("__new__", staticmethod(__new__))]):
+        sys.stderr.write("pysandbox-worker: memoryview could not be checked in place; "
+                         "the code does not get it\n")
+        _BASE_BUILTINS.pop("memoryview", None)
+    try:
+        import sb_io
+    except ImportError:                  # the unit tests' stub
+        return
+    guard = getattr(sb_io, "guard_object_buffers", None)
+    if guard is not None:
+        guard(np.ndarray)
+    # numpy's loops over objects (maximum, minimum, clip, logical_and, ...)
+    # keep an element's pointer across its comparison, which may run code
+    # that frees it: the worker wraps them to hold a reference meanwhile
+    guard = getattr(sb_io, "guard_object_loops", None)
+    if guard is not None:
+        import numpy.core.umath as umath
+        ufuncs = {id(u): u for u in list(vars(np).values()) + list(vars(umath).values())
+                  if isinstance(u, np.ufunc) and u.signature is None}
+        guard(list(ufuncs.values()))
+
+
+def _hashtable_vector_array(array):
+    """Is array the buffer a pandas hash table Vector (Int64Vector,
+    ObjectVector...) holds?  The code cannot make one, and pandas resizes
+    it only while no view of it was handed out (external_view_exists)."""
+    import gc
+    for holder in gc.get_referrers(array):
+        cls = type(holder)
+        if type.__getattribute__(cls, "__module__") == "pandas._libs.hashtable" and \
+                type.__getattribute__(cls, "__name__").endswith("Vector"):
+            return True
+    return False
+
+
+def _pandas_frame(frame):
+    name = frame.f_globals.get("__name__") if frame is not None else None
+    return type(name) is str and name.startswith("pandas.")
+
+
+def _hand_out_checked_ndarray(np):
+    """The checked class in place of the real ndarray: from module
+    proxies, type(), typing.get_origin, numpy.typing.NDArray and
+    MaskedArray.baseclass (the routes to the real class the reviews found;
+    arr.view(np.ndarray) then gives instances of the checked class)."""
+    import typing
+    import numpy.typing as npt
+    checked = _checked_array_class(
+        np.ndarray, ("shape", "dtype", "buffer", "offset", "strides", "order"))
+    _SUBSTITUTES[id(np.ndarray)] = checked
+    _TYPE_SUBSTITUTES[id(np.ndarray)] = checked
+    _SUBSTITUTES[id(typing.get_origin)] = _checked_origin(typing.get_origin)
+    _SUBSTITUTES[id(npt.NDArray)] = checked[typing.Any, np.dtype[typing.Any]]
+    base = np.ma.MaskedArray.__dict__["baseclass"]
+
+    def baseclass(self):
+        found = base.fget(self)
+        return _TYPE_SUBSTITUTES.get(id(found), found)
+    np.ma.MaskedArray.baseclass = property(baseclass, doc=base.__doc__)
+
+
+def _checked_origin(get_origin):
+    """typing.get_origin(npt.NDArray) is the real ndarray: the checked one."""
+    def checked(tp):
+        found = get_origin(tp)
+        return _TYPE_SUBSTITUTES.get(id(found), found)
+    checked.__name__ = get_origin.__name__
+    checked.__doc__ = get_origin.__doc__
+    return checked
+
+
+def _guard_window_bounds():
+    """rolling(indexer) with a BaseIndexer of the code's: pandas checks
+    only the length of the start and end arrays its get_window_bounds
+    returns, and its Cython window functions (boundscheck off) read
+    values[start[i]:end[i]]: a bound past the data, or negative, read any
+    memory near it (heap pointers came back as numbers; far ones crash).
+    ewm's functions take the same arrays, with pandas' length check
+    switched off.  In a call every window function of
+    pandas._libs.window.aggregations checks its bounds first (the module
+    is private: pandas looks its functions up at each call)."""
+    import numpy as np
+    import pandas._libs.window.aggregations as aggregations
+
+    def bounds_problem(name, values, start, end, other):
+        n = len(values)
+        start = np.asarray(start)
+        end = np.asarray(end)
+        if start.ndim != 1 or start.shape != end.shape:
+            return "the window's start and end bounds must be two arrays of one length"
+        if start.size and (int(start.min()) < 0 or int(end.min()) < 0 or
+                           int(start.max()) > n or int(end.max()) > n):
+            return ("a window bound is outside the %d values (a window indexer's "
+                    "get_window_bounds must return start and end between 0 and the "
+                    "number of values)" % n)
+        if other is not None and len(other) != n:
+            return "the two series of a window's covariance must be of one length"
+        return None
+
+    def wrap(name, function):
+        def checked(*args, **kwargs):
+            if _IN_CALL["on"]:
+                first = args[0] if args else next(iter(kwargs.values()), None)
+                start = args[1] if len(args) > 1 else kwargs.get("start")
+                end = args[2] if len(args) > 2 else kwargs.get("end")
+                other = None
+                if name == "ewmcov":
+                    other = args[4] if len(args) > 4 else kwargs.get("input_y")
+                if start is not None and end is not None and first is not None:
+                    problem = bounds_problem(name, first, start, end, other)
+                    if problem is not None:
+                        raise ValueError(problem)
+            return function(*args, **kwargs)
+        checked.__name__ = name
+        checked.__qualname__ = getattr(function, "__qualname__", name)
+        checked.__doc__ = function.__doc__
+        return checked
+
+    for name in ("roll_sum", "roll_mean", "roll_var", "roll_skew", "roll_kurt",
+                 "roll_median_c", "roll_max", "roll_min", "roll_quantile", "roll_rank",
+                 "roll_apply", "ewm", "ewmcov"):
+        function = getattr(aggregations, name, None)
+        if function is not None:
+            setattr(aggregations, name, wrap(name, function))
+
+
+def _guard_pandas_codes():
+    """Categorical(codes, dtype=, fastpath=True) and MultiIndex(...,
+    verify_integrity=False) (and its set_codes/set_levels) take codes
+    unchecked; pandas' Cython take reads categories[code] without bounds:
+    a code past the categories read any memory, as numbers or as object
+    pointers.  In a call the codes are checked."""
+    import numpy as np
+    import pandas as pd
+    from pandas.core.arrays.categorical import Categorical
+    init = Categorical.__init__
+
+    def __init__(self, values, categories=None, ordered=None, dtype=None, fastpath=False,
+                 copy=True):
+        init(self, values, categories, ordered, dtype, fastpath, copy)
+        if fastpath and _IN_CALL["on"]:
+            codes = np.asarray(self.codes)
+            n = len(self.categories)
+            if codes.size and (codes.min() < -1 or codes.max() >= n):
+                raise ValueError("codes need to be between -1 and len(categories)-1")
+    __init__.__qualname__ = init.__qualname__
+    __init__.__doc__ = init.__doc__
+    Categorical.__init__ = __init__
+
+    MI = pd.MultiIndex
+    new = MI.__new__
+
+    def check_codes(mi):
+        # pandas' own verify_integrity also checks sortorder, which pandas'
+        # internal constructions (sort_index) do not always meet: only the
+        # codes, which its Cython take trusts, are checked here
+        codes = mi.codes
+        if len({len(c) for c in codes}) > 1:
+            raise ValueError("Length of levels and codes must match")
+        for i, (level, level_codes) in enumerate(zip(mi.levels, codes)):
+            level_codes = np.asarray(level_codes)
+            if level_codes.size and (level_codes.min() < -1 or
+                                     level_codes.max() >= len(level)):
+                raise ValueError("On level %d, a code is outside the level's %d values"
+                                 % (i, len(level)))
+        return mi
+
+    def __new__(cls, levels=None, codes=None, sortorder=None, names=None, dtype=None,
+                copy=False, name=None, verify_integrity=True):
+        result = new(cls, levels, codes, sortorder, names, dtype, copy, name, verify_integrity)
+        if _IN_CALL["on"] and not verify_integrity:
+            check_codes(result)
+        return result
+    __new__.__qualname__ = new.__qualname__
+    __new__.__doc__ = new.__doc__
+    MI.__new__ = staticmethod(__new__)
+    for method in ("set_codes", "set_levels"):
+        original = MI.__dict__[method]
+
+        def checked(self, *args, __original=original, **kwargs):
+            result = __original(self, *args, **kwargs)
+            if _IN_CALL["on"]:
+                check_codes(self if result is None else result)
+            return result
+        checked.__name__ = method
+        checked.__qualname__ = original.__qualname__
+        checked.__doc__ = original.__doc__
+        setattr(MI, method, checked)
