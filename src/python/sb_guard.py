@@ -423,10 +423,49 @@ class _FormatGuard(ast.NodeTransformer):
         return node
 
 
-class _RunTimeGuards(_FormatGuard, _ExceptGuard, _KwargsGuard, _SetDataGuard):
+# the builtin an explicit super(cls, obj) passes its arguments through
+SUPER_GUARD_NAME = "__sb_super_args__"
+
+
+def guard_super_args(*args):
+    """super(cls, obj) written out: obj must be an object (or a class) of
+    the code's own classes, as the zero-argument super() of their methods
+    gives.  The validator lets super(...).__init__ (and the other common
+    special methods) through: on a library object super(pd.DataFrame, df).
+    __init__(m) ran NDFrame.__init__, which set df's internal manager to m."""
+    if len(args) != 2:
+        raise TypeError("super() takes no argument or two (a class and an object of "
+                        "it) in the sandbox")
+    obj = args[1]
+    cls = obj if isinstance(obj, type) else type(obj)
+    if not _own_class(cls):
+        raise TypeError('super() of a "%s" is not allowed in the sandbox: only objects '
+                        'of the classes the code defines; call super() without '
+                        'arguments in a method' % type.__getattribute__(cls, "__name__"))
+    return args
+
+
+class _SuperGuard(ast.NodeTransformer):
+    """super(a, b) -> super(*__sb_super_args__(a, b)); super() stays."""
+
+    def visit_Call(self, node):
+        node = super().visit_Call(node) if hasattr(super(), "visit_Call") \
+            else self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id == "super" and \
+                (node.args or node.keywords):
+            guard = ast.copy_location(ast.Call(
+                func=ast.Name(id=SUPER_GUARD_NAME, ctx=ast.Load()),
+                args=node.args, keywords=node.keywords), node)
+            node.args = [ast.copy_location(ast.Starred(value=guard, ctx=ast.Load()), node)]
+            node.keywords = []
+        return node
+
+
+class _RunTimeGuards(_SuperGuard, _FormatGuard, _ExceptGuard, _KwargsGuard, _SetDataGuard):
     """The rewrites above in one walk of the tree (each handles node types
-    of its own: Attribute, ExceptHandler and FunctionDef, Call, Assign):
-    the code is compiled for every call."""
+    of its own: Attribute, ExceptHandler and FunctionDef, Call, Assign;
+    _SuperGuard's Call goes on to _KwargsGuard's): the code is compiled for
+    every call."""
 
 
 def function_tree(tree, name, params):
@@ -543,32 +582,48 @@ _ENUM_HOOKS = frozenset({"_missing_", "_generate_next_value_", "_ignore_", "_ord
 
 
 def _class_body_private_names(node):
+    """The names a class body binds in the class's namespace, however it
+    binds them: an assignment, a def or class statement anywhere in the
+    body (under if, for, with, try), an import, a match capture, an except
+    clause; not in nested scopes (a method's body, a lambda, a
+    comprehension), whose defaults, decorators and bases it walks."""
     names = set()
-
-    def bind(target):
-        for sub in ast.walk(target):
-            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
-                names.add(sub.id)
-    for statement in node.body:
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(statement.name)
-        elif isinstance(statement, ast.Assign):
-            for target in statement.targets:
-                bind(target)
-            if (len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)
-                    and statement.targets[0].id == "__slots__"):
-                for sub in ast.walk(statement.value):
-                    if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
-                        names.add(sub.value)
-        elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
-            bind(statement.target)
-        else:
-            for sub in ast.walk(statement):
-                if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
-                                    ast.Lambda)):
-                    continue
-                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
-                    names.add(sub.id)
+    pending = list(node.body)
+    while pending:
+        sub = pending.pop()
+        if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(sub.name)
+            pending.extend(sub.decorator_list)
+            if isinstance(sub, ast.ClassDef):
+                pending.extend(sub.bases)
+                pending.extend(sub.keywords)
+            else:
+                pending.extend(sub.args.defaults)
+                pending.extend(d for d in sub.args.kw_defaults if d is not None)
+            continue
+        if isinstance(sub, ast.Lambda):
+            pending.extend(sub.args.defaults)
+            pending.extend(d for d in sub.args.kw_defaults if d is not None)
+            continue
+        if isinstance(sub, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            pending.append(sub.generators[0].iter)   # evaluated in the class body
+            continue
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+            names.add(sub.id)
+        elif isinstance(sub, ast.alias):
+            names.add(sub.asname or sub.name.partition(".")[0])
+        elif isinstance(sub, (ast.MatchAs, ast.MatchStar)) and sub.name:
+            names.add(sub.name)
+        elif isinstance(sub, ast.MatchMapping) and sub.rest:
+            names.add(sub.rest)
+        elif isinstance(sub, ast.ExceptHandler) and sub.name:
+            names.add(sub.name)
+        elif (isinstance(sub, ast.Assign) and len(sub.targets) == 1
+              and isinstance(sub.targets[0], ast.Name) and sub.targets[0].id == "__slots__"):
+            for item in ast.walk(sub.value):
+                if isinstance(item, ast.Constant) and isinstance(item.value, str):
+                    names.add(item.value)
+        pending.extend(ast.iter_child_nodes(sub))
     return sorted(n for n in names if n.startswith("_") and not
                   (n.startswith("__") and n.endswith("__")))
 
@@ -1357,6 +1412,7 @@ def _base_builtins():
     table[EXCEPT_GUARD_NAME] = guard_caught
     table[KWARGS_GUARD_NAME] = guard_kwargs
     table[SET_DATA_GUARD_NAME] = guard_set_data
+    table[SUPER_GUARD_NAME] = guard_super_args
     table["__build_class__"] = sb_build_class
     return table
 

@@ -747,7 +747,9 @@ def _guard_object_memory(np):
 def _hashtable_vector_array(array):
     """Is array the buffer a pandas hash table Vector (Int64Vector,
     ObjectVector...) holds?  The code cannot make one, and pandas resizes
-    it only while no view of it was handed out (external_view_exists)."""
+    it only while no view of it was handed out (external_view_exists).
+    (A view cannot be looked for instead: numpy's arrays are not tracked
+    by the collector, so gc.get_referrers never finds one.)"""
     import gc
     for holder in gc.get_referrers(array):
         cls = type(holder)
@@ -758,6 +760,11 @@ def _hashtable_vector_array(array):
 
 
 def _pandas_frame(frame):
+    """Is the nearest frame pandas' own?  The sandbox's wrappers around
+    pandas' native functions (_guard_object_hashtables, _guard_take_nd) are
+    looked through: they call pandas' Cython for pandas."""
+    while frame is not None and frame.f_globals.get("__name__") in ("sb_memory", "sb_harden"):
+        frame = frame.f_back
     name = frame.f_globals.get("__name__") if frame is not None else None
     return type(name) is str and name.startswith("pandas.")
 

@@ -2125,7 +2125,7 @@ PAYLOADS = [
         def main(canary_tmp):
             template = type(B({"x": [1]}).template_html)
             return template("{{ lipsum.__globals__.os.listdir('/') }}").render()
-        """, on={GUARD}, off={DENIED, EXCEPTION}),
+        """, on={GUARD}, off={DENIED, EXCEPTION, OK}),
     Payload("pandas-unbound-method-on-own-object", """
         import numpy as np
         import pandas as pd
@@ -2370,7 +2370,68 @@ PAYLOADS = [
             ax.add_image(im)
             fig.canvas.draw()
             return 1
-        """, on={EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+        """, on={EXCEPTION, GUARD}, off={OK, CRASH, EXCEPTION, GUARD}),
+    # -- review 14 (validator / compile-time rewrites) ----------------------
+    # super(cls, obj) written out: the validator lets super(...).__init__
+    # through for any arguments; on a library object NDFrame.__init__ set
+    # the DataFrame's internal manager (df._mgr) to the code's own object,
+    # which pandas then called with its internals
+    Payload("super-two-args-ndframe-init-sets-mgr", """
+        import pandas as pd
+        def main():
+            df = pd.DataFrame({"a": [1, 2]})
+            seen = []
+            class M:
+                def apply(self, f, *a, **k):
+                    seen.append(repr(f))
+                    return self
+            super(pd.DataFrame, df).__init__(M())
+            try:
+                df.abs()
+            except Exception:
+                pass
+            return seen
+        """, on={GUARD}, off={OK}),
+    # a class with a library base may bind no private name: one bound under
+    # if/for/with/try, or by a match capture or an import, was not seen by
+    # the decorator's scan of the body, and matplotlib called it with its
+    # GraphicsContext
+    Payload("own-class-private-name-under-if", """
+        import io
+        import matplotlib
+        import matplotlib.pyplot as plt
+        from matplotlib.lines import Line2D
+        def main():
+            matplotlib.use("agg")
+            leak = []
+            class L(Line2D):
+                if True:
+                    def _set_gc_clip(self, *a):
+                        leak.append([type(x).__name__ for x in a])
+            fig, ax = plt.subplots()
+            ax.add_line(L([0, 1], [0, 1]))
+            fig.savefig(io.BytesIO(), format="png")
+            return leak
+        """, on={GUARD}, off={OK}),
+    Payload("own-class-private-name-match-capture", """
+        import io
+        import matplotlib
+        import matplotlib.pyplot as plt
+        from matplotlib.lines import Line2D
+        def main():
+            matplotlib.use("agg")
+            leak = []
+            def grab(self, *a):
+                leak.append([type(x).__name__ for x in a])
+            class L(Line2D):
+                match grab:
+                    case _set_gc_clip:
+                        pass
+            fig, ax = plt.subplots()
+            ax.add_line(L([0, 1], [0, 1]))
+            fig.savefig(io.BytesIO(), format="png")
+            return leak
+        """, on={GUARD}, off={OK}),
     Payload("format-method-in-fullwidth", """
         def main():
             f = "{0.__cl" + "ass__.__ba" + "se__}"
