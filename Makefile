@@ -54,6 +54,7 @@ WORKER_OBJS = \
 	src/worker/sb_seccomp.wo \
 	src/worker/sb_python.wo \
 	src/worker/sb_io.wo \
+	src/worker/sb_memguard.wo \
 	src/worker/sb_where.wo \
 	src/worker/sb_hotpages.wo \
 	src/worker/sb_preloaded.wo \
@@ -92,6 +93,9 @@ src/worker/sb_python.wo: src/worker/sb_python.c src/worker/sb_worker.h src/proto
 	$(CC) $(WORKER_CFLAGS) $(PY_CFLAGS) -c -o $@ $<
 
 src/worker/sb_io.wo: src/worker/sb_io.c src/worker/sb_worker.h src/protocol/sb_protocol.h
+	$(CC) $(WORKER_CFLAGS) $(PY_CFLAGS) -c -o $@ $<
+
+src/worker/sb_memguard.wo: src/worker/sb_memguard.c src/worker/sb_worker.h
 	$(CC) $(WORKER_CFLAGS) $(PY_CFLAGS) -c -o $@ $<
 
 src/worker/sb_where.wo: src/worker/sb_where.c src/worker/sb_worker.h src/protocol/sb_protocol.h

@@ -57,6 +57,9 @@ extern volatile sig_atomic_t sb_io_sending;
 /* sb_io.c: the child's channel, the builtin module sb_io */
 struct _object;
 extern struct _object *sb_io_init(void);
+/* sb_memguard.c: sb_io's guards of numpy's object memory */
+extern struct _object *sb_io_guard_object_buffers(struct _object *self, struct _object *arg);
+extern struct _object *sb_io_guard_object_loops(struct _object *self, struct _object *arg);
 extern bool sb_claim_pending;	/* the next frame claims a spare's call */
 extern uint32_t sb_call_cpu_ms; /* the call's CPU limit */
 

@@ -1,0 +1,340 @@
+/*
+ * sb_memguard.c
+ *		Memory the code could reach through native code that trusts what
+ *		it is given, closed in the worker before any child exists: numpy's
+ *		arrays of Python objects give their memory to no reader of bytes
+ *		(guard_object_buffers), numpy's loops over objects hold a reference
+ *		to each input while its comparison runs (guard_object_loops), and
+ *		extension modules get a tuple copy of a list from PySequence_Fast.
+ *		The first two are functions of the module sb_io (sb_io.c), which
+ *		src/python/sb_memory.py calls.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "sb_worker.h"
+
+/*
+ * sb_io.guard_object_buffers(ndarray): numpy's arrays of Python objects
+ * (and structured arrays with an object field) export their memory, the
+ * objects' pointers, to any reader of the buffer protocol.  A reader that
+ * asks for bytes without their format (struct.pack_into, io's readinto,
+ * np.frombuffer) reads and writes the pointers as numbers: written, they
+ * forge objects.  Readers that honour the format (memoryview, Cython's
+ * typed buffers in pandas) ask for it (PyBUF_FORMAT) and are let through.
+ * The ndarray type's buffer slot, and that of every subclass that copied
+ * it, is wrapped once in the worker, before any child exists.
+ */
+static getbufferproc sb_array_getbuffer;
+
+static int
+sb_array_holds_objects(PyObject *array)
+{
+	PyObject   *dtype;
+	PyObject   *has;
+	int			result;
+
+	dtype = PyObject_GetAttrString(array, "dtype");
+	if (dtype == NULL)
+		return -1;
+	has = PyObject_GetAttrString(dtype, "hasobject");
+	Py_DECREF(dtype);
+	if (has == NULL)
+		return -1;
+	result = PyObject_IsTrue(has);
+	Py_DECREF(has);
+	return result;
+}
+
+static int
+sb_checked_array_getbuffer(PyObject *obj, Py_buffer *view, int flags)
+{
+	if ((flags & PyBUF_FORMAT) == 0)
+	{
+		int			holds = sb_array_holds_objects(obj);
+
+		if (holds < 0)
+			return -1;
+		if (holds)
+		{
+			PyErr_SetString(PyExc_BufferError,
+							"the memory of an array of Python objects is not given as bytes "
+							"in the sandbox: its pointers would be read and written as numbers");
+			view->obj = NULL;
+			return -1;
+		}
+	}
+	return sb_array_getbuffer(obj, view, flags);
+}
+
+static int
+sb_wrap_getbuffer(PyTypeObject *type)
+{
+	PyObject   *subclasses;
+	Py_ssize_t	i;
+
+	if (type->tp_as_buffer != NULL &&
+		type->tp_as_buffer->bf_getbuffer == sb_array_getbuffer)
+		type->tp_as_buffer->bf_getbuffer = sb_checked_array_getbuffer;
+	subclasses = PyObject_CallMethod((PyObject *) type, "__subclasses__", NULL);
+	if (subclasses == NULL)
+		return -1;
+	for (i = 0; i < PyList_GET_SIZE(subclasses); i++)
+	{
+		if (sb_wrap_getbuffer((PyTypeObject *) PyList_GET_ITEM(subclasses, i)) < 0)
+		{
+			Py_DECREF(subclasses);
+			return -1;
+		}
+	}
+	Py_DECREF(subclasses);
+	return 0;
+}
+
+PyObject *
+sb_io_guard_object_buffers(PyObject *self, PyObject *arg)
+{
+	PyTypeObject *ndarray = (PyTypeObject *) arg;
+
+	(void) self;
+	if (!PyType_Check(arg) || ndarray->tp_as_buffer == NULL ||
+		ndarray->tp_as_buffer->bf_getbuffer == NULL)
+	{
+		PyErr_SetString(PyExc_TypeError, "guard_object_buffers() takes numpy's ndarray");
+		return NULL;
+	}
+	if (sb_array_getbuffer == NULL)
+		sb_array_getbuffer = ndarray->tp_as_buffer->bf_getbuffer;
+	if (sb_wrap_getbuffer(ndarray) < 0)
+		return NULL;
+	Py_RETURN_NONE;
+}
+
+/*
+ * sb_io.guard_object_loops(ufuncs): numpy's loops over Python objects
+ * (maximum, minimum, fmax, fmin, clip, logical_and/or, ...) read each
+ * element's pointer from the array without a reference, call the
+ * element's comparison or truth test (Python code: a functools.cmp_to_key
+ * key, a class whose method calls the code's own function), and then use
+ * the pointer again (to return it, take a reference, compare it with the
+ * next).  That code can replace the array's elements, and the object the
+ * loop holds is freed under it: a use after free (maximum.reduce of keys
+ * whose comparison empties the array crashed the child).  Each loop that
+ * takes an object is wrapped once in the worker, before any child exists:
+ * it runs the original loop one element at a time, holding a reference to
+ * each input object meanwhile.
+ */
+typedef void (*sb_ufunc_loop) (char **args, const Py_ssize_t *dimensions,
+							   const Py_ssize_t *steps, void *data);
+
+/* the head of numpy's PyUFuncObject (numpy/ufuncobject.h, 1.x) */
+typedef struct
+{
+	PyObject_HEAD
+	int			nin,
+				nout,
+				nargs;
+	int			identity;
+	sb_ufunc_loop *functions;
+	void	  **data;
+	int			ntypes;
+	int			reserved1;
+	const char *name;
+	char	   *types;
+} sb_ufunc_head;
+
+#define SB_NPY_OBJECT 17
+#define SB_LOOP_MAXARGS 8
+
+typedef struct
+{
+	sb_ufunc_loop function;
+	void	   *data;
+	int			nargs;
+	int			nin;
+	char		object_in[SB_LOOP_MAXARGS];
+} sb_object_loop_entry;
+
+static void
+sb_object_loop(char **args, const Py_ssize_t *dimensions, const Py_ssize_t *steps,
+			   void *data)
+{
+	sb_object_loop_entry *entry = (sb_object_loop_entry *) data;
+	Py_ssize_t	n = dimensions[0];
+	Py_ssize_t	one = 1;
+	Py_ssize_t	i;
+	int			j;
+	char	   *here[SB_LOOP_MAXARGS];
+	PyObject   *held[SB_LOOP_MAXARGS];
+
+	for (i = 0; i < n; i++)
+	{
+		for (j = 0; j < entry->nargs; j++)
+			here[j] = args[j] + i * steps[j];
+		for (j = 0; j < entry->nin; j++)
+		{
+			held[j] = NULL;
+			if (entry->object_in[j])
+			{
+				held[j] = *(PyObject **) here[j];
+				Py_XINCREF(held[j]);
+			}
+		}
+		entry->function(here, &one, steps, entry->data);
+		for (j = 0; j < entry->nin; j++)
+			Py_XDECREF(held[j]);
+	}
+}
+
+PyObject *
+sb_io_guard_object_loops(PyObject *self, PyObject *arg)
+{
+	PyObject   *seq;
+	Py_ssize_t	k;
+	int			wrapped = 0;
+
+	(void) self;
+	seq = PySequence_Fast(arg, "guard_object_loops() takes a sequence of ufuncs");
+	if (seq == NULL)
+		return NULL;
+	for (k = 0; k < PySequence_Fast_GET_SIZE(seq); k++)
+	{
+		PyObject   *ufunc = PySequence_Fast_GET_ITEM(seq, k);
+		sb_ufunc_head *head = (sb_ufunc_head *) ufunc;
+		PyObject   *types;
+		long		nin = -1,
+					nout = -1,
+					ntypes = -1;
+		PyObject   *value;
+		int			i;
+
+		value = PyObject_GetAttrString(ufunc, "nin");
+		if (value != NULL)
+		{
+			nin = PyLong_AsLong(value);
+			Py_DECREF(value);
+		}
+		value = PyObject_GetAttrString(ufunc, "nout");
+		if (value != NULL)
+		{
+			nout = PyLong_AsLong(value);
+			Py_DECREF(value);
+		}
+		value = PyObject_GetAttrString(ufunc, "ntypes");
+		if (value != NULL)
+		{
+			ntypes = PyLong_AsLong(value);
+			Py_DECREF(value);
+		}
+		types = PyObject_GetAttrString(ufunc, "types");
+		if (PyErr_Occurred() || types == NULL || !PyList_Check(types) ||
+			head->nin != nin || head->nout != nout || head->nargs != nin + nout ||
+			head->nargs > SB_LOOP_MAXARGS || head->ntypes != ntypes ||
+			PyList_GET_SIZE(types) != ntypes || head->functions == NULL ||
+			head->data == NULL || head->types == NULL)
+		{
+			Py_XDECREF(types);
+			Py_DECREF(seq);
+			if (!PyErr_Occurred())
+				PyErr_Format(PyExc_RuntimeError,
+							 "numpy's ufunc %R is not laid out as expected", ufunc);
+			return NULL;
+		}
+		for (i = 0; i < head->ntypes; i++)
+		{
+			const char *sig = PyUnicode_AsUTF8(PyList_GET_ITEM(types, i));
+			char	   *typenums = head->types + (Py_ssize_t) i * head->nargs;
+			sb_object_loop_entry *entry;
+			int			j,
+						pos,
+						any = 0;
+
+			if (sig == NULL)
+			{
+				Py_DECREF(types);
+				Py_DECREF(seq);
+				return NULL;
+			}
+			/* "OO->O": the type numbers must say the same */
+			for (j = 0, pos = 0; j < head->nargs; j++, pos++)
+			{
+				if (j == head->nin)
+					pos += 2;	/* "->" */
+				if (sig[pos] == '\0' ||
+					(sig[pos] == 'O') != (typenums[j] == SB_NPY_OBJECT))
+				{
+					Py_DECREF(types);
+					Py_DECREF(seq);
+					PyErr_Format(PyExc_RuntimeError,
+								 "numpy's ufunc %R is not laid out as expected", ufunc);
+					return NULL;
+				}
+				if (j < head->nin && typenums[j] == SB_NPY_OBJECT)
+					any = 1;
+			}
+			if (!any || head->functions[i] == sb_object_loop || head->functions[i] == NULL)
+				continue;
+			entry = PyMem_RawCalloc(1, sizeof(*entry));
+			if (entry == NULL)
+			{
+				Py_DECREF(types);
+				Py_DECREF(seq);
+				return PyErr_NoMemory();
+			}
+			entry->function = head->functions[i];
+			entry->data = head->data[i];
+			entry->nargs = head->nargs;
+			entry->nin = head->nin;
+			for (j = 0; j < head->nin; j++)
+				entry->object_in[j] = typenums[j] == SB_NPY_OBJECT;
+			head->data[i] = entry;
+			head->functions[i] = sb_object_loop;
+			wrapped++;
+		}
+		Py_DECREF(types);
+	}
+	Py_DECREF(seq);
+	return PyLong_FromLong(wrapped);
+}
+
+/*
+ * PySequence_Fast, in place of libpython's for the extension modules the
+ * worker loads (the executable exports it: -Wl,--export-dynamic-symbol).
+ * Of an exact list libpython's returns the list itself, and its callers
+ * read PySequence_Fast_ITEMS(seq), the list's item storage, without a
+ * reference to the items, while calling the items' methods: numpy's array
+ * coercion (np.array(lst), and every numpy or pandas function given a
+ * list) asks each element for its __len__/__getitem__/__iter__ (shape
+ * discovery) or __str__ (string dtypes).  The code's method that empties
+ * or replaces the list frees that storage and the items under numpy: a
+ * use after free (np.array([Seq(), ...]) whose __len__ clears the list).
+ * Here a list gives a tuple of its items, which holds them and which no
+ * code can change; everything else is as in CPython 3.11.
+ */
+PyObject *
+PySequence_Fast(PyObject *v, const char *m)
+{
+	PyObject   *it,
+			   *list;
+
+	if (v == NULL)
+	{
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_SystemError, "null argument to internal routine");
+		return NULL;
+	}
+	if (PyTuple_CheckExact(v))
+		return Py_NewRef(v);
+	if (PyList_CheckExact(v))
+		return PyList_AsTuple(v);
+	it = PyObject_GetIter(v);
+	if (it == NULL)
+	{
+		if (PyErr_ExceptionMatches(PyExc_TypeError))
+			PyErr_SetString(PyExc_TypeError, m);
+		return NULL;
+	}
+	list = PySequence_List(it);
+	Py_DECREF(it);
+	return list;
+}
