@@ -749,14 +749,33 @@ def _hashtable_vector_array(array):
     ObjectVector...) holds?  The code cannot make one, and pandas resizes
     it only while no view of it was handed out (external_view_exists).
     (A view cannot be looked for instead: numpy's arrays are not tracked
-    by the collector, so gc.get_referrers never finds one.)"""
+    by the collector, so gc.get_referrers never finds one.)  The Vector is
+    looked for among the collector's youngest objects first (pandas makes
+    one for each hash table operation, and resizes it before anything
+    else it allocates could start a collection): gc.get_referrers scans
+    every tracked object, which in a workspace holding millions of them
+    cost milliseconds per factorize; it is the fallback."""
     import gc
+    for holder in gc.get_objects(0):
+        if _is_hashtable_vector(type(holder)) and \
+                any(held is array for held in gc.get_referents(holder)):
+            return True
     for holder in gc.get_referrers(array):
-        cls = type(holder)
-        if type.__getattribute__(cls, "__module__") == "pandas._libs.hashtable" and \
-                type.__getattribute__(cls, "__name__").endswith("Vector"):
+        if _is_hashtable_vector(type(holder)):
             return True
     return False
+
+
+def _is_hashtable_vector(cls):
+    # a static (Cython) type: a class of the code's, a heap type, could
+    # name any module, with a __module__ of its own choosing
+    if type.__getattribute__(cls, "__flags__") & _HEAPTYPE:
+        return False
+    return type.__getattribute__(cls, "__module__") == "pandas._libs.hashtable" and \
+        type.__getattribute__(cls, "__name__").endswith("Vector")
+
+
+_HEAPTYPE = 1 << 9
 
 
 def _pandas_frame(frame):

@@ -1212,6 +1212,34 @@ GUARD_ALLOWED = ("abc", "collections", "dataclasses", "enum", "math", "numpy",
 GUARD_ALLOWED_TEXT = ", ".join(sorted(GUARD_ALLOWED))
 
 
+class HashtableVectorTests(unittest.TestCase):
+    """The checked resize(refcheck=False) lets pandas resize only a hash
+    table Vector's own array: found among the youngest objects, or by a
+    scan of every tracked one when the Vector is older."""
+
+    def test_vector_array_found_young_and_old(self):
+        import gc
+        import numpy as np
+        from pandas._libs import hashtable
+        import sb_memory
+        vector = hashtable.Int64Vector()
+        (array,) = [o for o in gc.get_referents(vector) if isinstance(o, np.ndarray)]
+        self.assertTrue(sb_memory._hashtable_vector_array(array))
+        gc.collect()                     # now in the oldest generation
+        self.assertNotIn(vector, gc.get_objects(0))
+        self.assertTrue(sb_memory._hashtable_vector_array(array))
+        self.assertFalse(sb_memory._hashtable_vector_array(np.empty(4)))
+        self.assertFalse(sb_memory._hashtable_vector_array(np.empty(4)[1:]))
+
+    def test_a_class_of_the_code_naming_the_module_is_no_vector(self):
+        import numpy as np
+        import sb_memory
+        array = np.empty(4)
+        holder = type("Int64Vector", (), {"__module__": "pandas._libs.hashtable"})()
+        holder.ao = array
+        self.assertFalse(sb_memory._hashtable_vector_array(array))
+
+
 class PreloadedElsewhereTests(unittest.TestCase):
     """In a worker's own children the modules its preloaded process holds
     are missing: the message says how code gets them."""
