@@ -28,6 +28,7 @@ restore() { make -s install-worker >/dev/null; }
 trap restore EXIT
 trap 'exit 1' INT TERM HUP
 install -m 755 "$WORK/src/worker/pysandbox-worker" "$PKGLIB/pysandbox-worker"
+refused=$(stat -c '%d:%i' "$PKGLIB/pysandbox-worker")
 
 failed=0
 got=$(psql -X -At -v VERBOSITY=verbose -c "SELECT sandbox_execute('def main(): return 1')" 2>&1 || true)
@@ -43,11 +44,19 @@ for want in "$want_message" "$want_detail" "$want_hint"; do
 	fi
 done
 [ "$failed" = 0 ] || printf 'got:\n%s\n' "$got"
-if ps -eo comm | grep -q '^pysandbox-worke'; then
+# a process still running the refused binary (the file installed above:
+# its inode), not the workers of other clusters on this machine
+refused_running() {
+	for exe in /proc/[0-9]*/exe; do
+		[ "$(stat -L -c '%d:%i' "$exe" 2>/dev/null)" = "$refused" ] && echo "${exe%/exe}"
+	done
+	return 0
+}
+if [ -n "$(refused_running)" ]; then
 	sleep 1
-	if ps -eo args | grep -v grep | grep -q "pysandbox-worker"; then
-		echo "FAIL a worker of the refused version was left running"
-		ps -eo pid,ppid,args | grep pysandbox-worker | grep -v grep
+	left=$(refused_running)
+	if [ -n "$left" ]; then
+		echo "FAIL a worker of the refused version was left running: $left"
 		failed=$((failed + 1))
 	fi
 fi
