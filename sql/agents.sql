@@ -535,6 +535,13 @@ import sys
 def main():
     return sys.path
 $$);
+-- what the sandbox's sys lends works (they were refused as "the real sys")
+SELECT sandbox_execute($$
+import sys
+def main():
+    return [sys.getsizeof(1) > 0, sys.getsizeof(object(), 7) > 0, sys.getrecursionlimit() > 100,
+            sys.getdefaultencoding(), sys.maxsize == 2 ** 63 - 1, list(sys.version_info[:2])]
+$$);
 SELECT sandbox_execute($$
 import uuid
 def main():

@@ -64,6 +64,20 @@ def _sys_members():
             'own state is not allowed); it has: %s'
             % (name, ", ".join(sorted(_SYS_PUBLIC))))
 
+    # the interpreter's functions the shim lends, as functions of the
+    # shim's: module proxies refuse what belongs to the real sys
+    def getdefaultencoding():
+        """sys.getdefaultencoding()"""
+        return sys.getdefaultencoding()
+
+    def getrecursionlimit():
+        """sys.getrecursionlimit()"""
+        return sys.getrecursionlimit()
+
+    def getsizeof(obj, *default):
+        """sys.getsizeof(obj[, default]): the object's size in bytes."""
+        return sys.getsizeof(obj, *default)
+
     return {
         "__getattr__": stream,
         "__dir__": lambda: sorted(_SYS_PUBLIC),
@@ -73,9 +87,9 @@ def _sys_members():
         "exit": exit,
         "float_info": sys.float_info,
         "float_repr_style": sys.float_repr_style,
-        "getdefaultencoding": sys.getdefaultencoding,
-        "getrecursionlimit": sys.getrecursionlimit,
-        "getsizeof": sys.getsizeof,
+        "getdefaultencoding": getdefaultencoding,
+        "getrecursionlimit": getrecursionlimit,
+        "getsizeof": getsizeof,
         "hexversion": sys.hexversion,
         "int_info": sys.int_info,
         "maxsize": sys.maxsize,
