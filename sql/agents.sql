@@ -535,6 +535,14 @@ import sys
 def main():
     return sys.path
 $$);
+-- a script's entry point: the error says to remove it (no hint to wrap statements)
+SELECT sandbox_execute($$
+import pandas as pd
+def main(n=2):
+    return n * 2
+if __name__ == "__main__":
+    print(main())
+$$);
 -- what the sandbox's sys lends works (they were refused as "the real sys")
 SELECT sandbox_execute($$
 import sys

@@ -1303,7 +1303,9 @@ def _serve_request(python_layer, request, inputs):
             first = findings[0]
             kind = "syntax" if first["rule"] == "syntax" else "validation"
             extra = {}
-            if function is None and any(f["rule"] == "top-level" for f in findings):
+            if function is None and any(f["rule"] == "top-level" and
+                                        f["message"] != sb_validator.MAIN_GUARD_MESSAGE
+                                        for f in findings):
                 # a script: what the code should look like instead
                 extra["hint"] = (
                     "Put the statements in a function that returns the result, as in "

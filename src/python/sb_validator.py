@@ -35,6 +35,25 @@ TOP_LEVEL_MESSAGE = (
     "only imports, function and class definitions, and constant assignments "
     "are allowed at top level; move this statement into a function")
 
+MAIN_GUARD_MESSAGE = (
+    'an "if __name__ == \'__main__\'" block is not allowed at top level: remove it; '
+    "the call itself calls the functions it names (main by default), with the inputs "
+    "as their arguments")
+
+
+def _is_main_guard(stmt):
+    """if __name__ == "__main__": a script's entry point."""
+    if not isinstance(stmt, ast.If):
+        return False
+    test = stmt.test
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = [test.left, test.comparators[0]]
+    return any(isinstance(n, ast.Name) and n.id == "__name__" for n in sides) and \
+        any(isinstance(c, ast.Constant) and c.value == "__main__" for c in sides)
+
+
 _RUNS_CODE = "it runs dynamically built code"
 _NAMESPACES = "it exposes namespaces"
 
@@ -388,6 +407,8 @@ class _Validator:
                 continue                # the docstring
             if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
                 message = self._top_level_assignment_problem(stmt)
+            elif _is_main_guard(stmt):
+                message = MAIN_GUARD_MESSAGE
             else:
                 message = TOP_LEVEL_MESSAGE
             if message is not None:

@@ -182,6 +182,14 @@ class TopLevelTests(ValidatorTestCase):
         self.assertFindings(
             'def main():\n    return 1\nif __name__ == "__main__":\n'
             '    main()\n',
+            finding(3, 1, "top-level", sb_validator.MAIN_GUARD_MESSAGE))
+        self.assertFindings(
+            'def main():\n    return 1\nif "__main__" == __name__:\n'
+            '    print(main())\n',
+            finding(3, 1, "top-level", sb_validator.MAIN_GUARD_MESSAGE))
+        self.assertFindings(
+            'def main():\n    return 1\nif __name__ != "__main__":\n'
+            '    main()\n',
             finding(3, 1, "top-level", sb_validator.TOP_LEVEL_MESSAGE))
 
     def test_second_string_is_not_a_docstring(self):
