@@ -24,6 +24,21 @@ CREATE FUNCTION py_nothing(x integer) RETURNS integer
 LANGUAGE pysandbox AS 'return None';
 SELECT py_nothing(1) IS NULL AS is_null;
 
+-- a body on the line of its $$, or indented as a block, as PL/Python takes them
+CREATE FUNCTION py_one_line(x integer, y integer DEFAULT 10) RETURNS integer
+LANGUAGE pysandbox AS $$ return x * y $$;
+SELECT py_one_line(2), py_one_line(2, 3);
+CREATE FUNCTION py_block(n integer) RETURNS integer
+LANGUAGE pysandbox AS $$
+    total = 0
+    for i in range(n):
+        total += i
+    return total
+$$;
+SELECT py_block(4);
+DO LANGUAGE pysandbox $$ print("a DO block on one line") $$;
+DROP FUNCTION py_one_line, py_block;
+
 -- every argument type arrives as a plain Python value
 CREATE FUNCTION py_types(i bigint, f float8, n numeric, b boolean, t text, d date,
                          ts timestamp, tz timestamptz, iv interval, j jsonb,

@@ -1257,6 +1257,19 @@ def _module_namespace(namespace):
     return module.__dict__
 
 
+def function_body(code):
+    """A language function's body as Python can parse it, line for line:
+    one that starts on the line of its $$ (AS $$ return x + y $$) without
+    that line's leading blanks, as PL/Python takes it; one written on the
+    lines after its $$, indented as a block, without their common
+    indentation."""
+    first, newline, rest = code.partition("\n")
+    if first.strip():
+        return first.lstrip(" \t") + newline + rest
+    import textwrap
+    return first + newline + textwrap.dedent(rest)
+
+
 def _serve_request(python_layer, request, inputs):
     """One request: validate, run and answer it.  Returns the exit code."""
     _BETWEEN_CALLS[0] = False
@@ -1277,6 +1290,7 @@ def _serve_request(python_layer, request, inputs):
         returns = [name]
         function = (name, tuple(spec["params"]))
         inputs = dict(zip(function[1], _call_args(inputs)))
+        code = function_body(code)
     out = _Output(limit)
     lines = code.splitlines()
     sb_shims.USER_TRACEBACK[0] = lambda exc: _user_traceback(exc, lines)[0]

@@ -47,6 +47,21 @@ FORBIDDEN_IMPORT = "import os\ndef main():\n    return os.name\n"
 IMPORT_MESSAGE = ('import of module "os" is not allowed; allowed modules: json, math, pandas')
 
 
+class FunctionBodyTests(unittest.TestCase):
+    """A language function's body, as PL/Python takes it."""
+
+    def test_bodies(self):
+        body = sb_runtime.function_body
+        self.assertEqual(body(" return x + y "), "return x + y ")
+        self.assertEqual(body("\n    import math\n    return math.pi\n"),
+                         "\nimport math\nreturn math.pi\n")
+        # the line of the $$ loses its blanks only: what follows keeps its blocks
+        self.assertEqual(body(" for i in x:\n    yield i"), "for i in x:\n    yield i")
+        self.assertEqual(body("for i in x:\n    yield i"), "for i in x:\n    yield i")
+        self.assertEqual(body("\n  a = 1\n    b = 2\n"), "\na = 1\n  b = 2\n")
+        self.assertEqual(body(""), "")
+
+
 class ValidatedHintTests(unittest.TestCase):
     """The backend's "validated" hint skips the validator only for its instance."""
 
