@@ -57,6 +57,12 @@ _Period = pd.Period
 # dict subclasses of the standard library, written as objects (and the
 # sandbox's own collections.OrderedDict, which sb_harden adds)
 _DICT_TYPES = {collections.OrderedDict, collections.defaultdict, collections.Counter}
+try:                                     # vars() of the code's objects (sb_guard)
+    from sb_guard import OwnAttributes
+except ImportError:
+    pass
+else:
+    _DICT_TYPES.add(OwnAttributes)
 _Interval = pd.Interval
 _FrozenList = type(pd.Index([]).names)
 # dict views and range: written as lists (their elements, in order)

@@ -1306,9 +1306,87 @@ def sb_vars(*args):
                         "the classes the code defines show their attributes; use dir() "
                         "or the object's own methods" % what)
     try:
-        return object.__getattribute__(obj, "__dict__")
+        real = object.__getattribute__(obj, "__dict__")
     except AttributeError:
         raise TypeError("vars() argument must have __dict__ attribute") from None
+    return OwnAttributes(real)
+
+
+def _own_attribute_name(key):
+    """A key written through vars(obj): an attribute name as obj.name = value
+    would bind it.  A name that begins with "__" shadows, on the instance,
+    what libraries look up by getattr (copy's __reduce_ex__ and
+    __deepcopy__, numpy's __array_interface__: an array over any address);
+    a key that is not an exact str may hash and compare equal to one."""
+    if type(key) is not str:
+        raise TypeError("an attribute name of type %s is not allowed in the sandbox "
+                        "(vars()): attribute names are strings" % type(key).__name__)
+    if key.startswith("__"):
+        raise AttributeError('name "%s" is not allowed: names that begin with "__" '
+                             'are reserved' % key)
+    return key
+
+
+class OwnAttributes(dict):
+    """vars(obj) of an object of the code's own classes: a dict of its
+    attributes (as they are when vars() is called) whose changes are made
+    on the object too, each name checked (_own_attribute_name).  The
+    object's own __dict__ is not handed out: a write to it is no setattr,
+    and was never checked."""
+
+    __slots__ = ("_sb_real",)
+
+    def __init__(self, real):
+        dict.__init__(self, real)
+        object.__setattr__(self, "_sb_real", real)
+
+    def _sb_items(self, args, kwargs):
+        items = dict(*args, **kwargs)
+        for key in items:
+            _own_attribute_name(key)
+        return items
+
+    def __setitem__(self, key, value):
+        _own_attribute_name(key)
+        self._sb_real[key] = value
+        dict.__setitem__(self, key, value)
+
+    def __delitem__(self, key):
+        del self._sb_real[_own_attribute_name(key)]
+        dict.pop(self, key, None)
+
+    def update(self, *args, **kwargs):
+        items = self._sb_items(args, kwargs)
+        self._sb_real.update(items)
+        dict.update(self, items)
+
+    def __ior__(self, other):
+        self.update(other)
+        return self
+
+    def setdefault(self, key, default=None):
+        _own_attribute_name(key)
+        value = self._sb_real.setdefault(key, default)
+        dict.__setitem__(self, key, value)
+        return value
+
+    def pop(self, key, *default):
+        _own_attribute_name(key)
+        value = self._sb_real.pop(key, *default)
+        dict.pop(self, key, None)
+        return value
+
+    def popitem(self):
+        key, value = dict.popitem(self)
+        self._sb_real.pop(key, None)
+        return key, value
+
+    def clear(self):
+        self._sb_real.clear()
+        dict.clear(self)
+
+    def __reduce__(self):
+        return (dict, (dict(self),))
 
 
 def sb_open(*args, **kwargs):

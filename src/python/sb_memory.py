@@ -659,6 +659,22 @@ def _patch_ndarray_type(np):
     checked_resize.__qualname__ = "ndarray.resize"
     checked_resize.__doc__ = resize.__doc__
 
+    setstate = real.__dict__["__setstate__"]
+
+    def checked_setstate(self, state, /):
+        # __setstate__ frees the array's memory and takes the state's: its
+        # views read and write the freed memory (copy.copy of an object
+        # whose __reduce_ex__ returned (lambda: arr, (), state) reached it).
+        # numpy's own unpickling and copy set the state of a new, empty
+        # array (_reconstruct's, shape (0,)), which no view can read
+        if _IN_CALL["on"] and real.__dict__["size"].__get__(self) != 0:
+            raise ValueError("__setstate__ of an array that holds elements is not allowed "
+                             "in the sandbox: its views would point to freed memory")
+        return setstate(self, state)
+    checked_setstate.__name__ = "__setstate__"
+    checked_setstate.__qualname__ = "ndarray.__setstate__"
+    checked_setstate.__doc__ = setstate.__doc__
+
     def on_private_copy(name, in_place):
         # numpy's sorts and argmax/argmin of Python objects keep elements'
         # pointers without a reference (a sort's pivot, heapsort's tmp,
@@ -686,7 +702,7 @@ def _patch_ndarray_type(np):
         ("__new__", staticmethod(__new__)),
         ("strides", Unsettable("strides", real.__dict__["strides"])),
         ("data", ObjectData("data", real.__dict__["data"])),
-        ("resize", checked_resize)] + [
+        ("resize", checked_resize), ("__setstate__", checked_setstate)] + [
         (name, on_private_copy(name, name in ("sort", "partition")))
         for name in ("sort", "partition", "argmax", "argmin")])
 
@@ -860,6 +876,12 @@ def _guard_window_bounds():
                     problem = bounds_problem(name, first, start, end, other)
                     if problem is not None:
                         raise ValueError(problem)
+                # ewm reads deltas[i - 1] for each value i (times= given)
+                deltas = args[7] if len(args) > 7 else kwargs.get("deltas")
+                if name == "ewm" and deltas is not None and first is not None and \
+                        len(deltas) < len(first) - 1:
+                    raise ValueError("an ewm's times must be one per value: fewer are not "
+                                     "allowed in the sandbox")
             return function(*args, **kwargs)
         checked.__name__ = name
         checked.__qualname__ = getattr(function, "__qualname__", name)
@@ -888,11 +910,15 @@ def _guard_pandas_codes():
     def __init__(self, values, categories=None, ordered=None, dtype=None, fastpath=False,
                  copy=True):
         init(self, values, categories, ordered, dtype, fastpath, copy)
-        if fastpath and _IN_CALL["on"]:
+        # not only fastpath: any value whose dtype is a CategoricalDtype has
+        # its codes taken as they are (extract_array(values)._codes), and an
+        # object of the code's can have such a dtype and any _codes
+        if _IN_CALL["on"]:
             codes = np.asarray(self.codes)
             n = len(self.categories)
             if codes.size and (codes.min() < -1 or codes.max() >= n):
-                raise ValueError("codes need to be between -1 and len(categories)-1")
+                raise ValueError("codes need to be between -1 and len(categories)-1: codes "
+                                 "outside the categories are not allowed in the sandbox")
     __init__.__qualname__ = init.__qualname__
     __init__.__doc__ = init.__doc__
     Categorical.__init__ = __init__
@@ -924,6 +950,8 @@ def _guard_pandas_codes():
     __new__.__qualname__ = new.__qualname__
     __new__.__doc__ = new.__doc__
     MI.__new__ = staticmethod(__new__)
+    _guard_groupby_codes(Categorical, pd.CategoricalIndex)
+    _guard_internal_attributes()
     for method in ("set_codes", "set_levels"):
         original = MI.__dict__[method]
 
@@ -936,3 +964,195 @@ def _guard_pandas_codes():
         checked.__qualname__ = original.__qualname__
         checked.__doc__ = original.__doc__
         setattr(MI, method, checked)
+
+
+def _guard_groupby_codes(Categorical, CategoricalIndex):
+    """A grouper whose dtype is a CategoricalDtype is taken for a
+    Categorical (Grouping: is_categorical_dtype() reads only .dtype), and its
+    .codes become the group labels unchecked: an object of the code's with
+    a CategoricalDtype and codes past the categories made pandas' Cython
+    group functions (boundscheck off) read and write outside their arrays
+    (df.groupby(fake).cumsum() returned heap pointers, .sum() added to
+    memory at a chosen offset, a far code crashed).  In a call such a
+    grouper must be a pandas Categorical or CategoricalIndex, and the group
+    labels every Cython groupby function gets (BaseGrouper.group_info) are
+    checked against the number of groups."""
+    import numpy as np
+    import pandas.core.groupby.grouper as grouper
+    import pandas.core.groupby.ops as ops
+    from pandas._libs.properties import CachedProperty
+    recode = grouper.recode_for_groupby
+
+    def recode_for_groupby(c, sort, observed):
+        if _IN_CALL["on"] and not isinstance(c, (Categorical, CategoricalIndex)):
+            raise TypeError("grouping by a \"%s\" with a categorical dtype is not allowed "
+                            "in the sandbox: pass a pandas Categorical (pd.Categorical(values))"
+                            % type(c).__name__)
+        return recode(c, sort, observed)
+    recode_for_groupby.__name__ = recode.__name__
+    recode_for_groupby.__qualname__ = recode.__qualname__
+    recode_for_groupby.__doc__ = recode.__doc__
+    grouper.recode_for_groupby = recode_for_groupby
+
+    for cls in (ops.BaseGrouper, ops.BinGrouper):
+        original = cls.__dict__["group_info"].fget
+
+        def group_info(self, __original=original):
+            info = __original(self)
+            if _IN_CALL["on"]:
+                ids, ngroups = np.asarray(info[0]), info[2]
+                if ids.size and (int(ids.min()) < -1 or int(ids.max()) >= ngroups):
+                    raise ValueError("a group label is outside the %d groups (%d to %d): not "
+                                     "allowed in the sandbox, pandas' group functions read them "
+                                     "unchecked"
+                                     % (ngroups, ids.min(), ids.max()))
+            return info
+        group_info.__name__ = "group_info"
+        group_info.__qualname__ = original.__qualname__
+        group_info.__doc__ = original.__doc__
+        setattr(cls, "group_info", CachedProperty(group_info))
+    _guard_group_functions()
+
+
+# pandas._libs.groupby's functions by their positional parameters (those
+# the check reads): "labels" are the rows' groups; "counts", or else
+# "ngroups", or else out's rows, the number of groups; sorted_labels and
+# sort_indexer positions into the rows
+_GROUP_FUNCTIONS = {
+    "group_any_all": ("out", "values", "labels", "mask"),
+    "group_cummax": ("out", "values", "labels", "ngroups"),
+    "group_cummin": ("out", "values", "labels", "ngroups"),
+    "group_cumprod_float64": ("out", "values", "labels", "ngroups"),
+    "group_cumsum": ("out", "values", "labels", "ngroups"),
+    "group_fillna_indexer": ("out", "labels", "sorted_labels", "mask"),
+    "group_last": ("out", "counts", "values", "labels", "mask"),
+    "group_max": ("out", "counts", "values", "labels"),
+    "group_mean": ("out", "counts", "values", "labels"),
+    "group_median_float64": ("out", "counts", "values", "labels"),
+    "group_min": ("out", "counts", "values", "labels"),
+    "group_nth": ("out", "counts", "values", "labels", "mask"),
+    "group_ohlc": ("out", "counts", "values", "labels"),
+    "group_prod": ("out", "counts", "values", "labels", "mask"),
+    "group_quantile": ("out", "values", "labels", "mask", "sort_indexer"),
+    "group_rank": ("out", "values", "labels", "ngroups"),
+    "group_shift_indexer": ("out", "labels", "ngroups"),
+    "group_sum": ("out", "counts", "values", "labels", "mask"),
+    "group_var": ("out", "counts", "values", "labels"),
+}
+
+
+def _guard_group_functions():
+    """pandas' Cython group functions (boundscheck off) index their
+    per-group arrays by the labels and read the labels for every row of
+    the values, trusting both; some (group_ohlc) do not even compare the
+    lengths.  The code can set the public attributes of pandas' groupers
+    (a Resampler's grouper.bins, a GroupBy's grouper.groupings): labels
+    shorter than the values were read past their end (group_ohlc wrote at
+    the garbage labels, SIGSEGV).  In a call each function checks the
+    labels' length against the rows and their range against the groups
+    (pandas looks the functions up on the module, WrappedCythonOp through
+    a cache cleared here), and so does libalgos.groupsort_indexer."""
+    import numpy as np
+    import pandas._libs.groupby as libgroupby
+    import pandas.core.groupby.ops as ops
+
+    def rows(value):
+        return np.shape(value)[0] if np.ndim(value) else -1
+
+    def problem(params, args, kwargs):
+        given = dict(zip(params, args))
+        for name in params:
+            if name in kwargs:
+                given[name] = kwargs[name]
+        labels = np.asarray(given.get("labels"))
+        if labels.ndim != 1 or labels.dtype.kind not in "iu":
+            return "the group labels must be one array of integers"
+        n = len(labels)
+        out = given.get("out")
+        if "counts" in given:
+            groups = rows(given["counts"])
+        elif "ngroups" in given:
+            groups = given["ngroups"]
+        else:
+            groups = rows(out)
+        per_row = [given.get(name) for name in ("values", "mask") if name in given]
+        if "ngroups" in params or "sorted_labels" in params:
+            per_row.append(out)        # a transform: one output row per row
+        if any(value is not None and rows(value) != n for value in per_row):
+            return "the group labels are not one per row"
+        if n and (int(labels.min()) < -1 or int(labels.max()) >= int(groups)):
+            return "a group label is outside the %d groups" % groups
+        for name in ("sorted_labels", "sort_indexer"):
+            if name in given:
+                positions = np.asarray(given[name])
+                if len(positions) != n or n and (int(positions.min()) < 0 or
+                                                 int(positions.max()) >= n):
+                    return "a row position is outside the %d rows" % n
+        return None
+
+    def wrap(name, function, params):
+        def checked(*args, **kwargs):
+            if _IN_CALL["on"]:
+                reason = problem(params, args, kwargs)
+                if reason is not None:
+                    raise ValueError("pandas' %s: %s, which is not allowed in the sandbox "
+                                     "(its native code reads them unchecked)" % (name, reason))
+            return function(*args, **kwargs)
+        checked.__name__ = name
+        checked.__qualname__ = getattr(function, "__qualname__", name)
+        checked.__doc__ = function.__doc__
+        return checked
+
+    for name, params in _GROUP_FUNCTIONS.items():
+        function = getattr(libgroupby, name, None)
+        if function is not None:
+            setattr(libgroupby, name, wrap(name, function, params))
+    # counts[label + 1] += 1 for each label, unchecked: BaseGrouper.indices
+    # (gb.indices, get_group) sorts the groupings' codes with it
+    import pandas._libs.algos as libalgos
+    groupsort = libalgos.groupsort_indexer
+
+    def groupsort_indexer(index, ngroups):
+        if _IN_CALL["on"]:
+            labels = np.asarray(index)
+            if labels.size and (int(labels.min()) < -1 or int(labels.max()) >= int(ngroups)):
+                raise ValueError("pandas' groupsort_indexer: a group label outside the %d "
+                                 "groups is not allowed in the sandbox (its native code counts "
+                                 "them unchecked)" % ngroups)
+        return groupsort(index, ngroups)
+    groupsort_indexer.__name__ = "groupsort_indexer"
+    groupsort_indexer.__qualname__ = getattr(groupsort, "__qualname__", "groupsort_indexer")
+    groupsort_indexer.__doc__ = groupsort.__doc__
+    libalgos.groupsort_indexer = groupsort_indexer
+    cached = getattr(ops.WrappedCythonOp, "_get_cython_function", None)
+    if hasattr(cached, "cache_clear"):
+        cached.cache_clear()
+
+
+def _guard_internal_attributes():
+    """The objects pandas builds for a groupby, a resample or a window
+    (GroupBy, its grouper and Groupings, a Resampler's BinGrouper, Rolling,
+    ExponentialMovingWindow) are reachable from the code (gb.grouper,
+    r.grouper) and keep what their Cython functions index by in public
+    attributes: a grouper's bins, a window's obj (replaced by a longer
+    Series, the rows' times of a rolling("2D") and an ewm's deltas were read
+    past their end, SIGSEGV).  In a call the code may not set their public
+    attributes; pandas' own code (its frames) still does."""
+    import pandas.core.groupby.groupby as groupby
+    import pandas.core.groupby.grouper as grouper
+    import pandas.core.groupby.ops as ops
+    import pandas.core.window.rolling as rolling
+
+    def __setattr__(self, name, value):
+        if _IN_CALL["on"] and not name.startswith("_"):
+            module = sys._getframe(1).f_globals.get("__name__")
+            if not (type(module) is str and module.startswith("pandas.")):
+                raise AttributeError(
+                    'setting attribute "%s" of a pandas "%s" is not allowed in the sandbox: '
+                    'pandas\' native code trusts it; make a new one instead'
+                    % (name, type(self).__name__))
+        object.__setattr__(self, name, value)
+
+    for cls in (groupby.BaseGroupBy, ops.BaseGrouper, grouper.Grouping, grouper.Grouper,
+                rolling.BaseWindow):
+        cls.__setattr__ = __setattr__

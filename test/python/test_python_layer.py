@@ -1563,6 +1563,25 @@ class GuardTests(unittest.TestCase):
             "try:\n    vars(P())\nexcept TypeError as e:\n    got = str(e)\n")
         self.assertEqual(g["got"], "vars() argument must have __dict__ attribute")
 
+    def test_vars_writes_checked(self):
+        # vars(obj) was the object's own __dict__: a key that begins with
+        # "__" shadowed, on the instance, what copy (__reduce_ex__) and
+        # numpy (__array_interface__) look up by getattr
+        g = self.run_code(
+            "class O:\n    pass\n"
+            "o = O()\nd = vars(o)\nd['a'] = 1\nd |= {'b': 2}\nd.setdefault('c', 3)\n"
+            "del d['c']\ngot = [o.a, o.b, hasattr(o, 'c'), sorted(vars(o))]\n")
+        self.assertEqual(g["got"], [1, 2, False, ["a", "b"]])
+        k = "'_' * 2 + 'array_interface' + '_' * 2"
+        for write in ("vars(o)[k] = 1", "vars(o).update({k: 1})", "vars(o).setdefault(k, 1)",
+                      "d = vars(o)\nd |= {k: 1}"):
+            with self.subTest(write):
+                with self.assertRaisesRegex(AttributeError, "are reserved"):
+                    self.run_code("class O:\n    pass\no = O()\nk = %s\n%s\n" % (k, write))
+        with self.assertRaisesRegex(TypeError, "attribute names are strings"):
+            self.run_code("class S(str):\n    pass\nclass O:\n    pass\n"
+                          "vars(O()).update({S('x'): 1})\n")
+
     def test_vars_refused(self):
         for source, message in (
                 ("vars()\n", "vars() without an argument is not allowed in the sandbox: "

