@@ -769,6 +769,33 @@ def main():
                          "d": np.array(["x", "yy", "zzz"], dtype=object)[a % 3]})
 $$) AS t(a int8, b float8, d text);
 
+--
+-- numbers that print as far more digits than they take: refused before a
+-- backend spends seconds, deaf to cancel, printing them (1e131071 is
+-- 131,072 digits); ordinary large and small numbers pass
+--
+SELECT * FROM sandbox_rows($$
+import decimal
+import pandas as pd
+def main():
+    return pd.DataFrame({"x": [[decimal.Decimal("1e131071")] * 7000]})
+$$) AS t(x numeric[]);
+SELECT length(x::text) FROM sandbox_rows($$
+import decimal
+import pandas as pd
+def main():
+    return pd.DataFrame({"x": [[decimal.Decimal("1e300"), decimal.Decimal("1.5e-7")]]})
+$$) AS t(x numeric[]);
+SELECT sandbox_execute($$
+import decimal
+def main():
+    return [decimal.Decimal("1e131071")] * 7000
+$$);
+SELECT length(sandbox_execute($$
+def main():
+    return [1e300, 1.5e-7, -2.5]
+$$)::text);
+
 DROP TABLE rows_target, rows_sales, rows_regions;
 DROP DOMAIN rows_posint, rows_code, rows_required, rows_moment;
 DROP TYPE rows_pair, rows_nothing, rows_mood;

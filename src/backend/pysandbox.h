@@ -538,7 +538,9 @@ typedef enum SbJsonCheck
 	SB_JSON_INVALID,			/* not UTF-8, or not JSON */
 	SB_JSON_TOO_DEEP,			/* nested deeper than PostgreSQL should parse */
 	SB_JSON_NUMBER_RANGE,		/* a number numeric cannot hold */
-	SB_JSON_TOO_BIG				/* too large to build as jsonb */
+	SB_JSON_TOO_BIG,			/* too large to build as jsonb */
+	SB_JSON_NUMBERS_TOO_LONG	/* its numbers would print as too many
+								 * digits (1e131071) */
 } SbJsonCheck;
 
 extern bool sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f);
@@ -553,6 +555,8 @@ extern Jsonb *sb_result_jsonb(const SbOutcome *out);
 
 /* ---- sb_json.c: the child's JSON, checked and built into jsonb ---- */
 extern SbJsonCheck sb_json_check(char *text, Size len);
+extern Size sb_number_expansion(const char *text, Size len);
+extern bool sb_number_expansion_too_big(const char *text, Size len);
 extern bool sb_json_ok(char *text, Size len);
 extern Size sb_jsonb_limit(Size len);
 extern Jsonb *sb_jsonb_build(char *text, Size len, Size limit);

@@ -456,6 +456,9 @@ sb_group_report(SbGroupScan *gs, SbGroupTask *task, SbOutcome *out)
 	gs->cpu_us += out->call_cpu_us;
 	gs->peak_kb = Max(gs->peak_kb, out->exit.maxrss_kb);
 	output = out->result_len + out->stdout_text->len + out->stderr_text->len;
+	/* the groups' results print as one value: their numbers' digits count (sb_json.c) */
+	if (out->result != NULL)
+		output += sb_number_expansion(out->result, out->result_len);
 	gs->output_bytes += output;
 
 	failed = sb_outcome_failure(out, gs->limits, &f);
@@ -576,8 +579,13 @@ sb_group_judge(SbGroupScan *gs, SbGroupTask *task, SbOutcome *out)
 		output += ((SbChunk *) lfirst(lc))->len;
 	/* the keys of the result's objects, once per returned function */
 	if (gs->rows == NULL)
+	{
 		for (i = 0; i < gs->nkeys; i++)
 			output += task->keytexts[i] ? strlen(task->keytexts[i]) : 4;
+		/* the groups' results print as one value: their numbers' digits count (sb_json.c) */
+		if (out->result != NULL)
+			output += sb_number_expansion(out->result, out->result_len);
+	}
 	gs->output_bytes += output;
 	/* groups that ran at once each had the budget left when it began */
 	if (gs->output_bytes > (uint64) gs->limits->max_output_bytes)

@@ -57,6 +57,16 @@
 #define SB_JSONB_MEMORY_FLOOR	((Size) 64 << 20)
 #define SB_JSONB_MEMORY_MAX		((Size) 1 << 30)
 
+/*
+ * numeric prints a number in full: "1e131071" (8 bytes of JSON) becomes
+ * 131,072 digits when the jsonb holding it is output, in one string that
+ * jsonb_out (or array_out) builds without a check for interrupts: 7,000 of
+ * them, a 63 kB result, took 18 s and 900 MB of the backend, deaf to
+ * statement_timeout and cancel.  The digits a text's numbers gain in print,
+ * over what they take in the text, are limited to this in all.
+ */
+#define SB_NUMBER_MAX_EXPANSION	((Size) 16 << 20)
+
 /* interrupts and the budget are checked every this many tokens */
 #define SB_JSONB_TICK		4096
 
@@ -66,8 +76,9 @@
  * parser checks the syntax afterwards, and anything malformed fails there.
  */
 static bool
-sb_json_number_ok(const char *p, const char *end, const char **next)
+sb_json_number_ok(const char *p, const char *end, const char **next, Size *extra)
 {
+	const char *start = p;
 	int64		int_digits = 0;
 	int64		frac_digits = 0;
 	int64		exponent = 0;
@@ -93,8 +104,55 @@ sb_json_number_ok(const char *p, const char *end, const char **next)
 			exponent = -exponent;
 	}
 	*next = p;
-	return int_digits + exponent <= SB_NUMERIC_MAX_INT_DIGITS &&
-		frac_digits - exponent <= SB_NUMERIC_MAX_DSCALE;
+	if (int_digits + exponent > SB_NUMERIC_MAX_INT_DIGITS ||
+		frac_digits - exponent > SB_NUMERIC_MAX_DSCALE)
+		return false;
+	{
+		/* numeric_out: a sign, the integral digits (at least one), a point and the scale's */
+		int64		scale = Max(frac_digits - exponent, 0);
+		int64		printed = (*start == '-') + Max(int_digits + exponent, 1) + scale + (scale > 0);
+
+		if (printed > p - start)
+			*extra += (Size) (printed - (p - start));
+	}
+	return true;
+}
+
+/*
+ * The digits the numbers written in a value's text (a numeric array, a row
+ * holding numerics) would gain when the value is printed, as sb_json_check
+ * counts them; a number outside numeric's range counts nothing (its input
+ * function says so).
+ */
+Size
+sb_number_expansion(const char *text, Size len)
+{
+	const char *p = text;
+	const char *end = text + len;
+	Size		extra = 0;
+
+	while (p < end)
+	{
+		const char *next = p;
+		Size		one = 0;
+
+		if ((*p >= '0' && *p <= '9') || *p == '.')
+		{
+			if (sb_json_number_ok(p, end, &next, &one))
+				extra += one;
+			if (extra > SB_NUMBER_MAX_EXPANSION)
+				return extra;
+		}
+		p = next > p ? next : p + 1;
+	}
+	return extra;
+}
+
+/* Would a value's text print as too many digits (sb_number_expansion)? */
+bool
+sb_number_expansion_too_big(const char *text, Size len)
+{
+	return sb_number_expansion(text, len) > SB_NUMBER_MAX_EXPANSION;
 }
 
 /*
@@ -109,6 +167,7 @@ sb_json_check(char *text, Size len)
 	const char *p = text;
 	const char *end = text + len;
 	int			depth = 0;
+	Size		extra = 0;
 	JsonLexContext *lex;
 	JsonSemAction sem;
 
@@ -142,8 +201,10 @@ sb_json_check(char *text, Size len)
 		}
 		else if (c == '-' || (c >= '0' && c <= '9'))
 		{
-			if (!sb_json_number_ok(p, end, &p))
+			if (!sb_json_number_ok(p, end, &p, &extra))
 				return SB_JSON_NUMBER_RANGE;
+			if (extra > SB_NUMBER_MAX_EXPANSION)
+				return SB_JSON_NUMBERS_TOO_LONG;
 		}
 		else
 			p++;
@@ -369,6 +430,13 @@ sb_json_failure(SbJsonCheck problem, const char *what, SbFailure *f)
 								 (int) (SB_JSONB_MEMORY_MAX >> 20));
 			f->hint = "Return fewer, larger values: aggregate, or return the rows with sandbox_rows.";
 			break;
+		case SB_JSON_NUMBERS_TOO_LONG:
+			f->sqlstate = ERRCODE_PROGRAM_LIMIT_EXCEEDED;
+			f->message = psprintf("%s holds numbers whose output would take more than %d MB of digits",
+								  what, (int) (SB_NUMBER_MAX_EXPANSION >> 20));
+			f->detail = "A number written with an exponent (1e131071) prints in full.";
+			f->hint = "Round the numbers, or return them as strings.";
+			break;
 		default:
 			f->sqlstate = ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE;
 			f->message = psprintf("%s holds a number outside the range of type numeric", what);
@@ -468,6 +536,8 @@ sb_jsonb_build_lossy(char *text, Size len, Size limit)
 		{
 			int			code = sb_hex4(text + i + 2);
 			Size		n = 6;
+
+			CHECK_FOR_INTERRUPTS();	/* an escape at a time (sb_to_server_lossy) */
 
 			if (code >= 0xD800 && code <= 0xDBFF && i + 12 <= len &&
 				text[i + 6] == '\\' && text[i + 7] == 'u')

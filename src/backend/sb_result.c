@@ -19,6 +19,7 @@
 
 #include "common/jsonapi.h"
 #include "mb/pg_wchar.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 
@@ -93,6 +94,9 @@ sb_to_server_lossy(const char *text, Size len)
 	{
 		int			n = pg_utf_mblen((const unsigned char *) text + i);
 		char	   *c;
+
+		/* a character at a time, each lacking one an error caught: cancel may come */
+		CHECK_FOR_INTERRUPTS();
 
 		if (n <= 1 || i + n > len)
 		{

@@ -241,6 +241,13 @@ sb_text_datum(SbOutColumn *c, uint64 row)
 						 c->cache_cxt);
 		return JsonbPGetDatum(jb);
 	}
+	/* numbers that print as far more digits than they take (sb_json.c) */
+	if (!c->plain_text && c->basetype != BYTEAOID && sb_number_expansion_too_big(s, n))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("value holds numbers whose output would take too many digits"),
+				 errdetail("A number written with an exponent (1e131071) prints in full."),
+				 errhint("Round the numbers, or return them as strings.")));
 	arg = pg_any_to_server(s, (int) n, PG_UTF8);
 	if (c->plain_text)
 		return PointerGetDatum(cstring_to_text_with_len(arg, arg == s ? (int) n : strlen(arg)));

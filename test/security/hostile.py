@@ -4077,6 +4077,38 @@ PAYLOADS = [
             r.obj = pd.Series(np.arange(float(n)))
             return str(r.sum().tail(3))
         """, on={GUARD}, off={CRASH}),
+
+    # review 16 (2026-12-04): the backend printing numbers the child wrote
+    # numeric prints in full: 7,000 x "1E+131071" is a 63 kB result (far
+    # within max_output_bytes) that jsonb_out expands to 917 MB of digits in
+    # one StringInfo, without CHECK_FOR_INTERRUPTS.  Python layer ON, an
+    # ordinary role: the codec writes a Decimal as a JSON number as it is.
+    Payload("numeric-exponent-result-expands", """
+        import decimal
+        def main():
+            return [decimal.Decimal("1e131071")] * 7000
+        """, on={OUTPUT}, off={OUTPUT}, max_ms=5000),
+
+    # the same forged on the data channel (Python layer off)
+    Payload("protocol-numeric-exponent-result", """
+        import sb_io, os
+        def main():
+            sb_io.send(sb_io.RESULT, b'{"main":[' + b",".join([b"1e131071"] * 7000) + b']}')
+            os._exit(0)
+        """, off={OUTPUT}, max_ms=5000),
+
+    # ... and in the "findings" of an error report, which sb_child_failure
+    # prints with JsonbToCString (100,000 of them would be 13 GB of digits;
+    # by reading, the original build works until its 1 GB string fails, deaf
+    # to cancel; not run there.  Fixed build: "invalid error report", 0.2 s)
+    Payload("protocol-numeric-exponent-error-findings", """
+        import sb_io, os
+        def main():
+            body = (b'{"kind":"exception","type":"E","message":"m","findings":['
+                    + b",".join([b"1e131071"] * 100000) + b']}')
+            sb_io.send(sb_io.ERROR, body)
+            os._exit(0)
+        """, off={CRASH}, max_ms=5000),
 ]
 
 # Raw system calls the allowlist must refuse (or answer with ENOSYS).
