@@ -3945,7 +3945,7 @@ PAYLOADS = [
         def main(far=1 << 40):
             df = pd.DataFrame({"v": [1.0, 2.0, 3.0]})
             return str(df.groupby(Fake(far)).sum())
-        """, on={GUARD}, off={CRASH}),
+        """, on={GUARD}, off={CRASH, OK}),
     # the same with cumsum: heap words and pointers come back as numbers
     Payload('groupby-duck-categorical-cumsum-leak', """
         import pandas as pd
@@ -3982,7 +3982,7 @@ PAYLOADS = [
             c = pd.Categorical(Fake())
             print(list(c.codes))
             return str(pd.Index(["x", "y", "z"]).groupby(c))
-        """, on={GUARD}, off={CRASH}),
+        """, on={GUARD}, off={CRASH, OK}),
     # c.codes is a read-only view the code can make writeable: a real Categorical with a code past its categories
     Payload('categorical-codes-writeable-flip', """
         import pandas as pd
@@ -3993,7 +3993,7 @@ PAYLOADS = [
             v.flags.writeable = True
             v[2] = 120
             return str(pd.Index(["x", "y", "z"]).groupby(c))
-        """, on={GUARD}, off={CRASH}),
+        """, on={GUARD}, off={CRASH, OK}),
     # gb.grouper.groupings[0] = an object of the code's: its codes become the labels
     Payload('groupby-grouping-replaced-cumsum', """
         import pandas as pd
@@ -4010,7 +4010,7 @@ PAYLOADS = [
             gb = df.groupby("k")
             gb.grouper.groupings[0] = Ping([0, 1, far], 2)
             return str(gb.cumsum())
-        """, on={GUARD}, off={CRASH}),
+        """, on={GUARD}, off={CRASH, OK}),
     # the same through gb.indices: groupsort_indexer counts past its array
     Payload('groupby-grouping-replaced-indices', """
         import pandas as pd
@@ -4027,7 +4027,7 @@ PAYLOADS = [
             gb = df.groupby("k")
             gb.grouper.groupings[0] = Ping([0, 1, 1 << 40], 2)
             return str(gb.indices)
-        """, on={GUARD}, off={CRASH}),
+        """, on={GUARD}, off={CRASH, OK}),
     # r.grouper.bins set: labels shorter than the values, group_ohlc reads past them
     Payload('resample-bins-set-ohlc', """
         import pandas as pd
@@ -4037,7 +4037,7 @@ PAYLOADS = [
             r = s.resample("2min")
             r.grouper.bins = np.ones(len(r.grouper.bins), dtype=np.int64)
             return str(r.ohlc())
-        """, on={GUARD}, off={CRASH}),
+        """, on={GUARD}, off={CRASH, OK}),
     # type(r.grouper)(bins, labels) passed to groupby
     Payload('bingrouper-constructed-ohlc', """
         import pandas as pd
@@ -4047,7 +4047,7 @@ PAYLOADS = [
             BinGrouper = type(s.resample("2min").grouper)
             bg = BinGrouper(np.array([1, 1, 1], dtype=np.int64), pd.Index([1, 2, 3]))
             return str(s.groupby(bg).ohlc())
-        """, on={GUARD}, off={CRASH}),
+        """, on={GUARD}, off={CRASH, OK}),
     # gb.obj = a longer frame after the grouper was built
     Payload('groupby-obj-replaced-ohlc', """
         import pandas as pd
@@ -4056,7 +4056,7 @@ PAYLOADS = [
             gb = pd.DataFrame({"k": [0, 1], "v": [1.0, 2.0]}).groupby("k")
             gb.obj = pd.DataFrame({"k": np.zeros(n), "v": np.arange(float(n))})
             return str(gb["v"].ohlc())
-        """, on={GUARD}, off={CRASH}),
+        """, on={GUARD}, off={CRASH, OK}),
     # an ewm with times=: e.obj = a longer Series, deltas read past their end
     Payload('ewm-obj-replaced-deltas', """
         import pandas as pd
@@ -4066,7 +4066,7 @@ PAYLOADS = [
             e = s.ewm(halflife="1D", times=pd.date_range("2020", periods=3, freq="D"))
             e.obj = pd.Series(np.ones(n))
             return str(e.mean().tail(3))
-        """, on={GUARD}, off={CRASH}),
+        """, on={GUARD}, off={CRASH, OK}),
     # rolling('2D'): r.obj = a longer Series, the index read past its end
     Payload('rolling-obj-replaced-offset-window', """
         import pandas as pd
@@ -4076,7 +4076,7 @@ PAYLOADS = [
             r = s.rolling("2D")
             r.obj = pd.Series(np.arange(float(n)))
             return str(r.sum().tail(3))
-        """, on={GUARD}, off={CRASH}),
+        """, on={GUARD}, off={CRASH, OK}),
 
     # review 16 (2026-12-04): the backend printing numbers the child wrote
     # numeric prints in full: 7,000 x "1E+131071" is a 63 kB result (far
@@ -4135,7 +4135,7 @@ PAYLOADS = [
             im.set_transform(ShortMesh() + ax.transData)
             fig.canvas.draw()
             return "drawn"
-        """, on={GUARD}, off={CRASH}),
+        """, on={GUARD}, off={CRASH, OK}),
     Payload("mpl-image-resample-short-mesh-heap-pixels", """
         import numpy as np
         import matplotlib.pyplot as plt
@@ -4177,7 +4177,7 @@ PAYLOADS = [
             fig.savefig(buf, format="png",
                         pil_kwargs={"format": "JPEG2000", "offset": (0, 100)})
             return len(buf.getvalue())
-        """, on={GUARD}, off={CRASH}),
+        """, on={GUARD}, off={CRASH, OK}),
     Payload("pil-jpeg2000-offset-through-imsave", """
         import io
         import numpy as np
@@ -4187,7 +4187,7 @@ PAYLOADS = [
             plt.imsave(buf, np.zeros((50, 50, 4), np.uint8), format="png",
                        pil_kwargs={"format": "JPEG2000", "offset": (100, 0)})
             return len(buf.getvalue())
-        """, on={GUARD}, off={CRASH}),
+        """, on={GUARD}, off={CRASH, OK}),
     # review rev17: FT2Font's bounding box is uninitialised until set_text();
     # a font mathtext hands out reports the heap's old bytes (pointers,
     # strings) as its descent, size and bitmap offset
