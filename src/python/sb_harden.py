@@ -25,7 +25,8 @@ from sb_guard import (  # noqa: F401 - the shared policy and the call's state
     native_code_message, refuse)
 from sb_memory import (  # noqa: F401 - the memory guards harden_* apply
     _set_on_immutable_type, _c_new, _harden_struct, _harden_bytearray_join,
-    _harden_bytearray_mod, _harden_ordered_dict, _harden_itertools, _array_args_problem,
+    _harden_bytearray_mod, _harden_ordered_dict, _harden_zoneinfo, _harden_itertools,
+    _array_args_problem,
     _holds_objects, _buffer_extent_problem, _checked_array_class, _check_array_new,
     _patch_ndarray_type, _guard_object_memory, _hashtable_vector_array, _pandas_frame,
     _hand_out_checked_ndarray, _checked_origin, _guard_object_hashtables, _guard_take_nd,
@@ -243,6 +244,7 @@ def harden_libraries():
     _harden_bytearray_join()
     _harden_bytearray_mod()
     _harden_ordered_dict()
+    _harden_zoneinfo()
     import decimal
     # gh-106263: a SignalDict made by calling its class (type(ctx.flags)())
     # has no flags to point to: any use read or wrote address 0 (SIGSEGV)

