@@ -30,7 +30,7 @@ from sb_memory import (  # noqa: F401 - the memory guards harden_* apply
     _holds_objects, _buffer_extent_problem, _checked_array_class, _check_array_new,
     _patch_ndarray_type, _guard_object_memory, _hashtable_vector_array, _pandas_frame,
     _hand_out_checked_ndarray, _checked_origin, _guard_object_hashtables, _guard_take_nd,
-    _guard_window_bounds, _guard_pandas_codes)
+    _guard_window_bounds, _guard_pandas_codes, _guard_pandas_abcs)
 
 
 def _in_memory(obj):
@@ -941,6 +941,7 @@ def _guard_pandas_names():
     __getattr__.__qualname__ = ndframe_getattr.__qualname__
     NDFrame.__getattr__ = __getattr__
     _guard_pandas_codes()
+    _guard_pandas_abcs()
     _guard_window_bounds()
     import pandas.api.interchange as interchange
     refuse(interchange.from_dataframe,

@@ -973,6 +973,46 @@ def _guard_window_bounds():
             setattr(aggregations, name, wrap(name, function))
 
 
+def _guard_pandas_abcs():
+    """pandas decides what an object is (a Series, a Categorical, an
+    Index...) by its "_typ" attribute (pandas.core.dtypes.generic: every
+    isinstance(x, ABCSeries) in pandas reads getattr(x, "_typ")), which an
+    object of the code's classes may have (a class attribute, or
+    __getattr__): pandas then took its _values, _mgr and codes for its own
+    and handed them to its native code.  In a call an object whose class
+    the code made (its module is the code's) is none of pandas' types."""
+    import pandas.core.dtypes.generic as generic
+    for name in dir(generic):
+        abc_class = getattr(generic, name)
+        if not name.startswith("ABC") or not isinstance(abc_class, type):
+            continue
+        meta = type(abc_class)
+        instancecheck = meta.__dict__.get("__instancecheck__")
+        subclasscheck = meta.__dict__.get("__subclasscheck__")
+        if not isinstance(instancecheck, classmethod) or \
+                not isinstance(subclasscheck, classmethod):
+            continue
+
+        def _instancecheck(cls, inst, _check=instancecheck.__func__):
+            if _IN_CALL["on"] and _made_by_code(type(inst)):
+                return False
+            return _check(cls, inst)
+
+        def _subclasscheck(cls, inst, _check=subclasscheck.__func__):
+            if _IN_CALL["on"] and isinstance(inst, type) and _made_by_code(inst):
+                return False
+            return _check(cls, inst)
+        meta.__instancecheck__ = classmethod(_instancecheck)
+        meta.__subclasscheck__ = classmethod(_subclasscheck)
+
+
+def _made_by_code(cls):
+    """A class the code's class statements made (its module the code's);
+    the code's classes cannot derive from pandas' (sb_guard)."""
+    module = type.__getattribute__(cls, "__module__")
+    return type(module) is str and module == "__sandbox__"
+
+
 def _guard_pandas_codes():
     """Categorical(codes, dtype=, fastpath=True) and MultiIndex(...,
     verify_integrity=False) (and its set_codes/set_levels) take codes

@@ -4384,6 +4384,25 @@ PAYLOADS = [
                 out.append(repr(z.utcoffset(datetime.datetime(1970, 1, day, tzinfo=z))))
             return out
         """, on={EXCEPTION}, off={CRASH, OK, EXCEPTION}),
+
+    # pandas decides what an object is by its "_typ": an object of the
+    # code's classes with _typ = "series" had pandas take its _values and
+    # _constructor for a Series' (then to pandas' native code); in a call
+    # the code's objects are none of pandas' types (the layer off: taken)
+    Payload("pandas-abc-typ-of-a-code-object", """
+        import numpy as np
+        import pandas as pd
+        class Fake:
+            _typ = "series"
+            def __init__(self):
+                self._values = np.array([1.0, np.nan])
+                self.index = pd.RangeIndex(2)
+                self.name = "x"
+            def _constructor(self, result, index=None, name=None, copy=False):
+                raise RuntimeError("pandas took the code's object for a Series")
+        def main():
+            return str(pd.isna(Fake()))
+        """, on={OK}, off={EXCEPTION}),
 ]
 
 # Raw system calls the allowlist must refuse (or answer with ENOSYS).
