@@ -266,3 +266,22 @@ def main():
     return os.getuid()
 $$);
 RESET pysandbox.python_layer;
+-- the worker's one-pass check of positions and group labels that pandas'
+-- native code trusts (sb_memory._outside): outside [low, high) or not, and
+-- None where it does not read the array (numpy then checks)
+SET pysandbox.python_layer = off;
+SELECT sandbox_execute($$
+import sb_io
+import numpy as np
+def main():
+    cases = [
+        (np.array([0, 1, 2], dtype=np.int64), 0, 3), (np.array([0, 1, 3], dtype=np.int64), 0, 3),
+        (np.array([-1, 0], dtype=np.intp), -1, 1), (np.array([-2, 0], dtype=np.intp), -1, 1),
+        (np.array([5], dtype=np.int32), 0, 6), (np.array([6], dtype=np.int32), 0, 6),
+        (np.array([2**63 + 5], dtype=np.uint64), 0, 10), (np.array([3], dtype=np.uint32), 0, 4),
+        (np.array([], dtype=np.int64), 0, 0), (np.arange(10)[::2], 0, 100),
+        (np.array([1], dtype=np.int8), 0, 2), (np.array([1.5]), 0, 2),
+        (np.array([0, 1], dtype=">i8"), 0, 2)]
+    return [sb_io.positions_outside(a, lo, hi) for a, lo, hi in cases]
+$$);
+RESET pysandbox.python_layer;

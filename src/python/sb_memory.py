@@ -19,6 +19,27 @@ from sb_guard import (  # noqa: F401 - the shared policy and the call's state
     _SUBSTITUTES, _TYPE_SUBSTITUTES, refuse)
 
 
+def _outside(values, low, high):
+    """Whether an array of integers holds a value below low or at or above
+    high: the worker's one-pass sb_io.positions_outside where it reads the
+    array (C-contiguous integers), numpy's min() and max() otherwise."""
+    fast = _POSITIONS_OUTSIDE
+    if fast[0] is None:
+        try:
+            import sb_io
+            fast[0] = getattr(sb_io, "positions_outside", False)
+        except ImportError:              # the unit tests' stub
+            fast[0] = False
+    if fast[0]:
+        got = fast[0](values, max(int(low), -1 << 63), min(int(high), (1 << 63) - 1))
+        if got is not None:
+            return got
+    return bool(values.size) and (int(values.min()) < low or int(values.max()) >= high)
+
+
+_POSITIONS_OUTSIDE = [None]
+
+
 def _set_on_immutable_type(cls, items):
     """Set attributes of a type Python may not change (a static type or
     one with Py_TPFLAGS_IMMUTABLETYPE), here in the worker before any child
@@ -486,7 +507,7 @@ def _guard_take_nd():
                 shape = getattr(arr, "shape", None) or (len(arr),)
                 n = shape[axis] if -len(shape) <= axis < len(shape) else 0
                 low = -1 if allow_fill else 0
-                if positions.min() < low or positions.max() >= n:
+                if _outside(positions, low, n):
                     raise ValueError("a take of positions outside %d values (%d to %d) is "
                                      "not allowed in the sandbox: pandas reads them unchecked"
                                      % (n, positions.min(), positions.max()))
@@ -849,26 +870,20 @@ def _hashtable_vector_array(array):
     every tracked object, which in a workspace holding millions of them
     cost milliseconds per factorize; it is the fallback."""
     import gc
-    for holder in gc.get_objects(0):
-        if _is_hashtable_vector(type(holder)) and \
-                any(held is array for held in gc.get_referents(holder)):
+    vectors = _VECTOR_TYPES
+    if not vectors:
+        from pandas._libs import hashtable
+        vectors.update(c for name, c in vars(hashtable).items()
+                       if name.endswith("Vector") and isinstance(c, type))
+    for holder in [o for o in gc.get_objects(0) if type(o) in vectors]:
+        if any(held is array for held in gc.get_referents(holder)):
             return True
-    for holder in gc.get_referrers(array):
-        if _is_hashtable_vector(type(holder)):
-            return True
-    return False
+    return any(type(holder) in vectors for holder in gc.get_referrers(array))
 
 
-def _is_hashtable_vector(cls):
-    # a static (Cython) type: a class of the code's, a heap type, could
-    # name any module, with a __module__ of its own choosing
-    if type.__getattribute__(cls, "__flags__") & _HEAPTYPE:
-        return False
-    return type.__getattribute__(cls, "__module__") == "pandas._libs.hashtable" and \
-        type.__getattribute__(cls, "__name__").endswith("Vector")
-
-
-_HEAPTYPE = 1 << 9
+# pandas' hash table Vector classes (Int64Vector, ObjectVector, ...): static
+# types, so a class of the code's naming their module is none of them
+_VECTOR_TYPES = set()
 
 
 def _pandas_frame(frame):
@@ -1033,7 +1048,7 @@ def _guard_pandas_codes():
         if _IN_CALL["on"]:
             codes = np.asarray(self.codes)
             n = len(self.categories)
-            if codes.size and (codes.min() < -1 or codes.max() >= n):
+            if _outside(codes, -1, n):
                 raise ValueError("codes need to be between -1 and len(categories)-1: codes "
                                  "outside the categories are not allowed in the sandbox")
     __init__.__qualname__ = init.__qualname__
@@ -1052,8 +1067,7 @@ def _guard_pandas_codes():
             raise ValueError("Length of levels and codes must match")
         for i, (level, level_codes) in enumerate(zip(mi.levels, codes)):
             level_codes = np.asarray(level_codes)
-            if level_codes.size and (level_codes.min() < -1 or
-                                     level_codes.max() >= len(level)):
+            if _outside(level_codes, -1, len(level)):
                 raise ValueError("On level %d, a code is outside the level's %d values"
                                  % (i, len(level)))
         return mi
@@ -1118,7 +1132,7 @@ def _guard_groupby_codes(Categorical, CategoricalIndex):
             info = __original(self)
             if _IN_CALL["on"]:
                 ids, ngroups = np.asarray(info[0]), info[2]
-                if ids.size and (int(ids.min()) < -1 or int(ids.max()) >= ngroups):
+                if _outside(ids, -1, ngroups):
                     raise ValueError("a group label is outside the %d groups (%d to %d): not "
                                      "allowed in the sandbox, pandas' group functions read them "
                                      "unchecked"
@@ -1197,13 +1211,12 @@ def _guard_group_functions():
             per_row.append(out)        # a transform: one output row per row
         if any(value is not None and rows(value) != n for value in per_row):
             return "the group labels are not one per row"
-        if n and (int(labels.min()) < -1 or int(labels.max()) >= int(groups)):
+        if _outside(labels, -1, int(groups)):
             return "a group label is outside the %d groups" % groups
         for name in ("sorted_labels", "sort_indexer"):
             if name in given:
                 positions = np.asarray(given[name])
-                if len(positions) != n or n and (int(positions.min()) < 0 or
-                                                 int(positions.max()) >= n):
+                if len(positions) != n or _outside(positions, 0, n):
                     return "a row position is outside the %d rows" % n
         return None
 
@@ -1232,7 +1245,7 @@ def _guard_group_functions():
     def groupsort_indexer(index, ngroups):
         if _IN_CALL["on"]:
             labels = np.asarray(index)
-            if labels.size and (int(labels.min()) < -1 or int(labels.max()) >= int(ngroups)):
+            if _outside(labels, -1, int(ngroups)):
                 raise ValueError("pandas' groupsort_indexer: a group label outside the %d "
                                  "groups is not allowed in the sandbox (its native code counts "
                                  "them unchecked)" % ngroups)

@@ -338,3 +338,140 @@ PySequence_Fast(PyObject *v, const char *m)
 	Py_DECREF(it);
 	return list;
 }
+
+/*
+ * sb_io.positions_outside(array, low, high): whether any element of a
+ * C-contiguous array of integers is below low or at or above high (True or
+ * False), or None for an array it does not read (another type, not
+ * contiguous: the caller checks with numpy).  One pass, where numpy's
+ * min() and max() take two: the checks of positions and group labels that
+ * pandas' native code trusts (sb_memory.py) run on every 1M-row groupby.
+ */
+static bool sb_int64_outside(const int64_t *p, Py_ssize_t n, long long low, long long high);
+
+PyObject *
+sb_io_positions_outside(PyObject *self, PyObject *args)
+{
+	PyObject   *array;
+	long long	low;
+	long long	high;
+	Py_buffer	view;
+	const char *format;
+	Py_ssize_t	n;
+	Py_ssize_t	i;
+	long long	lo = LLONG_MAX;
+	long long	hi = LLONG_MIN;
+	bool		wide_unsigned = false;
+
+	if (!PyArg_ParseTuple(args, "OLL:positions_outside", &array, &low, &high))
+		return NULL;
+	if (PyObject_GetBuffer(array, &view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) != 0)
+	{
+		PyErr_Clear();
+		Py_RETURN_NONE;
+	}
+	format = view.format ? view.format : "B";
+	if (*format == '<' || *format == '=' || *format == '@')
+		format++;
+	if (format[0] == '\0' || format[1] != '\0' || view.itemsize <= 0)
+	{
+		PyBuffer_Release(&view);
+		Py_RETURN_NONE;
+	}
+	n = view.len / view.itemsize;
+	if (n == 0)
+	{
+		PyBuffer_Release(&view);
+		Py_RETURN_FALSE;
+	}
+	if ((*format == 'l' || *format == 'q') && view.itemsize == 8)
+	{
+		bool		outside = sb_int64_outside(view.buf, n, low, high);
+
+		PyBuffer_Release(&view);
+		return PyBool_FromLong(outside);
+	}
+	else if ((*format == 'L' || *format == 'Q') && view.itemsize == 8)
+	{
+		const uint64_t *p = view.buf;
+		uint64_t	ulo = UINT64_MAX;
+		uint64_t	uhi = 0;
+
+		for (i = 0; i < n; i++)
+		{
+			ulo = p[i] < ulo ? p[i] : ulo;
+			uhi = p[i] > uhi ? p[i] : uhi;
+		}
+		wide_unsigned = uhi > (uint64_t) LLONG_MAX;
+		lo = (long long) (ulo > (uint64_t) LLONG_MAX ? LLONG_MAX : ulo);
+		hi = (long long) (wide_unsigned ? LLONG_MAX : uhi);
+	}
+	else if (*format == 'i' && view.itemsize == 4)
+	{
+		const int32_t *p = view.buf;
+		int32_t		l32 = INT32_MAX;
+		int32_t		h32 = INT32_MIN;
+
+		for (i = 0; i < n; i++)
+		{
+			l32 = p[i] < l32 ? p[i] : l32;
+			h32 = p[i] > h32 ? p[i] : h32;
+		}
+		lo = l32;
+		hi = h32;
+	}
+	else if (*format == 'I' && view.itemsize == 4)
+	{
+		const uint32_t *p = view.buf;
+		uint32_t	l32 = UINT32_MAX;
+		uint32_t	h32 = 0;
+
+		for (i = 0; i < n; i++)
+		{
+			l32 = p[i] < l32 ? p[i] : l32;
+			h32 = p[i] > h32 ? p[i] : h32;
+		}
+		lo = l32;
+		hi = h32;
+	}
+	else
+	{
+		PyBuffer_Release(&view);
+		Py_RETURN_NONE;
+	}
+	PyBuffer_Release(&view);
+	return PyBool_FromLong(wide_unsigned || lo < low || hi >= high);
+}
+
+/*
+ * The common case (numpy's intp): vectorised, a block at a time, for the
+ * widest vectors the CPU has (the baseline x86-64 has no 64-bit integer
+ * compare: plain -O2 code took 0.85 ms for 1M elements, numpy's min() and
+ * max() 0.23, this 0.11 on the slower VM).
+ */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("O3"), target_clones("avx512f", "avx2", "default")))
+#endif
+static bool
+sb_int64_outside(const int64_t *p, Py_ssize_t n, long long low, long long high)
+{
+	Py_ssize_t	i = 0;
+
+	while (i < n)
+	{
+		Py_ssize_t	end = n - i > 4096 ? i + 4096 : n;
+		int64_t		lo = INT64_MAX;
+		int64_t		hi = INT64_MIN;
+		Py_ssize_t	j;
+
+		for (j = i; j < end; j++)
+		{
+			lo = p[j] < lo ? p[j] : lo;
+			hi = p[j] > hi ? p[j] : hi;
+		}
+		if (lo < low || hi >= high)
+			return true;
+		i = end;
+	}
+	return false;
+}

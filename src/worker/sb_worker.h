@@ -60,6 +60,7 @@ extern struct _object *sb_io_init(void);
 /* sb_memguard.c: sb_io's guards of numpy's object memory */
 extern struct _object *sb_io_guard_object_buffers(struct _object *self, struct _object *arg);
 extern struct _object *sb_io_guard_object_loops(struct _object *self, struct _object *arg);
+extern struct _object *sb_io_positions_outside(struct _object *self, struct _object *args);
 extern bool sb_claim_pending;	/* the next frame claims a spare's call */
 extern uint32_t sb_call_cpu_ms; /* the call's CPU limit */
 
