@@ -780,6 +780,13 @@ import pandas as pd
 def main():
     return pd.DataFrame({"x": [[decimal.Decimal("1e131071")] * 7000]})
 $$) AS t(x numeric[]);
+-- and in all the values of a result, not only in each
+SELECT count(*) FROM sandbox_rows($$
+import decimal
+import pandas as pd
+def main():
+    return pd.DataFrame({"x": [[decimal.Decimal("1e131071")] * 100] * 40})
+$$) AS t(x numeric[]);
 SELECT length(x::text) FROM sandbox_rows($$
 import decimal
 import pandas as pd

@@ -55,10 +55,12 @@ run() {
 	fi
 }
 
-# every test/python/test_*.py: the validator and guards, the codec, the
-# request handling, matplotlib's guards and the reviews' in-process cases
-run "python layer unit tests (test/python)" \
-	/usr/bin/python3 -m unittest discover -s test/python -p 'test_*.py'
+# every test/python/test_*.py, each in a process of its own (each hardens
+# the libraries as a worker does, once): the validator and guards, the
+# codec, the request handling, matplotlib's guards and the reviews' cases
+for t in test/python/test_*.py; do
+	run "unit tests: $t" sh -c "cd test/python && /usr/bin/python3 -m unittest -q $(basename "$t" .py)"
+done
 run "pg_regress" sh -c 'make -s installcheck || { cat regression.diffs 2>/dev/null | head -200; exit 1; }'
 run "fuzz: the backend's checks on the child's frames (60 s)" sh test/fuzz/build.sh 60
 run "hot standby" sh test/standby/standby.sh

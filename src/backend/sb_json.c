@@ -65,7 +65,7 @@
  * statement_timeout and cancel.  The digits a text's numbers gain in print,
  * over what they take in the text, are limited to this in all.
  */
-#define SB_NUMBER_MAX_EXPANSION	((Size) 16 << 20)
+/* SB_NUMBER_MAX_EXPANSION (pysandbox.h) */
 
 /* interrupts and the budget are checked every this many tokens */
 #define SB_JSONB_TICK		4096
@@ -146,13 +146,6 @@ sb_number_expansion(const char *text, Size len)
 		p = next > p ? next : p + 1;
 	}
 	return extra;
-}
-
-/* Would a value's text print as too many digits (sb_number_expansion)? */
-bool
-sb_number_expansion_too_big(const char *text, Size len)
-{
-	return sb_number_expansion(text, len) > SB_NUMBER_MAX_EXPANSION;
 }
 
 /*

@@ -197,7 +197,7 @@ sb_fixed_datum(SbOutColumn *c, uint64 row)
  * passed to the input function in place.
  */
 static Datum
-sb_text_datum(SbOutColumn *c, uint64 row)
+sb_text_datum(SbOutColumn *c, uint64 row, Size *expansion)
 {
 	const char *s;
 	uint64		n;
@@ -241,13 +241,22 @@ sb_text_datum(SbOutColumn *c, uint64 row)
 						 c->cache_cxt);
 		return JsonbPGetDatum(jb);
 	}
-	/* numbers that print as far more digits than they take (sb_json.c) */
-	if (!c->plain_text && c->basetype != BYTEAOID && sb_number_expansion_too_big(s, n))
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("value holds numbers whose output would take too many digits"),
-				 errdetail("A number written with an exponent (1e131071) prints in full."),
-				 errhint("Round the numbers, or return them as strings.")));
+	/*
+	 * numbers that print as far more digits than they take (sb_json.c), in
+	 * all the result's values: 40 rows of 127 x 1e131071 each were 100 kB
+	 * sent and 666 MB printed
+	 */
+	if (!c->plain_text && c->basetype != BYTEAOID)
+	{
+		*expansion += sb_number_expansion(s, n);
+		if (*expansion > SB_NUMBER_MAX_EXPANSION)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("the result's values hold numbers whose output would take more than %d MB of digits",
+							(int) (SB_NUMBER_MAX_EXPANSION >> 20)),
+					 errdetail("A number written with an exponent (1e131071) prints in full."),
+					 errhint("Round the numbers, or return them as strings.")));
+	}
 	arg = pg_any_to_server(s, (int) n, PG_UTF8);
 	if (c->plain_text)
 		return PointerGetDatum(cstring_to_text_with_len(arg, arg == s ? (int) n : strlen(arg)));
@@ -348,6 +357,7 @@ sb_rows_receive(SbRowsOut *ro, const SbOutcome *out, const SbLimits *limits,
 	MemoryContext rowcxt = NULL;
 	MemoryContext old;
 	SbRowsContext ctx = {func, NULL, 0};
+	Size		expansion = 0;
 	ErrorContextCallback errcb;
 	ListCell   *lc;
 	int			i;
@@ -398,7 +408,7 @@ sb_rows_receive(SbRowsOut *ro, const SbOutcome *out, const SbLimits *limits,
 			if (c->kind == SB_COL_TEXT)
 			{
 				if (valid)
-					values[c->attnum] = sb_text_datum(c, ctx.row);
+					values[c->attnum] = sb_text_datum(c, ctx.row, &expansion);
 				else			/* a NULL must still satisfy a domain's NOT NULL */
 					(void) InputFunctionCall(&c->input, NULL, c->typioparam, c->typmod);
 			}

@@ -514,6 +514,25 @@ def _guard_imsave(image, check):
     def imsave(*args, **kwargs):
         if sb_guard.guard_on():
             check(args, kwargs)
+            # imsave's own format= chose any writer Pillow has as well
+            # (format="jpeg2000", "icns", "spider", ...): only FORMATS; when
+            # not given, what imsave would take for a file object
+            if len(args) > 5:
+                args = list(args)
+                fmt = args[5]
+            else:
+                fmt = kwargs.get("format")
+            if fmt is None:
+                import matplotlib
+                fmt = str(matplotlib.rcParams["savefig.format"])
+                if type(args) is list:
+                    args[5] = fmt
+                else:
+                    kwargs["format"] = fmt
+            if str(fmt).lower() not in FORMATS:
+                raise ValueError('format "%s" is not available in the sandbox; use one of: %s'
+                                 % (fmt, ", ".join(sorted(FORMATS))))
+            args = tuple(args)
             options = kwargs.get("pil_kwargs")
             if options is not None:
                 if type(options) is not dict:
@@ -802,7 +821,16 @@ class _Font:
         object.__setattr__(self, "_font", font)
 
     def __getattr__(self, name):
+        if name == "get_image":
+            # FT2Font.get_image() is an array over the font's bitmap with no
+            # base: freed by the next larger text (matplotlib.artist.getp(font,
+            # "image") reached it, since getp builds the name); a copy
+            return self._copied_image
         return getattr(self._font, name)
+
+    def _copied_image(self):
+        import numpy as np
+        return np.array(self._font.get_image(), copy=True)
 
     def __setattr__(self, name, value):
         raise AttributeError("font objects are read-only in the sandbox")

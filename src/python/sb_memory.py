@@ -927,6 +927,31 @@ def _checked_origin(get_origin):
     return checked
 
 
+def _guard_variable_window_bounds(np):
+    """rolling("2D", on=index) takes any Index for the rows' times, of any
+    length (BaseWindow keeps it as it is), and the Cython that computes an
+    offset window's bounds (boundscheck off) reads index[i] for every value:
+    s.rolling("1ns", on=shorter).count() compared the heap's words as times,
+    and a long Series crashed (SIGSEGV).  In a call the index must have one
+    time per value (pandas.core.indexers.objects imports the function by
+    name: patched there)."""
+    import pandas.core.indexers.objects as objects
+    function = getattr(objects, "calculate_variable_window_bounds", None)
+    if function is None:
+        return
+
+    def calculate_variable_window_bounds(num_values, window_size, min_periods, center, closed,
+                                         index):
+        if _IN_CALL["on"] and (index is None or np.ndim(index) != 1 or
+                               len(index) < int(num_values)):
+            raise ValueError("a rolling window's times (on=) must be one per value: %s for "
+                             "%d values is not allowed in the sandbox"
+                             % ("none" if index is None else len(index), num_values))
+        return function(num_values, window_size, min_periods, center, closed, index)
+    calculate_variable_window_bounds.__doc__ = function.__doc__
+    objects.calculate_variable_window_bounds = calculate_variable_window_bounds
+
+
 def _guard_window_bounds():
     """rolling(indexer) with a BaseIndexer of the code's: pandas checks
     only the length of the start and end arrays its get_window_bounds
@@ -980,6 +1005,7 @@ def _guard_window_bounds():
         checked.__doc__ = function.__doc__
         return checked
 
+    _guard_variable_window_bounds(np)
     for name in ("roll_sum", "roll_mean", "roll_var", "roll_skew", "roll_kurt",
                  "roll_median_c", "roll_max", "roll_min", "roll_quantile", "roll_rank",
                  "roll_apply", "ewm", "ewmcov"):
@@ -1143,6 +1169,32 @@ def _guard_groupby_codes(Categorical, CategoricalIndex):
         group_info.__doc__ = original.__doc__
         setattr(cls, "group_info", CachedProperty(group_info))
     _guard_group_functions()
+    _guard_generate_slices()
+
+
+def _guard_generate_slices():
+    """lib.generate_slices(labels, ngroups) (boundscheck off) writes
+    starts[label] and ends[label] for each label: the ids of a groupby's
+    group_info are checked when made, but the array is cached and writable
+    (gb.grouper.group_info[0][1] = 10**9, then gb.apply() wrote out of
+    bounds, SIGSEGV).  In a call the labels are checked here, where
+    DataSplitter (apply, transform, filter) uses them."""
+    import numpy as np
+    import pandas._libs.lib as lib
+    generate = lib.generate_slices
+
+    def generate_slices(labels, ngroups):
+        if _IN_CALL["on"]:
+            values = np.asarray(labels)
+            if values.ndim != 1 or _outside(values, -1, int(ngroups)):
+                raise ValueError("pandas' generate_slices: a group label outside the %d groups "
+                                 "is not allowed in the sandbox (its native code writes at "
+                                 "them unchecked)" % ngroups)
+        return generate(labels, ngroups)
+    generate_slices.__name__ = "generate_slices"
+    generate_slices.__qualname__ = getattr(generate, "__qualname__", "generate_slices")
+    generate_slices.__doc__ = generate.__doc__
+    lib.generate_slices = generate_slices
 
 
 # pandas._libs.groupby's functions by their positional parameters (those

@@ -4403,6 +4403,76 @@ PAYLOADS = [
         def main():
             return str(pd.isna(Fake()))
         """, on={OK}, off={EXCEPTION}),
+
+    # review 20 (2026-12-04): the day's fixes reviewed
+    # rolling("1ns", on=index): BaseWindow keeps any Index given as on= whatever
+    # its length, and calculate_variable_window_bounds (Cython, boundscheck
+    # off) reads index[i] for every value: the counts come from comparing the
+    # heap's words as times; a long Series read far past it (SIGSEGV)
+    Payload("rolling-on-shorter-index", """
+        import numpy as np
+        import pandas as pd
+        def main():
+            idx = pd.DatetimeIndex([0], dtype="datetime64[ns]")
+            leak = pd.Series(np.ones(40)).rolling("1ns", on=idx, closed="both").count()
+            big = pd.Series(np.zeros(20_000_000)).rolling("2D", on=idx).sum()
+            return [leak.tolist(), float(big.sum())]
+        """, on={GUARD}, off={CRASH}),
+
+    # a groupby's group_info is checked when made, but cached and writable:
+    # its ids changed afterwards reached lib.generate_slices (DataSplitter,
+    # apply), which writes starts[label] and ends[label] unchecked
+    Payload("groupby-cached-ids-generate-slices", """
+        import pandas as pd
+        def main():
+            df = pd.DataFrame({"k": [0, 1], "v": [1.0, 2.0]})
+            gb = df.groupby("k")
+            ids = gb.grouper.group_info[0]
+            ids[1] = 10**9
+            return gb.apply(lambda g: len(g)).tolist()
+        """, on={GUARD}, off={CRASH}),
+
+    # matplotlib.artist.getp(obj, "image") calls obj.get_image() (a name it
+    # builds, past the validator's forbidden attributes); the _Font proxy
+    # forwarded it: FT2Font.get_image() is an array with no base over the
+    # cached font's bitmap, freed when the Agg renderer draws a larger text
+    # with the same font (read: heap pointers; write: 0x41 into freed memory)
+    Payload("font-get-image-through-getp", """
+        import io
+        import matplotlib.pyplot as plt
+        from matplotlib import artist
+        from matplotlib.mathtext import MathTextParser
+        def draw(text, size):
+            fig = plt.figure(figsize=(8, 3), dpi=100)
+            fig.text(0.01, 0.3, text, fontsize=size, family="DejaVu Sans")
+            fig.savefig(io.BytesIO(), format="png")
+            plt.close(fig)
+        def main():
+            font = MathTextParser("path").parse("W").glyphs[0][0]
+            draw("a", 10)
+            image = artist.getp(font, "image")
+            before = image.tobytes()
+            draw("WWWWWWWWWWWWWWWWWWWWWW", 60)
+            junk = [bytes(50) for i in range(200)]
+            after = image.tobytes()
+            image[...] = 0x41
+            if after != before:
+                raise RuntimeError("font bitmap freed under the array: " + after[:32].hex())
+            return "copy"
+        """, on={OK}, off={EXCEPTION, CRASH, OK}),
+
+    # imsave's own format= (and rcParams["savefig.format"] when not given)
+    # still chose any Pillow writer (jpeg2000, icns, spider, im, sgi, dds...),
+    # which rev17 closed only for pil_kwargs={"format": ...}
+    Payload("imsave-format-any-pillow-writer", """
+        import io
+        import numpy as np
+        import matplotlib.pyplot as plt
+        def main():
+            b = io.BytesIO()
+            plt.imsave(b, np.random.rand(64, 64, 4), format="jpeg2000")
+            return len(b.getvalue())
+        """, on={GUARD, EXCEPTION}, off={OK}),
 ]
 
 # Raw system calls the allowlist must refuse (or answer with ENOSYS).

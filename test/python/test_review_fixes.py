@@ -1,0 +1,152 @@
+#!/usr/bin/python3
+"""A review of the fixes of rev15/17/19 (rev20): payloads run in-process with
+the Python layer as a call has it.  No OS layer."""
+
+import os
+import sys
+import textwrap
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "src", "python"))
+
+import sb_charts  # noqa: E402
+import sb_guard  # noqa: E402
+import sb_harden  # noqa: E402
+import sb_validator  # noqa: E402
+
+with sb_charts.home():
+    import matplotlib  # noqa: E402,F401
+    sb_charts.prepare()
+sb_harden.harden_pandas()
+sb_harden.harden_numpy()
+sb_harden.harden_native_loads()
+sb_harden.harden_processes()
+sb_harden.harden_libraries()
+
+ALLOWED = ["io", "warnings", "numpy", "pandas", "matplotlib"]
+
+
+def run(source):
+    source = textwrap.dedent(source)
+    findings = sb_validator.validate(source, ALLOWED)[0]
+    if findings:
+        raise AssertionError("validator: %r" % (findings,))
+    namespace = sb_guard.make_globals(ALLOWED, print)
+    code = sb_guard.compile_user_code(source, "<sandbox>")
+    sb_guard.set_pandas_guard(True)
+    try:
+        exec(code, namespace)
+        return namespace["main"]()
+    finally:
+        sb_guard.leave_call()
+        sb_charts.end_call()
+
+
+class Rev20Tests(unittest.TestCase):
+
+    def test_rolling_on_shorter_index_refused(self):
+        with self.assertRaisesRegex(ValueError, "one per value"):
+            run('''
+                import pandas as pd
+                import numpy as np
+                def main():
+                    s = pd.Series(np.ones(40))
+                    idx = pd.DatetimeIndex([0], dtype="datetime64[ns]")
+                    return s.rolling("1ns", on=idx, closed="both").count().tolist()
+                ''')
+
+    def test_rolling_on_index_of_the_rows_works(self):
+        result = run('''
+            import pandas as pd
+            import numpy as np
+            def main():
+                s = pd.Series(np.ones(4))
+                idx = pd.date_range("2020-01-01", periods=4, freq="D")
+                return s.rolling("2D", on=idx).sum().tolist()
+            ''')
+        self.assertEqual(result, [1.0, 2.0, 2.0, 2.0])
+
+    def test_cached_group_ids_written_refused(self):
+        with self.assertRaisesRegex(ValueError, "generate_slices"):
+            run('''
+                import pandas as pd
+                def main():
+                    df = pd.DataFrame({"k": [0, 1], "v": [1.0, 2.0]})
+                    gb = df.groupby("k")
+                    ids = gb.grouper.group_info[0]
+                    ids[1] = 5
+                    return gb.apply(lambda g: len(g)).tolist()
+                ''')
+
+    def test_groupby_apply_works(self):
+        result = run('''
+            import pandas as pd
+            def main():
+                df = pd.DataFrame({"k": [0, 1, 1], "v": [1.0, 2.0, 3.0]})
+                return df.groupby("k").apply(lambda g: len(g)).tolist()
+            ''')
+        self.assertEqual(result, [1, 2])
+
+    def test_font_image_through_getp_is_a_copy(self):
+        result = run('''
+            import io
+            import matplotlib.pyplot as plt
+            from matplotlib import artist
+            from matplotlib.mathtext import MathTextParser
+            def draw(text, size):
+                fig = plt.figure(figsize=(8, 3), dpi=100)
+                fig.text(0.01, 0.3, text, fontsize=size, family="DejaVu Sans")
+                fig.savefig(io.BytesIO(), format="png")
+                plt.close(fig)
+            def main():
+                font = MathTextParser("path").parse("W").glyphs[0][0]
+                draw("a", 10)
+                image = artist.getp(font, "image")
+                before = image.tobytes()
+                draw("WWWWWWWWWWWWWWWWWWWWWW", 60)
+                junk = [bytes(50) for i in range(200)]
+                return [image.flags.owndata or image.base is not None,
+                        image.tobytes() == before]
+            ''')
+        self.assertEqual(result, [True, True])
+
+
+    def test_imsave_format_is_checked(self):
+        with self.assertRaisesRegex(ValueError, "not available in the sandbox"):
+            run('''
+                import io
+                import numpy as np
+                import matplotlib.pyplot as plt
+                def main():
+                    plt.imsave(io.BytesIO(), np.zeros((8, 8, 4)), format="jpeg2000")
+                ''')
+
+    def test_imsave_rcparams_format_is_checked(self):
+        with self.assertRaisesRegex(ValueError, "not available in the sandbox"):
+            run('''
+                import io
+                import numpy as np
+                import matplotlib
+                import matplotlib.pyplot as plt
+                def main():
+                    with matplotlib.rc_context({"savefig.format": "icns"}):
+                        plt.imsave(io.BytesIO(), np.zeros((8, 8, 4)))
+                ''')
+
+    def test_imsave_png_works(self):
+        result = run('''
+            import io
+            import numpy as np
+            import matplotlib.pyplot as plt
+            def main():
+                b = io.BytesIO()
+                plt.imsave(b, np.zeros((8, 8, 4)), format="png")
+                c = io.BytesIO()
+                plt.imsave(c, np.zeros((8, 8, 4)))
+                return [b.getvalue()[:4], c.getvalue()[:4]]
+            ''')
+        self.assertEqual(result, [b"\x89PNG", b"\x89PNG"])
+
+if __name__ == "__main__":
+    unittest.main()
