@@ -29,8 +29,9 @@ from sb_memory import (  # noqa: F401 - the memory guards harden_* apply
     _array_args_problem,
     _holds_objects, _buffer_extent_problem, _checked_array_class, _check_array_new,
     _patch_ndarray_type, _guard_object_memory, _hashtable_vector_array, _pandas_frame,
-    _hand_out_checked_ndarray, _checked_origin, _guard_object_hashtables, _guard_take_nd,
-    _guard_window_bounds, _guard_pandas_codes, _guard_pandas_abcs)
+    _hand_out_checked_ndarray, _checked_origin, _guard_json_encoder, _guard_object_hashtables,
+    _guard_sparse_ops, _guard_join_indexers, _guard_take_nd, _guard_window_bounds,
+    _guard_pandas_codes, _guard_pandas_abcs)
 
 
 def _in_memory(obj):
@@ -662,6 +663,9 @@ def harden_pandas():
     _guard_template_compile()
     _guard_take_nd()
     _guard_object_hashtables()
+    _guard_json_encoder()
+    _guard_sparse_ops()
+    _guard_join_indexers()
     from pandas.api.indexers import BaseIndexer
     DERIVABLE_LIBRARY_CLASSES.append(BaseIndexer)
 

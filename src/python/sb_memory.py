@@ -433,9 +433,10 @@ def _guard_object_hashtables():
     Series.isin(a)).  An Index's ObjectEngine keeps its table across calls,
     over the Index's own array, which the code may write
     (pd.Index(a, copy=False); a[:] = None; idx.get_loc(k)).  In a call those
-    functions get private copies of arrays of objects (which hold their own
-    references and which the code cannot reach), and an ObjectEngine is
-    always built on a private copy."""
+    functions (and merge_asof's joins by a key of objects, which set_item()
+    the right frame's keys) get private copies of arrays of objects (which
+    hold their own references and which the code cannot reach), and an
+    ObjectEngine is always built on a private copy."""
     import numpy as np
     import pandas.core.algorithms as algorithms
     import pandas.core.frame as frame
@@ -464,6 +465,15 @@ def _guard_object_hashtables():
 
     for name in ("duplicated", "ismember", "value_count", "mode"):
         setattr(hashtable, name, on_private_copies(getattr(hashtable, name)))
+    # merge_asof(by=) of objects: the asof joins set_item() each right
+    # "by" key into a PyObjectHashTable, borrowed from the right frame's
+    # own column (ensure_object copies nothing), then compare the left
+    # keys with them (a key's __eq__ that empties the column freed the
+    # table's keys: SIGSEGV); pandas looks them up on the module
+    from pandas._libs import join as libjoin
+    for name in dir(libjoin):
+        if name.startswith("asof_join_") and name.endswith("_on_X_by_Y"):
+            setattr(libjoin, name, on_private_copies(getattr(libjoin, name)))
     frame.duplicated = hashtable.duplicated
     multi.duplicated = hashtable.duplicated
     # safe_sort maps the locations of the values it was given
@@ -1338,3 +1348,242 @@ def _guard_internal_attributes():
     for cls in (groupby.BaseGroupBy, ops.BaseGrouper, grouper.Grouping, grouper.Grouper,
                 rolling.BaseWindow):
         cls.__setattr__ = __setattr__
+
+
+def _guard_json_encoder():
+    """pandas' JSON encoder (ujson, objToJSON.c: to_json, pd.io.json.dumps)
+    iterates lists and dicts by borrowed pointers: a list's items with the
+    length it had when it began, a dict's value across PyObject_Str() of
+    its key.  A key's __str__, a default_handler, a toDict() or a property
+    the encoder reads (all the code's) that empties the list or dict being
+    encoded freed what the encoder then encoded: the freed value, refilled
+    by a bytearray's buffer, was a fake bytearray over all memory handed to
+    the code's default_handler.  In a call the encoder gets a private copy
+    of what it encodes: every list, tuple, set and dict copied (the code
+    cannot reach them), arrays, Series, frames and indexes of Python
+    objects rebuilt over such copies, and the code's objects resolved in
+    Python first as the encoder would (toDict(), then default_handler, then
+    the public attributes that are not callable), each result copied."""
+    import datetime
+    import decimal
+    import numpy as np
+    import pandas as pd
+    import pandas._libs.json as libjson
+    import pandas.io.json as io_json
+    import pandas.io.json._json as json_module
+    real_dumps = libjson.dumps
+    real = np.ndarray
+    native = (str, bytes, int, float, bool, type(None), decimal.Decimal, datetime.date,
+              datetime.time, datetime.timedelta, type(pd.NaT), type(pd.NA))
+
+    def objectlike(dtype):
+        return getattr(dtype, "kind", "O") not in "biufcmM"
+
+    def plain_name(name):
+        # a label (a Series' or an index's name) is encoded as any value,
+        # and may be a hashable list or dict of the code's: a tuple of
+        # such labels stays a tuple, anything else not plain is its str()
+        if isinstance(name, tuple):
+            return tuple(plain_name(item) for item in name)
+        if isinstance(name, native) or isinstance(name, np.generic):
+            return name
+        return str(name)
+
+    def private_array(values, handler):
+        out = np.array(values, dtype=object, copy=True, subok=False)
+        flat = out.reshape(-1)
+        for i in range(flat.size):
+            flat[i] = private(flat[i], handler)
+        return out
+
+    def private_index(index, handler):
+        if isinstance(index, pd.MultiIndex):
+            levels = [private_index(level, handler) for level in index.levels]
+            return pd.MultiIndex(levels=levels, codes=[np.array(c) for c in index.codes],
+                                 names=[plain_name(n) for n in index.names],
+                                 verify_integrity=False)
+        if type(index).__module__.startswith("pandas.") and not objectlike(index.dtype):
+            return index.copy().rename(plain_name(index.name))
+        return pd.Index(private_array(np.asarray(index, dtype=object), handler),
+                        dtype=object, name=plain_name(index.name), tupleize_cols=False)
+
+    def private_series(series, handler):
+        values = series.array
+        if type(values).__module__.startswith("pandas.") and not objectlike(series.dtype):
+            values = values.copy()
+        else:
+            values = private_array(np.asarray(series, dtype=object), handler)
+        return pd.Series(values, index=private_index(series.index, handler),
+                         dtype=object if isinstance(values, real) else None,
+                         name=plain_name(series.name), copy=False)
+
+    def private_frame(frame, handler):
+        columns = {}
+        for i in range(frame.shape[1]):
+            columns[i] = private_series(frame.iloc[:, i], handler)
+        out = pd.DataFrame(columns, index=private_index(frame.index, handler))
+        out.columns = private_index(frame.columns, handler)
+        return out
+
+    def private(value, handler):
+        if isinstance(value, dict):
+            out = {}
+            for key, item in list(dict.items(value)):
+                if type(key) not in (str, bytes):
+                    key = str(key)      # what the encoder does (PyObject_Str)
+                out[key] = private(item, handler)
+            return out
+        if isinstance(value, list) or isinstance(value, (set, frozenset)):
+            return [private(item, handler) for item in value]
+        if isinstance(value, tuple):
+            return tuple(private(item, handler) for item in value)
+        if isinstance(value, real):
+            if value.dtype.fields is not None and value.dtype.hasobject:
+                raise TypeError("an array of records holding Python objects cannot be "
+                                "written as JSON in the sandbox")
+            if value.dtype.hasobject:
+                return private_array(value, handler)
+            return np.array(value, copy=True, subok=False)
+        if isinstance(value, pd.DataFrame):
+            return private_frame(value, handler)
+        if isinstance(value, pd.Series):
+            return private_series(value, handler)
+        if isinstance(value, pd.Index):
+            return private_index(value, handler)
+        if isinstance(value, native) or isinstance(value, np.generic) and \
+                not isinstance(value, (np.void, np.float16)):
+            return value
+        to_dict = getattr(value, "toDict", None)
+        if callable(to_dict):
+            return private(to_dict(), handler)
+        if handler is not None:
+            return private(handler(value), handler)
+        attributes = {}
+        for name in dir(value):
+            if type(name) is str and not name.startswith("_"):
+                try:
+                    item = getattr(value, name)
+                except Exception:
+                    continue
+                if not callable(item):
+                    attributes[name] = private(item, handler)
+        return attributes
+
+    def dumps(obj, *args, **kwargs):
+        if not _IN_CALL["on"]:
+            return real_dumps(obj, *args, **kwargs)
+        handler = kwargs.get("default_handler")
+        if handler is not None and not callable(handler):
+            raise TypeError("Default handler is not callable")
+        obj = private(obj, handler)
+        if handler is not None:
+            kwargs["default_handler"] = lambda value: private(handler(value), handler)
+        return real_dumps(obj, *args, **kwargs)
+    dumps.__name__ = "dumps"
+    dumps.__qualname__ = getattr(real_dumps, "__qualname__", "dumps")
+    dumps.__doc__ = real_dumps.__doc__
+    libjson.dumps = dumps
+    json_module.dumps = dumps
+    io_json.dumps = dumps
+
+
+def _guard_sparse_ops():
+    """A SparseArray's index keeps its arrays (a BlockIndex's blocs and
+    blengths, an IntIndex's indices) as public, writable arrays, and counts
+    its points once, when made.  pandas' Cython binary operations on two
+    SparseArrays (boundscheck off) walk the values by the blocks' current
+    lengths: x.sp_index.blengths[0] = 300 made x + y read 300 values from
+    an array of 2 (heap pointers came back as floats).  In a call each
+    operation (pandas looks them up on pandas._libs.sparse) gets indexes
+    rebuilt from copies of those arrays, checked by their constructors,
+    whose points must match the values."""
+    import numpy as np
+    import pandas._libs.sparse as splib
+
+    def checked_index(index, values):
+        if isinstance(index, splib.BlockIndex):
+            index = splib.BlockIndex(index.length, np.array(index.blocs, dtype=np.int32),
+                                     np.array(index.blengths, dtype=np.int32))
+        elif isinstance(index, splib.IntIndex):
+            index = splib.IntIndex(index.length, np.array(index.indices, dtype=np.int32))
+        else:
+            raise TypeError("a sparse index must be a BlockIndex or an IntIndex")
+        if index.npoints != len(values):
+            raise ValueError("a sparse index of %d points over %d values is not allowed in the "
+                             "sandbox: pandas' sparse operations read them unchecked"
+                             % (index.npoints, len(values)))
+        return index
+
+    def wrap(name, function):
+        def checked(x, xindex, xfill, y, yindex, yfill):
+            if _IN_CALL["on"]:
+                xindex = checked_index(xindex, x)
+                yindex = checked_index(yindex, y)
+                if xindex.length != yindex.length:
+                    raise ValueError("sparse operands of different lengths")
+            return function(x, xindex, xfill, y, yindex, yfill)
+        checked.__name__ = name
+        checked.__qualname__ = getattr(function, "__qualname__", name)
+        checked.__doc__ = function.__doc__
+        return checked
+
+    for name in dir(splib):
+        if name.startswith("sparse_") and callable(getattr(splib, name)):
+            setattr(splib, name, wrap(name, getattr(splib, name)))
+
+
+def _guard_join_indexers():
+    """pandas' left, inner and outer join indexers (Index.join, union,
+    intersection, the alignment of s1 + s2 on sorted indexes) count the
+    matches of two sorted arrays in a first pass, allocate that many, and
+    write the matches of a second pass (boundscheck off).  Over objects
+    the matches are the objects' __eq__ and __lt__, the code's methods,
+    which may answer the second pass otherwise: a join of two indexes of
+    300 objects wrote 600 positions and object pointers into arrays of 0
+    (a heap overflow; SIGSEGV).  In a call an array of objects other than
+    plain strings, numbers and dates is joined by integer codes made in
+    Python (the objects sorted once, equal neighbours given one code), the
+    joined values taken back from the objects."""
+    import datetime
+    import decimal
+    import numpy as np
+    import pandas as pd
+    from pandas._libs import join as libjoin
+    plain = {str, bytes, int, float, bool, type(None), decimal.Decimal, datetime.date,
+             datetime.datetime, datetime.time, datetime.timedelta, pd.Timestamp, pd.Timedelta,
+             type(pd.NaT)}
+
+    def needs_codes(values):
+        return isinstance(values, np.ndarray) and values.dtype.hasobject and \
+            any(type(value) not in plain for value in values.ravel())
+
+    def codes(left, right):
+        values = list(left) + list(right)
+        order = sorted(range(len(values)), key=lambda i: values[i])
+        out = np.empty(len(values), dtype=np.int64)
+        code = 0
+        for k, i in enumerate(order):
+            if k and not bool(values[order[k - 1]] == values[i]):
+                code += 1
+            out[i] = code
+        return out[:len(left)], out[len(left):]
+
+    def wrap(name, function):
+        def checked(left, right):
+            if not (_IN_CALL["on"] and (needs_codes(left) or needs_codes(right))):
+                return function(left, right)
+            left = np.array(left, dtype=object, copy=True)
+            right = np.array(right, dtype=object, copy=True)
+            lcodes, rcodes = codes(left, right)
+            _, lidx, ridx = function(lcodes, rcodes)
+            joined = np.empty(len(lidx), dtype=object)
+            for k in range(len(lidx)):
+                joined[k] = left[lidx[k]] if lidx[k] != -1 else right[ridx[k]]
+            return joined, lidx, ridx
+        checked.__name__ = name
+        checked.__qualname__ = getattr(function, "__qualname__", name)
+        checked.__doc__ = function.__doc__
+        return checked
+
+    for name in ("left_join_indexer", "inner_join_indexer", "outer_join_indexer"):
+        setattr(libjoin, name, wrap(name, getattr(libjoin, name)))

