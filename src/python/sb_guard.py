@@ -1449,6 +1449,13 @@ def sb_build_class(func, name, /, *bases, **kwargs):
             raise TypeError('"%s" of class "%s" must be a function (def) in the sandbox'
                             % (attr, name))
         type.__setattr__(cls, attr, _pinning(attr, method))
+    # a finalizer the class inherits (io's, which calls its close(), or a
+    # library class's __del__) runs the code's Python as an object dies,
+    # which native code that drops an object still in its array does not
+    # expect: none in a call (_finalizers)
+    mro = type.__getattribute__(cls, "__mro__")
+    if any("__del__" in type.__getattribute__(base, "__dict__") for base in mro[1:-1]):
+        _finalizers(False, [cls])
     return cls
 
 
@@ -1546,12 +1553,46 @@ def set_pandas_guard(on):
     only with the Python layer)."""
     _PANDAS_GUARD["on"] = bool(on)
     _IN_CALL["on"] = bool(on)
+    _finalizers(not on)
 
 
 def leave_call():
     """Out of a call (prewarm in the worker): native loads and programs are
     the worker's again; the pandas guard stays as it is, set by each call."""
     _IN_CALL["on"] = False
+    _finalizers(True)
+
+
+def _finalizers(on, classes=None):
+    """In a call no finalizer runs the code's Python while an object dies:
+    numpy's stores into arrays of objects drop the old object before they
+    store the new one (a cast's move_references, put), and a suspended
+    generator's finally, or the close() that io's finalizer calls on a class
+    of the code's, read the dying object back from the array and kept it
+    past its free (a fake bytearray over all memory).  Off for the call:
+    generators' and io's finalizers (the worker's sb_io)."""
+    try:
+        import sb_io
+    except ImportError:                  # the unit tests load no worker
+        return
+    if not hasattr(sb_io, "finalizers_off"):
+        return
+    if on:
+        sb_io.finalizers_on()
+        return
+    if classes is not None:
+        if _IN_CALL["on"]:
+            sb_io.finalizers_off(classes)
+        return
+    import io
+    base = type.__getattribute__(io.IOBase, "__mro__")[-2]   # _io._IOBase
+    found, todo = [], [base]
+    while todo:
+        cls = todo.pop()
+        if cls not in found:
+            found.append(cls)
+            todo.extend(type.__subclasses__(cls))
+    sb_io.finalizers_off(found)
 
 
 def guard_on():

@@ -806,8 +806,26 @@ def _patch_ndarray_type(np):
         checked.__doc__ = method.__doc__
         return checked
 
+    put = real.__dict__["put"]
+
+    def checked_put(self, *args, **kwargs):
+        # numpy's put drops each replaced object before it stores the new
+        # one: the old object's death (a generator's finally) could read
+        # the slot back and keep the object being freed.  In a call the
+        # replaced objects are held until every slot has its new value
+        if not (_IN_CALL["on"] and self.dtype.hasobject):
+            return put(self, *args, **kwargs)
+        held = real.copy(self)
+        try:
+            return put(self, *args, **kwargs)
+        finally:
+            del held
+    checked_put.__name__ = "put"
+    checked_put.__qualname__ = "ndarray.put"
+    checked_put.__doc__ = put.__doc__
+
     return _set_on_immutable_type(real, [
-        ("__new__", staticmethod(__new__)),
+        ("__new__", staticmethod(__new__)), ("put", checked_put),
         ("strides", Unsettable("strides", real.__dict__["strides"])),
         ("data", ObjectData("data", real.__dict__["data"])),
         ("resize", checked_resize), ("__setstate__", checked_setstate)] + [
@@ -866,6 +884,39 @@ def _guard_object_memory(np):
         ufuncs = {id(u): u for u in list(vars(np).values()) + list(vars(umath).values())
                   if isinstance(u, np.ufunc) and u.signature is None}
         guard(list(ufuncs.values()))
+        _guard_frompyfunc(np, umath, guard)
+    # numpy's stores into arrays of objects (a[i] = x, put, itemset,
+    # copyto(where=), ...) dropped the old object before storing the new
+    # one: its death could run the code's Python (a generator's finally),
+    # which read the slot back and kept the object being freed.  The
+    # worker makes them store first and drop the old object after
+    guard = getattr(sb_io, "guard_object_stores", None)
+    if guard is not None:
+        guard(np.dtype(object))
+
+
+def _guard_frompyfunc(np, umath, guard):
+    """np.frompyfunc's ufuncs (and np.vectorize's, which are made with it)
+    store each result as numpy's object loops do, dropping the old output
+    object first (its death ran the code's Python while the array still
+    pointed to it): each is wrapped as the library's ufuncs are."""
+    import numpy.lib.function_base as function_base
+    real = umath.frompyfunc
+
+    def frompyfunc(func, /, nin, nout, *args, **kwargs):
+        ufunc = real(func, nin, nout, *args, **kwargs)
+        if _IN_CALL["on"]:
+            try:
+                guard([ufunc])
+            except RuntimeError:
+                raise ValueError("np.frompyfunc with %d inputs and outputs is not allowed in "
+                                 "the sandbox (at most 8)" % (ufunc.nin + ufunc.nout))
+        return ufunc
+    frompyfunc.__name__ = "frompyfunc"
+    frompyfunc.__doc__ = real.__doc__
+    _SUBSTITUTES[id(real)] = frompyfunc
+    if getattr(function_base, "frompyfunc", None) is real:
+        function_base.frompyfunc = frompyfunc
 
 
 def _hashtable_vector_array(array):

