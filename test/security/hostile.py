@@ -4095,7 +4095,7 @@ PAYLOADS = [
         def main():
             sb_io.send(sb_io.RESULT, b'{"main":[' + b",".join([b"1e131071"] * 7000) + b']}')
             os._exit(0)
-        """, off={OUTPUT}, max_ms=5000),
+        """, off={OUTPUT, CRASH}, max_ms=5000),
 
     # ... and in the "findings" of an error report, which sb_child_failure
     # prints with JsonbToCString (100,000 of them would be 13 GB of digits;
