@@ -188,6 +188,47 @@ $$, '{}', '{main}', jsonb_build_object('workspace', :'cyc')) AS r
       FROM generate_series(1, 12)) AS each_call;
 SELECT sandbox_workspace_close(:'cyc');
 
+-- what dies between calls dies as in a call: the collection between calls
+-- runs with the call's guards on and generators' finalizers off, so a
+-- suspended generator left in a cycle runs no code of its own then (its
+-- finally would have made pandas' read-only codes writeable)
+SELECT sandbox_workspace_open() AS fin \gset
+SELECT sandbox_execute($$
+import pandas as pd
+class Holder:
+    pass
+def gen(ws):
+    try:
+        yield 1
+    finally:
+        v = pd.Categorical(["a", "b"]).codes
+        try:
+            v.flags.writeable = True
+            ws["log"].append("made writeable")
+        except ValueError as e:
+            ws["log"].append(str(e)[:44])
+def main(ws):
+    ws.setdefault("log", [])
+    h = Holder()
+    h.me, h.g = h, gen(ws)
+    next(h.g)
+    return "left a cycle"
+$$, '{}', '{main}', jsonb_build_object('workspace', :'fin'));
+SELECT sandbox_execute($$
+def main(ws):
+    return ws["log"]
+$$, '{}', '{main}', jsonb_build_object('workspace', :'fin'));
+SELECT sandbox_execute($$
+import pandas as pd
+def main(ws):
+    v = pd.Categorical(["a", "b"]).codes
+    try:
+        v.flags.writeable = True
+    except ValueError as e:
+        return str(e)[:44]
+$$, '{}', '{main}', jsonb_build_object('workspace', :'fin'));
+SELECT sandbox_workspace_close(:'fin');
+
 -- the sandbox's logging is made for each call: a class the code patched
 -- in one call is not the next call's; the class of sys.stdout is not handed out
 SELECT sandbox_workspace_open() AS lg \gset

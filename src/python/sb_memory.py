@@ -13,6 +13,7 @@ calls them; each check applies only in a call with the Python layer
 """
 
 import sys
+import weakref
 
 from sb_guard import (  # noqa: F401 - the shared policy and the call's state
     DERIVABLE_LIBRARY_CLASSES, _BASE_BUILTINS, _IN_CALL, _NDARRAY, _PANDAS_GUARD,
@@ -824,8 +825,51 @@ def _patch_ndarray_type(np):
     checked_put.__qualname__ = "ndarray.put"
     checked_put.__doc__ = put.__doc__
 
+    setflags = real.__dict__["setflags"]
+    flags = real.__dict__["flags"]
+    # numpy's own broadcast views (np.broadcast_arrays) are made writeable
+    # again, with a warning, when their source is
+    from numpy.lib import stride_tricks
+    numpy_callers = frozenset({stride_tricks._broadcast_to.__code__})
+
+    # arrays the code itself made read-only in a call may be made
+    # writeable again: id -> weak reference
+    made_read_only = {}
+
+    def checked_setflags(self, write=None, align=None, uic=None):
+        # pandas hands out read-only views of what it relies on (a
+        # Categorical's codes, a MultiIndex's codes, cached group ids):
+        # made writeable, a code past the categories is read out of
+        # bounds by whatever consumes them next.  a.flags.writeable = True
+        # and a.flags["W"] = True come here too (numpy calls setflags)
+        if write is not None:
+            write = bool(write)
+        if write is None or not _IN_CALL["on"]:
+            return setflags(self, write, align, uic)
+        writeable = flags.__get__(self).writeable
+        caller = sys._getframe(1)
+        if not write:
+            module = caller.f_globals.get("__name__")
+            if writeable and not _pandas_frame(caller) and \
+                    not (type(module) is str and module.startswith("numpy.")):
+                key = id(self)
+                made_read_only[key] = weakref.ref(self, lambda _, key=key:
+                                                  made_read_only.pop(key, None))
+        elif not writeable and caller.f_code not in numpy_callers:
+            ref = made_read_only.get(id(self))
+            if ref is None or ref() is not self:
+                raise ValueError("making a read-only array writeable is not allowed in the "
+                                 "sandbox: it may be a view of pandas' own data (a "
+                                 "Categorical's codes, an index's values); write to a copy: "
+                                 "a = a.copy()")
+        return setflags(self, write, align, uic)
+    checked_setflags.__name__ = "setflags"
+    checked_setflags.__qualname__ = "ndarray.setflags"
+    checked_setflags.__doc__ = setflags.__doc__
+
     return _set_on_immutable_type(real, [
         ("__new__", staticmethod(__new__)), ("put", checked_put),
+        ("setflags", checked_setflags),
         ("strides", Unsettable("strides", real.__dict__["strides"])),
         ("data", ObjectData("data", real.__dict__["data"])),
         ("resize", checked_resize), ("__setstate__", checked_setstate)] + [

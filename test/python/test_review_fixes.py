@@ -148,5 +148,52 @@ class Rev20Tests(unittest.TestCase):
             ''')
         self.assertEqual(result, [b"\x89PNG", b"\x89PNG"])
 
+class WriteableTests(unittest.TestCase):
+    """A read-only view pandas hands out stays read-only in a call: every
+    way of setting the flag comes to ndarray.setflags."""
+
+    FLIPS = ["v.flags.writeable = True", 'v.flags["W"] = True',
+             'v.flags["WRITEABLE"] = 1', "v.setflags(write=True)",
+             "np.ndarray.setflags(v, True)"]
+
+    def test_categorical_codes_stay_read_only(self):
+        for flip in self.FLIPS:
+            with self.subTest(flip=flip), \
+                    self.assertRaisesRegex(ValueError, "making a read-only array writeable is not allowed"):
+                run('''
+                    import pandas as pd
+                    import numpy as np
+                    def main():
+                        v = pd.Categorical(["a", "b", "a"]).codes
+                        %s
+                        v[2] = 120
+                    ''' % flip)
+
+    def test_multiindex_codes_stay_read_only(self):
+        with self.assertRaisesRegex(ValueError, "write to a copy"):
+            run('''
+                import pandas as pd
+                def main():
+                    v = pd.MultiIndex.from_arrays([[1, 2], ["a", "b"]]).codes[0]
+                    v.setflags(write=True)
+                ''')
+
+    def test_writeable_arrays_and_copies_and_broadcasts_work(self):
+        result = run('''
+            import pandas as pd
+            import numpy as np
+            def main():
+                v = pd.Categorical(["a", "b", "a"]).codes.copy()
+                v.flags.writeable = True
+                v[2] = 1
+                a = np.zeros(3)
+                a.setflags(write=False)
+                a.setflags(write=True, align=True)
+                x, y = np.broadcast_arrays(np.zeros((2, 1)), np.arange(3))
+                return [v.tolist(), a.flags.writeable, x.flags.writeable, x.shape]
+            ''')
+        self.assertEqual(result, [[0, 1, 1], True, True, (2, 3)])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -3994,6 +3994,27 @@ PAYLOADS = [
             v[2] = 120
             return str(pd.Index(["x", "y", "z"]).groupby(c))
         """, on={GUARD}, off={CRASH, OK}),
+    # every way to set the flag ends in ndarray.setflags, refused for a read-only array in a call
+    Payload('multiindex-codes-writeable-item', """
+        import pandas as pd
+        import numpy as np
+        def main():
+            mi = pd.MultiIndex.from_arrays([[1, 2, 3], ["a", "b", "c"]])
+            v = mi.codes[1]
+            v.flags["W"] = True
+            v[0] = 1 << 40
+            return str(mi.to_frame())
+        """, on={GUARD}, off={CRASH, OK}),
+    Payload('categorical-codes-setflags-unbound', """
+        import pandas as pd
+        import numpy as np
+        def main():
+            c = pd.Categorical(["a", "b", "a"])
+            v = c.codes
+            np.ndarray.setflags(v, True)
+            v[:] = -9000000
+            return str(c.astype(str))
+        """, on={GUARD}, off={CRASH, OK, EXCEPTION}),
     # gb.grouper.groupings[0] = an object of the code's: its codes become the labels
     Payload('groupby-grouping-replaced-cumsum', """
         import pandas as pd
