@@ -711,6 +711,8 @@ def _patch_ndarray_type(np):
                 raise ValueError(problem)
         return array_new(subtype, args, kwargs)
 
+    flags = real.__dict__["flags"]
+
     class Unsettable:
         """An attribute of every array, read as numpy's, never set in a call."""
 
@@ -747,6 +749,30 @@ def _patch_ndarray_type(np):
                 raise AttributeError('the "data" of an array of Python objects is not '
                                      'available in the sandbox')
             return Unsettable.__get__(self, obj, cls)
+
+    class ReadOnlyBase(Unsettable):
+        """arr.base: the object whose memory a view uses.  pandas hands out
+        read-only views of what its native code trusts (a Categorical's
+        codes, a MultiIndex's codes): their base is the writeable original.
+        In a call the base of a read-only array is handed out read-only
+        too (a read-only view of it)."""
+
+        def __get__(self, obj, cls=None):
+            base = Unsettable.__get__(self, obj, cls)
+            if obj is None or base is None or not _IN_CALL["on"] or \
+                    flags.__get__(obj).writeable:
+                return base
+            if isinstance(base, real):
+                if not flags.__get__(base).writeable:
+                    return base
+                view = real.view(base)
+                setflags(view, False, None, None)
+                return view
+            try:
+                buffer = memoryview(base)
+            except TypeError:           # no buffer: nothing to write through
+                return base
+            return base if buffer.readonly else buffer.toreadonly()
 
     resize = real.__dict__["resize"]
 
@@ -826,7 +852,6 @@ def _patch_ndarray_type(np):
     checked_put.__doc__ = put.__doc__
 
     setflags = real.__dict__["setflags"]
-    flags = real.__dict__["flags"]
     # numpy's own broadcast views (np.broadcast_arrays) are made writeable
     # again, with a warning, when their source is
     from numpy.lib import stride_tricks
@@ -872,6 +897,7 @@ def _patch_ndarray_type(np):
         ("setflags", checked_setflags),
         ("strides", Unsettable("strides", real.__dict__["strides"])),
         ("data", ObjectData("data", real.__dict__["data"])),
+        ("base", ReadOnlyBase("base", real.__dict__["base"])),
         ("resize", checked_resize), ("__setstate__", checked_setstate)] + [
         (name, on_private_copy(name, name in ("sort", "partition")))
         for name in ("sort", "partition", "argmax", "argmin")])

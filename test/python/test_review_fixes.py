@@ -178,6 +178,25 @@ class WriteableTests(unittest.TestCase):
                     v.setflags(write=True)
                 ''')
 
+    def test_base_of_a_read_only_view_is_read_only(self):
+        result = run('''
+            import pandas as pd
+            import numpy as np
+            def main():
+                c = pd.Categorical(["a", "b", "a"])
+                b = c.codes.base
+                try:
+                    b[2] = 120
+                except ValueError as e:
+                    refused = str(e)
+                own = np.arange(4)
+                view = own[1:]
+                return [refused, b.tolist(), b.flags.writeable, view.base is own,
+                        c.codes.tolist()]
+            ''')
+        self.assertEqual(result, ["assignment destination is read-only", [0, 1, 0], False,
+                                  True, [0, 1, 0]])
+
     def test_writeable_arrays_and_copies_and_broadcasts_work(self):
         result = run('''
             import pandas as pd

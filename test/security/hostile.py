@@ -4015,6 +4015,16 @@ PAYLOADS = [
             v[:] = -9000000
             return str(c.astype(str))
         """, on={GUARD}, off={CRASH, OK, EXCEPTION}),
+    # the base of a read-only view is pandas' writeable original: handed out read-only in a call
+    Payload('categorical-codes-base-write', """
+        import pandas as pd
+        import numpy as np
+        def main():
+            c = pd.Categorical(["a", "b", "a"])
+            b = c.codes.base
+            b[2] = 120
+            return str(pd.Index(["x", "y", "z"]).groupby(c))
+        """, on={EXCEPTION}, off={CRASH, OK, EXCEPTION}),
     # gb.grouper.groupings[0] = an object of the code's: its codes become the labels
     Payload('groupby-grouping-replaced-cumsum', """
         import pandas as pd
