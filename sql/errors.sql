@@ -129,6 +129,32 @@ def f(n):
 def main():
     return f(0)
 $$);
+-- the native stack's end (CPython counts no C frames: a chain of map()
+-- objects recursed in C when consumed) is reported as deep nesting, at
+-- the line the code was at, not as a crash of native code
+SELECT sandbox_execute($$
+def main():
+    x = [1, 2]
+    for i in range(300000):
+        x = map(abs, x)
+    return list(x)
+$$);
+SELECT r->'error'->>'kind' AS kind, r->'error'->>'type' AS type, r->'error'->>'line' AS line
+FROM sandbox_run($$
+def main():
+    x = [1, 2]
+    for i in range(300000):
+        x = filter(None, x)
+    return len(list(x))
+$$) AS r;
+-- a fault elsewhere is still the crash it was
+SET pysandbox.python_layer = off;
+SELECT sandbox_execute($$
+import ctypes
+def main():
+    return ctypes.string_at(8)
+$$);
+RESET pysandbox.python_layer;
 -- a huge exception message is still reported as the exception (shortened)
 SELECT * FROM pg_temp.error_size($$
 def main():

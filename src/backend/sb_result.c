@@ -402,6 +402,16 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 	else if (ex->cause == SB_EXIT_CPU ||
 			 (WIFEXITED(st) && WEXITSTATUS(st) == SB_CHILD_EXIT_LIMIT))
 		sb_fail_cpu(out, limits, f);	/* the CPU timer's SIGPROF (sb_where.c) */
+	else if (WIFEXITED(st) && WEXITSTATUS(st) == SB_CHILD_EXIT_STACK)
+	{
+		/* a fault at the native stack's end (sb_where.c): the message only */
+		f->type = "RecursionError";
+		f->report_message = "the native stack ran out: calls or iterators were nested too deeply";
+		sb_fail(f, ERRCODE_EXTERNAL_ROUTINE_EXCEPTION, "exception",
+				psprintf("%s: %s", f->type, f->report_message), NULL,
+				"Nest less: apply map(), filter() or zip() to a list once instead of to their own results in a loop (x = list(map(f, x))), and write deep recursion as a loop.");
+		sb_fail_where(out, f);
+	}
 	else if (WIFSIGNALED(st))
 	{
 		int			sig = WTERMSIG(st);

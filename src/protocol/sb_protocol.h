@@ -459,6 +459,9 @@ typedef struct SbExitReport
 #define SB_CHILD_EXIT_LIMIT		74	/* SIGPROF: the CPU timer, or the worker
 									 * past the wall-clock deadline; an
 									 * SB_DATA_WHERE may have gone first */
+#define SB_CHILD_EXIT_STACK		75	/* a fault at the native stack's end
+									 * (sb_where.c); an SB_DATA_WHERE may
+									 * have gone first */
 
 typedef struct SbViolation
 {

@@ -33,7 +33,9 @@
 #include "sb_worker.h"
 
 #include <signal.h>
+#include <stdint.h>
 #include <string.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 /* a frame being written by sb_io: the handler must not interleave its own */
@@ -119,14 +121,76 @@ sb_where_handler(int sig)
 	_exit(SB_CHILD_EXIT_LIMIT);
 }
 
-/* In the child, before its seccomp filter: SIGPROF reports where, then ends it. */
+/*
+ * The native stack's end.  CPython 3.11 counts Python frames, not C ones:
+ * a chain of 300,000 map() objects, each over the last, recursed in C when
+ * consumed and faulted past the stack's end (SIGSEGV, which the caller read
+ * as "native code in numpy or pandas failed").  A fault within
+ * SB_STACK_SLACK of the interrupted stack pointer is the stack's end: the
+ * handler, on a stack of its own, says where the code was and exits with
+ * SB_CHILD_EXIT_STACK, which the backend reports as nesting too deep.  Any
+ * other fault finds the default action again (SA_RESETHAND) when the
+ * instruction faults anew: the crash it was.  Only the message depends on
+ * this; the backend trusts the exit code for no more than that.
+ */
+#define SB_STACK_SLACK		(64 * 1024)
+#define SB_SEGV_STACK_SIZE	(64 * 1024)
+
+static char sb_segv_stack[SB_SEGV_STACK_SIZE] __attribute__((aligned(16)));
+
+static uintptr_t
+sb_context_sp(void *ucontext)
+{
+#if defined(__x86_64__)
+	return (uintptr_t) ((ucontext_t *) ucontext)->uc_mcontext.gregs[REG_RSP];
+#elif defined(__aarch64__)
+	return (uintptr_t) ((ucontext_t *) ucontext)->uc_mcontext.sp;
+#else
+	(void) ucontext;
+	return 0;
+#endif
+}
+
+static void
+sb_segv_handler(int sig, siginfo_t *info, void *ucontext)
+{
+	uintptr_t	addr = (uintptr_t) info->si_addr;
+	uintptr_t	sp = sb_context_sp(ucontext);
+	SbWhere		w;
+
+	(void) sig;
+	if (sp == 0 || addr + SB_STACK_SLACK < sp || addr > sp + SB_STACK_SLACK)
+		return;					/* not the stack's end: faults again, by default */
+	memset(&w, 0, sizeof(w));
+	if (!sb_io_sending && sb_where_find(&w))
+		(void) sb_send_frame(SB_CHILD_DATA_FD, SB_DATA_WHERE, &w, sizeof(w));
+	_exit(SB_CHILD_EXIT_STACK);
+}
+
+/*
+ * In the child, before its seccomp filter: SIGPROF reports where, then ends
+ * it; a fault at the native stack's end says so.
+ */
 int
 sb_where_install(void)
 {
 	struct sigaction sa;
+	stack_t		ss;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = sb_where_handler;
 	sigfillset(&sa.sa_mask);	/* nothing else runs inside it */
-	return sigaction(SIGPROF, &sa, NULL);
+	if (sigaction(SIGPROF, &sa, NULL) < 0)
+		return -1;
+
+	memset(&ss, 0, sizeof(ss));
+	ss.ss_sp = sb_segv_stack;
+	ss.ss_size = sizeof(sb_segv_stack);
+	if (sigaltstack(&ss, NULL) < 0)
+		return -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = sb_segv_handler;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
+	sigfillset(&sa.sa_mask);
+	return sigaction(SIGSEGV, &sa, NULL);
 }
