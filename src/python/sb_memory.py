@@ -770,8 +770,12 @@ def _patch_ndarray_type(np):
                 return view
             try:
                 buffer = memoryview(base)
-            except TypeError:           # no buffer: nothing to write through
-                return base
+            except TypeError as exc:
+                # no buffer: nothing to write through; one of Python
+                # objects (refused as a memoryview in a call): none
+                return None if "Python objects" in str(exc) else base
+            except (BufferError, ValueError):
+                return None
             return base if buffer.readonly else buffer.toreadonly()
 
     resize = real.__dict__["resize"]

@@ -191,11 +191,16 @@ class WriteableTests(unittest.TestCase):
                     refused = str(e)
                 own = np.arange(4)
                 view = own[1:]
+                data = bytes(8)
+                store = bytearray(8)
+                over = np.frombuffer(store, "u1")
+                over.flags.writeable = False
                 return [refused, b.tolist(), b.flags.writeable, view.base is own,
-                        c.codes.tolist()]
+                        c.codes.tolist(), np.frombuffer(data, "u1").base is data,
+                        over.base.readonly, over.base.tolist()]
             ''')
         self.assertEqual(result, ["assignment destination is read-only", [0, 1, 0], False,
-                                  True, [0, 1, 0]])
+                                  True, [0, 1, 0], True, True, [0] * 8])
 
     def test_writeable_arrays_and_copies_and_broadcasts_work(self):
         result = run('''
