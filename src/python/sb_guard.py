@@ -672,6 +672,13 @@ def guard_own_class(names):
         _OWN_PRIVATE[cls] = names
         if not guard_on():
             return cls
+        if issubclass(cls, type):
+            # a base whose __mro_entries__ gives type (typing.Type[int]):
+            # a metaclass, which builds a class with any special methods
+            # from a dict (__array_interface__: an array over any address)
+            raise TypeError('class "%s": deriving from type is not allowed in the sandbox: '
+                            'it makes a metaclass, which builds classes from a dict'
+                            % type.__getattribute__(cls, "__name__"))
         mro = type.__getattribute__(cls, "__mro__")
         # builtin types (dict, list, Exception) call no "_x" of a subclass
         theirs = [c for c in mro if not _own_class(c) and not _allowed_base(c)
@@ -890,6 +897,11 @@ def refuse(obj, reason):
     """In the worker: never hand out obj through a module proxy, nor, if
     it is a class, as the type() of an instance."""
     _REFUSED[id(obj)] = (obj, reason)
+
+
+# type(np) is the proxy class: called, it would proxy any object with any
+# allowlist (its module-valued attributes handed out as allowed modules)
+refuse(SbModule, "a module proxy is the sandbox's own; use the module itself")
 
 
 def _proxy(module, allowed, cache, via=None):

@@ -29,6 +29,7 @@ from sb_memory import (  # noqa: F401 - the memory guards harden_* apply
     _array_args_problem,
     _holds_objects, _buffer_extent_problem, _checked_array_class, _check_array_new,
     _patch_ndarray_type, _guard_object_memory, _hashtable_vector_array, _pandas_frame,
+    _guard_ufunc_at,
     _hand_out_checked_ndarray, _checked_origin, _guard_json_encoder, _guard_object_hashtables,
     _guard_sparse_ops, _guard_join_indexers, _guard_take_nd, _guard_window_bounds,
     _guard_pandas_codes, _guard_pandas_abcs)
@@ -495,6 +496,28 @@ def _harden_typing():
         return alias_reduce(self)
     __reduce__.__qualname__ = alias_reduce.__qualname__
     typing._GenericAlias.__reduce__ = __reduce__
+    # typing.get_origin(typing.Type) (and of Type[X]) is the real type, a
+    # metaclass: type("X", (), {"__array_interface__": ...}) made an array
+    # over any address.  The module hands out a checked copy, which gives
+    # the sandbox's type() in its place and refuses other metaclasses
+    _SUBSTITUTES.setdefault(id(typing.get_origin), _checked_origin(typing.get_origin))
+    # and typing.Type[X] as a base gives type as the base (__mro_entries__):
+    # class M(typing.Type[int]), or make_dataclass("M", [], bases=(...)),
+    # made a metaclass of the code's, which builds a class from a dict
+    for cls in (typing._BaseGenericAlias, typing._GenericAlias):
+        entries = cls.__dict__.get("__mro_entries__")
+        if entries is None:
+            continue
+
+        def __mro_entries__(self, bases, __entries=entries):
+            result = __entries(self, bases)
+            if _IN_CALL["on"] and any(isinstance(c, type) and issubclass(c, type)
+                                      for c in result):
+                raise TypeError("deriving from %r is not allowed in the sandbox: it makes a "
+                                "metaclass, which builds classes from a dict" % (self,))
+            return result
+        __mro_entries__.__qualname__ = entries.__qualname__
+        cls.__mro_entries__ = __mro_entries__
 
 
 def _code_namespace(ns):
@@ -536,12 +559,35 @@ def _harden_dataclasses():
     dataclasses.Field.name = FieldName()
 
 
+# (class, name) of the accessors the code registered: a workspace's next
+# call may register them again
+_CODE_ACCESSORS = set()
+
+
 def _checked_register(register):
+    import pandas as pd
+    cls = {"register_dataframe_accessor": pd.DataFrame, "register_series_accessor": pd.Series,
+           "register_index_accessor": pd.Index}.get(register.__name__)
+
     def checked(name):
+        if isinstance(name, str):
+            name = str.__str__(name)        # the exact str that is checked is set
         problem = attribute_problem(name) if isinstance(name, str) else None
         if problem is not None:
             raise AttributeError("%s: %s" % (register.__name__, problem[1]))
+        if _IN_CALL["on"] and cls is not None and isinstance(name, str):
+            # an accessor replaces the attribute for every object of the
+            # class, pandas' own calls included: Index.is_monotonic_increasing
+            # or DataFrame.values of the code's choosing fed pandas' native
+            # code what it assumes of them
+            if hasattr(cls, name) and (cls, name) not in _CODE_ACCESSORS:
+                raise AttributeError('%s: "%s" already has an attribute "%s", which an accessor '
+                                     'may not replace in the sandbox; choose another name'
+                                     % (register.__name__, cls.__name__, name))
+            _CODE_ACCESSORS.add((cls, name))
         return register(name)
+    checked.__name__ = register.__name__
+    checked.__doc__ = register.__doc__
     return checked
 
 
@@ -660,6 +706,7 @@ def harden_pandas():
     _guard_pandas_names()
     _guard_styler_templates()
     _guard_styler_format_sites()
+    _guard_styler_export()
     _guard_template_compile()
     _guard_take_nd()
     _guard_object_hashtables()
@@ -781,6 +828,65 @@ def _guard_styler_format_sites():
         cls.relabel_index = relabel_index
 
 
+def _guard_styler_export():
+    """Styler.export()["apply"] hands out pandas' own getters of the styles
+    to apply, lambda instance: getattr(instance, "_apply") (and
+    "_applymap", "_apply_index"): called on any object, a read of a private
+    attribute the validator refuses (a Rolling's _apply, and a groupby
+    Resampler's _apply("name"), which is getattr(x, name)(**kwargs) for any
+    name: __reduce__ gave copyreg's _reconstructor, __getstate__ a library
+    object's real __dict__).  In a call they take only a Styler, and
+    _GroupByMixin._apply checks a name it is given (it is also a groupby
+    Resampler's _upsample: fillna("__getstate__") looked that name up on a
+    Resampler and called it)."""
+    try:
+        from pandas.io.formats.style import Styler
+    except ImportError:  # no jinja2: no Styler either
+        return
+    export = Styler.export
+
+    def styler_only(getter):
+        def get(instance):
+            if _IN_CALL["on"] and not isinstance(instance, Styler):
+                raise TypeError("applying a style exported by Styler.export() to a \"%s\" "
+                                "is not allowed in the sandbox: it applies to a Styler only"
+                                % type(instance).__name__)
+            return getter(instance)
+        get.__name__ = getattr(getter, "__name__", "get")
+        get.__qualname__ = getattr(getter, "__qualname__", "get")
+        return get
+
+    def checked_export(self):
+        styles = export(self)
+        if _IN_CALL["on"] and isinstance(styles, dict) and "apply" in styles:
+            styles["apply"] = [
+                (styler_only(entry[0]),) + tuple(entry[1:])
+                if isinstance(entry, tuple) and entry and callable(entry[0]) else entry
+                for entry in styles["apply"]]
+        return styles
+    checked_export.__name__ = export.__name__
+    checked_export.__qualname__ = export.__qualname__
+    checked_export.__doc__ = export.__doc__
+    Styler.export = checked_export
+    import pandas.core.resample as resample
+    mixin = getattr(resample, "_GroupByMixin", None)
+    if mixin is not None and "_apply" in mixin.__dict__:
+        apply = mixin.__dict__["_apply"]
+
+        def _apply(self, *args, **kwargs):
+            if _IN_CALL["on"]:
+                _name_problem(args[0] if args else kwargs.get("f"), "pandas")
+            return apply(self, *args, **kwargs)
+        _apply.__name__ = apply.__name__
+        _apply.__qualname__ = apply.__qualname__
+        _apply.__doc__ = apply.__doc__
+        # _upsample, _downsample and _groupby_and_aggregate are the same
+        # function: Resampler.fillna(name) is _upsample(name, limit=...)
+        for alias, value in list(mixin.__dict__.items()):
+            if value is apply:
+                setattr(mixin, alias, _apply)
+
+
 def _guard_styler_templates():
     try:
         from pandas.io.formats.style_render import StylerRenderer
@@ -864,6 +970,8 @@ def harden_numpy():
                          "the code gets a checked class instead\n")
         _hand_out_checked_ndarray(np)
     _guard_object_memory(np)
+    if not _guard_ufunc_at(np):
+        sys.stderr.write("pysandbox-worker: numpy's ufunc.at could not be checked\n")
     records = np.core.records
     fromstring = records.fromstring
 

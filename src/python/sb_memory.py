@@ -969,6 +969,54 @@ def _guard_object_memory(np):
         guard(np.dtype(object))
 
 
+def _guard_ufunc_at(np):
+    """numpy 1.24's ufunc.at(a, indices, b) writes into a without checking
+    that a is writeable: np.add.at(c.codes, [0], k) changed pandas' own
+    codes through the read-only view it hands out (a MultiIndex's codes
+    changed by a level name's __eq__ between pandas' take check and
+    lib.count_level_2d, which wrote at counts[code] unchecked: a heap
+    increment at a chosen offset).  In a call a read-only array is
+    refused; a False if ufunc could not be changed."""
+    at = np.ufunc.__dict__["at"]
+    flags = np.ndarray.__dict__["flags"]
+
+    def checked_at(self, a, indices, *b):
+        if _IN_CALL["on"] and isinstance(a, np.ndarray) and not flags.__get__(a).writeable:
+            raise ValueError("%s.at into a read-only array is not allowed in the sandbox "
+                             "(this numpy's ufunc.at does not check it): write to a copy, "
+                             "a = a.copy()" % getattr(self, "__name__", "ufunc"))
+        return at(self, a, indices, *b)
+    checked_at.__name__ = "at"
+    checked_at.__qualname__ = "ufunc.at"
+    checked_at.__doc__ = at.__doc__
+    return _set_on_immutable_type(np.ufunc, [("at", checked_at)])
+
+
+def _guard_count_level():
+    """lib.count_level_2d(mask, labels, max_bin, axis) (boundscheck off)
+    adds 1 at counts[labels[i], j] for each true mask[i, j]: a label past
+    max_bin, or a -1 under a true mask, wrote outside counts.  In a call
+    the labels are checked where pandas calls it (DataFrame.count(level=))."""
+    import numpy as np
+    import pandas._libs.lib as lib
+    count = lib.count_level_2d
+
+    def count_level_2d(mask, labels, max_bin, axis):
+        if _IN_CALL["on"]:
+            values = np.asarray(labels)
+            m = np.asarray(mask, dtype=bool)
+            rows = m.any(axis=1) if axis == 0 else m.any(axis=0)
+            if values.ndim != 1 or m.ndim != 2 or len(values) != len(rows) or \
+                    _outside(values[rows], 0, int(max_bin)):
+                raise ValueError("pandas' count_level_2d: a level code outside the %d values "
+                                 "is not allowed in the sandbox (its native code counts at "
+                                 "them unchecked)" % max_bin)
+        return count(mask, labels, max_bin, axis)
+    count_level_2d.__name__ = "count_level_2d"
+    count_level_2d.__doc__ = count.__doc__
+    lib.count_level_2d = count_level_2d      # frame.py calls it as lib.count_level_2d
+
+
 def _guard_frompyfunc(np, umath, guard):
     """np.frompyfunc's ufuncs (and np.vectorize's, which are made with it)
     store each result as numpy's object loops do, dropping the old output
@@ -1053,9 +1101,21 @@ def _hand_out_checked_ndarray(np):
 
 
 def _checked_origin(get_origin):
-    """typing.get_origin(npt.NDArray) is the real ndarray: the checked one."""
+    """typing.get_origin(npt.NDArray) is the real ndarray: the checked one.
+    typing.get_origin(typing.Type) is the real type, a metaclass: called
+    with a dict it built a class with any special methods
+    (__array_interface__: an array over any address); the sandbox's type()
+    stands for it (isinstance() and issubclass() take it for type), and
+    any other metaclass is refused."""
+    from sb_guard import sb_type
+
     def checked(tp):
         found = get_origin(tp)
+        if found is type:
+            return sb_type
+        if isinstance(found, type) and issubclass(found, type):
+            raise TypeError("typing.get_origin(): a metaclass is not allowed in the sandbox: "
+                            "it builds classes from a dict")
         return _TYPE_SUBSTITUTES.get(id(found), found)
     checked.__name__ = get_origin.__name__
     checked.__doc__ = get_origin.__doc__
@@ -1244,6 +1304,7 @@ def _guard_pandas_codes():
     MI.__new__ = staticmethod(__new__)
     _guard_groupby_codes(Categorical, pd.CategoricalIndex)
     _guard_internal_attributes()
+    _guard_count_level()
     for method in ("set_codes", "set_levels"):
         original = MI.__dict__[method]
 

@@ -1409,9 +1409,14 @@ class GuardTests(unittest.TestCase):
             "import pandas as pd\npd.read_pickle\n")
 
     def test_module_proxy_cannot_be_subclassed(self):
+        # type(math) is refused (it would proxy any object), and the class
+        # itself refuses subclasses
         self.assertRaisesExactly(
-            TypeError, "SbModule cannot be subclassed",
+            TypeError, 'type() of a "SbModule" is not allowed in the sandbox: a module proxy '
+            "is the sandbox's own; use the module itself",
             "import math\nclass M(type(math)):\n    pass\n")
+        with self.assertRaisesRegex(TypeError, "SbModule cannot be subclassed"):
+            type("M", (sb_guard.SbModule,), {})
 
     def test_getattr_private(self):
         self.assertRaisesExactly(

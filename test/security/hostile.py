@@ -4932,6 +4932,108 @@ PAYLOADS = [
                 mem[id(keep) + 16:id(keep) + 24] = q(0)
             return real.codecs.open(canary_data).read()
         """, on={GUARD, EXCEPTION}, off={DENIED}),
+    # rev23 (2026-12-04): objects whose public parts reach native code
+    # typing.get_origin(typing.Type) is the real type, a metaclass: called with a
+    # dict it builds a class with __array_interface__, an array over any address
+    Payload("typing-get-origin-type-builds-array-interface", """
+        import typing
+        import numpy as np
+        def main(address=4096):
+            T = typing.get_origin(typing.Type)
+            X = T("X", (), {"__array_interface__": {"shape": (16,), "typestr": "|u1",
+                                                   "data": (address, False), "version": 3}})
+            return np.asarray(X()).tolist()
+        """, on={EXCEPTION}, off={CRASH}),
+    # typing.Type[int] as a base: its __mro_entries__ gives type, so the class is a
+    # metaclass of the code's, which builds a class from a dict
+    Payload("typing-type-base-makes-a-metaclass", """
+        import typing
+        import numpy as np
+        class M(typing.Type[int]):
+            pass
+        def main(address=4096):
+            X = M("X", (), {"__array_interface__": {"shape": (16,), "typestr": "|u1",
+                                                   "data": (address, False), "version": 3}})
+            return np.asarray(X()).tolist()
+        """, on={GUARD}, off={CRASH}),
+    # the same through dataclasses.make_dataclass(bases=), which makes the class
+    # with types.new_class (no class statement); a base of the code's gives the
+    # metaclass an __init__ that inspect.signature can read
+    Payload("make-dataclass-typing-type-base-metaclass", """
+        import typing
+        import dataclasses
+        import numpy as np
+        class Own:
+            def __init__(self, *args):
+                pass
+        def main(address=4096):
+            M = dataclasses.make_dataclass("M", [], bases=(Own, typing.Type[int]),
+                                           init=False, repr=False, eq=False)
+            X = M("X", (), {"__array_interface__": {"shape": (16,), "typestr": "|u1",
+                                                   "data": (address, False), "version": 3}})
+            return np.asarray(X()).tolist()
+        """, on={GUARD}, off={CRASH}),
+    # numpy 1.24's ufunc.at ignores the writeable flag: np.add.at changes pandas'
+    # read-only MultiIndex codes.  A level name's __eq__ does it after
+    # get_level_values' checked take and before lib.count_level_2d, which adds 1
+    # at counts[code] unchecked (boundscheck off): a heap write at a chosen offset
+    Payload("ufunc-at-read-only-codes-count-level-heap-write", """
+        import warnings
+        import numpy as np
+        import pandas as pd
+        class Level:
+            def __init__(self, codes, far):
+                self.codes = codes
+                self.far = far
+                self.calls = 0
+            def __eq__(self, other):
+                self.calls += 1
+                if self.calls == 4:
+                    np.add.at(self.codes, [0], self.far)
+                return other == "L0"
+            def __hash__(self):
+                return 1
+        def main(far=2000000000):
+            warnings.simplefilter("ignore")
+            n = 40000
+            mi = pd.MultiIndex.from_arrays([np.arange(n), np.arange(n)], names=["L0", "L1"])
+            df = pd.DataFrame({"v": np.ones(n)}, index=mi)
+            return str(df.count(level=Level(df.index.codes[0], far)).shape)
+        """, on={GUARD}, off={CRASH}),
+    # the read-only bypass alone: a Categorical's codes past its categories
+    Payload("ufunc-at-read-only-categorical-codes", """
+        import numpy as np
+        import pandas as pd
+        def main():
+            c = pd.Categorical(["a", "b", "a"])
+            np.add.at(c.codes, [0], 100)
+            np.invert.at(c.codes, [1])
+            return [int(v) for v in c.codes]
+        """, on={GUARD}, off={OK}),
+    # Styler.export()["apply"] holds pandas' lambda instance: getattr(instance,
+    # "_apply"): a private getter for any object.  A groupby Resampler's _apply(name)
+    # is getattr(x, name)(**kwargs): __reduce__ hands out copyreg._reconstructor
+    # (object.__new__ of any class), __getstate__ the Resampler's real __dict__
+    Payload("styler-export-getter-private-apply-resampler", """
+        import pandas as pd
+        def main():
+            df = pd.DataFrame({"k": [1, 1, 2], "v": [1.0, 2.0, 3.0]},
+                              index=pd.date_range("2020-01-01", periods=3, freq="D"))
+            getter = df.style.apply(lambda c: [""] * len(c)).export()["apply"][0][0]
+            apply = getter(df.groupby("k").resample("1D"))
+            reconstructor = apply("__reduce__").iloc[0][0]
+            state = apply("__getstate__").iloc[0]
+            return [repr(reconstructor), sorted(state)]
+        """, on={GUARD}, off={OK}),
+    # Resampler.fillna(method) of a groupby resample is _upsample(method), the same
+    # _apply: any name looked up on the Resampler and called with limit=
+    Payload("groupby-resample-fillna-any-name", """
+        import pandas as pd
+        def main():
+            df = pd.DataFrame({"k": [1, 1, 2], "v": [1.0, 2.0, 3.0]},
+                              index=pd.date_range("2020-01-01", periods=3, freq="D"))
+            return repr(df.groupby("k").resample("1D").fillna("__init_subclass__"))
+        """, on={GUARD}, off={EXCEPTION}),
 ]
 
 # Raw system calls the allowlist must refuse (or answer with ENOSYS).
