@@ -155,6 +155,25 @@ def main():
     return ctypes.string_at(8)
 $$);
 RESET pysandbox.python_layer;
+-- numpy's loops over Python objects (guarded in the worker) stop at the
+-- element that raised: its own exception, not a SystemError
+SELECT sandbox_execute($$
+import numpy as np
+import pandas as pd
+def main():
+    return np.max(pd.Series([1, None, 3], dtype="Int64").to_numpy())
+$$);
+-- a result whose labels repeat would lose values as a JSON object: refused
+SELECT sandbox_execute($$
+import pandas as pd
+def main():
+    return pd.Series([1, 2, 3], index=["a", "b", "a"])
+$$);
+SELECT sandbox_execute($$
+import pandas as pd
+def main():
+    return pd.Series([1, 2, 3], index=["a", "b", "a"]).reset_index().to_dict("records")
+$$);
 -- a huge exception message is still reported as the exception (shortened)
 SELECT * FROM pg_temp.error_size($$
 def main():

@@ -619,11 +619,16 @@ def _write(w, value, path, depth):
     elif t is dict or t in _DICT_TYPES:
         w.put("{")
         first = True
+        seen = {}
         for k, v in dict.items(value):
             if not first:
                 w.put(",")
             first = False
             key = _key_text(k, path)
+            if key in seen:
+                raise _repeated_key(path, "the dict", key, seen[key], k,
+                                    "give the keys different text (JSON keys are text)")
+            seen[key] = k
             w.put(_encode_str(key))
             w.put(":")
             _write(w, v, "%s[%s]" % (path, _encode_str(key)), depth + 1)
@@ -718,14 +723,42 @@ def _column_values(series):
     return _array_values(series.to_numpy())
 
 
+def _repeated_key(path, what, key, first, again, fix):
+    """A JSON object keeps one value per key (jsonb the last): two labels
+    that give the same key would lose values without a word."""
+    if _short_repr(first) == _short_repr(again):
+        found = 'the label %s more than once' % _short_repr(first)
+    else:
+        found = 'the labels %s and %s, which are both the key "%s"' % (
+            _short_repr(first), _short_repr(again), key[:60])
+    return ValueError("%s at %s has %s, and a JSON object keeps one value per key; %s"
+                      % (what, path, found, fix))
+
+
+def _short_repr(value):
+    try:
+        text = repr(value)
+    except Exception:  # noqa: B902 - a label's own __repr__
+        text = "?"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+_SERIES_FIX = ("return s.reset_index() for its rows, s.tolist() for the values alone, "
+               "or s.groupby(level=0).agg(list) for a list per label")
+
+
 def _write_series(w, series, path, depth):
     keys = _array_values(series.index.to_numpy())
     values = _column_values(series)
+    seen = {}
     w.put("{")
     for i, (k, v) in enumerate(zip(keys, values)):
         if i:
             w.put(",")
         key = _key_text(k, path)
+        if key in seen:
+            raise _repeated_key(path, "the Series", key, seen[key], k, _SERIES_FIX)
+        seen[key] = k
         w.put(_encode_str(key))
         w.put(":")
         _write(w, v, "%s[%s]" % (path, _encode_str(key)), depth + 1)
@@ -748,6 +781,13 @@ def _write_frame(w, frame, path, depth):
             frame = frame.reset_index()
         except ValueError:  # an index name that is also a column name
             pass
+    seen = {}
+    for c in frame.columns:
+        key = _key_text(c, path)
+        if key in seen:
+            raise _repeated_key(path, "the DataFrame", key, seen[key], c,
+                                "give its columns different names (df.columns = [...])")
+        seen[key] = c
     names = [_encode_str(_key_text(c, path)) + ":" for c in frame.columns]
     columns = [_column_values(frame.iloc[:, j]) for j in range(frame.shape[1])]
     w.put("[")

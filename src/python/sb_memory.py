@@ -1479,6 +1479,11 @@ def _guard_group_functions():
         checked.__name__ = name
         checked.__qualname__ = getattr(function, "__qualname__", name)
         checked.__doc__ = function.__doc__
+        # a fused function's dtypes: pandas asks it whether it takes
+        # objects (first, last, min, max, rank of text and Decimal columns)
+        signatures = getattr(function, "__signatures__", None)
+        if signatures is not None:
+            checked.__signatures__ = signatures
         return checked
 
     for name, params in _GROUP_FUNCTIONS.items():

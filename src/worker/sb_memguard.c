@@ -191,6 +191,14 @@ sb_object_loop(char **args, const Py_ssize_t *dimensions, const Py_ssize_t *step
 		entry->function(here, &one, steps, entry->data);
 		for (j = 0; j < entry->nargs; j++)
 			Py_XDECREF(held[j]);
+
+		/*
+		 * numpy's loop stops at an element that raised (its caller then
+		 * finds the exception set); called again with it set, CPython would
+		 * replace it with a SystemError that names no cause
+		 */
+		if (PyErr_Occurred())
+			return;
 	}
 }
 

@@ -308,6 +308,28 @@ class JsonRules(unittest.TestCase):
         self.assertEqual(as_json({pd.Period("2024-01", "M"): 1, decimal.Decimal("1.5"): 2}),
                          {"2024-01": 1, "1.5": 2})
 
+    def test_repeated_keys_refused(self):
+        # a JSON object keeps one value per key: values would be lost
+        cases = [
+            (pd.Series([1, 2, 3], index=["a", "b", "a"]),
+             "the Series at result has the label 'a' more than once, and a JSON object keeps "
+             "one value per key; return s.reset_index() for its rows, s.tolist() for the "
+             "values alone, or s.groupby(level=0).agg(list) for a list per label"),
+            (pd.Series(["x", "y"], index=[1, "1"]),
+             "the Series at result has the labels 1 and '1', which are both the key \"1\""),
+            ({1: "a", "1": "b"}, "the dict at result has the labels 1 and '1'"),
+            ([pd.DataFrame([[1, 2]], columns=["a", "a"])],
+             "the DataFrame at result[0] has the label 'a' more than once"),
+        ]
+        for value, message in cases:
+            with self.subTest(value=value), self.assertRaises(ValueError) as caught:
+                sb_codec.dumps(value, 1 << 20)
+            self.assertTrue(str(caught.exception).startswith(message), str(caught.exception))
+        self.assertEqual(as_json(pd.Series([1, 2], index=[1, 2])), {"1": 1, "2": 2})
+        self.assertEqual(as_json(pd.Series([1, 2, 3], index=["a", "b", "a"]).reset_index()),
+                         [{"index": "a", "0": 1}, {"index": "b", "0": 2},
+                          {"index": "a", "0": 3}])
+
     def test_user_types_refused(self):
         class Evil(datetime.tzinfo):
             def __str__(self):
