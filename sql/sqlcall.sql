@@ -163,6 +163,20 @@ def main():
     return sql("SELECT * FROM no_such_table")
 $$) -> 'error' ->> 'message';
 
+
+-- the call's time runs out while its query checks no interrupt (the
+-- planner folds the constant repeat() of 150 MB), and the query then fails
+-- otherwise (22012): the call's own cancel goes with the query, and the
+-- statement is not cancelled "due to user request" afterwards; sandbox_run
+-- reports the timeout
+SELECT r -> 'error' ->> 'kind' AS kind, r -> 'error' ->> 'sqlstate' AS sqlstate
+FROM sandbox_run($$
+def main():
+    try:
+        sql("SELECT 1/(length(sha512(repeat(repeat('x', 100000), 1500)::bytea)) - 64) AS x")
+    except SQLError as e:
+        return e.sqlstate
+$$, options => '{"timeout_ms": 1000}') AS r;
 -- in a language function too, in the statement's snapshot
 RESET ROLE;
 CREATE FUNCTION sq_total(min_price numeric) RETURNS float8

@@ -14,15 +14,19 @@
  */
 #include "pysandbox.h"
 
+#include <signal.h>
+
 #include "access/xact.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_proc.h"
 #include "executor/spi.h"
+#include "libpq/pqsignal.h"
 #include "miscadmin.h"
 #include "mb/pg_wchar.h"
 #include "nodes/nodeFuncs.h"
 #include "storage/latch.h"
+#include "tcop/tcopprot.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/json.h"
@@ -199,17 +203,55 @@ sb_sql_hooks_init(void)
 	fmgr_hook = sb_fmgr_hook;
 }
 
-/* the call's time is up while its sql() query runs: cancel the query */
+/*
+ * The call's time is up while its sql() query runs: cancel the query.  The
+ * cancel the timer raises is the call's, turned into an SQLError for the
+ * child; any other cancel (the client's, statement_timeout) must reach the
+ * statement.  PostgreSQL has one QueryCancelPending for them all, so a
+ * cancel that was pending when the timer fired, one whose SIGINT came
+ * while the query ran, or a statement_timeout that fired then, is never
+ * taken for the timer's (sb_sql_cancel_is_ours).
+ */
 static TimeoutId sb_sql_timeout = MAX_TIMEOUTS;
 static volatile sig_atomic_t sb_sql_timed_out = false;
+static volatile sig_atomic_t sb_sql_foreign_cancel = false;
+static pqsigfunc sb_sql_prev_sigint = NULL;
 
 static void
 sb_sql_timeout_handler(void)
 {
-	sb_sql_timed_out = true;
+	if (QueryCancelPending)
+		sb_sql_foreign_cancel = true;	/* someone else's, pending already */
+	else
+		sb_sql_timed_out = true;
 	QueryCancelPending = true;
 	InterruptPending = true;
 	SetLatch(MyLatch);
+}
+
+/* SIGINT while a query of sql() runs: the client's cancel, never the timer's */
+static void
+sb_sql_sigint(SIGNAL_ARGS)
+{
+	sb_sql_foreign_cancel = true;
+	if (sb_sql_prev_sigint != NULL && sb_sql_prev_sigint != SIG_IGN &&
+		sb_sql_prev_sigint != SIG_DFL)
+		sb_sql_prev_sigint(postgres_signal_arg);
+}
+
+/*
+ * Was the cancel that ended (or is pending after) the query the timer's
+ * alone?  stmt_armed: statement_timeout's timer was running before it.
+ */
+static bool
+sb_sql_cancel_is_ours(bool stmt_armed)
+{
+	if (!sb_sql_timed_out || sb_sql_foreign_cancel)
+		return false;
+	/* statement_timeout fired meanwhile (its timer is spent) */
+	if (stmt_armed && !get_timeout_active(STATEMENT_TIMEOUT))
+		return false;
+	return true;
 }
 
 /* A SQL_ERROR frame: what the child raises as SQLError. */
@@ -301,6 +343,7 @@ sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left)
 	int			save_sec_context;
 	ErrorData  *edata = NULL;
 	TransactionId top_xid = GetTopTransactionIdIfAny();
+	bool		stmt_armed;
 
 	req->chunks = NIL;
 	if (IsInParallelMode())
@@ -317,6 +360,17 @@ sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left)
 	if (sb_sql_timeout == MAX_TIMEOUTS)
 		sb_sql_timeout = RegisterTimeout(USER_TIMEOUT, sb_sql_timeout_handler);
 	GetUserIdAndSecContext(&save_userid, &save_sec_context);
+	stmt_armed = get_timeout_active(STATEMENT_TIMEOUT);
+	/* a cancel pending already is the statement's: the loop raises it */
+	sb_sql_foreign_cancel = QueryCancelPending;
+	sb_sql_timed_out = false;
+	{
+		pqsigfunc	prev = pqsignal(SIGINT, sb_sql_sigint);
+
+		/* never our own handler as the one to call (an earlier error left it) */
+		if (prev != sb_sql_sigint)
+			sb_sql_prev_sigint = prev;
+	}
 
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(cxt);
@@ -325,12 +379,12 @@ sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left)
 		SetUserIdAndSecContext(save_userid, save_sec_context |
 							   SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
 		sb_sql_active = true;
-		sb_sql_timed_out = false;
 		enable_timeout_after(sb_sql_timeout, (int) Max(ms_left, 1));
 		sb_sql_run(req, payload, len, top_xid);
 		disable_timeout(sb_sql_timeout, false);
-		/* fired as the query ended: its cancel is not for the statement */
-		if (sb_sql_timed_out)
+		pqsignal(SIGINT, sb_sql_prev_sigint);
+		/* fired as the query ended: its cancel (its alone) is not for the statement */
+		if (sb_sql_cancel_is_ours(stmt_armed))
 			QueryCancelPending = false;
 		sb_sql_active = false;
 		SetUserIdAndSecContext(save_userid, save_sec_context);
@@ -338,6 +392,7 @@ sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left)
 	PG_CATCH();
 	{
 		disable_timeout(sb_sql_timeout, false);
+		pqsignal(SIGINT, sb_sql_prev_sigint);
 		sb_sql_active = false;
 		MemoryContextSwitchTo(cxt);
 		edata = CopyErrorData();
@@ -346,9 +401,12 @@ sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left)
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = owner;
 		SetUserIdAndSecContext(save_userid, save_sec_context);
-		if ((edata->sqlerrcode == ERRCODE_QUERY_CANCELED && !sb_sql_timed_out) ||
+		if ((edata->sqlerrcode == ERRCODE_QUERY_CANCELED && !sb_sql_cancel_is_ours(stmt_armed)) ||
 			edata->elevel > ERROR)
 			ReThrowError(edata);
+		/* the timer's cancel, still pending after another error, goes with it */
+		if (sb_sql_cancel_is_ours(stmt_armed))
+			QueryCancelPending = false;
 	}
 	PG_END_TRY();
 	if (edata == NULL)
