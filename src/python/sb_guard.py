@@ -200,12 +200,75 @@ MODULE_ATTRIBUTES = {
 }
 
 
+# what to use instead, for the refused attributes code reaches for most
+_INSTEAD = {
+    "read_sql": 'it reads a database connection, which the sandbox has none of; use '
+                'sql(query, *params), which returns a DataFrame, or pass the query as an '
+                'input: {"df": {"$query": "SELECT ..."}}',
+    "loadtxt": _REASON_FILES + "; parse text with pd.read_csv(io.StringIO(text)).to_numpy()",
+    "genfromtxt": _REASON_FILES + "; parse text with pd.read_csv(io.StringIO(text)).to_numpy()",
+    "save": _REASON_FILES + "; return the array (it becomes a JSON list)",
+    "savez": _REASON_FILES + "; return the arrays (they become JSON lists)",
+    "savez_compressed": _REASON_FILES + "; return the arrays (they become JSON lists)",
+    "savetxt": _REASON_FILES + "; return the array, or text made with "
+                               "pd.DataFrame(a).to_csv(index=False)",
+    "load": _REASON_FILES + "; pass the data as an input",
+    "to_excel": _REASON_FILES + "; return the DataFrame (rows), or text from to_csv(), "
+                                "to_json() or to_markdown()",
+    "to_parquet": _REASON_FILES + "; return the DataFrame, or text from to_csv() or to_json()",
+    "to_pickle": _REASON_FILES + "; return the DataFrame, or text from to_csv() or to_json()",
+    "to_sql": "it writes tables, which the sandbox cannot; return the DataFrame and insert "
+              "its rows with INSERT ... SELECT * FROM sandbox_rows(...)",
+    "testing": _REASON_INTERNALS + "; compare with a.equals(b), np.array_equal(a, b) or "
+                                   "np.allclose(a, b)",
+}
+_INSTEAD["read_sql_query"] = _INSTEAD["read_sql_table"] = _INSTEAD["read_sql"]
+
+
 def forbidden_attribute_reason(name):
     """Return why attribute `name` is forbidden, or None if it is not."""
     reason = FORBIDDEN_ATTRIBUTES.get(name)
     if reason is None and name.startswith("read_") and name not in READERS:
         reason = _REASON_FILES          # every other pandas reader takes a path
+    if reason is not None and reason in (_REASON_FILES, _REASON_INTERNALS):
+        reason = _INSTEAD.get(name, reason)
     return reason
+
+
+# what to write instead of a "__" name code reaches for most
+_DUNDER_INSTEAD = {
+    "__all__": "remove it: the call names the functions it runs",
+    "__dict__": "use vars(obj)",
+    "__class__": "use type(obj)",
+    "__file__": "the code has no file",
+    "__cause__": "use the exception itself, str(e) for its message",
+    "__context__": "use the exception itself, str(e) for its message",
+    "__traceback__": "use the exception itself, str(e) for its message",
+    "__setattr__": "set attributes as obj.name = value; for a frozen dataclass, make the "
+                   "value a field's default or use dataclasses.replace(obj, name=value)",
+    "__getattribute__": "use obj.name, or getattr(obj, name)",
+}
+_DUNDER_OPERATORS = {
+    "add": "a + b", "radd": "b + a", "sub": "a - b", "rsub": "b - a", "mul": "a * b",
+    "rmul": "b * a", "truediv": "a / b", "floordiv": "a // b", "mod": "a % b",
+    "pow": "a ** b", "matmul": "a @ b", "neg": "-a", "abs": "abs(a)", "eq": "a == b",
+    "ne": "a != b", "lt": "a < b", "le": "a <= b", "gt": "a > b", "ge": "a >= b",
+    "len": "len(a)", "getitem": "a[key]", "setitem": "a[key] = value",
+    "delitem": "del a[key]", "contains": "x in a", "iter": "iter(a)", "next": "next(a)",
+    "str": "str(a)", "repr": "repr(a)", "hash": "hash(a)", "bool": "bool(a)",
+    "int": "int(a)", "float": "float(a)", "call": "a(...)", "format": "format(a, spec)",
+}
+
+
+def dunder_message(name):
+    """Why a "__" name is refused, and what to write instead where that is
+    known (the reader is often a model repairing its code)."""
+    message = ('name "%s" is not allowed: names that begin with "__" are '
+               'reserved' % name)
+    instead = _DUNDER_INSTEAD.get(name)
+    if instead is None and name.endswith("__") and name[2:-2] in _DUNDER_OPERATORS:
+        instead = "use %s" % _DUNDER_OPERATORS[name[2:-2]]
+    return message + ("; " + instead if instead else "")
 
 
 def attribute_problem(name):
@@ -215,8 +278,7 @@ def attribute_problem(name):
     "dunder", "private-attribute", "forbidden-attribute" or "format-string".
     """
     if name.startswith("__"):
-        return ("dunder", 'name "%s" is not allowed: names that begin with '
-                '"__" are reserved' % name)
+        return ("dunder", dunder_message(name))
     if name.startswith("_") and name not in NAMEDTUPLE_ATTRIBUTES:
         return ("private-attribute", 'attribute "%s" is not allowed: names '
                 'that begin with "_" are private' % name)

@@ -796,6 +796,9 @@ def _exception_help(exc, inputs):
     if type(exc) is NameError and getattr(exc, "name", None) == "ws" and _WS[0] is not None:
         return ('"ws" is the workspace\'s dict: a function receives it as a parameter, '
                 'so declare it, as in def main(ws): ...')
+    if type(exc) is NameError and getattr(exc, "name", None) == "display":
+        return ('display() is Jupyter\'s: return the value (a DataFrame becomes rows, a '
+                'figure a PNG), or print() it')
     if isinstance(exc, SQLError) and type(exc.hint) is str and exc.hint:
         return exc.hint     # what PostgreSQL (or sql()) said to do
     if type(exc) is TypeError and _TZ_MIXED.search(str(exc)):

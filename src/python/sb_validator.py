@@ -59,16 +59,20 @@ _NAMESPACES = "it exposes namespaces"
 
 # Builtins that are absent at run time, with the reason given to the user.
 FORBIDDEN_NAMES = {
-    "eval": _RUNS_CODE,
-    "exec": _RUNS_CODE,
-    "compile": _RUNS_CODE,
+    "eval": _RUNS_CODE + '; write the expression itself, or df.eval("a + b") for '
+                         'arithmetic on columns',
+    "exec": _RUNS_CODE + "; write the statements themselves",
+    "compile": _RUNS_CODE + "; write the code itself",
     "__import__": "use an import statement",
-    "open": "it reads or writes files",
-    "input": "it reads from the terminal",
+    "open": "it reads or writes files; the data comes as the function's inputs, and text "
+            "the code makes is returned (or written into io.StringIO())",
+    "input": "it reads from the terminal; pass values as inputs",
     "breakpoint": "it starts the debugger",
     "help": "it starts the interactive help",
-    "globals": _NAMESPACES,
-    "locals": _NAMESPACES,
+    "globals": _NAMESPACES + '; name the values you need, as in f"{n} rows" or '
+                             '"{n} rows".format(n=n)',
+    "locals": _NAMESPACES + '; name the values you need, as in f"{n} rows" or '
+                            '"{n} rows".format(n=n)',
     "exit": "it ends the interpreter; return from the function instead",
     "quit": "it ends the interpreter; return from the function instead",
 }
@@ -169,7 +173,9 @@ def validate(source, allowed_modules, function=None):
     return _Validator(source, frozenset(allowed_modules), function).run()
 
 
-def _dunder_message(name):
+def _dunder_message(name, instead=True):
+    if instead:
+        return sb_guard.dunder_message(name)
     return ('name "%s" is not allowed: names that begin with "__" are '
             'reserved' % name)
 
@@ -646,7 +652,7 @@ class _Validator:
         elif not isinstance(parent, ast.ClassDef):
             self._report(node, "dunder", _dunder_message(name))
         elif name not in ALLOWED_DUNDER_METHODS:
-            self._report(node, "dunder", _dunder_message(name) + "; a class "
+            self._report(node, "dunder", _dunder_message(name, False) + "; a class "
                          "may define only common special methods such as "
                          "__init__, __repr__ and __eq__")
 

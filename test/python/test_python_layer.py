@@ -38,9 +38,13 @@ def finding(line, col, rule, message):
     return {"line": line, "col": col, "rule": rule, "message": message}
 
 
+# what the messages add for the names these tests use (sb_guard.dunder_message)
+DUNDER_INSTEAD = {"__class__": "; use type(obj)", "__len__": "; use len(a)"}
+
+
 def dunder(name):
     return ('name "%s" is not allowed: names that begin with "__" are '
-            'reserved' % name)
+            'reserved%s' % (name, DUNDER_INSTEAD.get(name, "")))
 
 
 def private(name):
@@ -493,21 +497,25 @@ class ForbiddenNameTests(ValidatorTestCase):
     def test_eval(self):
         self.assertFindings("def f():\n    return eval('1')\n", finding(
             2, 12, "forbidden-name",
-            'name "eval" is not allowed: it runs dynamically built code'))
+            'name "eval" is not allowed: it runs dynamically built code; write the '
+            'expression itself, or df.eval("a + b") for arithmetic on columns'))
 
     def test_fullwidth_eval_is_normalised(self):
         # Python folds identifiers with NFKC: this is plain "eval".
         source = "def f():\n    return ｅｖａｌ('1')\n"
         self.assertFindings(source, finding(
             2, 12, "forbidden-name",
-            'name "eval" is not allowed: it runs dynamically built code'))
+            'name "eval" is not allowed: it runs dynamically built code; write the '
+            'expression itself, or df.eval("a + b") for arithmetic on columns'))
 
     def test_open(self):
         self.assertFindings(
             "def f():\n    with open('/etc/passwd') as fh:\n"
             "        return fh.read()\n",
             finding(2, 10, "forbidden-name",
-                    'name "open" is not allowed: it reads or writes files'))
+                    'name "open" is not allowed: it reads or writes files; the data comes '
+                    'as the function\'s inputs, and text the code makes is returned (or '
+                    'written into io.StringIO())'))
 
     def test_dunder_import(self):
         self.assertFindings("def f():\n    return __import__('os')\n",
@@ -515,10 +523,27 @@ class ForbiddenNameTests(ValidatorTestCase):
                                     'name "__import__" is not allowed: use '
                                     'an import statement'))
 
+    def test_dunder_messages_say_what_instead(self):
+        self.assertFindings("def f(a, b):\n    return a.__add__(b)\n", finding(
+            2, 14, "dunder", 'name "__add__" is not allowed: names that begin with "__" are '
+            'reserved; use a + b'))
+        self.assertFindings("__all__ = ['main']\n", finding(
+            1, 1, "dunder", 'name "__all__" is not allowed: names that begin with "__" are '
+            'reserved; remove it: the call names the functions it runs'))
+
+    def test_refused_attributes_say_what_instead(self):
+        self.assertFindings("import pandas as pd\ndef f(c):\n    return pd.read_sql('x', c)\n",
+                            finding(3, 15, "forbidden-attribute",
+                                    'attribute "read_sql" is not allowed: it reads a database '
+                                    'connection, which the sandbox has none of; use sql(query, '
+                                    '*params), which returns a DataFrame, or pass the query as '
+                                    'an input: {"df": {"$query": "SELECT ..."}}'))
+
     def test_globals(self):
         self.assertFindings("def f():\n    return globals()\n", finding(
             2, 12, "forbidden-name",
-            'name "globals" is not allowed: it exposes namespaces'))
+            'name "globals" is not allowed: it exposes namespaces; name the values you '
+            'need, as in f"{n} rows" or "{n} rows".format(n=n)'))
 
     def test_setattr(self):
         # the rules of obj.name = value: a constant name now, a computed one
@@ -527,7 +552,7 @@ class ForbiddenNameTests(ValidatorTestCase):
         self.assertFindings("def f(o, n):\n    setattr(o, n, 1)\n    delattr(o, n)\n")
         self.assertFindings("def f(o):\n    setattr(o, '__class__', 1)\n", finding(
             2, 16, "dunder", 'name "__class__" is not allowed: names that begin '
-            'with "__" are reserved'))
+            'with "__" are reserved; use type(obj)'))
         self.assertFindings("def f(o):\n    s = setattr\n", finding(
             2, 9, "forbidden-name", '"setattr" may only be called directly, as in '
             'setattr(obj, "name")'))
@@ -540,7 +565,7 @@ class ForbiddenNameTests(ValidatorTestCase):
     def test_getattr_constant_dunder(self):
         self.assertFindings("def f(o):\n    return getattr(o, '__class__')\n",
                             finding(2, 23, "dunder", 'name "__class__" is not '
-                                    'allowed: names that begin with "__" are reserved'))
+                                    'allowed: names that begin with "__" are reserved; use type(obj)'))
         self.assertFindings("def f(o):\n    return getattr(o, '__name__'), "
                             "hasattr(o, '__len__')\n")
 
@@ -673,12 +698,13 @@ class ForbiddenAttributeTests(ValidatorTestCase):
         self.assertFindings(
             "import numpy as np\ndef f():\n    return np.load('x.npy')\n",
             finding(3, 15, "forbidden-attribute",
-                    'attribute "load" is not allowed: ' + FILES))
+                    'attribute "load" is not allowed: ' + FILES + '; pass the data as an input'))
 
     def test_writer_without_string_form(self):
         self.assertFindings("def f(df):\n    df.to_pickle('x')\n", finding(
             2, 8, "forbidden-attribute",
-            'attribute "to_pickle" is not allowed: ' + FILES))
+            'attribute "to_pickle" is not allowed: ' + FILES + '; return the DataFrame, or '
+            'text from to_csv() or to_json()'))
 
     def test_writer_with_path(self):
         self.assertFindings(
@@ -787,7 +813,7 @@ class FormatStringTests(ValidatorTestCase):
             "def f(x):\n    return '{0.__class__}'.format(x)\n",
             finding(2, 12, "format-string", 'format field "{0.__class__}" is '
                     'not allowed: name "__class__" is not allowed: names that '
-                    'begin with "__" are reserved'))
+                    'begin with "__" are reserved; use type(obj)'))
 
     def test_allowed_fields(self):
         # items and the attributes code could name itself: what pandas'
@@ -827,7 +853,7 @@ class FormatStringTests(ValidatorTestCase):
             "def f(d):\n    return '{a.__class__}'.format_map(d)\n",
             finding(2, 12, "format-string", 'format field "{a.__class__}" is not '
                     'allowed: name "__class__" is not allowed: names that begin '
-                    'with "__" are reserved'))
+                    'with "__" are reserved; use type(obj)'))
 
     def test_string_template(self):
         # $name and ${name} look names up in the mapping, never attributes
@@ -1347,7 +1373,7 @@ class GuardTests(unittest.TestCase):
     def test_from_import_file_function(self):
         self.assertRaisesExactly(
             ImportError, 'attribute "load" of module "numpy" is not allowed: '
-            'it reads or writes files', "from numpy import load\n")
+            'it reads or writes files; pass the data as an input', "from numpy import load\n")
 
     def test_relative_import(self):
         self.assertRaisesExactly(ImportError, "relative imports are not "
@@ -1431,13 +1457,13 @@ class GuardTests(unittest.TestCase):
             "g = (i for i in [])\nn = 'gi_' + 'frame'\ngetattr(g, n)\n")
         self.assertRaisesExactly(
             AttributeError, 'name "__class__" is not allowed: names that '
-            'begin with "__" are reserved', "n = '__' + 'class__'\ngetattr(1, n, None)\n")
+            'begin with "__" are reserved; use type(obj)', "n = '__' + 'class__'\ngetattr(1, n, None)\n")
 
     def test_getattr_str_subclass(self):
         # the check runs on the name as an exact str, not on a subclass's methods
         self.assertRaisesExactly(
             AttributeError, 'name "__class__" is not allowed: names that '
-            'begin with "__" are reserved',
+            'begin with "__" are reserved; use type(obj)',
             "class S(str):\n    def startswith(self, *a):\n        return False\n"
             "    def __eq__(self, o):\n        return False\n"
             "    def __hash__(self):\n        return 0\n"
@@ -1490,7 +1516,7 @@ class GuardTests(unittest.TestCase):
             "C.f(pd.DataFrame({'a': [1]}))\n")
         self.assertRaisesExactly(
             AttributeError, 'format field "{0.__class__}" is not allowed: name "__class__" '
-            'is not allowed: names that begin with "__" are reserved',
+            'is not allowed: names that begin with "__" are reserved; use type(obj)',
             "f = '{0.__cl' + 'ass__}'\nf.\uff46\uff4f\uff52\uff4d\uff41\uff54(1)\n")
 
     def test_type_of_a_class(self):
