@@ -187,4 +187,20 @@ def main(t):
     return int((t["ts"] > pd.Timestamp("2024-01-01", tz="UTC")).sum())
 $$, '{"t": {"$query": "SELECT timestamptz ''2024-06-01 12:00+00'' AS ts"}}');
 
+-- what agents' charts begin with: its own message, without the advice for scripts
+SELECT r -> 'error' ->> 'message' AS message, r -> 'error' ->> 'hint' AS hint
+FROM sandbox_run($$
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+def main():
+    fig, ax = plt.subplots()
+    return fig
+$$) AS r;
+-- Jupyter's display() says what to do instead
+SELECT sandbox_run($$
+def main():
+    display([1, 2])
+$$) -> 'error' ->> 'message' AS message;
+
 DROP TABLE repairs_sales;

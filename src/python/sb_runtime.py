@@ -1321,7 +1321,7 @@ def _serve_request(python_layer, request, inputs):
             kind = "syntax" if first["rule"] == "syntax" else "validation"
             extra = {}
             if function is None and any(f["rule"] == "top-level" and
-                                        f["message"] != sb_validator.MAIN_GUARD_MESSAGE
+                                        f["message"] not in sb_validator.NOT_A_SCRIPT
                                         for f in findings):
                 # a script: what the code should look like instead
                 extra["hint"] = (

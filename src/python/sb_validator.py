@@ -40,6 +40,27 @@ MAIN_GUARD_MESSAGE = (
     "the call itself calls the functions it names (main by default), with the inputs "
     "as their arguments")
 
+BACKEND_MESSAGE = (
+    "choosing matplotlib's backend is not allowed at top level, and not needed: the "
+    "sandbox draws with Agg already; remove it")
+
+# top-level findings that are not a script's statements (no hint to wrap
+# them in a function)
+NOT_A_SCRIPT = frozenset({MAIN_GUARD_MESSAGE, BACKEND_MESSAGE})
+
+
+def _is_backend_choice(stmt):
+    """matplotlib.use("Agg") or plt.switch_backend("agg"): what almost every
+    chart an agent writes begins with."""
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return False
+    func = stmt.value.func
+    return isinstance(func, ast.Attribute) and func.attr in ("use", "switch_backend") and \
+        isinstance(func.value, ast.Name) and func.value.id in ("matplotlib", "mpl", "plt") and \
+        bool(stmt.value.args) and isinstance(stmt.value.args[0], ast.Constant) and \
+        isinstance(stmt.value.args[0].value, str) and \
+        stmt.value.args[0].value.lower() in ("agg", "module://matplotlib_inline.backend_inline")
+
 
 def _is_main_guard(stmt):
     """if __name__ == "__main__": a script's entry point."""
@@ -415,6 +436,8 @@ class _Validator:
                 message = self._top_level_assignment_problem(stmt)
             elif _is_main_guard(stmt):
                 message = MAIN_GUARD_MESSAGE
+            elif _is_backend_choice(stmt):
+                message = BACKEND_MESSAGE
             else:
                 message = TOP_LEVEL_MESSAGE
             if message is not None:

@@ -196,6 +196,19 @@ class TopLevelTests(ValidatorTestCase):
             '    main()\n',
             finding(3, 1, "top-level", sb_validator.TOP_LEVEL_MESSAGE))
 
+    def test_backend_choice(self):
+        # what agents' chart code begins with: its own message, and no more
+        self.assertEqual(sb_validator.BACKEND_MESSAGE,
+                         "choosing matplotlib's backend is not allowed at top level, and not "
+                         "needed: the sandbox draws with Agg already; remove it")
+        def check(source, message):
+            findings = sb_validator.validate(source, ALLOWED + ("matplotlib",))[0]
+            self.assertEqual(findings, [finding(source.count("\n"), 1, "top-level", message)])
+        for line in ("matplotlib.use('Agg')", 'mpl.use("agg")', "plt.switch_backend('Agg')"):
+            check("import matplotlib\nimport matplotlib as mpl\nimport matplotlib.pyplot as plt\n"
+                  + line + "\n", sb_validator.BACKEND_MESSAGE)
+        check("import matplotlib\nmatplotlib.use('pdf')\n", sb_validator.TOP_LEVEL_MESSAGE)
+
     def test_second_string_is_not_a_docstring(self):
         self.assertFindings('"""doc"""\n"more"\n', finding(
             2, 1, "top-level", sb_validator.TOP_LEVEL_MESSAGE))
