@@ -515,6 +515,14 @@ $$) AS t(j json, jb jsonb);
 SELECT jb -> 'nested' ->> 'k' AS k FROM sandbox_rows('def main(): return [({"nested": {"k": "ünï 日本"}},)]') AS t(jb jsonb);
 SELECT pg_temp.rows_error('jb jsonb', 'def main(): return [({"ok": 1},), ("not json",)]');
 SELECT pg_temp.rows_error('jb jsonb', 'def main(): return [({"x": object()},)]');
+-- whatever sandbox_execute returns as jsonb goes in a jsonb column the same way:
+-- a DataFrame per group (its rows), a Series (an object)
+SELECT * FROM sandbox_rows($$
+import pandas as pd
+def main():
+    df = pd.DataFrame({"dept": ["a", "b", "a"], "name": ["x", "y", "z"], "pay": [1, 2, 3]})
+    return [(k, g[["name", "pay"]], g.set_index("name")["pay"]) for k, g in df.groupby("dept")]
+$$) AS t(dept text, people jsonb, pay jsonb);
 
 --
 -- arrays: lists (or tuples, numpy arrays), NULL elements from None/NaN,

@@ -1088,7 +1088,12 @@ def _text_value(v, category, name, row):
             return dumps(sb_charts.image(figure), 1 << 30)
         raise _bad_value(name, row, v, "a text column (a figure goes in a bytea "
                          "column as a PNG, or in a jsonb column)")
-    raise _bad_value(name, row, v, "a text column")
+    if category == "json":
+        # whatever sandbox_execute returns as jsonb (a DataFrame, a Series,
+        # a dataclass) goes in a jsonb column as the same JSON
+        return dumps(v, 1 << 30, path='column "%s", row %d' % (name, row + 1))
+    raise _bad_value(name, row, v, {"numeric": "a numeric column", "array": "an array column",
+                                    "bytea": "a bytea column"}.get(category, "a text column"))
 
 
 def _encode_plain_strings(series):
