@@ -100,6 +100,20 @@ Pair = collections.namedtuple("Pair", "label x")
 return Pair(label="n", x=3)
 $$;
 SELECT (py_named()).*;
+-- a composite's fields are the values arguments of their types would be:
+-- dates, aware timestamps, timedeltas, numbers; a nested composite a dict
+CREATE TYPE py_event AS (day date, at timestamptz, took interval, amount numeric,
+                         tags text[], meta jsonb, pair py_pair);
+CREATE FUNCTION py_event_types(e py_event) RETURNS text
+LANGUAGE pysandbox AS $$
+return "%s %s %s" % ({k: type(v).__name__ for k, v in e.items()},
+                     e["at"].date() - e["day"], e["pair"])
+$$;
+SELECT py_event_types(ROW('2024-01-06', '2024-01-08 15:23+00', '1 day 11:00', 1.5,
+                          '{x,y}', '{"k": 1}', ROW(1, 'a'))::py_event);
+CREATE FUNCTION py_record_types(r record) RETURNS text
+LANGUAGE pysandbox AS 'return repr(r)';
+SELECT py_record_types(ROW(1, 'x'::text, date '2024-01-01'));
 -- an array of composites arrives as a DataFrame, one row per element, its
 -- columns typed as a table input's: with array_agg(t), a function per group
 CREATE TABLE py_sales(region text, sold_on date, amount numeric, note text);
@@ -311,7 +325,8 @@ DROP FUNCTION py_add, py_is_none, py_nothing, py_types, py_next_day, py_stamp,
     py_json, py_bytes, py_array, py_numeric, py_big, py_swap, py_tuple, py_named,
     py_divmod, py_squares, py_empty, py_totals, py_pairs, py_mixed, py_records, py_bad_set,
     py_say, py_fails, py_late, py_spin, py_summary, py_frame_shape, py_records_in,
-    py_frame_types;
+    py_frame_types, py_event_types, py_record_types;
 DROP DOMAIN py_pos_pair;
+DROP TYPE py_event;
 DROP TYPE py_pair;
 DROP TABLE py_sales;

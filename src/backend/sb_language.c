@@ -710,10 +710,64 @@ sb_function_add_frame(SbRequest *req, SbFunction *fn, int i, Datum d)
 }
 
 /*
+ * Argument i, a composite, as a one-row table input named "#i=": its fields
+ * as columns, so that the child makes each field the plain Python value an
+ * argument of its type would be (a date a datetime.date, an interval a
+ * timedelta), in a dict.  A field that is itself a composite goes as JSON
+ * (an object), as before.
+ */
+static void
+sb_function_add_record(SbRequest *req, SbFunction *fn, int i, Datum d)
+{
+	HeapTupleHeader th = DatumGetHeapTupleHeader(d);
+	Oid			typid = HeapTupleHeaderGetTypeId(th);
+	int32		typmod = HeapTupleHeaderGetTypMod(th);
+	TupleDesc	desc = lookup_rowtype_tupdesc(typid, typmod);
+	HeapTupleData tup;
+	Datum	   *values;
+	bool	   *isnull;
+	SbColumn   *cols;
+	int			ncols = 0;
+	int			k;
+
+	sb_frame_budget(req, fn, (uint64) Max(desc->natts, 1));
+	values = palloc(sizeof(Datum) * Max(desc->natts, 1));
+	isnull = palloc(sizeof(bool) * Max(desc->natts, 1));
+	cols = palloc0(sizeof(SbColumn) * Max(desc->natts, 1));
+	tup.t_len = HeapTupleHeaderGetDatumLength(th);
+	ItemPointerSetInvalid(&tup.t_self);
+	tup.t_tableOid = InvalidOid;
+	tup.t_data = th;
+	heap_deform_tuple(&tup, desc, values, isnull);
+	for (k = 0; k < desc->natts; k++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, k);
+		Oid			type = att->atttypid;
+		Datum		v = values[k];
+
+		if (att->attisdropped)
+			continue;
+		if (type_is_rowtype(type))
+		{
+			if (!isnull[k])
+				v = DirectFunctionCall1(row_to_json, v);
+			type = JSONOID;
+		}
+		sb_column_init(&cols[ncols], NameStr(att->attname), type, req->numeric_decimal,
+					   CurrentMemoryContext);
+		sb_column_append(&cols[ncols], v, isnull[k], 0, fn->params[i]);
+		ncols++;
+	}
+	ReleaseTupleDesc(desc);
+	sb_request_add_table(req, psprintf("#%d=", i), cols, ncols, 1);
+	req->input_rows -= 1;		/* an argument, not a table's row */
+}
+
+/*
  * The call's arguments as a one-row table input without a name: the child
- * makes plain Python values of them.  A composite goes as JSON (an object);
- * an array of composites as its own table "#i" (sb_function_add_frame),
- * its place among the arguments NULL.
+ * makes plain Python values of them.  A composite goes as its own one-row
+ * table "#i=" (sb_function_add_record), an array of composites as its own
+ * table "#i" (sb_function_add_frame), their places among the arguments NULL.
  */
 static void
 sb_function_add_args(SbRequest *req, SbFunction *fn, FunctionCallInfo fcinfo)
@@ -721,6 +775,7 @@ sb_function_add_args(SbRequest *req, SbFunction *fn, FunctionCallInfo fcinfo)
 	SbColumn   *cols;
 	int			i;
 	List	   *frames = NIL;
+	List	   *records = NIL;
 	ListCell   *lc;
 
 	if (fn->nparams == 0)
@@ -754,8 +809,10 @@ sb_function_add_args(SbRequest *req, SbFunction *fn, FunctionCallInfo fcinfo)
 		}
 		else if (type_is_rowtype(type) || type == RECORDOID)
 		{
+			/* sent after the arguments, as a one-row table */
 			if (!isnull)
-				d = DirectFunctionCall1(row_to_json, d);
+				records = lappend_int(records, i);
+			isnull = true;
 			type = JSONOID;
 		}
 		sb_column_init(&cols[i], fn->params[i], type, false, CurrentMemoryContext);
@@ -765,6 +822,8 @@ sb_function_add_args(SbRequest *req, SbFunction *fn, FunctionCallInfo fcinfo)
 	req->input_rows--;			/* arguments are no table's rows: max_input_rows is for sql() */
 	foreach(lc, frames)
 		sb_function_add_frame(req, fn, lfirst_int(lc), fcinfo->args[fn->argno[lfirst_int(lc)]].value);
+	foreach(lc, records)
+		sb_function_add_record(req, fn, lfirst_int(lc), fcinfo->args[fn->argno[lfirst_int(lc)]].value);
 	if (req->input_bytes > (uint64) req->limits.max_input_mb * 1024 * 1024)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),

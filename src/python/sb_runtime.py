@@ -500,19 +500,30 @@ def _read_tables(inputs):
                 _ARGS_HEADER[:] = [bytes(payload), header]
         if header["name"] == "":
             # a language function's arguments: one row, no DataFrame
-            args = []
-            for col in header["columns"]:
-                ftype, payload = sb_io.recv()
-                if ftype != sb_io.COLUMN or header["nrows"] != 1:
-                    raise SandboxProtocolError("malformed arguments")
-                args.append(sb_codec.decode_scalar(col["kind"], payload))
-            inputs[""] = args
+            inputs[""] = _read_row(header)
+            continue
+        if header["name"].startswith("#") and header["name"].endswith("="):
+            # a composite argument: its fields, as plain values in a dict
+            inputs[header["name"][:-1]] = dict(zip(
+                [col["name"] for col in header["columns"]], _read_row(header)))
             continue
         if header.get("stream"):
             columns, header["nrows"] = _read_row_groups(header)
             inputs[header["name"]] = sb_codec.decode_table(header, columns)
         else:
             inputs[header["name"]] = _read_table(header)
+
+
+def _read_row(header):
+    """The plain Python values of a one-row TABLE (a language function's
+    arguments, or the fields of one of them)."""
+    values = []
+    for col in header["columns"]:
+        ftype, payload = sb_io.recv()
+        if ftype != sb_io.COLUMN or header["nrows"] != 1:
+            raise SandboxProtocolError("malformed arguments")
+        values.append(sb_codec.decode_scalar(col["kind"], payload))
+    return values
 
 
 def _read_table(header):
