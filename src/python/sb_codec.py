@@ -13,6 +13,7 @@ TypeError naming the type and where it was found.
 import codecs
 import collections
 import dataclasses
+import enum
 import datetime
 import decimal
 import itertools
@@ -666,9 +667,14 @@ def _write(w, value, path, depth):
     elif sb_charts.figure_of(value) is not None:
         _write(w, sb_charts.image(sb_charts.figure_of(value)), path, depth)
     else:
-        raise TypeError('cannot convert a value of type "%s" at %s to JSON; '
-                        "return lists, dicts, numbers, strings, pandas objects "
-                        "or matplotlib figures" % (t.__name__, path))
+        if issubclass(t, enum.Enum):
+            what = "return its .value or .name"
+        elif issubclass(t, (int, float, str)):
+            what = "convert it with int(x), float(x) or str(x)"
+        else:
+            what = "return lists, dicts, numbers, strings, pandas objects or matplotlib figures"
+        raise TypeError('cannot convert a value of type "%s" at %s to JSON; %s'
+                        % (t.__name__, path, what))
 
 
 def _set_values(value):

@@ -330,6 +330,22 @@ class JsonRules(unittest.TestCase):
                          [{"index": "a", "0": 1}, {"index": "b", "0": 2},
                           {"index": "a", "0": 3}])
 
+    def test_subclasses_of_numbers_and_enums_say_how(self):
+        import enum
+
+        class Level(enum.IntEnum):
+            HIGH = 2
+
+        class Name(str):
+            pass
+        for value, message in ((Level.HIGH, 'cannot convert a value of type "Level" at result to '
+                                            "JSON; return its .value or .name"),
+                               (Name("x"), 'cannot convert a value of type "Name" at result to '
+                                           "JSON; convert it with int(x), float(x) or str(x)")):
+            with self.assertRaises(TypeError) as caught:
+                sb_codec.dumps(value, 1 << 20)
+            self.assertEqual(str(caught.exception), message)
+
     def test_user_types_refused(self):
         class Evil(datetime.tzinfo):
             def __str__(self):
