@@ -203,4 +203,17 @@ def main():
     display([1, 2])
 $$) -> 'error' ->> 'message' AS message;
 
+-- numpy on an integer column with NULLs (nullable Int64) says what to do
+SELECT sandbox_execute($$
+import numpy as np
+def main(t):
+    return float(np.polyfit(t["a"], t["b"], 1)[0])
+$$, '{"t": {"$query": "SELECT * FROM (VALUES (1, 2), (NULL, 3), (3, 5)) AS v(a, b)"}}');
+-- a column list written unquoted in mixed case is folded to lower case: said so
+SELECT * FROM sandbox_rows($$
+import pandas as pd
+def main():
+    return pd.DataFrame({"totalSalary": [1]})
+$$) AS t(totalSalary int);
+
 DROP TABLE repairs_sales;

@@ -1244,8 +1244,11 @@ def encode_rows(value, spec, func, budget, fill=None):
         name = col["name"]
         if name not in labels:
             have = ", ".join(sorted(labels)) or "none"
+            folded = [label for label in labels if label.lower() == name and label != name]
+            extra = ('; PostgreSQL folds unquoted names to lower case: write "%s" in double '
+                     'quotes in the column list' % folded[0]) if folded else ""
             raise RowsError('column "%s" is missing from the result of %s(); '
-                            "it has columns: %s" % (name, func, have), _MISSING)
+                            "it has columns: %s%s" % (name, func, have, extra), _MISSING)
         series = frame.iloc[:, labels[name]]
         kind = col["kind"]
         if kind == sb_io.COL_INT64:

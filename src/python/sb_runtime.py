@@ -812,6 +812,11 @@ def _exception_help(exc, inputs):
                 'figure a PNG), or print() it')
     if isinstance(exc, SQLError) and type(exc.hint) is str and exc.hint:
         return exc.hint     # what PostgreSQL (or sql()) said to do
+    if isinstance(exc, (TypeError, ValueError)) and _NULLABLE.search(str(exc)):
+        return ('if these are an integer or boolean column with NULLs: such columns arrive '
+                'as pandas\' nullable Int64 and boolean, whose missing value is pd.NA, and '
+                'numpy and matplotlib need floats: s.astype(float) (NULL becomes NaN), or '
+                's.dropna()')
     if type(exc) is TypeError and _TZ_MIXED.search(str(exc)):
         return ('timestamptz columns arrive time zone-aware (UTC) and timestamp columns '
                 'naive: compare or subtract values of one kind, such as '
@@ -819,6 +824,11 @@ def _exception_help(exc, inputs):
                 '.dt.tz_localize(None)')
     return None
 
+
+# numpy's and pandas' messages for pd.NA where a number was wanted
+_NULLABLE = re.compile(r"boolean value of NA is ambiguous|NAType|"
+                       r"with missing values\. Specify an appropriate 'na_value'|"
+                       r"data type <class 'numpy\.object_'> not inexact")
 
 # pandas' messages for mixing time zone-aware and naive values
 _TZ_MIXED = re.compile(r"tz-naive and tz-aware|dtype=datetime64\[ns, [^\]]+\] and Timestamp|"
