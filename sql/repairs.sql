@@ -216,4 +216,13 @@ def main():
     return pd.DataFrame({"totalSalary": [1]})
 $$) AS t(totalSalary int);
 
+-- a library's warning names the code's line, also where the sandbox wraps
+-- the library function that warned (a string aggregation)
+SELECT sandbox_run($$
+import pandas as pd
+def main():
+    df = pd.DataFrame({"k": ["a", "b", "a"], "v": [1, 2, 3], "s": ["x", "y", "z"]})
+    return len(df.groupby("k").agg("mean"))
+$$) ->> 'stderr' AS stderr;
+
 DROP TABLE repairs_sales;

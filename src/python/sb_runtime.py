@@ -73,6 +73,7 @@ def warm(allowed_csv, preload_csv=""):
     sb_harden.harden_processes()
     sb_harden.harden_native_loads()
     sb_harden.harden_libraries()
+    _attribute_warnings()
     _exercise()
     # The trivial call's own path last, so that what it uses (the type
     # attribute cache, specialised bytecode, allocator pools) is as a call
@@ -91,6 +92,25 @@ def warm(allowed_csv, preload_csv=""):
     bit_generator = np.random.mtrand._rand._bit_generator
     state = bit_generator.state["state"]
     return bit_generator.capsule, state["key"][:8].tobytes(), state["pos"]
+
+
+def _attribute_warnings():
+    """A library's warning names the first frame outside the library
+    (pandas' find_stack_level): where the sandbox wraps a library function,
+    that was the wrapper's file (<pysandbox/sb_harden.py>:991), not the
+    code's line.  Shown, such a warning names the code's innermost line."""
+    import warnings
+    show = warnings.showwarning
+
+    def showwarning(message, category, filename, lineno, file=None, line=None):
+        if type(filename) is str and filename.startswith("<pysandbox/"):
+            frame = sys._getframe(1)
+            while frame is not None and frame.f_code.co_filename != FILENAME:
+                frame = frame.f_back
+            if frame is not None:
+                filename, lineno = FILENAME, frame.f_lineno
+        return show(message, category, filename, lineno, file, line)
+    warnings.showwarning = showwarning
 
 
 def _warm_library_helpers():
