@@ -203,7 +203,7 @@ sb_workspace_why(const SbExitReport *ex)
 		return psprintf("Its process was taken back while it waited for a call: all pysandbox.max_concurrent (%d) sandbox processes were in use, another session's call was waiting, and this session held more than one.",
 						sb_max_concurrent);
 	if (WIFEXITED(st) && WEXITSTATUS(st) == SB_CHILD_EXIT_OK)
-		return psprintf("Its process used the CPU time a workspace has in all (%d times a call's limit).",
+		return psprintf("Its process ended between two calls, as it does when it has used the CPU time a workspace has in all (%d times a call's limit).",
 						SB_WORKSPACE_CPU_CALLS);
 	if (WIFSIGNALED(st))
 		return psprintf("Its process was killed by signal %d (%s) between two calls.",
