@@ -382,17 +382,17 @@ sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left)
 		enable_timeout_after(sb_sql_timeout, (int) Max(ms_left, 1));
 		sb_sql_run(req, payload, len, top_xid);
 		disable_timeout(sb_sql_timeout, false);
-		pqsignal(SIGINT, sb_sql_prev_sigint);
 		/* fired as the query ended: its cancel (its alone) is not for the statement */
 		if (sb_sql_cancel_is_ours(stmt_armed))
 			QueryCancelPending = false;
+		/* after the check: a SIGINT before it is seen as foreign */
+		pqsignal(SIGINT, sb_sql_prev_sigint);
 		sb_sql_active = false;
 		SetUserIdAndSecContext(save_userid, save_sec_context);
 	}
 	PG_CATCH();
 	{
 		disable_timeout(sb_sql_timeout, false);
-		pqsignal(SIGINT, sb_sql_prev_sigint);
 		sb_sql_active = false;
 		MemoryContextSwitchTo(cxt);
 		edata = CopyErrorData();
@@ -403,10 +403,14 @@ sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left)
 		SetUserIdAndSecContext(save_userid, save_sec_context);
 		if ((edata->sqlerrcode == ERRCODE_QUERY_CANCELED && !sb_sql_cancel_is_ours(stmt_armed)) ||
 			edata->elevel > ERROR)
+		{
+			pqsignal(SIGINT, sb_sql_prev_sigint);
 			ReThrowError(edata);
+		}
 		/* the timer's cancel, still pending after another error, goes with it */
 		if (sb_sql_cancel_is_ours(stmt_armed))
 			QueryCancelPending = false;
+		pqsignal(SIGINT, sb_sql_prev_sigint);
 	}
 	PG_END_TRY();
 	if (edata == NULL)

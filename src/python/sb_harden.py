@@ -194,6 +194,39 @@ def harden_libraries():
                 raise AttributeError("make_dataclass: " + problem[1])
         return make_dataclass(cls_name, fields, *args, namespace=namespace, **kwargs)
 
+    # dataclass(cls) writes into the class it is given: __init__ (where the
+    # class has none of its own), __repr__, __eq__, __hash__, __setattr__
+    # (frozen), __match_args__.  On a pandas class it rewrote pandas for
+    # every caller: dataclass(pd.TimedeltaIndex) made TimedeltaIndex(data)
+    # set the private _data to the code's own object after pandas' checks
+    # (pd.TimedeltaIndex(["1 day"])[0] was the str "1 day"), and the
+    # generated __repr__ shows private fields.  In a call it takes the
+    # code's own classes (and make_dataclass's) only
+    real_dataclass = dataclasses.dataclass
+
+    def _dataclass_target(cls):
+        if not _IN_CALL["on"] or not isinstance(cls, type):
+            return
+        module = type.__getattribute__(cls, "__module__")
+        if module == "__sandbox__" or (module == "types" and dataclasses.is_dataclass(cls)):
+            return
+        raise TypeError('dataclass(): "%s" is not a class the code defines: making a library '
+                        'class a dataclass rewrites its methods, which is not allowed in the '
+                        'sandbox' % type.__getattribute__(cls, "__name__"))
+
+    def checked_dataclass(cls=None, /, **kwargs):
+        if cls is None:
+            wrap = real_dataclass(**kwargs)
+
+            def checked_wrap(cls):
+                _dataclass_target(cls)
+                return wrap(cls)
+            return checked_wrap
+        _dataclass_target(cls)
+        return real_dataclass(cls, **kwargs)
+    checked_dataclass.__name__ = real_dataclass.__name__
+    checked_dataclass.__doc__ = real_dataclass.__doc__
+
     # singledispatch's register(x) takes the class to dispatch on from x's
     # annotations when x is no class (typing.get_type_hints(x)): an instance
     # of a class whose annotation names a builtin gave the real one (type,
@@ -224,6 +257,7 @@ def harden_libraries():
     substitutes = [(update_wrapper, checked_update_wrapper),
                    (functools.wraps, checked_wraps),
                    (make_dataclass, checked_make_dataclass),
+                   (real_dataclass, checked_dataclass),
                    (functools.singledispatch, checked_singledispatch),
                    (functools.singledispatchmethod, checked_singledispatchmethod)]
     try:
@@ -707,6 +741,7 @@ def harden_pandas():
     _guard_styler_templates()
     _guard_styler_format_sites()
     _guard_styler_export()
+    _guard_library_metaclasses()
     _guard_template_compile()
     _guard_take_nd()
     _guard_object_hashtables()
@@ -826,6 +861,81 @@ def _guard_styler_format_sites():
         relabel_index.__qualname__ = relabel.__qualname__
         relabel_index.__doc__ = relabel.__doc__
         cls.relabel_index = relabel_index
+
+
+# what a class statement puts in the namespace it hands its metaclass
+_CLASS_STATEMENT_NAMES = frozenset({"__module__", "__qualname__", "__doc__", "__annotations__",
+                                    "__classcell__", "__orig_bases__"})
+# metaclasses the code's class statements use (their module proxies refuse them)
+_CODE_METACLASS_MODULES = frozenset({"abc", "enum", "typing"})
+
+
+def _guard_library_metaclasses():
+    """A library's metaclass, called with a dict, builds a class with any
+    special methods: pandas hands one out publicly, CategoricalDtype.type
+    (and every categorical dtype's .type) is CategoricalDtypeType, a
+    subclass of type, so CategoricalDtype.type("X", (), {"__array_interface__":
+    {"data": (address, False), ...}}) gave an array over any address, read
+    and written; pandas.tseries.holiday.HolidayCalendarMetaClass is a
+    module attribute.  pandas never builds a class with CategoricalDtypeType
+    (it compares dtypes' .type with it).  In a call every metaclass of the
+    libraries loaded (pandas', dateutil's, jinja2's; numpy's _DTypeMeta is
+    not a heap type, matplotlib has none) refuses a namespace with special
+    names other than the ones a class statement gives, however it is
+    passed, unless a library module's own class statement (imported in the
+    call) calls it; CategoricalDtypeType builds no class at all."""
+    from pandas.core.dtypes.dtypes import CategoricalDtypeType
+    try:
+        # loaded on first import otherwise, after this walk
+        from pandas.tseries.holiday import HolidayCalendarMetaClass
+    except ImportError:
+        HolidayCalendarMetaClass = None
+    if HolidayCalendarMetaClass is not None:
+        refuse(HolidayCalendarMetaClass, "it builds classes from a dict; a holiday calendar "
+               "is made with AbstractHolidayCalendar's subclasses or HolidayCalendarFactory")
+
+    def metaclasses(cls):
+        for sub in type.__subclasses__(cls):
+            yield sub
+            yield from metaclasses(sub)
+
+    def special(ns):
+        return not isinstance(ns, dict) or any(
+            not isinstance(k, str) or (k.startswith("__") and k not in _CLASS_STATEMENT_NAMES)
+            for k in ns)
+
+    done = set()
+    for meta in list(metaclasses(type)):
+        module = type.__getattribute__(meta, "__module__")
+        heap = type.__getattribute__(meta, "__flags__") & (1 << 9)
+        if id(meta) in done or not heap or not isinstance(module, str) or \
+                module.partition(".")[0] in _CODE_METACLASS_MODULES or module.startswith("sb_"):
+            continue
+        done.add(id(meta))
+        own = meta.__dict__.get("__new__")
+        original = own.__func__ if isinstance(own, staticmethod) else own
+
+        def __new__(mcls, *args, __meta=meta, __original=original, **kwargs):
+            caller = sys._getframe(1)
+            # a library module imported in the call: its own class statements
+            library = caller.f_code.co_name == "<module>" and \
+                caller.f_globals.get("__name__") != "__sandbox__"
+            if _IN_CALL["on"] and not library:
+                given = list(args[2:3]) + [v for v in kwargs.values() if isinstance(v, dict)]
+                if __meta is CategoricalDtypeType or len(args) + len(kwargs) != 3 or \
+                        not given or any(special(ns) for ns in given):
+                    raise TypeError("%s: building a class from a dict is not allowed in the "
+                                    "sandbox: a metaclass gives it any special methods"
+                                    % type.__getattribute__(__meta, "__name__"))
+            if __original is not None:
+                return __original(mcls, *args, **kwargs)
+            return super(__meta, mcls).__new__(mcls, *args, **kwargs)
+        __new__.__qualname__ = "%s.__new__" % type.__getattribute__(meta, "__qualname__")
+        try:
+            meta.__new__ = staticmethod(__new__)
+        except (TypeError, AttributeError):  # a native metaclass that takes no attributes
+            sys.stderr.write("pysandbox-worker: metaclass %s could not be checked\n"
+                             % type.__getattribute__(meta, "__qualname__"))
 
 
 def _guard_styler_export():

@@ -879,8 +879,12 @@ def _patch_ndarray_type(np):
         caller = sys._getframe(1)
         if not write:
             module = caller.f_globals.get("__name__")
-            if writeable and not _pandas_frame(caller) and \
-                    not (type(module) is str and module.startswith("numpy.")):
+            if _pandas_frame(caller) or (type(module) is str and module.startswith("numpy.")):
+                # a library freezes an array it adopts (a MultiIndex's codes
+                # are the code's own int8 array, made read-only by pandas):
+                # the code made it read-only first, but may not undo pandas'
+                made_read_only.pop(id(self), None)
+            elif writeable:
                 key = id(self)
                 made_read_only[key] = weakref.ref(self, lambda _, key=key:
                                                   made_read_only.pop(key, None))

@@ -5034,6 +5034,83 @@ PAYLOADS = [
                               index=pd.date_range("2020-01-01", periods=3, freq="D"))
             return repr(df.groupby("k").resample("1D").fillna("__init_subclass__"))
         """, on={GUARD}, off={EXCEPTION}),
+    # rev26 (2026-12-04): a review of the day's fixes
+    # pandas hands out a metaclass publicly: CategoricalDtype.type (and every
+    # categorical dtype's .type) is CategoricalDtypeType, class ...(type).
+    # Called with a dict it builds a class with __array_interface__: an array
+    # over any address, read and written (here: an immutable bytes changed,
+    # its refcount and type pointer read)
+    Payload("categorical-dtype-type-metaclass-array-any-address", """
+        import numpy as np
+        import pandas as pd
+        def main():
+            meta = pd.CategoricalDtype.type
+            name = "_" + "_array_interface__"
+            b = bytes(range(65, 73))
+            before = b.decode()
+            iface = {"shape": (8,), "typestr": "|u1", "data": (id(b) + 32, False),
+                     "version": 3}
+            Raw = meta("Raw", (), {name: iface})
+            np.asarray(Raw())[:] = 0x5A
+            head = dict(iface, shape=(2,), typestr="<u8", data=(id(b), True))
+            return [before, b.decode(), np.asarray(meta("R", (), {name: head})()).tolist()]
+        """, on={GUARD}, off={OK}),
+    # the same metaclass reached through a categorical Series' dtype, and
+    # derived from by make_dataclass (no class statement, no guard_own_class)
+    Payload("categorical-dtype-type-metaclass-make-dataclass", """
+        import dataclasses
+        import pandas as pd
+        def main():
+            meta = pd.Series(["a"], dtype="category").dtype.type
+            N = dataclasses.make_dataclass("N", [("a", int, dataclasses.field(default=0)),
+                                             ("b", int, dataclasses.field(default=0)),
+                                             ("c", int, dataclasses.field(default=0))],
+                                       bases=(meta,))
+            X = N("X", (), {"_" + "_len__": lambda self: 7})
+            return len(X())
+        """, on={GUARD}, off={OK}),
+    # bypass of "a read-only array stays read-only unless the code made it so":
+    # the code makes its own int8 array read-only, hands it to MultiIndex,
+    # which adopts it as its codes (no copy) and freezes it; the record that
+    # the code made it read-only survives, so the code makes pandas' codes
+    # writeable again and writes a code past the level (the consumers' take
+    # checks and the count_level_2d wrapper still catch the reads)
+    Payload("multiindex-codes-own-read-only-array-unfrozen", """
+        import numpy as np
+        import pandas as pd
+        def main():
+            arr = np.array([0, 1, 0], dtype=np.int8)
+            arr.flags.writeable = False
+            m = pd.MultiIndex(levels=[["a", "b"], [1, 2]],
+                              codes=[arr, np.array([0, 1, 1], dtype=np.int8)])
+            arr.flags.writeable = True
+            arr[0] = 100
+            return m.codes[0].tolist()
+        """, on={GUARD}, off={OK}),
+    # dataclasses.dataclass() applied to a pandas class rewrites it for all of
+    # pandas: TimedeltaIndex gets a generated __init__(self, _data) that sets
+    # the private _data to the raw argument after pandas' own checks (the
+    # index's element is the code's str), and a generated __repr__ showing
+    # private fields; dataclass(eq=True)(pd.RangeIndex) breaks every RangeIndex
+    Payload("dataclass-of-pandas-class-sets-private-data", """
+        import dataclasses
+        import pandas as pd
+        def main():
+            dataclasses.dataclass(pd.TimedeltaIndex)
+            ti = pd.TimedeltaIndex(["1 day", "2 days"])
+            return [ti[0], type(ti[0]).__name__, dataclasses.fields(ti)[0].name]
+        """, on={GUARD}, off={OK}),
+    # a second library metaclass, a public attribute of an allowed module that
+    # is imported on demand: pandas.tseries.holiday.HolidayCalendarMetaClass
+    Payload("holiday-calendar-metaclass-array-any-address", """
+        import numpy as np
+        import pandas.tseries.holiday as h
+        def main():
+            meta = h.HolidayCalendarMetaClass
+            name = "_" + "_array_interface__"
+            iface = {"shape": (2,), "typestr": "<u8", "data": (id(meta), True), "version": 3}
+            return np.asarray(meta("X", (), {name: iface})()).tolist()
+        """, on={GUARD}, off={OK}),
 ]
 
 # Raw system calls the allowlist must refuse (or answer with ENOSYS).
