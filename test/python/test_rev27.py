@@ -1,0 +1,212 @@
+#!/usr/bin/python3
+"""A review of numpy's public API for memory it reaches (rev27): payloads
+run in-process with the Python layer as a call has it."""
+
+import os
+import sys
+import textwrap
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "src", "python"))
+
+import sb_charts  # noqa: E402
+import sb_guard  # noqa: E402
+import sb_harden  # noqa: E402
+import sb_validator  # noqa: E402
+
+with sb_charts.home():
+    import matplotlib  # noqa: E402,F401
+    sb_charts.prepare()
+sb_harden.harden_pandas()
+sb_harden.harden_numpy()
+sb_harden.harden_native_loads()
+sb_harden.harden_processes()
+sb_harden.harden_libraries()
+
+ALLOWED = ["io", "warnings", "numpy", "pandas", "matplotlib", "typing", "dataclasses"]
+
+
+def run(source):
+    source = textwrap.dedent(source)
+    findings = sb_validator.validate(source, ALLOWED)[0]
+    if findings:
+        raise AssertionError("validator: %r" % (findings,))
+    namespace = sb_guard.make_globals(ALLOWED, print)
+    code = sb_guard.compile_user_code(source, "<sandbox>")
+    sb_guard.set_pandas_guard(True)
+    try:
+        exec(code, namespace)
+        return namespace["main"]()
+    finally:
+        sb_guard.leave_call()
+        sb_charts.end_call()
+
+
+class Rev27Tests(unittest.TestCase):
+
+    def test_philox_negative_buffer_pos_refused(self):
+        with self.assertRaisesRegex(ValueError, "position of -100"):
+            run('''
+                import numpy as np
+                def main():
+                    p = np.random.Philox(1)
+                    st = p.state
+                    st["buffer_pos"] = -100
+                    p.state = st
+                    return p.random_raw(8)
+                ''')
+
+    def test_philox_state_kept_after_refusal(self):
+        got = run('''
+            import numpy as np
+            def main():
+                p = np.random.Philox(1)
+                st = p.state
+                st["buffer_pos"] = 5
+                try:
+                    p.state = st
+                except ValueError:
+                    pass
+                return p.state["buffer_pos"]
+            ''')
+        self.assertEqual(got, 4)
+
+    def test_legacy_set_state_negative_pos_refused(self):
+        with self.assertRaisesRegex(ValueError, "position of -1000"):
+            run('''
+                import numpy as np
+                def main():
+                    st = np.random.get_state()
+                    np.random.set_state((st[0], st[1], -1000))
+                    return np.random.randint(0, 2**32, size=8, dtype=np.uint32)
+                ''')
+
+    def test_mt19937_jumped_negative_pos_refused(self):
+        with self.assertRaisesRegex(ValueError, "position of -8"):
+            run('''
+                import numpy as np
+                def main():
+                    bg = np.random.MT19937(1)
+                    st = bg.state
+                    st["state"]["pos"] = -8
+                    bg.state = st
+                    return bg.jumped().state
+                ''')
+
+    def test_randomstate_set_state_dict_refused(self):
+        with self.assertRaisesRegex(ValueError, "position of 700"):
+            run('''
+                import numpy as np
+                def main():
+                    rs = np.random.RandomState(np.random.MT19937(1))
+                    st = rs.get_state(legacy=False)
+                    st["state"]["pos"] = 700
+                    rs.set_state(st)
+                    return rs.randint(0, 10, 4)
+                ''')
+
+    def test_class_state_does_not_give_numpy_setter(self):
+        got = run('''
+            import numpy as np
+            def main():
+                d = np.random.Philox.state
+                return [n for n in dir(d) if not n.startswith("_")]
+            ''')
+        self.assertEqual(got, [])
+
+    def test_valid_states_still_work(self):
+        got = run('''
+            import numpy as np
+            def main():
+                st = np.random.get_state()
+                np.random.set_state(st)
+                a = np.random.rand(3)
+                np.random.set_state(st)
+                b = np.random.rand(3)
+                g = np.random.default_rng(5)
+                s = g.bit_generator.state
+                x = g.random(4)
+                g.bit_generator.state = s
+                y = g.random(4)
+                p = np.random.Generator(np.random.Philox(3))
+                ps = p.bit_generator.state
+                u = p.random(3)
+                p.bit_generator.state = ps
+                v = p.random(3)
+                m = np.random.MT19937(4).jumped()
+                return (a == b).all() and (x == y).all() and (u == v).all() and \\
+                    0 <= m.state["state"]["pos"] <= 624
+            ''')
+        self.assertTrue(got)
+
+
+    def test_put_clip_into_empty_array_refused(self):
+        for call in ('np.put(a, [5], [b"W" * 200], mode="clip")',
+                     'a.put([1], [b"x"], mode="wrap")', 'a.put([-3], [b"x"], "c")'):
+            with self.assertRaisesRegex(ValueError, "empty array"):
+                run('''
+                    import numpy as np
+                    def main():
+                        a = np.zeros(0, dtype="S200")
+                        %s
+                    ''' % call)
+
+    def test_put_still_works(self):
+        got = run('''
+            import numpy as np
+            def main():
+                a = np.zeros(4)
+                a.put([1, 9], [5, 6], mode="clip")
+                np.put(a, [-1], [7], mode="wrap")
+                e = np.zeros(0)
+                e.put([], [1.0], mode="clip")
+                return a.tolist()
+            ''')
+        self.assertEqual(got, [0, 5, 0, 7])
+
+
+    def test_bit_generator_capsule_refused(self):
+        findings = sb_validator.validate(textwrap.dedent('''
+            import numpy as np
+            def main():
+                return np.random.SFC64(1).capsule
+            '''), ALLOWED)[0]
+        self.assertEqual([f["rule"] for f in findings], ["forbidden-attribute"])
+        with self.assertRaisesRegex(AttributeError, "capsule"):
+            run('''
+                import numpy as np
+                def main():
+                    return getattr(np.random.default_rng().bit_generator, "caps" + "ule")
+                ''')
+
+    def test_generator_takes_only_a_bit_generator(self):
+        for call in ("np.random.Generator(h)", "np.random.Generator(bit_generator=h)"):
+            with self.assertRaisesRegex(TypeError, "bit generator"):
+                run('''
+                    import numpy as np
+                    class Holder:
+                        pass
+                    def main():
+                        h = Holder()
+                        h.lock = np.random.SFC64(1).lock
+                        return %s
+                    ''' % call)
+
+    def test_generators_still_work(self):
+        got = run('''
+            import numpy as np
+            def main():
+                a = np.random.Generator(np.random.PCG64(3)).random()
+                b = np.random.RandomState(7).rand()
+                c = np.random.RandomState(np.random.MT19937(7)).rand()
+                d = np.random.RandomState().rand()
+                e = np.random.default_rng(np.random.SFC64(1)).integers(0, 10)
+                f = np.random.RandomState(seed=[1, 2, 3]).rand()
+                return all(0 <= x < 10 for x in (a, b, c, d, e, f))
+            ''')
+        self.assertTrue(got)
+
+
+if __name__ == "__main__":
+    unittest.main()
