@@ -579,6 +579,30 @@ def _holds_objects(buffer):
         view.release()
 
 
+def _dtype_size_problem(dtype):
+    """numpy 1.24 adds a structured dtype's field offsets and sizes, and
+    parses a type string's size, in a C int without an overflow check
+    (descriptor.c): {"offsets": [64, 2**31 - 1]}, "S2147483648" or
+    [("a", "V2147483000"), ("b", "V2000")] give a negative itemsize or a
+    field past the record, and an array of it reads and writes memory
+    outside its own.  None, or why the dtype is refused."""
+    itemsize = dtype.itemsize
+    if itemsize < 0:
+        return "its size is negative (numpy's size arithmetic overflowed)"
+    fields = dtype.fields
+    if fields:
+        for name, spec in fields.items():
+            sub, offset = spec[0], spec[1]
+            if offset < 0 or sub.itemsize < 0 or offset + sub.itemsize > itemsize:
+                return 'its field "%s" lies outside the record' % (name,)
+            problem = _dtype_size_problem(sub)
+            if problem is not None:
+                return problem
+    if dtype.subdtype is not None:
+        return _dtype_size_problem(dtype.subdtype[0])
+    return None
+
+
 def _buffer_extent_problem(np, real, given, buffer):
     """numpy checks offset + size <= len(buffer) in 64 bits: a negative
     offset, or one that overflows the sum, placed the array before or far
@@ -610,8 +634,11 @@ def _buffer_extent_problem(np, real, given, buffer):
         elif real.__name__ in ("recarray", "MaskedRecords") and given.get("dtype") is None:
             return None                  # formats=: refused over a buffer already
         else:
-            dtype = given.get("dtype")
-            itemsize = np.dtype(float if dtype is None else dtype).itemsize
+            dtype = np.dtype(float if given.get("dtype") is None else given.get("dtype"))
+            problem = _dtype_size_problem(dtype)
+            if problem is not None:
+                return "the dtype is not allowed: " + problem
+            itemsize = dtype.itemsize
     except (TypeError, ValueError):
         return None
     size = itemsize
@@ -942,6 +969,12 @@ def _guard_object_memory(np):
         if _IN_CALL["on"] and _holds_objects(buffer):
             raise ValueError("np.frombuffer of an array of Python objects is not allowed in "
                              "the sandbox: its pointers would be read and written as numbers")
+        if _IN_CALL["on"]:
+            dtype = args[0] if args else kwargs.get("dtype", float)
+            problem = _dtype_size_problem(np.dtype(dtype))
+            if problem is not None:
+                raise ValueError("np.frombuffer with this dtype is not allowed in the sandbox: "
+                                 + problem)
         return frombuffer(buffer, *args, **kwargs)
     checked_frombuffer.__name__ = frombuffer.__name__
     checked_frombuffer.__doc__ = frombuffer.__doc__
