@@ -323,3 +323,11 @@ DROP TABLE grp_secret;
 REVOKE ALL ON grp_sales FROM regress_pysandbox_groups;
 REVOKE ALL ON FUNCTION sandbox_execute(text, jsonb, text[], jsonb) FROM regress_pysandbox_groups;
 DROP ROLE regress_pysandbox_groups;
+
+-- a group's child reads the next group's rows as it read the first
+-- group's (a text column of 4,096 rows or more in each group)
+SELECT sandbox_execute($$
+def main(df):
+    return [len(df), df.s.nunique()]
+$$, '{"df": {"$query": "SELECT i % 2 AS g, ''name '' || (i % 100) AS s FROM generate_series(1, 20000) AS i"}}',
+   '{main}', '{"group_by": "g"}');

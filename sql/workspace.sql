@@ -229,6 +229,17 @@ def main(ws):
 $$, '{}', '{main}', jsonb_build_object('workspace', :'fin'));
 SELECT sandbox_workspace_close(:'fin');
 
+-- a workspace's process reads each call's inputs as it read the first
+-- call's, out of the call: the last call's guards refused the decoder's own
+-- strided view of a text column of 4,096 rows or more (a second call failed)
+SELECT sandbox_workspace_open() AS txt \gset
+SELECT sandbox_execute($$
+def main(ws, df):
+    return [len(df), df.s.nunique()]
+$$, '{"df": {"$query": "SELECT ''name '' || (i % 100) AS s FROM generate_series(1, 5000) AS i"}}',
+   '{main}', jsonb_build_object('workspace', :'txt')) FROM generate_series(1, 2);
+SELECT sandbox_workspace_close(:'txt');
+
 -- the sandbox's logging is made for each call: a class the code patched
 -- in one call is not the next call's; the class of sys.stdout is not handed out
 SELECT sandbox_workspace_open() AS lg \gset

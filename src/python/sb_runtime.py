@@ -1228,11 +1228,30 @@ def _next_request():
             _send_error("crash", "ProtocolError", "unexpected frame %d between calls"
                         % ftype, exit_code=72)
             return 72
-        got, failed = _read_or_report(_read_request, "inputs", "request")
+        got, failed = _read_next(_read_request)
         if failed:
             return failed
         if got is not None:
             return got
+
+
+def _read_next(read, data="inputs", what="request"):
+    """Read a serving child's next request as its first was read: out of
+    a call (the last call's guards refused the decoder's own strided views
+    and pandas' hash tables resizing for it: a workspace's second call with
+    a text column of 4096 rows or more failed to read), with the collector
+    off meanwhile, so that nothing of the code's is collected while the
+    guards are off (its generators' finalizers stay off as well)."""
+    was_on = sb_guard._IN_CALL["on"]
+    collecting = gc.isenabled()
+    gc.disable()
+    sb_guard._IN_CALL["on"] = False
+    try:
+        return _read_or_report(read, data, what)
+    finally:
+        sb_guard._IN_CALL["on"] = was_on
+        if collecting:
+            gc.enable()
 
 
 # set in a workspace's child between its calls: the backend reads nothing
@@ -1537,7 +1556,7 @@ def _serve_held(fn, name, shape, params, rows, limit, out, lines):
             ftype, payload = sb_io.recv()
         except EOFError:
             return 0            # the statement is over
-        args, failed = _read_or_report(lambda: _read_call(ftype), "arguments", "call")
+        args, failed = _read_next(lambda: _read_call(ftype), "arguments", "call")
         if failed is not None:
             return failed
         out.used = 0
