@@ -2,45 +2,17 @@
 """A review of the fixes of rev15/17/19 (rev20): payloads run in-process with
 the Python layer as a call has it.  No OS layer."""
 
-import os
 import sys
-import textwrap
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "..", "src", "python"))
-
-import sb_charts  # noqa: E402
-import sb_guard  # noqa: E402
-import sb_harden  # noqa: E402
-import sb_validator  # noqa: E402
-
-with sb_charts.home():
-    import matplotlib  # noqa: E402,F401
-    sb_charts.prepare()
-sb_harden.harden_pandas()
-sb_harden.harden_numpy()
-sb_harden.harden_native_loads()
-sb_harden.harden_processes()
-sb_harden.harden_libraries()
+from sb_incall import run as run_in_call  # noqa: E402 - src/python on sys.path, hardened
+import matplotlib  # noqa: E402
 
 ALLOWED = ["io", "warnings", "numpy", "pandas", "matplotlib", "decimal"]
 
 
 def run(source):
-    source = textwrap.dedent(source)
-    findings = sb_validator.validate(source, ALLOWED)[0]
-    if findings:
-        raise AssertionError("validator: %r" % (findings,))
-    namespace = sb_guard.make_globals(ALLOWED, print)
-    code = sb_guard.compile_user_code(source, "<sandbox>")
-    sb_guard.set_pandas_guard(True)
-    try:
-        exec(code, namespace)
-        return namespace["main"]()
-    finally:
-        sb_guard.leave_call()
-        sb_charts.end_call()
+    return run_in_call(source, ALLOWED)
 
 
 class Rev20Tests(unittest.TestCase):
