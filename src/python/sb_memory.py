@@ -716,23 +716,6 @@ def _check_array_new(cls, params):
     cls.__new__ = staticmethod(__new__)
 
 
-# numpy's own ndarray constructor (its C tp_new), once _patch_ndarray_type
-# has checked the type's __new__
-_RAW_ARRAY_NEW = [None]
-
-
-def raw_ndarray(**kwargs):
-    """np.ndarray(**kwargs) as numpy makes it, without the call's checks: for
-    the runtime's own views of what the backend sent (sb_codec), which a
-    workspace's process reads with its call's guards still on (strides= is
-    refused to code)."""
-    import numpy as np
-    new = _RAW_ARRAY_NEW[0]
-    if new is None:
-        return np.ndarray(**kwargs)
-    return new(np.ndarray, (), kwargs)
-
-
 def _patch_ndarray_type(np):
     """numpy's ndarray itself, however the code reaches the class (an
     attribute that is the class, an alias, a subclass): its __new__ checks
@@ -745,7 +728,6 @@ def _patch_ndarray_type(np):
     array_new = _c_new(np.ndarray)
     if array_new is None:
         return False
-    _RAW_ARRAY_NEW[0] = array_new
     params = ("shape", "dtype", "buffer", "offset", "strides", "order")
     real = np.ndarray
 
