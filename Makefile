@@ -55,6 +55,7 @@ WORKER_OBJS = \
 	src/worker/sb_python.wo \
 	src/worker/sb_io.wo \
 	src/worker/sb_memguard.wo \
+	src/worker/sb_dtypeguard.wo \
 	src/worker/sb_where.wo \
 	src/worker/sb_hotpages.wo \
 	src/worker/sb_preloaded.wo \
@@ -98,6 +99,9 @@ src/worker/sb_io.wo: src/worker/sb_io.c src/worker/sb_worker.h src/protocol/sb_p
 src/worker/sb_memguard.wo: src/worker/sb_memguard.c src/worker/sb_worker.h
 	$(CC) $(WORKER_CFLAGS) $(PY_CFLAGS) -c -o $@ $<
 
+src/worker/sb_dtypeguard.wo: src/worker/sb_dtypeguard.c src/worker/sb_worker.h
+	$(CC) $(WORKER_CFLAGS) $(PY_CFLAGS) -c -o $@ $<
+
 src/worker/sb_where.wo: src/worker/sb_where.c src/worker/sb_worker.h src/protocol/sb_protocol.h
 	$(CC) $(WORKER_CFLAGS) $(PY_CFLAGS) -c -o $@ $<
 
@@ -109,7 +113,12 @@ src/worker/%.wo: src/worker/%.c src/worker/sb_worker.h src/worker/sb_children.h 
 
 $(WORKER): $(WORKER_OBJS)
 	$(CC) -pie -o $@ $(WORKER_OBJS) $(PY_LDFLAGS) -lseccomp -Wl,-z,relro,-z,now \
-		-Wl,--export-dynamic-symbol=PySequence_Fast
+		-Wl,--export-dynamic-symbol=PySequence_Fast \
+		-Wl,--export-dynamic-symbol=PyDict_SetItem \
+		-Wl,--export-dynamic-symbol=PyUnicode_AsUTF8AndSize \
+		-Wl,--export-dynamic-symbol=PyLong_AsLong \
+		-Wl,--export-dynamic-symbol=Py_EnterRecursiveCall \
+		-Wl,--export-dynamic-symbol=Py_LeaveRecursiveCall
 
 floor: $(FLOOR)
 

@@ -29,7 +29,7 @@ from sb_memory import (  # noqa: F401 - the memory guards harden_* apply
     _array_args_problem,
     _holds_objects, _buffer_extent_problem, _checked_array_class, _check_array_new,
     _patch_ndarray_type, _guard_object_memory, _hashtable_vector_array, _pandas_frame,
-    _guard_ufunc_at, _guard_bit_generator_state, _guard_generator_owners,
+    _guard_dtype_sizes, _guard_ufunc_at, _guard_bit_generator_state, _guard_generator_owners,
     _hand_out_checked_ndarray, _checked_origin, _guard_json_encoder, _guard_object_hashtables,
     _guard_sparse_ops, _guard_join_indexers, _guard_take_nd, _guard_window_bounds,
     _guard_pandas_codes, _guard_pandas_abcs)
@@ -1080,6 +1080,7 @@ def harden_numpy():
                          "the code gets a checked class instead\n")
         _hand_out_checked_ndarray(np)
     _guard_object_memory(np)
+    _guard_dtype_sizes(np)
     if not _guard_ufunc_at(np):
         sys.stderr.write("pysandbox-worker: numpy's ufunc.at could not be checked\n")
     if not _guard_generator_owners(np):

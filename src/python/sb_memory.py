@@ -1021,6 +1021,23 @@ def _guard_object_memory(np):
         guard(np.dtype(object))
 
 
+def _guard_dtype_sizes(np):
+    """numpy computes a data type's size in a C int without an overflow
+    check, in C that every dtype= argument reaches (_dtype_size_problem):
+    the worker checks the sizes where numpy's converter reads and stores
+    them (src/worker/sb_dtypeguard.c), in every child, Python layer on or
+    off.  Without it numpy is not safe to load: starting fails."""
+    try:
+        import sb_io
+    except ImportError:                  # the unit tests' stub
+        return
+    guard = getattr(sb_io, "guard_numpy_dtypes", None)
+    if guard is None:
+        return
+    # three known itemsizes locate the itemsize in numpy's descriptor struct
+    guard(np.dtype, (np.dtype("V7"), np.dtype("V1234567"), np.dtype("S13")))
+
+
 def _guard_ufunc_at(np):
     """numpy 1.24's ufunc.at(a, indices, b) writes into a without checking
     that a is writeable: np.add.at(c.codes, [0], k) changed pandas' own

@@ -979,6 +979,8 @@ static PyMethodDef sb_io_methods[] = {
 	 "Refuse the memory of arrays of objects to readers of bytes."},
 	{"guard_object_loops", sb_io_guard_object_loops, METH_O,
 	 "Hold a reference to each object numpy's object loops compare."},
+	{"guard_numpy_dtypes", sb_io_guard_numpy_dtypes, METH_VARARGS,
+	 "Refuse numpy data types whose size overflows a C int."},
 	{"positions_outside", sb_io_positions_outside, METH_VARARGS,
 	 "Whether an array of integers holds a value outside [low, high)."},
 	{NULL, NULL, 0, NULL}

@@ -64,6 +64,8 @@ extern struct _object *sb_io_guard_object_stores(struct _object *self, struct _o
 extern struct _object *sb_io_guard_object_buffers(struct _object *self, struct _object *arg);
 extern struct _object *sb_io_guard_object_loops(struct _object *self, struct _object *arg);
 extern struct _object *sb_io_positions_outside(struct _object *self, struct _object *args);
+/* sb_dtypeguard.c: numpy's data-type sizes kept inside a C int */
+extern struct _object *sb_io_guard_numpy_dtypes(struct _object *self, struct _object *args);
 extern bool sb_claim_pending;	/* the next frame claims a spare's call */
 extern uint32_t sb_call_cpu_ms; /* the call's CPU limit */
 

@@ -1,0 +1,441 @@
+/*
+ * sb_dtypeguard.c
+ *		numpy's data-type sizes kept inside a C int.
+ *
+ * numpy (1.24, and its descriptor.c unchanged since) computes a data
+ * type's size in a C int with no overflow check: the sum of a structured
+ * type's field sizes and offsets ({"offsets": [64, 2**31 - 1]},
+ * [("a", "V2147483000"), ("b", "V2000")]), a type string's size
+ * ("S2147483648", "U1073741823": strtol truncated to int, then times 4)
+ * and a flexible type's size in a tuple (("S", -5), ("U", 2**29)).  The
+ * result is a negative itemsize, or a field 2 GiB past a 16-byte record:
+ * np.zeros(1, dt)["x"] then reads and writes the heap around the array,
+ * which forges any object.  No Python code runs on the way: every
+ * dtype= argument of every numpy function reaches the C converter.
+ *
+ * The worker exports its own PyDict_SetItem, PyUnicode_AsUTF8AndSize,
+ * PyLong_AsLong, Py_EnterRecursiveCall and Py_LeaveRecursiveCall
+ * (-Wl,--export-dynamic-symbol, as PySequence_Fast in sb_memguard.c), so
+ * the extension modules it loads bind to them; each calls libpython's
+ * and, when the caller's return address lies in numpy's _multiarray_umath,
+ * refuses with ValueError:
+ *
+ * - a field of a structured type ((dtype, offset[, title]) stored into
+ *   its fields dict) with a negative offset or size, or ending past
+ *   SB_FIELD_END_MAX: every way numpy builds fields (dict, list, comma
+ *   string, canonical copy) stores them so, before it adds the next size;
+ * - a type string whose size is negative or above SB_DTYPE_INT_MAX (the
+ *   string numpy's _convert_from_str is about to parse);
+ * - an integer numpy reads, directly inside its conversion of a tuple,
+ *   list, dict or .dtype attribute to a data type, that is negative or
+ *   above SB_DTYPE_INT_MAX (a tuple's size, an offset, an itemsize, a
+ *   subarray's dimension).  "Directly" means in the same Python frame as
+ *   the conversion began: code the conversion calls back (a .dtype
+ *   property, an __index__) runs unchecked.  numpy brackets each of these
+ *   conversions with Py_EnterRecursiveCall(" while trying to convert the
+ *   given data type from ..."), which is how the worker knows.
+ *
+ * libpython's own calls bind inside libpython and are not seen here; the
+ * checks run in every child, Python layer on or off, once
+ * sb_io.guard_numpy_dtypes has named numpy (src/python/sb_harden.py).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sb_worker.h"
+
+/* sizes, offsets and dimensions in a data type: U of this many is < 2 GiB */
+#define SB_DTYPE_INT_MAX (INT_MAX / 4)
+/* where a field may end: room below INT_MAX for the record's alignment */
+#define SB_FIELD_END_MAX (INT_MAX - 65535)
+/* conversions nested in numpy's own recursion guard, tracked */
+#define SB_NP_LEVELS 4096
+
+typedef int (*SbDictSetItem) (PyObject *, PyObject *, PyObject *);
+typedef const char *(*SbAsUTF8AndSize) (PyObject *, Py_ssize_t *);
+typedef long (*SbAsLong) (PyObject *);
+typedef int (*SbEnterRecursive) (const char *);
+typedef void (*SbLeaveRecursive) (void);
+
+/* libpython's, found once at start (RTLD_NEXT: the next object after us) */
+static SbDictSetItem sb_real_dict_setitem;
+static SbAsUTF8AndSize sb_real_as_utf8;
+static SbAsLong sb_real_as_long;
+static SbEnterRecursive sb_real_enter;
+static SbLeaveRecursive sb_real_leave;
+
+/* numpy's _multiarray_umath code: [sb_np_lo, sb_np_lo + sb_np_len) */
+static uintptr_t sb_np_lo;
+static uintptr_t sb_np_len;
+static PyTypeObject *sb_descr_type;		/* np.dtype */
+static size_t sb_elsize_offset;			/* of the itemsize in a descriptor */
+static size_t sb_elsize_width;			/* 4 (numpy 1.x: int) or 8 */
+
+/* numpy's open Py_EnterRecursiveCall levels: a data-type conversion? */
+typedef struct SbNpLevel
+{
+	bool		dtype;
+	void	   *frame;			/* the Python frame it began in */
+} SbNpLevel;
+
+static SbNpLevel sb_np_levels[SB_NP_LEVELS];
+static int	sb_np_depth;
+
+static void *
+sb_next_symbol(const char *name)
+{
+	void	   *p = dlsym(RTLD_NEXT, name);
+
+	if (p == NULL)
+	{
+		/* without libpython's own the worker cannot run at all */
+		fprintf(stderr, "pysandbox-worker: could not find libpython's %s\n", name);
+		abort();
+	}
+	return p;
+}
+
+__attribute__((constructor))
+static void
+sb_dtypeguard_bind(void)
+{
+	sb_real_dict_setitem = (SbDictSetItem) sb_next_symbol("PyDict_SetItem");
+	sb_real_as_utf8 = (SbAsUTF8AndSize) sb_next_symbol("PyUnicode_AsUTF8AndSize");
+	sb_real_as_long = (SbAsLong) sb_next_symbol("PyLong_AsLong");
+	sb_real_enter = (SbEnterRecursive) sb_next_symbol("Py_EnterRecursiveCall");
+	sb_real_leave = (SbLeaveRecursive) sb_next_symbol("Py_LeaveRecursiveCall");
+}
+
+static inline bool
+sb_from_numpy(void *return_address)
+{
+	return (uintptr_t) return_address - sb_np_lo < sb_np_len;
+}
+
+static void *
+sb_current_frame(void)
+{
+	PyThreadState *ts = _PyThreadState_UncheckedGet();
+
+	return (ts != NULL && ts->cframe != NULL) ? (void *) ts->cframe->current_frame : NULL;
+}
+
+static long long
+sb_descr_elsize(PyObject *descr)
+{
+	const char *at = (const char *) descr + sb_elsize_offset;
+
+	if (sb_elsize_width == 4)
+	{
+		int			v;
+
+		memcpy(&v, at, sizeof(v));
+		return v;
+	}
+	else
+	{
+		int64_t		v;
+
+		memcpy(&v, at, sizeof(v));
+		return v;
+	}
+}
+
+/*
+ * A (dtype, offset[, title]) tuple numpy stores into a fields dict: is the
+ * field inside what a C int can count?  Sets ValueError when it is not.
+ */
+static bool
+sb_field_refused(PyObject *value)
+{
+	Py_ssize_t	n = PyTuple_GET_SIZE(value);
+	PyObject   *descr;
+	PyObject   *offset_obj;
+	long long	offset;
+	long long	elsize;
+	int			overflow;
+
+	if (n < 2 || n > 3 || sb_descr_type == NULL)
+		return false;
+	descr = PyTuple_GET_ITEM(value, 0);
+	offset_obj = PyTuple_GET_ITEM(value, 1);
+	if (descr == NULL || offset_obj == NULL ||
+		!PyObject_TypeCheck(descr, sb_descr_type) || !PyLong_Check(offset_obj))
+		return false;
+	offset = PyLong_AsLongLongAndOverflow(offset_obj, &overflow);
+	if (offset == -1 && PyErr_Occurred())
+		return true;
+	elsize = sb_descr_elsize(descr);
+	if (overflow == 0 && offset >= 0 && elsize >= 0 && offset + elsize <= SB_FIELD_END_MAX)
+		return false;
+	PyErr_Format(PyExc_ValueError,
+				 "a numpy data type with a field of %lld bytes at offset %lld is not "
+				 "allowed in the sandbox: fields must end before byte %d, where "
+				 "numpy's size arithmetic overflows; use smaller fields, offsets or "
+				 "itemsize",
+				 elsize, overflow ? (long long) LLONG_MAX : offset, SB_FIELD_END_MAX);
+	return true;
+}
+
+int
+PyDict_SetItem(PyObject *op, PyObject *key, PyObject *value)
+{
+	if (sb_from_numpy(__builtin_return_address(0)) && value != NULL &&
+		PyTuple_CheckExact(value) && sb_field_refused(value))
+		return -1;
+	return sb_real_dict_setitem(op, key, value);
+}
+
+/*
+ * A type string as numpy's _convert_from_str reads it: an optional byte
+ * order, a flexible kind (S, a, U, V) and a size strtol takes whole.  The
+ * size, or -1 when the string is not of that form.
+ */
+static long long
+sb_typestr_size(const char *s, Py_ssize_t len)
+{
+	char	   *end;
+	long		v;
+
+	if (len > 0 && (s[0] == '<' || s[0] == '>' || s[0] == '=' || s[0] == '|'))
+	{
+		s++;
+		len--;
+	}
+	if (len < 2 || (s[0] != 'S' && s[0] != 'a' && s[0] != 'U' && s[0] != 'V'))
+		return -1;
+	errno = 0;
+	v = strtol(s + 1, &end, 10);
+	if (end - s != len)
+		return -1;
+	if (errno == ERANGE || v < 0)
+		return LLONG_MAX;
+	return v;
+}
+
+const char *
+PyUnicode_AsUTF8AndSize(PyObject *unicode, Py_ssize_t *psize)
+{
+	void	   *from = __builtin_return_address(0);
+	Py_ssize_t	len = 0;
+	const char *s = sb_real_as_utf8(unicode, &len);
+	long long	size;
+
+	if (s != NULL && sb_from_numpy(from) && sb_descr_type != NULL &&
+		(size = sb_typestr_size(s, len)) > SB_DTYPE_INT_MAX)
+	{
+		PyErr_Format(PyExc_ValueError,
+					 "numpy data type \"%.40s\" is not allowed in the sandbox: a size "
+					 "in a data type must be between 0 and %d", s, SB_DTYPE_INT_MAX);
+		return NULL;
+	}
+	if (psize != NULL)
+		*psize = len;
+	return s;
+}
+
+long
+PyLong_AsLong(PyObject *obj)
+{
+	void	   *from = __builtin_return_address(0);
+	long		v = sb_real_as_long(obj);
+	SbNpLevel  *top;
+
+	if (sb_np_depth == 0 || !sb_from_numpy(from) || (v == -1 && PyErr_Occurred()))
+		return v;
+	if (sb_np_depth > SB_NP_LEVELS)
+		top = NULL;				/* deeper than tracked: checked, to be safe */
+	else
+	{
+		top = &sb_np_levels[sb_np_depth - 1];
+		if (!top->dtype || top->frame != sb_current_frame())
+			return v;
+	}
+	if (v >= 0 && v <= SB_DTYPE_INT_MAX)
+		return v;
+	PyErr_Format(PyExc_ValueError,
+				 "%ld in a numpy data type is not allowed in the sandbox: sizes, "
+				 "offsets, itemsizes and dimensions in a data type must be between "
+				 "0 and %d",
+				 v, SB_DTYPE_INT_MAX);
+	return -1;
+}
+
+int
+Py_EnterRecursiveCall(const char *where)
+{
+	void	   *from = __builtin_return_address(0);
+	static const char dtype_where[] = " while trying to convert the given data type from";
+	int			r = sb_real_enter(where);
+
+	if (r == 0 && sb_from_numpy(from))
+	{
+		if (sb_np_depth < SB_NP_LEVELS)
+		{
+			sb_np_levels[sb_np_depth].dtype = where != NULL &&
+				strncmp(where, dtype_where, sizeof(dtype_where) - 1) == 0;
+			sb_np_levels[sb_np_depth].frame = sb_current_frame();
+		}
+		sb_np_depth++;
+	}
+	return r;
+}
+
+void
+Py_LeaveRecursiveCall(void)
+{
+	if (sb_np_depth > 0 && sb_from_numpy(__builtin_return_address(0)))
+		sb_np_depth--;
+	sb_real_leave();
+}
+
+/* the loaded object holding addr: its code segments' bounds */
+typedef struct SbFindCode
+{
+	uintptr_t	base;
+	uintptr_t	lo;
+	uintptr_t	hi;
+} SbFindCode;
+
+static int
+sb_find_code(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	SbFindCode *find = arg;
+	int			i;
+
+	if (info->dlpi_addr != find->base)
+		return 0;
+	for (i = 0; i < info->dlpi_phnum; i++)
+	{
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X))
+		{
+			uintptr_t	lo = info->dlpi_addr + ph->p_vaddr;
+			uintptr_t	hi = lo + ph->p_memsz;
+
+			if (find->lo == 0 || lo < find->lo)
+				find->lo = lo;
+			if (hi > find->hi)
+				find->hi = hi;
+		}
+	}
+	return 1;
+}
+
+/*
+ * sb_io.guard_numpy_dtypes(dtype_type, probes): start the checks.
+ * dtype_type is np.dtype, a static type of _multiarray_umath (which
+ * locates numpy's code); probes are data types of distinct known
+ * itemsizes, which locate the itemsize in numpy's descriptor struct.
+ */
+PyObject *
+sb_io_guard_numpy_dtypes(PyObject *self, PyObject *args)
+{
+	PyObject   *type;
+	PyObject   *probes;
+	Dl_info		info;
+	SbFindCode	find = {0, 0, 0};
+	size_t		offset;
+	size_t		found_offset = 0;
+	size_t		found_width = 0;
+	int			matches = 0;
+
+	if (!PyArg_ParseTuple(args, "O!O!:guard_numpy_dtypes", &PyType_Type, &type,
+						  &PyTuple_Type, &probes))
+		return NULL;
+	if (PyTuple_GET_SIZE(probes) < 3)
+	{
+		PyErr_SetString(PyExc_ValueError, "guard_numpy_dtypes() needs three probes");
+		return NULL;
+	}
+	if (dladdr(type, &info) == 0 || info.dli_fbase == NULL)
+	{
+		PyErr_SetString(PyExc_RuntimeError, "numpy's module could not be located");
+		return NULL;
+	}
+	find.base = (uintptr_t) info.dli_fbase;
+	dl_iterate_phdr(sb_find_code, &find);
+	if (find.hi <= find.lo)
+	{
+		PyErr_SetString(PyExc_RuntimeError, "numpy's code could not be located");
+		return NULL;
+	}
+
+	/* the one place, 4 or 8 bytes wide, holding every probe's itemsize */
+	for (offset = sizeof(PyObject); offset + 8 <= 96; offset += 4)
+	{
+		size_t		width;
+
+		for (width = 4; width <= 8; width += 4)
+		{
+			Py_ssize_t	k;
+			bool		all = true;
+
+			if (offset % width != 0)
+				continue;
+			for (k = 0; k < PyTuple_GET_SIZE(probes) && all; k++)
+			{
+				PyObject   *probe = PyTuple_GET_ITEM(probes, k);
+				PyObject   *itemsize;
+				long long	want;
+				long long	have;
+
+				if (!PyObject_TypeCheck(probe, (PyTypeObject *) type))
+				{
+					PyErr_SetString(PyExc_TypeError, "guard_numpy_dtypes() probes must be dtypes");
+					return NULL;
+				}
+				itemsize = PyObject_GetAttrString(probe, "itemsize");
+				if (itemsize == NULL)
+					return NULL;
+				want = PyLong_AsLongLong(itemsize);
+				Py_DECREF(itemsize);
+				if (want == -1 && PyErr_Occurred())
+					return NULL;
+				if (width == 4)
+				{
+					int			v;
+
+					memcpy(&v, (const char *) probe + offset, 4);
+					have = v;
+				}
+				else
+				{
+					int64_t		v;
+
+					memcpy(&v, (const char *) probe + offset, 8);
+					have = v;
+				}
+				all = have == want;
+			}
+			if (all)
+			{
+				matches++;
+				found_offset = offset;
+				found_width = width;
+			}
+		}
+	}
+	if (matches != 1)
+	{
+		PyErr_SetString(PyExc_RuntimeError,
+						"numpy's data-type struct is not laid out as pysandbox expects");
+		return NULL;
+	}
+	Py_INCREF(type);
+	Py_XSETREF(sb_descr_type, (PyTypeObject *) type);
+	sb_elsize_offset = found_offset;
+	sb_elsize_width = found_width;
+	sb_np_depth = 0;
+	sb_np_lo = find.lo;
+	sb_np_len = find.hi - find.lo;
+	Py_RETURN_NONE;
+}
