@@ -285,3 +285,46 @@ def main():
     return [sb_io.positions_outside(a, lo, hi) for a, lo, hi in cases]
 $$);
 RESET pysandbox.python_layer;
+-- numpy counts a data type's size in a C int without an overflow check;
+-- the worker checks the sizes where numpy's converter reads and stores them
+-- (src/worker/sb_dtypeguard.c), with the Python layer off too: a field past
+-- the record, sizes that sum past 2**31, type strings and tuples that wrap
+SET pysandbox.python_layer = off;
+SELECT sandbox_execute($$
+import numpy as np
+def main():
+    return hex(int(np.zeros(1, {"names": ["x"], "formats": ["u8"], "offsets": [2**31 - 4],
+                                "itemsize": 16})["x"][0]))
+$$);
+SELECT sandbox_execute($$
+import numpy as np
+def main():
+    return np.dtype([("a", ("V500000000", (4,))), ("b", "V500000000"), ("x", "u8")]).itemsize
+$$);
+SELECT sandbox_execute($$
+import numpy as np
+def main():
+    return np.zeros(0, "U1073741823").itemsize
+$$);
+SELECT sandbox_execute($$
+import numpy as np
+def main():
+    return np.dtype(("S", -5)).itemsize
+$$);
+RESET pysandbox.python_layer;
+-- ordinary data types are untouched: aligned records, subarrays, titles,
+-- comma strings, an explicit itemsize, flexible sizes, record arrays
+SELECT sandbox_execute($$
+import numpy as np
+def main():
+    rec = np.dtype([("a", "i4"), ("b", "f8"), (("title", "c"), "S5"), ("d", ("u1", (3, 4)))],
+                   align=True)
+    x = np.zeros(2, rec)
+    x["a"] = [1, 2]
+    r = np.rec.fromarrays([[1, 2], [0.5, 1.5]], names="p,q")
+    return [rec.itemsize, x["a"].tolist(), np.dtype("i4,f8").itemsize,
+            np.dtype({"names": ["p", "q"], "formats": ["i8", "i8"], "offsets": [0, 8],
+                      "itemsize": 32}).itemsize,
+            np.dtype(("U", 10)).itemsize, np.dtype("S7").itemsize, r.q.tolist(),
+            np.dtype(np.dtype([("x", "u8")] * 1)).itemsize]
+$$);
