@@ -311,6 +311,13 @@ import numpy as np
 def main():
     return np.dtype(("S", -5)).itemsize
 $$);
+-- the worker installs its checks once: they cannot be moved or switched off
+SELECT sandbox_execute($$
+import sb_io
+import numpy as np
+def main():
+    sb_io.guard_numpy_dtypes(int, (np.dtype("V7"), np.dtype("V9"), np.dtype("S3")))
+$$);
 RESET pysandbox.python_layer;
 -- ordinary data types are untouched: aligned records, subarrays, titles,
 -- comma strings, an explicit itemsize, flexible sizes, record arrays

@@ -331,7 +331,7 @@ sb_find_code(struct dl_phdr_info *info, size_t size, void *arg)
 }
 
 /*
- * sb_io.guard_numpy_dtypes(dtype_type, probes): start the checks.
+ * sb_io.guard_numpy_dtypes(dtype_type, probes): start the checks, once.
  * dtype_type is np.dtype, a static type of _multiarray_umath (which
  * locates numpy's code); probes are data types of distinct known
  * itemsizes, which locate the itemsize in numpy's descriptor struct.
@@ -351,6 +351,12 @@ sb_io_guard_numpy_dtypes(PyObject *self, PyObject *args)
 	if (!PyArg_ParseTuple(args, "O!O!:guard_numpy_dtypes", &PyType_Type, &type,
 						  &PyTuple_Type, &probes))
 		return NULL;
+	/* once, in the worker: never moved or switched off after */
+	if (sb_descr_type != NULL)
+	{
+		PyErr_SetString(PyExc_RuntimeError, "numpy's data types are guarded already");
+		return NULL;
+	}
 	if (PyTuple_GET_SIZE(probes) < 3)
 	{
 		PyErr_SetString(PyExc_ValueError, "guard_numpy_dtypes() needs three probes");
@@ -431,7 +437,7 @@ sb_io_guard_numpy_dtypes(PyObject *self, PyObject *args)
 		return NULL;
 	}
 	Py_INCREF(type);
-	Py_XSETREF(sb_descr_type, (PyTypeObject *) type);
+	sb_descr_type = (PyTypeObject *) type;
 	sb_elsize_offset = found_offset;
 	sb_elsize_width = found_width;
 	sb_np_depth = 0;
