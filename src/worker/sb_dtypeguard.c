@@ -236,7 +236,7 @@ PyUnicode_AsUTF8AndSize(PyObject *unicode, Py_ssize_t *psize)
 					 "in a data type must be between 0 and %d", s, SB_DTYPE_INT_MAX);
 		return NULL;
 	}
-	if (psize != NULL)
+	if (s != NULL && psize != NULL)
 		*psize = len;
 	return s;
 }
