@@ -1423,6 +1423,8 @@ def _guard_pandas_codes():
     import numpy as np
     import pandas as pd
     from pandas.core.arrays.categorical import Categorical
+    from pandas._libs.arrays import NDArrayBacked
+    import pandas.core.indexes.multi as multi
     init = Categorical.__init__
 
     def __init__(self, values, categories=None, ordered=None, dtype=None, fastpath=False,
@@ -1432,6 +1434,11 @@ def _guard_pandas_codes():
         # its codes taken as they are (extract_array(values)._codes), and an
         # object of the code's can have such a dtype and any _codes
         if _IN_CALL["on"]:
+            # the codes may be the code's own array, or a view of one
+            # (from_codes keeps an int8 array as it is): written after this
+            # check, they reached pandas' code past it.  Checked on a copy
+            # no one else holds
+            NDArrayBacked.__init__(self, np.array(self._ndarray, copy=True), self._dtype)
             codes = np.asarray(self.codes)
             n = len(self.categories)
             if _outside(codes, -1, n):
@@ -1443,6 +1450,18 @@ def _guard_pandas_codes():
 
     MI = pd.MultiIndex
     new = MI.__new__
+    coerce = multi._coerce_indexer_frozen
+
+    def _coerce_indexer_frozen(array_like, categories, copy=False):
+        # pandas freezes the codes it is given and keeps them: a view of
+        # the code's writable array (a Categorical's codes, a[:]), or an
+        # array with such views, stayed writable through them after the
+        # codes were checked.  In a call a MultiIndex keeps a copy
+        return coerce(array_like, categories, copy=copy or _IN_CALL["on"])
+    _coerce_indexer_frozen.__name__ = coerce.__name__
+    _coerce_indexer_frozen.__qualname__ = coerce.__qualname__
+    _coerce_indexer_frozen.__doc__ = coerce.__doc__
+    multi._coerce_indexer_frozen = _coerce_indexer_frozen
 
     def check_codes(mi):
         # pandas' own verify_integrity also checks sortorder, which pandas'

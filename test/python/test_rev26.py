@@ -59,8 +59,10 @@ class Rev26Tests(unittest.TestCase):
             '''), [True, "category", {"a": 2, "b": 1}])
 
     def test_multiindex_codes_made_read_only_by_the_code_first(self):
-        with self.assertRaisesRegex(ValueError, "making a read-only array writeable"):
-            run('''
+        # refused (the code's array frozen by pandas), or since rev30 the
+        # MultiIndex keeps a copy: either way pandas' codes stay as checked
+        try:
+            codes = run('''
                 import numpy as np
                 import pandas as pd
                 def main():
@@ -72,6 +74,10 @@ class Rev26Tests(unittest.TestCase):
                     arr[0] = 100
                     return m.codes[0].tolist()
                 ''')
+        except ValueError as exc:
+            self.assertIn("making a read-only array writeable", str(exc))
+        else:
+            self.assertEqual(codes, [0, 1, 0])
 
     def test_own_read_only_array_made_writeable_again(self):
         self.assertEqual(run('''

@@ -5085,8 +5085,11 @@ PAYLOADS = [
                               codes=[arr, np.array([0, 1, 1], dtype=np.int8)])
             arr.flags.writeable = True
             arr[0] = 100
-            return m.codes[0].tolist()
-        """, on={GUARD}, off={OK}),
+            codes = m.codes[0].tolist()
+            if codes != [0, 1, 0]:
+                raise RuntimeError("pandas' codes changed after the check: %r" % (codes,))
+            return codes
+        """, on={GUARD, OK}, off={OK, EXCEPTION}),
     # dataclasses.dataclass() applied to a pandas class rewrites it for all of
     # pandas: TimedeltaIndex gets a generated __init__(self, _data) that sets
     # the private _data to the raw argument after pandas' own checks (the
@@ -5237,6 +5240,43 @@ PAYLOADS = [
             # times 4 in a C int: negative (a numpy integer goes through __index__)
             return np.dtype(("U", np.int64(2**29 + 2**28))).itemsize
         """, on={EXCEPTION}, off={EXCEPTION}),
+    # rev30: pandas keeps the code's own int8 array as a Categorical's codes
+    # (Categorical.from_codes -> coerce_indexer_dtype copies nothing), and a
+    # MultiIndex built from it keeps a read-only VIEW of the same memory: the
+    # code writes pandas' codes after the sandbox checked them
+    Payload("categorical-from-codes-alias-codes-written-after-check", """
+        import numpy as np
+        import pandas as pd
+
+        def main(code=-128, S=4000, n=2000):
+            codes0 = np.tile(np.array([0, 1], dtype=np.int8), n // 2)
+            c0 = pd.Categorical.from_codes(codes0, categories=["a", "b"])
+            c1 = pd.Categorical.from_codes(np.arange(n, dtype=np.int16) % S,
+                                           categories=np.arange(S))
+            mi = pd.MultiIndex.from_arrays([c0, c1])   # codes checked here: all valid
+            codes0[1] = code                            # pandas' codes changed after the check
+            mi.sortlevel(0)                             # groupsort_indexer: counts[id + 1] += 1
+            if (np.asarray(mi.codes[0]) != np.tile([0, 1], n // 2)).any():
+                raise RuntimeError("pandas' codes changed after the check")
+            return [list(x[:3]) for x in mi.codes]
+        """, on={OK}, off={OK, CRASH, EXCEPTION}),
+    # rev30: the same with a view of the code's array given as MultiIndex
+    # codes (pandas freezes the view, not the array under it; rev26's
+    # setflags fix does not apply: nothing is made writeable again)
+    Payload("multiindex-codes-view-of-writable-array", """
+        import numpy as np
+        import pandas as pd
+
+        def main(code=-128, n=2000, S=4000):
+            a = np.tile(np.array([0, 1], dtype=np.int8), n // 2)
+            mi = pd.MultiIndex(levels=[["a", "b"], np.arange(S)],
+                               codes=[a[:], np.arange(n) % S])
+            a[1] = code
+            mi.sortlevel(0)
+            if (np.asarray(mi.codes[0]) != np.tile([0, 1], n // 2)).any():
+                raise RuntimeError("pandas' codes changed after the check")
+            return [list(x[:3]) for x in mi.codes]
+        """, on={OK}, off={OK, CRASH, EXCEPTION}),
     Payload("numpy-random-generator-freed-bit-generator-capsule-pyrun", """
         import numpy as np
 
