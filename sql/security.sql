@@ -299,7 +299,7 @@ $$);
 SELECT sandbox_execute($$
 import numpy as np
 def main():
-    return np.dtype([("a", ("V500000000", (4,))), ("b", "V500000000"), ("x", "u8")]).itemsize
+    return np.dtype([("a", "V200000000"), ("b", ("u1", (200000000,))), ("x", "V200000000")]).itemsize
 $$);
 SELECT sandbox_execute($$
 import numpy as np

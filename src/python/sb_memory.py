@@ -579,6 +579,10 @@ def _holds_objects(buffer):
         view.release()
 
 
+# the largest data type the worker lets numpy make (src/worker/sb_dtypeguard.c)
+DTYPE_SIZE_MAX = 2**29 - 1
+
+
 def _dtype_size_problem(dtype):
     """numpy 1.24 adds a structured dtype's field offsets and sizes, and
     parses a type string's size, in a C int without an overflow check
@@ -897,6 +901,45 @@ def _patch_ndarray_type(np):
     checked_put.__qualname__ = "ndarray.put"
     checked_put.__doc__ = put.__doc__
 
+    getfield = real.__dict__["getfield"]
+    setfield = real.__dict__["setfield"]
+
+    def field_problem(self, dtype, offset):
+        # numpy checks 0 <= offset <= itemsize - size in a C int: a data
+        # type of negative size (numpy's own casts to str multiply a size
+        # by 4 unchecked) passed it, a view or a memcpy past the array
+        import numpy as np
+        import operator
+        dt = np.dtype(dtype)
+        offset = operator.index(offset)
+        item = self.dtype.itemsize
+        problem = _dtype_size_problem(dt)
+        if problem is None and not (0 <= dt.itemsize and 0 <= offset <= item - dt.itemsize):
+            problem = "the field lies outside the array's items"
+        return problem
+
+    def checked_getfield(self, dtype, offset=0):
+        if _IN_CALL["on"]:
+            problem = field_problem(self, dtype, offset)
+            if problem is not None:
+                raise ValueError("getfield() with this data type is not allowed in the "
+                                 "sandbox: " + problem)
+        return getfield(self, dtype, offset)
+    checked_getfield.__name__ = "getfield"
+    checked_getfield.__qualname__ = "ndarray.getfield"
+    checked_getfield.__doc__ = getfield.__doc__
+
+    def checked_setfield(self, val, dtype, offset=0):
+        if _IN_CALL["on"]:
+            problem = field_problem(self, dtype, offset)
+            if problem is not None:
+                raise ValueError("setfield() with this data type is not allowed in the "
+                                 "sandbox: " + problem)
+        return setfield(self, val, dtype, offset)
+    checked_setfield.__name__ = "setfield"
+    checked_setfield.__qualname__ = "ndarray.setfield"
+    checked_setfield.__doc__ = setfield.__doc__
+
     setflags = real.__dict__["setflags"]
     # numpy's own broadcast views (np.broadcast_arrays) are made writeable
     # again, with a warning, when their source is
@@ -944,7 +987,8 @@ def _patch_ndarray_type(np):
 
     return _set_on_immutable_type(real, [
         ("__new__", staticmethod(__new__)), ("put", checked_put),
-        ("setflags", checked_setflags),
+        ("setflags", checked_setflags), ("getfield", checked_getfield),
+        ("setfield", checked_setfield),
         ("strides", Unsettable("strides", real.__dict__["strides"])),
         ("data", ObjectData("data", real.__dict__["data"])),
         ("base", ReadOnlyBase("base", real.__dict__["base"])),
@@ -1036,6 +1080,31 @@ def _guard_dtype_sizes(np):
         return
     # three known itemsizes locate the itemsize in numpy's descriptor struct
     guard(np.dtype, (np.dtype("V7"), np.dtype("V1234567"), np.dtype("S13")))
+    # numpy's dtype.__setstate__ (unpickling, copy) takes a state's itemsize
+    # and fields dict as given, past the worker's checks: a state of the
+    # code's (the Python layer off, or a library that copies) is checked
+    setstate = np.dtype.__dict__["__setstate__"]
+
+    def checked_setstate(self, state):
+        before = self.__reduce__()[2]
+        try:
+            result = setstate(self, state)
+        except BaseException:
+            setstate(self, before)
+            raise
+        problem = _dtype_size_problem(self)
+        if problem is None and self.itemsize > DTYPE_SIZE_MAX:
+            problem = "its size is above %d bytes" % DTYPE_SIZE_MAX
+        if problem is not None:
+            setstate(self, before)
+            raise ValueError("this numpy data type state is not allowed in the sandbox: "
+                             + problem)
+        return result
+    checked_setstate.__name__ = "__setstate__"
+    checked_setstate.__qualname__ = "dtype.__setstate__"
+    checked_setstate.__doc__ = setstate.__doc__
+    if not _set_on_immutable_type(np.dtype, [("__setstate__", checked_setstate)]):
+        raise RuntimeError("numpy's dtype.__setstate__ could not be checked")
 
 
 def _guard_ufunc_at(np):

