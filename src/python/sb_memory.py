@@ -1065,6 +1065,36 @@ def _guard_object_memory(np):
         guard(np.dtype(object))
 
 
+def _dtype_state_problem(dtype):
+    """What a state given to dtype.__setstate__ may not make: sizes numpy
+    would not (_dtype_size_problem, above DTYPE_SIZE_MAX), names that are
+    not fields, a subarray whose size is not its base's times its shape
+    (a field of it reads past its record).  None, or why."""
+    problem = _dtype_size_problem(dtype)
+    if problem is not None:
+        return problem
+    if dtype.itemsize > DTYPE_SIZE_MAX:
+        return "its size is above %d bytes" % DTYPE_SIZE_MAX
+    if dtype.names is not None:
+        fields = dtype.fields or {}
+        for name in dtype.names:
+            if name not in fields:
+                return 'its name "%s" is not one of its fields' % (name,)
+        for spec in fields.values():
+            problem = _dtype_state_problem(spec[0])
+            if problem is not None:
+                return problem
+    if dtype.subdtype is not None:
+        base, shape = dtype.subdtype
+        count = 1
+        for dim in shape:
+            count *= dim
+        if base.itemsize * count != dtype.itemsize:
+            return "its subarray's size is not its base's times its shape"
+        return _dtype_state_problem(base)
+    return None
+
+
 def _guard_dtype_sizes(np):
     """numpy computes a data type's size in a C int without an overflow
     check, in C that every dtype= argument reaches (_dtype_size_problem):
@@ -1092,9 +1122,7 @@ def _guard_dtype_sizes(np):
         except BaseException:
             setstate(self, before)
             raise
-        problem = _dtype_size_problem(self)
-        if problem is None and self.itemsize > DTYPE_SIZE_MAX:
-            problem = "its size is above %d bytes" % DTYPE_SIZE_MAX
+        problem = _dtype_state_problem(self)
         if problem is not None:
             setstate(self, before)
             raise ValueError("this numpy data type state is not allowed in the sandbox: "

