@@ -132,25 +132,30 @@ sb_current_frame(void)
 	return (ts != NULL && ts->cframe != NULL) ? (void *) ts->cframe->current_frame : NULL;
 }
 
+/* the signed integer of width bytes (4 or 8) at p */
 static long long
-sb_descr_elsize(PyObject *descr)
+sb_read_int(const char *p, size_t width)
 {
-	const char *at = (const char *) descr + sb_elsize_offset;
-
-	if (sb_elsize_width == 4)
+	if (width == 4)
 	{
-		int			v;
+		int32_t		v;
 
-		memcpy(&v, at, sizeof(v));
+		memcpy(&v, p, sizeof(v));
 		return v;
 	}
 	else
 	{
 		int64_t		v;
 
-		memcpy(&v, at, sizeof(v));
+		memcpy(&v, p, sizeof(v));
 		return v;
 	}
+}
+
+static long long
+sb_descr_elsize(PyObject *descr)
+{
+	return sb_read_int((const char *) descr + sb_elsize_offset, sb_elsize_width);
 }
 
 /*
@@ -411,20 +416,7 @@ sb_io_guard_numpy_dtypes(PyObject *self, PyObject *args)
 				Py_DECREF(itemsize);
 				if (want == -1 && PyErr_Occurred())
 					return NULL;
-				if (width == 4)
-				{
-					int			v;
-
-					memcpy(&v, (const char *) probe + offset, 4);
-					have = v;
-				}
-				else
-				{
-					int64_t		v;
-
-					memcpy(&v, (const char *) probe + offset, 8);
-					have = v;
-				}
+				have = sb_read_int((const char *) probe + offset, width);
 				all = have == want;
 			}
 			if (all)
