@@ -159,6 +159,68 @@ SELECT sandbox_execute($$def main(df): return float(df.doubled.sum())$$,
     '{"df": {"$query": "SELECT region, pg_temp.careful(amount) AS doubled FROM grp_sales"}}',
     options => '{"group_by": "region", "parallel": 2}');
 
+-- options.parallel over partitions (with the fork server): the input is
+-- read once, unsorted, and each group's rows are kept by one of the
+-- parallel processes; keys are equal and ordered as the key types say
+-- (NULLs one group, last), and each group's DataFrame is the one the
+-- sorted path gives it (rows, dtypes per group, name, index)
+CREATE TABLE grp_keys AS
+SELECT CASE WHEN i % 11 = 0 THEN NULL ELSE (ARRAY['b', 'A', 'a', 'B', 'ä'])[1 + i % 5] END AS t,
+       CASE WHEN i % 13 = 0 THEN NULL ELSE i % 3 END AS k,
+       (i % 4 * 5)::numeric(4, 1) AS num,
+       CASE i % 4 WHEN 0 THEN 'NaN'::float8 WHEN 1 THEN 0.0 WHEN 2 THEN 1.5 END AS fl,
+       date '2024-01-01' + i % 3 AS d,
+       i % 2 = 0 AS b,
+       (i % 3)::money AS m,
+       CASE WHEN i % 7 = 0 THEN NULL ELSE i END AS n,
+       i AS x
+FROM generate_series(1, 600) i;
+CREATE FUNCTION pg_temp.groups_same(opts jsonb, query text DEFAULT 'SELECT * FROM grp_keys')
+RETURNS boolean LANGUAGE sql AS $f$
+    SELECT sandbox_execute($$
+def main(df):
+    return {"rows": len(df), "x": int(df.x.sum()), "first": sorted(df.x.tolist())[:3],
+            "dtypes": [str(t) for t in df.dtypes], "name": str(df.name),
+            "index": [int(df.index.start), int(df.index.stop)], "nulls": int(df.n.isna().sum())}
+$$, jsonb_build_object('df', jsonb_build_object('$query', query)), options => opts || '{"parallel": 2}') =
+           sandbox_execute($$
+def main(df):
+    return {"rows": len(df), "x": int(df.x.sum()), "first": sorted(df.x.tolist())[:3],
+            "dtypes": [str(t) for t in df.dtypes], "name": str(df.name),
+            "index": [int(df.index.start), int(df.index.stop)], "nulls": int(df.n.isna().sum())}
+$$, jsonb_build_object('df', jsonb_build_object('$query', query)), options => opts)
+$f$;
+SELECT opts, pg_temp.groups_same(opts) AS same
+FROM (VALUES ('{"group_by": "t"}'::jsonb), ('{"group_by": ["t", "k"]}'), ('{"group_by": "num"}'),
+             ('{"group_by": "fl"}'), ('{"group_by": ["d", "b"]}'), ('{"group_by": "m"}'),
+             ('{"group_by": ["k", "t"]}')) v(opts);
+-- no rows, one group, more processes than groups
+SELECT pg_temp.groups_same('{"group_by": "t"}', 'SELECT * FROM grp_keys WHERE x < 0') AS no_rows,
+       pg_temp.groups_same('{"group_by": "b"}', 'SELECT * FROM grp_keys WHERE b') AS one_group,
+       sandbox_execute($$def main(df): return len(df)$$, '{"df": {"$query": "SELECT * FROM grp_keys WHERE b"}}',
+                       options => '{"group_by": "b", "parallel": 4}') AS four_for_one;
+-- sandbox_rows: the groups' rows in key order, as the sorted path gives them
+SELECT array_agg(p ORDER BY o) = array_agg(s ORDER BY o) AS same_order, count(*) AS rows
+FROM ROWS FROM (sandbox_rows($$
+def main(df):
+    return df.groupby("k", dropna=False, as_index=False).agg(n=("x", "size"), x=("x", "sum"))
+$$, '{"df": {"$table": "grp_keys"}}', options => '{"group_by": ["t", "d"], "parallel": 2}')
+    AS (t text, d date, k int, n int, x bigint)) WITH ORDINALITY AS p(t, d, k, n, x, o)
+JOIN ROWS FROM (sandbox_rows($$
+def main(df):
+    return df.groupby("k", dropna=False, as_index=False).agg(n=("x", "size"), x=("x", "sum"))
+$$, '{"df": {"$table": "grp_keys"}}', options => '{"group_by": ["t", "d"]}')
+    AS (t text, d date, k int, n int, x bigint)) WITH ORDINALITY AS s(t, d, k, n, x, o) USING (o);
+-- a failing group names its key; the input limits apply to each group
+SELECT pg_temp.exec_error($$
+def main(df):
+    if df.name == ("a", 2):
+        raise ValueError("not this one")
+    return len(df)
+$$, '{"df": {"$table": "grp_keys"}}', '{"group_by": ["t", "k"], "parallel": 2}');
+SELECT pg_temp.exec_error($$def main(df): return len(df)$$, '{"df": {"$table": "grp_keys"}}',
+                          '{"group_by": "b", "parallel": 2, "max_input_rows": 299}');
+
 -- sandbox_run: every group runs and is reported; the first failure is
 -- the report's error, naming its group
 SELECT r->'ok' AS ok, r->'returns' AS returns, r->'error'->>'group' AS failed_group,

@@ -21,7 +21,8 @@
 #      off), the syscall probe, the statistics and audit lines (test/stat.py;
 #      its audit part also runs in step 5), the agent example, the pandas corpus (real
 #      pandas code, as in plain Python), the fork-server suite (its
-#      lifecycle: restart, peer credentials, max_concurrent), pgbench, and
+#      lifecycle: restart, peer credentials, max_concurrent), per-group
+#      runs over partitions (test/load/groups_partitioned.py), pgbench, and
 #      the fan-out over a coordinator and three PL/Proxy shards
 #      (test/plproxy/fanout.py runs doc/scale-out.md's SQL verbatim)
 #  10. once more with scipy, sklearn and statsmodels preloaded and allowed:
@@ -97,6 +98,7 @@ echo "== restarting the cluster with shared_preload_libraries = 'pysandbox'"
 PYSANDBOX_PRELOAD=1 sh test/cluster.sh start || { echo "check: could not start the preloaded cluster"; exit 1; }
 run "preload: pg_regress" sh -c 'make -s installcheck || { cat regression.diffs 2>/dev/null | head -200; exit 1; }'
 run "preload: fork server (restart, peer credentials, max_concurrent)" /usr/bin/python3 test/lifecycle/forkserver.py
+run "preload: group_by with parallel over partitions (paths, answers, failures)" /usr/bin/python3 test/load/groups_partitioned.py
 run "preload: hostile (Python layer on and off)" /usr/bin/python3 test/security/hostile.py --modes on,off
 run "preload: syscall probe" /usr/bin/python3 test/security/syscall_probe.py
 run "preload: pysandbox_stat, pysandbox_activity, audit lines (8 clients add up)" /usr/bin/python3 test/stat.py

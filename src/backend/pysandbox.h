@@ -292,6 +292,16 @@ typedef struct SbRequest
 	bool		stream_ok;		/* the call may stream its large inputs */
 	List	   *streams;		/* SbStreamInput *, sent after the others */
 	struct SbStreamRun *stream;	/* while the call runs: what is sent next */
+	/*
+	 * frames that arrive while the call runs from elsewhere (a partition's
+	 * rows, sb_parallel.c): the next ones, NIL once pull_ended
+	 */
+	List	   *(*pull) (struct SbRequest *req);
+	void	   *pull_arg;
+	bool		pull_ended;
+	/* options.parallel's partitions (sb_groups.c): the call's rows are on
+	 * its held child; never run it again on a fresh one */
+	bool		partitioned;
 } SbRequest;
 
 /* at most this many columns in options.group_by */
@@ -387,6 +397,10 @@ extern void sb_group_flush(struct SbGroupScan *gs, SbColumn *cols, int ncols, ui
 extern const char *sb_group_describe(struct SbGroupScan *gs);
 extern void sb_groups_drain(struct SbGroupScan *gs);
 extern void sb_group_check_parallel(struct SbGroupScan *gs, struct _SPI_plan *plan);
+extern bool sb_group_partition(struct SbGroupScan *gs, struct _SPI_plan *plan);
+extern bool sb_group_partitioned(struct SbGroupScan *gs);
+extern void sb_group_route(struct SbGroupScan *gs, TupleTableSlot *slot);
+extern void sb_group_partition_columns(struct SbGroupScan *gs, TupleDesc typeinfo);
 
 /* the child a group_by call keeps for its next group (leader or worker) */
 typedef struct SbGroupChild
@@ -410,6 +424,10 @@ struct SbOutcome;
 extern void sb_pool_receive(struct SbGroupPool *pool, int worker, struct SbOutcome *out);
 extern void sb_pool_finish(struct SbGroupPool *pool);
 extern bool sb_pool_fits(const SbRequest *g);
+extern void sb_pool_send_load(struct SbGroupPool *pool, int worker, const SbRequest *g,
+							  const SbLimits *lim, const char *described, const char *input);
+extern void sb_pool_send_piece(struct SbGroupPool *pool, int worker, List *chunks, bool last);
+extern bool sb_pool_busy(struct SbGroupPool *pool, int worker);
 struct SbOutcome;
 extern Jsonb *sb_groups_run(SbRequest *base, const struct SbLimits *limits, ArrayType *returns,
 							struct SbRowsOut *rows, const char *func, Tuplestorestate *store,
@@ -475,6 +493,7 @@ typedef struct SbOutcome
 	uint64		call_cpu_us;	/* CPU time of this call (exit's is the
 								 * child's whole life) */
 	Jsonb	   *grouped;		/* options.group_by: the call's result */
+	bool		partition_lost; /* req->partitioned, but its child is gone */
 } SbOutcome;
 
 extern void sb_limits_from_options(SbLimits *limits, Jsonb *options);

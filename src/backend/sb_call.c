@@ -435,15 +435,15 @@ sb_mailbox_post(volatile SbMailbox *mb, List *chunks)
 
 /*
  * Wait for the result of a call posted in the mailbox: spin on its state
- * for up to SB_POLL_US (the answer of a function called per row comes
- * within microseconds), then ask the child to answer on the data socket
+ * for up to spin_us (SB_POLL_US: the answer of a function called per row
+ * comes within microseconds), then ask the child to answer on the data socket
  * (CALL_SLEEP) and let the caller sleep there.  A result in the mailbox is
  * copied, length checked once, into the reader's buffer, from where it is
  * decoded exactly as bytes from the socket are: the child may change the
  * mailbox at any moment, never the copy.
  */
 static SbMailboxOutcome
-sb_mailbox_take(volatile SbMailbox *mb, SbReader *rd)
+sb_mailbox_take(volatile SbMailbox *mb, SbReader *rd, long spin_us)
 {
 	instr_time	start;
 	instr_time	now;
@@ -464,7 +464,7 @@ sb_mailbox_take(volatile SbMailbox *mb, SbReader *rd)
 		}
 		INSTR_TIME_SET_CURRENT(now);
 		INSTR_TIME_SUBTRACT(now, start);
-		if (InterruptPending || INSTR_TIME_GET_MICROSEC(now) >= SB_POLL_US)
+		if (InterruptPending || INSTR_TIME_GET_MICROSEC(now) >= spin_us)
 		{
 			uint32		expected = SB_MB_CALL;
 
@@ -646,7 +646,7 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 		sb_sandbox_call_begin(st->sb, limits);
 	}
 	else
-		st->sb = sb_sandbox_acquire(&spawn, req->stream == NULL, req->code);
+		st->sb = sb_sandbox_acquire(&spawn, req->stream == NULL && req->pull == NULL, req->code);
 again:
 	/* the deadline counts from when the child is ours, after any queueing */
 	INSTR_TIME_SET_CURRENT(start);
@@ -666,7 +666,12 @@ again:
 		next_chunk = NULL;
 		writing = false;
 		spun = true;
-		if (sb_mailbox_take(st->sb->mailbox, &rd) == SB_MB_BROKEN)
+		/*
+		 * a group's call takes milliseconds: spinning for it would only
+		 * take a core from the children running groups at once
+		 */
+		if (sb_mailbox_take(st->sb->mailbox, &rd,
+							req->partitioned ? 0 : SB_POLL_US) == SB_MB_BROKEN)
 		{
 			rd.bad = true;
 			sb_sandbox_kill(st->sb);

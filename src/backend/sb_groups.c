@@ -25,10 +25,17 @@
  * more on a fresh one, so that nothing an earlier group left can fail it.
  * The output budget is the call's, shared by all groups.  A failing group
  * fails the call, with the group's key in the error's context.
+ *
+ * With options.parallel the input is read unsorted instead, when it can
+ * be, and each group's rows go to the child of a parallel worker that
+ * keeps them for the group's call ("options.parallel over partitions",
+ * below).
  */
 #include "pysandbox.h"
 
 #include "catalog/pg_type.h"
+#include "common/hashfn.h"
+#include "mb/pg_wchar.h"
 #include "executor/tuptable.h"
 #include "fmgr.h"
 #include "miscadmin.h"
@@ -55,6 +62,8 @@ typedef struct SbGroupKey
 	int16		typlen;
 	FmgrInfo	eq;				/* the type's default equality */
 	FmgrInfo	out;			/* its output function */
+	FmgrInfo	hash;			/* partitions: its default hash function */
+	FmgrInfo	cmp;			/* ... and its default ordering */
 } SbGroupKey;
 
 /* a group whose request is built: what judging its outcome needs */
@@ -115,6 +124,9 @@ typedef struct SbGroupScan
 	struct SbGroupTask *judging;	/* the group whose outcome is judged */
 	ErrorContextCallback pool_context;	/* the workers' messages' context:
 										 * lives as long as the pool */
+
+	/* options.parallel over partitions (below): NULL when not */
+	struct SbPartitions *parts;
 
 	/* sandbox_run: a report per group instead of raising */
 	StringInfo	report;			/* the groups' reports, a JSON array's items */
@@ -345,9 +357,12 @@ sb_group_same_key(SbGroupScan *gs, TupleTableSlot *slot)
 	return true;
 }
 
-/* The row in slot begins a group: remember its key. */
-void
-sb_group_begin(SbGroupScan *gs, TupleTableSlot *slot)
+/*
+ * A group begins: remember its key (the values of the key columns, in
+ * the order of options.group_by).
+ */
+static void
+sb_group_set_key(SbGroupScan *gs, const Datum *vals, const bool *nulls)
 {
 	MemoryContext old;
 	int			i;
@@ -359,11 +374,10 @@ sb_group_begin(SbGroupScan *gs, TupleTableSlot *slot)
 		for (i = 0; i < gs->nkeys; i++)
 		{
 			SbGroupKey *k = &gs->keys[i];
-			bool		isnull = slot->tts_isnull[k->attno];
 
-			if (isnull != gs->keynulls[i] ||
-				(!isnull && !DatumGetBool(FunctionCall2Coll(&k->eq, k->collation, gs->keyvals[i],
-															slot->tts_values[k->attno]))))
+			if (nulls[i] != gs->keynulls[i] ||
+				(!nulls[i] && !DatumGetBool(FunctionCall2Coll(&k->eq, k->collation,
+															  gs->keyvals[i], vals[i]))))
 				break;
 		}
 		gs->first_diff = i;
@@ -379,17 +393,33 @@ sb_group_begin(SbGroupScan *gs, TupleTableSlot *slot)
 	{
 		SbGroupKey *k = &gs->keys[i];
 
-		gs->keynulls[i] = slot->tts_isnull[k->attno];
+		gs->keynulls[i] = nulls[i];
 		if (gs->keynulls[i])
 		{
 			gs->keyvals[i] = (Datum) 0;
 			gs->keytexts[i] = NULL;
 			continue;
 		}
-		gs->keyvals[i] = datumCopy(slot->tts_values[k->attno], k->byval, k->typlen);
+		gs->keyvals[i] = datumCopy(vals[i], k->byval, k->typlen);
 		gs->keytexts[i] = OutputFunctionCall(&k->out, gs->keyvals[i]);
 	}
 	MemoryContextSwitchTo(old);
+}
+
+/* The row in slot begins a group: remember its key. */
+void
+sb_group_begin(SbGroupScan *gs, TupleTableSlot *slot)
+{
+	Datum		vals[SB_MAX_GROUP_KEYS];
+	bool		nulls[SB_MAX_GROUP_KEYS];
+	int			i;
+
+	for (i = 0; i < gs->nkeys; i++)
+	{
+		vals[i] = slot->tts_values[gs->keys[i].attno];
+		nulls[i] = slot->tts_isnull[gs->keys[i].attno];
+	}
+	sb_group_set_key(gs, vals, nulls);
 }
 
 /* The groups together went past the call's output limit. */
@@ -560,6 +590,13 @@ sb_group_judge(SbGroupScan *gs, SbGroupTask *task, SbOutcome *out)
 	int			i;
 
 	gs->judging = task;
+	if (out->partition_lost)
+		ereport(ERROR,
+				(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
+				 errmsg("the process holding the rows of group %s ended before the group ran",
+						task->described),
+				 errdetail("With options.parallel, each process holds the rows of its groups; it ends when its CPU time (RLIMIT_CPU, ten groups' cpu_ms) has no room for a whole group more."),
+				 errhint("Run without options.parallel (groups then run one at a time, each on the process the last one left or a fresh one), or give the groups less work.")));
 	if (gs->report != NULL)
 	{
 		sb_group_report(gs, task, out);
@@ -649,6 +686,34 @@ sb_group_collect(SbGroupScan *gs)
 	sb_group_task_free(gs, task);
 }
 
+/* The current group (sb_group_set_key), for judging its outcome later. */
+static SbGroupTask *
+sb_group_task_new(SbGroupScan *gs)
+{
+	MemoryContext old = MemoryContextSwitchTo(gs->cxt);
+	SbGroupTask *task = palloc0(sizeof(SbGroupTask));
+	int			i;
+
+	task->keytexts = palloc0(sizeof(char *) * gs->nkeys);
+	for (i = 0; i < gs->nkeys; i++)
+		task->keytexts[i] = gs->keytexts[i] ? pstrdup(gs->keytexts[i]) : NULL;
+	task->described = pstrdup(sb_group_describe(gs));
+	task->first_diff = gs->first_diff;
+	MemoryContextSwitchTo(old);
+	return task;
+}
+
+/* The limits of the next group's call: what is left of the output budget. */
+static void
+sb_group_limits(SbGroupScan *gs, SbLimits *lim)
+{
+	*lim = *gs->limits;
+	lim->max_output_bytes = Max(gs->limits->max_output_bytes - (int) gs->output_bytes, 1);
+	/* groups at once: each may use its share of what is left */
+	if (gs->pool != NULL)
+		lim->max_output_bytes = Max(lim->max_output_bytes / sb_pool_size(gs->pool), 1);
+}
+
 /*
  * A group is complete: build its request, and run it in a fresh child,
  * here or (options.parallel) in an idle worker, judging the outcomes of
@@ -658,14 +723,13 @@ void
 sb_group_flush(SbGroupScan *gs, SbColumn *cols, int ncols, uint64 nrows)
 {
 	SbRequest	g;
-	SbLimits	lim = *gs->limits;
+	SbLimits	lim;
 	SbOutcome	out;
 	SbGroupTask *task;
 	MemoryContext callcxt;
 	MemoryContext old;
 	ErrorContextCallback errcb;
 	ErrorContextCallback *saved = error_context_stack;
-	int			i;
 
 	CHECK_FOR_INTERRUPTS();
 
@@ -685,19 +749,8 @@ sb_group_flush(SbGroupScan *gs, SbColumn *cols, int ncols, uint64 nrows)
 	/* what is left of the call's output budget */
 	if (gs->output_bytes >= (uint64) gs->limits->max_output_bytes && gs->report == NULL)
 		sb_group_output_exceeded(gs, sb_group_describe(gs));
-	lim.max_output_bytes = Max(gs->limits->max_output_bytes - (int) gs->output_bytes, 1);
-	/* groups at once: each may use its share of what is left */
-	if (gs->pool != NULL)
-		lim.max_output_bytes = Max(lim.max_output_bytes / sb_pool_size(gs->pool), 1);
-
-	old = MemoryContextSwitchTo(gs->cxt);
-	task = palloc0(sizeof(SbGroupTask));
-	task->keytexts = palloc0(sizeof(char *) * gs->nkeys);
-	for (i = 0; i < gs->nkeys; i++)
-		task->keytexts[i] = gs->keytexts[i] ? pstrdup(gs->keytexts[i]) : NULL;
-	task->described = pstrdup(sb_group_describe(gs));
-	task->first_diff = gs->first_diff;
-	MemoryContextSwitchTo(old);
+	sb_group_limits(gs, &lim);
+	task = sb_group_task_new(gs);
 
 	callcxt = AllocSetContextCreate(gs->cxt, "pysandbox group call", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(callcxt);
@@ -847,6 +900,13 @@ sb_group_call(SbGroupChild *gc, SbRequest *g, const SbLimits *lim, SbOutcome *ou
 
 	g->hold = true;
 	g->many_calls = true;
+	if (held == NULL && g->partitioned)
+	{
+		/* the group's rows were on the child that is gone */
+		memset(out, 0, sizeof(*out));
+		out->partition_lost = true;
+		return;
+	}
 	if (held != NULL)
 	{
 		List	   *request = g->chunks;
@@ -856,6 +916,13 @@ sb_group_call(SbGroupChild *gc, SbRequest *g, const SbLimits *lim, SbOutcome *ou
 		g->chunks = list_concat(g->chunks, request);
 		g->held = held;
 		sb_call_run(g, lim, out);
+		if (g->partitioned)
+		{
+			/* no fresh child has its rows: gone before the group began is lost */
+			if (out->held_closed || out->exit.cause == SB_EXIT_YIELDED)
+				out->partition_lost = true;
+			goto kept;
+		}
 		if (!sb_group_rerun(out, lim))
 			goto kept;
 		if (out->held != NULL)
@@ -873,6 +940,547 @@ kept:
 }
 
 /*
+ * ---- options.parallel over partitions ----
+ *
+ * With "parallel": n, the input's query runs unsorted.  Each row's key
+ * finds its group in a hash table of the keys seen so far (the key types'
+ * default hash function and equality, as SQL's GROUP BY hashes them:
+ * NULL keys form one group); a new group goes to the partition with the
+ * fewest rows so far, and each row into its partition's column buffers,
+ * with its group's number as one more column.  A partition is a parallel
+ * worker's call on a child of its own: its rows go to the worker in
+ * pieces of about SB_PIECE_BYTES while the scan runs (sb_pool_send_piece),
+ * and the child keeps them (sb_runtime._hold_partition).  Once the scan
+ * is over, the groups run in key order (the key types' default ordering,
+ * NULLs last: what ORDER BY gives the sorted path), each a call on the
+ * child that holds its rows, one call at a time per child and all the
+ * children at once; their outcomes are judged in key order as on the
+ * sorted path.  The sort, which spills to disk for a large input and
+ * took most of the backend's time, is gone, and so is the per-group
+ * transfer of the sorted path's queues.
+ *
+ * The backend holds the keys and a piece per partition, not the rows.  A
+ * child holds its partition, so a partition must fit the memory limit:
+ * an input the planner expects larger than a quarter of the children's
+ * memory keeps the sorted path, as does a key type without a default
+ * hash function or ordering.  A group's call cannot run again on a fresh
+ * child, which has none of its rows: a child that ends between its groups
+ * fails the call.
+ */
+#define SB_PIECE_BYTES			((Size) 1024 * 1024)
+#define SB_PARTITION_MAX_GROUPS	100000
+
+typedef struct SbPartGroup
+{
+	uint32		hash;
+	int			next;			/* the next group of its bucket, or -1 */
+	int			partition;
+	int			number;			/* its number in its partition, from 0 */
+	uint64		rows;
+	uint64		bytes;
+	Datum	   *vals;			/* its key, in gs->cxt */
+	bool	   *nulls;
+} SbPartGroup;
+
+typedef struct SbPartition
+{
+	SbColumn   *cols;			/* the input's columns, then the group's number */
+	uint64		nrows;			/* rows buffered */
+	Size		size;			/* their bytes, without the group numbers */
+	uint64		rows;			/* rows routed in all */
+	int			ngroups;		/* groups in it */
+	MemoryContext frames;		/* a piece's frame headers */
+} SbPartition;
+
+typedef struct SbPartitions
+{
+	int			n;
+	SbPartition *part;
+	int			ncols;			/* the input's columns */
+	SbPartGroup *groups;
+	int			ngroups;
+	int			maxgroups;
+	int		   *buckets;		/* the first group of each bucket, or -1 */
+	int			nbuckets;		/* a power of 2 */
+	MemoryContext cxt;			/* the buffers */
+	MemoryContext rowcxt;		/* per-row garbage of output functions */
+	int			loading;		/* the partition whose load is judged */
+} SbPartitions;
+
+/*
+ * The input's unsorted query is planned (plan): should its groups run
+ * over partitions?  If so, starts the parallel workers, and the scan runs
+ * that plan; otherwise the caller sorts.  sb_group_check_parallel() has
+ * run on plan.
+ */
+bool
+sb_group_partition(SbGroupScan *gs, SPIPlanPtr plan)
+{
+	CachedPlan *cplan;
+	PlannedStmt *stmt;
+	double		bytes;
+	int			n = Min(gs->limits->parallel, sb_max_concurrent);
+	int			i;
+
+	if (n < 2 || !gs->parallel_safe || gs->report != NULL || !sb_server_preloaded ||
+		IsInParallelMode())
+		return false;
+	for (i = 0; i < gs->nkeys; i++)
+	{
+		SbGroupKey *k = &gs->keys[i];
+		TypeCacheEntry *tc = lookup_type_cache(k->typid, TYPECACHE_EQ_OPR |
+											   TYPECACHE_HASH_PROC_FINFO |
+											   TYPECACHE_CMP_PROC_FINFO);
+
+		if (!OidIsValid(tc->hash_proc_finfo.fn_oid) || !OidIsValid(tc->cmp_proc_finfo.fn_oid) ||
+			!OidIsValid(tc->eq_opr) || !op_hashjoinable(tc->eq_opr, k->typid))
+			return false;
+		fmgr_info_cxt(tc->hash_proc_finfo.fn_oid, &k->hash, gs->cxt);
+		fmgr_info_cxt(tc->cmp_proc_finfo.fn_oid, &k->cmp, gs->cxt);
+	}
+
+	/* each child holds its partition: at most a quarter of its memory */
+	cplan = sb_table_plan(plan);
+	if (cplan == NULL)
+		return false;
+	stmt = linitial_node(PlannedStmt, cplan->stmt_list);
+	/* a row costs its width, 8 bytes of group number and about 9 more */
+	bytes = stmt->planTree->plan_rows * (stmt->planTree->plan_width + 17);
+	ReleaseCachedPlan(cplan, NULL);
+	if (gs->limits->memory_mb > 0 &&
+		bytes / n > (double) gs->limits->memory_mb * 1024 * 1024 / 4)
+		return false;
+
+	{
+		MemoryContext keep = MemoryContextSwitchTo(gs->cxt);
+		ErrorContextCallback *saved = error_context_stack;
+
+		gs->pool_tried = true;
+		gs->pool_context.callback = sb_group_pool_context;
+		gs->pool_context.arg = gs;
+		gs->pool_context.previous = gs->outer;
+		error_context_stack = &gs->pool_context;
+		gs->pool = sb_pool_start(n);
+		error_context_stack = saved;
+		MemoryContextSwitchTo(keep);
+	}
+	if (gs->pool == NULL)
+		return false;
+	gs->parts = MemoryContextAllocZero(gs->cxt, sizeof(SbPartitions));
+	gs->parts->n = sb_pool_size(gs->pool);
+	elog(DEBUG1, "pysandbox: the groups of input \"%s\" run over %d partitions",
+		 gs->input, gs->parts->n);
+	gs->parts->loading = -1;
+	return true;
+}
+
+bool
+sb_group_partitioned(SbGroupScan *gs)
+{
+	return gs->parts != NULL;
+}
+
+/*
+ * The scan starts (typeinfo: its columns): each partition's buffers, and
+ * its call's first frames to its worker: the REQUEST that asks the child
+ * to keep the rows, and the table's header (a streamed table, with the
+ * group's number last).
+ */
+void
+sb_group_partition_columns(SbGroupScan *gs, TupleDesc typeinfo)
+{
+	SbPartitions *ps = gs->parts;
+	StringInfoData payload;
+	char	   *name = pg_server_to_any(gs->input, strlen(gs->input), PG_UTF8);
+	int			p;
+	int			i;
+
+	ps->ncols = typeinfo->natts;
+	ps->cxt = AllocSetContextCreate(gs->cxt, "pysandbox partitions", ALLOCSET_DEFAULT_SIZES);
+	ps->rowcxt = AllocSetContextCreate(ps->cxt, "pysandbox row", ALLOCSET_SMALL_SIZES);
+	ps->part = MemoryContextAllocZero(ps->cxt, sizeof(SbPartition) * ps->n);
+	ps->nbuckets = 1024;
+	ps->buckets = MemoryContextAlloc(gs->cxt, sizeof(int) * ps->nbuckets);
+	memset(ps->buckets, -1, sizeof(int) * ps->nbuckets);
+	ps->maxgroups = 256;
+	ps->groups = MemoryContextAlloc(gs->cxt, sizeof(SbPartGroup) * ps->maxgroups);
+
+	initStringInfo(&payload);
+	appendStringInfoString(&payload, "{\"hold_input\":");
+	escape_json(&payload, name);
+	appendStringInfoString(&payload, ",\"held\":true}");
+	for (p = 0; p < ps->n; p++)
+	{
+		SbPartition *part = &ps->part[p];
+		SbRequest	g;
+		SbLimits	lim = *gs->limits;
+		MemoryContext old = MemoryContextSwitchTo(ps->cxt);
+
+		part->cols = palloc0(sizeof(SbColumn) * (ps->ncols + 1));
+		for (i = 0; i < ps->ncols; i++)
+		{
+			Form_pg_attribute att = TupleDescAttr(typeinfo, i);
+
+			sb_column_init(&part->cols[i], NameStr(att->attname), att->atttypid,
+						   gs->base->numeric_decimal, ps->cxt);
+		}
+		sb_column_init(&part->cols[ps->ncols], "", INT4OID, false, ps->cxt);
+		for (i = 0; i < ps->ncols; i++)
+			part->size += sb_column_size(&part->cols[i]);
+		part->frames = AllocSetContextCreate(ps->cxt, "pysandbox piece", ALLOCSET_SMALL_SIZES);
+
+		MemoryContextSwitchTo(part->frames);
+		g = *gs->base;
+		g.chunks = NIL;
+		g.input_rows = g.input_bytes = 0;
+		g.partitioned = false;
+		g.rows_mode = false;	/* it answers {} */
+		g.rows_ncols = 0;
+		sb_request_add_frame(&g, SB_DATA_REQUEST, payload.data, payload.len, NULL, 0, NULL, 0);
+		sb_request_add_table_header(&g, gs->input, part->cols, ps->ncols + 1, -1);
+		sb_pool_send_load(gs->pool, p, &g, &lim, "", gs->input);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(part->frames);
+	}
+	pfree(payload.data);
+}
+
+/* Has group grp the key vals/nulls? */
+static bool
+sb_part_same_key(SbGroupScan *gs, const SbPartGroup *grp, const Datum *vals, const bool *nulls)
+{
+	int			i;
+
+	for (i = 0; i < gs->nkeys; i++)
+	{
+		SbGroupKey *k = &gs->keys[i];
+
+		if (nulls[i] != grp->nulls[i])
+			return false;
+		if (!nulls[i] &&
+			!DatumGetBool(FunctionCall2Coll(&k->eq, k->collation, grp->vals[i], vals[i])))
+			return false;
+	}
+	return true;
+}
+
+/* A key not seen before: its group, in the partition with the fewest rows. */
+static int
+sb_part_new_group(SbGroupScan *gs, uint32 hash, const Datum *vals, const bool *nulls)
+{
+	SbPartitions *ps = gs->parts;
+	MemoryContext old;
+	SbPartGroup *grp;
+	int			gid;
+	int			p;
+	int			i;
+
+	if (ps->ngroups >= SB_PARTITION_MAX_GROUPS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("input \"%s\" has more than %d groups, too many for options.parallel",
+						gs->input, SB_PARTITION_MAX_GROUPS),
+				 errhint("Group more coarsely, or run without options.parallel: the groups then run one at a time over the sorted input.")));
+	old = MemoryContextSwitchTo(gs->cxt);
+	if (ps->ngroups == ps->maxgroups)
+	{
+		ps->maxgroups *= 2;
+		ps->groups = repalloc(ps->groups, sizeof(SbPartGroup) * ps->maxgroups);
+	}
+	gid = ps->ngroups++;
+	grp = &ps->groups[gid];
+	memset(grp, 0, sizeof(*grp));
+	grp->hash = hash;
+	grp->vals = palloc(sizeof(Datum) * gs->nkeys);
+	grp->nulls = palloc(sizeof(bool) * gs->nkeys);
+	for (i = 0; i < gs->nkeys; i++)
+	{
+		grp->nulls[i] = nulls[i];
+		grp->vals[i] = nulls[i] ? (Datum) 0 :
+			datumCopy(vals[i], gs->keys[i].byval, gs->keys[i].typlen);
+	}
+	grp->partition = 0;
+	for (p = 1; p < ps->n; p++)
+		if (ps->part[p].rows < ps->part[grp->partition].rows)
+			grp->partition = p;
+	grp->number = ps->part[grp->partition].ngroups++;
+
+	/* into its bucket; more buckets past three groups in four */
+	if (ps->ngroups > ps->nbuckets / 4 * 3)
+	{
+		int			g;
+
+		ps->nbuckets *= 2;
+		ps->buckets = repalloc(ps->buckets, sizeof(int) * ps->nbuckets);
+		memset(ps->buckets, -1, sizeof(int) * ps->nbuckets);
+		for (g = 0; g < ps->ngroups; g++)
+		{
+			int			b = ps->groups[g].hash & (ps->nbuckets - 1);
+
+			ps->groups[g].next = ps->buckets[b];
+			ps->buckets[b] = g;
+		}
+	}
+	else
+	{
+		int			b = hash & (ps->nbuckets - 1);
+
+		grp->next = ps->buckets[b];
+		ps->buckets[b] = gid;
+	}
+	MemoryContextSwitchTo(old);
+	return gid;
+}
+
+/* Partition p's buffered rows go to its worker (last: and then END). */
+static void
+sb_part_send(SbGroupScan *gs, int p, bool last)
+{
+	SbPartitions *ps = gs->parts;
+	SbPartition *part = &ps->part[p];
+	SbRequest	tmp;
+	SbChunkHeader *ch;
+	MemoryContext old;
+	int			c;
+
+	MemoryContextReset(part->frames);
+	old = MemoryContextSwitchTo(part->frames);
+	memset(&tmp, 0, sizeof(tmp));
+	ch = palloc0(sizeof(SbChunkHeader));
+	ch->nrows = part->nrows;
+	ch->flags = last ? SB_CHUNK_LAST : 0;
+	sb_request_add_frame(&tmp, SB_DATA_CHUNK, (const char *) ch, sizeof(*ch), NULL, 0, NULL, 0);
+	for (c = 0; c <= ps->ncols; c++)
+		sb_column_add_frame(&tmp, &part->cols[c], part->nrows);
+	if (last)
+		sb_request_add_frame(&tmp, SB_DATA_END, NULL, 0, NULL, 0, NULL, 0);
+	sb_pool_send_piece(gs->pool, p, tmp.chunks, last);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(part->frames);
+	for (c = 0; c <= ps->ncols; c++)
+		sb_column_rewind(&part->cols[c], part->nrows);
+	part->nrows = 0;
+	part->size = 0;
+	for (c = 0; c < ps->ncols; c++)
+		part->size += sb_column_size(&part->cols[c]);
+}
+
+/* the group of the key in error messages while the rows are read */
+static const char *
+sb_part_describe(SbGroupScan *gs, const SbPartGroup *grp)
+{
+	sb_group_set_key(gs, grp->vals, grp->nulls);
+	return sb_group_describe(gs);
+}
+
+/* A row of the unsorted scan: into its group's partition. */
+void
+sb_group_route(SbGroupScan *gs, TupleTableSlot *slot)
+{
+	SbPartitions *ps = gs->parts;
+	Datum		vals[SB_MAX_GROUP_KEYS];
+	bool		nulls[SB_MAX_GROUP_KEYS];
+	uint32		hash = 0;
+	SbPartGroup *grp;
+	SbPartition *part;
+	MemoryContext old;
+	Size		after = 0;
+	int			gid;
+	int			i;
+
+	slot_getallattrs(slot);
+	for (i = 0; i < gs->nkeys; i++)
+	{
+		SbGroupKey *k = &gs->keys[i];
+
+		vals[i] = slot->tts_values[k->attno];
+		nulls[i] = slot->tts_isnull[k->attno];
+		hash = hash_combine(hash, nulls[i] ? 0 :
+							DatumGetUInt32(FunctionCall1Coll(&k->hash, k->collation, vals[i])));
+	}
+	for (gid = ps->buckets[hash & (ps->nbuckets - 1)]; gid >= 0; gid = ps->groups[gid].next)
+		if (ps->groups[gid].hash == hash && sb_part_same_key(gs, &ps->groups[gid], vals, nulls))
+			break;
+	if (gid < 0)
+		gid = sb_part_new_group(gs, hash, vals, nulls);
+	grp = &ps->groups[gid];
+	part = &ps->part[grp->partition];
+
+	old = MemoryContextSwitchTo(ps->rowcxt);
+	for (i = 0; i < ps->ncols; i++)
+	{
+		sb_column_append(&part->cols[i], slot->tts_values[i], slot->tts_isnull[i],
+						 part->nrows, gs->input);
+		after += sb_column_size(&part->cols[i]);
+	}
+	sb_column_append(&part->cols[ps->ncols], Int32GetDatum(grp->number), false, part->nrows,
+					 gs->input);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(ps->rowcxt);
+	part->nrows++;
+	part->rows++;
+	grp->rows++;
+	grp->bytes += after - part->size;
+	part->size = after;
+
+	/* the input limits apply to each group's rows, as on the sorted path */
+	if (grp->rows > (uint64) gs->limits->max_input_rows)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a group has more than %d rows", gs->limits->max_input_rows),
+				 errdetail("Group %s of input \"%s\" reached the limit; with group_by, the limit applies to each group.",
+						   sb_part_describe(gs, grp), gs->input),
+				 errhint("%s", sb_limit_hint("Aggregate or filter in the query",
+											 gs->limits, SB_LIMIT_INPUT_ROWS))));
+	if (grp->bytes > (uint64) gs->limits->max_input_mb * 1024 * 1024)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a group is larger than %d MB", gs->limits->max_input_mb),
+				 errdetail("Group %s of input \"%s\" reached the limit; with group_by, the limit applies to each group.",
+						   sb_part_describe(gs, grp), gs->input),
+				 errhint("%s", sb_limit_hint("Select fewer columns or rows",
+											 gs->limits, SB_LIMIT_INPUT_SIZE))));
+	if (after >= SB_PIECE_BYTES)
+		sb_part_send(gs, grp->partition, false);
+}
+
+/* qsort_arg comparator of group numbers: by key, NULLs last (ORDER BY's order) */
+static int
+sb_part_cmp(const void *a, const void *b, void *arg)
+{
+	SbGroupScan *gs = (SbGroupScan *) arg;
+	const SbPartGroup *x = &gs->parts->groups[*(const int *) a];
+	const SbPartGroup *y = &gs->parts->groups[*(const int *) b];
+	int			i;
+
+	for (i = 0; i < gs->nkeys; i++)
+	{
+		SbGroupKey *k = &gs->keys[i];
+		int			c;
+
+		if (x->nulls[i] || y->nulls[i])
+		{
+			if (x->nulls[i] != y->nulls[i])
+				return x->nulls[i] ? 1 : -1;
+			continue;
+		}
+		c = DatumGetInt32(FunctionCall2Coll(&k->cmp, k->collation, x->vals[i], y->vals[i]));
+		if (c != 0)
+			return c < 0 ? -1 : 1;
+	}
+	return 0;
+}
+
+/* errcontext: the partition whose rows failed to load */
+static void
+sb_part_context(void *arg)
+{
+	SbGroupScan *gs = (SbGroupScan *) arg;
+
+	errcontext("the rows of input \"%s\" for parallel process %d of %d (options.parallel)",
+			   gs->input, gs->parts->loading + 1, gs->parts->n);
+}
+
+/* The scan is over: the partitions' last rows go; their calls must have kept them. */
+static void
+sb_part_load(SbGroupScan *gs)
+{
+	SbPartitions *ps = gs->parts;
+	ErrorContextCallback errcb;
+	int			p;
+
+	for (p = 0; p < ps->n; p++)
+		sb_part_send(gs, p, true);
+	errcb.callback = sb_part_context;
+	errcb.arg = gs;
+	errcb.previous = error_context_stack;
+	error_context_stack = &errcb;
+	for (p = 0; p < ps->n; p++)
+	{
+		MemoryContext callcxt = AllocSetContextCreate(gs->cxt, "pysandbox partition outcome",
+													  ALLOCSET_DEFAULT_SIZES);
+		MemoryContext old = MemoryContextSwitchTo(callcxt);
+		SbOutcome	out;
+
+		ps->loading = p;
+		sb_pool_receive(gs->pool, p, &out);
+		sb_check_outcome(&out, gs->limits);
+		if (!out.complete || out.result == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
+					 errmsg("sandbox process ended without keeping the rows of its groups")));
+		gs->cpu_us += out.call_cpu_us;
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(callcxt);
+	}
+	error_context_stack = errcb.previous;
+	/* the partitions' buffers go; the keys stay */
+	MemoryContextDelete(ps->cxt);
+	ps->part = NULL;
+}
+
+/*
+ * The groups run in key order, each on the worker whose child holds its
+ * rows, one at a time per worker, and are judged in that order
+ * (sb_group_collect).
+ */
+static void
+sb_part_run(SbGroupScan *gs)
+{
+	SbPartitions *ps = gs->parts;
+	int		   *order;
+	int			i;
+
+	order = MemoryContextAlloc(gs->cxt, sizeof(int) * Max(ps->ngroups, 1));
+	for (i = 0; i < ps->ngroups; i++)
+		order[i] = i;
+	qsort_arg(order, ps->ngroups, sizeof(int), sb_part_cmp, gs);
+	for (i = 0; i < ps->ngroups; i++)
+	{
+		SbPartGroup *grp = &ps->groups[order[i]];
+		SbGroupTask *task;
+		SbRequest	g;
+		SbLimits	lim;
+		StringInfoData payload;
+		MemoryContext callcxt;
+		MemoryContext old;
+
+		CHECK_FOR_INTERRUPTS();
+		sb_group_set_key(gs, grp->vals, grp->nulls);
+		if (gs->output_bytes >= (uint64) gs->limits->max_output_bytes)
+			sb_group_output_exceeded(gs, sb_group_describe(gs));
+		/* its child runs one group at a time: judge what it runs first */
+		while (sb_pool_busy(gs->pool, grp->partition))
+			sb_group_collect(gs);
+		sb_group_limits(gs, &lim);
+		task = sb_group_task_new(gs);
+		task->input_rows = grp->rows;
+		task->input_bytes = grp->bytes;
+		task->worker = grp->partition;
+
+		callcxt = AllocSetContextCreate(gs->cxt, "pysandbox group call", ALLOCSET_DEFAULT_SIZES);
+		old = MemoryContextSwitchTo(callcxt);
+		g = *gs->base;
+		g.chunks = NIL;
+		g.input_rows = g.input_bytes = 0;
+		g.limits = lim;
+		g.partitioned = true;
+		/* the call's request, naming the group whose rows the child holds */
+		initStringInfo(&payload);
+		appendStringInfo(&payload, "{\"held_group\":%d,", grp->number);
+		appendBinaryStringInfo(&payload, gs->base->group_payload + 1,
+							   gs->base->group_payload_len - 1);
+		sb_request_add_frame(&g, SB_DATA_REQUEST, payload.data, payload.len, NULL, 0, NULL, 0);
+		sb_request_add_frame(&g, SB_DATA_END, NULL, 0, NULL, 0, NULL, 0);
+		sb_pool_send(gs->pool, grp->partition, &g, &lim, task->described, gs->input);
+		MemoryContextSwitchTo(gs->cxt);
+		gs->inflight = lappend(gs->inflight, task);
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(callcxt);
+	}
+}
+
+/*
  * The input is read: judge the groups still running in workers, in order,
  * and let the workers go.
  */
@@ -884,10 +1492,14 @@ sb_groups_drain(SbGroupScan *gs)
 
 	if (gs->pool == NULL)
 		return;
+	if (gs->parts != NULL)
+		sb_part_load(gs);
 	errcb.callback = sb_group_context;
 	errcb.arg = gs;
 	errcb.previous = gs->outer;
 	error_context_stack = &errcb;
+	if (gs->parts != NULL)
+		sb_part_run(gs);
 	while (gs->inflight != NIL)
 		sb_group_collect(gs);
 	error_context_stack = saved;

@@ -139,6 +139,9 @@ sb_receiver_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
 	if (r->group != NULL)
 		r->typeinfo = typeinfo = sb_group_columns(r->group, typeinfo);
 	sb_receiver_columns(r, typeinfo);
+	/* options.parallel over partitions: the rows go to them (sb_groups.c) */
+	if (r->group != NULL && sb_group_partitioned(r->group))
+		sb_group_partition_columns(r->group, typeinfo);
 }
 
 /* DestReceiver: one row into the column buffers. */
@@ -150,6 +153,12 @@ sb_receiver_receive(TupleTableSlot *slot, DestReceiver *self)
 	uint64		bytes = 0;
 	int			i;
 
+	if (r->group != NULL && sb_group_partitioned(r->group))
+	{
+		MemoryContextSwitchTo(old);
+		sb_group_route(r->group, slot);
+		return true;
+	}
 	slot_getallattrs(slot);
 	if (r->group != NULL)
 	{
@@ -486,9 +495,14 @@ sb_table_input_scan(SbRequest *req, const char *name, const char *query, JsonbVa
 		CachedPlanSource *ps = linitial(SPI_plan_get_plan_sources(plan));
 		char	   *sorted = sb_group_query(group, ps->resultDesc, query);
 
-		SPI_freeplan(plan);
-		plan = sb_table_prepare(name, sorted, params, &paramLI);
+		/* options.parallel: unsorted, over partitions, when it can */
 		sb_group_check_parallel(group, plan);
+		if (!sb_group_partition(group, plan))
+		{
+			SPI_freeplan(plan);
+			plan = sb_table_prepare(name, sorted, params, &paramLI);
+			sb_group_check_parallel(group, plan);
+		}
 	}
 
 	memset(&eopts, 0, sizeof(eopts));

@@ -26,6 +26,12 @@
  * process of its own, which costs more than it saves.  In a worker, sql()
  * is refused (a parallel operation cannot start the subtransaction it
  * runs in): sb_sql_answer() says so to the child.
+ *
+ * Over partitions (sb_groups.c), a worker's first task is its partition:
+ * a call whose rows come as pieces through the same queue while the
+ * leader scans (SB_LOAD_MAGIC, then SB_PIECE_MAGIC messages, the last one
+ * marked), which the worker passes on to its child as they come
+ * (SbRequest.pull); the groups that follow name the rows the child kept.
  */
 #include "pysandbox.h"
 
@@ -44,6 +50,8 @@
 #define SB_PARALLEL_QUEUE_SIZE	((Size) 256 << 10)
 
 #define SB_TASK_MAGIC	0x5342544B	/* "SBTK" */
+#define SB_LOAD_MAGIC	0x53424C44	/* "SBLD" */
+#define SB_PIECE_MAGIC	0x53425043	/* "SBPC" */
 #define SB_DONE_MAGIC	0x5342444E	/* "SBDN" */
 
 typedef struct SbParallelShared
@@ -61,6 +69,7 @@ typedef struct SbTaskHeader
 	uint32		magic;
 	bool		rows_mode;
 	bool		python_layer;
+	bool		partitioned;	/* the group's rows are on the held child */
 	int			rows_ncols;
 	int			timeout_ms;
 	int			cpu_ms;
@@ -87,6 +96,7 @@ typedef struct SbDoneHeader
 	bool		preloaded;
 	bool		complete;
 	bool		detached;
+	bool		partition_lost;
 	SbViolation violation_info;
 	SbExitReport exit;
 	uint64		call_cpu_us;
@@ -224,10 +234,10 @@ sb_pool_fits(const SbRequest *g)
 	return total <= SB_PARALLEL_MAX_MESSAGE;
 }
 
-/* Hand a group's request (its frames) to worker i. */
-void
-sb_pool_send(SbGroupPool *pool, int i, const SbRequest *g, const SbLimits *lim,
-			 const char *described, const char *input)
+/* Hand a task (a group's request, or a partition's first frames) to worker i. */
+static void
+sb_pool_send_task(SbGroupPool *pool, int i, uint32 magic, const SbRequest *g,
+				  const SbLimits *lim, const char *described, const char *input)
 {
 	SbTaskHeader h;
 	shm_mq_iovec *iov;
@@ -235,9 +245,10 @@ sb_pool_send(SbGroupPool *pool, int i, const SbRequest *g, const SbLimits *lim,
 	ListCell   *lc;
 
 	memset(&h, 0, sizeof(h));
-	h.magic = SB_TASK_MAGIC;
+	h.magic = magic;
 	h.rows_mode = g->rows_mode;
 	h.python_layer = g->python_layer;
+	h.partitioned = g->partitioned;
 	h.rows_ncols = g->rows_ncols;
 	h.timeout_ms = lim->timeout_ms;
 	h.cpu_ms = lim->cpu_ms;
@@ -274,6 +285,69 @@ sb_pool_send(SbGroupPool *pool, int i, const SbRequest *g, const SbLimits *lim,
 		sb_pool_lost();
 	pfree(iov);
 	pool->busy[i] = true;
+}
+
+/* Hand a group's request (its frames) to worker i. */
+void
+sb_pool_send(SbGroupPool *pool, int i, const SbRequest *g, const SbLimits *lim,
+			 const char *described, const char *input)
+{
+	sb_pool_send_task(pool, i, SB_TASK_MAGIC, g, lim, described, input);
+}
+
+/*
+ * Start worker i's partition (sb_groups.c): a call whose first frames are
+ * g's (its REQUEST and the table's header) and whose row groups follow as
+ * pieces (sb_pool_send_piece), the last one with the table's last row
+ * group and END.  Its outcome comes back as a group's does.
+ */
+void
+sb_pool_send_load(SbGroupPool *pool, int i, const SbRequest *g, const SbLimits *lim,
+				  const char *described, const char *input)
+{
+	sb_pool_send_task(pool, i, SB_LOAD_MAGIC, g, lim, described, input);
+}
+
+typedef struct SbPieceHeader
+{
+	uint32		magic;
+	bool		last;			/* the partition's last frames */
+} SbPieceHeader;
+
+/* The next frames of worker i's partition. */
+void
+sb_pool_send_piece(SbGroupPool *pool, int i, List *chunks, bool last)
+{
+	SbPieceHeader h;
+	shm_mq_iovec *iov;
+	int			n = 0;
+	ListCell   *lc;
+
+	memset(&h, 0, sizeof(h));
+	h.magic = SB_PIECE_MAGIC;
+	h.last = last;
+	iov = palloc(sizeof(shm_mq_iovec) * (list_length(chunks) + 1));
+	iov[n].data = (const char *) &h;
+	iov[n++].len = sizeof(h);
+	foreach(lc, chunks)
+	{
+		SbChunk    *c = (SbChunk *) lfirst(lc);
+
+		if (c->len == 0)
+			continue;
+		iov[n].data = c->data;
+		iov[n++].len = c->len;
+	}
+	if (shm_mq_sendv(pool->to[i], iov, n, false, true) != SHM_MQ_SUCCESS)
+		sb_pool_lost();
+	pfree(iov);
+}
+
+/* Is worker i running a task? */
+bool
+sb_pool_busy(SbGroupPool *pool, int i)
+{
+	return pool->busy[i];
 }
 
 /* take n bytes of a message, or fail */
@@ -360,6 +434,7 @@ sb_pool_receive(SbGroupPool *pool, int i, SbOutcome *out)
 	out->preloaded = h.preloaded;
 	out->complete = h.complete;
 	out->detached = h.detached;
+	out->partition_lost = h.partition_lost;
 	out->exit = h.exit;
 	out->call_cpu_us = h.call_cpu_us;
 }
@@ -395,12 +470,46 @@ typedef struct SbWorkerGroup
 	const char *input;
 } SbWorkerGroup;
 
+/*
+ * A partition's call (SB_LOAD_MAGIC) asks for its next frames: the
+ * leader's next piece.  The message stays valid until the next receive,
+ * which comes only once all of it is sent (sb_call_run).
+ */
+static List *
+sb_worker_pull(SbRequest *req)
+{
+	shm_mq_handle *in = (shm_mq_handle *) req->pull_arg;
+	Size		len;
+	void	   *data;
+	SbPieceHeader h;
+	const char *p;
+	const char *end;
+	SbChunk    *chunk;
+
+	if (shm_mq_receive(in, &len, &data, false) != SHM_MQ_SUCCESS)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYSTEM_ERROR),
+				 errmsg("the leader of a parallel per-group run ended while sending its rows")));
+	p = data;
+	end = p + len;
+	memcpy(&h, sb_take(&p, end, sizeof(h)), sizeof(h));
+	if (h.magic != SB_PIECE_MAGIC)
+		elog(ERROR, "pysandbox: the leader sent a message of the wrong kind");
+	req->pull_ended = h.last;
+	if (p == end)
+		return NIL;
+	chunk = palloc(sizeof(SbChunk));
+	chunk->data = p;
+	chunk->len = end - p;
+	return list_make1(chunk);
+}
+
 static void
 sb_worker_group_context(void *arg)
 {
 	SbWorkerGroup *wg = (SbWorkerGroup *) arg;
 
-	if (wg->described != NULL)
+	if (wg->described != NULL && wg->described[0] != '\0')
 		errcontext("group %s of input \"%s\"", wg->described, wg->input);
 }
 
@@ -461,7 +570,7 @@ sb_group_worker_main(dsm_segment *seg, shm_toc *toc)
 		p = data;
 		end = p + len;
 		memcpy(&h, sb_take(&p, end, sizeof(h)), sizeof(h));
-		if (h.magic != SB_TASK_MAGIC)
+		if (h.magic != SB_TASK_MAGIC && h.magic != SB_LOAD_MAGIC)
 			elog(ERROR, "pysandbox: the leader sent a message of the wrong kind");
 
 		memset(&g, 0, sizeof(g));
@@ -469,6 +578,7 @@ sb_group_worker_main(dsm_segment *seg, shm_toc *toc)
 		g.rows_mode = h.rows_mode;
 		g.rows_ncols = h.rows_ncols;
 		g.python_layer = h.python_layer;
+		g.partitioned = h.partitioned;
 		g.code = h.code_len > 0 ? sb_take_copy(&p, end, h.code_len) : NULL;
 		wg.described = sb_take_copy(&p, end, h.described_len);
 		wg.input = sb_take_copy(&p, end, h.input_len);
@@ -484,7 +594,17 @@ sb_group_worker_main(dsm_segment *seg, shm_toc *toc)
 		lim.max_output_bytes = h.max_output_bytes;
 		lim.parallel = 1;
 
+		if (h.magic == SB_LOAD_MAGIC)
+		{
+			/* a partition: its rows follow while the call runs */
+			g.pull = sb_worker_pull;
+			g.pull_arg = in;
+			g.partitioned = false;
+		}
 		sb_group_call(&child, &g, &lim, &o);
+		/* a partition's call that ended early: the rest of its rows go unread */
+		while (g.pull != NULL && !g.pull_ended)
+			list_free_deep(sb_worker_pull(&g));
 
 		memset(&d, 0, sizeof(d));
 		d.magic = SB_DONE_MAGIC;
@@ -504,6 +624,7 @@ sb_group_worker_main(dsm_segment *seg, shm_toc *toc)
 		d.preloaded = o.preloaded;
 		d.complete = o.complete;
 		d.detached = o.detached;
+		d.partition_lost = o.partition_lost;
 		d.exit = o.exit;
 		d.call_cpu_us = o.call_cpu_us;
 

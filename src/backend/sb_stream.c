@@ -148,6 +148,8 @@ sb_stream_current(const SbRequest *req)
 {
 	SbStreamRun *s = req->stream;
 
+	if (req->pull != NULL)
+		return NULL;
 	if (s == NULL || s->cur >= list_length(req->streams))
 		return NULL;
 	return ((SbStreamInput *) list_nth(req->streams, s->cur))->name;
@@ -157,6 +159,8 @@ sb_stream_current(const SbRequest *req)
 bool
 sb_stream_over(const SbRequest *req)
 {
+	if (req->pull != NULL)
+		return req->pull_ended;
 	return req->stream == NULL || req->stream->ended;
 }
 
@@ -303,6 +307,9 @@ sb_stream_next(SbRequest *req)
 	List	   *chunks;
 	MemoryContext old;
 
+	/* frames from elsewhere: a partition's rows (sb_parallel.c) */
+	if (req->pull != NULL)
+		return req->pull_ended ? NIL : req->pull(req);
 	if (s->ended)
 		return NIL;
 	if (s->done != NULL)

@@ -405,5 +405,67 @@ class SqlTests(unittest.TestCase):
         self.assertIn('sql() parameter 3 has type "list"', str(caught.exception))
 
 
+class PartitionTests(unittest.TestCase):
+    """options.parallel over partitions: a child keeps its partition's rows
+    (_hold_partition) and gives each group the DataFrame the sorted path
+    would have decoded for it (_held_group)."""
+
+    def hold(self, groups, ngroups=None):
+        import numpy as np
+        import pandas as pd
+        n = len(groups)
+        values = np.arange(n, dtype=np.int64)
+        mask = np.array([i % 4 == 3 and groups[i] == 1 for i in range(n)])
+        df = pd.DataFrame({"x": values, "n": pd.arrays.IntegerArray(values * 10, mask),
+                           "t": np.array(["t%d" % i for i in range(n)], dtype=object),
+                           "": np.asarray(groups, dtype=np.int64)})
+        sent = []
+        saved = _io.next_call, _io.sendv
+        _io.next_call = lambda: True
+        _io.sendv = lambda ftype, parts, end=-1: sent.append((ftype, b"".join(parts), end))
+        try:
+            code = sb_runtime._hold_partition({"hold_input": "df"}, {"df": df})
+        finally:
+            _io.next_call, _io.sendv = saved
+        self.assertIs(code, sb_runtime._NEXT_GROUP)
+        self.assertEqual(sent, [(_io.RESULT, b"{}", -1)])   # kept, and serves on
+
+    def test_groups_as_the_sorted_path_gives_them(self):
+        self.hold([0, 1, 0, 1, 2, 1, 0, 1])
+        g0 = sb_runtime._held_group(0)
+        self.assertEqual(g0.x.tolist(), [0, 2, 6])          # its rows, in the input's order
+        self.assertEqual(str(g0.n.dtype), "int64")           # no NULL in it: numpy's
+        self.assertEqual(list(g0.columns), ["x", "n", "t"])  # not the group number
+        self.assertEqual((g0.index.start, g0.index.stop), (0, 3))
+        g1 = sb_runtime._held_group(1)
+        self.assertEqual(g1.x.tolist(), [1, 3, 5, 7])
+        self.assertEqual(str(g1.n.dtype), "Int64")           # a NULL in it: pandas'
+        self.assertEqual(g1.n.isna().tolist(), [False, True, False, True])
+        self.assertEqual(g1.t.tolist(), ["t1", "t3", "t5", "t7"])
+        g1.loc[0, "x"] = 99                                  # a copy: the kept rows stay
+        self.assertEqual(sb_runtime._held_group(1).x.tolist(), [1, 3, 5, 7])
+
+    def test_many_groups_are_sorted_once(self):
+        groups = [(i * 7) % 100 for i in range(1000)]
+        self.hold(groups)
+        self.assertIsNotNone(sb_runtime._PARTITION["order"])
+        for k in (0, 7, 99):
+            self.assertEqual(sb_runtime._held_group(k).x.tolist(),
+                             [i for i in range(1000) if groups[i] == k])
+
+    def test_a_group_not_kept_is_refused(self):
+        self.hold([0, 0, 2])
+        for gid in (1, 3, -1, "0", None):
+            with self.assertRaises(sb_runtime.SandboxProtocolError):
+                sb_runtime._held_group(gid)
+
+    def test_compiled_code_is_reused_for_the_same_code(self):
+        code = "def main():\n    return 1\n"
+        first = sb_runtime._compile_user_code(code, None)
+        self.assertIs(sb_runtime._compile_user_code(code, None), first)
+        self.assertIsNot(sb_runtime._compile_user_code(code + "\n", None), first)
+        self.assertIsNot(sb_runtime._compile_user_code(code, ("main", ())), first)
+
+
 if __name__ == "__main__":
     unittest.main()
