@@ -64,6 +64,7 @@ typedef struct SbGroupKey
 	FmgrInfo	out;			/* its output function */
 	FmgrInfo	hash;			/* partitions: its default hash function */
 	FmgrInfo	cmp;			/* ... and its default ordering */
+	bool		binary_eq;		/* ... and equal exactly when the Datums are */
 } SbGroupKey;
 
 /* a group whose request is built: what judging its outcome needs */
@@ -1037,6 +1038,10 @@ sb_group_partition(SbGroupScan *gs, SPIPlanPtr plan)
 			return false;
 		fmgr_info_cxt(tc->hash_proc_finfo.fn_oid, &k->hash, gs->cxt);
 		fmgr_info_cxt(tc->cmp_proc_finfo.fn_oid, &k->cmp, gs->cxt);
+		/* integers and the like: equal values are equal Datums (not floats: -0, NaN) */
+		k->binary_eq = k->byval && (k->typid == INT2OID || k->typid == INT4OID || k->typid == INT8OID ||
+			k->typid == BOOLOID || k->typid == DATEOID || k->typid == OIDOID ||
+			k->typid == TIMESTAMPOID || k->typid == TIMESTAMPTZOID || k->typid == CHAROID);
 	}
 
 	/* each child holds its partition: at most a quarter of its memory */
@@ -1157,7 +1162,9 @@ sb_part_same_key(SbGroupScan *gs, const SbPartGroup *grp, const Datum *vals, con
 
 		if (nulls[i] != grp->nulls[i])
 			return false;
-		if (!nulls[i] &&
+		if (nulls[i])
+			continue;
+		if (k->binary_eq ? grp->vals[i] != vals[i] :
 			!DatumGetBool(FunctionCall2Coll(&k->eq, k->collation, grp->vals[i], vals[i])))
 			return false;
 	}
