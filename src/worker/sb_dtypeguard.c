@@ -206,7 +206,8 @@ PyDict_SetItem(PyObject *op, PyObject *key, PyObject *value)
 /*
  * A type string as numpy's _convert_from_str reads it: an optional byte
  * order, a flexible kind (S, a, U, V) and a size strtol takes whole.  The
- * size, or -1 when the string is not of that form.
+ * size in bytes (a U character takes 4), or -1 when the string is not of
+ * that form.
  */
 static long long
 sb_typestr_size(const char *s, Py_ssize_t len)
@@ -225,9 +226,9 @@ sb_typestr_size(const char *s, Py_ssize_t len)
 	v = strtol(s + 1, &end, 10);
 	if (end - s != len)
 		return -1;
-	if (errno == ERANGE || v < 0)
+	if (errno == ERANGE || v < 0 || v > LLONG_MAX / 4)
 		return LLONG_MAX;
-	return v;
+	return s[0] == 'U' ? (long long) v * 4 : v;
 }
 
 const char *
@@ -242,8 +243,9 @@ PyUnicode_AsUTF8AndSize(PyObject *unicode, Py_ssize_t *psize)
 		(size = sb_typestr_size(s, len)) > SB_DTYPE_INT_MAX)
 	{
 		PyErr_Format(PyExc_ValueError,
-					 "numpy data type \"%.40s\" is not allowed in the sandbox: a size "
-					 "in a data type must be between 0 and %d", s, SB_DTYPE_INT_MAX);
+					 "numpy data type \"%.40s\" is not allowed in the sandbox: a data type "
+					 "may hold at most %d bytes (%d characters of \"U\")", s,
+					 SB_DTYPE_INT_MAX, SB_DTYPE_INT_MAX / 4);
 		return NULL;
 	}
 	if (s != NULL && psize != NULL)

@@ -5223,6 +5223,13 @@ PAYLOADS = [
             # "U1073741823": 4 * size in a C int is -4; a view gets a negative shape
             return list(np.zeros(16, "u1").view("U1073741823").shape)
         """, on={GUARD}, off={GUARD}),
+    Payload("numpy-dtype-unicode-type-string-over-the-byte-cap", """
+        import numpy as np
+        def main():
+            # 134217728 characters of U are 536870912 bytes: past the cap a
+            # record may hold, as for any other data type
+            return np.zeros(0, "U134217728").dtype.itemsize
+        """, on={GUARD}, off={GUARD}),
     Payload("numpy-dtype-bytes-type-string-size-wraps-negative", """
         import numpy as np
         def main():
