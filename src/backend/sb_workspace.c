@@ -73,7 +73,11 @@ typedef struct SbWorkspace
 	SbSandbox  *child;			/* its held child, or NULL before the first
 								 * call */
 	uint64		generation;		/* ... and which holding of that slot */
+	uint64		child_started;	/* ... and its start time in /proc, read
+								 * when it answered (0: unknown) */
 } SbWorkspace;
+
+static uint64 sb_proc_start_time(int32 pid);
 
 /* in static memory, as the held children: nothing here is freed on abort */
 static SbWorkspace sb_workspaces[SB_MAX_WORKSPACES];
@@ -386,6 +390,10 @@ sb_workspace_after_call(SbRequest *req, SbOutcome *out)
 	ws->last_used = GetCurrentTimestamp();
 	if (out->held != NULL)
 	{
+		/* a process that just answered is the child: what its pid names now */
+		if (ws->child != out->held || ws->generation != out->held->generation ||
+			ws->child_started == 0)
+			ws->child_started = sb_proc_start_time(out->held->pid);
 		ws->child = out->held;
 		ws->generation = out->held->generation;
 		return;
@@ -514,10 +522,50 @@ sandbox_workspace_close(PG_FUNCTION_ARGS)
 	PG_RETURN_BOOL(true);
 }
 
-/* A child's resident memory in kB, from /proc (-1 if it cannot be read). */
-static int64
-sb_workspace_memory_kb(int32 pid)
+/*
+ * A process's start time (field 22 of /proc/<pid>/stat, clock ticks after
+ * boot), or 0 if it cannot be read.  The comm before it may hold any
+ * bytes, ')' too: the fields begin after the last ')'.
+ */
+static uint64
+sb_proc_start_time(int32 pid)
 {
+	char		path[64];
+	char		buf[1024];
+	char	   *p;
+	int			fd;
+	ssize_t		n;
+	int			field;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (p == NULL)
+		return 0;
+	/* after ") ": field 3 (state) onwards; the start time is field 22 */
+	for (field = 2; field < 22 && p != NULL; field++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL)
+		return 0;
+	return strtoull(p + 1, NULL, 10);
+}
+
+/*
+ * The workspace's child's resident memory in kB, from /proc, or -1: also
+ * when its pid no longer names it (it ended, its exit not yet reported,
+ * and the pid went to another process), checked before and after.
+ */
+static int64
+sb_workspace_memory_kb(SbWorkspace *ws)
+{
+	int32		pid = ws->child->pid;
 	char		path[64];
 	char		buf[128];
 	int			fd;
@@ -525,6 +573,8 @@ sb_workspace_memory_kb(int32 pid)
 	long		size,
 				resident;
 
+	if (ws->child_started == 0 || sb_proc_start_time(pid) != ws->child_started)
+		return -1;
 	snprintf(path, sizeof(path), "/proc/%d/statm", (int) pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -535,6 +585,8 @@ sb_workspace_memory_kb(int32 pid)
 		return -1;
 	buf[n] = '\0';
 	if (sscanf(buf, "%ld %ld", &size, &resident) != 2)
+		return -1;
+	if (ws->child_started == 0 || sb_proc_start_time(pid) != ws->child_started)
 		return -1;
 	return (int64) resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
@@ -564,7 +616,7 @@ sandbox_workspace_list(PG_FUNCTION_ARGS)
 			continue;
 		up = sb_workspace_has_child(ws) && !ws->child->exited;
 		if (up)
-			kb = sb_workspace_memory_kb(ws->child->pid);
+			kb = sb_workspace_memory_kb(ws);
 		memset(nulls, 0, sizeof(nulls));
 		values[0] = CStringGetTextDatum(ws->handle);
 		values[1] = TimestampTzGetDatum(ws->opened);
