@@ -369,6 +369,11 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 				psprintf("All pysandbox.max_concurrent (%d) sandbox processes were in use, another session's call was waiting, and this session held more than that one; it had been idle until this call began.",
 						 sb_max_concurrent),
 				"Run the call again (in a workspace, open a new one: its state went with the process).");
+	else if (ex->cause == SB_EXIT_MEMORY)
+		sb_fail(f, ERRCODE_OUT_OF_MEMORY, "memory",
+				psprintf("sandbox code exceeded its memory limit of %d MB", limits->memory_mb),
+				"Its page tables outgrew what the limit allows: it mapped many small, scattered pieces of memory.",
+				NULL);
 	else if (ex->cause == SB_EXIT_TIMEOUT)
 	{
 		sb_fail(f, ERRCODE_QUERY_CANCELED, "timeout",

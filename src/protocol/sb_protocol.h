@@ -427,8 +427,10 @@ typedef enum SbExitCause
 	SB_EXIT_IDLE_CPU = 4,		/* a held child used CPU time between calls */
 	SB_EXIT_IDLE_TIMEOUT = 5,	/* a workspace's child waited longer than
 								 * its idle timeout for a call */
-	SB_EXIT_YIELDED = 6			/* a held child taken back between calls
+	SB_EXIT_YIELDED = 6,		/* a held child taken back between calls
 								 * for another client's waiting call */
+	SB_EXIT_MEMORY = 7			/* its page tables outgrew what its memory
+								 * limit allows (sb_children.h) */
 } SbExitCause;
 
 /* SbExitReport.flags */

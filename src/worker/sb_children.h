@@ -24,7 +24,8 @@
  * it first, at the limit, but it can be blocked.  The timer
  * fires at a scheduler tick (up to 4 ms late at 250 Hz) and its handler
  * still sends where the code was (sb_where.c): the grace leaves it that
- * time.  A call shorter than half its CPU limit is never looked at.
+ * time.  (It also reads a running child's page tables every
+ * SB_PTE_CHECK_US, below, and its CPU clock with them.)
  */
 #define SB_CPU_GRACE_US 20000
 /* a held child between calls: no handler to wait for */
@@ -36,6 +37,16 @@
  */
 #define SB_STOP_GRACE_US 20000
 #define SB_CPU_CHECK_MIN_US 1000
+/*
+ * Page tables are kernel memory RLIMIT_AS does not count: small mappings
+ * spread over the address space (one or two pages each, a GiB apart) cost
+ * up to two bytes of page tables per byte of address space, ~1 GiB per
+ * child at vm.max_map_count's 65530 mappings.  The worker reads a running
+ * or held child's VmPTE at least this often and kills it past
+ * SB_PTE_BUDGET_KB (honest code: about 1/512 of what it touches).
+ */
+#define SB_PTE_CHECK_US 20000
+#define SB_PTE_BUDGET_KB(memory_mb) (16384 + (uint64_t) (memory_mb) * 32)
 /* held children's clocks are read this often (sb_protocol.h) */
 #define SB_HELD_CHECK_US ((uint64_t) SB_HELD_CHECK_MS * 1000)
 
@@ -52,7 +63,8 @@ typedef struct SbChild
 	uint64_t	cpu_before_us;	/* a spare's warm-up CPU, not the call's */
 	clockid_t	cpu_clock;		/* its process CPU clock */
 	uint64_t	cpu_limit_us;	/* the call's CPU time; 0 until it starts */
-	uint64_t	cpu_check_us;	/* when to read its CPU clock next */
+	uint64_t	cpu_check_us;	/* when to read its CPU clock (and its page
+								 * tables' size) next */
 	bool		killed;
 	uint64_t	stop_us;		/* sent SIGPROF at its deadline: SIGKILL
 								 * at this time; 0: not yet */
@@ -139,6 +151,8 @@ extern bool sb_fork_child(uint32_t shape, bool spare, SbChild *out);
 extern void sb_discard_child(SbChild *c);
 extern uint64_t sb_now_us(void);
 extern uint64_t sb_child_cpu_us(const SbChild *c);
+extern uint64_t sb_child_pte_kb(const SbChild *c);
+extern bool sb_child_pte_over(SbChild *c);
 extern void sb_start_reserved(SbClient *cl);
 
 /* sb_spares.c: the pool of spares, at most SB_MAX_SPARES */

@@ -64,6 +64,48 @@ sb_child_cpu_us(const SbChild *c)
 }
 
 /*
+ * Kernel memory of a child's page tables in kB (VmPTE), which RLIMIT_AS
+ * does not count; 0 if it cannot be read (an exiting child).
+ */
+uint64_t
+sb_child_pte_kb(const SbChild *c)
+{
+	char		path[64];
+	char		buf[4096];
+	int			fd;
+	ssize_t		n;
+	char	   *line;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int) c->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	line = strstr(buf, "\nVmPTE:");
+	return line == NULL ? 0 : strtoull(line + strlen("\nVmPTE:"), NULL, 10);
+}
+
+/*
+ * Kill a child whose page tables outgrew what its memory limit allows
+ * (SB_PTE_BUDGET_KB); true if it was.
+ */
+bool
+sb_child_pte_over(SbChild *c)
+{
+	if (c->pid <= 0 || c->killed ||
+		sb_child_pte_kb(c) <= SB_PTE_BUDGET_KB(c->limits.memory_mb))
+		return false;
+	kill(c->pid, SIGKILL);
+	c->killed = true;
+	c->cause = SB_EXIT_MEMORY;
+	return true;
+}
+
+/*
  * Did the child die with its seccomp filter on?  Read from /proc while it
  * is a zombie, before it is reaped.  A setup failure it reports is forged
  * if so: containment ends with the filter.

@@ -234,8 +234,12 @@ sb_child_start(SbChild *c, uint32_t timeout_ms, uint32_t cpu_ms, uint64_t now)
 	c->started_us = now;
 	c->deadline_us = now + (uint64_t) timeout_ms * 1000;
 	c->cpu_limit_us = (uint64_t) cpu_ms * 1000;
-	/* the earliest it could have spent its CPU time, on every CPU at once */
-	c->cpu_check_us = now + c->cpu_limit_us / sb_ncpus;
+	/*
+	 * the earliest it could have spent its CPU time, on every CPU at once,
+	 * or the next reading of its page tables' size, whichever is sooner
+	 */
+	c->cpu_check_us = now + (c->cpu_limit_us / sb_ncpus < SB_PTE_CHECK_US ?
+							 c->cpu_limit_us / sb_ncpus : SB_PTE_CHECK_US);
 	c->killed = false;
 	c->stop_us = 0;
 	c->cause = SB_EXIT_BY_ITSELF;
@@ -654,6 +658,8 @@ sb_child_enforce(SbChild *c, uint64_t now)
 	}
 	if (now < c->cpu_check_us)
 		return;
+	if (sb_child_pte_over(c))
+		return;
 	cpu = sb_child_cpu_us(c);
 	used = cpu > c->cpu_before_us ? cpu - c->cpu_before_us : 0;
 	if (used >= c->cpu_limit_us + SB_CPU_GRACE_US)
@@ -661,9 +667,10 @@ sb_child_enforce(SbChild *c, uint64_t now)
 	else
 	{
 		uint64_t	left = c->cpu_limit_us + SB_CPU_GRACE_US - used;
+		uint64_t	wait = left / sb_ncpus > SB_CPU_CHECK_MIN_US ?
+			left / sb_ncpus : SB_CPU_CHECK_MIN_US;
 
-		c->cpu_check_us = now + (left / sb_ncpus > SB_CPU_CHECK_MIN_US ?
-								 left / sb_ncpus : SB_CPU_CHECK_MIN_US);
+		c->cpu_check_us = now + (wait < SB_PTE_CHECK_US ? wait : SB_PTE_CHECK_US);
 	}
 }
 

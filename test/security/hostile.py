@@ -5525,6 +5525,29 @@ SYSCALL_PAYLOADS = [
                     "target_pid, 10, (ctypes.c_char * 128)()", params="target_pid"),
     syscall_payload("syscall-tgkill-sentinel", "tgkill", "target_pid, target_pid, 10",
                     params="target_pid"),
+    # Page tables are kernel memory RLIMIT_AS does not count: two-page
+    # read-only mappings of a library file, each straddling a GiB boundary,
+    # cost 8 KiB of address space and four page-table pages (16 KiB) each.
+    # At memory_mb 128 that was 256 MiB of page tables (1 GiB at the default
+    # 512, kept by a workspace between calls); the worker reads VmPTE and
+    # ends the call (sb_children.h, SB_PTE_BUDGET_KB)
+    ctypes_payload("mmap-scattered-page-tables", """
+        import os
+        libc.mmap.restype = ctypes.c_void_p
+        libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                              ctypes.c_int, ctypes.c_int, ctypes.c_long]
+        fd = os.open(os.path.dirname(os.__file__) + "/os.py", os.O_RDONLY)
+        made = 0
+        for i in range(70000):
+            want = (1 << 40) + (2 * i + 1) * (1 << 30) - 4096
+            if libc.mmap(want, 8192, 1, 0x02 | 0x100000, fd, 0) != want:
+                break
+            ctypes.string_at(want, 1)
+            ctypes.string_at(want + 4096, 1)
+            made += 1
+        return made
+        """, off=(MEMORY,), options={"memory_mb": 128})
+    if platform.machine() == "x86_64" else None,
 ]
 PAYLOADS = [p for p in PAYLOADS + SYSCALL_PAYLOADS if p is not None]
 
