@@ -182,6 +182,7 @@ typedef struct SbColumn
 
 struct SbRequest;
 extern int	sb_input_kind(Oid typid, bool numeric_decimal);
+extern bool sb_kind_is_var(int kind);
 extern char *sb_alloc_large(MemoryContext cxt, Size size);
 extern void sb_column_init(SbColumn *c, const char *name, Oid typid,
 						   bool numeric_decimal, MemoryContext cxt);

@@ -166,7 +166,7 @@ sb_buf_append_int64(SbBuf *b, int64 v)
 }
 
 /* Is this kind sent as NUL-terminated byte strings with offsets? */
-static bool
+bool
 sb_kind_is_var(int kind)
 {
 	return kind == SB_COL_TEXT || kind == SB_COL_JSON ||

@@ -919,8 +919,13 @@ sb_group_call(SbGroupChild *gc, SbRequest *g, const SbLimits *lim, SbOutcome *ou
 		sb_call_run(g, lim, out);
 		if (g->partitioned)
 		{
-			/* no fresh child has its rows: gone before the group began is lost */
-			if (out->held_closed || out->exit.cause == SB_EXIT_YIELDED)
+			/*
+			 * no fresh child has its rows: gone before the group began is
+			 * lost.  One that closed its channel or was killed during the
+			 * group (held_closed: its code exited, crashed or ran out of
+			 * memory) failed the group itself, which its exit says.
+			 */
+			if (out->exit.cause == SB_EXIT_YIELDED)
 				out->partition_lost = true;
 			goto kept;
 		}
@@ -970,6 +975,12 @@ kept:
  */
 #define SB_PIECE_BYTES			((Size) 1024 * 1024)
 #define SB_PARTITION_MAX_GROUPS	100000
+/*
+ * The backend keeps every group's key until the groups have run: a cap on
+ * their bytes, as the sorted path holds only the current key (a key of
+ * 1 MB in each of 100,000 groups would be 100 GB of the backend's memory)
+ */
+#define SB_PARTITION_MAX_KEY_MB	64
 
 typedef struct SbPartGroup
 {
@@ -1006,6 +1017,7 @@ typedef struct SbPartitions
 	MemoryContext cxt;			/* the buffers */
 	MemoryContext rowcxt;		/* per-row garbage of output functions */
 	int			loading;		/* the partition whose load is judged */
+	Size		keybytes;		/* the groups' keys, as kept */
 } SbPartitions;
 
 /*
@@ -1023,8 +1035,9 @@ sb_group_partition(SbGroupScan *gs, SPIPlanPtr plan)
 	int			n = Min(gs->limits->parallel, sb_max_concurrent);
 	int			i;
 
+	/* (outcomes come back through the workers' queues, as on the sorted path) */
 	if (n < 2 || !gs->parallel_safe || gs->report != NULL || !sb_server_preloaded ||
-		IsInParallelMode())
+		IsInParallelMode() || gs->limits->max_output_bytes > SB_PARALLEL_MAX_MESSAGE)
 		return false;
 	for (i = 0; i < gs->nkeys; i++)
 	{
@@ -1049,8 +1062,21 @@ sb_group_partition(SbGroupScan *gs, SPIPlanPtr plan)
 	if (cplan == NULL)
 		return false;
 	stmt = linitial_node(PlannedStmt, cplan->stmt_list);
-	/* a row costs its width, 8 bytes of group number and about 9 more */
-	bytes = stmt->planTree->plan_rows * (stmt->planTree->plan_width + 17);
+	/*
+	 * a row costs its width, 8 bytes of group number and about 9 more; a
+	 * value of a variable-length kind becomes a Python object in the child
+	 * (a str: ~50 bytes besides its characters, and its pointer)
+	 */
+	{
+		TupleDesc	desc = ((CachedPlanSource *) linitial(SPI_plan_get_plan_sources(plan)))->resultDesc;
+		int			objects = 0;
+
+		for (i = 0; desc != NULL && i < desc->natts; i++)
+			if (sb_kind_is_var(sb_input_kind(TupleDescAttr(desc, i)->atttypid,
+											 gs->base->numeric_decimal)))
+				objects++;
+		bytes = stmt->planTree->plan_rows * (stmt->planTree->plan_width + 17 + 60 * objects);
+	}
 	ReleaseCachedPlan(cplan, NULL);
 	if (gs->limits->memory_mb > 0 &&
 		bytes / n > (double) gs->limits->memory_mb * 1024 * 1024 / 4)
@@ -1071,6 +1097,21 @@ sb_group_partition(SbGroupScan *gs, SPIPlanPtr plan)
 	}
 	if (gs->pool == NULL)
 		return false;
+
+	/*
+	 * Fewer workers than asked for (max_parallel_workers or
+	 * max_worker_processes in use elsewhere): each would hold a larger
+	 * share than the check above allowed.  The sorted path runs instead,
+	 * on the workers that did start.
+	 */
+	if (sb_pool_size(gs->pool) < 2 ||
+		(gs->limits->memory_mb > 0 &&
+		 bytes / sb_pool_size(gs->pool) > (double) gs->limits->memory_mb * 1024 * 1024 / 4))
+	{
+		elog(DEBUG1, "pysandbox: %d of %d parallel workers started: the groups of input \"%s\" run sorted",
+			 sb_pool_size(gs->pool), n, gs->input);
+		return false;
+	}
 	gs->parts = MemoryContextAllocZero(gs->cxt, sizeof(SbPartitions));
 	gs->parts->n = sb_pool_size(gs->pool);
 	elog(DEBUG1, "pysandbox: the groups of input \"%s\" run over %d partitions",
@@ -1205,7 +1246,17 @@ sb_part_new_group(SbGroupScan *gs, uint32 hash, const Datum *vals, const bool *n
 		grp->nulls[i] = nulls[i];
 		grp->vals[i] = nulls[i] ? (Datum) 0 :
 			datumCopy(vals[i], gs->keys[i].byval, gs->keys[i].typlen);
+		if (!nulls[i] && !gs->keys[i].byval)
+			ps->keybytes += datumGetSize(grp->vals[i], false, gs->keys[i].typlen);
 	}
+	if (ps->keybytes > (Size) SB_PARTITION_MAX_KEY_MB * 1024 * 1024)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the keys of input \"%s\" take more than %d MB, too much for options.parallel",
+						gs->input, SB_PARTITION_MAX_KEY_MB),
+				 errdetail("With options.parallel, the server keeps every group's key until the groups have run; %d groups so far.",
+						   ps->ngroups),
+				 errhint("Group by shorter keys (a hash or an id of the long ones), or run without options.parallel: the groups then run one at a time over the sorted input.")));
 	grp->partition = 0;
 	for (p = 1; p < ps->n; p++)
 		if (ps->part[p].rows < ps->part[grp->partition].rows)

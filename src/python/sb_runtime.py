@@ -524,12 +524,14 @@ def _hold_partition(request, inputs):
             groups = groups.astype(np.uint8)
         elif len(counts) <= 65535:
             groups = groups.astype(np.uint16)
+        _PARTITION["order"] = _PARTITION["starts"] = None
         if len(counts) > _PARTITION_SCAN_GROUPS:
             # a stable sort: each group's rows keep the input's order
             _PARTITION["order"] = np.argsort(groups, kind="stable")
             _PARTITION["starts"] = np.cumsum(counts) - counts
         _PARTITION["names"] = list(df.columns[:-1])
-        _PARTITION["columns"] = [df.iloc[:, i].array for i in range(df.shape[1] - 1)]
+        _PARTITION["columns"] = [_held_column(df.iloc[:, i].array)
+                                 for i in range(df.shape[1] - 1)]
         _PARTITION["groups"] = groups
         _PARTITION["counts"] = counts
     except MemoryError:
@@ -537,11 +539,37 @@ def _hold_partition(request, inputs):
                     "out of memory while keeping the rows of its groups: they need more "
                     "than the memory limit allows")
         return 0
+    except Exception as exc:  # the backend is trusted, but say what broke
+        _send_error("crash", "ProtocolError", "could not keep the rows of its groups: %s" % exc,
+                    exit_code=72)
+        return 72
     del df, inputs
     held = sb_io.next_call()
     sb_io.linger(False)
     _send_value(None, 0, (), "{}", -1 if held else 0, last=not held)
     return _NEXT_GROUP if held else 0
+
+
+# A held partition is read only through numpy's take, a method of a type
+# code cannot change, and pandas' private constructors, which the validator
+# keeps code from replacing: a group's code may patch a pandas class's
+# public methods (ExtensionArray.take), which would then be handed, and
+# could read or rewrite, the whole partition: other groups' rows, before
+# they run
+_ND_TAKE = np.ndarray.take
+_MASKED = (pd.arrays.IntegerArray, pd.arrays.BooleanArray)
+_DATETIMELIKE = (pd.arrays.DatetimeArray, pd.arrays.TimedeltaArray)
+
+
+def _held_column(array):
+    """A column of a held partition: (kind, class, values, mask, dtype)."""
+    if isinstance(array, _MASKED):
+        return ("masked", type(array), array._data, array._mask, None)
+    if isinstance(array, _DATETIMELIKE):
+        return ("datetimelike", type(array), array._ndarray, None, array.dtype)
+    if isinstance(array, pd.arrays.PandasArray):
+        return ("numpy", None, array._ndarray, None, None)
+    raise SandboxProtocolError("a held column of type %s" % type(array).__name__)
 
 
 def _held_group(gid):
@@ -558,13 +586,14 @@ def _held_group(gid):
     else:
         rows = np.flatnonzero(_PARTITION["groups"] == gid)
     columns = []
-    for array in _PARTITION["columns"]:
-        values = array.take(rows)
-        if isinstance(values, (pd.arrays.IntegerArray, pd.arrays.BooleanArray)) and \
-                not values._mask.any():
-            values = values._data
-        elif isinstance(values, pd.arrays.PandasArray):
-            values = values.to_numpy()
+    for kind, cls, data, mask, dtype in _PARTITION["columns"]:
+        values = _ND_TAKE(data, rows)
+        if kind == "masked":
+            mask = _ND_TAKE(mask, rows)
+            if mask.any():
+                values = cls(values, mask)
+        elif kind == "datetimelike":
+            values = cls._simple_new(values, dtype=dtype)
         columns.append(values)
     header = {"columns": [{"name": name} for name in _PARTITION["names"]], "nrows": len(rows)}
     return sb_codec.decode_table(header, columns)

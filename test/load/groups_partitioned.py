@@ -17,6 +17,9 @@ superuser's PG* settings).  Checks that:
     and a cancel while the groups run, end the call at once (57014); a
     process whose CPU time has no room for more groups fails the call
     with the group named;
+  - keys over 64 MB in all fail before they fill the backend's memory; a
+    group whose process exits reports that exit; with fewer parallel
+    workers than asked for the sorted path runs;
   - after each failure the session works, and no call's process is left.
 Last line: "groups_partitioned: N passed, M failed".
 """
@@ -223,6 +226,38 @@ def main():
           "a process out of CPU time for more groups: the call fails naming the group",
           (state, message, context))
     none_left("a process out of CPU time")
+
+    # the keys the backend keeps are bounded (1 MB keys in 70 groups)
+    state, message, _ = failure(
+        cur, "SELECT sandbox_execute(%s, %s::jsonb, '{main}', %s::jsonb)",
+        ("def main(df):\n    return None\n",
+         '{"df": {"$query": "SELECT repeat(md5(i::text), 32768) AS g FROM generate_series(1, 70) i"}}',
+         '{"group_by": "g", "parallel": 2}'))
+    check(state == "54000" and "take more than 64 MB" in message,
+          "group keys over 64 MB in all: 54000 before they use the backend's memory",
+          (state, message))
+    none_left("keys over 64 MB")
+
+    # a group whose process exits during its call says so, as on the sorted path
+    cur.execute("SET pysandbox.python_layer = off")
+    for options in ('{"group_by": "t"}', '{"group_by": "t", "parallel": 2}'):
+        state, message, context = failure(
+            cur, "SELECT sandbox_execute(%s, %s::jsonb, '{main}', %s::jsonb)",
+            ("import os\ndef main(df):\n    if df.name == 'key 2':\n        os._exit(3)\n"
+             "    return len(df)\n", table, options))
+        check(state == "39000" and "exited with code 3" in message and "(t)=(key 2)" in context,
+              "a group's process that exits during the group: its exit, %s" % options,
+              (state, message, context))
+    cur.execute("RESET pysandbox.python_layer")
+    none_left("a group's process exiting")
+
+    # fewer parallel workers than asked for: the sorted path on those that started
+    cur.execute("SET max_parallel_workers = 1")
+    check(not partitioned(conn, CODE, table, '{"group_by": "t", "parallel": 2}'),
+          "one parallel worker of two: the sorted path")
+    check(execute(cur, CODE, table, '{"group_by": "t", "parallel": 2}') == par,
+          "... with the same result")
+    cur.execute("RESET max_parallel_workers")
 
     check(execute(cur, CODE, table, '{"group_by": "t", "parallel": 2}') == par,
           "the session still runs partitioned calls")

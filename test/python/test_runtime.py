@@ -453,6 +453,54 @@ class PartitionTests(unittest.TestCase):
             self.assertEqual(sb_runtime._held_group(k).x.tolist(),
                              [i for i in range(1000) if groups[i] == k])
 
+    def test_patched_take_never_sees_the_partition(self):
+        # a group's code may patch a pandas class's public methods: the kept
+        # partition must not pass through them (other groups' rows)
+        import pandas as pd
+        self.hold([0, 1, 0, 1, 2, 1, 0, 1])
+        seen = []
+        classes = (pd.arrays.IntegerArray, pd.arrays.PandasArray, pd.arrays.DatetimeArray)
+        saved = [c.take for c in classes]
+
+        def spy(self, *args, **kwargs):
+            seen.append(len(self))
+            self[:] = self[0]
+            return saved[0](self, *args, **kwargs)
+        try:
+            for c in classes:
+                c.take = spy
+            g1 = sb_runtime._held_group(1)
+        finally:
+            for c, take in zip(classes, saved):
+                c.take = take
+        self.assertEqual(seen, [])
+        self.assertEqual(g1.x.tolist(), [1, 3, 5, 7])
+        self.assertEqual(str(g1.n.dtype), "Int64")
+        self.assertEqual(sb_runtime._held_group(0).x.tolist(), [0, 2, 6])
+
+    def test_datetimes_keep_their_dtype(self):
+        import numpy as np
+        import pandas as pd
+        n = 6
+        df = pd.DataFrame({
+            "ts": pd.DatetimeIndex(np.arange(n).astype("datetime64[D]")).tz_localize("UTC").array,
+            "d": np.arange(n).astype("datetime64[D]").astype("datetime64[ns]"),
+            "iv": np.arange(n).astype("timedelta64[s]").astype("timedelta64[ns]"),
+            "b": pd.arrays.BooleanArray(np.array([True, False] * 3), np.array([False] * 5 + [True])),
+            "": np.array([0, 1, 0, 1, 0, 1], dtype=np.int64)})
+        saved = _io.next_call, _io.sendv
+        _io.next_call = lambda: True
+        _io.sendv = lambda ftype, parts, end=-1: None
+        try:
+            sb_runtime._hold_partition({"hold_input": "df"}, {"df": df})
+        finally:
+            _io.next_call, _io.sendv = saved
+        g0, g1 = sb_runtime._held_group(0), sb_runtime._held_group(1)
+        self.assertEqual([str(t) for t in g0.dtypes],
+                         ["datetime64[ns, UTC]", "datetime64[ns]", "timedelta64[ns]", "bool"])
+        self.assertEqual(str(g1.b.dtype), "boolean")
+        self.assertEqual(g1.ts.tolist(), df.ts[[1, 3, 5]].tolist())
+
     def test_a_group_not_kept_is_refused(self):
         self.hold([0, 0, 2])
         for gid in (1, 3, -1, "0", None):
