@@ -423,6 +423,8 @@ extern void sb_pool_send(struct SbGroupPool *pool, int worker, const SbRequest *
 						 const SbLimits *lim, const char *described, const char *input);
 struct SbOutcome;
 extern void sb_pool_receive(struct SbGroupPool *pool, int worker, struct SbOutcome *out);
+extern bool sb_pool_receive_now(struct SbGroupPool *pool, int worker, struct SbOutcome *out,
+								bool wait);
 extern void sb_pool_finish(struct SbGroupPool *pool);
 extern bool sb_pool_fits(const SbRequest *g);
 extern void sb_pool_send_load(struct SbGroupPool *pool, int worker, const SbRequest *g,

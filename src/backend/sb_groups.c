@@ -1290,6 +1290,8 @@ sb_part_new_group(SbGroupScan *gs, uint32 hash, const Datum *vals, const bool *n
 	return gid;
 }
 
+static bool sb_part_loaded(SbGroupScan *gs, int p, bool wait);
+
 /* Partition p's buffered rows go to its worker (last: and then END). */
 static void
 sb_part_send(SbGroupScan *gs, int p, bool last)
@@ -1314,6 +1316,9 @@ sb_part_send(SbGroupScan *gs, int p, bool last)
 		sb_request_add_frame(&tmp, SB_DATA_END, NULL, 0, NULL, 0, NULL, 0);
 	sb_pool_send_piece(gs->pool, p, tmp.chunks, last);
 	MemoryContextSwitchTo(old);
+	/* a partition's call that ended before its last rows: stop reading them */
+	if (!last)
+		(void) sb_part_loaded(gs, p, false);
 	MemoryContextReset(part->frames);
 	for (c = 0; c <= ps->ncols; c++)
 		sb_column_rewind(&part->cols[c], part->nrows);
@@ -1439,39 +1444,56 @@ sb_part_context(void *arg)
 			   gs->input, gs->parts->loading + 1, gs->parts->n);
 }
 
+/*
+ * Partition p's call, once its worker sent the outcome (wait: wait for
+ * it; else return false if it has not): it must have kept its rows, and
+ * only after the last of them (a failure raises, naming the partition).
+ */
+static bool
+sb_part_loaded(SbGroupScan *gs, int p, bool wait)
+{
+	SbPartitions *ps = gs->parts;
+	ErrorContextCallback errcb;
+	MemoryContext callcxt = AllocSetContextCreate(gs->cxt, "pysandbox partition outcome",
+												  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(callcxt);
+	SbOutcome	out;
+
+	errcb.callback = sb_part_context;
+	errcb.arg = gs;
+	errcb.previous = error_context_stack;
+	error_context_stack = &errcb;
+	ps->loading = p;
+	if (!sb_pool_receive_now(gs->pool, p, &out, wait))
+	{
+		error_context_stack = errcb.previous;
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(callcxt);
+		return false;
+	}
+	sb_check_outcome(&out, gs->limits);
+	if (!out.complete || out.result == NULL || !wait)
+		ereport(ERROR,
+				(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
+				 errmsg("sandbox process ended without keeping the rows of its groups")));
+	gs->cpu_us += out.call_cpu_us;
+	error_context_stack = errcb.previous;
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(callcxt);
+	return true;
+}
+
 /* The scan is over: the partitions' last rows go; their calls must have kept them. */
 static void
 sb_part_load(SbGroupScan *gs)
 {
 	SbPartitions *ps = gs->parts;
-	ErrorContextCallback errcb;
 	int			p;
 
 	for (p = 0; p < ps->n; p++)
 		sb_part_send(gs, p, true);
-	errcb.callback = sb_part_context;
-	errcb.arg = gs;
-	errcb.previous = error_context_stack;
-	error_context_stack = &errcb;
 	for (p = 0; p < ps->n; p++)
-	{
-		MemoryContext callcxt = AllocSetContextCreate(gs->cxt, "pysandbox partition outcome",
-													  ALLOCSET_DEFAULT_SIZES);
-		MemoryContext old = MemoryContextSwitchTo(callcxt);
-		SbOutcome	out;
-
-		ps->loading = p;
-		sb_pool_receive(gs->pool, p, &out);
-		sb_check_outcome(&out, gs->limits);
-		if (!out.complete || out.result == NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
-					 errmsg("sandbox process ended without keeping the rows of its groups")));
-		gs->cpu_us += out.call_cpu_us;
-		MemoryContextSwitchTo(old);
-		MemoryContextDelete(callcxt);
-	}
-	error_context_stack = errcb.previous;
+		(void) sb_part_loaded(gs, p, true);
 	/* the partitions' buffers go; the keys stay */
 	MemoryContextDelete(ps->cxt);
 	ps->part = NULL;

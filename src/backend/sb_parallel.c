@@ -377,14 +377,27 @@ sb_take_copy(const char **p, const char *end, Size n)
 void
 sb_pool_receive(SbGroupPool *pool, int i, SbOutcome *out)
 {
+	(void) sb_pool_receive_now(pool, i, out, true);
+}
+
+/*
+ * Worker i's outcome (in CurrentMemoryContext), if it has sent it (wait:
+ * wait for it); false if not yet.
+ */
+bool
+sb_pool_receive_now(SbGroupPool *pool, int i, SbOutcome *out, bool wait)
+{
 	Size		len;
 	void	   *data;
 	SbDoneHeader h;
 	const char *p;
 	const char *end;
 	int			c;
+	shm_mq_result r = shm_mq_receive(pool->from[i], &len, &data, !wait);
 
-	if (shm_mq_receive(pool->from[i], &len, &data, false) != SHM_MQ_SUCCESS)
+	if (r == SHM_MQ_WOULD_BLOCK && !wait)
+		return false;
+	if (r != SHM_MQ_SUCCESS)
 		sb_pool_lost();
 	pool->busy[i] = false;
 	p = data;
@@ -437,6 +450,7 @@ sb_pool_receive(SbGroupPool *pool, int i, SbOutcome *out)
 	out->partition_lost = h.partition_lost;
 	out->exit = h.exit;
 	out->call_cpu_us = h.call_cpu_us;
+	return true;
 }
 
 /* Let the workers go (they end when their queue is closed) and leave parallel mode. */
@@ -602,9 +616,6 @@ sb_group_worker_main(dsm_segment *seg, shm_toc *toc)
 			g.partitioned = false;
 		}
 		sb_group_call(&child, &g, &lim, &o);
-		/* a partition's call that ended early: the rest of its rows go unread */
-		while (g.pull != NULL && !g.pull_ended)
-			list_free_deep(sb_worker_pull(&g));
 
 		memset(&d, 0, sizeof(d));
 		d.magic = SB_DONE_MAGIC;
@@ -649,6 +660,27 @@ sb_group_worker_main(dsm_segment *seg, shm_toc *toc)
 		iov[1].len = buf.len;
 		if (shm_mq_sendv(out, iov, 2, false, true) != SHM_MQ_SUCCESS)
 			break;				/* the leader is gone */
+
+		/*
+		 * a partition's call that ended before its last rows (its child
+		 * failed): the leader, told so first, stops reading the input; the
+		 * rows it sent meanwhile go unread, until the last or until it
+		 * lets the workers go
+		 */
+		while (g.pull != NULL && !g.pull_ended)
+		{
+			Size		plen;
+			void	   *pdata;
+			SbPieceHeader ph;
+
+			if (shm_mq_receive(in, &plen, &pdata, false) != SHM_MQ_SUCCESS ||
+				plen < sizeof(ph))
+				break;
+			memcpy(&ph, pdata, sizeof(ph));
+			if (ph.magic != SB_PIECE_MAGIC)
+				elog(ERROR, "pysandbox: the leader sent a message of the wrong kind");
+			g.pull_ended = ph.last;
+		}
 		MemoryContextSwitchTo(old);
 		wg.described = wg.input = NULL;
 		MemoryContextReset(cxt);

@@ -174,13 +174,15 @@ def main():
     cur.execute("SET pysandbox.timeout = '60s'")
     cur.execute("""CREATE OR REPLACE FUNCTION pg_temp.many() RETURNS TABLE (g int, s text)
         LANGUAGE sql ROWS 10 PARALLEL SAFE AS
-        $f$ SELECT i % 2, repeat('x', 1000) FROM generate_series(1, 400000) i $f$""")
+        $f$ SELECT i % 2, repeat('x', 1000) || i FROM generate_series(1, 1200000) i $f$""")
     state, message, context = failure(
         cur, "SELECT sandbox_execute(%s, %s::jsonb, '{main}', %s::jsonb)",
         ("def main(df):\n    return len(df)\n", '{"df": {"$query": "SELECT * FROM pg_temp.many()"}}',
          '{"group_by": "g", "parallel": 2, "memory_mb": 128, "timeout_ms": 60000}'))
-    check(state == "53200" and "memory limit" in message and "parallel process 1 of 2" in context,
-          "a partition over the memory limit: 53200 naming the partition", (state, message, context))
+    check(state == "53200" and "memory limit" in message and "parallel process" in context,
+          "a partition over the memory limit: 53200 naming the partition, as soon as it "
+          "fails (reading on, each group would pass the 512 MB input limit: 54000)",
+          (state, message, context))
     none_left("a partition over the memory limit")
 
     # a statement_timeout while the rows are read
