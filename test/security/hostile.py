@@ -226,8 +226,13 @@ class Payload:
     """One hostile module and the outcomes allowed in each mode."""
 
     def __init__(self, name, code, on=PYLAYER, off=None, bypass=None,
-                 mount=None, landlock=None, options=None, max_ms=None, role=None):
+                 mount=None, landlock=None, options=None, max_ms=None, role=None,
+                 inputs=None):
         self.name = name
+        # table inputs beside the harness's own (options.group_by needs one):
+        # such a payload runs through sandbox_execute only, not as a
+        # function or in a workspace, where group_by does not apply
+        self.inputs = inputs or {}
         self.role = role         # run as this role (sql() refuses superusers)
         self.code = textwrap.dedent(code).lstrip("\n")
         self.expect = {"on": set(on), "off": set(off if off is not None else on)}
@@ -5247,6 +5252,39 @@ PAYLOADS = [
             # times 4 in a C int: negative (a numpy integer goes through __index__)
             return np.dtype(("U", np.int64(2**29 + 2**28))).itemsize
         """, on={EXCEPTION}, off={EXCEPTION}),
+    # rev32: with options.parallel each group's rows are kept by the
+    # process that runs the group; the runtime built each group's DataFrame
+    # with pandas' take on the kept columns, and a group's code may patch a
+    # pandas class's public methods (not undone within a call): its take
+    # saw, and rewrote, the rows of the groups still to run
+    Payload("groups-parallel-patched-take-rewrites-other-groups", """
+        import pandas as pd
+        def main(df):
+            cls = pd.arrays.IntegerArray
+            if not hasattr(cls, "armed"):
+                orig = cls.take
+                def spy(self, *a, **k):
+                    self[:] = -1
+                    return orig(self, *a, **k)
+                cls.take = spy
+                cls.armed = True
+            values = sorted(df.v.dropna().tolist())
+            if values and values[0] == -1:
+                raise AssertionError("another group rewrote this group's rows")
+            return values
+        """, on={OK}, off={OK}, options={"group_by": "g", "parallel": 2},
+        inputs={"df": {"$query": "SELECT i % 6 AS g, CASE WHEN i % 5 = 0 THEN NULL ELSE i END "
+                                 "AS v FROM generate_series(1, 24) i"}}),
+    # ... and a group whose process exits during its call was reported as
+    # "ended before the group ran", not by its exit
+    Payload("groups-parallel-exit-during-group", """
+        import os
+        def main(df):
+            if df.name == 2:
+                os._exit(3)
+            return len(df)
+        """, on={VALIDATOR}, off={CRASH}, options={"group_by": "g", "parallel": 2},
+        inputs={"df": {"$query": "SELECT i % 6 AS g, i AS v FROM generate_series(1, 600) i"}}),
     # rev30: pandas keeps the code's own int8 array as a Categorical's codes
     # (Categorical.from_codes -> coerce_indexer_dtype copies nothing), and a
     # MultiIndex built from it keeps a read-only VIEW of the same memory: the
@@ -6129,7 +6167,7 @@ WORKSPACE_OUTCOMES = {"protocol-two-results": {OK}, "sql-after-result": {OK}}
 
 
 def run_one(server, target, payload, mode):
-    inputs = target.inputs()
+    inputs = dict(target.inputs(), **payload.inputs)
     code = bypass_code(payload, inputs) if mode == "bypass" else payload.code
     server.role = server.ORDINARY if payload.role == "ordinary" else None
     try:
@@ -6181,7 +6219,8 @@ def main():
         return 1
     target = Target()
     passed = failed = 0
-    payloads = [p for p in PAYLOADS if args.only in p.name]
+    payloads = [p for p in PAYLOADS if args.only in p.name and
+                (args.via == "execute" or not p.inputs)]
     print("hostile: %d payloads, backend %d, postmaster %d, secret in %s and %s"
           % (len(payloads), server.backend, server.postmaster,
              target.canary_data, target.canary_tmp), flush=True)
