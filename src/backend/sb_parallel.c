@@ -38,6 +38,8 @@
 #include "access/parallel.h"
 #include "access/xact.h"
 #include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/latch.h"
 #include "storage/proc.h"
 #include "storage/shm_mq.h"
 #include "storage/shm_toc.h"
@@ -518,6 +520,48 @@ sb_worker_pull(SbRequest *req)
 	return list_make1(chunk);
 }
 
+/*
+ * Read (and drop) the leader's next piece for a partition whose call has
+ * ended; false when there is none now (nowait) or the leader is gone.
+ */
+static bool
+sb_worker_drain(shm_mq_handle *in, SbRequest *g, bool nowait)
+{
+	Size		len;
+	void	   *data;
+	SbPieceHeader h;
+
+	if (shm_mq_receive(in, &len, &data, nowait) != SHM_MQ_SUCCESS || len < sizeof(h))
+		return false;
+	memcpy(&h, data, sizeof(h));
+	if (h.magic != SB_PIECE_MAGIC)
+		elog(ERROR, "pysandbox: the leader sent a message of the wrong kind");
+	g->pull_ended = h.last;
+	return true;
+}
+
+/* Send the outcome (iov[2]) while dropping the pieces that still come. */
+static bool
+sb_worker_send_draining(shm_mq_handle *in, shm_mq_handle *out, shm_mq_iovec *iov,
+						SbRequest *g)
+{
+	for (;;)
+	{
+		shm_mq_result r = shm_mq_sendv(out, iov, 2, true, true);
+
+		if (r == SHM_MQ_SUCCESS)
+			return true;
+		if (r != SHM_MQ_WOULD_BLOCK)
+			return false;
+		while (!g->pull_ended && sb_worker_drain(in, g, true))
+			;
+		/* either queue moving sets this process's latch */
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
 static void
 sb_worker_group_context(void *arg)
 {
@@ -658,29 +702,24 @@ sb_group_worker_main(dsm_segment *seg, shm_toc *toc)
 		iov[0].len = sizeof(d);
 		iov[1].data = buf.data;
 		iov[1].len = buf.len;
-		if (shm_mq_sendv(out, iov, 2, false, true) != SHM_MQ_SUCCESS)
-			break;				/* the leader is gone */
-
 		/*
-		 * a partition's call that ended before its last rows (its child
-		 * failed): the leader, told so first, stops reading the input; the
-		 * rows it sent meanwhile go unread, until the last or until it
-		 * lets the workers go
+		 * A partition's call that ended before its last rows (its child
+		 * failed): the leader, told so first, stops reading the input, and
+		 * the rows it sent meanwhile go unread, until the last or until it
+		 * lets the workers go.  The outcome goes out while they are read:
+		 * the leader may be waiting to send a piece into a full queue, and
+		 * an outcome larger than this one's queue (the child's error) would
+		 * otherwise wait for the leader, which waits for this worker.
 		 */
-		while (g.pull != NULL && !g.pull_ended)
+		if (g.pull != NULL && !g.pull_ended)
 		{
-			Size		plen;
-			void	   *pdata;
-			SbPieceHeader ph;
-
-			if (shm_mq_receive(in, &plen, &pdata, false) != SHM_MQ_SUCCESS ||
-				plen < sizeof(ph))
-				break;
-			memcpy(&ph, pdata, sizeof(ph));
-			if (ph.magic != SB_PIECE_MAGIC)
-				elog(ERROR, "pysandbox: the leader sent a message of the wrong kind");
-			g.pull_ended = ph.last;
+			if (!sb_worker_send_draining(in, out, iov, &g))
+				break;			/* the leader is gone */
+			while (!g.pull_ended && sb_worker_drain(in, &g, false))
+				;
 		}
+		else if (shm_mq_sendv(out, iov, 2, false, true) != SHM_MQ_SUCCESS)
+			break;				/* the leader is gone */
 		MemoryContextSwitchTo(old);
 		wg.described = wg.input = NULL;
 		MemoryContextReset(cxt);
