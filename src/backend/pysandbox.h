@@ -183,6 +183,7 @@ typedef struct SbColumn
 struct SbRequest;
 extern int	sb_input_kind(Oid typid, bool numeric_decimal);
 extern bool sb_kind_is_var(int kind);
+extern bool sb_proc_read(int32 pid, const char *file, char *buf, size_t size);
 extern char *sb_alloc_large(MemoryContext cxt, Size size);
 extern void sb_column_init(SbColumn *c, const char *name, Oid typid,
 						   bool numeric_decimal, MemoryContext cxt);
@@ -313,6 +314,8 @@ typedef struct SbRequest
 #define SB_PARALLEL_MAX_MESSAGE	((Size) 512 * 1024 * 1024)
 
 extern void sb_inputs_encode(SbRequest *req, Jsonb *inputs);
+extern void sb_input_limit_error(const SbLimits *lim, SbLimitId which, const char *input,
+								 const char *group) pg_attribute_noreturn();
 extern void sb_request_add_table(SbRequest *req, const char *name, SbColumn *cols,
 								 int ncols, uint64 nrows);
 extern void sb_request_add_table_header(SbRequest *req, const char *name, SbColumn *cols,

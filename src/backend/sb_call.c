@@ -667,11 +667,13 @@ again:
 		writing = false;
 		spun = true;
 		/*
-		 * a group's call takes milliseconds: spinning for it would only
-		 * take a core from the children running groups at once
+		 * a group's call (group_by: many calls, no workspace) takes
+		 * milliseconds: spinning for it would only take a core from the
+		 * children running groups at once
 		 */
 		if (sb_mailbox_take(st->sb->mailbox, &rd,
-							req->partitioned ? 0 : SB_POLL_US) == SB_MB_BROKEN)
+							req->many_calls && req->workspace == NULL ? 0 : SB_POLL_US) ==
+			SB_MB_BROKEN)
 		{
 			rd.bad = true;
 			sb_sandbox_kill(st->sb);

@@ -144,6 +144,31 @@ sb_receiver_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
 		sb_group_partition_columns(r->group, typeinfo);
 }
 
+/*
+ * Raise the error of a table input past max_input_rows (which =
+ * SB_LIMIT_INPUT_ROWS) or max_input_size (SB_LIMIT_INPUT_SIZE); group is
+ * the group that reached it ("(region)=(north)") with options.group_by,
+ * whose limits apply to each group, or NULL.
+ */
+void
+sb_input_limit_error(const SbLimits *lim, SbLimitId which, const char *input,
+					 const char *group)
+{
+	bool		rows = which == SB_LIMIT_INPUT_ROWS;
+
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 group ? (rows ? errmsg("a group has more than %d rows", lim->max_input_rows) :
+					  errmsg("a group is larger than %d MB", lim->max_input_mb)) :
+			 (rows ? errmsg("table inputs have more than %d rows", lim->max_input_rows) :
+			  errmsg("table inputs are larger than %d MB", lim->max_input_mb)),
+			 group ? errdetail("Group %s of input \"%s\" reached the limit; with group_by, the limit applies to each group.",
+							   group, input) :
+			 errdetail("Input \"%s\" reached the limit.", input),
+			 errhint("%s", sb_limit_hint(rows ? "Aggregate or filter in the query" :
+										 "Select fewer columns or rows", lim, which))));
+}
+
 /* DestReceiver: one row into the column buffers. */
 static bool
 sb_receiver_receive(TupleTableSlot *slot, DestReceiver *self)
@@ -185,25 +210,11 @@ sb_receiver_receive(TupleTableSlot *slot, DestReceiver *self)
 
 	r->nrows++;
 	if (r->req->input_rows + r->nrows > (uint64) r->req->limits.max_input_rows)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 r->group ? errmsg("a group has more than %d rows", r->req->limits.max_input_rows) :
-				 errmsg("table inputs have more than %d rows", r->req->limits.max_input_rows),
-				 r->group ? errdetail("Group %s of input \"%s\" reached the limit; with group_by, the limit applies to each group.",
-									  sb_group_describe(r->group), r->input) :
-				 errdetail("Input \"%s\" reached the limit.", r->input),
-				 errhint("%s", sb_limit_hint("Aggregate or filter in the query",
-											 &r->req->limits, SB_LIMIT_INPUT_ROWS))));
+		sb_input_limit_error(&r->req->limits, SB_LIMIT_INPUT_ROWS, r->input,
+							 r->group ? sb_group_describe(r->group) : NULL);
 	if (r->req->input_bytes + bytes > (uint64) r->req->limits.max_input_mb * 1024 * 1024)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 r->group ? errmsg("a group is larger than %d MB", r->req->limits.max_input_mb) :
-				 errmsg("table inputs are larger than %d MB", r->req->limits.max_input_mb),
-				 r->group ? errdetail("Group %s of input \"%s\" reached the limit; with group_by, the limit applies to each group.",
-									  sb_group_describe(r->group), r->input) :
-				 errdetail("Input \"%s\" reached the limit.", r->input),
-				 errhint("%s", sb_limit_hint("Select fewer columns or rows",
-											 &r->req->limits, SB_LIMIT_INPUT_SIZE))));
+		sb_input_limit_error(&r->req->limits, SB_LIMIT_INPUT_SIZE, r->input,
+							 r->group ? sb_group_describe(r->group) : NULL);
 	return true;
 }
 

@@ -236,6 +236,29 @@ sb_pool_fits(const SbRequest *g)
 	return total <= SB_PARALLEL_MAX_MESSAGE;
 }
 
+/*
+ * One message to worker i: iov's n parts, then the chunks (iov has room for
+ * them); frees iov.
+ */
+static void
+sb_pool_sendv(SbGroupPool *pool, int i, shm_mq_iovec *iov, int n, List *chunks)
+{
+	ListCell   *lc;
+
+	foreach(lc, chunks)
+	{
+		SbChunk    *c = (SbChunk *) lfirst(lc);
+
+		if (c->len == 0)
+			continue;
+		iov[n].data = c->data;
+		iov[n++].len = c->len;
+	}
+	if (shm_mq_sendv(pool->to[i], iov, n, false, true) != SHM_MQ_SUCCESS)
+		sb_pool_lost();
+	pfree(iov);
+}
+
 /* Hand a task (a group's request, or a partition's first frames) to worker i. */
 static void
 sb_pool_send_task(SbGroupPool *pool, int i, uint32 magic, const SbRequest *g,
@@ -274,18 +297,7 @@ sb_pool_send_task(SbGroupPool *pool, int i, uint32 magic, const SbRequest *g,
 	iov[n++].len = h.described_len;
 	iov[n].data = input;
 	iov[n++].len = h.input_len;
-	foreach(lc, g->chunks)
-	{
-		SbChunk    *c = (SbChunk *) lfirst(lc);
-
-		if (c->len == 0)
-			continue;
-		iov[n].data = c->data;
-		iov[n++].len = c->len;
-	}
-	if (shm_mq_sendv(pool->to[i], iov, n, false, true) != SHM_MQ_SUCCESS)
-		sb_pool_lost();
-	pfree(iov);
+	sb_pool_sendv(pool, i, iov, n, g->chunks);
 	pool->busy[i] = true;
 }
 
@@ -323,7 +335,6 @@ sb_pool_send_piece(SbGroupPool *pool, int i, List *chunks, bool last)
 	SbPieceHeader h;
 	shm_mq_iovec *iov;
 	int			n = 0;
-	ListCell   *lc;
 
 	memset(&h, 0, sizeof(h));
 	h.magic = SB_PIECE_MAGIC;
@@ -331,18 +342,7 @@ sb_pool_send_piece(SbGroupPool *pool, int i, List *chunks, bool last)
 	iov = palloc(sizeof(shm_mq_iovec) * (list_length(chunks) + 1));
 	iov[n].data = (const char *) &h;
 	iov[n++].len = sizeof(h);
-	foreach(lc, chunks)
-	{
-		SbChunk    *c = (SbChunk *) lfirst(lc);
-
-		if (c->len == 0)
-			continue;
-		iov[n].data = c->data;
-		iov[n++].len = c->len;
-	}
-	if (shm_mq_sendv(pool->to[i], iov, n, false, true) != SHM_MQ_SUCCESS)
-		sb_pool_lost();
-	pfree(iov);
+	sb_pool_sendv(pool, i, iov, n, chunks);
 }
 
 /* Is worker i running a task? */

@@ -532,22 +532,12 @@ sandbox_workspace_close(PG_FUNCTION_ARGS)
 static uint64
 sb_proc_start_time(int32 pid)
 {
-	char		path[64];
 	char		buf[1024];
 	char	   *p;
-	int			fd;
-	ssize_t		n;
 	int			field;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!sb_proc_read(pid, "stat", buf, sizeof(buf)))
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	p = strrchr(buf, ')');
 	if (p == NULL)
 		return 0;
@@ -568,27 +558,16 @@ static int64
 sb_workspace_memory_kb(SbWorkspace *ws)
 {
 	int32		pid = ws->child->pid;
-	char		path[64];
 	char		buf[128];
-	int			fd;
-	ssize_t		n;
 	long		size,
 				resident;
 
 	if (ws->child_started == 0 || sb_proc_start_time(pid) != ws->child_started)
 		return -1;
-	snprintf(path, sizeof(path), "/proc/%d/statm", (int) pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!sb_proc_read(pid, "statm", buf, sizeof(buf)) ||
+		sscanf(buf, "%ld %ld", &size, &resident) != 2)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	if (sscanf(buf, "%ld %ld", &size, &resident) != 2)
-		return -1;
-	if (ws->child_started == 0 || sb_proc_start_time(pid) != ws->child_started)
+	if (sb_proc_start_time(pid) != ws->child_started)
 		return -1;
 	return (int64) resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
