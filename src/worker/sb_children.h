@@ -174,5 +174,6 @@ extern bool sb_client_clocks(SbClient *cl, int fd);
 extern int	sb_mailbox_create(void);
 extern void sb_held_check(SbClient *cl, SbChild *c, uint64_t now);
 extern bool sb_held_idle(const SbClient *cl, const SbChild *c, uint64_t now, uint64_t *since);
+extern bool sb_held_busy(void);
 
 #endif							/* SB_CHILDREN_H */

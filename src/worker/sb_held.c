@@ -116,6 +116,44 @@ sb_held_idle(const SbClient *cl, const SbChild *c, uint64_t now, uint64_t *since
 }
 
 /*
+ * Is a held child of any client in a call now, by its call clock, or did
+ * one run a call since the worker last read that clock?  No spare is
+ * forked then: the fork and the spare's warm-up take a core from the
+ * calls (a group_by call's groups, a statement's calls of a function),
+ * and sb_held_check's readings, SB_HELD_CHECK_MS apart, can miss them by
+ * as much as the idle time a refill waits for.
+ */
+bool
+sb_held_busy(void)
+{
+	int			i;
+	int			j;
+	int			k;
+
+	for (i = 0; i < sb_nclients; i++)
+	{
+		const SbClient *cl = &sb_clients[i];
+
+		for (j = 0; j < cl->nheld; j++)
+		{
+			const SbChild *c = &cl->held[j];
+
+			if (c->pid <= 0 || c->killed)
+				continue;
+			if (c->in_call)
+				return true;
+			for (k = 0; cl->clocks != NULL && k < SB_MAX_HELD; k++)
+				if (cl->clocks->slot[k].pid == c->pid &&
+					(__atomic_load_n(&cl->clocks->slot[k].in_call, __ATOMIC_ACQUIRE) != 0 ||
+					 __atomic_load_n(&cl->clocks->slot[k].calls, __ATOMIC_ACQUIRE) !=
+					 c->seen_calls))
+					return true;
+		}
+	}
+	return false;
+}
+
+/*
  * Read a held child's call clock (sb_protocol.h) and its CPU clock: a
  * running call is held to its limits from its start, the time between
  * calls to SB_IDLE_CPU_MS of CPU time from the last call's end (from the

@@ -906,7 +906,9 @@ sb_serve(void)
 
 		if (rc == 0 && refill && sb_now_us() - sb_last_busy_us >= SB_SPARE_IDLE_US)
 		{
-			if (!sb_spares_add(sb_adm.default_shape))
+			if (sb_held_busy())
+				sb_last_busy_us = sb_now_us();	/* calls go on: later */
+			else if (!sb_spares_add(sb_adm.default_shape))
 			{
 				fprintf(stderr, "pysandbox-worker: could not fork a spare: %s\n",
 						strerror(errno));
