@@ -330,3 +330,5 @@ DROP DOMAIN py_pos_pair;
 DROP TYPE py_event;
 DROP TYPE py_pair;
 DROP TABLE py_sales;
+-- WINDOW: PostgreSQL hands a window function no arguments in fcinfo (review 34)
+CREATE FUNCTION py_window(x integer) RETURNS integer LANGUAGE pysandbox WINDOW AS $$return x$$;

@@ -817,3 +817,12 @@ DROP TYPE rows_pair, rows_nothing, rows_mood;
 RESET DateStyle;
 RESET IntervalStyle;
 RESET TimeZone;
+-- a domain over a composite type as rowtype: the rows would be handed out as
+-- the domain without its CHECK (review 34); cast the composite rows instead
+CREATE TYPE rows_cpair AS (x int, y int);
+CREATE DOMAIN rows_cpair_pos AS rows_cpair CHECK ((VALUE).x > 0);
+SELECT * FROM sandbox_rows(NULL::rows_cpair_pos, 'def main(): return [{"x": -1, "y": 2}]');
+SELECT r::rows_cpair_pos FROM sandbox_rows(NULL::rows_cpair, 'def main(): return [{"x": -1, "y": 2}]') r;
+SELECT r::rows_cpair_pos FROM sandbox_rows(NULL::rows_cpair, 'def main(): return [{"x": 1, "y": 2}]') r;
+DROP DOMAIN rows_cpair_pos;
+DROP TYPE rows_cpair;

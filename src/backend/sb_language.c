@@ -901,6 +901,11 @@ pysandbox_call_handler_call(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("pysandbox functions cannot be triggers")));
+	/* one declared WINDOW before the validator refused it: no arguments in fcinfo */
+	if (fcinfo->context != NULL && IsA(fcinfo->context, WindowObjectData))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("pysandbox functions cannot be window functions")));
 
 	procTup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fcinfo->flinfo->fn_oid));
 	if (!HeapTupleIsValid(procTup))
@@ -1141,6 +1146,12 @@ pysandbox_validator(PG_FUNCTION_ARGS)
 	proc = (Form_pg_proc) GETSTRUCT(procTup);
 	rettype = proc->prorettype;
 	fn = sb_function_read(procTup);
+	/* a window function gets no arguments through fcinfo: all would be NULL */
+	if (proc->prokind == PROKIND_WINDOW)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("pysandbox functions cannot be window functions"),
+				 errhint("Compute over the rows in the function from an array or a table input instead.")));
 	sb_function_check_types(fn, rettype, proc->proretset);
 	ReleaseSysCache(procTup);
 	if (!check_function_bodies)

@@ -559,6 +559,18 @@ sandbox_rows_typed_call(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("rowtype must be a composite type, not %s", format_type_be(rowtype)),
 				 errhint("Pass NULL::my_table or NULL::my_composite_type.")));
+	/*
+	 * A domain over a composite type: the rows would be built as its base
+	 * type and handed out as the domain with its CHECK constraints never
+	 * run (the language refuses such a return type for the same reason).
+	 */
+	if (get_typtype(rowtype) == TYPTYPE_DOMAIN)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("rowtype %s is a domain over a composite type", format_type_be(rowtype)),
+				 errdetail("The rows would not be checked against the domain's constraints."),
+				 errhint("Pass the composite type and cast the rows to the domain, which checks them: SELECT r::%s FROM sandbox_rows(NULL::%s, ...) r.",
+						 format_type_be(rowtype), format_type_be(getBaseType(rowtype)))));
 	sb_check_args(fcinfo, "sandbox_rows", 1, sb_rows_args);
 	sb_rows_run(fcinfo, text_to_cstring(PG_GETARG_TEXT_PP(1)), PG_GETARG_JSONB_P(2),
 				text_to_cstring(PG_GETARG_TEXT_PP(3)), PG_GETARG_JSONB_P(4));
