@@ -846,6 +846,14 @@ def _is_null(v):
     return False
 
 
+def _records_frame(rows, columns=None):
+    """Rows (dicts or sequences) as a DataFrame of object columns: each value
+    as the code gave it.  from_records() infers a column's dtype, and a
+    column of ints with a None became float64: 2**53 + 1 arrived as 2**53,
+    and 501 in a text column as "501.0"."""
+    return pd.DataFrame(rows, columns=columns, dtype=object)
+
+
 def _as_frame(value, spec, func):
     """The function's result as a DataFrame with string column labels."""
     t = type(value)
@@ -876,12 +884,12 @@ def _as_frame(value, spec, func):
             else:
                 names = [f.name for f in dataclasses.fields(first) if not f.name.startswith("_")]
                 rows = [{n: getattr(r, n) for n in names} for r in rows]
-            return pd.DataFrame.from_records(rows)
+            return _records_frame(rows)
         if first is dict:
             if any(type(r) is not dict for r in rows):
                 raise RowsError("%s() returned a list mixing dicts with other "
                                 "values; return a list of dicts" % func, _MISMATCH)
-            return pd.DataFrame.from_records(rows)
+            return _records_frame(rows)
         if first is tuple or first is list:
             width = len(spec)
             for i, r in enumerate(rows):
@@ -892,7 +900,7 @@ def _as_frame(value, spec, func):
                     raise RowsError(
                         "row %d of the result of %s() has %d values, but %d columns "
                         "are declared" % (i + 1, func, len(r), width), _MISMATCH)
-            return pd.DataFrame.from_records(rows, columns=[c["name"] for c in spec])
+            return _records_frame(rows, [c["name"] for c in spec])
     raise RowsError('%s() returned a value of type "%s"; return a DataFrame, '
                     "a list of dicts or a list of tuples" % (func, t.__name__),
                     _MISMATCH)

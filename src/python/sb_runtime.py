@@ -925,8 +925,8 @@ def _exception_help(exc, inputs):
         return _missing_column_help(exc) or _workspace_key_help(exc)
     if isinstance(exc, ImportError):
         return _native_code_help(exc)
-    if isinstance(exc, AttributeError):
-        return _missing_attribute_help(exc)
+    if isinstance(exc, AttributeError) and str(exc) != "'float' object has no attribute 'shape'":
+        return _missing_attribute_help(exc)     # (that one: np.cov/np.corrcoef of objects)
     if type(exc) is NameError and getattr(exc, "name", None) in inputs:
         return ('"%s" is an input: inputs arrive as parameters of the function, '
                 'so declare it, as in def main(%s): ...' % (exc.name, exc.name))
@@ -938,12 +938,17 @@ def _exception_help(exc, inputs):
                 'figure a PNG), or print() it')
     if isinstance(exc, SQLError) and type(exc.hint) is str and exc.hint:
         return exc.hint     # what PostgreSQL (or sql()) said to do
-    if isinstance(exc, (TypeError, ValueError)) and _NULLABLE.search(str(exc)):
+    if isinstance(exc, (TypeError, ValueError, AttributeError)) and _NULLABLE.search(str(exc)):
         return ('if these are an integer or boolean column with NULLs: such columns arrive '
                 'as pandas\' nullable Int64 and boolean, whose missing value is pd.NA, and '
                 'numpy and matplotlib need floats: s.astype(float) (NULL becomes NaN), or '
                 's.dropna()')
-    if type(exc) is TypeError and _TZ_MIXED.search(str(exc)):
+    if isinstance(exc, (TypeError, ValueError)) and _NULLABLE_EVAL.search(str(exc)):
+        return ('if the expression uses an integer or boolean column with NULLs: such '
+                'columns arrive as pandas\' nullable Int64 and boolean, which df.query() and '
+                'df.eval() cannot compute: convert first, df.astype({"col": float}) (NULL '
+                'becomes NaN); a comparison in df.query() also works with engine="python"')
+    if type(exc) in (TypeError, ValueError) and _TZ_MIXED.search(str(exc)):
         return ('timestamptz columns arrive time zone-aware (UTC) and timestamp columns '
                 'naive: compare or subtract values of one kind, such as '
                 'pd.Timestamp("2024-01-01", tz="UTC"), or drop the zone with '
@@ -954,11 +959,22 @@ def _exception_help(exc, inputs):
 # numpy's and pandas' messages for pd.NA where a number was wanted
 _NULLABLE = re.compile(r"boolean value of NA is ambiguous|NAType|"
                        r"with missing values\. Specify an appropriate 'na_value'|"
-                       r"data type <class 'numpy\.object_'> not inexact")
+                       r"data type <class 'numpy\.object_'> not inexact|"
+                       r"^Invalid value '.*' for dtype (Int64|Int32|Int16|Int8|boolean)$|"
+                       r"^loop of ufunc does not support argument \d+ of type \w+ which has no "
+                       r"callable \w+ method$|"
+                       r"^ufunc '\w+' not supported for the input types|"
+                       r"^Cannot cast ufunc '\w+' input \d+ from dtype\('O'\)|"
+                       r"^'float' object has no attribute 'shape'$")
+
+# df.query() / df.eval() (numexpr) on a nullable Int64 or boolean column
+_NULLABLE_EVAL = re.compile(r"^unknown type object$|"
+                            r"^Cannot interpret '(Int64|Int32|Int16|Int8|Boolean)Dtype\(\)' as a data type$")
 
 # pandas' messages for mixing time zone-aware and naive values
 _TZ_MIXED = re.compile(r"tz-naive and tz-aware|dtype=datetime64\[ns, [^\]]+\] and Timestamp|"
-                       r"Timestamp and dtype=datetime64\[ns, ")
+                       r"Timestamp and dtype=datetime64\[ns, |"
+                       r"trying to merge on datetime64\[ns(, [^\]]+)?\] and datetime64\[ns(, [^\]]+)?\]")
 
 
 def _report_exception(exc, lines, inputs=None):

@@ -396,6 +396,10 @@ class _Validator:
             problem = ("forbidden-attribute", 'calling "%s" with a path is not '
                        'allowed: it reads files; pass the data in memory, as '
                        'io.StringIO(text)' % name)
+        if problem is not None and name == "_merge" and not context:
+            # merge(indicator=True)'s column: m._merge is how LLM code reads it
+            problem = (problem[0], problem[1] + '; read the column merge(indicator=True) '
+                       'made as df["_merge"]')
         if problem is not None:
             self._report(node, problem[0], problem[1] + context, position)
 

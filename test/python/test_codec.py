@@ -410,5 +410,30 @@ class OneRowResults(unittest.TestCase):
             sb_codec.encode_rows([("x" * 100,)], [self.SPECS[3]], "f", 50)
 
 
+class RowsOfPythonValuesTests(unittest.TestCase):
+    """A list of dicts or tuples keeps each value as the code gave it: a
+    column of ints with a None is not made float64 on the way (rev33)."""
+
+    SPEC = [{"name": "id", "kind": _io.COL_INT64},
+            {"name": "code", "kind": _io.COL_TEXT, "category": "text"}]
+
+    def check(self, rows):
+        n, payloads = sb_codec.encode_rows(rows, self.SPEC, "f", 1 << 20)
+        self.assertEqual(n, 2)
+        ids = np.frombuffer(bytes(memoryview(payloads[0][2]).cast("B")), "<i8").tolist()
+        self.assertEqual(ids[0], 2 ** 53 + 1)
+        self.assertEqual(bytes(memoryview(payloads[1][3]).cast("B")).split(b"\0")[0], b"501")
+
+    def test_dicts(self):
+        self.check([{"id": 2 ** 53 + 1, "code": 501}, {"id": None, "code": None}])
+
+    def test_tuples(self):
+        self.check([(2 ** 53 + 1, 501), (None, None)])
+
+    def test_namedtuples(self):
+        Row = collections.namedtuple("Row", "id code")
+        self.check([Row(2 ** 53 + 1, 501), Row(None, None)])
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=1)
