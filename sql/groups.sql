@@ -393,3 +393,29 @@ def main(df):
     return [len(df), df.s.nunique()]
 $$, '{"df": {"$query": "SELECT i % 2 AS g, ''name '' || (i % 100) AS s FROM generate_series(1, 20000) AS i"}}',
    '{main}', '{"group_by": "g"}');
+
+-- a group's rows come in the query's order, on the sorted path as on the
+-- parallel one (PostgreSQL's sort is not stable: an ORDER BY in the query
+-- was lost within groups, review 33)
+CREATE TABLE grp_order (k int, v int);
+INSERT INTO grp_order SELECT i % 3, i FROM generate_series(1, 20) i;
+SELECT sandbox_execute($$
+def main(df):
+    return {"v": df.v.tolist(), "first": int(df.v.iloc[0]), "falling": bool(df.v.is_monotonic_decreasing)}
+$$, '{"df": {"$query": "SELECT * FROM grp_order ORDER BY v DESC"}}', '{main}', '{"group_by": "k"}');
+SELECT sandbox_execute($$
+def main(df):
+    return df.v.tolist()
+$$, '{"df": {"$query": "SELECT * FROM grp_order ORDER BY v DESC"}}', '{main}', '{"group_by": "k"}') =
+       sandbox_execute($$
+def main(df):
+    return df.v.tolist()
+$$, '{"df": {"$query": "SELECT * FROM grp_order ORDER BY v DESC"}}', '{main}', '{"group_by": "k", "parallel": 2}')
+    AS same_order;
+-- the positions are not a column of the group's DataFrame, whatever the
+-- query's columns are called
+SELECT sandbox_execute($$
+def main(df):
+    return list(df.columns)
+$$, '{"df": {"$query": "SELECT k, v, v AS v, 1 AS row_number FROM grp_order ORDER BY v"}}', '{main}', '{"group_by": "k"}');
+DROP TABLE grp_order;

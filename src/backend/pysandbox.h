@@ -393,7 +393,8 @@ extern struct _SPI_plan *sb_table_prepare_with(const char *name, const char *que
 struct SbGroupScan;
 struct SbRowsOut;
 extern void sb_table_input_grouped(SbRequest *req, const char *query, struct SbGroupScan *group);
-extern char *sb_group_query(struct SbGroupScan *gs, TupleDesc desc, const char *query);
+extern char *sb_group_query(struct SbGroupScan *gs, TupleDesc desc, const char *query,
+							 bool ordered);
 extern TupleDesc sb_group_columns(struct SbGroupScan *gs, TupleDesc typeinfo);
 extern bool sb_group_same_key(struct SbGroupScan *gs, TupleTableSlot *slot);
 extern void sb_group_begin(struct SbGroupScan *gs, TupleTableSlot *slot);

@@ -96,10 +96,19 @@ sb_group_describe(SbGroupScan *gs)
  * query that reads the input sorted by them, by position (names may be
  * duplicated or need quoting):
  *   SELECT * FROM (query) AS pysandbox_group_input ORDER BY 2, 1
- * The input's query goes in as the parser delimits its one statement.
+ * PostgreSQL's sort is not stable: a query with an ORDER BY (ordered)
+ * would see its order lost within each group, to diff(), cumsum() or
+ * iloc[0] per group (pandas' groupby().apply(), and the parallel path,
+ * keep the input's order), so its rows' positions break the ties:
+ *   SELECT *, row_number() OVER () FROM (query) AS pysandbox_group_input
+ *   ORDER BY 2, 1, 4
+ * (sb_group_columns() leaves them out of the rows).  Only then: the
+ * second sort key made the sort of 4M rows in 100 groups 2.3 times as
+ * long, and without an ORDER BY the query has no order to keep.  The
+ * input's query goes in as the parser delimits its one statement.
  */
 char *
-sb_group_query(SbGroupScan *gs, TupleDesc desc, const char *query)
+sb_group_query(SbGroupScan *gs, TupleDesc desc, const char *query, bool ordered)
 {
 	StringInfoData buf;
 	int			start = 0;
@@ -185,33 +194,43 @@ sb_group_query(SbGroupScan *gs, TupleDesc desc, const char *query)
 				len = strlen(query) - start;
 		}
 	}
+	gs->ncols = desc->natts;
 	initStringInfo(&buf);
-	appendStringInfo(&buf, "SELECT * FROM (\n%.*s\n) AS pysandbox_group_input ORDER BY ", len, query + start);
+	appendStringInfo(&buf, "SELECT *%s FROM (\n%.*s\n) AS pysandbox_group_input ORDER BY ",
+					 ordered ? ", pg_catalog.row_number() OVER ()" : "", len, query + start);
 	for (i = 0; i < gs->nkeys; i++)
 		appendStringInfo(&buf, "%s%d", i > 0 ? ", " : "", gs->keys[i].attno + 1);
+	if (ordered)
+		appendStringInfo(&buf, ", %d", desc->natts + 1);
 	return buf.data;
 }
 
 /*
- * The rows' columns (DestReceiver startup): the same as the plan's, which
- * sb_group_query() checked.  Returns a copy that lives as long as the call.
+ * The rows' columns (DestReceiver startup): the input query's, which
+ * sb_group_query() checked; the sorted query's last column, the rows'
+ * positions, is left out.  Returns a copy that lives as long as the call.
  */
 TupleDesc
 sb_group_columns(SbGroupScan *gs, TupleDesc typeinfo)
 {
+	MemoryContext old;
+	TupleDesc	copy;
 	int			i;
 
+	if (typeinfo->natts != gs->ncols &&
+		!(typeinfo->natts == gs->ncols + 1 &&
+		  TupleDescAttr(typeinfo, gs->ncols)->atttypid == INT8OID))
+		elog(ERROR, "pysandbox: the sorted input's columns differ from the query's");
 	for (i = 0; i < gs->nkeys; i++)
-		if (gs->keys[i].attno >= typeinfo->natts ||
+		if (gs->keys[i].attno >= gs->ncols ||
 			TupleDescAttr(typeinfo, gs->keys[i].attno)->atttypid != gs->keys[i].typid)
 			elog(ERROR, "pysandbox: the sorted input's columns differ from the query's");
-	{
-		MemoryContext old = MemoryContextSwitchTo(gs->cxt);
-		TupleDesc	copy = CreateTupleDescCopy(typeinfo);
-
-		MemoryContextSwitchTo(old);
-		return copy;
-	}
+	old = MemoryContextSwitchTo(gs->cxt);
+	copy = CreateTemplateTupleDesc(gs->ncols);
+	for (i = 0; i < gs->ncols; i++)
+		TupleDescCopyEntry(copy, i + 1, typeinfo, i + 1);
+	MemoryContextSwitchTo(old);
+	return copy;
 }
 
 /*

@@ -53,6 +53,8 @@ typedef struct SbGroupScan
 	const char *input;
 	int			nkeys;
 	SbGroupKey	keys[SB_MAX_GROUP_KEYS];
+	int			ncols;			/* the input query's columns (the sorted
+								 * query adds its rows' positions after them) */
 	MemoryContext cxt;			/* lives for the whole call */
 	MemoryContext keycxt;		/* the current group's key values */
 	Datum		keyvals[SB_MAX_GROUP_KEYS];

@@ -504,7 +504,9 @@ sb_table_input_scan(SbRequest *req, const char *name, const char *query, JsonbVa
 		 * columns, then the query runs again sorted by them
 		 */
 		CachedPlanSource *ps = linitial(SPI_plan_get_plan_sources(plan));
-		char	   *sorted = sb_group_query(group, ps->resultDesc, query);
+		bool		ordered = ps->query_list != NIL &&
+			linitial_node(Query, ps->query_list)->sortClause != NIL;
+		char	   *sorted = sb_group_query(group, ps->resultDesc, query, ordered);
 
 		/* options.parallel: unsorted, over partitions, when it can */
 		sb_group_check_parallel(group, plan);
