@@ -826,3 +826,13 @@ SELECT r::rows_cpair_pos FROM sandbox_rows(NULL::rows_cpair, 'def main(): return
 SELECT r::rows_cpair_pos FROM sandbox_rows(NULL::rows_cpair, 'def main(): return [{"x": 1, "y": 2}]') r;
 DROP DOMAIN rows_cpair_pos;
 DROP TYPE rows_cpair;
+-- a column of ints with a None in a list of dicts or tuples keeps its ints
+-- (it went through float64: 2**53 + 1 came back as 2**53, 501 as '501.0')
+SELECT * FROM sandbox_rows($$
+def main():
+    return [{"id": 9007199254740993, "z": 501}, {"id": None, "z": None}, {"id": 7}]
+$$) AS t(id bigint, z text);
+SELECT * FROM sandbox_rows($$
+def main():
+    return [(9007199254740993, 501, 0.5), (None, None, None)]
+$$) AS t(id bigint, z text, f float8);
