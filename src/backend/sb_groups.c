@@ -195,6 +195,7 @@ sb_group_query(SbGroupScan *gs, TupleDesc desc, const char *query, bool ordered)
 		}
 	}
 	gs->ncols = desc->natts;
+	gs->ordered = ordered;
 	initStringInfo(&buf);
 	appendStringInfo(&buf, "SELECT *%s FROM (\n%.*s\n) AS pysandbox_group_input ORDER BY ",
 					 ordered ? ", pg_catalog.row_number() OVER ()" : "", len, query + start);
@@ -217,9 +218,16 @@ sb_group_columns(SbGroupScan *gs, TupleDesc typeinfo)
 	TupleDesc	copy;
 	int			i;
 
-	if (typeinfo->natts != gs->ncols &&
-		!(typeinfo->natts == gs->ncols + 1 &&
-		  TupleDescAttr(typeinfo, gs->ncols)->atttypid == INT8OID))
+	/*
+	 * exactly the positions' column when the sorted query added it: the
+	 * partitions' scan runs the query itself (sb_group_partitioned), and a
+	 * row type changed between the two prepares (SELECT * FROM f(), whose
+	 * composite type no lock protects) must not pass either way, as the
+	 * positions taken for the last column, or a new int8 column for them
+	 */
+	if (typeinfo->natts != gs->ncols + (gs->ordered && !sb_group_partitioned(gs) ? 1 : 0) ||
+		(typeinfo->natts > gs->ncols &&
+		 TupleDescAttr(typeinfo, gs->ncols)->atttypid != INT8OID))
 		elog(ERROR, "pysandbox: the sorted input's columns differ from the query's");
 	for (i = 0; i < gs->nkeys; i++)
 		if (gs->keys[i].attno >= gs->ncols ||

@@ -55,6 +55,7 @@ typedef struct SbGroupScan
 	SbGroupKey	keys[SB_MAX_GROUP_KEYS];
 	int			ncols;			/* the input query's columns (the sorted
 								 * query adds its rows' positions after them) */
+	bool		ordered;		/* ... if it has an ORDER BY: it does */
 	MemoryContext cxt;			/* lives for the whole call */
 	MemoryContext keycxt;		/* the current group's key values */
 	Datum		keyvals[SB_MAX_GROUP_KEYS];

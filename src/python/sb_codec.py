@@ -862,6 +862,11 @@ def _records_frame(rows, columns=None):
                 values = [r.get(name) for r in rows]
             else:
                 values = [r[i] for r in rows]
+            # floats and missing values only: the float64 column is theirs
+            # already (as objects, 100k rows of 5 such columns took 2.3
+            # times as long to encode, and inf became "Infinity" in text)
+            if all(type(v) is float or v is None for v in values):
+                continue
             frame.isetitem(i, pd.Series(values, dtype=object, index=frame.index))
     return frame
 

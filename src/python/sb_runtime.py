@@ -938,23 +938,33 @@ def _exception_help(exc, inputs):
                 'figure a PNG), or print() it')
     if isinstance(exc, SQLError) and type(exc.hint) is str and exc.hint:
         return exc.hint     # what PostgreSQL (or sql()) said to do
-    if isinstance(exc, (TypeError, ValueError, AttributeError)) and _NULLABLE.search(str(exc)):
+    # the messages hinted at are short: a long one (the code's own, or one
+    # quoting a value of the data) is not searched, as _TZ_MIXED's
+    # "[^\]]+\]" alternatives take time quadratic in its length (100 kB of
+    # "trying to merge on datetime64[ns, " repeated: 1.7 s; 1 MB: minutes)
+    text = str(exc) if isinstance(exc, (TypeError, ValueError, AttributeError)) else ""
+    if len(text) > _HINT_MAX_MESSAGE:
+        return None
+    if isinstance(exc, (TypeError, ValueError, AttributeError)) and _NULLABLE.search(text):
         return ('if these are an integer or boolean column with NULLs: such columns arrive '
                 'as pandas\' nullable Int64 and boolean, whose missing value is pd.NA, and '
                 'numpy and matplotlib need floats: s.astype(float) (NULL becomes NaN), or '
                 's.dropna()')
-    if isinstance(exc, (TypeError, ValueError)) and _NULLABLE_EVAL.search(str(exc)):
+    if isinstance(exc, (TypeError, ValueError)) and _NULLABLE_EVAL.search(text):
         return ('if the expression uses an integer or boolean column with NULLs: such '
                 'columns arrive as pandas\' nullable Int64 and boolean, which df.query() and '
                 'df.eval() cannot compute: convert first, df.astype({"col": float}) (NULL '
                 'becomes NaN); a comparison in df.query() also works with engine="python"')
-    if type(exc) in (TypeError, ValueError) and _TZ_MIXED.search(str(exc)):
+    if type(exc) in (TypeError, ValueError) and _TZ_MIXED.search(text):
         return ('timestamptz columns arrive time zone-aware (UTC) and timestamp columns '
                 'naive: compare or subtract values of one kind, such as '
                 'pd.Timestamp("2024-01-01", tz="UTC"), or drop the zone with '
                 '.dt.tz_localize(None)')
     return None
 
+
+# longer messages get none of the hints below (see _exception_help)
+_HINT_MAX_MESSAGE = 2000
 
 # numpy's and pandas' messages for pd.NA where a number was wanted
 _NULLABLE = re.compile(r"boolean value of NA is ambiguous|NAType|"
@@ -972,9 +982,9 @@ _NULLABLE_EVAL = re.compile(r"^unknown type object$|"
                             r"^Cannot interpret '(Int64|Int32|Int16|Int8|Boolean)Dtype\(\)' as a data type$")
 
 # pandas' messages for mixing time zone-aware and naive values
-_TZ_MIXED = re.compile(r"tz-naive and tz-aware|dtype=datetime64\[ns, [^\]]+\] and Timestamp|"
+_TZ_MIXED = re.compile(r"tz-naive and tz-aware|dtype=datetime64\[ns, [^\]]{1,128}\] and Timestamp|"
                        r"Timestamp and dtype=datetime64\[ns, |"
-                       r"trying to merge on datetime64\[ns(, [^\]]+)?\] and datetime64\[ns(, [^\]]+)?\]")
+                       r"trying to merge on datetime64\[ns(, [^\]]{1,128})?\] and datetime64\[ns(, [^\]]{1,128})?\]")
 
 
 def _report_exception(exc, lines, inputs=None):

@@ -97,6 +97,16 @@ static uint64_t sb_listen_paused_until = 0;	/* out of fds: accept later */
  */
 #define SB_SPARE_IDLE_US 10000
 
+/*
+ * ... but not forever: held children of any session in calls back to back
+ * (a statement calling a pysandbox function per row, a workspace) would
+ * keep every session without spares for as long as they run.  A spare
+ * missing this long is forked even then, one per this interval.
+ */
+#define SB_SPARE_MAX_DEFER_US 1000000
+static uint64_t sb_spare_wanted_us = 0; /* since when one is missing with
+										 * only held calls running; 0: none */
+
 /* CPUs online: how soon a child can spend its CPU time (sb_children.h) */
 uint64_t	sb_ncpus = 1;
 
@@ -789,12 +799,18 @@ sb_serve(void)
 		uint64_t	now = sb_now_us();
 		bool		refill = sb_spares_count() + sb_adm.nreserved < sb_adm.target_spares &&
 			sb_adm.in_flight == sb_nheld_all;
+		bool		overdue;
 		int			idle_wait = 0;
 		size_t		spares_at;
 		size_t		orphans_at;
 		int			norphans = sb_norphans;
 
-		if (refill && now - sb_last_busy_us < SB_SPARE_IDLE_US)
+		if (!refill)
+			sb_spare_wanted_us = 0; /* counted while only held calls run */
+		else if (sb_spare_wanted_us == 0)
+			sb_spare_wanted_us = now;
+		overdue = refill && now - sb_spare_wanted_us >= SB_SPARE_MAX_DEFER_US;
+		if (refill && !overdue && now - sb_last_busy_us < SB_SPARE_IDLE_US)
 			idle_wait = (int) ((SB_SPARE_IDLE_US - (now - sb_last_busy_us) + 999) / 1000);
 
 		if (need > pfds_cap)
@@ -904,9 +920,9 @@ sb_serve(void)
 		sb_expire_queue(now);
 		sb_grant_reservations();
 
-		if (rc == 0 && refill && sb_now_us() - sb_last_busy_us >= SB_SPARE_IDLE_US)
+		if (rc == 0 && refill && (overdue || sb_now_us() - sb_last_busy_us >= SB_SPARE_IDLE_US))
 		{
-			if (sb_held_busy())
+			if (!overdue && sb_held_busy())
 				sb_last_busy_us = sb_now_us();	/* calls go on: later */
 			else if (!sb_spares_add(sb_adm.default_shape))
 			{
@@ -914,6 +930,8 @@ sb_serve(void)
 						strerror(errno));
 				sb_adm.target_spares = sb_spares_count();	/* do not spin */
 			}
+			else
+				sb_spare_wanted_us = sb_now_us();	/* the next one waits its turn */
 		}
 	}
 }

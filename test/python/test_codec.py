@@ -434,6 +434,17 @@ class RowsOfPythonValuesTests(unittest.TestCase):
         Row = collections.namedtuple("Row", "id code")
         self.check([Row(2 ** 53 + 1, 501), Row(None, None)])
 
+    def test_floats_with_a_none_stay_float64(self):
+        # rev35: only a column holding ints (or other non-floats) is taken
+        # again as objects; floats and None keep the float64 column
+        frame = sb_codec._records_frame([{"x": 1.5, "y": 1}, {"x": None, "y": None}])
+        self.assertEqual(frame["x"].dtype, np.float64)
+        self.assertEqual(frame["y"].dtype, object)
+        spec = [{"name": "x", "kind": _io.COL_TEXT, "category": "text"}]
+        for rows in ([{"x": float("inf")}, {"x": 1.5}], [{"x": float("inf")}, {"x": None}]):
+            n, payloads = sb_codec.encode_rows(rows, spec, "f", 1 << 20)
+            self.assertIn(b"inf\0", b"".join(bytes(memoryview(p).cast("B")) for p in payloads[0]))
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=1)
