@@ -925,8 +925,16 @@ def _exception_help(exc, inputs):
         return _missing_column_help(exc) or _workspace_key_help(exc)
     if isinstance(exc, ImportError):
         return _native_code_help(exc)
-    if isinstance(exc, AttributeError) and str(exc) != "'float' object has no attribute 'shape'":
-        return _missing_attribute_help(exc)     # (that one: np.cov/np.corrcoef of objects)
+    # the messages hinted at below are short: a long one (the code's own, or
+    # one quoting a value of the data) is not searched, as _TZ_MIXED's
+    # "[^\]]+\]" alternatives took time quadratic in its length (100 kB of
+    # "trying to merge on datetime64[ns, " repeated: 1.7 s; 1 MB: minutes)
+    text = str(exc) if isinstance(exc, (TypeError, ValueError, AttributeError)) else ""
+    if len(text) > _HINT_MAX_MESSAGE:
+        text = ""
+    nullable = bool(text) and _NULLABLE.search(text) is not None
+    if isinstance(exc, AttributeError) and not nullable:
+        return _missing_attribute_help(exc)     # (np.cov/corrcoef of objects: nullable)
     if type(exc) is NameError and getattr(exc, "name", None) in inputs:
         return ('"%s" is an input: inputs arrive as parameters of the function, '
                 'so declare it, as in def main(%s): ...' % (exc.name, exc.name))
@@ -938,24 +946,17 @@ def _exception_help(exc, inputs):
                 'figure a PNG), or print() it')
     if isinstance(exc, SQLError) and type(exc.hint) is str and exc.hint:
         return exc.hint     # what PostgreSQL (or sql()) said to do
-    # the messages hinted at are short: a long one (the code's own, or one
-    # quoting a value of the data) is not searched, as _TZ_MIXED's
-    # "[^\]]+\]" alternatives take time quadratic in its length (100 kB of
-    # "trying to merge on datetime64[ns, " repeated: 1.7 s; 1 MB: minutes)
-    text = str(exc) if isinstance(exc, (TypeError, ValueError, AttributeError)) else ""
-    if len(text) > _HINT_MAX_MESSAGE:
-        return None
-    if isinstance(exc, (TypeError, ValueError, AttributeError)) and _NULLABLE.search(text):
+    if nullable:
         return ('if these are an integer or boolean column with NULLs: such columns arrive '
                 'as pandas\' nullable Int64 and boolean, whose missing value is pd.NA, and '
                 'numpy and matplotlib need floats: s.astype(float) (NULL becomes NaN), or '
                 's.dropna()')
-    if isinstance(exc, (TypeError, ValueError)) and _NULLABLE_EVAL.search(text):
+    if text and _NULLABLE_EVAL.search(text):
         return ('if the expression uses an integer or boolean column with NULLs: such '
                 'columns arrive as pandas\' nullable Int64 and boolean, which df.query() and '
                 'df.eval() cannot compute: convert first, df.astype({"col": float}) (NULL '
                 'becomes NaN); a comparison in df.query() also works with engine="python"')
-    if type(exc) in (TypeError, ValueError) and _TZ_MIXED.search(text):
+    if text and type(exc) in (TypeError, ValueError) and _TZ_MIXED.search(text):
         return ('timestamptz columns arrive time zone-aware (UTC) and timestamp columns '
                 'naive: compare or subtract values of one kind, such as '
                 'pd.Timestamp("2024-01-01", tz="UTC"), or drop the zone with '

@@ -91,6 +91,27 @@ sb_client_clocks(SbClient *cl, int fd)
 	return true;
 }
 
+/* Held child c's call clock in its client's clocks, or NULL. */
+static const volatile SbHeldClock *
+sb_held_slot(const SbClient *cl, const SbChild *c)
+{
+	const volatile SbHeldClock *slot = NULL;
+	int			i;
+
+	for (i = 0; cl->clocks != NULL && i < SB_MAX_HELD; i++)
+		if (cl->clocks->slot[i].pid == c->pid)
+			slot = &cl->clocks->slot[i];
+	return slot;
+}
+
+/* Does slot say a call of c runs, or ran since the worker last read it? */
+static bool
+sb_held_calling(const volatile SbHeldClock *slot, const SbChild *c)
+{
+	return __atomic_load_n(&slot->in_call, __ATOMIC_ACQUIRE) != 0 ||
+		__atomic_load_n(&slot->calls, __ATOMIC_ACQUIRE) != c->seen_calls;
+}
+
 /*
  * Is held child c between two calls, by its call clock read now, and since
  * when (*since: when the worker last saw a call of it end, or saw it
@@ -99,17 +120,12 @@ sb_client_clocks(SbClient *cl, int fd)
 bool
 sb_held_idle(const SbClient *cl, const SbChild *c, uint64_t now, uint64_t *since)
 {
-	const volatile SbHeldClock *slot = NULL;
-	int			i;
+	const volatile SbHeldClock *slot;
 
 	if (cl->clocks == NULL || c->pid <= 0 || c->killed || !c->seen || c->in_call)
 		return false;
-	for (i = 0; i < SB_MAX_HELD; i++)
-		if (cl->clocks->slot[i].pid == c->pid)
-			slot = &cl->clocks->slot[i];
-	if (slot == NULL ||
-		__atomic_load_n(&slot->in_call, __ATOMIC_ACQUIRE) != 0 ||
-		__atomic_load_n(&slot->calls, __ATOMIC_ACQUIRE) != c->seen_calls)
+	slot = sb_held_slot(cl, c);
+	if (slot == NULL || sb_held_calling(slot, c))
 		return false;			/* a call runs, or ran since the last reading */
 	*since = c->started_us;
 	return now >= *since;
@@ -128,7 +144,6 @@ sb_held_busy(void)
 {
 	int			i;
 	int			j;
-	int			k;
 
 	for (i = 0; i < sb_nclients; i++)
 	{
@@ -137,17 +152,13 @@ sb_held_busy(void)
 		for (j = 0; j < cl->nheld; j++)
 		{
 			const SbChild *c = &cl->held[j];
+			const volatile SbHeldClock *slot;
 
 			if (c->pid <= 0 || c->killed)
 				continue;
-			if (c->in_call)
+			slot = sb_held_slot(cl, c);
+			if (c->in_call || (slot != NULL && sb_held_calling(slot, c)))
 				return true;
-			for (k = 0; cl->clocks != NULL && k < SB_MAX_HELD; k++)
-				if (cl->clocks->slot[k].pid == c->pid &&
-					(__atomic_load_n(&cl->clocks->slot[k].in_call, __ATOMIC_ACQUIRE) != 0 ||
-					 __atomic_load_n(&cl->clocks->slot[k].calls, __ATOMIC_ACQUIRE) !=
-					 c->seen_calls))
-					return true;
 		}
 	}
 	return false;
@@ -176,7 +187,6 @@ sb_held_check(SbClient *cl, SbChild *c, uint64_t now)
 	uint32_t	call_cpu_ms = c->limits.cpu_ms;
 	uint32_t	v;
 	bool		in_call = false;
-	int			i;
 
 	if (c->pid <= 0 || c->killed || now < c->cpu_check_us)
 		return;
@@ -185,9 +195,7 @@ sb_held_check(SbClient *cl, SbChild *c, uint64_t now)
 		return;
 	/* CPU first: what the clock says then started no later than that */
 	cpu = sb_child_cpu_us(c);
-	for (i = 0; cl->clocks != NULL && i < SB_MAX_HELD; i++)
-		if (cl->clocks->slot[i].pid == c->pid)
-			slot = &cl->clocks->slot[i];
+	slot = sb_held_slot(cl, c);
 	if (slot != NULL)
 	{
 		calls = __atomic_load_n(&slot->calls, __ATOMIC_ACQUIRE);
