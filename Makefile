@@ -8,6 +8,7 @@ MODULE_big = pysandbox
 OBJS = \
 	src/backend/sb_main.o \
 	src/backend/sb_guc.o \
+	src/backend/sb_role.o \
 	src/backend/sb_worker.o \
 	src/backend/sb_server.o \
 	src/backend/sb_call.o \

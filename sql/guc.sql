@@ -209,6 +209,68 @@ SELECT sandbox_execute('def main(): return 1', options => '{"timeout_ms": 2000}'
 SET pysandbox.timeout = '5s';
 \c - :superuser_name
 ALTER ROLE regress_pysandbox_user RESET pysandbox.timeout;
+
+-- PostgreSQL applies a role's settings at login only; pysandbox applies the
+-- current role's where they are stricter, also after SET ROLE (a pooler's
+-- login switching to each request's role) and in SECURITY DEFINER functions
+GRANT EXECUTE ON FUNCTION sandbox_workspace_open(jsonb), sandbox_layers() TO regress_pysandbox_user;
+SELECT current_database() AS dbname \gset
+ALTER ROLE regress_pysandbox_user SET pysandbox.timeout = '300ms';
+ALTER ROLE regress_pysandbox_user SET pysandbox.allowed_modules = 'math, pandas.api, re';
+ALTER ROLE regress_pysandbox_user SET pysandbox.max_output_bytes = '1MB';
+-- its own in this database wins over its own in all, as at login
+ALTER ROLE regress_pysandbox_user IN DATABASE :"dbname" SET pysandbox.max_output_bytes = '2kB';
+ALTER ROLE regress_pysandbox_user SET pysandbox.max_parallel = 1;
+ALTER ROLE regress_pysandbox_user SET pysandbox.max_workspaces = 0;
+ALTER ROLE regress_pysandbox_user SET pysandbox.options = '{"max_input_rows": 2}';
+SET pysandbox.allowed_modules = 'math, json, pandas, numpy';
+SET ROLE regress_pysandbox_user;
+SELECT sandbox_execute('def main():
+    while True: pass');
+SELECT sandbox_execute('def main(): return 1', options => '{"timeout_ms": 1000}');
+-- the modules both lists allow: math, and pandas.api within pandas
+SELECT sandbox_execute('import json
+def main(): return 1');
+SELECT sandbox_execute('import pandas.api.types
+import math
+def main(): return math.floor(2.5)');
+SELECT sandbox_execute('def main(): return "x" * 5000');
+SELECT sandbox_execute('def main(df): return len(df)',
+    '{"df": {"$query": "SELECT generate_series(1, 3)"}}');
+SELECT sandbox_execute('def main(df): return len(df)',
+    '{"df": {"$query": "SELECT 1 AS g"}}', options => '{"group_by": "g", "parallel": 2}');
+SELECT sandbox_workspace_open();
+RESET ROLE;
+-- a SECURITY DEFINER function's calls have its owner's
+CREATE FUNCTION regress_definer_loop() RETURNS jsonb LANGUAGE sql SECURITY DEFINER
+AS $$ SELECT sandbox_execute(E'def main():\n    while True: pass') $$;
+ALTER FUNCTION regress_definer_loop() OWNER TO regress_pysandbox_user;
+SELECT regress_definer_loop();
+DROP FUNCTION regress_definer_loop();
+-- never looser than the session's: a lower session value stays
+SET pysandbox.timeout = '200ms';
+SET ROLE regress_pysandbox_user;
+SELECT sandbox_execute('def main():
+    while True: pass');
+RESET ROLE;
+RESET pysandbox.timeout;
+RESET pysandbox.allowed_modules;
+-- a Python layer the session turned off is on for a role that stores it on
+ALTER ROLE regress_pysandbox_user SET pysandbox.python_layer = on;
+SET pysandbox.python_layer = off;
+SELECT active FROM sandbox_layers() WHERE layer = 'python';
+SET ROLE regress_pysandbox_user;
+SELECT active FROM sandbox_layers() WHERE layer = 'python';
+RESET ROLE;
+RESET pysandbox.python_layer;
+ALTER ROLE regress_pysandbox_user RESET ALL;
+ALTER ROLE regress_pysandbox_user IN DATABASE :"dbname" RESET ALL;
+SET ROLE regress_pysandbox_user;
+SELECT sandbox_execute('import json
+def main(): return 1');
+RESET ROLE;
+\c - :superuser_name
+
 -- a value set while the library is not loaded (this fresh session, without
 -- preloading) cannot be checked then: calls refuse to run until it is
 -- fixed, rather than run with the default; preloaded, it is refused at once
@@ -216,6 +278,10 @@ ALTER ROLE regress_pysandbox_user SET pysandbox.timeout = 'thirty';
 \c - regress_pysandbox_user
 SELECT sandbox_execute('def main(): return 1');
 \c - :superuser_name
+-- and so are calls after SET ROLE to that role
+SET ROLE regress_pysandbox_user;
+SELECT sandbox_execute('def main(): return 1');
+RESET ROLE;
 ALTER ROLE regress_pysandbox_user RESET pysandbox.timeout;
 DROP OWNED BY regress_pysandbox_user;
 DROP ROLE regress_pysandbox_user;

@@ -132,6 +132,21 @@ def audit_lines(su):
     check(error(alice, "SET pysandbox.log_calls = 'off'")[0] == "42501",
           "log_calls is for superusers only (42501 for another role)")
     alice.close()
+    # a role's stored log_calls applies after SET ROLE too, where it logs more
+    one(su, "ALTER ROLE %s SET pysandbox.log_calls = 'all'" % ROLES[1])
+    try:
+        start = log_size()
+        one(su, "SELECT sandbox_execute('def main(): return 1')")
+        one(su, "SET ROLE %s" % ROLES[1])
+        one(su, "SELECT sandbox_execute('def main(): return 2')")
+        one(su, "RESET ROLE")
+        found, text = log_since(start, r"pysandbox call: role=\w+ session_role=\w+ ")
+        check(len(found) == 1 and ("role=%s session_role=postgres " % ROLES[1]) in found[0],
+              "after SET ROLE, the role's stored log_calls = all logs its call, and only its",
+              text[-800:])
+    finally:
+        one(su, "RESET ROLE")
+        one(su, "ALTER ROLE %s RESET pysandbox.log_calls" % ROLES[1])
 
 
 def counts(su):

@@ -69,6 +69,7 @@ typedef enum SbFilesystemLayer
 
 extern void sb_guc_init(void);
 extern bool sb_split_modules(const char *value, List **names);
+extern int	sb_log_calls_value(const char *value);
 extern bool sb_options_check(char **newval, void **extra, GucSource source);
 extern void sb_options_assign(const char *newval, void *extra);
 
@@ -228,10 +229,29 @@ extern const SbLimitInfo sb_limit_info[SB_NLIMITS];
 typedef enum SbLimitSetBy
 {
 	SB_SET_BY_SETTING,			/* pysandbox.timeout, ... */
+	SB_SET_BY_ROLE,				/* the current role's stored value (sb_role.c) */
 	SB_SET_BY_OPTIONS_SETTING,	/* pysandbox.options lowered it */
+	SB_SET_BY_ROLE_OPTIONS,		/* ... the one stored for the current role */
 	SB_SET_BY_OPTIONS,			/* the call's options lowered it */
 	SB_SET_BY_WORKSPACE			/* the workspace's (sandbox_workspace_open) */
 } SbLimitSetBy;
+
+/* ---- sb_role.c: the current role's stored settings, after SET ROLE ---- */
+
+/* the integer settings it can lower: SbLimitId's, then these */
+#define SB_ROLE_FIGURE_PIXELS	SB_NLIMITS
+#define SB_ROLE_MAX_WORKSPACES	(SB_NLIMITS + 1)
+#define SB_ROLE_MAX_PARALLEL	(SB_NLIMITS + 2)
+#define SB_ROLE_NINTS			(SB_NLIMITS + 3)
+typedef int SbRoleInt;
+
+extern int	sb_role_int(SbRoleInt i);
+extern bool sb_role_lowered(SbRoleInt i);
+extern const char *sb_role_options(void);
+extern const char *sb_role_allowed_modules(void);
+extern bool sb_role_python_layer(void);
+extern int	sb_role_log_calls(void);
+extern bool sb_role_log_code(void);
 
 struct SbWorkspace;
 
@@ -254,6 +274,7 @@ typedef struct SbLimits
 	int			setting[SB_NLIMITS];	/* the setting's value */
 	int			allowed[SB_NLIMITS];	/* most the call's options could ask */
 	SbLimitSetBy set_by[SB_NLIMITS];
+	char		role[NAMEDATALEN];	/* the role of SB_SET_BY_ROLE, for hints */
 } SbLimits;
 
 typedef struct SbRequest
@@ -631,6 +652,8 @@ typedef struct SbCallRecord
 	bool		skip;			/* not counted (sandbox_validate) */
 	char	   *names;			/* role, session role and database for the
 								 * audit line, read when the call began */
+	int			log_calls;		/* pysandbox.log_calls and log_code then */
+	bool		log_code;
 	Oid			userid;
 	TimestampTz started;
 	bool		has_code;		/* code_id, funcoid and code are set */

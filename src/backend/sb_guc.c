@@ -126,6 +126,18 @@ sb_split_modules(const char *value, List **names)
 	}
 }
 
+/* The value of pysandbox.log_calls a valid string names. */
+int
+sb_log_calls_value(const char *value)
+{
+	const struct config_enum_entry *e;
+
+	for (e = sb_log_calls_options; e->name != NULL; e++)
+		if (pg_strcasecmp(e->name, value) == 0)
+			return e->val;
+	return SB_LOG_CALLS_OFF;
+}
+
 /* Check hook: the allowlist must split cleanly. */
 static bool
 sb_check_allowed_modules(char **newval, void **extra, GucSource source)

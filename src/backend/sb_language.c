@@ -313,9 +313,9 @@ sb_fn_cache_take(SbFnCache *c, TransactionId fn_xmin, const ItemPointerData *fn_
 		c->limits.memory_mb != limits->memory_mb ||
 		c->limits.max_output_bytes != limits->max_output_bytes ||
 		c->limits.numeric_decimal != limits->numeric_decimal ||
-		c->python_layer != sb_python_layer || c->filesystem_layer != sb_filesystem_layer ||
+		c->python_layer != sb_role_python_layer() || c->filesystem_layer != sb_filesystem_layer ||
 		c->allow_weak != sb_allow_weak_isolation ||
-		strcmp(c->allowed, sb_allowed_modules ? sb_allowed_modules : "") != 0)
+		strcmp(c->allowed, sb_role_allowed_modules()) != 0)
 	{
 		sb_sandbox_drop(c->held);
 		c->held = NULL;
@@ -345,12 +345,12 @@ sb_fn_cache_keep(SbFnCache *c, SbSandbox *held, TransactionId fn_xmin,
 	c->fn_tid = *fn_tid;
 	c->limits = *limits;
 	c->limits.verify = NULL;
-	c->python_layer = sb_python_layer;
+	c->python_layer = sb_role_python_layer();
 	c->filesystem_layer = sb_filesystem_layer;
 	c->allow_weak = sb_allow_weak_isolation;
 	if (c->allowed != NULL)
 		pfree(c->allowed);
-	c->allowed = MemoryContextStrdup(cxt, sb_allowed_modules ? sb_allowed_modules : "");
+	c->allowed = MemoryContextStrdup(cxt, sb_role_allowed_modules());
 }
 
 /* errcontext: which function failed */
@@ -540,7 +540,7 @@ sb_function_next_call(SbRequest *req, SbSandbox *held, const SbLimits *limits)
 	memset(req, 0, sizeof(*req));
 	req->limits = *limits;
 	req->numeric_decimal = limits->numeric_decimal;
-	req->python_layer = sb_python_layer;
+	req->python_layer = sb_role_python_layer();
 	req->allowed_modules = "";
 	initStringInfo(&req->json);
 	req->hold = true;

@@ -329,8 +329,8 @@ sb_request_start(SbRequest *req, const char *code, ArrayType *returns,
 	req->workspace_id = limits->workspace_id;
 	req->numeric_decimal = limits->numeric_decimal;
 	req->group_by = limits->group_by;
-	req->python_layer = sb_python_layer;
-	req->allowed_modules = pstrdup(sb_allowed_modules ? sb_allowed_modules : "");
+	req->python_layer = sb_role_python_layer();
+	req->allowed_modules = pstrdup(sb_role_allowed_modules());
 	req->code = code;
 	initStringInfo(&req->json);
 	appendStringInfoString(&req->json, "{\"code\":");
@@ -349,7 +349,7 @@ sb_request_start(SbRequest *req, const char *code, ArrayType *returns,
 	}
 	sb_append_allowed_modules(&req->json, req->allowed_modules);
 	appendStringInfo(&req->json, ",\"max_output_bytes\":%d,\"max_figure_pixels\":%d,",
-					 limits->max_output_bytes, sb_max_figure_pixels);
+					 limits->max_output_bytes, sb_role_int(SB_ROLE_FIGURE_PIXELS));
 }
 
 /*
@@ -583,8 +583,8 @@ sandbox_layers(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	sb_layer_row(rsinfo, "process", true,
 				 "the backend links no Python; each call runs in a fresh child of an exec'd worker");
-	sb_layer_row(rsinfo, "python", sb_python_layer,
-				 sb_python_layer ? "validator, restricted builtins, import allowlist"
+	sb_layer_row(rsinfo, "python", sb_role_python_layer(),
+				 sb_role_python_layer() ? "validator, restricted builtins, import allowlist"
 				 : "switched off by pysandbox.python_layer (tests only)");
 	sb_layer_row(rsinfo, "preload", true,
 				 sb_sandbox_preloaded()[0] ?

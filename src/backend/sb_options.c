@@ -29,6 +29,8 @@
 
 #include "common/jsonapi.h"
 #include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/guc.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
@@ -513,16 +515,12 @@ sb_limit_field(SbLimits *limits, SbLimitId i)
 void
 sb_limits_from_options(SbLimits *limits, Jsonb *options)
 {
-	const int	settings[SB_NLIMITS] = {
-		[SB_LIMIT_TIMEOUT] = sb_timeout_ms,
-		[SB_LIMIT_CPU] = sb_cpu_ms,
-		[SB_LIMIT_MEMORY] = sb_memory_mb,
-		[SB_LIMIT_OUTPUT] = sb_max_output_bytes,
-		[SB_LIMIT_INPUT_ROWS] = sb_max_input_rows,
-		[SB_LIMIT_INPUT_SIZE] = sb_max_input_mb,
-	};
+	int			settings[SB_NLIMITS];
 	const SbOptionValues *g = sb_options_setting;
+	const char *stored = sb_role_options();
+	SbOptionValues role;
 	SbOptionValues call;
+	int			max_parallel = sb_role_int(SB_ROLE_MAX_PARALLEL);
 	int			i;
 
 	if (sb_setting_still_invalid())
@@ -533,6 +531,9 @@ sb_limits_from_options(SbLimits *limits, Jsonb *options)
 				 errhint("Set a valid value in the session, or have a superuser correct the stored one (ALTER ROLE or ALTER DATABASE ... SET, or ... RESET) and reconnect; with pysandbox in session_preload_libraries or shared_preload_libraries, values are checked when they are set.")));
 
 	memset(limits, 0, sizeof(*limits));
+	/* the current role's stored pysandbox.options, after SET ROLE (sb_role.c) */
+	if (stored != NULL)
+		sb_options_parse(stored, true, &role);
 	if (options != NULL)
 	{
 		if (!JB_ROOT_IS_OBJECT(options))
@@ -547,13 +548,24 @@ sb_limits_from_options(SbLimits *limits, Jsonb *options)
 	{
 		int		   *field = sb_limit_field(limits, i);
 
-		*field = settings[i];
+		*field = settings[i] = sb_role_int(i);
 		limits->set_by[i] = SB_SET_BY_SETTING;
+		if (sb_role_lowered(i))
+		{
+			limits->set_by[i] = SB_SET_BY_ROLE;
+			strlcpy(limits->role, GetUserNameFromId(GetUserId(), false), NAMEDATALEN);
+		}
 		limits->setting[i] = settings[i];
 		if (g != NULL && g->has[i] && g->value[i] < *field)
 		{
 			*field = g->value[i];
 			limits->set_by[i] = SB_SET_BY_OPTIONS_SETTING;
+		}
+		if (stored != NULL && role.has[i] && role.value[i] < *field)
+		{
+			*field = role.value[i];
+			limits->set_by[i] = SB_SET_BY_ROLE_OPTIONS;
+			strlcpy(limits->role, GetUserNameFromId(GetUserId(), false), NAMEDATALEN);
 		}
 		limits->allowed[i] = *field;
 		if (options == NULL || !call.has[i])
@@ -563,6 +575,9 @@ sb_limits_from_options(SbLimits *limits, Jsonb *options)
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("options.%s cannot exceed %s (%d)", sb_limit_info[i].key,
 							sb_limit_info[i].setting, settings[i]),
+					 sb_role_lowered(i) ?
+					 errhint("Options can only tighten limits; ask an administrator to raise %s for role \"%s\".",
+							 sb_limit_info[i].setting, limits->role) :
 					 errhint("Options can only tighten limits; ask an administrator to raise %s.",
 							 sb_limit_info[i].setting)));
 		if (call.value[i] < *field)
@@ -613,10 +628,13 @@ sb_limits_from_options(SbLimits *limits, Jsonb *options)
 					 errmsg("options.parallel needs options.group_by"),
 					 errhint("parallel runs that many groups at once; name the groups' key in group_by, such as {\"group_by\": \"region\", \"parallel\": %d}.",
 							 call.parallel)));
-		if (call.parallel > sb_max_parallel)
+		if (call.parallel > max_parallel)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("options.parallel cannot exceed pysandbox.max_parallel (%d)", sb_max_parallel),
+					 errmsg("options.parallel cannot exceed pysandbox.max_parallel (%d)", max_parallel),
+					 sb_role_lowered(SB_ROLE_MAX_PARALLEL) ?
+					 errhint("Ask an administrator to raise pysandbox.max_parallel for role \"%s\", or run fewer groups at once.",
+							 GetUserNameFromId(GetUserId(), false)) :
 					 errhint("Ask an administrator to raise pysandbox.max_parallel, or run fewer groups at once.")));
 		limits->parallel = call.parallel;
 	}
@@ -656,6 +674,13 @@ sb_limit_hint(const char *advice, const SbLimits *limits, SbLimitId i)
 			return psprintf("%s; pysandbox.options lowers %s to %d; it may be raised up to %d.",
 							advice, sb_limit_info[i].key, *sb_limit_field((SbLimits *) limits, i),
 							limits->setting[i]);
+		case SB_SET_BY_ROLE_OPTIONS:
+			return psprintf("%s; pysandbox.options stored for role \"%s\" lowers %s to %d (ALTER ROLE ... SET).",
+							advice, limits->role, sb_limit_info[i].key,
+							*sb_limit_field((SbLimits *) limits, i));
+		case SB_SET_BY_ROLE:
+			return psprintf("%s; an administrator can raise %s for role \"%s\" (ALTER ROLE ... SET).",
+							advice, sb_limit_info[i].setting, limits->role);
 		default:
 			return psprintf("%s; an administrator can raise %s.", advice,
 							sb_limit_info[i].setting);

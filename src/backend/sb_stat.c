@@ -504,10 +504,10 @@ sb_stat_log(const SbCallRecord *rec, int kind)
 {
 	size_t		len;
 
-	if (sb_log_calls == SB_LOG_CALLS_OFF ||
-		(sb_log_calls == SB_LOG_CALLS_ERRORS && kind == SB_KIND_OK))
+	if (rec->log_calls == SB_LOG_CALLS_OFF ||
+		(rec->log_calls == SB_LOG_CALLS_ERRORS && kind == SB_KIND_OK))
 		return;
-	len = sb_log_code ? strlen(rec->code) : 0;
+	len = rec->log_code ? strlen(rec->code) : 0;
 	ereport(LOG_SERVER_ONLY,
 			(errmsg("pysandbox call: %s code_id=" INT64_FORMAT
 					" function=%u outcome=%s sqlstate=%s wall_ms=%.3f cpu_ms=%.3f"
@@ -518,7 +518,7 @@ sb_stat_log(const SbCallRecord *rec, int kind)
 					sb_kind_names[kind], unpack_sql_state(rec->sqlstate),
 					rec->wall_us / 1000.0, rec->cpu_us / 1000.0, rec->peak_kb,
 					rec->rows_in, rec->bytes_in, rec->bytes_out),
-			 !sb_log_code ? 0 : len <= SB_LOG_CODE_MAX ?
+			 !rec->log_code ? 0 : len <= SB_LOG_CODE_MAX ?
 			 errdetail_internal("code:\n%s", rec->code) :
 			 errdetail_internal("code (the first %d of its %zu bytes):\n%.*s", SB_LOG_CODE_MAX, len,
 								pg_mbcliplen(rec->code, (int) Min(len, INT_MAX), SB_LOG_CODE_MAX),
@@ -559,7 +559,13 @@ sb_stat_run(PGFunction fn, FunctionCallInfo fcinfo, bool counted)
 	rec.userid = GetUserId();
 	rec.started = GetCurrentTimestamp();
 	rec.sqlstate = ERRCODE_SUCCESSFUL_COMPLETION;
-	if (counted && sb_log_calls != SB_LOG_CALLS_OFF)
+	if (counted)
+	{
+		/* the current role's, after SET ROLE, where they log more (sb_role.c) */
+		rec.log_calls = sb_role_log_calls();
+		rec.log_code = sb_role_log_code();
+	}
+	if (counted && rec.log_calls != SB_LOG_CALLS_OFF)
 		rec.names = sb_stat_names(rec.userid);
 	sb_current = &rec;
 	PG_TRY();

@@ -443,6 +443,7 @@ sandbox_workspace_open(PG_FUNCTION_ARGS)
 	JsonbValue	v;
 	JsonbIteratorToken tok;
 	int			open = 0;
+	int			max_workspaces = sb_role_int(SB_ROLE_MAX_WORKSPACES);
 	int			i;
 
 	sb_check_args(fcinfo, "sandbox_workspace_open", 0, args);
@@ -477,11 +478,13 @@ sandbox_workspace_open(PG_FUNCTION_ARGS)
 		else if (ws == NULL)
 			ws = &sb_workspaces[i];
 	}
-	if (open >= sb_max_workspaces || ws == NULL)
+	if (open >= max_workspaces || ws == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
 				 errmsg("too many workspaces are open in this session"),
-				 errdetail("pysandbox.max_workspaces is %d.", sb_max_workspaces),
+				 errdetail("pysandbox.max_workspaces is %d.", max_workspaces),
+				 max_workspaces == 0 ?
+				 errhint("Workspaces are turned off for this role; call without options.workspace, or ask an administrator to raise pysandbox.max_workspaces.") :
 				 errhint("Close one with sandbox_workspace_close(); sandbox_workspace_list() shows them.")));
 
 	memset(ws, 0, sizeof(*ws));
