@@ -225,4 +225,35 @@ def main():
     return len(df.groupby("k").agg("mean"))
 $$) ->> 'stderr' AS stderr;
 
+-- code in a markdown fence, as models write it: the hint says to drop it
+SELECT sandbox_execute($$```python
+def main():
+    return 1
+```$$);
+-- a misspelled name: the names it may mean
+SELECT sandbox_run($$
+def main():
+    total = 5
+    return totl
+$$) -> 'error' ->> 'message' AS message;
+-- df.query() naming no column: the frame's columns
+SELECT sandbox_run($$
+import pandas as pd
+def main():
+    df = pd.DataFrame({"amount": [1, 9], "region": ["a", "b"]})
+    return len(df.query("amnt > 5"))
+$$) -> 'error' ->> 'message' AS message;
+-- astype(int) over missing values: what to do instead
+SELECT sandbox_run($$
+import pandas as pd
+def main():
+    return pd.Series([1.0, None]).astype(int).tolist()
+$$) -> 'error' ->> 'message' AS message;
+-- a groupby or a Styler returned as it is: aggregate it, or return its data
+SELECT sandbox_run($$
+import pandas as pd
+def main():
+    return pd.DataFrame({"k": ["a", "b"], "v": [1, 2]}).groupby("k")
+$$) -> 'error' ->> 'message' AS message;
+
 DROP TABLE repairs_sales;

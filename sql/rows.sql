@@ -381,6 +381,29 @@ def main():
             (None, None)]
 $$) AS t(u uuid, m rows_mood);
 SELECT * FROM sandbox_rows('def main(): return [("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",), ("not-a-uuid",)]') AS t(u uuid);
+-- uuid.UUID objects, in a uuid column and as JSON; pandas' and dateutil's
+-- relative offsets in an interval column; a value that fits no column names
+-- the column's type
+SELECT * FROM sandbox_rows($$
+import uuid
+import pandas as pd
+from dateutil.relativedelta import relativedelta
+def main():
+    return [(uuid.UUID("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"), pd.DateOffset(months=1, days=2),
+             relativedelta(years=1, weeks=2, hours=3), pd.DateOffset(months=2) * 3)]
+$$) AS t(u uuid, a interval, b interval, c interval);
+SELECT sandbox_execute($$
+import uuid
+def main():
+    return [uuid.UUID("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11")]
+$$);
+SELECT pg_temp.rows_error('a inet', 'def main(): return [(object(),)]');
+-- a 0-d numpy array is its value
+SELECT sandbox_execute($$
+import numpy as np
+def main():
+    return {"f": np.array(5.5), "s": np.array("x"), "i": np.array(3), "n": np.array(None)}
+$$);
 SELECT pg_temp.rows_error('m rows_mood', 'def main(): return [("ok",), ("angry",)]');
 -- other types through their input function
 SELECT * FROM sandbox_rows($$
@@ -420,9 +443,16 @@ $$) AS t(month date, quarter timestamp);
 -- not a date: 42804, naming column and row
 SELECT * FROM sandbox_rows('def main(): return [("2024-01-01",), ("2024-13-01",)]') AS t(d date);
 SELECT pg_temp.rows_error('d date', 'def main(): return [(20240101,)]');
--- dates outside pandas' range (about 1677 to 2262) cannot be returned
-SELECT pg_temp.rows_error('d date', 'import datetime
-def main(): return [(datetime.date(1500, 1, 1),)]');
+-- dates and times outside pandas' range (about 1677 to 2262) are returned
+-- as they are, aware ones in UTC
+SELECT * FROM sandbox_rows($$
+import datetime
+def main():
+    utc, east = datetime.timezone.utc, datetime.timezone(datetime.timedelta(hours=5))
+    return [(datetime.date(1500, 1, 1), datetime.datetime(3000, 1, 1, 12), datetime.datetime(1, 1, 1, tzinfo=utc)),
+            (datetime.date(9999, 12, 31), datetime.datetime(1600, 2, 29, 23, 59, 59, 999999), datetime.datetime(2999, 1, 1, 3, tzinfo=east)),
+            (None, None, None)]
+$$) AS t(d date, ts timestamp, tz timestamptz);
 
 --
 -- timestamp: wall-clock time; an aware value's wall clock in UTC

@@ -288,7 +288,7 @@ sb_child_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 		sb_fail(f, ERRCODE_SYNTAX_ERROR, "validation",
 				psprintf("syntax error in sandbox code: %s", message),
 				f->line > 0 ? psprintf("At line %d, column %d.", f->line, f->col) : NULL,
-				NULL);
+				sb_json_string(err, "hint"));
 	else if (strcmp(kind, "memory") == 0)
 		sb_fail(f, ERRCODE_OUT_OF_MEMORY, "memory",
 				psprintf("sandbox code exceeded its memory limit of %d MB", limits->memory_mb),

@@ -329,8 +329,11 @@ sb_rows_declare(SbRequest *req, TupleDesc tupdesc, MemoryContext cache_cxt)
 			appendStringInfoChar(&req->json, ',');
 		appendStringInfoString(&req->json, "{\"name\":");
 		escape_json(&req->json, c->name);
-		appendStringInfo(&req->json, ",\"kind\":%d,\"category\":\"%s\"}", c->kind,
+		appendStringInfo(&req->json, ",\"kind\":%d,\"category\":\"%s\",\"type\":", c->kind,
 						 c->kind == SB_COL_TEXT ? sb_text_category(c->basetype) : "");
+		/* named in the child's errors: "does not fit a uuid column" */
+		escape_json(&req->json, format_type_be(c->typid));
+		appendStringInfoChar(&req->json, '}');
 		ro->ncols++;
 	}
 	appendStringInfoString(&req->json, "]},");

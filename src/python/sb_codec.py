@@ -21,6 +21,7 @@ import json
 import math
 import struct
 import types
+import uuid
 
 import numpy as np
 import pandas as pd
@@ -40,8 +41,9 @@ except ImportError:
     _PytzTzInfo = None
 try:
     from dateutil import tz as _dateutil_tz
+    from dateutil.relativedelta import relativedelta as _relativedelta
 except ImportError:
-    _dateutil_tz = None
+    _dateutil_tz = _relativedelta = None
 
 _MAX_DEPTH = 100
 
@@ -106,6 +108,32 @@ _EXTENSION_ARRAY_TYPES = frozenset(
 _OFFSET_TYPES = frozenset(
     t for t in vars(pd.offsets).values() if isinstance(t, type)
     and issubclass(t, pd.offsets.BaseOffset))
+
+
+# what a DateOffset or relativedelta that only moves by amounts is, as an interval
+_RELATIVE_UNITS = ("years", "months", "weeks", "days", "hours", "minutes", "seconds",
+                   "microseconds")
+_ABSOLUTE_FIELDS = ("year", "month", "day", "weekday", "hour", "minute", "second",
+                    "microsecond")
+
+
+def _relative_interval(v):
+    """The interval text of pd.DateOffset(months=1, days=2) or
+    relativedelta(months=1), or None if v sets a field (day=31) or is not one."""
+    t = type(v)
+    if t is pd.DateOffset:
+        kwds = v.kwds
+        if any(k not in _RELATIVE_UNITS for k in kwds):
+            return None
+        amounts = [(k, kwds[k] * v.n) for k in _RELATIVE_UNITS if k in kwds]
+    elif _relativedelta is not None and t is _relativedelta:
+        if any(getattr(v, k) is not None for k in _ABSOLUTE_FIELDS):
+            return None
+        # its weeks are part of its days
+        amounts = [(k, getattr(v, k)) for k in _RELATIVE_UNITS if k != "weeks"]
+    else:
+        return None
+    return " ".join("%r %s" % (n, k) for k, n in amounts if n) or "0 seconds"
 
 
 class OutputLimitExceeded(Exception):
@@ -603,6 +631,8 @@ def _scalar_text(value, t, path):
     if t is bytes or t is bytearray:
         # bytea's own text form, so the value round-trips through SQL
         return '"\\\\x' + bytes(value).hex() + '"'
+    if t is uuid.UUID:
+        return '"' + str(value) + '"'
     return None
 
 
@@ -634,6 +664,10 @@ def _write(w, value, path, depth):
             w.put(":")
             _write(w, v, "%s[%s]" % (path, _encode_str(key)), depth + 1)
         w.put("}")
+    elif (t is np.ndarray or t is np.recarray) and value.ndim == 0:
+        # np.array(5.5), as np.sum(..., keepdims=False) of an object array
+        # gives: its one value
+        _write(w, value[()], path, depth + 1)
     elif t is np.ndarray or t is np.recarray:
         _write_list(w, _array_values(value), path, depth)
     elif t is np.record:
@@ -669,6 +703,13 @@ def _write(w, value, path, depth):
     else:
         if issubclass(t, enum.Enum):
             what = "return its .value or .name"
+        elif t.__name__ in ("DataFrameGroupBy", "SeriesGroupBy"):
+            what = "aggregate the groups first, such as .sum(), .mean(), .size() or .agg(...)"
+        elif t.__name__ in ("Resampler", "DatetimeIndexResampler", "Rolling", "Expanding",
+                            "ExponentialMovingWindow"):
+            what = "aggregate it first, such as .sum() or .mean()"
+        elif t.__name__ == "Styler":
+            what = "return the styled frame's data (.data) or its HTML (.to_html())"
         elif issubclass(t, (int, float, str)):
             what = "convert it with int(x), float(x) or str(x)"
         else:
@@ -1022,8 +1063,31 @@ def _encode_bool(series, name):
     return _fixed_payload(valid, out)
 
 
-def _encode_datetime(series, name, kind):
+_EPOCH_DATE = datetime.date(1970, 1, 1)
+_EPOCH = datetime.datetime(1970, 1, 1)
+_MICROSECOND = datetime.timedelta(microseconds=1)
+
+
+def _far_micros(v):
+    """Microseconds since 1970 (UTC) of a date or datetime that pandas'
+    datetime64[ns] cannot hold (before 1677 or after 2262) but PostgreSQL
+    can, or None."""
+    t = type(v)
+    try:
+        if t is datetime.date:
+            return (v - _EPOCH_DATE).days * 86400000000
+        if t is datetime.datetime:
+            offset = v.utcoffset()
+            naive = v.replace(tzinfo=None) - offset if offset is not None else v
+            return (naive - _EPOCH) // _MICROSECOND
+    except (OverflowError, ValueError, TypeError):
+        return None
+    return None
+
+
+def _encode_datetime(series, name, kind, sqltype=None):
     s = series
+    far = {}
     if s.dtype.kind != "M" and not isinstance(s.dtype, pd.DatetimeTZDtype):
         converted = []
         for i, v in enumerate(s.array):
@@ -1036,11 +1100,16 @@ def _encode_datetime(series, name, kind):
                     converted.append(_Timestamp(v))
                     continue
                 except (ValueError, TypeError, OverflowError):
-                    pass
+                    micros = _far_micros(v)
+                    if micros is not None:
+                        far[i] = micros
+                        converted.append(pd.NaT)
+                        continue
             if t is _Period:            # a month, a quarter ...: its first moment
                 converted.append(v.start_time)
                 continue
-            raise _bad_value(name, i, v, "a date/time column")
+            raise _bad_value(name, i, v, "type %s" % sqltype if sqltype
+                             else "a date/time column")
         try:
             s = pd.Series(pd.to_datetime(converted, utc=kind == sb_io.COL_TIMESTAMPTZ))
         except (ValueError, TypeError):
@@ -1049,8 +1118,11 @@ def _encode_datetime(series, name, kind):
         s = s.dt.tz_convert("UTC").dt.tz_localize(None)
     values = s.to_numpy(dtype="datetime64[ns]")
     valid = ~np.isnat(values)
-    micros = values.astype("<i8") // 1000
-    return _fixed_payload(valid, np.where(valid, micros, 0).astype("<i8"))
+    micros = np.where(valid, values.astype("<i8") // 1000, 0).astype("<i8")
+    for i, m in far.items():
+        valid[i] = True
+        micros[i] = m
+    return _fixed_payload(valid, micros)
 
 
 def _array_literal(value, name, row):
@@ -1068,11 +1140,16 @@ def _array_literal(value, name, row):
     return "{" + ",".join(parts) + "}"
 
 
-def _text_value(v, category, name, row):
-    """The PostgreSQL text form of one value, for the type's input function."""
+def _text_value(v, category, name, row, sqltype=None):
+    """The PostgreSQL text form of one value, for the type's input function
+    (sqltype: the column's type, for the error)."""
     t = type(v)
     if t is str:
         return v
+    if t is uuid.UUID:
+        return str(v)
+    if t is np.ndarray and v.ndim == 0:
+        return _text_value(v[()], category, name, row, sqltype)
     if t is np.str_:
         return str.__str__(v)
     if t in _BOOL_TYPES:
@@ -1094,6 +1171,8 @@ def _text_value(v, category, name, row):
         return _interval_text(v, 'column "%s", row %d' % (name, row + 1))
     if t in _DTYPE_TYPES:
         return str(v)
+    if sqltype == "interval" and _relative_interval(v) is not None:
+        return _relative_interval(v)
     if t in _OFFSET_TYPES:
         return v.freqstr
     if isinstance(v, datetime.tzinfo) and _tz_text(v) is not None:
@@ -1123,6 +1202,8 @@ def _text_value(v, category, name, row):
         # whatever sandbox_execute returns as jsonb (a DataFrame, a Series,
         # a dataclass) goes in a jsonb column as the same JSON
         return dumps(v, 1 << 30, path='column "%s", row %d' % (name, row + 1))
+    if sqltype:
+        raise _bad_value(name, row, v, "type %s" % sqltype)
     raise _bad_value(name, row, v, {"numeric": "a numeric column", "array": "an array column",
                                     "bytea": "a bytea column"}.get(category, "a text column"))
 
@@ -1152,7 +1233,7 @@ def _encode_plain_strings(series):
     return [nulls.to_bytes(8, "little"), bits, offsets, data]
 
 
-def _encode_text(series, name, category):
+def _encode_text(series, name, category, sqltype=None):
     if series.dtype == object or pd.api.types.is_string_dtype(series.dtype):
         fast = _encode_plain_strings(series)
         if fast is not None:
@@ -1184,7 +1265,7 @@ def _encode_text(series, name, category):
             valid[i] = False
             pieces.append(b"")
         else:
-            pieces.append(_text_value(v, category, name, i).encode("utf-8", "surrogatepass"))
+            pieces.append(_text_value(v, category, name, i, sqltype).encode("utf-8", "surrogatepass"))
     # each value is followed by a NUL byte (see sb_protocol.h)
     lengths = np.fromiter((len(p) + 1 for p in pieces), dtype="<i8", count=n)
     offsets = np.zeros(n + 1, dtype="<i8")
@@ -1283,9 +1364,9 @@ def encode_rows(value, spec, func, budget, fill=None):
         elif kind == sb_io.COL_BOOL:
             payload = _encode_bool(series, name)
         elif kind in (sb_io.COL_DATE, sb_io.COL_TIMESTAMP, sb_io.COL_TIMESTAMPTZ):
-            payload = _encode_datetime(series, name, kind)
+            payload = _encode_datetime(series, name, kind, col.get("type"))
         else:
-            payload = _encode_text(series, name, col.get("category", "text"))
+            payload = _encode_text(series, name, col.get("category", "text"), col.get("type"))
         used += sum(memoryview(part).nbytes for part in payload)
         if used > budget:
             raise OutputLimitExceeded("the rows of %s() exceed the output limit" % func)

@@ -815,6 +815,28 @@ def _exception_message(exc):
         return "(the exception's message could not be formatted)"
 
 
+def _pandas_in_traceback(exc):
+    """(the outermost DataFrame or Series pandas' own code in exc's traceback
+    looked into, the innermost Index there), each or None."""
+    tb = exc.__traceback__
+    frame = None
+    index = None
+    while tb is not None:
+        # pandas' own objects only: a user class's attributes would run its code
+        owner = tb.tb_frame.f_locals.get("self")
+        if not getattr(type(owner), "__module__", "").startswith("pandas."):
+            owner = None
+        if frame is None:
+            looked = owner if type(owner) in (pd.DataFrame, pd.Series) else \
+                getattr(owner, "obj", None)
+            if type(looked) in (pd.DataFrame, pd.Series):
+                frame = looked
+        if isinstance(owner, pd.Index):
+            index = owner
+        tb = tb.tb_next
+    return frame, index
+
+
 def _missing_column_help(exc):
     """For a KeyError raised looking up a DataFrame's column: what the frame
     has, closest first; None otherwise.  Reads the frames of pandas' own
@@ -831,22 +853,7 @@ def _missing_column_help(exc):
             missing = [str(k) for k in ast.literal_eval(key[:-len(" not in index")])]
         except (ValueError, SyntaxError):
             return None
-    tb = exc.__traceback__
-    frame = None                # the outermost DataFrame or Series looked into
-    index = None                # the innermost Index that did not have the key
-    while tb is not None:
-        # pandas' own objects only: a user class's attributes would run its code
-        owner = tb.tb_frame.f_locals.get("self")
-        if not getattr(type(owner), "__module__", "").startswith("pandas."):
-            owner = None
-        if frame is None:
-            looked = owner if type(owner) in (pd.DataFrame, pd.Series) else \
-                getattr(owner, "obj", None)
-            if type(looked) in (pd.DataFrame, pd.Series):
-                frame = looked
-        if isinstance(owner, pd.Index):
-            index = owner
-        tb = tb.tb_next
+    frame, index = _pandas_in_traceback(exc)
     if type(frame) is pd.DataFrame and (index is None or index is frame.columns):
         names = [c for c in list(frame.columns) if type(c) is str]
         if names:
@@ -880,6 +887,55 @@ def _native_code_help(exc):
         inner = _CAUSE(inner) or _CONTEXT(inner)
         seen += 1
     return None
+
+
+_FENCE_HINT = ("The code is wrapped in a markdown code fence (```): send only the Python "
+               "between the fences.")
+
+
+def _fenced(lines):
+    """Does the code start with a markdown fence (```python) or end with one?"""
+    shown = [l.strip() for l in lines if l.strip()]
+    return bool(shown) and (shown[0].startswith("```") or shown[-1].startswith("```"))
+
+
+def _user_frame(exc):
+    """The innermost frame of the code's own in exc's traceback, or None."""
+    found = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == FILENAME:
+            found = tb.tb_frame
+        tb = tb.tb_next
+    return found
+
+
+def _name_help(exc):
+    """For a NameError of a misspelled name (totl): the names it may mean."""
+    name = getattr(exc, "name", None)
+    frame = _user_frame(exc)
+    if type(name) is not str or frame is None:
+        return None
+    names = set()
+    for scope in (frame.f_locals, frame.f_globals, frame.f_builtins):
+        if type(scope) is dict:
+            names.update(k for k in dict.keys(scope) if type(k) is str and not k.startswith("_"))
+    close = difflib.get_close_matches(name, sorted(names), n=3, cutoff=0.7)
+    if not close:
+        return None
+    return "did you mean %s?" % " or ".join('"%s"' % c for c in close)
+
+
+def _query_name_help(exc):
+    """For df.query("amnt > 5") naming no column: the frame's columns."""
+    match = re.match(r"name '([^']{1,200})' is not defined$", str(exc.args[0]) if exc.args else "")
+    frame, _ = _pandas_in_traceback(exc)
+    if match is None or type(frame) is not pd.DataFrame:
+        return None
+    names = [c for c in list(frame.columns) if type(c) is str]
+    return ('no column named "%s"; the DataFrame has columns: %s (a variable of the code '
+            'goes in as @name, a column with spaces in backticks)'
+            % (match.group(1), _closest_first([match.group(1)], names)))
 
 
 def _closest_first(wanted, names, limit=30):
@@ -946,6 +1002,14 @@ def _exception_help(exc, inputs):
                 'figure a PNG), or print() it')
     if isinstance(exc, SQLError) and type(exc.hint) is str and exc.hint:
         return exc.hint     # what PostgreSQL (or sql()) said to do
+    if type(exc).__name__ == "UndefinedVariableError":     # df.query(), df.eval()
+        return _query_name_help(exc)
+    if type(exc) is NameError:
+        return _name_help(exc)
+    if type(exc).__name__ == "IntCastingNaNError":
+        return ('the column has missing values (NULL, NaN) or inf: drop them first '
+                '(s.dropna().astype(int)), fill them (s.fillna(0).astype(int)), or keep '
+                'the missing values with s.astype("Int64")')
     if nullable:
         return ('if these are an integer or boolean column with NULLs: such columns arrive '
                 'as pandas\' nullable Int64 and boolean, whose missing value is pd.NA, and '
@@ -1532,6 +1596,8 @@ def _serve_request(python_layer, request, inputs):
             first = findings[0]
             kind = "syntax" if first["rule"] == "syntax" else "validation"
             extra = {}
+            if kind == "syntax" and _fenced(lines):
+                extra["hint"] = _FENCE_HINT
             if function is None and any(f["rule"] == "top-level" and
                                         f["message"] not in sb_validator.NOT_A_SCRIPT
                                         for f in findings):
@@ -1572,7 +1638,8 @@ def _serve_request(python_layer, request, inputs):
             compiled = compile(code, FILENAME, "exec", dont_inherit=True)
     except SyntaxError as exc:
         _send_error("syntax", "SyntaxError", exc.msg, exc.lineno,
-                    exc.offset, None, rule="syntax")
+                    exc.offset, None, rule="syntax",
+                    **({"hint": _FENCE_HINT} if _fenced(lines) else {}))
         return 0
     except (ValueError, RecursionError, MemoryError) as exc:
         _send_error("syntax", "SyntaxError", "could not compile the code: %s" % exc,
