@@ -410,3 +410,19 @@ DROP TYPE mood;
 DROP DOMAIN posint;
 RESET DateStyle;
 RESET IntervalStyle;
+
+-- numeric[]: elements as floats, NaN and infinities too; Decimal in decimal mode
+SELECT sandbox_execute($$
+def main(df):
+    return [None if row is None else [type(v).__name__ + ':' + str(v) for v in row] for row in df.n]
+$$, '{"df": {"$query": "SELECT array[1.5, 2, 123456789012345678901234567890.1, ''NaN'', ''-Infinity'', NULL]::numeric[] n UNION ALL SELECT NULL"}}');
+SELECT sandbox_execute($$
+def main(df):
+    return [None if row is None else [type(v).__name__ + ':' + str(v) for v in row] for row in df.n]
+$$, '{"df": {"$query": "SELECT array[1.5, 2, 123456789012345678901234567890.1, ''NaN'', ''-Infinity'', NULL]::numeric[] n UNION ALL SELECT NULL"}}',
+    options => '{"numeric": "decimal"}');
+-- a text[] keeps its strings
+SELECT sandbox_execute($$
+def main(df):
+    return [type(v).__name__ for v in df.t.iloc[0]]
+$$, '{"df": {"$query": "SELECT array[''NaN'', ''1.5'']::text[] t"}}');

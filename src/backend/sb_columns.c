@@ -170,7 +170,8 @@ bool
 sb_kind_is_var(int kind)
 {
 	return kind == SB_COL_TEXT || kind == SB_COL_JSON ||
-		kind == SB_COL_BYTES || kind == SB_COL_DECIMAL;
+		kind == SB_COL_BYTES || kind == SB_COL_DECIMAL ||
+		kind == SB_COL_NUMERIC_ARRAY || kind == SB_COL_DECIMAL_ARRAY;
 }
 
 /*
@@ -222,7 +223,12 @@ sb_input_kind(Oid typid, bool numeric_decimal)
 			return SB_COL_BYTES;
 		default:
 			if (type_is_array(base))
+			{
+				/* numeric's elements: NaN as a number, Decimal in decimal mode */
+				if (getBaseType(get_element_type(base)) == NUMERICOID)
+					return numeric_decimal ? SB_COL_DECIMAL_ARRAY : SB_COL_NUMERIC_ARRAY;
 				return SB_COL_JSON;
+			}
 			return sb_fixed_kind(base);
 	}
 }
@@ -367,6 +373,8 @@ sb_column_append(SbColumn *c, Datum d, bool isnull, uint64 row, const char *inpu
 				break;
 			}
 		case SB_COL_JSON:
+		case SB_COL_NUMERIC_ARRAY:
+		case SB_COL_DECIMAL_ARRAY:
 			if (type_is_array(c->basetype))
 				sb_column_append_text(c, TextDatumGetCString(DirectFunctionCall1(array_to_json, d)));
 			else
@@ -456,6 +464,10 @@ sb_kind_name(int kind)
 			return "bytes";
 		case SB_COL_DECIMAL:
 			return "decimal";
+		case SB_COL_NUMERIC_ARRAY:
+			return "numeric_array";
+		case SB_COL_DECIMAL_ARRAY:
+			return "decimal_array";
 		default:
 			return "text";
 	}

@@ -44,6 +44,8 @@ static const struct
 	{SB_COL_JSON, "object", NULL, "dict, list, str, int, float, bool or None (JSON)"},
 	{SB_COL_BYTES, "object", NULL, "bytes"},
 	{SB_COL_DECIMAL, "object", NULL, "decimal.Decimal"},
+	{SB_COL_NUMERIC_ARRAY, "object", NULL, "list of float (int for whole numbers)"},
+	{SB_COL_DECIMAL_ARRAY, "object", NULL, "list of decimal.Decimal"},
 	{SB_COL_TEXT, "object", NULL, "str"},
 };
 

@@ -129,6 +129,8 @@ sb_kind_width(int kind, int *is_var)
 		case SB_COL_JSON:
 		case SB_COL_BYTES:
 		case SB_COL_DECIMAL:
+		case SB_COL_NUMERIC_ARRAY:
+		case SB_COL_DECIMAL_ARRAY:
 			*is_var = 1;
 			return 0;
 		default:

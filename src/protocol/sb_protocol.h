@@ -124,13 +124,17 @@ typedef enum SbFrameType
  *										1970-01-01 (UTC for timestamptz)
  *	  SB_COL_INTERVAL					int64[nrows], microseconds (a month
  *										counts as 30 days)
- *	  SB_COL_TEXT, SB_COL_JSON, SB_COL_DECIMAL, SB_COL_BYTES
+ *	  SB_COL_TEXT, SB_COL_JSON, SB_COL_DECIMAL, SB_COL_BYTES,
+ *	  SB_COL_NUMERIC_ARRAY, SB_COL_DECIMAL_ARRAY
  *										int64 offsets[nrows + 1], then the
  *										bytes; value i spans offsets[i] to
  *										offsets[i + 1] - 1 and is followed
  *										by a NUL byte that is not part of it
  *										(texts are UTF-8; JSON is JSON text;
- *										DECIMAL is numeric's text form)
+ *										DECIMAL is numeric's text form; the
+ *										arrays of numeric are JSON text too,
+ *										NaN and infinities as strings, for
+ *										floats or for decimal.Decimal)
  *
  * Values under a cleared validity bit are zero (empty for var kinds).
  * Table inputs travel to the child in this layout, and sandbox_rows
@@ -149,7 +153,9 @@ typedef enum SbColumnKind
 	SB_COL_INTERVAL = 8,
 	SB_COL_JSON = 9,
 	SB_COL_BYTES = 10,
-	SB_COL_DECIMAL = 11
+	SB_COL_DECIMAL = 11,
+	SB_COL_NUMERIC_ARRAY = 12,
+	SB_COL_DECIMAL_ARRAY = 13
 } SbColumnKind;
 
 /*

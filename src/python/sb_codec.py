@@ -164,7 +164,30 @@ def unpack_valid(bits, nrows):
 
 
 _VAR_KINDS = frozenset({sb_io.COL_TEXT, sb_io.COL_JSON, sb_io.COL_BYTES,
-                        sb_io.COL_DECIMAL})
+                        sb_io.COL_DECIMAL, sb_io.COL_NUMERIC_ARRAY, sb_io.COL_DECIMAL_ARRAY})
+
+
+def _numeric_leaves(value, number):
+    """A numeric[] from array_to_json, whose NaN and infinities are strings,
+    with them as numbers (float('nan'), Decimal('NaN'))."""
+    if type(value) is list:
+        return [_numeric_leaves(v, number) for v in value]
+    if type(value) is str:
+        return number(value)
+    return value
+
+
+def _numeric_array(text):
+    return _numeric_leaves(json.loads(text), float)
+
+
+def _decimal_array(text):
+    return _numeric_leaves(json.loads(text, parse_float=decimal.Decimal,
+                                      parse_int=decimal.Decimal), decimal.Decimal)
+
+
+_VAR_CONVERT = {sb_io.COL_JSON: json.loads, sb_io.COL_DECIMAL: decimal.Decimal,
+                sb_io.COL_NUMERIC_ARRAY: _numeric_array, sb_io.COL_DECIMAL_ARRAY: _decimal_array}
 
 
 _SHORT_TEXT_MIN_ROWS = 4096
@@ -322,7 +345,7 @@ def _decode_var(kind, view, nrows, pos, valid):
         if kind == sb_io.COL_TEXT:
             out[:] = texts
         else:
-            convert = json.loads if kind == sb_io.COL_JSON else decimal.Decimal
+            convert = _VAR_CONVERT[kind]
             present = valid if valid is not None else np.ones(nrows, bool)
             out[:] = [convert(t) if ok else None for t, ok in zip(texts, present.tolist())]
     if valid is not None:

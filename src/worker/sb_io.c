@@ -1041,5 +1041,7 @@ sb_io_init(void)
 	PyModule_AddIntConstant(m, "COL_JSON", SB_COL_JSON);
 	PyModule_AddIntConstant(m, "COL_BYTES", SB_COL_BYTES);
 	PyModule_AddIntConstant(m, "COL_DECIMAL", SB_COL_DECIMAL);
+	PyModule_AddIntConstant(m, "COL_NUMERIC_ARRAY", SB_COL_NUMERIC_ARRAY);
+	PyModule_AddIntConstant(m, "COL_DECIMAL_ARRAY", SB_COL_DECIMAL_ARRAY);
 	return m;
 }
