@@ -211,6 +211,10 @@ ORDER BY g, n;
 CREATE FUNCTION py_bad_set() RETURNS SETOF text
 LANGUAGE pysandbox AS 'return "abc"';
 SELECT * FROM py_bad_set();
+-- and so is a single value, with what to return instead
+CREATE FUNCTION py_one_for_set() RETURNS SETOF int
+LANGUAGE pysandbox AS 'return 5';
+SELECT * FROM py_one_for_set();
 
 -- void functions, prints as NOTICE, and DO blocks
 CREATE FUNCTION py_say(msg text) RETURNS void
@@ -324,7 +328,7 @@ DROP ROLE regress_pysandbox_lang;
 DROP FUNCTION py_add, py_is_none, py_nothing, py_types, py_next_day, py_stamp,
     py_json, py_bytes, py_array, py_numeric, py_big, py_swap, py_tuple, py_named,
     py_divmod, py_squares, py_empty, py_totals, py_pairs, py_mixed, py_records, py_bad_set,
-    py_say, py_fails, py_late, py_spin, py_summary, py_frame_shape, py_records_in,
+    py_one_for_set, py_say, py_fails, py_late, py_spin, py_summary, py_frame_shape, py_records_in,
     py_frame_types, py_event_types, py_record_types;
 DROP DOMAIN py_pos_pair;
 DROP TYPE py_event;

@@ -197,11 +197,24 @@ SELECT * FROM sandbox_rows($$
 def main(df):
     return df
 $$, '{"df": {"$query": "SELECT 1::int AS a, ''x''::text AS b WHERE false"}}') AS t(b text, a int);
--- a frame without columns has none of the declared columns
-SELECT pg_temp.rows_error('a int', $$
+-- no rows: None, pd.DataFrame() (if df.empty: return pd.DataFrame()), and
+-- a generator that yields none; a generator's dicts or tuples are rows
+SELECT count(*) FROM sandbox_rows($$
 import pandas as pd
 def main():
     return pd.DataFrame()
+$$) AS t(a int);
+SELECT count(*) FROM sandbox_rows('def main(): return None') AS t(a int);
+SELECT * FROM sandbox_rows($$
+def main():
+    return ({"a": i, "b": str(i)} for i in range(3) if i)
+$$) AS t(a int, b text);
+SELECT * FROM sandbox_rows('def main(): return zip(range(2), "xy")') AS t(a int, b text);
+-- rows but no columns have none of the declared columns
+SELECT pg_temp.rows_error('a int', $$
+import pandas as pd
+def main():
+    return pd.DataFrame(index=range(2))
 $$);
 -- a composite type without columns: one empty row per row of the result
 CREATE TYPE rows_nothing AS ();
@@ -219,7 +232,6 @@ SELECT (SELECT count(*) FROM sandbox_rows(NULL::rows_nothing, 'def main(): retur
        (SELECT count(*) FROM sandbox_rows(NULL::rows_nothing, 'def main(): return [{}, {}, {}]')) AS dicts;
 -- anything else is 42804
 SELECT pg_temp.rows_error('a int', 'def main(): return 5');
-SELECT pg_temp.rows_error('a int', 'def main(): return None');
 SELECT pg_temp.rows_error('a int', 'def main(): return {"a": [1, 2]}');
 SELECT pg_temp.rows_error('a int', 'def main(): return [1, 2]');
 SELECT pg_temp.rows_error('a int', 'def main(): return [{"a": 1}, (2,)]');

@@ -938,6 +938,13 @@ def _records_frame(rows, columns=None):
 def _as_frame(value, spec, func):
     """The function's result as a DataFrame with string column labels."""
     t = type(value)
+    if value is None or (t is pd.DataFrame and value.shape == (0, 0)):
+        # no rows: return None, or pd.DataFrame() (if df.empty: ...)
+        return pd.DataFrame({c["name"]: [] for c in spec}, index=pd.RangeIndex(0))
+    if t in _ITERATOR_TYPES or t in _VIEW_TYPES:
+        # a generator of dicts or tuples, as a LANGUAGE function may yield
+        value = list(value)
+        t = list
     if t is pd.Series:
         value = value.to_frame()
         t = pd.DataFrame

@@ -1231,7 +1231,8 @@ def _function_rows(value, shape, func, rows=None, budget=1 << 30):
                     % (func, len(value)), "42804")
             return value
         return [_one_row(value, func)]
-    if type(value) in (str, bytes, dict):
+    if type(value) in (str, bytes, dict) or not hasattr(type(value), "__iter__"):
+        # return 5 from a SETOF function: not "'int' object is not iterable"
         raise sb_codec.RowsError(
             '%s() returned a value of type "%s" for a set; return an iterable of %s '
             "(a list, a generator, a DataFrame) or None"
