@@ -112,6 +112,13 @@ def main():
         print("line", i)
     return 1
 $$);
+-- with group_by, all groups' prints together (one NOTICE says what was not shown)
+SELECT sandbox_execute($$
+def main(df):
+    for i in range(3):
+        print("group", df.g.iloc[0], i)
+    return 1
+$$, '{"df": {"$query": "SELECT g FROM generate_series(1, 3) g"}}', options => '{"group_by": "g"}');
 RESET pysandbox.max_print_bytes;
 RESET pysandbox.print;
 

@@ -277,6 +277,18 @@ typedef struct SbLimits
 	char		role[NAMEDATALEN];	/* the role of SB_SET_BY_ROLE, for hints */
 } SbLimits;
 
+/*
+ * print() output relayed as NOTICEs, counted against its caps: per call, or
+ * across the calls of one group_by call's groups in one process.
+ */
+typedef struct SbPrints
+{
+	uint64		notices;		/* prints relayed as NOTICEs */
+	uint64		kept_bytes;		/* printed bytes relayed or kept */
+	uint64		not_shown;		/* prints past the caps */
+	uint64		not_shown_bytes;
+} SbPrints;
+
 typedef struct SbRequest
 {
 	bool		numeric_decimal;	/* numeric inputs as Decimal */
@@ -286,6 +298,8 @@ typedef struct SbRequest
 	uint64		input_bytes;
 	bool		rows_mode;		/* sandbox_rows: columns come back, not jsonb */
 	bool		capture_output; /* sandbox_run: keep prints, do not relay */
+	SbPrints   *prints;			/* relayed prints counted here, or NULL: per
+								 * call (group_by: all groups') */
 	int			rows_ncols;		/* how many columns */
 	bool		python_layer;	/* pysandbox.python_layer when it was built */
 	char	   *allowed_modules;	/* pysandbox.allowed_modules then */
@@ -533,6 +547,7 @@ extern void sb_workspace_after_call(SbRequest *req, SbOutcome *out);
 extern void sb_workspace_discard_all(void);
 extern char *sb_limit_hint(const char *advice, const SbLimits *limits, SbLimitId i);
 extern void sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out);
+extern void sb_prints_report(const SbPrints *p);
 
 /* ---- sb_main.c: building requests ---- */
 extern void sb_check_args(FunctionCallInfo fcinfo, const char *function, int first,

@@ -103,11 +103,8 @@ typedef struct SbReader
 	SbDecoder	dec;			/* what may come next, and the output budget */
 	MemoryContext keep;			/* where RESULT, ERROR and row payloads go */
 	bool		capture;		/* keep STDOUT/STDERR text instead of NOTICEs */
-	uint64		notices;		/* prints relayed as NOTICEs */
-	uint64		kept_bytes;		/* printed bytes relayed or kept */
-	uint64		not_shown;		/* prints past SB_MAX_NOTICES or
-								 * pysandbox.max_print_bytes */
-	uint64		not_shown_bytes;
+	SbPrints	own;			/* this call's prints ... */
+	SbPrints   *prints;			/* ... or the group_by call's (req->prints) */
 	bool		bad;			/* the child broke the protocol */
 	bool		cut;			/* the output ended in the middle of a frame */
 	bool		any;			/* the child sent at least one byte */
@@ -121,6 +118,22 @@ typedef struct SbReader
 	size_t		buf_pos;
 	size_t		buf_len;
 } SbReader;
+
+/*
+ * Say how many prints were not relayed, if any: once per call, or once for
+ * all groups of a group_by call (its SbPrints).
+ */
+void
+sb_prints_report(const SbPrints *p)
+{
+	if (p->not_shown > 0)
+		ereport(NOTICE,
+				(errmsg("%llu more lines of print() output were not shown",
+						(unsigned long long) p->not_shown),
+				 errdetail("A call relays at most %d print() calls and %d bytes of them as notices (pysandbox.max_print_bytes); with group_by, all groups together.",
+						   SB_MAX_NOTICES, sb_max_print_bytes),
+				 errhint("Print less, or call sandbox_run, which returns the printed output.")));
+}
 
 /*
  * Small frames are received SB_READ_BUF bytes at a time and taken from
@@ -144,11 +157,11 @@ sb_frame_done(SbReader *rd, SbOutcome *out)
 			/* whole prints only, within their own cap (they cost the budget too) */
 			if (rd->len == 0 || (!rd->capture && sb_print_mode != SB_PRINT_NOTICE))
 				;
-			else if (rd->kept_bytes + rd->len > (uint64) sb_max_print_bytes ||
-					 (!rd->capture && rd->notices >= SB_MAX_NOTICES))
+			else if (rd->prints->kept_bytes + rd->len > (uint64) sb_max_print_bytes ||
+					 (!rd->capture && rd->prints->notices >= SB_MAX_NOTICES))
 			{
-				rd->not_shown++;
-				rd->not_shown_bytes += rd->len;
+				rd->prints->not_shown++;
+				rd->prints->not_shown_bytes += rd->len;
 			}
 			else if (rd->capture)
 			{
@@ -157,12 +170,12 @@ sb_frame_done(SbReader *rd, SbOutcome *out)
 
 				if (sb_text_ok(rd->payload, rd->len))
 					appendBinaryStringInfo(buf, rd->payload, rd->len);
-				rd->kept_bytes += rd->len;
+				rd->prints->kept_bytes += rd->len;
 			}
 			else
 			{
-				rd->notices++;
-				rd->kept_bytes += rd->len;
+				rd->prints->notices++;
+				rd->prints->kept_bytes += rd->len;
 				sb_emit_print(rd->payload, rd->len);
 			}
 			pfree(rd->payload);
@@ -628,6 +641,8 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 	rd.keep = old;
 	sb_decoder_init(&rd.dec, (uint64) limits->max_output_bytes, req->rows_mode, req->rows_ncols);
 	rd.capture = req->capture_output;
+	/* sandbox_run keeps each call's prints in its report, within its own caps */
+	rd.prints = req->prints != NULL && !req->capture_output ? req->prints : &rd.own;
 	rd.hold = req->hold;
 	rd.workspace = req->workspace != NULL;
 	rd.buf = palloc(SB_READ_BUF);
@@ -894,18 +909,13 @@ loop_done:
 		}
 	}
 
-	if (rd.not_shown > 0 && req->capture_output)
+	if (rd.own.not_shown > 0 && req->capture_output)
 		appendStringInfo(out->stdout_text,
 						 "\n... %llu more bytes of output (%llu prints) were not kept: pysandbox.max_print_bytes is %d\n",
-						 (unsigned long long) rd.not_shown_bytes,
-						 (unsigned long long) rd.not_shown, sb_max_print_bytes);
-	else if (rd.not_shown > 0)
-		ereport(NOTICE,
-				(errmsg("%llu more lines of print() output were not shown",
-						(unsigned long long) rd.not_shown),
-				 errdetail("A call relays at most %d print() calls and %d bytes of them as notices (pysandbox.max_print_bytes).",
-						   SB_MAX_NOTICES, sb_max_print_bytes),
-				 errhint("Print less, or call sandbox_run, which returns the printed output.")));
+						 (unsigned long long) rd.own.not_shown_bytes,
+						 (unsigned long long) rd.own.not_shown, sb_max_print_bytes);
+	else
+		sb_prints_report(&rd.own);
 
 	/*
 	 * A complete result and then the end of the output: a success, however

@@ -1181,7 +1181,11 @@ sb_groups_run(SbRequest *base, const SbLimits *limits, ArrayType *returns,
 		MemoryContextSwitchTo(old);
 	}
 
+	/* the groups' prints relayed as notices: capped together, reported once */
+	base->prints = &gs->prints;
 	sb_table_input_grouped(base, base->group_query, gs);
+	base->prints = NULL;
+	sb_prints_report(&gs->prints);
 
 	/* the call's usage: all groups' */
 	memset(usage, 0, sizeof(*usage));

@@ -50,6 +50,7 @@ typedef struct SbGroupScan
 {
 	SbRequest  *base;			/* the call's request (REQUEST payload ready) */
 	const SbLimits *limits;
+	SbPrints	prints;			/* the groups' prints relayed here */
 	const char *input;
 	int			nkeys;
 	SbGroupKey	keys[SB_MAX_GROUP_KEYS];

@@ -589,6 +589,7 @@ sb_group_worker_main(dsm_segment *seg, shm_toc *toc)
 	MemoryContext cxt;
 	SbWorkerGroup wg = {NULL, NULL};
 	SbGroupChild child = {NULL, 0};
+	SbPrints	prints;
 	ErrorContextCallback errcb;
 
 	if (ParallelWorkerNumber < 0 || ParallelWorkerNumber >= shared->nworkers)
@@ -604,6 +605,7 @@ sb_group_worker_main(dsm_segment *seg, shm_toc *toc)
 	errcb.arg = &wg;
 	errcb.previous = error_context_stack;
 	error_context_stack = &errcb;
+	memset(&prints, 0, sizeof(prints));
 
 	for (;;)
 	{
@@ -633,6 +635,7 @@ sb_group_worker_main(dsm_segment *seg, shm_toc *toc)
 
 		memset(&g, 0, sizeof(g));
 		memset(&lim, 0, sizeof(lim));
+		g.prints = &prints;		/* this worker's groups' prints, capped together */
 		g.rows_mode = h.rows_mode;
 		g.rows_ncols = h.rows_ncols;
 		g.python_layer = h.python_layer;
@@ -725,6 +728,7 @@ sb_group_worker_main(dsm_segment *seg, shm_toc *toc)
 		MemoryContextReset(cxt);
 	}
 	error_context_stack = errcb.previous;
+	sb_prints_report(&prints);
 	sb_group_child_drop(&child);
 	shm_mq_detach(in);
 	shm_mq_detach(out);
