@@ -119,6 +119,12 @@ def main():
     return {"environ": dict(os.environ),
             "reseeded_at_fork": sys.modules["sb_runtime"]._NUMPY_RESEEDED_AT_FORK}
 $$);
+-- the host's name is not the server's (a UTS namespace of its own)
+SELECT sandbox_execute($$
+import os
+def main():
+    return [os.uname().nodename]
+$$) -> 'main' -> 0 AS nodename;
 -- no file can be read: not /etc, not /proc, not the data directory (the
 -- process's working directory); with Landlock and the mount namespace
 -- together, nothing outside the library directories even exists

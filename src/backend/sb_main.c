@@ -621,7 +621,7 @@ sandbox_layers(PG_FUNCTION_ARGS)
 					 "no filesystem confinement; running without it (pysandbox.allow_weak_isolation)" :
 					 "no filesystem confinement; calls are refused unless pysandbox.allow_weak_isolation is on");
 	sb_layer_row(rsinfo, "namespaces", (layers & SB_LAYER_NAMESPACES) != 0,
-				 (layers & SB_LAYER_NAMESPACES) ? "new user, network (no interfaces) and IPC namespaces"
+				 (layers & SB_LAYER_NAMESPACES) ? "new user, network (no interfaces), IPC and UTS (host name \"sandbox\") namespaces"
 				 : "unprivileged user namespaces are not available on this server");
 	return (Datum) 0;
 }

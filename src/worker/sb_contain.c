@@ -171,7 +171,18 @@ sb_contain_oom(void)
 	close(fd);
 }
 
-#define SB_NAMESPACE_FLAGS (CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWIPC)
+#define SB_NAMESPACE_FLAGS (CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)
+
+/* uname()'s node name in a child: not the server's */
+#define SB_HOSTNAME "sandbox"
+
+static void
+sb_contain_hostname(void)
+{
+	if (sethostname(SB_HOSTNAME, strlen(SB_HOSTNAME)) < 0 ||
+		setdomainname("", 0) < 0)
+		sb_child_fail("name the sandbox's host", errno);
+}
 
 /*
  * Probe (in the worker, once): can a child of ours unshare its user, net
@@ -356,13 +367,18 @@ sb_contain_prepare(int data_fd, int claim_fd, const SbContainment *c)
 			sb_child_fail("enter the sandbox's mount namespace", errno);
 		close(userns);
 		close(mntns);
-		if (unshare(CLONE_NEWNET | CLONE_NEWIPC) < 0)
-			sb_child_fail("enter new network and IPC namespaces", errno);
+		if (unshare(CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS) < 0)
+			sb_child_fail("enter new network, IPC and UTS namespaces", errno);
+		sb_contain_hostname();
 		if (chdir("/") < 0)
 			sb_child_fail("change to the sandbox's root directory", errno);
 	}
-	else if ((c->flags & SB_SPAWN_NAMESPACES) && unshare(SB_NAMESPACE_FLAGS) < 0)
-		sb_child_fail("enter new user, network and IPC namespaces", errno);
+	else if (c->flags & SB_SPAWN_NAMESPACES)
+	{
+		if (unshare(SB_NAMESPACE_FLAGS) < 0)
+			sb_child_fail("enter new user, network, IPC and UTS namespaces", errno);
+		sb_contain_hostname();
+	}
 	sb_contain_drop_capabilities();
 
 	/*

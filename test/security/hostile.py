@@ -4531,7 +4531,9 @@ PAYLOADS = [
                 return self is o
             def __str__(self):
                 self.d.clear()
-                keep.append(bytearray(fake[0]))
+                # the freed value's block is reused by one of these, wherever
+                # its pool stands among the size class's pools
+                keep.extend(bytearray(fake[0]) for _ in range(2000))
                 return "k"
         def handler(o):
             got.append(o)
