@@ -889,6 +889,10 @@ def _native_code_help(exc):
     return None
 
 
+# pandas' own (the code may define classes of the same names)
+_UndefinedVariableError = getattr(pd.errors, "UndefinedVariableError", None)
+_IntCastingNaNError = getattr(pd.errors, "IntCastingNaNError", None)
+
 _FENCE_HINT = ("The code is wrapped in a markdown code fence (```): send only the Python "
                "between the fences.")
 
@@ -1002,11 +1006,11 @@ def _exception_help(exc, inputs):
                 'figure a PNG), or print() it')
     if isinstance(exc, SQLError) and type(exc.hint) is str and exc.hint:
         return exc.hint     # what PostgreSQL (or sql()) said to do
-    if type(exc).__name__ == "UndefinedVariableError":     # df.query(), df.eval()
+    if type(exc) is _UndefinedVariableError:     # df.query(), df.eval()
         return _query_name_help(exc)
     if type(exc) is NameError:
         return _name_help(exc)
-    if type(exc).__name__ == "IntCastingNaNError":
+    if type(exc) is _IntCastingNaNError:
         return ('the column has missing values (NULL, NaN) or inf: drop them first '
                 '(s.dropna().astype(int)), fill them (s.fillna(0).astype(int)), or keep '
                 'the missing values with s.astype("Int64")')

@@ -446,5 +446,64 @@ class RowsOfPythonValuesTests(unittest.TestCase):
             self.assertIn(b"inf\0", b"".join(bytes(memoryview(p).cast("B")) for p in payloads[0]))
 
 
+class Review37Tests(unittest.TestCase):
+    """Values the analytics battery of review 37 found refused or wrong."""
+
+    def test_far_dates_keep_their_value(self):
+        # before 1677 and after 2262: microseconds since 1970, UTC
+        self.assertEqual(sb_codec._far_micros(datetime.date(1500, 1, 1)),
+                         (datetime.date(1500, 1, 1) - datetime.date(1970, 1, 1)).days * 86400000000)
+        east = datetime.timezone(datetime.timedelta(hours=5))
+        self.assertEqual(sb_codec._far_micros(datetime.datetime(3000, 1, 1, 5, tzinfo=east)),
+                         sb_codec._far_micros(datetime.datetime(3000, 1, 1)))
+        self.assertIsNone(sb_codec._far_micros("3000-01-01"))
+        spec = [{"name": "d", "kind": _io.COL_DATE, "type": "date"}]
+        n, payloads = sb_codec.encode_rows([(datetime.date(1500, 1, 1),), (None,)], spec, "f", 1 << 20)
+        micros = np.frombuffer(bytes(memoryview(payloads[0][2]).cast("B")), "<i8").tolist()
+        self.assertEqual(micros[0], sb_codec._far_micros(datetime.date(1500, 1, 1)))
+        with self.assertRaisesRegex(sb_codec.RowsError, "does not fit type date"):
+            sb_codec.encode_rows([("not a date",)], spec, "f", 1 << 20)
+
+    def test_relative_offsets_as_intervals(self):
+        from dateutil.relativedelta import relativedelta
+        self.assertEqual(sb_codec._relative_interval(pd.DateOffset(months=1, days=2)),
+                         "1 months 2 days")
+        self.assertEqual(sb_codec._relative_interval(pd.DateOffset(months=2) * 3), "6 months")
+        self.assertEqual(sb_codec._relative_interval(relativedelta(years=1, weeks=2)),
+                         "1 years 14 days")
+        self.assertIsNone(sb_codec._relative_interval(pd.DateOffset(day=31)))
+        self.assertIsNone(sb_codec._relative_interval(relativedelta(day=31)))
+        self.assertIsNone(sb_codec._relative_interval(pd.offsets.MonthEnd()))
+
+    def test_uuid_and_zero_d_arrays(self):
+        import uuid
+        u = uuid.UUID("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11")
+        self.assertEqual(json.loads(sb_codec.dumps([u, np.array(2.5), np.array("x")], 1 << 20)),
+                         [str(u), 2.5, "x"])
+        self.assertEqual(sb_codec._text_value(u, "text", "c", 0, "uuid"), str(u))
+
+    def test_numeric_arrays(self):
+        payload = text_payload(['[1.5, 2, "NaN", "-Infinity", null]', None])
+        floats = sb_codec.decode_column(_io.COL_NUMERIC_ARRAY, 2, payload)
+        self.assertEqual(floats[0][:2], [1.5, 2])
+        self.assertTrue(floats[0][2] != floats[0][2])
+        self.assertEqual(floats[0][3:], [float("-inf"), None])
+        self.assertIsNone(floats[1])
+        payload = text_payload(['[[123456789012345678901234567890.1, "NaN"]]'])
+        decimals = sb_codec.decode_column(_io.COL_DECIMAL_ARRAY, 1, payload)[0]
+        self.assertEqual(decimals[0][0], decimal.Decimal("123456789012345678901234567890.1"))
+        self.assertTrue(decimals[0][1].is_nan())
+        # a text[] is plain JSON: its strings stay strings
+        self.assertEqual(sb_codec.decode_column(_io.COL_JSON, 1, text_payload(['["NaN"]']))[0],
+                         ["NaN"])
+
+    def test_no_rows_and_generators(self):
+        spec = [{"name": "a", "kind": _io.COL_INT64}]
+        for value in (None, pd.DataFrame(), iter(())):
+            self.assertEqual(sb_codec.encode_rows(value, spec, "f", 1 << 20)[0], 0)
+        n, _ = sb_codec.encode_rows(({"a": i} for i in range(3)), spec, "f", 1 << 20)
+        self.assertEqual(n, 3)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=1)
