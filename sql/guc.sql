@@ -265,6 +265,14 @@ RESET ROLE;
 RESET pysandbox.python_layer;
 ALTER ROLE regress_pysandbox_user RESET ALL;
 ALTER ROLE regress_pysandbox_user IN DATABASE :"dbname" RESET ALL;
+-- as a login as the role would get them: the database's where the role has
+-- none (this session, logged in before, has the default)
+ALTER DATABASE :"dbname" SET pysandbox.timeout = '250ms';
+SET ROLE regress_pysandbox_user;
+SELECT sandbox_execute('def main():
+    while True: pass');
+RESET ROLE;
+ALTER DATABASE :"dbname" RESET pysandbox.timeout;
 SET ROLE regress_pysandbox_user;
 SELECT sandbox_execute('import json
 def main(): return 1');

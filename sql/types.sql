@@ -421,6 +421,11 @@ def main(df):
     return [None if row is None else [type(v).__name__ + ':' + str(v) for v in row] for row in df.n]
 $$, '{"df": {"$query": "SELECT array[1.5, 2, 123456789012345678901234567890.1, ''NaN'', ''-Infinity'', NULL]::numeric[] n UNION ALL SELECT NULL"}}',
     options => '{"numeric": "decimal"}');
+-- and they go back into a numeric[] as they came, NaN included
+SELECT t.n::text FROM sandbox_rows($$
+def main(df):
+    return df
+$$, '{"df": {"$query": "SELECT array[1.5, ''NaN'', NULL]::numeric[] n"}}') AS t(n numeric[]);
 -- a text[] keeps its strings
 SELECT sandbox_execute($$
 def main(df):

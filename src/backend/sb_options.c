@@ -517,7 +517,7 @@ sb_limits_from_options(SbLimits *limits, Jsonb *options)
 {
 	int			settings[SB_NLIMITS];
 	const SbOptionValues *g = sb_options_setting;
-	const char *stored = sb_role_options();
+	const char *stored = sb_role_options() ? pstrdup(sb_role_options()) : NULL;
 	SbOptionValues role;
 	SbOptionValues call;
 	int			max_parallel = sb_role_int(SB_ROLE_MAX_PARALLEL);
@@ -553,7 +553,7 @@ sb_limits_from_options(SbLimits *limits, Jsonb *options)
 		if (sb_role_lowered(i))
 		{
 			limits->set_by[i] = SB_SET_BY_ROLE;
-			strlcpy(limits->role, GetUserNameFromId(GetUserId(), false), NAMEDATALEN);
+			strlcpy(limits->role, sb_role_name(), NAMEDATALEN);
 		}
 		limits->setting[i] = settings[i];
 		if (g != NULL && g->has[i] && g->value[i] < *field)
@@ -565,7 +565,7 @@ sb_limits_from_options(SbLimits *limits, Jsonb *options)
 		{
 			*field = role.value[i];
 			limits->set_by[i] = SB_SET_BY_ROLE_OPTIONS;
-			strlcpy(limits->role, GetUserNameFromId(GetUserId(), false), NAMEDATALEN);
+			strlcpy(limits->role, sb_role_name(), NAMEDATALEN);
 		}
 		limits->allowed[i] = *field;
 		if (options == NULL || !call.has[i])
@@ -634,7 +634,7 @@ sb_limits_from_options(SbLimits *limits, Jsonb *options)
 					 errmsg("options.parallel cannot exceed pysandbox.max_parallel (%d)", max_parallel),
 					 sb_role_lowered(SB_ROLE_MAX_PARALLEL) ?
 					 errhint("Ask an administrator to raise pysandbox.max_parallel for role \"%s\", or run fewer groups at once.",
-							 GetUserNameFromId(GetUserId(), false)) :
+							 sb_role_name()) :
 					 errhint("Ask an administrator to raise pysandbox.max_parallel, or run fewer groups at once.")));
 		limits->parallel = call.parallel;
 	}

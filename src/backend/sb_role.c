@@ -8,15 +8,15 @@
  * SECURITY DEFINER function.  Poolers and API servers (PostgREST, say) log
  * in as one role and switch to each request's: the limits an administrator
  * set for the role that runs the code would not apply to it.  So when the
- * current role is not the one that logged in, a call reads the current
- * role's stored pysandbox settings (in this database, else in all, as a
- * login would) and applies the stricter of them and the session's: the
- * lower limit, the modules both allowlists allow, the Python layer on if
- * either has it on, the fuller audit line.  A role switch never loosens
- * anything.  An invalid stored value refuses the call, as one given before
+ * current role is not the one that logged in, a call works out the
+ * pysandbox settings a login as the current role would get (its own in
+ * this database, its own, the database's, all roles') and applies the
+ * stricter of them and the session's: the lower limit, the modules both
+ * allowlists allow, the Python layer on if either has it on, the fuller
+ * audit line.  A role switch never loosens anything.  An invalid stored value refuses the call, as one given before
  * the library was loaded does (sb_guc.c).
  *
- * Read once per command of a transaction (a few index lookups in
+ * Read once per statement and command (four index lookups in
  * pg_db_role_setting), and not at all while the login role is current.
  */
 #include "pysandbox.h"
@@ -26,6 +26,7 @@
 #include "access/table.h"
 #include "access/xact.h"
 #include "catalog/pg_db_role_setting.h"
+#include "commands/dbcommands.h"
 #include "miscadmin.h"
 #include "storage/proc.h"
 #include "utils/acl.h"
@@ -58,6 +59,8 @@ static struct
 	Oid			role;
 	LocalTransactionId lxid;
 	CommandId	cid;
+	TimestampTz statement;		/* read again for each statement, too */
+	NameData	name;			/* the role's name, for hints */
 	bool		has[SB_ROLE_NINTS];
 	int			value[SB_ROLE_NINTS];
 	char	   *options;		/* its pysandbox.options, or NULL */
@@ -71,17 +74,18 @@ static struct
 
 static MemoryContext sb_role_cxt = NULL;
 
+/* what the settings being read were stored for, for errors */
+static const char *sb_role_where = "";
+
 static void
 sb_role_invalid(const char *name, const char *value)
 {
-	char	   *role = GetUserNameFromId(GetUserId(), false);
-
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("invalid value for %s stored for role \"%s\": \"%s\"",
-					name, role, value),
+			 errmsg("invalid value for %s stored %s: \"%s\"",
+					name, sb_role_where, value),
 			 errdetail("After SET ROLE, and in a SECURITY DEFINER function, calls apply the current role's stored pysandbox settings where they are stricter; they are refused while one is invalid."),
-			 errhint("Have a superuser correct it with ALTER ROLE ... SET %s, or remove it with ALTER ROLE ... RESET %s.",
+			 errhint("Have a superuser correct it with ALTER ROLE (or ALTER DATABASE) ... SET %s, or remove it with ... RESET %s.",
 					 name, name)));
 }
 
@@ -95,9 +99,12 @@ sb_role_take(const char *item)
 	int			flags;
 	int			i;
 
-	if (eq == NULL || strncmp(item, "pysandbox.", 10) != 0)
+	/* names are case-insensitive, as PostgreSQL's own lookup is */
+	if (eq == NULL || pg_strncasecmp(item, "pysandbox.", 10) != 0)
 		return;
 	name = pnstrdup(item, eq - item);
+	for (char *c = name; *c; c++)
+		*c = pg_tolower((unsigned char) *c);
 	value = eq + 1;
 	for (i = 0; i < SB_ROLE_NINTS; i++)
 		if (strcmp(name, sb_role_ints[i].name) == 0)
@@ -147,6 +154,13 @@ sb_role_read(Relation rel, Oid database, Oid role)
 	SysScanDesc scan;
 	HeapTuple	tup;
 
+	if (!OidIsValid(role))
+		sb_role_where = OidIsValid(database) ?
+			psprintf("for database \"%s\"", get_database_name(database)) : "for all roles";
+	else
+		sb_role_where = psprintf(OidIsValid(database) ? "for role \"%s\" in database \"%s\"" :
+								 "for role \"%s\"", GetUserNameFromId(role, false),
+								 OidIsValid(database) ? get_database_name(database) : "");
 	ScanKeyInit(&keys[0], Anum_pg_db_role_setting_setdatabase,
 				BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(database));
 	ScanKeyInit(&keys[1], Anum_pg_db_role_setting_setrole,
@@ -186,7 +200,8 @@ sb_role_load(void)
 	if (role == GetAuthenticatedUserId())
 		return false;			/* applied at login, as PostgreSQL does */
 	if (sb_role.valid && sb_role.role == role && sb_role.lxid == MyProc->lxid &&
-		sb_role.cid == GetCurrentCommandId(false))
+		sb_role.cid == GetCurrentCommandId(false) &&
+		sb_role.statement == GetCurrentStatementStartTimestamp())
 		return true;
 
 	if (sb_role_cxt == NULL)
@@ -197,14 +212,23 @@ sb_role_load(void)
 	sb_role.python_layer = sb_role.log_calls = sb_role.log_code = -1;
 
 	rel = table_open(DbRoleSettingRelationId, AccessShareLock);
-	/* as at login: the role's own in this database win over its own in all */
+
+	/*
+	 * As at login, each level over the one before: ALTER ROLE ALL, ALTER
+	 * DATABASE, the role's own, the role's own in this database.  (The
+	 * session's values came the same way for the login role.)
+	 */
+	sb_role_read(rel, InvalidOid, InvalidOid);
+	sb_role_read(rel, MyDatabaseId, InvalidOid);
 	sb_role_read(rel, InvalidOid, role);
 	sb_role_read(rel, MyDatabaseId, role);
 	table_close(rel, AccessShareLock);
 
+	namestrcpy(&sb_role.name, GetUserNameFromId(role, false));
 	sb_role.role = role;
 	sb_role.lxid = MyProc->lxid;
 	sb_role.cid = GetCurrentCommandId(false);
+	sb_role.statement = GetCurrentStatementStartTimestamp();
 	sb_role.valid = true;
 	return true;
 }
@@ -225,6 +249,13 @@ bool
 sb_role_lowered(SbRoleInt i)
 {
 	return sb_role_load() && sb_role.has[i] && sb_role.value[i] < *sb_role_ints[i].session;
+}
+
+/* The current role's name, when its stored settings apply (for hints). */
+const char *
+sb_role_name(void)
+{
+	return sb_role_load() ? NameStr(sb_role.name) : NULL;
 }
 
 /* The current role's stored pysandbox.options, or NULL. */

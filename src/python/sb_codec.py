@@ -123,17 +123,17 @@ def _relative_interval(v):
     t = type(v)
     if t is pd.DateOffset:
         kwds = v.kwds
-        if any(k not in _RELATIVE_UNITS for k in kwds):
+        if v.normalize or any(k not in _RELATIVE_UNITS for k in kwds):
             return None
         amounts = [(k, kwds[k] * v.n) for k in _RELATIVE_UNITS if k in kwds]
     elif _relativedelta is not None and t is _relativedelta:
-        if any(getattr(v, k) is not None for k in _ABSOLUTE_FIELDS):
+        if v.leapdays or any(getattr(v, k) is not None for k in _ABSOLUTE_FIELDS):
             return None
         # its weeks are part of its days
         amounts = [(k, getattr(v, k)) for k in _RELATIVE_UNITS if k != "weeks"]
     else:
         return None
-    return " ".join("%r %s" % (n, k) for k, n in amounts if n) or "0 seconds"
+    return " ".join("%s %s" % (n, k) for k, n in amounts if n) or "0 seconds"
 
 
 class OutputLimitExceeded(Exception):
@@ -177,16 +177,35 @@ def _numeric_leaves(value, number):
     return value
 
 
+# json's C scanners, bound now: json.loads() looks up JSONDecoder's methods
+# when called, and a workspace's earlier call may have replaced them (the
+# next call's inputs are decoded out of the call, without the guards)
+_SCAN_JSON = json.decoder.JSONDecoder().scan_once
+_SCAN_DECIMAL_JSON = json.decoder.JSONDecoder(parse_float=decimal.Decimal,
+                                              parse_int=decimal.Decimal).scan_once
+
+
+def _json_value(text, scan=_SCAN_JSON):
+    """One JSON value of a column (json's text may have spaces around it)."""
+    text = text.strip(" \t\n\r")
+    try:
+        value, end = scan(text, 0)
+    except StopIteration:
+        raise ValueError("corrupt JSON column") from None
+    if end != len(text):
+        raise ValueError("corrupt JSON column")
+    return value
+
+
 def _numeric_array(text):
-    return _numeric_leaves(json.loads(text), float)
+    return _numeric_leaves(_json_value(text), float)
 
 
 def _decimal_array(text):
-    return _numeric_leaves(json.loads(text, parse_float=decimal.Decimal,
-                                      parse_int=decimal.Decimal), decimal.Decimal)
+    return _numeric_leaves(_json_value(text, _SCAN_DECIMAL_JSON), decimal.Decimal)
 
 
-_VAR_CONVERT = {sb_io.COL_JSON: json.loads, sb_io.COL_DECIMAL: decimal.Decimal,
+_VAR_CONVERT = {sb_io.COL_JSON: _json_value, sb_io.COL_DECIMAL: decimal.Decimal,
                 sb_io.COL_NUMERIC_ARRAY: _numeric_array, sb_io.COL_DECIMAL_ARRAY: _decimal_array}
 
 
@@ -1155,15 +1174,22 @@ def _encode_datetime(series, name, kind, sqltype=None):
     return _fixed_payload(valid, micros)
 
 
-def _array_literal(value, name, row):
+# arrays whose elements may be NaN (a list's NaN is a value, not missing)
+_NAN_ARRAYS = frozenset({"numeric[]", "double precision[]", "real[]"})
+
+
+def _array_literal(value, name, row, sqltype=None):
     """A PostgreSQL array literal for a (nested) list."""
     parts = []
     for v in value:
         t = type(v)
-        if _is_null(v):
+        if sqltype in _NAN_ARRAYS and ((t in _FLOAT_TYPES and v != v) or
+                                       (t is decimal.Decimal and v.is_nan())):
+            parts.append("NaN")
+        elif _is_null(v):
             parts.append("NULL")
-        elif t is list or t is tuple or t is np.ndarray:
-            parts.append(_array_literal(list(v), name, row))
+        elif t is list or t is tuple or (t is np.ndarray and v.ndim > 0):
+            parts.append(_array_literal(list(v), name, row, sqltype))
         else:
             text = _text_value(v, "text", name, row)
             parts.append('"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"')
@@ -1179,6 +1205,8 @@ def _text_value(v, category, name, row, sqltype=None):
     if t is uuid.UUID:
         return str(v)
     if t is np.ndarray and v.ndim == 0:
+        if type(v[()]) is np.ndarray:       # an array in an array in ...
+            raise _bad_value(name, row, v, "type %s" % sqltype if sqltype else "a column")
         return _text_value(v[()], category, name, row, sqltype)
     if t is np.str_:
         return str.__str__(v)
@@ -1216,7 +1244,7 @@ def _text_value(v, category, name, row, sqltype=None):
         raise _bad_value(name, row, v, "a text column (decode the bytes first)")
     if t is dict or t is list or t is tuple or t is np.ndarray:
         if category == "array" and t is not dict:
-            return _array_literal(list(v), name, row)
+            return _array_literal(list(v), name, row, sqltype)
         if category == "json" or t is dict:
             return dumps(v, 1 << 30, path='column "%s", row %d' % (name, row + 1))
         return _array_literal(list(v), name, row)

@@ -355,7 +355,8 @@ def _exercise():
         payload = bytearray(b"\x01\x00\x00\x00\x00\x00\x00\x00\x03") + raw.tobytes()
         sb_codec.decode_column(kind, 3, payload)
     text = bytearray(8) + np.array([0, 2, 4, 6], dtype="<i8").tobytes() + b"1\0002\0003\000"
-    for kind in (sb_io.COL_TEXT, sb_io.COL_JSON, sb_io.COL_DECIMAL, sb_io.COL_BYTES):
+    for kind in (sb_io.COL_TEXT, sb_io.COL_JSON, sb_io.COL_DECIMAL, sb_io.COL_BYTES,
+                 sb_io.COL_NUMERIC_ARRAY, sb_io.COL_DECIMAL_ARRAY):
         sb_codec.decode_column(kind, 3, text)
     sb_codec.dumps({"a": frame.head(), "b": grouped["x"]["sum"],
                     "c": np.float64(1.5), "d": frame["t"].head()}, 1 << 30)

@@ -497,6 +497,39 @@ class Review37Tests(unittest.TestCase):
         self.assertEqual(sb_codec.decode_column(_io.COL_JSON, 1, text_payload(['["NaN"]']))[0],
                          ["NaN"])
 
+    def test_nan_elements_of_float_arrays_stay_nan(self):
+        # a list's NaN is a value: numeric[] and float arrays keep it (rev38)
+        nan = float("nan")
+        self.assertEqual(sb_codec._text_value([1.5, nan, None], "array", "a", 0, "numeric[]"),
+                         '{"1.5",NaN,NULL}')
+        self.assertEqual(sb_codec._text_value([decimal.Decimal("NaN")], "array", "a", 0,
+                                              "double precision[]"), "{NaN}")
+        self.assertEqual(sb_codec._text_value([nan], "array", "a", 0, "integer[]"), "{NULL}")
+
+    def test_odd_offsets_are_not_intervals(self):
+        from dateutil.relativedelta import relativedelta
+        self.assertIsNone(sb_codec._relative_interval(relativedelta(years=1, leapdays=1)))
+        self.assertIsNone(sb_codec._relative_interval(pd.DateOffset(days=1, normalize=True)))
+        self.assertEqual(sb_codec._relative_interval(pd.DateOffset(days=np.int64(3))), "3 days")
+
+    def test_nested_zero_d_arrays_are_refused(self):
+        inner = np.empty((), dtype=object)
+        inner[()] = inner
+        with self.assertRaises(sb_codec.RowsError):
+            sb_codec._text_value(inner, "text", "a", 0, "text")
+
+    def test_json_columns_with_spaces_and_a_replaced_decoder(self):
+        payload = text_payload([' {"a": [1, 2.5]}\n', "null"])
+        saved = json.JSONDecoder.raw_decode
+        json.JSONDecoder.raw_decode = lambda *a, **k: (_ for _ in ()).throw(AssertionError("ran"))
+        try:
+            self.assertEqual(sb_codec.decode_column(_io.COL_JSON, 2, payload).tolist(),
+                             [{"a": [1, 2.5]}, None])
+        finally:
+            json.JSONDecoder.raw_decode = saved
+        with self.assertRaises(ValueError):
+            sb_codec.decode_column(_io.COL_JSON, 1, text_payload(['{"a": 1} x']))
+
     def test_no_rows_and_generators(self):
         spec = [{"name": "a", "kind": _io.COL_INT64}]
         for value in (None, pd.DataFrame(), iter(())):
