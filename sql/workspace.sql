@@ -293,6 +293,28 @@ def main():
     return str((1).__class__)
 $$);
 
+-- a call that replaces json's decoder methods does not get them run on the
+-- next call's inputs (read out of the call, with the guards off)
+SELECT sandbox_workspace_open() AS wsj \gset
+SELECT format('{"workspace": "%s"}', :'wsj') AS wsjopt \gset
+SELECT sandbox_execute($$
+import json
+def main(ws):
+    seen = []
+    real = json.JSONDecoder.raw_decode
+    def spy(self, s, idx=0):
+        seen.append(s)
+        return real(self, s, idx)
+    json.JSONDecoder.raw_decode = spy
+    ws["seen"] = seen
+    return "replaced"
+$$, '{}', '{main}', :'wsjopt');
+SELECT sandbox_execute($$
+def main(ws, t):
+    return {"seen": list(ws["seen"]), "j": t.j[0]}
+$$, '{"t": {"$query": "SELECT jsonb_build_object(''a'', 1) AS j"}}', '{main}', :'wsjopt');
+SELECT sandbox_workspace_close(:'wsjopt'::jsonb ->> 'workspace');
+
 -- DISCARD ALL (a pooler's reset) ends every workspace of the session,
 -- once PostgreSQL lets it run
 SELECT sandbox_workspace_open() IS NOT NULL AS opened;
