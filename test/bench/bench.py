@@ -74,6 +74,7 @@ import json
 import math
 import os
 import platform
+import random
 import statistics
 import subprocess
 import sys
@@ -412,8 +413,15 @@ class Result:
 def run_round_robin(workload, contenders, reps):
     """contenders: [(name, fn, note)]; fn() returns the result value.
 
-    Each is warmed once, then the reps are interleaved.  A contender that
-    raises ContenderNA is shown as n/a; any other exception is an error."""
+    Each is warmed once, then the reps are interleaved, in an order shuffled
+    for each round (seeded: the same in every run).  In a fixed order one
+    contender always came right after the client's, and on a virtual
+    machine that hands freed memory back to its host (free page reporting)
+    the first call after the client's DataFrame is freed faults its pages
+    in from the host: workload 2's $table child took 200 ms of CPU there
+    against 70 elsewhere, its median doubled, and $query, next, was not
+    touched (doc/performance.md).  A contender that raises ContenderNA is
+    shown as n/a; any other exception is an error."""
     results = []
     live = []
     for name, fn, note in contenders:
@@ -426,8 +434,10 @@ def run_round_robin(workload, contenders, reps):
             r.na = str(e)
         except Exception as e:     # noqa: BLE001 - reported, exit status set
             r.error = "%s: %s" % (type(e).__name__, str(e).strip())
-    for _ in range(reps):
-        for r, fn in live:
+    for rep in range(reps):
+        order = list(live)
+        random.Random(1000 + rep).shuffle(order)
+        for r, fn in order:
             if r.error:
                 continue
             t = time.perf_counter()
