@@ -300,7 +300,8 @@ SELECT pg_temp.rows_error('f float8', 'def main(): return [("1.5",)]');
 
 --
 -- numeric: travels as text, so no digit is lost: floats by their shortest
--- repr (integral ones as integers), ints and Decimals exactly
+-- repr (integral ones as integers), ints and Decimals exactly; a float's NaN
+-- is NULL (pandas' missing value), a Decimal's NaN is NaN
 --
 SELECT * FROM sandbox_rows($$
 import numpy as np, pandas as pd

@@ -426,6 +426,15 @@ SELECT t.n::text FROM sandbox_rows($$
 def main(df):
     return df
 $$, '{"df": {"$query": "SELECT array[1.5, ''NaN'', NULL]::numeric[] n"}}') AS t(n numeric[]);
+-- in decimal mode numeric's NaN is Decimal('NaN'), and goes back as NaN
+-- (a float's NaN is pandas' missing value: NULL)
+SELECT t.x::text, t.y::text FROM sandbox_rows($$
+import decimal
+def main(df):
+    df["y"] = [float("nan"), 2.5, None]
+    return df
+$$, '{"df": {"$query": "SELECT x FROM (VALUES (''NaN''::numeric), (3.14159), (NULL)) v(x)"}}',
+    'main', '{"numeric": "decimal"}') AS t(x numeric, y numeric);
 -- a text[] keeps its strings
 SELECT sandbox_execute($$
 def main(df):

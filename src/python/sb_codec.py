@@ -1319,7 +1319,11 @@ def _encode_text(series, name, category, sqltype=None):
     else:
         values = list(series.array)
     for i, v in enumerate(values):
-        if _is_null(v):
+        if category == "numeric" and type(v) is decimal.Decimal and v.is_nan():
+            # a Decimal's NaN is a value (decimal mode gives numeric's NaN
+            # as one, and NULL as None); a float's NaN is pandas' missing
+            pieces.append(b"NaN")
+        elif _is_null(v):
             valid[i] = False
             pieces.append(b"")
         else:
