@@ -411,6 +411,16 @@ def main():
     return [uuid.UUID("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11")]
 $$);
 SELECT pg_temp.rows_error('a inet', 'def main(): return [(object(),)]');
+-- a composite column from a dict (by field), a namedtuple or a tuple
+SELECT k, p, (p).name IS NULL AS name_null FROM sandbox_rows($$
+import collections
+def main():
+    Named = collections.namedtuple("Named", "name id")
+    return [{"k": 1, "p": {"id": 1, "name": 'a "q" b'}}, {"k": 2, "p": (2, "b,c")},
+            {"k": 3, "p": Named("z", 3)}, {"k": 4, "p": (4, "")}, {"k": 5, "p": {"id": 5}},
+            {"k": 6, "p": None}]
+$$) AS t(k int, p rows_pair);
+SELECT pg_temp.rows_error('p rows_pair', 'def main(): return [((1, "a", 3),)]');
 -- a 0-d numpy array is its value
 SELECT sandbox_execute($$
 import numpy as np

@@ -28,6 +28,7 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
+#include "utils/typcache.h"
 
 PG_FUNCTION_INFO_V1(sandbox_rows);
 PG_FUNCTION_INFO_V1(sandbox_rows_text);
@@ -97,6 +98,8 @@ sb_text_category(Oid basetype)
 		return "numeric";
 	if (type_is_array(basetype))
 		return "array";
+	if (type_is_rowtype(basetype))
+		return "record";
 	return "text";
 }
 
@@ -333,6 +336,25 @@ sb_rows_declare(SbRequest *req, TupleDesc tupdesc, MemoryContext cache_cxt)
 						 c->kind == SB_COL_TEXT ? sb_text_category(c->basetype) : "");
 		/* named in the child's errors: "does not fit a uuid column" */
 		escape_json(&req->json, format_type_be(c->typid));
+		if (c->kind == SB_COL_TEXT && type_is_rowtype(c->basetype))
+		{
+			/* a composite column: its fields, for a dict's or tuple's record */
+			TupleDesc	fields = lookup_rowtype_tupdesc(c->basetype, -1);
+			bool		first = true;
+
+			appendStringInfoString(&req->json, ",\"fields\":[");
+			for (int f = 0; f < fields->natts; f++)
+			{
+				if (TupleDescAttr(fields, f)->attisdropped)
+					continue;
+				if (!first)
+					appendStringInfoChar(&req->json, ',');
+				escape_json(&req->json, NameStr(TupleDescAttr(fields, f)->attname));
+				first = false;
+			}
+			appendStringInfoChar(&req->json, ']');
+			ReleaseTupleDesc(fields);
+		}
 		appendStringInfoChar(&req->json, '}');
 		ro->ncols++;
 	}

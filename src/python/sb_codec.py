@@ -1196,12 +1196,44 @@ def _array_literal(value, name, row, sqltype=None):
     return "{" + ",".join(parts) + "}"
 
 
-def _text_value(v, category, name, row, sqltype=None):
+def _record_literal(v, fields, name, row, sqltype):
+    """A composite column's value from a dict (by field name), a namedtuple,
+    or a tuple or list (in field order): its record literal, or None if v
+    is none of these."""
+    t = type(v)
+    if t is dict:
+        values = [v.get(f) for f in fields]
+    elif isinstance(v, tuple) and type(getattr(t, "_fields", None)) is tuple:
+        given = dict(zip(t._fields, tuple.__iter__(v)))
+        values = [given.get(f) for f in fields]
+    elif t is tuple or t is list:
+        if len(v) != len(fields):
+            raise RowsError('column "%s", row %d: %d values for type %s, which has %d fields (%s)'
+                            % (name, row + 1, len(v), sqltype, len(fields), ", ".join(fields)),
+                            _MISMATCH)
+        values = list(v)
+    else:
+        return None
+    parts = []
+    for x in values:
+        if _is_null(x):
+            parts.append("")
+        else:
+            text = _text_value(x, "text", name, row)
+            parts.append('"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"')
+    return "(" + ",".join(parts) + ")"
+
+
+def _text_value(v, category, name, row, sqltype=None, fields=None):
     """The PostgreSQL text form of one value, for the type's input function
-    (sqltype: the column's type, for the error)."""
+    (sqltype: the column's type, for the error; fields: a composite type's)."""
     t = type(v)
     if t is str:
         return v
+    if category == "record" and fields:
+        record = _record_literal(v, fields, name, row, sqltype)
+        if record is not None:
+            return record
     if t is uuid.UUID:
         return str(v)
     if t is np.ndarray and v.ndim == 0:
@@ -1291,7 +1323,7 @@ def _encode_plain_strings(series):
     return [nulls.to_bytes(8, "little"), bits, offsets, data]
 
 
-def _encode_text(series, name, category, sqltype=None):
+def _encode_text(series, name, category, sqltype=None, fields=None):
     if series.dtype == object or pd.api.types.is_string_dtype(series.dtype):
         fast = _encode_plain_strings(series)
         if fast is not None:
@@ -1327,7 +1359,8 @@ def _encode_text(series, name, category, sqltype=None):
             valid[i] = False
             pieces.append(b"")
         else:
-            pieces.append(_text_value(v, category, name, i, sqltype).encode("utf-8", "surrogatepass"))
+            pieces.append(_text_value(v, category, name, i, sqltype, fields)
+                          .encode("utf-8", "surrogatepass"))
     # each value is followed by a NUL byte (see sb_protocol.h)
     lengths = np.fromiter((len(p) + 1 for p in pieces), dtype="<i8", count=n)
     offsets = np.zeros(n + 1, dtype="<i8")
@@ -1428,7 +1461,8 @@ def encode_rows(value, spec, func, budget, fill=None):
         elif kind in (sb_io.COL_DATE, sb_io.COL_TIMESTAMP, sb_io.COL_TIMESTAMPTZ):
             payload = _encode_datetime(series, name, kind, col.get("type"))
         else:
-            payload = _encode_text(series, name, col.get("category", "text"), col.get("type"))
+            payload = _encode_text(series, name, col.get("category", "text"), col.get("type"),
+                                   col.get("fields"))
         used += sum(memoryview(part).nbytes for part in payload)
         if used > budget:
             raise OutputLimitExceeded("the rows of %s() exceed the output limit" % func)

@@ -530,6 +530,15 @@ class Review37Tests(unittest.TestCase):
         with self.assertRaises(ValueError):
             sb_codec.decode_column(_io.COL_JSON, 1, text_payload(['{"a": 1} x']))
 
+    def test_records_for_composite_columns(self):
+        fields = ["id", "name"]
+        rec = lambda v: sb_codec._text_value(v, "record", "p", 0, "pair", fields)
+        self.assertEqual(rec({"name": 'a "q"', "id": 1}), '("1","a \\"q\\"")')
+        self.assertEqual(rec((2, None)), '("2",)')
+        self.assertEqual(rec("(3,x)"), "(3,x)")
+        with self.assertRaisesRegex(sb_codec.RowsError, "3 values for type pair"):
+            rec((1, 2, 3))
+
     def test_no_rows_and_generators(self):
         spec = [{"name": "a", "kind": _io.COL_INT64}]
         for value in (None, pd.DataFrame(), iter(())):
