@@ -29,7 +29,7 @@ def main(b, a, c=10, d="default"):
 $$, '{"a": 1, "b": 2, "d": "given"}');
 -- inputs the function does not ask for are ignored
 SELECT sandbox_execute('def main(a): return a', '{"a": 1, "unused": 2}');
--- *args and **kwargs receive nothing
+-- **kwargs receives the inputs no parameter takes, *args nothing
 SELECT sandbox_execute($$
 def main(a, *args, **kwargs):
     return [a, list(args), kwargs]

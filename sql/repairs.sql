@@ -262,5 +262,8 @@ import pandas as pd
 def main():
     return pd.DataFrame({"k": ["a", "b"], "v": [1, 2]}).groupby("k")
 $$) -> 'error' ->> 'message' AS message;
+-- def main(*args) would get no inputs: said so; def main(**inputs) gets them all
+SELECT sandbox_execute('def main(*args): return len(args)', '{"df": {"$query": "SELECT 1 AS a"}, "n": 3}');
+SELECT sandbox_execute('def main(n, **rest): return [n, sorted(rest)]', '{"df": {"$query": "SELECT 1 AS a"}, "n": 3}');
 
 DROP TABLE repairs_sales;

@@ -1149,9 +1149,11 @@ def _bind(fn, name, inputs):
     left to inspect.signature(), which follows them.
     """
     if fn.__dict__:
-        params = [(p.name, p.default is not p.empty)
-                  for p in inspect.signature(fn).parameters.values()
+        signature = inspect.signature(fn).parameters.values()
+        params = [(p.name, p.default is not p.empty) for p in signature
                   if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        var_args = any(p.kind == p.VAR_POSITIONAL for p in signature)
+        var_kw = any(p.kind == p.VAR_KEYWORD for p in signature)
     else:
         code = fn.__code__
         npos = code.co_argcount
@@ -1160,6 +1162,15 @@ def _bind(fn, name, inputs):
         kwdefaults = fn.__kwdefaults__ or {}
         params = [(pname, i >= first_default if i < npos else pname in kwdefaults)
                   for i, pname in enumerate(names)]
+        var_args = bool(code.co_flags & inspect.CO_VARARGS)
+        var_kw = bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    if var_args and not params and not var_kw and inputs:
+        # def main(*args): the inputs would silently not reach it
+        raise ArgumentsError(
+            '%s() takes *args, but inputs arrive by name (given: %s); declare them as '
+            'parameters, as in def %s(%s): ...'
+            % (name, ", ".join('"%s"' % k for k in sorted(inputs)), name,
+               ", ".join(k for k in sorted(inputs) if k.isidentifier())))
     kwargs = {}
     for pname, has_default in params:
         if pname == "ws" and _WS[0] is not None:
@@ -1181,6 +1192,11 @@ def _bind(fn, name, inputs):
                 '%s() needs the parameter "%s", which is not among the inputs (given: %s); '
                 'add "%s" to inputs or give the parameter a default'
                 % (name, pname, given, pname))
+    if var_kw:
+        # def main(**inputs): every input its parameters do not take
+        for k, v in inputs.items():
+            if k not in kwargs and not any(k == pname for pname, _ in params):
+                kwargs[k] = v
     return kwargs
 
 
