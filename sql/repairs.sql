@@ -262,6 +262,12 @@ import pandas as pd
 def main():
     return pd.DataFrame({"k": ["a", "b"], "v": [1, 2]}).groupby("k")
 $$) -> 'error' ->> 'message' AS message;
+-- printing the answer instead of returning it: sandbox_run says so
+SELECT sandbox_run($$
+def main():
+    print({"total": 3})
+$$) ->> 'hint' AS hint;
+SELECT sandbox_run('def main(): return None') ? 'hint' AS hint_without_print;
 -- def main(*args) would get no inputs: said so; def main(**inputs) gets them all
 SELECT sandbox_execute('def main(*args): return len(args)', '{"df": {"$query": "SELECT 1 AS a"}, "n": 3}');
 SELECT sandbox_execute('def main(n, **rest): return [n, sorted(rest)]', '{"df": {"$query": "SELECT 1 AS a"}, "n": 3}');

@@ -192,6 +192,46 @@ sb_run_error_json(StringInfo r, const SbFailure *f)
 }
 
 /*
+ * A hint for a run that printed and whose functions returned None (null):
+ * code that prints its answer instead of returning it, as in a notebook.
+ * Only a short result is looked into (None is "null").
+ */
+static char *
+sb_run_none_hint(const char *returns, const SbOutcome *out)
+{
+	Jsonb	   *j;
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+	StringInfoData names;
+	char	   *key = NULL;
+	int			n = 0;
+
+	if (returns == NULL || out->stdout_text == NULL || out->stdout_text->len == 0 ||
+		strlen(returns) > 1024)
+		return NULL;
+	j = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(returns)));
+	if (!JB_ROOT_IS_OBJECT(j))
+		return NULL;
+	initStringInfo(&names);
+	it = JsonbIteratorInit(&j->root);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		if (tok == WJB_KEY)
+			key = pnstrdup(v.val.string.val, v.val.string.len);
+		else if (tok == WJB_VALUE && v.type == jbvNull && key != NULL)
+		{
+			appendStringInfo(&names, "%s%s()", n ? ", " : "", key);
+			n++;
+		}
+	}
+	if (n == 0)
+		return NULL;
+	return psprintf("%s returned None and the code printed: return the value to get it in \"returns\" (what was printed is in \"stdout\")",
+					names.data);
+}
+
+/*
  * The report's text: the result and figures (if not failed), output,
  * error and usage; appended to r.
  */
@@ -200,6 +240,7 @@ sb_run_report(StringInfo r, bool failed, const SbFailure *f, const SbOutcome *ou
 			  uint64 input_rows, uint64 input_bytes, const char *returns, const char *figures)
 {
 	uint64		output_bytes;
+	char	   *hint = failed ? NULL : sb_run_none_hint(returns, out);
 
 	appendStringInfo(r, "{\"ok\":%s,\"returns\":", failed ? "false" : "true");
 	appendStringInfoString(r, failed ? "null" : returns);
@@ -211,6 +252,8 @@ sb_run_report(StringInfo r, bool failed, const SbFailure *f, const SbOutcome *ou
 		appendStringInfoString(r, "null");
 	else
 		sb_run_error_json(r, f);
+	if (hint != NULL)
+		sb_json_member(r, "hint", hint, true);
 	output_bytes = out->result_len + out->stdout_text->len + out->stderr_text->len;
 	appendStringInfo(r, ",\"usage\":{\"wall_ms\":" UINT64_FORMAT ",\"cpu_ms\":" UINT64_FORMAT
 					 ",\"peak_memory_kb\":" UINT64_FORMAT ",\"input_rows\":" UINT64_FORMAT
