@@ -194,7 +194,9 @@ sb_run_error_json(StringInfo r, const SbFailure *f)
 /*
  * A hint for a run that printed and whose functions returned None (null):
  * code that prints its answer instead of returning it, as in a notebook.
- * Only a short result is looked into (None is "null").
+ * Only a short result without escapes is looked into (None is "null"): an
+ * escaped character the database encoding lacks would make jsonb_in raise
+ * (the report says so instead, sb_jsonb_build_encodable).
  */
 static char *
 sb_run_none_hint(const char *returns, const SbOutcome *out)
@@ -208,7 +210,7 @@ sb_run_none_hint(const char *returns, const SbOutcome *out)
 	int			n = 0;
 
 	if (returns == NULL || out->stdout_text == NULL || out->stdout_text->len == 0 ||
-		strlen(returns) > 1024)
+		strlen(returns) > 1024 || strchr(returns, '\\') != NULL)
 		return NULL;
 	j = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(returns)));
 	if (!JB_ROOT_IS_OBJECT(j))
