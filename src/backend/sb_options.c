@@ -517,7 +517,7 @@ sb_limits_from_options(SbLimits *limits, Jsonb *options)
 {
 	int			settings[SB_NLIMITS];
 	const SbOptionValues *g = sb_options_setting;
-	const char *stored = sb_role_options() ? pstrdup(sb_role_options()) : NULL;
+	const char *stored = sb_role_options();
 	SbOptionValues role;
 	SbOptionValues call;
 	int			max_parallel = sb_role_int(SB_ROLE_MAX_PARALLEL);
@@ -533,7 +533,7 @@ sb_limits_from_options(SbLimits *limits, Jsonb *options)
 	memset(limits, 0, sizeof(*limits));
 	/* the current role's stored pysandbox.options, after SET ROLE (sb_role.c) */
 	if (stored != NULL)
-		sb_options_parse(stored, true, &role);
+		sb_options_parse(pstrdup(stored), true, &role);
 	if (options != NULL)
 	{
 		if (!JB_ROOT_IS_OBJECT(options))

@@ -185,16 +185,22 @@ _SCAN_DECIMAL_JSON = json.decoder.JSONDecoder(parse_float=decimal.Decimal,
                                               parse_int=decimal.Decimal).scan_once
 
 
-def _json_value(text, scan=_SCAN_JSON):
-    """One JSON value of a column (json's text may have spaces around it)."""
-    text = text.strip(" \t\n\r")
+def scan_json(text, where, scan=_SCAN_JSON):
+    """The one JSON value text holds, with nothing around it (where: what
+    text is, for the error).  The C scanner directly: json.loads() also
+    detects the encoding and skips whitespace with a regular expression."""
     try:
         value, end = scan(text, 0)
     except StopIteration:
-        raise ValueError("corrupt JSON column") from None
+        raise ValueError("%s is not JSON" % where) from None
     if end != len(text):
-        raise ValueError("corrupt JSON column")
+        raise ValueError("extra data after the JSON value in %s" % where)
     return value
+
+
+def _json_value(text, scan=_SCAN_JSON):
+    """One JSON value of a column (json's text may have spaces around it)."""
+    return scan_json(text.strip(" \t\n\r"), "a JSON column's value", scan)
 
 
 def _numeric_array(text):
@@ -1174,6 +1180,11 @@ def _encode_datetime(series, name, kind, sqltype=None):
     return _fixed_payload(valid, micros)
 
 
+def _quoted(text):
+    """An element of an array or record literal, double-quoted."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 # arrays whose elements may be NaN (a list's NaN is a value, not missing)
 _NAN_ARRAYS = frozenset({"numeric[]", "double precision[]", "real[]"})
 
@@ -1191,8 +1202,7 @@ def _array_literal(value, name, row, sqltype=None):
         elif t is list or t is tuple or (t is np.ndarray and v.ndim > 0):
             parts.append(_array_literal(list(v), name, row, sqltype))
         else:
-            text = _text_value(v, "text", name, row)
-            parts.append('"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"')
+            parts.append(_quoted(_text_value(v, "text", name, row)))
     return "{" + ",".join(parts) + "}"
 
 
@@ -1219,8 +1229,7 @@ def _record_literal(v, fields, name, row, sqltype):
         if _is_null(x):
             parts.append("")
         else:
-            text = _text_value(x, "text", name, row)
-            parts.append('"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"')
+            parts.append(_quoted(_text_value(x, "text", name, row)))
     return "(" + ",".join(parts) + ")"
 
 
