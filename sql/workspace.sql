@@ -241,7 +241,8 @@ $$, '{"df": {"$query": "SELECT ''name '' || (i % 100) AS s FROM generate_series(
 SELECT sandbox_workspace_close(:'txt');
 
 -- the sandbox's logging is made for each call: a class the code patched
--- in one call is not the next call's; the class of sys.stdout is not handed out
+-- in one call is not the next call's (and the code patches no library's
+-- class now); the class of sys.stdout is not handed out
 SELECT sandbox_workspace_open() AS lg \gset
 SELECT sandbox_execute($$
 import logging
@@ -294,7 +295,8 @@ def main():
 $$);
 
 -- a call that replaces json's decoder methods does not get them run on the
--- next call's inputs (read out of the call, with the guards off)
+-- next call's inputs (read out of the call, with the guards off); since
+-- the code changes no library's class, the replacement is refused
 SELECT sandbox_workspace_open() AS wsj \gset
 SELECT format('{"workspace": "%s"}', :'wsj') AS wsjopt \gset
 SELECT sandbox_execute($$
@@ -311,9 +313,85 @@ def main(ws):
 $$, '{}', '{main}', :'wsjopt');
 SELECT sandbox_execute($$
 def main(ws, t):
-    return {"seen": list(ws["seen"]), "j": t.j[0]}
+    return {"seen": ws.get("seen"), "j": t.j[0]}
 $$, '{"t": {"$query": "SELECT jsonb_build_object(''a'', 1) AS j"}}', '{main}', :'wsjopt');
 SELECT sandbox_workspace_close(:'wsjopt'::jsonb ->> 'workspace');
+
+-- a library's classes are not changed by the code: a DatetimeArray method
+-- replaced in one call ran in the next call's reading of a timestamptz
+-- column, out of the call with the guards off.  Instances of pandas'
+-- classes keep their methods; properties, new attributes and the code's
+-- own classes are set as usual
+SELECT sandbox_workspace_open() AS wsc \gset
+SELECT format('{"workspace": "%s"}', :'wsc') AS wscopt \gset
+SELECT ws_try(format($q$SELECT sandbox_execute($c$
+import pandas as pd
+def main(ws):
+    real = pd.arrays.DatetimeArray.tz_localize
+    def spy(*a, **k):
+        ws["ran"] = True
+        return real(*a, **k)
+    pd.arrays.DatetimeArray.tz_localize = spy
+    return "replaced"
+$c$, '{}', '{main}', %L)::text$q$, :'wscopt'));
+SELECT ws_try(format($q$SELECT sandbox_execute($c$
+import pandas as pd
+def main(ws):
+    del pd.DataFrame.head
+$c$, '{}', '{main}', %L)::text$q$, :'wscopt'));
+SELECT ws_try(format($q$SELECT sandbox_execute($c$
+import pandas as pd
+def main(ws):
+    idx = pd.Index([1, 2])
+    idx.get_indexer = lambda target: [10 ** 9]
+$c$, '{}', '{main}', %L)::text$q$, :'wscopt'));
+SELECT ws_try(format($q$SELECT sandbox_execute($c$
+import functools
+import pandas as pd
+def main(ws):
+    functools.total_ordering(pd.Categorical)
+$c$, '{}', '{main}', %L)::text$q$, :'wscopt'));
+SELECT sandbox_execute($$
+import pandas as pd
+import matplotlib.pyplot as plt
+class Box:
+    size = 0
+def main(ws, t):
+    df = pd.DataFrame({"a": [1, 2]})
+    df.columns = ["b"]
+    df.index.name = "i"
+    df.note = "kept"
+    b = Box()
+    b.size = 3
+    Box.size = 4
+    fig, ax = plt.subplots()
+    ax.format_coord = lambda x, y: ""
+    ws["ran"] = ws.get("ran", False)
+    return {"cols": list(df.columns), "index": df.index.name, "note": df.note,
+            "sizes": [b.size, Box().size], "ran": ws["ran"], "tz": str(t.t.dt.tz)}
+$$, '{"t": {"$query": "SELECT timestamptz ''2026-01-01 00:00+00'' AS t"}}', '{main}', :'wscopt');
+SELECT sandbox_workspace_close(:'wsc');
+
+-- with the Python layer off (tests only), such a change is made; nothing of
+-- the code's runs when the next call's inputs are read: the frame is
+-- refused as it starts, and the workspace ends
+SET pysandbox.python_layer = off;
+SELECT sandbox_workspace_open() AS wsh \gset
+SELECT format('{"workspace": "%s"}', :'wsh') AS wshopt \gset
+SELECT sandbox_execute($$
+import pandas as pd
+def main(ws):
+    real = pd.arrays.DatetimeArray.tz_localize
+    def spy(*a, **k):
+        ws["ran"] = True
+        return real(*a, **k)
+    pd.arrays.DatetimeArray.tz_localize = spy
+    return "replaced"
+$$, '{}', '{main}', :'wshopt');
+SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws, t): return ws.get("ran")', '{"t": {"$query": "SELECT now() AS t"}}', '{main}', %L)::text$q$, :'wshopt'));
+SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return ws.get("ran")', '{}', '{main}', %L)::text$q$, :'wshopt'));
+RESET pysandbox.python_layer;
+SELECT count(*) AS open_after_refused_frame FROM sandbox_workspace_list() WHERE workspace = :'wsh';
 
 -- DISCARD ALL (a pooler's reset) ends every workspace of the session,
 -- once PostgreSQL lets it run

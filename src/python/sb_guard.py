@@ -447,6 +447,24 @@ class _SetDataGuard(ast.NodeTransformer):
         return node
 
 
+class _SetAttributeGuard(ast.NodeTransformer):
+    """obj.name as a target (assigned, augmented, deleted, a for or with
+    target, unpacked into) -> __sb_settable__(obj, "name").name; del adds
+    True.  Its own walk, after the others: _SetDataGuard has made
+    obj.data = value a call by then (guard_set_data checks the object)."""
+
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        if isinstance(node.ctx, (ast.Store, ast.Del)):
+            args = [node.value, ast.Constant(value=node.attr)]
+            if isinstance(node.ctx, ast.Del):
+                args.append(ast.Constant(value=True))
+            node.value = ast.copy_location(ast.Call(
+                func=ast.Name(id=SETTABLE_GUARD_NAME, ctx=ast.Load()), args=args,
+                keywords=[]), node.value)
+        return node
+
+
 class _ExceptGuard(ast.NodeTransformer):
     """"except E as e:" begins with __sb_caught__(e); a method __exit__(self,
     t, e, tb) of the code's own (a with block hands it the exception)
@@ -792,6 +810,7 @@ def compile_user_code(source, filename, function=None):
         tree = _OwnGuard(own).visit(tree)
     tree = _RunTimeGuards().visit(tree)
     tree = _OwnClassGuard().visit(tree)
+    tree = _SetAttributeGuard().visit(tree)
     return compile(ast.fix_missing_locations(tree), filename, "exec", dont_inherit=True)
 
 
@@ -1277,7 +1296,7 @@ def guard_set_data(obj, value):
     if _NDARRAY[0] is not None and isinstance(obj, _NDARRAY[0]):
         raise AttributeError('setting the "data" of a numpy array is not allowed in the '
                              'sandbox; make a new array, as np.frombuffer(value, dtype)')
-    setattr(obj, "data", value)
+    setattr(guard_settable(obj, "data"), "data", value)
 
 
 def sb_setattr(obj, name, value, /):
@@ -1293,7 +1312,7 @@ def sb_setattr(obj, name, value, /):
     if name == "data":
         guard_set_data(obj, value)
         return
-    setattr(obj, name, value)
+    setattr(guard_settable(obj, name), name, value)
 
 
 def sb_delattr(obj, name, /):
@@ -1302,7 +1321,101 @@ def sb_delattr(obj, name, /):
     problem = attribute_problem(name)
     if problem is not None:
         raise AttributeError(problem[1])
-    delattr(obj, name)
+    delattr(guard_settable(obj, name, True), name)
+
+
+# obj.name = value, and del obj.name, in any target (for, with, unpacking,
+# augmented) are compiled with the object checked first:
+# __sb_settable__(obj, "name").name = value (_SetAttributeGuard)
+SETTABLE_GUARD_NAME = "__sb_settable__"
+_MISSING = object()
+
+
+_CLASS_DICT = type.__dict__["__dict__"].__get__      # a class's own namespace
+
+
+def _made_by_code(cls):
+    """A class the code made: its class statement (and namedtuple,
+    NamedTuple, Enum called by it) gives "__sandbox__" as its module,
+    make_dataclass "types".  A library class's __module__ cannot be set
+    to either: the code sets no dunder attribute of anything."""
+    own = type.__getattribute__(cls, "__dict__")
+    module = own.get("__module__")
+    return module == "__sandbox__" or (module == "types" and "__dataclass_fields__" in own)
+
+
+def _data_descriptor(value):
+    """A property, a slot, pandas' cache_readonly: setting the attribute on
+    an instance goes through the class's own setter (which may refuse)."""
+    for c in type.__getattribute__(type(value), "__mro__"):
+        own = type.__getattribute__(c, "__dict__")
+        if "__set__" in own or "__delete__" in own:
+            return True
+    return False
+
+
+def _callable_member(value):
+    return callable(value) or isinstance(value, (classmethod, staticmethod))
+
+
+def _library_of(cls):
+    """Whose class cls is, for a message: pandas, numpy, Python."""
+    module = type.__getattribute__(cls, "__module__")
+    top = module.partition(".")[0] if isinstance(module, str) else ""
+    if not top or top.startswith("_") or top.startswith("sb_") or top == "builtins" or \
+            top in sys.stdlib_module_names:
+        return "Python"         # sb_shims: the sandbox's logging, made for each call
+    return top
+
+
+def guard_settable(obj, name, deleting=False):
+    """The object of obj.name = value or del obj.name, checked.  A class the
+    code did not make is not changed: a library's classes are shared by
+    everything the process runs after the statement, pysandbox's own reading
+    of a workspace's next inputs (out of the call, the guards off) and
+    pandas' native code included (pd.Categorical.codes replaced by a
+    property of the code's made pandas take codes past the categories; a
+    DatetimeArray method replaced in one call ran in the next call's input
+    decoding).  On an instance of a pandas or numpy class, a name its class
+    defines other than as a property (a method, a class attribute) is not
+    hidden, which is what deriving from the class would do (refused:
+    _deriving_refused).  Everything else is set as Python sets it."""
+    cls = type(obj)
+    if _CLASS_DICT(cls).get("__module__") == "__sandbox__":
+        return obj              # an instance of the code's class (it derives from no type)
+    if issubclass(cls, type):
+        if _made_by_code(obj):
+            return obj
+        name_of = type.__getattribute__(obj, "__name__")
+        library = _library_of(obj)
+        if _deriving_refused(obj) or issubclass(obj, type) or \
+                type.__getattribute__(obj, "__module__") == "builtins":
+            instead = "write a function that takes the object instead"
+        else:
+            instead = ('derive a class of your own instead (class My%s(%s): ...)'
+                       % (name_of, name_of))
+        raise TypeError('%s attribute "%s" of class "%s" is not allowed: %s classes '
+                        'are shared by everything this process runs after the statement, '
+                        'pysandbox\'s own code included; %s'
+                        % ("deleting" if deleting else "setting", name, name_of,
+                           library + ("'" if library.endswith("s") else "'s"), instead))
+    if deleting or _made_by_code(cls):
+        return obj
+    for c in type.__getattribute__(cls, "__mro__"):
+        found = type.__getattribute__(c, "__dict__").get(name, _MISSING)
+        if found is _MISSING:
+            continue
+        if _deriving_refused(c) and not _data_descriptor(found):
+            library = _library_of(c)
+            raise TypeError('setting attribute "%s" of a "%s" object is not allowed: it would '
+                            'hide the %s of class "%s" that %s itself %s; write a function '
+                            'that takes the object instead'
+                            % (name, type.__getattribute__(cls, "__name__"),
+                               "method" if _callable_member(found) else "attribute",
+                               type.__getattribute__(c, "__name__"), library,
+                               "calls" if _callable_member(found) else "reads"))
+        break
+    return obj
 
 
 def sb_hasattr(obj, name, /):
@@ -1576,6 +1689,7 @@ def _base_builtins():
     table[EXCEPT_GUARD_NAME] = guard_caught
     table[KWARGS_GUARD_NAME] = guard_kwargs
     table[SET_DATA_GUARD_NAME] = guard_set_data
+    table[SETTABLE_GUARD_NAME] = guard_settable
     table[SUPER_GUARD_NAME] = guard_super_args
     table["__build_class__"] = sb_build_class
     return table

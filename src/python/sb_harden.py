@@ -22,7 +22,7 @@ import sys
 from sb_guard import (  # noqa: F401 - the shared policy and the call's state
     DERIVABLE_LIBRARY_CLASSES, _BASE_BUILTINS, _IN_CALL, _NDARRAY, _PANDAS_GUARD, _SUBSTITUTES, _TYPE_SUBSTITUTES,
     NativeCodeNotLoaded, READERS, WRITERS, attribute_problem, format_string_problem,
-    native_code_message, refuse)
+    guard_settable, native_code_message, refuse)
 from sb_memory import (  # noqa: F401 - the memory guards harden_* apply
     _set_on_immutable_type, _c_new, _harden_struct, _harden_bytearray_join,
     _harden_bytearray_mod, _harden_ordered_dict, _harden_zoneinfo, _harden_itertools,
@@ -169,8 +169,12 @@ def harden_libraries():
     def checked_update_wrapper(wrapper, wrapped, assigned=assigned_ok, updated=updated_ok):
         assigned = _checked_names(assigned, assigned_ok, "functools.update_wrapper")
         updated = _checked_names(updated, updated_ok, "functools.update_wrapper")
-        if _IN_CALL["on"] and "__dict__" in updated:
-            _check_dict_copy(wrapper, wrapped)
+        if _IN_CALL["on"]:
+            # it sets __wrapped__ and the names assigned on the wrapper:
+            # not on a library's class (guard_settable)
+            guard_settable(wrapper, "__wrapped__")
+            if "__dict__" in updated:
+                _check_dict_copy(wrapper, wrapped)
         return update_wrapper(wrapper, wrapped, assigned, updated)
 
     def checked_wraps(wrapped, assigned=assigned_ok, updated=updated_ok):
@@ -254,7 +258,18 @@ def harden_libraries():
         method.register = checked_dispatch_register(method.register)
         return method
 
+    total_ordering = functools.total_ordering
+
+    # total_ordering(cls) sets the comparisons cls lacks on cls
+    def checked_total_ordering(cls):
+        if _IN_CALL["on"]:
+            guard_settable(cls, "__le__")
+        return total_ordering(cls)
+    checked_total_ordering.__name__ = total_ordering.__name__
+    checked_total_ordering.__doc__ = total_ordering.__doc__
+
     substitutes = [(update_wrapper, checked_update_wrapper),
+                   (total_ordering, checked_total_ordering),
                    (functools.wraps, checked_wraps),
                    (make_dataclass, checked_make_dataclass),
                    (real_dataclass, checked_dataclass),

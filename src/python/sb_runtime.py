@@ -1469,17 +1469,39 @@ def _read_next(read, data="inputs", what="request"):
     and pandas' hash tables resizing for it: a workspace's second call with
     a text column of 4096 rows or more failed to read), with the collector
     off meanwhile, so that nothing of the code's is collected while the
-    guards are off (its generators' finalizers stay off as well)."""
+    guards are off (its generators' finalizers stay off as well).  Nothing
+    of the code's runs meanwhile: sb_io.code_off refuses its frames, however
+    reached (a library class's method replaced in the last call ran in
+    pandas' decoding of this request); if one was refused, the child ends
+    with an error that says so."""
     was_on = sb_guard._IN_CALL["on"]
     collecting = gc.isenabled()
     gc.disable()
     sb_guard._IN_CALL["on"] = False
+    refused = None
     try:
-        return _read_or_report(read, data, what)
+        sb_io.code_off(_CODE_FILENAMES)
+        try:
+            got = _read_or_report(read, data, what)
+        finally:
+            refused = sb_io.code_on()
     finally:
         sb_guard._IN_CALL["on"] = was_on
         if collecting:
             gc.enable()
+    if refused is None:
+        return got
+    if got[1] is None:
+        # a library caught the refusal and read on
+        _send_error("crash", "ProtocolError",
+                    'could not read the %s: the code\'s function "%s" ran between two calls, '
+                    'where nothing of the code\'s may run: an earlier call changed a library\'s '
+                    'class or registry' % (what, refused), exit_code=72)
+    return None, 72
+
+
+# what the code's code objects are compiled as (sb_io.code_off)
+_CODE_FILENAMES = (FILENAME, VERIFY_FILENAME)
 
 
 # set in a workspace's child between its calls: the backend reads nothing

@@ -5,8 +5,9 @@
  *		arrays of Python objects give their memory to no reader of bytes
  *		(guard_object_buffers), numpy's loops over objects hold a reference
  *		to each input while its comparison runs (guard_object_loops), and
- *		extension modules get a tuple copy of a list from PySequence_Fast.
- *		The first two are functions of the module sb_io (sb_io.c), which
+ *		extension modules get a tuple copy of a list from PySequence_Fast;
+ *		and nothing of the code's runs between two calls (code_off).
+ *		The guards are functions of the module sb_io (sb_io.c), which
  *		src/python/sb_memory.py calls.
  */
 #define PY_SSIZE_T_CLEAN
@@ -576,6 +577,100 @@ sb_io_finalizers_on(PyObject *self, PyObject *unused)
 		Py_DECREF(sb_finalizer_types[sb_finalizer_count]);
 	}
 	Py_RETURN_NONE;
+}
+
+/*
+ * sb_io.code_off(filenames) / sb_io.code_on() -> str or None: nothing of
+ * the code's runs while the Python layer's guards are off between two calls
+ * of a child that serves on (sb_runtime._read_next reads a workspace's,
+ * a group's or a held function's next inputs with pandas and numpy, out of
+ * the call).  code_off sets a profile function that refuses every frame of
+ * a code object compiled from the code's text (its co_filename is one of
+ * filenames, a tuple of str), as the frame starts and before its first
+ * instruction, however the frame was reached: a library class's method
+ * replaced in an earlier call, a registry written into, an object's
+ * finalizer.  code_on removes it and gives the name of the first function
+ * refused, or None: a library that caught the error ran nothing of the
+ * code's, but the child's state is not what it was, and it ends.
+ */
+static PyObject *sb_code_filenames = NULL;
+static char sb_code_refused[128];
+
+static int
+sb_refuse_code_frame(PyObject *filenames, PyFrameObject *frame, int what, PyObject *arg)
+{
+	PyCodeObject *code;
+	Py_ssize_t	i;
+	bool		found = false;
+
+	(void) arg;
+	if (what != PyTrace_CALL)
+		return 0;
+	code = PyFrame_GetCode(frame);
+	for (i = 0; i < PyTuple_GET_SIZE(filenames) && !found; i++)
+	{
+		PyObject   *name = PyTuple_GET_ITEM(filenames, i);
+
+		found = code->co_filename == name ||
+			(PyUnicode_Check(code->co_filename) &&
+			 PyUnicode_Compare(code->co_filename, name) == 0);
+	}
+	if (found && sb_code_refused[0] == '\0')
+	{
+		const char *fn = PyUnicode_Check(code->co_name) ?
+			PyUnicode_AsUTF8(code->co_name) : NULL;
+
+		if (fn == NULL)
+		{
+			PyErr_Clear();
+			fn = "?";
+		}
+		snprintf(sb_code_refused, sizeof(sb_code_refused), "%s", fn);
+	}
+	Py_DECREF(code);
+	if (!found)
+		return 0;
+	PyErr_Format(PyExc_RuntimeError,
+				 "the code's function \"%s\" ran between two calls, where nothing of "
+				 "the code's may run: an earlier call changed a library's class or "
+				 "registry", sb_code_refused);
+	return -1;
+}
+
+PyObject *
+sb_io_code_off(PyObject *self, PyObject *arg)
+{
+	Py_ssize_t	i;
+
+	(void) self;
+	if (!PyTuple_Check(arg))
+		goto bad;
+	for (i = 0; i < PyTuple_GET_SIZE(arg); i++)
+		if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(arg, i)))
+			goto bad;
+	Py_INCREF(arg);
+	Py_XSETREF(sb_code_filenames, arg);
+	sb_code_refused[0] = '\0';
+	/* fails only if an audit hook refuses it: then the caller fails */
+	if (_PyEval_SetProfile(PyThreadState_Get(), sb_refuse_code_frame, sb_code_filenames) < 0)
+		return NULL;
+	Py_RETURN_NONE;
+
+bad:
+	PyErr_SetString(PyExc_TypeError, "code_off() takes a tuple of str");
+	return NULL;
+}
+
+PyObject *
+sb_io_code_on(PyObject *self, PyObject *unused)
+{
+	(void) self;
+	(void) unused;
+	if (_PyEval_SetProfile(PyThreadState_Get(), NULL, NULL) < 0)
+		return NULL;
+	if (sb_code_refused[0] == '\0')
+		Py_RETURN_NONE;
+	return PyUnicode_FromString(sb_code_refused);
 }
 
 /*

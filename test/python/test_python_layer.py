@@ -819,6 +819,100 @@ class FormatGuardTests(unittest.TestCase):
         self.assertEqual(frames[-1].lineno, 3)
 
 
+class SetAttributeGuardTests(unittest.TestCase):
+    """obj.name = value and del obj.name: no library class is changed, no
+    method of a pandas or numpy object hidden (sb_guard.guard_settable)."""
+
+    def run_code(self, code, *args):
+        import pandas  # noqa: F401 - preloaded, as in the worker
+        ns = sb_guard.make_globals(["collections", "dataclasses", "functools", "json", "pandas",
+                                    "typing"], print)
+        ns["__name__"] = "__sandbox__"
+        exec(sb_guard.compile_user_code(textwrap.dedent(code), "<sandbox>"), ns)
+        return ns["f"](*args)
+
+    def refused(self, code, message):
+        with self.assertRaises(TypeError) as cm:
+            self.run_code(code)
+        self.assertEqual(str(cm.exception), message)
+
+    def test_library_classes_refused(self):
+        shared = ("are shared by everything this process runs after the statement, "
+                  "pysandbox's own code included; ")
+        self.refused("""
+            import json
+            def f():
+                json.JSONDecoder.raw_decode = len
+            """, 'setting attribute "raw_decode" of class "JSONDecoder" is not allowed: '
+                 "Python's classes " + shared +
+                 "derive a class of your own instead (class MyJSONDecoder(JSONDecoder): ...)")
+        self.refused("""
+            import pandas as pd
+            def f():
+                del pd.DataFrame.head
+            """, 'deleting attribute "head" of class "DataFrame" is not allowed: '
+                 "pandas' classes " + shared + "write a function that takes the object instead")
+        # every kind of target, setattr() and total_ordering alike
+        for code in ("import pandas as pd\ndef f():\n    pd.Series.x, y = 1, 2\n",
+                     "import pandas as pd\ndef f():\n    for pd.Series.x in [1]: pass\n",
+                     "import pandas as pd\ndef f():\n    pd.Series.x += 1\n",
+                     "import pandas as pd\ndef f():\n    setattr(pd.Series, 'x', 1)\n",
+                     "import pandas as pd\ndef f():\n    type(pd.Series([1])).x = 1\n",
+                     "def f():\n    int.x = 1\n"):
+            with self.subTest(code=code):
+                with self.assertRaisesRegex(TypeError, 'attribute "[_a-z]+" of class "[A-Za-z]+" '
+                                                       'is not allowed'):
+                    self.run_code(code)
+
+    def test_library_helpers_refused(self):
+        # functools' helpers that set attributes on the class they are given
+        # (in a call, hardened: sb_incall)
+        import sb_incall
+        for call in ("total_ordering(pd.Series)", "update_wrapper(pd.Series, main)"):
+            with self.subTest(call=call):
+                with self.assertRaisesRegex(TypeError, 'attribute "__[a-z]+__" of class "Series" '
+                                                       'is not allowed'):
+                    sb_incall.run("import functools\nimport pandas as pd\n"
+                                  "def main():\n    functools.%s\n" % call,
+                                  ["functools", "pandas"])
+        import pandas as pd
+        self.assertEqual(pd.Series.__module__, "pandas.core.series")
+
+    def test_pandas_methods_not_hidden(self):
+        self.refused("""
+            import pandas as pd
+            def f():
+                idx = pd.Index([1, 2])
+                idx.get_indexer = len
+            """, 'setting attribute "get_indexer" of a "Int64Index" object is not allowed: it '
+                 'would hide the method of class "Index" that pandas itself calls; write a '
+                 'function that takes the object instead')
+
+    def test_what_code_sets_as_usual(self):
+        self.assertEqual(self.run_code("""
+            import collections
+            import dataclasses
+            import pandas as pd
+            class Box:
+                size = 0
+            P = collections.namedtuple("P", "x y")
+            D = dataclasses.make_dataclass("D", ["a"])
+            def f():
+                df = pd.DataFrame({"a": [1, 2]})
+                df.columns = ["b"]
+                df.index.name = "i"
+                b = Box()
+                b.size = 3
+                Box.size = 4
+                P.extra = 1
+                D.extra = 2
+                d = D(1)
+                d.a = 5
+                del b.size
+                return list(df.columns), df.index.name, b.size, P.extra, D.extra, d.a
+            """), (["b"], "i", 4, 1, 2, 5))
+
+
 class FormatStringTests(ValidatorTestCase):
 
     def test_attribute_field(self):

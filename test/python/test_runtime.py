@@ -168,6 +168,31 @@ class FrameJsonTests(unittest.TestCase):
             "line": None, "col": None, "traceback": None}, 72)])
 
 
+class CodeBetweenCallsTests(unittest.TestCase):
+    """_read_next: the worker's hook refused a frame of the code's while the
+    next request was read (sb_io.code_on names it); a library that caught
+    the refusal read on, and the child still ends, saying why."""
+
+    def tearDown(self):
+        _io.code_on = lambda: None
+
+    def test_refused_frame_ends_the_child(self):
+        sent = []
+        _io.send = lambda ftype, data, end=-1: sent.append((ftype, json.loads(bytes(data)), end))
+        _io.code_on = lambda: "spy"
+        self.assertEqual(sb_runtime._read_next(lambda: ({"code": ""}, {})), (None, 72))
+        self.assertEqual(sent, [(_io.ERROR, {
+            "kind": "crash", "type": "ProtocolError",
+            "message": 'could not read the request: the code\'s function "spy" ran between '
+                       'two calls, where nothing of the code\'s may run: an earlier call '
+                       'changed a library\'s class or registry',
+            "line": None, "col": None, "traceback": None}, 72)])
+
+    def test_nothing_refused(self):
+        self.assertEqual(sb_runtime._read_next(lambda: ({"code": ""}, {})),
+                         (({"code": ""}, {}), None))
+
+
 class RepairMessageTests(unittest.TestCase):
     """Errors an agent causes name what exists and what to do."""
 

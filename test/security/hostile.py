@@ -5258,7 +5258,9 @@ PAYLOADS = [
     # process that runs the group; the runtime built each group's DataFrame
     # with pandas' take on the kept columns, and a group's code may patch a
     # pandas class's public methods (not undone within a call): its take
-    # saw, and rewrote, the rows of the groups still to run
+    # saw, and rewrote, the rows of the groups still to run.  Since
+    # 2026-12-05 the patch itself is refused (no library class is changed);
+    # without the Python layer the other groups' rows must still hold
     Payload("groups-parallel-patched-take-rewrites-other-groups", """
         import pandas as pd
         def main(df):
@@ -5274,7 +5276,7 @@ PAYLOADS = [
             if values and values[0] == -1:
                 raise AssertionError("another group rewrote this group's rows")
             return values
-        """, on={OK}, off={OK}, options={"group_by": "g", "parallel": 2},
+        """, on={GUARD}, off={OK}, options={"group_by": "g", "parallel": 2},
         inputs={"df": {"$query": "SELECT i % 6 AS g, CASE WHEN i % 5 = 0 THEN NULL ELSE i END "
                                  "AS v FROM generate_series(1, 24) i"}}),
     # ... and a group whose process exits during its call was reported as
@@ -5467,6 +5469,39 @@ PAYLOADS = [
             a.put([1], [1.0], mode="wrap")     # numpy 1.24 loops forever wrapping into an empty range
             return "done"
         """, on={GUARD}, off={TIMEOUT}),
+    # a library class's method replaced by the code's function: in a
+    # workspace (or the next group of a group_by call) pandas' decoding of
+    # the next call's timestamptz input ran it, out of the call, with the
+    # guards off (sql/workspace.sql shows the next call)
+    Payload("library-class-method-replaced", """
+        import pandas as pd
+        def main():
+            real = pd.arrays.DatetimeArray.tz_localize
+            def spy(*a, **k):
+                return real(*a, **k)
+            pd.arrays.DatetimeArray.tz_localize = spy
+            return "replaced"
+        """, on={GUARD}, off={OK}),
+    # functools.update_wrapper(cls, f) set cls.__module__ to the code's
+    # before it failed on the class's read-only __dict__: pandas'
+    # ExtensionArray then counted as the code's own class, and deriving from
+    # it (an array whose methods pandas' native code trusts) was no longer
+    # refused
+    Payload("update-wrapper-makes-library-class-own", """
+        import functools
+        import pandas as pd
+        def f():
+            pass
+        def main():
+            base = pd.api.extensions.ExtensionArray
+            try:
+                functools.update_wrapper(base, f)
+            except Exception:
+                pass
+            class A(base):
+                pass
+            return "derived"
+        """, on={GUARD}, off={OK}),
 ]
 
 # Raw system calls the allowlist must refuse (or answer with ENOSYS).
