@@ -546,10 +546,11 @@ def _hold_partition(request, inputs):
 
 # A held partition is read only through numpy's take, a method of a type
 # code cannot change, and pandas' private constructors, which the validator
-# keeps code from replacing: a group's code may patch a pandas class's
-# public methods (ExtensionArray.take), which would then be handed, and
-# could read or rewrite, the whole partition: other groups' rows, before
-# they run
+# keeps code from replacing: a public method of a pandas class
+# (ExtensionArray.take) patched by a group's code would have been handed,
+# and could have read or rewritten, the whole partition: other groups'
+# rows, before they run (the code changes no library class now:
+# sb_guard.guard_settable; this holds without the Python layer too)
 _ND_TAKE = np.ndarray.take
 _MASKED = (pd.arrays.IntegerArray, pd.arrays.BooleanArray)
 _DATETIMELIKE = (pd.arrays.DatetimeArray, pd.arrays.TimedeltaArray)
