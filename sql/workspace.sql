@@ -372,9 +372,9 @@ def main(ws, t):
 $$, '{"t": {"$query": "SELECT timestamptz ''2026-01-01 00:00+00'' AS t"}}', '{main}', :'wscopt');
 SELECT sandbox_workspace_close(:'wsc');
 
--- with the Python layer off (tests only), such a change is made; nothing of
--- the code's runs when the next call's inputs are read: the frame is
--- refused as it starts, and the workspace ends
+-- with the Python layer off (tests only), such a change is made; the next
+-- call's inputs are not read with a changed pandas class (its version tag
+-- is not the one the worker recorded), and the workspace ends
 SET pysandbox.python_layer = off;
 SELECT sandbox_workspace_open() AS wsh \gset
 SELECT format('{"workspace": "%s"}', :'wsh') AS wshopt \gset
@@ -390,8 +390,51 @@ def main(ws):
 $$, '{}', '{main}', :'wshopt');
 SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws, t): return ws.get("ran")', '{"t": {"$query": "SELECT now() AS t"}}', '{main}', %L)::text$q$, :'wshopt'));
 SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return ws.get("ran")', '{}', '{main}', %L)::text$q$, :'wshopt'));
+SELECT count(*) AS open_after_changed_class FROM sandbox_workspace_list() WHERE workspace = :'wsh';
+-- ... and when that check is also undone (the layer off gives the code the
+-- runtime's own modules), nothing of the code's runs while they are read:
+-- its frame is refused as it starts
+SELECT sandbox_workspace_open() AS wsf \gset
+SELECT format('{"workspace": "%s"}', :'wsf') AS wsfopt \gset
+SELECT sandbox_execute($$
+import pandas as pd
+import sb_io
+def main(ws):
+    real = pd.arrays.DatetimeArray.tz_localize
+    def spy(*a, **k):
+        ws["ran"] = True
+        return real(*a, **k)
+    pd.arrays.DatetimeArray.tz_localize = spy
+    sb_io.changed_class = lambda: None
+    return "replaced"
+$$, '{}', '{main}', :'wsfopt');
+SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws, t): return ws.get("ran")', '{"t": {"$query": "SELECT now() AS t"}}', '{main}', %L)::text$q$, :'wsfopt'));
+SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return ws.get("ran")', '{}', '{main}', %L)::text$q$, :'wsfopt'));
+SELECT count(*) AS open_after_refused_frame FROM sandbox_workspace_list() WHERE workspace = :'wsf';
+-- a generator of the code's resumed by a library callable is refused too,
+-- before its except clause could run
+SELECT sandbox_workspace_open() AS wsg \gset
+SELECT sandbox_execute($$
+import functools
+import pandas as pd
+import sb_io
+def main(ws):
+    def g():
+        while True:
+            try:
+                yield
+            except BaseException:
+                ws["caught"] = True
+            ws["ran"] = True
+    gen = g()
+    next(gen)
+    pd.arrays.DatetimeArray.tz_localize = property(functools.partial(next, gen))
+    sb_io.changed_class = lambda: None
+    return "replaced"
+$$, '{}', '{main}', jsonb_build_object('workspace', :'wsg'));
+SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws, t): return [ws.get("ran"), ws.get("caught")]', '{"t": {"$query": "SELECT now() AS t"}}', '{main}', '{"workspace": "%s"}')::text$q$, :'wsg'));
+SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}', '{"workspace": "%s"}')::text$q$, :'wsg'));
 RESET pysandbox.python_layer;
-SELECT count(*) AS open_after_refused_frame FROM sandbox_workspace_list() WHERE workspace = :'wsh';
 
 -- DISCARD ALL (a pooler's reset) ends every workspace of the session,
 -- once PostgreSQL lets it run

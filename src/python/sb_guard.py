@@ -1401,21 +1401,38 @@ def guard_settable(obj, name, deleting=False):
                            library + ("'" if library.endswith("s") else "'s"), instead))
     if deleting or _made_by_code(cls):
         return obj
+    # a library class's answer for a name does not change (no class of a
+    # library's is changed): kept, so that a loop setting df.x costs one lookup
+    key = (cls, name)
+    problem = _HIDING.get(key, _MISSING)
+    if problem is _MISSING:
+        if len(_HIDING) > 4096:         # names computed by the code: setattr(df, name)
+            _HIDING.clear()
+        problem = _HIDING[key] = _hiding_problem(cls, name)
+    if problem is not None:
+        raise TypeError(problem)
+    return obj
+
+
+# (a library's class, a name) -> why an instance may not set it, or None
+_HIDING = {}
+
+
+def _hiding_problem(cls, name):
     for c in type.__getattribute__(cls, "__mro__"):
         found = type.__getattribute__(c, "__dict__").get(name, _MISSING)
         if found is _MISSING:
             continue
         if _deriving_refused(c) and not _data_descriptor(found):
-            library = _library_of(c)
-            raise TypeError('setting attribute "%s" of a "%s" object is not allowed: it would '
-                            'hide the %s of class "%s" that %s itself %s; write a function '
-                            'that takes the object instead'
-                            % (name, type.__getattribute__(cls, "__name__"),
-                               "method" if _callable_member(found) else "attribute",
-                               type.__getattribute__(c, "__name__"), library,
-                               "calls" if _callable_member(found) else "reads"))
-        break
-    return obj
+            return ('setting attribute "%s" of a "%s" object is not allowed: it would '
+                    'hide the %s of class "%s" that %s itself %s; write a function '
+                    'that takes the object instead'
+                    % (name, type.__getattribute__(cls, "__name__"),
+                       "method" if _callable_member(found) else "attribute",
+                       type.__getattribute__(c, "__name__"), _library_of(c),
+                       "calls" if _callable_member(found) else "reads"))
+        return None
+    return None
 
 
 def sb_hasattr(obj, name, /):

@@ -22,7 +22,7 @@ import sys
 from sb_guard import (  # noqa: F401 - the shared policy and the call's state
     DERIVABLE_LIBRARY_CLASSES, _BASE_BUILTINS, _IN_CALL, _NDARRAY, _PANDAS_GUARD, _SUBSTITUTES, _TYPE_SUBSTITUTES,
     NativeCodeNotLoaded, READERS, WRITERS, attribute_problem, format_string_problem,
-    guard_settable, native_code_message, refuse)
+    _deriving_refused, guard_own_class, guard_settable, native_code_message, refuse)
 from sb_memory import (  # noqa: F401 - the memory guards harden_* apply
     _set_on_immutable_type, _c_new, _harden_struct, _harden_bytearray_join,
     _harden_bytearray_mod, _harden_ordered_dict, _harden_zoneinfo, _harden_itertools,
@@ -170,11 +170,20 @@ def harden_libraries():
         assigned = _checked_names(assigned, assigned_ok, "functools.update_wrapper")
         updated = _checked_names(updated, updated_ok, "functools.update_wrapper")
         if _IN_CALL["on"]:
-            # it sets __wrapped__ and the names assigned on the wrapper:
-            # not on a library's class (guard_settable)
+            # it sets __wrapped__, the names assigned and (updated) every
+            # attribute of the wrapped on the wrapper: not on a library's
+            # class, nor hiding what a pandas object's class defines
+            # (guard_settable)
             guard_settable(wrapper, "__wrapped__")
+            for name in assigned:
+                guard_settable(wrapper, name)
             if "__dict__" in updated:
                 _check_dict_copy(wrapper, wrapped)
+                extra = getattr(wrapped, "__dict__", None)
+                if isinstance(extra, dict):
+                    for name in list(extra):
+                        if type(name) is str:
+                            guard_settable(wrapper, name)
         return update_wrapper(wrapper, wrapped, assigned, updated)
 
     def checked_wraps(wrapped, assigned=assigned_ok, updated=updated_ok):
@@ -196,7 +205,24 @@ def harden_libraries():
             problem = attribute_problem(name) if isinstance(name, str) else None
             if problem is not None:
                 raise AttributeError("make_dataclass: " + problem[1])
-        return make_dataclass(cls_name, fields, *args, namespace=namespace, **kwargs)
+        if not _IN_CALL["on"]:
+            return make_dataclass(cls_name, fields, *args, namespace=namespace, **kwargs)
+        # the bases a class statement may derive from (guard_own_class):
+        # make_dataclass(bases=(pd.Categorical,), namespace={"categories":
+        # property(...)}) overrode what pandas' native code trusts
+        for base in kwargs.get("bases") or ():
+            for c in (type.__getattribute__(base, "__mro__") if isinstance(base, type) else ()):
+                if _deriving_refused(c):
+                    raise TypeError('make_dataclass: deriving from "%s" is not allowed in the '
+                                    'sandbox: pandas and numpy classes trust their own '
+                                    'attributes and methods, which a subclass could replace; '
+                                    'hold the object in a field instead'
+                                    % type.__getattribute__(c, "__name__"))
+        cls = make_dataclass(cls_name, fields, *args, namespace=namespace, **kwargs)
+        # the code's class, whatever module its metaclass's frame gave it
+        type.__setattr__(cls, "__module__", "__sandbox__")
+        return guard_own_class(tuple(n for n in names if isinstance(n, str)
+                                     and n.startswith("_")))(cls)
 
     # dataclass(cls) writes into the class it is given: __init__ (where the
     # class has none of its own), __repr__, __eq__, __hash__, __setattr__
@@ -456,7 +482,7 @@ def _harden_enum():
 
     def _create_(cls, class_name, names, *, module=None, qualname=None, **kwargs):
         if _IN_CALL["on"]:
-            if module is not None or qualname is not None:
+            if module not in (None, "__sandbox__") or qualname is not None:
                 raise TypeError("Enum(): module= and qualname= are not allowed in the sandbox")
             if isinstance(names, dict):
                 names = list(names.items())
@@ -468,6 +494,13 @@ def _harden_enum():
                     item[0] if isinstance(item, (tuple, list)) and item else None)
                 _name_problem(member, "Enum()")
             _name_problem(class_name, "Enum()")
+            mixin = kwargs.get("type")
+            if isinstance(mixin, type) and _deriving_refused(mixin):
+                raise TypeError('Enum(type=%s): deriving from a pandas or numpy class is not '
+                                'allowed in the sandbox; use plain values'
+                                % type.__getattribute__(mixin, "__name__"))
+            # the code's class (its frame would be this function's module)
+            module = "__sandbox__"
         return create(cls, class_name, names, module=module, qualname=qualname, **kwargs)
     _create_.__qualname__ = create.__qualname__
     enum.EnumType._create_ = _create_
@@ -545,6 +578,20 @@ def _harden_typing():
         return alias_reduce(self)
     __reduce__.__qualname__ = alias_reduce.__qualname__
     typing._GenericAlias.__reduce__ = __reduce__
+    # an alias sets any name not its own on its origin, with the real
+    # setattr: typing.Annotated[pd.DataFrame, 0].head = f changed pandas'
+    # class (and Mapping, Counter... the standard library's); in a call the
+    # origin is checked as obj.name = value checks an object
+    alias_setattr = typing._BaseGenericAlias.__dict__["__setattr__"]
+
+    def __setattr__(self, attr, val):
+        if _IN_CALL["on"] and not (type(attr) is str and (
+                typing._is_dunder(attr) or attr in {"_name", "_inst", "_nparams", "_paramspec_tvars",
+                                                    "_typevar_types", "_defaults"})):
+            guard_settable(self.__dict__.get("__origin__"), attr)
+        return alias_setattr(self, attr, val)
+    __setattr__.__qualname__ = alias_setattr.__qualname__
+    typing._BaseGenericAlias.__setattr__ = __setattr__
     # typing.get_origin(typing.Type) (and of Type[X]) is the real type, a
     # metaclass: type("X", (), {"__array_interface__": ...}) made an array
     # over any address.  The module hands out a checked copy, which gives
@@ -1127,6 +1174,10 @@ def harden_numpy():
     refuse(stride_tricks.DummyArray, "it makes an array of any address")
     _guard_name_factories(np)
     refuse(np.add_newdoc, "it imports any module named by a string")
+    from numpy.core import overrides
+    # set_module(m)(obj) sets obj.__module__: a pandas class given
+    # "__sandbox__" counted as the code's own (changed, derived from)
+    refuse(overrides.set_module, "it sets the module of what it is given")
     read_array = npformat.read_array
 
     def checked_read_array(fp, allow_pickle=False, *args, **kwargs):

@@ -87,6 +87,7 @@ def warm(allowed_csv, preload_csv=""):
     _WORKER_ENV.update(os.environ)   # for the preloaded process's imports
     os.environ.clear()
     np.random.seed()
+    sb_io.watch_classes(_watched_classes())
     gc.collect()
     gc.freeze()  # children never scan (and so never copy) the warm heap
     bit_generator = np.random.mtrand._rand._bit_generator
@@ -288,6 +289,32 @@ def main(x=1):
 _TRIVIAL_CODE = """def main(x=1):
     return x
 """
+
+
+# the modules whose classes a serving child's reading of inputs relies on,
+# and which no call changes (a call's matplotlib and pyparsing keep caches
+# in their classes: not watched)
+_WATCHED_TOPS = frozenset({"pandas", "numpy", "json", "decimal", "_decimal", "datetime",
+                           "zoneinfo", "uuid", "collections", "abc", "enum", "typing",
+                           "sb_codec", "sb_runtime", "sb_guard"})
+
+
+def _watched_classes():
+    """The classes sb_io.changed_class watches (in the worker, warmed)."""
+    found, todo, seen = [], [object], set()
+    while todo:
+        cls = todo.pop()
+        if id(cls) in seen:
+            continue
+        seen.add(id(cls))
+        try:
+            todo.extend(type.__subclasses__(cls))
+        except TypeError:           # type.__subclasses__ of type itself
+            todo.extend(type.__subclasses__(type))
+        module = type.__getattribute__(cls, "__dict__").get("__module__")
+        if isinstance(module, str) and module.partition(".")[0] in _WATCHED_TOPS:
+            found.append(cls)
+    return found
 
 
 def prewarm(collect=True, pandas=True, validated=False):
@@ -1475,6 +1502,15 @@ def _read_next(read, data="inputs", what="request"):
     reached (a library class's method replaced in the last call ran in
     pandas' decoding of this request); if one was refused, the child ends
     with an error that says so."""
+    changed = sb_io.changed_class()
+    if changed is not None:
+        # the reading would use it with the guards off
+        _send_error("crash", "ProtocolError",
+                    'could not read the %s: the class "%s.%s" was changed by an earlier call, '
+                    'and pysandbox reads inputs with it between two calls' % (
+                        what, type.__getattribute__(changed, "__module__"),
+                        type.__getattribute__(changed, "__qualname__")), exit_code=72)
+        return None, 72
     was_on = sb_guard._IN_CALL["on"]
     collecting = gc.isenabled()
     gc.disable()

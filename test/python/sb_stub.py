@@ -42,6 +42,8 @@ def install():
     # calls: none refused here (a test sets code_on to play one)
     io.code_off = lambda filenames: None
     io.code_on = lambda: None
+    io.watch_classes = lambda types: len(types)
+    io.changed_class = lambda: None
     sys.modules["sb_io"] = io
     return io
 

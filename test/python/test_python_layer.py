@@ -877,6 +877,41 @@ class SetAttributeGuardTests(unittest.TestCase):
                                   ["functools", "pandas"])
         import pandas as pd
         self.assertEqual(pd.Series.__module__, "pandas.core.series")
+        # review 39: routes to a library class's attributes through helpers
+        for code, message in (
+                # a typing alias sets names on its origin
+                ("import typing\nimport pandas as pd\n"
+                 "def main():\n    typing.Annotated[pd.DataFrame, 0].head = len\n",
+                 'setting attribute "head" of class "DataFrame" is not allowed'),
+                ("import typing\ndef main():\n    typing.Mapping.get = len\n",
+                 'setting attribute "get" of class "Mapping" is not allowed'),
+                # update_wrapper copies the wrapped's attributes onto the wrapper
+                ("import functools\nimport pandas as pd\ndef f():\n    pass\n"
+                 "def main():\n    f.take = len\n    functools.update_wrapper(pd.Index([1]), f)\n",
+                 'setting attribute "__module__" of a "Int64Index" object is not allowed'),
+                ("import dataclasses\nimport pandas as pd\n"
+                 "def main():\n    dataclasses.make_dataclass('F', [], bases=(pd.Categorical,))\n",
+                 'make_dataclass: deriving from "Categorical" is not allowed'),
+                ("import enum\nimport pandas as pd\n"
+                 "def main():\n    enum.Enum('E', {'a': '2020-01-01'}, type=pd.Timestamp)\n",
+                 r'Enum\(type=Timestamp\): deriving from a pandas or numpy class is not allowed')):
+            with self.subTest(code=code):
+                with self.assertRaisesRegex(TypeError, message):
+                    sb_incall.run(code, ["dataclasses", "enum", "functools", "pandas", "typing"])
+        with self.assertRaisesRegex(AttributeError, 'attribute "set_module" of module '
+                                                    '"numpy.core.overrides" is not allowed'):
+            sb_incall.run("import numpy as np\nimport pandas as pd\n"
+                          "def main():\n    np.core.overrides.set_module('__sandbox__')(pd.Index)\n",
+                          ["numpy", "pandas"])
+        # classes the code makes through the functional APIs are its own
+        self.assertEqual(sb_incall.run(
+            "import abc\nimport dataclasses\nimport enum\n"
+            "def main():\n"
+            "    Size = enum.Enum('Size', 'S M L')\n    Size.extra = 1\n"
+            "    P = dataclasses.make_dataclass('P', [('x', int)], bases=(abc.ABC,))\n"
+            "    P.unit = 'm'\n"
+            "    return [Size.extra, P.unit, P(3).x]\n", ["abc", "dataclasses", "enum"]),
+            [1, "m", 3])
 
     def test_pandas_methods_not_hidden(self):
         self.refused("""

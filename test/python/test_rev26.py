@@ -40,7 +40,7 @@ class Rev26Tests(unittest.TestCase):
                 ''')
 
     def test_metaclass_derived_by_make_dataclass(self):
-        with self.assertRaisesRegex(TypeError, "building a class from a dict"):
+        with self.assertRaisesRegex(TypeError, "building a class from a dict|make_dataclass: deriving from \"CategoricalDtypeType\""):
             run('''
                 import dataclasses
                 import pandas as pd
@@ -136,7 +136,7 @@ class Rev26Tests(unittest.TestCase):
             '''), 10)
 
     def test_metaclass_keyword_namespace(self):
-        with self.assertRaisesRegex(TypeError, "building a class from a dict"):
+        with self.assertRaisesRegex(TypeError, "building a class from a dict|make_dataclass: deriving from \"CategoricalDtypeType\""):
             run('''
                 import dataclasses
                 import pandas as pd

@@ -5260,7 +5260,8 @@ PAYLOADS = [
     # pandas class's public methods (not undone within a call): its take
     # saw, and rewrote, the rows of the groups still to run.  Since
     # 2026-12-05 the patch itself is refused (no library class is changed);
-    # without the Python layer the other groups' rows must still hold
+    # without the Python layer the other groups' rows must still hold, or
+    # the process end as it reads its next group with a changed class
     Payload("groups-parallel-patched-take-rewrites-other-groups", """
         import pandas as pd
         def main(df):
@@ -5276,7 +5277,7 @@ PAYLOADS = [
             if values and values[0] == -1:
                 raise AssertionError("another group rewrote this group's rows")
             return values
-        """, on={GUARD}, off={OK}, options={"group_by": "g", "parallel": 2},
+        """, on={GUARD}, off={OK, CRASH}, options={"group_by": "g", "parallel": 2},
         inputs={"df": {"$query": "SELECT i % 6 AS g, CASE WHEN i % 5 = 0 THEN NULL ELSE i END "
                                  "AS v FROM generate_series(1, 24) i"}}),
     # ... and a group whose process exits during its call was reported as
@@ -5481,6 +5482,28 @@ PAYLOADS = [
                 return real(*a, **k)
             pd.arrays.DatetimeArray.tz_localize = spy
             return "replaced"
+        """, on={GUARD}, off={OK}),
+    # review 39: a typing alias sets the names it does not keep on its
+    # origin, with the real setattr (Annotated[X, m] for any class X)
+    Payload("typing-alias-sets-library-class", """
+        import typing
+        import pandas as pd
+        def spy(self, n=5):
+            return "spied head"
+        def main():
+            typing.Annotated[pd.DataFrame, "x"].head = spy
+            return pd.DataFrame({"a": [1]}).head()
+        """, on={GUARD}, off={OK}),
+    # ... and numpy's set_module(m)(cls) sets cls.__module__: a pandas class
+    # given the code's module counted as the code's own
+    Payload("numpy-set-module-makes-library-class-own", """
+        import numpy as np
+        import pandas as pd
+        def main():
+            np.core.overrides.set_module("__sandbox__")(pd.api.extensions.ExtensionArray)
+            class A(pd.api.extensions.ExtensionArray):
+                pass
+            return "derived"
         """, on={GUARD}, off={OK}),
     # functools.update_wrapper(cls, f) set cls.__module__ to the code's
     # before it failed on the class's read-only __dict__: pandas'
