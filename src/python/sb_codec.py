@@ -30,6 +30,7 @@ from pandas.core.internals.construction import arrays_to_mgr
 
 import sb_charts
 import sb_io
+import sb_memory
 
 try:
     import zoneinfo as _zoneinfo
@@ -236,8 +237,10 @@ def _word_keys(data, starts, lengths, shift, width):
     first_tail = int(np.searchsorted(starts, max(positions, 0)))
     tail_starts = starts[first_tail:].tolist()
     if positions > 0:
-        words = np.ndarray(shape=(positions,), dtype="<u8", buffer=data,
-                           offset=shift, strides=(1,))
+        # the checked ndarray refuses strides= to code, and a serving child
+        # reads its next call's inputs with the guards on
+        words = sb_memory.raw_ndarray(shape=(positions,), dtype="<u8", buffer=data,
+                                      offset=shift, strides=(1,))
         starts[first_tail:] = 0
         try:
             keys = words[starts]        # fancy indexing: np.take is slow on this view

@@ -660,6 +660,15 @@ def _harden_dataclasses():
 _CODE_ACCESSORS = set()
 
 
+def _rewatch(cls):
+    try:
+        import sb_io
+    except ImportError:                  # the unit tests load no worker
+        return
+    if hasattr(sb_io, "rewatch_class"):
+        sb_io.rewatch_class(cls)
+
+
 def _checked_register(register):
     import pandas as pd
     cls = {"register_dataframe_accessor": pd.DataFrame, "register_series_accessor": pd.Series,
@@ -681,6 +690,17 @@ def _checked_register(register):
                                      'may not replace in the sandbox; choose another name'
                                      % (register.__name__, cls.__name__, name))
             _CODE_ACCESSORS.add((cls, name))
+            decorate = register(name)
+
+            def checked_decorate(accessor):
+                # pandas sets the accessor on its class: a change of a
+                # watched class that is known and checked, recorded again
+                # before anything else runs (sb_io.changed_class)
+                try:
+                    return decorate(accessor)
+                finally:
+                    _rewatch(cls)
+            return checked_decorate
         return register(name)
     checked.__name__ = register.__name__
     checked.__doc__ = register.__doc__
@@ -1174,6 +1194,12 @@ def harden_numpy():
     refuse(stride_tricks.DummyArray, "it makes an array of any address")
     _guard_name_factories(np)
     refuse(np.add_newdoc, "it imports any module named by a string")
+    # numpy's operators and array repr for every later call of the process,
+    # pysandbox's own reading of a workspace's next inputs included
+    for name in ("set_numeric_ops", "set_string_function"):
+        obj = getattr(np, name, None)
+        if obj is not None:
+            refuse(obj, "it changes numpy for everything the process runs after it")
     from numpy.core import overrides
     # set_module(m)(obj) sets obj.__module__: a pandas class given
     # "__sandbox__" counted as the code's own (changed, derived from)

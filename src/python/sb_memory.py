@@ -720,6 +720,22 @@ def _check_array_new(cls, params):
     cls.__new__ = staticmethod(__new__)
 
 
+# numpy's own ndarray constructor (its C tp_new), once _patch_ndarray_type
+# has checked the type's __new__
+_RAW_ARRAY_NEW = [None]
+
+
+def raw_ndarray(**kwargs):
+    """np.ndarray(**kwargs) as numpy makes it, without the call's checks: for
+    the runtime's own views of what the backend sent (sb_codec), which a
+    serving child reads with the guards on (strides= is refused to code)."""
+    import numpy as np
+    new = _RAW_ARRAY_NEW[0]
+    if new is None:
+        return np.ndarray(**kwargs)
+    return new(np.ndarray, (), kwargs)
+
+
 def _patch_ndarray_type(np):
     """numpy's ndarray itself, however the code reaches the class (an
     attribute that is the class, an alias, a subclass): its __new__ checks
@@ -732,6 +748,7 @@ def _patch_ndarray_type(np):
     array_new = _c_new(np.ndarray)
     if array_new is None:
         return False
+    _RAW_ARRAY_NEW[0] = array_new
     params = ("shape", "dtype", "buffer", "offset", "strides", "order")
     real = np.ndarray
 
@@ -1332,13 +1349,16 @@ _VECTOR_TYPES = set()
 
 
 def _pandas_frame(frame):
-    """Is the nearest frame pandas' own?  The sandbox's wrappers around
-    pandas' native functions (_guard_object_hashtables, _guard_take_nd) are
-    looked through: they call pandas' Cython for pandas."""
+    """Is the nearest frame pandas' own, or the runtime's decoder's
+    (sb_codec calls pandas' hash tables on what the backend sent, and a
+    serving child reads its next inputs with the guards on)?  The
+    sandbox's wrappers around pandas' native functions
+    (_guard_object_hashtables, _guard_take_nd) are looked through: they
+    call pandas' Cython for pandas."""
     while frame is not None and frame.f_globals.get("__name__") in ("sb_memory", "sb_harden"):
         frame = frame.f_back
     name = frame.f_globals.get("__name__") if frame is not None else None
-    return type(name) is str and name.startswith("pandas.")
+    return type(name) is str and (name.startswith("pandas.") or name == "sb_codec")
 
 
 def _hand_out_checked_ndarray(np):

@@ -1492,29 +1492,32 @@ def _next_request():
 
 
 def _read_next(read, data="inputs", what="request"):
-    """Read a serving child's next request as its first was read: out of
-    a call (the last call's guards refused the decoder's own strided views
-    and pandas' hash tables resizing for it: a workspace's second call with
-    a text column of 4096 rows or more failed to read), with the collector
-    off meanwhile, so that nothing of the code's is collected while the
-    guards are off (its generators' finalizers stay off as well).  Nothing
-    of the code's runs meanwhile: sb_io.code_off refuses its frames, however
-    reached (a library class's method replaced in the last call ran in
-    pandas' decoding of this request); if one was refused, the child ends
+    """Read a serving child's next request as its first was read, but with
+    the last call's guards still on: whatever the code left behind that
+    runs in pandas' and numpy's decoding (a property of library callables on
+    a class of its own put in numpy's sctypeDict, np.set_numeric_ops, an
+    entry of warnings.filters: review 40) runs as it would in a call,
+    checked; the decoder's own strided view is made with numpy's unchecked
+    constructor (sb_memory.raw_ndarray).  The collector is off meanwhile, so
+    that nothing of the code's is collected here (its generators'
+    finalizers stay off as well).  And two checks in the worker stand
+    whatever the Python layer missed: no class pandas reads with was
+    changed since the worker warmed it (sb_io.changed_class), and no frame
+    of the code's runs (sb_io.code_off: a library class's method replaced
+    in the last call ran in pandas' decoding of this request; CPython 3.11
+    runs a specialised __getitem__ inline, past it); either ends the child
     with an error that says so."""
     changed = sb_io.changed_class()
     if changed is not None:
-        # the reading would use it with the guards off
+        # the reading would use it
         _send_error("crash", "ProtocolError",
                     'could not read the %s: the class "%s.%s" was changed by an earlier call, '
                     'and pysandbox reads inputs with it between two calls' % (
                         what, type.__getattribute__(changed, "__module__"),
                         type.__getattribute__(changed, "__qualname__")), exit_code=72)
         return None, 72
-    was_on = sb_guard._IN_CALL["on"]
     collecting = gc.isenabled()
     gc.disable()
-    sb_guard._IN_CALL["on"] = False
     refused = None
     try:
         sb_io.code_off(_CODE_FILENAMES)
@@ -1523,7 +1526,6 @@ def _read_next(read, data="inputs", what="request"):
         finally:
             refused = sb_io.code_on()
     finally:
-        sb_guard._IN_CALL["on"] = was_on
         if collecting:
             gc.enable()
     if refused is None:

@@ -981,6 +981,8 @@ static PyMethodDef sb_io_methods[] = {
 	 "Record these classes' version tags (in the worker)."},
 	{"changed_class", sb_io_changed_class, METH_NOARGS,
 	 "The first watched class changed since, or None."},
+	{"rewatch_class", sb_io_rewatch_class, METH_O,
+	 "Record again the tags of a class the runtime changed, and of its subclasses."},
 	{"guard_object_stores", sb_io_guard_object_stores, METH_O,
 	 "Store into arrays of objects before dropping the old object."},
 	{"guard_object_buffers", sb_io_guard_object_buffers, METH_O,

@@ -603,6 +603,9 @@ sb_io_finalizers_on(PyObject *self, PyObject *unused)
  * set, as an evaluation that raised at once would (the caller, not the
  * evaluator, clears a function's frame in 3.11; a generator's frame is
  * cleared as one that raised).  Other versions use the profile function.
+ * Neither sees a call CPython 3.11 runs inline in the caller's frame (a
+ * specialised BINARY_SUBSCR_GETITEM runs a class's __getitem__ so, review
+ * 40): this is a second line, behind the guards the reading keeps on.
  */
 static PyObject *sb_code_filenames = NULL;
 static char sb_code_refused[128];
@@ -800,6 +803,42 @@ sb_io_watch_classes(PyObject *self, PyObject *arg)
 	Py_DECREF(probe);
 	Py_DECREF(seq);
 	return PyLong_FromSsize_t(sb_nwatched);
+}
+
+/*
+ * sb_io.rewatch_class(cls): the runtime itself changed cls, on the code's
+ * behalf, in a way it checked (pandas' accessor registration, a documented
+ * API): the tags of cls and of its watched subclasses are recorded again,
+ * before anything else runs.
+ */
+PyObject *
+sb_io_rewatch_class(PyObject *self, PyObject *arg)
+{
+	PyObject   *probe;
+	Py_ssize_t	k;
+
+	(void) self;
+	if (!PyType_Check(arg))
+	{
+		PyErr_SetString(PyExc_TypeError, "rewatch_class() takes a type");
+		return NULL;
+	}
+	probe = PyUnicode_InternFromString("__sb_watch__");
+	if (probe == NULL)
+		return NULL;
+	for (k = 0; k < sb_nwatched; k++)
+	{
+		PyTypeObject *tp = sb_watched[k];
+
+		if (!PyType_IsSubtype(tp, (PyTypeObject *) arg))
+			continue;
+		if (!(tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG))
+			(void) _PyType_Lookup(tp, probe);
+		sb_watched_tags[k] = (tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) ?
+			tp->tp_version_tag : 0;
+	}
+	Py_DECREF(probe);
+	Py_RETURN_NONE;
 }
 
 PyObject *

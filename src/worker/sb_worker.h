@@ -64,6 +64,7 @@ extern struct _object *sb_io_code_off(struct _object *self, struct _object *arg)
 extern struct _object *sb_io_code_on(struct _object *self, struct _object *unused);
 extern struct _object *sb_io_watch_classes(struct _object *self, struct _object *arg);
 extern struct _object *sb_io_changed_class(struct _object *self, struct _object *unused);
+extern struct _object *sb_io_rewatch_class(struct _object *self, struct _object *arg);
 extern struct _object *sb_io_guard_object_stores(struct _object *self, struct _object *arg);
 extern struct _object *sb_io_guard_object_buffers(struct _object *self, struct _object *arg);
 extern struct _object *sb_io_guard_object_loops(struct _object *self, struct _object *arg);
