@@ -391,6 +391,24 @@ def main(ws, df):
     return df.stats.total()
 $$, '{"df": {"$query": "SELECT 3 AS a, now() AS t"}}', '{main}', jsonb_build_object('workspace', :'wsa'));
 SELECT sandbox_workspace_close(:'wsa');
+-- ... but an accessor registered after another change of the class in the
+-- same call does not hide that change from the next call's check (review
+-- 41; typing.dataclass_transform's flag is a change the Python layer lets
+-- through, harmless, and the check sees)
+SELECT sandbox_workspace_open() AS wsl \gset
+SELECT sandbox_execute($$
+import typing
+import pandas as pd
+def main(ws):
+    typing.dataclass_transform()(pd.DataFrame)
+    @pd.api.extensions.register_dataframe_accessor("stats")
+    class Stats:
+        def __init__(self, df):
+            self.df = df
+    return "registered"
+$$, '{}', '{main}', jsonb_build_object('workspace', :'wsl'));
+SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws, t): return 1', '{"t": {"$query": "SELECT 1 AS a"}}', '{main}', '{"workspace": "%s"}')::text$q$, :'wsl'));
+SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}', '{"workspace": "%s"}')::text$q$, :'wsl')) LIKE '%has ended%' AS ended;
 
 -- with the Python layer off (tests only), such a change is made; the next
 -- call's inputs are not read with a changed pandas class (its version tag

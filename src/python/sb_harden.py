@@ -374,6 +374,18 @@ def harden_libraries():
                             "would hold copies of private state; call deepcopy(x)")
         return copy.deepcopy(x)
     substitutes.append((copy.deepcopy, checked_deepcopy))
+    import typing
+
+    # typing.final and no_type_check set a flag on the class they are given
+    # (no_type_check on its functions too): not on a library's class
+    def flagging(original, flag):
+        def checked(arg):
+            if _IN_CALL["on"] and isinstance(arg, type):
+                guard_settable(arg, flag)
+            return original(arg)
+        return checked
+    substitutes += [(typing.final, flagging(typing.final, "__final__")),
+                    (typing.no_type_check, flagging(typing.no_type_check, "__no_type_check__"))]
     refuse(copy.dispatch_table, "it changes how every object is copied")
     # a metaclass called with a dict builds a class with any special methods
     # (a class statement with abc.ABC as a base needs none of it)
@@ -669,6 +681,14 @@ def _rewatch(cls):
         sb_io.rewatch_class(cls)
 
 
+def _changed_class():
+    try:
+        import sb_io
+    except ImportError:
+        return None
+    return sb_io.changed_class() if hasattr(sb_io, "changed_class") else None
+
+
 def _checked_register(register):
     import pandas as pd
     cls = {"register_dataframe_accessor": pd.DataFrame, "register_series_accessor": pd.Series,
@@ -695,11 +715,15 @@ def _checked_register(register):
             def checked_decorate(accessor):
                 # pandas sets the accessor on its class: a change of a
                 # watched class that is known and checked, recorded again
-                # before anything else runs (sb_io.changed_class)
-                try:
-                    return decorate(accessor)
-                finally:
+                # before anything else runs (sb_io.changed_class); only if
+                # no watched class had changed before it (review 41: one
+                # registration hid typing.final(pd.DataFrame) from the
+                # next call's check), and only if it succeeded
+                clean = _changed_class() is None
+                result = decorate(accessor)
+                if clean:
                     _rewatch(cls)
+                return result
             return checked_decorate
         return register(name)
     checked.__name__ = register.__name__
