@@ -57,6 +57,7 @@ WORKER_OBJS = \
 	src/worker/sb_python.wo \
 	src/worker/sb_io.wo \
 	src/worker/sb_memguard.wo \
+	src/worker/sb_between.wo \
 	src/worker/sb_dtypeguard.wo \
 	src/worker/sb_where.wo \
 	src/worker/sb_hotpages.wo \
@@ -99,6 +100,9 @@ src/worker/sb_io.wo: src/worker/sb_io.c src/worker/sb_worker.h src/protocol/sb_p
 	$(CC) $(WORKER_CFLAGS) $(PY_CFLAGS) -c -o $@ $<
 
 src/worker/sb_memguard.wo: src/worker/sb_memguard.c src/worker/sb_worker.h
+	$(CC) $(WORKER_CFLAGS) $(PY_CFLAGS) -c -o $@ $<
+
+src/worker/sb_between.wo: src/worker/sb_between.c src/worker/sb_worker.h
 	$(CC) $(WORKER_CFLAGS) $(PY_CFLAGS) -c -o $@ $<
 
 src/worker/sb_dtypeguard.wo: src/worker/sb_dtypeguard.c src/worker/sb_worker.h

@@ -1372,8 +1372,7 @@ def guard_settable(obj, name, deleting=False):
     """The object of obj.name = value or del obj.name, checked.  A class the
     code did not make is not changed: a library's classes are shared by
     everything the process runs after the statement, pysandbox's own reading
-    of a workspace's next inputs (out of the call, the guards off) and
-    pandas' native code included (pd.Categorical.codes replaced by a
+    of a workspace's next inputs and pandas' native code included (pd.Categorical.codes replaced by a
     property of the code's made pandas take codes past the categories; a
     DatetimeArray method replaced in one call ran in the next call's input
     decoding).  On an instance of a pandas or numpy class, a name its class

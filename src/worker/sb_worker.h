@@ -60,6 +60,7 @@ extern struct _object *sb_io_init(void);
 /* sb_memguard.c: sb_io's guards of numpy's object memory */
 extern struct _object *sb_io_finalizers_off(struct _object *self, struct _object *arg);
 extern struct _object *sb_io_finalizers_on(struct _object *self, struct _object *unused);
+/* sb_between.c: the checks of a serving child's reading between calls */
 extern struct _object *sb_io_code_off(struct _object *self, struct _object *arg);
 extern struct _object *sb_io_code_on(struct _object *self, struct _object *unused);
 extern struct _object *sb_io_watch_classes(struct _object *self, struct _object *arg);

@@ -1,0 +1,296 @@
+/*
+ * sb_between.c
+ *		Between two calls of a child that serves on (a workspace, the
+ *		groups of a group_by call, a held function's rows) the runtime reads
+ *		the next call's inputs with pandas and numpy (sb_runtime._read_next),
+ *		with the last call's guards on.  Two checks here stand whatever the
+ *		Python layer missed: no class that reading relies on was changed
+ *		since the worker warmed it (watch_classes, changed_class), and no
+ *		frame of the code's runs meanwhile (code_off, code_on).  Functions
+ *		of the module sb_io (sb_io.c).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdbool.h>
+
+#include "sb_worker.h"
+
+/*
+ * sb_io.code_off(filenames) / sb_io.code_on() -> str or None: nothing of
+ * the code's runs while a child that serves on reads its next inputs
+ * (sb_runtime._read_next, between two calls).  code_off refuses every frame of a code object compiled from
+ * the code's text (its co_filename is one of filenames, a tuple of str)
+ * before its first instruction, however the frame was reached: a library
+ * class's method replaced in an earlier call, a registry written into, a
+ * generator resumed.  code_on stops refusing and gives the name of the
+ * first function refused, or None: a library that caught the error ran
+ * nothing of the code's, but the child's state is not what it was, and it
+ * ends.
+ *
+ * On CPython 3.11 the frames are checked by a frame evaluation function
+ * (PEP 523), which sees every Python frame, generators' included, and
+ * costs one comparison per frame; a profile function sees the same frames
+ * but runs every Python instruction unspecialised meanwhile (a workspace
+ * call reading 200,000 jsonb rows took 636 ms against 458-493).  A refused
+ * frame is not evaluated at all: the function returns NULL with the error
+ * set, as an evaluation that raised at once would (the caller, not the
+ * evaluator, clears a function's frame in 3.11; a generator's frame is
+ * cleared as one that raised).  Other versions use the profile function.
+ * Neither sees a call CPython 3.11 runs inline in the caller's frame (a
+ * specialised BINARY_SUBSCR_GETITEM runs a class's __getitem__ so, review
+ * 40): this is a second line, behind the guards the reading keeps on.
+ */
+static PyObject *sb_code_filenames = NULL;
+static char sb_code_refused[128];
+
+/* Is code one of the code's?  Then note its name and set the error. */
+static bool
+sb_code_frame_refused(PyCodeObject *code)
+{
+	PyObject   *fn = code->co_filename;
+	Py_ssize_t	i;
+	bool		found = false;
+
+	for (i = 0; i < PyTuple_GET_SIZE(sb_code_filenames) && !found; i++)
+	{
+		PyObject   *name = PyTuple_GET_ITEM(sb_code_filenames, i);
+
+		found = fn == name ||
+			(PyUnicode_Check(fn) && PyUnicode_GET_LENGTH(fn) == PyUnicode_GET_LENGTH(name) &&
+			 PyUnicode_Compare(fn, name) == 0);
+	}
+	if (!found)
+		return false;
+	if (sb_code_refused[0] == '\0')
+	{
+		const char *fname = PyUnicode_Check(code->co_name) ?
+			PyUnicode_AsUTF8(code->co_name) : NULL;
+
+		if (fname == NULL)
+		{
+			PyErr_Clear();
+			fname = "?";
+		}
+		snprintf(sb_code_refused, sizeof(sb_code_refused), "%s", fname);
+	}
+	PyErr_Format(PyExc_RuntimeError,
+				 "the code's function \"%s\" ran between two calls, where nothing of "
+				 "the code's may run: an earlier call changed a library's class or "
+				 "registry", sb_code_refused);
+	return true;
+}
+
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+#define SB_EVAL_FRAME_HOOK 1
+
+/* the first members of CPython 3.11's _PyInterpreterFrame (pycore_frame.h) */
+typedef struct SbFrameHead
+{
+	PyObject   *f_func;
+	PyObject   *f_globals;
+	PyObject   *f_builtins;
+	PyObject   *f_locals;
+	PyCodeObject *f_code;
+} SbFrameHead;
+
+static PyObject *
+sb_refuse_code_eval(PyThreadState *tstate, struct _PyInterpreterFrame *frame, int throwflag)
+{
+	if (sb_code_frame_refused(((SbFrameHead *) frame)->f_code))
+		return NULL;
+	return _PyEval_EvalFrameDefault(tstate, frame, throwflag);
+}
+#else
+static int
+sb_refuse_code_frame(PyObject *unused, PyFrameObject *frame, int what, PyObject *arg)
+{
+	PyCodeObject *code;
+	bool		refused;
+
+	(void) unused;
+	(void) arg;
+	if (what != PyTrace_CALL)
+		return 0;
+	code = PyFrame_GetCode(frame);
+	refused = sb_code_frame_refused(code);
+	Py_DECREF(code);
+	return refused ? -1 : 0;
+}
+#endif
+
+PyObject *
+sb_io_code_off(PyObject *self, PyObject *arg)
+{
+	Py_ssize_t	i;
+
+	(void) self;
+	if (!PyTuple_Check(arg))
+		goto bad;
+	for (i = 0; i < PyTuple_GET_SIZE(arg); i++)
+		if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(arg, i)))
+			goto bad;
+	Py_INCREF(arg);
+	Py_XSETREF(sb_code_filenames, arg);
+	sb_code_refused[0] = '\0';
+#ifdef SB_EVAL_FRAME_HOOK
+	if (_PyInterpreterState_GetEvalFrameFunc(PyThreadState_GetInterpreter(PyThreadState_Get())) !=
+		_PyEval_EvalFrameDefault)
+	{
+		PyErr_SetString(PyExc_RuntimeError, "code_off(): another frame evaluator is set");
+		return NULL;
+	}
+	_PyInterpreterState_SetEvalFrameFunc(PyThreadState_GetInterpreter(PyThreadState_Get()),
+										 sb_refuse_code_eval);
+#else
+	/* fails only if an audit hook refuses it: then the caller fails */
+	if (_PyEval_SetProfile(PyThreadState_Get(), sb_refuse_code_frame, NULL) < 0)
+		return NULL;
+#endif
+	Py_RETURN_NONE;
+
+bad:
+	PyErr_SetString(PyExc_TypeError, "code_off() takes a tuple of str");
+	return NULL;
+}
+
+PyObject *
+sb_io_code_on(PyObject *self, PyObject *unused)
+{
+	(void) self;
+	(void) unused;
+#ifdef SB_EVAL_FRAME_HOOK
+	_PyInterpreterState_SetEvalFrameFunc(PyThreadState_GetInterpreter(PyThreadState_Get()),
+										 _PyEval_EvalFrameDefault);
+#else
+	if (_PyEval_SetProfile(PyThreadState_Get(), NULL, NULL) < 0)
+		return NULL;
+#endif
+	if (sb_code_refused[0] == '\0')
+		Py_RETURN_NONE;
+	return PyUnicode_FromString(sb_code_refused);
+}
+
+/*
+ * sb_io.watch_classes(types) / sb_io.changed_class() -> type or None: the
+ * classes a serving child's reading of its next inputs relies on (pandas',
+ * numpy's, the parts of the standard library it uses) are as the worker
+ * warmed them.  The code changes no library class (sb_guard.guard_settable),
+ * but a route the Python layer does not know (typing's aliases set any name
+ * on their origin with the real setattr) changed one in a call, and the
+ * next call's decoding, with the guards off, ran what it was given.
+ * watch_classes, in the worker before any child exists, gives each class a
+ * version tag (CPython's method cache key, which any change to the class or
+ * its bases invalidates: PyType_Modified) and records it; children inherit
+ * the record, and changed_class gives the first class whose tag is not the
+ * one recorded.  Reading the tags writes nothing (no copy-on-write).
+ */
+static PyTypeObject **sb_watched;
+static unsigned int *sb_watched_tags;
+static Py_ssize_t sb_nwatched;
+
+PyObject *
+sb_io_watch_classes(PyObject *self, PyObject *arg)
+{
+	PyObject   *seq,
+			   *probe;
+	Py_ssize_t	n,
+				k;
+
+	(void) self;
+	if (sb_watched != NULL)
+	{
+		PyErr_SetString(PyExc_RuntimeError, "watch_classes(): the classes are watched already");
+		return NULL;
+	}
+	seq = PySequence_Fast(arg, "watch_classes() takes a sequence of types");
+	if (seq == NULL)
+		return NULL;
+	n = PySequence_Fast_GET_SIZE(seq);
+	sb_watched = PyMem_RawCalloc(n > 0 ? n : 1, sizeof(*sb_watched));
+	sb_watched_tags = PyMem_RawCalloc(n > 0 ? n : 1, sizeof(*sb_watched_tags));
+	probe = PyUnicode_InternFromString("__sb_watch__");
+	if (sb_watched == NULL || sb_watched_tags == NULL || probe == NULL)
+	{
+		Py_XDECREF(probe);
+		Py_DECREF(seq);
+		return PyErr_NoMemory();
+	}
+	for (k = 0; k < n; k++)
+	{
+		PyObject   *item = PySequence_Fast_GET_ITEM(seq, k);
+		PyTypeObject *tp;
+
+		if (!PyType_Check(item))
+			continue;
+		tp = (PyTypeObject *) item;
+		/* a lookup through the method cache gives the class a tag */
+		if (!(tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG))
+			(void) _PyType_Lookup(tp, probe);
+		if (!(tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG))
+			continue;			/* one CPython gives no tag: not watched */
+		Py_INCREF(tp);
+		sb_watched[sb_nwatched] = tp;
+		sb_watched_tags[sb_nwatched] = tp->tp_version_tag;
+		sb_nwatched++;
+	}
+	Py_DECREF(probe);
+	Py_DECREF(seq);
+	return PyLong_FromSsize_t(sb_nwatched);
+}
+
+/*
+ * sb_io.rewatch_class(cls): the runtime itself changed cls, on the code's
+ * behalf, in a way it checked (pandas' accessor registration, a documented
+ * API): the tags of cls and of its watched subclasses are recorded again,
+ * before anything else runs.
+ */
+PyObject *
+sb_io_rewatch_class(PyObject *self, PyObject *arg)
+{
+	PyObject   *probe;
+	Py_ssize_t	k;
+
+	(void) self;
+	if (!PyType_Check(arg))
+	{
+		PyErr_SetString(PyExc_TypeError, "rewatch_class() takes a type");
+		return NULL;
+	}
+	probe = PyUnicode_InternFromString("__sb_watch__");
+	if (probe == NULL)
+		return NULL;
+	for (k = 0; k < sb_nwatched; k++)
+	{
+		PyTypeObject *tp = sb_watched[k];
+
+		if (!PyType_IsSubtype(tp, (PyTypeObject *) arg))
+			continue;
+		if (!(tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG))
+			(void) _PyType_Lookup(tp, probe);
+		sb_watched_tags[k] = (tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) ?
+			tp->tp_version_tag : 0;
+	}
+	Py_DECREF(probe);
+	Py_RETURN_NONE;
+}
+
+PyObject *
+sb_io_changed_class(PyObject *self, PyObject *unused)
+{
+	Py_ssize_t	k;
+
+	(void) self;
+	(void) unused;
+	for (k = 0; k < sb_nwatched; k++)
+	{
+		PyTypeObject *tp = sb_watched[k];
+
+		if (!(tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) ||
+			tp->tp_version_tag != sb_watched_tags[k])
+		{
+			Py_INCREF(tp);
+			return (PyObject *) tp;
+		}
+	}
+	Py_RETURN_NONE;
+}
