@@ -414,18 +414,22 @@ SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return 1', '{}', '
 -- call's inputs are not read with a changed pandas class (its version tag
 -- is not the one the worker recorded), and the workspace ends
 SET pysandbox.python_layer = off;
-SELECT sandbox_workspace_open() AS wsh \gset
-SELECT format('{"workspace": "%s"}', :'wsh') AS wshopt \gset
-SELECT sandbox_execute($$
+SELECT $$
 import pandas as pd
-def main(ws):
+import sb_io
+def main(ws, undo_check=False):
     real = pd.arrays.DatetimeArray.tz_localize
     def spy(*a, **k):
         ws["ran"] = True
         return real(*a, **k)
     pd.arrays.DatetimeArray.tz_localize = spy
+    if undo_check:
+        sb_io.changed_class = lambda: None
     return "replaced"
-$$, '{}', '{main}', :'wshopt');
+$$ AS spy_code \gset
+SELECT sandbox_workspace_open() AS wsh \gset
+SELECT format('{"workspace": "%s"}', :'wsh') AS wshopt \gset
+SELECT sandbox_execute(:'spy_code', '{}', '{main}', :'wshopt');
 SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws, t): return ws.get("ran")', '{"t": {"$query": "SELECT now() AS t"}}', '{main}', %L)::text$q$, :'wshopt'));
 -- the process ended after its error: the next call finds it gone, or
 -- finds it ending (a race of the test, not of the product)
@@ -436,18 +440,7 @@ SELECT count(*) AS open_after_changed_class FROM sandbox_workspace_list() WHERE 
 -- its frame is refused as it starts
 SELECT sandbox_workspace_open() AS wsf \gset
 SELECT format('{"workspace": "%s"}', :'wsf') AS wsfopt \gset
-SELECT sandbox_execute($$
-import pandas as pd
-import sb_io
-def main(ws):
-    real = pd.arrays.DatetimeArray.tz_localize
-    def spy(*a, **k):
-        ws["ran"] = True
-        return real(*a, **k)
-    pd.arrays.DatetimeArray.tz_localize = spy
-    sb_io.changed_class = lambda: None
-    return "replaced"
-$$, '{}', '{main}', :'wsfopt');
+SELECT sandbox_execute(:'spy_code', '{"undo_check": true}', '{main}', :'wsfopt');
 SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws, t): return ws.get("ran")', '{"t": {"$query": "SELECT now() AS t"}}', '{main}', %L)::text$q$, :'wsfopt'));
 -- the process ended after its error: the next call finds it gone, or
 -- finds it ending (a race of the test, not of the product)

@@ -118,6 +118,26 @@ sb_refuse_code_frame(PyObject *unused, PyFrameObject *frame, int what, PyObject 
 }
 #endif
 
+/* Install (on) or remove the check of every frame; -1 with an error set. */
+static int
+sb_frame_check(bool on)
+{
+#ifdef SB_EVAL_FRAME_HOOK
+	PyInterpreterState *interp = PyThreadState_GetInterpreter(PyThreadState_Get());
+
+	if (on && _PyInterpreterState_GetEvalFrameFunc(interp) != _PyEval_EvalFrameDefault)
+	{
+		PyErr_SetString(PyExc_RuntimeError, "code_off(): another frame evaluator is set");
+		return -1;
+	}
+	_PyInterpreterState_SetEvalFrameFunc(interp, on ? sb_refuse_code_eval : _PyEval_EvalFrameDefault);
+	return 0;
+#else
+	/* fails only if an audit hook refuses it: then the caller fails */
+	return _PyEval_SetProfile(PyThreadState_Get(), on ? sb_refuse_code_frame : NULL, NULL);
+#endif
+}
+
 PyObject *
 sb_io_code_off(PyObject *self, PyObject *arg)
 {
@@ -132,20 +152,8 @@ sb_io_code_off(PyObject *self, PyObject *arg)
 	Py_INCREF(arg);
 	Py_XSETREF(sb_code_filenames, arg);
 	sb_code_refused[0] = '\0';
-#ifdef SB_EVAL_FRAME_HOOK
-	if (_PyInterpreterState_GetEvalFrameFunc(PyThreadState_GetInterpreter(PyThreadState_Get())) !=
-		_PyEval_EvalFrameDefault)
-	{
-		PyErr_SetString(PyExc_RuntimeError, "code_off(): another frame evaluator is set");
+	if (sb_frame_check(true) < 0)
 		return NULL;
-	}
-	_PyInterpreterState_SetEvalFrameFunc(PyThreadState_GetInterpreter(PyThreadState_Get()),
-										 sb_refuse_code_eval);
-#else
-	/* fails only if an audit hook refuses it: then the caller fails */
-	if (_PyEval_SetProfile(PyThreadState_Get(), sb_refuse_code_frame, NULL) < 0)
-		return NULL;
-#endif
 	Py_RETURN_NONE;
 
 bad:
@@ -158,13 +166,8 @@ sb_io_code_on(PyObject *self, PyObject *unused)
 {
 	(void) self;
 	(void) unused;
-#ifdef SB_EVAL_FRAME_HOOK
-	_PyInterpreterState_SetEvalFrameFunc(PyThreadState_GetInterpreter(PyThreadState_Get()),
-										 _PyEval_EvalFrameDefault);
-#else
-	if (_PyEval_SetProfile(PyThreadState_Get(), NULL, NULL) < 0)
+	if (sb_frame_check(false) < 0)
 		return NULL;
-#endif
 	if (sb_code_refused[0] == '\0')
 		Py_RETURN_NONE;
 	return PyUnicode_FromString(sb_code_refused);
@@ -187,6 +190,16 @@ sb_io_code_on(PyObject *self, PyObject *unused)
 static PyTypeObject **sb_watched;
 static unsigned int *sb_watched_tags;
 static Py_ssize_t sb_nwatched;
+
+/* Give tp a version tag if it has none (a lookup through the method cache
+ * does); whether it has one. */
+static bool
+sb_class_tag(PyTypeObject *tp, PyObject *probe)
+{
+	if (!(tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG))
+		(void) _PyType_Lookup(tp, probe);
+	return (tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) != 0;
+}
 
 PyObject *
 sb_io_watch_classes(PyObject *self, PyObject *arg)
@@ -223,10 +236,7 @@ sb_io_watch_classes(PyObject *self, PyObject *arg)
 		if (!PyType_Check(item))
 			continue;
 		tp = (PyTypeObject *) item;
-		/* a lookup through the method cache gives the class a tag */
-		if (!(tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG))
-			(void) _PyType_Lookup(tp, probe);
-		if (!(tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG))
+		if (!sb_class_tag(tp, probe))
 			continue;			/* one CPython gives no tag: not watched */
 		Py_INCREF(tp);
 		sb_watched[sb_nwatched] = tp;
@@ -265,10 +275,7 @@ sb_io_rewatch_class(PyObject *self, PyObject *arg)
 
 		if (!PyType_IsSubtype(tp, (PyTypeObject *) arg))
 			continue;
-		if (!(tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG))
-			(void) _PyType_Lookup(tp, probe);
-		sb_watched_tags[k] = (tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) ?
-			tp->tp_version_tag : 0;
+		sb_watched_tags[k] = sb_class_tag(tp, probe) ? tp->tp_version_tag : 0;
 	}
 	Py_DECREF(probe);
 	Py_RETURN_NONE;
