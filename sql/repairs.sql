@@ -139,6 +139,26 @@ def main():
 $$);
 RESET pysandbox.allowed_modules;
 
+-- a module the sandbox does not have: the hint names what to use instead,
+-- for the ones analytics code reaches for most
+SELECT jsonb_pretty(pg_temp.both($$
+import pytz
+def main():
+    return str(pytz.timezone("Europe/Paris"))
+$$) #- '{raised,message}' #- '{report,message}' #- '{report,findings}');
+SELECT r->'error'->'findings'->0->>'hint' AS hint
+FROM unnest(ARRAY['import seaborn as sns', 'from sklearn.linear_model import LinearRegression',
+                  'import psycopg2', 'import requests', 'import csv', 'import tqdm',
+                  'from types import SimpleNamespace', 'import joblib']) AS i,
+     sandbox_run(i || E'\ndef main(): return 1') AS r;
+-- ... and none whose advice the allowlist does not permit
+SET pysandbox.allowed_modules = 'math';
+SELECT sandbox_run($$
+import pytz
+def main(): return 1
+$$)->'error'->>'hint' IS NULL AS no_hint;
+RESET pysandbox.allowed_modules;
+
 -- code is validated before its table inputs are read: a forbidden import
 -- fails as itself, not as the query that would fail (or take long)
 CREATE FUNCTION repairs_noisy() RETURNS int LANGUAGE plpgsql AS

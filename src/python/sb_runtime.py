@@ -1682,6 +1682,8 @@ def _serve_request(python_layer, request, inputs):
                     % ", ".join(sorted({k for k in inputs if type(k) is str} |
                                        {k for k in request.get("input_names") or ()
                                         if type(k) is str and k.isidentifier()})))
+            if "hint" in first and "hint" not in extra:
+                extra["hint"] = first["hint"]   # what to import instead
             _send_error(kind, "SyntaxError" if kind == "syntax" else "ValidationError",
                         first["message"], first["line"], first["col"], None,
                         rule=first["rule"], findings=findings, **extra)

@@ -207,6 +207,47 @@ def _import_message(name, allowed):
         name, listed)
 
 
+# What to use instead of the modules analytics code reaches for most that
+# the sandbox does not have (the reader is often a model repairing its own
+# code in one step): (modules, hint, the allowed modules the hint names).
+_IMPORT_HINTS = [
+    (("pytz",), 'Name the time zone instead: zoneinfo.ZoneInfo("Europe/Paris"), or in pandas '
+     's.dt.tz_localize("UTC").dt.tz_convert("Europe/Paris").', ("zoneinfo", "pandas")),
+    (("seaborn", "plotly", "bokeh", "altair"), "Draw with matplotlib.pyplot instead: return the "
+     "Figure (or Axes), or leave it open for sandbox_run's figures.", ("matplotlib",)),
+    (("scipy", "sklearn", "statsmodels"), "An administrator can add it to "
+     "pysandbox.preload_modules and pysandbox.allowed_modules; until then use numpy and "
+     "pandas (np.polyfit, np.linalg, DataFrame.corr, Series.rank).", ("numpy", "pandas")),
+    (("psycopg2", "psycopg", "sqlalchemy", "sqlite3"), 'Query the database with '
+     'sql("SELECT ... WHERE x = $1", value) (read-only, as the calling role), or pass tables '
+     'as inputs: {"df": {"$table": "name"}}.', ()),
+    (("os", "subprocess", "shutil", "pathlib", "glob", "tempfile", "socket", "requests",
+      "urllib", "http"), 'The sandbox has no files, network or programs: pass the data as '
+     'inputs ({"df": {"$table": "name"}} or {"$query": "SELECT ..."}) and return the '
+     'result.', ()),
+    (("pickle", "joblib", "shelve", "dill"), "Nothing is saved to files: a workspace keeps "
+     "objects between calls in its ws dict.", ()),
+    (("csv",), "Parse text with pandas: pd.read_csv(io.StringIO(text)).", ("pandas", "io")),
+    (("tqdm",), "Iterate without a progress bar.", ()),
+    (("threading", "multiprocessing", "concurrent", "asyncio"), "A call runs in one process: do "
+     "the work directly (options.group_by can run groups in parallel).", ()),
+    (("types",), "Use a dict, a dataclass or a class of your own instead of "
+     "types.SimpleNamespace.", ()),
+    (("polars", "pyarrow", "duckdb"), "Use pandas.", ("pandas",)),
+]
+_IMPORT_HINT = {module: (hint, needs) for modules, hint, needs in _IMPORT_HINTS
+                for module in modules}
+
+
+def import_hint(name, allowed):
+    """The hint for a refused import of name, or None: only one whose
+    advice the allowlist permits."""
+    found = _IMPORT_HINT.get(name.partition(".")[0])
+    if found is None or not all(sb_guard.is_allowed(m, allowed) for m in found[1]):
+        return None
+    return found[0]
+
+
 def _is_super_call(node):
     return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
             and node.func.id == "super")
@@ -338,13 +379,19 @@ class _Validator:
             return self._position(node)
         return lineno, start + 1
 
-    def _add(self, line, col, rule, message):
-        self.findings.append({"line": line, "col": col, "rule": rule,
-                              "message": message})
+    def _add(self, line, col, rule, message, hint=None):
+        finding = {"line": line, "col": col, "rule": rule, "message": message}
+        if hint is not None:
+            finding["hint"] = hint
+        self.findings.append(finding)
 
-    def _report(self, node, rule, message, position=None):
+    def _report(self, node, rule, message, position=None, hint=None):
         line, col = position or self._position(node)
-        self._add(line, col, rule, message)
+        self._add(line, col, rule, message, hint)
+
+    def _report_import(self, node, name):
+        self._report(node, "import", _import_message(name, self.allowed),
+                     hint=import_hint(name, self.allowed))
 
     # -- walking ----------------------------------------------------------
 
@@ -482,8 +529,7 @@ class _Validator:
                 top = alias.name        # binds a package of the allowed submodules
             for name in dict.fromkeys((alias.name, top)):
                 if not sb_guard.is_allowed(name, self.allowed):
-                    self._report(alias, "import",
-                                 _import_message(name, self.allowed))
+                    self._report_import(alias, name)
                     break
 
     def _visit_ImportFrom(self, node, parent):
@@ -504,13 +550,12 @@ class _Validator:
             partial = [alias for alias in node.names if "." not in module and
                        sb_guard.partial_package(module + "." + alias.name, self.allowed)]
             if not partial:
-                self._report(node, "import", _import_message(module, self.allowed))
+                self._report_import(node, module)
                 return
             # from dateutil import parser: only allowed submodules of it
             for alias in node.names:
                 if alias not in partial:
-                    self._report(alias, "import", _import_message(
-                        module + "." + alias.name, self.allowed))
+                    self._report_import(alias, module + "." + alias.name)
             return
         for alias in node.names:
             name = alias.name
@@ -520,8 +565,7 @@ class _Validator:
             elif name.startswith("_"):
                 self._check_attribute(alias, name)
             elif not sb_guard.is_allowed(module + "." + name, self.allowed):
-                self._report(alias, "import", _import_message(
-                    module + "." + name, self.allowed))
+                self._report_import(alias, module + "." + name)
             elif name in sb_guard.MODULE_ATTRIBUTES.get(module, ()):
                 self._report(alias, "import", 'attribute "%s" of module "%s" is not allowed: %s'
                              % (name, module, sb_guard.MODULE_ATTRIBUTES[module][name]))

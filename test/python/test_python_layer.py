@@ -34,8 +34,17 @@ def validate(source):
     return sb_validator.validate(textwrap.dedent(source), ALLOWED)
 
 
-def finding(line, col, rule, message):
-    return {"line": line, "col": col, "rule": rule, "message": message}
+def finding(line, col, rule, message, hint=None):
+    found = {"line": line, "col": col, "rule": rule, "message": message}
+    if hint is not None:
+        found["hint"] = hint
+    return found
+
+
+# the hint of a refused import of a module that reaches files, the network
+# or programs (sb_validator._IMPORT_HINTS)
+NO_FILES = ('The sandbox has no files, network or programs: pass the data as inputs '
+            '({"df": {"$table": "name"}} or {"$query": "SELECT ..."}) and return the result.')
 
 
 # what the messages add for the names these tests use (sb_guard.dunder_message)
@@ -240,15 +249,15 @@ class ImportTests(ValidatorTestCase):
 
     def test_module_not_allowed(self):
         self.assertFindings("import os\n", finding(
-            1, 8, "import", not_importable("os")))
+            1, 8, "import", not_importable("os"), NO_FILES))
 
     def test_from_module_not_allowed(self):
         self.assertFindings("from subprocess import run\n", finding(
-            1, 1, "import", not_importable("subprocess")))
+            1, 1, "import", not_importable("subprocess"), NO_FILES))
 
     def test_dotted_import_needs_top_level(self):
         self.assertFindings("import os.path\n", finding(
-            1, 8, "import", not_importable("os.path")))
+            1, 8, "import", not_importable("os.path"), NO_FILES))
 
     def test_allowed_submodule_of_a_package_not_allowed(self):
         # dateutil.parser is allowed, dateutil is not: "import dateutil.parser"
@@ -323,7 +332,21 @@ class ImportTests(ValidatorTestCase):
 
     def test_import_inside_function(self):
         self.assertFindings("def f():\n    import socket\n", finding(
-            2, 12, "import", not_importable("socket")))
+            2, 12, "import", not_importable("socket"), NO_FILES))
+
+    def test_hint_names_what_to_use_instead(self):
+        # only advice the allowlist permits: pytz's names zoneinfo and pandas
+        findings, _ = sb_validator.validate("import pytz\n", ALLOWED + ("zoneinfo",))
+        self.assertEqual(findings[0]["hint"],
+                         'Name the time zone instead: zoneinfo.ZoneInfo("Europe/Paris"), or in '
+                         'pandas s.dt.tz_localize("UTC").dt.tz_convert("Europe/Paris").')
+        self.assertFindings("import pytz\n", finding(      # ALLOWED has no zoneinfo
+            1, 8, "import", not_importable("pytz")))
+        findings, _ = sb_validator.validate("from seaborn import lineplot\n", ALLOWED)
+        self.assertEqual(findings[0].get("hint"), None)     # matplotlib not in ALLOWED here
+        findings, _ = sb_validator.validate("from seaborn import lineplot\n",
+                                            ALLOWED + ("matplotlib",))
+        self.assertIn("matplotlib.pyplot", findings[0]["hint"])
 
     def test_no_modules_allowed(self):
         findings, imports = sb_validator.validate("import math\n", [])
