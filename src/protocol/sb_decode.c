@@ -139,6 +139,36 @@ sb_kind_width(int kind, int *is_var)
 }
 
 /*
+ * The values of a var kind are laid end to end: the offsets never go back,
+ * and a NULL's value is empty (at most its NUL).  So the values' lengths add
+ * up to the data's length, which the output budget was charged for.
+ * Without this, offsets
+ * 0, L, 0, L, ... over NULL odd rows made every even row the same L bytes:
+ * one value, charged once, became nrows / 2 values in the backend (a 2 MB
+ * budget gave 2 GB of rows in temporary files).
+ */
+static int
+sb_offsets_check(const SbColumnView *v)
+{
+	int64_t		from,
+				to;
+	uint64_t	row;
+
+	memcpy(&from, v->offsets, 8);
+	for (row = 0; row < v->nrows; row++)
+	{
+		memcpy(&to, v->offsets + (row + 1) * 8, 8);
+		if (to < from)
+			return -1;
+		if (to - from > 1 && v->validity != NULL &&
+			!((v->validity[row / 8] >> (row % 8)) & 1))
+			return -1;
+		from = to;
+	}
+	return 0;
+}
+
+/*
  * Validate a column payload of nrows values of the given kind and fill v.
  * Returns 0, or -1 if the payload does not have exactly that shape.
  */
@@ -179,6 +209,8 @@ sb_column_check(const char *p, uint64_t len, uint64_t nrows, int kind, SbColumnV
 		memcpy(&first, v->offsets, 8);
 		memcpy(&last, v->offsets + nrows * 8, 8);
 		if (first != 0 || last < 0 || (uint64_t) last != v->data_len)
+			return -1;
+		if (sb_offsets_check(v) != 0)
 			return -1;
 		return 0;
 	}

@@ -136,7 +136,9 @@ typedef enum SbFrameType
  *										NaN and infinities as strings, for
  *										floats or for decimal.Decimal)
  *
- * Values under a cleared validity bit are zero (empty for var kinds).
+ * Values under a cleared validity bit are zero (empty for var kinds: at
+ * most the NUL).  The offsets never go back, so the values' lengths add up
+ * to the bytes sent (sb_column_check refuses a column whose do not).
  * Table inputs travel to the child in this layout, and sandbox_rows
  * results travel back in it (using only the first seven kinds, plus TEXT
  * for everything that goes through a type's input function).
