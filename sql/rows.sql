@@ -848,6 +848,12 @@ import pandas as pd
 def main():
     return pd.DataFrame({"x": [[decimal.Decimal("1e131071")] * 100] * 40})
 $$) AS t(x numeric[]);
+-- ... jsonb values too (review 43: 100 rows of 120 were 1.5 GB printed)
+SELECT count(*) FROM sandbox_rows($$
+from decimal import Decimal
+def main():
+    return [{"j": [Decimal("1e131071")] * 120} for i in range(100)]
+$$) AS t(j jsonb);
 SELECT length(x::text) FROM sandbox_rows($$
 import decimal
 import pandas as pd

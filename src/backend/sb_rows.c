@@ -216,6 +216,23 @@ sb_text_datum(SbOutColumn *c, uint64 row, Size *expansion)
 		ereport(ERROR,
 				(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
 				 errmsg("value is not valid UTF-8")));
+	/*
+	 * numbers that print as far more digits than they take (sb_json.c), in
+	 * all the result's values: 40 rows of 127 x 1e131071 each were 100 kB
+	 * sent and 666 MB printed; jsonb values too (100 rows of 120 such
+	 * numbers were 108 kB sent and 1.5 GB printed, review 43)
+	 */
+	if (!c->plain_text && c->basetype != BYTEAOID)
+	{
+		*expansion += sb_number_expansion(s, n);
+		if (*expansion > SB_NUMBER_MAX_EXPANSION)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("the result's values hold numbers whose output would take more than %d MB of digits",
+							(int) (SB_NUMBER_MAX_EXPANSION >> 20)),
+					 errdetail("A number written with an exponent (1e131071) prints in full."),
+					 errhint("Round the numbers, or return them as strings.")));
+	}
 	if (c->basetype == JSONBOID)
 	{
 		/*
@@ -243,22 +260,6 @@ sb_text_datum(SbOutColumn *c, uint64 row, Size *expansion)
 			domain_check(JsonbPGetDatum(jb), false, c->typid, &c->domain_extra,
 						 c->cache_cxt);
 		return JsonbPGetDatum(jb);
-	}
-	/*
-	 * numbers that print as far more digits than they take (sb_json.c), in
-	 * all the result's values: 40 rows of 127 x 1e131071 each were 100 kB
-	 * sent and 666 MB printed
-	 */
-	if (!c->plain_text && c->basetype != BYTEAOID)
-	{
-		*expansion += sb_number_expansion(s, n);
-		if (*expansion > SB_NUMBER_MAX_EXPANSION)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("the result's values hold numbers whose output would take more than %d MB of digits",
-							(int) (SB_NUMBER_MAX_EXPANSION >> 20)),
-					 errdetail("A number written with an exponent (1e131071) prints in full."),
-					 errhint("Round the numbers, or return them as strings.")));
 	}
 	arg = pg_any_to_server(s, (int) n, PG_UTF8);
 	if (c->plain_text)
