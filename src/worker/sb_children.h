@@ -125,6 +125,7 @@ extern SbChild *sb_orphans;
 extern int	sb_norphans;
 
 extern void sb_child_clear(SbChild *c);
+extern void sb_worker_forget(void);
 
 /* sb_worker.c: the poll loop's, for admission */
 extern bool sb_worker_send(int fd, uint32_t type, const void *payload, uint32_t len);
@@ -166,6 +167,7 @@ extern void sb_spares_note_call(const SbSpawnRequest *req);
 extern bool sb_spares_take(const SbSpawnRequest *req, SbChild *out);
 extern size_t sb_spares_poll(struct pollfd *pfds);
 extern void sb_spares_polled(const struct pollfd *pfds);
+extern void sb_spares_forget(void);
 
 /* sb_held.c */
 extern SbChild *sb_held_find(SbClient *cl, pid_t pid);

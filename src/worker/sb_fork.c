@@ -163,6 +163,7 @@ sb_child_main(uint32_t shape, bool spare, int data_fd, int mailbox_fd, int claim
 		for (tries = 0; getppid() == first_parent && tries < 50000; tries++)
 			(void) nanosleep(&pause, NULL);
 	}
+	sb_worker_forget();
 	sb_containment.flags = shape;
 	/* mapped before any containment step; the fd itself is closed by them */
 	if (!sb_python_map_mailbox(mailbox_fd))

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 static SbChild sb_spares[SB_MAX_SPARES];
@@ -29,6 +30,16 @@ static int	sb_nspares = 0;
 /* the limits of the latest call, and how many calls in a row asked for them */
 static SbSpawnRequest sb_recent_limits;
 static int	sb_recent_streak = 0;
+
+/* In a child: nothing of the pool or of the last call's limits is kept. */
+void
+sb_spares_forget(void)
+{
+	explicit_bzero(sb_spares, sizeof(sb_spares));
+	explicit_bzero(&sb_recent_limits, sizeof(sb_recent_limits));
+	sb_nspares = 0;
+	sb_recent_streak = 0;
+}
 
 /* Do two requests contain a child alike?  (The deadline is the worker's.) */
 static bool

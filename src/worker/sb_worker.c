@@ -316,16 +316,67 @@ sb_client_gone(SbClient *cl)
 	sb_client_free(cl);
 }
 
+/*
+ * A table of the worker's, grown: the old copy is zeroed before it is freed
+ * (realloc would leave it in the heap every child inherits).
+ */
+static void *
+sb_grow(void *old, size_t old_size, size_t new_size)
+{
+	void	   *grown = malloc(new_size);
+
+	if (grown == NULL)
+		sb_worker_die("out of memory");
+	if (old != NULL)
+	{
+		memcpy(grown, old, old_size);
+		explicit_bzero(old, old_size);
+		free(old);
+	}
+	return grown;
+}
+
+/*
+ * In a child, right after fork: forget the worker's bookkeeping of every
+ * session (its clients, their children, limits and CPU clocks, the spares,
+ * the orphans, the last call's limits).  The child has its own copy of the
+ * worker's memory and needs none of it; code that escaped the Python layer
+ * read another session's workspace child, its limits, calls made and CPU
+ * used from it, without a system call (review 42).  What the worker's
+ * deeper calls left on the stack below this frame goes too.
+ */
+void
+sb_worker_forget(void)
+{
+	/* what the worker reads from its clients is a few kB deep (4 kB frames) */
+	volatile unsigned char stack[64 * 1024];
+
+	if (sb_clients != NULL)
+		explicit_bzero(sb_clients, sizeof(SbClient) * (size_t) sb_nclients);
+	if (sb_orphans != NULL)
+		explicit_bzero(sb_orphans, sizeof(SbChild) * (size_t) sb_orphans_cap);
+	sb_clients = NULL;
+	sb_nclients = 0;
+	sb_orphans = NULL;
+	sb_orphans_cap = 0;
+	sb_norphans = 0;
+	sb_nheld_all = 0;
+	explicit_bzero(&sb_adm, sizeof(sb_adm));
+	sb_spares_forget();
+	explicit_bzero((void *) stack, sizeof(stack));
+}
+
 /* Add a child to the orphans: killed, reaped later, unreported. */
 static void
 sb_orphan_add(SbChild *c)
 {
 	if (sb_norphans == sb_orphans_cap)
 	{
-		sb_orphans_cap = sb_orphans_cap == 0 ? 16 : sb_orphans_cap * 2;
-		sb_orphans = realloc(sb_orphans, sizeof(SbChild) * (size_t) sb_orphans_cap);
-		if (sb_orphans == NULL)
-			sb_worker_die("out of memory");
+		int			old = sb_orphans_cap;
+
+		sb_orphans_cap = old == 0 ? 16 : old * 2;
+		sb_orphans = sb_grow(sb_orphans, sizeof(SbChild) * (size_t) old,
+							 sizeof(SbChild) * (size_t) sb_orphans_cap);
 	}
 	if (!c->killed)
 		kill(c->pid, SIGKILL);
@@ -581,9 +632,8 @@ sb_client_slot(void)
 		if (sb_clients[i].fd == -1)
 			return &sb_clients[i];
 	sb_nclients = old == 0 ? 8 : old * 2;
-	sb_clients = realloc(sb_clients, sizeof(SbClient) * (size_t) sb_nclients);
-	if (sb_clients == NULL)
-		sb_worker_die("out of memory");
+	sb_clients = sb_grow(sb_clients, sizeof(SbClient) * (size_t) old,
+						 sizeof(SbClient) * (size_t) sb_nclients);
 	for (i = old; i < sb_nclients; i++)
 	{
 		memset(&sb_clients[i], 0, sizeof(SbClient));

@@ -726,6 +726,80 @@ def stdio_flags_check():
 
 
 # --------------------------------------------------------------------------
+# review 42: a child forked from the worker inherits its memory, without a
+# system call to stop a read of it: nothing of other sessions may be there
+
+WORKER = "/usr/lib/postgresql/15/lib/pysandbox-worker"
+
+READ_WORKER_TABLES = """
+import ctypes, struct
+def main(symbols):
+    class LinkMap(ctypes.Structure):
+        _fields_ = [("l_addr", ctypes.c_size_t), ("l_name", ctypes.c_char_p)]
+    base = ctypes.cast(ctypes.CDLL(None)._handle, ctypes.POINTER(LinkMap)).contents.l_addr
+    def nonzero(addr, size):
+        return sum(1 for b in ctypes.string_at(addr, size) if b)
+    got = {}
+    for name, (offset, size) in symbols.items():
+        got[name] = nonzero(base + offset, size)
+    # the client table (sb_clients points to it: sb_nclients slots), read
+    # if the worker's pointer to it is still there: its first 1 kB a slot
+    # (a slot, SbClient, is larger: this stays inside the table)
+    n = struct.unpack("i", ctypes.string_at(base + symbols["sb_nclients"][0], 4))[0]
+    table = struct.unpack("Q", ctypes.string_at(base + symbols["sb_clients"][0], 8))[0]
+    got["the client table"] = nonzero(table, n * 1024) if table and 0 < n < 1 << 16 else 0
+    return got
+"""
+
+
+def worker_symbols():
+    """{name: (offset, size)} of the worker's bookkeeping, from its symbols."""
+    import subprocess
+    out = subprocess.run(["nm", "-S", WORKER], capture_output=True, text=True, check=True).stdout
+    found = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[3] in ("sb_clients", "sb_nclients", "sb_spares",
+                                            "sb_recent_limits", "sb_adm"):
+            found[parts[3]] = (int(parts[0], 16), int(parts[1], 16))
+    return found
+
+
+def inherited_tables_check():
+    """Session A holds a workspace with its own limits and calls it; a
+    child of session B (Python layer off) reads the worker's tables in its
+    own memory: the worker's clients (the pointer to their table and its
+    size included), spares, last limits and admission counts must be zero
+    there."""
+    problems = []
+    symbols = worker_symbols()
+    if len(symbols) != 5:
+        return ["the worker's symbols were not found: %r" % sorted(symbols)]
+    a, b = connect(), connect()
+    ca, cb = a.cursor(), b.cursor()
+    ca.execute("CREATE EXTENSION IF NOT EXISTS pysandbox")
+    ca.execute("SELECT sandbox_workspace_open('{\"timeout_ms\": 7777, \"memory_mb\": 123}')")
+    opt = json.dumps({"workspace": ca.fetchone()[0]})
+    for _ in range(3):
+        ca.execute("SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}', %s)", (opt,))
+    cb.execute("SET pysandbox.python_layer = off")
+    try:
+        with Watchdog(20):
+            cb.execute("SELECT sandbox_execute(%s, %s)",
+                       (READ_WORKER_TABLES, json.dumps({"symbols": symbols})))
+        got = cb.fetchone()[0]["main"]
+        seen = {name: count for name, count in got.items() if count}
+        if seen:
+            problems.append("a child holds the worker's bookkeeping (nonzero bytes): %r" % seen)
+    except psycopg2.Error as exc:
+        problems.append("the reading call failed: %s" % str(exc).strip()[:200])
+    finally:
+        a.close()
+        b.close()
+    return problems
+
+
+# --------------------------------------------------------------------------
 # finding 8: sandbox_run reports, never raises, for what a child sends
 
 def frame_then(ftype, body, then):
@@ -1028,6 +1102,8 @@ SCENARIOS = [
      covert_channel_check),
     ("no state shared between two roles' children through their standard streams' "
      "status flags", stdio_flags_check),
+    ("a child holds nothing of the worker's bookkeeping of other sessions (clients, "
+     "their children and limits, spares)", inherited_tables_check),
     ("sandbox_run reports what a child sent (forged setup, deep or out-of-range JSON, "
      "memory while reading input); a result then an exit is a success in both forms",
      report_check),
