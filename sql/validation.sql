@@ -47,6 +47,15 @@ threshold: float = 0.5
 def main():
     return [LIMIT, NAMES[2], threshold]
 $$);
+-- ... a constant may be computed from literals and the constants above
+SELECT sandbox_execute($$
+SECONDS_PER_DAY = 24 * 60 * 60
+WEEK = 7 * SECONDS_PER_DAY
+RATE = 1 / 12
+LABEL = f"{RATE:.3f} per " + "week"
+def main():
+    return [WEEK, LABEL, -RATE > 0]
+$$);
 SELECT sandbox_execute($$
 import math
 ROOT = math.sqrt(2)

@@ -49,6 +49,46 @@ BACKEND_MESSAGE = (
 NOT_A_SCRIPT = frozenset({MAIN_GUARD_MESSAGE, BACKEND_MESSAGE})
 
 
+# What a top-level constant may be made of: literals, containers of them,
+# operators and f-strings over them, and names bound to a constant above
+# (SECONDS_PER_DAY = 24 * 60 * 60; WEEK = 7 * SECONDS_PER_DAY).  Nothing is
+# called or looked up; the value is computed when the module runs, in the
+# call, within its limits.
+_CONSTANT_NODES = (ast.Constant, ast.Tuple, ast.List, ast.Set, ast.Dict, ast.UnaryOp,
+                   ast.BinOp, ast.BoolOp, ast.Compare, ast.JoinedStr, ast.FormattedValue,
+                   ast.Name, ast.Load, ast.operator, ast.unaryop, ast.boolop, ast.cmpop)
+_CONSTANT_DEPTH = 100
+
+
+def _constant_problem(value, constants):
+    """None if value is a constant expression, else what to say."""
+    pending = [(value, 0)]
+    while pending:
+        node, depth = pending.pop()
+        if depth > _CONSTANT_DEPTH:
+            return "top-level constant is nested too deeply; build it in a function"
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                node.func.id == "set" and not node.args and not node.keywords and \
+                "set" not in constants:
+            continue                    # set(): the empty set has no literal
+        if not isinstance(node, _CONSTANT_NODES) or \
+                isinstance(node, ast.Name) and (node.id not in constants or
+                                                 constants[node.id] is not True):
+            return ("top-level assignments must have a constant value (literals, operators "
+                    "on them, or constants assigned above); move this computation into a "
+                    "function")
+        if isinstance(node, ast.Dict) and any(key is None for key in node.keys):
+            return ("top-level assignments must have a constant value; move this "
+                    "computation into a function")
+        for field in node._fields:
+            child = getattr(node, field, None)
+            if isinstance(child, ast.AST):
+                pending.append((child, depth + 1))
+            elif type(child) is list:
+                pending.extend((item, depth + 1) for item in child if isinstance(item, ast.AST))
+    return None
+
+
 def _is_backend_choice(stmt):
     """matplotlib.use("Agg") or plt.switch_backend("agg"): what almost every
     chart an agent writes begins with."""
@@ -475,9 +515,18 @@ class _Validator:
     # -- module structure ---------------------------------------------------
 
     def _visit_Module(self, node, parent):
+        # names bound at top level so far: True for a constant, False for
+        # anything else (an import, a def, a class)
+        self._constants = {}
         for index, stmt in enumerate(node.body):
             if isinstance(stmt, (ast.Import, ast.ImportFrom, ast.FunctionDef,
                                  ast.ClassDef, ast.AsyncFunctionDef)):
+                # a name bound again is no longer a constant
+                if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                    for alias in stmt.names:
+                        self._constants[(alias.asname or alias.name).partition(".")[0]] = False
+                else:
+                    self._constants[stmt.name] = False
                 continue                # async def is reported as "async"
             if (index == 0 and isinstance(stmt, ast.Expr)
                     and isinstance(stmt.value, ast.Constant)
@@ -509,14 +558,18 @@ class _Validator:
                         "statement into a function")
         if stmt.value is None:
             return None                 # a bare annotation: "x: int"
-        try:
-            ast.literal_eval(stmt.value)
-        except RecursionError:
-            return ("top-level constant is nested too deeply; build it in a "
-                    "function")
-        except (ValueError, TypeError, SyntaxError, MemoryError):
-            return ("top-level assignments must have a literal constant "
-                    "value; move this computation into a function")
+        problem = _constant_problem(stmt.value, self._constants)
+        if problem is not None:
+            return problem
+        pending = list(targets)
+        while pending:
+            target = pending.pop()
+            if isinstance(target, (ast.Tuple, ast.List)):
+                pending.extend(target.elts)
+            elif isinstance(target, ast.Starred):
+                pending.append(target.value)
+            else:
+                self._constants[target.id] = True
         return None
 
     def _visit_Import(self, node, parent):

@@ -66,6 +66,8 @@ def not_importable(name):
         name, ALLOWED_TEXT)
 
 
+NOT_CONSTANT = ("top-level assignments must have a constant value (literals, operators on "
+                "them, or constants assigned above); move this computation into a function")
 FILES = "it reads or writes files"
 FRAMES = "it exposes interpreter frames or code objects"
 INTERNALS = "it reaches interpreter or operating system internals"
@@ -179,8 +181,27 @@ class TopLevelTests(ValidatorTestCase):
 
     def test_non_constant_assignment(self):
         self.assertFindings("X = [1, 2]\nY = sorted(X)\n", finding(
-            2, 1, "top-level", "top-level assignments must have a literal "
-            "constant value; move this computation into a function"))
+            2, 1, "top-level", NOT_CONSTANT))
+
+    def test_constant_expressions(self):
+        # arithmetic and f-strings over literals and the constants above
+        self.assertClean(
+            "SECONDS_PER_DAY = 24 * 60 * 60\nWEEK = 7 * SECONDS_PER_DAY\nRATE = 1 / 12\n"
+            "NAME = 'a' + 'b'\nLABEL = f'{RATE:.2f} per {NAME}'\nA, B = 1, 2\nC = -(A + B)\n"
+            "FLAGS = {'x': WEEK > 0 or 1, 'y': [A, B]}\nON = not False\n")
+        # a name that is not a constant above: bound later, imported, defined
+        self.assertFindings("Y = X * 2\nX = 1\n", finding(1, 1, "top-level", NOT_CONSTANT))
+        self.assertFindings("import math\nX = math * 2\n", finding(2, 1, "top-level",
+                                                                     NOT_CONSTANT))
+        self.assertFindings("X = 1\ndef X():\n    return 2\nY = X + 1\n",
+                            finding(4, 1, "top-level", NOT_CONSTANT))
+        # calls, attributes, subscripts, lambdas, comprehensions stay refused
+        for value in ("float('inf')", "math.pi", "(1, 2)[0]", "lambda: 1", "[i for i in (1,)]",
+                      "set([1])", "1 if True else 2", "{**{}}"):
+            findings, _ = validate("import math\nX = %s\n" % value)
+            self.assertEqual([f["rule"] for f in findings], ["top-level"], value)
+        self.assertFindings("X = " + "-" * 150 + "1\n", finding(
+            1, 1, "top-level", "top-level constant is nested too deeply; build it in a function"))
 
     def test_assignment_to_attribute(self):
         self.assertFindings("import math\nmath.tau = 1\n", finding(
