@@ -190,6 +190,45 @@ class Point(Base):
 def main():
     return repr(Point(1, 2) + Point(3, 4))
 $$);
+-- ... the operators with their reflected and in-place forms, containers,
+-- formatting and rounding, also as numpy's loops over objects call them
+SELECT sandbox_execute($$
+import numpy as np
+class Flags:
+    def __init__(self, bits):
+        self.bits = bits
+    def __and__(self, other):
+        return Flags(self.bits & (other.bits if isinstance(other, Flags) else other))
+    def __rand__(self, other):
+        return self & other
+    def __ior__(self, other):
+        self.bits |= other.bits
+        return self
+    def __format__(self, spec):
+        return format(self.bits, spec)
+    def __round__(self, n=None):
+        return self.bits
+class Defaults(dict):
+    def __missing__(self, key):
+        return 0
+class Box:
+    def __init__(self):
+        self.items = {}
+    def __setitem__(self, key, value):
+        self.items[key] = value
+    def __delitem__(self, key):
+        del self.items[key]
+def main():
+    f = Flags(0b1100)
+    f |= Flags(0b0011)
+    both = np.array([Flags(6), Flags(3)], dtype=object) & Flags(2)
+    box = Box()
+    box["a"] = 1
+    box["b"] = 2
+    del box["a"]
+    return [f"{f:08b}", round(f), [x.bits for x in both], (5 & Flags(4)).bits,
+            Defaults(a=1)["missing"], box.items]
+$$);
 
 -- private-attribute: no attribute beginning with "_" ...
 SELECT sandbox_execute($$

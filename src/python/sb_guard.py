@@ -1620,11 +1620,13 @@ del _fn, _name
 # held a reference to freed memory, which a bytes object filled: a fake
 # bytearray over all memory).  The operands of a call that returns
 # NotImplemented are kept for the rest of the call (a child serves one).
+# The binary operators a class may define (sb_validator), each with its
+# reflected (__radd__) and in-place (__iadd__) form.
+BINARY_OPERATORS = ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow",
+                    "and", "or", "xor", "lshift", "rshift")
 PINNED_METHODS = frozenset({
-    "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__",
-    "__add__", "__sub__", "__mul__", "__truediv__", "__floordiv__", "__mod__", "__pow__",
-    "__radd__", "__rsub__", "__rmul__", "__rtruediv__",
-})
+    "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__divmod__", "__rdivmod__",
+} | {"__%s%s__" % (prefix, op) for op in BINARY_OPERATORS for prefix in ("", "r", "i")})
 PINNED = {}     # cleared when a child that serves on ends a call
 _real_build_class = builtins.__build_class__
 

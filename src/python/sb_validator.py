@@ -182,16 +182,53 @@ _DISPATCH_METHODS = frozenset({
 
 # Special methods a class body may define (and reach through super()): they
 # only hook ordinary protocols, unlike __getattr__, __del__, __reduce__ or
-# __init_subclass__, which stay refused with every other "__" name.
+# __init_subclass__, which stay refused with every other "__" name.  The
+# operators are one family: each is called as __add__ is (numpy's loops
+# over objects, which call them, are guarded alike: sb_memory.py; each
+# keeps its operands when it returns NotImplemented: sb_guard.PINNED_METHODS).  The
+# conversions __int__, __float__ and __index__ stay out: native code calls
+# them in the middle of its own work (a slice's bounds, a buffer's size).
+_OPERATORS = sb_guard.BINARY_OPERATORS
 ALLOWED_DUNDER_METHODS = frozenset({
-    "__init__", "__post_init__", "__repr__", "__str__",
+    "__init__", "__post_init__", "__repr__", "__str__", "__format__",
     "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__",
-    "__len__", "__iter__", "__next__", "__contains__", "__getitem__",
+    "__len__", "__iter__", "__next__", "__reversed__", "__contains__",
+    "__getitem__", "__setitem__", "__delitem__", "__missing__",
     "__bool__", "__call__", "__enter__", "__exit__",
-    "__add__", "__sub__", "__mul__", "__truediv__", "__floordiv__",
-    "__mod__", "__pow__", "__neg__", "__pos__", "__abs__",
-    "__radd__", "__rsub__", "__rmul__", "__rtruediv__",
-})
+    "__neg__", "__pos__", "__abs__", "__invert__", "__divmod__", "__rdivmod__",
+    "__round__", "__floor__", "__ceil__", "__trunc__",
+} | {"__%s%s__" % (prefix, op) for op in _OPERATORS for prefix in ("", "r", "i")})
+
+# What to write instead of a special method a class may not define.
+_DUNDER_INSTEAD = {
+    "__getattr__": "define the attributes in __init__, or keep the values in a dict attribute",
+    "__int__": "convert with a method of your own (def as_number(self): ...) and call it",
+    "__new__": "set the fields in __init__, or add a classmethod that builds the object",
+    "__copy__": "copy.copy() and copy.deepcopy() copy the object's attributes without it",
+    "__del__": "release what the object holds explicitly (a close() method, or a with block)",
+    "__init_subclass__": "class hooks, descriptors and metaclasses are not supported",
+    "__array__": "convert explicitly: np.asarray(obj.values)",
+}
+for _same, _as in (("__getattribute__", "__getattr__"), ("__setattr__", "__getattr__"),
+                   ("__delattr__", "__getattr__"), ("__float__", "__int__"),
+                   ("__index__", "__int__"), ("__complex__", "__int__"),
+                   ("__deepcopy__", "__copy__"), ("__getstate__", "__copy__"),
+                   ("__setstate__", "__copy__"), ("__reduce__", "__copy__"),
+                   ("__reduce_ex__", "__copy__"), ("__class_getitem__", "__init_subclass__"),
+                   ("__set_name__", "__init_subclass__"), ("__get__", "__init_subclass__"),
+                   ("__set__", "__init_subclass__"), ("__delete__", "__init_subclass__"),
+                   ("__array_ufunc__", "__array__"), ("__array_function__", "__array__"),
+                   ("__array_interface__", "__array__")):
+    _DUNDER_INSTEAD[_same] = _DUNDER_INSTEAD[_as]
+
+
+def _special_method_message(name):
+    instead = _DUNDER_INSTEAD.get(name)
+    listed = ", ".join(sorted(ALLOWED_DUNDER_METHODS - {"__%s%s__" % (p, op) for op in _OPERATORS
+                                                          for p in ("r", "i")}))
+    return ('special method "%s" is not allowed%s; a class may define %s (and the '
+            'reflected and in-place operators: __radd__, __iadd__, ...)'
+            % (name, ": " + instead if instead else "", listed))
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _IDENTIFIER = re.compile(r"(\.\s*)?([^\W\d]\w*)")
@@ -776,9 +813,7 @@ class _Validator:
         elif not isinstance(parent, ast.ClassDef):
             self._report(node, "dunder", _dunder_message(name))
         elif name not in ALLOWED_DUNDER_METHODS:
-            self._report(node, "dunder", _dunder_message(name, False) + "; a class "
-                         "may define only common special methods such as "
-                         "__init__, __repr__ and __eq__")
+            self._report(node, "dunder", _special_method_message(name))
 
     def _visit_AsyncFunctionDef(self, node, parent):
         self._report(node, "async", "async functions are not allowed")

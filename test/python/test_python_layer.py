@@ -464,11 +464,31 @@ class DunderTests(ValidatorTestCase):
             finding(3, 21, "dunder", dunder("__x")))
 
     def test_special_method_not_in_allowlist(self):
-        self.assertFindings(
-            "class A:\n    def __getattr__(self, name):\n        return 1\n",
-            finding(2, 5, "dunder", dunder("__getattr__") + "; a class may "
-                    "define only common special methods such as __init__, "
-                    "__repr__ and __eq__"))
+        findings, _ = validate("class A:\n    def __getattr__(self, name):\n        return 1\n")
+        self.assertEqual([(f["line"], f["col"], f["rule"]) for f in findings], [(2, 5, "dunder")])
+        message = findings[0]["message"]
+        # what to write instead, then every special method a class may define
+        self.assertTrue(message.startswith(
+            'special method "__getattr__" is not allowed: define the attributes in __init__, '
+            'or keep the values in a dict attribute; a class may define __abs__, __add__, '), message)
+        self.assertIn("__setitem__", message)
+        self.assertTrue(message.endswith("(and the reflected and in-place operators: __radd__, "
+                                         "__iadd__, ...)"), message)
+        findings, _ = validate("class A:\n    def __float__(self):\n        return 1.0\n")
+        self.assertIn("def as_number(self)", findings[0]["message"])
+
+    def test_operator_family(self):
+        # every operator with its reflected and in-place forms, containers
+        # and rounding: ordinary protocols
+        methods = ["__%s%s__" % (p, op) for op in sb_guard.BINARY_OPERATORS for p in ("", "r", "i")]
+        methods += ["__setitem__", "__delitem__", "__missing__", "__format__", "__round__",
+                    "__reversed__", "__invert__", "__divmod__", "__rdivmod__"]
+        self.assertClean("class A:\n" + "".join(
+            "    def %s(self, *args):\n        return 1\n" % m for m in methods))
+        # the binary ones keep their operands when they return NotImplemented
+        self.assertLessEqual({m for m in methods if m.startswith(("__r", "__i")) and
+                              m not in ("__reversed__", "__round__", "__invert__")},
+                             sb_guard.PINNED_METHODS)
 
     def test_special_method_outside_class(self):
         self.assertFindings("def __init__(self):\n    pass\n", finding(
