@@ -143,6 +143,41 @@ def main():
     import statistics
     return [m.floor(2.5), Counter("aab")["a"], statistics.mean([1, 2, 3])]
 $$);
+-- ... the pure-Python modules analytics code cleans and reshapes with
+SELECT jsonb_pretty(sandbox_execute($$
+import difflib, ipaddress, html, colorsys, cmath, numbers
+from urllib.parse import urlparse, parse_qs, quote
+from contextlib import suppress, contextmanager
+@contextmanager
+def tagged(out):
+    out.append("<")
+    yield
+    out.append(">")
+def main():
+    out = []
+    with tagged(out):
+        out.append("x")
+    with suppress(KeyError):
+        {}["missing"]
+    url = urlparse("https://example.com/a/b?x=1&y=2")
+    return {"close": difflib.get_close_matches("appel", ["ape", "apple", "peach"]),
+            "host": url.netloc, "query": parse_qs(url.query), "quoted": quote("a b/c"),
+            "private": ipaddress.ip_address("10.1.2.3").is_private,
+            "escaped": html.escape("<a&b>"), "hls": [round(v, 3) for v in colorsys.rgb_to_hls(0.2, 0.4, 0.6)],
+            "phase": round(cmath.phase(1j), 4), "real": isinstance(3.5, numbers.Real),
+            "context": "".join(out)}
+$$));
+-- ... but not what changes the process: its directory, its real streams;
+-- nor urllib's readers of the network
+SELECT pg_temp.check('from contextlib import chdir');
+SELECT sandbox_execute($$
+import contextlib, io
+def main():
+    with contextlib.redirect_stdout(io.StringIO()):
+        return 1
+$$);
+SELECT pg_temp.rule('import urllib.request');
+SELECT pg_temp.check('import urllib.request');
 
 -- dunder: no name or attribute beginning with "__"
 SELECT sandbox_execute($$

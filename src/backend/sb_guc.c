@@ -50,7 +50,8 @@ int			sb_workspace_idle_timeout_ms = 600000;
 	"itertools, functools, random, string, textwrap, heapq, bisect, calendar, " \
 	"dataclasses, typing, enum, io, base64, struct, zlib, " \
 	"time, zoneinfo, operator, copy, abc, warnings, pprint, unicodedata, hashlib, " \
-	"uuid, sys, traceback, logging, " \
+	"uuid, sys, traceback, logging, difflib, urllib.parse, ipaddress, html, " \
+	"colorsys, cmath, numbers, contextlib, " \
 	"dateutil.relativedelta, dateutil.parser, numpy, pandas, matplotlib"
 
 static const struct config_enum_entry sb_print_options[] = {

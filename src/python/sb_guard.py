@@ -202,6 +202,12 @@ MODULE_ATTRIBUTES = {
                           "or a name-based uuid.uuid5()"),
     "zoneinfo": dict.fromkeys(("reset_tzpath", "TZPATH"),
                               "it chooses the directories time zone files are read from"),
+    # they change the process's working directory or the real sys module's
+    # streams, which the sandbox's own print() and error reports use
+    "contextlib": {"chdir": "it changes the working directory, which the sandbox has none of",
+                   **dict.fromkeys(("redirect_stdout", "redirect_stderr"),
+                                   "it replaces the process's own stream; write to a buffer "
+                                   "with print(..., file=buf) (buf = io.StringIO())")},
 }
 
 
@@ -937,7 +943,8 @@ FOREIGN_ORIGINS = frozenset({
     "_posixsubprocess", "pickle", "_pickle", "copyreg", "marshal", "shelve", "dbm",
     "unittest", "multiprocessing", "_multiprocessing", "threading", "socket", "_socket",
     "signal", "mmap", "gc", "sys", "pytest", "_pytest",
-    "webbrowser", "urllib", "http", "ftplib", "sqlite3", "zipfile", "tarfile",
+    "webbrowser", "urllib.request", "urllib.response", "urllib.error", "urllib.robotparser",
+    "http", "ftplib", "sqlite3", "zipfile", "tarfile",
 })
 _REAL_BUILTINS = {}
 

@@ -311,6 +311,11 @@ _IMPORT_HINTS = [
     (("types",), "Use a dict, a dataclass or a class of your own instead of "
      "types.SimpleNamespace.", ()),
     (("polars", "pyarrow", "duckdb"), "Use pandas.", ("pandas",)),
+    (("mpl_toolkits",), "Size a colorbar with fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04); "
+     'for 3D axes use fig.add_subplot(projection="3d").', ("matplotlib",)),
+    (("dateutil",), 'For time zones use zoneinfo.ZoneInfo("Europe/Paris"); dateutil.parser and '
+     "dateutil.relativedelta are allowed.", ("zoneinfo", "dateutil.parser",
+                                             "dateutil.relativedelta")),
 ]
 _IMPORT_HINT = {module: (hint, needs) for modules, hint, needs in _IMPORT_HINTS
                 for module in modules}
