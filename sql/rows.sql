@@ -184,6 +184,25 @@ SELECT * FROM sandbox_rows($$
 def main(df):
     return df.groupby("region")["amount"].sum().reset_index()
 $$, '{"df": {"$table": "rows_sales"}}') AS t(region text, amount float8) ORDER BY region;
+-- an index level named like a column: dropped when it holds the column's
+-- values (groupby().apply() keeps the key both ways), refused otherwise
+-- (review 44: the whole index was dropped without a word)
+SELECT * FROM sandbox_rows($$
+def main(df):
+    return df.groupby("region").apply(lambda g: g.nlargest(1, "amount"))
+$$, '{"df": {"$table": "rows_sales"}}') AS t(region text, amount float8) ORDER BY region;
+SELECT * FROM sandbox_rows($$
+def main(df):
+    d = df.set_index("region")[["amount"]]
+    d["region"] = "elsewhere"
+    return d
+$$, '{"df": {"$table": "rows_sales"}}') AS t(region text, amount float8);
+SELECT sandbox_execute($$
+import pandas as pd
+def main():
+    df = pd.DataFrame({"region": ["e", "e", "w"], "amount": [1, 5, 3]})
+    return df.groupby("region").apply(lambda g: g.nlargest(1, "amount"))
+$$);
 -- no rows: an empty list or tuple, or a zero-row frame
 SELECT * FROM sandbox_rows('def main(): return []') AS t(a int, b text, c date, d jsonb, e int[]);
 SELECT * FROM sandbox_rows('def main(): return ()') AS t(a int);

@@ -871,14 +871,55 @@ def _has_default_index(frame):
             and index.name is None)
 
 
+def _index_as_columns(frame, where):
+    """The frame with its index as leading columns, as reset_index() makes
+    them.  A level named like a column (groupby("g").apply(f) keeps g both
+    ways) is dropped when it holds that column's values, and refused when it
+    does not: reset_index() raises for both, and writing the frame without
+    its index lost every level."""
+    try:
+        return frame.reset_index()
+    except ValueError:
+        pass
+    index = frame.index
+    labels = set()
+    for label in frame.columns:
+        try:
+            labels.add(label)
+        except TypeError:           # an unhashable label matches no level name
+            pass
+    clashing = []
+    for level, name in enumerate(index.names):
+        try:
+            clash = name is not None and name in labels
+        except TypeError:
+            clash = False
+        if not clash:
+            continue
+        column = frame[name]
+        values = index.get_level_values(level)
+        if isinstance(column, pd.DataFrame) or not values.equals(pd.Index(column.to_numpy())):
+            raise ValueError(
+                'the DataFrame at %s has an index level and a column both named %s, with '
+                'different values, and its rows carry the index as fields; rename the level '
+                "(df.rename_axis(index={%s: 'other'})) or drop it (df.reset_index(level=%s, "
+                "drop=True))" % (where, _short_repr(name), _short_repr(name), _short_repr(name)))
+        clashing.append(level)
+    if clashing:
+        frame = frame.reset_index(level=clashing, drop=True)
+    if _has_default_index(frame):
+        return frame
+    try:
+        return frame.reset_index()
+    except ValueError:  # an unnamed level's default name ("level_0") is a column's
+        return frame.reset_index(drop=True)
+
+
 def _write_frame(w, frame, path, depth):
     # Rows carry their index as leading fields unless it is the default
     # 0..n-1, so df.groupby('g').sum() keeps its keys (like reset_index()).
     if not _has_default_index(frame):
-        try:
-            frame = frame.reset_index()
-        except ValueError:  # an index name that is also a column name
-            pass
+        frame = _index_as_columns(frame, path)
     seen = {}
     for c in frame.columns:
         key = _key_text(c, path)
@@ -979,10 +1020,7 @@ def _as_frame(value, spec, func):
     if t is pd.DataFrame:
         # like the JSON path: a non-default index (groupby keys) is a column
         if not _has_default_index(value):
-            try:
-                value = value.reset_index()
-            except ValueError:  # an index name that is also a column name
-                pass
+            value = _index_as_columns(value, "the result of %s()" % func)
         return value
     if t is list or t is tuple:
         rows = list(value)
