@@ -167,6 +167,21 @@ def main():
             "phase": round(cmath.phase(1j), 4), "real": isinstance(3.5, numbers.Real),
             "context": "".join(out)}
 $$));
+-- ... an ABC registers the code's own classes, not a library's or a
+-- builtin (numbers.Number.register(list) made pandas take lists for numbers)
+SELECT sandbox_execute($$
+import numbers, collections.abc
+class Mine:
+    pass
+def main():
+    collections.abc.Mapping.register(Mine)
+    return issubclass(Mine, collections.abc.Mapping)
+$$);
+SELECT sandbox_execute($$
+import numbers
+def main():
+    numbers.Number.register(list)
+$$);
 -- ... but not what changes the process: its directory, its real streams;
 -- nor urllib's readers of the network
 SELECT pg_temp.check('from contextlib import chdir');

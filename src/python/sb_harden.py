@@ -22,7 +22,8 @@ import sys
 from sb_guard import (  # noqa: F401 - the shared policy and the call's state
     DERIVABLE_LIBRARY_CLASSES, _BASE_BUILTINS, _IN_CALL, _NDARRAY, _PANDAS_GUARD, _SUBSTITUTES, _TYPE_SUBSTITUTES,
     NativeCodeNotLoaded, READERS, WRITERS, attribute_problem, format_string_problem,
-    _deriving_refused, guard_own_class, guard_settable, native_code_message, refuse)
+    _deriving_refused, _made_by_code, guard_own_class, guard_settable, native_code_message,
+    refuse)
 from sb_memory import (  # noqa: F401 - the memory guards harden_* apply
     _set_on_immutable_type, _c_new, _harden_struct, _harden_bytearray_join,
     _harden_bytearray_mod, _harden_ordered_dict, _harden_zoneinfo, _harden_itertools,
@@ -387,6 +388,26 @@ def harden_libraries():
     substitutes += [(typing.final, flagging(typing.final, "__final__")),
                     (typing.no_type_check, flagging(typing.no_type_check, "__no_type_check__"))]
     refuse(copy.dispatch_table, "it changes how every object is copied")
+    # an ABC's register() changes what isinstance() answers for every
+    # library that asks (numbers.Number.register(list) made pandas'
+    # is_number() true for lists, and in a workspace for its next calls):
+    # in a call, only the code's own classes are registered, or anything
+    # with the code's own ABC
+    register = abc.ABCMeta.register
+
+    def checked_register(cls, subclass):
+        if _IN_CALL["on"] and isinstance(subclass, type) and \
+                not (_made_by_code(subclass) or _made_by_code(cls)):
+            raise TypeError('%s.register(%s) is not allowed in the sandbox: registering a '
+                            'class the code did not make changes how every library checks '
+                            'types; register a class of your own' % (
+                                type.__getattribute__(cls, "__name__"),
+                                type.__getattribute__(subclass, "__name__")))
+        return register(cls, subclass)
+    checked_register.__name__ = register.__name__
+    checked_register.__qualname__ = register.__qualname__
+    checked_register.__doc__ = register.__doc__
+    abc.ABCMeta.register = checked_register
     # a metaclass called with a dict builds a class with any special methods
     # (a class statement with abc.ABC as a base needs none of it)
     refuse(abc.ABCMeta, "it builds classes from a dict; derive from abc.ABC instead")

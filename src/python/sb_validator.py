@@ -60,6 +60,17 @@ _CONSTANT_NODES = (ast.Constant, ast.Tuple, ast.List, ast.Set, ast.Dict, ast.Una
 _CONSTANT_DEPTH = 100
 
 
+def _rebound_names(tree):
+    """Names a function declares global or a := binds, anywhere in tree."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Global):
+            names.update(node.names)
+        elif isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return names
+
+
 def _constant_problem(value, constants):
     """None if value is a constant expression, else what to say."""
     pending = [(value, 0)]
@@ -187,7 +198,8 @@ _DISPATCH_METHODS = frozenset({
 # over objects, which call them, are guarded alike: sb_memory.py; each
 # keeps its operands when it returns NotImplemented: sb_guard.PINNED_METHODS).  The
 # conversions __int__, __float__ and __index__ stay out: native code calls
-# them in the middle of its own work (a slice's bounds, a buffer's size).
+# them in the middle of its own work (a slice's bounds, a buffer's size);
+# so does __trunc__, which int() and numpy fall back to without __int__.
 _OPERATORS = sb_guard.BINARY_OPERATORS
 ALLOWED_DUNDER_METHODS = frozenset({
     "__init__", "__post_init__", "__repr__", "__str__", "__format__",
@@ -196,7 +208,7 @@ ALLOWED_DUNDER_METHODS = frozenset({
     "__getitem__", "__setitem__", "__delitem__", "__missing__",
     "__bool__", "__call__", "__enter__", "__exit__",
     "__neg__", "__pos__", "__abs__", "__invert__", "__divmod__", "__rdivmod__",
-    "__round__", "__floor__", "__ceil__", "__trunc__",
+    "__round__", "__floor__", "__ceil__",
 } | {"__%s%s__" % (prefix, op) for op in _OPERATORS for prefix in ("", "r", "i")})
 
 # What to write instead of a special method a class may not define.
@@ -212,6 +224,7 @@ _DUNDER_INSTEAD = {
 for _same, _as in (("__getattribute__", "__getattr__"), ("__setattr__", "__getattr__"),
                    ("__delattr__", "__getattr__"), ("__float__", "__int__"),
                    ("__index__", "__int__"), ("__complex__", "__int__"),
+                   ("__trunc__", "__int__"),
                    ("__deepcopy__", "__copy__"), ("__getstate__", "__copy__"),
                    ("__setstate__", "__copy__"), ("__reduce__", "__copy__"),
                    ("__reduce_ex__", "__copy__"), ("__class_getitem__", "__init_subclass__"),
@@ -558,8 +571,11 @@ class _Validator:
 
     def _visit_Module(self, node, parent):
         # names bound at top level so far: True for a constant, False for
-        # anything else (an import, a def, a class)
-        self._constants = {}
+        # anything else (an import, a def, a class); a name a function
+        # declares global, or a := binds anywhere, is never a constant (a
+        # default value or a decorator runs as the module does)
+        self._rebound = _rebound_names(node)
+        self._constants = dict.fromkeys(self._rebound, False)
         for index, stmt in enumerate(node.body):
             if isinstance(stmt, (ast.Import, ast.ImportFrom, ast.FunctionDef,
                                  ast.ClassDef, ast.AsyncFunctionDef)):
@@ -611,7 +627,7 @@ class _Validator:
             elif isinstance(target, ast.Starred):
                 pending.append(target.value)
             else:
-                self._constants[target.id] = True
+                self._constants[target.id] = target.id not in self._rebound
         return None
 
     def _visit_Import(self, node, parent):

@@ -200,6 +200,14 @@ class TopLevelTests(ValidatorTestCase):
                       "set([1])", "1 if True else 2", "{**{}}"):
             findings, _ = validate("import math\nX = %s\n" % value)
             self.assertEqual([f["rule"] for f in findings], ["top-level"], value)
+        # a name a function declares global, or a := binds, is not a
+        # constant: a default value or a decorator runs as the module does
+        self.assertFindings("A = 1\ndef g(x=(A := 5)):\n    pass\nB = A + 1\n",
+                            finding(4, 1, "top-level", NOT_CONSTANT))
+        self.assertFindings("A = 1\ndef g():\n    global A\n    A = 2\nB = A + 1\n",
+                            finding(5, 1, "top-level", NOT_CONSTANT))
+        self.assertFindings("def g(x=(set := list)):\n    pass\nX = set()\n",
+                            finding(3, 1, "top-level", NOT_CONSTANT))
         self.assertFindings("X = " + "-" * 150 + "1\n", finding(
             1, 1, "top-level", "top-level constant is nested too deeply; build it in a function"))
 
@@ -475,6 +483,9 @@ class DunderTests(ValidatorTestCase):
         self.assertTrue(message.endswith("(and the reflected and in-place operators: __radd__, "
                                          "__iadd__, ...)"), message)
         findings, _ = validate("class A:\n    def __float__(self):\n        return 1.0\n")
+        self.assertIn("def as_number(self)", findings[0]["message"])
+        # int() and numpy fall back to __trunc__ without __int__ (review 45)
+        findings, _ = validate("class A:\n    def __trunc__(self):\n        return 1\n")
         self.assertIn("def as_number(self)", findings[0]["message"])
 
     def test_operator_family(self):
