@@ -124,6 +124,19 @@ SET ROLE regress_pysandbox_ws;
 SELECT sandbox_workspace_open() IS NOT NULL AS first, sandbox_workspace_open() IS NOT NULL AS second;
 SELECT ws_try('SELECT sandbox_workspace_open()');
 SELECT count(*) FROM (SELECT sandbox_workspace_close(workspace) FROM sandbox_workspace_list()) s;
+-- ... other roles' workspaces of the session count too, and the error says
+-- so (this role can neither list nor close them)
+RESET ROLE;
+SET ROLE regress_pysandbox_ws_other;
+SELECT sandbox_workspace_open() IS NOT NULL AS others;
+RESET ROLE;
+SET ROLE regress_pysandbox_ws;
+SELECT sandbox_workspace_open() IS NOT NULL AS mine;
+SELECT sandbox_workspace_open();
+SELECT count(*) FROM (SELECT sandbox_workspace_close(workspace) FROM sandbox_workspace_list()) s;
+RESET ROLE;
+SET ROLE regress_pysandbox_ws_other;
+SELECT count(*) FROM (SELECT sandbox_workspace_close(workspace) FROM sandbox_workspace_list()) s;
 RESET ROLE;
 RESET pysandbox.max_workspaces;
 

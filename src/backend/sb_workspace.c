@@ -442,7 +442,8 @@ sandbox_workspace_open(PG_FUNCTION_ARGS)
 	JsonbIterator *it;
 	JsonbValue	v;
 	JsonbIteratorToken tok;
-	int			open = 0;
+	int			open = 0,
+				others = 0;
 	int			max_workspaces = sb_role_int(SB_ROLE_MAX_WORKSPACES);
 	int			i;
 
@@ -474,17 +475,32 @@ sandbox_workspace_open(PG_FUNCTION_ARGS)
 		if (sb_workspaces[i].in_use && sb_workspace_dead(&sb_workspaces[i]))
 			sb_workspace_free(&sb_workspaces[i]);
 		if (sb_workspaces[i].in_use)
+		{
 			open++;
+			if (sb_workspaces[i].owner != GetUserId())
+				others++;
+		}
 		else if (ws == NULL)
 			ws = &sb_workspaces[i];
 	}
+	/*
+	 * The limit is the session's: workspaces other roles opened in it (SET
+	 * ROLE, a SECURITY DEFINER function) count, though this role can
+	 * neither list nor close them.
+	 */
 	if (open >= max_workspaces || ws == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
 				 errmsg("too many workspaces are open in this session"),
+				 others > 0 ?
+				 errdetail_plural("pysandbox.max_workspaces is %d; %d of the session's open workspaces belongs to another role (opened under SET ROLE or in a SECURITY DEFINER function).",
+								  "pysandbox.max_workspaces is %d; %d of the session's open workspaces belong to other roles (opened under SET ROLE or in a SECURITY DEFINER function).",
+								  others, max_workspaces, others) :
 				 errdetail("pysandbox.max_workspaces is %d.", max_workspaces),
 				 max_workspaces == 0 ?
 				 errhint("Workspaces are turned off for this role; call without options.workspace, or ask an administrator to raise pysandbox.max_workspaces.") :
+				 others > 0 ?
+				 errhint("Close this role's with sandbox_workspace_close() (sandbox_workspace_list() shows them); the other roles' close as their role, or all of them with DISCARD ALL or when the session ends.") :
 				 errhint("Close one with sandbox_workspace_close(); sandbox_workspace_list() shows them.")));
 
 	memset(ws, 0, sizeof(*ws));
