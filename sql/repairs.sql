@@ -159,6 +159,26 @@ def main(): return 1
 $$)->'error'->>'hint' IS NULL AS no_hint;
 RESET pysandbox.allowed_modules;
 
+-- the types a table's columns arrive as, when code expects others (review
+-- 44): a date compared with datetime.date, a timestamptz with a naive
+-- datetime, a jsonb column indexed like one object, Decimal times float;
+-- and PL/Python's plpy
+SELECT sandbox_run(c, '{"df": {"$query": "SELECT date ''2023-07-01'' AS d, timestamptz ''2023-07-01 00:00+00'' AS ts, jsonb_build_object(''channel'', ''web'') AS meta, 1.5::numeric AS x"}}',
+                   '{main}', '{"numeric": "decimal"}')->'error'->>'message' AS message
+FROM unnest(ARRAY[
+$c$import datetime
+def main(df):
+    return len(df[df["d"] >= datetime.date(2023, 6, 1)])$c$,
+$c$from datetime import datetime
+def main(df):
+    return len(df[df["ts"] >= datetime(2023, 6, 1)])$c$,
+$c$def main(df):
+    return df["meta"]["channel"]$c$,
+$c$def main(df):
+    return float((df["x"] * 1.1).sum())$c$,
+$c$def main(df):
+    return plpy.execute("SELECT 1")$c$]) AS c;
+
 -- code is validated before its table inputs are read: a forbidden import
 -- fails as itself, not as the query that would fail (or take long)
 CREATE FUNCTION repairs_noisy() RETURNS int LANGUAGE plpgsql AS

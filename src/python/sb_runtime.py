@@ -883,9 +883,17 @@ def _missing_column_help(exc):
         # data only: str() of no object of the code's own classes
         labels = [str(v) for v in index[:1000]
                   if type(v) in (str, int, float) or isinstance(v, (np.generic, pd.Timestamp))]
-        return ('no row labelled %s; the index has: %s'
-                % (" or ".join('"%s"' % k for k in missing),
-                   _closest_first(missing, labels, 20)))
+        found = ('no row labelled %s; the index has: %s'
+                 % (" or ".join('"%s"' % k for k in missing),
+                    _closest_first(missing, labels, 20)))
+        if type(frame) is pd.Series and frame.dtype == object and \
+                any(type(v) is dict for v in frame.iloc[:100]):
+            # a jsonb column: s["field"] looks the rows up, not the objects
+            found += ('. The column holds JSON objects (dicts): take a field with '
+                      's.str.get("%s") or s.apply(lambda d: d.get("%s") if d else None), or '
+                      'flatten them with pd.json_normalize(s.dropna().tolist())'
+                      % (missing[0], missing[0]))
+        return found
     return None
 
 
@@ -1020,6 +1028,9 @@ def _exception_help(exc, inputs):
     if type(exc) is NameError and getattr(exc, "name", None) == "ws" and _WS[0] is not None:
         return ('"ws" is the workspace\'s dict: a function receives it as a parameter, '
                 'so declare it, as in def main(ws): ...')
+    if type(exc) is NameError and getattr(exc, "name", None) == "plpy":
+        return ('plpy is PL/Python\'s: query with sql("SELECT ... WHERE x = $1", value), '
+                'which returns a DataFrame, and report with print() or raise')
     if type(exc) is NameError and getattr(exc, "name", None) == "display":
         return ('display() is Jupyter\'s: return the value (a DataFrame becomes rows, a '
                 'figure a PNG), or print() it')
@@ -1043,6 +1054,18 @@ def _exception_help(exc, inputs):
                 'columns arrive as pandas\' nullable Int64 and boolean, which df.query() and '
                 'df.eval() cannot compute: convert first, df.astype({"col": float}) (NULL '
                 'becomes NaN); a comparison in df.query() also works with engine="python"')
+    if text and type(exc) is TypeError and _DECIMAL_FLOAT.search(text):
+        return ('decimal.Decimal and float do not mix (numeric columns arrive as Decimal with '
+                'options.numeric = "decimal"): use Decimal("1.1"), a string keeps it exact, or '
+                'convert with float(x) or s.astype(float)')
+    compared = _DATE_COMPARED.search(text) if text and type(exc) is TypeError else None
+    if compared and compared.group(2) == "date":
+        return ('date and timestamp columns arrive as pandas timestamps (datetime64), not '
+                'datetime.date: compare with pd.Timestamp(d) (df["col"] >= '
+                'pd.Timestamp("2024-01-01")), or compare df["col"].dt.date with d')
+    if compared and compared.group(1):
+        return ('timestamptz columns arrive time zone-aware (UTC): compare with an aware '
+                'value, pd.Timestamp(d, tz="UTC") or d.replace(tzinfo=datetime.timezone.utc)')
     if text and type(exc) in (TypeError, ValueError) and _TZ_MIXED.search(text):
         return ('timestamptz columns arrive time zone-aware (UTC) and timestamp columns '
                 'naive: compare or subtract values of one kind, such as '
@@ -1068,6 +1091,14 @@ _NULLABLE = re.compile(r"boolean value of NA is ambiguous|NAType|"
 # df.query() / df.eval() (numexpr) on a nullable Int64 or boolean column
 _NULLABLE_EVAL = re.compile(r"^unknown type object$|"
                             r"^Cannot interpret '(Int64|Int32|Int16|Int8|Boolean)Dtype\(\)' as a data type$")
+
+# arithmetic mixing Decimal and float
+_DECIMAL_FLOAT = re.compile(r"^unsupported operand type\(s\) for [^:]{1,4}: "
+                            r"'(decimal\.Decimal' and 'float|float' and 'decimal\.Decimal)'$")
+
+# a datetime64 column compared with a datetime.date or datetime.datetime
+_DATE_COMPARED = re.compile(r"^Invalid comparison between dtype=datetime64\[ns(, [^\]]{1,128})?\] "
+                            r"and (date|datetime)$")
 
 # pandas' messages for mixing time zone-aware and naive values
 _TZ_MIXED = re.compile(r"tz-naive and tz-aware|dtype=datetime64\[ns, [^\]]{1,128}\] and Timestamp|"
