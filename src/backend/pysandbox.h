@@ -179,7 +179,15 @@ typedef struct SbColumn
 	uint64		nulls;
 	uint64		row_base;		/* rows of earlier row groups (a streamed
 								 * input), for messages */
+	int			argument;		/* for messages: SB_ARG_* if a function's
+								 * argument, not a table input */
 } SbColumn;
+
+/* what an SbColumn of a LANGUAGE pysandbox function's arguments holds */
+#define SB_ARG_NONE 0			/* a table input's column */
+#define SB_ARG_SCALAR 1			/* the argument */
+#define SB_ARG_FIELD 2			/* a field of a composite argument */
+#define SB_ARG_ELEMENT 3		/* a field of an array of composites' elements */
 
 struct SbRequest;
 extern int	sb_input_kind(Oid typid, bool numeric_decimal);

@@ -259,14 +259,30 @@ sb_column_init(SbColumn *c, const char *name, Oid typid, bool numeric_decimal,
 
 /* Raise the error for a date/time value pandas cannot hold. */
 static void
-sb_out_of_range(SbColumn *c, uint64 row, const char *input, const char *what)
+sb_out_of_range(SbColumn *c, uint64 row, const char *input, const char *what, bool infinite)
 {
+	const char *detail = infinite ? "pandas %s has no infinity." :
+		strcmp(what, "timedelta64[ns]") == 0 ?
+		"pandas %s holds about 292 years either way." :
+		"pandas %s holds dates from 1677-09-21 to 2262-04-11.";
+
+	if (c->argument == SB_ARG_NONE)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("value in column \"%s\", row " UINT64_FORMAT " of input \"%s\" is out of range for pandas",
+						c->name, c->row_base + row + 1, input),
+				 errdetail(detail, what),
+				 errhint("Cast the column to text in the query, or filter such rows out.")));
 	ereport(ERROR,
 			(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-			 errmsg("value in column \"%s\", row " UINT64_FORMAT " of input \"%s\" is out of range for pandas",
-					c->name, c->row_base + row + 1, input),
-			 errdetail("pandas %s holds about 292 years either side of 1970; infinity has no equivalent.", what),
-			 errhint("Cast the column to text in the query, or filter such rows out.")));
+			 c->argument == SB_ARG_SCALAR ?
+			 errmsg("argument \"%s\" is out of range for pandas", input) :
+			 c->argument == SB_ARG_FIELD ?
+			 errmsg("field \"%s\" of argument \"%s\" is out of range for pandas", c->name, input) :
+			 errmsg("field \"%s\" of element " UINT64_FORMAT " of argument \"%s\" is out of range for pandas",
+					c->name, row + 1, input),
+			 errdetail(detail, what),
+			 errhint("Pass it as text (a cast to text in the call), or keep it within the range in the call (LEAST, GREATEST, or NULL for infinity).")));
 }
 
 /* Append a variable-length value (already UTF-8 or raw bytes). */
@@ -334,7 +350,7 @@ sb_column_append(SbColumn *c, Datum d, bool isnull, uint64 row, const char *inpu
 
 				i64 = (int64) date * USECS_PER_DAY + SB_UNIX_OFFSET_US;
 				if (DATE_NOT_FINITE(date) || i64 > SB_MAX_ABS_US || i64 < -SB_MAX_ABS_US)
-					sb_out_of_range(c, row, input, "datetime64[ns]");
+					sb_out_of_range(c, row, input, "datetime64[ns]", DATE_NOT_FINITE(date));
 				sb_buf_append_int64(&c->values, i64);
 				break;
 			}
@@ -345,7 +361,7 @@ sb_column_append(SbColumn *c, Datum d, bool isnull, uint64 row, const char *inpu
 
 				if (TIMESTAMP_NOT_FINITE(ts) || ts > SB_MAX_ABS_US - SB_UNIX_OFFSET_US ||
 					ts < -SB_MAX_ABS_US - SB_UNIX_OFFSET_US)
-					sb_out_of_range(c, row, input, "datetime64[ns]");
+					sb_out_of_range(c, row, input, "datetime64[ns]", TIMESTAMP_NOT_FINITE(ts));
 				sb_buf_append_int64(&c->values, ts + SB_UNIX_OFFSET_US);
 				break;
 			}
@@ -361,7 +377,7 @@ sb_column_append(SbColumn *c, Datum d, bool isnull, uint64 row, const char *inpu
 					pg_add_s64_overflow(iv->time, days_us, &i64) ||
 					pg_add_s64_overflow(i64, months_us, &i64) ||
 					i64 > SB_MAX_ABS_US || i64 < -SB_MAX_ABS_US)
-					sb_out_of_range(c, row, input, "timedelta64[ns]");
+					sb_out_of_range(c, row, input, "timedelta64[ns]", false);
 				sb_buf_append_int64(&c->values, i64);
 				break;
 			}

@@ -649,6 +649,7 @@ sb_function_add_frame(SbRequest *req, SbFunction *fn, int i, Datum d)
 			continue;
 		sb_column_init(&cols[ncols], NameStr(att->attname), att->atttypid,
 					   req->numeric_decimal, CurrentMemoryContext);
+		cols[ncols].argument = SB_ARG_ELEMENT;
 		attno[ncols++] = k;
 	}
 
@@ -755,6 +756,7 @@ sb_function_add_record(SbRequest *req, SbFunction *fn, int i, Datum d)
 		}
 		sb_column_init(&cols[ncols], NameStr(att->attname), type, req->numeric_decimal,
 					   CurrentMemoryContext);
+		cols[ncols].argument = SB_ARG_FIELD;
 		sb_column_append(&cols[ncols], v, isnull[k], 0, fn->params[i]);
 		ncols++;
 	}
@@ -816,6 +818,7 @@ sb_function_add_args(SbRequest *req, SbFunction *fn, FunctionCallInfo fcinfo)
 			type = JSONOID;
 		}
 		sb_column_init(&cols[i], fn->params[i], type, false, CurrentMemoryContext);
+		cols[i].argument = SB_ARG_SCALAR;
 		sb_column_append(&cols[i], d, isnull, 0, fn->params[i]);
 	}
 	sb_request_add_table(req, "", cols, fn->nparams, 1);
