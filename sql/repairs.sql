@@ -159,6 +159,24 @@ def main(): return 1
 $$)->'error'->>'hint' IS NULL AS no_hint;
 RESET pysandbox.allowed_modules;
 
+-- pandas 2 names, in pandas 1.5: which pandas this is, and its spelling
+SELECT coalesce(r->'error'->>'message', 'ok: ' || (r->'returns'->>'main')) AS message
+FROM unnest(ARRAY[
+$c$import pandas as pd
+def main():
+    s = pd.Series(range(10), index=pd.date_range("2024-01-01", periods=10, freq="D"))
+    return s.resample("ME").sum()$c$,
+$c$import pandas as pd
+def main():
+    return pd.DataFrame({"a": [1]}).map(str)$c$,
+$c$import pandas as pd
+def main():
+    df = pd.DataFrame({"k": [1, 1], "v": [2, 3]})
+    return df.groupby("k").apply(lambda g: len(g), include_groups=False)$c$,
+$c$import pandas as pd
+def main():
+    return pd.__version__.count(".")$c$]) AS c, sandbox_run(c) AS r;
+
 -- the types a table's columns arrive as, when code expects others (review
 -- 44): a date compared with datetime.date, a timestamptz with a naive
 -- datetime, a jsonb column indexed like one object, Decimal times float;

@@ -878,6 +878,11 @@ class SbModule:
     def __getattribute__(self, name):
         module = object.__getattribute__(self, "_sb_module")
         modname = module.__name__
+        if name == "__version__":
+            # which pandas this is (models write pandas 2 code): a str only
+            version = getattr(module, name, None)
+            if type(version) is str:
+                return version
         if name.startswith("_"):
             raise AttributeError('attribute "%s" of module "%s" is not '
                                  'allowed: names that begin with "_" are '

@@ -988,10 +988,25 @@ def _missing_attribute_help(exc):
     if type(frame) is not pd.DataFrame or type(name) is not str:
         return None
     names = list(frame.columns)
+    later = _LATER_PANDAS.get(name)
+    if later is not None:
+        return "pandas here is %s: %s" % (pd.__version__, later)
     if not any(type(n) is str for n in names):
         return None
     return ('the DataFrame has no column or attribute "%s"; its columns: %s'
             % (name, _closest_first([name], names)))
+
+
+# what a DataFrame method of a later pandas is in this one (models write
+# pandas 2 code)
+_LATER_PANDAS = {
+    "map": "DataFrame.map is pandas 2.1's name for df.applymap(f)",
+    "case_when": "use np.select(conditions, choices) or Series.mask/where",
+}
+
+# pandas 2.2's frequency aliases, as this pandas spells them
+_LATER_FREQUENCY = re.compile(r"^Invalid frequency: (B|S)?(ME|QE|YE)(-[A-Z]{3})?$")
+_FREQUENCY_NOW = {"ME": "M", "QE": "Q", "YE": "A"}
 
 
 def _workspace_key_help(exc):
@@ -1054,6 +1069,15 @@ def _exception_help(exc, inputs):
                 'columns arrive as pandas\' nullable Int64 and boolean, which df.query() and '
                 'df.eval() cannot compute: convert first, df.astype({"col": float}) (NULL '
                 'becomes NaN); a comparison in df.query() also works with engine="python"')
+    later = _LATER_FREQUENCY.search(text) if text and type(exc) is ValueError else None
+    if later:
+        alias = (later.group(1) or "") + _FREQUENCY_NOW[later.group(2)] + (later.group(3) or "")
+        return ('pandas here is %s: write "%s" (month, quarter and year ends are "M", "Q" '
+                'and "A"; "ME", "QE" and "YE" are pandas 2.2\'s)' % (pd.__version__, alias))
+    if text and type(exc) is TypeError and "unexpected keyword argument 'include_groups'" in text:
+        return ('pandas here is %s: groupby().apply() has no include_groups (pandas 2.2\'s); '
+                'select the columns to pass instead, df.groupby(key)[columns].apply(f)'
+                % pd.__version__)
     if text and type(exc) is TypeError and _DECIMAL_FLOAT.search(text):
         return ('decimal.Decimal and float do not mix (numeric columns arrive as Decimal with '
                 'options.numeric = "decimal"): use Decimal("1.1"), a string keeps it exact, or '

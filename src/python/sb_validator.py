@@ -714,6 +714,8 @@ class _Validator:
         reading = isinstance(node.ctx, ast.Load)
         if reading and name in sb_guard.READABLE_DUNDERS:
             return                      # type(exc).__name__: a str
+        if reading and name == "__version__" and not called:
+            return                      # pd.__version__: a module's is a str (SbModule)
         if (reading and name == "__class__" and isinstance(parent, ast.Attribute)
                 and parent.value is node and parent.attr in sb_guard.READABLE_DUNDERS
                 and isinstance(parent.ctx, ast.Load)):
