@@ -201,6 +201,18 @@ SELECT * FROM py_pairs();
 CREATE FUNCTION py_mixed() RETURNS SETOF py_pair
 LANGUAGE pysandbox AS 'return [{"x": 1, "label": "one"}, (2, "two")]';
 SELECT * FROM py_mixed();
+-- None in a set of rows is a row of NULLs (review 43: refused with a message
+-- that listed None as allowed); another value says which row
+CREATE FUNCTION py_null_rows() RETURNS SETOF py_pair
+LANGUAGE pysandbox AS $$
+yield (1, "one")
+yield None
+yield [3, "three"]
+$$;
+SELECT * FROM py_null_rows();
+CREATE FUNCTION py_odd_row() RETURNS SETOF py_pair
+LANGUAGE pysandbox AS 'return [{"x": 1, "label": "one"}, None, 5]';
+SELECT * FROM py_odd_row();
 CREATE FUNCTION py_records() RETURNS SETOF record
 LANGUAGE pysandbox AS 'return [(1, "a"), (2, "b")]';
 SELECT * FROM py_records() AS t(n integer, s text);
@@ -327,7 +339,7 @@ DROP ROLE regress_pysandbox_lang;
 
 DROP FUNCTION py_add, py_is_none, py_nothing, py_types, py_next_day, py_stamp,
     py_json, py_bytes, py_array, py_numeric, py_big, py_swap, py_tuple, py_named,
-    py_divmod, py_squares, py_empty, py_totals, py_pairs, py_mixed, py_records, py_bad_set,
+    py_divmod, py_squares, py_empty, py_totals, py_pairs, py_mixed, py_null_rows, py_odd_row, py_records, py_bad_set,
     py_one_for_set, py_say, py_fails, py_late, py_spin, py_summary, py_frame_shape, py_records_in,
     py_frame_types, py_event_types, py_record_types;
 DROP DOMAIN py_pos_pair;

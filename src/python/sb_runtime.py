@@ -1286,9 +1286,10 @@ def _group_key(inputs, group):
     return values
 
 
-def _one_row(value, func):
+def _one_row(value, func, row=None):
     """A composite result as one row: a dict (by column name), a tuple or a
-    list (in column order), a namedtuple or a Series (by name)."""
+    list (in column order), a namedtuple or a Series (by name).  row: its
+    number in a set, for the message."""
     t = type(value)
     if t is dict:
         return value
@@ -1298,6 +1299,11 @@ def _one_row(value, func):
         return dict(value._asdict())
     if t is pd.Series:
         return {str(k): v for k, v in value.items()}
+    if row is not None:
+        raise sb_codec.RowsError(
+            'row %d of the set %s() returned is a value of type "%s"; a set\'s rows are '
+            "dicts, tuples, namedtuples or Series (None is a row of NULLs)"
+            % (row, func, t.__name__), "42804")
     raise sb_codec.RowsError(
         '%s() returned a value of type "%s" for a composite result; return a dict, '
         "a tuple, a namedtuple, a Series or None" % (func, t.__name__), "42804")
@@ -1343,7 +1349,16 @@ def _function_rows(value, shape, func, rows=None, budget=1 << 30):
         return [(v,) for v in value]
     if type(value) in (pd.DataFrame, pd.Series):
         return value
-    return [_one_row(row, func) if type(row) is not tuple else row for row in value]
+    out = [row if type(row) is tuple or row is None else _one_row(row, func, i + 1)
+           for i, row in enumerate(value)]
+    if any(row is None for row in out):
+        # None is a row of NULLs (a composite function's None is NULL), of
+        # the other rows' kind
+        columns = [c["name"] for c in (rows or {}).get("columns") or ()]
+        null = (None,) * len(columns) if any(type(row) is tuple for row in out) else \
+            dict.fromkeys(columns)
+        out = [null if row is None else row for row in out]
+    return out
 
 
 class SQLError(Exception):
