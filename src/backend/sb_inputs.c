@@ -157,6 +157,18 @@ sb_input_limit_error(const SbLimits *lim, SbLimitId which, const char *input,
 {
 	bool		rows = which == SB_LIMIT_INPUT_ROWS;
 
+	/* sql()'s rows count with the call's table inputs */
+	if (group == NULL && input != NULL && strcmp(input, "sql()") == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 rows ? errmsg("the rows of sql() and the table inputs are more than %d",
+							   lim->max_input_rows) :
+				 errmsg("the rows of sql() and the table inputs are larger than %d MB",
+						lim->max_input_mb),
+				 errdetail("The rows every sql() of a call returns count against its input limits, with its table inputs."),
+				 errhint("%s", sb_limit_hint(rows ? "Aggregate or filter in the query passed to sql()" :
+											 "Select fewer columns or rows in the query passed to sql()",
+											 lim, which))));
 	ereport(ERROR,
 			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 			 group ? (rows ? errmsg("a group has more than %d rows", lim->max_input_rows) :
