@@ -23,6 +23,17 @@
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 
+/* What joins a text to a sentence after it: nothing, a space, or ". " */
+static const char *
+sb_sentence_gap(const char *text)
+{
+	size_t		n = text ? strlen(text) : 0;
+
+	if (n == 0)
+		return "";
+	return strchr(".!?", text[n - 1]) ? " " : ". ";
+}
+
 /* Is text (len bytes) valid UTF-8 with no NUL bytes? */
 bool
 sb_text_ok(const char *text, Size len)
@@ -459,10 +470,10 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 	if (out->workspace_ended != NULL)
 	{
 		f->detail = psprintf("%s%sThe workspace \"%s\" has ended with its process.",
-							 f->detail ? f->detail : "", f->detail ? " " : "",
+							 f->detail ? f->detail : "", sb_sentence_gap(f->detail),
 							 out->workspace_ended);
 		f->hint = psprintf("%s%sOpen a new workspace with sandbox_workspace_open().",
-						   f->hint ? f->hint : "", f->hint ? " " : "");
+						   f->hint ? f->hint : "", sb_sentence_gap(f->hint));
 	}
 	return true;
 }
@@ -475,9 +486,9 @@ sb_raise_failure(const SbFailure *f)
 	ereport(ERROR,
 			(errcode(f->sqlstate),
 			 errmsg_internal("%s", f->message),
-			 f->detail ? errdetail_internal("%s", f->detail) : 0,
-			 f->hint ? errhint("%s", f->hint) : 0,
-			 f->context ? errcontext("%s", f->context) : 0));
+			 f->detail && f->detail[0] ? errdetail_internal("%s", f->detail) : 0,
+			 f->hint && f->hint[0] ? errhint("%s", f->hint) : 0,
+			 f->context && f->context[0] ? errcontext("%s", f->context) : 0));
 }
 
 /* Raise the error of a call that did not end cleanly. */
