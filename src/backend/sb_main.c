@@ -278,7 +278,10 @@ sb_request_validate(SbRequest *req, const char *code, Jsonb *inputs,
 
 /*
  * A call with this code has ended: if with a result, remember the code
- * (unless the request said it was known: sb_request_validate).
+ * (unless the request said it was known: sb_request_validate).  Not from a
+ * workspace's child: it ran other code before, which may have taken it
+ * over, and its word would let fresh children skip the validator (review
+ * 42).
  */
 void
 sb_validated_note(const SbRequest *req, const char *code, const SbOutcome *out)
@@ -289,7 +292,7 @@ sb_validated_note(const SbRequest *req, const char *code, const SbOutcome *out)
 	char	   *copy;
 	int			i;
 
-	if (req->validated || !req->python_layer ||
+	if (req->validated || !req->python_layer || req->workspace != NULL ||
 		(out->result == NULL && out->rows_header == NULL) || out->error != NULL ||
 		out->violation || out->protocol_error || out->output_exceeded || out->worker_lost)
 		return;

@@ -72,6 +72,7 @@ the exit status is non-zero if anything failed.
 """
 
 import argparse
+import json
 import ast
 import os
 import platform
@@ -6175,6 +6176,14 @@ def validated_memo_check(server):
             run("def main():\n    return %d\n" % i)
         expect("a code pushed out", run(uses_math), ({"main": 2}, False))
         expect("a code kept", run("def main():\n    return 7\n"), ({"main": 7}, True))
+        # a workspace's child ran other code before: its word is not taken
+        server.cur.execute("SELECT sandbox_workspace_open()")
+        ws = server.cur.fetchone()[0]
+        in_ws = "def main():\n    return 11\n"
+        server.cur.execute("SELECT sandbox_execute(%s, '{}', '{main}', %s)",
+                           (in_ws, json.dumps({"workspace": ws})))
+        expect("code a workspace ran, outside it", run(in_ws), ({"main": 11}, False))
+        server.cur.execute("SELECT sandbox_workspace_close(%s)", (ws,))
         server.set_python_layer(False)
         expect("the Python layer off", run(uses_os), ({"main": "posix"}, False))
         server.set_python_layer(True)
