@@ -230,8 +230,8 @@ _INSTEAD = {
     "to_pickle": _REASON_FILES + "; return the DataFrame, or text from to_csv() or to_json()",
     "to_sql": "it writes tables, which the sandbox cannot; return the DataFrame and insert "
               "its rows with INSERT ... SELECT * FROM sandbox_rows(...)",
-    "testing": _REASON_INTERNALS + "; compare with a.equals(b), np.array_equal(a, b) or "
-                                   "np.allclose(a, b)",
+    "testing": "the libraries' test helpers are not handed out; compare with a.equals(b), "
+               "np.array_equal(a, b) or np.allclose(a, b)",
 }
 _INSTEAD["read_sql_query"] = _INSTEAD["read_sql_table"] = _INSTEAD["read_sql"]
 
