@@ -191,6 +191,13 @@ SELECT * FROM sandbox_rows($$
 def main(df):
     return df.groupby("region").apply(lambda g: g.nlargest(1, "amount"))
 $$, '{"df": {"$table": "rows_sales"}}') AS t(region text, amount float8) ORDER BY region;
+-- ... a key of a nullable type too (an integer column with NULLs is Int64)
+SELECT * FROM sandbox_rows($$
+import pandas as pd
+def main():
+    df = pd.DataFrame({"k": pd.array([1, 1, 2, None], dtype="Int64"), "amount": [1.0, 5.0, 3.0, 4.0]})
+    return df.groupby("k").apply(lambda g: g.nlargest(1, "amount"))
+$$) AS t(k int, amount float8) ORDER BY k;
 SELECT * FROM sandbox_rows($$
 def main(df):
     d = df.set_index("region")[["amount"]]
@@ -873,6 +880,12 @@ from decimal import Decimal
 def main():
     return [{"j": [Decimal("1e131071")] * 120} for i in range(100)]
 $$) AS t(j jsonb);
+-- ... their numbers, not their strings (a hex digest holds "3e12345"), and
+-- no text that is not a number's (text[] prints its elements as they are)
+SELECT count(*), sum(length(j::text)), sum(length(t::text)) FROM sandbox_rows($$
+def main():
+    return [{"j": {"digest": "3e131071"}, "t": ["3e131071"]} for i in range(200)]
+$$) AS t(j jsonb, t text[]);
 SELECT length(x::text) FROM sandbox_rows($$
 import decimal
 import pandas as pd

@@ -168,7 +168,8 @@ def main():
             "context": "".join(out)}
 $$));
 -- ... an ABC registers the code's own classes, not a library's or a
--- builtin (numbers.Number.register(list) made pandas take lists for numbers)
+-- builtin (numbers.Number.register(list) made pandas take lists for numbers),
+-- not even into an ABC of the code's (derived from Number, it did the same)
 SELECT sandbox_execute($$
 import numbers, collections.abc
 class Mine:
@@ -181,6 +182,13 @@ SELECT sandbox_execute($$
 import numbers
 def main():
     numbers.Number.register(list)
+$$);
+SELECT sandbox_execute($$
+import numbers
+class MyNumber(numbers.Number):
+    pass
+def main():
+    MyNumber.register(list)
 $$);
 -- ... but not what changes the process: its directory, its real streams;
 -- nor urllib's readers of the network

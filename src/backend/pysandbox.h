@@ -628,6 +628,7 @@ extern Jsonb *sb_result_jsonb(const SbOutcome *out);
 /* the digits a result's numbers may gain in print, in all (sb_json.c) */
 #define SB_NUMBER_MAX_EXPANSION	((Size) 16 << 20)
 extern SbJsonCheck sb_json_check(char *text, Size len);
+extern Size sb_json_expansion(const char *text, Size len);
 extern Size sb_number_expansion(const char *text, Size len);
 extern bool sb_json_ok(char *text, Size len);
 extern Size sb_jsonb_limit(Size len);

@@ -149,6 +149,44 @@ sb_number_expansion(const char *text, Size len)
 }
 
 /*
+ * The digits the numbers of JSON text would gain when printed, its strings
+ * skipped ("3e12345" in a hex digest is text, not a number); the text is
+ * checked by sb_json_check before anything builds from it.
+ */
+Size
+sb_json_expansion(const char *text, Size len)
+{
+	const char *p = text;
+	const char *end = text + len;
+	Size		extra = 0;
+
+	while (p < end && extra <= SB_NUMBER_MAX_EXPANSION)
+	{
+		char		c = *p;
+
+		if (c == '"')
+		{
+			for (p++; p < end && *p != '"'; p++)
+				if (*p == '\\' && p + 1 < end)
+					p++;
+			if (p < end)
+				p++;
+		}
+		else if (c == '-' || (c >= '0' && c <= '9'))
+		{
+			const char *next = p;
+
+			if (!sb_json_number_ok(p, end, &next, &extra) || next <= p)
+				next = p + 1;
+			p = next;
+		}
+		else
+			p++;
+	}
+	return extra;
+}
+
+/*
  * Check JSON text from the child before anything builds from it: valid
  * UTF-8 without NULs, no longer than SB_JSONB_MAX_TEXT, nested at most
  * SB_JSON_MAX_DEPTH deep, numbers within numeric's range, and valid JSON.

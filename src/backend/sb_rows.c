@@ -49,10 +49,50 @@ typedef struct SbOutColumn
 	MemoryContext cache_cxt;	/* where that cache lives: the call's */
 	bool		plain_text;		/* text or unconstrained varchar: no input
 								 * function needed */
+	char		digits;			/* how its numbers' printed digits are
+								 * counted: SB_DIGITS_* */
 	Oid			typioparam;
 	int32		typmod;
 	SbColumnView view;			/* the payload, once validated (sb_decode.c) */
 } SbOutColumn;
+
+/* how a column's numbers are counted against the result's digits */
+#define SB_DIGITS_NONE 0		/* its type prints no numeric */
+#define SB_DIGITS_JSON 1		/* json or jsonb: its numbers, not its strings */
+#define SB_DIGITS_TEXT 2		/* every number written in its text */
+
+/*
+ * Does a value of this type print a numeric (itself, or as an element,
+ * field or bound)?  Only numeric prints more digits than its text has
+ * (1e131071); text, dates or floats never do.
+ */
+static bool
+sb_prints_numeric(Oid typid, int depth)
+{
+	Oid			base = getBaseType(typid);
+	Oid			inner;
+	bool		found = false;
+
+	if (base == NUMERICOID || base == RECORDOID || depth > 8)
+		return true;			/* a record of unknown fields: counted */
+	if ((inner = get_element_type(base)) != InvalidOid)
+		return sb_prints_numeric(inner, depth + 1);
+	if (type_is_range(base))
+		return sb_prints_numeric(get_range_subtype(base), depth + 1);
+	if (type_is_multirange(base))
+		return sb_prints_numeric(get_multirange_range(base), depth + 1);
+	if (type_is_rowtype(base))
+	{
+		TupleDesc	desc = lookup_rowtype_tupdesc(base, -1);
+		int			i;
+
+		for (i = 0; i < desc->natts && !found; i++)
+			if (!TupleDescAttr(desc, i)->attisdropped)
+				found = sb_prints_numeric(TupleDescAttr(desc, i)->atttypid, depth + 1);
+		ReleaseTupleDesc(desc);
+	}
+	return found;
+}
 
 /* errcontext: which value of the result failed to convert */
 typedef struct SbRowsContext
@@ -222,9 +262,10 @@ sb_text_datum(SbOutColumn *c, uint64 row, Size *expansion)
 	 * sent and 666 MB printed; jsonb values too (100 rows of 120 such
 	 * numbers were 108 kB sent and 1.5 GB printed, review 43)
 	 */
-	if (!c->plain_text && c->basetype != BYTEAOID)
+	if (c->digits != SB_DIGITS_NONE)
 	{
-		*expansion += sb_number_expansion(s, n);
+		*expansion += c->digits == SB_DIGITS_JSON ? sb_json_expansion(s, n) :
+			sb_number_expansion(s, n);
 		if (*expansion > SB_NUMBER_MAX_EXPANSION)
 			ereport(ERROR,
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -328,6 +369,9 @@ sb_rows_declare(SbRequest *req, TupleDesc tupdesc, MemoryContext cache_cxt)
 			getTypeInputInfo(c->typid, &infunc, &c->typioparam);
 			fmgr_info(infunc, &c->input);
 			c->plain_text = c->typid == TEXTOID || (c->typid == VARCHAROID && c->typmod < 0);
+			c->digits = c->basetype == JSONBOID || c->basetype == JSONOID ? SB_DIGITS_JSON :
+				!c->plain_text && sb_prints_numeric(c->basetype, 0) ? SB_DIGITS_TEXT :
+				SB_DIGITS_NONE;
 		}
 		if (ro->ncols > 0)
 			appendStringInfoChar(&req->json, ',');

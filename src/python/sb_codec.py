@@ -898,7 +898,7 @@ def _index_as_columns(frame, where):
             continue
         column = frame[name]
         values = index.get_level_values(level)
-        if isinstance(column, pd.DataFrame) or not values.equals(pd.Index(column.to_numpy())):
+        if isinstance(column, pd.DataFrame) or not values.equals(pd.Index(column)):
             raise ValueError(
                 'the DataFrame at %s has an index level and a column both named %s, with '
                 'different values, and its rows carry the index as fields; rename the level '

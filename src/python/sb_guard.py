@@ -96,7 +96,8 @@ NAMEDTUPLE_ATTRIBUTES = frozenset({"_asdict", "_replace", "_fields", "_make"})
 
 # "__" names code may read (never set): what they give is a str (or None),
 # as in type(exc).__name__ or x.__class__.__qualname__
-READABLE_DUNDERS = frozenset({"__name__", "__qualname__", "__module__", "__doc__"})
+READABLE_DUNDERS = frozenset({"__name__", "__qualname__", "__module__", "__doc__",
+                              "__version__"})    # a module's is a str only (SbModule)
 
 _REASON_FRAMES = "it exposes interpreter frames or code objects"
 _REASON_CLASSES = "it walks the class hierarchy"
@@ -883,6 +884,8 @@ class SbModule:
             version = getattr(module, name, None)
             if type(version) is str:
                 return version
+            if version is None:
+                raise AttributeError('module "%s" has no attribute "__version__"' % modname)
         if name.startswith("_"):
             raise AttributeError('attribute "%s" of module "%s" is not '
                                  'allowed: names that begin with "_" are '

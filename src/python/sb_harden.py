@@ -391,13 +391,13 @@ def harden_libraries():
     # an ABC's register() changes what isinstance() answers for every
     # library that asks (numbers.Number.register(list) made pandas'
     # is_number() true for lists, and in a workspace for its next calls):
-    # in a call, only the code's own classes are registered, or anything
-    # with the code's own ABC
+    # in a call, only the code's own classes are registered, into any ABC
+    # (into the code's own ABC too: derived from numbers.Number, it made
+    # list a Number as well, review 46)
     register = abc.ABCMeta.register
 
     def checked_register(cls, subclass):
-        if _IN_CALL["on"] and isinstance(subclass, type) and \
-                not (_made_by_code(subclass) or _made_by_code(cls)):
+        if _IN_CALL["on"] and isinstance(subclass, type) and not _made_by_code(subclass):
             raise TypeError('%s.register(%s) is not allowed in the sandbox: registering a '
                             'class the code did not make changes how every library checks '
                             'types; register a class of your own' % (

@@ -1001,11 +1001,10 @@ def _missing_attribute_help(exc):
 # pandas 2 code)
 _LATER_PANDAS = {
     "map": "DataFrame.map is pandas 2.1's name for df.applymap(f)",
-    "case_when": "use np.select(conditions, choices) or Series.mask/where",
 }
 
 # pandas 2.2's frequency aliases, as this pandas spells them
-_LATER_FREQUENCY = re.compile(r"^Invalid frequency: (B|S)?(ME|QE|YE)(-[A-Z]{3})?$")
+_LATER_FREQUENCY = re.compile(r"^Invalid frequency: (\d{0,6}(?:B|S)?)(ME|QE|YE)(-[A-Z]{3})?$")
 _FREQUENCY_NOW = {"ME": "M", "QE": "Q", "YE": "A"}
 
 
@@ -1083,6 +1082,10 @@ def _exception_help(exc, inputs):
                 'options.numeric = "decimal"): use Decimal("1.1"), a string keeps it exact, or '
                 'convert with float(x) or s.astype(float)')
     compared = _DATE_COMPARED.search(text) if text and type(exc) is TypeError else None
+    if compared and compared.group(2) == "date" and compared.group(1):
+        return ('timestamptz columns arrive as time zone-aware pandas timestamps (UTC), not '
+                'datetime.date: compare with pd.Timestamp(d, tz="UTC"), or compare '
+                'df["col"].dt.date with d')
     if compared and compared.group(2) == "date":
         return ('date and timestamp columns arrive as pandas timestamps (datetime64), not '
                 'datetime.date: compare with pd.Timestamp(d) (df["col"] >= '
@@ -1117,7 +1120,7 @@ _NULLABLE_EVAL = re.compile(r"^unknown type object$|"
                             r"^Cannot interpret '(Int64|Int32|Int16|Int8|Boolean)Dtype\(\)' as a data type$")
 
 # arithmetic mixing Decimal and float
-_DECIMAL_FLOAT = re.compile(r"^unsupported operand type\(s\) for [^:]{1,4}: "
+_DECIMAL_FLOAT = re.compile(r"^unsupported operand type\(s\) for [^:]{1,12}: "
                             r"'(decimal\.Decimal' and 'float|float' and 'decimal\.Decimal)'$")
 
 # a datetime64 column compared with a datetime.date or datetime.datetime
@@ -1302,7 +1305,7 @@ def _one_row(value, func, row=None):
     if row is not None:
         raise sb_codec.RowsError(
             'row %d of the set %s() returned is a value of type "%s"; a set\'s rows are '
-            "dicts, tuples, namedtuples or Series (None is a row of NULLs)"
+            "dicts, tuples, lists, namedtuples or Series (None is a row of NULLs)"
             % (row, func, t.__name__), "42804")
     raise sb_codec.RowsError(
         '%s() returned a value of type "%s" for a composite result; return a dict, '

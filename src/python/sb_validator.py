@@ -337,6 +337,11 @@ _IMPORT_HINT = {module: (hint, needs) for modules, hint, needs in _IMPORT_HINTS
 def import_hint(name, allowed):
     """The hint for a refused import of name, or None: only one whose
     advice the allowlist permits."""
+    inside = sorted(m for m in allowed if m.startswith(name + "."))
+    if inside:
+        # a package of which only submodules are allowed: import one of them
+        return "Import the allowed submodule by its name: %s." % ", ".join(
+            "import " + m for m in inside[:4])
     found = _IMPORT_HINT.get(name.partition(".")[0])
     if found is None or not all(sb_guard.is_allowed(m, allowed) for m in found[1]):
         return None
@@ -714,8 +719,6 @@ class _Validator:
         reading = isinstance(node.ctx, ast.Load)
         if reading and name in sb_guard.READABLE_DUNDERS:
             return                      # type(exc).__name__: a str
-        if reading and name == "__version__" and not called:
-            return                      # pd.__version__: a module's is a str (SbModule)
         if (reading and name == "__class__" and isinstance(parent, ast.Attribute)
                 and parent.value is node and parent.attr in sb_guard.READABLE_DUNDERS
                 and isinstance(parent.ctx, ast.Load)):

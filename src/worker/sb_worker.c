@@ -351,14 +351,11 @@ sb_worker_forget(void)
 	/* what the worker reads from its clients is a few kB deep (4 kB frames) */
 	volatile unsigned char stack[64 * 1024];
 
+	/* the tables stay where they are, empty (floor_scenarios.py reads them) */
 	if (sb_clients != NULL)
 		explicit_bzero(sb_clients, sizeof(SbClient) * (size_t) sb_nclients);
 	if (sb_orphans != NULL)
 		explicit_bzero(sb_orphans, sizeof(SbChild) * (size_t) sb_orphans_cap);
-	sb_clients = NULL;
-	sb_nclients = 0;
-	sb_orphans = NULL;
-	sb_orphans_cap = 0;
 	sb_norphans = 0;
 	sb_nheld_all = 0;
 	explicit_bzero(&sb_adm, sizeof(sb_adm));

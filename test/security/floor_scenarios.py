@@ -739,15 +739,19 @@ def main(symbols):
     base = ctypes.cast(ctypes.CDLL(None)._handle, ctypes.POINTER(LinkMap)).contents.l_addr
     def nonzero(addr, size):
         return sum(1 for b in ctypes.string_at(addr, size) if b)
+    def word(name, size):
+        return struct.unpack("Q" if size == 8 else "i", ctypes.string_at(base + symbols[name][0], size))[0]
     got = {}
-    for name, (offset, size) in symbols.items():
-        got[name] = nonzero(base + offset, size)
-    # the client table (sb_clients points to it: sb_nclients slots), read
-    # if the worker's pointer to it is still there: its first 1 kB a slot
-    # (a slot, SbClient, is larger: this stays inside the table)
-    n = struct.unpack("i", ctypes.string_at(base + symbols["sb_nclients"][0], 4))[0]
-    table = struct.unpack("Q", ctypes.string_at(base + symbols["sb_clients"][0], 8))[0]
+    for name in ("sb_spares", "sb_recent_limits", "sb_adm", "sb_norphans"):
+        got[name] = nonzero(base + symbols[name][0], symbols[name][1])
+    # the tables the worker's pointers lead to: the clients' (sb_nclients
+    # slots; the first 1 kB of each, a slot being larger) and the orphans'
+    # (sb_orphans_cap children; the first 64 bytes of each)
+    n, table = word("sb_nclients", 4), word("sb_clients", 8)
     got["the client table"] = nonzero(table, n * 1024) if table and 0 < n < 1 << 16 else 0
+    got["client slots"] = n
+    n, table = word("sb_orphans_cap", 4), word("sb_orphans", 8)
+    got["the orphans' table"] = nonzero(table, n * 64) if table and 0 < n < 1 << 16 else 0
     return got
 """
 
@@ -760,7 +764,8 @@ def worker_symbols():
     for line in out.splitlines():
         parts = line.split()
         if len(parts) == 4 and parts[3] in ("sb_clients", "sb_nclients", "sb_spares",
-                                            "sb_recent_limits", "sb_adm"):
+                                            "sb_recent_limits", "sb_adm", "sb_orphans",
+                                            "sb_orphans_cap", "sb_norphans"):
             found[parts[3]] = (int(parts[0], 16), int(parts[1], 16))
     return found
 
@@ -768,12 +773,11 @@ def worker_symbols():
 def inherited_tables_check():
     """Session A holds a workspace with its own limits and calls it; a
     child of session B (Python layer off) reads the worker's tables in its
-    own memory: the worker's clients (the pointer to their table and its
-    size included), spares, last limits and admission counts must be zero
-    there."""
+    own memory: the worker's clients (the table its pointer leads to),
+    orphans, spares, last limits and admission counts must be zero there."""
     problems = []
     symbols = worker_symbols()
-    if len(symbols) != 5:
+    if len(symbols) != 8:
         return ["the worker's symbols were not found: %r" % sorted(symbols)]
     a, b = connect(), connect()
     ca, cb = a.cursor(), b.cursor()
@@ -788,9 +792,13 @@ def inherited_tables_check():
             cb.execute("SELECT sandbox_execute(%s, %s)",
                        (READ_WORKER_TABLES, json.dumps({"symbols": symbols})))
         got = cb.fetchone()[0]["main"]
+        slots = got.pop("client slots")
         seen = {name: count for name, count in got.items() if count}
         if seen:
             problems.append("a child holds the worker's bookkeeping (nonzero bytes): %r" % seen)
+        if slots < 2:
+            problems.append("the client table was not read (%d slots): the check proves "
+                            "nothing" % slots)
     except psycopg2.Error as exc:
         problems.append("the reading call failed: %s" % str(exc).strip()[:200])
     finally:
