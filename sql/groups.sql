@@ -58,6 +58,12 @@ def main(df):
     return df.groupby("year", as_index=False).amount.sum()
 $$, '{"df": {"$table": "grp_sales"}}', options => '{"group_by": "region"}')
     AS t(region text, year int, amount float8);
+-- ... a dict is one row: each group's summary
+SELECT * FROM sandbox_rows($$
+def main(df):
+    return {"rows": len(df), "total": float(df.amount.sum())}
+$$, '{"df": {"$table": "grp_sales"}}', options => '{"group_by": "region"}')
+    AS t(region text, rows int, total float8);
 
 -- keys of any type are filled as they are: arrays, jsonb, a column named
 -- like a Python keyword argument

@@ -256,9 +256,13 @@ def main():
 $$);
 SELECT (SELECT count(*) FROM sandbox_rows(NULL::rows_nothing, 'def main(): return [(), ()]')) AS tuples,
        (SELECT count(*) FROM sandbox_rows(NULL::rows_nothing, 'def main(): return [{}, {}, {}]')) AS dicts;
+-- a dict of lists is columns, as pd.DataFrame(d) takes it; any other dict is
+-- one row (a group's summary), a list in it an array
+SELECT * FROM sandbox_rows('def main(): return {"a": [1, 2], "b": ("x", "y")}') AS t(a int, b text);
+SELECT * FROM sandbox_rows('def main(): return {"a": 1, "tags": ["x", "y"]}') AS t(a int, tags text[]);
+SELECT pg_temp.rows_error('a int', 'def main(): return {"a": [1, 2], "b": [3]}');
 -- anything else is 42804
 SELECT pg_temp.rows_error('a int', 'def main(): return 5');
-SELECT pg_temp.rows_error('a int', 'def main(): return {"a": [1, 2]}');
 SELECT pg_temp.rows_error('a int', 'def main(): return [1, 2]');
 SELECT pg_temp.rows_error('a int', 'def main(): return [{"a": 1}, (2,)]');
 SELECT pg_temp.rows_error('a int', 'def main(): return [(1,), 2]');

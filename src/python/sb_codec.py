@@ -1014,6 +1014,22 @@ def _as_frame(value, spec, func):
         # a generator of dicts or tuples, as a LANGUAGE function may yield
         value = list(value)
         t = list
+    if t is dict:
+        # a dict of lists (arrays, Series) is columns, as pd.DataFrame(d)
+        # takes it; any other dict is one row (a group's summary with
+        # group_by: {"total": ..., "n": ...}; a list value is then an array)
+        if value and all(type(v) in (list, tuple) or isinstance(v, (np.ndarray, pd.Series, pd.Index))
+                         for v in value.values()):
+            try:
+                value = pd.DataFrame(value)
+            except ValueError as exc:
+                raise RowsError("%s() returned a dict of columns that pandas cannot make a "
+                                "DataFrame of (%s); give every column as many values, or "
+                                "return a list of dicts" % (func, exc), _MISMATCH) from None
+            t = pd.DataFrame
+        else:
+            value = [value]
+            t = list
     if t is pd.Series:
         value = value.to_frame()
         t = pd.DataFrame
