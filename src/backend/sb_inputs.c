@@ -217,7 +217,9 @@ sb_receiver_receive(TupleTableSlot *slot, DestReceiver *self)
 	 * converted and copied into a column (whose buffer grows by doubling):
 	 * sql("SELECT repeat('x', 1000000000)") took 3 GB of the backend's
 	 * memory before the check below (review 43).  The raw size is what the
-	 * text form of most types is near; the check below stays exact.
+	 * text form of most types is near; the check below stays exact, and
+	 * the columns' sizes are added up here only for a row of a megabyte or
+	 * more (a smaller one cannot take the buffers far past the budget).
 	 */
 	{
 		uint64		have = 0;
@@ -225,14 +227,16 @@ sb_receiver_receive(TupleTableSlot *slot, DestReceiver *self)
 		TupleDesc	desc = slot->tts_tupleDescriptor;
 
 		for (i = 0; i < r->ncols; i++)
-		{
-			have += sb_column_size(&r->cols[i]);
 			if (!slot->tts_isnull[i] && TupleDescAttr(desc, i)->attlen == -1)
 				raw += toast_raw_datum_size(slot->tts_values[i]);
+		if (raw >= 1024 * 1024)
+		{
+			for (i = 0; i < r->ncols; i++)
+				have += sb_column_size(&r->cols[i]);
+			if (r->req->input_bytes + have + raw > (uint64) r->req->limits.max_input_mb * 1024 * 1024)
+				sb_input_limit_error(&r->req->limits, SB_LIMIT_INPUT_SIZE, r->input,
+									 r->group ? sb_group_describe(r->group) : NULL);
 		}
-		if (r->req->input_bytes + have + raw > (uint64) r->req->limits.max_input_mb * 1024 * 1024)
-			sb_input_limit_error(&r->req->limits, SB_LIMIT_INPUT_SIZE, r->input,
-								 r->group ? sb_group_describe(r->group) : NULL);
 	}
 	for (i = 0; i < r->ncols; i++)
 	{

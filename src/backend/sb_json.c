@@ -149,70 +149,25 @@ sb_number_expansion(const char *text, Size len)
 }
 
 /*
- * The digits the numbers of JSON text would gain when printed, its strings
- * skipped ("3e12345" in a hex digest is text, not a number); the text is
- * checked by sb_json_check before anything builds from it.
+ * Walk JSON text once, as sb_json_check and sb_json_expansion read it:
+ * strings skipped (a backslash escapes the next byte), the nesting
+ * counted, each number checked against numeric's range and the digits it
+ * would gain in print added to *extra.  Returns SB_JSON_VALID (the syntax
+ * is not checked here) or the first problem met.
  */
-Size
-sb_json_expansion(const char *text, Size len)
-{
-	const char *p = text;
-	const char *end = text + len;
-	Size		extra = 0;
-
-	while (p < end && extra <= SB_NUMBER_MAX_EXPANSION)
-	{
-		char		c = *p;
-
-		if (c == '"')
-		{
-			for (p++; p < end && *p != '"'; p++)
-				if (*p == '\\' && p + 1 < end)
-					p++;
-			if (p < end)
-				p++;
-		}
-		else if (c == '-' || (c >= '0' && c <= '9'))
-		{
-			const char *next = p;
-
-			if (!sb_json_number_ok(p, end, &next, &extra) || next <= p)
-				next = p + 1;
-			p = next;
-		}
-		else
-			p++;
-	}
-	return extra;
-}
-
-/*
- * Check JSON text from the child before anything builds from it: valid
- * UTF-8 without NULs, no longer than SB_JSONB_MAX_TEXT, nested at most
- * SB_JSON_MAX_DEPTH deep, numbers within numeric's range, and valid JSON.
- * Never raises.
- */
-SbJsonCheck
-sb_json_check(char *text, Size len)
+static SbJsonCheck
+sb_json_scan(const char *text, Size len, Size *extra)
 {
 	const char *p = text;
 	const char *end = text + len;
 	int			depth = 0;
-	Size		extra = 0;
-	JsonLexContext *lex;
-	JsonSemAction sem;
 
-	if (!sb_text_ok(text, len))
-		return SB_JSON_INVALID;
-	if (len > SB_JSONB_MAX_TEXT)
-		return SB_JSON_TOO_BIG;
 	while (p < end)
 	{
 		char		c = *p;
 
 		if (c == '"')
 		{
-			/* skip the string; a backslash escapes the next byte */
 			for (p++; p < end && *p != '"'; p++)
 				if (*p == '\\' && p + 1 < end)
 					p++;
@@ -232,14 +187,52 @@ sb_json_check(char *text, Size len)
 		}
 		else if (c == '-' || (c >= '0' && c <= '9'))
 		{
-			if (!sb_json_number_ok(p, end, &p, &extra))
+			if (!sb_json_number_ok(p, end, &p, extra))
 				return SB_JSON_NUMBER_RANGE;
-			if (extra > SB_NUMBER_MAX_EXPANSION)
+			if (*extra > SB_NUMBER_MAX_EXPANSION)
 				return SB_JSON_NUMBERS_TOO_LONG;
 		}
 		else
 			p++;
 	}
+	return SB_JSON_VALID;
+}
+
+/*
+ * The digits the numbers of JSON text would gain when printed, its strings
+ * skipped ("3e12345" in a hex digest is text, not a number).  Text with a
+ * problem counts what came before it: sb_json_check refuses it after.
+ */
+Size
+sb_json_expansion(const char *text, Size len)
+{
+	Size		extra = 0;
+
+	(void) sb_json_scan(text, len, &extra);
+	return extra;
+}
+
+/*
+ * Check JSON text from the child before anything builds from it: valid
+ * UTF-8 without NULs, no longer than SB_JSONB_MAX_TEXT, nested at most
+ * SB_JSON_MAX_DEPTH deep, numbers within numeric's range, and valid JSON.
+ * Never raises.
+ */
+SbJsonCheck
+sb_json_check(char *text, Size len)
+{
+	Size		extra = 0;
+	SbJsonCheck problem;
+	JsonLexContext *lex;
+	JsonSemAction sem;
+
+	if (!sb_text_ok(text, len))
+		return SB_JSON_INVALID;
+	if (len > SB_JSONB_MAX_TEXT)
+		return SB_JSON_TOO_BIG;
+	problem = sb_json_scan(text, len, &extra);
+	if (problem != SB_JSON_VALID)
+		return problem;
 
 	/*
 	 * Without de-escaping, so nothing is allocated: with it, the parser

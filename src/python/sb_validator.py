@@ -71,8 +71,28 @@ def _rebound_names(tree):
     return names
 
 
-def _constant_problem(value, constants):
-    """None if value is a constant expression, else what to say."""
+def _target_names(targets):
+    """The names assignment targets bind, or None if one is not a name."""
+    names = []
+    pending = list(targets)
+    while pending:
+        target = pending.pop()
+        if isinstance(target, (ast.Tuple, ast.List)):
+            pending.extend(target.elts)
+        elif isinstance(target, ast.Starred):
+            pending.append(target.value)
+        elif isinstance(target, ast.Name):
+            names.append(target.id)
+        else:
+            return None
+    return names
+
+
+def _constant_problem(value, constants, rebound):
+    """None if value is a constant expression, else what to say.
+    constants: the names bound at top level so far, True for a constant;
+    rebound(): the names bound elsewhere too (_rebound_names), asked only
+    when the value names one."""
     pending = [(value, 0)]
     while pending:
         node, depth = pending.pop()
@@ -80,11 +100,11 @@ def _constant_problem(value, constants):
             return "top-level constant is nested too deeply; build it in a function"
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
                 node.func.id == "set" and not node.args and not node.keywords and \
-                "set" not in constants:
+                "set" not in constants and "set" not in rebound():
             continue                    # set(): the empty set has no literal
         if not isinstance(node, _CONSTANT_NODES) or \
-                isinstance(node, ast.Name) and (node.id not in constants or
-                                                 constants[node.id] is not True):
+                isinstance(node, ast.Name) and (constants.get(node.id) is not True or
+                                                 node.id in rebound()):
             return ("top-level assignments must have a constant value (literals, operators "
                     "on them, or constants assigned above); move this computation into a "
                     "function")
@@ -578,9 +598,11 @@ class _Validator:
         # names bound at top level so far: True for a constant, False for
         # anything else (an import, a def, a class); a name a function
         # declares global, or a := binds anywhere, is never a constant (a
-        # default value or a decorator runs as the module does)
-        self._rebound = _rebound_names(node)
-        self._constants = dict.fromkeys(self._rebound, False)
+        # default value or a decorator runs as the module does): the tree
+        # is searched for them only when a constant names another
+        self._constants = {}
+        self._module = node
+        self._rebound = None
         for index, stmt in enumerate(node.body):
             if isinstance(stmt, (ast.Import, ast.ImportFrom, ast.FunctionDef,
                                  ast.ClassDef, ast.AsyncFunctionDef)):
@@ -607,33 +629,23 @@ class _Validator:
                 self._report(stmt, "top-level", message)
 
     def _top_level_assignment_problem(self, stmt):
-        targets = stmt.targets if isinstance(stmt, ast.Assign) else [
-            stmt.target]
-        pending = list(targets)
-        while pending:
-            target = pending.pop()
-            if isinstance(target, (ast.Tuple, ast.List)):
-                pending.extend(target.elts)
-            elif isinstance(target, ast.Starred):
-                pending.append(target.value)
-            elif not isinstance(target, ast.Name):
-                return ("top-level assignments may only bind names; move this "
-                        "statement into a function")
+        names = _target_names(stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+        if names is None:
+            return ("top-level assignments may only bind names; move this "
+                    "statement into a function")
         if stmt.value is None:
             return None                 # a bare annotation: "x: int"
-        problem = _constant_problem(stmt.value, self._constants)
+        problem = _constant_problem(stmt.value, self._constants, self._rebound_names)
         if problem is not None:
             return problem
-        pending = list(targets)
-        while pending:
-            target = pending.pop()
-            if isinstance(target, (ast.Tuple, ast.List)):
-                pending.extend(target.elts)
-            elif isinstance(target, ast.Starred):
-                pending.append(target.value)
-            else:
-                self._constants[target.id] = target.id not in self._rebound
+        for name in names:
+            self._constants[name] = True
         return None
+
+    def _rebound_names(self):
+        if self._rebound is None:
+            self._rebound = _rebound_names(self._module)
+        return self._rebound
 
     def _visit_Import(self, node, parent):
         for alias in node.names:
