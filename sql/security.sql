@@ -213,6 +213,24 @@ import os
 def main():
     os.kill(1, 15)
 $$);
+-- how a child ends names a limit only when the worker measured it spent:
+-- the exit code and the signal the CPU timer ends a child with, given by
+-- the child itself in its first milliseconds, are crashes
+SELECT pg_temp.attempt($$
+import os
+def main():
+    os._exit(74)
+$$);
+SELECT pg_temp.attempt($$
+import os, signal
+def main():
+    os.kill(os.getpid(), signal.SIGPROF)
+$$);
+SELECT pg_temp.attempt($$
+import os, signal
+def main():
+    os.kill(os.getpid(), signal.SIGXCPU)
+$$);
 RESET pysandbox.python_layer;
 
 -- Landlock alone (where user namespaces are off): files stay unreadable,

@@ -358,6 +358,14 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 	int			st = ex->wait_status;
 	uint64		cpu_ms = (ex->user_us + ex->sys_us) / 1000;
 
+	/*
+	 * The CPU timer (sb_contain.c, sb_io.c) fires at the limit or later, and
+	 * the worker measures the time, not the child: an exit code or a signal
+	 * the child can give itself names the limit only when the time is spent
+	 * (50 ms: the kernel's and the worker's clocks read apart).
+	 */
+	bool		cpu_at_limit = cpu_ms + 50 >= (uint64) limits->cpu_ms;
+
 	memset(f, 0, sizeof(*f));
 	if (out->complete)
 		return false;			/* a whole result: how the child ended is moot */
@@ -416,7 +424,7 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 				"A module that loads native code, or that pandas loads on demand (such as scipy for some interpolation methods), can be used only if the worker preloads it: an administrator can add it to pysandbox.preload_modules.");
 	}
 	else if (ex->cause == SB_EXIT_CPU ||
-			 (WIFEXITED(st) && WEXITSTATUS(st) == SB_CHILD_EXIT_LIMIT))
+			 (WIFEXITED(st) && WEXITSTATUS(st) == SB_CHILD_EXIT_LIMIT && cpu_at_limit))
 		sb_fail_cpu(out, limits, f);	/* the CPU timer's SIGPROF (sb_where.c) */
 	else if (WIFEXITED(st) && WEXITSTATUS(st) == SB_CHILD_EXIT_STACK)
 	{
@@ -436,8 +444,8 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 		 * SIGSEGV at the limit: SIGPROF's handler met a frame being made
 		 * or freed (sb_where.c); the limit is what stopped the code
 		 */
-		if (sig == SIGPROF || sig == SIGXCPU || ex->cause == SB_EXIT_CPU ||
-			(sig == SIGKILL && cpu_ms + 50 >= (uint64) limits->cpu_ms) ||
+		if (ex->cause == SB_EXIT_CPU ||
+			((sig == SIGPROF || sig == SIGXCPU || sig == SIGKILL) && cpu_at_limit) ||
 			(sig == SIGSEGV && cpu_ms >= (uint64) limits->cpu_ms))
 			sb_fail_cpu(out, limits, f);
 		/* SIGSYS with signals blocked (e.g. inside system()) or another ABI */
