@@ -110,6 +110,19 @@ def main():
     print("two\nlines")
     return "done"
 $$);
+-- control characters other than newline and tab are written as Python
+-- writes them: they would be instructions to the terminal of whoever ran
+-- the call (here: set its title, clear the screen, go back to the line's
+-- start); in the result they are data, as jsonb escapes them
+SELECT sandbox_execute($$
+def main():
+    print("\x1b]0;owned\x07\x1b[2Jshown\rhidden\x7f\x9b\ttab")
+    raise ValueError("\x1b[31mred\x1b[0m")
+$$);
+SELECT sandbox_execute($$
+def main():
+    return "\x1b[2J"
+$$);
 -- a DataFrame prints as in a terminal
 SELECT sandbox_execute($$
 import pandas as pd

@@ -125,6 +125,46 @@ sb_to_server_lossy(const char *text, Size len)
 	return buf.data;
 }
 
+/*
+ * Text the child wrote, made safe to show in a terminal: psql writes a
+ * NOTICE's or an error's text as it is, and a control character in it is
+ * an instruction to the terminal of the person who ran the call (ESC
+ * sequences clear the screen, set its title, write the clipboard; a CR
+ * writes over what was shown).  Each C0 control but newline and tab, DEL,
+ * and in UTF-8 the C1 controls, become "\x1b" as Python writes them.
+ * Values (results, rows) are data and stay as they are.  Returns s itself
+ * when it holds none.
+ */
+char *
+sb_printable(const char *s)
+{
+	StringInfoData buf;
+	bool		utf8 = GetDatabaseEncoding() == PG_UTF8;
+	const unsigned char *p;
+
+	for (p = (const unsigned char *) s; *p; p++)
+		if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f ||
+			(utf8 && *p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
+			break;
+	if (*p == '\0')
+		return (char *) s;
+	initStringInfo(&buf);
+	appendBinaryStringInfo(&buf, s, (const char *) p - s);
+	for (; *p; p++)
+	{
+		if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
+			appendStringInfo(&buf, "\\x%02x", *p);
+		else if (utf8 && *p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+		{
+			p++;
+			appendStringInfo(&buf, "\\x%02x", *p);
+		}
+		else
+			appendStringInfoChar(&buf, (char) *p);
+	}
+	return buf.data;
+}
+
 /* Relay one print() call as a NOTICE (invalid text from the child is dropped). */
 void
 sb_emit_print(const char *text, Size len)
@@ -138,7 +178,7 @@ sb_emit_print(const char *text, Size len)
 	s = sb_to_server_lossy(text, len);
 	if (s == text)
 		s = pnstrdup(text, len);
-	ereport(NOTICE, errmsg_internal("%s", s));
+	ereport(NOTICE, errmsg_internal("%s", sb_printable(s)));
 }
 
 /* A string member of a validated JSON object, or NULL. */
@@ -493,10 +533,10 @@ sb_raise_failure(const SbFailure *f)
 	sb_stat_failure(f->kind, f->sqlstate);
 	ereport(ERROR,
 			(errcode(f->sqlstate),
-			 errmsg_internal("%s", f->message),
-			 f->detail && f->detail[0] ? errdetail_internal("%s", f->detail) : 0,
-			 f->hint && f->hint[0] ? errhint("%s", f->hint) : 0,
-			 f->context && f->context[0] ? errcontext("%s", f->context) : 0));
+			 errmsg_internal("%s", sb_printable(f->message)),
+			 f->detail && f->detail[0] ? errdetail_internal("%s", sb_printable(f->detail)) : 0,
+			 f->hint && f->hint[0] ? errhint("%s", sb_printable(f->hint)) : 0,
+			 f->context && f->context[0] ? errcontext("%s", sb_printable(f->context)) : 0));
 }
 
 /* Raise the error of a call that did not end cleanly. */
