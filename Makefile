@@ -73,6 +73,7 @@ PY_SOURCES = \
 	src/python/sb_charts.py \
 	src/python/sb_validator.py \
 	src/python/sb_codec.py \
+	src/python/sb_errors.py \
 	src/python/sb_runtime.py
 
 # the benchmark's floor: fork + the same containment + exit (test/bench)

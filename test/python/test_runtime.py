@@ -20,6 +20,7 @@ import sb_stub  # noqa: E402
 _io = sb_stub.install()
 _io.INSTANCE = "00c0ffee00c0ffee"
 
+import sb_errors  # noqa: E402
 import sb_runtime  # noqa: E402
 
 ALLOWED = ["json", "math", "pandas"]
@@ -111,13 +112,13 @@ class ExceptionHintTests(unittest.TestCase):
         try:
             float(text)
         except ValueError as exc:
-            self.assertIsNone(sb_runtime._exception_help(exc, {}))
+            self.assertIsNone(sb_errors.exception_help(exc, {}))
         self.assertLess(time.perf_counter() - start, 2.0)
 
     def test_short_messages_still_hinted(self):
         for msg in ("You are trying to merge on datetime64[ns, UTC] and datetime64[ns] columns.",
                     "Invalid value '1.5' for dtype Int64"):
-            self.assertIsNotNone(sb_runtime._exception_help(ValueError(msg), {}), msg)
+            self.assertIsNotNone(sb_errors.exception_help(ValueError(msg), {}), msg)
 
 
 class ValidateFirstTests(unittest.TestCase):

@@ -1,0 +1,384 @@
+"""What the code is told when it fails: the traceback of its own frames,
+the exception's message shortened to fit the backend's caps, and one
+sentence of what to do for the mistakes model-written code makes most
+(a column or name misspelt, an input or the workspace's dict not declared,
+pandas 2 spellings, NULLs in integer columns, dates compared with
+timestamps).  The help reads pandas' own frames and the exceptions' slots
+only: none of the code's functions run while an error is reported.
+"""
+
+import ast
+import difflib
+import re
+import traceback
+
+import numpy as np
+import pandas as pd
+
+import sb_guard
+import sb_harden
+
+# the file name the code is compiled under (sb_where.c knows it too)
+FILENAME = "<sandbox>"
+
+
+class SQLError(Exception):
+    """A query of sql() failed: .sqlstate (such as "42501" for a missing
+    privilege, "25006" for a write), .detail and .hint as PostgreSQL gave them."""
+
+    def __init__(self, message, sqlstate, detail="", hint=""):
+        super().__init__(message)
+        self.sqlstate = sqlstate
+        self.detail = detail
+        self.hint = hint
+
+    def __str__(self):
+        return "%s (SQLSTATE %s)" % (self.args[0], self.sqlstate)
+
+
+
+# Error texts are shortened so a report always fits the backend's caps and
+# stays readable: an agent needs the first and the last frames, not 1000.
+_MAX_MESSAGE = 16000
+_MAX_LINE = 200
+_HEAD_FRAMES = 5
+_TAIL_FRAMES = 20
+_MAX_TRACEBACK = 7000
+
+
+def _shorten(text, limit):
+    if len(text) <= limit:
+        return text
+    return "%s... (%d more characters)" % (text[:limit], len(text) - limit)
+
+
+def user_traceback(exc, lines):
+    """(traceback text of user frames only, line, col) for an exception."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if f.filename == FILENAME]
+    shown = frames
+    if len(frames) > _HEAD_FRAMES + _TAIL_FRAMES:
+        shown = frames[:_HEAD_FRAMES] + [None] + frames[-_TAIL_FRAMES:]
+    out = []
+    for f in shown:
+        if f is None:
+            out.append("  ... %d more frames ..."
+                       % (len(frames) - _HEAD_FRAMES - _TAIL_FRAMES))
+            continue
+        out.append('  line %d, in %s' % (f.lineno, f.name))
+        if 0 < f.lineno <= len(lines):
+            out.append("    " + _shorten(lines[f.lineno - 1].strip(), _MAX_LINE))
+    line = frames[-1].lineno if frames else None
+    col = None
+    if frames and getattr(frames[-1], "colno", None) is not None:
+        col = frames[-1].colno + 1
+    text = "\n".join(out) if out else None
+    if text is not None and len(text) > _MAX_TRACEBACK:
+        text = "... (earlier frames omitted)\n" + text[-_MAX_TRACEBACK:]
+    return text, line, col
+
+
+def exception_message(exc):
+    try:
+        return _shorten(str(exc), _MAX_MESSAGE)
+    except Exception:
+        return "(the exception's message could not be formatted)"
+
+
+def _pandas_in_traceback(exc):
+    """(the outermost DataFrame or Series pandas' own code in exc's traceback
+    looked into, the innermost Index there), each or None."""
+    tb = exc.__traceback__
+    frame = None
+    index = None
+    while tb is not None:
+        # pandas' own objects only: a user class's attributes would run its code
+        owner = tb.tb_frame.f_locals.get("self")
+        if not getattr(type(owner), "__module__", "").startswith("pandas."):
+            owner = None
+        if frame is None:
+            looked = owner if type(owner) in (pd.DataFrame, pd.Series) else \
+                getattr(owner, "obj", None)
+            if type(looked) in (pd.DataFrame, pd.Series):
+                frame = looked
+        if isinstance(owner, pd.Index):
+            index = owner
+        tb = tb.tb_next
+    return frame, index
+
+
+def _missing_column_help(exc):
+    """For a KeyError raised looking up a DataFrame's column: what the frame
+    has, closest first; None otherwise.  Reads the frames of pandas' own
+    code in the traceback (trusted code; no user code runs)."""
+    key = exc.args[0] if len(exc.args) == 1 else None
+    if type(key) is not str:
+        return None
+    # pandas words some lookups itself: "Column not found: x", "['x'] not in index"
+    missing = [key]
+    if key.startswith(("Column not found: ", "Columns not found: ")):
+        missing = [k.strip().strip("'") for k in key.split(": ", 1)[1].split(",")]
+    elif key.endswith(" not in index") and key.startswith("["):
+        try:
+            missing = [str(k) for k in ast.literal_eval(key[:-len(" not in index")])]
+        except (ValueError, SyntaxError):
+            return None
+    frame, index = _pandas_in_traceback(exc)
+    if type(frame) is pd.DataFrame and (index is None or index is frame.columns):
+        names = [c for c in list(frame.columns) if type(c) is str]
+        if names:
+            return ('no column named %s; the DataFrame has columns: %s'
+                    % (" or ".join('"%s"' % k for k in missing),
+                       _closest_first(missing, names)))
+    if frame is not None and index is not None and index is frame.index:
+        # data only: str() of no object of the code's own classes
+        labels = [str(v) for v in index[:1000]
+                  if type(v) in (str, int, float) or isinstance(v, (np.generic, pd.Timestamp))]
+        found = ('no row labelled %s; the index has: %s'
+                 % (" or ".join('"%s"' % k for k in missing),
+                    _closest_first(missing, labels, 20)))
+        if type(frame) is pd.Series and frame.dtype == object and \
+                any(type(v) is dict for v in frame.iloc[:100]):
+            # a jsonb column: s["field"] looks the rows up, not the objects
+            found += ('. The column holds JSON objects (dicts): take a field with '
+                      's.str.get("%s") or s.apply(lambda d: d.get("%s") if d else None), or '
+                      'flatten them with pd.json_normalize(s.dropna().tolist())'
+                      % (missing[0], missing[0]))
+        return found
+    return None
+
+
+_CONTEXT = BaseException.__dict__["__context__"].__get__
+_CAUSE = BaseException.__dict__["__cause__"].__get__
+
+
+def _native_code_help(exc):
+    """For an ImportError a library raised when a native part could not be
+    loaded (pandas: "Missing optional dependency 'scipy' ... pip install"):
+    why, from the exception it replaced.  Reads the exceptions' slots only
+    (no user code runs)."""
+    seen = 0
+    inner = _CAUSE(exc) or _CONTEXT(exc)
+    while inner is not None and seen < 8:
+        if type(inner) is sb_guard.NativeCodeNotLoaded:
+            return BaseException.__str__(inner)
+        inner = _CAUSE(inner) or _CONTEXT(inner)
+        seen += 1
+    return None
+
+
+# pandas' own (the code may define classes of the same names)
+_UndefinedVariableError = getattr(pd.errors, "UndefinedVariableError", None)
+_IntCastingNaNError = getattr(pd.errors, "IntCastingNaNError", None)
+
+FENCE_HINT = ("The code is wrapped in a markdown code fence (```): send only the Python "
+               "between the fences.")
+
+
+def fenced(lines):
+    """Does the code start with a markdown fence (```python) or end with one?"""
+    shown = [l.strip() for l in lines if l.strip()]
+    return bool(shown) and (shown[0].startswith("```") or shown[-1].startswith("```"))
+
+
+def _user_frame(exc):
+    """The innermost frame of the code's own in exc's traceback, or None."""
+    found = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == FILENAME:
+            found = tb.tb_frame
+        tb = tb.tb_next
+    return found
+
+
+def _name_help(exc):
+    """For a NameError of a misspelled name (totl): the names it may mean."""
+    name = getattr(exc, "name", None)
+    frame = _user_frame(exc)
+    if type(name) is not str or frame is None:
+        return None
+    names = set()
+    for scope in (frame.f_locals, frame.f_globals, frame.f_builtins):
+        if type(scope) is dict:
+            names.update(k for k in dict.keys(scope) if type(k) is str and not k.startswith("_"))
+    close = difflib.get_close_matches(name, sorted(names), n=3, cutoff=0.7)
+    if not close:
+        return None
+    return "did you mean %s?" % " or ".join('"%s"' % c for c in close)
+
+
+def _query_name_help(exc):
+    """For df.query("amnt > 5") naming no column: the frame's columns."""
+    match = re.match(r"name '([^']{1,200})' is not defined$", str(exc.args[0]) if exc.args else "")
+    frame, _ = _pandas_in_traceback(exc)
+    if match is None or type(frame) is not pd.DataFrame:
+        return None
+    names = [c for c in list(frame.columns) if type(c) is str]
+    return ('no column named "%s"; the DataFrame has columns: %s (a variable of the code '
+            'goes in as @name, a column with spaces in backticks)'
+            % (match.group(1), _closest_first([match.group(1)], names)))
+
+
+def _closest_first(wanted, names, limit=30):
+    """names as text, those closest to wanted first, at most limit of them."""
+    names = [n for n in names if type(n) is str]
+    close = []
+    for k in wanted:
+        close += [c for c in difflib.get_close_matches(k, names, n=3, cutoff=0.5)
+                  if c not in close]
+    shown = close + [n for n in names if n not in close]
+    more = "" if len(shown) <= limit else ", ... (%d more)" % (len(shown) - limit)
+    return ", ".join(shown[:limit]) + more
+
+
+def _missing_attribute_help(exc):
+    """For an AttributeError of a DataFrame (df.revnue): its columns."""
+    frame = sb_harden.attribute_error_object(exc)
+    name = getattr(exc, "name", None)
+    if type(frame) is not pd.DataFrame or type(name) is not str:
+        return None
+    names = list(frame.columns)
+    later = _LATER_PANDAS.get(name)
+    if later is not None:
+        return "pandas here is %s: %s" % (pd.__version__, later)
+    if not any(type(n) is str for n in names):
+        return None
+    return ('the DataFrame has no column or attribute "%s"; its columns: %s'
+            % (name, _closest_first([name], names)))
+
+
+# what a DataFrame method of a later pandas is in this one (models write
+# pandas 2 code)
+_LATER_PANDAS = {
+    "map": "DataFrame.map is pandas 2.1's name for df.applymap(f)",
+}
+
+# pandas 2.2's frequency aliases, as this pandas spells them
+_LATER_FREQUENCY = re.compile(r"^Invalid frequency: (\d{0,6}(?:B|S)?)(ME|QE|YE)(-[A-Z]{3})?$")
+_FREQUENCY_NOW = {"ME": "M", "QE": "Q", "YE": "A"}
+
+
+def _workspace_key_help(exc, kept):
+    """For a KeyError of a name the workspace's dict does not hold."""
+    key = exc.args[0] if len(exc.args) == 1 else None
+    if type(key) is not str or type(kept) is not dict or key in kept:
+        return None
+    names = [k for k in kept if type(k) is str]
+    return ('if that was ws["%s"]: the workspace keeps only what earlier calls stored in '
+            'ws, which holds %s' % (key, _closest_first([key], names) if names else "nothing yet"))
+
+
+def exception_help(exc, inputs, ws=None):
+    """One sentence of what to do, for the errors code written without the
+    inputs' names or columns in view makes most often; or None.  ws is the
+    workspace's dict of a workspace's call."""
+    if isinstance(exc, KeyError):
+        return _missing_column_help(exc) or _workspace_key_help(exc, ws)
+    if isinstance(exc, ImportError):
+        return _native_code_help(exc)
+    # the messages hinted at below are short: a long one (the code's own, or
+    # one quoting a value of the data) is not searched, as _TZ_MIXED's
+    # "[^\]]+\]" alternatives took time quadratic in its length (100 kB of
+    # "trying to merge on datetime64[ns, " repeated: 1.7 s; 1 MB: minutes)
+    text = str(exc) if isinstance(exc, (TypeError, ValueError, AttributeError)) else ""
+    if len(text) > _HINT_MAX_MESSAGE:
+        text = ""
+    nullable = bool(text) and _NULLABLE.search(text) is not None
+    if isinstance(exc, AttributeError) and not nullable:
+        return _missing_attribute_help(exc)     # (np.cov/corrcoef of objects: nullable)
+    if type(exc) is NameError and getattr(exc, "name", None) in inputs:
+        return ('"%s" is an input: inputs arrive as parameters of the function, '
+                'so declare it, as in def main(%s): ...' % (exc.name, exc.name))
+    if type(exc) is NameError and getattr(exc, "name", None) == "ws" and ws is not None:
+        return ('"ws" is the workspace\'s dict: a function receives it as a parameter, '
+                'so declare it, as in def main(ws): ...')
+    if type(exc) is NameError and getattr(exc, "name", None) == "plpy":
+        return ('plpy is PL/Python\'s: query with sql("SELECT ... WHERE x = $1", value), '
+                'which returns a DataFrame, and report with print() or raise')
+    if type(exc) is NameError and getattr(exc, "name", None) == "display":
+        return ('display() is Jupyter\'s: return the value (a DataFrame becomes rows, a '
+                'figure a PNG), or print() it')
+    if isinstance(exc, SQLError) and type(exc.hint) is str and exc.hint:
+        return exc.hint     # what PostgreSQL (or sql()) said to do
+    if type(exc) is _UndefinedVariableError:     # df.query(), df.eval()
+        return _query_name_help(exc)
+    if type(exc) is NameError:
+        return _name_help(exc)
+    if type(exc) is _IntCastingNaNError:
+        return ('the column has missing values (NULL, NaN) or inf: drop them first '
+                '(s.dropna().astype(int)), fill them (s.fillna(0).astype(int)), or keep '
+                'the missing values with s.astype("Int64")')
+    if nullable:
+        return ('if these are an integer or boolean column with NULLs: such columns arrive '
+                'as pandas\' nullable Int64 and boolean, whose missing value is pd.NA, and '
+                'numpy and matplotlib need floats: s.astype(float) (NULL becomes NaN), or '
+                's.dropna()')
+    if text and _NULLABLE_EVAL.search(text):
+        return ('if the expression uses an integer or boolean column with NULLs: such '
+                'columns arrive as pandas\' nullable Int64 and boolean, which df.query() and '
+                'df.eval() cannot compute: convert first, df.astype({"col": float}) (NULL '
+                'becomes NaN); a comparison in df.query() also works with engine="python"')
+    later = _LATER_FREQUENCY.search(text) if text and type(exc) is ValueError else None
+    if later:
+        alias = (later.group(1) or "") + _FREQUENCY_NOW[later.group(2)] + (later.group(3) or "")
+        return ('pandas here is %s: write "%s" (month, quarter and year ends are "M", "Q" '
+                'and "A"; "ME", "QE" and "YE" are pandas 2.2\'s)' % (pd.__version__, alias))
+    if text and type(exc) is TypeError and "unexpected keyword argument 'include_groups'" in text:
+        return ('pandas here is %s: groupby().apply() has no include_groups (pandas 2.2\'s); '
+                'select the columns to pass instead, df.groupby(key)[columns].apply(f)'
+                % pd.__version__)
+    if text and type(exc) is TypeError and _DECIMAL_FLOAT.search(text):
+        return ('decimal.Decimal and float do not mix (numeric columns arrive as Decimal with '
+                'options.numeric = "decimal"): use Decimal("1.1"), a string keeps it exact, or '
+                'convert with float(x) or s.astype(float)')
+    compared = _DATE_COMPARED.search(text) if text and type(exc) is TypeError else None
+    if compared and compared.group(2) == "date" and compared.group(1):
+        return ('timestamptz columns arrive as time zone-aware pandas timestamps (UTC), not '
+                'datetime.date: compare with pd.Timestamp(d, tz="UTC"), or compare '
+                'df["col"].dt.date with d')
+    if compared and compared.group(2) == "date":
+        return ('date and timestamp columns arrive as pandas timestamps (datetime64), not '
+                'datetime.date: compare with pd.Timestamp(d) (df["col"] >= '
+                'pd.Timestamp("2024-01-01")), or compare df["col"].dt.date with d')
+    if compared and compared.group(1):
+        return ('timestamptz columns arrive time zone-aware (UTC): compare with an aware '
+                'value, pd.Timestamp(d, tz="UTC") or d.replace(tzinfo=datetime.timezone.utc)')
+    if text and type(exc) in (TypeError, ValueError) and _TZ_MIXED.search(text):
+        return ('timestamptz columns arrive time zone-aware (UTC) and timestamp columns '
+                'naive: compare or subtract values of one kind, such as '
+                'pd.Timestamp("2024-01-01", tz="UTC"), or drop the zone with '
+                '.dt.tz_localize(None)')
+    return None
+
+
+# longer messages get none of the hints below (see exception_help)
+_HINT_MAX_MESSAGE = 2000
+
+# numpy's and pandas' messages for pd.NA where a number was wanted
+_NULLABLE = re.compile(r"boolean value of NA is ambiguous|NAType|"
+                       r"with missing values\. Specify an appropriate 'na_value'|"
+                       r"data type <class 'numpy\.object_'> not inexact|"
+                       r"^Invalid value '.*' for dtype (Int64|Int32|Int16|Int8|boolean)$|"
+                       r"^loop of ufunc does not support argument \d+ of type \w+ which has no "
+                       r"callable \w+ method$|"
+                       r"^ufunc '\w+' not supported for the input types|"
+                       r"^Cannot cast ufunc '\w+' input \d+ from dtype\('O'\)|"
+                       r"^'float' object has no attribute 'shape'$")
+
+# df.query() / df.eval() (numexpr) on a nullable Int64 or boolean column
+_NULLABLE_EVAL = re.compile(r"^unknown type object$|"
+                            r"^Cannot interpret '(Int64|Int32|Int16|Int8|Boolean)Dtype\(\)' as a data type$")
+
+# arithmetic mixing Decimal and float
+_DECIMAL_FLOAT = re.compile(r"^unsupported operand type\(s\) for [^:]{1,12}: "
+                            r"'(decimal\.Decimal' and 'float|float' and 'decimal\.Decimal)'$")
+
+# a datetime64 column compared with a datetime.date or datetime.datetime
+_DATE_COMPARED = re.compile(r"^Invalid comparison between dtype=datetime64\[ns(, [^\]]{1,128})?\] "
+                            r"and (date|datetime)$")
+
+# pandas' messages for mixing time zone-aware and naive values
+_TZ_MIXED = re.compile(r"tz-naive and tz-aware|dtype=datetime64\[ns, [^\]]{1,128}\] and Timestamp|"
+                       r"Timestamp and dtype=datetime64\[ns, |"
+                       r"trying to merge on datetime64\[ns(, [^\]]{1,128})?\] and datetime64\[ns(, [^\]]{1,128})?\]")
