@@ -1099,14 +1099,21 @@ sb_sandbox_close_channel(SbSandbox *sb)
  * arrives ahead of the next answer, and if the next request comes first
  * the worker kills it and reports nothing.  How the child ended no longer
  * changes this call's outcome: its result was complete (a child killed
- * between its last byte and its exit counts as done).
+ * between its last byte and its exit counts as done).  The worker is told
+ * to kill it all the same: an honest child is exiting already, and one
+ * that went on after its result (review 49: it spun until its wall limit,
+ * its CPU time counted nowhere, holding a place of max_concurrent) stops.
  */
 void
 sb_sandbox_detach(SbSandbox *sb)
 {
 	sb_sandbox_close_channel(sb);
 	if (!sb->exited && sb_control_fd >= 0)
-		sb_exit_pending = sb->pid;
+	{
+		sb_sandbox_kill(sb);
+		if (sb_control_fd >= 0)
+			sb_exit_pending = sb->pid;
+	}
 	sb->exited = true;
 	sb->in_use = false;
 }

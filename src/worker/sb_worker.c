@@ -114,6 +114,14 @@ SbClient   *sb_clients = NULL;
 int			sb_nclients = 0;	/* slots allocated */
 
 /*
+ * sb_serve's poll array: which sessions have a call, a reservation and how
+ * many held children is written in its fds (review 49 read it from a
+ * child's heap), so it is forgotten with the tables.
+ */
+static struct pollfd *sb_pfds = NULL;
+static size_t sb_pfds_cap = 0;
+
+/*
  * Children no client will hear of again, killed and waiting to be reaped:
  * those whose backend took a complete result and moved on before they
  * were reaped, and reservations taken back.  They count against
@@ -359,6 +367,8 @@ sb_worker_forget(void)
 	sb_norphans = 0;
 	sb_nheld_all = 0;
 	explicit_bzero(&sb_adm, sizeof(sb_adm));
+	if (sb_pfds != NULL)
+		explicit_bzero(sb_pfds, sizeof(struct pollfd) * sb_pfds_cap);
 	sb_spares_forget();
 	explicit_bzero((void *) stack, sizeof(stack));
 }
@@ -830,11 +840,9 @@ sb_reap_strays(void)
 static void __attribute__((noreturn))
 sb_serve(void)
 {
-	struct pollfd *pfds = NULL;
-	size_t		pfds_cap = 0;
-
 	for (;;)
 	{
+		struct pollfd *pfds;
 		size_t		need = 2 + (size_t) sb_nclients * (3 + SB_MAX_HELD) + 2 * SB_MAX_SPARES +
 			(size_t) sb_norphans;
 		size_t		n = 0;
@@ -860,13 +868,13 @@ sb_serve(void)
 		if (refill && !overdue && now - sb_last_busy_us < SB_SPARE_IDLE_US)
 			idle_wait = (int) ((SB_SPARE_IDLE_US - (now - sb_last_busy_us) + 999) / 1000);
 
-		if (need > pfds_cap)
+		if (need > sb_pfds_cap)
 		{
-			pfds_cap = need * 2;
-			pfds = realloc(pfds, sizeof(struct pollfd) * pfds_cap);
-			if (pfds == NULL)
-				sb_worker_die("out of memory");
+			sb_pfds = sb_grow(sb_pfds, sizeof(struct pollfd) * sb_pfds_cap,
+							  sizeof(struct pollfd) * need * 2);
+			sb_pfds_cap = need * 2;
 		}
+		pfds = sb_pfds;
 		if (sb_listen_fd >= 0)
 			pfds[n++] = (struct pollfd) {.fd = now < sb_listen_paused_until ? -1 : sb_listen_fd,.events = POLLIN};
 		for (i = 0; i < (size_t) sb_nclients; i++)

@@ -271,6 +271,42 @@ def linger_check():
     return problems
 
 
+# A child that sends a whole result, closes its side and goes on computing
+# (review 49 F3): it ran to its wall limit after the call had returned, its
+# CPU time counted nowhere, holding a place of max_concurrent.
+SPIN_AFTER = """
+import os, struct
+body = ('{{"main": %d}}' % os.getpid()).encode()
+os.write(3, struct.pack("=II", 49, len(body)) + body)
+os.close(3)
+while True:
+    pass
+def main():
+    return 0
+"""
+
+
+def detach_check():
+    """A child that computes on after its whole result is stopped when the call returns."""
+    problems = []
+    for child in ("reserved", "fresh"):
+        conn = connect()
+        cur = conn.cursor()
+        cur.execute("SET pysandbox.python_layer = off")
+        options = json.dumps({"timeout_ms": 5000, "cpu_ms": 5000})
+        warm = options if child == "reserved" else json.dumps({"timeout_ms": 5000, "cpu_ms": 4000})
+        cur.execute("SELECT sandbox_execute('def main(): return 1', '{}', '{main}', %s)", (warm,))
+        time.sleep(0.3)
+        cur.execute("SELECT sandbox_execute(%s, '{}', '{main}', %s)", (SPIN_AFTER.format(), options))
+        child_pid = cur.fetchone()[0]["main"]
+        if wait_gone([child_pid], 0.5):
+            problems.append("a %s child that computed on after its result was still there "
+                            "0.5 s after its call returned (pid %d)" % (child, child_pid))
+        conn.close()
+        wait_gone([child_pid], 10)
+    return problems
+
+
 # --------------------------------------------------------------------------
 # a LANGUAGE pysandbox function's child, kept for the rows of its statement
 
@@ -752,6 +788,11 @@ def main(symbols):
     got["client slots"] = n
     n, table = word("sb_orphans_cap", 4), word("sb_orphans", 8)
     got["the orphans' table"] = nonzero(table, n * 64) if table and 0 < n < 1 << 16 else 0
+    # the poll array (review 49: its fds told who had a call, a reservation,
+    # how many held children)
+    n, table = word("sb_pfds_cap", 8), word("sb_pfds", 8)
+    got["the poll array"] = nonzero(table, n * 8) if table and 0 < n < 1 << 20 else 0
+    got["poll slots"] = n
     return got
 """
 
@@ -765,7 +806,8 @@ def worker_symbols():
         parts = line.split()
         if len(parts) == 4 and parts[3] in ("sb_clients", "sb_nclients", "sb_spares",
                                             "sb_recent_limits", "sb_adm", "sb_orphans",
-                                            "sb_orphans_cap", "sb_norphans"):
+                                            "sb_orphans_cap", "sb_norphans",
+                                            "sb_pfds", "sb_pfds_cap"):
             found[parts[3]] = (int(parts[0], 16), int(parts[1], 16))
     return found
 
@@ -777,7 +819,7 @@ def inherited_tables_check():
     orphans, spares, last limits and admission counts must be zero there."""
     problems = []
     symbols = worker_symbols()
-    if len(symbols) != 8:
+    if len(symbols) != 10:
         return ["the worker's symbols were not found: %r" % sorted(symbols)]
     a, b = connect(), connect()
     ca, cb = a.cursor(), b.cursor()
@@ -793,12 +835,13 @@ def inherited_tables_check():
                        (READ_WORKER_TABLES, json.dumps({"symbols": symbols})))
         got = cb.fetchone()[0]["main"]
         slots = got.pop("client slots")
+        poll_slots = got.pop("poll slots")
         seen = {name: count for name, count in got.items() if count}
         if seen:
             problems.append("a child holds the worker's bookkeeping (nonzero bytes): %r" % seen)
-        if slots < 2:
-            problems.append("the client table was not read (%d slots): the check proves "
-                            "nothing" % slots)
+        if slots < 2 or poll_slots < 2:
+            problems.append("the client table or poll array was not read (%d, %d slots): "
+                            "the check proves nothing" % (slots, poll_slots))
     except psycopg2.Error as exc:
         problems.append("the reading call failed: %s" % str(exc).strip()[:200])
     finally:
@@ -1068,17 +1111,29 @@ def where_check():
            ("54000", "sandbox code exceeded the CPU time limit of 200 ms", None))
 
     # forged frames: a name that is not [A-Za-z0-9_.<>] is dropped, a line
-    # out of range drops both, a second frame is a protocol violation
-    def forged(line, name, then="os._exit(%d)" % EXIT_LIMIT):
+    # out of range drops both, a second frame is a protocol violation.  The
+    # CPU timer's exit code is believed only with the time spent: the child
+    # spends it (its timer blocked) before it exits with that code.
+    at_limit = ("import signal, time\n"
+                "signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGPROF})\n"
+                "t0 = time.process_time()\n"
+                "while time.process_time() - t0 < 0.2: pass\n"
+                "os._exit(%d)" % EXIT_LIMIT)
+
+    def forged(line, name, then=at_limit):
         return frame_then(WHERE, struct.pack("=i60s", line, name), then)
-    expect("a forged frame, a name with a quote", error(forged(7, b'main"; --'), "{}"),
-           ("54000", "sandbox code exceeded the CPU time limit of 10000 ms",
+    expect("a forged frame, a name with a quote", error(forged(7, b'main"; --'), '{"cpu_ms": 200}'),
+           ("54000", "sandbox code exceeded the CPU time limit of 200 ms",
             "It was stopped at line 7."))
-    expect("a forged frame, line 2,000,000", error(forged(2000000, b"main"), "{}"),
-           ("54000", "sandbox code exceeded the CPU time limit of 10000 ms", None))
-    expect("a forged frame, unterminated name", error(forged(5, b"m" * 60), "{}"),
-           ("54000", "sandbox code exceeded the CPU time limit of 10000 ms",
+    expect("a forged frame, line 2,000,000", error(forged(2000000, b"main"), '{"cpu_ms": 200}'),
+           ("54000", "sandbox code exceeded the CPU time limit of 200 ms", None))
+    expect("a forged frame, unterminated name", error(forged(5, b"m" * 60), '{"cpu_ms": 200}'),
+           ("54000", "sandbox code exceeded the CPU time limit of 200 ms",
             "It was stopped at line 5."))
+    # the code, not the limit: a crash, and its frame is not read
+    expect("a forged frame, the timer's exit code at once",
+           error(forged(7, b"main", "os._exit(%d)" % EXIT_LIMIT), "{}"),
+           ("39000", "sandbox process exited with code %d without a result" % EXIT_LIMIT, None))
     twice = forged(3, b"main", "os.write(3, struct.pack('=II', %d, 64) + bytes(64))\n"
                    "os._exit(%d)" % (WHERE, EXIT_LIMIT))
     expect("two frames", error(twice, "{}")[:2],
@@ -1099,6 +1154,8 @@ SCENARIOS = [
     ("a flood of frames never traps the backend: cancel <= 100 ms, terminate <= 1 s, "
      "the wall limit within 100 ms", flood_check),
     ("a child that detached after its result still dies at its wall limit", linger_check),
+    ("a child that computes on after its whole result stops when its call returns",
+     detach_check),
     ("a function's child kept for a statement's rows dies with it; nothing it keeps "
      "reaches the next statement or another role", held_check),
     ("a held child breaking its mailbox's protocol fails its call within its limits",
