@@ -23,6 +23,22 @@ SELECT py_is_none(NULL), py_is_none('a');
 CREATE FUNCTION py_nothing(x integer) RETURNS integer
 LANGUAGE pysandbox AS 'return None';
 SELECT py_nothing(1) IS NULL AS is_null;
+-- ... which a domain's NOT NULL or CHECK refuses, as in every language
+-- (review 47: the NULL was returned, and stored in a NOT NULL domain column)
+CREATE DOMAIN py_required AS integer NOT NULL;
+CREATE DOMAIN py_positive AS integer CHECK (VALUE IS NOT NULL AND VALUE > 0);
+CREATE FUNCTION py_required_none() RETURNS py_required
+LANGUAGE pysandbox AS 'return None';
+CREATE FUNCTION py_positive_none() RETURNS py_positive
+LANGUAGE pysandbox AS 'return None';
+SELECT py_required_none();
+SELECT py_positive_none() FROM generate_series(1, 2);
+CREATE TABLE py_required_t (v py_required);
+INSERT INTO py_required_t VALUES (py_required_none());
+SELECT count(*) FROM py_required_t;
+DROP TABLE py_required_t;
+DROP FUNCTION py_required_none(), py_positive_none();
+DROP DOMAIN py_required, py_positive;
 
 -- a body on the line of its $$, or indented as a block, as PL/Python takes them
 CREATE FUNCTION py_one_line(x integer, y integer DEFAULT 10) RETURNS integer

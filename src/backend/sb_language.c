@@ -1060,6 +1060,9 @@ call:
 	values = palloc(sizeof(Datum) * Max(desc->natts, 1));
 	nulls = palloc(sizeof(bool) * Max(desc->natts, 1));
 	nrows = sb_rows_receive(ro, &out, &limits, fn->pyname, NULL, values, nulls);
+	/* None: NULL, which a domain may not allow (review 47) */
+	if (nrows == 0 && shape == SB_SHAPE_SCALAR && get_typtype(rettype) == TYPTYPE_DOMAIN)
+		domain_check((Datum) 0, true, rettype, NULL, NULL);
 	error_context_stack = errcb.previous;
 	if (nrows == 0)
 		PG_RETURN_NULL();
