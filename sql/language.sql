@@ -93,6 +93,22 @@ SELECT py_array('{1,2,3}');
 CREATE FUNCTION py_numeric(x numeric) RETURNS numeric
 LANGUAGE pysandbox AS 'return x * 2';
 SELECT py_numeric(1.25);
+-- numeric is float, or Decimal with options.numeric = "decimal", wherever
+-- it sits: an argument, an array's element, a composite's field, a
+-- frame's column (review 47: a plain argument stayed float)
+CREATE TYPE py_amount AS (n numeric);
+CREATE FUNCTION py_numeric_kinds(a numeric, b py_amount, c py_amount[], d numeric[])
+RETURNS text LANGUAGE pysandbox AS $$
+return "%s %s %s %s" % (type(a).__name__, type(b["n"]).__name__,
+                        type(c["n"].iloc[0]).__name__, [type(v).__name__ for v in d])
+$$;
+SELECT py_numeric_kinds(0.1, ROW(0.1)::py_amount, ARRAY[ROW(0.1)::py_amount], ARRAY[0.1]);
+SET pysandbox.options = '{"numeric": "decimal"}';
+SELECT py_numeric_kinds(0.1, ROW(0.1)::py_amount, ARRAY[ROW(0.1)::py_amount], ARRAY[0.1]);
+SELECT py_numeric(1.25);
+RESET pysandbox.options;
+DROP FUNCTION py_numeric_kinds;
+DROP TYPE py_amount;
 -- a value that does not fit the declared type is an error naming it
 CREATE FUNCTION py_big() RETURNS smallint
 LANGUAGE pysandbox AS 'return 100000';

@@ -817,7 +817,7 @@ sb_function_add_args(SbRequest *req, SbFunction *fn, FunctionCallInfo fcinfo)
 			isnull = true;
 			type = JSONOID;
 		}
-		sb_column_init(&cols[i], fn->params[i], type, false, CurrentMemoryContext);
+		sb_column_init(&cols[i], fn->params[i], type, req->numeric_decimal, CurrentMemoryContext);
 		cols[i].argument = SB_ARG_SCALAR;
 		sb_column_append(&cols[i], d, isnull, 0, fn->params[i]);
 	}
