@@ -481,12 +481,22 @@ def main():
                               pd.NaT, np.datetime64("1970-01-01T00:00:01")], dtype=object),
     })
 $$) AS t(frame date, objects date);
--- a time zone-aware value gives its date in UTC
+-- a time zone-aware value gives its own day, as .date() does: daily totals
+-- made in a zone keep their days (review 48: they came back a day early,
+-- UTC's day of local midnight), in a frame or as objects, in range or not
 SELECT * FROM sandbox_rows($$
+import datetime
 import pandas as pd
 def main():
-    return pd.DataFrame({"d": pd.to_datetime(["2024-07-01 23:00"]).tz_localize("America/New_York")})
-$$) AS t(d date);
+    days = pd.date_range("2024-07-01", periods=2, tz="Europe/Berlin")
+    east = datetime.timezone(datetime.timedelta(hours=5))
+    return pd.DataFrame({
+        "d": pd.to_datetime(["2024-07-01 23:00", "2024-07-02 00:30"]).tz_localize("America/New_York"),
+        "berlin": days,
+        "objects": pd.Series([datetime.datetime(2024, 7, 1, 1, tzinfo=east),
+                              datetime.datetime(3000, 7, 1, 1, tzinfo=east)], dtype=object),
+    })
+$$) AS t(d date, berlin date, objects date);
 -- a Period is its start (a month, a quarter), in a date or timestamp column
 SELECT * FROM sandbox_rows($$
 import pandas as pd

@@ -1180,17 +1180,18 @@ _EPOCH = datetime.datetime(1970, 1, 1)
 _MICROSECOND = datetime.timedelta(microseconds=1)
 
 
-def _far_micros(v):
+def _far_micros(v, wall_clock=False):
     """Microseconds since 1970 (UTC) of a date or datetime that pandas'
     datetime64[ns] cannot hold (before 1677 or after 2262) but PostgreSQL
-    can, or None."""
+    can, or None.  wall_clock: an aware value's own wall clock (a date's
+    day), not its instant."""
     t = type(v)
     try:
         if t is datetime.date:
             return (v - _EPOCH_DATE).days * 86400000000
         if t is datetime.datetime:
-            offset = v.utcoffset()
-            naive = v.replace(tzinfo=None) - offset if offset is not None else v
+            offset = None if wall_clock else v.utcoffset()
+            naive = v.replace(tzinfo=None) - offset if offset is not None else v.replace(tzinfo=None)
             return (naive - _EPOCH) // _MICROSECOND
     except (OverflowError, ValueError, TypeError):
         return None
@@ -1209,10 +1210,13 @@ def _encode_datetime(series, name, kind, sqltype=None):
             t = type(v)
             if t in (_Timestamp, datetime.datetime, datetime.date, np.datetime64, str):
                 try:
-                    converted.append(_Timestamp(v))
+                    stamp = _Timestamp(v)
+                    if kind == sb_io.COL_DATE and stamp.tzinfo is not None:
+                        stamp = stamp.tz_localize(None)     # its own calendar's day
+                    converted.append(stamp)
                     continue
                 except (ValueError, TypeError, OverflowError):
-                    micros = _far_micros(v)
+                    micros = _far_micros(v, kind == sb_io.COL_DATE)
                     if micros is not None:
                         far[i] = micros
                         converted.append(pd.NaT)
@@ -1226,7 +1230,11 @@ def _encode_datetime(series, name, kind, sqltype=None):
             s = pd.Series(pd.to_datetime(converted, utc=kind == sb_io.COL_TIMESTAMPTZ))
         except (ValueError, TypeError):
             s = pd.Series(pd.to_datetime(converted, utc=True))
-    if isinstance(s.dtype, pd.DatetimeTZDtype):
+    if isinstance(s.dtype, pd.DatetimeTZDtype) and kind == sb_io.COL_DATE:
+        # a day is the value's own: midnight in Berlin is that day, not the
+        # day before in UTC (as .date() and a cast in that zone give it)
+        s = s.dt.tz_localize(None)
+    elif isinstance(s.dtype, pd.DatetimeTZDtype):
         s = s.dt.tz_convert("UTC").dt.tz_localize(None)
     values = s.to_numpy(dtype="datetime64[ns]")
     valid = ~np.isnat(values)
