@@ -252,11 +252,22 @@ def main(t):
     return int((t["ts"] > pd.Timestamp("2024-01-01", tz="UTC")).sum())
 $$, '{"t": {"$query": "SELECT timestamptz ''2024-06-01 12:00+00'' AS ts"}}');
 
--- what agents' charts begin with: its own message, without the advice for scripts
-SELECT r -> 'error' ->> 'message' AS message, r -> 'error' ->> 'hint' AS hint
+-- what agents' charts begin with: choosing Agg, the sandbox's own backend,
+-- may stay (review 48); the notebook's has its own message, without the
+-- advice for scripts
+SELECT r -> 'ok' AS ok, r -> 'returns' -> 'main' ->> '$image' AS image
 FROM sandbox_run($$
 import matplotlib
 matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+def main():
+    fig, ax = plt.subplots()
+    return fig
+$$) AS r;
+SELECT r -> 'error' ->> 'message' AS message, r -> 'error' ->> 'hint' AS hint
+FROM sandbox_run($$
+import matplotlib
+matplotlib.use("module://matplotlib_inline.backend_inline")
 import matplotlib.pyplot as plt
 def main():
     fig, ax = plt.subplots()

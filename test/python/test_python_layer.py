@@ -235,16 +235,21 @@ class TopLevelTests(ValidatorTestCase):
             finding(3, 1, "top-level", sb_validator.TOP_LEVEL_MESSAGE))
 
     def test_backend_choice(self):
-        # what agents' chart code begins with: its own message, and no more
+        # what agents' chart code begins with: Agg may stay, the notebook's
+        # backend has its own message, and no more
         self.assertEqual(sb_validator.BACKEND_MESSAGE,
-                         "choosing matplotlib's backend is not allowed at top level, and not "
-                         "needed: the sandbox draws with Agg already; remove it")
+                         "choosing matplotlib's notebook backend is not allowed at top level, "
+                         "and not needed: the sandbox draws with Agg, and a returned figure "
+                         "becomes a PNG; remove it")
         def check(source, message):
             findings = sb_validator.validate(source, ALLOWED + ("matplotlib",))[0]
-            self.assertEqual(findings, [finding(source.count("\n"), 1, "top-level", message)])
+            self.assertEqual(findings, [finding(source.count("\n"), 1, "top-level", message)]
+                             if message else [])
+        head = "import matplotlib\nimport matplotlib as mpl\nimport matplotlib.pyplot as plt\n"
         for line in ("matplotlib.use('Agg')", 'mpl.use("agg")', "plt.switch_backend('Agg')"):
-            check("import matplotlib\nimport matplotlib as mpl\nimport matplotlib.pyplot as plt\n"
-                  + line + "\n", sb_validator.BACKEND_MESSAGE)
+            check(head + line + "\n", None)
+        check(head + "matplotlib.use('module://matplotlib_inline.backend_inline')\n",
+              sb_validator.BACKEND_MESSAGE)
         check("import matplotlib\nmatplotlib.use('pdf')\n", sb_validator.TOP_LEVEL_MESSAGE)
 
     def test_second_string_is_not_a_docstring(self):
