@@ -273,6 +273,34 @@ def main():
     fig, ax = plt.subplots()
     return fig
 $$) AS r;
+-- a chart shown (plt.show()) instead of returned: the report says to return
+-- the figure; returning pyplot itself names the module and the fix; a KDE
+-- plot (scipy) says what to draw instead (review 48)
+SELECT r -> 'returns' AS returns, r ->> 'hint' AS hint, jsonb_array_length(r -> 'figures') AS figures
+FROM sandbox_run($$
+import matplotlib.pyplot as plt
+def main():
+    plt.plot([1, 2])
+    plt.show()
+$$) AS r;
+SELECT sandbox_run($$
+import matplotlib.pyplot as plt
+def main():
+    plt.plot([1, 2])
+    return plt
+$$) -> 'error' ->> 'message' AS message;
+SELECT sandbox_run($$
+import pandas as pd
+def main():
+    return pd.Series([1.0, 2.0, 3.0]).plot.kde().figure
+$$) -> 'error' ->> 'message' AS message;
+-- merge keys with NULLs (Int64) against int64 keys: what pandas 1.5.3 says
+-- names neither; the message says what to change
+SELECT sandbox_run($$
+def main(e):
+    return len(e.merge(e, left_on="mgr", right_on="id", suffixes=("", "_m")))
+$$, '{"e": {"$query": "SELECT * FROM (VALUES (1, NULL::int), (2, 1)) v(id, mgr)"}}')
+       -> 'error' ->> 'message' AS message;
 -- Jupyter's display() says what to do instead
 SELECT sandbox_run($$
 def main():

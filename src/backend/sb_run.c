@@ -192,15 +192,19 @@ sb_run_error_json(StringInfo r, const SbFailure *f)
 }
 
 /*
- * A hint for a run that printed and whose functions returned None (null):
- * code that prints its answer instead of returning it, as in a notebook.
- * Only a short result without escapes is looked into (None is "null"): an
- * escaped character the database encoding lacks would make jsonb_in raise
- * (the report says so instead, sb_jsonb_build_encodable).
+ * A hint for a run that printed or drew and whose functions returned None
+ * (null): code that prints its answer or shows its chart (plt.show())
+ * instead of returning it, as in a notebook.  Only a short result without
+ * escapes is looked into (None is "null"): an escaped character the
+ * database encoding lacks would make jsonb_in raise (the report says so
+ * instead, sb_jsonb_build_encodable).
  */
 static char *
-sb_run_none_hint(const char *returns, const SbOutcome *out)
+sb_run_none_hint(const char *returns, const char *figures, const SbOutcome *out)
 {
+	bool		printed = out->stdout_text != NULL && out->stdout_text->len > 0;
+	bool		drew = figures != NULL && strcmp(figures, "[]") != 0;
+
 	Jsonb	   *j;
 	JsonbIterator *it;
 	JsonbValue	v;
@@ -209,7 +213,7 @@ sb_run_none_hint(const char *returns, const SbOutcome *out)
 	char	   *key = NULL;
 	int			n = 0;
 
-	if (returns == NULL || out->stdout_text == NULL || out->stdout_text->len == 0 ||
+	if (returns == NULL || (!printed && !drew) ||
 		strlen(returns) > 1024 || strchr(returns, '\\') != NULL)
 		return NULL;
 	j = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(returns)));
@@ -229,6 +233,9 @@ sb_run_none_hint(const char *returns, const SbOutcome *out)
 	}
 	if (n == 0)
 		return NULL;
+	if (drew)
+		return psprintf("%s returned None and the code drew a figure: return the figure, plt.gcf() (or the Axes), to get its PNG in \"returns\" (plt.show() shows nothing here; the figures left open are in \"figures\")",
+						names.data);
 	return psprintf("%s returned None and the code printed: return the value to get it in \"returns\" (what was printed is in \"stdout\")",
 					names.data);
 }
@@ -242,7 +249,7 @@ sb_run_report(StringInfo r, bool failed, const SbFailure *f, const SbOutcome *ou
 			  uint64 input_rows, uint64 input_bytes, const char *returns, const char *figures)
 {
 	uint64		output_bytes;
-	char	   *hint = failed ? NULL : sb_run_none_hint(returns, out);
+	char	   *hint = failed ? NULL : sb_run_none_hint(returns, figures, out);
 
 	appendStringInfo(r, "{\"ok\":%s,\"returns\":", failed ? "false" : "true");
 	appendStringInfoString(r, failed ? "null" : returns);

@@ -29,6 +29,7 @@ from pandas._libs import hashtable as _hashtable
 from pandas.core.internals.construction import arrays_to_mgr
 
 import sb_charts
+import sb_guard
 import sb_io
 import sb_memory
 
@@ -765,8 +766,15 @@ def _write(w, value, path, depth):
             what = "convert it with int(x), float(x) or str(x)"
         else:
             what = "return lists, dicts, numbers, strings, pandas objects or matplotlib figures"
+        name = t.__name__
+        if t is sb_guard.SbModule or isinstance(value, types.ModuleType):
+            module = object.__getattribute__(value, "_sb_module") if t is sb_guard.SbModule \
+                else value
+            name = "module %s" % getattr(module, "__name__", "?")
+            what = ("return the figure, plt.gcf() (or the Axes), to get its PNG"
+                    if name == "module matplotlib.pyplot" else what)
         raise TypeError('cannot convert a value of type "%s" at %s to JSON; %s'
-                        % (t.__name__, path, what))
+                        % (name, path, what))
 
 
 def _set_values(value):

@@ -236,6 +236,8 @@ def _missing_attribute_help(exc):
     """For an AttributeError of a DataFrame (df.revnue): its columns."""
     frame = sb_harden.attribute_error_object(exc)
     name = getattr(exc, "name", None)
+    if type(frame) is pd.Series and type(name) is str and name in _LATER_SERIES:
+        return "pandas here is %s: %s" % (pd.__version__, _LATER_SERIES[name])
     if type(frame) is not pd.DataFrame or type(name) is not str:
         return None
     names = list(frame.columns)
@@ -253,10 +255,83 @@ def _missing_attribute_help(exc):
 _LATER_PANDAS = {
     "map": "DataFrame.map is pandas 2.1's name for df.applymap(f)",
 }
+_LATER_SERIES = {
+    "case_when": ("Series.case_when is pandas 2.2's: write np.select([cond1, cond2], "
+                  "[value1, value2], default=s) (numpy's select, conditions in order)"),
+}
+
+# keyword arguments of a later pandas, and what to write in this one
+_LATER_KEYWORDS = {
+    "include_groups": ("groupby().apply() has no include_groups (pandas 2.2's); select the "
+                       "columns to pass instead, df.groupby(key)[columns].apply(f)"),
+    "dtype_backend": ("dtype_backend is pandas 2's: leave it out (an integer column with "
+                      "missing values can be made nullable with .astype(\"Int64\"))"),
+    "limit_area": ("limit_area is pandas 2.2's: fill, then mask what should stay missing, "
+                   "or use interpolate(limit_area=\"inside\")"),
+    "date_format": ("date_format is pandas 2's: parse the column after reading it, "
+                    "pd.to_datetime(df[\"col\"], format=\"%Y-%m-%d\")"),
+}
+_UNEXPECTED_KEYWORD = re.compile(r"unexpected keyword argument '(\w{1,40})'$")
+
+# pandas 2's format names of to_datetime
+_LATER_FORMAT = re.compile(r"^time data .{0,400} does not match format '(mixed|ISO8601)'")
+
+# the code of pandas' merges: a failure there is most often keys of two types
+_MERGE_FILE = "/pandas/core/reshape/merge.py"
+_MERGE_TYPES = re.compile(r"^You are trying to merge on (\S{1,60}) and (\S{1,60}) columns")
 
 # pandas 2.2's frequency aliases, as this pandas spells them
 _LATER_FREQUENCY = re.compile(r"^Invalid frequency: (\d{0,6}(?:B|S)?)(ME|QE|YE)(-[A-Z]{3})?$")
 _FREQUENCY_NOW = {"ME": "M", "QE": "Q", "YE": "A"}
+
+
+_INT_CAST_HINT = ('the column has missing values (NULL, NaN) or inf: drop them first '
+                  '(s.dropna().astype(int)), fill them (s.fillna(0).astype(int)), or keep '
+                  'the missing values with s.astype("Int64")')
+
+
+def _code_files(exc):
+    """The file names of the code objects exc's traceback went through."""
+    names = []
+    tb = exc.__traceback__
+    while tb is not None and len(names) < 200:
+        names.append(tb.tb_frame.f_code.co_filename)
+        tb = tb.tb_next
+    return names
+
+
+def _in_pandas_plotting(exc):
+    return any("/pandas/plotting/" in f for f in _code_files(exc))
+
+
+def _kde_help(exc):
+    """pandas' KDE plots import scipy, which this server may not preload."""
+    if "scipy" not in str(exc):
+        return None
+    return ('KDE plots (plot.kde(), plot.density(), scatter_matrix(diagonal="kde")) need '
+            'scipy, which this server does not load: draw a histogram instead, '
+            's.plot.hist(density=True, bins=30), or diagonal="hist"')
+
+
+def _merge_help(exc, text):
+    """Keys of two types in a merge or join: what pandas 1.5.3 says of it
+    names NAType, a dtype or pd.concat, not the keys."""
+    if type(exc) not in (TypeError, ValueError) or \
+            not any(f.endswith(_MERGE_FILE) for f in _code_files(exc)):
+        return None
+    types = _MERGE_TYPES.search(text)
+    if types and "datetime64" in text:
+        return None                     # time zones: _TZ_MIXED's hint
+    if types:
+        return ('the merge keys have different types (%s and %s): convert one to the '
+                'other\'s before merging, such as df["key"] = df["key"].astype(int) or '
+                '.astype(str)' % (types.group(1), types.group(2)))
+    if "NAType" in text or "Int64Dtype()" in text or "Int32Dtype()" in text:
+        return ('a key column with NULLs arrives as Int64 (pandas\' nullable integer), which '
+                'pandas %s cannot match against an int64 or float key: give both keys the '
+                'same type, right["key"] = right["key"].astype("Int64"), or drop the rows '
+                'whose key is NULL first, df.dropna(subset=["key"])' % pd.__version__)
+    return None
 
 
 def _workspace_key_help(exc, kept):
@@ -276,7 +351,13 @@ def exception_help(exc, inputs, ws=None):
     if isinstance(exc, KeyError):
         return _missing_column_help(exc) or _workspace_key_help(exc, ws)
     if isinstance(exc, ImportError):
-        return _native_code_help(exc)
+        if "pyarrow" in str(exc):
+            return ('pyarrow is not installed here: use pandas\' own types, dtype "string" '
+                    '(not "string[pyarrow]"), and read_csv without engine="pyarrow"')
+        native = _native_code_help(exc)
+        if _in_pandas_plotting(exc) and (native is None or "administrator can" in native):
+            return _kde_help(exc) or native     # (a preloaded scipy: import it by name)
+        return native
     # the messages hinted at below are short: a long one (the code's own, or
     # one quoting a value of the data) is not searched, as _TZ_MIXED's
     # "[^\]]+\]" alternatives took time quadratic in its length (100 kB of
@@ -306,9 +387,16 @@ def exception_help(exc, inputs, ws=None):
     if type(exc) is NameError:
         return _name_help(exc)
     if type(exc) is _IntCastingNaNError:
-        return ('the column has missing values (NULL, NaN) or inf: drop them first '
-                '(s.dropna().astype(int)), fill them (s.fillna(0).astype(int)), or keep '
-                'the missing values with s.astype("Int64")')
+        return _INT_CAST_HINT
+    merge = _merge_help(exc, text) if text else None
+    if merge:
+        return merge
+    if text and type(exc) is ValueError and text == "cannot convert NA to integer":
+        return _INT_CAST_HINT
+    if text and type(exc) is ValueError and text == "Index contains duplicate entries, cannot reshape":
+        return ('pivot() takes one value per index and column pair: combine duplicates with '
+                'pivot_table(index=..., columns=..., values=..., aggfunc="sum"), or drop them '
+                'first with drop_duplicates([index, columns])')
     if nullable:
         return ('if these are an integer or boolean column with NULLs: such columns arrive '
                 'as pandas\' nullable Int64 and boolean, whose missing value is pd.NA, and '
@@ -324,10 +412,14 @@ def exception_help(exc, inputs, ws=None):
         alias = (later.group(1) or "") + _FREQUENCY_NOW[later.group(2)] + (later.group(3) or "")
         return ('pandas here is %s: write "%s" (month, quarter and year ends are "M", "Q" '
                 'and "A"; "ME", "QE" and "YE" are pandas 2.2\'s)' % (pd.__version__, alias))
-    if text and type(exc) is TypeError and "unexpected keyword argument 'include_groups'" in text:
-        return ('pandas here is %s: groupby().apply() has no include_groups (pandas 2.2\'s); '
-                'select the columns to pass instead, df.groupby(key)[columns].apply(f)'
-                % pd.__version__)
+    keyword = _UNEXPECTED_KEYWORD.search(text) if text and type(exc) is TypeError else None
+    if keyword and keyword.group(1) in _LATER_KEYWORDS:
+        return "pandas here is %s: %s" % (pd.__version__, _LATER_KEYWORDS[keyword.group(1)])
+    later = _LATER_FORMAT.search(text) if text and type(exc) is ValueError else None
+    if later:
+        return ('pandas here is %s: format="%s" is pandas 2\'s; leave format out (this pandas '
+                'infers each value\'s format), or give the exact one, such as '
+                'format="%%Y-%%m-%%d %%H:%%M"' % (pd.__version__, later.group(1)))
     if text and type(exc) is TypeError and _DECIMAL_FLOAT.search(text):
         return ('decimal.Decimal and float do not mix (numeric columns arrive as Decimal with '
                 'options.numeric = "decimal"): use Decimal("1.1"), a string keeps it exact, or '

@@ -121,6 +121,69 @@ class ExceptionHintTests(unittest.TestCase):
             self.assertIsNotNone(sb_errors.exception_help(ValueError(msg), {}), msg)
 
 
+class LibraryMistakeHintTests(unittest.TestCase):
+    """What models write against pandas 2 or with nullable keys, raised by
+    the real pandas 1.5.3 (review 48): the hint names the fix."""
+
+    def help_for(self, fn):
+        try:
+            fn()
+        except Exception as exc:        # noqa: BLE001 - the library's own
+            return str(exc), sb_errors.exception_help(exc, {})
+        self.fail("no exception")
+
+    def test_nullable_merge_key(self):
+        import pandas as pd
+        left = pd.DataFrame({"id": [1, 2, 3], "mgr": pd.array([None, 1, 1], dtype="Int64")})
+        right = left.copy()
+        right["id"] = right["id"].astype(float)
+        for fn in (lambda: left.merge(left, left_on="mgr", right_on="id"),
+                   lambda: left.join(left.set_index("id"), on="mgr", rsuffix="_m"),
+                   lambda: left.merge(right, left_on="mgr", right_on="id")):
+            message, hint = self.help_for(fn)
+            self.assertIn('right["key"].astype("Int64")', hint or "", message)
+        # the fix it names works
+        right = left.copy()
+        right["id"] = right["id"].astype("Int64")
+        self.assertEqual(len(left.merge(right, left_on="mgr", right_on="id", how="left")), 3)
+
+    def test_merge_keys_of_two_types(self):
+        import pandas as pd
+        a = pd.DataFrame({"k": [1, 2]})
+        b = pd.DataFrame({"k": ["1", "2"]})
+        message, hint = self.help_for(lambda: a.merge(b, on="k"))
+        self.assertIn("different types (int64 and object)", hint)
+        # time zones keep their own hint
+        a = pd.DataFrame({"k": pd.to_datetime(["2024-01-01"]).tz_localize("UTC")})
+        b = pd.DataFrame({"k": pd.to_datetime(["2024-01-01"])})
+        message, hint = self.help_for(lambda: a.merge(b, on="k"))
+        self.assertIn("time zone-aware", hint)
+
+    def test_later_pandas_spellings(self):
+        import io
+        import pandas as pd
+        s = pd.Series(["2024-01-05", "2024-01-06 10:00"])
+        for fmt in ("mixed", "ISO8601"):
+            message, hint = self.help_for(lambda: pd.to_datetime(s, format=fmt))
+            self.assertIn('format="%s" is pandas 2\'s' % fmt, hint, message)
+        message, hint = self.help_for(lambda: pd.Series([1]).case_when([]))
+        self.assertIn("np.select", hint or "")
+        message, hint = self.help_for(
+            lambda: pd.read_csv(io.StringIO("a\n1"), dtype_backend="pyarrow"))
+        self.assertIn("dtype_backend is pandas 2's", hint)
+        message, hint = self.help_for(lambda: pd.Series(["a"]).astype("string[pyarrow]"))
+        self.assertIn('dtype "string"', hint)
+
+    def test_casts_and_pivots(self):
+        import pandas as pd
+        message, hint = self.help_for(
+            lambda: pd.Series(pd.array([1, None], dtype="Int64")).astype(int))
+        self.assertIn('s.astype("Int64")', hint)
+        df = pd.DataFrame({"a": [1, 1], "b": ["x", "x"], "v": [1, 2]})
+        message, hint = self.help_for(lambda: df.pivot(index="a", columns="b", values="v"))
+        self.assertIn("pivot_table(", hint)
+
+
 class ValidateFirstTests(unittest.TestCase):
     """A request with validate_first only checks the code: the backend reads
     the call's table inputs after this answer (sb_request_validate_first)."""
