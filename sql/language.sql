@@ -90,6 +90,25 @@ SELECT py_bytes('\x010203');
 CREATE FUNCTION py_array(xs integer[]) RETURNS integer[]
 LANGUAGE pysandbox AS 'return [x * 2 for x in xs]';
 SELECT py_array('{1,2,3}');
+-- arrays of dates and times hold what a scalar of their type is:
+-- datetime.date, datetime.datetime (aware, in UTC for timestamptz, whatever
+-- the session's zone); what Python cannot hold (infinity) stays text
+-- (review 48: every element was text, timestamptz's in the session's zone)
+CREATE FUNCTION py_span(ts timestamptz[], d date[], t timestamp[]) RETURNS text
+LANGUAGE pysandbox AS $$
+return "%s | %r | %r | %r" % (max(ts) - min(ts), ts[0], d, t)
+$$;
+SET timezone = 'Asia/Tokyo';
+SELECT py_span(ARRAY['2024-01-02 10:00+09', '2024-01-02 12:30+09']::timestamptz[],
+               ARRAY['2024-01-02', NULL, 'infinity']::date[],
+               ARRAY['2024-01-02 03:04:05.5']::timestamp[]);
+RESET timezone;
+-- the language's per-group form over scalars: array_agg of a timestamptz
+SELECT g, py_span(array_agg(ts), NULL, NULL)
+FROM (VALUES (1, timestamptz '2024-03-10 10:00+00'), (1, '2024-03-10 11:15+00'),
+             (2, '2024-03-11 00:00+00')) v(g, ts)
+GROUP BY g ORDER BY g;
+DROP FUNCTION py_span;
 CREATE FUNCTION py_numeric(x numeric) RETURNS numeric
 LANGUAGE pysandbox AS 'return x * 2';
 SELECT py_numeric(1.25);

@@ -319,7 +319,8 @@ CREATE DOMAIN jobject AS jsonb CHECK (jsonb_typeof(VALUE) = 'object');
 SELECT * FROM pg_temp.pyvalues($$SELECT '{"k": "v"}'::jobject AS d$$);
 
 -- arrays: lists (nested for more dimensions); NULL elements are None;
--- elements as JSON values (array_to_json)
+-- elements as JSON values (array_to_json), dates and times as their
+-- scalars arrive (datetime.date here)
 SELECT * FROM pg_temp.pyvalues($$SELECT * FROM (VALUES
     (ARRAY[1, NULL, 3], ARRAY['a', NULL, 'b,"c"'], ARRAY[[1.5, 2], [NULL, 4]]::float8[]),
     ('{}', '{}', '{}'),

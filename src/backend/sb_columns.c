@@ -171,7 +171,9 @@ sb_kind_is_var(int kind)
 {
 	return kind == SB_COL_TEXT || kind == SB_COL_JSON ||
 		kind == SB_COL_BYTES || kind == SB_COL_DECIMAL ||
-		kind == SB_COL_NUMERIC_ARRAY || kind == SB_COL_DECIMAL_ARRAY;
+		kind == SB_COL_NUMERIC_ARRAY || kind == SB_COL_DECIMAL_ARRAY ||
+		kind == SB_COL_DATE_ARRAY || kind == SB_COL_TIMESTAMP_ARRAY ||
+		kind == SB_COL_TIMESTAMPTZ_ARRAY;
 }
 
 /*
@@ -224,10 +226,24 @@ sb_input_kind(Oid typid, bool numeric_decimal)
 		default:
 			if (type_is_array(base))
 			{
-				/* numeric's elements: NaN as a number, Decimal in decimal mode */
-				if (getBaseType(get_element_type(base)) == NUMERICOID)
-					return numeric_decimal ? SB_COL_DECIMAL_ARRAY : SB_COL_NUMERIC_ARRAY;
-				return SB_COL_JSON;
+				/*
+				 * numeric's elements: NaN as a number, Decimal in decimal
+				 * mode; dates and times as a scalar of their type arrives
+				 * (review 48: text, timestamptz's in the session's zone)
+				 */
+				switch (getBaseType(get_element_type(base)))
+				{
+					case NUMERICOID:
+						return numeric_decimal ? SB_COL_DECIMAL_ARRAY : SB_COL_NUMERIC_ARRAY;
+					case DATEOID:
+						return SB_COL_DATE_ARRAY;
+					case TIMESTAMPOID:
+						return SB_COL_TIMESTAMP_ARRAY;
+					case TIMESTAMPTZOID:
+						return SB_COL_TIMESTAMPTZ_ARRAY;
+					default:
+						return SB_COL_JSON;
+				}
 			}
 			return sb_fixed_kind(base);
 	}
@@ -391,6 +407,9 @@ sb_column_append(SbColumn *c, Datum d, bool isnull, uint64 row, const char *inpu
 		case SB_COL_JSON:
 		case SB_COL_NUMERIC_ARRAY:
 		case SB_COL_DECIMAL_ARRAY:
+		case SB_COL_DATE_ARRAY:
+		case SB_COL_TIMESTAMP_ARRAY:
+		case SB_COL_TIMESTAMPTZ_ARRAY:
 			if (type_is_array(c->basetype))
 				sb_column_append_text(c, TextDatumGetCString(DirectFunctionCall1(array_to_json, d)));
 			else
@@ -484,6 +503,12 @@ sb_kind_name(int kind)
 			return "numeric_array";
 		case SB_COL_DECIMAL_ARRAY:
 			return "decimal_array";
+		case SB_COL_DATE_ARRAY:
+			return "date_array";
+		case SB_COL_TIMESTAMP_ARRAY:
+			return "timestamp_array";
+		case SB_COL_TIMESTAMPTZ_ARRAY:
+			return "timestamptz_array";
 		default:
 			return "text";
 	}

@@ -46,6 +46,9 @@ static const struct
 	{SB_COL_DECIMAL, "object", NULL, "decimal.Decimal"},
 	{SB_COL_NUMERIC_ARRAY, "object", NULL, "list of float (int for whole numbers)"},
 	{SB_COL_DECIMAL_ARRAY, "object", NULL, "list of decimal.Decimal"},
+	{SB_COL_DATE_ARRAY, "object", NULL, "list of datetime.date"},
+	{SB_COL_TIMESTAMP_ARRAY, "object", NULL, "list of datetime.datetime"},
+	{SB_COL_TIMESTAMPTZ_ARRAY, "object", NULL, "list of datetime.datetime (aware, UTC)"},
 	{SB_COL_TEXT, "object", NULL, "str"},
 };
 

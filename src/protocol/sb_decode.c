@@ -131,6 +131,9 @@ sb_kind_width(int kind, int *is_var)
 		case SB_COL_DECIMAL:
 		case SB_COL_NUMERIC_ARRAY:
 		case SB_COL_DECIMAL_ARRAY:
+		case SB_COL_DATE_ARRAY:
+		case SB_COL_TIMESTAMP_ARRAY:
+		case SB_COL_TIMESTAMPTZ_ARRAY:
 			*is_var = 1;
 			return 0;
 		default:

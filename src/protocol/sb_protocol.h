@@ -125,7 +125,8 @@ typedef enum SbFrameType
  *	  SB_COL_INTERVAL					int64[nrows], microseconds (a month
  *										counts as 30 days)
  *	  SB_COL_TEXT, SB_COL_JSON, SB_COL_DECIMAL, SB_COL_BYTES,
- *	  SB_COL_NUMERIC_ARRAY, SB_COL_DECIMAL_ARRAY
+ *	  SB_COL_NUMERIC_ARRAY, SB_COL_DECIMAL_ARRAY, SB_COL_DATE_ARRAY,
+ *	  SB_COL_TIMESTAMP_ARRAY, SB_COL_TIMESTAMPTZ_ARRAY
  *										int64 offsets[nrows + 1], then the
  *										bytes; value i spans offsets[i] to
  *										offsets[i + 1] - 1 and is followed
@@ -134,7 +135,10 @@ typedef enum SbFrameType
  *										DECIMAL is numeric's text form; the
  *										arrays of numeric are JSON text too,
  *										NaN and infinities as strings, for
- *										floats or for decimal.Decimal)
+ *										floats or for decimal.Decimal; the
+ *										arrays of dates and times are JSON
+ *										text, for datetime.date and
+ *										datetime.datetime, aware in UTC)
  *
  * Values under a cleared validity bit are zero (empty for var kinds: at
  * most the NUL).  The offsets never go back, so the values' lengths add up
@@ -157,7 +161,10 @@ typedef enum SbColumnKind
 	SB_COL_BYTES = 10,
 	SB_COL_DECIMAL = 11,
 	SB_COL_NUMERIC_ARRAY = 12,
-	SB_COL_DECIMAL_ARRAY = 13
+	SB_COL_DECIMAL_ARRAY = 13,
+	SB_COL_DATE_ARRAY = 14,
+	SB_COL_TIMESTAMP_ARRAY = 15,
+	SB_COL_TIMESTAMPTZ_ARRAY = 16
 } SbColumnKind;
 
 /*

@@ -166,7 +166,9 @@ def unpack_valid(bits, nrows):
 
 
 _VAR_KINDS = frozenset({sb_io.COL_TEXT, sb_io.COL_JSON, sb_io.COL_BYTES,
-                        sb_io.COL_DECIMAL, sb_io.COL_NUMERIC_ARRAY, sb_io.COL_DECIMAL_ARRAY})
+                        sb_io.COL_DECIMAL, sb_io.COL_NUMERIC_ARRAY, sb_io.COL_DECIMAL_ARRAY,
+                        sb_io.COL_DATE_ARRAY, sb_io.COL_TIMESTAMP_ARRAY,
+                        sb_io.COL_TIMESTAMPTZ_ARRAY})
 
 
 def _numeric_leaves(value, number):
@@ -213,8 +215,41 @@ def _decimal_array(text):
     return _numeric_leaves(_json_value(text, _SCAN_DECIMAL_JSON), decimal.Decimal)
 
 
+def _time_leaves(value, parse):
+    """An array of dates or times from array_to_json (ISO 8601 text) with
+    its elements as Python's: a value Python's types cannot hold (infinity,
+    a date BC or after 9999) stays its text."""
+    if type(value) is list:
+        return [_time_leaves(v, parse) for v in value]
+    if type(value) is str:
+        try:
+            return parse(value)
+        except (ValueError, OverflowError):
+            return value
+    return value
+
+
+_UTC = datetime.timezone.utc
+
+
+def _date_array(text):
+    return _time_leaves(_json_value(text), datetime.date.fromisoformat)
+
+
+def _timestamp_array(text):
+    return _time_leaves(_json_value(text), datetime.datetime.fromisoformat)
+
+
+def _timestamptz_array(text):
+    # the text has the session's zone: the instant, in UTC as scalars arrive
+    return _time_leaves(_json_value(text),
+                        lambda v: datetime.datetime.fromisoformat(v).astimezone(_UTC))
+
+
 _VAR_CONVERT = {sb_io.COL_JSON: _json_value, sb_io.COL_DECIMAL: decimal.Decimal,
-                sb_io.COL_NUMERIC_ARRAY: _numeric_array, sb_io.COL_DECIMAL_ARRAY: _decimal_array}
+                sb_io.COL_NUMERIC_ARRAY: _numeric_array, sb_io.COL_DECIMAL_ARRAY: _decimal_array,
+                sb_io.COL_DATE_ARRAY: _date_array, sb_io.COL_TIMESTAMP_ARRAY: _timestamp_array,
+                sb_io.COL_TIMESTAMPTZ_ARRAY: _timestamptz_array}
 
 
 _SHORT_TEXT_MIN_ROWS = 4096

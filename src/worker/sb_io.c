@@ -1053,5 +1053,8 @@ sb_io_init(void)
 	PyModule_AddIntConstant(m, "COL_DECIMAL", SB_COL_DECIMAL);
 	PyModule_AddIntConstant(m, "COL_NUMERIC_ARRAY", SB_COL_NUMERIC_ARRAY);
 	PyModule_AddIntConstant(m, "COL_DECIMAL_ARRAY", SB_COL_DECIMAL_ARRAY);
+	PyModule_AddIntConstant(m, "COL_DATE_ARRAY", SB_COL_DATE_ARRAY);
+	PyModule_AddIntConstant(m, "COL_TIMESTAMP_ARRAY", SB_COL_TIMESTAMP_ARRAY);
+	PyModule_AddIntConstant(m, "COL_TIMESTAMPTZ_ARRAY", SB_COL_TIMESTAMPTZ_ARRAY);
 	return m;
 }

@@ -497,6 +497,22 @@ class Review37Tests(unittest.TestCase):
         self.assertEqual(sb_codec.decode_column(_io.COL_JSON, 1, text_payload(['["NaN"]']))[0],
                          ["NaN"])
 
+    def test_date_and_time_arrays(self):
+        # elements as scalars of their type arrive (review 48: they were text,
+        # timestamptz's in the session's zone); what Python cannot hold stays text
+        payload = text_payload(['[["2024-01-02", null], ["infinity", "0044-03-15 BC"]]', None])
+        dates = sb_codec.decode_column(_io.COL_DATE_ARRAY, 2, payload)
+        self.assertEqual(dates[0], [[datetime.date(2024, 1, 2), None], ["infinity", "0044-03-15 BC"]])
+        self.assertIsNone(dates[1])
+        payload = text_payload(['["2024-01-02T03:04:05.1", "-infinity"]'])
+        self.assertEqual(sb_codec.decode_column(_io.COL_TIMESTAMP_ARRAY, 1, payload)[0],
+                         [datetime.datetime(2024, 1, 2, 3, 4, 5, 100000), "-infinity"])
+        utc = datetime.timezone.utc
+        payload = text_payload(['["2024-01-02T09:04:05+09:00", "1900-01-02T08:45:21.1+05:41:16"]'])
+        self.assertEqual(sb_codec.decode_column(_io.COL_TIMESTAMPTZ_ARRAY, 1, payload)[0],
+                         [datetime.datetime(2024, 1, 2, 0, 4, 5, tzinfo=utc),
+                          datetime.datetime(1900, 1, 2, 3, 4, 5, 100000, tzinfo=utc)])
+
     def test_nan_elements_of_float_arrays_stay_nan(self):
         # a list's NaN is a value: numeric[] and float arrays keep it (rev38)
         nan = float("nan")
