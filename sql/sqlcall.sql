@@ -155,7 +155,22 @@ def main():
 $$);
 SELECT sandbox_execute($$
 def main():
-    return sql("SELECT $1::text", [1])
+    return sql("SELECT $1::text", {1})
+$$);
+-- a list (a tuple, an array, a Series) is an array, for = ANY($1): its
+-- elements as parameters of their types are, quoted (review 48)
+SELECT sandbox_execute($$
+import datetime
+import numpy as np
+import pandas as pd
+def main():
+    names = sql("SELECT x FROM unnest(ARRAY['EUR', 'GBP', 'a \"b\" \\ c', 'NULL', '']) x "
+                "WHERE x = ANY($1) ORDER BY x", ["EUR", 'a "b" \\ c', "NULL", "", None])["x"].tolist()
+    return {"names": names,
+            "ints": sql("SELECT $1::int[] AS a", np.array([1, 2]))["a"][0],
+            "nested": sql("SELECT $1::float8[] AS a", [[1.5, float("nan")], (2, None)])["a"][0],
+            "dates": sql("SELECT $1::date[] AS a", pd.Series([datetime.date(2024, 2, 29)]))["a"][0],
+            "empty": sql("SELECT cardinality($1::text[]) AS n", [])["n"][0]}
 $$);
 -- sandbox_run reports it like any other exception
 SELECT sandbox_run($$

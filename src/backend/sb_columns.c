@@ -235,6 +235,9 @@ sb_input_kind(Oid typid, bool numeric_decimal)
 				{
 					case NUMERICOID:
 						return numeric_decimal ? SB_COL_DECIMAL_ARRAY : SB_COL_NUMERIC_ARRAY;
+					case FLOAT4OID:
+					case FLOAT8OID:
+						return SB_COL_NUMERIC_ARRAY;	/* NaN, Infinity as floats too */
 					case DATEOID:
 						return SB_COL_DATE_ARRAY;
 					case TIMESTAMPOID:

@@ -1040,8 +1040,36 @@ def _sql_param(value, i):
         return str(value)
     if isinstance(value, datetime.timedelta):
         return "%d microseconds" % (value // datetime.timedelta(microseconds=1))
+    if t is list or t is tuple:
+        return _sql_array(value, i, 0)
+    if (t is np.ndarray and value.ndim > 0) or t is pd.Series or isinstance(value, pd.Index):
+        return _sql_array(value.tolist(), i, 0)
     raise TypeError('sql() parameter %d has type "%s"; pass None, bool, int, float, str, '
-                    "Decimal, a date, time or datetime, a timedelta or a UUID" % (i, t.__name__))
+                    "Decimal, a date, time or datetime, a timedelta, a UUID, or a list of "
+                    "them (an array: WHERE x = ANY($1))" % (i, t.__name__))
+
+
+def _sql_array(values, i, depth):
+    """A list as an array literal ('{"EUR","GBP"}'), for = ANY($1): its
+    elements as a parameter of their type is, a list inside a list a
+    dimension."""
+    if depth >= 6:
+        raise ValueError("sql() parameter %d is nested more than 6 lists deep" % i)
+    parts = []
+    for v in values:
+        if type(v) is list or type(v) is tuple:
+            parts.append(_sql_array(v, i, depth + 1))
+            continue
+        text = _sql_param(v, i)
+        if text is None:
+            parts.append("NULL")
+        else:
+            if type(text) is bool:
+                text = "true" if text else "false"
+            elif type(text) is not str:
+                text = repr(text)       # int, float (finite: NaN/inf are text)
+            parts.append('"%s"' % text.replace("\\", "\\\\").replace('"', '\\"'))
+    return "{" + ",".join(parts) + "}"
 
 
 def sql(query, *params):

@@ -510,8 +510,16 @@ class SqlTests(unittest.TestCase):
             None, True, 2, 1.5, "x", datetime.date(2024, 2, 29), decimal.Decimal("1.10"),
             float("nan"))], [None, True, 2, 1.5, "x", "2024-02-29", "1.10", "NaN"])
         with self.assertRaises(TypeError) as caught:
-            sb_runtime._sql_param([1], 3)
-        self.assertIn('sql() parameter 3 has type "list"', str(caught.exception))
+            sb_runtime._sql_param({1}, 3)
+        self.assertIn('sql() parameter 3 has type "set"', str(caught.exception))
+        # lists are arrays, for = ANY($1)
+        self.assertEqual(sb_runtime._sql_param(["a", 'b"\\', None, 1, 2.5, True, [3]], 1),
+                         '{"a","b\\"\\\\",NULL,"1","2.5","true",{"3"}}')
+        self.assertEqual(sb_runtime._sql_param((), 1), "{}")
+        deep = []
+        deep.append(deep)
+        with self.assertRaises(ValueError):
+            sb_runtime._sql_param(deep, 1)
 
 
 class PartitionTests(unittest.TestCase):
