@@ -252,6 +252,17 @@ SELECT * FROM py_pairs();
 CREATE FUNCTION py_mixed() RETURNS SETOF py_pair
 LANGUAGE pysandbox AS 'return [{"x": 1, "label": "one"}, (2, "two")]';
 SELECT * FROM py_mixed();
+-- RETURNS TABLE takes a dict as sandbox_rows does: a dict of lists is
+-- columns, another dict one row (review 48: refused as "a dict for a set")
+CREATE FUNCTION py_bins(edges float8[], counts int[])
+RETURNS TABLE (lo float8, hi float8, n int) LANGUAGE pysandbox AS $$
+return {"lo": edges[:-1], "hi": edges[1:], "n": counts}
+$$;
+SELECT * FROM py_bins('{0, 1, 2.5}', '{4, 7}');
+CREATE FUNCTION py_one_summary() RETURNS TABLE (total int, n int)
+LANGUAGE pysandbox AS 'return {"total": 10, "n": 2}';
+SELECT * FROM py_one_summary();
+DROP FUNCTION py_bins, py_one_summary;
 -- None in a set of rows is a row of NULLs (review 43: refused with a message
 -- that listed None as allowed); another value says which row
 CREATE FUNCTION py_null_rows() RETURNS SETOF py_pair

@@ -261,9 +261,19 @@ SELECT (SELECT count(*) FROM sandbox_rows(NULL::rows_nothing, 'def main(): retur
 SELECT * FROM sandbox_rows('def main(): return {"a": [1, 2], "b": ("x", "y")}') AS t(a int, b text);
 SELECT * FROM sandbox_rows('def main(): return {"a": 1, "tags": ["x", "y"]}') AS t(a int, tags text[]);
 SELECT pg_temp.rows_error('a int', 'def main(): return {"a": [1, 2], "b": [3]}');
+-- single values are the rows of a one-column result; a 2-D array's rows
+-- and a 1-D array's values are rows (review 48: all three were refused)
+SELECT * FROM sandbox_rows('def main(): return ["north", None, "south"]') AS t(store text);
+SELECT * FROM sandbox_rows($$
+import numpy as np
+def main():
+    return np.column_stack([np.arange(3), np.arange(3) * 1.5])
+$$) AS t(i int, x float8);
+SELECT * FROM sandbox_rows('import numpy as np
+def main(): return np.array([3, 1])') AS t(n int);
+SELECT pg_temp.rows_error('a int, b int', 'def main(): return [1, 2]');
 -- anything else is 42804
 SELECT pg_temp.rows_error('a int', 'def main(): return 5');
-SELECT pg_temp.rows_error('a int', 'def main(): return [1, 2]');
 SELECT pg_temp.rows_error('a int', 'def main(): return [{"a": 1}, (2,)]');
 SELECT pg_temp.rows_error('a int', 'def main(): return [(1,), 2]');
 SELECT * FROM sandbox_rows('def main(): return 5') AS t(a int);

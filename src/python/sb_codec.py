@@ -1076,6 +1076,10 @@ def _as_frame(value, spec, func):
     if t is pd.Series:
         value = value.to_frame()
         t = pd.DataFrame
+    if t is np.ndarray and value.ndim in (1, 2):
+        # rows of a 2-D array, the values of a 1-D one (np.column_stack)
+        value = value.tolist()
+        t = list
     if t is pd.DataFrame:
         # like the JSON path: a non-default index (groupby keys) is a column
         if not _has_default_index(value):
@@ -1114,6 +1118,14 @@ def _as_frame(value, spec, func):
                         "row %d of the result of %s() has %d values, but %d columns "
                         "are declared" % (i + 1, func, len(r), width), _MISMATCH)
             return _records_frame(rows, [c["name"] for c in spec])
+        if not issubclass(first, (tuple, list, dict)) and \
+                not any(type(r) in (tuple, list, dict) for r in rows):
+            # single values: each a row of a one-column result
+            if len(spec) == 1:
+                return _records_frame([(r,) for r in rows], [spec[0]["name"]])
+            raise RowsError('%s() returned single values (the first of type "%s"), but %d '
+                            "columns are declared; return a tuple or a dict per row"
+                            % (func, first.__name__, len(spec)), _MISMATCH)
     raise RowsError('%s() returned a value of type "%s"; return a DataFrame, '
                     "a list of dicts or a list of tuples" % (func, t.__name__),
                     _MISMATCH)

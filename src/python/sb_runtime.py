@@ -989,6 +989,8 @@ def _function_rows(value, shape, func, rows=None, budget=1 << 30):
                     % (func, len(value)), "42804")
             return value
         return [_one_row(value, func)]
+    if shape == "setof_composite" and type(value) is dict:
+        return value    # columns (a dict of lists) or one row, as sandbox_rows takes it
     if type(value) in (str, bytes, dict) or not hasattr(type(value), "__iter__"):
         # return 5 from a SETOF function: not "'int' object is not iterable"
         raise sb_codec.RowsError(
