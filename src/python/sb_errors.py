@@ -266,8 +266,8 @@ _LATER_KEYWORDS = {
                        "columns to pass instead, df.groupby(key)[columns].apply(f)"),
     "dtype_backend": ("dtype_backend is pandas 2's: leave it out (an integer column with "
                       "missing values can be made nullable with .astype(\"Int64\"))"),
-    "limit_area": ("limit_area is pandas 2.2's: fill, then mask what should stay missing, "
-                   "or use interpolate(limit_area=\"inside\")"),
+    "limit_area": ("ffill(limit_area=) is pandas 2.2's: write s.interpolate(method=\"pad\", "
+                   "limit_area=\"inside\") for ffill, method=\"bfill\" for bfill"),
     "date_format": ("date_format is pandas 2's: parse the column after reading it, "
                     "pd.to_datetime(df[\"col\"], format=\"%Y-%m-%d\")"),
 }
@@ -320,11 +320,21 @@ def _merge_help(exc, text):
             not any(f.endswith(_MERGE_FILE) for f in _code_files(exc)):
         return None
     types = _MERGE_TYPES.search(text)
-    if types and "datetime64" in text:
+    kinds = {types.group(1), types.group(2)} if types else set()
+    if kinds and all(k.startswith("datetime64") for k in kinds):
         return None                     # time zones: _TZ_MIXED's hint
+    if kinds and any(k.startswith("datetime64") for k in kinds):
+        return ('the merge keys have different types (%s and %s): make the text keys '
+                'timestamps before merging, df["key"] = pd.to_datetime(df["key"])'
+                % (types.group(1), types.group(2)))
+    if "object" in kinds and kinds & {"int64", "Int64", "float64", "int32"}:
+        return ('the merge keys have different types (%s and %s): make the text keys '
+                'numbers before merging, df["key"] = pd.to_numeric(df["key"]).astype("Int64") '
+                '(Int64 keeps NULLs), or the numbers text with .astype(str)'
+                % (types.group(1), types.group(2)))
     if types:
         return ('the merge keys have different types (%s and %s): convert one to the '
-                'other\'s before merging, such as df["key"] = df["key"].astype(int) or '
+                'other\'s before merging, such as df["key"] = df["key"].astype("Int64") or '
                 '.astype(str)' % (types.group(1), types.group(2)))
     if "NAType" in text or "Int64Dtype()" in text or "Int32Dtype()" in text:
         return ('a key column with NULLs arrives as Int64 (pandas\' nullable integer), which '
@@ -394,9 +404,10 @@ def exception_help(exc, inputs, ws=None):
     if text and type(exc) is ValueError and text == "cannot convert NA to integer":
         return _INT_CAST_HINT
     if text and type(exc) is ValueError and text == "Index contains duplicate entries, cannot reshape":
-        return ('pivot() takes one value per index and column pair: combine duplicates with '
-                'pivot_table(index=..., columns=..., values=..., aggfunc="sum"), or drop them '
-                'first with drop_duplicates([index, columns])')
+        return ('pivot() and unstack() take one value per index and column pair: combine '
+                'duplicates with pivot_table(index=..., columns=..., values=..., '
+                'aggfunc="sum") or groupby([...]).sum().unstack(), or drop them first with '
+                'drop_duplicates')
     if nullable:
         return ('if these are an integer or boolean column with NULLs: such columns arrive '
                 'as pandas\' nullable Int64 and boolean, whose missing value is pd.NA, and '

@@ -120,17 +120,26 @@ def _constant_problem(value, constants, rebound):
     return None
 
 
-def _is_backend_choice(stmt):
-    """matplotlib.use("Agg") or plt.switch_backend("agg"): what almost every
-    chart an agent writes begins with (Jupyter's inline backend too)."""
+def _backend_choice(stmt):
+    """"agg" for matplotlib.use("Agg") or plt.switch_backend("agg") (the
+    name positional or as backend=/newbackend=, force= aside), "inline" for
+    Jupyter's backend, else None: what almost every chart an agent writes
+    begins with."""
     if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
-        return False
-    func = stmt.value.func
-    return isinstance(func, ast.Attribute) and func.attr in ("use", "switch_backend") and \
-        isinstance(func.value, ast.Name) and func.value.id in ("matplotlib", "mpl", "plt") and \
-        bool(stmt.value.args) and isinstance(stmt.value.args[0], ast.Constant) and \
-        isinstance(stmt.value.args[0].value, str) and \
-        stmt.value.args[0].value.lower() in ("agg", "module://matplotlib_inline.backend_inline")
+        return None
+    call = stmt.value
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr in ("use", "switch_backend") and
+            isinstance(func.value, ast.Name) and func.value.id in ("matplotlib", "mpl", "plt")):
+        return None
+    named = [k.value for k in call.keywords if k.arg in ("backend", "newbackend")]
+    others = [k for k in call.keywords if k.arg not in ("backend", "newbackend", "force")]
+    given = list(call.args) + named
+    if len(given) != 1 or len(call.args) > 1 or others or \
+            not (isinstance(given[0], ast.Constant) and isinstance(given[0].value, str)):
+        return None
+    return {"agg": "agg", "module://matplotlib_inline.backend_inline": "inline"}.get(
+        given[0].value.lower())
 
 
 def _is_main_guard(stmt):
@@ -621,12 +630,11 @@ class _Validator:
                 message = self._top_level_assignment_problem(stmt)
             elif _is_main_guard(stmt):
                 message = MAIN_GUARD_MESSAGE
-            elif _is_backend_choice(stmt):
+            elif _backend_choice(stmt):
                 # Agg is what the sandbox draws with: choosing it changes
                 # nothing and may stay (review 48: a headless script's
                 # first line); the notebook's backend is not there
-                agg = stmt.value.args[0].value.lower() == "agg"
-                message = None if agg else BACKEND_MESSAGE
+                message = None if _backend_choice(stmt) == "agg" else BACKEND_MESSAGE
             else:
                 message = TOP_LEVEL_MESSAGE
             if message is not None:

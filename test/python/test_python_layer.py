@@ -246,8 +246,13 @@ class TopLevelTests(ValidatorTestCase):
             self.assertEqual(findings, [finding(source.count("\n"), 1, "top-level", message)]
                              if message else [])
         head = "import matplotlib\nimport matplotlib as mpl\nimport matplotlib.pyplot as plt\n"
-        for line in ("matplotlib.use('Agg')", 'mpl.use("agg")', "plt.switch_backend('Agg')"):
+        for line in ("matplotlib.use('Agg')", 'mpl.use("agg")', "plt.switch_backend('Agg')",
+                     "matplotlib.use(backend='Agg', force=True)",
+                     "plt.switch_backend(newbackend='agg')"):
             check(head + line + "\n", None)
+        for line in ("matplotlib.use('Agg', True, 1)", "matplotlib.use('agg', backend='agg')",
+                     "plt.style.use('agg')", "matplotlib.use(x='agg')"):
+            check(head + line + "\n", sb_validator.TOP_LEVEL_MESSAGE)
         check(head + "matplotlib.use('module://matplotlib_inline.backend_inline')\n",
               sb_validator.BACKEND_MESSAGE)
         check("import matplotlib\nmatplotlib.use('pdf')\n", sb_validator.TOP_LEVEL_MESSAGE)
