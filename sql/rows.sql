@@ -528,7 +528,10 @@ def main():
 $$) AS t(d date, ts timestamp, tz timestamptz);
 
 --
--- timestamp: wall-clock time; an aware value's wall clock in UTC
+-- timestamp: wall-clock time; an aware value's own wall clock, as
+-- tz_localize(None) and PostgreSQL's input of "12:00+02" give it, and as
+-- its day goes into a date column (review 50: it was UTC's clock, so one
+-- value gave a date and a timestamp of different days)
 --
 SELECT * FROM sandbox_rows($$
 import datetime
@@ -545,6 +548,20 @@ SELECT * FROM sandbox_rows('def main(): return [("2024-01-01 10:00:00.7",), ("20
 SELECT pg_temp.rows_error('ts timestamp', 'def main(): return [("yesterday-ish",)]');
 
 --
+-- arrays' elements as the scalars: into timestamptz[] a naive value is UTC,
+-- whatever the session's zone (review 51: the element's text was read in
+-- the session's zone); into timestamp[] an aware one is its wall clock
+SET timezone = 'Asia/Tokyo';
+SELECT tz::text[] = ARRAY['2024-01-01 21:00:00+09', '2024-01-01 20:00:00+09'] AS instants_ok,
+       ts, d
+FROM sandbox_rows($$
+import datetime, pandas as pd
+def main():
+    naive = datetime.datetime(2024, 1, 1, 12)
+    aware = pd.Timestamp("2024-01-01 12:00", tz="Europe/Berlin")
+    return [([naive, aware], [naive, aware], [aware])]
+$$) AS t(tz timestamptz[], ts timestamp(0)[], d date[]);
+SET TimeZone = 'UTC';
 -- timestamptz: an aware value is that instant; a naive one is taken as UTC
 -- (as pandas does, and as timestamptz inputs arrive), whatever the session
 -- TimeZone

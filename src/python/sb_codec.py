@@ -1266,12 +1266,12 @@ def _encode_datetime(series, name, kind, sqltype=None):
             if t in (_Timestamp, datetime.datetime, datetime.date, np.datetime64, str):
                 try:
                     stamp = _Timestamp(v)
-                    if kind == sb_io.COL_DATE and stamp.tzinfo is not None:
-                        stamp = stamp.tz_localize(None)     # its own calendar's day
+                    if kind != sb_io.COL_TIMESTAMPTZ and stamp.tzinfo is not None:
+                        stamp = stamp.tz_localize(None)     # its own day and clock
                     converted.append(stamp)
                     continue
                 except (ValueError, TypeError, OverflowError):
-                    micros = _far_micros(v, kind == sb_io.COL_DATE)
+                    micros = _far_micros(v, kind != sb_io.COL_TIMESTAMPTZ)
                     if micros is not None:
                         far[i] = micros
                         converted.append(pd.NaT)
@@ -1285,9 +1285,10 @@ def _encode_datetime(series, name, kind, sqltype=None):
             s = pd.Series(pd.to_datetime(converted, utc=kind == sb_io.COL_TIMESTAMPTZ))
         except (ValueError, TypeError):
             s = pd.Series(pd.to_datetime(converted, utc=True))
-    if isinstance(s.dtype, pd.DatetimeTZDtype) and kind == sb_io.COL_DATE:
-        # a day is the value's own: midnight in Berlin is that day, not the
-        # day before in UTC (as .date() and a cast in that zone give it)
+    if isinstance(s.dtype, pd.DatetimeTZDtype) and kind != sb_io.COL_TIMESTAMPTZ:
+        # a day and a wall clock are the value's own: midnight in Berlin is
+        # that day, not the day before in UTC (as .date(), tz_localize(None),
+        # a cast in that zone and PostgreSQL's input of "...+01:00" give it)
         s = s.dt.tz_localize(None)
     elif isinstance(s.dtype, pd.DatetimeTZDtype):
         s = s.dt.tz_convert("UTC").dt.tz_localize(None)
@@ -1309,10 +1310,24 @@ def _quoted(text):
 _NAN_ARRAYS = frozenset({"numeric[]", "double precision[]", "real[]"})
 
 
+def _moment_element(v, sqltype):
+    """A datetime element of a timestamptz array as a scalar of that type
+    takes it (review 51): a naive value is UTC, not the session's zone,
+    which the element's text would be read in.  (Into timestamp an aware
+    value's text gives its own wall clock, as the scalar does.)"""
+    if type(v) is not _Timestamp and type(v) is not datetime.datetime:
+        return v
+    if sqltype.startswith("timestamp") and "with time zone" in sqltype and v.tzinfo is None:
+        return v.replace(tzinfo=datetime.timezone.utc)
+    return v
+
+
 def _array_literal(value, name, row, sqltype=None):
     """A PostgreSQL array literal for a (nested) list."""
     parts = []
     for v in value:
+        if sqltype is not None:
+            v = _moment_element(v, sqltype)
         t = type(v)
         if sqltype in _NAN_ARRAYS and ((t in _FLOAT_TYPES and v != v) or
                                        (t is decimal.Decimal and v.is_nan())):
