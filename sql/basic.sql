@@ -123,6 +123,12 @@ SELECT sandbox_execute($$
 def main():
     return "\x1b[2J"
 $$);
+-- ... and so does a type's error quoting a value the code returned
+-- (review 50)
+SELECT * FROM sandbox_rows($$
+def main():
+    return [("X\x1b]0;owned\x07",)]
+$$) AS t(a inet);
 -- a DataFrame prints as in a terminal
 SELECT sandbox_execute($$
 import pandas as pd

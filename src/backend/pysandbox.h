@@ -641,6 +641,7 @@ extern void sb_check_outcome(const SbOutcome *out, const SbLimits *limits);
 extern Jsonb *sb_result_to_jsonb(const SbOutcome *out, const SbLimits *limits);
 extern void sb_emit_print(const char *text, Size len);
 extern char *sb_printable(const char *s);
+extern void sb_error_printable(ErrorData *edata);
 extern bool sb_text_ok(const char *text, Size len);
 extern char *sb_to_server_lossy(const char *text, Size len);
 extern char *sb_try_to_server(const char *text, int len);

@@ -139,12 +139,19 @@ char *
 sb_printable(const char *s)
 {
 	StringInfoData buf;
-	bool		utf8 = GetDatabaseEncoding() == PG_UTF8;
+	int			enc = GetDatabaseEncoding();
+
+	/* C1 in UTF-8 (SQL_ASCII passes the child's UTF-8 on), or as a byte */
+	bool		utf8 = enc == PG_UTF8 || enc == PG_SQL_ASCII;
+	bool		iso8859 = (enc >= PG_LATIN1 && enc <= PG_LATIN10) ||
+		(enc >= PG_ISO_8859_5 && enc <= PG_ISO_8859_8);
 	const unsigned char *p;
 
+#define SB_C0(c)	(((c) < 0x20 && (c) != '\n' && (c) != '\t') || (c) == 0x7f)
+#define SB_C1(p)	((utf8 && (p)[0] == 0xc2 && (p)[1] >= 0x80 && (p)[1] <= 0x9f) || \
+					 (iso8859 && (p)[0] >= 0x80 && (p)[0] <= 0x9f))
 	for (p = (const unsigned char *) s; *p; p++)
-		if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f ||
-			(utf8 && *p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
+		if (SB_C0(*p) || SB_C1(p))
 			break;
 	if (*p == '\0')
 		return (char *) s;
@@ -152,17 +159,40 @@ sb_printable(const char *s)
 	appendBinaryStringInfo(&buf, s, (const char *) p - s);
 	for (; *p; p++)
 	{
-		if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
+		if (SB_C0(*p))
 			appendStringInfo(&buf, "\\x%02x", *p);
-		else if (utf8 && *p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+		else if (SB_C1(p))
 		{
-			p++;
+			if (utf8)
+				p++;
 			appendStringInfo(&buf, "\\x%02x", *p);
 		}
 		else
 			appendStringInfoChar(&buf, (char) *p);
 	}
+#undef SB_C0
+#undef SB_C1
 	return buf.data;
+}
+
+/*
+ * An error about a value the child sent (a type's input function quotes
+ * it: invalid input syntax for type inet: "..."), made printable as the
+ * child's own texts are before it is raised again.
+ */
+void
+sb_error_printable(ErrorData *edata)
+{
+	if (edata->message)
+		edata->message = sb_printable(edata->message);
+	if (edata->detail)
+		edata->detail = sb_printable(edata->detail);
+	if (edata->detail_log)
+		edata->detail_log = sb_printable(edata->detail_log);
+	if (edata->hint)
+		edata->hint = sb_printable(edata->hint);
+	if (edata->context)
+		edata->context = sb_printable(edata->context);
 }
 
 /* Relay one print() call as a NOTICE (invalid text from the child is dropped). */

@@ -427,6 +427,7 @@ sb_rows_receive(SbRowsOut *ro, const SbOutcome *out, const SbLimits *limits,
 	MemoryContext rowcxt = NULL;
 	MemoryContext old;
 	SbRowsContext ctx = {func, NULL, 0};
+	MemoryContext catchcxt = CurrentMemoryContext;
 	Size		expansion = 0;
 	ErrorContextCallback errcb;
 	ListCell   *lc;
@@ -462,42 +463,61 @@ sb_rows_receive(SbRowsOut *ro, const SbOutcome *out, const SbLimits *limits,
 	errcb.arg = &ctx;
 	errcb.previous = error_context_stack;
 	error_context_stack = &errcb;
-	for (ctx.row = 0; ctx.row < nrows; ctx.row++)
+	/*
+	 * A type's input function quotes the value it refuses: the child's text,
+	 * made printable as its other texts are (review 50: ESC and BEL reached
+	 * the terminal in "invalid input syntax for type inet")
+	 */
+	PG_TRY();
 	{
-		CHECK_FOR_INTERRUPTS();
-		old = rowcxt ? MemoryContextSwitchTo(rowcxt) : CurrentMemoryContext;
-		for (i = 0; i < tupdesc->natts; i++)
-			nulls[i] = true;
-		for (i = 0; i < ncols; i++)
+		for (ctx.row = 0; ctx.row < nrows; ctx.row++)
 		{
-			SbOutColumn *c = &cols[i];
-			bool		valid = sb_column_valid(&c->view, ctx.row);
+			CHECK_FOR_INTERRUPTS();
+			old = rowcxt ? MemoryContextSwitchTo(rowcxt) : CurrentMemoryContext;
+			for (i = 0; i < tupdesc->natts; i++)
+				nulls[i] = true;
+			for (i = 0; i < ncols; i++)
+			{
+				SbOutColumn *c = &cols[i];
+				bool		valid = sb_column_valid(&c->view, ctx.row);
 
-			ctx.column = c->name;
-			nulls[c->attnum] = !valid;
-			if (c->kind == SB_COL_TEXT)
-			{
-				if (valid)
-					values[c->attnum] = sb_text_datum(c, ctx.row, &expansion);
-				else			/* a NULL must still satisfy a domain's NOT NULL */
-					(void) InputFunctionCall(&c->input, NULL, c->typioparam, c->typmod);
+				ctx.column = c->name;
+				nulls[c->attnum] = !valid;
+				if (c->kind == SB_COL_TEXT)
+				{
+					if (valid)
+						values[c->attnum] = sb_text_datum(c, ctx.row, &expansion);
+					else			/* a NULL must still satisfy a domain's NOT NULL */
+						(void) InputFunctionCall(&c->input, NULL, c->typioparam, c->typmod);
+				}
+				else
+				{
+					values[c->attnum] = valid ? sb_fixed_datum(c, ctx.row) : (Datum) 0;
+					if (c->typid != c->basetype)
+						domain_check(values[c->attnum], !valid, c->typid, &c->domain_extra,
+									 c->cache_cxt);
+				}
 			}
-			else
+			ctx.column = NULL;
+			MemoryContextSwitchTo(old);
+			if (store != NULL)
 			{
-				values[c->attnum] = valid ? sb_fixed_datum(c, ctx.row) : (Datum) 0;
-				if (c->typid != c->basetype)
-					domain_check(values[c->attnum], !valid, c->typid, &c->domain_extra,
-								 c->cache_cxt);
+				tuplestore_putvalues(store, tupdesc, values, nulls);
+				MemoryContextReset(rowcxt);
 			}
-		}
-		ctx.column = NULL;
-		MemoryContextSwitchTo(old);
-		if (store != NULL)
-		{
-			tuplestore_putvalues(store, tupdesc, values, nulls);
-			MemoryContextReset(rowcxt);
 		}
 	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(catchcxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		sb_error_printable(edata);
+		ReThrowError(edata);
+	}
+	PG_END_TRY();
 	error_context_stack = errcb.previous;
 	if (rowcxt)
 		MemoryContextDelete(rowcxt);
