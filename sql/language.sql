@@ -262,7 +262,16 @@ SELECT * FROM py_bins('{0, 1, 2.5}', '{4, 7}');
 CREATE FUNCTION py_one_summary() RETURNS TABLE (total int, n int)
 LANGUAGE pysandbox AS 'return {"total": 10, "n": 2}';
 SELECT * FROM py_one_summary();
-DROP FUNCTION py_bins, py_one_summary;
+-- a one-column RETURNS TABLE is a set of values, which takes its rows as
+-- 1-tuples or dicts of its column too, and names the column in errors
+-- (review 50: refused, naming the function as the column)
+CREATE FUNCTION py_one_column() RETURNS TABLE (a int)
+LANGUAGE pysandbox AS 'return [{"a": 1}, (2,), 3]';
+SELECT * FROM py_one_column();
+CREATE OR REPLACE FUNCTION py_one_column() RETURNS TABLE (a int)
+LANGUAGE pysandbox AS 'return ["x"]';
+SELECT * FROM py_one_column();
+DROP FUNCTION py_bins, py_one_summary, py_one_column;
 -- None in a set of rows is a row of NULLs (review 43: refused with a message
 -- that listed None as allowed); another value says which row
 CREATE FUNCTION py_null_rows() RETURNS SETOF py_pair

@@ -899,6 +899,7 @@ pysandbox_call_handler_call(PG_FUNCTION_ARGS)
 	SbSandbox  *held;
 	TransactionId fn_xmin;
 	ItemPointerData fn_tid;
+	char	   *result_name;
 
 	if (CALLED_AS_TRIGGER(fcinfo) || CALLED_AS_EVENT_TRIGGER(fcinfo))
 		ereport(ERROR,
@@ -955,9 +956,13 @@ pysandbox_call_handler_call(PG_FUNCTION_ARGS)
 				 errmsg("function returning record called in context that cannot accept type record"),
 				 errhint("Declare the result columns: RETURNS TABLE(...), OUT parameters, or a column definition list.")));
 
+	/* RETURNS TABLE (a int), a single OUT parameter: the column is "a" */
+	result_name = get_func_result_name(fcinfo->flinfo->fn_oid);
+	if (result_name == NULL)
+		result_name = fn->pyname;
 	if (retset && shape == SB_SHAPE_SETOF_SCALAR)
 	{
-		sb_materialize_scalar(fcinfo, fn->pyname, rettype);
+		sb_materialize_scalar(fcinfo, result_name, rettype);
 		desc = rsinfo->setDesc;
 	}
 	else if (retset)
@@ -980,7 +985,7 @@ pysandbox_call_handler_call(PG_FUNCTION_ARGS)
 		if (!HeapTupleIsValid(again))
 			elog(ERROR, "cache lookup failed for function %u", fcinfo->flinfo->fn_oid);
 		if (shape == SB_SHAPE_SCALAR)
-			desc = sb_scalar_desc(fn->pyname, rettype);
+			desc = sb_scalar_desc(result_name, rettype);
 		else if (shape == SB_SHAPE_COMPOSITE)
 			desc = BlessTupleDesc(CreateTupleDescCopy(desc));
 		cache->def = NULL;

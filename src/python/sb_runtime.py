@@ -1006,7 +1006,16 @@ def _function_rows(value, shape, func, rows=None, budget=1 << 30):
                     "values; return one column, a Series or a list"
                     % (func, value.shape[1]), "42804")
             value = value.iloc[:, 0]
-        return [(v,) for v in value]
+        column = ((rows or {}).get("columns") or [{}])[0]
+        if column.get("category") == "json":
+            return [(v,) for v in value]
+        # RETURNS TABLE (a int) is a set of values: rows of one value given
+        # as a 1-tuple or a dict of that column come as sandbox_rows takes
+        # them (review 50)
+        name = column.get("name")
+        return [(v[0],) if type(v) is tuple and len(v) == 1 else
+                (v[name],) if type(v) is dict and len(v) == 1 and name in v else (v,)
+                for v in value]
     if type(value) in (pd.DataFrame, pd.Series):
         return value
     out = [row if type(row) is tuple or row is None else _one_row(row, func, i + 1)

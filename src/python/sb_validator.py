@@ -120,20 +120,24 @@ def _constant_problem(value, constants, rebound):
     return None
 
 
-def _backend_choice(stmt):
+def _backend_choice(stmt, modules):
     """"agg" for matplotlib.use("Agg") or plt.switch_backend("agg") (the
-    name positional or as backend=/newbackend=, force= aside), "inline" for
-    Jupyter's backend, else None: what almost every chart an agent writes
-    begins with."""
+    name positional or as backend=/newbackend=, a constant force= aside),
+    "inline" for Jupyter's backend, else None: what almost every chart an
+    agent writes begins with.  modules: what each top-level name was last
+    bound to by an import (None: by anything else), so that only
+    matplotlib's own use() and pyplot's switch_backend() count."""
     if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
         return None
     call = stmt.value
     func = call.func
-    if not (isinstance(func, ast.Attribute) and func.attr in ("use", "switch_backend") and
-            isinstance(func.value, ast.Name) and func.value.id in ("matplotlib", "mpl", "plt")):
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and
+            (func.attr, modules.get(func.value.id)) in (("use", "matplotlib"),
+                                                        ("switch_backend", "matplotlib.pyplot"))):
         return None
     named = [k.value for k in call.keywords if k.arg in ("backend", "newbackend")]
-    others = [k for k in call.keywords if k.arg not in ("backend", "newbackend", "force")]
+    others = [k for k in call.keywords if k.arg not in ("backend", "newbackend", "force") or
+              (k.arg == "force" and not isinstance(k.value, ast.Constant))]
     given = list(call.args) + named
     if len(given) != 1 or len(call.args) > 1 or others or \
             not (isinstance(given[0], ast.Constant) and isinstance(given[0].value, str)):
@@ -612,16 +616,28 @@ class _Validator:
         self._constants = {}
         self._module = node
         self._rebound = None
+        modules = {}                    # name: the module an import bound it to
         for index, stmt in enumerate(node.body):
             if isinstance(stmt, (ast.Import, ast.ImportFrom, ast.FunctionDef,
                                  ast.ClassDef, ast.AsyncFunctionDef)):
                 # a name bound again is no longer a constant
                 if isinstance(stmt, (ast.Import, ast.ImportFrom)):
                     for alias in stmt.names:
-                        self._constants[(alias.asname or alias.name).partition(".")[0]] = False
+                        name = (alias.asname or alias.name).partition(".")[0]
+                        self._constants[name] = False
+                        if isinstance(stmt, ast.ImportFrom):
+                            modules[name] = "%s.%s" % (stmt.module, alias.name) \
+                                if stmt.module and not stmt.level else None
+                        else:
+                            modules[name] = alias.name if alias.asname else name
                 else:
                     self._constants[stmt.name] = False
+                    modules[stmt.name] = None
                 continue                # async def is reported as "async"
+            for target in _target_names(stmt.targets if isinstance(stmt, ast.Assign) else
+                                        [stmt.target] if isinstance(stmt, ast.AnnAssign)
+                                        else []) or ():
+                modules[target] = None
             if (index == 0 and isinstance(stmt, ast.Expr)
                     and isinstance(stmt.value, ast.Constant)
                     and isinstance(stmt.value.value, str)):
@@ -630,11 +646,11 @@ class _Validator:
                 message = self._top_level_assignment_problem(stmt)
             elif _is_main_guard(stmt):
                 message = MAIN_GUARD_MESSAGE
-            elif _backend_choice(stmt):
+            elif _backend_choice(stmt, modules):
                 # Agg is what the sandbox draws with: choosing it changes
                 # nothing and may stay (review 48: a headless script's
                 # first line); the notebook's backend is not there
-                message = None if _backend_choice(stmt) == "agg" else BACKEND_MESSAGE
+                message = None if _backend_choice(stmt, modules) == "agg" else BACKEND_MESSAGE
             else:
                 message = TOP_LEVEL_MESSAGE
             if message is not None:

@@ -251,8 +251,16 @@ class TopLevelTests(ValidatorTestCase):
                      "plt.switch_backend(newbackend='agg')"):
             check(head + line + "\n", None)
         for line in ("matplotlib.use('Agg', True, 1)", "matplotlib.use('agg', backend='agg')",
-                     "plt.style.use('agg')", "matplotlib.use(x='agg')"):
+                     "plt.style.use('agg')", "matplotlib.use(x='agg')", "plt.use('agg')",
+                     "mpl.switch_backend('agg')", "matplotlib.use('agg', force=f())"):
             check(head + line + "\n", sb_validator.TOP_LEVEL_MESSAGE)
+        # only matplotlib's own: a name bound to anything else after the import
+        # (review 50: a class plt with a use() ran its code at top level)
+        for rebind in ("class plt:\n    def switch_backend(x): pass\n",
+                       "plt = 1\n", "import numpy as plt\n"):
+            check(head + rebind + "plt.switch_backend('agg')\n", sb_validator.TOP_LEVEL_MESSAGE)
+        check("from matplotlib import pyplot as p\np.switch_backend('agg')\n", None)
+        check("import matplotlib.pyplot\nmatplotlib.use('agg')\n", None)
         check(head + "matplotlib.use('module://matplotlib_inline.backend_inline')\n",
               sb_validator.BACKEND_MESSAGE)
         check("import matplotlib\nmatplotlib.use('pdf')\n", sb_validator.TOP_LEVEL_MESSAGE)
