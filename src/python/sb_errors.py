@@ -3,8 +3,9 @@ the exception's message shortened to fit the backend's caps, and one
 sentence of what to do for the mistakes model-written code makes most
 (a column or name misspelt, an input or the workspace's dict not declared,
 pandas 2 spellings, NULLs in integer columns, dates compared with
-timestamps).  The help reads pandas' own frames and the exceptions' slots
-only: none of the code's functions run while an error is reported.
+timestamps).  The help reads pandas' own frames and code objects; the
+exception's str() (the code's own __str__ for its own exceptions) is
+what runs, and a failure of it is the message's, never the report's.
 """
 
 import ast
@@ -81,7 +82,7 @@ def user_traceback(exc, lines):
 def exception_message(exc):
     try:
         return _shorten(str(exc), _MAX_MESSAGE)
-    except Exception:
+    except BaseException:   # the code's __str__ (KeyboardInterrupt too: review 50)
         return "(the exception's message could not be formatted)"
 
 
@@ -113,6 +114,13 @@ def _missing_column_help(exc):
     code in the traceback (trusted code; no user code runs)."""
     key = exc.args[0] if len(exc.args) == 1 else None
     if type(key) is not str:
+        return None
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None or "/pandas/" not in tb.tb_frame.f_code.co_filename:
+        # the code's own lookup (a dict's, in a function apply() called):
+        # not the DataFrame's columns (review 50)
         return None
     # pandas words some lookups itself: "Column not found: x", "['x'] not in index"
     missing = [key]

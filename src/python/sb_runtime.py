@@ -803,7 +803,7 @@ def _report_exception(exc, lines, inputs=None):
         message = sb_errors.exception_message(exc)
         try:
             extra = sb_errors.exception_help(exc, inputs or {}, _WS[0])
-        except Exception:  # the help is a courtesy: never fail the report on it
+        except BaseException:  # the help is a courtesy: never fail the report on it
             extra = None
         if extra:
             message = "%s: %s" % (message, extra) if message else extra

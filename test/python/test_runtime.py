@@ -174,6 +174,16 @@ class LibraryMistakeHintTests(unittest.TestCase):
         message, hint = self.help_for(lambda: pd.Series(["a"]).astype("string[pyarrow]"))
         self.assertIn('dtype "string"', hint)
 
+    def test_own_key_error_is_not_a_missing_column(self):
+        # a dict lookup in a function apply() calls: not the frame's columns
+        import pandas as pd
+        df = pd.DataFrame({"k": [1], "v": [2]})
+        names = {}
+        message, hint = self.help_for(lambda: df.apply(lambda r: names[str(r["k"])], axis=1))
+        self.assertIsNone(hint, message)
+        message, hint = self.help_for(lambda: df["vv"])
+        self.assertIn('no column named "vv"', hint)
+
     def test_casts_and_pivots(self):
         import pandas as pd
         message, hint = self.help_for(
