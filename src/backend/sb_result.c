@@ -131,9 +131,10 @@ sb_to_server_lossy(const char *text, Size len)
  * an instruction to the terminal of the person who ran the call (ESC
  * sequences clear the screen, set its title, write the clipboard; a CR
  * writes over what was shown).  Each C0 control but newline and tab, DEL,
- * and in UTF-8 the C1 controls, become "\x1b" as Python writes them.
- * Values (results, rows) are data and stay as they are.  Returns s itself
- * when it holds none.
+ * and the C1 controls (U+0080..U+009F in UTF-8, and in SQL_ASCII, which
+ * passes the child's UTF-8 on; bytes 0x80..0x9F in the ISO 8859 encodings)
+ * become "\x1b" as Python writes them.  Values (results, rows) are data
+ * and stay as they are.  Returns s itself when it holds none.
  */
 char *
 sb_printable(const char *s)
