@@ -134,6 +134,14 @@ def _missing_column_help(exc):
     frame, index = _pandas_in_traceback(exc)
     if type(frame) is pd.DataFrame and (index is None or index is frame.columns):
         names = [c for c in list(frame.columns) if type(c) is str]
+        if names and missing in (["count"], ["proportion"]) and names[:1] == ["index"] and \
+                len(names) == 2:
+            # pandas 2's value_counts().reset_index() columns, in code for it
+            return ('no column named "%s"; the DataFrame has columns: index, %s. pandas here '
+                    'is %s, whose value_counts().reset_index() names the values "index" and '
+                    'the counts after the Series: write s.value_counts().rename_axis("%s")'
+                    '.reset_index(name="%s")'
+                    % (missing[0], names[1], pd.__version__, names[1], missing[0]))
         if names:
             return ('no column named %s; the DataFrame has columns: %s'
                     % (" or ".join('"%s"' % k for k in missing),

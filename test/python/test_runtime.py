@@ -184,6 +184,16 @@ class LibraryMistakeHintTests(unittest.TestCase):
         message, hint = self.help_for(lambda: df["vv"])
         self.assertIn('no column named "vv"', hint)
 
+    def test_value_counts_columns_of_pandas_2(self):
+        import pandas as pd
+        counts = pd.Series(["a", "b", "a"], name="region").value_counts().reset_index()
+        message, hint = self.help_for(lambda: counts.sort_values("count"))
+        self.assertIn('rename_axis("region").reset_index(name="count")', hint)
+        # the fix it names gives pandas 2's columns
+        fixed = pd.Series(["a", "b", "a"], name="region").value_counts() \
+            .rename_axis("region").reset_index(name="count")
+        self.assertEqual(list(fixed.columns), ["region", "count"])
+
     def test_casts_and_pivots(self):
         import pandas as pd
         message, hint = self.help_for(
