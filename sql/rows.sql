@@ -271,6 +271,23 @@ def main():
 $$) AS t(i int, x float8);
 SELECT * FROM sandbox_rows('import numpy as np
 def main(): return np.array([3, 1])') AS t(n int);
+-- ... datetimes and timedeltas as such, a structured array's fields by name
+-- (review 52: nanoseconds, and fields by position)
+SELECT * FROM sandbox_rows($$
+import pandas as pd
+def main():
+    return pd.Series(pd.to_timedelta(["5min", None])).values
+$$) AS t(took interval);
+SELECT * FROM sandbox_rows($$
+import pandas as pd
+def main():
+    return pd.to_datetime(["2024-01-02 03:04:05.5"]).values
+$$) AS t(at timestamp);
+SELECT * FROM sandbox_rows($$
+import numpy as np
+def main():
+    return np.array([(1, 2), (3, 4)], dtype=[("b", "i8"), ("a", "i8")])
+$$) AS t(a int, b int);
 SELECT pg_temp.rows_error('a int, b int', 'def main(): return [1, 2]');
 -- anything else is 42804
 SELECT pg_temp.rows_error('a int', 'def main(): return 5');

@@ -170,7 +170,11 @@ def main():
             "ints": sql("SELECT $1::int[] AS a", np.array([1, 2]))["a"][0],
             "nested": sql("SELECT $1::float8[] AS a", [[1.5, float("nan")], (2, None)])["a"][0],
             "dates": sql("SELECT $1::date[] AS a", pd.Series([datetime.date(2024, 2, 29)]))["a"][0],
-            "empty": sql("SELECT cardinality($1::text[]) AS n", [])["n"][0]}
+            "empty": sql("SELECT cardinality($1::text[]) AS n", [])["n"][0],
+            "times": sql("SELECT $1::interval[] AS a, $2::timestamp[] AS b",
+                         pd.to_timedelta(["5min"]).values,
+                         [pd.to_datetime(["2024-01-02 03:04"]).values, [pd.NaT]])[["a", "b"]]
+                     .astype(str).iloc[0].tolist()}
 $$);
 -- sandbox_run reports it like any other exception
 SELECT sandbox_run($$

@@ -194,6 +194,8 @@ sb_error_printable(ErrorData *edata)
 		edata->hint = sb_printable(edata->hint);
 	if (edata->context)
 		edata->context = sb_printable(edata->context);
+	if (edata->internalquery)
+		edata->internalquery = sb_printable(edata->internalquery);
 }
 
 /* Relay one print() call as a NOTICE (invalid text from the child is dropped). */

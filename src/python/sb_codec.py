@@ -1047,6 +1047,17 @@ def _records_frame(rows, columns=None):
     return frame
 
 
+def plain_list(array):
+    """A numpy array as (nested) lists of Python values, datetime64 and
+    timedelta64 as datetime and timedelta (their tolist() at nanosecond
+    resolution gives int nanoseconds: 5 minutes became 300000000000)."""
+    if array.dtype.kind == "M":
+        array = array.astype("datetime64[us]")
+    elif array.dtype.kind == "m":
+        array = array.astype("timedelta64[us]")
+    return array.tolist()
+
+
 def _as_frame(value, spec, func):
     """The function's result as a DataFrame with string column labels."""
     t = type(value)
@@ -1076,9 +1087,14 @@ def _as_frame(value, spec, func):
     if t is pd.Series:
         value = value.to_frame()
         t = pd.DataFrame
-    if t is np.ndarray and value.ndim in (1, 2):
-        # rows of a 2-D array, the values of a 1-D one (np.column_stack)
-        value = value.tolist()
+    if t is np.ndarray and value.dtype.names is not None and value.ndim == 1:
+        # a structured array's fields are columns, by name (review 52)
+        value = pd.DataFrame(value)
+        t = pd.DataFrame
+    elif t is np.ndarray and value.ndim in (1, 2):
+        # rows of a 2-D array, the values of a 1-D one (np.column_stack);
+        # datetimes and timedeltas as such (tolist() gives nanoseconds)
+        value = plain_list(value)
         t = list
     if t is pd.DataFrame:
         # like the JSON path: a non-default index (groupby keys) is a column

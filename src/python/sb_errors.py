@@ -126,9 +126,9 @@ def _missing_column_help(exc):
     missing = [key]
     if key.startswith(("Column not found: ", "Columns not found: ")):
         missing = [k.strip().strip("'") for k in key.split(": ", 1)[1].split(",")]
-    elif key.endswith(" not in index") and key.startswith("["):
+    elif key.startswith("[") and key.endswith((" not in index", " not found in axis")):
         try:
-            missing = [str(k) for k in ast.literal_eval(key[:-len(" not in index")])]
+            missing = [str(k) for k in ast.literal_eval(key[:key.rindex("]") + 1])]
         except (ValueError, SyntaxError):
             return None
     frame, index = _pandas_in_traceback(exc)
@@ -343,11 +343,15 @@ def _merge_help(exc, text):
         return ('the merge keys have different types (%s and %s): make the text keys '
                 'timestamps before merging, df["key"] = pd.to_datetime(df["key"])'
                 % (types.group(1), types.group(2)))
-    if "object" in kinds and kinds & {"int64", "Int64", "float64", "int32"}:
+    if "object" in kinds and kinds & {"int64", "Int64", "int32"}:
         return ('the merge keys have different types (%s and %s): make the text keys '
                 'numbers before merging, df["key"] = pd.to_numeric(df["key"]).astype("Int64") '
                 '(Int64 keeps NULLs), or the numbers text with .astype(str)'
                 % (types.group(1), types.group(2)))
+    if "object" in kinds and "float64" in kinds:
+        return ('the merge keys have different types (%s and %s): make the text keys '
+                'numbers before merging, df["key"] = pd.to_numeric(df["key"]), or the '
+                'numbers text with .astype(str)' % (types.group(1), types.group(2)))
     if types:
         return ('the merge keys have different types (%s and %s): convert one to the '
                 'other\'s before merging, such as df["key"] = df["key"].astype("Int64") or '

@@ -1030,10 +1030,17 @@ def _function_rows(value, shape, func, rows=None, budget=1 << 30):
     return out
 
 
+def _sql_listlike(value):
+    t = type(value)
+    return (t is np.ndarray and value.ndim > 0) or t is pd.Series or isinstance(value, pd.Index)
+
+
 def _sql_param(value, i):
     """A query parameter as JSON: text the backend gives the parameter's
     type's input function, or null."""
     t = type(value)
+    if value is pd.NaT or value is pd.NA:
+        return None
     if t is str and "\0" in value:
         raise ValueError("sql() parameter %d contains a NUL character, which PostgreSQL "
                          "text cannot hold" % i)
@@ -1051,10 +1058,8 @@ def _sql_param(value, i):
         return str(value)
     if isinstance(value, datetime.timedelta):
         return "%d microseconds" % (value // datetime.timedelta(microseconds=1))
-    if t is list or t is tuple:
+    if t is list or t is tuple or _sql_listlike(value):
         return _sql_array(value, i, 0)
-    if (t is np.ndarray and value.ndim > 0) or t is pd.Series or isinstance(value, pd.Index):
-        return _sql_array(value.tolist(), i, 0)
     raise TypeError('sql() parameter %d has type "%s"; pass None, bool, int, float, str, '
                     "Decimal, a date, time or datetime, a timedelta, a UUID, or a list of "
                     "them (an array: WHERE x = ANY($1))" % (i, t.__name__))
@@ -1066,9 +1071,13 @@ def _sql_array(values, i, depth):
     dimension."""
     if depth >= 6:
         raise ValueError("sql() parameter %d is nested more than 6 lists deep" % i)
+    if type(values) is np.ndarray:
+        values = sb_codec.plain_list(values)    # datetimes as such, not ns
+    elif type(values) is not list and type(values) is not tuple:
+        values = values.tolist()                # a Series, an Index
     parts = []
     for v in values:
-        if type(v) is list or type(v) is tuple:
+        if type(v) is list or type(v) is tuple or _sql_listlike(v):
             parts.append(_sql_array(v, i, depth + 1))
             continue
         text = _sql_param(v, i)

@@ -184,6 +184,18 @@ class LibraryMistakeHintTests(unittest.TestCase):
         message, hint = self.help_for(lambda: df["vv"])
         self.assertIn('no column named "vv"', hint)
 
+    def test_missing_columns_pandas_words_itself(self):
+        # "['amout'] not found in axis" (drop): the names, not the sentence
+        import pandas as pd
+        df = pd.DataFrame({"amount": [1], "region": ["x"]})
+        message, hint = self.help_for(lambda: df.drop(columns=["amout"]))
+        self.assertIn('no column named "amout"; the DataFrame has columns: amount', hint)
+        a = pd.DataFrame({"k": [1.5]})
+        b = pd.DataFrame({"k": ["1.5"]})
+        message, hint = self.help_for(lambda: a.merge(b, on="k"))
+        self.assertIn('pd.to_numeric(df["key"]), or', hint)
+        self.assertNotIn("Int64", hint)
+
     def test_value_counts_columns_of_pandas_2(self):
         import pandas as pd
         counts = pd.Series(["a", "b", "a"], name="region").value_counts().reset_index()
