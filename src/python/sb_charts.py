@@ -335,7 +335,7 @@ def _guard(mpl, plt):
         if not _memory_target(_target(args, kwargs, 1, "filename")):
             raise _refuse_path("print_figure()")
         chosen = kwargs.get("backend")
-        if chosen is not None and not (isinstance(chosen, str) and chosen.lower() == "agg"):
+        if chosen is not None and not (type(chosen) is str and chosen.lower() == "agg"):
             # print_figure imports the module it names ("module://os"), a
             # real import outside the allowlist, and a failed lookup on it
             # left the real module in the AttributeError
@@ -346,7 +346,7 @@ def _guard(mpl, plt):
             # what print_figure would take (a BytesIO has no file name):
             # rcParams["savefig.format"] = "pgf" made its LaTeX directory
             fmt = kwargs["format"] = str(mpl.rcParams["savefig.format"])
-        if fmt is not None and str(fmt).lower() not in FORMATS:
+        if fmt is not None and (type(fmt) is not str or fmt.lower() not in FORMATS):
             raise ValueError('format "%s" is not available in the sandbox; use one of: %s'
                              % (fmt, ", ".join(sorted(FORMATS))))
 
@@ -363,7 +363,7 @@ def _guard(mpl, plt):
         name = _target(args, kwargs, 0, "backend")
         if name is None:
             name = kwargs.get("newbackend")
-        if not (isinstance(name, str) and name.lower() == "agg"):
+        if not (type(name) is str and name.lower() == "agg"):
             raise ValueError('matplotlib backend %r is not available in the sandbox: '
                              'figures are drawn with "agg"; return the Figure to get '
                              'a PNG' % (name,))

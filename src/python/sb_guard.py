@@ -283,12 +283,26 @@ def dunder_message(name):
     return message + ("; " + instead if instead else "")
 
 
+def exact_str(value):
+    """A str the code gave, as an exact str; anything else as it is.  A
+    subclass of the code's answers startswith(), lower() and == as it likes,
+    and as a dict key (a class's or an instance's namespace, keywords) its
+    __hash__ and __eq__ make any lookup of the name it imitates find it:
+    H("harmless") hashing as "__array_interface__" was numpy's array
+    interface (review 53).  str.__str__ copies the text, running none of
+    the subclass's methods."""
+    return str.__str__(value) if isinstance(value, str) and type(value) is not str else value
+
+
 def attribute_problem(name):
     """Check an attribute name against the static rules.
 
     Returns None or (rule, message), rule being the sb_validator rule name:
     "dunder", "private-attribute", "forbidden-attribute" or "format-string".
+    A str subclass is checked as its text: its own startswith() would answer
+    (review 53); callers pass on exact_str(name), not the subclass.
     """
+    name = exact_str(name)
     if name.startswith("__"):
         return ("dunder", dunder_message(name))
     if name.startswith("_") and name not in NAMEDTUPLE_ATTRIBUTES:
@@ -391,11 +405,13 @@ def guard_kwargs(mapping):
     dict made once, which is what the call gets (a dict subclass is
     unpacked from its contents whatever its keys() says)."""
     if isinstance(mapping, dict):
-        checked = dict(dict.items(mapping))
+        items = list(dict.items(mapping))
     else:
-        checked = {}
-        for key in mapping.keys():
-            checked[key] = mapping[key]
+        items = [(key, mapping[key]) for key in mapping.keys()]
+    # the keywords the callee gets are exact strs (exact_str)
+    checked = {exact_str(key): value for key, value in items}
+    if len(checked) != len(items):
+        raise TypeError("keyword arguments repeat a name")
     for key in checked:
         if isinstance(key, str) and key.startswith("__"):
             raise TypeError('keyword argument "%s" is not allowed: names that begin with '
@@ -1201,6 +1217,9 @@ def make_import(allowed):
         if not isinstance(name, str):
             raise TypeError("module name must be str, not %s"
                             % type(name).__name__)
+        name = exact_str(name)
+        if fromlist:
+            fromlist = tuple(exact_str(item) for item in fromlist)
         if name == "__future__" and type(name) is str and fromlist and all(
                 type(f) is str and f in _FUTURE_FEATURES for f in fromlist):
             # "from __future__ import annotations": its directive took effect
@@ -1383,6 +1402,38 @@ def _library_of(cls):
     return top
 
 
+# What a str or bytes subclass of the code's may define of its own: the
+# text's behaviour stays str's (or bytes'), which library code relies on
+# when it is handed one (review 53: its startswith() passed the name
+# checks, its lower() chose matplotlib's backend module, its __hash__ and
+# __eq__ made a namespace key found as any name)
+_TEXT_OWN_NAMES = frozenset({"__doc__", "__format__", "__new__", "__repr__", "__str__"})
+_TEXT_NAMES = frozenset(str.__dict__) | frozenset(bytes.__dict__) | frozenset({
+    "__getattribute__", "__getattr__", "__class__", "__instancecheck__"})
+
+
+def _text_override(cls, name):
+    """Does setting name on cls (or its instances) change what its str or
+    bytes does?  cls: a class."""
+    return name in _TEXT_NAMES and name not in _TEXT_OWN_NAMES and \
+        issubclass(cls, (str, bytes)) and cls is not str and cls is not bytes
+
+
+def text_class_problem(cls):
+    """Why the code's class cls, a str or bytes subclass, is refused, or None."""
+    for base in type.__getattribute__(cls, "__mro__"):
+        if base is str or base is bytes or not issubclass(base, (str, bytes)):
+            continue
+        for name in type.__getattribute__(base, "__dict__"):
+            if _text_override(base, name):
+                return ('class "%s": defining "%s" in a subclass of %s is not allowed in the '
+                        'sandbox: library code handed one uses it as text; keep the text in '
+                        'an attribute, or define methods of other names'
+                        % (type.__getattribute__(cls, "__name__"), name,
+                           "str" if issubclass(base, str) else "bytes"))
+    return None
+
+
 def guard_settable(obj, name, deleting=False):
     """The object of obj.name = value or del obj.name, checked.  A class the
     code did not make is not changed: a library's classes are shared by
@@ -1395,6 +1446,10 @@ def guard_settable(obj, name, deleting=False):
     hidden, which is what deriving from the class would do (refused:
     _deriving_refused).  Everything else is set as Python sets it."""
     cls = type(obj)
+    if _text_override(obj if isinstance(obj, type) else cls, exact_str(name)):
+        raise TypeError('%s attribute "%s" of a str or bytes subclass is not allowed: '
+                        'library code handed one uses it as text'
+                        % ("deleting" if deleting else "setting", exact_str(name)))
     if _CLASS_DICT(cls).get("__module__") == "__sandbox__":
         return obj              # an instance of the code's class (it derives from no type)
     if issubclass(cls, type):
@@ -1667,6 +1722,10 @@ def sb_build_class(func, name, /, *bases, **kwargs):
     cls = _real_build_class(func, name, *bases, **kwargs)
     if not isinstance(cls, type):
         return cls
+    if issubclass(cls, (str, bytes)):
+        problem = text_class_problem(cls)
+        if problem is not None:
+            raise TypeError(problem)
     for attr, method in list(type.__getattribute__(cls, "__dict__").items()):
         if attr not in PINNED_METHODS or method is None:
             continue

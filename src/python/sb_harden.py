@@ -21,7 +21,7 @@ import sys
 
 from sb_guard import (  # noqa: F401 - the shared policy and the call's state
     DERIVABLE_LIBRARY_CLASSES, _BASE_BUILTINS, _IN_CALL, _NDARRAY, _PANDAS_GUARD, _SUBSTITUTES, _TYPE_SUBSTITUTES,
-    NativeCodeNotLoaded, READERS, WRITERS, attribute_problem, format_string_problem,
+    NativeCodeNotLoaded, READERS, WRITERS, attribute_problem, exact_str, format_string_problem,
     _deriving_refused, _made_by_code, guard_own_class, guard_settable, native_code_message,
     refuse)
 from sb_memory import (  # noqa: F401 - the memory guards harden_* apply
@@ -196,11 +196,18 @@ def harden_libraries():
     make_dataclass = dataclasses.make_dataclass
 
     def checked_make_dataclass(cls_name, fields, *args, namespace=None, **kwargs):
-        fields = list(fields)
+        # names as exact strs, checked and passed on (exact_str: review 53)
+        cls_name = exact_str(cls_name)
+        fields = [exact_str(f) if isinstance(f, str) else
+                  (exact_str(f[0]),) + tuple(f[1:]) if isinstance(f, tuple) and f else f
+                  for f in fields]
         names = [f if isinstance(f, str) else (f[0] if isinstance(f, tuple) and f else None)
                  for f in fields]
         if namespace is not None:
-            namespace = dict(namespace)
+            items = list(dict(namespace).items())
+            namespace = {exact_str(k): v for k, v in items}
+            if len(namespace) != len(items):
+                raise TypeError("make_dataclass: the namespace repeats a name")
             names += list(namespace)
         for name in names + [cls_name]:
             problem = attribute_problem(name) if isinstance(name, str) else None
@@ -421,6 +428,10 @@ def harden_libraries():
         # attrname is writable (C.x.attrname = "__array_interface__"), and
         # the value is stored in the instance's __dict__ under it
         name = getattr(self, "attrname", None)
+        if _IN_CALL["on"] and isinstance(name, str) and type(name) is not str:
+            # its own hash and == would find it as any name (review 53)
+            raise AttributeError("cached_property: the name must be a str, not a %s"
+                                 % type(name).__name__)
         if _IN_CALL["on"] and isinstance(name, str) and name.startswith("__"):
             raise AttributeError('cached_property: name "%s" is not allowed: names that '
                                  'begin with "__" are reserved' % name)
@@ -521,6 +532,17 @@ def _harden_enum():
                 names = list(names.items())
             elif not isinstance(names, str):
                 names = list(names)
+            # the members' names as exact strs, checked and passed on (review 53)
+            if isinstance(names, str):
+                names = exact_str(names)
+            else:
+                names = [exact_str(item) if isinstance(item, str) else
+                         [exact_str(item[0])] + list(item[1:])
+                         if isinstance(item, list) and item else
+                         (exact_str(item[0]),) + tuple(item[1:])
+                         if isinstance(item, tuple) and item else item
+                         for item in names]
+            class_name = exact_str(class_name)
             listed = names.replace(",", " ").split() if isinstance(names, str) else names
             for item in listed:
                 member = item if isinstance(item, str) else (
@@ -769,9 +791,9 @@ def harden_dataclass_readers():
         if not isinstance(fields, dict):
             return
         for name in fields:
-            if isinstance(name, str) and name.startswith("_"):
+            if isinstance(name, str) and exact_str(name).startswith("_"):
                 try:
-                    guard_own_object(obj, str.__str__(name))
+                    guard_own_object(obj, exact_str(name))
                 except AttributeError as exc:
                     raise AttributeError("dataclasses.%s: %s" % (call, exc)) from None
 
@@ -1027,8 +1049,10 @@ def _guard_library_metaclasses():
             yield from metaclasses(sub)
 
     def special(ns):
+        # a key that is not an exact str answers startswith() and == as it
+        # likes (review 53): such a namespace is special too
         return not isinstance(ns, dict) or any(
-            not isinstance(k, str) or (k.startswith("__") and k not in _CLASS_STATEMENT_NAMES)
+            type(k) is not str or (k.startswith("__") and k not in _CLASS_STATEMENT_NAMES)
             for k in ns)
 
     done = set()

@@ -1541,10 +1541,11 @@ class PreloadedElsewhereTests(unittest.TestCase):
 
 class GuardTests(unittest.TestCase):
 
-    def run_code(self, source):
+    def run_code(self, source, **extra):
         printed = []
         g = sb_guard.make_globals(
             GUARD_ALLOWED, lambda *args, **kwargs: printed.append(args))
+        g.update(extra)
         exec(sb_guard.compile_user_code(textwrap.dedent(source), "<sandbox>"), g)
         g["printed"] = printed
         return g
@@ -1697,14 +1698,55 @@ class GuardTests(unittest.TestCase):
             'begin with "__" are reserved; use type(obj)', "n = '__' + 'class__'\ngetattr(1, n, None)\n")
 
     def test_getattr_str_subclass(self):
-        # the check runs on the name as an exact str, not on a subclass's methods
+        # the check runs on the name as an exact str, not on a subclass's
+        # methods (such a subclass made outside the code, as the code may not)
+        class S(str):
+            def startswith(self, *a):
+                return False
+
+            def __eq__(self, o):
+                return False
+
+            def __hash__(self):
+                return 0
+        with self.assertRaises(AttributeError) as caught:
+            self.run_code("getattr(1, S('__' + 'class__'))\n", S=S)
+        self.assertEqual(str(caught.exception), 'name "__class__" is not allowed: names that '
+                         'begin with "__" are reserved; use type(obj)')
+
+    def test_text_subclasses_keep_their_text(self):
+        # review 53: a str subclass's startswith() passed the name checks, its
+        # __hash__/__eq__ made a namespace key found as "__array_interface__"
+        for body in ("def startswith(self, *a):\n        return False\n",
+                     "def __hash__(self):\n        return 0\n",
+                     "def __eq__(self, o):\n        return True\n",
+                     "def lower(self):\n        return 'agg'\n",
+                     "def __getitem__(self, k):\n        return 'os'\n"):
+            name = body.split("(")[0][4:]
+            self.assertRaisesExactly(
+                TypeError, 'class "S": defining "%s" in a subclass of str is not allowed in '
+                'the sandbox: library code handed one uses it as text; keep the text in an '
+                'attribute, or define methods of other names' % name,
+                "class S(str):\n    " + body)
         self.assertRaisesExactly(
-            AttributeError, 'name "__class__" is not allowed: names that '
-            'begin with "__" are reserved; use type(obj)',
-            "class S(str):\n    def startswith(self, *a):\n        return False\n"
-            "    def __eq__(self, o):\n        return False\n"
-            "    def __hash__(self):\n        return 0\n"
-            "getattr(1, S('__' + 'class__'))\n")
+            TypeError, 'class "B": defining "decode" in a subclass of bytes is not allowed in '
+            'the sandbox: library code handed one uses it as text; keep the text in an '
+            'attribute, or define methods of other names',
+            "class B(bytes):\n    def decode(self, *a):\n        return 'x'\n")
+        # nor later, on the class or an instance
+        for store in ("S.startswith = len", "S('x').startswith = len",
+                      "setattr(S('x'), 'lower', len)"):
+            with self.assertRaises(TypeError, msg=store):
+                self.run_code("class S(str):\n    pass\n" + store + "\n")
+        # an enum of str, its __str__ and new methods stay allowed
+        g = self.run_code(
+            "import enum\n"
+            "class Color(str, enum.Enum):\n    RED = 'r'\n"
+            "    def __str__(self):\n        return self.value\n"
+            "class Tag(str):\n    def shout(self):\n        return self.upper()\n"
+            "    def __repr__(self):\n        return 'Tag'\n"
+            "result = [str(Color.RED), Color.RED == 'r', Tag('a').shout()]\n")
+        self.assertEqual(g["result"], ["r", True, "A"])
 
     def test_own_private_attributes(self):
         g = self.run_code(
@@ -2053,18 +2095,22 @@ class IsAllowedTests(unittest.TestCase):
         sb_harden.harden_libraries()
         sb_guard.set_pandas_guard(True)
 
+        class K(str):
+            # made outside the code (the code may not redefine a str's ==)
+            def __eq__(self, other):
+                zoneinfo.ZoneInfo.clear_cache()
+                return False
+
+            def __hash__(self):
+                return hash(str(self))
+
         def run(source):
             g = sb_guard.make_globals(("zoneinfo", "io", "struct"), print)
+            g["K"] = K
             exec(sb_guard.compile_user_code(textwrap.dedent(source), "<sandbox>"), g)
             return g
         key_class = textwrap.dedent("""\
             import zoneinfo
-            class K(str):
-                def __eq__(self, other):
-                    zoneinfo.ZoneInfo.clear_cache()
-                    return False
-                def __hash__(self):
-                    return hash(str(self))
             class Other:
                 def __eq__(self, other):
                     zoneinfo.ZoneInfo.clear_cache()

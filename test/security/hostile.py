@@ -4333,7 +4333,8 @@ PAYLOADS = [
     # runs; one that calls ZoneInfo.clear_cache() frees the nodes, a bytearray
     # buffer refills the current one and points the walk to a node of the
     # code's making, whose key (a fake bytearray) is handed to the same __eq__.
-    # After the fix a str subclass key is copied to a plain str: no __eq__ runs
+    # After the fix a str subclass key is copied to a plain str: no __eq__ runs;
+    # since review 53 the code may not define a str subclass's __eq__ at all
     Payload("zoneinfo-strong-cache-eq-clears-fake-bytearray", """
         import struct
         import zoneinfo
@@ -4361,7 +4362,7 @@ PAYLOADS = [
             if type(fake) is bytearray:
                 fake[8] = 1         # a write to address 8: all memory is readable and writable
             return ["held", len(fo), len(fn), str(utc)]
-        """, on={OK}, off={CRASH, OK}),
+        """, on={GUARD}, off={CRASH, OK}),
     # the same walk reached by ZoneInfo.clear_cache(only_keys=[key]) with a key
     # of any class of the code's: refused after the fix
     Payload("zoneinfo-clear-cache-only-keys-eq-clears", """
@@ -5526,6 +5527,49 @@ PAYLOADS = [
                 pass
             return "derived"
         """, on={GUARD}, off={OK}),
+    # review 53: a str subclass of the code's answered the name checks with
+    # its own startswith(), and with its own __hash__/__eq__ a namespace key
+    # ("harmless") was found as "__array_interface__": numpy made an array
+    # over any address, the real builtins were reached from a function's
+    # __builtins__ (the OS layers held).  A str subclass may not redefine
+    # str's methods, and the names that are checked are passed on as exact
+    # strs.  Off, the checks are not there: the array is made (OK).
+    Payload("str-subclass-startswith-array-interface", """
+        import dataclasses
+        import numpy as np
+        class S(str):
+            def startswith(self, *a, **k):
+                return False
+        def main():
+            target = b"HELLO-SANDBOX"
+            iface = {"shape": (2,), "typestr": "<u8", "data": (id(target), False), "version": 3}
+            Y = dataclasses.make_dataclass("Y", ["a"], namespace={S("__array_interface__"): iface})
+            return [int(v) for v in np.asarray(Y(0))]
+        """, on={GUARD}, off={OK}),
+    Payload("str-subclass-hash-eq-array-interface", """
+        import dataclasses
+        import numpy as np
+        class H(str):
+            def __hash__(self):
+                return hash("__array_interface__")
+            def __eq__(self, other):
+                return True
+        def main():
+            target = b"HELLO-SANDBOX"
+            iface = {"shape": (2,), "typestr": "<u8", "data": (id(target), False), "version": 3}
+            Y = dataclasses.make_dataclass("Y", ["a"], namespace={H("harmless"): iface})
+            return str(np.asarray(Y(0)).dtype)
+        """, on={GUARD}, off={OK}),
+    Payload("str-subclass-instance-method-shadow", """
+        import matplotlib.pyplot as plt
+        class S(str):
+            pass
+        def main():
+            name = S("agg")
+            name.lower = lambda: "agg"
+            plt.switch_backend(name)
+            return "switched"
+        """, on={GUARD}, off={OK, EXCEPTION}),
 ]
 
 # Raw system calls the allowlist must refuse (or answer with ENOSYS).
