@@ -649,8 +649,11 @@ class _Validator:
             elif _backend_choice(stmt, modules):
                 # Agg is what the sandbox draws with: choosing it changes
                 # nothing and may stay (review 48: a headless script's
-                # first line); the notebook's backend is not there
-                message = None if _backend_choice(stmt, modules) == "agg" else BACKEND_MESSAGE
+                # first line); the notebook's backend is not there.  Not
+                # on a name a function's global or a := binds (review 53)
+                rebound = stmt.value.func.value.id in self._rebound_names()
+                message = None if _backend_choice(stmt, modules) == "agg" and not rebound \
+                    else TOP_LEVEL_MESSAGE if rebound else BACKEND_MESSAGE
             else:
                 message = TOP_LEVEL_MESSAGE
             if message is not None:

@@ -260,6 +260,8 @@ class TopLevelTests(ValidatorTestCase):
                        "plt = 1\n", "import numpy as plt\n"):
             check(head + rebind + "plt.switch_backend('agg')\n", sb_validator.TOP_LEVEL_MESSAGE)
         check("from matplotlib import pyplot as p\np.switch_backend('agg')\n", None)
+        check(head + "def g(a=(plt := 1)):\n    pass\nplt.switch_backend('agg')\n",
+              sb_validator.TOP_LEVEL_MESSAGE)
         check("import matplotlib.pyplot\nmatplotlib.use('agg')\n", None)
         check(head + "matplotlib.use('module://matplotlib_inline.backend_inline')\n",
               sb_validator.BACKEND_MESSAGE)
