@@ -529,7 +529,7 @@ def _guard_imsave(image, check):
                     args[5] = fmt
                 else:
                     kwargs["format"] = fmt
-            if str(fmt).lower() not in FORMATS:
+            if type(fmt) is not str or fmt.lower() not in FORMATS:
                 raise ValueError('format "%s" is not available in the sandbox; use one of: %s'
                                  % (fmt, ", ".join(sorted(FORMATS))))
             args = tuple(args)
@@ -991,7 +991,7 @@ def _guard_pandas_plotting():
     def _get_plot_backend(backend=None):
         if sb_guard.guard_on():
             name = backend if backend is not None else pandas.get_option("plotting.backend")
-            if name != "matplotlib":
+            if type(name) is not str or name != "matplotlib":
                 raise ValueError('pandas plotting backend "%s" is not available in the '
                                  'sandbox; plots are drawn with "matplotlib"' % (name,))
         return original(backend)

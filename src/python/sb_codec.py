@@ -638,8 +638,8 @@ def _key_text(key, path):
         return "null"
     if t is _Timestamp or t is datetime.datetime or t is datetime.date:
         return key.isoformat()
-    if t is np.str_:
-        return str.__str__(key)
+    if t is np.str_ or isinstance(key, str):
+        return str.__str__(key)     # a str subclass, a str Enum's member: its text
     if t is _Timedelta or t is datetime.timedelta or t is np.timedelta64:
         return _Timedelta(key).isoformat()
     if t is np.datetime64:
@@ -720,6 +720,10 @@ def _scalar_text(value, t, path):
         return '"\\\\x' + bytes(value).hex() + '"'
     if t is uuid.UUID:
         return '"' + str(value) + '"'
+    if isinstance(value, str):
+        # a str subclass (a str Enum's member): its text, as json.dumps
+        # writes it (the code's subclasses keep str's methods: sb_guard)
+        return _encode_str(str.__str__(value))
     return None
 
 

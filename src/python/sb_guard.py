@@ -1412,25 +1412,52 @@ _TEXT_NAMES = frozenset(str.__dict__) | frozenset(bytes.__dict__) | frozenset({
     "__getattribute__", "__getattr__", "__class__", "__instancecheck__"})
 
 
+def _text_classes(cls):
+    """cls and the classes below it (the code's, all made here) that are
+    str or bytes subclasses other than str and bytes."""
+    found, todo, seen = [], [cls], set()
+    while todo:
+        c = todo.pop()
+        if id(c) in seen:
+            continue
+        seen.add(id(c))
+        if issubclass(c, (str, bytes)) and c is not str and c is not bytes:
+            found.append(c)
+        try:
+            todo.extend(type.__subclasses__(c))
+        except TypeError:
+            pass
+    return found
+
+
 def _text_override(cls, name):
-    """Does setting name on cls (or its instances) change what its str or
-    bytes does?  cls: a class."""
-    return name in _TEXT_NAMES and name not in _TEXT_OWN_NAMES and \
-        issubclass(cls, (str, bytes)) and cls is not str and cls is not bytes
+    """Does setting name on cls (or its instances) change what a str or
+    bytes subclass does?  cls: a class; a mixin of one counts too (review
+    54: class H(M, str) took M's split(), __eq__ and __hash__)."""
+    if name not in _TEXT_NAMES or name in _TEXT_OWN_NAMES or cls is str or cls is bytes:
+        return False
+    if issubclass(cls, (str, bytes)):
+        return True
+    return _CLASS_DICT(cls).get("__module__") == "__sandbox__" and bool(_text_classes(cls))
 
 
 def text_class_problem(cls):
-    """Why the code's class cls, a str or bytes subclass, is refused, or None."""
+    """Why the code's class cls, a str or bytes subclass, is refused, or
+    None: no class of the code's in its MRO, a mixin included, may define
+    a name str or bytes defines (but _TEXT_OWN_NAMES)."""
     for base in type.__getattribute__(cls, "__mro__"):
-        if base is str or base is bytes or not issubclass(base, (str, bytes)):
+        if base is str or base is bytes or base is object:
             continue
+        if not issubclass(base, (str, bytes)) and \
+                _CLASS_DICT(base).get("__module__") != "__sandbox__":
+            continue            # a library's mixin (enum.Enum, ReprEnum)
         for name in type.__getattribute__(base, "__dict__"):
-            if _text_override(base, name):
+            if name in _TEXT_NAMES and name not in _TEXT_OWN_NAMES:
                 return ('class "%s": defining "%s" in a subclass of %s is not allowed in the '
                         'sandbox: library code handed one uses it as text; keep the text in '
                         'an attribute, or define methods of other names'
                         % (type.__getattribute__(cls, "__name__"), name,
-                           "str" if issubclass(base, str) else "bytes"))
+                           "str" if issubclass(cls, str) else "bytes"))
     return None
 
 

@@ -124,10 +124,11 @@ def _guard_styler_format(cls, name):
 
 
 def _checked_names(names, allowed, call):
-    """names (any iterable, taken once) if each is in allowed."""
-    names = tuple(names)
+    """names (any iterable, taken once) if each is in allowed, as the exact
+    strs checked (an object's own __eq__ answered "in", review 54)."""
+    names = tuple(exact_str(name) for name in names)
     for name in names:
-        if name not in allowed:
+        if type(name) is not str or name not in allowed:
             raise AttributeError('%s: copying attribute %r is not allowed; it may copy '
                                  'only %s' % (call, name, ", ".join(allowed)))
     return names
@@ -209,6 +210,12 @@ def harden_libraries():
             if len(namespace) != len(items):
                 raise TypeError("make_dataclass: the namespace repeats a name")
             names += list(namespace)
+        for name in names + [cls_name]:
+            if type(name) is not str:
+                # an object's own __hash__ and __eq__ would find it as any
+                # name in the class's namespace (review 54)
+                raise TypeError("make_dataclass: names must be str, not %s"
+                                % type(name).__name__)
         for name in names + [cls_name]:
             problem = attribute_problem(name) if isinstance(name, str) else None
             if problem is not None:
@@ -361,12 +368,15 @@ def harden_libraries():
     # those names; numpy re-exports them (numpy.lib.npyio.methodcaller),
     # and under another name a computed string passed: checked when called
     def checked_attrgetter(attr, *attrs):
-        for name in (attr,) + attrs:
-            for part in name.split(".") if isinstance(name, str) else ():
+        # the exact strs that are checked are passed on (review 54)
+        names = tuple(exact_str(name) for name in (attr,) + attrs)
+        for name in names:
+            for part in name.split(".") if type(name) is str else ():
                 _name_problem(part, "attrgetter")
-        return operator.attrgetter(attr, *attrs)
+        return operator.attrgetter(*names)
 
     def checked_methodcaller(name, *args, **kwargs):
+        name = exact_str(name)
         _name_problem(name, "methodcaller")
         return operator.methodcaller(name, *args, **kwargs)
     substitutes += [(operator.attrgetter, checked_attrgetter),
@@ -547,6 +557,9 @@ def _harden_enum():
             for item in listed:
                 member = item if isinstance(item, str) else (
                     item[0] if isinstance(item, (tuple, list)) and item else None)
+                if type(member) is not str:
+                    raise TypeError("Enum(): member names must be str, not %s"
+                                    % type(member).__name__)
                 _name_problem(member, "Enum()")
             _name_problem(class_name, "Enum()")
             mixin = kwargs.get("type")

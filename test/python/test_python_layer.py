@@ -1735,11 +1735,20 @@ class GuardTests(unittest.TestCase):
             'the sandbox: library code handed one uses it as text; keep the text in an '
             'attribute, or define methods of other names',
             "class B(bytes):\n    def decode(self, *a):\n        return 'x'\n")
-        # nor later, on the class or an instance
+        # nor through a mixin of the code's (review 54: class H(M, str) took
+        # M's split(), __eq__ and __hash__)
+        self.assertRaisesExactly(
+            TypeError, 'class "H": defining "__eq__" in a subclass of str is not allowed in '
+            'the sandbox: library code handed one uses it as text; keep the text in an '
+            'attribute, or define methods of other names',
+            "class M:\n    def __eq__(self, o):\n        return True\n"
+            "class H(M, str):\n    pass\n")
+        # nor later, on the class, a mixin of it or an instance
         for store in ("S.startswith = len", "S('x').startswith = len",
-                      "setattr(S('x'), 'lower', len)"):
+                      "setattr(S('x'), 'lower', len)", "M.split = len"):
             with self.assertRaises(TypeError, msg=store):
-                self.run_code("class S(str):\n    pass\n" + store + "\n")
+                self.run_code("class M:\n    pass\nclass S(M, str):\n    pass\n" +
+                              store + "\n")
         # an enum of str, its __str__ and new methods stay allowed
         g = self.run_code(
             "import enum\n"

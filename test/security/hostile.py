@@ -5570,6 +5570,72 @@ PAYLOADS = [
             plt.switch_backend(name)
             return "switched"
         """, on={GUARD}, off={OK, EXCEPTION}),
+    # review 54: a key need not be a str (its own __hash__/__eq__ find it as
+    # "__array_interface__" all the same), and a mixin gave a str subclass
+    # its split() / __eq__ past the check of str subclasses' own methods
+    Payload("non-str-namespace-key-array-interface", """
+        import dataclasses
+        import numpy as np
+        class K:
+            def __hash__(self):
+                return hash("__array_interface__")
+            def __eq__(self, other):
+                return True
+        def main():
+            target = b"HELLO-SANDBOX"
+            iface = {"shape": (2,), "typestr": "<u8", "data": (id(target), False), "version": 3}
+            Y = dataclasses.make_dataclass("Y", ["a"], namespace={K(): iface})
+            return str(np.asarray(Y(0)).dtype)
+        """, on={GUARD}, off={OK}),
+    Payload("non-str-enum-member-array-interface", """
+        import enum
+        import numpy as np
+        class K:
+            def __hash__(self):
+                return hash("__array_interface__")
+            def __eq__(self, other):
+                return other == "__array_interface__"
+            def __len__(self):
+                return 19
+            def __getitem__(self, i):
+                return "__" if isinstance(i, slice) else "x"
+        def main():
+            target = b"HELLO-SANDBOX"
+            iface = {"shape": (2,), "typestr": "<u8", "data": (id(target), False), "version": 3}
+            E = enum.Enum("E", [(K(), iface), ("A", 1)])
+            return str(np.asarray(E.A).dtype)
+        """, on={GUARD}, off={OK, EXCEPTION}),
+    Payload("str-mixin-attrgetter-globals", """
+        import operator
+        import difflib
+        class M:
+            def split(self, sep=None, maxsplit=-1):
+                return ["harmless"]
+        class H(M, str):
+            pass
+        def main():
+            ag = getattr(operator, "attr" + "getter")
+            g = ag(H("__globals__"))(difflib.get_close_matches)
+            return sorted(g)[:3]
+        """, on={GUARD}, off={OK}),
+    Payload("str-mixin-update-wrapper-globals", """
+        import functools
+        import difflib
+        class M:
+            def __eq__(self, other):
+                return True
+            def __hash__(self):
+                return hash(str(self))
+        class H(M, str):
+            pass
+        class W:
+            pass
+        def main():
+            w = W()
+            functools.update_wrapper(w, difflib.get_close_matches,
+                                     assigned=(H("__globals__"),), updated=())
+            return "copied"
+        """, on={GUARD}, off={OK}),
 ]
 
 # Raw system calls the allowlist must refuse (or answer with ENOSYS).
