@@ -214,7 +214,8 @@ def harden_libraries():
             if type(name) is not str:
                 # an object's own __hash__ and __eq__ would find it as any
                 # name in the class's namespace (review 54)
-                raise TypeError("make_dataclass: names must be str, not %s"
+                raise TypeError("make_dataclass: a name of type %s is not allowed in the "
+                                "sandbox: names must be str"
                                 % type(name).__name__)
         for name in names + [cls_name]:
             problem = attribute_problem(name) if isinstance(name, str) else None
@@ -558,7 +559,8 @@ def _harden_enum():
                 member = item if isinstance(item, str) else (
                     item[0] if isinstance(item, (tuple, list)) and item else None)
                 if type(member) is not str:
-                    raise TypeError("Enum(): member names must be str, not %s"
+                    raise TypeError("Enum(): a member name of type %s is not allowed in the "
+                                    "sandbox: names must be str"
                                     % type(member).__name__)
                 _name_problem(member, "Enum()")
             _name_problem(class_name, "Enum()")
