@@ -237,6 +237,13 @@ def harden_libraries():
         cls = make_dataclass(cls_name, fields, *args, namespace=namespace, **kwargs)
         # the code's class, whatever module its metaclass's frame gave it
         type.__setattr__(cls, "__module__", "__sandbox__")
+        if issubclass(cls, (str, bytes)):
+            # what a class statement deriving from str may not be (review 55:
+            # bases=(str,) with a namespace of its own startswith, or a mixin)
+            from sb_guard import text_class_problem
+            problem = text_class_problem(cls)
+            if problem is not None:
+                raise TypeError("make_dataclass: " + problem)
         return guard_own_class(tuple(n for n in names if isinstance(n, str)
                                      and n.startswith("_")))(cls)
 
@@ -439,10 +446,12 @@ def harden_libraries():
         # attrname is writable (C.x.attrname = "__array_interface__"), and
         # the value is stored in the instance's __dict__ under it
         name = getattr(self, "attrname", None)
-        if _IN_CALL["on"] and isinstance(name, str) and type(name) is not str:
-            # its own hash and == would find it as any name (review 53)
-            raise AttributeError("cached_property: the name must be a str, not a %s"
-                                 % type(name).__name__)
+        if _IN_CALL["on"] and name is not None and type(name) is not str:
+            # a key's own hash and == would find it as any name (a str
+            # subclass, review 53; any object, review 55): the value is
+            # stored in the instance's __dict__ under it
+            raise AttributeError("cached_property: a name of type %s is not allowed in the "
+                                 "sandbox: names must be str" % type(name).__name__)
         if _IN_CALL["on"] and isinstance(name, str) and name.startswith("__"):
             raise AttributeError('cached_property: name "%s" is not allowed: names that '
                                  'begin with "__" are reserved' % name)

@@ -5607,7 +5607,7 @@ PAYLOADS = [
         """, on={GUARD}, off={OK, EXCEPTION}),
     Payload("str-mixin-attrgetter-globals", """
         import operator
-        import difflib
+        import textwrap
         class M:
             def split(self, sep=None, maxsplit=-1):
                 return ["harmless"]
@@ -5615,12 +5615,41 @@ PAYLOADS = [
             pass
         def main():
             ag = getattr(operator, "attr" + "getter")
-            g = ag(H("__globals__"))(difflib.get_close_matches)
+            g = ag(H("__globals__"))(textwrap.dedent)
             return sorted(g)[:3]
         """, on={GUARD}, off={OK}),
+    # review 55: cached_property stored its value under a name that was not a
+    # str at all; make_dataclass(bases=(str,)) built a str subclass with its
+    # own startswith() past the class statement's check
+    Payload("cached-property-non-str-name-array-interface", """
+        import functools
+        import numpy as np
+        class K:
+            def __hash__(self):
+                return hash("__array_interface__")
+            def __eq__(self, other):
+                return True
+        def main():
+            target = b"HELLO-SANDBOX"
+            iface = {"shape": (2,), "typestr": "<u8", "data": (id(target), False), "version": 3}
+            cp = functools.cached_property(lambda self: iface)
+            class C:
+                x = cp
+            cp.attrname = K()
+            c = C()
+            c.x
+            return str(np.asarray(c).dtype)
+        """, on={GUARD}, off={OK}),
+    Payload("make-dataclass-str-base-own-startswith", """
+        import dataclasses
+        def main():
+            S = dataclasses.make_dataclass("S", [], bases=(str,),
+                                           namespace={"startswith": lambda self, *a: False})
+            return S("__x").startswith("__")
+        """, on={GUARD}, off={OK, EXCEPTION}),
     Payload("str-mixin-update-wrapper-globals", """
         import functools
-        import difflib
+        import textwrap
         class M:
             def __eq__(self, other):
                 return True
@@ -5632,7 +5661,7 @@ PAYLOADS = [
             pass
         def main():
             w = W()
-            functools.update_wrapper(w, difflib.get_close_matches,
+            functools.update_wrapper(w, textwrap.dedent,
                                      assigned=(H("__globals__"),), updated=())
             return "copied"
         """, on={GUARD}, off={OK}),
