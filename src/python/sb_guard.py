@@ -1430,15 +1430,17 @@ def _text_classes(cls):
     return found
 
 
-def _text_override(cls, name):
+def _text_override(cls, name, mixins=True):
     """Does setting name on cls (or its instances) change what a str or
-    bytes subclass does?  cls: a class; a mixin of one counts too (review
-    54: class H(M, str) took M's split(), __eq__ and __hash__)."""
+    bytes subclass does?  cls: a class; with mixins, a mixin of one counts
+    too (review 54: class H(M, str) took M's split(), __eq__ and __hash__):
+    a store on the class, not on an instance of it."""
     if name not in _TEXT_NAMES or name in _TEXT_OWN_NAMES or cls is str or cls is bytes:
         return False
     if issubclass(cls, (str, bytes)):
         return True
-    return _CLASS_DICT(cls).get("__module__") == "__sandbox__" and bool(_text_classes(cls))
+    return mixins and _CLASS_DICT(cls).get("__module__") == "__sandbox__" and \
+        bool(_text_classes(cls))
 
 
 def text_class_problem(cls):
@@ -1473,7 +1475,8 @@ def guard_settable(obj, name, deleting=False):
     hidden, which is what deriving from the class would do (refused:
     _deriving_refused).  Everything else is set as Python sets it."""
     cls = type(obj)
-    if _text_override(obj if isinstance(obj, type) else cls, exact_str(name)):
+    if _text_override(obj if isinstance(obj, type) else cls, exact_str(name),
+                      isinstance(obj, type)):
         raise TypeError('%s attribute "%s" of a str or bytes subclass is not allowed: '
                         'library code handed one uses it as text'
                         % ("deleting" if deleting else "setting", exact_str(name)))
