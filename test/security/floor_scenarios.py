@@ -248,26 +248,36 @@ def main():
 """
 
 
-def linger_check():
-    """A child that sends a whole result, closes its socket and sleeps."""
-    problems = []
+def detached_calls(code, timeout_ms):
+    """Run code (a LINGER-like body reporting its pid) on a reserved and on
+    a fresh child with the Python layer off: yields (which child, its pid,
+    when the call began) after each call returned, then closes the session
+    and waits for the child to go."""
     for child in ("reserved", "fresh"):
         conn = connect()
         cur = conn.cursor()
         cur.execute("SET pysandbox.python_layer = off")
-        options = json.dumps({"timeout_ms": 1000, "cpu_ms": 5000})
-        warm = options if child == "reserved" else json.dumps({"timeout_ms": 1000, "cpu_ms": 4000})
+        options = json.dumps({"timeout_ms": timeout_ms, "cpu_ms": 5000})
+        # the reservation the call meets fits only the limits of the call before
+        warm = options if child == "reserved" else \
+            json.dumps({"timeout_ms": timeout_ms, "cpu_ms": 4000})
         cur.execute("SELECT sandbox_execute('def main(): return 1', '{}', '{main}', %s)", (warm,))
         time.sleep(0.3)
         start = time.monotonic()
-        cur.execute("SELECT sandbox_execute(%s, '{}', '{main}', %s)", (LINGER.format(), options))
+        cur.execute("SELECT sandbox_execute(%s, '{}', '{main}', %s)", (code, options))
         child_pid = cur.fetchone()[0]["main"]
-        left = wait_gone([child_pid], 1.0 + 0.3 - (time.monotonic() - start))
-        if left:
+        yield child, child_pid, start
+        conn.close()
+        wait_gone([child_pid], 10)
+
+
+def linger_check():
+    """A child that sends a whole result, closes its socket and sleeps."""
+    problems = []
+    for child, child_pid, start in detached_calls(LINGER.format(), 1000):
+        if wait_gone([child_pid], 1.0 + 0.3 - (time.monotonic() - start)):
             problems.append("a %s child that detached after its result lived past its "
                             "1 s limit (pid %d)" % (child, child_pid))
-        conn.close()
-        wait_gone([child_pid], 5)
     return problems
 
 
@@ -289,21 +299,10 @@ def main():
 def detach_check():
     """A child that computes on after its whole result is stopped when the call returns."""
     problems = []
-    for child in ("reserved", "fresh"):
-        conn = connect()
-        cur = conn.cursor()
-        cur.execute("SET pysandbox.python_layer = off")
-        options = json.dumps({"timeout_ms": 5000, "cpu_ms": 5000})
-        warm = options if child == "reserved" else json.dumps({"timeout_ms": 5000, "cpu_ms": 4000})
-        cur.execute("SELECT sandbox_execute('def main(): return 1', '{}', '{main}', %s)", (warm,))
-        time.sleep(0.3)
-        cur.execute("SELECT sandbox_execute(%s, '{}', '{main}', %s)", (SPIN_AFTER.format(), options))
-        child_pid = cur.fetchone()[0]["main"]
+    for child, child_pid, _ in detached_calls(SPIN_AFTER.format(), 5000):
         if wait_gone([child_pid], 0.5):
             problems.append("a %s child that computed on after its result was still there "
                             "0.5 s after its call returned (pid %d)" % (child, child_pid))
-        conn.close()
-        wait_gone([child_pid], 10)
     return problems
 
 
