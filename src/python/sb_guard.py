@@ -1732,7 +1732,18 @@ _real_build_class = builtins.__build_class__
 
 
 def _pinning(name, method):
+    # A reserved name ("__array_interface__") is never equal to an object
+    # of the code's: with a __hash__ of the name's and an __eq__ answering
+    # True, an object stored as a key in a namespace (a class's made by a
+    # library, an instance's __dict__) was found as that name (reviews
+    # 53-55: each way in was closed where it stored the key; this closes
+    # the class).  No other comparison with text changes.
+    reserved = {"__eq__": False, "__ne__": True}.get(name)
+
     def pinned(self, other, *rest):
+        if reserved is not None and issubclass(type(other), str) and \
+                str.startswith(other, "__"):
+            return reserved
         result = method(self, other, *rest)
         if result is NotImplemented:
             PINNED[id(self)] = self

@@ -5642,6 +5642,26 @@ PAYLOADS = [
             c.x
             return str(np.asarray(c).dtype)
         """, on={GUARD}, off={OK}),
+    # the class of reviews 53-55, closed where keys are compared: an object
+    # of the code's never equals a reserved name, so a key of its own hash
+    # and __eq__ is not found as one in any namespace a library keeps
+    Payload("own-class-equal-to-reserved-name", """
+        class K:
+            def __hash__(self):
+                return hash("__array_interface__")
+            def __eq__(self, other):
+                return True
+            def __ne__(self, other):
+                return False
+        def main():
+            k = K()
+            found = [k == "__array_interface__", "__array_interface__" == k,
+                     {k: 1}.get("__array_interface__"), "__array_struct__" in [k],
+                     not (k != "__array_interface__")]
+            if any(v not in (False, None) for v in found):
+                return found
+            raise LookupError("not found: %r; k == 'x' is %r" % (found, k == "x"))
+        """, on={EXCEPTION}, off={OK}),
     Payload("make-dataclass-str-base-own-startswith", """
         import dataclasses
         def main():
