@@ -22,6 +22,7 @@ import sys
 from sb_guard import (  # noqa: F401 - the shared policy and the call's state
     DERIVABLE_LIBRARY_CLASSES, _BASE_BUILTINS, _IN_CALL, _NDARRAY, _PANDAS_GUARD, _SUBSTITUTES, _TYPE_SUBSTITUTES,
     NativeCodeNotLoaded, READERS, WRITERS, attribute_problem, exact_str, format_string_problem,
+    guard_kwargs,
     _deriving_refused, _made_by_code, guard_own_class, guard_settable, native_code_message,
     refuse)
 from sb_memory import (  # noqa: F401 - the memory guards harden_* apply
@@ -1378,6 +1379,24 @@ def _guard_pandas_names():
     BaseIndexer.__init__ = __init__
     import pandas.core.accessor as accessor
     import pandas.core.common as common
+    # pipe((func, "name")): pandas passes the object as the keyword named,
+    # a name the code gave; "__x" reached a library function's kwargs past
+    # f(**mapping)'s check (review 55 F3: PickEvent set it as an attribute)
+    pipe = common.pipe
+
+    def checked_pipe(obj, func, *args, **kwargs):
+        if _IN_CALL["on"] and isinstance(func, tuple):
+            func = tuple(func)
+            if len(func) != 2 or not isinstance(func[1], str):
+                raise TypeError("pipe: a tuple must be (function, keyword), the keyword a "
+                                "str naming the function's parameter that takes the data")
+            target, = guard_kwargs({func[1]: None})     # as f(**{target: obj})
+            func = (func[0], target)
+        return pipe(obj, func, *args, **kwargs)
+    checked_pipe.__name__ = pipe.__name__
+    checked_pipe.__qualname__ = pipe.__qualname__
+    checked_pipe.__doc__ = pipe.__doc__
+    common.pipe = checked_pipe
     import pandas.core.indexes.extension as extension
     for obj in (accessor.CachedAccessor, accessor.delegate_names, common.temp_setattr,
                 extension.inherit_names):

@@ -5662,6 +5662,15 @@ PAYLOADS = [
                 return found
             raise LookupError("not found: %r; k == 'x' is %r" % (found, k == "x"))
         """, on={EXCEPTION}, off={OK}),
+    # review 55 F3: pipe((func, "name")) passes the data as the keyword named,
+    # which pandas writes into its own kwargs past f(**mapping)'s check
+    Payload("pipe-tuple-reserved-keyword", """
+        import pandas as pd
+        def kw(**k):
+            return sorted(k)
+        def main():
+            return pd.DataFrame({"a": [1]}).pipe((kw, "__array_interface__"))
+        """, on={GUARD}, off={OK}),
     Payload("make-dataclass-str-base-own-startswith", """
         import dataclasses
         def main():
