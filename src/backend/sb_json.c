@@ -392,6 +392,75 @@ sb_jsonb_scalar(void *state, char *token, JsonTokenType tokentype)
 								WJB_ELEM : WJB_VALUE, &v);
 }
 
+static int	sb_hex4(const char *p);
+
+/*
+ * JSON text (valid) with every \u escape of a character past ASCII written
+ * as the character's UTF-8 bytes, for a SQL_ASCII database: PostgreSQL's
+ * JSON parser takes such bytes as they are there (jsonb_in does), but has no
+ * conversion for an escape (0A000: the call, or sandbox_run's report of an
+ * error whose message had an "é", failed).  The child's JSON escapes all
+ * non-ASCII text; prints already arrive as UTF-8 there.  A lone surrogate
+ * stays an escape, which the parser refuses as it does in UTF8.
+ */
+static char *
+sb_json_escapes_to_utf8(char *text, Size len, Size *newlen)
+{
+	StringInfoData buf;
+	bool		in_string = false;
+	Size		i = 0;
+
+	if (memchr(text, '\\', len) == NULL)
+		return text;
+	initStringInfo(&buf);
+	while (i < len)
+	{
+		char		c = text[i];
+
+		if (c == '"')
+			in_string = !in_string;
+		if (!in_string || c != '\\' || i + 1 >= len)
+		{
+			appendStringInfoChar(&buf, c);
+			i++;
+			continue;
+		}
+		if (text[i + 1] == 'u' && i + 6 <= len)
+		{
+			int			code = sb_hex4(text + i + 2);
+			Size		n = 6;
+
+			if (code >= 0xD800 && code <= 0xDBFF && i + 12 <= len &&
+				text[i + 6] == '\\' && text[i + 7] == 'u')
+			{
+				int			low = sb_hex4(text + i + 8);
+
+				if (low >= 0xDC00 && low <= 0xDFFF)
+				{
+					code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+					n = 12;
+				}
+			}
+			if (code >= 0x80 && !(code >= 0xD800 && code <= 0xDFFF))
+			{
+				unsigned char utf8[8];
+
+				unicode_to_utf8((pg_wchar) code, utf8);
+				appendBinaryStringInfo(&buf, (char *) utf8, pg_utf_mblen(utf8));
+			}
+			else
+				appendBinaryStringInfo(&buf, text + i, n);
+			i += n;
+			continue;
+		}
+		/* another escape: both characters (an escaped quote stays inside) */
+		appendBinaryStringInfo(&buf, text + i, 2);
+		i += 2;
+	}
+	*newlen = buf.len;
+	return buf.data;
+}
+
 /*
  * Build jsonb from JSON text (accepted by sb_json_check, in the server
  * encoding) as jsonb_in would, checking interrupts as it goes; NULL if the
@@ -406,6 +475,8 @@ sb_jsonb_build(char *text, Size len, Size limit)
 	MemoryContext old;
 	Jsonb	   *result = NULL;
 
+	if (GetDatabaseEncoding() == PG_SQL_ASCII)
+		text = sb_json_escapes_to_utf8(text, len, &len);
 	memset(&b, 0, sizeof(b));
 	b.cxt = AllocSetContextCreate(CurrentMemoryContext, "pysandbox jsonb",
 								  ALLOCSET_DEFAULT_SIZES);

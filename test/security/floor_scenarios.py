@@ -1068,6 +1068,51 @@ def latin1_check():
     return problems
 
 
+def sql_ascii_check():
+    """In a SQL_ASCII database text past ASCII arrives as the child's UTF-8
+    bytes, as jsonb_in takes them there: a result, an error report or a
+    key with "\u00e9" raised 0A000 (PostgreSQL has no conversion for a
+    JSON escape into SQL_ASCII), and sandbox_run lost its report."""
+    problems = []
+    admin = connect()
+    cur = admin.cursor()
+    cur.execute("DROP DATABASE IF EXISTS pysandbox_sql_ascii")
+    cur.execute("CREATE DATABASE pysandbox_sql_ascii ENCODING 'SQL_ASCII' LC_COLLATE 'C' "
+                "LC_CTYPE 'C' TEMPLATE template0")
+    try:
+        conn = psycopg2.connect("dbname=pysandbox_sql_ascii", connect_timeout=10)
+        conn.autocommit = True
+        c = conn.cursor()
+        conn.set_client_encoding("UTF8")      # no conversion: the bytes as stored
+        c.execute("CREATE EXTENSION pysandbox")
+        checks = [
+            ("sandbox_execute", "def main():\n    return {'k\\u00e9': ['\\u20ac', '\\\\u00e9', "
+             "'\\U0001F600', '\\\"']}\n",
+             lambda r: r, {"main": {"k\u00e9": ["\u20ac", "\\u00e9", "\U0001F600", '"']}}),
+            ("sandbox_run", "def main():\n    print('caf\\u00e9')\n    raise ValueError('price in \\u20ac')\n",
+             lambda r: (r["stdout"], r["error"]["kind"], r["error"]["message"]),
+             ("caf\u00e9\n", "exception", "price in \u20ac")),
+            ("sandbox_rows", "def main():\n    return [{'t': 'caf\\u00e9', 'j': {'p': '\\u20ac'}}]\n",
+             None, [("caf\u00e9", {"p": "\u20ac"})])]
+        for fn, code, pick, want in checks:
+            try:
+                if fn == "sandbox_rows":
+                    c.execute("SELECT t, j FROM sandbox_rows(%s) AS r(t text, j jsonb)", (code,))
+                    got = c.fetchall()
+                else:
+                    c.execute("SELECT %s(%%s)" % fn, (code,))
+                    got = pick(c.fetchone()[0])
+            except psycopg2.Error as exc:
+                got = "raised %s: %s" % (exc.pgcode, exc.diag.message_primary)
+            if got != want:
+                problems.append("SQL_ASCII, %s %r: %r, expected %r" % (fn, code, got, want))
+        conn.close()
+    finally:
+        cur.execute("DROP DATABASE IF EXISTS pysandbox_sql_ascii")
+        admin.close()
+    return problems
+
+
 def where_check():
     """A call stopped at a limit says where its code was (sb_where.c), with
     the Python layer off: the line comes from the child's SIGPROF handler,
@@ -1172,6 +1217,7 @@ SCENARIOS = [
      "memory while reading input); a result then an exit is a success in both forms",
      report_check),
     ("a child's report is read whole in a LATIN1 database", latin1_check),
+    ("text past ASCII arrives as UTF-8 in a SQL_ASCII database", sql_ascii_check),
     ("a call stopped at a limit says which line its code was at; forged frames give "
      "no more than a checked line and name", where_check),
 ]
