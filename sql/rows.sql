@@ -974,6 +974,23 @@ SELECT * FROM sandbox_rows(NULL::rows_cpair_pos, 'def main(): return [{"x": -1, 
 SELECT r::rows_cpair_pos FROM sandbox_rows(NULL::rows_cpair, 'def main(): return [{"x": -1, "y": 2}]') r;
 SELECT r::rows_cpair_pos FROM sandbox_rows(NULL::rows_cpair, 'def main(): return [{"x": 1, "y": 2}]') r;
 DROP DOMAIN rows_cpair_pos;
+-- an array of a composite type takes dicts, tuples, namedtuples and
+-- dataclasses as its elements, as a composite column does (each was JSON or
+-- a nested array: "malformed record literal"); a list is a dimension
+SELECT * FROM sandbox_rows($$
+import collections
+import dataclasses
+@dataclasses.dataclass
+class D:
+    y: int
+    x: int
+def main():
+    P = collections.namedtuple("P", "y x")
+    return [{"a": [{"x": 1, "y": 2}, {"x": 3}, None, (4, 5), P(6, 7), D(8, 9), "(10,11)"],
+             "b": [[(1, 2)], [(3, None)]]}]
+$$) AS t(a rows_cpair[], b rows_cpair[]);
+SELECT * FROM sandbox_rows('def main(): return [{"a": [1, 2]}]') AS t(a rows_cpair[]);
+SELECT * FROM sandbox_rows('def main(): return [{"a": [(1, 2, 3)]}]') AS t(a rows_cpair[]);
 DROP TYPE rows_cpair;
 -- a column of ints with a None in a list of dicts or tuples keeps its ints
 -- (it went through float64: 2**53 + 1 came back as 2**53, 501 as '501.0')

@@ -143,6 +143,24 @@ sb_text_category(Oid basetype)
 	return "text";
 }
 
+/*
+ * The composite type of a column of type basetype (not a domain) whose
+ * values the child writes as records: the type itself, or an array's
+ * element type (a domain's base type); InvalidOid for any other.
+ */
+static Oid
+sb_record_type(Oid basetype)
+{
+	Oid			elem;
+
+	if (type_is_rowtype(basetype))
+		return basetype;
+	elem = get_element_type(basetype);
+	if (OidIsValid(elem) && type_is_rowtype(getBaseType(elem)))
+		return getBaseType(elem);
+	return InvalidOid;
+}
+
 /* Raise the error for a column payload that does not match its shape. */
 static void
 sb_bad_rows(void)
@@ -381,10 +399,13 @@ sb_rows_declare(SbRequest *req, TupleDesc tupdesc, MemoryContext cache_cxt)
 						 c->kind == SB_COL_TEXT ? sb_text_category(c->basetype) : "");
 		/* named in the child's errors: "does not fit a uuid column" */
 		escape_json(&req->json, format_type_be(c->typid));
-		if (c->kind == SB_COL_TEXT && type_is_rowtype(c->basetype))
+		if (c->kind == SB_COL_TEXT && sb_record_type(c->basetype) != InvalidOid)
 		{
-			/* a composite column: its fields, for a dict's or tuple's record */
-			TupleDesc	fields = lookup_rowtype_tupdesc(c->basetype, -1);
+			/*
+			 * a composite column, or an array of a composite type: its
+			 * fields, for a dict's or tuple's record
+			 */
+			TupleDesc	fields = lookup_rowtype_tupdesc(sb_record_type(c->basetype), -1);
 			bool		first = true;
 
 			appendStringInfoString(&req->json, ",\"fields\":[");

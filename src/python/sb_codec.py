@@ -1342,8 +1342,10 @@ def _moment_element(v, sqltype):
     return v
 
 
-def _array_literal(value, name, row, sqltype=None):
-    """A PostgreSQL array literal for a (nested) list."""
+def _array_literal(value, name, row, sqltype=None, fields=None):
+    """A PostgreSQL array literal for a (nested) list; fields: the element
+    type's, an array of a composite type, whose elements are dicts, tuples
+    or namedtuples (a list is a dimension)."""
     parts = []
     for v in value:
         if sqltype is not None:
@@ -1354,8 +1356,14 @@ def _array_literal(value, name, row, sqltype=None):
             parts.append("NaN")
         elif _is_null(v):
             parts.append("NULL")
+        elif fields and t is not list and t is not np.ndarray and (record := _record_literal(
+                v, fields, name, row, sqltype[:-2] if sqltype.endswith("[]") else sqltype)):
+            parts.append(_quoted(record))
         elif t is list or t is tuple or (t is np.ndarray and v.ndim > 0):
-            parts.append(_array_literal(list(v), name, row, sqltype))
+            parts.append(_array_literal(list(v), name, row, sqltype, fields))
+        elif fields and t is not str:
+            raise _bad_value(name, row, v, "an element of type %s (a dict, a tuple or a "
+                             "namedtuple of its fields: %s)" % (sqltype, ", ".join(fields)))
         else:
             parts.append(_quoted(_text_value(v, "text", name, row)))
     return "{" + ",".join(parts) + "}"
@@ -1370,6 +1378,9 @@ def _record_literal(v, fields, name, row, sqltype):
         values = [v.get(f) for f in fields]
     elif isinstance(v, tuple) and type(getattr(t, "_fields", None)) is tuple:
         given = dict(zip(t._fields, tuple.__iter__(v)))
+        values = [given.get(f) for f in fields]
+    elif dataclasses.is_dataclass(t) and not isinstance(v, type):
+        given = {f.name: getattr(v, f.name) for f in dataclasses.fields(v)}
         values = [given.get(f) for f in fields]
     elif t is tuple or t is list:
         if len(v) != len(fields):
@@ -1440,7 +1451,7 @@ def _text_value(v, category, name, row, sqltype=None, fields=None):
         raise _bad_value(name, row, v, "a text column (decode the bytes first)")
     if t is dict or t is list or t is tuple or t is np.ndarray:
         if category == "array" and t is not dict:
-            return _array_literal(list(v), name, row, sqltype)
+            return _array_literal(list(v), name, row, sqltype, fields)
         if category == "json" or t is dict:
             return dumps(v, 1 << 30, path='column "%s", row %d' % (name, row + 1))
         return _array_literal(list(v), name, row)
