@@ -989,6 +989,20 @@ def main():
     return [{"a": [{"x": 1, "y": 2}, {"x": 3}, None, (4, 5), P(6, 7), D(8, 9), "(10,11)"],
              "b": [[(1, 2)], [(3, None)]]}]
 $$) AS t(a rows_cpair[], b rows_cpair[]);
+-- a composite's fields are taken as columns of their types are: a naive
+-- datetime into timestamptz is UTC (it was read in the session's zone),
+-- in an array field too; bytes into bytea, a dict into jsonb
+SET TimeZone = 'America/New_York';
+CREATE TYPE rows_event AS (at timestamptz, ats timestamptz[], raw bytea, j jsonb, d date);
+SELECT * FROM sandbox_rows($$
+import datetime
+def main():
+    t = datetime.datetime(2024, 1, 1, 12, 0)
+    return [{"e": {"at": t, "ats": [t], "raw": b"\x01", "j": {"k": [1]}, "d": t.date()},
+             "es": [(t, [t], b"\xff", [1], t)]}]
+$$) AS t(e rows_event, es rows_event[]);
+DROP TYPE rows_event;
+RESET TimeZone;
 SELECT * FROM sandbox_rows('def main(): return [{"a": [1, 2]}]') AS t(a rows_cpair[]);
 SELECT * FROM sandbox_rows('def main(): return [{"a": [(1, 2, 3)]}]') AS t(a rows_cpair[]);
 DROP TYPE rows_cpair;

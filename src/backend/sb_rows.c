@@ -418,6 +418,18 @@ sb_rows_declare(SbRequest *req, TupleDesc tupdesc, MemoryContext cache_cxt)
 				escape_json(&req->json, NameStr(TupleDescAttr(fields, f)->attname));
 				first = false;
 			}
+			/* and their types: a naive datetime into timestamptz is UTC */
+			appendStringInfoString(&req->json, "],\"field_types\":[");
+			first = true;
+			for (int f = 0; f < fields->natts; f++)
+			{
+				if (TupleDescAttr(fields, f)->attisdropped)
+					continue;
+				if (!first)
+					appendStringInfoChar(&req->json, ',');
+				escape_json(&req->json, format_type_be(TupleDescAttr(fields, f)->atttypid));
+				first = false;
+			}
 			appendStringInfoChar(&req->json, ']');
 			ReleaseTupleDesc(fields);
 		}

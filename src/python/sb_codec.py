@@ -1390,13 +1390,40 @@ def _record_literal(v, fields, name, row, sqltype):
         values = list(v)
     else:
         return None
+    types = getattr(fields, "types", ())
     parts = []
-    for x in values:
+    for i, x in enumerate(values):
         if _is_null(x):
             parts.append("")
+        elif i < len(types):
+            # as a column of the field's type takes it: a naive datetime
+            # into timestamptz is UTC (not the session's zone), bytes are
+            # bytea, a dict jsonb, a list an array of its elements' type
+            x = _moment_element(x, types[i])
+            parts.append(_quoted(_text_value(x, _field_category(types[i]), name, row,
+                                             types[i])))
         else:
             parts.append(_quoted(_text_value(x, "text", name, row)))
     return "(" + ",".join(parts) + ")"
+
+
+class _Fields(list):
+    """A composite type's field names; .types their types, as
+    format_type_be() names them."""
+    types = ()
+
+
+def _field_category(sqltype):
+    """The category sb_text_category() gives a column of this type."""
+    if sqltype in ("json", "jsonb"):
+        return "json"
+    if sqltype == "bytea":
+        return "bytea"
+    if sqltype == "numeric" or sqltype.startswith("numeric("):
+        return "numeric"
+    if sqltype.endswith("[]"):
+        return "array"
+    return "text"
 
 
 def _text_value(v, category, name, row, sqltype=None, fields=None):
@@ -1636,8 +1663,12 @@ def encode_rows(value, spec, func, budget, fill=None):
         elif kind in (sb_io.COL_DATE, sb_io.COL_TIMESTAMP, sb_io.COL_TIMESTAMPTZ):
             payload = _encode_datetime(series, name, kind, col.get("type"))
         else:
+            fields = col.get("fields")
+            if fields is not None:
+                fields = _Fields(fields)
+                fields.types = tuple(col.get("field_types") or ())
             payload = _encode_text(series, name, col.get("category", "text"), col.get("type"),
-                                   col.get("fields"))
+                                   fields)
         used += sum(memoryview(part).nbytes for part in payload)
         if used > budget:
             raise OutputLimitExceeded("the rows of %s() exceed the output limit" % func)
