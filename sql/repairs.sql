@@ -176,6 +176,16 @@ def main():
 $c$import pandas as pd
 def main():
     return pd.__version__.count(".")$c$]) AS c, sandbox_run(c) AS r;
+-- to_datetime's format="mixed" and "ISO8601" parse as this pandas does
+-- without a format (each was a strftime format nothing matched: with
+-- errors="coerce", all NaT)
+SELECT sandbox_execute($$
+import pandas as pd
+def main():
+    s = pd.Series(["2024-01-05", "05/01/2024", "Jan 3 2024", "2024-01-06T10:00:00", "bad"])
+    return [pd.to_datetime(s, format="mixed", errors="coerce").astype(str).tolist(),
+            pd.to_datetime(s.iloc[[0, 3]], format="ISO8601").astype(str).tolist()]
+$$);
 
 -- the types a table's columns arrive as, when code expects others (review
 -- 44): a date compared with datetime.date, a timestamptz with a naive

@@ -289,9 +289,6 @@ _LATER_KEYWORDS = {
 }
 _UNEXPECTED_KEYWORD = re.compile(r"unexpected keyword argument '(\w{1,40})'$")
 
-# pandas 2's format names of to_datetime
-_LATER_FORMAT = re.compile(r"^time data .{0,400} does not match format '(mixed|ISO8601)'")
-
 # the code of pandas' merges: a failure there is most often keys of two types
 _MERGE_FILE = "/pandas/core/reshape/merge.py"
 _MERGE_TYPES = re.compile(r"^You are trying to merge on (\S{1,60}) and (\S{1,60}) columns")
@@ -446,11 +443,6 @@ def exception_help(exc, inputs, ws=None):
     keyword = _UNEXPECTED_KEYWORD.search(text) if text and type(exc) is TypeError else None
     if keyword and keyword.group(1) in _LATER_KEYWORDS:
         return "pandas here is %s: %s" % (pd.__version__, _LATER_KEYWORDS[keyword.group(1)])
-    later = _LATER_FORMAT.search(text) if text and type(exc) is ValueError else None
-    if later:
-        return ('pandas here is %s: format="%s" is pandas 2\'s; leave format out (this pandas '
-                'infers each value\'s format), or give the exact one, such as '
-                'format="%%Y-%%m-%%d %%H:%%M"' % (pd.__version__, later.group(1)))
     if text and type(exc) is TypeError and _DECIMAL_FLOAT.search(text):
         return ('decimal.Decimal and float do not mix (numeric columns arrive as Decimal with '
                 'options.numeric = "decimal"): use Decimal("1.1"), a string keeps it exact, or '

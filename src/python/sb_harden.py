@@ -922,8 +922,27 @@ def harden_pandas():
     _guard_json_encoder()
     _guard_sparse_ops()
     _guard_join_indexers()
+    _later_datetime_formats()
     from pandas.api.indexers import BaseIndexer
     DERIVABLE_LIBRARY_CLASSES.append(BaseIndexer)
+
+
+def _later_datetime_formats():
+    """pd.to_datetime(format="mixed" / "ISO8601"), pandas 2's names, as this
+    pandas does them: without a format it parses each value as it comes
+    (mixed) and ISO 8601 text among them.  It took each name as a strftime
+    format that nothing matches: with errors="coerce" every value was NaT,
+    silently (review 51 N2); without, an error a hint answered."""
+    import pandas as pd
+    real = pd.to_datetime
+
+    def to_datetime(arg, *args, **kwargs):
+        if type(kwargs.get("format")) is str and kwargs["format"] in ("mixed", "ISO8601"):
+            kwargs["format"] = None
+        return real(arg, *args, **kwargs)
+    for name in ("__name__", "__qualname__", "__doc__", "__module__"):
+        setattr(to_datetime, name, getattr(real, name))
+    pd.to_datetime = to_datetime
 
 
 def _code_frame(frame):

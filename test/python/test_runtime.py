@@ -163,9 +163,11 @@ class LibraryMistakeHintTests(unittest.TestCase):
         import io
         import pandas as pd
         s = pd.Series(["2024-01-05", "2024-01-06 10:00"])
+        # pandas 2's format names are parsed as this pandas parses without
+        # one (with errors="coerce" every value was NaT)
         for fmt in ("mixed", "ISO8601"):
-            message, hint = self.help_for(lambda: pd.to_datetime(s, format=fmt))
-            self.assertIn('format="%s" is pandas 2\'s' % fmt, hint, message)
+            self.assertEqual(list(pd.to_datetime(s, format=fmt, errors="coerce")),
+                             [pd.Timestamp("2024-01-05"), pd.Timestamp("2024-01-06 10:00")])
         message, hint = self.help_for(lambda: pd.Series([1]).case_when([]))
         self.assertIn("np.select", hint or "")
         message, hint = self.help_for(
