@@ -123,6 +123,13 @@ SELECT sandbox_execute($$
 def main():
     return "\x1b[2J"
 $$);
+-- ... and so are the bidirectional overrides and isolates, which show the
+-- text after them reversed ("\u202e" before "txt.exe" reads "exe.txt")
+SELECT sandbox_execute($$
+def main():
+    print("file \u202etxt.exe \u2066x\u2069 \u200f \u05d0 \u2014 \u2070")
+    raise ValueError("\u202d\u202e")
+$$);
 -- ... and so does a type's error quoting a value the code returned
 -- (review 50)
 SELECT * FROM sandbox_rows($$

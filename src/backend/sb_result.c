@@ -133,8 +133,11 @@ sb_to_server_lossy(const char *text, Size len)
  * writes over what was shown).  Each C0 control but newline and tab, DEL,
  * and the C1 controls (U+0080..U+009F in UTF-8, and in SQL_ASCII, which
  * passes the child's UTF-8 on; bytes 0x80..0x9F in the ISO 8859 encodings)
- * become "\x1b" as Python writes them.  Values (results, rows) are data
- * and stay as they are.  Returns s itself when it holds none.
+ * become "\x1b" as Python writes them; in UTF-8 the bidirectional
+ * formatting characters too (U+202A..U+202E, U+2066..U+2069, U+200E,
+ * U+200F: an override shows the text after it reversed, so an error could
+ * read as another), as "\u202e".  Values (results, rows) are data and stay
+ * as they are.  Returns s itself when it holds none.
  */
 char *
 sb_printable(const char *s)
@@ -151,8 +154,13 @@ sb_printable(const char *s)
 #define SB_C0(c)	(((c) < 0x20 && (c) != '\n' && (c) != '\t') || (c) == 0x7f)
 #define SB_C1(p)	((utf8 && (p)[0] == 0xc2 && (p)[1] >= 0x80 && (p)[1] <= 0x9f) || \
 					 (iso8859 && (p)[0] >= 0x80 && (p)[0] <= 0x9f))
+	/* (p[1] is not NUL when p[0] is 0xe2 and p[1] 0x80 or 0x81) */
+#define SB_BIDI(p)	(utf8 && (p)[0] == 0xe2 && \
+					 (((p)[1] == 0x80 && (((p)[2] >= 0xaa && (p)[2] <= 0xae) || \
+										  (p)[2] == 0x8e || (p)[2] == 0x8f)) || \
+					  ((p)[1] == 0x81 && (p)[2] >= 0xa6 && (p)[2] <= 0xa9)))
 	for (p = (const unsigned char *) s; *p; p++)
-		if (SB_C0(*p) || SB_C1(p))
+		if (SB_C0(*p) || SB_C1(p) || SB_BIDI(p))
 			break;
 	if (*p == '\0')
 		return (char *) s;
@@ -168,11 +176,18 @@ sb_printable(const char *s)
 				p++;
 			appendStringInfo(&buf, "\\x%02x", *p);
 		}
+		else if (SB_BIDI(p))
+		{
+			appendStringInfo(&buf, "\\u%04x",
+							 ((p[0] & 0x0f) << 12) | ((p[1] & 0x3f) << 6) | (p[2] & 0x3f));
+			p += 2;
+		}
 		else
 			appendStringInfoChar(&buf, (char) *p);
 	}
 #undef SB_C0
 #undef SB_C1
+#undef SB_BIDI
 	return buf.data;
 }
 
