@@ -110,6 +110,14 @@ def main():
     print("two\nlines")
     return "done"
 $$);
+-- code on the line of its $$, or indented as a block (SQL in an
+-- application's source), runs as a language function's body does
+SELECT sandbox_execute($$ def main(): return 1 $$);
+SELECT sandbox_execute($$
+        import math
+        def main():
+            return math.floor(2.5)
+$$);
 -- control characters other than newline and tab are written as Python
 -- writes them: they would be instructions to the terminal of whoever ran
 -- the call (here: set its title, clear the screen, go back to the line's

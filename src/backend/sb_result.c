@@ -402,10 +402,13 @@ sb_child_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 	{
 		char	   *state = sb_json_string(err, "sqlstate");
 		char	   *shape = sb_json_string(err, "shape");
+		char	   *value_hint = sb_json_string(err, "hint");
 
+		/* a value that does not fit its column says how to convert it */
 		sb_fail(f, state && strcmp(state, "42703") == 0 ?
 				ERRCODE_UNDEFINED_COLUMN : ERRCODE_DATATYPE_MISMATCH,
 				"exception", message, NULL,
+				value_hint != NULL ? value_hint :
 				shape == NULL ?
 				"Return a DataFrame (or a list of dicts or tuples) whose columns match the column definition list." :
 				strcmp(shape, "scalar") == 0 ?

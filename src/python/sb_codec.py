@@ -13,6 +13,7 @@ TypeError naming the type and where it was found.
 import codecs
 import collections
 import dataclasses
+import re
 import enum
 import datetime
 import decimal
@@ -1003,9 +1004,10 @@ def dumps(value, limit, used=0, path="result"):
 class RowsError(Exception):
     """The result does not fit the declared columns; sqlstate says how."""
 
-    def __init__(self, message, sqlstate):
+    def __init__(self, message, sqlstate, hint=None):
         super().__init__(message)
         self.sqlstate = sqlstate
+        self.hint = hint        # instead of the backend's, which is about shapes
 
 
 _MISSING = "42703"      # undefined_column
@@ -1151,11 +1153,53 @@ def _as_frame(value, spec, func):
                     _MISMATCH)
 
 
+_CONVERT_HINTS = {
+    "an integer column": ('Convert the values first: pd.to_numeric(s, errors="coerce")'
+                          '.astype("Int64") for text, s.round().astype("Int64") for '
+                          'fractions; or declare the column numeric or float8.'),
+    "a floating-point column": ('Convert the values first: pd.to_numeric(s, errors="coerce") '
+                                'for text; or declare the column with the type they have.'),
+    "a boolean column": ('Convert the values first: s.astype(bool), s.eq("yes"), or '
+                         's.map({"y": True, "n": False}); or declare the column with the type '
+                         'they have.'),
+}
+
+
 def _bad_value(name, row, value, what):
     text = repr(value) if type(value) in (str, int, float, bool) else \
         '"%s" value' % type(value).__name__
     return RowsError('column "%s", row %d: %s does not fit %s'
-                     % (name, row + 1, text[:80], what), _MISMATCH)
+                     % (name, row + 1, text[:80], what), _MISMATCH,
+                     _CONVERT_HINTS.get(what, "Convert the value to the column's type, or "
+                                        "declare the column with the type the values have."))
+
+
+# text as PostgreSQL's input functions of the binary kinds take it (int8in,
+# float8in, boolin): PL/Python passes a returned str to them, and so does a
+# column of another type here (numeric, date, arrays)
+_INT_TEXT = re.compile(r"\s*[+-]?[0-9]+\s*\Z")
+_FLOAT_TEXT = re.compile(r"\s*[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|"
+                         r"inf|infinity|nan)\s*\Z", re.IGNORECASE)
+
+
+def _int_of_text(v):
+    return int(v) if _INT_TEXT.match(v) else None
+
+
+def _float_of_text(v):
+    return float(v) if _FLOAT_TEXT.match(v) else None
+
+
+def _bool_of_text(v):
+    """boolin's words: true/false, yes/no and their prefixes, on/off, 1/0."""
+    word = v.strip().lower()
+    if not word or word == "o":
+        return None
+    if "true".startswith(word) or "yes".startswith(word) or word in ("on", "1"):
+        return True
+    if "false".startswith(word) or "no".startswith(word) or word in ("of", "off", "0"):
+        return False
+    return None
 
 
 def _packed(valid):
@@ -1210,6 +1254,11 @@ def _encode_int(series, name):
             out[i] = int(v)
         elif t is decimal.Decimal and v == v.to_integral_value() and abs(v) < _INT64_MAX:
             out[i] = int(v)
+        elif (t is str or t is np.str_) and _int_of_text(v) is not None:
+            iv = _int_of_text(v)
+            if iv > _INT64_MAX or iv < -_INT64_MAX - 1:
+                raise _bad_value(name, i, iv, "a 64-bit integer")
+            out[i] = iv
         else:
             raise _bad_value(name, i, v, "an integer column")
     return _fixed_payload(valid, out)
@@ -1229,6 +1278,8 @@ def _encode_float(series, name):
             valid[i] = False
         elif t in _FLOAT_TYPES or t in _INT_TYPES or t in _BOOL_TYPES or t is decimal.Decimal:
             out[i] = float(v)
+        elif (t is str or t is np.str_) and _float_of_text(v) is not None:
+            out[i] = _float_of_text(v)
         else:
             raise _bad_value(name, i, v, "a floating-point column")
     return _fixed_payload(valid, out)
@@ -1245,6 +1296,10 @@ def _encode_bool(series, name):
             valid[i] = False
         elif type(v) in _BOOL_TYPES:
             out[i] = 1 if v else 0
+        elif type(v) in _INT_TYPES and (v == 0 or v == 1):
+            out[i] = int(v)         # as int4's cast to boolean, and (s > 0).astype(int)
+        elif (type(v) is str or type(v) is np.str_) and _bool_of_text(v) is not None:
+            out[i] = 1 if _bool_of_text(v) else 0
         else:
             raise _bad_value(name, i, v, "a boolean column")
     return _fixed_payload(valid, out)

@@ -1372,11 +1372,11 @@ def _module_namespace(namespace):
 
 
 def function_body(code):
-    """A language function's body as Python can parse it, line for line:
-    one that starts on the line of its $$ (AS $$ return x + y $$) without
-    that line's leading blanks, as PL/Python takes it; one written on the
-    lines after its $$, indented as a block, without their common
-    indentation."""
+    """A language function's body (or sandbox_execute's code) as Python can
+    parse it, line for line: one that starts on the line of its $$ (AS $$
+    return x + y $$) without that line's leading blanks, as PL/Python takes
+    it; one written on the lines after its $$, indented as a block, without
+    their common indentation."""
     first, newline, rest = code.partition("\n")
     if first.strip():
         return first.lstrip(" \t") + newline + rest
@@ -1404,7 +1404,9 @@ def _serve_request(python_layer, request, inputs):
         returns = [name]
         function = (name, tuple(spec["params"]))
         inputs = dict(zip(function[1], _call_args(inputs)))
-        code = function_body(code)
+    # as a language function's body: $$ def main(): ... $$ on one line, or
+    # a module indented as a block (SQL embedded in an application's code)
+    code = function_body(code)
     out = _Output(limit)
     lines = code.splitlines()
     sb_shims.USER_TRACEBACK[0] = lambda exc: sb_errors.user_traceback(exc, lines)[0]
@@ -1530,9 +1532,9 @@ def _serve_request(python_layer, request, inputs):
     except sb_codec.RowsError as exc:
         if function is not None:    # the backend's hint says what the function must return
             _send_error("rows", "ResultError", str(exc), sqlstate=exc.sqlstate,
-                        shape=spec["shape"])
+                        shape=spec["shape"], hint=exc.hint)
         else:
-            _send_error("rows", "ResultError", str(exc), sqlstate=exc.sqlstate)
+            _send_error("rows", "ResultError", str(exc), sqlstate=exc.sqlstate, hint=exc.hint)
         return 0
     except VerificationFailed as exc:
         _send_error("exception", exc.etype, str(exc), exc.line, None,
@@ -1630,7 +1632,8 @@ def _serve_held(fn, name, shape, params, rows, limit, out, lines):
                                                        limit - out.used)
             sb_charts.end_call(full=False)
         except sb_codec.RowsError as exc:
-            _send_error("rows", "ResultError", str(exc), sqlstate=exc.sqlstate, shape=shape)
+            _send_error("rows", "ResultError", str(exc), sqlstate=exc.sqlstate, shape=shape,
+                        hint=exc.hint)
             return 0
         except BaseException as exc:  # noqa: B902 - report everything, incl. SystemExit
             _report_exception(exc, lines, dict(zip(params, args)))
