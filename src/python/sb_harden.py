@@ -144,8 +144,15 @@ def _check_dict_copy(wrapper, wrapped):
     import types
     from sb_guard import guard_own_object
     extra = getattr(wrapped, "__dict__", None)
-    if not isinstance(extra, dict):
+    if extra is None:
         return
+    if type(extra) is not dict:
+        # a class's namespace (a mappingproxy) held its private members
+        # and descriptors, each copied raw: pandas' jinja2 Environment
+        # behind a Styler class's _LibraryOnly (review 56 F4)
+        raise TypeError("functools.update_wrapper: copying the attributes of a %s is not "
+                        "allowed in the sandbox: wrap a function, or pass updated=()"
+                        % ("class" if isinstance(wrapped, type) else type(wrapped).__name__))
     own_function = (type(wrapper) is types.FunctionType and
                     getattr(wrapper, "__module__", None) == "__sandbox__")
     for key in list(extra):
@@ -183,7 +190,7 @@ def harden_libraries():
             if "__dict__" in updated:
                 _check_dict_copy(wrapper, wrapped)
                 extra = getattr(wrapped, "__dict__", None)
-                if isinstance(extra, dict):
+                if type(extra) is dict:
                     for name in list(extra):
                         if type(name) is str:
                             guard_settable(wrapper, name)
@@ -222,6 +229,7 @@ def harden_libraries():
             problem = attribute_problem(name) if isinstance(name, str) else None
             if problem is not None:
                 raise AttributeError("make_dataclass: " + problem[1])
+        _class_name_problem(cls_name, "make_dataclass")
         if not _IN_CALL["on"]:
             return make_dataclass(cls_name, fields, *args, namespace=namespace, **kwargs)
         # the bases a class statement may derive from (guard_own_class):
@@ -336,6 +344,7 @@ def harden_libraries():
         register = getattr(extensions, name, None)
         if register is not None:
             substitutes.append((register, _checked_register(register)))
+    _harden_copy_hooks()
     _harden_enum()
     _harden_typing()
     _harden_dataclasses()
@@ -459,11 +468,37 @@ def harden_libraries():
         return cached_get(self, instance, owner)
     cached_property_get.__qualname__ = cached_get.__qualname__
     functools.cached_property.__get__ = cached_property_get
+    # abc.abstractmethod and typing.dataclass_transform set a flag on what
+    # they are given: not on a library's function or class (review 56 F7)
+    def flag_setting(original, flag, called=None):
+        def checked(arg):
+            if _IN_CALL["on"] and not _code_made(arg):
+                raise TypeError("%s() of a library's %s is not allowed in the sandbox: it "
+                                "sets %s on it; use it on the code's own functions and classes"
+                                % (called or original.__name__, "class" if isinstance(arg, type)
+                                   else "object", flag))
+            return original(arg)
+        checked.__name__ = original.__name__
+        checked.__qualname__ = getattr(original, "__qualname__", original.__name__)
+        checked.__doc__ = original.__doc__
+        return checked
+    substitutes.append((abc.abstractmethod, flag_setting(abc.abstractmethod,
+                                                         "__isabstractmethod__")))
+    if hasattr(typing, "dataclass_transform"):
+        transform = typing.dataclass_transform
+
+        def checked_dataclass_transform(**kwargs):
+            return flag_setting(transform(**kwargs), "__dataclass_transform__",
+                                "dataclass_transform")
+        checked_dataclass_transform.__name__ = "dataclass_transform"
+        checked_dataclass_transform.__doc__ = transform.__doc__
+        substitutes.append((transform, checked_dataclass_transform))
     for original, checked in substitutes:
         checked.__name__ = original.__name__
         checked.__qualname__ = original.__qualname__
         checked.__doc__ = original.__doc__
         _SUBSTITUTES[id(original)] = checked
+    guard_library_getattrs()
 
 
 # AttributeError's own member descriptor of .obj, once it is hidden
@@ -522,6 +557,15 @@ def _hide_attribute_error_object():
     return True
 
 
+def _class_name_problem(name, call):
+    """A class's name is an identifier, as a class statement's is: libraries
+    paste type names into text they compile (pandas' numexpr temporaries,
+    review 56 F5)."""
+    import keyword
+    if type(name) is str and (not name.isidentifier() or keyword.iskeyword(name)):
+        raise TypeError("%s: class name %r is not an identifier" % (call, name[:80]))
+
+
 def _name_problem(name, call):
     if not isinstance(name, str):
         return
@@ -533,6 +577,146 @@ def _name_problem(name, call):
         # pandas' own frame reads them (_LibraryOnly): not for the code's names
         raise AttributeError('%s: attribute "%s" is not allowed: %s'
                              % (call, name, _LIBRARY_ONLY[name]))
+
+
+def _code_made(obj):
+    """A function (or method) or class the code's own statements made."""
+    import types
+    if isinstance(obj, type):
+        return _made_by_code(obj)
+    if type(obj) is types.MethodType:
+        obj = obj.__func__
+    if isinstance(obj, (classmethod, staticmethod)):
+        obj = obj.__func__
+    if isinstance(obj, property):
+        obj = obj.fget
+    return type(obj) is types.FunctionType and \
+        getattr(obj, "__module__", None) == "__sandbox__"
+
+
+# names copy looks up on an object to copy it
+_COPY_HOOKS = ("__deepcopy__", "__copy__", "__reduce_ex__", "__reduce__", "__getstate__",
+               "__setstate__")
+
+
+def _harden_copy_hooks():
+    """copy.copy() and copy.deepcopy() look up __deepcopy__ and
+    __reduce_ex__ on the object, where its own attributes come first: a
+    function stored there (numpy.ma copied one into a MaskedArray's
+    attributes) was called with deepcopy's memo, which holds the real
+    __dict__ of the objects copied before it (review 56 F3), or returned
+    a state written into any object's namespace.  In a call, an object
+    whose own attributes hold one of those names is not copied."""
+    import copy
+    real_copy, real_deepcopy = copy.copy, copy.deepcopy
+    plain = frozenset(copy._deepcopy_dispatch) | frozenset(copy._copy_dispatch)
+
+    def own_hooks(x):
+        if type(x) in plain or isinstance(x, type):
+            return
+        try:
+            own = object.__getattribute__(x, "__dict__")
+        except AttributeError:
+            return
+        if type(own) is not dict:
+            return
+        for key in own:
+            if type(key) is not str or key in _COPY_HOOKS:
+                raise TypeError('copying a "%s" whose own attributes hold "%s" is not allowed '
+                                'in the sandbox: copying calls it' % (
+                                    type(x).__name__, key if type(key) is str else
+                                    type(key).__name__))
+
+    def copy_(x):
+        if _IN_CALL["on"]:
+            own_hooks(x)
+        return real_copy(x)
+
+    def deepcopy(x, memo=None, _nil=[]):
+        if _IN_CALL["on"]:
+            own_hooks(x)
+        return real_deepcopy(x, memo, _nil)
+    for wrapper, real in ((copy_, real_copy), (deepcopy, real_deepcopy)):
+        wrapper.__name__ = real.__name__
+        wrapper.__qualname__ = real.__qualname__
+        wrapper.__doc__ = real.__doc__
+    # copy's own recursion finds deepcopy in its module's namespace, or as
+    # a default argument bound when copy was imported (_deepcopy_list,
+    # _deepcopy_dict, _reconstruct)
+    copy.copy, copy.deepcopy = copy_, deepcopy
+    for helper in list(vars(copy).values()):
+        if not isinstance(helper, type(deepcopy)):
+            continue
+        if helper.__defaults__ and real_deepcopy in helper.__defaults__:
+            helper.__defaults__ = tuple(deepcopy if d is real_deepcopy else d
+                                        for d in helper.__defaults__)
+        if helper.__kwdefaults__ and helper.__kwdefaults__.get("deepcopy") is real_deepcopy:
+            helper.__kwdefaults__ = dict(helper.__kwdefaults__, deepcopy=deepcopy)
+
+
+_GETATTR_SWEPT = set()
+
+
+def guard_library_getattrs():
+    """A library class whose __getattr__ or __getattribute__ answers names
+    from data answered "__array_interface__" too, from what the code put
+    there: numpy's BagObj looked every name up with the code's
+    __getitem__, matplotlib's Spines in a dict the code writes (review 56
+    F1, F2; numpy then read any address).  In a call, such a class answers
+    no name that begins with "__" from its hook: __getattr__ raises
+    AttributeError, __getattribute__ finds it as object's does.  Every
+    class of every module imported so far (again for modules imported
+    since: the preloaded process, a call's start)."""
+    import types
+    for name, module in list(sys.modules.items()):
+        if module is None or id(module) in _GETATTR_SWEPT or type(name) is not str:
+            continue
+        _GETATTR_SWEPT.add(id(module))
+        if name.startswith("sb_") or name == "__sandbox__":
+            continue
+        try:
+            members = list(vars(module).values())
+        except TypeError:
+            continue
+        todo = [m for m in members if isinstance(m, type)]
+        seen = set()
+        while todo:
+            cls = todo.pop()
+            if id(cls) in seen:
+                continue
+            seen.add(id(cls))
+            try:
+                if type.__getattribute__(cls, "__module__") != name:
+                    continue
+                own = type.__getattribute__(cls, "__dict__")
+            except (AttributeError, TypeError):
+                continue
+            todo.extend(v for v in own.values() if isinstance(v, type))
+            for hook in ("__getattr__", "__getattribute__"):
+                found = own.get(hook)
+                if type(found) is types.FunctionType and \
+                        not str(getattr(found, "__module__", "")).startswith("sb_"):
+                    try:
+                        type.__setattr__(cls, hook, _dunders_refused(hook, found))
+                    except (AttributeError, TypeError):
+                        pass
+
+
+def _dunders_refused(hook, found):
+    if hook == "__getattr__":
+        def guarded(self, name):
+            if _IN_CALL["on"] and isinstance(name, str) and str.startswith(name, "__"):
+                raise AttributeError(name)
+            return found(self, name)
+    else:
+        def guarded(self, name):
+            if _IN_CALL["on"] and isinstance(name, str) and str.startswith(name, "__"):
+                return object.__getattribute__(self, name)
+            return found(self, name)
+    guarded.__name__ = found.__name__
+    guarded.__qualname__ = found.__qualname__
+    guarded.__doc__ = found.__doc__
+    return guarded
 
 
 def _harden_enum():
@@ -574,6 +758,7 @@ def _harden_enum():
                                     % type(member).__name__)
                 _name_problem(member, "Enum()")
             _name_problem(class_name, "Enum()")
+            _class_name_problem(class_name, "Enum()")
             mixin = kwargs.get("type")
             if isinstance(mixin, type) and _deriving_refused(mixin):
                 raise TypeError('Enum(type=%s): deriving from a pandas or numpy class is not '
@@ -923,8 +1108,83 @@ def harden_pandas():
     _guard_sparse_ops()
     _guard_join_indexers()
     _later_datetime_formats()
+    _guard_numexpr()
+    # pd.options.d is pandas' own table of every option's value, past the
+    # validators set_option runs (review 56 F6): pandas' code reads it
+    from pandas._config import config
+    if "d" not in config.DictWrapper.__dict__:
+        config.DictWrapper.d = _LibraryOnly(None, "d", "it is pandas' own table of "
+                                            "options; use pd.set_option() and pd.get_option()")
     from pandas.api.indexers import BaseIndexer
     DERIVABLE_LIBRARY_CLASSES.append(BaseIndexer)
+
+
+# what numexpr's text may hold: operators on names, constants and calls
+# of names (its functions), as pandas writes it
+_NUMEXPR_NODES = (ast.Expression, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Compare, ast.Name,
+                  ast.Constant, ast.Load, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+
+
+def _numexpr_text_problem(text):
+    """Why numexpr must not compile text, or None.  numexpr compile()s and
+    eval()s the text pandas gives it with the real builtins: pandas named
+    a call's result after its type, and a class named "1 if (lambda: exec)
+    ()(...) else a" ran any Python (review 56 F5)."""
+    if not isinstance(text, str):
+        return None
+    try:
+        tree = ast.parse(str.__str__(text), mode="eval")
+    except SyntaxError:
+        return None                 # compile() raises it as numexpr would
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            if not isinstance(node.func, ast.Name) or node.keywords or \
+                    any(isinstance(a, ast.Starred) for a in node.args):
+                return "a call of anything but one of its functions by name"
+        elif not isinstance(node, _NUMEXPR_NODES):
+            return "%s" % type(node).__name__
+    return None
+
+
+def _guard_numexpr():
+    """numexpr (pandas' engine for eval() and query()) runs only
+    expressions of operators, names, constants and its own functions, and
+    pandas names its temporaries with identifiers (a type's name made
+    one)."""
+    try:
+        from numexpr import necompiler
+    except ImportError:
+        necompiler = None
+    if necompiler is not None:
+        real = necompiler.stringToExpression
+
+        def stringToExpression(s, types, context):
+            if _IN_CALL["on"]:
+                problem = _numexpr_text_problem(s)
+                if problem is not None:
+                    raise ValueError("the expression is not evaluated in the sandbox: numexpr "
+                                     "takes only operators, names, numbers and its functions "
+                                     "(it held %s)" % problem)
+            return real(s, types, context)
+        stringToExpression.__qualname__ = real.__qualname__
+        stringToExpression.__doc__ = real.__doc__
+        necompiler.stringToExpression = stringToExpression
+    import re
+    from pandas.core.computation import scope
+    if not hasattr(scope, "_raw_hex_id"):
+        return
+    not_word = re.compile(r"[^0-9A-Za-z_]")
+
+    def add_tmp(self, value):
+        kind = not_word.sub("_", str.__str__(type(value).__name__))
+        name = "%s_%d_%s" % (kind if kind[:1].isalpha() else "t" + kind, self.ntemps,
+                             scope._raw_hex_id(self))
+        assert name not in self.temps
+        self.temps[name] = value
+        return name
+    add_tmp.__qualname__ = scope.Scope.add_tmp.__qualname__
+    add_tmp.__doc__ = scope.Scope.add_tmp.__doc__
+    scope.Scope.add_tmp = add_tmp
 
 
 def _later_datetime_formats():
@@ -994,28 +1254,34 @@ class _LibraryOnly:
     Template class, whose environment_class) compiles any template text
     without jinja2's sandbox, so {{ x.__class__ }} walks attributes."""
 
+    # private names: the code reads no "_" attribute of a library object
+    # (its value was a public attribute, which reached the Environment once
+    # the object itself was copied out of the class, review 56 F4)
+    __slots__ = ("_sb_value", "_sb_name", "_sb_reason")
+
     def __init__(self, value, name, reason):
-        self.value = value
-        self.name = name
-        self.reason = reason
+        self._sb_value = value
+        self._sb_name = name
+        self._sb_reason = reason
 
     def _check(self):
         # the frame that reads or sets the attribute: two above this one
         if _IN_CALL["on"]:
             module = sys._getframe(2).f_globals.get("__name__", "")
             if not (type(module) is str and module.startswith("pandas.")):
-                raise AttributeError('attribute "%s" is not allowed: %s' % (self.name, self.reason))
+                raise AttributeError('attribute "%s" is not allowed: %s'
+                                     % (self._sb_name, self._sb_reason))
 
     def __get__(self, obj, cls=None):
         self._check()
-        value = self.value
-        if obj is not None and self.name in getattr(obj, "__dict__", ()):
-            return obj.__dict__[self.name]     # pandas' copy of a Styler
+        value = self._sb_value
+        if obj is not None and self._sb_name in getattr(obj, "__dict__", ()):
+            return obj.__dict__[self._sb_name]     # pandas' copy of a Styler
         return value.__get__(obj, cls) if hasattr(type(value), "__get__") else value
 
     def __set__(self, obj, value):
         self._check()
-        obj.__dict__[self.name] = value
+        obj.__dict__[self._sb_name] = value
 
 
 def _guard_styler_format_sites():
@@ -1230,7 +1496,7 @@ def _guard_template_compile():
     real = cls.__dict__["_compile"]
     known = set()
     env = StylerRenderer.__dict__["env"]
-    env = env.value if isinstance(env, _LibraryOnly) else env
+    env = env._sb_value if isinstance(env, _LibraryOnly) else env
     for name in env.loader.list_templates():
         source, filename, _ = env.loader.get_source(env, name)
         known.add(env.compile(source, name, filename, raw=True))
@@ -1245,7 +1511,7 @@ def _guard_template_compile():
     cls._compile = _compile
     found = StylerRenderer.__dict__.get("from_custom_template")
     if found is not None:
-        found = found.value if isinstance(found, _LibraryOnly) else found
+        found = found._sb_value if isinstance(found, _LibraryOnly) else found
         refuse(getattr(found, "__func__", found),
                "it compiles templates from files outside jinja2's sandbox")
 
@@ -1256,7 +1522,27 @@ def harden_numpy():
     id() an address: read and write anywhere), and read_array's
     allow_pickle (NpzFile(io.BytesIO(...), allow_pickle=True) ran a pickle,
     and so any builtin)."""
+    import numpy.lib.npyio as npyio
+    # every attribute of a BagObj is an item of the object it was given: the
+    # code's __getitem__ answered numpy's "__array_interface__" (review 56 F1)
+    refuse(npyio.BagObj, "it answers every attribute name with an item of the object it "
+                         "wraps; index the object itself")
     import numpy as np
+    import numpy.ma as ma
+    update_from = ma.MaskedArray._update_from
+
+    def _update_from(self, obj):
+        # numpy.ma's own attributes (_optinfo, _basedict, _baseclass, ...) and
+        # the whole __dict__ of what is not a MaskedArray were copied into
+        # the result's attributes from any object: np.ma.sqrt(obj) of the
+        # code's object gave a MaskedArray its own "__deepcopy__" (review 56
+        # F3).  In a call, only an ndarray gives them.
+        if _IN_CALL["on"] and not isinstance(obj, np.ndarray):
+            obj = None
+        return update_from(self, obj)
+    _update_from.__qualname__ = update_from.__qualname__
+    _update_from.__doc__ = update_from.__doc__
+    ma.MaskedArray._update_from = _update_from
     from numpy.lib import format as npformat
     from numpy.lib import stride_tricks
     _NDARRAY[0] = np.ndarray

@@ -251,6 +251,7 @@ def warm_preload(preload_csv):
             _import_allowed(lambda top: top in tops)
         for _ in range(3):
             prewarm(collect=False, pandas=False)
+    sb_harden.guard_library_getattrs()
     os.environ.clear()
     np.random.seed()
     gc.collect()
@@ -264,6 +265,7 @@ def warm_later():
     later = set(_LATER)
     _LATER.clear()
     _import_allowed(lambda top: top in later)
+    sb_harden.guard_library_getattrs()
     gc.collect()
     gc.freeze()
 
@@ -1384,9 +1386,17 @@ def function_body(code):
     return first + newline + textwrap.dedent(rest)
 
 
+_MODULES_SWEPT = [0]
+
+
 def _serve_request(python_layer, request, inputs):
     """One request: validate, run and answer it.  Returns the exit code."""
     _BETWEEN_CALLS[0] = False
+    if len(sys.modules) != _MODULES_SWEPT[0]:
+        # the library classes of modules imported since (a workspace's
+        # earlier call, a lazy import): their attribute hooks guarded
+        sb_harden.guard_library_getattrs()
+        _MODULES_SWEPT[0] = len(sys.modules)
     code = request["code"]
     returns = request["returns"]
     allowed = request["allowed_modules"]

@@ -5671,6 +5671,74 @@ PAYLOADS = [
         def main():
             return pd.DataFrame({"a": [1]}).pipe((kw, "__array_interface__"))
         """, on={GUARD}, off={OK}),
+    # review 56: library objects answering attribute lookups, or filling a
+    # namespace, from what the code controls; a type name pasted into the
+    # text numexpr eval()s with the real builtins
+    Payload("bagobj-getitem-array-interface", """
+        import numpy as np
+        class D:
+            def __init__(self, table):
+                self.table = table
+            def __getitem__(self, key):
+                return self.table[key]
+        def main():
+            target = b"HELLO-SANDBOX"
+            d = D({"__array" + "_interface__": {"shape": (2,), "typestr": "<u8",
+                                                "data": (id(target), False), "version": 3}})
+            return [int(v) for v in np.asarray(np.lib.npyio.BagObj(d))]
+        """, on={GUARD}, off={OK}),
+    Payload("spines-dict-array-interface", """
+        import numpy as np
+        import matplotlib.spines
+        def main():
+            target = b"HELLO-SANDBOX"
+            sp = matplotlib.spines.Spines()
+            sp["__array" + "_interface__"] = {"shape": (2,), "typestr": "<u8",
+                                              "data": (id(target), False), "version": 3}
+            return [int(v) for v in np.asarray(sp)]
+        """, on={EXCEPTION}, off={OK}),
+    Payload("masked-optinfo-deepcopy-memo", """
+        import copy
+        import numpy as np
+        got = []
+        def dc(memo):
+            got.append(memo)
+        class O:
+            def __init__(self):
+                self._optinfo = {"__deep" + "copy__": dc}
+                self._data = np.arange(3.0)
+        def main():
+            m = np.ma.sqrt(O())
+            copy.deepcopy([m])
+            if not got:
+                raise LookupError("the memo was not handed out")
+            return len(got[0])
+        """, on={EXCEPTION}, off={OK}),
+    Payload("update-wrapper-class-namespace-environment", """
+        import functools
+        import pandas as pd
+        class W:
+            pass
+        def main():
+            w = W()
+            functools.update_wrapper(w, pd.io.formats.style_render.StylerRenderer)
+            return type(w.env).__name__
+        """, on={GUARD}, off={OK, EXCEPTION}),
+    Payload("numexpr-type-name-exec", """
+        import dataclasses
+        import numpy as np
+        import pandas as pd
+        def main():
+            name = "1 if (lambda: exec)()('raise ZeroDivisionError(7)') else a"
+            C = dataclasses.make_dataclass(
+                name, [("dtype", object, dataclasses.field(default=np.dtype("float64")))])
+            def f():
+                return C()
+            try:
+                return str(pd.eval("f() + 1", local_dict={"f": f}, engine="numexpr"))
+            except ZeroDivisionError:
+                return "exec ran"
+        """, on={EXCEPTION}, off={OK, EXCEPTION}),
     Payload("make-dataclass-str-base-own-startswith", """
         import dataclasses
         def main():
