@@ -138,6 +138,21 @@ def main():
     print("file \u202etxt.exe \u2066x\u2069 \u200f \u05d0 \u2014 \u2070")
     raise ValueError("\u202d\u202e")
 $$);
+-- a NUL character: in an error shown as "\x00"; in a result an error that
+-- says so (sandbox_run reports it: PostgreSQL's JSON parser raised 22P05
+-- for either, and sandbox_run lost its report, review 57/58)
+SELECT sandbox_execute($$
+def main():
+    raise ValueError("bad byte " + chr(0) + " end")
+$$);
+SELECT sandbox_run($$
+def main():
+    return {"k": "a" + chr(0)}
+$$)->'error';
+SELECT * FROM sandbox_rows($$
+def main():
+    return [{"j": {"a": "x" + chr(0)}}]
+$$) AS t(j jsonb);
 -- ... and so does a type's error quoting a value the code returned
 -- (review 50)
 SELECT * FROM sandbox_rows($$

@@ -610,8 +610,9 @@ typedef enum SbJsonCheck
 	SB_JSON_TOO_DEEP,			/* nested deeper than PostgreSQL should parse */
 	SB_JSON_NUMBER_RANGE,		/* a number numeric cannot hold */
 	SB_JSON_TOO_BIG,			/* too large to build as jsonb */
-	SB_JSON_NUMBERS_TOO_LONG	/* its numbers would print as too many
+	SB_JSON_NUMBERS_TOO_LONG,	/* its numbers would print as too many
 								 * digits (1e131071) */
+	SB_JSON_NUL					/* a string holds \u0000, which text cannot */
 } SbJsonCheck;
 
 extern bool sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f);
@@ -634,6 +635,7 @@ extern bool sb_json_ok(char *text, Size len);
 extern Size sb_jsonb_limit(Size len);
 extern Jsonb *sb_jsonb_build(char *text, Size len, Size limit);
 extern Jsonb *sb_jsonb_build_lossy(char *text, Size len, Size limit);
+extern char *sb_json_nul_shown(char *text, Size *len);
 extern Jsonb *sb_jsonb_build_encodable(char *text, Size len, Size limit, bool *untranslatable);
 extern void sb_json_failure(SbJsonCheck problem, const char *what, SbFailure *f);
 extern void sb_raise_failure(const SbFailure *f);

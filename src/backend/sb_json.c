@@ -170,7 +170,12 @@ sb_json_scan(const char *text, Size len, Size *extra)
 		{
 			for (p++; p < end && *p != '"'; p++)
 				if (*p == '\\' && p + 1 < end)
+				{
+					/* \u0000: jsonb (text) cannot hold it, and the build raises */
+					if (p[1] == 'u' && end - p >= 6 && memcmp(p + 2, "0000", 4) == 0)
+						return SB_JSON_NUL;
 					p++;
+				}
 			if (p < end)
 				p++;
 		}
@@ -492,7 +497,26 @@ sb_jsonb_build(char *text, Size len, Size limit)
 
 	old = MemoryContextSwitchTo(b.cxt);
 	lex = makeJsonLexContextCstringLen(text, (int) len, GetDatabaseEncoding(), true);
-	pg_parse_json_or_ereport(lex, &sem);
+	PG_TRY();
+	{
+		pg_parse_json_or_ereport(lex, &sem);
+	}
+	PG_CATCH();
+	{
+		/*
+		 * the parser's error quotes the child's text in its context: made
+		 * printable as the child's own texts are (review 57: C1 controls
+		 * and a bidi override reached the terminal)
+		 */
+		ErrorData  *e;
+
+		MemoryContextSwitchTo(old);
+		e = CopyErrorData();
+		FlushErrorState();
+		sb_error_printable(e);
+		ReThrowError(e);
+	}
+	PG_END_TRY();
 	MemoryContextSwitchTo(old);
 	if (!b.over && b.res != NULL)
 		result = JsonbValueToJsonb(b.res);
@@ -532,6 +556,11 @@ sb_json_failure(SbJsonCheck problem, const char *what, SbFailure *f)
 			f->detail = "A number written with an exponent (1e131071) prints in full.";
 			f->hint = "Round the numbers, or return them as strings.";
 			break;
+		case SB_JSON_NUL:
+			f->sqlstate = ERRCODE_UNTRANSLATABLE_CHARACTER;
+			f->message = psprintf("%s holds text with a NUL character (\\u0000), which PostgreSQL text cannot hold", what);
+			f->hint = "Remove it before returning: s.replace(\"\\x00\", \"\"), or df[col].str.replace(\"\\x00\", \"\").";
+			break;
 		default:
 			f->sqlstate = ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE;
 			f->message = psprintf("%s holds a number outside the range of type numeric", what);
@@ -540,6 +569,49 @@ sb_json_failure(SbJsonCheck problem, const char *what, SbFailure *f)
 			break;
 	}
 	f->report_message = f->message;
+}
+
+/*
+ * JSON text (len bytes, valid but for it) whose strings' \\u0000 escapes
+ * are shown as "\\x00", as prints show a control character: for what
+ * describes a call (a child's error report), which PostgreSQL's parser
+ * would refuse whole.  Returns text itself when it holds none; *len is
+ * the new length.
+ */
+char *
+sb_json_nul_shown(char *text, Size *len)
+{
+	StringInfoData buf;
+	bool		in_string = false;
+	Size		i = 0;
+	Size		n = *len;
+
+	if (memchr(text, '\\', n) == NULL)
+		return text;
+	initStringInfo(&buf);
+	while (i < n)
+	{
+		char		c = text[i];
+
+		if (c == '"')
+			in_string = !in_string;
+		if (!in_string || c != '\\' || i + 1 >= n)
+		{
+			appendStringInfoChar(&buf, c);
+			i++;
+			continue;
+		}
+		if (text[i + 1] == 'u' && n - i >= 6 && memcmp(text + i + 2, "0000", 4) == 0)
+		{
+			appendStringInfoString(&buf, "\\\\x00");
+			i += 6;
+			continue;
+		}
+		appendBinaryStringInfo(&buf, text + i, 2);
+		i += 2;
+	}
+	*len = buf.len;
+	return buf.data;
 }
 
 /*

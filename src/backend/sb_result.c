@@ -324,11 +324,16 @@ sb_child_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 	char	   *kind;
 	char	   *message;
 
-	if (sb_json_ok(out->error, out->error_len))
+	/* a NUL in a message is shown as "\x00", as in prints */
+	Size		error_len = out->error_len;
+	char	   *error = out->error && error_len > 0 ?
+		sb_json_nul_shown(out->error, &error_len) : out->error;
+
+	if (sb_json_ok(error, error_len))
 	{
 		/* in another server encoding the converted text has its own length */
-		char	   *text = sb_to_server_lossy(out->error, out->error_len);
-		Size		len = text == out->error ? out->error_len : strlen(text);
+		char	   *text = sb_to_server_lossy(error, error_len);
+		Size		len = text == error ? error_len : strlen(text);
 
 		err = sb_jsonb_build_lossy(text, len, sb_jsonb_limit(len));
 	}

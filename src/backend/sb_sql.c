@@ -294,6 +294,11 @@ sb_sql_run(SbRequest *req, char *payload, Size len, TransactionId top_xid)
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("sql() is not available to superusers or to roles that can read or write server files or run programs"),
 				 errhint("Run untrusted code as an ordinary role, or pass the data as $query and $table inputs.")));
+	if (sb_json_check(payload, len) == SB_JSON_NUL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNTRANSLATABLE_CHARACTER),
+				 errmsg("the query or a parameter of sql() holds a NUL character (\\u0000), which PostgreSQL text cannot hold"),
+				 errhint("Remove it first: s.replace(\"\\x00\", \"\").")));
 	if (sb_json_check(payload, len) == SB_JSON_VALID)
 	{
 		text = pg_any_to_server(payload, (int) len, PG_UTF8);
