@@ -153,6 +153,12 @@ SELECT * FROM sandbox_rows($$
 def main():
     return [{"j": {"a": "x" + chr(0)}}]
 $$) AS t(j jsonb);
+-- ... and so is half a surrogate pair (an astral character is a whole pair)
+SELECT sandbox_run($$
+def main():
+    raise ValueError("half " + chr(0xd800) + " pair " + chr(0x1F600))
+$$)->'error'->>'message';
+SELECT sandbox_run('def main(): return {"a": "x" + chr(0xdc00)}')->'error'->>'message';
 -- ... and so does a type's error quoting a value the code returned
 -- (review 50)
 SELECT * FROM sandbox_rows($$

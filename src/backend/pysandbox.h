@@ -612,7 +612,8 @@ typedef enum SbJsonCheck
 	SB_JSON_TOO_BIG,			/* too large to build as jsonb */
 	SB_JSON_NUMBERS_TOO_LONG,	/* its numbers would print as too many
 								 * digits (1e131071) */
-	SB_JSON_NUL					/* a string holds \u0000, which text cannot */
+	SB_JSON_NUL,				/* a string holds \u0000, which text cannot */
+	SB_JSON_SURROGATE			/* a string holds half a surrogate pair */
 } SbJsonCheck;
 
 extern bool sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f);

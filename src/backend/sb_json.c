@@ -30,6 +30,8 @@
 #include "utils/jsonfuncs.h"
 #include "utils/memutils.h"
 
+static int	sb_hex4(const char *p);
+
 /*
  * The deepest nesting of arrays and objects accepted from the child.  The
  * child's serializer stops at 100 levels.
@@ -171,9 +173,25 @@ sb_json_scan(const char *text, Size len, Size *extra)
 			for (p++; p < end && *p != '"'; p++)
 				if (*p == '\\' && p + 1 < end)
 				{
-					/* \u0000: jsonb (text) cannot hold it, and the build raises */
-					if (p[1] == 'u' && end - p >= 6 && memcmp(p + 2, "0000", 4) == 0)
+					/*
+					 * \u0000 and half a surrogate pair: jsonb (text) cannot
+					 * hold them, and the build raises
+					 */
+					int			code = p[1] == 'u' && end - p >= 6 ? sb_hex4(p + 2) : -1;
+
+					if (code == 0)
 						return SB_JSON_NUL;
+					if (code >= 0xDC00 && code <= 0xDFFF)
+						return SB_JSON_SURROGATE;
+					if (code >= 0xD800 && code <= 0xDBFF)
+					{
+						int			low = end - p >= 12 && p[6] == '\\' && p[7] == 'u' ?
+							sb_hex4(p + 8) : -1;
+
+						if (low < 0xDC00 || low > 0xDFFF)
+							return SB_JSON_SURROGATE;
+						p += 6;	/* past the high half: the low one is no lone half */
+					}
 					p++;
 				}
 			if (p < end)
@@ -397,8 +415,6 @@ sb_jsonb_scalar(void *state, char *token, JsonTokenType tokentype)
 								WJB_ELEM : WJB_VALUE, &v);
 }
 
-static int	sb_hex4(const char *p);
-
 /*
  * JSON text (valid) with every \u escape of a character past ASCII written
  * as the character's UTF-8 bytes, for a SQL_ASCII database: PostgreSQL's
@@ -556,6 +572,11 @@ sb_json_failure(SbJsonCheck problem, const char *what, SbFailure *f)
 			f->detail = "A number written with an exponent (1e131071) prints in full.";
 			f->hint = "Round the numbers, or return them as strings.";
 			break;
+		case SB_JSON_SURROGATE:
+			f->sqlstate = ERRCODE_UNTRANSLATABLE_CHARACTER;
+			f->message = psprintf("%s holds text with half a surrogate pair (a code point between \\ud800 and \\udfff alone), which PostgreSQL text cannot hold", what);
+			f->hint = "Encode it properly first: s.encode(\"utf-8\", \"replace\").decode(\"utf-8\") replaces it with \"?\".";
+			break;
 		case SB_JSON_NUL:
 			f->sqlstate = ERRCODE_UNTRANSLATABLE_CHARACTER;
 			f->message = psprintf("%s holds text with a NUL character (\\u0000), which PostgreSQL text cannot hold", what);
@@ -605,6 +626,26 @@ sb_json_nul_shown(char *text, Size *len)
 		{
 			appendStringInfoString(&buf, "\\\\x00");
 			i += 6;
+			continue;
+		}
+		if (text[i + 1] == 'u' && n - i >= 6 && sb_hex4(text + i + 2) >= 0xD800 &&
+			sb_hex4(text + i + 2) <= 0xDFFF)
+		{
+			int			code = sb_hex4(text + i + 2);
+			int			low = n - i >= 12 && text[i + 6] == '\\' && text[i + 7] == 'u' ?
+				sb_hex4(text + i + 8) : -1;
+
+			if (code <= 0xDBFF && low >= 0xDC00 && low <= 0xDFFF)
+			{
+				appendBinaryStringInfo(&buf, text + i, 12);	/* a pair */
+				i += 12;
+			}
+			else
+			{
+				/* half a pair, shown as Python writes it */
+				appendStringInfo(&buf, "\\\\u%04x", code);
+				i += 6;
+			}
 			continue;
 		}
 		appendBinaryStringInfo(&buf, text + i, 2);
