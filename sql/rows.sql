@@ -1006,6 +1006,34 @@ RESET TimeZone;
 SELECT * FROM sandbox_rows('def main(): return [{"a": [1, 2]}]') AS t(a rows_cpair[]);
 SELECT * FROM sandbox_rows('def main(): return [{"a": [(1, 2, 3)]}]') AS t(a rows_cpair[]);
 DROP TYPE rows_cpair;
+-- jsonb inside an array or a composite, and jsonpath, are read by their
+-- input functions, which take no memory budget and no cancel: their
+-- numbers' digits are counted as a jsonb column's are, and their text is
+-- at most 256 kB (15 MB of "{}," in one jsonb[] element took 3.2 GB,
+-- review 57)
+CREATE TYPE rows_jcomp AS (j jsonb);
+SELECT length(a::text) FROM sandbox_rows($$
+from decimal import Decimal
+def main():
+    return [{"a": [[Decimal("1e131071")] * 7000]}]
+$$) AS t(a jsonb[]);
+SELECT length(a::text) FROM sandbox_rows($$
+def main():
+    return [{"a": {"j": "[" + ",".join(["1e131071"] * 7000) + "]"}}]
+$$) AS t(a rows_jcomp);
+SELECT length(p::text) FROM sandbox_rows($$
+def main():
+    return [{"p": "$[" + ",".join(["1e131071"] * 7000) + "]"}]
+$$) AS t(p jsonpath);
+SELECT count(*) FROM sandbox_rows($$
+def main():
+    return [{"a": ["[" + "{}," * 100000 + "0]"]}]
+$$) AS t(a jsonb[]);
+SELECT a, c FROM sandbox_rows($$
+def main():
+    return [{"a": [{"k": [1, 2.5]}, None], "c": {"j": {"x": "y"}}}]
+$$) AS t(a jsonb[], c rows_jcomp);
+DROP TYPE rows_jcomp;
 -- text into integer, float and boolean columns is read as their input
 -- functions read it (str.extract's groups, PL/Python's habit of returning
 -- m.group(1)); 0 and 1 go into boolean; what does not fit says how to

@@ -269,6 +269,20 @@ def main(made):
 $$, '{"made": {"$query": "SELECT lo_from_bytea(0, ''written'') AS oid"}}');
 SELECT count(*) FROM pg_largeobject_metadata;
 
+-- numbers that print as far more digits than they take (1e131071), in a
+-- query (sql()'s is the code's own; a $query reads the same way): counted
+-- as they are read, in arrays, jsonb and rows (900 MB were printed from
+-- 63 kB, deaf to cancel, review 57); ordinary numbers are not
+SELECT sandbox_run('def main(d): return len(d)',
+                   '{"d": {"$query": "SELECT array_fill(1e131071::numeric, ARRAY[7000]) AS a"}}')->'error'->>'message';
+SELECT sandbox_run('def main(d): return len(d)',
+                   '{"d": {"$query": "SELECT row(1e131071::numeric, 2)::record AS a FROM generate_series(1, 200)"}}')->'error'->>'message';
+SELECT sandbox_execute($$
+def main(df):
+    return [len(df), str(df.a.iloc[0]), df.b.iloc[0], df.j.iloc[0], df.r.iloc[0]]
+$$, '{"df": {"$query": "SELECT 12345678.12::numeric AS a, array[1.5, 1e20]::numeric[] AS b, ''{\"x\": 1.25}''::jsonb AS j, numrange(1, 1e20) AS r FROM generate_series(1, 20000)"}}',
+   '{main}', '{"numeric": "decimal"}');
+
 DROP FUNCTION sq_total(numeric), sq_secrets();
 REVOKE ALL ON sq_items FROM regress_pysandbox_sql, regress_pysandbox_sql_owner;
 REVOKE ALL ON SEQUENCE sq_seq FROM regress_pysandbox_sql;

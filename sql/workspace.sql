@@ -406,8 +406,9 @@ $$, '{"df": {"$query": "SELECT 3 AS a, now() AS t"}}', '{main}', jsonb_build_obj
 SELECT sandbox_workspace_close(:'wsa');
 -- ... but an accessor registered after another change of the class in the
 -- same call does not hide that change from the next call's check (review
--- 41; typing.dataclass_transform's flag is a change the Python layer lets
--- through, harmless, and the check sees)
+-- 41; typing.dataclass_transform's flag was a change the Python layer let
+-- through, refused since review 56: made here with the layer off)
+SET pysandbox.python_layer = off;
 SELECT sandbox_workspace_open() AS wsl \gset
 SELECT sandbox_execute($$
 import typing
@@ -422,6 +423,7 @@ def main(ws):
 $$, '{}', '{main}', jsonb_build_object('workspace', :'wsl'));
 SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws, t): return 1', '{"t": {"$query": "SELECT 1 AS a"}}', '{main}', '{"workspace": "%s"}')::text$q$, :'wsl'));
 SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}', '{"workspace": "%s"}')::text$q$, :'wsl')) LIKE '%has ended%' AS ended;
+RESET pysandbox.python_layer;
 
 -- with the Python layer off (tests only), such a change is made; the next
 -- call's inputs are not read with a changed pandas class (its version tag

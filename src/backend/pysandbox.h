@@ -181,6 +181,9 @@ typedef struct SbColumn
 								 * input), for messages */
 	int			argument;		/* for messages: SB_ARG_* if a function's
 								 * argument, not a table input */
+	bool		digits;			/* its values may print numerics (numeric,
+								 * jsonb, arrays and rows of them) */
+	Size		expansion;		/* what their print gained so far */
 } SbColumn;
 
 /* what an SbColumn of a LANGUAGE pysandbox function's arguments holds */
@@ -191,6 +194,7 @@ typedef struct SbColumn
 
 struct SbRequest;
 extern int	sb_input_kind(Oid typid, bool numeric_decimal);
+extern bool sb_prints_numeric(Oid typid, int depth);
 extern bool sb_kind_is_var(int kind);
 extern bool sb_proc_read(int32 pid, const char *file, char *buf, size_t size);
 extern char *sb_alloc_large(MemoryContext cxt, Size size);
@@ -629,6 +633,13 @@ extern Jsonb *sb_result_jsonb(const SbOutcome *out);
 /* ---- sb_json.c: the child's JSON, checked and built into jsonb ---- */
 /* the digits a result's numbers may gain in print, in all (sb_json.c) */
 #define SB_NUMBER_MAX_EXPANSION	((Size) 16 << 20)
+
+/*
+ * The most text a value holding jsonb inside an array or composite (or a
+ * jsonpath) may take: jsonb_in builds up to ~220 times its text (a flood
+ * of "{}"), ~56 MB and some 50 ms here, without a check for cancel.
+ */
+#define SB_NESTED_JSON_MAX_TEXT	(256 << 10)
 extern SbJsonCheck sb_json_check(char *text, Size len);
 extern Size sb_json_expansion(const char *text, Size len);
 extern Size sb_number_expansion(const char *text, Size len);

@@ -13,10 +13,17 @@
 #include "pysandbox.h"
 
 #include "catalog/pg_type.h"
+#include "access/htup_details.h"
 #include "common/int.h"
 #include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
+#include "utils/jsonb.h"
+#include "utils/numeric.h"
+#include "utils/rangetypes.h"
+#include "utils/typcache.h"
 #include "utils/fmgrprotos.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -273,7 +280,154 @@ sb_column_init(SbColumn *c, const char *name, Oid typid, bool numeric_decimal,
 		c->fast_text = (c->basetype == TEXTOID || c->basetype == VARCHAROID) &&
 			GetDatabaseEncoding() == PG_UTF8;
 		sb_buf_append_int64(&c->offsets, 0);
+		c->digits = sb_prints_numeric(c->basetype, 0);
 	}
+}
+
+/*
+ * A numeric's printed length, at most, read from its header as numeric.c
+ * lays it out on disk (a short header: sign, display scale and weight in
+ * 16 bits; a long one: sign and scale, then a 16-bit weight): a sign, four
+ * digits per base-10000 digit before the point, the point and the scale.
+ */
+static Size
+sb_numeric_printed(Numeric n)
+{
+	uint16		header = *(uint16 *) VARDATA(n);
+	int			weight;
+	int			dscale;
+
+	if ((header & 0xC000) == 0xC000)
+		return 9;				/* NaN, Infinity, -Infinity */
+	if (header & 0x8000)
+	{
+		dscale = (header & 0x1F80) >> 7;
+		weight = (header & 0x0040 ? ~0x003F : 0) | (header & 0x003F);
+	}
+	else
+	{
+		dscale = header & 0x3FFF;
+		weight = ((int16 *) VARDATA(n))[1];
+	}
+	return 1 + (weight >= 0 ? ((Size) weight + 1) * 4 : 1) + (dscale > 0 ? dscale + 1 : 0);
+}
+
+/* What a numeric's print gains over four times its size (and 32 bytes). */
+static Size
+sb_numeric_gain(Numeric n)
+{
+	Size		printed = sb_numeric_printed(n);
+	Size		room = 4 * VARSIZE(n) + 32;
+
+	return printed > room ? printed - room : 0;
+}
+
+/*
+ * What printing value d of type typid gains over its size in numerics'
+ * digits: numeric prints in full ("1e131071", a few bytes, is 131,072
+ * digits), in arrays, jsonb, rows and ranges too.  An sql() answer of the
+ * code's own (array_fill(1e131071::numeric, ...)) was printed into 900 MB
+ * without a check for cancel (review 57 F2).
+ */
+static Size
+sb_datum_gain(Datum d, Oid typid, int depth)
+{
+	Oid			base = getBaseType(typid);
+	Size		gain = 0;
+
+	CHECK_FOR_INTERRUPTS();
+	if (depth > 8)
+		return 0;
+	if (base == NUMERICOID)
+		return sb_numeric_gain(DatumGetNumeric(d));
+	if (base == JSONBOID)
+	{
+		Jsonb	   *jb = DatumGetJsonbP(d);
+		JsonbIterator *it = JsonbIteratorInit(&jb->root);
+		JsonbValue	v;
+		JsonbIteratorToken tok;
+		uint64		n = 0;
+
+		while ((tok = JsonbIteratorNext(&it, &v, false)) != WJB_DONE)
+		{
+			if ((tok == WJB_VALUE || tok == WJB_ELEM) && v.type == jbvNumeric)
+				gain += sb_numeric_gain(v.val.numeric);
+			if (++n % 65536 == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
+		return gain;
+	}
+	if (type_is_array(base))
+	{
+		ArrayType  *a = DatumGetArrayTypeP(d);
+		Oid			elem = ARR_ELEMTYPE(a);
+		int16		typlen;
+		bool		byval;
+		char		align;
+		Datum	   *elems;
+		bool	   *nulls;
+		int			n;
+
+		if (!sb_prints_numeric(elem, depth + 1))
+			return 0;
+		get_typlenbyvalalign(elem, &typlen, &byval, &align);
+		deconstruct_array(a, elem, typlen, byval, align, &elems, &nulls, &n);
+		for (int i = 0; i < n && gain <= SB_NUMBER_MAX_EXPANSION; i++)
+			if (!nulls[i])
+				gain += sb_datum_gain(elems[i], elem, depth + 1);
+		return gain;
+	}
+	if (type_is_range(base))
+	{
+		RangeType  *r = DatumGetRangeTypeP(d);
+		TypeCacheEntry *tc = lookup_type_cache(base, TYPECACHE_RANGE_INFO);
+		RangeBound	lower;
+		RangeBound	upper;
+		bool		empty;
+
+		range_deserialize(tc, r, &lower, &upper, &empty);
+		if (!empty && !lower.infinite)
+			gain += sb_datum_gain(lower.val, tc->rngelemtype->type_id, depth + 1);
+		if (!empty && !upper.infinite)
+			gain += sb_datum_gain(upper.val, tc->rngelemtype->type_id, depth + 1);
+		return gain;
+	}
+	if (type_is_rowtype(base))
+	{
+		HeapTupleHeader th = DatumGetHeapTupleHeader(d);
+		TupleDesc	desc = lookup_rowtype_tupdesc(HeapTupleHeaderGetTypeId(th),
+												  HeapTupleHeaderGetTypMod(th));
+		HeapTupleData tuple;
+		Datum	   *values = palloc(sizeof(Datum) * Max(desc->natts, 1));
+		bool	   *nulls = palloc(sizeof(bool) * Max(desc->natts, 1));
+
+		tuple.t_len = HeapTupleHeaderGetDatumLength(th);
+		ItemPointerSetInvalid(&tuple.t_self);
+		tuple.t_tableOid = InvalidOid;
+		tuple.t_data = th;
+		heap_deform_tuple(&tuple, desc, values, nulls);
+		for (int i = 0; i < desc->natts && gain <= SB_NUMBER_MAX_EXPANSION; i++)
+			if (!nulls[i] && !TupleDescAttr(desc, i)->attisdropped)
+				gain += sb_datum_gain(values[i], TupleDescAttr(desc, i)->atttypid, depth + 1);
+		ReleaseTupleDesc(desc);
+		return gain;
+	}
+	return 0;
+}
+
+/* Count what printing d gains (sb_datum_gain) against the column's budget. */
+static void
+sb_column_count_digits(SbColumn *c, Datum d, uint64 row, const char *input)
+{
+	c->expansion += sb_datum_gain(d, c->basetype, 0);
+	if (c->expansion > SB_NUMBER_MAX_EXPANSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the numbers in column \"%s\" of input \"%s\" would print as more than %d MB of digits",
+						c->name, input ? input : "", (int) (SB_NUMBER_MAX_EXPANSION >> 20)),
+				 errdetail("Row " UINT64_FORMAT " passed the limit: a number written with an exponent (1e131071) prints in full.",
+						   c->row_base + row + 1),
+				 errhint("Round the numbers in the query, or cast them to float8 or text.")));
 }
 
 /* Raise the error for a date/time value pandas cannot hold. */
@@ -346,6 +500,8 @@ sb_column_append(SbColumn *c, Datum d, bool isnull, uint64 row, const char *inpu
 		return;
 	}
 	c->validity.data[row / 8] |= (char) (1 << (row % 8));
+	if (c->digits && sb_kind_is_var(c->kind))
+		sb_column_count_digits(c, d, row, input);
 
 	switch (c->kind)
 	{

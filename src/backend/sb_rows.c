@@ -51,6 +51,9 @@ typedef struct SbOutColumn
 								 * function needed */
 	char		digits;			/* how its numbers' printed digits are
 								 * counted: SB_DIGITS_* */
+	bool		nested_json;	/* jsonb or jsonpath inside (jsonb[], a
+								 * composite's field): their input
+								 * functions build without a budget */
 	Oid			typioparam;
 	int32		typmod;
 	SbColumnView view;			/* the payload, once validated (sb_decode.c) */
@@ -66,7 +69,7 @@ typedef struct SbOutColumn
  * field or bound)?  Only numeric prints more digits than its text has
  * (1e131071); text, dates or floats never do.
  */
-static bool
+bool
 sb_prints_numeric(Oid typid, int depth)
 {
 	Oid			base = getBaseType(typid);
@@ -75,6 +78,9 @@ sb_prints_numeric(Oid typid, int depth)
 
 	if (base == NUMERICOID || base == RECORDOID || depth > 8)
 		return true;			/* a record of unknown fields: counted */
+	/* jsonb and jsonpath hold numerics (top-level jsonb is counted as JSON) */
+	if (base == JSONBOID || base == JSONPATHOID)
+		return true;
 	if ((inner = get_element_type(base)) != InvalidOid)
 		return sb_prints_numeric(inner, depth + 1);
 	if (type_is_range(base))
@@ -89,6 +95,43 @@ sb_prints_numeric(Oid typid, int depth)
 		for (i = 0; i < desc->natts && !found; i++)
 			if (!TupleDescAttr(desc, i)->attisdropped)
 				found = sb_prints_numeric(TupleDescAttr(desc, i)->atttypid, depth + 1);
+		ReleaseTupleDesc(desc);
+	}
+	return found;
+}
+
+/*
+ * Is a value of this type parsed by jsonb_in or jsonpath_in in part (a
+ * jsonb[] element, a composite's jsonb field), or whole for jsonpath?
+ * Their input functions build a tree that may take hundreds of times the
+ * text, without a check for cancel (a top-level jsonb is built by
+ * sb_jsonb_build within a budget instead).
+ */
+static bool
+sb_nests_json(Oid typid, int depth)
+{
+	Oid			base = getBaseType(typid);
+	Oid			inner;
+	bool		found = false;
+
+	if (base == JSONPATHOID || base == RECORDOID || depth > 8)
+		return true;
+	if (base == JSONBOID)
+		return depth > 0;
+	if ((inner = get_element_type(base)) != InvalidOid)
+		return sb_nests_json(inner, depth + 1);
+	if (type_is_range(base))
+		return sb_nests_json(get_range_subtype(base), depth + 1);
+	if (type_is_multirange(base))
+		return sb_nests_json(get_multirange_range(base), depth + 1);
+	if (type_is_rowtype(base))
+	{
+		TupleDesc	desc = lookup_rowtype_tupdesc(base, -1);
+		int			i;
+
+		for (i = 0; i < desc->natts && !found; i++)
+			if (!TupleDescAttr(desc, i)->attisdropped)
+				found = sb_nests_json(TupleDescAttr(desc, i)->atttypid, depth + 1);
 		ReleaseTupleDesc(desc);
 	}
 	return found;
@@ -292,6 +335,13 @@ sb_text_datum(SbOutColumn *c, uint64 row, Size *expansion)
 					 errdetail("A number written with an exponent (1e131071) prints in full."),
 					 errhint("Round the numbers, or return them as strings.")));
 	}
+	if (c->nested_json && n > SB_NESTED_JSON_MAX_TEXT)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a value of type %s may take at most %d kB of text",
+						format_type_be(c->typid), SB_NESTED_JSON_MAX_TEXT >> 10),
+				 errdetail("Its jsonb or jsonpath parts are built by their input functions, which take no limit on memory and do not stop for a cancel."),
+				 errhint("Return the JSON as a jsonb column of its own, which may be larger.")));
 	if (c->basetype == JSONBOID)
 	{
 		/*
@@ -390,6 +440,7 @@ sb_rows_declare(SbRequest *req, TupleDesc tupdesc, MemoryContext cache_cxt)
 			c->digits = c->basetype == JSONBOID || c->basetype == JSONOID ? SB_DIGITS_JSON :
 				!c->plain_text && sb_prints_numeric(c->basetype, 0) ? SB_DIGITS_TEXT :
 				SB_DIGITS_NONE;
+			c->nested_json = !c->plain_text && sb_nests_json(c->basetype, 0);
 		}
 		if (ro->ncols > 0)
 			appendStringInfoChar(&req->json, ',');
