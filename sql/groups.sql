@@ -425,3 +425,28 @@ def main(df):
     return list(df.columns)
 $$, '{"df": {"$query": "SELECT k, v, v AS v, 1 AS row_number FROM grp_order ORDER BY v"}}', '{main}', '{"group_by": "k"}');
 DROP TABLE grp_order;
+-- what every group sends counts against the call's output budget: the
+-- errors of failed groups in sandbox_run's report (2,000 failing groups
+-- made a 33 MB report with output_bytes 0), and rows of no columns (a byte
+-- each: 16M rows a group were free, review 57)
+SELECT jsonb_array_length(r->'groups') < 40 AS stopped_early, r->>'ok' AS ok,
+       (r->'usage'->>'output_bytes')::int BETWEEN 100000 AND 200000 AS counted
+FROM sandbox_run($$
+def main(t):
+    raise ValueError("x" * 10000)
+$$, '{"t": {"$query": "SELECT g AS k FROM generate_series(1, 200) g"}}', '{main}',
+   '{"group_by": "k", "max_output_bytes": 100000}') r;
+CREATE TYPE grp_nothing AS ();
+SELECT count(*) FROM sandbox_rows(NULL::grp_nothing, $$
+import pandas as pd
+def main(t):
+    return pd.DataFrame(index=range(60000))
+$$, '{"t": {"$query": "SELECT g % 3 AS k FROM generate_series(1, 6) g"}}', 'main',
+   '{"group_by": "k", "max_output_bytes": 100000}');
+SELECT count(*) FROM sandbox_rows(NULL::grp_nothing, $$
+import pandas as pd
+def main(t):
+    return pd.DataFrame(index=range(1000))
+$$, '{"t": {"$query": "SELECT g % 3 AS k FROM generate_series(1, 6) g"}}', 'main',
+   '{"group_by": "k", "max_output_bytes": 100000}');
+DROP TYPE grp_nothing;

@@ -431,7 +431,9 @@ sb_group_report(SbGroupScan *gs, SbGroupTask *task, SbOutcome *out)
 	gs->bytes_in += task->input_bytes;
 	gs->cpu_us += out->call_cpu_us;
 	gs->peak_kb = Max(gs->peak_kb, out->exit.maxrss_kb);
-	output = out->result_len + out->stdout_text->len + out->stderr_text->len;
+	/* the error a group reported goes into the report too (review 57 F3) */
+	output = out->result_len + out->stdout_text->len + out->stderr_text->len +
+		(out->error != NULL ? out->error_len : 0);
 	/* the groups' results print as one value: their numbers' digits count (sb_json.c) */
 	if (out->result != NULL)
 		output += sb_number_expansion(out->result, out->result_len);
@@ -444,8 +446,9 @@ sb_group_report(SbGroupScan *gs, SbGroupTask *task, SbOutcome *out)
 		failed = sb_result_failure(out, &f);
 	if (!failed)
 		failed = !sb_run_split(out, &returns, &figures, &f);
-	if (!failed && gs->output_bytes > (uint64) gs->limits->max_output_bytes)
+	if (gs->output_bytes > (uint64) gs->limits->max_output_bytes)
 	{
+		/* past the budget, a failed group's own error gives way to it */
 		memset(&f, 0, sizeof(f));
 		f.type = "";
 		f.line = f.col = -1;
@@ -560,6 +563,14 @@ sb_group_judge(SbGroupScan *gs, SbGroupTask *task, SbOutcome *out)
 	output = out->result_len;
 	foreach(lc, out->rows_columns)
 		output += ((SbChunk *) lfirst(lc))->len;
+	/* rows of no columns have no payload to count: each counts a byte */
+	if (out->rows_header != NULL && out->rows_columns == NIL)
+	{
+		uint64		nrows;
+
+		memcpy(&nrows, out->rows_header, sizeof(nrows));
+		output = nrows > PG_UINT64_MAX / 2 ? PG_UINT64_MAX / 2 : output + nrows;
+	}
 	/* the keys of the result's objects, once per returned function */
 	if (gs->rows == NULL)
 	{
