@@ -120,6 +120,17 @@ _ABSOLUTE_FIELDS = ("year", "month", "day", "weekday", "hour", "minute", "second
                     "microsecond")
 
 
+def _timedelta_text(micros):
+    """An interval's text for a duration of micros microseconds: its whole
+    days as days, as psycopg2 adapts a timedelta (a day is then the
+    calendar's day in timestamptz arithmetic, as interval '1 day' is; it
+    was 24:00:00, an hour off across a DST change), the rest as
+    microseconds, both with the duration's sign."""
+    sign = -1 if micros < 0 else 1
+    days, rest = divmod(abs(micros), 86400000000)
+    return "%d days %d microseconds" % (sign * days, sign * rest)
+
+
 def _relative_interval(v):
     """The interval text of pd.DateOffset(months=1, days=2) or
     relativedelta(months=1), or None if v sets a field (day=31) or is not one."""
@@ -1509,9 +1520,13 @@ def _text_value(v, category, name, row, sqltype=None, fields=None):
     if t is decimal.Decimal:
         return str(v)
     if t is _Timestamp or t is datetime.datetime or t is datetime.date or t is datetime.time:
+        if sqltype in ("time without time zone", "time with time zone") and t is not \
+                datetime.time and t is not datetime.date:
+            # a moment into a time of day: its clock, as ::time takes it
+            return (v.timetz() if sqltype == "time with time zone" else v.time()).isoformat()
         return v.isoformat()
     if t is _Timedelta or t is datetime.timedelta or t is np.timedelta64:
-        return "%d microseconds" % (_Timedelta(v).value // 1000)
+        return _timedelta_text(_Timedelta(v).value // 1000)
     if t is _Period:
         return _period_text(v)
     if t is _Interval:
