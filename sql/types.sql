@@ -441,3 +441,18 @@ SELECT sandbox_execute($$
 def main(df):
     return [type(v).__name__ for v in df.t.iloc[0]]
 $$, '{"df": {"$query": "SELECT array[''NaN'', ''1.5'']::text[] t"}}');
+
+-- money arrives as its amount, as numeric does ('$1,234.50' was text: sum()
+-- joined the strings), in a LANGUAGE argument too
+SELECT sandbox_execute($$
+def main(t):
+    return [t.fee.dtype.name, float(t.fee.sum()), t.fee.tolist()]
+$$, '{"t": {"$query": "SELECT fee::money AS fee FROM (VALUES (0.31), (1234.5), (NULL), (-2)) v(fee)"}}');
+SELECT sandbox_execute($$
+def main(t):
+    return [str(x) for x in t.fee]
+$$, '{"t": {"$query": "SELECT fee::money AS fee FROM (VALUES (0.31), (1234.5)) v(fee)"}}', '{main}',
+   '{"numeric": "decimal"}');
+CREATE FUNCTION types_fee_tax(fee money) RETURNS money LANGUAGE pysandbox AS $$ return fee * 1.19 $$;
+SELECT types_fee_tax('10.00');
+DROP FUNCTION types_fee_tax(money);

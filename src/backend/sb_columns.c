@@ -222,6 +222,7 @@ sb_input_kind(Oid typid, bool numeric_decimal)
 	switch (base)
 	{
 		case NUMERICOID:
+		case CASHOID:			/* money: its amount, as numeric (review 58) */
 			return numeric_decimal ? SB_COL_DECIMAL : SB_COL_FLOAT64;
 		case INTERVALOID:
 			return SB_COL_INTERVAL;
@@ -275,7 +276,8 @@ sb_column_init(SbColumn *c, const char *name, Oid typid, bool numeric_decimal,
 		Oid			outfunc;
 		bool		isvarlena;
 
-		getTypeOutputInfo(typid, &outfunc, &isvarlena);
+		/* money is read as the numeric it holds (sb_column_append) */
+		getTypeOutputInfo(c->basetype == CASHOID ? NUMERICOID : typid, &outfunc, &isvarlena);
 		fmgr_info_cxt(outfunc, &c->out, cxt);
 		c->fast_text = (c->basetype == TEXTOID || c->basetype == VARCHAROID) &&
 			GetDatabaseEncoding() == PG_UTF8;
@@ -500,6 +502,8 @@ sb_column_append(SbColumn *c, Datum d, bool isnull, uint64 row, const char *inpu
 		return;
 	}
 	c->validity.data[row / 8] |= (char) (1 << (row % 8));
+	if (c->basetype == CASHOID)
+		d = DirectFunctionCall1(cash_numeric, d);	/* '$1,234.50' is 1234.50 */
 	if (c->digits && sb_kind_is_var(c->kind))
 		sb_column_count_digits(c, d, row, input);
 
