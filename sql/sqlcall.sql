@@ -155,7 +155,7 @@ def main():
 $$);
 SELECT sandbox_execute($$
 def main():
-    return sql("SELECT $1::text", {1})
+    return sql("SELECT $1::text", object())
 $$);
 -- a list (a tuple, an array, a Series) is an array, for = ANY($1): its
 -- elements as parameters of their types are, quoted (review 48)
@@ -269,6 +269,25 @@ def main(made):
 $$, '{"made": {"$query": "SELECT lo_from_bytea(0, ''written'') AS oid"}}');
 SELECT count(*) FROM pg_largeobject_metadata;
 
+-- parameters of ipaddress', numpy's and bytes' types, sets as arrays and dicts as
+-- JSON (review 58)
+SET ROLE regress_pysandbox_sql;
+SELECT sandbox_execute($$
+import datetime
+import ipaddress
+import numpy as np
+def main():
+    a = sql("SELECT $1::inet << $2::cidr AS inside, $3::timestamp AS ts, $4::text AS s, "
+            "$5::bytea AS b, $6::interval AS iv",
+            ipaddress.ip_address("10.2.3.4"), ipaddress.ip_network("10.2.0.0/16"),
+            np.datetime64("2024-01-02T03:04:05"), np.str_("h\u00e9"), b"\x00\xff",
+            datetime.timedelta(days=1, hours=2))
+    n = sql("SELECT count(*) AS n FROM generate_series(1, 9) g WHERE g = ANY($1)", {2, 3, 5})
+    j = sql("SELECT $1::jsonb @> '{\"a\": [1]}' AS has", {"a": [1, 2], "b": None})
+    return [bool(a.inside[0]), str(a.ts[0]), a.s[0], a.b[0].hex(), str(a.iv[0]), int(n.n[0]),
+            bool(j.has[0])]
+$$);
+RESET ROLE;
 -- numbers that print as far more digits than they take (1e131071), in a
 -- query (sql()'s is the code's own; a $query reads the same way): counted
 -- as they are read, in arrays, jsonb and rows (900 MB were printed from

@@ -456,3 +456,17 @@ $$, '{"t": {"$query": "SELECT fee::money AS fee FROM (VALUES (0.31), (1234.5)) v
 CREATE FUNCTION types_fee_tax(fee money) RETURNS money LANGUAGE pysandbox AS $$ return fee * 1.19 $$;
 SELECT types_fee_tax('10.00');
 DROP FUNCTION types_fee_tax(money);
+-- ipaddress' objects are inet's and cidr's text (as uuid.UUID is uuid's), in
+-- rows, JSON and sql() parameters; a memoryview is bytes; numpy's str_ and
+-- datetime64 are parameters as their Python values are (review 58)
+SELECT * FROM sandbox_rows($$
+import ipaddress
+def main():
+    return [{"ip": ipaddress.ip_address("10.0.0.1"), "net": ipaddress.ip_network("10.2.0.0/16"),
+             "b": memoryview(b"\x01\x02")}]
+$$) AS t(ip inet, net cidr, b bytea);
+SELECT sandbox_execute($$
+import ipaddress
+def main():
+    return [ipaddress.ip_address("::1"), ipaddress.ip_interface("10.0.0.1/24")]
+$$);

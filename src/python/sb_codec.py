@@ -17,6 +17,7 @@ import re
 import enum
 import datetime
 import decimal
+import ipaddress
 import itertools
 import json
 import math
@@ -107,6 +108,11 @@ _EXTENSION_ARRAY_TYPES = frozenset(
     t for t in vars(pd.arrays).values() if isinstance(t, type)
     and issubclass(t, pd.api.extensions.ExtensionArray))
 
+# ipaddress' addresses, networks and interfaces: inet's and cidr's text
+_IP_TYPES = frozenset({ipaddress.IPv4Address, ipaddress.IPv6Address, ipaddress.IPv4Network,
+                       ipaddress.IPv6Network, ipaddress.IPv4Interface,
+                       ipaddress.IPv6Interface})
+
 # date offsets (MonthEnd, Day, DateOffset(months=1) ...): their frequency text
 _OFFSET_TYPES = frozenset(
     t for t in vars(pd.offsets).values() if isinstance(t, type)
@@ -120,7 +126,7 @@ _ABSOLUTE_FIELDS = ("year", "month", "day", "weekday", "hour", "minute", "second
                     "microsecond")
 
 
-def _timedelta_text(micros):
+def timedelta_text(micros):
     """An interval's text for a duration of micros microseconds: its whole
     days as days, as psycopg2 adapts a timedelta (a day is then the
     calendar's day in timestamptz arithmetic, as interval '1 day' is; it
@@ -730,8 +736,10 @@ def _scalar_text(value, t, path):
     if t is bytes or t is bytearray:
         # bytea's own text form, so the value round-trips through SQL
         return '"\\\\x' + bytes(value).hex() + '"'
-    if t is uuid.UUID:
-        return '"' + str(value) + '"'
+    if t is uuid.UUID or t in _IP_TYPES:
+        return '"' + str(value) + '"'       # inet's and cidr's text for an address
+    if t is memoryview:
+        return '"\\\\x' + bytes(value).hex() + '"'
     if isinstance(value, str):
         # a str subclass (a str Enum's member): its text, as json.dumps
         # writes it (the code's subclasses keep str's methods: sb_guard)
@@ -1502,8 +1510,10 @@ def _text_value(v, category, name, row, sqltype=None, fields=None):
         record = _record_literal(v, fields, name, row, sqltype)
         if record is not None:
             return record
-    if t is uuid.UUID:
+    if t is uuid.UUID or t in _IP_TYPES:
         return str(v)
+    if t is memoryview:
+        v, t = bytes(v), bytes
     if t is np.ndarray and v.ndim == 0:
         if type(v[()]) is np.ndarray:       # an array in an array in ...
             raise _bad_value(name, row, v, "type %s" % sqltype if sqltype else "a column")
@@ -1526,7 +1536,7 @@ def _text_value(v, category, name, row, sqltype=None, fields=None):
             return (v.timetz() if sqltype == "time with time zone" else v.time()).isoformat()
         return v.isoformat()
     if t is _Timedelta or t is datetime.timedelta or t is np.timedelta64:
-        return _timedelta_text(_Timedelta(v).value // 1000)
+        return timedelta_text(_Timedelta(v).value // 1000)
     if t is _Period:
         return _period_text(v)
     if t is _Interval:

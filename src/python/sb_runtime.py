@@ -17,6 +17,7 @@ import datetime
 import decimal
 import gc
 import inspect
+import ipaddress
 import json
 import os
 import re
@@ -1037,6 +1038,10 @@ def _sql_listlike(value):
     return (t is np.ndarray and value.ndim > 0) or t is pd.Series or isinstance(value, pd.Index)
 
 
+_IP_TYPES = (ipaddress.IPv4Address, ipaddress.IPv6Address, ipaddress.IPv4Network,
+             ipaddress.IPv6Network, ipaddress.IPv4Interface, ipaddress.IPv6Interface)
+
+
 def _sql_param(value, i):
     """A query parameter as JSON: text the backend gives the parameter's
     type's input function, or null."""
@@ -1048,6 +1053,15 @@ def _sql_param(value, i):
                          "text cannot hold" % i)
     if value is None or t in (bool, int, str):
         return value
+    if isinstance(value, str):
+        return _sql_param(str.__str__(value), i)        # np.str_, a str Enum's member
+    if t is np.datetime64 or t is np.timedelta64:
+        value = pd.Timestamp(value) if t is np.datetime64 else pd.Timedelta(value)
+        return None if value is pd.NaT else _sql_param(value, i)
+    if isinstance(value, _IP_TYPES):
+        return str(value)                               # inet's and cidr's text
+    if t is bytes or t is bytearray or t is memoryview:
+        return "\\x" + bytes(value).hex()              # bytea's text
     if t is float:
         if value != value or value in (float("inf"), float("-inf")):
             return repr(value).replace("inf", "Infinity").replace("nan", "NaN")
@@ -1059,12 +1073,23 @@ def _sql_param(value, i):
     if isinstance(value, (decimal.Decimal, uuid.UUID)):
         return str(value)
     if isinstance(value, datetime.timedelta):
-        return "%d microseconds" % (value // datetime.timedelta(microseconds=1))
+        return sb_codec.timedelta_text(value // datetime.timedelta(microseconds=1))
     if t is list or t is tuple or _sql_listlike(value):
         return _sql_array(value, i, 0)
+    if t is dict:
+        # JSON's text, for a json or jsonb parameter (meta @> $1)
+        return sb_codec.dumps(value, 1 << 24, path="sql() parameter %d" % i)
+    if t is set or t is frozenset:
+        # an array, for = ANY($1), in order where its values have one
+        try:
+            return _sql_array(sorted(value), i, 0)
+        except TypeError:
+            return _sql_array(list(value), i, 0)
     raise TypeError('sql() parameter %d has type "%s"; pass None, bool, int, float, str, '
-                    "Decimal, a date, time or datetime, a timedelta, a UUID, or a list of "
-                    "them (an array: WHERE x = ANY($1))" % (i, t.__name__))
+                    "Decimal, a date, time or datetime, a timedelta, a UUID, an IP address or "
+                    "network, bytes, a dict (JSON), or a list or set of them (an array: WHERE "
+                    "x = ANY($1))"
+                    % (i, t.__name__))
 
 
 def _sql_array(values, i, depth):
