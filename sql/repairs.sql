@@ -380,3 +380,31 @@ SELECT sandbox_execute('def main(*args): return len(args)', '{"df": {"$query": "
 SELECT sandbox_execute('def main(n, **rest): return [n, sorted(rest)]', '{"df": {"$query": "SELECT 1 AS a"}, "n": 3}');
 
 DROP TABLE repairs_sales;
+
+-- mistakes of code written without the data in view, each with its repair
+-- (review 58): json.loads of a parsed jsonb value, json.dumps of what
+-- pysandbox converts itself, resample without a datetime index, a row of
+-- an empty input, a condition holding pd.NA, .str on numbers
+SELECT r->'error'->>'message' AS message
+FROM unnest(ARRAY[
+$c$import json
+def main(t, e):
+    return t.j.apply(json.loads).tolist()$c$,
+$c$import json
+import pandas as pd
+def main(t, e):
+    return json.dumps({"a": pd.Timestamp("2024-01-01")})$c$,
+$c$def main(t, e):
+    return t.resample("W")["x"].sum()$c$,
+$c$def main(t, e):
+    return e.sort_values("x").iloc[0].to_dict()$c$,
+$c$def main(t, e):
+    return int(e.x.idxmax())$c$,
+$c$import numpy as np
+import pandas as pd
+def main(t, e):
+    s = pd.Series([1, None, 9], dtype="Int64")
+    return np.select([s >= 9, s >= 0], ["a", "b"], "c").tolist()$c$,
+$c$def main(t, e):
+    return t.x.str.upper().tolist()$c$]) AS c,
+     sandbox_run(c, '{"t": {"$query": "SELECT 1 AS x, ''{\"a\": 1}''::jsonb AS j"}, "e": {"$query": "SELECT 1 AS x WHERE false"}}') AS r;

@@ -378,6 +378,10 @@ def exception_help(exc, inputs, ws=None):
     if isinstance(exc, KeyError):
         return _missing_column_help(exc) or _workspace_key_help(exc, ws)
     if isinstance(exc, ImportError):
+        if "scipy" in str(exc) and any("/pandas/core/window/" in f for f in _code_files(exc)):
+            return ('rolling(win_type=...) needs scipy, which is not available here: weight '
+                    'the window yourself, s.rolling(7).apply(lambda w: np.average(w, '
+                    'weights=weights), raw=True), or use s.ewm(span=7).mean()')
         if "pyarrow" in str(exc):
             return ('pyarrow is not installed here: use pandas\' own types, dtype "string" '
                     '(not "string[pyarrow]"), and read_csv without engine="pyarrow"')
@@ -393,8 +397,15 @@ def exception_help(exc, inputs, ws=None):
     if len(text) > _HINT_MAX_MESSAGE:
         text = ""
     nullable = bool(text) and _NULLABLE.search(text) is not None
+    if isinstance(exc, AttributeError) and text == "Can only use .str accessor with string values!":
+        return ('the column holds no strings (numbers, or lists: a PostgreSQL array '
+                'arrives as a list): convert with s.astype(str), or take lists apart with '
+                's.explode()')
     if isinstance(exc, AttributeError) and not nullable:
         return _missing_attribute_help(exc)     # (np.cov/corrcoef of objects: nullable)
+    empty = _empty_input_help(exc, inputs)
+    if empty:
+        return empty
     if type(exc) is NameError and getattr(exc, "name", None) in inputs:
         return ('"%s" is an input: inputs arrive as parameters of the function, '
                 'so declare it, as in def main(%s): ...' % (exc.name, exc.name))
@@ -459,12 +470,58 @@ def exception_help(exc, inputs, ws=None):
     if compared and compared.group(1):
         return ('timestamptz columns arrive time zone-aware (UTC): compare with an aware '
                 'value, pd.Timestamp(d, tz="UTC") or d.replace(tzinfo=datetime.timezone.utc)')
+    if text and type(exc) is TypeError and _JSON_PARSED.search(text):
+        return ('json and jsonb columns arrive already parsed, as dicts and lists: use the '
+                'values as they are (drop json.loads)')
+    if text and type(exc) is TypeError and _NOT_SERIALIZABLE.search(text):
+        return ('return the value itself (a DataFrame, a Series, a Timestamp): pysandbox '
+                'makes the result JSON; for json.dumps of your own, pass default=str')
+    if text and type(exc) is TypeError and _RESAMPLE_INDEX.search(text):
+        return ('resample() needs a datetime index: df.resample("W", on="ts") with the '
+                'column\'s name, or df.set_index("ts").resample("W")')
+    if text and type(exc) is TypeError and text.startswith("invalid entry 0 in condlist"):
+        return ('a condition holds pd.NA (a nullable Int64 or boolean column with NULLs): '
+                'fill it first, (s >= 9).fillna(False), or compare s.astype(float)')
     if text and type(exc) in (TypeError, ValueError) and _TZ_MIXED.search(text):
         return ('timestamptz columns arrive time zone-aware (UTC) and timestamp columns '
                 'naive: compare or subtract values of one kind, such as '
                 'pd.Timestamp("2024-01-01", tz="UTC"), or drop the zone with '
                 '.dt.tz_localize(None)')
     return None
+
+
+# json.loads() of a value already parsed (a jsonb column's dict)
+_JSON_PARSED = re.compile(r"^the JSON object must be str, bytes or bytearray, not (dict|list)$")
+
+# json.dumps() of what pysandbox converts itself
+_NOT_SERIALIZABLE = re.compile(r"^Object of type \w{1,40} is not JSON serializable$")
+
+# resample() on a frame without a datetime index
+_RESAMPLE_INDEX = re.compile(r"^Only valid with DatetimeIndex, TimedeltaIndex or PeriodIndex, "
+                             r"but got an instance of '\w{1,40}'$")
+
+# a row taken from nothing
+_EMPTY_MESSAGES = re.compile(r"^single positional indexer is out-of-bounds$|"
+                             r"^index 0 is out of bounds for axis 0 with size 0$|"
+                             r"^attempt to get arg(max|min) of an empty sequence$|"
+                             r"^zero-size array to reduction operation \w+ which has no identity$")
+
+
+def _empty_input_help(exc, inputs):
+    """A row taken from an input (or anything) with no rows: which input
+    arrived empty, or None."""
+    if type(exc) not in (IndexError, ValueError):
+        return None
+    text = str(exc)
+    if len(text) > 200 or not _EMPTY_MESSAGES.search(text):
+        return None
+    empty = [name for name, value in (inputs or {}).items()
+             if isinstance(value, (pd.DataFrame, pd.Series)) and len(value) == 0]
+    if empty:
+        return ('input "%s" has no rows: check len(%s) (or %s.empty) before taking a row '
+                'from it' % (empty[0], empty[0], empty[0]))
+    return ('the data it was taken from has no rows (or fewer than the position): check '
+            'len(df) or df.empty first')
 
 
 # longer messages get none of the hints below (see exception_help)

@@ -544,8 +544,11 @@ class SqlTests(unittest.TestCase):
             None, True, 2, 1.5, "x", datetime.date(2024, 2, 29), decimal.Decimal("1.10"),
             float("nan"))], [None, True, 2, 1.5, "x", "2024-02-29", "1.10", "NaN"])
         with self.assertRaises(TypeError) as caught:
-            sb_runtime._sql_param({1}, 3)
-        self.assertIn('sql() parameter 3 has type "set"', str(caught.exception))
+            sb_runtime._sql_param(object(), 3)
+        self.assertIn('sql() parameter 3 has type "object"', str(caught.exception))
+        # a set is an array, in order; a dict JSON's text
+        self.assertEqual(sb_runtime._sql_param({3, 1}, 1), '{"1","3"}')
+        self.assertEqual(sb_runtime._sql_param({"a": [1]}, 1), '{"a":[1]}')
         # lists are arrays, for = ANY($1)
         self.assertEqual(sb_runtime._sql_param(["a", 'b"\\', None, 1, 2.5, True, [3]], 1),
                          '{"a","b\\"\\\\",NULL,"1","2.5","true",{"3"}}')
