@@ -236,16 +236,25 @@ FORMATS = frozenset({"png", "jpg", "jpeg", "tif", "tiff", "webp", "raw", "rgba",
                      "pdf", "svg", "svgz", "ps", "eps"})
 
 
-def _check_pixels(width, height):
+def _check_pixels(width, height, dpi=None):
     pixels = int(width) * int(height)
     # a negative size made the product negative, and RendererAgg's native
     # code takes the width modulo 2**32: RendererAgg(-2**32 + 3000, 3000, 72)
     # was a 3000 x 3000 buffer
     if int(width) < 0 or int(height) < 0 or pixels > MAX_PIXELS[0]:
+        fits = ""
+        try:
+            inches = (float(width) / float(dpi)) * (float(height) / float(dpi))
+            most = int((MAX_PIXELS[0] / inches) ** 0.5) if inches > 0 else 0
+            if most >= 1 and int(width) >= 0 and int(height) >= 0:
+                # dpi=300 by habit: the dpi that fits at this figsize, in one step
+                fits = " (at this figsize, dpi=%d fits)" % most
+        except (TypeError, ValueError, ZeroDivisionError, OverflowError):
+            pass
         raise ValueError(
             "figure of %d x %d pixels is larger than pysandbox.max_figure_pixels "
-            "(%d pixels); make it smaller with figsize= or dpi="
-            % (int(width), int(height), MAX_PIXELS[0]))
+            "(%d pixels); make it smaller with figsize= or dpi=%s"
+            % (int(width), int(height), MAX_PIXELS[0], fits))
 
 
 def _from_user_code(extra=0):
@@ -409,7 +418,7 @@ def _guard(mpl, plt):
         if dpi == "figure":
             dpi = self.dpi
         width, height = self.get_size_inches()
-        _check_pixels(width * float(dpi), height * float(dpi))
+        _check_pixels(width * float(dpi), height * float(dpi), dpi)
         return original_savefig(self, *args, **kwargs)
     guarded_savefig.__qualname__ = original_savefig.__qualname__
     guarded_savefig.__doc__ = original_savefig.__doc__
@@ -418,7 +427,7 @@ def _guard(mpl, plt):
     renderer_init = backend_agg.RendererAgg.__init__
 
     def __init__(self, width, height, dpi):
-        _check_pixels(width, height)
+        _check_pixels(width, height, dpi)
         renderer_init(self, width, height, dpi)
     __init__.__qualname__ = renderer_init.__qualname__
     backend_agg.RendererAgg.__init__ = __init__

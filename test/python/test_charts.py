@@ -79,7 +79,8 @@ class ChartTests(unittest.TestCase):
             sb_charts.render(fig)
         self.assertEqual(str(caught.exception),
                          "figure of 200 x 200 pixels is larger than pysandbox.max_figure_pixels "
-                         "(10000 pixels); make it smaller with figsize= or dpi=")
+                         "(10000 pixels); make it smaller with figsize= or dpi= (at this "
+                         "figsize, dpi=50 fits)")
         small = plt.figure(figsize=(1, 1), dpi=50)
         with self.assertRaises(ValueError):
             small.savefig(io.BytesIO(), format="pdf", dpi=1000)   # no Agg renderer for a PDF
