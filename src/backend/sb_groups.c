@@ -318,6 +318,33 @@ sb_group_first_diff(SbGroupScan *gs, const Datum *a, const bool *anulls,
  * A group begins: remember its key (the values of the key columns, in
  * the order of options.group_by).
  */
+/*
+ * A key's text, as the results are keyed by it: what the type prints,
+ * but dates and times in ISO 8601 as a result's own are (a timestamptz in
+ * UTC, "2024-03-29T00:00:00+00:00"), whatever the session's TimeZone and
+ * DateStyle, and a bool as JSON's true/false (review 58: the same call gave
+ * "2024-03-29 09:00:00+09" in Tokyo, and "t").
+ */
+static char *
+sb_group_canonical_key(SbGroupKey *k, Datum value)
+{
+	Oid			base = getBaseType(k->typid);
+	int			utc = 0;
+
+	switch (base)
+	{
+		case BOOLOID:
+			return pstrdup(DatumGetBool(value) ? "true" : "false");
+		case DATEOID:
+		case TIMESTAMPOID:
+			return JsonEncodeDateTime(NULL, value, base, NULL);
+		case TIMESTAMPTZOID:
+			return JsonEncodeDateTime(NULL, value, base, &utc);
+		default:
+			return OutputFunctionCall(&k->out, value);
+	}
+}
+
 void
 sb_group_set_key(SbGroupScan *gs, const Datum *vals, const bool *nulls)
 {
@@ -347,7 +374,7 @@ sb_group_set_key(SbGroupScan *gs, const Datum *vals, const bool *nulls)
 			continue;
 		}
 		gs->keyvals[i] = datumCopy(vals[i], k->byval, k->typlen);
-		gs->keytexts[i] = OutputFunctionCall(&k->out, gs->keyvals[i]);
+		gs->keytexts[i] = sb_group_canonical_key(k, gs->keyvals[i]);
 	}
 	MemoryContextSwitchTo(old);
 }
