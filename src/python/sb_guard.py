@@ -969,6 +969,10 @@ FOREIGN_ORIGINS = frozenset({
     "signal", "mmap", "gc", "sys", "pytest", "_pytest",
     "webbrowser", "urllib.request", "urllib.response", "urllib.error", "urllib.robotparser",
     "http", "ftplib", "sqlite3", "zipfile", "tarfile",
+    # pandas' helpers that import a module by name and return it
+    # (import_optional_dependency("builtins").eval, review 59) and open
+    # files and URLs by name (get_handle, file_exists, urlopen)
+    "pandas.compat._optional", "pandas.io.common", "pandas.util._test_decorators",
 })
 _REAL_BUILTINS = {}
 

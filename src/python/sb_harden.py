@@ -20,7 +20,7 @@ import io
 import sys
 
 from sb_guard import (  # noqa: F401 - the shared policy and the call's state
-    DERIVABLE_LIBRARY_CLASSES, _BASE_BUILTINS, _IN_CALL, _NDARRAY, _PANDAS_GUARD, _SUBSTITUTES, _TYPE_SUBSTITUTES,
+    _CLASS_DICT, DERIVABLE_LIBRARY_CLASSES, _BASE_BUILTINS, _IN_CALL, _NDARRAY, _PANDAS_GUARD, _SUBSTITUTES, _TYPE_SUBSTITUTES,
     NativeCodeNotLoaded, READERS, WRITERS, attribute_problem, exact_str, format_string_problem,
     guard_kwargs,
     _deriving_refused, _made_by_code, guard_own_class, guard_settable, native_code_message,
@@ -146,6 +146,13 @@ def _check_dict_copy(wrapper, wrapped):
     extra = getattr(wrapped, "__dict__", None)
     if extra is None:
         return
+    if type(extra) is dict and extra and not isinstance(wrapped, types.FunctionType) and \
+            _CLASS_DICT(type(wrapped)).get("__module__") != "__sandbox__":
+        # a library object's attributes, its private ones raw (a copied
+        # Styler's jinja2 Templates, a DataFrame's BlockManager: review 59)
+        raise TypeError("functools.update_wrapper: copying the attributes of a \"%s\" is not "
+                        "allowed in the sandbox: wrap a function, or pass updated=()"
+                        % type(wrapped).__name__)
     if type(extra) is not dict:
         # a class's namespace (a mappingproxy) held its private members
         # and descriptors, each copied raw: pandas' jinja2 Environment
@@ -307,6 +314,11 @@ def harden_libraries():
         return checked
 
     def checked_singledispatch(func):
+        if _IN_CALL["on"] and isinstance(func, type) and not _made_by_code(func):
+            # it copies what it wraps with the real update_wrapper: a
+            # class's namespace raw (review 59 F5)
+            raise TypeError("singledispatch of a library's class is not allowed in the "
+                            "sandbox: wrap a function that makes its objects instead")
         dispatcher = functools.singledispatch(func)
         dispatcher.register = checked_dispatch_register(dispatcher.register)
         return dispatcher
@@ -326,7 +338,10 @@ def harden_libraries():
     checked_total_ordering.__name__ = total_ordering.__name__
     checked_total_ordering.__doc__ = total_ordering.__doc__
 
-    substitutes = [(update_wrapper, checked_update_wrapper),
+    substitutes = [(functools.partial, _checked_partial_class()),
+                   (functools.lru_cache, _no_library_class(functools.lru_cache, True)),
+                   (functools.cache, _no_library_class(functools.cache)),
+                   (update_wrapper, checked_update_wrapper),
                    (total_ordering, checked_total_ordering),
                    (functools.wraps, checked_wraps),
                    (make_dataclass, checked_make_dataclass),
@@ -345,6 +360,7 @@ def harden_libraries():
         if register is not None:
             substitutes.append((register, _checked_register(register)))
     _harden_copy_hooks()
+    _harden_keyword_sinks()
     _harden_enum()
     _harden_typing()
     _harden_dataclasses()
@@ -592,6 +608,86 @@ def _code_made(obj):
         obj = obj.fget
     return type(obj) is types.FunctionType and \
         getattr(obj, "__module__", None) == "__sandbox__"
+
+
+def _no_library_class(decorator, takes_arguments=False):
+    """functools.lru_cache / cache, refusing a library's
+    class: they copy what they wrap with the real update_wrapper, a class's
+    namespace raw, its private members included (review 59 F5).
+    takes_arguments: lru_cache(maxsize) returns the decorator."""
+    def check(wrapped):
+        if _IN_CALL["on"] and isinstance(wrapped, type) and not _made_by_code(wrapped):
+            raise TypeError("%s of a library's class is not allowed in the sandbox: wrap a "
+                            "function that makes its objects instead" % decorator.__name__)
+
+    def checked(*args, **kwargs):
+        if args and callable(args[0]):
+            check(args[0])
+            return decorator(*args, **kwargs)
+        inner = decorator(*args, **kwargs)
+        if not takes_arguments or not callable(inner):
+            return inner
+
+        def decorating(wrapped):
+            check(wrapped)
+            return inner(wrapped)
+        return decorating
+    return checked
+
+
+def _checked_partial_class():
+    """functools.partial as the code gets it: its keywords, a dict anyone
+    holding the partial may write (p.keywords["__array_interface__"] = x),
+    are checked as f(**mapping) checks them when it is called (review 59
+    F2)."""
+    import functools
+
+    class partial(functools.partial):
+        __slots__ = ()
+
+        def __call__(self, /, *args, **kwargs):
+            if _IN_CALL["on"] and self.keywords:
+                guard_kwargs(self.keywords)
+            return functools.partial.__call__(self, *args, **kwargs)
+    partial.__module__ = "functools"
+    partial.__qualname__ = "partial"
+    return partial
+
+
+def _harden_keyword_sinks():
+    """Library classes that copy their keyword arguments into their own
+    attributes (matplotlib's PickEvent, numpy's MachArLike): keywords a
+    library or a partial passes on (a picker's returned props, a partial's
+    writable .keywords) reached them past f(**mapping)'s check, and
+    "__array_interface__" became an attribute numpy reads (review 59 F2).
+    In a call, their keywords are checked as f(**mapping) checks them."""
+    sinks = []
+    try:
+        from matplotlib.backend_bases import PickEvent
+        sinks.append(PickEvent)
+    except ImportError:
+        pass
+    try:
+        from numpy.core.getlimits import MachArLike
+        sinks.append(MachArLike)
+    except ImportError:
+        pass
+    for cls in sinks:
+        cls.__init__ = _checked_keywords_init(cls.__dict__["__init__"])
+
+
+def _checked_keywords_init(init):
+    def __init__(self, *args, **kwargs):
+        if _IN_CALL["on"] and kwargs:
+            kwargs = guard_kwargs(kwargs)
+            for key in kwargs:
+                if type(key) is str and key.startswith("_"):
+                    raise TypeError('keyword argument "%s" is not allowed: it would set a '
+                                    'private attribute' % key)
+        return init(self, *args, **kwargs)
+    __init__.__qualname__ = init.__qualname__
+    __init__.__doc__ = init.__doc__
+    return __init__
 
 
 # names copy looks up on an object to copy it
@@ -1275,13 +1371,20 @@ class _LibraryOnly:
     def __get__(self, obj, cls=None):
         self._check()
         value = self._sb_value
-        if obj is not None and self._sb_name in getattr(obj, "__dict__", ()):
-            return obj.__dict__[self._sb_name]     # pandas' copy of a Styler
+        if obj is not None:
+            own = getattr(obj, "__dict__", ())
+            for key in ("_sb_library_" + self._sb_name, self._sb_name):
+                if key in own:
+                    # pandas' copy of a Styler; an object made before the
+                    # descriptor (pd.options) holds it under its name
+                    return own[key]
         return value.__get__(obj, cls) if hasattr(type(value), "__get__") else value
 
     def __set__(self, obj, value):
+        # kept under a private name: the instance's own attributes were
+        # copied out raw (update_wrapper of a copied Styler, review 59 F3)
         self._check()
-        obj.__dict__[self._sb_name] = value
+        obj.__dict__["_sb_library_" + self._sb_name] = value
 
 
 def _guard_styler_format_sites():

@@ -5739,6 +5739,65 @@ PAYLOADS = [
             except ZeroDivisionError:
                 return "exec ran"
         """, on={EXCEPTION}, off={OK, EXCEPTION}),
+    # review 59: a pandas helper returning any module by name; keywords that
+    # begin with "__" passed on by a library (a picker's props) or a partial's
+    # own dict into PickEvent's attributes; an instance's attributes copied
+    # raw (a copied Styler's jinja2 Templates); functions that open files by
+    # name under an allowed module; lru_cache copying a class's namespace
+    Payload("import-optional-dependency-builtins", """
+        import pandas.io.parquet as pq
+        def main():
+            return repr(pq.import_optional_dependency("builtins").eval)
+        """, on={GUARD}, off={OK}),
+    Payload("picker-props-dunder-keyword-pick-event", """
+        import numpy as np
+        import matplotlib.pyplot as plt
+        from matplotlib.backend_bases import MouseEvent
+        got = []
+        def main():
+            target = b"HELLO-SANDBOX"
+            iface = {"shape": (2,), "typestr": "<u8", "data": (id(target), False), "version": 3}
+            fig, ax = plt.subplots()
+            line, = ax.plot([0, 1], [0, 1])
+            line.set_picker(lambda artist, event: (True, {"__array" + "_interface__": iface}))
+            fig.canvas.mpl_connect("pick_event", got.append)
+            line.pick(MouseEvent("button_press_event", fig.canvas, 10, 10))
+            return [int(v) for v in np.asarray(got[0])]
+        """, on={GUARD}, off={OK}),
+    Payload("partial-keywords-dict-dunder-keyword", """
+        import functools
+        def kw(**k):
+            return sorted(k)
+        def main():
+            make = functools.partial(kw)
+            make.keywords["__array" + "_interface__"] = 1
+            return make()
+        """, on={GUARD}, off={OK}),
+    Payload("update-wrapper-copied-styler-templates", """
+        import copy
+        import functools
+        import pandas as pd
+        class W:
+            pass
+        def main():
+            styler = copy.copy(pd.DataFrame({"a": [1]}).style)
+            w = W()
+            functools.update_wrapper(w, styler)
+            return type(w.template_html.environment).__name__
+        """, on={GUARD}, off={OK, EXCEPTION}),
+    Payload("get-handle-opens-file-by-name", """
+        import pandas.io.html as h
+        def main():
+            with h.get_handle("/usr/lib/python3.11/os.py", "r") as f:
+                return f.handle.read(20)
+        """, on={GUARD}, off={OK, EXCEPTION, DENIED}),
+    Payload("lru-cache-library-class-namespace", """
+        import functools
+        import pandas as pd
+        def main():
+            d = functools.lru_cache(None)(pd.io.formats.style_render.StylerRenderer)
+            return sorted(k for k in dir(d) if k.startswith("template"))
+        """, on={GUARD}, off={OK}),
     Payload("make-dataclass-str-base-own-startswith", """
         import dataclasses
         def main():
