@@ -142,7 +142,7 @@ sb_describe_job(void *arg)
 	}
 	ReleaseCachedPlan(cplan, NULL);
 
-	appendStringInfo(out, "{\"kind\": \"table\", \"rows_estimate\": %.0f, \"columns\": [", rows);
+	appendStringInfoString(out, "{\"kind\": \"table\", \"columns\": [");
 	desc = ps->resultDesc;
 	q = linitial_node(Query, ps->query_list);
 	nulls_anywhere = sb_makes_nulls((Node *) q, NULL);
@@ -186,6 +186,7 @@ sb_describe_job(void *arg)
 		Portal		portal;
 		int			taken = 0;
 		int			start = out->len;
+		volatile bool exhausted = false;
 
 		XactReadOnly = true;
 		PG_TRY();
@@ -198,7 +199,10 @@ sb_describe_job(void *arg)
 
 				SPI_cursor_fetch(portal, true, 1);
 				if (SPI_processed == 0 || SPI_tuptable == NULL)
+				{
+					exhausted = true;	/* every row read: their number is known */
 					break;
+				}
 				tup = SPI_tuptable->vals[0];
 				d = heap_copy_tuple_as_datum(tup, BlessTupleDesc(SPI_tuptable->tupdesc));
 				if (taken > 0)
@@ -214,13 +218,20 @@ sb_describe_job(void *arg)
 			XactReadOnly = save_read_only;
 		}
 		PG_END_TRY();
+		/*
+		 * a table never analysed has the planner's guess (470 rows for an
+		 * empty one, review 58): when the sample read every row, the count
+		 */
+		if (exhausted)
+			rows = taken;
 		if (taken < job->d->sample && out->len - start >= SB_DESCRIBE_SAMPLE_BYTES)
-			appendStringInfoString(out, "], \"sample_truncated\": true}");
+			appendStringInfoString(out, "], \"sample_truncated\": true");
 		else
-			appendStringInfoString(out, "]}");
+			appendStringInfoString(out, "]");
 	}
 	else
-		appendStringInfoString(out, "]}");
+		appendStringInfoString(out, "]");
+	appendStringInfo(out, ", \"rows_estimate\": %.0f}", rows);
 
 	SPI_finish();
 	error_context_stack = errcb.previous;

@@ -23,6 +23,7 @@ import json
 import math
 import struct
 import types
+import unicodedata
 import uuid
 
 import numpy as np
@@ -1730,6 +1731,14 @@ def encode_rows(value, spec, func, budget, fill=None):
             folded = [label for label in labels if label.lower() == name and label != name]
             extra = ('; PostgreSQL folds unquoted names to lower case: write "%s" in double '
                      'quotes in the column list' % folded[0]) if folded else ""
+            composed = [label for label in labels if label != name and
+                        unicodedata.normalize("NFC", label) == unicodedata.normalize("NFC", name)]
+            if composed and not extra:
+                # "Größe" typed two ways: the same letters, other code points
+                extra = ('; "%s" differs from the column list\'s name only in how its accents '
+                         'are encoded (Unicode normalization): rename the column with '
+                         'df.rename(columns=lambda c: unicodedata.normalize("NFC", c))'
+                         % composed[0].encode("ascii", "backslashreplace").decode())
             raise RowsError('column "%s" is missing from the result of %s(); '
                             "it has columns: %s%s" % (name, func, have, extra), _MISSING)
         series = frame.iloc[:, labels[name]]
