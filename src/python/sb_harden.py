@@ -1290,15 +1290,18 @@ def _later_datetime_formats():
     format that nothing matches: with errors="coerce" every value was NaT,
     silently (review 51 N2); without, an error a hint answered."""
     import pandas as pd
-    real = pd.to_datetime
+    pd.to_datetime = later_formats(pd.to_datetime)
 
+
+def later_formats(real):
+    """pd.to_datetime taking pandas 2's format names (_later_datetime_formats)."""
     def to_datetime(arg, *args, **kwargs):
         if type(kwargs.get("format")) is str and kwargs["format"] in ("mixed", "ISO8601"):
             kwargs["format"] = None
         return real(arg, *args, **kwargs)
     for name in ("__name__", "__qualname__", "__doc__", "__module__"):
         setattr(to_datetime, name, getattr(real, name))
-    pd.to_datetime = to_datetime
+    return to_datetime
 
 
 def _code_frame(frame):

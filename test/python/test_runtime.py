@@ -165,8 +165,10 @@ class LibraryMistakeHintTests(unittest.TestCase):
         s = pd.Series(["2024-01-05", "2024-01-06 10:00"])
         # pandas 2's format names are parsed as this pandas parses without
         # one (with errors="coerce" every value was NaT)
+        import sb_harden
+        to_datetime = sb_harden.later_formats(pd.to_datetime)
         for fmt in ("mixed", "ISO8601"):
-            self.assertEqual(list(pd.to_datetime(s, format=fmt, errors="coerce")),
+            self.assertEqual(list(to_datetime(s, format=fmt, errors="coerce")),
                              [pd.Timestamp("2024-01-05"), pd.Timestamp("2024-01-06 10:00")])
         message, hint = self.help_for(lambda: pd.Series([1]).case_when([]))
         self.assertIn("np.select", hint or "")
