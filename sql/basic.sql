@@ -135,7 +135,7 @@ $$);
 -- text after them reversed ("\u202e" before "txt.exe" reads "exe.txt")
 SELECT sandbox_execute($$
 def main():
-    print("file \u202etxt.exe \u2066x\u2069 \u200f \u05d0 \u2014 \u2070")
+    print("file \u202etxt.exe \u2066x\u2069 \u200f \u061c \u05d0 \u2014 \u2070")
     raise ValueError("\u202d\u202e")
 $$);
 -- a NUL character: in an error shown as "\x00"; in a result an error that

@@ -1050,6 +1050,11 @@ SELECT * FROM sandbox_rows($$ def main(): return [("x",)] $$) AS t(a float8);
 SELECT * FROM sandbox_rows($$ def main(): return [(2,)] $$) AS t(a bool);
 SELECT * FROM sandbox_rows($$ def main(): return [("o",)] $$) AS t(a bool);
 SELECT * FROM sandbox_rows($$ def main(): return [("99999999999",)] $$) AS t(a int);
+-- ... as PostgreSQL reads it: no other whitespace than its own, nothing out
+-- of float8's range (float() made 1e400 infinity and 1e-400 zero)
+SELECT * FROM sandbox_rows($$ def main(): return [("\u00a012",)] $$) AS t(a int);
+SELECT * FROM sandbox_rows($$ def main(): return [("1e400",)] $$) AS t(a float8);
+SELECT * FROM sandbox_rows($$ def main(): return [("1e-400",)] $$) AS t(a float8);
 -- a column of ints with a None in a list of dicts or tuples keeps its ints
 -- (it went through float64: 2**53 + 1 came back as 2**53, 501 as '501.0')
 SELECT * FROM sandbox_rows($$

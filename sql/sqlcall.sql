@@ -296,6 +296,13 @@ SELECT sandbox_run('def main(d): return len(d)',
                    '{"d": {"$query": "SELECT array_fill(1e131071::numeric, ARRAY[7000]) AS a"}}')->'error'->>'message';
 SELECT sandbox_run('def main(d): return len(d)',
                    '{"d": {"$query": "SELECT row(1e131071::numeric, 2)::record AS a FROM generate_series(1, 200)"}}')->'error'->>'message';
+-- ... in multiranges, jsonpath and records nested deep too (review 61)
+SELECT sandbox_run('def main(d): return len(d)',
+                   '{"d": {"$query": "SELECT array_fill(nummultirange(numrange(1e131071, 1e131071, ''[]'')), ARRAY[300]) AS a"}}')->'error'->>'message';
+SELECT sandbox_run('def main(d): return len(d)',
+                   '{"d": {"$query": "SELECT (''$ ? (@ > 1e131071)'')::jsonpath AS a FROM generate_series(1, 200)"}}')->'error'->>'message';
+SELECT sandbox_execute('def main(d): return str(d.a[0])',
+                       '{"d": {"$query": "SELECT (''$.x ? (@ > 1.5 && @ < 2)'')::jsonpath AS a, nummultirange(numrange(1, 2)) AS m"}}');
 SELECT sandbox_execute($$
 def main(df):
     return [len(df), str(df.a.iloc[0]), df.b.iloc[0], df.j.iloc[0], df.r.iloc[0]]

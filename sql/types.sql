@@ -468,5 +468,6 @@ $$) AS t(ip inet, net cidr, b bytea);
 SELECT sandbox_execute($$
 import ipaddress
 def main():
-    return [ipaddress.ip_address("::1"), ipaddress.ip_interface("10.0.0.1/24")]
+    return [ipaddress.ip_address("::1"), ipaddress.ip_interface("10.0.0.1/24"),
+            ipaddress.ip_address('fe80::1%x", "injected": "1')]
 $$);

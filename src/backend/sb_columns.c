@@ -21,6 +21,8 @@
 #include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/jsonb.h"
+#include "utils/jsonpath.h"
+#include "utils/multirangetypes.h"
 #include "utils/numeric.h"
 #include "utils/rangetypes.h"
 #include "utils/typcache.h"
@@ -324,6 +326,81 @@ sb_numeric_gain(Numeric n)
 	return printed > room ? printed - room : 0;
 }
 
+/* What a jsonpath's numbers gain in print, item by item (sb_datum_gain). */
+static Size
+sb_jsonpath_gain(JsonPathItem *v)
+{
+	Size		gain = 0;
+	JsonPathItem a;
+	JsonPathItem b;
+	bool		more = true;
+
+	while (more && gain <= SB_NUMBER_MAX_EXPANSION)
+	{
+		check_stack_depth();
+		CHECK_FOR_INTERRUPTS();
+		switch (v->type)
+		{
+			case jpiNumeric:
+				gain += sb_numeric_gain(jspGetNumeric(v));
+				break;
+			case jpiAnd:
+			case jpiOr:
+			case jpiEqual:
+			case jpiNotEqual:
+			case jpiLess:
+			case jpiGreater:
+			case jpiLessOrEqual:
+			case jpiGreaterOrEqual:
+			case jpiAdd:
+			case jpiSub:
+			case jpiMul:
+			case jpiDiv:
+			case jpiMod:
+			case jpiStartsWith:
+				jspGetLeftArg(v, &a);
+				gain += sb_jsonpath_gain(&a);
+				jspGetRightArg(v, &b);
+				gain += sb_jsonpath_gain(&b);
+				break;
+			case jpiNot:
+			case jpiIsUnknown:
+			case jpiPlus:
+			case jpiMinus:
+			case jpiFilter:
+			case jpiExists:
+				jspGetArg(v, &a);
+				gain += sb_jsonpath_gain(&a);
+				break;
+			case jpiDatetime:
+				if (v->content.arg)
+				{
+					jspGetArg(v, &a);
+					gain += sb_jsonpath_gain(&a);
+				}
+				break;
+			case jpiLikeRegex:
+				jspInitByBuffer(&a, v->base, v->content.like_regex.expr);
+				gain += sb_jsonpath_gain(&a);
+				break;
+			case jpiIndexArray:
+				for (int i = 0; i < v->content.array.nelems; i++)
+				{
+					if (jspGetArraySubscript(v, &a, &b, i))
+						gain += sb_jsonpath_gain(&b);
+					gain += sb_jsonpath_gain(&a);
+				}
+				break;
+			default:
+				break;
+		}
+		more = jspGetNext(v, &a);
+		if (more)
+			*v = a;
+	}
+	return gain;
+}
+
 /*
  * What printing value d of type typid gains over its size in numerics'
  * digits: numeric prints in full ("1e131071", a few bytes, is 131,072
@@ -338,10 +415,29 @@ sb_datum_gain(Datum d, Oid typid, int depth)
 	Size		gain = 0;
 
 	CHECK_FOR_INTERRUPTS();
-	if (depth > 8)
-		return 0;
+	if (depth > 32)
+		return SB_NUMBER_MAX_EXPANSION + 1;		/* too deep to count: refused */
 	if (base == NUMERICOID)
 		return sb_numeric_gain(DatumGetNumeric(d));
+	if (base == JSONPATHOID)
+	{
+		JsonPathItem v;
+
+		jspInit(&v, DatumGetJsonPathP(d));
+		return sb_jsonpath_gain(&v);
+	}
+	if (type_is_multirange(base))
+	{
+		MultirangeType *mr = DatumGetMultirangeTypeP(d);
+		TypeCacheEntry *tc = lookup_type_cache(base, TYPECACHE_MULTIRANGE_INFO);
+		int32		n;
+		RangeType **ranges;
+
+		multirange_deserialize(tc->rngtype, mr, &n, &ranges);
+		for (int i = 0; i < n && gain <= SB_NUMBER_MAX_EXPANSION; i++)
+			gain += sb_datum_gain(RangeTypePGetDatum(ranges[i]), tc->rngtype->type_id, depth + 1);
+		return gain;
+	}
 	if (base == JSONBOID)
 	{
 		Jsonb	   *jb = DatumGetJsonbP(d);

@@ -135,7 +135,7 @@ sb_to_server_lossy(const char *text, Size len)
  * passes the child's UTF-8 on; bytes 0x80..0x9F in the ISO 8859 encodings)
  * become "\x1b" as Python writes them; in UTF-8 the bidirectional
  * formatting characters too (U+202A..U+202E, U+2066..U+2069, U+200E,
- * U+200F: an override shows the text after it reversed, so an error could
+ * U+200F, U+061C: an override shows the text after it reversed, so an error could
  * read as another), as "\u202e".  Values (results, rows) are data and stay
  * as they are.  Returns s itself when it holds none.
  */
@@ -155,10 +155,11 @@ sb_printable(const char *s)
 #define SB_C1(p)	((utf8 && (p)[0] == 0xc2 && (p)[1] >= 0x80 && (p)[1] <= 0x9f) || \
 					 (iso8859 && (p)[0] >= 0x80 && (p)[0] <= 0x9f))
 	/* (p[1] is not NUL when p[0] is 0xe2 and p[1] 0x80 or 0x81) */
-#define SB_BIDI(p)	(utf8 && (p)[0] == 0xe2 && \
-					 (((p)[1] == 0x80 && (((p)[2] >= 0xaa && (p)[2] <= 0xae) || \
-										  (p)[2] == 0x8e || (p)[2] == 0x8f)) || \
-					  ((p)[1] == 0x81 && (p)[2] >= 0xa6 && (p)[2] <= 0xa9)))
+#define SB_BIDI(p)	(utf8 && (((p)[0] == 0xe2 && \
+					  (((p)[1] == 0x80 && (((p)[2] >= 0xaa && (p)[2] <= 0xae) || \
+										   (p)[2] == 0x8e || (p)[2] == 0x8f)) || \
+					   ((p)[1] == 0x81 && (p)[2] >= 0xa6 && (p)[2] <= 0xa9))) || \
+					 ((p)[0] == 0xd8 && (p)[1] == 0x9c)))
 	for (p = (const unsigned char *) s; *p; p++)
 		if (SB_C0(*p) || SB_C1(p) || SB_BIDI(p))
 			break;
@@ -175,6 +176,11 @@ sb_printable(const char *s)
 			if (utf8)
 				p++;
 			appendStringInfo(&buf, "\\x%02x", *p);
+		}
+		else if (SB_BIDI(p) && p[0] == 0xd8)
+		{
+			appendStringInfoString(&buf, "\\u061c");	/* ARABIC LETTER MARK */
+			p += 1;
 		}
 		else if (SB_BIDI(p))
 		{

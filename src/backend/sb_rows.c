@@ -76,7 +76,7 @@ sb_prints_numeric(Oid typid, int depth)
 	Oid			inner;
 	bool		found = false;
 
-	if (base == NUMERICOID || base == RECORDOID || depth > 8)
+	if (base == NUMERICOID || base == RECORDOID || depth > 32)
 		return true;			/* a record of unknown fields: counted */
 	/* jsonb and jsonpath hold numerics (top-level jsonb is counted as JSON) */
 	if (base == JSONBOID || base == JSONPATHOID)

@@ -285,6 +285,7 @@ sb_sql_run(SbRequest *req, char *payload, Size len, TransactionId top_xid)
 	JsonbValue *query;
 	JsonbValue *params;
 	char	   *text;
+	SbJsonCheck problem;
 
 	if (superuser() ||
 		has_privs_of_role(GetUserId(), ROLE_PG_READ_SERVER_FILES) ||
@@ -294,12 +295,17 @@ sb_sql_run(SbRequest *req, char *payload, Size len, TransactionId top_xid)
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("sql() is not available to superusers or to roles that can read or write server files or run programs"),
 				 errhint("Run untrusted code as an ordinary role, or pass the data as $query and $table inputs.")));
-	if (sb_json_check(payload, len) == SB_JSON_NUL)
+	problem = sb_json_check(payload, len);
+	if (problem == SB_JSON_NUL || problem == SB_JSON_SURROGATE)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNTRANSLATABLE_CHARACTER),
-				 errmsg("the query or a parameter of sql() holds a NUL character (\\u0000), which PostgreSQL text cannot hold"),
-				 errhint("Remove it first: s.replace(\"\\x00\", \"\").")));
-	if (sb_json_check(payload, len) == SB_JSON_VALID)
+				 problem == SB_JSON_NUL ?
+				 errmsg("the query or a parameter of sql() holds a NUL character (\\u0000), which PostgreSQL text cannot hold") :
+				 errmsg("the query or a parameter of sql() holds half a surrogate pair, which PostgreSQL text cannot hold"),
+				 problem == SB_JSON_NUL ?
+				 errhint("Remove it first: s.replace(\"\\x00\", \"\").") :
+				 errhint("Encode it properly first: s.encode(\"utf-8\", \"replace\").decode(\"utf-8\").")));
+	if (problem == SB_JSON_VALID)
 	{
 		text = pg_any_to_server(payload, (int) len, PG_UTF8);
 		jb = sb_jsonb_build(text, text == payload ? len : strlen(text), sb_jsonb_limit(len));

@@ -737,8 +737,11 @@ def _scalar_text(value, t, path):
     if t is bytes or t is bytearray:
         # bytea's own text form, so the value round-trips through SQL
         return '"\\\\x' + bytes(value).hex() + '"'
-    if t is uuid.UUID or t in _IP_TYPES:
-        return '"' + str(value) + '"'       # inet's and cidr's text for an address
+    if t is uuid.UUID:
+        return '"' + str(value) + '"'
+    if t in _IP_TYPES:
+        # inet's and cidr's text; an IPv6 scope id is any text (review 61)
+        return _encode_str(str(value))
     if t is memoryview:
         return '"\\\\x' + bytes(value).hex() + '"'
     if isinstance(value, str):
@@ -1197,9 +1200,10 @@ def _bad_value(name, row, value, what):
 # text as PostgreSQL's input functions of the binary kinds take it (int8in,
 # float8in, boolin): PL/Python passes a returned str to them, and so does a
 # column of another type here (numeric, date, arrays)
-_INT_TEXT = re.compile(r"\s*[+-]?[0-9]+\s*\Z")
-_FLOAT_TEXT = re.compile(r"\s*[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|"
-                         r"inf|infinity|nan)\s*\Z", re.IGNORECASE)
+_INT_TEXT = re.compile(r"[ \t\n\r\f\v]*[+-]?[0-9]+[ \t\n\r\f\v]*\Z")
+_FLOAT_TEXT = re.compile(r"[ \t\n\r\f\v]*[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|"
+                         r"inf|infinity|nan)[ \t\n\r\f\v]*\Z", re.IGNORECASE)
+_NONZERO_DIGIT = re.compile(r"[1-9][0-9]*(?:\.[0-9]*)?(?:[eE]|\Z|[ \t\n\r\f\v])|\.[0-9]*[1-9]")
 
 
 def _int_of_text(v):
@@ -1207,12 +1211,21 @@ def _int_of_text(v):
 
 
 def _float_of_text(v):
-    return float(v) if _FLOAT_TEXT.match(v) else None
+    """float8in's reading of v, or None; out of range (1e400, 1e-400) is None,
+    as float8in refuses it (float() made it infinity or 0)."""
+    if not _FLOAT_TEXT.match(v):
+        return None
+    f = float(v)
+    if f in (math.inf, -math.inf) and "inf" not in v.lower():
+        return None
+    if f == 0.0 and _NONZERO_DIGIT.search(v.split("e")[0].split("E")[0]):
+        return None
+    return f
 
 
 def _bool_of_text(v):
     """boolin's words: true/false, yes/no and their prefixes, on/off, 1/0."""
-    word = v.strip().lower()
+    word = v.strip(" \t\n\r\f\v").lower()
     if not word or word == "o":
         return None
     if "true".startswith(word) or "yes".startswith(word) or word in ("on", "1"):

@@ -146,6 +146,8 @@ def _check_dict_copy(wrapper, wrapped):
     extra = getattr(wrapped, "__dict__", None)
     if extra is None:
         return
+    if isinstance(wrapped, types.MethodType):
+        wrapped = wrapped.__func__      # its attributes are its function's
     if type(extra) is dict and extra and not isinstance(wrapped, types.FunctionType) and \
             _CLASS_DICT(type(wrapped)).get("__module__") != "__sandbox__":
         # a library object's attributes, its private ones raw (a copied
@@ -339,6 +341,7 @@ def harden_libraries():
     checked_total_ordering.__doc__ = total_ordering.__doc__
 
     substitutes = [(functools.partial, _checked_partial_class()),
+                   (functools.partialmethod, _checked_partialmethod_class()),
                    (functools.lru_cache, _no_library_class(functools.lru_cache, True)),
                    (functools.cache, _no_library_class(functools.cache)),
                    (update_wrapper, checked_update_wrapper),
@@ -654,6 +657,27 @@ def _checked_partial_class():
     return partial
 
 
+def _checked_partialmethod_class():
+    """functools.partialmethod as the code gets it: its keywords are
+    checked as f(**mapping) checks them when set, and kept as a read-only
+    mapping; a real partial built from a writable dict passed
+    "__array_interface__" on (review 61)."""
+    import functools
+    import types
+
+    class partialmethod(functools.partialmethod):
+        @property
+        def keywords(self):
+            return self._sb_keywords
+
+        @keywords.setter
+        def keywords(self, value):
+            self._sb_keywords = types.MappingProxyType(guard_kwargs(value))
+    partialmethod.__module__ = "functools"
+    partialmethod.__qualname__ = "partialmethod"
+    return partialmethod
+
+
 def _harden_keyword_sinks():
     """Library classes that copy their keyword arguments into their own
     attributes (matplotlib's PickEvent, numpy's MachArLike): keywords a
@@ -759,8 +783,9 @@ def guard_library_getattrs():
     there: numpy's BagObj looked every name up with the code's
     __getitem__, matplotlib's Spines in a dict the code writes (review 56
     F1, F2; numpy then read any address).  In a call, such a class answers
-    no name that begins with "__" from its hook: __getattr__ raises
-    AttributeError, __getattribute__ finds it as object's does.  Every
+    no name that begins with "__" from its hook but those that describe a
+    function (_DESCRIPTIVE_DUNDERS): __getattr__ raises AttributeError,
+    __getattribute__ finds it as object's does.  Every
     class of every module imported so far (again for modules imported
     since: the preloaded process, a call's start)."""
     import types
@@ -798,15 +823,29 @@ def guard_library_getattrs():
                         pass
 
 
+# special names a forwarding __getattr__ may answer: what describes a
+# wrapped function (sklearn's wrappers forward __name__; libraries ask for
+# it in a call), never what libraries act on (__array_interface__,
+# __deepcopy__, __reduce_ex__, __dict__, __globals__, ...)
+_DESCRIPTIVE_DUNDERS = frozenset({
+    "__name__", "__qualname__", "__doc__", "__module__", "__annotations__",
+    "__text_signature__", "__isabstractmethod__", "__wrapped__", "__signature__"})
+
+
+def _refused_dunder(name):
+    return isinstance(name, str) and str.startswith(name, "__") and \
+        str.__str__(name) not in _DESCRIPTIVE_DUNDERS
+
+
 def _dunders_refused(hook, found):
     if hook == "__getattr__":
         def guarded(self, name):
-            if _IN_CALL["on"] and isinstance(name, str) and str.startswith(name, "__"):
+            if _IN_CALL["on"] and _refused_dunder(name):
                 raise AttributeError(name)
             return found(self, name)
     else:
         def guarded(self, name):
-            if _IN_CALL["on"] and isinstance(name, str) and str.startswith(name, "__"):
+            if _IN_CALL["on"] and _refused_dunder(name):
                 return object.__getattribute__(self, name)
             return found(self, name)
     guarded.__name__ = found.__name__
@@ -1187,6 +1226,10 @@ def harden_pandas():
         problem = attribute_problem(node.attr) if _PANDAS_GUARD["on"] else None
         if problem is not None:
             raise AttributeError(problem[1] + " (in a pandas expression)")
+        if _PANDAS_GUARD["on"] and node.attr in _LIBRARY_ONLY:
+            # pandas reads it for the expression, in its own frame (review 61)
+            raise AttributeError('attribute "%s" is not allowed: %s (in a pandas expression)'
+                                 % (node.attr, _LIBRARY_ONLY[node.attr]))
         return original(self, node, **kwargs)
 
     expr.BaseExprVisitor.visit_Attribute = visit_Attribute
@@ -1210,7 +1253,8 @@ def harden_pandas():
     from pandas._config import config
     if "d" not in config.DictWrapper.__dict__:
         config.DictWrapper.d = _LibraryOnly(None, "d", "it is pandas' own table of "
-                                            "options; use pd.set_option() and pd.get_option()")
+                                            "options; use pd.set_option() and pd.get_option()",
+                                            "pandas._config.")
     from pandas.api.indexers import BaseIndexer
     DERIVABLE_LIBRARY_CLASSES.append(BaseIndexer)
 
@@ -1356,18 +1400,21 @@ class _LibraryOnly:
     # private names: the code reads no "_" attribute of a library object
     # (its value was a public attribute, which reached the Environment once
     # the object itself was copied out of the class, review 56 F4)
-    __slots__ = ("_sb_value", "_sb_name", "_sb_reason")
+    __slots__ = ("_sb_value", "_sb_name", "_sb_reason", "_sb_reader")
 
-    def __init__(self, value, name, reason):
+    def __init__(self, value, name, reason, reader="pandas.io.formats."):
         self._sb_value = value
         self._sb_name = name
         self._sb_reason = reason
+        # the pandas modules whose code reads it: any pandas frame let
+        # pd.eval(engine="python") read it for the code (review 61)
+        self._sb_reader = reader
 
     def _check(self):
         # the frame that reads or sets the attribute: two above this one
         if _IN_CALL["on"]:
             module = sys._getframe(2).f_globals.get("__name__", "")
-            if not (type(module) is str and module.startswith("pandas.")):
+            if not (type(module) is str and module.startswith(self._sb_reader)):
                 raise AttributeError('attribute "%s" is not allowed: %s'
                                      % (self._sb_name, self._sb_reason))
 

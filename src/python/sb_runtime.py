@@ -1407,8 +1407,22 @@ def function_body(code):
     first, newline, rest = code.partition("\n")
     if first.strip():
         return first.lstrip(" \t") + newline + rest
-    import textwrap
-    return first + newline + textwrap.dedent(rest)
+    # the common indentation of the lines that hold code goes from every
+    # line that has it, a line of blanks too (in a string literal, its
+    # blanks past the indentation stay: textwrap.dedent emptied it)
+    lines = rest.split("\n")
+    margins = [line[:len(line) - len(line.lstrip(" \t"))] for line in lines if line.strip()]
+    if not margins:
+        return code
+    margin = margins[0]
+    for other in margins[1:]:
+        while not other.startswith(margin):
+            margin = margin[:-1]
+    if not margin:
+        return code
+    return first + newline + "\n".join(
+        line[len(margin):] if line.startswith(margin) else line.lstrip(" \t")
+        for line in lines)
 
 
 _MODULES_SWEPT = [0]

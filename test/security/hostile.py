@@ -5798,6 +5798,28 @@ PAYLOADS = [
             d = functools.lru_cache(None)(pd.io.formats.style_render.StylerRenderer)
             return sorted(k for k in dir(d) if k.startswith("template"))
         """, on={GUARD}, off={OK}),
+    # review 61: pandas' python-engine eval reads an attribute in pandas' own
+    # frame (the Styler's jinja2 templates, their environment's real
+    # builtins); a partialmethod's writable keywords built a real partial
+    Payload("pd-eval-python-engine-styler-template", """
+        import pandas as pd
+        def main():
+            R = pd.io.formats.style_render.StylerRenderer
+            t = pd.eval("R.template_html", local_dict={"R": R}, engine="python")
+            return type(t.environment).__name__
+        """, on={GUARD}, off={OK}),
+    Payload("partialmethod-keywords-dict-dunder-keyword", """
+        import functools
+        class C:
+            pass
+        def kw(**k):
+            return sorted(k)
+        def main():
+            pm = functools.partialmethod(staticmethod(kw))
+            pm.keywords["__array" + "_interface__"] = 1
+            C.m = pm
+            return C().m()
+        """, on={GUARD, EXCEPTION}, off={OK}),
     Payload("make-dataclass-str-base-own-startswith", """
         import dataclasses
         def main():
