@@ -53,7 +53,13 @@ refused_running() {
 	return 0
 }
 if [ -n "$(refused_running)" ]; then
-	sleep 1
+	# it exits once it reads the closed socket, after its start-up: up to
+	# 10 s on a loaded machine (ci15 looked after 1 s)
+	waited=0
+	while [ -n "$(refused_running)" ] && [ "$waited" -lt 20 ]; do
+		sleep 0.5
+		waited=$((waited + 1))
+	done
 	left=$(refused_running)
 	if [ -n "$left" ]; then
 		echo "FAIL a worker of the refused version was left running: $left"

@@ -1479,6 +1479,14 @@ def guard_settable(obj, name, deleting=False):
     hidden, which is what deriving from the class would do (refused:
     _deriving_refused).  Everything else is set as Python sets it."""
     cls = type(obj)
+    if _NDARRAY[0] is not None and isinstance(obj, _NDARRAY[0]) and \
+            exact_str(name) == "dtype" and not deleting:
+        # in place, the same bytes read as another type: an IntegerArray's
+        # values 8x as long as its mask, which pandas' hash tables then
+        # read past (review 60 F4)
+        raise TypeError('setting attribute "dtype" of an array is not allowed in the sandbox: '
+                        'other objects (pandas\' arrays) may share its memory; use '
+                        'a.view(dtype) or a.astype(dtype)')
     if _text_override(obj if isinstance(obj, type) else cls, exact_str(name),
                       isinstance(obj, type)):
         raise TypeError('%s attribute "%s" of a str or bytes subclass is not allowed: '

@@ -28,6 +28,7 @@ from sb_guard import (  # noqa: F401 - the shared policy and the call's state
 from sb_memory import (  # noqa: F401 - the memory guards harden_* apply
     _set_on_immutable_type, _c_new, _harden_struct, _harden_bytearray_join,
     _harden_bytearray_mod, _harden_ordered_dict, _harden_zoneinfo, _harden_itertools,
+    _harden_borrowed_comparisons,
     _array_args_problem,
     _holds_objects, _buffer_extent_problem, _checked_array_class, _check_array_new,
     _patch_ndarray_type, _guard_object_memory, _hashtable_vector_array, _pandas_frame,
@@ -370,6 +371,7 @@ def harden_libraries():
     harden_dataclass_readers()
     _harden_struct()
     _harden_itertools()
+    _harden_borrowed_comparisons()
     _harden_bytearray_join()
     _harden_bytearray_mod()
     _harden_ordered_dict()
@@ -775,6 +777,14 @@ def _harden_copy_hooks():
 
 
 _GETATTR_SWEPT = set()
+_SWEPT_COUNT = [0]      # len(sys.modules) at the last sweep (children inherit it)
+
+
+def sweep_new_modules():
+    """guard_library_getattrs() for modules imported since the last sweep
+    (a workspace's earlier call, a lazy import); nothing when none was."""
+    if len(sys.modules) != _SWEPT_COUNT[0]:
+        guard_library_getattrs()
 
 
 def guard_library_getattrs():
@@ -789,6 +799,7 @@ def guard_library_getattrs():
     class of every module imported so far (again for modules imported
     since: the preloaded process, a call's start)."""
     import types
+    _SWEPT_COUNT[0] = len(sys.modules)
     for name, module in list(sys.modules.items()):
         if module is None or id(module) in _GETATTR_SWEPT or type(name) is not str:
             continue

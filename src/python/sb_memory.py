@@ -415,13 +415,118 @@ def _harden_itertools():
                 yield tuple(values)
         return zipped()
 
+    # gh-143543 / gh-146613: groupby compares the keys it holds only
+    # borrowed while the code's __eq__ (or a library's that runs the code)
+    # may advance it; the documented pure-Python equivalent holds them
+    def groupby(iterable, key=None):
+        keyfunc = (lambda x: x) if key is None else key
+        iterator = iter(iterable)
+        exhausted = False
+
+        def _grouper(target_key):
+            nonlocal curr_value, curr_key, exhausted
+            yield curr_value
+            for curr_value in iterator:
+                curr_key = keyfunc(curr_value)
+                if curr_key != target_key:
+                    return
+                yield curr_value
+            exhausted = True
+
+        try:
+            curr_value = next(iterator)
+        except StopIteration:
+            return
+        curr_key = keyfunc(curr_value)
+
+        while not exhausted:
+            target_key = curr_key
+            curr_group = _grouper(target_key)
+            yield curr_key, curr_group
+            if curr_key == target_key:
+                for _ in curr_group:
+                    pass
+
     for original, checked in ((itertools.pairwise, pairwise), (itertools.count, count),
                               (itertools.islice, islice), (itertools.chain, chain),
-                              (itertools.cycle, cycle), (itertools.zip_longest, zip_longest)):
+                              (itertools.cycle, cycle), (itertools.zip_longest, zip_longest),
+                              (itertools.groupby, groupby)):
         checked.__name__ = original.__name__
         checked.__qualname__ = original.__qualname__
         checked.__doc__ = original.__doc__
         _SUBSTITUTES[id(original)] = checked
+
+
+def _harden_borrowed_comparisons():
+    """CPython 3.11 compares an item it holds no reference to in
+    deque.index (gh-115243) and iter(callable, sentinel)'s sentinel: the
+    code's __eq__ is pinned when it returns NotImplemented (sb_guard), but a
+    library's __eq__ that runs the code first (ipaddress reads other._ip,
+    the code's property, which emptied the deque) returned it too, and the
+    freed item reached the code's reflected __eq__ (review 60 F2).
+    deque.index compares over a list (list.index holds each item); the
+    code's two-argument iter() is a generator; ipaddress compares only
+    ipaddress objects."""
+    import collections
+    import ipaddress
+    deque_index = collections.deque.index
+
+    def index(self, value, start=0, stop=sys.maxsize, /):
+        if not _IN_CALL["on"]:
+            return deque_index(self, value, start, stop)
+        items = list(self)              # each compared item held
+        n = len(items)
+        start, stop, _ = slice(start, stop).indices(n)
+        for i in range(start, stop):
+            item = items[i]
+            found = item is value or bool(item == value)
+            if len(self) != n or self[i] is not item:
+                raise RuntimeError("deque mutated during iteration")
+            if found:
+                return i
+        raise ValueError("%r is not in deque" % (value,))
+    index.__qualname__ = "deque.index"
+    index.__doc__ = deque_index.__doc__
+    _set_on_immutable_type(collections.deque, [("index", index)])
+    sb_iter.__name__ = sb_iter.__qualname__ = "iter"
+    _BASE_BUILTINS["iter"] = sb_iter
+    base = ipaddress._IPAddressBase
+    for cls in (ipaddress._BaseAddress, ipaddress._BaseNetwork, ipaddress.IPv4Interface,
+                ipaddress.IPv6Interface):
+        for name in ("__eq__", "__lt__"):
+            method = cls.__dict__.get(name)
+            if method is not None:
+                setattr(cls, name, _only_addresses(method, base))
+
+
+def _only_addresses(method, base):
+    def compare(self, other):
+        if _IN_CALL["on"] and not isinstance(other, base):
+            return NotImplemented       # before it reads the code's other._ip
+        return method(self, other)
+    compare.__name__ = method.__name__
+    compare.__qualname__ = method.__qualname__
+    compare.__doc__ = method.__doc__
+    return compare
+
+
+def sb_iter(*args):
+    """iter() as the code gets it: iter(callable, sentinel) as a generator
+    that holds what it compares (CPython's compared a sentinel it may have
+    dropped meanwhile)."""
+    if len(args) != 2:
+        return iter(*args)
+    function, sentinel = args
+    if not callable(function):
+        raise TypeError("iter(v, w): v must be callable")
+
+    def calls():
+        while True:
+            value = function()
+            if value is sentinel or value == sentinel:
+                return
+            yield value
+    return calls()
 
 
 def _guard_object_hashtables():
@@ -530,6 +635,32 @@ def _guard_take_nd():
         if name.startswith("pandas.") and ".tests" not in name and \
                 getattr(module, "take_nd", None) is original:
             module.take_nd = take_nd
+
+
+def _normalized_array_args(params, args, kwargs):
+    """The arguments of an array constructor as keywords, with dtype=,
+    shape=, offset= and itemsize= converted once: what is checked is what
+    numpy gets.  A dtype-like object of the code's (a "dtype" property)
+    answered "u8" to the checks and "O" to numpy, an array of Python
+    objects over a buffer the code wrote (review 60 F1)."""
+    import operator
+    import numpy as np
+
+    def converted(key, value):
+        if value is None:
+            return value
+        if key == "dtype":
+            return np.dtype(value)
+        if key == "shape":
+            return tuple(operator.index(d) for d in value) \
+                if isinstance(value, (tuple, list)) else operator.index(value)
+        if key in ("offset", "itemsize"):
+            return operator.index(value)
+        return value
+    args = [converted(key, value) for key, value in zip(params, args)] + \
+        list(args[len(params):])
+    kwargs = {key: converted(key, value) for key, value in kwargs.items()}
+    return tuple(args), kwargs
 
 
 def _array_args_problem(real, params, args, kwargs):
@@ -670,6 +801,7 @@ def _checked_array_class(real, params):
 
     def __new__(cls, *args, **kwargs):
         if _IN_CALL["on"]:
+            args, kwargs = _normalized_array_args(params, args, kwargs)
             problem = _array_args_problem(real, params, args, kwargs)
             if problem is not None:
                 raise ValueError(problem)
@@ -711,6 +843,7 @@ def _check_array_new(cls, params):
 
     def __new__(subtype, *args, **kwargs):
         if _IN_CALL["on"]:
+            args, kwargs = _normalized_array_args(params, args, kwargs)
             problem = _array_args_problem(cls, params, args, kwargs)
             if problem is not None:
                 raise ValueError(problem)
@@ -754,6 +887,7 @@ def _patch_ndarray_type(np):
 
     def __new__(subtype, *args, **kwargs):
         if _IN_CALL["on"]:
+            args, kwargs = _normalized_array_args(params, args, kwargs)
             problem = _array_args_problem(real, params, args, kwargs)
             if problem is not None:
                 raise ValueError(problem)
@@ -973,6 +1107,14 @@ def _patch_ndarray_type(np):
         # made writeable, a code past the categories is read out of
         # bounds by whatever consumes them next.  a.flags.writeable = True
         # and a.flags["W"] = True come here too (numpy calls setflags)
+        if uic is not None and _IN_CALL["on"]:
+            # numpy 1.24 drops the array's base for uic=False, whatever the
+            # array: a view's owner was freed under it, and its bytes were
+            # the next array's object pointers (review 60 F3);
+            # a.flags.writebackifcopy = False comes here too
+            raise ValueError("setflags(uic=...) and flags.writebackifcopy are not allowed in "
+                             "the sandbox: they drop the array's base while views of it may "
+                             "live; copy the array instead")
         if write is not None:
             write = bool(write)
         if write is None or not _IN_CALL["on"]:

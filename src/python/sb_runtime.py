@@ -82,6 +82,9 @@ def warm(allowed_csv, preload_csv=""):
     # finds it: children then write fewer of the worker's pages.
     for _ in range(3):
         prewarm(collect=False, pandas=False)
+    # what _exercise() and the calls above imported: swept here, not in
+    # every child's first call
+    sb_harden.guard_library_getattrs()
     # Children inherit an empty environment (the worker's own, set by the
     # backend, was read at start-up) and a legacy numpy generator with no
     # cached Gaussian; the worker's C code overwrites that generator's state
@@ -1425,17 +1428,12 @@ def function_body(code):
         for line in lines)
 
 
-_MODULES_SWEPT = [0]
-
-
 def _serve_request(python_layer, request, inputs):
     """One request: validate, run and answer it.  Returns the exit code."""
     _BETWEEN_CALLS[0] = False
-    if len(sys.modules) != _MODULES_SWEPT[0]:
-        # the library classes of modules imported since (a workspace's
-        # earlier call, a lazy import): their attribute hooks guarded
-        sb_harden.guard_library_getattrs()
-        _MODULES_SWEPT[0] = len(sys.modules)
+    # the library classes of modules imported since the worker's sweep (a
+    # workspace's earlier call, a lazy import): their attribute hooks guarded
+    sb_harden.sweep_new_modules()
     code = request["code"]
     returns = request["returns"]
     allowed = request["allowed_modules"]

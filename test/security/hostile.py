@@ -5820,6 +5820,81 @@ PAYLOADS = [
             C.m = pm
             return C().m()
         """, on={GUARD, EXCEPTION}, off={OK}),
+    # review 60: a dtype-like object answering the checks and numpy
+    # differently; setflags(uic=False) freeing a view's owner; comparisons
+    # CPython makes on an item it only borrows, reached through a library
+    # __eq__ that runs the code (ipaddress); an array's dtype set in place
+    # under pandas' mask
+    Payload("ndarray-dtype-property-object-array", """
+        import numpy as np
+        class D:
+            def __init__(self):
+                self.calls = 0
+            @property
+            def dtype(self):
+                self.calls += 1
+                return np.dtype("u8") if self.calls <= 2 else np.dtype("O")
+        def main():
+            marker = ["only by address"]
+            buf = bytearray(id(marker).to_bytes(8, "little"))
+            a = np.ndarray((1,), dtype=D(), buffer=buf)
+            if a.dtype.hasobject and a[0] is marker:
+                return "an object array over the code's bytes"
+            raise LookupError("numpy got the dtype that was checked")
+        """, on={EXCEPTION, GUARD}, off={OK, EXCEPTION}),
+    Payload("setflags-uic-frees-view-owner", """
+        import numpy as np
+        def main():
+            view = np.zeros(4, dtype="u8")[:]
+            view.setflags(uic=False)
+            return view.base is None
+        """, on={GUARD}, off={OK}),
+    Payload("flags-writebackifcopy-frees-view-owner", """
+        import numpy as np
+        def main():
+            view = np.zeros(4, dtype="u8")[:]
+            view.flags.writebackifcopy = False
+            return view.base is None
+        """, on={GUARD}, off={OK}),
+    Payload("iter-sentinel-ipaddress-eq-runs-code", """
+        import ipaddress
+        seen = []
+        IT = [None]
+        results = []
+        class Z:
+            @property
+            def _ip(self):
+                seen.append("the library ran the code's property mid-comparison")
+                try:
+                    next(IT[0])
+                except StopIteration:
+                    pass
+                raise AttributeError("no _ip")
+        def f():
+            return results.pop()
+        def main():
+            s = ipaddress.IPv4Address("1.2.3.4")
+            results.extend([s, Z()])
+            IT[0] = iter(f, s)
+            del s
+            try:
+                next(IT[0])
+            except Exception:
+                pass
+            if seen:
+                return seen
+            raise LookupError("the comparison ran none of the code")
+        """, on={EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    Payload("integer-array-values-dtype-in-place", """
+        import numpy as np
+        import pandas as pd
+        def main():
+            values = np.zeros(16, dtype=np.int64)
+            mask = np.zeros(16, dtype=bool)
+            arr = pd.arrays.IntegerArray(values, mask, copy=False)
+            values.dtype = np.int8
+            return len(pd.Series(arr).unique())
+        """, on={GUARD}, off={OK, CRASH}),
     Payload("make-dataclass-str-base-own-startswith", """
         import dataclasses
         def main():
