@@ -316,12 +316,20 @@ sb_numeric_printed(Numeric n)
 	return 1 + (weight >= 0 ? ((Size) weight + 1) * 4 : 1) + (dscale > 0 ? dscale + 1 : 0);
 }
 
-/* What a numeric's print gains over four times its size (and 32 bytes). */
+/*
+ * What a numeric's print gains over four times its size (and 32 bytes).
+ * One inside a jsonb or a jsonpath is as it was stored, perhaps with a
+ * short varlena header: read it as PG_GETARG_NUMERIC would.
+ */
 static Size
 sb_numeric_gain(Numeric n)
 {
-	Size		printed = sb_numeric_printed(n);
-	Size		room = 4 * VARSIZE(n) + 32;
+	Size		printed;
+	Size		room;
+
+	n = DatumGetNumeric(NumericGetDatum(n));
+	printed = sb_numeric_printed(n);
+	room = 4 * VARSIZE(n) + 32;
 
 	return printed > room ? printed - room : 0;
 }

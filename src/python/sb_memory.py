@@ -488,6 +488,18 @@ def _harden_borrowed_comparisons():
     index.__qualname__ = "deque.index"
     index.__doc__ = deque_index.__doc__
     _set_on_immutable_type(collections.deque, [("index", index)])
+    # gh-120298: list's ordering comparison compares the first items that
+    # differ without holding them; numpy's array comparison ran the code
+    # (an element's __gt__ emptied the list), then returned NotImplemented,
+    # and CPython passed the freed array to the code's reflected method
+    # (review 62).  In a call, two lists compare as tuples of their items,
+    # each held until the comparison ends.
+    import operator
+    ordering = []
+    for name, op in (("__lt__", operator.lt), ("__le__", operator.le),
+                     ("__gt__", operator.gt), ("__ge__", operator.ge)):
+        ordering.append((name, _held_list_ordering(list.__dict__[name], op)))
+    _set_on_immutable_type(list, ordering)
     sb_iter.__name__ = sb_iter.__qualname__ = "iter"
     _BASE_BUILTINS["iter"] = sb_iter
     base = ipaddress._IPAddressBase
@@ -497,6 +509,17 @@ def _harden_borrowed_comparisons():
             method = cls.__dict__.get(name)
             if method is not None:
                 setattr(cls, name, _only_addresses(method, base))
+
+
+def _held_list_ordering(real, op):
+    def compare(self, other, /):
+        if _IN_CALL["on"] and isinstance(other, list):
+            return op(tuple(self), tuple(other))
+        return real(self, other)
+    compare.__name__ = real.__name__
+    compare.__qualname__ = "list." + real.__name__
+    compare.__doc__ = real.__doc__
+    return compare
 
 
 def _only_addresses(method, base):
@@ -635,6 +658,10 @@ def _guard_take_nd():
         if name.startswith("pandas.") and ".tests" not in name and \
                 getattr(module, "take_nd", None) is original:
             module.take_nd = take_nd
+
+
+_NP_DTYPE = [None]       # numpy.dtype, once the ndarray methods are checked
+_INDEX = __import__("operator").index
 
 
 def _normalized_array_args(params, args, kwargs):
@@ -1054,6 +1081,8 @@ def _patch_ndarray_type(np):
 
     getfield = real.__dict__["getfield"]
     setfield = real.__dict__["setfield"]
+    import numpy
+    _NP_DTYPE[0] = numpy.dtype
 
     def field_problem(self, dtype, offset):
         # numpy checks 0 <= offset <= itemsize - size in a C int: a data
@@ -1071,6 +1100,8 @@ def _patch_ndarray_type(np):
 
     def checked_getfield(self, dtype, offset=0):
         if _IN_CALL["on"]:
+            # converted once: numpy gets what was checked (review 62)
+            dtype, offset = _NP_DTYPE[0](dtype), _INDEX(offset)
             problem = field_problem(self, dtype, offset)
             if problem is not None:
                 raise ValueError("getfield() with this data type is not allowed in the "
@@ -1082,6 +1113,7 @@ def _patch_ndarray_type(np):
 
     def checked_setfield(self, val, dtype, offset=0):
         if _IN_CALL["on"]:
+            dtype, offset = _NP_DTYPE[0](dtype), _INDEX(offset)
             problem = field_problem(self, dtype, offset)
             if problem is not None:
                 raise ValueError("setfield() with this data type is not allowed in the "
@@ -1173,8 +1205,14 @@ def _guard_object_memory(np):
             raise ValueError("np.frombuffer of an array of Python objects is not allowed in "
                              "the sandbox: its pointers would be read and written as numbers")
         if _IN_CALL["on"]:
-            dtype = args[0] if args else kwargs.get("dtype", float)
-            problem = _dtype_size_problem(np.dtype(dtype))
+            # the dtype converted once, and that one passed on (review 62)
+            args = list(args)
+            if args:
+                args[0] = np.dtype(args[0])
+                dtype = args[0]
+            else:
+                dtype = kwargs["dtype"] = np.dtype(kwargs.get("dtype", float))
+            problem = _dtype_size_problem(dtype)
             if problem is not None:
                 raise ValueError("np.frombuffer with this dtype is not allowed in the sandbox: "
                                  + problem)

@@ -5884,7 +5884,7 @@ PAYLOADS = [
             if seen:
                 return seen
             raise LookupError("the comparison ran none of the code")
-        """, on={EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+        """, on={EXCEPTION, VALIDATOR}, off={OK, CRASH, EXCEPTION, VALIDATOR}),
     Payload("integer-array-values-dtype-in-place", """
         import numpy as np
         import pandas as pd
@@ -5895,6 +5895,55 @@ PAYLOADS = [
             values.dtype = np.int8
             return len(pd.Series(arr).unique())
         """, on={GUARD}, off={OK, CRASH}),
+    # review 62: list's ordering comparison borrows the items it compares
+    # last (gh-120298); numpy's comparison ran the code, which emptied the
+    # list, and returned NotImplemented: the code's reflected method got
+    # the freed array, refilled by a bytearray's buffer (a fake list)
+    Payload("list-ordering-borrowed-numpy-array", """
+        import textwrap
+        import numpy as np
+        holder = [None]
+        got = [None]
+        freed = [False]
+        SPRAY = []
+        FAKE = [b""]
+        class W:
+            def __eq__(self, o):
+                return False
+            def __gt__(self, o):
+                if holder[0]:
+                    holder[0].clear()
+                    freed[0] = True
+                raise TypeError("no order")
+        class Z:
+            def __len__(self):
+                return 1
+            def __getitem__(self, i):
+                if i != 0:
+                    raise IndexError(i)
+                if freed[0] and not SPRAY:
+                    for _ in range(300):
+                        SPRAY.append(bytearray(FAKE[0]))
+                return W()
+            def __eq__(self, o):
+                return False
+            def __gt__(self, other):
+                if freed[0]:
+                    got[0] = other
+                return False
+        def main():
+            f = textwrap.dedent
+            FAKE[0] = b"".join(v.to_bytes(8, "little") for v in
+                               (1 << 40, id(list), 1, id(f) + 24, 1, 0, 0, 0, 0, 0, 0, 0))[:95]
+            holder[0] = [np.array(["abc"])]
+            try:
+                holder[0] < [Z()]
+            except Exception:
+                pass
+            if type(got[0]) is list:
+                return "the freed array came back as a list"
+            raise LookupError("the array was held: %s" % type(got[0]).__name__)
+        """, on={EXCEPTION}, off={OK, CRASH, EXCEPTION}),
     Payload("make-dataclass-str-base-own-startswith", """
         import dataclasses
         def main():
