@@ -514,7 +514,9 @@ def _harden_borrowed_comparisons():
 def _held_list_ordering(real, op):
     def compare(self, other, /):
         if _IN_CALL["on"] and isinstance(other, list):
-            return op(tuple(self), tuple(other))
+            # the items themselves, as list's comparison reads them (not a
+            # subclass's __iter__)
+            return op(tuple(list.__iter__(self)), tuple(list.__iter__(other)))
         return real(self, other)
     compare.__name__ = real.__name__
     compare.__qualname__ = "list." + real.__name__
@@ -1037,6 +1039,12 @@ def _patch_ndarray_type(np):
             if not (_IN_CALL["on"] and self.dtype.hasobject):
                 return method(self, *args, **kwargs)
             private = real.copy(self)
+            # searchsorted's values are compared the same way: a private
+            # copy of them too
+            args = tuple(real.copy(a) if isinstance(a, real) and a.dtype.hasobject else a
+                         for a in args)
+            kwargs = {k: real.copy(v) if isinstance(v, real) and v.dtype.hasobject else v
+                      for k, v in kwargs.items()}
             result = method(private, *args, **kwargs)
             if in_place:
                 real.__setitem__(self, Ellipsis, private)
@@ -1185,7 +1193,30 @@ def _patch_ndarray_type(np):
         ("base", ReadOnlyBase("base", real.__dict__["base"])),
         ("resize", checked_resize), ("__setstate__", checked_setstate)] + [
         (name, on_private_copy(name, name in ("sort", "partition")))
-        for name in ("sort", "partition", "argmax", "argmin")])
+        # argsort, argpartition and searchsorted compare as sort does
+        # (review 63: numpy's comparison of a string array ran the code,
+        # which emptied the object array's slot, and returned NotImplemented)
+        for name in ("sort", "partition", "argmax", "argmin", "argsort", "argpartition",
+                     "searchsorted")])
+
+
+def _guard_lexsort(np):
+    """np.lexsort compares its keys' elements as sort does, without
+    references: an array of Python objects among them is a private copy
+    in a call (review 63)."""
+    lexsort = np.lexsort
+
+    def checked_lexsort(keys, axis=-1):
+        if _IN_CALL["on"]:
+            if isinstance(keys, np.ndarray):
+                keys = keys.copy() if keys.dtype.hasobject else keys
+            else:
+                keys = [k.copy() if isinstance(k, np.ndarray) and k.dtype.hasobject else k
+                        for k in keys]
+        return lexsort(keys, axis)
+    checked_lexsort.__name__ = lexsort.__name__
+    checked_lexsort.__doc__ = lexsort.__doc__
+    _SUBSTITUTES[id(lexsort)] = checked_lexsort
 
 
 def _guard_object_memory(np):

