@@ -416,6 +416,93 @@ sb_jsonb_scalar(void *state, char *token, JsonTokenType tokentype)
 }
 
 /*
+ * A callback of sb_json_rewrite_escapes(): what stands in buf for the
+ * character a \u escape (or a surrogate pair's two) names, code; false to
+ * keep the escape as it is.
+ */
+typedef bool (*SbEscapeRewrite) (int code, StringInfo buf);
+
+/* A character past ASCII that UTF-8 can hold (not half a surrogate pair). */
+static inline bool
+sb_code_past_ascii(int code)
+{
+	return code >= 0x80 && !(code >= 0xD800 && code <= 0xDFFF);
+}
+
+/*
+ * JSON text (len bytes, valid) with each \u escape in its strings (a
+ * surrogate pair taken as one code point) as rewrite() has it; returns text
+ * itself when it holds no backslash, *len the new length.  The one walk of
+ * the escapes for the SQL_ASCII, lossy and NUL rewritings below.
+ */
+static char *
+sb_json_rewrite_escapes(char *text, Size *len, SbEscapeRewrite rewrite)
+{
+	StringInfoData buf;
+	bool		in_string = false;
+	Size		n = *len;
+	Size		i = 0;
+
+	if (memchr(text, '\\', n) == NULL)
+		return text;
+	initStringInfo(&buf);
+	while (i < n)
+	{
+		char		c = text[i];
+
+		if (c == '"')
+			in_string = !in_string;
+		if (!in_string || c != '\\' || i + 1 >= n)
+		{
+			appendStringInfoChar(&buf, c);
+			i++;
+			continue;
+		}
+		if (text[i + 1] == 'u' && n - i >= 6)
+		{
+			int			code = sb_hex4(text + i + 2);
+			Size		width = 6;
+
+			CHECK_FOR_INTERRUPTS();	/* an escape at a time */
+
+			if (code >= 0xD800 && code <= 0xDBFF && n - i >= 12 &&
+				text[i + 6] == '\\' && text[i + 7] == 'u')
+			{
+				int			low = sb_hex4(text + i + 8);
+
+				if (low >= 0xDC00 && low <= 0xDFFF)
+				{
+					code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+					width = 12;
+				}
+			}
+			if (code < 0 || !rewrite(code, &buf))
+				appendBinaryStringInfo(&buf, text + i, width);
+			i += width;
+			continue;
+		}
+		/* another escape: both characters (an escaped quote stays inside) */
+		appendBinaryStringInfo(&buf, text + i, 2);
+		i += 2;
+	}
+	*len = buf.len;
+	return buf.data;
+}
+
+/* A character past ASCII as its UTF-8 bytes (sb_json_escapes_to_utf8). */
+static bool
+sb_escape_as_utf8(int code, StringInfo buf)
+{
+	unsigned char utf8[8];
+
+	if (!sb_code_past_ascii(code))
+		return false;
+	unicode_to_utf8((pg_wchar) code, utf8);
+	appendBinaryStringInfo(buf, (char *) utf8, pg_utf_mblen(utf8));
+	return true;
+}
+
+/*
  * JSON text (valid) with every \u escape of a character past ASCII written
  * as the character's UTF-8 bytes, for a SQL_ASCII database: PostgreSQL's
  * JSON parser takes such bytes as they are there (jsonb_in does), but has no
@@ -427,59 +514,8 @@ sb_jsonb_scalar(void *state, char *token, JsonTokenType tokentype)
 static char *
 sb_json_escapes_to_utf8(char *text, Size len, Size *newlen)
 {
-	StringInfoData buf;
-	bool		in_string = false;
-	Size		i = 0;
-
-	if (memchr(text, '\\', len) == NULL)
-		return text;
-	initStringInfo(&buf);
-	while (i < len)
-	{
-		char		c = text[i];
-
-		if (c == '"')
-			in_string = !in_string;
-		if (!in_string || c != '\\' || i + 1 >= len)
-		{
-			appendStringInfoChar(&buf, c);
-			i++;
-			continue;
-		}
-		if (text[i + 1] == 'u' && i + 6 <= len)
-		{
-			int			code = sb_hex4(text + i + 2);
-			Size		n = 6;
-
-			if (code >= 0xD800 && code <= 0xDBFF && i + 12 <= len &&
-				text[i + 6] == '\\' && text[i + 7] == 'u')
-			{
-				int			low = sb_hex4(text + i + 8);
-
-				if (low >= 0xDC00 && low <= 0xDFFF)
-				{
-					code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
-					n = 12;
-				}
-			}
-			if (code >= 0x80 && !(code >= 0xD800 && code <= 0xDFFF))
-			{
-				unsigned char utf8[8];
-
-				unicode_to_utf8((pg_wchar) code, utf8);
-				appendBinaryStringInfo(&buf, (char *) utf8, pg_utf_mblen(utf8));
-			}
-			else
-				appendBinaryStringInfo(&buf, text + i, n);
-			i += n;
-			continue;
-		}
-		/* another escape: both characters (an escaped quote stays inside) */
-		appendBinaryStringInfo(&buf, text + i, 2);
-		i += 2;
-	}
-	*newlen = buf.len;
-	return buf.data;
+	*newlen = len;
+	return sb_json_rewrite_escapes(text, newlen, sb_escape_as_utf8);
 }
 
 /*
@@ -592,67 +628,30 @@ sb_json_failure(SbJsonCheck problem, const char *what, SbFailure *f)
 	f->report_message = f->message;
 }
 
+/* \u0000 as "\x00", half a surrogate pair as "\ud800" (sb_json_nul_shown). */
+static bool
+sb_escape_shown(int code, StringInfo buf)
+{
+	if (code == 0)
+		appendStringInfoString(buf, "\\\\x00");
+	else if (code >= 0xD800 && code <= 0xDFFF)
+		appendStringInfo(buf, "\\\\u%04x", code);	/* as Python writes it */
+	else
+		return false;
+	return true;
+}
+
 /*
- * JSON text (len bytes, valid but for it) whose strings' \\u0000 escapes
- * are shown as "\\x00", as prints show a control character: for what
- * describes a call (a child's error report), which PostgreSQL's parser
- * would refuse whole.  Returns text itself when it holds none; *len is
- * the new length.
+ * JSON text (len bytes, valid but for them) whose strings' \\u0000 escapes
+ * are shown as "\\x00", as prints show a control character, and half a
+ * surrogate pair as "\\ud800": for what describes a call (a child's error
+ * report), which PostgreSQL's parser would refuse whole.  Returns text
+ * itself when it holds none; *len is the new length.
  */
 char *
 sb_json_nul_shown(char *text, Size *len)
 {
-	StringInfoData buf;
-	bool		in_string = false;
-	Size		i = 0;
-	Size		n = *len;
-
-	if (memchr(text, '\\', n) == NULL)
-		return text;
-	initStringInfo(&buf);
-	while (i < n)
-	{
-		char		c = text[i];
-
-		if (c == '"')
-			in_string = !in_string;
-		if (!in_string || c != '\\' || i + 1 >= n)
-		{
-			appendStringInfoChar(&buf, c);
-			i++;
-			continue;
-		}
-		if (text[i + 1] == 'u' && n - i >= 6 && memcmp(text + i + 2, "0000", 4) == 0)
-		{
-			appendStringInfoString(&buf, "\\\\x00");
-			i += 6;
-			continue;
-		}
-		if (text[i + 1] == 'u' && n - i >= 6 && sb_hex4(text + i + 2) >= 0xD800 &&
-			sb_hex4(text + i + 2) <= 0xDFFF)
-		{
-			int			code = sb_hex4(text + i + 2);
-			int			low = n - i >= 12 && text[i + 6] == '\\' && text[i + 7] == 'u' ?
-				sb_hex4(text + i + 8) : -1;
-
-			if (code <= 0xDBFF && low >= 0xDC00 && low <= 0xDFFF)
-			{
-				appendBinaryStringInfo(&buf, text + i, 12);	/* a pair */
-				i += 12;
-			}
-			else
-			{
-				/* half a pair, shown as Python writes it */
-				appendStringInfo(&buf, "\\\\u%04x", code);
-				i += 6;
-			}
-			continue;
-		}
-		appendBinaryStringInfo(&buf, text + i, 2);
-		i += 2;
-	}
-	*len = buf.len;
-	return buf.data;
+	return sb_json_rewrite_escapes(text, len, sb_escape_shown);
 }
 
 /*
@@ -707,6 +706,21 @@ sb_hex4(const char *p)
 	return v;
 }
 
+/* A character the server encoding lacks as "?" (sb_jsonb_build_lossy). */
+static bool
+sb_escape_encodable(int code, StringInfo buf)
+{
+	unsigned char utf8[8];
+
+	if (!sb_code_past_ascii(code))
+		return false;
+	unicode_to_utf8((pg_wchar) code, utf8);
+	if (sb_try_to_server((char *) utf8, pg_utf_mblen(utf8)) != NULL)
+		return false;
+	appendStringInfoChar(buf, '?');
+	return true;
+}
+
 /*
  * sb_jsonb_build() for text that describes a call (a child's error report):
  * in a database whose encoding lacks a character written as a \u escape
@@ -719,66 +733,10 @@ sb_jsonb_build_lossy(char *text, Size len, Size limit)
 {
 	Jsonb	   *res;
 	bool		untranslatable;
-	StringInfoData buf;
-	bool		in_string = false;
-	Size		i = 0;
 
 	res = sb_jsonb_build_encodable(text, len, limit, &untranslatable);
 	if (!untranslatable)
 		return res;
-
-	initStringInfo(&buf);
-	while (i < len)
-	{
-		char		c = text[i];
-
-		if (c == '"')
-			in_string = !in_string;
-		if (!in_string || c != '\\' || i + 1 >= len)
-		{
-			appendStringInfoChar(&buf, c);
-			i++;
-			continue;
-		}
-		if (text[i + 1] == 'u' && i + 6 <= len)
-		{
-			int			code = sb_hex4(text + i + 2);
-			Size		n = 6;
-
-			CHECK_FOR_INTERRUPTS();	/* an escape at a time (sb_to_server_lossy) */
-
-			if (code >= 0xD800 && code <= 0xDBFF && i + 12 <= len &&
-				text[i + 6] == '\\' && text[i + 7] == 'u')
-			{
-				int			low = sb_hex4(text + i + 8);
-
-				if (low >= 0xDC00 && low <= 0xDFFF)
-				{
-					code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
-					n = 12;
-				}
-			}
-			if (code >= 0x80 && !(code >= 0xD800 && code <= 0xDFFF))
-			{
-				unsigned char utf8[8];
-				int			l;
-
-				unicode_to_utf8((pg_wchar) code, utf8);
-				l = pg_utf_mblen(utf8);
-				if (sb_try_to_server((char *) utf8, l) == NULL)
-				{
-					appendStringInfoChar(&buf, '?');
-					i += n;
-					continue;
-				}
-			}
-			appendBinaryStringInfo(&buf, text + i, n);
-			i += n;
-			continue;
-		}
-		/* another escape: both characters (an escaped quote stays inside) */
-		appendBinaryStringInfo(&buf, text + i, 2);
-		i += 2;
-	}
-	return sb_jsonb_build(buf.data, buf.len, limit);
+	text = sb_json_rewrite_escapes(text, &len, sb_escape_encodable);
+	return sb_jsonb_build(text, len, limit);
 }

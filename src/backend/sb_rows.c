@@ -65,28 +65,25 @@ typedef struct SbOutColumn
 #define SB_DIGITS_TEXT 2		/* every number written in its text */
 
 /*
- * Does a value of this type print a numeric (itself, or as an element,
- * field or bound)?  Only numeric prints more digits than its text has
- * (1e131071); text, dates or floats never do.
+ * Does a value of type typid hold, itself or as an element, field or bound
+ * at any depth, a type that is() says yes to (given its base type and
+ * depth)?  A record of unknown fields, or one nested too deep, does.
  */
-bool
-sb_prints_numeric(Oid typid, int depth)
+static bool
+sb_type_holds(Oid typid, int depth, bool (*is) (Oid base, int depth))
 {
 	Oid			base = getBaseType(typid);
 	Oid			inner;
 	bool		found = false;
 
-	if (base == NUMERICOID || base == RECORDOID || depth > 32)
-		return true;			/* a record of unknown fields: counted */
-	/* jsonb and jsonpath hold numerics (top-level jsonb is counted as JSON) */
-	if (base == JSONBOID || base == JSONPATHOID)
+	if (base == RECORDOID || depth > 32 || is(base, depth))
 		return true;
 	if ((inner = get_element_type(base)) != InvalidOid)
-		return sb_prints_numeric(inner, depth + 1);
+		return sb_type_holds(inner, depth + 1, is);
 	if (type_is_range(base))
-		return sb_prints_numeric(get_range_subtype(base), depth + 1);
+		return sb_type_holds(get_range_subtype(base), depth + 1, is);
 	if (type_is_multirange(base))
-		return sb_prints_numeric(get_multirange_range(base), depth + 1);
+		return sb_type_holds(get_multirange_range(base), depth + 1, is);
 	if (type_is_rowtype(base))
 	{
 		TupleDesc	desc = lookup_rowtype_tupdesc(base, -1);
@@ -94,47 +91,47 @@ sb_prints_numeric(Oid typid, int depth)
 
 		for (i = 0; i < desc->natts && !found; i++)
 			if (!TupleDescAttr(desc, i)->attisdropped)
-				found = sb_prints_numeric(TupleDescAttr(desc, i)->atttypid, depth + 1);
+				found = sb_type_holds(TupleDescAttr(desc, i)->atttypid, depth + 1, is);
 		ReleaseTupleDesc(desc);
 	}
 	return found;
 }
 
 /*
- * Is a value of this type parsed by jsonb_in or jsonpath_in in part (a
- * jsonb[] element, a composite's jsonb field), or whole for jsonpath?
- * Their input functions build a tree that may take hundreds of times the
- * text, without a check for cancel (a top-level jsonb is built by
- * sb_jsonb_build within a budget instead).
+ * Only numeric prints more digits than its text has (1e131071); text,
+ * dates or floats never do.  jsonb and jsonpath hold numerics (a top-level
+ * jsonb is counted as JSON).
  */
+static bool
+sb_is_numeric_printer(Oid base, int depth)
+{
+	return base == NUMERICOID || base == JSONBOID || base == JSONPATHOID;
+}
+
+/* Does a value of this type print a numeric (sb_is_numeric_printer)? */
+bool
+sb_prints_numeric(Oid typid, int depth)
+{
+	return sb_type_holds(typid, depth, sb_is_numeric_printer);
+}
+
+/*
+ * jsonb_in's and jsonpath_in's part in a value: jsonb nested in an array or
+ * a composite (a top-level jsonb is built by sb_jsonb_build within a budget
+ * instead), and jsonpath.  Their input functions build a tree that may take
+ * hundreds of times the text, without a check for cancel.
+ */
+static bool
+sb_is_unbudgeted_json(Oid base, int depth)
+{
+	return base == JSONPATHOID || (base == JSONBOID && depth > 0);
+}
+
+/* Is a value of this type parsed in part by jsonb_in or jsonpath_in? */
 static bool
 sb_nests_json(Oid typid, int depth)
 {
-	Oid			base = getBaseType(typid);
-	Oid			inner;
-	bool		found = false;
-
-	if (base == JSONPATHOID || base == RECORDOID || depth > 8)
-		return true;
-	if (base == JSONBOID)
-		return depth > 0;
-	if ((inner = get_element_type(base)) != InvalidOid)
-		return sb_nests_json(inner, depth + 1);
-	if (type_is_range(base))
-		return sb_nests_json(get_range_subtype(base), depth + 1);
-	if (type_is_multirange(base))
-		return sb_nests_json(get_multirange_range(base), depth + 1);
-	if (type_is_rowtype(base))
-	{
-		TupleDesc	desc = lookup_rowtype_tupdesc(base, -1);
-		int			i;
-
-		for (i = 0; i < desc->natts && !found; i++)
-			if (!TupleDescAttr(desc, i)->attisdropped)
-				found = sb_nests_json(TupleDescAttr(desc, i)->atttypid, depth + 1);
-		ReleaseTupleDesc(desc);
-	}
-	return found;
+	return sb_type_holds(typid, depth, sb_is_unbudgeted_json);
 }
 
 /* errcontext: which value of the result failed to convert */

@@ -1287,8 +1287,7 @@ def _encode_int(series, name):
             out[i] = int(v)
         elif t is decimal.Decimal and v == v.to_integral_value() and abs(v) < _INT64_MAX:
             out[i] = int(v)
-        elif (t is str or t is np.str_) and _int_of_text(v) is not None:
-            iv = _int_of_text(v)
+        elif (t is str or t is np.str_) and (iv := _int_of_text(v)) is not None:
             if iv > _INT64_MAX or iv < -_INT64_MAX - 1:
                 raise _bad_value(name, i, iv, "a 64-bit integer")
             out[i] = iv
@@ -1311,8 +1310,8 @@ def _encode_float(series, name):
             valid[i] = False
         elif t in _FLOAT_TYPES or t in _INT_TYPES or t in _BOOL_TYPES or t is decimal.Decimal:
             out[i] = float(v)
-        elif (t is str or t is np.str_) and _float_of_text(v) is not None:
-            out[i] = _float_of_text(v)
+        elif (t is str or t is np.str_) and (f := _float_of_text(v)) is not None:
+            out[i] = f
         else:
             raise _bad_value(name, i, v, "a floating-point column")
     return _fixed_payload(valid, out)
@@ -1331,8 +1330,8 @@ def _encode_bool(series, name):
             out[i] = 1 if v else 0
         elif type(v) in _INT_TYPES and (v == 0 or v == 1):
             out[i] = int(v)         # as int4's cast to boolean, and (s > 0).astype(int)
-        elif (type(v) is str or type(v) is np.str_) and _bool_of_text(v) is not None:
-            out[i] = 1 if _bool_of_text(v) else 0
+        elif (type(v) is str or type(v) is np.str_) and (b := _bool_of_text(v)) is not None:
+            out[i] = 1 if b else 0
         else:
             raise _bad_value(name, i, v, "a boolean column")
     return _fixed_payload(valid, out)

