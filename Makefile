@@ -71,6 +71,7 @@ PY_SOURCES = \
 	src/python/sb_memory.py \
 	src/python/sb_harden.py \
 	src/python/sb_charts.py \
+	src/python/sb_state.py \
 	src/python/sb_validator.py \
 	src/python/sb_codec.py \
 	src/python/sb_errors.py \

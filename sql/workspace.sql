@@ -386,9 +386,11 @@ $$, '{"t": {"$query": "SELECT timestamptz ''2026-01-01 00:00+00'' AS t"}}', '{ma
 SELECT sandbox_workspace_close(:'wsc');
 
 -- pandas' accessor API (a documented change of DataFrame, by pandas'
--- own code and checked) leaves the workspace's next calls their inputs
+-- own code and checked) leaves the workspace's next calls their inputs;
+-- the accessor is the call's, as everything but ws: the same step run
+-- again registers it again, a call that does not finds none
 SELECT sandbox_workspace_open() AS wsa \gset
-SELECT sandbox_execute($$
+SELECT $$
 import pandas as pd
 @pd.api.extensions.register_dataframe_accessor("stats")
 class Stats:
@@ -398,12 +400,70 @@ class Stats:
         return float(self.df.select_dtypes("number").sum().sum())
 def main(ws, df):
     return df.stats.total()
-$$, '{"df": {"$query": "SELECT 1 AS a, 2.5 AS b"}}', '{main}', jsonb_build_object('workspace', :'wsa'));
-SELECT sandbox_execute($$
+$$ AS stats_code \gset
+SELECT sandbox_execute(:'stats_code', '{"df": {"$query": "SELECT 1 AS a, 2.5 AS b"}}', '{main}', jsonb_build_object('workspace', :'wsa'));
+SELECT sandbox_execute(:'stats_code', '{"df": {"$query": "SELECT 3 AS a, now() AS t"}}', '{main}', jsonb_build_object('workspace', :'wsa'));
+SELECT sandbox_run($$
 def main(ws, df):
     return df.stats.total()
-$$, '{"df": {"$query": "SELECT 3 AS a, now() AS t"}}', '{main}', jsonb_build_object('workspace', :'wsa'));
+$$, '{"df": {"$query": "SELECT 3 AS a"}}', '{main}', jsonb_build_object('workspace', :'wsa'))#>>'{error,message}' AS without_registering;
 SELECT sandbox_workspace_close(:'wsa');
+
+-- a workspace's call starts from the libraries' settings its first call
+-- found, as a fresh process's call does: what one call sets for the whole
+-- process (pandas options, numpy's error and print settings, a seed,
+-- warnings filters, decimal's context, matplotlib's registries, calendar)
+-- is not the next call's (review 63); ws keeps what is to last
+SELECT sandbox_workspace_open() AS wss \gset
+SELECT $$
+import calendar, decimal, random, warnings
+import matplotlib
+import numpy as np
+import pandas as pd
+def main(ws):
+    return {"max_rows": pd.get_option("display.max_rows"),
+            "float_format": pd.get_option("display.float_format") is None,
+            "use_inf_as_na": pd.get_option("mode.use_inf_as_na"),
+            "series": str(pd.Series([1.25, float("inf")]).isna().tolist()),
+            "seterr": np.geterr()["divide"], "array": repr(np.array([1.23456789])),
+            "filters_error": any(f[0] == "error" for f in warnings.filters),
+            "prec": decimal.getcontext().prec, "default_prec": decimal.Context().prec,
+            "colormap": "mine" in matplotlib.colormaps,
+            "firstweekday": calendar.firstweekday(),
+            "draws_known": np.random.rand() == ws.get("np_next") or random.random() == ws.get("py_next"),
+            "kept": ws.get("kept")}
+$$ AS settings_code \gset
+SELECT sandbox_execute(:'settings_code', '{}', '{main}', jsonb_build_object('workspace', :'wss')) AS before;
+SELECT sandbox_execute($$
+import calendar, decimal, random, warnings
+import matplotlib
+import numpy as np
+import pandas as pd
+def main(ws):
+    pd.set_option("display.max_rows", 3)
+    pd.set_option("display.float_format", lambda v: "changed")
+    pd.set_option("mode.use_inf_as_na", True)
+    np.seterr(all="raise")
+    np.set_printoptions(precision=2)
+    warnings.simplefilter("error")
+    decimal.getcontext().prec = 5
+    decimal.DefaultContext.prec = 4
+    matplotlib.colormaps.register(matplotlib.colors.ListedColormap(["red", "blue"], name="mine"))
+    calendar.setfirstweekday(calendar.SUNDAY)
+    # what the next call would draw if the seeds lasted
+    np.random.seed(42)
+    random.seed(42)
+    ws["np_next"] = np.random.RandomState(42).rand(2)[1]
+    np.random.rand()
+    rng = random.Random(42)
+    rng.random()
+    ws["py_next"] = rng.random()
+    random.random()
+    ws["kept"] = "only this"
+    return [pd.get_option("display.max_rows"), repr(np.array([1.23456789])), decimal.getcontext().prec]
+$$, '{}', '{main}', jsonb_build_object('workspace', :'wss')) AS changed;
+SELECT sandbox_execute(:'settings_code', '{}', '{main}', jsonb_build_object('workspace', :'wss')) AS after;
+SELECT sandbox_workspace_close(:'wss');
 -- ... but an accessor registered after another change of the class in the
 -- same call does not hide that change from the next call's check (review
 -- 41; typing.dataclass_transform's flag was a change the Python layer let

@@ -1034,6 +1034,11 @@ def _guard_usetex(mpl):
     texmanager.TexManager.__new__ = __new__
 
 
+def ready():
+    """Whether prepare() made matplotlib ready in this worker."""
+    return _STATE["ready"]
+
+
 def figure_of(value):
     """The Figure to render for value (a Figure, SubFigure or Axes), or
     None for anything else."""
@@ -1078,9 +1083,8 @@ def end_call(full=True):
     may be different code) matplotlib's settings as they were when the
     worker warmed up: rcParams, their defaults and their validators, so
     that a workspace's next call starts with none of the last one's figures
-    and the default style.  The registries (colormaps, units, scales,
-    projections) and what a call patched into classes are not reset: a
-    workspace belongs to one role and session (doc/charts.md)."""
+    and the default style.  A workspace's registries (colormaps, units,
+    scales, projections) are put back by sb_state."""
     _RENDERED.clear()
     if not _STATE["ready"]:
         return

@@ -1088,6 +1088,24 @@ def _changed_class():
     return sb_io.changed_class() if hasattr(sb_io, "changed_class") else None
 
 
+def forget_code_accessors():
+    """Before a workspace's next call (sb_state): the accessors the code
+    registered gone from pandas' classes, which are watched again as they
+    are then (unless another change of a watched class was found first)."""
+    if not _CODE_ACCESSORS:
+        return
+    clean = _changed_class() is None
+    for cls, name in sorted(_CODE_ACCESSORS, key=lambda pair: (id(pair[0]), pair[1])):
+        if name in type.__getattribute__(cls, "__dict__"):
+            type.__delattr__(cls, name)
+        accessors = type.__getattribute__(cls, "_accessors")
+        if type(accessors) is set:
+            set.discard(accessors, name)
+        if clean:
+            _rewatch(cls)
+    _CODE_ACCESSORS.clear()
+
+
 def _checked_register(register):
     import pandas as pd
     cls = {"register_dataframe_accessor": pd.DataFrame, "register_series_accessor": pd.Series,

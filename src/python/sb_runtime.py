@@ -35,6 +35,7 @@ import sb_guard
 import sb_harden
 import sb_io
 import sb_shims
+import sb_state
 import sb_validator
 
 FILENAME = sb_errors.FILENAME
@@ -1247,6 +1248,7 @@ def _serve_workspace(python_layer, request, inputs):
     call more (its next call then finds it gone and says so)."""
     sb_io.keep(True)
     _WS[0] = {}
+    sb_state.keep()     # the libraries' settings its next calls start from
     while True:
         code = _serve_request(python_layer, request, inputs)
         request = inputs = None
@@ -1349,13 +1351,15 @@ _COLLECT_FULL_MAX_S = 0.25
 
 def _clean_between_calls():
     """A child that serves on, its call answered: close the call's figures
-    and restore matplotlib's settings, then collect what the call left.
-    False if the next call would not start clean."""
+    and restore matplotlib's settings (and in a workspace the libraries'
+    settings, sb_state), then collect what the call left.  False if the
+    next call would not start clean."""
     _BETWEEN_CALLS[0] = True    # answered: nothing more to print
     sys.modules.pop("__sandbox__", None)     # the call's module goes with it
     sb_guard.PINNED.clear()     # operands a comparison kept for the call
     try:
         sb_charts.end_call()
+        sb_state.restore()
     except BaseException:  # noqa: B902 - the next call would not start clean
         return False
     _collect_between_calls()

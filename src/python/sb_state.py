@@ -1,0 +1,190 @@
+"""The libraries' global settings a call may change, kept as a workspace's
+first call found them and put back before each of its next calls
+(doc/workspaces.md).
+
+A plain call's child is forked from the warm worker and ends with the
+call, so whatever its code sets for the whole process ends with it.  A
+workspace's child serves many calls, and only the dict ws is to carry
+anything from one to the next; without this, pd.set_option(), np.seterr(),
+np.set_printoptions(), a seed, a warnings filter, decimal's precision or a
+registered colormap of one call changed what the next call's code did
+(review 63).  Each part is compared by identity and put back through the
+library's own setter when it differs (pandas' option callbacks run), so
+that nothing of the code's runs here: no == against what the code left.
+
+Not put back: modules a call imported (they stay imported, as a fresh
+child's worker may have them too) and what abc.ABC.register() recorded in
+a library ABC's registry, which CPython keeps where no Python code reads.
+"""
+
+import calendar
+import decimal
+import operator
+import os
+import random
+import sys
+import warnings
+
+import numpy as np
+
+import sb_charts
+import sb_harden
+
+
+class _Settings:
+    """What a workspace's calls start from (one per workspace's child)."""
+
+    def __init__(self):
+        self.pandas = _pandas_leaves()
+        # a copy: np.seterr() changes the list geterrobj() gives in place
+        self.errobj = list(np.geterrobj()) if hasattr(np, "geterrobj") else None
+        self.err = (np.geterr(), np.geterrcall(), np.getbufsize())
+        self.printoptions = np.get_printoptions()
+        self.filters = warnings.filters
+        self.filter_items = list(warnings.filters)
+        self.context = decimal.getcontext().copy()
+        self.templates = tuple((ctx, ctx.copy()) for ctx in (
+            decimal.DefaultContext, decimal.BasicContext, decimal.ExtendedContext))
+        self.firstweekday = calendar.firstweekday()
+        self.registries = tuple((live, tuple(dict.keys(live)), tuple(dict.values(live)))
+                                for live in _registries())
+
+    def restore(self, reseed=True):
+        """The settings as they were when this was made; with reseed (a
+        workspace's next call, other code than the last), the random
+        generators reseeded as a fresh child's are: a seed an earlier call
+        set makes no later call's draws known in advance."""
+        _restore_pandas(self.pandas)
+        if self.errobj is not None:
+            np.seterrobj(list(self.errobj))
+        else:
+            err, call, size = self.err
+            np.seterr(**err)
+            np.seterrcall(call)
+            np.setbufsize(size)
+        np.set_printoptions(**self.printoptions)
+        _restore_list(self.filters, self.filter_items)
+        # a warning shown "once" or by "default" in an earlier call shows
+        # again, as in a fresh child (the registries are emptied lazily)
+        warnings._filters_mutated()
+        decimal.setcontext(self.context.copy())
+        for live, saved in self.templates:
+            _restore_context(live, saved)
+        if calendar.firstweekday() != self.firstweekday:
+            calendar.setfirstweekday(self.firstweekday)
+        for live, keys, values in self.registries:
+            _restore_dict(live, keys, values)
+        sb_harden.forget_code_accessors()
+        if reseed:
+            _reseed_numpy()
+            random.seed()
+
+
+def _pandas_leaves():
+    """Every pandas option as (its key, the dict that holds it, its name
+    there, its value)."""
+    config = sys.modules.get("pandas._config.config")
+    if config is None:
+        return ()
+    leaves = []
+
+    def walk(prefix, d):
+        for name, value in dict.items(d):
+            if type(value) is dict:
+                walk(prefix + name + ".", value)
+            else:
+                leaves.append((prefix + name, d, name, value))
+    walk("", config._global_config)
+    return tuple(leaves)
+
+
+_MISSING = object()
+
+
+def _restore_pandas(leaves):
+    if not leaves:
+        return
+    config = sys.modules["pandas._config.config"]
+    for key, holder, name, value in leaves:
+        if dict.get(holder, name, _MISSING) is not value:
+            # the validator and the callback (use_inf_as_na, numexpr)
+            # run as for pd.set_option, without deprecation warnings
+            config._set_option(key, value, silent=True)
+
+
+def _restore_list(live, saved):
+    if len(live) != len(saved) or any(a is not b for a, b in zip(live, saved)):
+        list.__setitem__(live, slice(None), saved)
+
+
+def _restore_context(live, saved):
+    for field in ("prec", "rounding", "Emin", "Emax", "capitals", "clamp"):
+        if getattr(live, field) != getattr(saved, field):   # ints and strs
+            setattr(live, field, getattr(saved, field))
+    for field in ("traps", "flags"):
+        wanted = dict(getattr(saved, field))
+        if dict(getattr(live, field)) != wanted:            # signal: bool
+            setattr(live, field, wanted)
+
+
+def _restore_dict(live, keys, values):
+    """A library's registry as it was (its keys and values, in order): what
+    the code added or replaced goes.  Compared by identity, item by item,
+    and rebuilt without a lookup, so that no key of the code's is hashed or
+    compared; the named colors' mapping also empties its cache."""
+    if (dict.__len__(live) == len(keys) and all(map(operator.is_, dict.keys(live), keys))
+            and all(map(operator.is_, dict.values(live), values))):
+        return
+    dict.clear(live)
+    dict.update(live, zip(keys, values))
+    cache = getattr(live, "cache", None)
+    if type(cache) is dict:
+        cache.clear()
+
+
+def _reseed_numpy():
+    """numpy's legacy generator (np.random.rand, pandas' sample) given fresh
+    entropy as the worker's C code gives a fresh child's (its Gaussian
+    cache emptied): a third of np.random.seed()'s time."""
+    state = sys.modules["numpy.random.mtrand"]._rand
+    state.set_state(("MT19937", np.frombuffer(os.urandom(2496), dtype=np.uint32), 624, 0, 0.0))
+
+
+def _registries():
+    """matplotlib's registries the code may add to: colormaps, named
+    colors, unit converters, scales, projections, styles."""
+    if "matplotlib" not in sys.modules or not sb_charts.ready():
+        return ()
+    import matplotlib
+    import matplotlib.colors
+    import matplotlib.projections
+    import matplotlib.scale
+    import matplotlib.style
+    import matplotlib.units
+    found = []
+    for live in (getattr(matplotlib.colormaps, "_cmaps", None),
+                 matplotlib.colors.get_named_colors_mapping(),
+                 matplotlib.units.registry,
+                 getattr(matplotlib.scale, "_scale_mapping", None),
+                 getattr(matplotlib.projections.projection_registry,
+                         "_all_projection_types", None),
+                 getattr(matplotlib.style, "library", None)):
+        if isinstance(live, dict):
+            found.append(live)
+    return found
+
+
+# the settings a workspace's child started its first call with
+_FIRST = [None]
+
+
+def keep():
+    """In a workspace's child, before its first call: what its next calls
+    start from."""
+    _FIRST[0] = _Settings()
+
+
+def restore():
+    """Before a workspace's next call: the settings kept by keep()."""
+    if _FIRST[0] is not None:
+        _FIRST[0].restore()
