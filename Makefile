@@ -24,6 +24,7 @@ OBJS = \
 	src/backend/sb_language.o src/backend/sb_held.o src/backend/sb_workspace.o \
 	src/backend/sb_stat.o \
 	src/backend/sb_groups.o \
+	src/backend/sb_group_results.o \
 	src/backend/sb_partitions.o \
 	src/backend/sb_parallel.o \
 	src/backend/sb_stream.o \

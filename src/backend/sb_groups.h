@@ -119,6 +119,12 @@ extern void sb_group_collect(SbGroupScan *gs);
 extern void sb_group_limits(SbGroupScan *gs, SbLimits *lim);
 extern SbGroupTask *sb_group_task_new(SbGroupScan *gs);
 
+/* sb_group_results.c's: each group's outcome, and the groups' result */
+extern void sb_group_judge(SbGroupScan *gs, SbGroupTask *task, SbOutcome *out);
+extern Jsonb *sb_groups_returns(SbGroupScan *gs, ArrayType *returns);
+extern Jsonb *sb_groups_report(SbGroupScan *gs, ArrayType *returns, const SbOutcome *usage,
+							   const SbRequest *base);
+
 /* sb_partitions.c's, for sb_groups.c */
 extern void sb_partitions_load(SbGroupScan *gs);
 extern void sb_partitions_run(SbGroupScan *gs);
