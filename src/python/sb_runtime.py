@@ -1351,18 +1351,22 @@ _COLLECT_FULL_MAX_S = 0.25
 
 def _clean_between_calls():
     """A child that serves on, its call answered: close the call's figures
-    and restore matplotlib's settings (and in a workspace the libraries'
-    settings, sb_state), then collect what the call left.  False if the
-    next call would not start clean."""
+    and restore matplotlib's settings, collect what the call left, then (in
+    a workspace) put back the libraries' settings (sb_state), last, so
+    that nothing run meanwhile sets them again.
+    False if the next call would not start clean."""
     _BETWEEN_CALLS[0] = True    # answered: nothing more to print
     sys.modules.pop("__sandbox__", None)     # the call's module goes with it
     sb_guard.PINNED.clear()     # operands a comparison kept for the call
     try:
         sb_charts.end_call()
-        sb_state.restore()
     except BaseException:  # noqa: B902 - the next call would not start clean
         return False
     _collect_between_calls()
+    try:
+        sb_state.restore()
+    except BaseException:  # noqa: B902 - the next call would not start clean
+        return False
     return True
 
 
