@@ -511,6 +511,66 @@ def _harden_borrowed_comparisons():
                 setattr(cls, name, _only_addresses(method, base))
 
 
+def _harden_borrowed_calls():
+    """CPython 3.11 calls or compares what an object keeps in an attribute
+    the code may set, without a reference of its own: cmp_to_key's key
+    compares its .obj (review 64 K1: numpy's comparison of a string array
+    ran the code, which set k.obj = None and so freed the array, then
+    returned NotImplemented, and CPython handed the freed array to the
+    code's reflected __eq__), and defaultdict's __missing__ calls its
+    default_factory (D1: a factory that dropped itself while it ran freed
+    the iterator it was running).  In a call, cmp_to_key is the documented
+    pure-Python one, whose comparisons pass both objects as arguments
+    (held), and __missing__ holds the factory it calls."""
+    import collections
+    import functools
+
+    def cmp_to_key(mycmp):
+        class K(object):
+            __slots__ = ["obj"]
+
+            def __init__(self, obj):
+                self.obj = obj
+
+            def __lt__(self, other):
+                return mycmp(self.obj, other.obj) < 0
+
+            def __gt__(self, other):
+                return mycmp(self.obj, other.obj) > 0
+
+            def __eq__(self, other):
+                return mycmp(self.obj, other.obj) == 0
+
+            def __le__(self, other):
+                return mycmp(self.obj, other.obj) <= 0
+
+            def __ge__(self, other):
+                return mycmp(self.obj, other.obj) >= 0
+
+            __hash__ = None
+        return K
+    cmp_to_key.__doc__ = functools.cmp_to_key.__doc__
+    _SUBSTITUTES[id(functools.cmp_to_key)] = cmp_to_key
+
+    defaultdict = collections.defaultdict
+    real_missing = defaultdict.__missing__
+    factory_slot = defaultdict.__dict__["default_factory"]
+
+    def __missing__(self, key, /):
+        if not _IN_CALL["on"]:
+            return real_missing(self, key)
+        # the slot itself, as C reads it (not a subclass's property)
+        factory = factory_slot.__get__(self, defaultdict)
+        if factory is None:
+            raise KeyError(key)
+        value = factory()
+        self[key] = value
+        return value
+    __missing__.__qualname__ = "defaultdict.__missing__"
+    __missing__.__doc__ = real_missing.__doc__
+    _set_on_immutable_type(defaultdict, [("__missing__", __missing__)])
+
+
 def _held_list_ordering(real, op):
     def compare(self, other, /):
         if _IN_CALL["on"] and isinstance(other, list):

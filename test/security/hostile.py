@@ -255,6 +255,8 @@ def borrowed_array_payload(name, drop, trigger):
     bytearray's buffer as a fake list.  trigger: main()'s lines that set
     holder[0] and compare.  Held, the array comes back itself."""
     code = textwrap.dedent("""
+        import functools
+        import operator
         import textwrap
         import numpy as np
         holder = [None]
@@ -266,7 +268,7 @@ def borrowed_array_payload(name, drop, trigger):
             def __eq__(self, o):
                 return False
             def __gt__(self, o):
-                if holder[0] is not None and len(holder[0]):
+                if holder[0] is not None:
                     DROP
                     holder[0] = None
                     freed[0] = True
@@ -5973,6 +5975,40 @@ PAYLOADS = [
                 arr.argsort(kind="quicksort")
             except Exception:
                 pass"""),
+    # review 64: cmp_to_key's key compares its .obj without a reference,
+    # and .obj may be set: the code dropped the array while numpy's
+    # comparison ran, and got the freed array back
+    borrowed_array_payload("cmp-to-key-borrowed-numpy-array", "holder[0].obj = None", """
+            K = functools.cmp_to_key(operator.lt)
+            holder[0] = K(np.array(["abc"]))
+            other = K(Z())
+            try:
+                holder[0] < other
+            except Exception:
+                pass"""),
+    # ... and defaultdict's __missing__ calls its default_factory without a
+    # reference: a factory that drops itself while it runs frees what it
+    # runs (plain CPython 3.11.2 crashes; in a call __missing__ holds it)
+    Payload("defaultdict-factory-drops-itself", """
+        import collections
+        import functools
+        DD = []
+        SPRAY = []
+        def pred(x):
+            if x == 1:
+                DD[0].default_factory = None
+                for _ in range(1000):
+                    SPRAY.append(bytearray(47))
+            return False
+        def main():
+            dd = collections.defaultdict(int)
+            DD.append(dd)
+            dd.default_factory = functools.partial(next, filter(pred, iter([1, 2, 3])), "END")
+            value = dd["k"]
+            if value != "END" or dd.default_factory is not None:
+                raise LookupError("the factory ran on after it was dropped: %r" % (value,))
+            return value
+        """, on={OK}, off={OK, CRASH}),
     Payload("make-dataclass-str-base-own-startswith", """
         import dataclasses
         def main():
