@@ -28,7 +28,8 @@ from sb_guard import (  # noqa: F401 - the shared policy and the call's state
 from sb_memory import (  # noqa: F401 - the memory guards harden_* apply
     _set_on_immutable_type, _c_new, _harden_struct, _harden_bytearray_join,
     _harden_bytearray_mod, _harden_ordered_dict, _harden_zoneinfo, _harden_itertools,
-    _harden_borrowed_comparisons, _harden_borrowed_calls, _guard_lexsort,
+    _harden_borrowed_comparisons, _harden_borrowed_calls, _harden_unicode_errors,
+    _guard_lexsort,
     _array_args_problem,
     _holds_objects, _buffer_extent_problem, _checked_array_class, _check_array_new,
     _patch_ndarray_type, _guard_object_memory, _hashtable_vector_array, _pandas_frame,
@@ -373,6 +374,7 @@ def harden_libraries():
     _harden_itertools()
     _harden_borrowed_comparisons()
     _harden_borrowed_calls()
+    _harden_unicode_errors()
     _harden_bytearray_join()
     _harden_bytearray_mod()
     _harden_ordered_dict()

@@ -571,6 +571,47 @@ def _harden_borrowed_calls():
     _set_on_immutable_type(defaultdict, [("__missing__", __missing__)])
 
 
+def _harden_unicode_errors():
+    """CPython 3.11.2's UnicodeDecodeError.__str__ reads the byte at
+    exc.start of exc.object without checking either (gh-123378), and start,
+    end and object may be set or given to the constructor: str() of
+    UnicodeDecodeError("utf-8", b"abc", -100, -99, "r") showed the byte 100
+    before the bytes' data (any byte at a chosen distance: a read of the
+    process's memory), and an object of another type was read as bytes.
+    An error whose object is not of its type, or whose start is outside
+    it, prints as CPython's message for a range, which reads no byte; the
+    encode and translate errors (which read their str through a checked
+    call) are checked the same way."""
+    for cls, kind, verb in ((UnicodeDecodeError, bytes, "decode bytes"),
+                            (UnicodeEncodeError, str, "encode characters"),
+                            (UnicodeTranslateError, str, "translate characters")):
+        _set_on_immutable_type(cls, [("__str__", _checked_unicode_error_str(cls, kind, verb))])
+
+
+def _checked_unicode_error_str(cls, kind, verb):
+    real = cls.__str__
+    # the fields themselves, as C reads them (not a subclass's properties)
+    fields = {name: cls.__dict__[name] for name in ("object", "start", "end", "encoding",
+                                                      "reason")}
+
+    def __str__(self):
+        obj = fields["object"].__get__(self, cls)
+        if obj is None:
+            return ""
+        start = fields["start"].__get__(self, cls)
+        if type(obj) is kind and 0 <= start < len(obj):
+            return real(self)
+        end = fields["end"].__get__(self, cls)
+        reason = str(fields["reason"].__get__(self, cls))
+        if cls is UnicodeTranslateError:
+            return "can't %s in position %d-%d: %s" % (verb, start, end - 1, reason)
+        return "'%s' codec can't %s in position %d-%d: %s" % (
+            str(fields["encoding"].__get__(self, cls)), verb, start, end - 1, reason)
+    __str__.__qualname__ = cls.__name__ + ".__str__"
+    __str__.__doc__ = real.__doc__
+    return __str__
+
+
 def _held_list_ordering(real, op):
     def compare(self, other, /):
         if _IN_CALL["on"] and isinstance(other, list):

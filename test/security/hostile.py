@@ -6009,6 +6009,25 @@ PAYLOADS = [
                 raise LookupError("the factory ran on after it was dropped: %r" % (value,))
             return value
         """, on={OK}, off={OK, CRASH}),
+    # gh-123378: UnicodeDecodeError's str() read the byte at its start,
+    # unchecked: any byte at a chosen distance from a bytes object, or an
+    # object of another type read as bytes
+    Payload("unicode-error-start-reads-memory", """
+        def main():
+            shown = []
+            e = UnicodeDecodeError("utf-8", b"abc", -4096, -4095, "r")
+            shown.append(str(e))
+            e = UnicodeDecodeError("utf-8", b"abc", 0, 1, "r")
+            e.object = 12345
+            shown.append(str(e))
+            e.object = b"abc"
+            e.start = 1 << 40
+            e.end = e.start + 1
+            shown.append(str(e))
+            if any("byte 0x" in text for text in shown):
+                return "read memory: %r" % (shown,)
+            raise LookupError("no byte read: %r" % (shown,))
+        """, on={EXCEPTION}, off={OK, EXCEPTION, CRASH}),
     Payload("make-dataclass-str-base-own-startswith", """
         import dataclasses
         def main():
