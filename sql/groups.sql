@@ -400,6 +400,29 @@ def main(df):
 $$, '{"df": {"$query": "SELECT i % 2 AS g, ''name '' || (i % 100) AS s FROM generate_series(1, 20000) AS i"}}',
    '{main}', '{"group_by": "g"}');
 
+-- ... and runs it as a fresh child would: what a group sets for the whole
+-- process (pandas options, numpy's error settings, warnings filters, a
+-- seed) is put back before the next group, on the sorted path and on the
+-- parallel one (review 65 F5)
+SELECT $$
+import warnings
+import numpy as np
+import pandas as pd
+def main(t):
+    found = [pd.get_option("display.max_rows"), np.geterr()["divide"],
+             any(f[0] == "error" for f in warnings.filters),
+             np.random.rand() == np.random.RandomState(1).rand()]
+    pd.set_option("display.max_rows", 7)
+    np.seterr(all="raise")
+    warnings.simplefilter("error")
+    np.random.seed(1)
+    return found
+$$ AS grp_settings \gset
+SELECT sandbox_execute(:'grp_settings', '{"t": {"$query": "SELECT x % 3 AS g FROM generate_series(1, 9) x"}}',
+   '{main}', '{"group_by": "g"}');
+SELECT sandbox_execute(:'grp_settings', '{"t": {"$query": "SELECT x % 3 AS g FROM generate_series(1, 9) x"}}',
+   '{main}', '{"group_by": "g", "parallel": 1}');
+
 -- a group's rows come in the query's order, on the sorted path as on the
 -- parallel one (PostgreSQL's sort is not stable: an ORDER BY in the query
 -- was lost within groups, review 33)

@@ -463,6 +463,74 @@ def main(ws):
     return [pd.get_option("display.max_rows"), repr(np.array([1.23456789])), decimal.getcontext().prec]
 $$, '{}', '{main}', jsonb_build_object('workspace', :'wss')) AS changed;
 SELECT sandbox_execute(:'settings_code', '{}', '{main}', jsonb_build_object('workspace', :'wss')) AS after;
+-- ... numpy's type names, and a catch_warnings() left open in a generator
+-- kept in ws (it rebinds warnings' filters and what shows them; its
+-- __exit__ never runs: generators' finalizers are off)
+SELECT sandbox_execute($$
+import warnings
+import numpy as np
+def catching():
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("ignore")
+        yield 1
+def main(ws):
+    np.sctypeDict.update(float64=np.int8)
+    ws["catching"] = catching()
+    next(ws["catching"])
+    return str(np.dtype("float64"))
+$$, '{}', '{main}', jsonb_build_object('workspace', :'wss')) AS changed;
+SELECT sandbox_run($$
+import warnings
+import numpy as np
+def main(ws):
+    warnings.warn("shown")
+    return [str(np.dtype("float64")), np.array([2.5]).astype("float64").tolist()]
+$$, '{}', '{main}', jsonb_build_object('workspace', :'wss')) #>> '{}' ~ '"stderr": "<sandbox>:5: UserWarning: shown' AS warning_shown,
+       sandbox_execute($$
+import numpy as np
+def main(ws):
+    return [str(np.dtype("float64")), np.array([2.5]).astype("float64").tolist()]
+$$, '{}', '{main}', jsonb_build_object('workspace', :'wss')) AS after;
+-- nothing of the code's runs while they are put back: calendar's first
+-- weekday an int of the code's whose % ran, a key of the code's in
+-- matplotlib's units registry that pandas' option callback compared
+-- (review 65: both ran between two calls, and undid what was put back)
+SELECT sandbox_execute($$
+import calendar
+import matplotlib.units
+import pandas as pd
+class Weekday(int):
+    def __mod__(self, other):
+        LOG.append("weekday")
+        pd.set_option("display.max_rows", 3)
+        return 0
+class Key:
+    def __hash__(self):
+        return hash(pd.Timestamp)
+    def __eq__(self, other):
+        LOG.append("key")
+        return False
+LOG = []
+def main(ws):
+    ws["log"] = LOG
+    calendar.setfirstweekday(Weekday(3))
+    matplotlib.units.registry[Key()] = None
+    pd.set_option("plotting.matplotlib.register_converters", False)
+    del LOG[:]
+    return "set"
+$$, '{}', '{main}', jsonb_build_object('workspace', :'wss')) AS changed;
+SELECT sandbox_execute($$
+import calendar
+import pandas as pd
+def main(ws):
+    return [ws["log"], calendar.firstweekday(), pd.get_option("display.max_rows")]
+$$, '{}', '{main}', jsonb_build_object('workspace', :'wss')) AS after;
+-- a setter whose change numpy keeps in a class is refused
+SELECT sandbox_run($$
+import numpy as np
+def main(ws):
+    np.polynomial.set_default_printstyle("unicode")
+$$, '{}', '{main}', jsonb_build_object('workspace', :'wss'))#>>'{error,message}' AS printstyle;
 SELECT sandbox_workspace_close(:'wss');
 -- ... but an accessor registered after another change of the class in the
 -- same call does not hide that change from the next call's check (review

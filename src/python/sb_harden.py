@@ -1785,6 +1785,13 @@ def harden_numpy():
         obj = getattr(np, name, None)
         if obj is not None:
             refuse(obj, "it changes numpy for everything the process runs after it")
+    # ... and how every polynomial prints, a class attribute (a workspace's
+    # next call found numpy's class changed and ended: review 65 F4)
+    printstyle = getattr(getattr(np, "polynomial", None), "set_default_printstyle", None)
+    if printstyle is not None:
+        refuse(printstyle, "it changes how numpy prints polynomials for everything the "
+               "process runs after it; format one with format(p, \"unicode\") or "
+               "format(p, \"ascii\")")
     from numpy.core import overrides
     # set_module(m)(obj) sets obj.__module__: a pandas class given
     # "__sandbox__" counted as the code's own (changed, derived from)

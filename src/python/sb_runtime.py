@@ -1202,11 +1202,14 @@ def serve(python_layer):
         if request.get("hold_input") is not None:
             code = _hold_partition(request, inputs)
         else:
+            if request.get("group") is not None and not sb_state.kept():
+                sb_state.keep()     # what the call's next groups start from
             code = _serve_request(python_layer, request, inputs)
         if code is not _NEXT_GROUP:
             return code
         # options.group_by: this child runs the call's next group, as a
-        # fresh one would (a new namespace, no figures, default settings)
+        # fresh one would (a new namespace, no figures, the libraries'
+        # settings as the first group found them: _read_next)
         if not _clean_between_calls():
             return 73
         got = _next_request()
@@ -1300,7 +1303,12 @@ def _read_next(read, data="inputs", what="request"):
     of the code's runs (sb_io.code_off: a library class's method replaced
     in the last call ran in pandas' decoding of this request; CPython 3.11
     runs a specialised __getitem__ inline, past it); either ends the child
-    with an error that says so."""
+    with an error that says so.  Before the reading, in a workspace's or a
+    group_by call's child, the libraries' settings the last call changed
+    are put back (sb_state), under the same two checks: a pandas option's
+    callback compared a key the code had put in matplotlib's units
+    registry, and calendar's first weekday was an int of the code's whose
+    __mod__ ran (review 65 F1)."""
     changed = sb_io.changed_class()
     if changed is not None:
         # the reading would use it
@@ -1316,7 +1324,9 @@ def _read_next(read, data="inputs", what="request"):
     try:
         sb_io.code_off(_CODE_FILENAMES)
         try:
-            got = _read_or_report(read, data, what)
+            got = _restore_or_report(what)
+            if got is None:
+                got = _read_or_report(read, data, what)
         finally:
             refused = sb_io.code_on()
     finally:
@@ -1331,6 +1341,20 @@ def _read_next(read, data="inputs", what="request"):
                     'where nothing of the code\'s may run: an earlier call changed a library\'s '
                     'class or registry' % (what, refused), exit_code=72)
     return None, 72
+
+
+def _restore_or_report(what):
+    """None once the libraries' settings are as the serving child's first
+    call found them (sb_state); or, if putting them back failed, the error
+    sent and (None, the exit code)."""
+    try:
+        sb_state.restore()
+        return None
+    except Exception as exc:  # noqa: B902 - what the last call left broke it
+        _send_error("crash", "ProtocolError",
+                    "could not read the %s: putting back the libraries' settings an earlier "
+                    "call changed failed: %s" % (what, exc), exit_code=72)
+        return None, 72
 
 
 # what the code's code objects are compiled as (sb_io.code_off)
@@ -1351,10 +1375,9 @@ _COLLECT_FULL_MAX_S = 0.25
 
 def _clean_between_calls():
     """A child that serves on, its call answered: close the call's figures
-    and restore matplotlib's settings, collect what the call left, then (in
-    a workspace) put back the libraries' settings (sb_state), last, so
-    that nothing run meanwhile sets them again.
-    False if the next call would not start clean."""
+    and restore matplotlib's settings, then collect what the call left
+    (the libraries' other settings are put back when the next call comes:
+    _read_next).  False if the next call would not start clean."""
     _BETWEEN_CALLS[0] = True    # answered: nothing more to print
     sys.modules.pop("__sandbox__", None)     # the call's module goes with it
     sb_guard.PINNED.clear()     # operands a comparison kept for the call
@@ -1363,10 +1386,6 @@ def _clean_between_calls():
     except BaseException:  # noqa: B902 - the next call would not start clean
         return False
     _collect_between_calls()
-    try:
-        sb_state.restore()
-    except BaseException:  # noqa: B902 - the next call would not start clean
-        return False
     return True
 
 
