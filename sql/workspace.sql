@@ -105,6 +105,19 @@ SELECT ws_try(format($q$SELECT sandbox_execute('def main():
     while True: pass', '{}', '{main}', %L)::text$q$, :'wsopt2'));
 SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}', %L)::text$q$, :'wsopt2'));
 SELECT count(*) AS open_after FROM sandbox_workspace_list();
+-- ... and sandbox_run's report names the workspace that ended; every later
+-- use of the handle says it ended and why (not that it never existed)
+SELECT sandbox_workspace_open('{"timeout_ms": 1000}') AS ws2r \gset
+SELECT sandbox_execute('def main(ws): ws["x"] = 1; return 1', '{}', '{main}', jsonb_build_object('workspace', :'ws2r'));
+SELECT r->'error'->>'workspace_ended' = :'ws2r' AS names_it, r->'error'->>'kind' AS kind,
+       replace(r->'error'->>'hint', :'ws2r', 'ws_<handle>') AS hint
+FROM sandbox_run($$
+def main(ws):
+    while True:
+        pass
+$$, '{}', '{main}', jsonb_build_object('workspace', :'ws2r')) r;
+SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}', '{"workspace": "%s"}')::text$q$, :'ws2r'));
+SELECT sandbox_workspace_close(:'ws2r') AS closed_an_ended_one;
 
 -- the idle timeout (a superuser setting) ends a workspace that waits too long
 RESET ROLE;

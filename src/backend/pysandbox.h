@@ -558,6 +558,7 @@ extern void sb_workspace_enter(SbLimits *limits, const char *handle);
 extern void sb_workspace_request(SbRequest *req);
 extern void sb_workspace_after_call(SbRequest *req, SbOutcome *out);
 extern void sb_workspace_discard_all(void);
+extern void sb_workspace_ended_by(const char *handle, const char *message);
 extern char *sb_limit_hint(const char *advice, const SbLimits *limits, SbLimitId i);
 extern void sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out);
 extern void sb_prints_report(const SbPrints *p);
@@ -604,6 +605,8 @@ typedef struct SbFailure
 	int			line;			/* -1 if unknown */
 	int			col;
 	int			position;		/* kind "input": where in the query, or 0 */
+	const char *workspace_ended;	/* the handle of the workspace this call
+									 * ended, or NULL */
 } SbFailure;
 
 /* sb_json_check(): what is wrong with JSON text from the child, if anything */

@@ -582,11 +582,14 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 		f->report_message = f->message;
 	if (out->workspace_ended != NULL)
 	{
+		sb_workspace_ended_by(out->workspace_ended, f->report_message);
+		f->workspace_ended = out->workspace_ended;
 		f->detail = psprintf("%s%sThe workspace \"%s\" has ended with its process.",
 							 f->detail ? f->detail : "", sb_sentence_gap(f->detail),
 							 out->workspace_ended);
-		f->hint = psprintf("%s%sOpen a new workspace with sandbox_workspace_open().",
-						   f->hint ? f->hint : "", sb_sentence_gap(f->hint));
+		f->hint = psprintf("%s%sThe workspace \"%s\" has ended, and what its ws held is gone: open a new one with sandbox_workspace_open().",
+						   f->hint ? f->hint : "", sb_sentence_gap(f->hint),
+						   out->workspace_ended);
 	}
 	return true;
 }

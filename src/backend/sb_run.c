@@ -188,6 +188,8 @@ sb_run_error_json(StringInfo r, const SbFailure *f)
 	}
 	sb_json_member(r, "sqlstate", unpack_sql_state(f->sqlstate), true);
 	sb_json_member(r, "hint", f->hint, true);
+	if (f->workspace_ended)
+		sb_json_member(r, "workspace_ended", f->workspace_ended, true);
 	appendStringInfoChar(r, '}');
 }
 

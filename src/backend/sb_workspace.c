@@ -42,6 +42,7 @@
 
 #include "fmgr.h"
 #include "funcapi.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
@@ -82,6 +83,70 @@ static uint64 sb_proc_start_time(int32 pid);
 /* in static memory, as the held children: nothing here is freed on abort */
 static SbWorkspace sb_workspaces[SB_MAX_WORKSPACES];
 static uint64 sb_workspace_ids = 0;
+
+/*
+ * The session's last workspaces that ended other than by a close: the next
+ * use of such a handle says it ended and why (55000), not that it never
+ * existed (an agent that reran a step after a timeout was told 42704).
+ */
+#define SB_ENDED_KEPT 16
+#define SB_ENDED_WHY_MAX 600
+
+typedef struct SbEndedWorkspace
+{
+	char		handle[SB_WS_HANDLE_LEN + 1];
+	Oid			owner;
+	char		why[SB_ENDED_WHY_MAX];
+} SbEndedWorkspace;
+
+static SbEndedWorkspace sb_ended[SB_ENDED_KEPT];
+static int	sb_ended_next = 0;
+
+/* Remember why a workspace ended (why: a sentence; clipped, whole characters). */
+static void
+sb_workspace_remember_end(const char *handle, Oid owner, const char *why)
+{
+	SbEndedWorkspace *e = NULL;
+	int			i;
+
+	for (i = 0; i < SB_ENDED_KEPT; i++)
+		if (sb_ended[i].handle[0] != '\0' && strcmp(sb_ended[i].handle, handle) == 0)
+			e = &sb_ended[i];
+	if (e == NULL)
+		e = &sb_ended[sb_ended_next++ % SB_ENDED_KEPT];
+	strlcpy(e->handle, handle, sizeof(e->handle));
+	e->owner = owner;
+	i = pg_mbcliplen(why, strlen(why), sizeof(e->why) - 1);
+	memcpy(e->why, why, i);
+	e->why[i] = '\0';
+}
+
+/* Why the workspace of that handle ended, if it ended in this session. */
+static const SbEndedWorkspace *
+sb_workspace_find_ended(const char *handle)
+{
+	int			i;
+
+	for (i = 0; i < SB_ENDED_KEPT; i++)
+		if (sb_ended[i].handle[0] != '\0' && strcmp(sb_ended[i].handle, handle) == 0)
+			return &sb_ended[i];
+	return NULL;
+}
+
+/*
+ * The call that ended the workspace of handle failed with message: its
+ * next use says so (sb_result.c, as it makes the call's error).
+ */
+void
+sb_workspace_ended_by(const char *handle, const char *message)
+{
+	const SbEndedWorkspace *e = sb_workspace_find_ended(handle);
+
+	if (e != NULL)
+		sb_workspace_remember_end(handle, e->owner,
+								  psprintf("Its process ended with a call in it that failed: %s",
+										   message));
+}
 
 /* Refuse workspaces where session state must not change. */
 static void
@@ -126,7 +191,20 @@ static SbWorkspace *
 sb_workspace_get(const char *handle)
 {
 	SbWorkspace *ws = sb_workspace_find(handle);
+	const SbEndedWorkspace *ended = ws == NULL ? sb_workspace_find_ended(handle) : NULL;
 
+	if (ended != NULL && ended->owner != GetUserId())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("workspace \"%s\" belongs to another role", handle),
+				 errdetail("Only the role that opened a workspace may use it (not after SET ROLE, nor inside a SECURITY DEFINER function of another owner)."),
+				 errhint("Open a workspace as this role with sandbox_workspace_open().")));
+	if (ended != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("workspace \"%s\" has ended", handle),
+				 errdetail("%s", ended->why),
+				 errhint("Open a new workspace with sandbox_workspace_open(); what the old one kept in ws is gone.")));
 	if (ws == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
@@ -186,6 +264,8 @@ sb_workspace_discard_all(void)
 	for (i = 0; i < SB_MAX_WORKSPACES; i++)
 		if (sb_workspaces[i].in_use)
 			sb_workspace_free(&sb_workspaces[i]);
+	/* the next client of a pooler learns nothing of the last one's */
+	memset(sb_ended, 0, sizeof(sb_ended));
 }
 
 /*
@@ -226,6 +306,7 @@ sb_workspace_ended(SbWorkspace *ws, char *why)
 	char		handle[SB_WS_HANDLE_LEN + 1];
 
 	strlcpy(handle, ws->handle, sizeof(handle));
+	sb_workspace_remember_end(ws->handle, ws->owner, why);
 	sb_workspace_free(ws);
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -401,6 +482,9 @@ sb_workspace_after_call(SbRequest *req, SbOutcome *out)
 		return;
 	}
 	out->workspace_ended = pstrdup(ws->handle);
+	/* the call's error, if it fails, says more (sb_workspace_ended_by) */
+	sb_workspace_remember_end(ws->handle, ws->owner,
+							  "Its process ended with a call in it (a limit, a crash or a cancel), as that call's error said.");
 	/* a call that succeeded, but its process could not be kept */
 	if (out->complete)
 		ereport(WARNING,

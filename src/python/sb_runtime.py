@@ -788,10 +788,17 @@ def _read_or_report(read, data, what):
 
 
 def _send_error(kind, etype, message, line=None, col=None, tb=None, exit_code=0, **extra):
-    """The call's last frame: the child exits once it is out (sb_io)."""
+    """The call's last frame: the child exits once it is out (sb_io).  A
+    workspace's child that ends with it (exit_code) says first that this is
+    its last frame (SB_DATA_LAST), so the backend waits for its end and the
+    call's error says the workspace ended (it found the process gone at
+    the next call, "exited with code 72 between two calls": review 65 F4)."""
     err = {"kind": kind, "type": etype, "message": message,
            "line": line, "col": col, "traceback": tb}
     err.update(extra)
+    if exit_code and _WS[0] is not None:
+        sb_io.keep(False)
+        sb_io.write(_FRAME_HEADER.pack(sb_io.LAST, 0))
     sb_io.send(sb_io.ERROR, json.dumps(err).encode("utf-8"), exit_code)
 
 
