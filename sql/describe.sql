@@ -43,6 +43,13 @@ SELECT jsonb_pretty(sandbox_describe(
     '{"q": {"$query": "SELECT id, region, amount FROM describe_t WHERE id <= $1 ORDER BY id", "$params": [3]},
       "n": 3, "cfg": {"x": [1, 2]}, "name": "east", "flags": [true], "nothing": null}',
     '{"sample_rows": 2}'));
+-- the sample's values are written as PostgreSQL's JSON writes them, but
+-- money as the amount the code gets (it was "$13.25": review 66), a NULL
+-- as null, a domain over money too
+CREATE DOMAIN describe_price AS money;
+SELECT sandbox_describe('{"q": {"$query": "SELECT 13.25::money AS m, NULL::money AS none, 2::describe_price AS p, ''1 day 02:00''::interval AS i, ''{1,2}''::int[] AS a"}}')
+       -> 'q' -> 'sample';
+DROP DOMAIN describe_price;
 -- at most 5 rows unless told; a computed column may be NULL
 SELECT jsonb_array_length(d->'q'->'sample') AS rows, d->'q'->'columns'->0->'nullable' AS nullable
 FROM sandbox_describe('{"q": {"$query": "SELECT id * 2 AS twice FROM describe_t"}}') AS d;

@@ -92,6 +92,60 @@ sb_makes_nulls(Node *node, void *context)
 #define SB_DESCRIBE_SAMPLE_BYTES	(1024 * 1024)
 
 /*
+ * The sample's rows are written as the code gets their values where
+ * PostgreSQL's JSON says otherwise: money as its amount (row_to_json writes
+ * its text, "$13.25", and a model shown that stripped "$" from a float64
+ * column: review 66).  The row's descriptor with money columns as numeric,
+ * or NULL when it has none.
+ */
+static TupleDesc
+sb_describe_sample_desc(TupleDesc desc)
+{
+	TupleDesc	amounts = NULL;
+	int			i;
+
+	for (i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (att->attisdropped || getBaseType(att->atttypid) != CASHOID)
+			continue;
+		if (amounts == NULL)
+		{
+			/* a record type of its own: the copy has desc's typmod */
+			amounts = CreateTupleDescCopy(desc);
+			amounts->tdtypeid = RECORDOID;
+			amounts->tdtypmod = -1;
+		}
+		TupleDescInitEntry(amounts, i + 1, NameStr(att->attname), NUMERICOID, -1, 0);
+	}
+	return amounts == NULL ? NULL : BlessTupleDesc(amounts);
+}
+
+/* One sample row as JSON text (amounts: sb_describe_sample_desc's). */
+static char *
+sb_describe_sample_row(HeapTuple tup, TupleDesc desc, TupleDesc amounts)
+{
+	Datum	   *values;
+	bool	   *isnull;
+	int			i;
+
+	if (amounts == NULL)
+		return TextDatumGetCString(DirectFunctionCall1(row_to_json,
+													   heap_copy_tuple_as_datum(tup, desc)));
+	values = palloc(sizeof(Datum) * desc->natts);
+	isnull = palloc(sizeof(bool) * desc->natts);
+	heap_deform_tuple(tup, desc, values, isnull);
+	for (i = 0; i < desc->natts; i++)
+		if (!isnull[i] && TupleDescAttr(amounts, i)->atttypid == NUMERICOID &&
+			getBaseType(TupleDescAttr(desc, i)->atttypid) == CASHOID)
+			values[i] = DirectFunctionCall1(cash_numeric, values[i]);
+	return TextDatumGetCString(DirectFunctionCall1(row_to_json,
+												   heap_copy_tuple_as_datum(heap_form_tuple(amounts, values, isnull),
+																			amounts)));
+}
+
+/*
  * sandbox_describe: one table input described into job->describe, with no
  * Python: its columns (SQL type, pandas dtype, whether NULL can occur), the
  * planner's row estimate and up to job->d->sample rows.  The query is
@@ -184,6 +238,8 @@ sb_describe_job(void *arg)
 	if (job->d->sample > 0)
 	{
 		Portal		portal;
+		TupleDesc	sample_desc = NULL;
+		TupleDesc	amounts = NULL;
 		int			taken = 0;
 		int			start = out->len;
 		volatile bool exhausted = false;
@@ -195,7 +251,6 @@ sb_describe_job(void *arg)
 			while (taken < job->d->sample && out->len - start < SB_DESCRIBE_SAMPLE_BYTES)
 			{
 				HeapTuple	tup;
-				Datum		d;
 
 				SPI_cursor_fetch(portal, true, 1);
 				if (SPI_processed == 0 || SPI_tuptable == NULL)
@@ -204,10 +259,15 @@ sb_describe_job(void *arg)
 					break;
 				}
 				tup = SPI_tuptable->vals[0];
-				d = heap_copy_tuple_as_datum(tup, BlessTupleDesc(SPI_tuptable->tupdesc));
+				if (sample_desc == NULL)
+				{
+					/* a copy: each row's tuple table goes with the row */
+					sample_desc = BlessTupleDesc(CreateTupleDescCopy(SPI_tuptable->tupdesc));
+					amounts = sb_describe_sample_desc(sample_desc);
+				}
 				if (taken > 0)
 					appendStringInfoString(out, ", ");
-				appendStringInfoString(out, TextDatumGetCString(DirectFunctionCall1(row_to_json, d)));
+				appendStringInfoString(out, sb_describe_sample_row(tup, sample_desc, amounts));
 				SPI_freetuptable(SPI_tuptable);
 				taken++;
 			}

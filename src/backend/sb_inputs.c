@@ -349,6 +349,32 @@ sb_plan_is_plain_select(SPIPlanPtr plan)
 }
 
 
+/*
+ * What a query that is not one plain SELECT is instead (for the error's
+ * detail): no statement, several (review 66: "SELECT 1; SELECT 2" was told
+ * about data-modifying WITH), another command, or a SELECT that writes.
+ */
+static const char *
+sb_not_plain_select(SPIPlanPtr plan, bool is_sql)
+{
+	List	   *sources = SPI_plan_get_plan_sources(plan);
+	CachedPlanSource *ps;
+
+	if (sources == NIL)
+		return "It holds no statement.";
+	if (list_length(sources) > 1)
+		return psprintf("It holds %d statements; %s", list_length(sources),
+						is_sql ? "run each with a call of its own." :
+						"give each its own input, or join them or UNION ALL them into one query.");
+	ps = (CachedPlanSource *) linitial(sources);
+	if (ps->commandTag != CMDTAG_SELECT)
+		return psprintf("It is %s; %s only read.", GetCommandTagName(ps->commandTag),
+						is_sql ? "the queries of sql()" : "table inputs");
+	return is_sql ?
+		"The queries of sql() only read: no data-modifying WITH, FOR UPDATE/SHARE or SELECT INTO." :
+		"Table inputs only read: no data-modifying WITH, FOR UPDATE/SHARE or SELECT INTO.";
+}
+
 /* errcontext callback: say which input's query failed. */
 void
 sb_table_input_context(void *arg)
@@ -458,7 +484,7 @@ sb_table_prepare_with(const char *name, const char *query, JsonbValue *params,
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("the query of %s must be a single SELECT statement", what),
-				 errdetail("Table inputs only read: no data-modifying WITH, FOR UPDATE/SHARE or SELECT INTO.")));
+				 errdetail("%s", sb_not_plain_select(plan, is_sql))));
 
 	if (is_sql && OidIsValid(sb_plan_volatile_function(plan)))
 		sb_refuse_volatile(sb_plan_volatile_function(plan));

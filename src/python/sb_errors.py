@@ -254,6 +254,9 @@ def _missing_attribute_help(exc):
     name = getattr(exc, "name", None)
     if type(frame) is pd.Series and type(name) is str and name in _LATER_SERIES:
         return "pandas here is %s: %s" % (pd.__version__, _LATER_SERIES[name])
+    if type(frame) is pd.Series and type(name) is str and len(name) <= 40:
+        meant = _method_meant(pd.Series, name)
+        return 'did you mean "%s"?' % meant if meant else None
     if type(frame) is not pd.DataFrame or type(name) is not str:
         return None
     names = list(frame.columns)
@@ -262,8 +265,32 @@ def _missing_attribute_help(exc):
         return "pandas here is %s: %s" % (pd.__version__, later)
     if not any(type(n) is str for n in names):
         return None
+    # a misspelt method (df.groupyb), unless a column is as close
+    meant = _method_meant(pd.DataFrame, name) if len(name) <= 40 else None
+    if meant and not difflib.get_close_matches(name, [n for n in names if type(n) is str],
+                                               n=1, cutoff=0.8):
+        return ('the DataFrame has no column or attribute "%s": did you mean the method '
+                '"%s"? Its columns: %s' % (name, meant, _closest_first([name], names)))
     return ('the DataFrame has no column or attribute "%s"; its columns: %s'
             % (name, _closest_first([name], names)))
+
+
+# a numpy scalar where a Python number's attribute was read (statistics)
+_NUMPY_SCALAR_ATTRIBUTE = re.compile(r"^'numpy\.(u?int|float)\d{1,3}' object has no "
+                                     r"attribute '\w{1,40}'$")
+
+
+def _method_meant(cls, name):
+    """The public attribute of cls that name most likely misspells, or None
+    (df.groupyb: groupby)."""
+    names = _PUBLIC_NAMES.get(cls)
+    if names is None:
+        names = _PUBLIC_NAMES[cls] = [n for n in dir(cls) if not n.startswith("_")]
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.8)
+    return close[0] if close else None
+
+
+_PUBLIC_NAMES = {}
 
 
 # what a DataFrame method of a later pandas is in this one (models write
@@ -401,6 +428,12 @@ def exception_help(exc, inputs, ws=None):
         return ('the column holds no strings (numbers, or lists: a PostgreSQL array '
                 'arrives as a list): convert with s.astype(str), or take lists apart with '
                 's.explode()')
+    if (isinstance(exc, AttributeError) and _NUMPY_SCALAR_ATTRIBUTE.search(text) and
+            any(f.endswith("/statistics.py") for f in _code_files(exc))):
+        return ('the statistics module takes Python numbers, and numpy\'s are not (an integer '
+                'column with NULLs arrives as Int64, whose tolist() gives numpy integers): '
+                'convert, statistics.stdev(s.dropna().astype(float).tolist()), or use pandas\' '
+                'own s.std(), s.median(), s.mode()')
     if isinstance(exc, AttributeError) and not nullable:
         return _missing_attribute_help(exc)     # (np.cov/corrcoef of objects: nullable)
     empty = _empty_input_help(exc, inputs)

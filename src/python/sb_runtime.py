@@ -771,6 +771,15 @@ def _call_args(inputs):
     return args
 
 
+def _function_hint(hint, shape):
+    """A value's conversion hint, for a language function whose one value
+    is its result (RETURNS int, SETOF int): its return type is what to
+    declare, not a column's (review 66)."""
+    if type(hint) is str and shape in ("scalar", "setof_scalar"):
+        return hint.replace("declare the column", "declare the function's return type")
+    return hint
+
+
 def _read_or_report(read, data, what):
     """(read(), None); or, if reading failed, the error sent and (None, the
     exit code).  Inputs larger than the memory limit: the code never ran."""
@@ -1613,7 +1622,7 @@ def _serve_request(python_layer, request, inputs):
     except sb_codec.RowsError as exc:
         if function is not None:    # the backend's hint says what the function must return
             _send_error("rows", "ResultError", str(exc), sqlstate=exc.sqlstate,
-                        shape=spec["shape"], hint=exc.hint)
+                        shape=spec["shape"], hint=_function_hint(exc.hint, spec["shape"]))
         else:
             _send_error("rows", "ResultError", str(exc), sqlstate=exc.sqlstate, hint=exc.hint)
         return 0
@@ -1714,7 +1723,7 @@ def _serve_held(fn, name, shape, params, rows, limit, out, lines):
             sb_charts.end_call(full=False)
         except sb_codec.RowsError as exc:
             _send_error("rows", "ResultError", str(exc), sqlstate=exc.sqlstate, shape=shape,
-                        hint=exc.hint)
+                        hint=_function_hint(exc.hint, shape))
             return 0
         except BaseException as exc:  # noqa: B902 - report everything, incl. SystemExit
             _report_exception(exc, lines, dict(zip(params, args)))

@@ -367,6 +367,20 @@ _IMPORT_HINT = {module: (hint, needs) for modules, hint, needs in _IMPORT_HINTS
                 for module in modules}
 
 
+def _notebook_line_hint(source, lineno):
+    """A syntax error on a line of a notebook's (%matplotlib inline, !pip
+    install ...): what to do instead, or None."""
+    lines = source.split("\n")
+    if type(lineno) is not int or not 1 <= lineno <= len(lines):
+        return None
+    line = lines[lineno - 1].lstrip()
+    if line.startswith(("%", "!")):
+        return ("a line that begins with % or ! is a notebook's (IPython magic or shell "
+                "command), not Python: remove it (a figure is returned as a PNG, not shown; "
+                "packages are the server's)")
+    return None
+
+
 def import_hint(name, allowed):
     """The hint for a refused import of name, or None: only one whose
     advice the allowlist permits."""
@@ -466,7 +480,7 @@ class _Validator:
             return tree
         except SyntaxError as exc:
             self._add(exc.lineno or 1, max(exc.offset or 1, 1), "syntax",
-                      exc.msg)
+                      exc.msg, _notebook_line_hint(source, exc.lineno))
         except (ValueError, OverflowError) as exc:
             self._add(1, 1, "syntax", str(exc))
         except (RecursionError, MemoryError):
