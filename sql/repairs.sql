@@ -429,3 +429,15 @@ def main(t):
      sandbox_run(c, '{"t": {"$query": "SELECT 1 AS x, 2 AS y"}}') AS r;
 SELECT sandbox_execute('def main(t): return 1', '{"t": {"$query": "SELECT 1; SELECT 2"}}');
 SELECT sandbox_execute('def main(t): return 1', '{"t": {"$query": "SET work_mem = ''64MB''"}}');
+-- value_counts().reset_index() of pandas 1.5 names its columns ("index",
+-- "product"), pandas 2's ("product", "count"): the hint writes the 1.5 form
+SELECT * FROM sandbox_rows(NULL::record, $$
+import pandas as pd
+def main():
+    return pd.Series(["a", "b", "a"], name="product").value_counts().reset_index()
+$$, '{}', 'main') AS t(product text, count bigint);
+SELECT * FROM sandbox_rows(NULL::record, $$
+import pandas as pd
+def main():
+    return pd.Series(["a", "b", "a"], name="product").value_counts().rename_axis("product").reset_index(name="count")
+$$, '{}', 'main') AS t(product text, count bigint);

@@ -1745,6 +1745,15 @@ def encode_rows(value, spec, func, budget, fill=None):
                      'quotes in the column list' % folded[0]) if folded else ""
             composed = [label for label in labels if label != name and
                         unicodedata.normalize("NFC", label) == unicodedata.normalize("NFC", name)]
+            others = [label for label in labels if label != "index"]
+            if not extra and "index" in labels and len(others) == 1 and name in ("count",
+                                                                               "counts"):
+                # pandas 1.5's value_counts().reset_index(): ("index", "x")
+                # with the counts under "x"; pandas 2 names them ("x", "count")
+                extra = ('; pandas here is %s, whose value_counts().reset_index() gives '
+                         'the columns "index" and "%s" (the counts): write '
+                         's.value_counts().rename_axis("%s").reset_index(name="%s")'
+                         % (pd.__version__, others[0], others[0], name))
             if composed and not extra:
                 # "Größe" typed two ways: the same letters, other code points
                 extra = ('; "%s" differs from the column list\'s name only in how its accents '
