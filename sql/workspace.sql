@@ -128,6 +128,14 @@ SELECT format('{"workspace": "%s"}', :'ws3') AS wsopt3 \gset
 SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}', :'wsopt3');
 SELECT pg_sleep(0.8);
 SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}', %L)::text$q$, :'wsopt3'));
+-- ... also after another workspace was opened meanwhile (the open forgets
+-- ended ones: review 68 F4)
+SELECT sandbox_workspace_open() AS ws3b \gset
+SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}', jsonb_build_object('workspace', :'ws3b'));
+SELECT pg_sleep(0.8);
+SELECT sandbox_workspace_open() AS ws3c \gset
+SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}', '{"workspace": "%s"}')::text$q$, :'ws3b'));
+SELECT sandbox_workspace_close(:'ws3c');
 RESET ROLE;
 RESET pysandbox.workspace_idle_timeout;
 
@@ -537,6 +545,28 @@ import calendar
 import pandas as pd
 def main(ws):
     return [ws["log"], calendar.firstweekday(), pd.get_option("display.max_rows")]
+$$, '{}', '{main}', jsonb_build_object('workspace', :'wss')) AS after;
+-- ... numpy's global bit generator replaced (the reseed failed on it and
+-- ended the workspace), matplotlib's date epoch, dateutil's default
+-- parser's day-first reading (review 68)
+SELECT sandbox_execute($$
+import dateutil.parser
+import matplotlib.dates
+import numpy as np
+def main(ws):
+    np.random.set_bit_generator(np.random.PCG64(42))
+    matplotlib.dates.set_epoch("2000-01-01")
+    dateutil.parser.DEFAULTPARSER.info.dayfirst = True
+    return [type(np.random.get_bit_generator()).__name__, matplotlib.dates.get_epoch(),
+            str(dateutil.parser.parse("01/02/2024").date())]
+$$, '{}', '{main}', jsonb_build_object('workspace', :'wss')) AS changed;
+SELECT sandbox_execute($$
+import dateutil.parser
+import matplotlib.dates
+import numpy as np
+def main(ws):
+    return [type(np.random.get_bit_generator()).__name__, matplotlib.dates.get_epoch(),
+            str(dateutil.parser.parse("01/02/2024").date())]
 $$, '{}', '{main}', jsonb_build_object('workspace', :'wss')) AS after;
 -- a setter whose change numpy keeps in a class is refused
 SELECT sandbox_run($$

@@ -79,6 +79,7 @@ typedef struct SbWorkspace
 } SbWorkspace;
 
 static uint64 sb_proc_start_time(int32 pid);
+static char *sb_workspace_gone(SbWorkspace *ws);
 
 /* in static memory, as the held children: nothing here is freed on abort */
 static SbWorkspace sb_workspaces[SB_MAX_WORKSPACES];
@@ -324,21 +325,30 @@ sb_workspace_ended(SbWorkspace *ws, char *why)
 static void
 sb_workspace_check(SbWorkspace *ws)
 {
+	char	   *why = sb_workspace_gone(ws);
+
+	if (why != NULL)
+		sb_workspace_ended(ws, why);
+}
+
+/* Why the workspace's child no longer waits for a call; NULL if it does. */
+static char *
+sb_workspace_gone(SbWorkspace *ws)
+{
 	if (ws->child == NULL)
-		return;					/* no call yet */
+		return NULL;			/* no call yet */
 	if (!sb_workspace_has_child(ws))
-		sb_workspace_ended(ws, pstrdup("A call in it was interrupted (a cancel, a timeout, an error of its transaction), or its sandbox worker was restarted: its state is unknown."));
+		return pstrdup("A call in it was interrupted (a cancel, a timeout, an error of its transaction), or its sandbox worker was restarted: its state is unknown.");
 	switch (sb_held_state(ws->child))
 	{
 		case SB_HELD_WAITING:
-			return;				/* as it should */
+			return NULL;		/* as it should */
 		case SB_HELD_WROTE:
-			sb_workspace_ended(ws, pstrdup("Its process wrote between two calls; it was stopped."));
-			break;
+			return pstrdup("Its process wrote between two calls; it was stopped.");
 		case SB_HELD_ENDED:
 			break;
 	}
-	sb_workspace_ended(ws, sb_workspace_why(&ws->child->exit));
+	return sb_workspace_why(&ws->child->exit);
 }
 
 /*
@@ -555,9 +565,18 @@ sandbox_workspace_open(PG_FUNCTION_ARGS)
 
 	for (i = 0; i < SB_MAX_WORKSPACES; i++)
 	{
-		/* one whose process ended between calls counts no more */
+		/*
+		 * one whose process ended between calls counts no more; its handle
+		 * still says why (review 68 F4)
+		 */
 		if (sb_workspaces[i].in_use && sb_workspace_dead(&sb_workspaces[i]))
+		{
+			char	   *why = sb_workspace_gone(&sb_workspaces[i]);
+
+			sb_workspace_remember_end(sb_workspaces[i].handle, sb_workspaces[i].owner,
+									  why ? why : "Its process ended between two calls.");
 			sb_workspace_free(&sb_workspaces[i]);
+		}
 		if (sb_workspaces[i].in_use)
 		{
 			open++;

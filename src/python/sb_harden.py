@@ -29,7 +29,7 @@ from sb_memory import (  # noqa: F401 - the memory guards harden_* apply
     _set_on_immutable_type, _c_new, _harden_struct, _harden_bytearray_join,
     _harden_bytearray_mod, _harden_ordered_dict, _harden_zoneinfo, _harden_itertools,
     _harden_borrowed_comparisons, _harden_borrowed_calls, _harden_unicode_errors,
-    _guard_lexsort,
+    _guard_lexsort, _guard_object_products,
     _array_args_problem,
     _holds_objects, _buffer_extent_problem, _checked_array_class, _check_array_new,
     _patch_ndarray_type, _guard_object_memory, _hashtable_vector_array, _pandas_frame,
@@ -1747,6 +1747,7 @@ def harden_numpy():
         _hand_out_checked_ndarray(np)
     _guard_object_memory(np)
     _guard_lexsort(np)
+    _guard_object_products(np)
     _guard_dtype_sizes(np)
     if not _guard_ufunc_at(np):
         sys.stderr.write("pysandbox-worker: numpy's ufunc.at could not be checked\n")

@@ -578,35 +578,45 @@ def _harden_unicode_errors():
     UnicodeDecodeError("utf-8", b"abc", -100, -99, "r") showed the byte 100
     before the bytes' data (any byte at a chosen distance: a read of the
     process's memory), and an object of another type was read as bytes.
-    An error whose object is not of its type, or whose start is outside
-    it, prints as CPython's message for a range, which reads no byte; the
-    encode and translate errors (which read their str through a checked
-    call) are checked the same way."""
-    for cls, kind, verb in ((UnicodeDecodeError, bytes, "decode bytes"),
-                            (UnicodeEncodeError, str, "encode characters"),
-                            (UnicodeTranslateError, str, "translate characters")):
-        _set_on_immutable_type(cls, [("__str__", _checked_unicode_error_str(cls, kind, verb))])
+    The message is made here, as CPython makes it, from fields read after
+    str() of the reason and the encoding, which may run the code (a Series
+    as reason, formatted by the code's float_format, set start between a
+    check and CPython's read: review 68 F1); a start outside the object
+    gives the message for a range, which reads no byte.  The encode and
+    translate errors are made the same way."""
+    for cls, kind in ((UnicodeDecodeError, bytes), (UnicodeEncodeError, str),
+                      (UnicodeTranslateError, str)):
+        _set_on_immutable_type(cls, [("__str__", _checked_unicode_error_str(cls, kind))])
 
 
-def _checked_unicode_error_str(cls, kind, verb):
+def _checked_unicode_error_str(cls, kind):
     real = cls.__str__
     # the fields themselves, as C reads them (not a subclass's properties)
     fields = {name: cls.__dict__[name] for name in ("object", "start", "end", "encoding",
                                                       "reason")}
+    translate = cls is UnicodeTranslateError
 
     def __str__(self):
-        obj = fields["object"].__get__(self, cls)
-        if obj is None:
+        if fields["object"].__get__(self, cls) is None:
             return ""
-        start = fields["start"].__get__(self, cls)
-        if type(obj) is kind and 0 <= start < len(obj):
-            return real(self)
-        end = fields["end"].__get__(self, cls)
         reason = str(fields["reason"].__get__(self, cls))
-        if cls is UnicodeTranslateError:
-            return "can't %s in position %d-%d: %s" % (verb, start, end - 1, reason)
-        return "'%s' codec can't %s in position %d-%d: %s" % (
-            str(fields["encoding"].__get__(self, cls)), verb, start, end - 1, reason)
+        codec = "" if translate else "'%s' codec " % (str(fields["encoding"].__get__(self, cls)),)
+        # read after the str() calls above, which may have changed them
+        obj = fields["object"].__get__(self, cls)
+        start = fields["start"].__get__(self, cls)
+        end = fields["end"].__get__(self, cls)
+        verb = "decode" if kind is bytes else "translate" if translate else "encode"
+        if type(obj) is kind and 0 <= start < len(obj) and end == start + 1:
+            if kind is bytes:
+                return "%scan't decode byte 0x%02x in position %d: %s" % (
+                    codec, obj[start], start, reason)
+            code = ord(obj[start])
+            shown = ("\\x%02x" % code if code <= 0xff else "\\u%04x" % code
+                     if code <= 0xffff else "\\U%08x" % code)
+            return "%scan't %s character '%s' in position %d: %s" % (
+                codec, verb, shown, start, reason)
+        return "%scan't %s %s in position %d-%d: %s" % (
+            codec, verb, "bytes" if kind is bytes else "characters", start, end - 1, reason)
     __str__.__qualname__ = cls.__name__ + ".__str__"
     __str__.__doc__ = real.__doc__
     return __str__
@@ -1137,15 +1147,23 @@ def _patch_ndarray_type(np):
         method = real.__dict__[name]
 
         def checked(self, *args, **kwargs):
-            if not (_IN_CALL["on"] and self.dtype.hasobject):
+            # a product's other operand counts as much as self
+            other = args[0] if args and name in _PRODUCTS else None
+            if not (_IN_CALL["on"] and (self.dtype.hasobject or (
+                    isinstance(other, real) and other.dtype.hasobject))):
                 return method(self, *args, **kwargs)
-            private = real.copy(self)
-            # searchsorted's values are compared the same way: a private
-            # copy of them too
-            args = tuple(real.copy(a) if isinstance(a, real) and a.dtype.hasobject else a
-                         for a in args)
-            kwargs = {k: real.copy(v) if isinstance(v, real) and v.dtype.hasobject else v
-                      for k, v in kwargs.items()}
+            private = real.copy(self) if self.dtype.hasobject else self
+            if name in _PRODUCTS:
+                # the operand only: dot's out is written, the caller's own
+                args = (real.copy(other) if isinstance(other, real) and
+                        other.dtype.hasobject else other,) + args[1:]
+            else:
+                # searchsorted's values are compared the same way: a
+                # private copy of them too
+                args = tuple(real.copy(a) if isinstance(a, real) and a.dtype.hasobject else a
+                             for a in args)
+                kwargs = {k: real.copy(v) if isinstance(v, real) and v.dtype.hasobject else v
+                          for k, v in kwargs.items()}
             result = method(private, *args, **kwargs)
             if in_place:
                 real.__setitem__(self, Ellipsis, private)
@@ -1154,6 +1172,8 @@ def _patch_ndarray_type(np):
         checked.__qualname__ = "ndarray." + name
         checked.__doc__ = method.__doc__
         return checked
+
+    _PRODUCTS = ("dot", "__matmul__", "__rmatmul__")
 
     put = real.__dict__["put"]
 
@@ -1298,7 +1318,10 @@ def _patch_ndarray_type(np):
         # (review 63: numpy's comparison of a string array ran the code,
         # which emptied the object array's slot, and returned NotImplemented)
         for name in ("sort", "partition", "argmax", "argmin", "argsort", "argpartition",
-                     "searchsorted")])
+                     "searchsorted",
+                     # products multiply elements they hold no reference
+                     # to (_guard_object_products)
+                     "dot", "__matmul__", "__rmatmul__")])
 
 
 def _guard_lexsort(np):
@@ -1318,6 +1341,45 @@ def _guard_lexsort(np):
     checked_lexsort.__name__ = lexsort.__name__
     checked_lexsort.__doc__ = lexsort.__doc__
     _SUBSTITUTES[id(lexsort)] = checked_lexsort
+
+
+def _guard_object_products(np):
+    """numpy's products of arrays of Python objects (dot, vdot, inner,
+    matmul, correlate, convolve) multiply and add elements whose pointers
+    they read from the arrays without a reference: a multiplication that
+    ran the code, which replaced the array's element, and then gave way to
+    the other operand's method would hand that method a freed object.  No
+    such multiplication is known (numpy's arithmetic raises where its
+    comparison returned NotImplemented: review 67 N1), so this does not
+    rest on that: in a call the code's object arrays go to them as private
+    copies, which hold their own references and which the code cannot
+    reach (ndarray.dot and @ too: _patch_ndarray_type)."""
+    for name in ("dot", "vdot", "inner", "matmul", "correlate", "convolve"):
+        function = getattr(np, name, None)
+        if function is not None:
+            _SUBSTITUTES[id(function)] = _on_private_copies(function, name)
+
+
+_OPERAND_KEYWORDS = frozenset({"a", "b", "v", "x1", "x2"})
+
+
+def _private(value):
+    return _NDARRAY[0].copy(value) if isinstance(value, _NDARRAY[0]) and \
+        value.dtype.hasobject else value
+
+
+def _on_private_copies(function, name):
+    def checked(*args, **kwargs):
+        if _IN_CALL["on"]:
+            # the two operands only: out (the third positional of dot and
+            # matmul) is written, the caller's own array
+            args = tuple(_private(a) for a in args[:2]) + args[2:]
+            kwargs = {k: _private(v) if k in _OPERAND_KEYWORDS else v
+                      for k, v in kwargs.items()}
+        return function(*args, **kwargs)
+    checked.__name__ = checked.__qualname__ = name
+    checked.__doc__ = function.__doc__
+    return checked
 
 
 def _guard_object_memory(np):

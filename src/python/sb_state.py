@@ -44,9 +44,15 @@ class _Settings:
         self.errobj = list(np.geterrobj()) if hasattr(np, "geterrobj") else None
         self.err = (np.geterr(), np.geterrcall(), np.getbufsize())
         self.printoptions = np.get_printoptions()
+        # np.random.set_bit_generator(PCG64()) replaces the legacy
+        # generator's (review 68 F2: the reseed then failed, and ended the
+        # workspace)
+        get = getattr(np.random, "get_bit_generator", None)
+        self.bit_generator = get() if get is not None else None
         # warnings' own names: catch_warnings() left open (a generator kept
         # in ws) binds a new filters list and showwarning (review 65 F2)
-        self.warnings = _snapshot(warnings.__dict__, _WARNINGS_NAMES)
+        self.names = tuple((namespace, _snapshot(namespace, names))
+                           for namespace, names in _module_names())
         self.filter_items = list(warnings.filters)
         self.context = decimal.getcontext().copy()
         self.templates = tuple((ctx, ctx.copy()) for ctx in (
@@ -75,7 +81,8 @@ class _Settings:
             np.seterrcall(call)
             np.setbufsize(size)
         np.set_printoptions(**self.printoptions)
-        _restore_names(warnings.__dict__, self.warnings)
+        for namespace, saved in self.names:
+            _restore_names(namespace, saved)
         _restore_list(warnings.filters, self.filter_items)
         # a warning shown "once" or by "default" in an earlier call shows
         # again, as in a fresh child (the registries are emptied lazily)
@@ -84,6 +91,9 @@ class _Settings:
         for live, saved in self.templates:
             _restore_context(live, saved)
         sb_harden.forget_code_accessors()
+        if self.bit_generator is not None and \
+                np.random.get_bit_generator() is not self.bit_generator:
+            np.random.set_bit_generator(self.bit_generator)
         if reseed:
             _reseed_numpy()
             random.seed()
@@ -129,6 +139,16 @@ def _restore_list(live, saved):
 # the names of warnings' module a catch_warnings() rebinds, and what shows
 _WARNINGS_NAMES = ("filters", "showwarning", "_showwarnmsg_impl", "formatwarning",
                    "_formatwarnmsg_impl", "defaultaction", "onceregistry")
+
+
+def _module_names():
+    """(a module's namespace, the names in it a library function rebinds):
+    warnings' (catch_warnings), matplotlib.dates' epoch (set_epoch)."""
+    found = [(warnings.__dict__, _WARNINGS_NAMES)]
+    dates = sys.modules.get("matplotlib.dates")
+    if dates is not None and sb_charts.ready():
+        found.append((dates.__dict__, ("_epoch",)))
+    return found
 
 
 def _snapshot(namespace, names):
@@ -191,6 +211,10 @@ def _dicts():
     pandas_plotting = sys.modules.get("pandas.plotting")
     if pandas_plotting is not None:
         found.append(getattr(pandas_plotting, "plot_params", None))
+    # dateutil's default parser and its words (DEFAULTPARSER.info.dayfirst)
+    parser = getattr(sys.modules.get("dateutil.parser"), "DEFAULTPARSER", None)
+    if parser is not None:
+        found += [parser, getattr(parser, "info", None)]
     if "matplotlib" in sys.modules and sb_charts.ready():
         import matplotlib
         import matplotlib.colors
@@ -207,6 +231,7 @@ def _dicts():
                           "_all_projection_types", None),
                   getattr(matplotlib.style, "library", None),
                   getattr(matplotlib.font_manager, "fontManager", None)]
+
     dicts = []
     for live in found:
         if live is not None and not isinstance(live, dict):

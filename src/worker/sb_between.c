@@ -71,7 +71,19 @@ sb_code_frame_refused(PyCodeObject *code)
 			PyErr_Clear();
 			fname = "?";
 		}
-		snprintf(sb_code_refused, sizeof(sb_code_refused), "%s", fname);
+		{
+			/* clipped to whole UTF-8 characters: code_on() makes a str of it */
+			size_t		len = strlen(fname);
+
+			if (len >= sizeof(sb_code_refused))
+			{
+				len = sizeof(sb_code_refused) - 1;
+				while (len > 0 && (((unsigned char) fname[len]) & 0xC0) == 0x80)
+					len--;
+			}
+			memcpy(sb_code_refused, fname, len);
+			sb_code_refused[len] = '\0';
+		}
 	}
 	PyErr_Format(PyExc_RuntimeError,
 				 "the code's function \"%s\" ran between two calls, where nothing of "

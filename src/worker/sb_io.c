@@ -56,6 +56,13 @@
  */
 static bool sb_keep = false;
 
+/* Is this a workspace's child, which a call's last frame does not end? */
+bool
+sb_io_kept(void)
+{
+	return sb_keep;
+}
+
 /*
  * A plain call's child that ends with its result stays until the backend
  * has taken it (sb_io.linger): it shuts its side of the socket, which ends

@@ -428,6 +428,12 @@ sb_python_serve(uint32_t flags, uint32_t cpu_ms, bool claim)
 		sb_python_mailbox_to_socket();
 		/* whole frames: SIGPROF's handler sends none in the middle of one */
 		sb_io_sending = 1;
+		/*
+		 * a workspace's child ends with this error: it says so first, so
+		 * that the call's error says the workspace ended (review 68 F3)
+		 */
+		if (sb_io_kept())
+			(void) sb_send_frame(SB_CHILD_DATA_FD, SB_DATA_LAST, NULL, 0);
 		if (oom)
 		{
 			(void) sb_send_frame(SB_CHILD_DATA_FD, SB_DATA_ERROR, memory, sizeof(memory) - 1);

@@ -57,6 +57,7 @@ extern volatile sig_atomic_t sb_io_sending;
 /* sb_io.c: the child's channel, the builtin module sb_io */
 struct _object;
 extern struct _object *sb_io_init(void);
+extern bool sb_io_kept(void);
 /* sb_memguard.c: sb_io's guards of numpy's object memory */
 extern struct _object *sb_io_finalizers_off(struct _object *self, struct _object *arg);
 extern struct _object *sb_io_finalizers_on(struct _object *self, struct _object *unused);

@@ -6028,6 +6028,53 @@ PAYLOADS = [
                 return "read memory: %r" % (shown,)
             raise LookupError("no byte read: %r" % (shown,))
         """, on={EXCEPTION}, off={OK, EXCEPTION, CRASH}),
+    # review 67 N1: numpy's products of object arrays read elements without
+    # a reference; in a call they work on private copies, so what the
+    # code's __mul__ puts in the array meanwhile is not multiplied
+    Payload("object-products-on-private-copies", """
+        import numpy as np
+        HOLDER = [None]
+        class X:
+            def __init__(self, v):
+                self.v = v
+            def __mul__(self, other):
+                if HOLDER[0] is not None:
+                    HOLDER[0][1] = 5
+                return self.v * other
+            def conjugate(self):
+                return self
+        def main():
+            got = []
+            for product in (np.dot, np.inner, np.vdot, np.matmul, lambda a, b: a.dot(b),
+                            lambda a, b: a @ b):
+                a = np.array([X(1), X(2)], dtype=object)
+                HOLDER[0] = a
+                got.append(int(product(a, np.array([3, 3], dtype=object))))
+                HOLDER[0] = None
+            if got != [9] * 6:
+                raise LookupError("the products read the array the code changed: %r" % got)
+            return got
+        """, on={OK}, off={OK, EXCEPTION}),
+    # review 68 F1: str() of the reason ran the code (a Series formatted by
+    # its float_format), which moved start after the check and before
+    # CPython's own __str__ read the byte
+    Payload("unicode-error-reason-moves-start", """
+        import pandas as pd
+        def main():
+            shown = []
+            for d in (8, 16, 24):
+                e = UnicodeDecodeError("utf-8", b"abcdefgh", 0, 1, "r")
+                def moved(x, e=e, d=d):
+                    e.start = -d
+                    e.end = -d + 1
+                    return "%.1f" % x
+                pd.set_option("display.float_format", moved)
+                e.reason = pd.Series([1.5])
+                shown.append(str(e))
+            if any("byte 0x" in text for text in shown):
+                return "read memory: %r" % (shown,)
+            raise LookupError("no byte read: %r" % (shown,))
+        """, on={EXCEPTION}, off={OK, EXCEPTION, CRASH}),
     Payload("make-dataclass-str-base-own-startswith", """
         import dataclasses
         def main():
