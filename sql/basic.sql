@@ -118,6 +118,18 @@ SELECT sandbox_execute($$
         def main():
             return math.floor(2.5)
 $$);
+-- ... and its errors name the line and column as written
+SELECT r->'error'->>'line' AS line, r->'error'->>'col' AS col, r->'error'->>'message' AS message
+FROM sandbox_run($$
+        def main():
+            return 1 / 0
+$$) r;
+SELECT r->'error'->>'line' AS line, r->'error'->>'col' AS col, r->'error'->'findings'->0->>'col' AS finding_col
+FROM sandbox_run($$
+        import os
+        def main():
+            return 1
+$$) r;
 -- control characters other than newline and tab are written as Python
 -- writes them: they would be instructions to the terminal of whoever ran
 -- the call (here: set its title, clear the screen, go back to the line's

@@ -803,8 +803,11 @@ def _send_error(kind, etype, message, line=None, col=None, tb=None, exit_code=0,
     call's error says the workspace ended (it found the process gone at
     the next call, "exited with code 72 between two calls": review 65 F4)."""
     err = {"kind": kind, "type": etype, "message": message,
-           "line": line, "col": col, "traceback": tb}
+           "line": line, "col": _written_position(line, col), "traceback": tb}
     err.update(extra)
+    if _COLUMN_SHIFT[0] and type(err.get("findings")) is list:
+        err["findings"] = [dict(f, col=_written_position(f.get("line"), f.get("col")))
+                           if type(f) is dict else f for f in err["findings"]]
     if exit_code and _WS[0] is not None:
         sb_io.keep(False)
         sb_io.write(_FRAME_HEADER.pack(sb_io.LAST, 0))
@@ -1444,6 +1447,25 @@ def _module_namespace(namespace):
     return module.__dict__
 
 
+# per line of the call's code, the columns function_body() took off it:
+# errors name the column as the code was written
+_COLUMN_SHIFT = [None]
+
+
+def _column_shifts(written, body):
+    """How many leading characters each line of body lost (function_body
+    keeps the lines, and takes only leading blanks)."""
+    return [len(a) - len(b) for a, b in zip(written.split("\n"), body.split("\n"))]
+
+
+def _written_position(line, col):
+    """col of line in the code as written (function_body dedented it)."""
+    shifts = _COLUMN_SHIFT[0]
+    if shifts and type(line) is int and type(col) is int and 1 <= line <= len(shifts):
+        return col + shifts[line - 1]
+    return col
+
+
 def function_body(code):
     """A language function's body (or sandbox_execute's code) as Python can
     parse it, line for line: one that starts on the line of its $$ (AS $$
@@ -1474,6 +1496,7 @@ def function_body(code):
 def _serve_request(python_layer, request, inputs):
     """One request: validate, run and answer it.  Returns the exit code."""
     _BETWEEN_CALLS[0] = False
+    _COLUMN_SHIFT[0] = None
     # the library classes of modules imported since the worker's sweep (a
     # workspace's earlier call, a lazy import): their attribute hooks guarded
     sb_harden.sweep_new_modules()
@@ -1496,7 +1519,9 @@ def _serve_request(python_layer, request, inputs):
         inputs = dict(zip(function[1], _call_args(inputs)))
     # as a language function's body: $$ def main(): ... $$ on one line, or
     # a module indented as a block (SQL embedded in an application's code)
+    written = code
     code = function_body(code)
+    _COLUMN_SHIFT[0] = _column_shifts(written, code) if code != written else None
     out = _Output(limit)
     lines = code.splitlines()
     sb_shims.USER_TRACEBACK[0] = lambda exc: sb_errors.user_traceback(exc, lines)[0]
