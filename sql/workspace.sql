@@ -657,6 +657,28 @@ SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws, t): return [ws.get(
 SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}', '{"workspace": "%s"}')::text$q$, :'wsg')) LIKE '%has ended%' AS ended;
 RESET pysandbox.python_layer;
 
+-- nothing of the code's runs in the cleaning up between two calls either
+-- (a gc callback, possible only with the layer off, wrote a frame there
+-- that the next call read as its own print: review 69 L1); the workspace
+-- ends, and says why
+SET pysandbox.python_layer = off;
+SELECT sandbox_workspace_open() AS wsgc \gset
+SELECT sandbox_execute($$
+import gc
+import sys
+def main(ws):
+    io = sys.modules["sb_io"]
+    def late(phase, info):
+        if phase == "stop":
+            gc.callbacks.remove(late)
+            io.send(io.STDOUT, b"late print\n")
+    gc.callbacks.append(late)
+    return "called"
+$$, '{}', '{main}', jsonb_build_object('workspace', :'wsgc'));
+SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}', '{"workspace": "%s"}')::text$q$, :'wsgc'))
+       LIKE '%could not clean up after its last call%' AS ended_and_says_why;
+RESET pysandbox.python_layer;
+
 -- DISCARD ALL (a pooler's reset) ends every workspace of the session,
 -- once PostgreSQL lets it run
 SELECT sandbox_workspace_open() IS NOT NULL AS opened;

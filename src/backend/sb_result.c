@@ -569,6 +569,11 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 		sb_fail(f, ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION, "crash",
 				"sandbox process sent an invalid message",
 				"Its output ended in the middle of a message.", NULL);
+	else if (WIFEXITED(st) && WEXITSTATUS(st) == SB_CHILD_EXIT_UNCLEAN)
+		sb_fail(f, ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION, "crash",
+				"sandbox process could not clean up after its last call",
+				"A function of that call's code ran between two calls, where nothing of the code's may run.",
+				NULL);
 	else if (!WIFEXITED(st) || WEXITSTATUS(st) != SB_CHILD_EXIT_OK)
 		sb_fail(f, ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION, "crash",
 				psprintf("sandbox process exited with code %d without a result",

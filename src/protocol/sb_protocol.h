@@ -473,6 +473,9 @@ typedef struct SbExitReport
 #define SB_CHILD_EXIT_SETUP		70	/* a containment step failed */
 #define SB_CHILD_EXIT_VIOLATION	71	/* blocked system call, frame sent */
 #define SB_CHILD_EXIT_PROTOCOL	72	/* the request was malformed */
+#define SB_CHILD_EXIT_UNCLEAN	73	/* a serving child could not clean up
+									 * between two calls (the code's function
+									 * ran then) */
 #define SB_CHILD_EXIT_LIMIT		74	/* SIGPROF: the CPU timer, or the worker
 									 * past the wall-clock deadline; an
 									 * SB_DATA_WHERE may have gone first */

@@ -1230,7 +1230,7 @@ def serve(python_layer):
         # fresh one would (a new namespace, no figures, the libraries'
         # settings as the first group found them: _read_next)
         if not _clean_between_calls():
-            return 73
+            return _EXIT_UNCLEAN
         got = _next_request()
         if type(got) is int:
             return got
@@ -1277,7 +1277,7 @@ def _serve_workspace(python_layer, request, inputs):
         if code != 0:
             return code
         if not _clean_between_calls():
-            return 73
+            return _EXIT_UNCLEAN
         if not sb_io.next_call():
             return 0
         got = _next_request()
@@ -1376,6 +1376,11 @@ def _restore_or_report(what):
         return None, 72
 
 
+# a serving child that could not clean up between two calls ends with this
+# (SB_CHILD_EXIT_UNCLEAN: the workspace's next use says why)
+_EXIT_UNCLEAN = 73
+
+
 # what the code's code objects are compiled as (sb_io.code_off)
 _CODE_FILENAMES = (FILENAME, VERIFY_FILENAME)
 
@@ -1400,12 +1405,17 @@ def _clean_between_calls():
     _BETWEEN_CALLS[0] = True    # answered: nothing more to print
     sys.modules.pop("__sandbox__", None)     # the call's module goes with it
     sb_guard.PINNED.clear()     # operands a comparison kept for the call
+    # closing the figures drops them, as the collection drops the rest:
+    # under the same check (_collect_between_calls)
+    sb_io.code_off(_CODE_FILENAMES)
     try:
         sb_charts.end_call()
+        closed = True
     except BaseException:  # noqa: B902 - the next call would not start clean
-        return False
-    _collect_between_calls()
-    return True
+        closed = False
+    finally:
+        refused = sb_io.code_on()
+    return closed and refused is None and _collect_between_calls()
 
 
 def _collect_between_calls():
@@ -1425,12 +1435,20 @@ def _collect_between_calls():
     allowance."""
     _BETWEEN_CALLS[0] = True
     start = time.perf_counter()
+    # no frame of the code's runs meanwhile (a gc callback of the code's,
+    # possible with the Python layer off, ran there and its write reached
+    # the next call: review 69 L1); if one tried, the child does not serve on
+    refused = None
+    sb_io.code_off(_CODE_FILENAMES)
     try:
         gc.collect(_COLLECT["generation"])
     except BaseException:  # noqa: B902 - a finalizer's; nothing to tell it to
         pass
+    finally:
+        refused = sb_io.code_on()
     if time.perf_counter() - start > _COLLECT_FULL_MAX_S:
         _COLLECT["generation"] = 1
+    return refused is None
 
 
 def _module_namespace(namespace):
