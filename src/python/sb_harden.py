@@ -1779,6 +1779,7 @@ def harden_numpy():
            "numpy.lib.stride_tricks.sliding_window_view")
     refuse(stride_tricks.DummyArray, "it makes an array of any address")
     _guard_name_factories(np)
+    _substitutes_in_place(np)
     refuse(np.add_newdoc, "it imports any module named by a string")
     # numpy's operators and array repr for every later call of the process,
     # pysandbox's own reading of a workspace's next inputs included
@@ -1937,7 +1938,36 @@ def _numpy_name_problem(np, name, call):
             refused is not None and refused[0] is found):
         raise AttributeError('%s: numpy function "%s" is not allowed in the sandbox'
                              % (call, name))
+    if id(found) in _SUBSTITUTES:
+        # the proxy hands out a checked one (np.matmul); the real one, which
+        # the factory would get, is not handed out (review 70 F1)
+        raise AttributeError('%s: numpy function "%s" is not allowed here in the sandbox; '
+                             'call np.%s itself' % (call, name, name))
     return name
+
+
+def _substitutes_in_place(np):
+    """The checked numpy functions (private copies of object arrays,
+    dtype checks: sb_memory) in numpy's own module, not only in the code's
+    proxy: numpy.ma's factories and pandas' agg("name") look a function up
+    by name on the real module, and type(np.ma.arange)("lexsort", "", "")
+    was the unchecked lexsort, which brought back review 63's freed array
+    (review 70 F1).  Plain functions only: a ufunc (np.matmul) or a type
+    stays itself there, and its name is refused to the factories
+    (_numpy_name_problem).  numpy.ma's own factories made at import hold
+    the checked ones too."""
+    import numpy.ma.core as macore
+    for name in ("lexsort", "frombuffer", "dot", "vdot", "inner", "correlate", "convolve",
+                 "frompyfunc"):
+        real = getattr(np, name, None)
+        checked = _SUBSTITUTES.get(id(real))
+        if real is not None and checked is not None:
+            setattr(np, name, checked)
+    for value in list(vars(macore).values()):
+        if isinstance(value, macore._convert2ma):
+            function = value.__dict__.get("_func")
+            if id(function) in _SUBSTITUTES and not isinstance(function, type):
+                value._func = _SUBSTITUTES[id(function)]
 
 
 def _guard_name_factories(np):

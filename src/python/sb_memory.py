@@ -1354,9 +1354,13 @@ def _guard_object_products(np):
     rest on that: in a call the code's object arrays go to them as private
     copies, which hold their own references and which the code cannot
     reach (ndarray.dot and @ too: _patch_ndarray_type)."""
-    for name in ("dot", "vdot", "inner", "matmul", "correlate", "convolve"):
-        function = getattr(np, name, None)
-        if function is not None:
+    multiarray = np.core.multiarray
+    for owner, name in ((np, "dot"), (np, "vdot"), (np, "inner"), (np, "matmul"),
+                        (np, "correlate"), (np, "convolve"),
+                        # what correlate and convolve call
+                        (multiarray, "correlate"), (multiarray, "correlate2")):
+        function = getattr(owner, name, None)
+        if function is not None and id(function) not in _SUBSTITUTES:
             _SUBSTITUTES[id(function)] = _on_private_copies(function, name)
 
 

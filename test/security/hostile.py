@@ -5975,6 +5975,19 @@ PAYLOADS = [
                 arr.argsort(kind="quicksort")
             except Exception:
                 pass"""),
+    # review 70: numpy.ma's factories look a function up by name on the
+    # real numpy module, which held the unchecked lexsort: review 63's
+    # freed array again
+    borrowed_array_payload("ma-factory-lexsort-borrowed-numpy-array", "holder[0][0] = None", """
+            lexsort = type(np.ma.arange)("lexsort", "", "")
+            arr = np.empty(2, dtype=object)
+            arr[1] = Z()
+            arr[0] = np.array(["abc"])
+            holder[0] = arr
+            try:
+                lexsort([arr])
+            except Exception:
+                pass"""),
     # review 64: cmp_to_key's key compares its .obj without a reference,
     # and .obj may be set: the code dropped the array while numpy's
     # comparison ran, and got the freed array back
