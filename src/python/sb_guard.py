@@ -121,6 +121,8 @@ FORBIDDEN_ATTRIBUTES.update(dict.fromkeys((
     "load", "save", "savez", "savez_compressed", "savetxt", "loadtxt",
     "genfromtxt", "fromfile", "fromregex", "tofile", "memmap",
     "open_memmap", "DataSource",
+    # ... and the readers and openers by path review 70 found handed out
+    "recfromcsv", "recfromtxt", "fromtextfile", "StataReader", "get_buffer",
     # pandas writers that never return their output as a value
     "to_pickle", "to_parquet", "to_excel", "to_hdf", "to_feather",
     "to_stata", "to_sql", "to_clipboard", "to_orc", "to_gbq",

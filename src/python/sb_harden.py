@@ -198,6 +198,12 @@ def harden_libraries():
             guard_settable(wrapper, "__wrapped__")
             for name in assigned:
                 guard_settable(wrapper, name)
+            if isinstance(wrapper, type) and "__module__" in assigned:
+                # the code's class given another module's name no longer
+                # counts as the code's (sb_guard._made_by_code: review 70 F3)
+                raise TypeError("functools.update_wrapper: a class's __module__ is not set in "
+                                "the sandbox; pass assigned=(\"__name__\", \"__qualname__\", "
+                                "\"__doc__\") for a class")
             if "__dict__" in updated:
                 _check_dict_copy(wrapper, wrapped)
                 extra = getattr(wrapped, "__dict__", None)
@@ -367,6 +373,7 @@ def harden_libraries():
     _harden_copy_hooks()
     _harden_keyword_sinks()
     _harden_enum()
+    _harden_namedtuple()
     _harden_typing()
     _harden_dataclasses()
     harden_dataclass_readers()
@@ -866,6 +873,24 @@ def _dunders_refused(hook, found):
     guarded.__qualname__ = found.__qualname__
     guarded.__doc__ = found.__doc__
     return guarded
+
+
+def _harden_namedtuple():
+    """namedtuple(module="json") set the new class's __module__ to any
+    module's name: the code's class then no longer counted as the code's
+    (sb_guard._made_by_code), so a str subclass mixing it in kept its lying
+    startswith() (review 70 F3).  In a call: no module=, as for Enum()."""
+    import collections
+    namedtuple = collections.namedtuple
+
+    def checked_namedtuple(typename, field_names, *, rename=False, defaults=None, module=None):
+        if _IN_CALL["on"] and module not in (None, "__sandbox__"):
+            raise TypeError("namedtuple(): module= is not allowed in the sandbox")
+        return namedtuple(typename, field_names, rename=rename, defaults=defaults,
+                          module=module)
+    checked_namedtuple.__name__ = checked_namedtuple.__qualname__ = "namedtuple"
+    checked_namedtuple.__doc__ = namedtuple.__doc__
+    _SUBSTITUTES[id(namedtuple)] = checked_namedtuple
 
 
 def _harden_enum():

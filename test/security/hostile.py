@@ -5988,6 +5988,43 @@ PAYLOADS = [
                 lexsort([arr])
             except Exception:
                 pass"""),
+    # review 70 F3: a class of the code's given another module's name (by
+    # update_wrapper or namedtuple(module=)) counted as a library's, and a
+    # str subclass mixing it in kept a startswith() that lies
+    Payload("code-class-takes-library-module", """
+        import collections
+        import functools
+        import json
+        def main():
+            made = []
+            class Lying:
+                def startswith(self, *args):
+                    return False
+            try:
+                functools.update_wrapper(Lying, json.dumps, updated=())
+            except TypeError:
+                pass
+            bases = [Lying]
+            try:
+                N = collections.namedtuple("N", "a", module="json")
+                class LyingN(N):
+                    def startswith(self, *args):
+                        return False
+                bases.append(LyingN)
+            except TypeError:
+                pass
+            for base in bases:
+                try:
+                    class Text(base, str):
+                        pass
+                    text = Text("__x")
+                    made.append(text.startswith("__") is False)
+                except Exception:
+                    pass
+            if any(made):
+                return "a lying str subclass was made"
+            raise LookupError("the code's classes kept their module")
+        """, on={EXCEPTION}, off={OK, EXCEPTION}),
     # review 64: cmp_to_key's key compares its .obj without a reference,
     # and .obj may be set: the code dropped the array while numpy's
     # comparison ran, and got the freed array back
