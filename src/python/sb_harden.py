@@ -886,6 +886,9 @@ def _harden_namedtuple():
     def checked_namedtuple(typename, field_names, *, rename=False, defaults=None, module=None):
         if _IN_CALL["on"] and module not in (None, "__sandbox__"):
             raise TypeError("namedtuple(): module= is not allowed in the sandbox")
+        if module is None:
+            # the caller's, as namedtuple itself finds it (not this module's)
+            module = sys._getframe(1).f_globals.get("__name__", "__main__")
         return namedtuple(typename, field_names, rename=rename, defaults=defaults,
                           module=module)
     checked_namedtuple.__name__ = checked_namedtuple.__qualname__ = "namedtuple"
