@@ -532,6 +532,15 @@ def main():
 $$) AS t(month date, quarter timestamp);
 -- not a date: 42804, naming column and row
 SELECT * FROM sandbox_rows('def main(): return [("2024-01-01",), ("2024-13-01",)]') AS t(d date);
+-- text is read as pandas reads it (ISO 8601, "Mar 5, 2024", 01/02 month
+-- first), but not where pandas would guess: a zone name it does not know
+-- ("10:00 PST" was 10:00 UTC) or a day-first date (review 71)
+SELECT * FROM sandbox_rows($$
+def main():
+    return [("2024-03-05T10:00:00-08:00", "Mar 5, 2024"), ("2024-03-05 10:00Z", "01/02/2024")]
+$$) AS t(ts timestamptz, d date);
+SELECT * FROM sandbox_rows('def main(): return [("2024-03-05 10:00 PST",)]') AS t(ts timestamptz);
+SELECT * FROM sandbox_rows('def main(): return [("01/02/2024",), ("13/02/2024",)]') AS t(d date);
 SELECT pg_temp.rows_error('d date', 'def main(): return [(20240101,)]');
 -- dates and times outside pandas' range (about 1677 to 2262) are returned
 -- as they are, aware ones in UTC

@@ -16,6 +16,7 @@ import dataclasses
 import re
 import enum
 import datetime
+import warnings
 import decimal
 import ipaddress
 import itertools
@@ -1360,6 +1361,25 @@ def _far_micros(v, wall_clock=False):
     return None
 
 
+def _text_moment(text, name, row):
+    """A str into a date/time column, read as pandas reads it, but not
+    where pandas would guess (it warns): a zone name it does not know
+    ("10:00 PST" was read as 10:00 UTC) or a day-first date among
+    month-first ones ("13/02/2024" and "01/02/2024" were Feb 13 and Jan 2:
+    review 71).  ISO 8601 text is read as it is."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        stamp = _Timestamp(text)
+    if caught:
+        raise RowsError('column "%s", row %d: %r cannot be read as a date/time without guessing (%s)'
+                        % (name, row + 1, text[:80], str(caught[0].message).split(".")[0][:120]),
+                        _MISMATCH,
+                        'Write ISO 8601 text, such as "2024-03-05T10:00:00-08:00" (a zone as '
+                        'an offset), or convert first: pd.to_datetime(s, format="%d/%m/%Y"), '
+                        'then .dt.tz_localize("America/Los_Angeles") for a zone.')
+    return stamp
+
+
 def _encode_datetime(series, name, kind, sqltype=None):
     s = series
     far = {}
@@ -1372,7 +1392,7 @@ def _encode_datetime(series, name, kind, sqltype=None):
             t = type(v)
             if t in (_Timestamp, datetime.datetime, datetime.date, np.datetime64, str):
                 try:
-                    stamp = _Timestamp(v)
+                    stamp = _Timestamp(v) if t is not str else _text_moment(v, name, i)
                     if kind != sb_io.COL_TIMESTAMPTZ and stamp.tzinfo is not None:
                         stamp = stamp.tz_localize(None)     # its own day and clock
                     converted.append(stamp)
