@@ -530,6 +530,20 @@ import pandas as pd
 def main():
     return [(pd.Period("2024-03", "M"), pd.Period("2024Q2", "Q"))]
 $$) AS t(month date, quarter timestamp);
+-- bytes (numpy's too) into bytea and bytea[]; in jsonb[] a list next to
+-- other JSON values is a JSON array (all lists: a dimension); a declared
+-- column the frame has twice is refused, as sandbox_execute refuses it
+-- (review 71)
+SELECT * FROM sandbox_rows($$
+import numpy as np
+def main():
+    return [([b"ab", None, np.bytes_(b"c")], [{"a": 1}, [1, 2], '"x"'], [[1, 2], [3, 4]], np.bytes_(b"z"))]
+$$) AS t(b bytea[], j jsonb[], dims jsonb[], s bytea);
+SELECT * FROM sandbox_rows($$
+import pandas as pd
+def main():
+    return pd.DataFrame([[1, 2]], columns=["a", "a"])
+$$) AS t(a int);
 -- not a date: 42804, naming column and row
 SELECT * FROM sandbox_rows('def main(): return [("2024-01-01",), ("2024-13-01",)]') AS t(d date);
 -- text is read as pandas reads it (ISO 8601, "Mar 5, 2024", 01/02 month
