@@ -1699,13 +1699,17 @@ _TEXT_EMPTY_OFFSETS = (0).to_bytes(8, "little") + (1).to_bytes(8, "little")
 _DOUBLE = struct.Struct("<d")
 
 
-def _encode_one(v, col):
+def _encode_one(v, col, nan_is_value=False):
     """The payload of a one-row column holding v, for the plain values whose
     payload is plain (None, int, float, bool, str), or None: the DataFrame
     path then decides, with its errors.  A language function called per row
-    returns one value: building a DataFrame for it costs ~100 us."""
+    returns one value: building a DataFrame for it costs ~100 us.
+    nan_is_value: a float NaN is NaN, not NULL (a language function
+    RETURNS float8: PL/Python's and PostgreSQL's NaN; review 71)."""
     kind = col["kind"]
     t = type(v)
+    if nan_is_value and kind == sb_io.COL_FLOAT64 and t in _FLOAT_TYPES and v != v:
+        return [_ZERO8, b"", _DOUBLE.pack(float(v))]
     if kind == sb_io.COL_INT64:
         if v is None:
             return _ONE_NULL + [_ZERO8]
@@ -1732,14 +1736,14 @@ def _encode_one(v, col):
     return None
 
 
-def encode_rows(value, spec, func, budget, fill=None):
+def encode_rows(value, spec, func, budget, fill=None, nan_is_value=False):
     """(nrows, [column payload parts]) for a sandbox_rows result, in spec's
     order; each column's parts are sent as one frame with sb_io.sendv.
     fill: {column: value} for declared columns the result may leave out
     (group_by: the group's key)."""
     if fill is None and type(value) is list and len(value) == 1 and len(spec) == 1 and \
             type(value[0]) is tuple and len(value[0]) == 1:
-        payload = _encode_one(value[0][0], spec[0])
+        payload = _encode_one(value[0][0], spec[0], nan_is_value)
         if payload is not None:
             if sum(len(part) for part in payload) > budget:
                 raise OutputLimitExceeded("the rows of %s() exceed the output limit" % func)

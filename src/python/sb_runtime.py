@@ -1650,8 +1650,9 @@ def _serve_request(python_layer, request, inputs):
         sys.stdout.flush()
         sys.stderr.flush()
         if rows is not None:
-            nrows, payloads = sb_codec.encode_rows(results[returns[0]], rows["columns"],
-                                                   returns[0], limit - out.used, key)
+            nrows, payloads = sb_codec.encode_rows(
+                results[returns[0]], rows["columns"], returns[0], limit - out.used, key,
+                nan_is_value=spec is not None and spec["shape"] == "scalar")
         elif function is not None:
             text = "{}"         # a function returning void, a DO block
         else:
@@ -1762,7 +1763,8 @@ def _serve_held(fn, name, shape, params, rows, limit, out, lines):
             nrows, payloads = 0, ()
             if rows is not None:
                 nrows, payloads = sb_codec.encode_rows(value, rows["columns"], name,
-                                                       limit - out.used)
+                                                       limit - out.used,
+                                                       nan_is_value=shape == "scalar")
             sb_charts.end_call(full=False)
         except sb_codec.RowsError as exc:
             _send_error("rows", "ResultError", str(exc), sqlstate=exc.sqlstate, shape=shape,
