@@ -415,9 +415,15 @@ sb_child_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 		char	   *shape = sb_json_string(err, "shape");
 		char	   *value_hint = sb_json_string(err, "hint");
 
-		/* a value that does not fit its column says how to convert it */
-		sb_fail(f, state && strcmp(state, "42703") == 0 ?
-				ERRCODE_UNDEFINED_COLUMN : ERRCODE_DATATYPE_MISMATCH,
+		/*
+		 * a value that does not fit its column says how to convert it; the
+		 * child names one of these SQLSTATEs, no other
+		 */
+		sb_fail(f, state == NULL ? ERRCODE_DATATYPE_MISMATCH :
+				strcmp(state, "42703") == 0 ? ERRCODE_UNDEFINED_COLUMN :
+				strcmp(state, "42702") == 0 ? ERRCODE_AMBIGUOUS_COLUMN :
+				strcmp(state, "22003") == 0 ? ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE :
+				ERRCODE_DATATYPE_MISMATCH,
 				"exception", message, NULL,
 				value_hint != NULL ? value_hint :
 				shape == NULL ?

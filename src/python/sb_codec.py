@@ -1189,6 +1189,14 @@ _CONVERT_HINTS = {
 }
 
 
+def _out_of_bigint(name, row, value):
+    """An integer past int8's range: 22003, as PostgreSQL's int8 input and
+    the backend's narrower integer columns say it (review 71: it was 42804)."""
+    return RowsError('column "%s", row %d: value %d is out of range for type bigint'
+                     % (name, row + 1, value), "22003",
+                     "Declare the column numeric, or return the value as text.")
+
+
 def _bad_value(name, row, value, what):
     text = repr(value) if type(value) in (str, int, float, bool) else \
         '"%s" value' % type(value).__name__
@@ -1262,7 +1270,7 @@ def _encode_int(series, name):
         values = series.to_numpy()
         if values.dtype.kind == "u" and n and values.max() > np.uint64(_INT64_MAX):
             row = int(np.argmax(values > np.uint64(_INT64_MAX)))
-            raise _bad_value(name, row, int(values[row]), "a 64-bit integer")
+            raise _out_of_bigint(name, row, int(values[row]))
         return _fixed_payload(np.ones(n, bool), values.astype("<i8"))
     if series.dtype.kind == "f" and not pd.api.types.is_extension_array_dtype(series.dtype):
         values = series.to_numpy(dtype="f8")
@@ -1282,7 +1290,7 @@ def _encode_int(series, name):
         elif t in _INT_TYPES or t in _BOOL_TYPES:
             iv = int(v)
             if iv > _INT64_MAX or iv < -_INT64_MAX - 1:
-                raise _bad_value(name, i, iv, "a 64-bit integer")
+                raise _out_of_bigint(name, i, iv)
             out[i] = iv
         elif t in _FLOAT_TYPES and float(v).is_integer() and abs(v) < 9.2e18:
             out[i] = int(v)
@@ -1290,7 +1298,7 @@ def _encode_int(series, name):
             out[i] = int(v)
         elif (t is str or t is np.str_) and (iv := _int_of_text(v)) is not None:
             if iv > _INT64_MAX or iv < -_INT64_MAX - 1:
-                raise _bad_value(name, i, iv, "a 64-bit integer")
+                raise _out_of_bigint(name, i, iv)
             out[i] = iv
         else:
             raise _bad_value(name, i, v, "an integer column")
