@@ -545,6 +545,10 @@ import pandas as pd
 def main():
     return pd.DataFrame([[1, 2]], columns=["a", "a"])
 $$) AS t(a int);
+-- ... a NULL next to a list: the list is a JSON value (review 72)
+SELECT * FROM sandbox_rows('def main(): return [([None, [1]],)]') AS t(j jsonb[]);
+-- text too long to be a date/time is refused at once (review 72)
+SELECT * FROM sandbox_rows('def main(): return [("2024-01-01" * 100,)]') AS t(ts timestamptz);
 -- not a date: 42804, naming column and row
 SELECT * FROM sandbox_rows('def main(): return [("2024-01-01",), ("2024-13-01",)]') AS t(d date);
 -- text is read as pandas reads it (ISO 8601, "Mar 5, 2024", 01/02 month

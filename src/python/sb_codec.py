@@ -1375,6 +1375,10 @@ def _text_moment(text, name, row):
     ("10:00 PST" was read as 10:00 UTC) or a day-first date among
     month-first ones ("13/02/2024" and "01/02/2024" were Feb 13 and Jan 2:
     review 71).  ISO 8601 text is read as it is."""
+    if len(text) > 200:
+        # no date/time is that long (dateutil took the call's whole time
+        # on 2 MB of text: review 72 F4)
+        raise _bad_value(name, row, text, "a date/time column")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         stamp = _Timestamp(text)
@@ -1468,7 +1472,7 @@ def _array_literal(value, name, row, sqltype=None, fields=None):
     category = _field_category(element) if element in ("bytea", "json", "jsonb") else "text"
     lists_are_values = category == "json" and not all(
         type(v) is list or type(v) is tuple or (type(v) is np.ndarray and v.ndim > 0)
-        for v in value if not _is_null(v))
+        for v in value)
     for v in value:
         if sqltype is not None:
             v = _moment_element(v, sqltype)

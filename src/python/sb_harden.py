@@ -887,8 +887,11 @@ def _harden_namedtuple():
         if _IN_CALL["on"] and module not in (None, "__sandbox__"):
             raise TypeError("namedtuple(): module= is not allowed in the sandbox")
         if module is None:
-            # the caller's, as namedtuple itself finds it (not this module's)
-            module = sys._getframe(1).f_globals.get("__name__", "__main__")
+            # in a call the code's (through functools.partial or pandas'
+            # apply the caller's frame was theirs: review 72 F2); else the
+            # caller's, as namedtuple itself finds it (not this module's)
+            module = "__sandbox__" if _IN_CALL["on"] else \
+                sys._getframe(1).f_globals.get("__name__", "__main__")
         return namedtuple(typename, field_names, rename=rename, defaults=defaults,
                           module=module)
     checked_namedtuple.__name__ = checked_namedtuple.__qualname__ = "namedtuple"
@@ -1985,12 +1988,28 @@ def _substitutes_in_place(np):
     (_numpy_name_problem).  numpy.ma's own factories made at import hold
     the checked ones too."""
     import numpy.ma.core as macore
-    for name in ("lexsort", "frombuffer", "dot", "vdot", "inner", "correlate", "convolve",
-                 "frompyfunc"):
-        real = getattr(np, name, None)
+    multiarray = np.core.multiarray
+    checked_of = {}
+    for owner, name in ((np, "lexsort"), (np, "frombuffer"), (np, "dot"), (np, "vdot"),
+                        (np, "inner"), (np, "correlate"), (np, "convolve"), (np, "frompyfunc"),
+                        (multiarray, "correlate"), (multiarray, "correlate2")):
+        real = getattr(owner, name, None)
         checked = _SUBSTITUTES.get(id(real))
         if real is not None and checked is not None:
-            setattr(np, name, checked)
+            checked_of[id(real)] = checked
+    # wherever numpy's modules hold them by name: tensordot and
+    # linalg.multi_dot call numeric's and linalg's own dot, polymul
+    # numeric's convolve, which calls multiarray.correlate (review 72 F1)
+    for module_name, module in list(sys.modules.items()):
+        if module is None or not (module_name == "numpy" or module_name.startswith("numpy.")):
+            continue
+        namespace = getattr(module, "__dict__", None)
+        if type(namespace) is not dict or module_name.endswith("_multiarray_umath"):
+            continue
+        for name, value in list(namespace.items()):
+            checked = checked_of.get(id(value))
+            if checked is not None:
+                namespace[name] = checked
     for value in list(vars(macore).values()):
         if isinstance(value, macore._convert2ma):
             function = value.__dict__.get("_func")

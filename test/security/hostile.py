@@ -6096,12 +6096,16 @@ PAYLOADS = [
         def main():
             got = []
             for product in (np.dot, np.inner, np.vdot, np.matmul, lambda a, b: a.dot(b),
-                            lambda a, b: a @ b):
+                            lambda a, b: a @ b,
+                            # numpy's own callers of its dot (review 72)
+                            lambda a, b: np.tensordot(a, b, 1),
+                            lambda a, b: np.linalg.multi_dot([a.reshape(1, 2),
+                                                              b.reshape(2, 1)])[0, 0]):
                 a = np.array([X(1), X(2)], dtype=object)
                 HOLDER[0] = a
                 got.append(int(product(a, np.array([3, 3], dtype=object))))
                 HOLDER[0] = None
-            if got != [9] * 6:
+            if got != [9] * 8:
                 raise LookupError("the products read the array the code changed: %r" % got)
             return got
         """, on={OK}, off={OK, EXCEPTION}),
