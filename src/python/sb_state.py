@@ -36,7 +36,8 @@ import sb_harden
 
 
 class _Settings:
-    """What a workspace's calls start from (one per workspace's child)."""
+    """What a serving child's calls start from (one per workspace's or
+    group_by call's child, made before its first call)."""
 
     def __init__(self):
         self.pandas = _pandas_leaves()
@@ -62,10 +63,10 @@ class _Settings:
         self.lists = tuple((live, tuple(live)) for live in _lists())
 
     def restore(self, reseed=True):
-        """The settings as they were when this was made; with reseed (a
-        workspace's next call, other code than the last), the random
-        generators reseeded as a fresh child's are: a seed an earlier call
-        set makes no later call's draws known in advance."""
+        """The settings as they were when this was made; with reseed (as
+        the runtime always asks), the random generators reseeded as a fresh
+        child's are: a seed an earlier call set makes no later call's draws
+        known in advance."""
         # registries first: pandas' option callbacks look into them
         # (register_converters compares keys of matplotlib's units registry)
         for live, keys, values in self.dicts:
