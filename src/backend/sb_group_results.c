@@ -61,6 +61,17 @@ sb_group_keep(SbGroupScan *gs, SbGroupTask *task, Jsonb *result)
 	MemoryContextSwitchTo(old);
 }
 
+/* A group ran: its usage counts toward the call's. */
+static void
+sb_group_count(SbGroupScan *gs, const SbGroupTask *task, const SbOutcome *out)
+{
+	gs->groups++;
+	gs->rows_in += task->input_rows;
+	gs->bytes_in += task->input_bytes;
+	gs->cpu_us += out->call_cpu_us;
+	gs->peak_kb = Max(gs->peak_kb, out->exit.maxrss_kb);
+}
+
 /*
  * sandbox_run: a group's outcome becomes its report (as sandbox_run's for
  * one call, with the group's key), its returns are kept for the grouped
@@ -79,11 +90,7 @@ sb_group_report(SbGroupScan *gs, SbGroupTask *task, SbOutcome *out)
 	uint64		output;
 	int			i;
 
-	gs->groups++;
-	gs->rows_in += task->input_rows;
-	gs->bytes_in += task->input_bytes;
-	gs->cpu_us += out->call_cpu_us;
-	gs->peak_kb = Max(gs->peak_kb, out->exit.maxrss_kb);
+	sb_group_count(gs, task, out);
 	/* the error a group reported goes into the report too (review 57 F3) */
 	output = out->result_len + out->stdout_text->len + out->stderr_text->len +
 		(out->error != NULL ? out->error_len : 0);
@@ -208,11 +215,7 @@ sb_group_judge(SbGroupScan *gs, SbGroupTask *task, SbOutcome *out)
 	if (out->output_exceeded)
 		sb_group_output_exceeded(gs, task->described);
 
-	gs->groups++;
-	gs->rows_in += task->input_rows;
-	gs->bytes_in += task->input_bytes;
-	gs->cpu_us += out->call_cpu_us;
-	gs->peak_kb = Max(gs->peak_kb, out->exit.maxrss_kb);
+	sb_group_count(gs, task, out);
 	output = out->result_len;
 	foreach(lc, out->rows_columns)
 		output += ((SbChunk *) lfirst(lc))->len;

@@ -1369,22 +1369,23 @@ def _far_micros(v, wall_clock=False):
     return None
 
 
-def _text_moment(text, name, row):
+def _text_moment(text, name, row, caught):
     """A str into a date/time column, read as pandas reads it, but not
     where pandas would guess (it warns): a zone name it does not know
     ("10:00 PST" was read as 10:00 UTC) or a day-first date among
     month-first ones ("13/02/2024" and "01/02/2024" were Feb 13 and Jan 2:
-    review 71).  ISO 8601 text is read as it is."""
+    review 71).  ISO 8601 text is read as it is.  caught: the warnings
+    recorded for the whole column (_encode_datetime)."""
     if len(text) > 200:
         # no date/time is that long (dateutil took the call's whole time
         # on 2 MB of text: review 72 F4)
         raise _bad_value(name, row, text, "a date/time column")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        stamp = _Timestamp(text)
-    if caught:
+    before = len(caught)
+    stamp = _Timestamp(text)
+    if len(caught) > before:
         raise RowsError('column "%s", row %d: %r cannot be read as a date/time without guessing (%s)'
-                        % (name, row + 1, text[:80], str(caught[0].message).split(".")[0][:120]),
+                        % (name, row + 1, text[:80],
+                           str(caught[before].message).split(".")[0][:120]),
                         _MISMATCH,
                         'Write ISO 8601 text, such as "2024-03-05T10:00:00-08:00" (a zone as '
                         'an offset), or convert first: pd.to_datetime(s, format="%d/%m/%Y"), '
@@ -1392,34 +1393,44 @@ def _text_moment(text, name, row):
     return stamp
 
 
+def _datetime_values(s, name, kind, sqltype, far, caught):
+    """A column's values as Timestamps (NaT for NULL); a value pandas
+    cannot hold but PostgreSQL can goes into far by row, as microseconds."""
+    converted = []
+    for i, v in enumerate(s.array):
+        if _is_null(v):
+            converted.append(pd.NaT)
+            continue
+        t = type(v)
+        if t in (_Timestamp, datetime.datetime, datetime.date, np.datetime64, str):
+            try:
+                stamp = _Timestamp(v) if t is not str else _text_moment(v, name, i, caught)
+                if kind != sb_io.COL_TIMESTAMPTZ and stamp.tzinfo is not None:
+                    stamp = stamp.tz_localize(None)     # its own day and clock
+                converted.append(stamp)
+                continue
+            except (ValueError, TypeError, OverflowError):
+                micros = _far_micros(v, kind != sb_io.COL_TIMESTAMPTZ)
+                if micros is not None:
+                    far[i] = micros
+                    converted.append(pd.NaT)
+                    continue
+        if t is _Period:            # a month, a quarter ...: its first moment
+            converted.append(v.start_time)
+            continue
+        raise _bad_value(name, i, v, "type %s" % sqltype if sqltype
+                         else "a date/time column")
+    return converted
+
+
 def _encode_datetime(series, name, kind, sqltype=None):
     s = series
     far = {}
     if s.dtype.kind != "M" and not isinstance(s.dtype, pd.DatetimeTZDtype):
-        converted = []
-        for i, v in enumerate(s.array):
-            if _is_null(v):
-                converted.append(pd.NaT)
-                continue
-            t = type(v)
-            if t in (_Timestamp, datetime.datetime, datetime.date, np.datetime64, str):
-                try:
-                    stamp = _Timestamp(v) if t is not str else _text_moment(v, name, i)
-                    if kind != sb_io.COL_TIMESTAMPTZ and stamp.tzinfo is not None:
-                        stamp = stamp.tz_localize(None)     # its own day and clock
-                    converted.append(stamp)
-                    continue
-                except (ValueError, TypeError, OverflowError):
-                    micros = _far_micros(v, kind != sb_io.COL_TIMESTAMPTZ)
-                    if micros is not None:
-                        far[i] = micros
-                        converted.append(pd.NaT)
-                        continue
-            if t is _Period:            # a month, a quarter ...: its first moment
-                converted.append(v.start_time)
-                continue
-            raise _bad_value(name, i, v, "type %s" % sqltype if sqltype
-                             else "a date/time column")
+        # one recording of warnings for the column, not one per value
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            converted = _datetime_values(s, name, kind, sqltype, far, caught)
         try:
             s = pd.Series(pd.to_datetime(converted, utc=kind == sb_io.COL_TIMESTAMPTZ))
         except (ValueError, TypeError):
