@@ -183,6 +183,46 @@ def main():
 $$) -> 'error' ->> 'message';
 
 
+-- an uncaught SQLError ends the call with its query's SQLSTATE, as
+-- PL/Python's spiexceptions do (not 38000: the caller sees the division
+-- by zero, the missing privilege); a SQLError the code makes up keeps a
+-- SQLSTATE only if the backend answered one of the call's queries with it
+SELECT sandbox_execute($$
+def main():
+    return sql("SELECT 1/0 AS x")
+$$);
+SELECT r -> 'error' ->> 'sqlstate' AS sqlstate, r -> 'error' ->> 'message' AS message
+FROM sandbox_run($$
+def main():
+    return sql("SELECT secret FROM sq_items")
+$$) AS r;
+SELECT r -> 'error' ->> 'sqlstate' AS sqlstate, r -> 'error' ->> 'message' AS message
+FROM sandbox_run($$
+def main():
+    try:
+        sql("SELECT 1/0 AS x")
+    except SQLError:
+        pass
+    raise SQLError("made up", "40001")
+$$) AS r;
+SELECT r -> 'error' ->> 'sqlstate' AS sqlstate, r -> 'error' ->> 'message' AS message
+FROM sandbox_run($$
+def main():
+    e = SQLError("made up", "57014")
+    e.sqlstate = "57014"
+    raise e
+$$) AS r;
+SELECT r -> 'error' ->> 'sqlstate' AS sqlstate, r -> 'error' ->> 'message' AS message
+FROM sandbox_run($$
+class Retry(SQLError):
+    pass
+def main():
+    try:
+        sql("SELECT 1/0 AS x")
+    except SQLError as e:
+        raise Retry("subclassed", e.sqlstate)
+$$) AS r;
+
 -- the call's time runs out while its query checks no interrupt (the
 -- planner folds the constant repeat() of 150 MB), and the query then fails
 -- otherwise (22012): the call's own cancel goes with the query, and the
@@ -204,8 +244,20 @@ LANGUAGE pysandbox AS $$
 df = sql("SELECT price FROM sq_items WHERE price >= $1", min_price)
 return float(df.price.sum())
 $$;
+CREATE FUNCTION sq_ratio(d integer) RETURNS float8
+LANGUAGE pysandbox AS $$
+return float(sql("SELECT 1.0 / $1 AS r", d).r[0])
+$$;
 SET ROLE regress_pysandbox_sql;
 SELECT sq_total(1);
+-- its uncaught SQLError is caught by its condition in PL/pgSQL
+DO $$
+BEGIN
+    PERFORM sq_ratio(0);
+EXCEPTION WHEN division_by_zero THEN
+    RAISE NOTICE 'caught: %', SQLERRM;
+END
+$$;
 RESET ROLE;
 BEGIN;
 INSERT INTO sq_items VALUES (4, 'fig', 3, 's4');
@@ -309,7 +361,7 @@ def main(df):
 $$, '{"df": {"$query": "SELECT 12345678.12::numeric AS a, array[1.5, 1e20]::numeric[] AS b, ''{\"x\": 1.25}''::jsonb AS j, numrange(1, 1e20) AS r FROM generate_series(1, 20000)"}}',
    '{main}', '{"numeric": "decimal"}');
 
-DROP FUNCTION sq_total(numeric), sq_secrets();
+DROP FUNCTION sq_total(numeric), sq_ratio(integer), sq_secrets();
 REVOKE ALL ON sq_items FROM regress_pysandbox_sql, regress_pysandbox_sql_owner;
 REVOKE ALL ON SEQUENCE sq_seq FROM regress_pysandbox_sql;
 REVOKE USAGE ON LANGUAGE pysandbox FROM regress_pysandbox_sql, regress_pysandbox_sql_owner;

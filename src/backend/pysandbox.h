@@ -406,7 +406,8 @@ extern char *sb_stream_timeout_detail(const char *input);
 extern bool sb_stream_fetching;
 extern void sb_call_streamed(SbRequest *req, const SbLimits *limits, struct SbOutcome *out);
 extern bool sb_sql_active;
-extern List *sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left);
+extern List *sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left,
+						   int *answered_errcode);
 extern bool sb_inputs_check(Jsonb *inputs);
 extern void sb_sql_hooks_init(void);
 /* sb_inputs.c's, for sb_sql.c */
@@ -509,6 +510,8 @@ extern bool sb_is_identifier(const char *s);
 /* ---- sb_call.c: one call, start to end ---- */
 
 
+#define SB_SQL_ERRCODES 8
+
 typedef struct SbOutcome
 {
 	/* at most one of result / error / violation is set by the child */
@@ -549,6 +552,10 @@ typedef struct SbOutcome
 								 * child's whole life) */
 	Jsonb	   *grouped;		/* options.group_by: the call's result */
 	bool		partition_lost; /* req->partitioned, but its child is gone */
+	/* the SQLSTATEs the backend answered this call's sql() queries with:
+	 * the only ones an uncaught SQLError may end the call with */
+	int			sql_errcodes[SB_SQL_ERRCODES];
+	int			n_sql_errcodes;
 } SbOutcome;
 
 extern void sb_limits_from_options(SbLimits *limits, Jsonb *options);

@@ -582,6 +582,23 @@ sb_call_usage(SbSandbox *sb, uint64 cpu_before, uint64 peak_kb, instr_time start
 }
 
 /*
+ * Remember the SQLSTATE a sql() query of this call was answered with
+ * (sb_sql_answer): an uncaught SQLError may end the call with one of
+ * these, never with a code the backend did not give it (sb_result.c).
+ */
+static void
+sb_sql_errcode_answered(SbOutcome *out, int errcode)
+{
+	if (errcode == 0)
+		return;
+	for (int i = 0; i < out->n_sql_errcodes; i++)
+		if (out->sql_errcodes[i] == errcode)
+			return;
+	if (out->n_sql_errcodes < SB_SQL_ERRCODES)
+		out->sql_errcodes[out->n_sql_errcodes++] = errcode;
+}
+
+/*
  * Run one call: get a child, send it the request, relay its output until it
  * ends, and fill *out.  Errors for interrupts are raised from here; the
  * outcome of the code itself is judged by sb_result.c.
@@ -795,6 +812,7 @@ again:
 		{
 			MemoryContext prev;
 			instr_time	asked;
+			int			answered;
 
 			INSTR_TIME_SET_CURRENT(asked);
 			if (sqlcxt != NULL)
@@ -802,7 +820,9 @@ again:
 			sqlcxt = AllocSetContextCreate(cxt, "pysandbox sql()", ALLOCSET_DEFAULT_SIZES);
 			prev = MemoryContextSwitchTo(sqlcxt);
 			sending = sb_sql_answer(req, rd.sql, rd.sql_len,
-									(long) limits->timeout_ms - sb_ms_since(start));
+									(long) limits->timeout_ms - sb_ms_since(start),
+									&answered);
+			sb_sql_errcode_answered(out, answered);
 			MemoryContextSwitchTo(prev);
 			pfree(rd.sql);
 			rd.sql = NULL;

@@ -260,6 +260,31 @@ sb_json_int(Jsonb *jb, const char *key)
 	return (d >= 0 && d < INT_MAX) ? (int) d : -1;
 }
 
+/*
+ * The SQLSTATE an uncaught SQLError ends the call with: the one its query
+ * of sql() was answered with, as PL/Python's spiexceptions keep theirs, if
+ * the backend really gave this call that code (the child's word alone
+ * could claim any, 57014 or 40001 to a caller that retries); else
+ * external_routine_exception, as for any exception.
+ */
+static int
+sb_sql_error_code(const SbOutcome *out, Jsonb *err, const char *type)
+{
+	char	   *claimed = sb_json_string(err, "sqlstate");
+
+	if (claimed != NULL && type != NULL && strcmp(type, "SQLError") == 0 &&
+		strlen(claimed) == 5 && strspn(claimed, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ") == 5)
+	{
+		int			code = MAKE_SQLSTATE(claimed[0], claimed[1], claimed[2],
+										 claimed[3], claimed[4]);
+
+		for (int i = 0; i < out->n_sql_errcodes; i++)
+			if (out->sql_errcodes[i] == code)
+				return code;
+	}
+	return ERRCODE_EXTERNAL_ROUTINE_EXCEPTION;
+}
+
 /* Keep a system call name printable: [a-z0-9_] only. */
 static const char *
 sb_syscall_name(const SbViolation *v)
@@ -374,7 +399,7 @@ sb_child_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 
 	if (strcmp(kind, "exception") == 0)
 	{
-		sb_fail(f, ERRCODE_EXTERNAL_ROUTINE_EXCEPTION, "exception",
+		sb_fail(f, sb_sql_error_code(out, err, f->type), "exception",
 				message[0] ? psprintf("%s: %s", f->type, message) : pstrdup(f->type),
 				f->traceback ? psprintf("Traceback (most recent call last):\n%s", f->traceback) : NULL,
 				NULL);

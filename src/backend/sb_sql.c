@@ -336,7 +336,8 @@ sb_sql_run(SbRequest *req, char *payload, Size len, TransactionId top_xid)
  * security-restricted operation (no SET ROLE), and within the time the
  * call has left (ms_left).  Returns the frames of the answer: the rows as a
  * table, or SQL_ERROR with the error's SQLSTATE and message, which the
- * child raises as an exception.  The query runs in a subtransaction that is
+ * child raises as an exception (answered_errcode: that SQLSTATE, else 0;
+ * an uncaught SQLError may end the call with it).  The query runs in a subtransaction that is
  * rolled back either way, so a failing one leaves the caller's transaction
  * as it was and nothing a query does outlives it (sb_table_input_undone);
  * cancel and termination are raised as ever.  A query that would run
@@ -344,7 +345,8 @@ sb_sql_run(SbRequest *req, char *payload, Size len, TransactionId top_xid)
  * holds the session's one sandbox.
  */
 List *
-sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left)
+sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left,
+			  int *answered_errcode)
 {
 	List	   *saved = req->chunks;
 	List	   *answer;
@@ -357,9 +359,11 @@ sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left)
 	bool		stmt_armed;
 
 	req->chunks = NIL;
+	*answered_errcode = 0;
 	if (IsInParallelMode())
 	{
 		/* options.parallel: a worker cannot start the query's subtransaction */
+		*answered_errcode = ERRCODE_FEATURE_NOT_SUPPORTED;
 		sb_sql_error_frame(req, ERRCODE_FEATURE_NOT_SUPPORTED,
 						   "sql() is not available in groups run in parallel",
 						   "With options.parallel, each group runs in a parallel worker of the server, which cannot run queries for it.",
@@ -435,6 +439,7 @@ sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left)
 	{
 		/* the partial answer, if any, goes: only the error is sent */
 		req->chunks = NIL;
+		*answered_errcode = edata->sqlerrcode;
 		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED)
 			sb_sql_error_frame(req, ERRCODE_QUERY_CANCELED,
 							   "the query of sql() ran out of the call's wall-clock time",

@@ -833,7 +833,13 @@ def _report_exception(exc, lines, inputs=None):
             extra = None
         if extra:
             message = "%s: %s" % (message, extra) if message else extra
-        _send_error("exception", type(exc).__name__, message, line, col, tb)
+        # an uncaught SQLError ends the call with its query's SQLSTATE, if
+        # the backend answered one of this call's queries with it (sb_result.c)
+        state = exc.__dict__.get("sqlstate") if type(exc) is SQLError else None
+        if type(state) is str and len(state) == 5:
+            _send_error("exception", "SQLError", message, line, col, tb, sqlstate=state)
+        else:
+            _send_error("exception", type(exc).__name__, message, line, col, tb)
 
 
 VERIFY_FILENAME = "<verify>"
