@@ -561,6 +561,15 @@ $$) AS t(ts timestamptz, d date);
 SELECT * FROM sandbox_rows('def main(): return [("2024-03-05 10:00 PST",)]') AS t(ts timestamptz);
 SELECT * FROM sandbox_rows('def main(): return [("01/02/2024",), ("13/02/2024",)]') AS t(d date);
 SELECT pg_temp.rows_error('d date', 'def main(): return [(20240101,)]');
+-- "infinity" and "-infinity" are PostgreSQL's infinite dates and
+-- timestamps, as its input reads them (case and spaces too); nothing else
+-- near them is
+SELECT d, ts, tz, isfinite(d) AS finite FROM sandbox_rows($$
+def main():
+    return [("infinity", " -Infinity ", "+infinity"), ("-infinity", "infinity", "-INFINITY"),
+            ("2024-01-02", "2024-01-02 10:00", None)]
+$$) AS t(d date, ts timestamp, tz timestamptz);
+SELECT * FROM sandbox_rows('def main(): return [("infinite",)]') AS t(d date);
 -- dates and times outside pandas' range (about 1677 to 2262) are returned
 -- as they are, aware ones in UTC
 SELECT * FROM sandbox_rows($$

@@ -268,6 +268,11 @@ sb_fixed_datum(SbOutColumn *c, uint64 row)
 				int64		days;
 
 				memcpy(&i64, c->view.values + row * 8, 8);
+				/* the extreme int64s are infinity and -infinity (sb_codec.py) */
+				if (i64 == PG_INT64_MAX)
+					return DateADTGetDatum(DATEVAL_NOEND);
+				if (i64 == PG_INT64_MIN)
+					return DateADTGetDatum(DATEVAL_NOBEGIN);
 				/* floor division: times before 1970 round down to their day */
 				days = i64 / USECS_PER_DAY - ((i64 % USECS_PER_DAY) < 0 ? 1 : 0);
 				days -= POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE;
@@ -282,6 +287,10 @@ sb_fixed_datum(SbOutColumn *c, uint64 row)
 				Timestamp	ts;
 
 				memcpy(&i64, c->view.values + row * 8, 8);
+				if (i64 == PG_INT64_MAX)
+					return TimestampGetDatum(DT_NOEND);
+				if (i64 == PG_INT64_MIN)
+					return TimestampGetDatum(DT_NOBEGIN);
 				if (pg_sub_s64_overflow(i64, SB_UNIX_OFFSET_US, &ts) || !IS_VALID_TIMESTAMP(ts))
 					ereport(ERROR,
 							(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),

@@ -1393,15 +1393,27 @@ def _text_moment(text, name, row, caught):
     return stamp
 
 
+# PostgreSQL's infinite dates and timestamps, sent as the extreme int64s
+# (sb_rows.c reads them as infinity and -infinity)
+_INFINITY_MICROS = {"infinity": 2 ** 63 - 1, "+infinity": 2 ** 63 - 1, "-infinity": -2 ** 63}
+_INFINITY_TEXT = re.compile(r"[ \t\n\r\f\v]*[+-]?infinity[ \t\n\r\f\v]*\Z", re.IGNORECASE)
+
+
 def _datetime_values(s, name, kind, sqltype, far, caught):
     """A column's values as Timestamps (NaT for NULL); a value pandas
-    cannot hold but PostgreSQL can goes into far by row, as microseconds."""
+    cannot hold but PostgreSQL can goes into far by row, as microseconds:
+    "infinity" and "-infinity", as PostgreSQL's input reads them (a valid_to
+    of an open-ended row), too."""
     converted = []
     for i, v in enumerate(s.array):
         if _is_null(v):
             converted.append(pd.NaT)
             continue
         t = type(v)
+        if t is str and len(v) < 40 and _INFINITY_TEXT.match(v):
+            far[i] = _INFINITY_MICROS[v.strip(" \t\n\r\f\v").lower()]
+            converted.append(pd.NaT)
+            continue
         if t in (_Timestamp, datetime.datetime, datetime.date, np.datetime64, str):
             try:
                 stamp = _Timestamp(v) if t is not str else _text_moment(v, name, i, caught)

@@ -470,6 +470,20 @@ class Review37Tests(unittest.TestCase):
         with self.assertRaisesRegex(sb_codec.RowsError, "does not fit type date"):
             sb_codec.encode_rows([("not a date",)], spec, "f", 1 << 20)
 
+    def test_infinite_dates_as_postgresql_reads_them(self):
+        # "infinity"/"-infinity" text: the extreme int64s, which sb_rows.c
+        # reads as infinity; anything close to them is no date
+        for kind in (_io.COL_DATE, _io.COL_TIMESTAMP, _io.COL_TIMESTAMPTZ):
+            spec = [{"name": "d", "kind": kind, "type": "date"}]
+            n, payloads = sb_codec.encode_rows(
+                [(" Infinity",), ("-INFINITY\t",), ("+infinity",), ("2024-01-01",)], spec, "f", 1 << 20)
+            micros = np.frombuffer(bytes(memoryview(payloads[0][2]).cast("B")), "<i8").tolist()
+            self.assertEqual(micros[:3], [2 ** 63 - 1, -2 ** 63, 2 ** 63 - 1])
+            self.assertEqual(micros[3], 1704067200000000)
+            for text in ("infinite", "inf", "- infinity", "infinity infinity"):
+                with self.assertRaisesRegex(sb_codec.RowsError, "does not fit"):
+                    sb_codec.encode_rows([(text,)], spec, "f", 1 << 20)
+
     def test_relative_offsets_as_intervals(self):
         from dateutil.relativedelta import relativedelta
         self.assertEqual(sb_codec._relative_interval(pd.DateOffset(months=1, days=2)),
