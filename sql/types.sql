@@ -471,3 +471,28 @@ def main():
     return [ipaddress.ip_address("::1"), ipaddress.ip_interface("10.0.0.1/24"),
             ipaddress.ip_address('fe80::1%x", "injected": "1')]
 $$);
+
+-- a composite column arrives as a dict of its fields as row_to_json gives
+-- them, as its arrays' elements already did (was the record's text: review
+-- 58); whole-row references and ROW() too; sandbox_describe says so
+CREATE TYPE ty_inner AS (a integer, b text);
+CREATE TYPE ty_point AS (x numeric, d date, tags text[], inner_ ty_inner);
+CREATE TABLE ty_points(id integer, p ty_point);
+INSERT INTO ty_points VALUES (1, ROW(1.5, '2024-01-02', '{a,b}', ROW(7, 'q"x'))),
+                             (2, NULL), (3, ROW(NULL, NULL, NULL, NULL));
+SELECT sandbox_execute($$
+def main(df):
+    return [[type(v).__name__, v] for v in df.p] + [str(df.p.dtype), df.p[0]["inner_"]["b"],
+                                                     df.whole[0]["p"]["x"] * 2, df.anon[0]]
+$$, '{"df": {"$query": "SELECT p, t AS whole, ROW(id, ''x'') AS anon FROM ty_points t ORDER BY id"}}');
+SELECT sandbox_describe('{"df": {"$table": "ty_points"}}') #> '{df,columns,1}';
+-- in decimal mode a number with a fraction in jsonb, a composite, or an
+-- array of them is a Decimal, as numeric's are (review 58: floats); an
+-- integer stays an int
+SELECT sandbox_execute($$
+def main(df):
+    return [repr(v) for v in df.iloc[0]]
+$$, '{"df": {"$query": "SELECT p, ''{\"price\": 1.10, \"qty\": 3, \"l\": [0.1]}''::jsonb AS j, ARRAY[p] AS ps FROM ty_points WHERE id = 1"}}',
+   '{main}', '{"numeric": "decimal"}');
+DROP TABLE ty_points;
+DROP TYPE ty_point, ty_inner;

@@ -182,7 +182,7 @@ sb_kind_is_var(int kind)
 		kind == SB_COL_BYTES || kind == SB_COL_DECIMAL ||
 		kind == SB_COL_NUMERIC_ARRAY || kind == SB_COL_DECIMAL_ARRAY ||
 		kind == SB_COL_DATE_ARRAY || kind == SB_COL_TIMESTAMP_ARRAY ||
-		kind == SB_COL_TIMESTAMPTZ_ARRAY;
+		kind == SB_COL_TIMESTAMPTZ_ARRAY || kind == SB_COL_DECIMAL_JSON;
 }
 
 /*
@@ -230,10 +230,15 @@ sb_input_kind(Oid typid, bool numeric_decimal)
 			return SB_COL_INTERVAL;
 		case JSONOID:
 		case JSONBOID:
-			return SB_COL_JSON;
+			/* in decimal mode its fractions are Decimal, as numeric's */
+			return numeric_decimal ? SB_COL_DECIMAL_JSON : SB_COL_JSON;
 		case BYTEAOID:
 			return SB_COL_BYTES;
 		default:
+			/* a composite: a dict, as its arrays' elements and the
+			 * language's composite arguments are (was record text) */
+			if (type_is_rowtype(base))
+				return numeric_decimal ? SB_COL_DECIMAL_JSON : SB_COL_JSON;
 			if (type_is_array(base))
 			{
 				/*
@@ -255,7 +260,8 @@ sb_input_kind(Oid typid, bool numeric_decimal)
 					case TIMESTAMPTZOID:
 						return SB_COL_TIMESTAMPTZ_ARRAY;
 					default:
-						return SB_COL_JSON;
+						/* composites' and jsonb's numbers in them too */
+						return numeric_decimal ? SB_COL_DECIMAL_JSON : SB_COL_JSON;
 				}
 			}
 			return sb_fixed_kind(base);
@@ -672,6 +678,7 @@ sb_column_append(SbColumn *c, Datum d, bool isnull, uint64 row, const char *inpu
 				break;
 			}
 		case SB_COL_JSON:
+		case SB_COL_DECIMAL_JSON:
 		case SB_COL_NUMERIC_ARRAY:
 		case SB_COL_DECIMAL_ARRAY:
 		case SB_COL_DATE_ARRAY:
@@ -679,6 +686,8 @@ sb_column_append(SbColumn *c, Datum d, bool isnull, uint64 row, const char *inpu
 		case SB_COL_TIMESTAMPTZ_ARRAY:
 			if (type_is_array(c->basetype))
 				sb_column_append_text(c, TextDatumGetCString(DirectFunctionCall1(array_to_json, d)));
+			else if (type_is_rowtype(c->basetype))
+				sb_column_append_text(c, TextDatumGetCString(DirectFunctionCall1(row_to_json, d)));
 			else
 				sb_column_append_text(c, OutputFunctionCall(&c->out, d));
 			break;
@@ -762,6 +771,8 @@ sb_kind_name(int kind)
 			return "interval";
 		case SB_COL_JSON:
 			return "json";
+		case SB_COL_DECIMAL_JSON:
+			return "decimal_json";
 		case SB_COL_BYTES:
 			return "bytes";
 		case SB_COL_DECIMAL:

@@ -42,6 +42,7 @@ static const struct
 	{SB_COL_TIMESTAMPTZ, "datetime64[ns, UTC]", NULL, NULL},
 	{SB_COL_INTERVAL, "timedelta64[ns]", NULL, NULL},
 	{SB_COL_JSON, "object", NULL, "dict, list, str, int, float, bool or None (JSON)"},
+	{SB_COL_DECIMAL_JSON, "object", NULL, "dict, list, str, int, decimal.Decimal, bool or None (JSON)"},
 	{SB_COL_BYTES, "object", NULL, "bytes"},
 	{SB_COL_DECIMAL, "object", NULL, "decimal.Decimal"},
 	{SB_COL_NUMERIC_ARRAY, "object", NULL, "list of float (int for whole numbers)"},
@@ -63,8 +64,11 @@ sb_describe_dtype(StringInfo out, int kind, Oid typid, bool nullable)
 	appendStringInfo(out, "\"dtype\": \"%s\"", sb_dtypes[i].dtype);
 	if (nullable && sb_dtypes[i].with_nulls)
 		appendStringInfo(out, ", %s", sb_dtypes[i].with_nulls);
-	if (kind == SB_COL_JSON && type_is_array(getBaseType(typid)))
+	if ((kind == SB_COL_JSON || kind == SB_COL_DECIMAL_JSON) && type_is_array(getBaseType(typid)))
 		appendStringInfoString(out, ", \"python_type\": \"list\"");
+	else if ((kind == SB_COL_JSON || kind == SB_COL_DECIMAL_JSON) &&
+			 type_is_rowtype(getBaseType(typid)))
+		appendStringInfoString(out, ", \"python_type\": \"dict (its fields as JSON values)\"");
 	else if (sb_dtypes[i].python_type)
 		appendStringInfo(out, ", \"python_type\": \"%s\"", sb_dtypes[i].python_type);
 }

@@ -134,6 +134,7 @@ sb_kind_width(int kind, int *is_var)
 		case SB_COL_DATE_ARRAY:
 		case SB_COL_TIMESTAMP_ARRAY:
 		case SB_COL_TIMESTAMPTZ_ARRAY:
+		case SB_COL_DECIMAL_JSON:
 			*is_var = 1;
 			return 0;
 		default:

@@ -126,8 +126,8 @@ typedef enum SbFrameType
  *										counts as 30 days)
  *	  SB_COL_TEXT, SB_COL_JSON, SB_COL_DECIMAL, SB_COL_BYTES,
  *	  SB_COL_NUMERIC_ARRAY, SB_COL_DECIMAL_ARRAY, SB_COL_DATE_ARRAY,
- *	  SB_COL_TIMESTAMP_ARRAY, SB_COL_TIMESTAMPTZ_ARRAY
- *										int64 offsets[nrows + 1], then the
+ *	  SB_COL_TIMESTAMP_ARRAY, SB_COL_TIMESTAMPTZ_ARRAY,
+ *	  SB_COL_DECIMAL_JSON				int64 offsets[nrows + 1], then the
  *										bytes; value i spans offsets[i] to
  *										offsets[i + 1] - 1 and is followed
  *										by a NUL byte that is not part of it
@@ -138,7 +138,12 @@ typedef enum SbFrameType
  *										floats or for decimal.Decimal; the
  *										arrays of dates and times are JSON
  *										text, for datetime.date and
- *										datetime.datetime, aware in UTC)
+ *										datetime.datetime, aware in UTC;
+ *										DECIMAL_JSON is JSON text whose
+ *										numbers with a fraction or an
+ *										exponent become decimal.Decimal:
+ *										json, jsonb and composites in
+ *										decimal mode)
  *
  * Values under a cleared validity bit are zero (empty for var kinds: at
  * most the NUL).  The offsets never go back, so the values' lengths add up
@@ -164,7 +169,8 @@ typedef enum SbColumnKind
 	SB_COL_DECIMAL_ARRAY = 13,
 	SB_COL_DATE_ARRAY = 14,
 	SB_COL_TIMESTAMP_ARRAY = 15,
-	SB_COL_TIMESTAMPTZ_ARRAY = 16
+	SB_COL_TIMESTAMPTZ_ARRAY = 16,
+	SB_COL_DECIMAL_JSON = 17
 } SbColumnKind;
 
 /*

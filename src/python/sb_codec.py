@@ -188,7 +188,7 @@ def unpack_valid(bits, nrows):
 _VAR_KINDS = frozenset({sb_io.COL_TEXT, sb_io.COL_JSON, sb_io.COL_BYTES,
                         sb_io.COL_DECIMAL, sb_io.COL_NUMERIC_ARRAY, sb_io.COL_DECIMAL_ARRAY,
                         sb_io.COL_DATE_ARRAY, sb_io.COL_TIMESTAMP_ARRAY,
-                        sb_io.COL_TIMESTAMPTZ_ARRAY})
+                        sb_io.COL_TIMESTAMPTZ_ARRAY, sb_io.COL_DECIMAL_JSON})
 
 
 def _numeric_leaves(value, number):
@@ -207,6 +207,10 @@ def _numeric_leaves(value, number):
 _SCAN_JSON = json.decoder.JSONDecoder().scan_once
 _SCAN_DECIMAL_JSON = json.decoder.JSONDecoder(parse_float=decimal.Decimal,
                                               parse_int=decimal.Decimal).scan_once
+# json, jsonb and composites in decimal mode: a number with a fraction or an
+# exponent is a Decimal (numeric's exactness: 0.1 + 0.2 is 0.3), an integer
+# stays an int (a count, an id, an index)
+_SCAN_FRACTIONS_JSON = json.decoder.JSONDecoder(parse_float=decimal.Decimal).scan_once
 
 
 def scan_json(text, where, scan=_SCAN_JSON):
@@ -225,6 +229,10 @@ def scan_json(text, where, scan=_SCAN_JSON):
 def _json_value(text, scan=_SCAN_JSON):
     """One JSON value of a column (json's text may have spaces around it)."""
     return scan_json(text.strip(" \t\n\r"), "a JSON column's value", scan)
+
+
+def _decimal_json_value(text):
+    return _json_value(text, _SCAN_FRACTIONS_JSON)
 
 
 def _numeric_array(text):
@@ -269,7 +277,8 @@ def _timestamptz_array(text):
 _VAR_CONVERT = {sb_io.COL_JSON: _json_value, sb_io.COL_DECIMAL: decimal.Decimal,
                 sb_io.COL_NUMERIC_ARRAY: _numeric_array, sb_io.COL_DECIMAL_ARRAY: _decimal_array,
                 sb_io.COL_DATE_ARRAY: _date_array, sb_io.COL_TIMESTAMP_ARRAY: _timestamp_array,
-                sb_io.COL_TIMESTAMPTZ_ARRAY: _timestamptz_array}
+                sb_io.COL_TIMESTAMPTZ_ARRAY: _timestamptz_array,
+                sb_io.COL_DECIMAL_JSON: _decimal_json_value}
 
 
 _SHORT_TEXT_MIN_ROWS = 4096

@@ -484,6 +484,18 @@ class Review37Tests(unittest.TestCase):
                 with self.assertRaisesRegex(sb_codec.RowsError, "does not fit"):
                     sb_codec.encode_rows([(text,)], spec, "f", 1 << 20)
 
+    def test_decimal_json_fractions(self):
+        # json, jsonb and composites in decimal mode: fractions and exponents
+        # are Decimal, integers int; plain JSON columns keep floats
+        text = b'{"p": 1.10, "q": 3, "e": 1E+2, "l": [0.1, -2]}'
+        payload = (bytearray(8) + np.array([0, len(text) + 1], dtype="<i8").tobytes() + text + b"\0")
+        value = sb_codec.decode_column(_io.COL_DECIMAL_JSON, 1, payload)[0]
+        self.assertEqual(value, {"p": decimal.Decimal("1.10"), "q": 3, "e": decimal.Decimal("1E+2"),
+                                 "l": [decimal.Decimal("0.1"), -2]})
+        self.assertIs(type(value["q"]), int)
+        self.assertIs(type(value["p"]), decimal.Decimal)
+        self.assertIs(type(sb_codec.decode_column(_io.COL_JSON, 1, payload)[0]["p"]), float)
+
     def test_relative_offsets_as_intervals(self):
         from dateutil.relativedelta import relativedelta
         self.assertEqual(sb_codec._relative_interval(pd.DateOffset(months=1, days=2)),
