@@ -1770,6 +1770,41 @@ def _pinning(name, method):
     return pinned
 
 
+# The conversions native code calls in the middle of its own work (a
+# buffer's index, a slice's bounds, a byte's value): the validator keeps them
+# out of the code's class bodies, and a class of the code's may not inherit
+# one written in Python either, whose Python calls what the code defines
+# (numbers.Integral's __index__ is int(self), Fraction's __int__ computes
+# with the numerator a property of the code's gave: review 73 ran the code
+# inside bytearray's item assignment, which then wrote through a freed
+# buffer).  Native implementations (int's, float's, numpy's) run no Python.
+CONVERSIONS = ("__index__", "__int__", "__float__", "__complex__", "__trunc__")
+_NATIVE_METHOD_TYPES = (types.WrapperDescriptorType, types.MethodDescriptorType,
+                        types.BuiltinFunctionType, types.MethodWrapperType,
+                        types.ClassMethodDescriptorType)
+
+
+def conversion_problem(cls):
+    """Why cls may not be a class of the code's (it inherits a conversion
+    written in Python), or None."""
+    mro = type.__getattribute__(cls, "__mro__")
+    for name in CONVERSIONS:
+        for c in mro:
+            found = type.__getattribute__(c, "__dict__")
+            if name not in found:
+                continue
+            method = found[name]
+            if method is not None and type(method) not in _NATIVE_METHOD_TYPES:
+                return ('class "%s": deriving from "%s" is not allowed in the sandbox: it '
+                        'brings %s written in Python, and no Python runs inside a conversion; '
+                        'hold the value in an attribute instead and convert with a method of '
+                        'your own (def as_number(self): ...)'
+                        % (type.__getattribute__(cls, "__name__"),
+                           type.__getattribute__(c, "__name__"), name))
+            break
+    return None
+
+
 def sb_build_class(func, name, /, *bases, **kwargs):
     """__build_class__ for a class statement: the class's binary special
     methods keep their operands alive when they return NotImplemented
@@ -1777,6 +1812,9 @@ def sb_build_class(func, name, /, *bases, **kwargs):
     cls = _real_build_class(func, name, *bases, **kwargs)
     if not isinstance(cls, type):
         return cls
+    problem = conversion_problem(cls)
+    if problem is not None:
+        raise TypeError(problem)
     if issubclass(cls, (str, bytes)):
         problem = text_class_problem(cls)
         if problem is not None:

@@ -21,13 +21,14 @@ import sys
 
 from sb_guard import (  # noqa: F401 - the shared policy and the call's state
     _CLASS_DICT, DERIVABLE_LIBRARY_CLASSES, _BASE_BUILTINS, _IN_CALL, _NDARRAY, _PANDAS_GUARD, _SUBSTITUTES, _TYPE_SUBSTITUTES,
-    NativeCodeNotLoaded, READERS, WRITERS, attribute_problem, exact_str, format_string_problem,
-    guard_kwargs,
+    NativeCodeNotLoaded, READERS, WRITERS, attribute_problem, conversion_problem, exact_str,
+    format_string_problem, guard_kwargs,
     _deriving_refused, _made_by_code, guard_own_class, guard_settable, native_code_message,
     refuse)
 from sb_memory import (  # noqa: F401 - the memory guards harden_* apply
     _set_on_immutable_type, _c_new, _harden_struct, _harden_bytearray_join,
-    _harden_bytearray_mod, _harden_ordered_dict, _harden_zoneinfo, _harden_itertools,
+    _harden_bytearray_mod, _harden_bytearray_index, _harden_fractions, _harden_ordered_dict,
+    _harden_zoneinfo, _harden_itertools,
     _harden_borrowed_comparisons, _harden_borrowed_calls, _harden_unicode_errors,
     _guard_lexsort, _guard_object_products,
     _array_args_problem,
@@ -261,6 +262,9 @@ def harden_libraries():
                                     'hold the object in a field instead'
                                     % type.__getattribute__(c, "__name__"))
         cls = make_dataclass(cls_name, fields, *args, namespace=namespace, **kwargs)
+        problem = conversion_problem(cls)
+        if problem is not None:
+            raise TypeError("make_dataclass: " + problem)
         # the code's class, whatever module its metaclass's frame gave it
         type.__setattr__(cls, "__module__", "__sandbox__")
         if issubclass(cls, (str, bytes)):
@@ -384,6 +388,8 @@ def harden_libraries():
     _harden_unicode_errors()
     _harden_bytearray_join()
     _harden_bytearray_mod()
+    _harden_bytearray_index()
+    _harden_fractions()
     _harden_ordered_dict()
     _harden_zoneinfo()
     import decimal
@@ -946,6 +952,11 @@ def _harden_enum():
                                 % type.__getattribute__(mixin, "__name__"))
             # the code's class (its frame would be this function's module)
             module = "__sandbox__"
+            made = create(cls, class_name, names, module=module, qualname=qualname, **kwargs)
+            problem = conversion_problem(made)
+            if problem is not None:
+                raise TypeError("Enum(): " + problem)
+            return made
         return create(cls, class_name, names, module=module, qualname=qualname, **kwargs)
     _create_.__qualname__ = create.__qualname__
     enum.EnumType._create_ = _create_

