@@ -84,6 +84,16 @@ j["seen"] = sorted(j)
 return j
 $$;
 SELECT py_json('{"b": 1, "a": [true, null]}');
+-- a str is JSON text, as every result column reads it: PL/Python's
+-- return json.dumps(d) is an object, not a JSON string (review 75); text
+-- that is not JSON is an error
+CREATE FUNCTION py_dumps(n integer) RETURNS jsonb
+LANGUAGE pysandbox AS $$
+import json
+return json.dumps({"n": n, "xs": list(range(n))}) if n >= 0 else "not json"
+$$;
+SELECT py_dumps(2), jsonb_typeof(py_dumps(2)), py_dumps(2) -> 'xs' -> 1 AS second;
+SELECT py_dumps(-1);
 CREATE FUNCTION py_bytes(b bytea) RETURNS bytea
 LANGUAGE pysandbox AS 'return b[::-1]';
 SELECT py_bytes('\x010203');
@@ -307,6 +317,12 @@ DO LANGUAGE pysandbox $$
 import pandas as pd
 print(pd.Series([1, 2, 3]).sum())
 $$;
+-- a value returned from either is an error, as in PL/Python (review 75:
+-- it was dropped without a word)
+CREATE FUNCTION py_say_back(msg text) RETURNS void
+LANGUAGE pysandbox AS 'return msg.upper()';
+SELECT py_say_back('hello');
+DO LANGUAGE pysandbox 'return 5';
 
 -- errors: exceptions with the line of the body, and the function's name
 CREATE FUNCTION py_fails(x integer) RETURNS integer
@@ -409,7 +425,7 @@ REVOKE USAGE ON LANGUAGE pysandbox FROM regress_pysandbox_lang;
 DROP ROLE regress_pysandbox_lang;
 
 DROP FUNCTION py_add, py_is_none, py_nothing, py_types, py_next_day, py_stamp,
-    py_json, py_bytes, py_array, py_numeric, py_big, py_swap, py_tuple, py_named,
+    py_json, py_dumps, py_say_back, py_bytes, py_array, py_numeric, py_big, py_swap, py_tuple, py_named,
     py_divmod, py_squares, py_empty, py_totals, py_pairs, py_mixed, py_null_rows, py_odd_row, py_records, py_bad_set,
     py_one_for_set, py_say, py_fails, py_late, py_spin, py_summary, py_frame_shape, py_records_in,
     py_frame_types, py_event_types, py_record_types;

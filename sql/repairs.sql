@@ -409,9 +409,8 @@ $c$def main(t, e):
     return t.x.str.upper().tolist()$c$]) AS c,
      sandbox_run(c, '{"t": {"$query": "SELECT 1 AS x, ''{\"a\": 1}''::jsonb AS j"}, "e": {"$query": "SELECT 1 AS x WHERE false"}}') AS r;
 
--- ... and (review 66) a misspelt method of a DataFrame or a Series, the
--- statistics module given numpy's integers (an Int64 column's tolist()),
--- a notebook's magic line, several statements or another command as a
+-- ... and (review 66) a misspelt method of a DataFrame or a Series, a
+-- notebook's magic line, several statements or another command as a
 -- table input's query
 SELECT r->'error'->>'message' AS message, r->'error'->>'hint' AS hint
 FROM unnest(ARRAY[
@@ -419,14 +418,21 @@ $c$def main(t):
     return t.groupyb("x").size()$c$,
 $c$def main(t):
     return t.x.vaule_counts()$c$,
-$c$import statistics
-import pandas as pd
-def main(t):
-    return statistics.stdev(pd.Series([1, None, 3], dtype="Int64").dropna().tolist())$c$,
 $c$%matplotlib inline
 def main(t):
     return 1$c$]) AS c,
      sandbox_run(c, '{"t": {"$query": "SELECT 1 AS x, 2 AS y"}}') AS r;
+-- the statistics module takes numpy's integers (an Int64 column's
+-- tolist()) as ints: a Fraction made of them holds ints (review 73; review
+-- 66 found stdev failing on them) and their mean is not truncated to one
+-- (mean([1, 3, 6]) was 3, as in plain Python with numpy)
+SELECT sandbox_execute($$
+import statistics
+import pandas as pd
+def main():
+    values = pd.Series([1, None, 3, 6], dtype="Int64").dropna().tolist()
+    return [round(statistics.stdev(values), 6), statistics.mean(values), statistics.median(values)]
+$$);
 SELECT sandbox_execute('def main(t): return 1', '{"t": {"$query": "SELECT 1; SELECT 2"}}');
 SELECT sandbox_execute('def main(t): return 1', '{"t": {"$query": "SET work_mem = ''64MB''"}}');
 -- value_counts().reset_index() of pandas 1.5 names its columns ("index",

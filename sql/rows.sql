@@ -1136,3 +1136,12 @@ SELECT * FROM sandbox_rows(pg_temp.rows_frames('{0,4,0,4}', '{1}')) AS t(s text)
 -- a NULL spans a value
 SELECT * FROM sandbox_rows(pg_temp.rows_frames('{0,4,8,10}', '{1}')) AS t(s text);
 RESET pysandbox.python_layer;
+
+-- a bytea column takes bytes (or a figure as its PNG), not the text of a
+-- list or a number (return [1, 2, 3] stored the bytes of '{"1","2","3"}':
+-- review 75); money takes a large amount's float, whose repr has an
+-- exponent money's input does not read
+SELECT * FROM sandbox_rows('def main(): return [([1, 2, 3],)]') AS t(b bytea);
+SELECT * FROM sandbox_rows('def main(): return [(1.5,)]') AS t(b bytea);
+SELECT * FROM sandbox_rows('def main(): return [(b"\x01\x02", 92233720368547.75), (bytearray(b"ok"), 1e16)]')
+    AS t(b bytea, m money);

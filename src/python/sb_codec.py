@@ -1187,6 +1187,9 @@ def _as_frame(value, spec, func):
 
 
 _CONVERT_HINTS = {
+    "a bytea column (bytes, or a figure as its PNG)": (
+        'Give bytes: bytes(values) for a list of byte values, text.encode() for a str; or '
+        'declare the column with the type the values have.'),
     "an integer column": ('Convert the values first: pd.to_numeric(s, errors="coerce")'
                           '.astype("Int64") for text, s.round().astype("Int64") for '
                           'fractions; or declare the column numeric or float8.'),
@@ -1599,6 +1602,11 @@ def _text_value(v, category, name, row, sqltype=None, fields=None):
         return str(v)
     if t is memoryview or t is np.bytes_:
         v, t = bytes(v), bytes
+    if category == "bytea" and t is not bytes and t is not bytearray and \
+            not (t is np.ndarray and v.ndim == 0) and sb_charts.figure_of(v) is None:
+        # a list's or a number's text is no bytea (return [1, 2, 3] stored
+        # the bytes of '{"1","2","3"}': review 75)
+        raise _bad_value(name, row, v, "a bytea column (bytes, or a figure as its PNG)")
     if t is np.ndarray and v.ndim == 0:
         if type(v[()]) is np.ndarray:       # an array in an array in ...
             raise _bad_value(name, row, v, "type %s" % sqltype if sqltype else "a column")
@@ -1611,6 +1619,9 @@ def _text_value(v, category, name, row, sqltype=None, fields=None):
         return str(int(v))
     if t in _FLOAT_TYPES:
         f = float(v)
+        if sqltype == "money" and math.isfinite(f):
+            # money's input takes no exponent (a large amount's repr has one)
+            return np.format_float_positional(f, trim="-")
         return "Infinity" if f == math.inf else "-Infinity" if f == -math.inf else repr(f)
     if t is decimal.Decimal:
         return str(v)
@@ -1695,7 +1706,8 @@ def _encode_text(series, name, category, sqltype=None, fields=None):
         fast = _encode_plain_strings(series)
         if fast is not None:
             return fast
-    elif series.dtype.kind in "iuf" and not pd.api.types.is_extension_array_dtype(series.dtype):
+    elif series.dtype.kind in "iuf" and not pd.api.types.is_extension_array_dtype(
+            series.dtype) and category != "bytea" and sqltype != "money":
         # numbers for numeric (and text) columns: numpy's shortest repr,
         # which numeric_in reads back exactly
         values = series.to_numpy()

@@ -209,7 +209,8 @@ def _harden_fractions():
     as_integer_ratio()), and its conversions compute with them: int(f) ran
     the code's __floordiv__ inside __int__ and __index__, where native code
     is in the middle of its own work.  A Fraction holds ints (numpy's
-    integers, whose numerator is themselves, become ints)."""
+    integers, whose numerator is themselves, become ints), and statistics
+    takes numpy's integers as ints."""
     import fractions
     import numpy as np
     real_new = fractions.Fraction.__new__
@@ -235,6 +236,18 @@ def _harden_fractions():
     __new__.__qualname__ = real_new.__qualname__
     __new__.__doc__ = real_new.__doc__
     fractions.Fraction.__new__ = staticmethod(__new__)
+    # statistics gives a result the type of its data: numpy's integers (an
+    # Int64 column's tolist()) truncated mean([1, 2]) to 1, as int(1.5);
+    # they count as ints, whose fractional results are floats
+    import statistics
+    real_convert = statistics._convert
+
+    def _convert(value, T):
+        if isinstance(T, type) and issubclass(T, np.integer):
+            T = int
+        return real_convert(value, T)
+    _convert.__doc__ = real_convert.__doc__
+    statistics._convert = _convert
 
 
 def _fraction_slots():

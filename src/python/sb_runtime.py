@@ -1003,13 +1003,27 @@ def _function_rows(value, shape, func, rows=None, budget=1 << 30):
     """A language function's value as rows for the declared result (shape
     from sb_language.c): a list of one-value tuples, of rows, or a
     DataFrame.  None is no row (NULL, or an empty set).  A json/jsonb
-    result is any value, made JSON as sandbox_execute makes it (a str is a
-    JSON string, a DataFrame its records)."""
+    result is any value, made JSON as sandbox_execute makes it (a DataFrame
+    its records), but a str is JSON text, as jsonb_in reads it and as every
+    other result column takes it: return json.dumps(d), PL/Python's way
+    (review 75: it was stored as a JSON string)."""
+    if shape == "void" and value is not None:
+        # as PL/Python: a value the caller never sees is a mistake (review 75)
+        if func == "do":        # sb_language.c's name for a DO block
+            raise sb_codec.RowsError(
+                'a DO block returned a value of type "%s"; a DO block returns nothing'
+                % type(value).__name__, "42804",
+                "Print what it should show, or write a function that returns it.")
+        raise sb_codec.RowsError(
+            '%s() returned a value of type "%s", but it returns void'
+            % (func, type(value).__name__), "42804",
+            "Return nothing (a bare return), or declare the type it returns: "
+            "CREATE OR REPLACE FUNCTION ... RETURNS that type.")
     if shape == "void" or value is None:
         return []
     if shape == "scalar":
         columns = (rows or {}).get("columns") or [{}]
-        if columns[0].get("category") == "json":
+        if columns[0].get("category") == "json" and type(value) is not str:
             value = sb_codec.dumps(value, budget, path="the result of %s()" % func)
         return [(value,)]
     if shape == "composite":
