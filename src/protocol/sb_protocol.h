@@ -405,6 +405,8 @@ typedef struct SbBusy
 {
 	uint32_t	max_concurrent;
 	uint32_t	waited_ms;
+	uint32_t	idle_held;		/* of the slots, children idle between two
+								 * calls (workspaces, functions' rows) */
 } SbBusy;
 
 /* room for the names of the preloaded modules in SbReady */

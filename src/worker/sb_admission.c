@@ -41,6 +41,30 @@
 
 static bool sb_revoke_oldest(SbClient *except, uint64_t min_idle_us);
 
+/*
+ * How many kept children are idle between two calls now (a workspace's, a
+ * function's across rows): they hold slots though no call runs in them,
+ * which a refused call's error says (review 74 M1).
+ */
+static uint32_t
+sb_idle_held_count(uint64_t now)
+{
+	uint32_t	n = 0;
+
+	for (int i = 0; i < sb_nclients; i++)
+	{
+		SbClient   *cl = &sb_clients[i];
+		uint64_t	since;
+
+		if (cl->fd < 0)
+			continue;
+		for (int j = 0; j < cl->nheld; j++)
+			if (sb_held_idle(cl, &cl->held[j], now, &since))
+				n++;
+	}
+	return n;
+}
+
 /* Give the client a child for its call: a matching spare, or a fresh one. */
 static void
 sb_dispatch(SbClient *cl, const SbSpawnRequest *req)
@@ -451,7 +475,8 @@ sb_expire_queue(uint64_t now)
 			now - cl->queued_us >= (uint64_t) cl->req.queue_ms * 1000)
 		{
 			SbBusy		busy = {.max_concurrent = sb_adm.max_concurrent,
-			.waited_ms = (uint32_t) ((now - cl->queued_us) / 1000)};
+				.waited_ms = (uint32_t) ((now - cl->queued_us) / 1000),
+			.idle_held = sb_idle_held_count(now)};
 
 			cl->queued = false;
 			if (!sb_worker_send(cl->fd, SB_CTL_BUSY, &busy, sizeof(busy)))

@@ -404,7 +404,29 @@ class Suite:
                     problems.append("the cancelled session's next call failed")
             except psycopg2.Error as exc:
                 problems.append("the cancelled session's next call failed: %s" % exc)
-            for conn in (a, b, c, d, admin):
+            # (4) a workspace idle between two calls holds the slot: the
+            # refused call's DETAIL says so, and what to do (review 74 M1:
+            # "too many calls are running" with none running)
+            e = connect()
+            cur = e.cursor()
+            cur.execute("SELECT sandbox_workspace_open()")
+            handle = cur.fetchone()[0]
+            execute(e, "def main(ws):\n    return 6\n", json.dumps({"workspace": handle}))
+            idle = Call(b, "def main():\n    return 7\n", setup="SET pysandbox.queue_timeout = '500ms'")
+            idle.start()
+            idle.join(10)
+            if idle.error is None or idle.error.pgcode != "53400":
+                problems.append("a call beside an idle workspace got %s / %r, expected 53400"
+                                % (idle.error and idle.error.pgcode, idle.result))
+            elif "1 of them are processes idle between two calls" not in \
+                    (idle.error.diag.message_detail or "") or \
+                    "sandbox_workspace_close" not in (idle.error.diag.message_hint or ""):
+                problems.append("the DETAIL and HINT do not name the idle workspace: %r / %r"
+                                % (idle.error.diag.message_detail, idle.error.diag.message_hint))
+            cur.execute("SELECT sandbox_workspace_close(%s)", (handle,))
+            if execute(b, "def main():\n    return 8\n") != {"main": 8}:
+                problems.append("the slot did not come back when the workspace closed")
+            for conn in (a, b, c, d, e, admin):
                 conn.close()
             self.check_reservation_yields(problems)
         finally:
