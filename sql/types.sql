@@ -496,3 +496,16 @@ $$, '{"df": {"$query": "SELECT p, ''{\"price\": 1.10, \"qty\": 3, \"l\": [0.1]}'
    '{main}', '{"numeric": "decimal"}');
 DROP TABLE ty_points;
 DROP TYPE ty_point, ty_inner;
+
+-- bytea[] elements are bytes, as a bytea scalar is, whatever bytea_output
+-- says (review 75: they were bytea's text, '\\x0102', 6 characters)
+SELECT sandbox_execute($$
+def main(df):
+    return [[repr(v) for v in row] for row in df.b]
+$$, '{"df": {"$query": "SELECT ARRAY[''\\x0102''::bytea, NULL, ''\\x5c61ff''::bytea] AS b UNION ALL SELECT ''{{\"\\\\x00\"},{\"\\\\x41\"}}''::bytea[]"}}');
+SET bytea_output = escape;
+SELECT sandbox_execute($$
+def main(df):
+    return [repr(v) for v in df.b[0]]
+$$, '{"df": {"$query": "SELECT ARRAY[''\\x0102''::bytea, ''\\x5c61ff''::bytea] AS b"}}');
+RESET bytea_output;

@@ -182,7 +182,8 @@ sb_kind_is_var(int kind)
 		kind == SB_COL_BYTES || kind == SB_COL_DECIMAL ||
 		kind == SB_COL_NUMERIC_ARRAY || kind == SB_COL_DECIMAL_ARRAY ||
 		kind == SB_COL_DATE_ARRAY || kind == SB_COL_TIMESTAMP_ARRAY ||
-		kind == SB_COL_TIMESTAMPTZ_ARRAY || kind == SB_COL_DECIMAL_JSON;
+		kind == SB_COL_TIMESTAMPTZ_ARRAY || kind == SB_COL_DECIMAL_JSON ||
+		kind == SB_COL_BYTES_ARRAY;
 }
 
 /*
@@ -259,6 +260,8 @@ sb_input_kind(Oid typid, bool numeric_decimal)
 						return SB_COL_TIMESTAMP_ARRAY;
 					case TIMESTAMPTZOID:
 						return SB_COL_TIMESTAMPTZ_ARRAY;
+					case BYTEAOID:
+						return SB_COL_BYTES_ARRAY;	/* bytes, as a scalar (review 75) */
 					default:
 						/* composites' and jsonb's numbers in them too */
 						return numeric_decimal ? SB_COL_DECIMAL_JSON : SB_COL_JSON;
@@ -679,6 +682,7 @@ sb_column_append(SbColumn *c, Datum d, bool isnull, uint64 row, const char *inpu
 			}
 		case SB_COL_JSON:
 		case SB_COL_DECIMAL_JSON:
+		case SB_COL_BYTES_ARRAY:
 		case SB_COL_NUMERIC_ARRAY:
 		case SB_COL_DECIMAL_ARRAY:
 		case SB_COL_DATE_ARRAY:
@@ -773,6 +777,8 @@ sb_kind_name(int kind)
 			return "json";
 		case SB_COL_DECIMAL_JSON:
 			return "decimal_json";
+		case SB_COL_BYTES_ARRAY:
+			return "bytes_array";
 		case SB_COL_BYTES:
 			return "bytes";
 		case SB_COL_DECIMAL:

@@ -50,6 +50,7 @@ static const struct
 	{SB_COL_DATE_ARRAY, "object", NULL, "list of datetime.date"},
 	{SB_COL_TIMESTAMP_ARRAY, "object", NULL, "list of datetime.datetime"},
 	{SB_COL_TIMESTAMPTZ_ARRAY, "object", NULL, "list of datetime.datetime (aware, UTC)"},
+	{SB_COL_BYTES_ARRAY, "object", NULL, "list of bytes"},
 	{SB_COL_TEXT, "object", NULL, "str"},
 };
 

@@ -135,6 +135,7 @@ sb_kind_width(int kind, int *is_var)
 		case SB_COL_TIMESTAMP_ARRAY:
 		case SB_COL_TIMESTAMPTZ_ARRAY:
 		case SB_COL_DECIMAL_JSON:
+		case SB_COL_BYTES_ARRAY:
 			*is_var = 1;
 			return 0;
 		default:

@@ -127,7 +127,8 @@ typedef enum SbFrameType
  *	  SB_COL_TEXT, SB_COL_JSON, SB_COL_DECIMAL, SB_COL_BYTES,
  *	  SB_COL_NUMERIC_ARRAY, SB_COL_DECIMAL_ARRAY, SB_COL_DATE_ARRAY,
  *	  SB_COL_TIMESTAMP_ARRAY, SB_COL_TIMESTAMPTZ_ARRAY,
- *	  SB_COL_DECIMAL_JSON				int64 offsets[nrows + 1], then the
+ *	  SB_COL_DECIMAL_JSON, SB_COL_BYTES_ARRAY
+ *										int64 offsets[nrows + 1], then the
  *										bytes; value i spans offsets[i] to
  *										offsets[i + 1] - 1 and is followed
  *										by a NUL byte that is not part of it
@@ -143,7 +144,9 @@ typedef enum SbFrameType
  *										numbers with a fraction or an
  *										exponent become decimal.Decimal:
  *										json, jsonb and composites in
- *										decimal mode)
+ *										decimal mode; BYTES_ARRAY is
+ *										bytea[] as JSON text, its elements
+ *										bytea's text, for bytes)
  *
  * Values under a cleared validity bit are zero (empty for var kinds: at
  * most the NUL).  The offsets never go back, so the values' lengths add up
@@ -170,7 +173,8 @@ typedef enum SbColumnKind
 	SB_COL_DATE_ARRAY = 14,
 	SB_COL_TIMESTAMP_ARRAY = 15,
 	SB_COL_TIMESTAMPTZ_ARRAY = 16,
-	SB_COL_DECIMAL_JSON = 17
+	SB_COL_DECIMAL_JSON = 17,
+	SB_COL_BYTES_ARRAY = 18
 } SbColumnKind;
 
 /*

@@ -188,7 +188,8 @@ def unpack_valid(bits, nrows):
 _VAR_KINDS = frozenset({sb_io.COL_TEXT, sb_io.COL_JSON, sb_io.COL_BYTES,
                         sb_io.COL_DECIMAL, sb_io.COL_NUMERIC_ARRAY, sb_io.COL_DECIMAL_ARRAY,
                         sb_io.COL_DATE_ARRAY, sb_io.COL_TIMESTAMP_ARRAY,
-                        sb_io.COL_TIMESTAMPTZ_ARRAY, sb_io.COL_DECIMAL_JSON})
+                        sb_io.COL_TIMESTAMPTZ_ARRAY, sb_io.COL_DECIMAL_JSON,
+                        sb_io.COL_BYTES_ARRAY})
 
 
 def _numeric_leaves(value, number):
@@ -274,11 +275,29 @@ def _timestamptz_array(text):
                         lambda v: datetime.datetime.fromisoformat(v).astimezone(_UTC))
 
 
+def _bytea_leaves(value):
+    """A bytea[] from array_to_json, whose elements are bytea's text (hex,
+    or the escape format under bytea_output = escape), as bytes."""
+    if type(value) is list:
+        return [_bytea_leaves(v) for v in value]
+    if type(value) is str:
+        if value.startswith("\\x"):
+            return bytes.fromhex(value[2:])
+        # escape format: printable ASCII as itself, \\ and \ooo
+        return codecs.escape_decode(value.encode("latin-1"))[0]
+    return value
+
+
+def _bytes_array(text):
+    return _bytea_leaves(_json_value(text))
+
+
 _VAR_CONVERT = {sb_io.COL_JSON: _json_value, sb_io.COL_DECIMAL: decimal.Decimal,
                 sb_io.COL_NUMERIC_ARRAY: _numeric_array, sb_io.COL_DECIMAL_ARRAY: _decimal_array,
                 sb_io.COL_DATE_ARRAY: _date_array, sb_io.COL_TIMESTAMP_ARRAY: _timestamp_array,
                 sb_io.COL_TIMESTAMPTZ_ARRAY: _timestamptz_array,
-                sb_io.COL_DECIMAL_JSON: _decimal_json_value}
+                sb_io.COL_DECIMAL_JSON: _decimal_json_value,
+                sb_io.COL_BYTES_ARRAY: _bytes_array}
 
 
 _SHORT_TEXT_MIN_ROWS = 4096

@@ -392,7 +392,8 @@ def _exercise():
     text = bytearray(8) + np.array([0, 2, 4, 6], dtype="<i8").tobytes() + b"1\0002\0003\000"
     for kind in (sb_io.COL_TEXT, sb_io.COL_JSON, sb_io.COL_DECIMAL, sb_io.COL_BYTES,
                  sb_io.COL_NUMERIC_ARRAY, sb_io.COL_DECIMAL_ARRAY, sb_io.COL_DATE_ARRAY,
-                 sb_io.COL_TIMESTAMP_ARRAY, sb_io.COL_TIMESTAMPTZ_ARRAY, sb_io.COL_DECIMAL_JSON):
+                 sb_io.COL_TIMESTAMP_ARRAY, sb_io.COL_TIMESTAMPTZ_ARRAY, sb_io.COL_DECIMAL_JSON,
+                 sb_io.COL_BYTES_ARRAY):
         sb_codec.decode_column(kind, 3, text)
     sb_codec.dumps({"a": frame.head(), "b": grouped["x"]["sum"],
                     "c": np.float64(1.5), "d": frame["t"].head()}, 1 << 30)

@@ -496,6 +496,13 @@ class Review37Tests(unittest.TestCase):
         self.assertIs(type(value["p"]), decimal.Decimal)
         self.assertIs(type(sb_codec.decode_column(_io.COL_JSON, 1, payload)[0]["p"]), float)
 
+    def test_bytea_array_elements_are_bytes(self):
+        # hex, and the escape format of bytea_output = escape
+        for text in (b'[["\\\\x00ff", null], ["\\\\x5c41"]]', b'[["\\\\000\\\\377", null], ["\\\\\\\\A"]]'):
+            payload = (bytearray(8) + np.array([0, len(text) + 1], dtype="<i8").tobytes() + text + b"\0")
+            self.assertEqual(sb_codec.decode_column(_io.COL_BYTES_ARRAY, 1, payload)[0],
+                             [[b"\x00\xff", None], [b"\\A"]], text)
+
     def test_relative_offsets_as_intervals(self):
         from dateutil.relativedelta import relativedelta
         self.assertEqual(sb_codec._relative_interval(pd.DateOffset(months=1, days=2)),
