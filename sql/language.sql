@@ -94,6 +94,22 @@ return json.dumps({"n": n, "xs": list(range(n))}) if n >= 0 else "not json"
 $$;
 SELECT py_dumps(2), jsonb_typeof(py_dumps(2)), py_dumps(2) -> 'xs' -> 1 AS second;
 SELECT py_dumps(-1);
+-- an interval argument with months is a relativedelta (a month is no
+-- number of days: '1 mon' came as 30 days, review 75), without a timedelta;
+-- either returns as it came, and in a composite too
+CREATE TYPE py_span AS (label text, iv interval);
+CREATE FUNCTION py_interval(iv interval, d date, s py_span) RETURNS text
+LANGUAGE pysandbox AS $$
+return "%s %s %s %s" % (type(iv).__name__, d + iv, type(s["iv"]).__name__, s["iv"])
+$$;
+SELECT py_interval('1 mon', '2024-01-31', ROW('a', '1 year 2 days')),
+       py_interval('36 hours', '2024-01-31', ROW('b', '-3 days 04:00'));
+CREATE FUNCTION py_same_interval(iv interval) RETURNS interval
+LANGUAGE pysandbox AS 'return iv';
+SELECT py_same_interval(iv) = iv AS same, py_same_interval(iv)
+FROM unnest(ARRAY['1 mon', '1 year 2 mons -3 days 04:05:06.5', '3 days 01:00', '-1 mon']::interval[]) AS iv;
+DROP FUNCTION py_interval(interval, date, py_span), py_same_interval(interval);
+DROP TYPE py_span;
 CREATE FUNCTION py_bytes(b bytea) RETURNS bytea
 LANGUAGE pysandbox AS 'return b[::-1]';
 SELECT py_bytes('\x010203');

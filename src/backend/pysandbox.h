@@ -198,6 +198,7 @@ extern bool sb_prints_numeric(Oid typid, int depth);
 extern bool sb_kind_is_var(int kind);
 extern bool sb_proc_read(int32 pid, const char *file, char *buf, size_t size);
 extern char *sb_alloc_large(MemoryContext cxt, Size size);
+extern void sb_column_argument(SbColumn *c, int argument);
 extern void sb_column_init(SbColumn *c, const char *name, Oid typid,
 						   bool numeric_decimal, MemoryContext cxt);
 extern void sb_column_append(SbColumn *c, Datum d, bool isnull, uint64 row,

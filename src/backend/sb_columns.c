@@ -183,7 +183,7 @@ sb_kind_is_var(int kind)
 		kind == SB_COL_NUMERIC_ARRAY || kind == SB_COL_DECIMAL_ARRAY ||
 		kind == SB_COL_DATE_ARRAY || kind == SB_COL_TIMESTAMP_ARRAY ||
 		kind == SB_COL_TIMESTAMPTZ_ARRAY || kind == SB_COL_DECIMAL_JSON ||
-		kind == SB_COL_BYTES_ARRAY;
+		kind == SB_COL_BYTES_ARRAY || kind == SB_COL_INTERVAL_PARTS;
 }
 
 /*
@@ -268,6 +268,24 @@ sb_input_kind(Oid typid, bool numeric_decimal)
 				}
 			}
 			return sb_fixed_kind(base);
+	}
+}
+
+/*
+ * Column c (just set up, empty) holds a language function's argument, or a
+ * field of one (argument: SB_ARG_*).  An interval goes as its parts, which
+ * the child makes a timedelta, or with months a relativedelta: an argument
+ * is a value, not a DataFrame column whose timedelta64 counts a month as 30
+ * days ('1 mon' came as 30 days, and date + it was another date: review 75).
+ */
+void
+sb_column_argument(SbColumn *c, int argument)
+{
+	c->argument = argument;
+	if (c->kind == SB_COL_INTERVAL && c->values.len == 0)
+	{
+		c->kind = SB_COL_INTERVAL_PARTS;
+		sb_buf_append_int64(&c->offsets, 0);
 	}
 }
 
@@ -673,6 +691,14 @@ sb_column_append(SbColumn *c, Datum d, bool isnull, uint64 row, const char *inpu
 				sb_buf_append_int64(&c->values, i64);
 				break;
 			}
+		case SB_COL_INTERVAL_PARTS:
+			{
+				Interval   *iv = DatumGetIntervalP(d);
+
+				sb_column_append_text(c, psprintf("%d %d " INT64_FORMAT,
+												  iv->month, iv->day, iv->time));
+				break;
+			}
 		case SB_COL_BYTES:
 			{
 				bytea	   *b = DatumGetByteaPP(d);
@@ -779,6 +805,8 @@ sb_kind_name(int kind)
 			return "decimal_json";
 		case SB_COL_BYTES_ARRAY:
 			return "bytes_array";
+		case SB_COL_INTERVAL_PARTS:
+			return "interval_parts";
 		case SB_COL_BYTES:
 			return "bytes";
 		case SB_COL_DECIMAL:

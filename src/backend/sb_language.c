@@ -756,7 +756,7 @@ sb_function_add_record(SbRequest *req, SbFunction *fn, int i, Datum d)
 		}
 		sb_column_init(&cols[ncols], NameStr(att->attname), type, req->numeric_decimal,
 					   CurrentMemoryContext);
-		cols[ncols].argument = SB_ARG_FIELD;
+		sb_column_argument(&cols[ncols], SB_ARG_FIELD);
 		sb_column_append(&cols[ncols], v, isnull[k], 0, fn->params[i]);
 		ncols++;
 	}
@@ -818,7 +818,7 @@ sb_function_add_args(SbRequest *req, SbFunction *fn, FunctionCallInfo fcinfo)
 			type = JSONOID;
 		}
 		sb_column_init(&cols[i], fn->params[i], type, req->numeric_decimal, CurrentMemoryContext);
-		cols[i].argument = SB_ARG_SCALAR;
+		sb_column_argument(&cols[i], SB_ARG_SCALAR);
 		sb_column_append(&cols[i], d, isnull, 0, fn->params[i]);
 	}
 	sb_request_add_table(req, "", cols, fn->nparams, 1);

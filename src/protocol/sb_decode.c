@@ -136,6 +136,7 @@ sb_kind_width(int kind, int *is_var)
 		case SB_COL_TIMESTAMPTZ_ARRAY:
 		case SB_COL_DECIMAL_JSON:
 		case SB_COL_BYTES_ARRAY:
+		case SB_COL_INTERVAL_PARTS:
 			*is_var = 1;
 			return 0;
 		default:

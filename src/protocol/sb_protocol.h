@@ -127,7 +127,7 @@ typedef enum SbFrameType
  *	  SB_COL_TEXT, SB_COL_JSON, SB_COL_DECIMAL, SB_COL_BYTES,
  *	  SB_COL_NUMERIC_ARRAY, SB_COL_DECIMAL_ARRAY, SB_COL_DATE_ARRAY,
  *	  SB_COL_TIMESTAMP_ARRAY, SB_COL_TIMESTAMPTZ_ARRAY,
- *	  SB_COL_DECIMAL_JSON, SB_COL_BYTES_ARRAY
+ *	  SB_COL_DECIMAL_JSON, SB_COL_BYTES_ARRAY, SB_COL_INTERVAL_PARTS
  *										int64 offsets[nrows + 1], then the
  *										bytes; value i spans offsets[i] to
  *										offsets[i + 1] - 1 and is followed
@@ -146,7 +146,12 @@ typedef enum SbFrameType
  *										json, jsonb and composites in
  *										decimal mode; BYTES_ARRAY is
  *										bytea[] as JSON text, its elements
- *										bytea's text, for bytes)
+ *										bytea's text, for bytes;
+ *										INTERVAL_PARTS is an interval as
+ *										"months days microseconds", for a
+ *										language function's argument: a
+ *										timedelta, or with months a
+ *										relativedelta)
  *
  * Values under a cleared validity bit are zero (empty for var kinds: at
  * most the NUL).  The offsets never go back, so the values' lengths add up
@@ -174,7 +179,8 @@ typedef enum SbColumnKind
 	SB_COL_TIMESTAMP_ARRAY = 15,
 	SB_COL_TIMESTAMPTZ_ARRAY = 16,
 	SB_COL_DECIMAL_JSON = 17,
-	SB_COL_BYTES_ARRAY = 18
+	SB_COL_BYTES_ARRAY = 18,
+	SB_COL_INTERVAL_PARTS = 19
 } SbColumnKind;
 
 /*

@@ -189,7 +189,7 @@ _VAR_KINDS = frozenset({sb_io.COL_TEXT, sb_io.COL_JSON, sb_io.COL_BYTES,
                         sb_io.COL_DECIMAL, sb_io.COL_NUMERIC_ARRAY, sb_io.COL_DECIMAL_ARRAY,
                         sb_io.COL_DATE_ARRAY, sb_io.COL_TIMESTAMP_ARRAY,
                         sb_io.COL_TIMESTAMPTZ_ARRAY, sb_io.COL_DECIMAL_JSON,
-                        sb_io.COL_BYTES_ARRAY})
+                        sb_io.COL_BYTES_ARRAY, sb_io.COL_INTERVAL_PARTS})
 
 
 def _numeric_leaves(value, number):
@@ -292,12 +292,23 @@ def _bytes_array(text):
     return _bytea_leaves(_json_value(text))
 
 
+def _interval_parts(text):
+    """A language function's interval argument, "months days microseconds":
+    a timedelta, or with months a relativedelta (a month is not 30 days:
+    date + relativedelta(months=1) is the same day of the next month)."""
+    months, days, micros = (int(part) for part in text.split(" "))
+    if months == 0 or _relativedelta is None:
+        return datetime.timedelta(days=days + months * 30, microseconds=micros)
+    return _relativedelta(months=months, days=days, microseconds=micros)
+
+
 _VAR_CONVERT = {sb_io.COL_JSON: _json_value, sb_io.COL_DECIMAL: decimal.Decimal,
                 sb_io.COL_NUMERIC_ARRAY: _numeric_array, sb_io.COL_DECIMAL_ARRAY: _decimal_array,
                 sb_io.COL_DATE_ARRAY: _date_array, sb_io.COL_TIMESTAMP_ARRAY: _timestamp_array,
                 sb_io.COL_TIMESTAMPTZ_ARRAY: _timestamptz_array,
                 sb_io.COL_DECIMAL_JSON: _decimal_json_value,
-                sb_io.COL_BYTES_ARRAY: _bytes_array}
+                sb_io.COL_BYTES_ARRAY: _bytes_array,
+                sb_io.COL_INTERVAL_PARTS: _interval_parts}
 
 
 _SHORT_TEXT_MIN_ROWS = 4096

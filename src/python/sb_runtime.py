@@ -395,6 +395,9 @@ def _exercise():
                  sb_io.COL_TIMESTAMP_ARRAY, sb_io.COL_TIMESTAMPTZ_ARRAY, sb_io.COL_DECIMAL_JSON,
                  sb_io.COL_BYTES_ARRAY):
         sb_codec.decode_column(kind, 3, text)
+    parts = b"0 1 2\0001 0 0\000"
+    sb_codec.decode_column(sb_io.COL_INTERVAL_PARTS, 2, bytearray(8) + np.array(
+        [0, 6, 12], dtype="<i8").tobytes() + parts)
     sb_codec.dumps({"a": frame.head(), "b": grouped["x"]["sum"],
                     "c": np.float64(1.5), "d": frame["t"].head()}, 1 << 30)
     sb_validator.validate("import math\ndef main(x=1):\n    return f'{x:.2f}'\n",

@@ -1065,5 +1065,6 @@ sb_io_init(void)
 	PyModule_AddIntConstant(m, "COL_TIMESTAMPTZ_ARRAY", SB_COL_TIMESTAMPTZ_ARRAY);
 	PyModule_AddIntConstant(m, "COL_DECIMAL_JSON", SB_COL_DECIMAL_JSON);
 	PyModule_AddIntConstant(m, "COL_BYTES_ARRAY", SB_COL_BYTES_ARRAY);
+	PyModule_AddIntConstant(m, "COL_INTERVAL_PARTS", SB_COL_INTERVAL_PARTS);
 	return m;
 }
