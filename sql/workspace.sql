@@ -126,7 +126,10 @@ SET ROLE regress_pysandbox_ws;
 SELECT sandbox_workspace_open() AS ws3 \gset
 SELECT format('{"workspace": "%s"}', :'ws3') AS wsopt3 \gset
 SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}', :'wsopt3');
+SELECT running AS running_before FROM sandbox_workspace_list() WHERE workspace = :'ws3';
 SELECT pg_sleep(0.8);
+-- the list says its process is gone before the next use finds out (review 74 L1)
+SELECT running AS running_after, memory_kb FROM sandbox_workspace_list() WHERE workspace = :'ws3';
 SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}', %L)::text$q$, :'wsopt3'));
 -- ... also after another workspace was opened meanwhile (the open forgets
 -- ended ones: review 68 F4)

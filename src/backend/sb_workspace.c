@@ -722,6 +722,14 @@ sandbox_workspace_list(PG_FUNCTION_ARGS)
 		up = sb_workspace_has_child(ws) && !ws->child->exited;
 		if (up)
 			kb = sb_workspace_memory_kb(ws);
+		/*
+		 * a process taken back, killed or timed out while idle is known
+		 * here only at the workspace's next use: its own start time says
+		 * it is gone (review 74 L1: it showed running until then)
+		 */
+		if (up && kb < 0 && (ws->child_started == 0 ||
+							 sb_proc_start_time(ws->child->pid) != ws->child_started))
+			up = false;
 		memset(nulls, 0, sizeof(nulls));
 		values[0] = CStringGetTextDatum(ws->handle);
 		values[1] = TimestampTzGetDatum(ws->opened);
