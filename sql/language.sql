@@ -275,6 +275,8 @@ LANGUAGE pysandbox AS $$
 return [{"x": 1, "label": "one"}, {"label": "two", "x": 2}]
 $$;
 SELECT * FROM py_pairs();
+-- rows given both ways are taken each as it is, a tuple by position, as
+-- PL/Python takes them (review 75: an error)
 CREATE FUNCTION py_mixed() RETURNS SETOF py_pair
 LANGUAGE pysandbox AS 'return [{"x": 1, "label": "one"}, (2, "two")]';
 SELECT * FROM py_mixed();

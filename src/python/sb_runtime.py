@@ -1070,10 +1070,15 @@ def _function_rows(value, shape, func, rows=None, budget=1 << 30):
         return value
     out = [row if type(row) is tuple or row is None else _one_row(row, func, i + 1)
            for i, row in enumerate(value)]
+    columns = [c["name"] for c in (rows or {}).get("columns") or ()]
+    if any(type(row) is dict for row in out) and any(type(row) is tuple for row in out):
+        # rows given both ways (a generator that yields tuples, then a
+        # dict): each as PL/Python takes it, tuples by position (review 75)
+        out = [dict(zip(columns, row)) if type(row) is tuple and len(row) == len(columns)
+               else row for row in out]
     if any(row is None for row in out):
         # None is a row of NULLs (a composite function's None is NULL), of
         # the other rows' kind
-        columns = [c["name"] for c in (rows or {}).get("columns") or ()]
         null = (None,) * len(columns) if any(type(row) is tuple for row in out) else \
             dict.fromkeys(columns)
         out = [null if row is None else row for row in out]
