@@ -425,13 +425,16 @@ def main(t):
 -- the statistics module takes numpy's integers (an Int64 column's
 -- tolist()) as ints: a Fraction made of them holds ints (review 73; review
 -- 66 found stdev failing on them) and their mean is not truncated to one
--- (mean([1, 3, 6]) was 3, as in plain Python with numpy)
+-- (mean([1, 3, 6]) was 3, as in plain Python with numpy), nor are their
+-- squares summed in 32 bits (review 77: a variance came out negative)
 SELECT sandbox_execute($$
 import statistics
 import pandas as pd
 def main():
     values = pd.Series([1, None, 3, 6], dtype="Int64").dropna().tolist()
-    return [round(statistics.stdev(values), 6), statistics.mean(values), statistics.median(values)]
+    wide = pd.Series([100000, 200000, 300000, 400000, 500000], dtype="Int32").tolist()
+    return [round(statistics.stdev(values), 6), statistics.mean(values), statistics.median(values),
+            statistics.variance(wide)]
 $$);
 SELECT sandbox_execute('def main(t): return 1', '{"t": {"$query": "SELECT 1; SELECT 2"}}');
 SELECT sandbox_execute('def main(t): return 1', '{"t": {"$query": "SET work_mem = ''64MB''"}}');

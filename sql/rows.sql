@@ -1145,3 +1145,7 @@ SELECT * FROM sandbox_rows('def main(): return [([1, 2, 3],)]') AS t(b bytea);
 SELECT * FROM sandbox_rows('def main(): return [(1.5,)]') AS t(b bytea);
 SELECT * FROM sandbox_rows('def main(): return [(b"\x01\x02", 92233720368547.75), (bytearray(b"ok"), 1e16)]')
     AS t(b bytea, m money);
+-- ... in a domain over money and in money[] too (review 77)
+CREATE DOMAIN rows_amount AS money;
+SELECT * FROM sandbox_rows('def main(): return [(1e16, [1e16, 2.5])]') AS t(m rows_amount, ms money[]);
+DROP DOMAIN rows_amount;

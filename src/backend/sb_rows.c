@@ -176,6 +176,8 @@ sb_text_category(Oid basetype)
 		return "bytea";
 	if (basetype == NUMERICOID)
 		return "numeric";
+	if (basetype == CASHOID)
+		return "money";			/* a float's text without an exponent */
 	if (type_is_array(basetype))
 		return "array";
 	if (type_is_rowtype(basetype))

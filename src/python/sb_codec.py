@@ -1218,8 +1218,9 @@ def _as_frame(value, spec, func):
 
 _CONVERT_HINTS = {
     "a bytea column (bytes, or a figure as its PNG)": (
-        'Give bytes: bytes(values) for a list of byte values, text.encode() for a str; or '
-        'declare the column with the type the values have.'),
+        'Give bytes: bytes(values) for a list of byte values, text.encode() for text (a str '
+        'is read as bytea\'s own text, such as "\\x0102"); or declare the column with the '
+        'type the values have.'),
     "an integer column": ('Convert the values first: pd.to_numeric(s, errors="coerce")'
                           '.astype("Int64") for text, s.round().astype("Int64") for '
                           'fractions; or declare the column numeric or float8.'),
@@ -1534,7 +1535,8 @@ def _array_literal(value, name, row, sqltype=None, fields=None):
     element = sqltype[:-2] if sqltype is not None and sqltype.endswith("[]") else None
     # bytea[] takes bytes, json[]/jsonb[] JSON values (review 71: bytes were
     # refused as text, and a list next to dicts was taken as a dimension)
-    category = _field_category(element) if element in ("bytea", "json", "jsonb") else "text"
+    category = _field_category(element) if element in ("bytea", "json", "jsonb", "money") \
+        else "text"
     lists_are_values = category == "json" and not all(
         type(v) is list or type(v) is tuple or (type(v) is np.ndarray and v.ndim > 0)
         for v in value)
@@ -1613,6 +1615,8 @@ def _field_category(sqltype):
         return "bytea"
     if sqltype == "numeric" or sqltype.startswith("numeric("):
         return "numeric"
+    if sqltype == "money":
+        return "money"
     if sqltype.endswith("[]"):
         return "array"
     return "text"
@@ -1649,7 +1653,7 @@ def _text_value(v, category, name, row, sqltype=None, fields=None):
         return str(int(v))
     if t in _FLOAT_TYPES:
         f = float(v)
-        if sqltype == "money" and math.isfinite(f):
+        if category == "money" and math.isfinite(f):
             # money's input takes no exponent (a large amount's repr has one)
             return np.format_float_positional(f, trim="-")
         return "Infinity" if f == math.inf else "-Infinity" if f == -math.inf else repr(f)
@@ -1737,7 +1741,7 @@ def _encode_text(series, name, category, sqltype=None, fields=None):
         if fast is not None:
             return fast
     elif series.dtype.kind in "iuf" and not pd.api.types.is_extension_array_dtype(
-            series.dtype) and category != "bytea" and sqltype != "money":
+            series.dtype) and category != "bytea" and category != "money":
         # numbers for numeric (and text) columns: numpy's shortest repr,
         # which numeric_in reads back exactly
         values = series.to_numpy()

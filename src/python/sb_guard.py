@@ -44,6 +44,9 @@ DENIED_SUBMODULES = frozenset({
     "numpy.distutils",
     "numpy.testing",
     "numpy.lib.utils",
+    # container's conversions (__int__, __float__) index an attribute the
+    # code sets: its __getitem__ ran inside float() (review 76 F2)
+    "numpy.lib.user_array",
     "numpy.compat",
     "pandas.compat",
     "pandas.util",

