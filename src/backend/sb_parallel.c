@@ -99,6 +99,8 @@ typedef struct SbDoneHeader
 	bool		complete;
 	bool		detached;
 	bool		partition_lost;
+	int			n_sql_errcodes; /* what sql() was answered with (0A000) */
+	int			sql_errcodes[SB_SQL_ERRCODES];
 	SbViolation violation_info;
 	SbExitReport exit;
 	uint64		call_cpu_us;
@@ -452,6 +454,9 @@ sb_pool_receive_now(SbGroupPool *pool, int i, SbOutcome *out, bool wait)
 	out->partition_lost = h.partition_lost;
 	out->exit = h.exit;
 	out->call_cpu_us = h.call_cpu_us;
+	/* an uncaught SQLError keeps the code its query was answered with */
+	out->n_sql_errcodes = Min(Max(h.n_sql_errcodes, 0), SB_SQL_ERRCODES);
+	memcpy(out->sql_errcodes, h.sql_errcodes, sizeof(out->sql_errcodes));
 	return true;
 }
 
@@ -685,6 +690,8 @@ sb_group_worker_main(dsm_segment *seg, shm_toc *toc)
 		d.partition_lost = o.partition_lost;
 		d.exit = o.exit;
 		d.call_cpu_us = o.call_cpu_us;
+		d.n_sql_errcodes = o.n_sql_errcodes;
+		memcpy(d.sql_errcodes, o.sql_errcodes, sizeof(d.sql_errcodes));
 
 		initStringInfo(&buf);
 		if (d.has_result)

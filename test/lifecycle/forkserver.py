@@ -804,11 +804,11 @@ class Suite:
         if most_children < 2:
             problems.append("at most %d children ran at once, expected 2" % most_children)
 
-        for code, want in (
+        for code, want, state in (
                 ("def main(df):\n    return len(sql('SELECT 1'))\n",
-                 "sql() is not available in groups run in parallel"),
+                 "sql() is not available in groups run in parallel", "0A000"),
                 ("def main(df):\n    if df.name == 5:\n        raise ValueError('five')\n    return 1\n",
-                 "group (g)=(5) of input \"df\"")):
+                 "group (g)=(5) of input \"df\"", "38000")):
             try:
                 run(code, '{"group_by": "g", "parallel": 3}')
                 problems.append("%r did not fail" % code)
@@ -816,6 +816,11 @@ class Suite:
                 text = "%s\n%s" % (exc.pgerror, exc.diag.context)
                 if want not in text:
                     problems.append("error %r does not say %r" % (text, want))
+                # an uncaught SQLError keeps its SQLSTATE in a parallel
+                # worker's group too (review 77 L5)
+                if exc.pgcode != state:
+                    problems.append("error %r has SQLSTATE %s, expected %s"
+                                    % (text, exc.pgcode, state))
 
         # cancel: the workers and their children go
         cur.execute("SET statement_timeout = '1s'")
