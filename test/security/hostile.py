@@ -6754,7 +6754,9 @@ class Server:
                     params = [a.arg for a in node.args.args if a.arg in inputs]
         except (SyntaxError, ValueError, MemoryError, RecursionError):
             pass    # CREATE FUNCTION reports it
-        body = "%s\nreturn main(%s)\n" % (code, ", ".join("%s=%s" % (p, p) for p in params))
+        # in a list: a str result is JSON text in a jsonb function, not a
+        # JSON string as sandbox_execute makes it
+        body = "%s\nreturn [main(%s)]\n" % (code, ", ".join("%s=%s" % (p, p) for p in params))
         self.cur.execute("DROP FUNCTION IF EXISTS hostile_payload")
         for key, (guc, fmt) in self.SETTINGS.items():
             if key in options:
@@ -6767,7 +6769,7 @@ class Server:
                              % ", ".join("%s jsonb" % p for p in params), (body,))
             self.cur.execute("SELECT hostile_payload(%s)" % ", ".join(["%s"] * len(params)),
                              [psycopg2.extras.Json(inputs[p]) for p in params])
-            return {"main": self.cur.fetchone()[0]}
+            return {"main": self.cur.fetchone()[0][0]}
         finally:
             if self.role:
                 self.cur.execute("RESET ROLE")
