@@ -28,6 +28,7 @@ from sb_guard import (  # noqa: F401 - the shared policy and the call's state
 from sb_memory import (  # noqa: F401 - the memory guards harden_* apply
     _set_on_immutable_type, _c_new, _harden_struct, _harden_bytearray_join,
     _harden_bytearray_mod, _harden_bytearray_index, _harden_fractions, _harden_list_slices,
+    _harden_memoryview_hash,
     _harden_ordered_dict,
     _harden_zoneinfo, _harden_itertools,
     _harden_borrowed_comparisons, _harden_borrowed_calls, _harden_unicode_errors,
@@ -391,6 +392,7 @@ def harden_libraries():
     _harden_bytearray_mod()
     _harden_bytearray_index()
     _harden_list_slices()
+    _harden_memoryview_hash()
     _harden_fractions()
     _harden_ordered_dict()
     _harden_zoneinfo()

@@ -209,11 +209,48 @@ def _harden_bytearray_index():
     __setitem__.__doc__ = real_setitem.__doc__
     __contains__.__qualname__ = "bytearray.__contains__"
     __contains__.__doc__ = real_contains.__doc__
-    items = [("__setitem__", __setitem__), ("__contains__", __contains__)]
+    real_extend = bytearray.extend
+
+    def extend(self, iterable_of_ints, /):
+        # gh-143003 (review 78): a length hint of 0 (the code's __len__) left
+        # the first byte in the shared empty buffer; a list sizes it right
+        if _IN_CALL["on"] and type(iterable_of_ints) is not list and \
+                type(iterable_of_ints) is not tuple and not has_buffer(iterable_of_ints):
+            iterable_of_ints = list(iterable_of_ints)
+        return real_extend(self, iterable_of_ints)
+    extend.__qualname__ = "bytearray.extend"
+    extend.__doc__ = real_extend.__doc__
+    __setitem__.__qualname__ = "bytearray.__setitem__"
+    items = [("__setitem__", __setitem__), ("__contains__", __contains__), ("extend", extend)]
     items += [(name, searching(getattr(bytearray, name)))
               for name in ("count", "find", "index", "rfind", "rindex", "startswith", "endswith")]
     if not _set_on_immutable_type(bytearray, items):
         sys.stderr.write("pysandbox-worker: bytearray's indexes could not be checked in place\n")
+
+
+def _harden_memoryview_hash():
+    """gh-142664 (review 78): hash() of a read-only view called its
+    exporter's __hash__, then hashed the buffer: a bytearray subclass's
+    __hash__ released the view and emptied itself, and the freed buffer was
+    hashed (a read of freed heap; SIGSEGV when it was unmapped).  In a call
+    the view's bytes are copied after the exporter's hash, which fails once
+    the view is released; hash(mv) == hash(mv.tobytes()) as ever."""
+    real_hash = memoryview.__hash__
+
+    def __hash__(self, /):
+        if not _IN_CALL["on"]:
+            return real_hash(self)
+        exporter = self.obj             # ValueError once released, as CPython
+        if not self.readonly:
+            raise ValueError("cannot hash writable memoryview object")
+        if self.format not in ("B", "b", "c"):
+            raise ValueError("memoryview: hashing is restricted to formats 'B', 'b' or 'c'")
+        hash(exporter)                  # unhashable exporters fail, as in CPython
+        return hash(self.tobytes())
+    __hash__.__qualname__ = "memoryview.__hash__"
+    __hash__.__doc__ = real_hash.__doc__
+    if not _set_on_immutable_type(memoryview, [("__hash__", __hash__)]):
+        sys.stderr.write("pysandbox-worker: memoryview's hash could not be checked in place\n")
 
 
 def _harden_list_slices():
@@ -438,9 +475,32 @@ def _harden_zoneinfo():
     def _unpickle(klass, key, from_cache, /):
         return real_unpickle.__get__(None, klass)(_zone_key(key), from_cache)
 
+    # gh-111306/gh-125318 (review 78, open upstream): utcoffset(), dst() and
+    # tzname() of anything but a datetime read its fold as the byte at the
+    # datetime's offset, an index into a two-entry array: a bytes subclass
+    # with a toordinal() chose it (a read of any address, or SIGSEGV).  In a
+    # call they take a datetime (a subclass has its layout) or None
+    import datetime
+
+    def takes_datetime(name):
+        real = cls.__dict__[name]
+
+        def method(self, dt, /):
+            if _IN_CALL["on"] and dt is not None and \
+                    not issubclass(type(dt), datetime.datetime):
+                raise TypeError('ZoneInfo.%s() of a "%s" is not allowed in the sandbox: it '
+                                'takes a datetime.datetime or None' % (
+                                    name, type.__getattribute__(type(dt), "__name__")))
+            return real(self, dt)
+        method.__name__ = name
+        method.__qualname__ = "ZoneInfo." + name
+        method.__doc__ = real.__doc__
+        return method
+
     if real_new is None or not _set_on_immutable_type(cls, [
             ("__new__", staticmethod(__new__)), ("clear_cache", classmethod(clear_cache)),
-            ("_unpickle", classmethod(_unpickle))]):
+            ("_unpickle", classmethod(_unpickle))] + [
+            (name, takes_datetime(name)) for name in ("utcoffset", "dst", "tzname")]):
         sys.stderr.write("pysandbox-worker: zoneinfo.ZoneInfo could not be checked in place; "
                          "it is not handed out\n")
         refuse(cls, "its cache walks freed memory when a key's __eq__ clears it")

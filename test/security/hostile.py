@@ -381,8 +381,9 @@ FRACTION_INDEX = textwrap.dedent("""
 
 def fraction_index_payload(name, main):
     """FRACTION_INDEX and main(): in a call the classes are refused."""
-    return Payload(name, FRACTION_INDEX + textwrap.dedent(main), on={GUARD},
-                   off={OK, CRASH, EXCEPTION})
+    # (the validator where a configuration does not allow numbers)
+    return Payload(name, FRACTION_INDEX + textwrap.dedent(main), on=PYLAYER,
+                   off={OK, CRASH, EXCEPTION, VALIDATOR})
 
 
 PAYLOADS = [
@@ -6246,7 +6247,7 @@ PAYLOADS = [
             if CALLS:
                 return "the code ran inside int(): %r %r" % (CALLS, shown)
             raise LookupError("no call: %r" % shown)
-        """, on={GUARD}, off={OK}),
+        """, on=PYLAYER, off={OK, VALIDATOR}),
     # review 76 (gh-120384, fixed upstream in 3.12 only): a list's
     # extended slice assignment worked out the slice, then ran the code's
     # __iter__, which shrank the list: the items went past the end of its
@@ -6288,6 +6289,59 @@ PAYLOADS = [
                 return "a bytes object became a bytearray: %d" % len(found)
             raise LookupError("no fake bytearray (%d)" % len(pre))
         """, on={EXCEPTION}, off={CRASH, OK, EXCEPTION}),
+    # review 78: ZoneInfo's utcoffset(), dst() and tzname() of anything
+    # but a datetime read its "fold" byte past the object, as an index
+    # (gh-111306/gh-125318, open upstream): a read of any address, or SIGSEGV
+    Payload("zoneinfo-fold-of-a-bytes-subclass", """
+        import zoneinfo
+        class D(bytes):
+            def toordinal(self):
+                return 738000
+            hour = 0
+            minute = 0
+            second = 0
+        def main():
+            tz = zoneinfo.ZoneInfo("America/New_York")
+            return [tz.tzname(D(bytes([0, 0, 0, f]) + bytes(12))) for f in (0, 1, 2, 3, 4, 12, 200)]
+        """, on=PYLAYER, off={CRASH, OK, VALIDATOR}),
+    # ... memoryview's hash called its exporter's __hash__, which released
+    # the view and emptied the bytearray, then hashed the freed buffer
+    # (gh-142664)
+    Payload("memoryview-hash-freed-buffer", """
+        STATE = {}
+        class Evil(bytearray):
+            def __hash__(self):
+                STATE["mv"].release()
+                self.clear()
+                return 123
+        def main():
+            out = []
+            for n in (64, 4096, 1 << 20, 64 << 20):
+                data = Evil(b"A" * n)
+                mv = memoryview(data).toreadonly()
+                STATE["mv"] = mv
+                out.append(hash(mv) == hash(b"A" * n))
+            return "hashed released views: %r" % out
+        """, on={EXCEPTION}, off={CRASH, OK}),
+    # ... bytearray.extend() took a length hint of 0 (the code's __len__):
+    # the first byte went into the shared empty buffer, and the result began
+    # with a stale heap byte (gh-143003)
+    Payload("bytearray-extend-zero-length-hint", """
+        class X:
+            def __len__(self):
+                return 0
+            def __iter__(self):
+                return iter([49, 50, 51])
+        def main():
+            seen = []
+            for _ in range(20):
+                b = bytearray()
+                b.extend(X())
+                seen.append(list(b))
+            if any(s != [49, 50, 51] for s in seen):
+                return "stale bytes: %r" % [s for s in seen if s != [49, 50, 51]][:3]
+            raise LookupError("extended as given: %r" % seen[0])
+        """, on={EXCEPTION}, off={OK, EXCEPTION}),
     Payload("make-dataclass-str-base-own-startswith", """
         import dataclasses
         def main():
