@@ -56,10 +56,22 @@ $$, '{"df": {"$query": "SELECT id FROM sales WHERE amount >= $1 OR owner = $2",
 -- the type's input function
 SELECT sandbox_execute('def main(df): return len(df)',
     '{"df": {"$query": "SELECT id FROM sales WHERE id = $1", "$params": ["one"]}}');
--- JSON arrays and objects are passed as their JSON text
+-- JSON arrays and objects are passed as their JSON text to json and jsonb
+-- parameters; a JSON array is an array for an array parameter (= ANY($1));
+-- a list or an object for one value of another type is refused: IN ($1)
+-- with a list matched nothing (review 79); a whole float is an integer
 SELECT sandbox_execute('def main(df): return df.iloc[0].tolist()',
-    '{"df": {"$query": "SELECT $1::jsonb -> ''k'' AS k, $2::int[] AS arr",
-             "$params": [{"k": [1, 2]}, "{3,4}"]}}');
+    '{"df": {"$query": "SELECT $1::jsonb -> ''k'' AS k, $2::int[] AS arr, $3::jsonb AS j",
+             "$params": [{"k": [1, 2]}, "{3,4}", [1, "a"]]}}');
+SELECT sandbox_execute('def main(df): return sorted(df["id"].tolist())',
+    '{"df": {"$query": "SELECT id FROM sales WHERE region = ANY($1) AND id <> ALL($2)",
+             "$params": [["north", "we\\\"st"], [[2, 3], [4, 5]]]}}');
+SELECT sandbox_execute('def main(df): return len(df)',
+    '{"df": {"$query": "SELECT id FROM sales WHERE region IN ($1)", "$params": [["north", "south"]]}}');
+SELECT sandbox_execute('def main(df): return len(df)',
+    '{"df": {"$query": "SELECT id FROM sales WHERE region = $1", "$params": [{"r": "north"}]}}');
+SELECT sandbox_execute('def main(df): return df["id"].tolist()',
+    '{"df": {"$query": "SELECT id FROM sales WHERE id = $1", "$params": [2.0]}}');
 -- the number of $params must match the query's parameters
 SELECT sandbox_execute('def main(df): return len(df)',
     '{"df": {"$query": "SELECT id FROM sales WHERE id = $1", "$params": [1, 2]}}');

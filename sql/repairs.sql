@@ -411,7 +411,8 @@ $c$def main(t, e):
 
 -- ... and (review 66) a misspelt method of a DataFrame or a Series, a
 -- notebook's magic line, several statements or another command as a
--- table input's query
+-- table input's query; (review 79) a module's usual name without its
+-- import, a NULL jsonb value subscripted
 SELECT r->'error'->>'message' AS message, r->'error'->>'hint' AS hint
 FROM unnest(ARRAY[
 $c$def main(t):
@@ -420,7 +421,13 @@ $c$def main(t):
     return t.x.vaule_counts()$c$,
 $c$%matplotlib inline
 def main(t):
-    return 1$c$]) AS c,
+    return 1$c$,
+$c$def main(t):
+    return pd.DataFrame(t).shape$c$,
+$c$import json
+def main(t):
+    meta = json.loads("null")
+    return meta["a"]$c$]) AS c,
      sandbox_run(c, '{"t": {"$query": "SELECT 1 AS x, 2 AS y"}}') AS r;
 -- the statistics module takes numpy's integers (an Int64 column's
 -- tolist()) as ints: a Fraction made of them holds ints (review 73; review

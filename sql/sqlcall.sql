@@ -176,6 +176,21 @@ def main():
                          [pd.to_datetime(["2024-01-02 03:04"]).values, [pd.NaT]])[["a", "b"]]
                      .astype(str).iloc[0].tolist()}
 $$);
+-- ... and a list for one value of another type is refused, with the fix
+-- (IN ($1) with a list matched nothing: review 79); a list for a jsonb
+-- parameter is JSON; a whole float is an integer
+SELECT sandbox_execute($$
+def main():
+    try:
+        sql("SELECT x FROM unnest(ARRAY['a', 'b']) x WHERE x IN ($1)", ["a", "b"])
+    except SQLError as e:
+        return [e.sqlstate, str(e), e.hint]
+$$);
+SELECT sandbox_execute($$
+def main():
+    return [sql("SELECT $1::jsonb AS j", [1, "a", None, {"k": 2}])["j"][0],
+            int(sql("SELECT x FROM generate_series(1, 5) x WHERE x = $1", 2.0)["x"][0])]
+$$);
 -- sandbox_run reports it like any other exception
 SELECT sandbox_run($$
 def main():

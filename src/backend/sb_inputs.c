@@ -322,6 +322,113 @@ sb_jsonb_value_text(JsonbValue *v, bool *isnull)
 }
 
 /*
+ * A PostgreSQL array literal of a JSON array (nested arrays are its
+ * dimensions; strings are quoted, numbers, booleans and null are as they
+ * are): a list given for an array parameter ($params' JSON, sql()'s list).
+ */
+static void
+sb_json_array_literal(StringInfo buf, JsonbContainer *array, int depth)
+{
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+	bool		first = true;
+
+	check_stack_depth();
+	if (depth >= MAXDIM)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a list parameter is nested more than %d lists deep", MAXDIM)));
+	appendStringInfoChar(buf, '{');
+	it = JsonbIteratorInit(array);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		const char *p;
+
+		if (tok != WJB_ELEM)
+			continue;
+		if (!first)
+			appendStringInfoChar(buf, ',');
+		first = false;
+		if (v.type == jbvBinary && JsonContainerIsArray(v.val.binary.data))
+		{
+			sb_json_array_literal(buf, v.val.binary.data, depth + 1);
+			continue;
+		}
+		if (v.type == jbvNull)
+		{
+			appendStringInfoString(buf, "NULL");
+			continue;
+		}
+		{
+			bool		isnull;
+			char	   *text = sb_jsonb_value_text(&v, &isnull);
+
+			appendStringInfoChar(buf, '"');
+			for (p = text; *p; p++)
+			{
+				if (*p == '"' || *p == '\\')
+					appendStringInfoChar(buf, '\\');
+				appendStringInfoChar(buf, *p);
+			}
+			appendStringInfoChar(buf, '"');
+		}
+	}
+	appendStringInfoChar(buf, '}');
+}
+
+/*
+ * The text of parameter i (JSON value v) for its type: a list for an array
+ * is an array literal; a list or an object for a type that is neither an
+ * array nor json/jsonb is refused, since its text would be compared as one
+ * value (WHERE status IN ($1) with a list matched nothing: review 79).
+ */
+static char *
+sb_param_text(JsonbValue *v, Oid type, int i, const char *what, bool *isnull)
+{
+	Oid			base = getBaseType(type);
+	bool		json = base == JSONOID || base == JSONBOID;
+
+	if (v->type == jbvNumeric && (base == INT2OID || base == INT4OID || base == INT8OID))
+	{
+		/* a whole float (2.0, a pandas float of an integer column) */
+		Datum		whole = DirectFunctionCall2(numeric_trunc, NumericGetDatum(v->val.numeric),
+												Int32GetDatum(0));
+
+		if (DatumGetBool(DirectFunctionCall2(numeric_eq, whole,
+											 NumericGetDatum(v->val.numeric))))
+		{
+			*isnull = false;
+			return DatumGetCString(DirectFunctionCall1(numeric_out, whole));
+		}
+	}
+	if (v->type != jbvBinary || json)
+		return sb_jsonb_value_text(v, isnull);
+	*isnull = false;
+	if (JsonContainerIsArray(v->val.binary.data) && type_is_array(base))
+	{
+		StringInfoData buf;
+
+		initStringInfo(&buf);
+		sb_json_array_literal(&buf, v->val.binary.data, 0);
+		return buf.data;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_DATATYPE_MISMATCH),
+			 JsonContainerIsArray(v->val.binary.data) ?
+			 errmsg("parameter $%d of %s is a list, but the query uses $%d as one value of type %s",
+					i + 1, what, i + 1, format_type_be(type)) :
+			 errmsg("parameter $%d of %s is a JSON object, but the query uses $%d as type %s",
+					i + 1, what, i + 1, format_type_be(type)),
+			 JsonContainerIsArray(v->val.binary.data) ?
+			 errhint("To match any of the list's values, compare with = ANY($%d) (IN ($%d) takes one value); or pass one value.",
+					 i + 1, i + 1) :
+			 errhint("A JSON object goes to a json or jsonb parameter (meta @> $%d); pass its text, or one value, otherwise.",
+					 i + 1)));
+	return NULL;				/* not reached */
+}
+
+/*
  * Is the prepared plan one plain SELECT: no data-modifying WITH, no row
  * locks, no SELECT INTO?  (The raw command tag says SELECT for all of them.)
  */
@@ -511,7 +618,7 @@ sb_table_prepare_with(const char *name, const char *query, JsonbValue *params,
 						 errmsg("could not determine the data type of parameter $%d in %s",
 								i + 1, what),
 						 errhint("Add a cast, such as $%d::text.", i + 1)));
-			text = sb_jsonb_value_text(&pvals[i], &isnull);
+			text = sb_param_text(&pvals[i], ptypes.types[i], i, what, &isnull);
 			getTypeInputInfo(ptypes.types[i], &typinput, &typioparam);
 			prm->value = OidInputFunctionCall(typinput, text, typioparam, -1);
 			prm->isnull = isnull;

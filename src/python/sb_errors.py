@@ -208,9 +208,19 @@ def _user_frame(exc):
     return found
 
 
+# the usual short names of modules, for a NameError of a missing import
+_USUAL_IMPORTS = {"pd": "import pandas as pd", "np": "import numpy as np",
+                  "plt": "import matplotlib.pyplot as plt", "math": "import math",
+                  "datetime": "import datetime", "json": "import json", "re": "import re",
+                  "statistics": "import statistics", "mpl": "import matplotlib as mpl"}
+
+
 def _name_help(exc):
-    """For a NameError of a misspelled name (totl): the names it may mean."""
+    """For a NameError of a misspelled name (totl): the names it may mean;
+    of a module's usual name (pd, np): the import it needs."""
     name = getattr(exc, "name", None)
+    if type(name) is str and name in _USUAL_IMPORTS:
+        return "add %s at the top of the code" % _USUAL_IMPORTS[name]
     frame = _user_frame(exc)
     if type(name) is not str or frame is None:
         return None
@@ -453,6 +463,11 @@ def exception_help(exc, inputs, ws=None):
                 'figure a PNG), or print() it')
     if isinstance(exc, SQLError) and type(exc.hint) is str and exc.hint:
         return exc.hint     # what PostgreSQL (or sql()) said to do
+    if type(exc) is TypeError and text and text.startswith("'NoneType' object is not "):
+        # a NULL (a jsonb, array or composite value) arrives as None (review 79)
+        return ('a SQL NULL arrives as None (a NULL jsonb, array or composite value too): '
+                'test for it first, as in d["k"] if d is not None else None, or drop such '
+                'rows with s.dropna()')
     if type(exc) is _UndefinedVariableError:     # df.query(), df.eval()
         return _query_name_help(exc)
     if type(exc) is NameError:
@@ -473,7 +488,7 @@ def exception_help(exc, inputs, ws=None):
         return ('if these are an integer or boolean column with NULLs: such columns arrive '
                 'as pandas\' nullable Int64 and boolean, whose missing value is pd.NA, and '
                 'numpy and matplotlib need floats: s.astype(float) (NULL becomes NaN), or '
-                's.dropna()')
+                's.dropna().astype(float) (dropna() keeps the Int64 dtype)')
     if text and _NULLABLE_EVAL.search(text):
         return ('if the expression uses an integer or boolean column with NULLs: such '
                 'columns arrive as pandas\' nullable Int64 and boolean, which df.query() and '

@@ -1145,7 +1145,9 @@ def _sql_param(value, i):
 
 
 def _sql_array(values, i, depth):
-    """A list as an array literal ('{"EUR","GBP"}'), for = ANY($1): its
+    """A list as a JSON array, which the backend makes an array literal for
+    an array parameter (= ANY($1)), JSON for a json/jsonb one, and refuses
+    for any other (IN ($1) with a list matched nothing: review 79): its
     elements as a parameter of their type is, a list inside a list a
     dimension."""
     if depth >= 6:
@@ -1158,17 +1160,9 @@ def _sql_array(values, i, depth):
     for v in values:
         if type(v) is list or type(v) is tuple or _sql_listlike(v):
             parts.append(_sql_array(v, i, depth + 1))
-            continue
-        text = _sql_param(v, i)
-        if text is None:
-            parts.append("NULL")
         else:
-            if type(text) is bool:
-                text = "true" if text else "false"
-            elif type(text) is not str:
-                text = repr(text)       # int, float (finite: NaN/inf are text)
-            parts.append('"%s"' % text.replace("\\", "\\\\").replace('"', '\\"'))
-    return "{" + ",".join(parts) + "}"
+            parts.append(_sql_param(v, i))      # None, bool, int, float or str
+    return parts
 
 
 def sql(query, *params):

@@ -548,13 +548,15 @@ class SqlTests(unittest.TestCase):
         with self.assertRaises(TypeError) as caught:
             sb_runtime._sql_param(object(), 3)
         self.assertIn('sql() parameter 3 has type "object"', str(caught.exception))
-        # a set is an array, in order; a dict JSON's text
-        self.assertEqual(sb_runtime._sql_param({3, 1}, 1), '{"1","3"}')
+        # a set is a list, in order; a dict JSON's text
+        self.assertEqual(sb_runtime._sql_param({3, 1}, 1), [1, 3])
         self.assertEqual(sb_runtime._sql_param({"a": [1]}, 1), '{"a":[1]}')
-        # lists are arrays, for = ANY($1)
-        self.assertEqual(sb_runtime._sql_param(["a", 'b"\\', None, 1, 2.5, True, [3]], 1),
-                         '{"a","b\\"\\\\",NULL,"1","2.5","true",{"3"}}')
-        self.assertEqual(sb_runtime._sql_param((), 1), "{}")
+        # lists go as JSON arrays, which the backend makes arrays (= ANY($1)),
+        # JSON for a json/jsonb parameter, and refuses for any other type
+        self.assertEqual(sb_runtime._sql_param(["a", 'b"\\', None, 1, 2.5, True, [3], {"k": 1}],
+                                               1),
+                         ["a", 'b"\\', None, 1, 2.5, True, [3], '{"k":1}'])
+        self.assertEqual(sb_runtime._sql_param((), 1), [])
         deep = []
         deep.append(deep)
         with self.assertRaises(ValueError):
