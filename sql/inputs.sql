@@ -109,6 +109,16 @@ $$, '{"t": {"$table": "\"Odd Schema\".\"Mixed Case\""}}');
 SELECT sandbox_execute('def main(t): return len(t)', '{"t": {"$table": "PUBLIC.Sales"}}');
 -- a name that is not a table, or not a valid name
 SELECT sandbox_execute('def main(t): return len(t)', '{"t": {"$table": "no_such_table"}}');
+-- ... with the names it may mean: close ones in search_path, and with their
+-- schema those of schemas the role may use (review 79)
+CREATE SCHEMA inputs_shop;
+CREATE TABLE inputs_shop.orders(id int);
+SELECT sandbox_execute('def main(t): return len(t)', '{"t": {"$table": "orders"}}');
+SELECT sandbox_execute('def main(t): return len(t)', '{"t": {"$table": "inputs_shop.order"}}');
+SELECT sandbox_execute('def main(t): return len(t)', '{"t": {"$table": "sale"}}');
+SELECT sandbox_execute('def main(t): return len(t)',
+    '{"t": {"$query": "WITH s AS (SELECT 1) SELECT * FROM s, sales JOIN inputs_shop.ordr o ON true"}}');
+DROP SCHEMA inputs_shop CASCADE;
 SELECT sandbox_execute('def main(t): return len(t)', '{"t": {"$table": "Odd Schema.Mixed Case"}}');
 SELECT sandbox_execute('def main(t): return len(t)', '{"t": {"$table": "sales; DROP TABLE sales"}}');
 SELECT sandbox_execute('def main(t): return len(t)', '{"t": {"$table": 1}}');

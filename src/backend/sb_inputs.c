@@ -18,6 +18,11 @@
 #include <math.h>
 
 #include "access/detoast.h"
+#include "access/genam.h"
+#include "access/table.h"
+#include "catalog/catalog.h"
+#include "catalog/pg_class.h"
+#include "utils/acl.h"
 #include "access/xact.h"
 #include "catalog/pg_proc.h"
 #include "catalog/namespace.h"
@@ -27,7 +32,9 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "mb/pg_wchar.h"
+#include "nodes/nodeFuncs.h"
 #include "parser/parse_param.h"
+#include "parser/parser.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/fmgrprotos.h"
@@ -541,6 +548,8 @@ sb_table_prepare(const char *name, const char *query, JsonbValue *params,
 	return sb_table_prepare_with(name, query, params, paramLI_out, 0);
 }
 
+static char *sb_missing_hint(const char *query, const char *message);
+
 /* sb_table_prepare() with the plan's cursor options (CURSOR_OPT_*) */
 SPIPlanPtr
 sb_table_prepare_with(const char *name, const char *query, JsonbValue *params,
@@ -581,7 +590,32 @@ sb_table_prepare_with(const char *name, const char *query, JsonbValue *params,
 	popts.parserSetupArg = &ptypes;
 	popts.parseMode = RAW_PARSE_DEFAULT;
 	popts.cursorOptions = cursor_options;
-	plan = SPI_prepare_extended(query, &popts);
+	{
+		MemoryContext cxt = CurrentMemoryContext;
+
+		PG_TRY();
+		{
+			plan = SPI_prepare_extended(query, &popts);
+		}
+		PG_CATCH();
+		{
+			ErrorData  *edata;
+			char	   *similar;
+
+			MemoryContextSwitchTo(cxt);
+			edata = CopyErrorData();
+			if (edata->sqlerrcode != ERRCODE_UNDEFINED_TABLE || edata->hint != NULL ||
+				edata->message == NULL)
+				PG_RE_THROW();
+			FlushErrorState();
+			similar = sb_missing_hint(query, edata->message);
+			if (similar != NULL)
+				edata->hint = psprintf("Did you mean %s? A name is looked up in search_path unless it names its schema (schema.table).",
+									   similar);
+			ReThrowError(edata);
+		}
+		PG_END_TRY();
+	}
 	if (plan == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -888,6 +922,85 @@ sb_request_add_table_header(SbRequest *req, const char *name, SbColumn *cols, in
 	sb_request_add_frame(req, SB_DATA_TABLE, hdr.data, hdr.len, NULL, 0, NULL, 0);
 }
 
+/*
+ * The names of tables and views close to a missing one (at most three, the
+ * closest first, by edit distance), as "orders", "shop.order_items": those
+ * of the schema named; else those visible without a schema, and with their
+ * schema those of the other schemas the role may use (a model forgets the
+ * schema).  NULL if none.
+ */
+static char *
+sb_similar_relations(RangeVar *rv)
+{
+	Oid			nsp = InvalidOid;
+	Relation	rel;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	const char *best[3] = {NULL, NULL, NULL};
+	int			dist[3] = {0, 0, 0};
+	int			len = strlen(rv->relname);
+	int			most = Max(2, len / 3);
+	StringInfoData buf;
+
+	if (rv->schemaname != NULL)
+	{
+		nsp = get_namespace_oid(rv->schemaname, true);
+		if (!OidIsValid(nsp))
+			return NULL;
+	}
+	rel = table_open(RelationRelationId, AccessShareLock);
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_class c = (Form_pg_class) GETSTRUCT(tup);
+		const char *name = NameStr(c->relname);
+		bool		qualify = false;
+		int			d;
+
+		if (c->relkind != RELKIND_RELATION && c->relkind != RELKIND_VIEW &&
+			c->relkind != RELKIND_MATVIEW && c->relkind != RELKIND_PARTITIONED_TABLE &&
+			c->relkind != RELKIND_FOREIGN_TABLE)
+			continue;
+		if (OidIsValid(nsp) && c->relnamespace != nsp)
+			continue;
+		if (!OidIsValid(nsp) && !RelationIsVisible(c->oid))
+		{
+			if (IsCatalogNamespace(c->relnamespace) || isAnyTempNamespace(c->relnamespace) ||
+				IsToastNamespace(c->relnamespace) ||
+				c->relnamespace == get_namespace_oid("information_schema", true) ||
+				pg_namespace_aclcheck(c->relnamespace, GetUserId(), ACL_USAGE) != ACLCHECK_OK)
+				continue;
+			qualify = true;
+		}
+		d = varstr_levenshtein_less_equal(rv->relname, len, name, strlen(name),
+										  1, 1, 1, most + 1, true);
+		if (d > most)
+			continue;
+		if (qualify || OidIsValid(nsp))
+			name = quote_qualified_identifier(get_namespace_name(c->relnamespace), name);
+		for (int k = 0; k < 3; k++)
+			if (best[k] == NULL || d < dist[k])
+			{
+				for (int m = 2; m > k; m--)
+				{
+					best[m] = best[m - 1];
+					dist[m] = dist[m - 1];
+				}
+				best[k] = pstrdup(name);
+				dist[k] = d;
+				break;
+			}
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	if (best[0] == NULL)
+		return NULL;
+	initStringInfo(&buf);
+	for (int k = 0; k < 3 && best[k] != NULL; k++)
+		appendStringInfo(&buf, "%s\"%s\"", k > 0 ? ", " : "", best[k]);
+	return buf.data;
+}
+
 /* Parse a $table name, naming the input if it is not a valid name. */
 static List *
 sb_table_name(const char *input, const char *relname)
@@ -899,6 +1012,51 @@ sb_table_name(const char *input, const char *relname)
 	names = stringToQualifiedNameList(relname);
 	error_context_stack = errcb.previous;
 	return names;
+}
+
+typedef struct SbMissing
+{
+	const char *message;		/* the error's: relation "x" does not exist */
+	char	   *similar;		/* what was found for it */
+} SbMissing;
+
+/* Walk a raw parse tree for the table the error names (sb_missing_hint). */
+static bool
+sb_missing_walker(Node *node, void *context)
+{
+	SbMissing  *m = (SbMissing *) context;
+
+	if (node == NULL || m->similar != NULL)
+		return false;
+	if (IsA(node, RangeVar))
+	{
+		RangeVar   *rv = (RangeVar *) node;
+		char	   *named = psprintf("relation \"%s\" does not exist",
+									 rv->schemaname ? psprintf("%s.%s", rv->schemaname, rv->relname) :
+									 rv->relname);
+
+		if (strcmp(named, m->message) == 0 && !OidIsValid(RangeVarGetRelid(rv, NoLock, true)))
+			m->similar = sb_similar_relations(rv);
+		return false;
+	}
+	return raw_expression_tree_walker(node, sb_missing_walker, context);
+}
+
+/*
+ * The names a missing table of query may mean, for the hint of its
+ * "relation does not exist" (review 79: $table and $query said no more),
+ * or NULL.
+ */
+static char *
+sb_missing_hint(const char *query, const char *message)
+{
+	SbMissing	m = {message, NULL};
+	List	   *stmts = raw_parser(query, RAW_PARSE_DEFAULT);
+	ListCell   *lc;
+
+	foreach(lc, stmts)
+		sb_missing_walker((Node *) lfirst_node(RawStmt, lc)->stmt, &m);
+	return m.similar;
 }
 
 /* Does this object use the table-input form ($query / $table / $literal)? */
