@@ -72,6 +72,12 @@ SELECT sandbox_execute('def main(df): return len(df)',
     '{"df": {"$query": "SELECT id FROM sales WHERE region = $1", "$params": [{"r": "north"}]}}');
 SELECT sandbox_execute('def main(df): return df["id"].tolist()',
     '{"df": {"$query": "SELECT id FROM sales WHERE id = $1", "$params": [2.0]}}');
+-- a long query with parameters: their types were read from memory the
+-- parser had freed (review 81 C1: the backend crashed)
+SELECT sandbox_execute('def main(df): return df["x"].tolist()', jsonb_build_object('df', jsonb_build_object(
+    '$query', 'SELECT x FROM generate_series(1, 3) x WHERE x = $1 AND x IN (' ||
+              (SELECT string_agg(g::text, ',') FROM generate_series(1, 20000) g) || ')',
+    '$params', '[2]'::jsonb)));
 -- the number of $params must match the query's parameters
 SELECT sandbox_execute('def main(df): return len(df)',
     '{"df": {"$query": "SELECT id FROM sales WHERE id = $1", "$params": [1, 2]}}');

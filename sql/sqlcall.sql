@@ -191,6 +191,12 @@ def main():
     return [sql("SELECT $1::jsonb AS j", [1, "a", None, {"k": 2}])["j"][0],
             int(sql("SELECT x FROM generate_series(1, 5) x WHERE x = $1", 2.0)["x"][0])]
 $$);
+-- a long list (review 81 C1: cache lookup failed for type 574108465)
+SELECT sandbox_execute($$
+def main():
+    return len(sql("SELECT x FROM generate_series(1, 2000) x WHERE x = ANY($1::int[])",
+                   list(range(1000))))
+$$);
 -- sandbox_run reports it like any other exception
 SELECT sandbox_run($$
 def main():

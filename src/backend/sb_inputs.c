@@ -555,7 +555,8 @@ SPIPlanPtr
 sb_table_prepare_with(const char *name, const char *query, JsonbValue *params,
 					  ParamListInfo *paramLI_out, int cursor_options)
 {
-	SbParamTypes ptypes = {NULL, 0};
+	/* palloc'd: a plan revalidated later parses again into it */
+	SbParamTypes *pt = palloc0(sizeof(SbParamTypes));
 	SPIPrepareOptions popts;
 	SPIPlanPtr	plan;
 	ParamListInfo paramLI = NULL;
@@ -585,9 +586,17 @@ sb_table_prepare_with(const char *name, const char *query, JsonbValue *params,
 				pvals[i++] = v;
 	}
 
+	/*
+	 * The parser enlarges the types' array with repalloc, in the context
+	 * of the array it is given: one of ours, so it outlives the parse (a
+	 * palloc of its own was in SPI's execution context, freed before
+	 * SPI_prepare returned, and the types were read from freed memory: a
+	 * long query crashed the backend, review 81 C1).
+	 */
+	pt->types = palloc0(sizeof(Oid));
 	memset(&popts, 0, sizeof(popts));
 	popts.parserSetup = sb_param_setup;
-	popts.parserSetupArg = &ptypes;
+	popts.parserSetupArg = pt;
 	popts.parseMode = RAW_PARSE_DEFAULT;
 	popts.cursorOptions = cursor_options;
 	{
@@ -629,12 +638,12 @@ sb_table_prepare_with(const char *name, const char *query, JsonbValue *params,
 
 	if (is_sql && OidIsValid(sb_plan_volatile_function(plan)))
 		sb_refuse_volatile(sb_plan_volatile_function(plan));
-	if (ptypes.n != nparams)
+	if (pt->n != nparams)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg_plural("the query of %s uses %d parameter but %s %d",
 							   "the query of %s uses %d parameters but %s %d",
-							   ptypes.n, what, ptypes.n, given, nparams)));
+							   pt->n, what, pt->n, given, nparams)));
 	if (nparams > 0)
 	{
 		paramLI = makeParamList(nparams);
@@ -646,18 +655,18 @@ sb_table_prepare_with(const char *name, const char *query, JsonbValue *params,
 			bool		isnull;
 			char	   *text;
 
-			if (ptypes.types[i] == InvalidOid || ptypes.types[i] == UNKNOWNOID)
+			if (pt->types[i] == InvalidOid || pt->types[i] == UNKNOWNOID)
 				ereport(ERROR,
 						(errcode(ERRCODE_INDETERMINATE_DATATYPE),
 						 errmsg("could not determine the data type of parameter $%d in %s",
 								i + 1, what),
 						 errhint("Add a cast, such as $%d::text.", i + 1)));
-			text = sb_param_text(&pvals[i], ptypes.types[i], i, what, &isnull);
-			getTypeInputInfo(ptypes.types[i], &typinput, &typioparam);
+			text = sb_param_text(&pvals[i], pt->types[i], i, what, &isnull);
+			getTypeInputInfo(pt->types[i], &typinput, &typioparam);
 			prm->value = OidInputFunctionCall(typinput, text, typioparam, -1);
 			prm->isnull = isnull;
 			prm->pflags = PARAM_FLAG_CONST;
-			prm->ptype = ptypes.types[i];
+			prm->ptype = pt->types[i];
 		}
 	}
 	*paramLI_out = paramLI;
