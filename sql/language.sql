@@ -108,8 +108,16 @@ CREATE FUNCTION py_same_interval(iv interval) RETURNS interval
 LANGUAGE pysandbox AS 'return iv';
 SELECT py_same_interval(iv) = iv AS same, py_same_interval(iv)
 FROM unnest(ARRAY['1 mon', '1 year 2 mons -3 days 04:05:06.5', '3 days 01:00', '-1 mon']::interval[]) AS iv;
-DROP FUNCTION py_interval(interval, date, py_span), py_same_interval(interval);
+-- a domain over interval takes a relativedelta back, and an interval
+-- past timedelta's range comes as a relativedelta too (review 81)
+CREATE DOMAIN py_span_len AS interval;
+CREATE FUNCTION py_same_span(iv py_span_len) RETURNS py_span_len
+LANGUAGE pysandbox AS 'return iv';
+SELECT py_same_span('1 mon 2 days'), py_same_interval('1000000000 days');
+DROP FUNCTION py_interval(interval, date, py_span), py_same_interval(interval),
+    py_same_span(py_span_len);
 DROP TYPE py_span;
+DROP DOMAIN py_span_len;
 CREATE FUNCTION py_bytes(b bytea) RETURNS bytea
 LANGUAGE pysandbox AS 'return b[::-1]';
 SELECT py_bytes('\x010203');

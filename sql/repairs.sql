@@ -436,12 +436,13 @@ def main(t):
 -- squares summed in 32 bits (review 77: a variance came out negative)
 SELECT sandbox_execute($$
 import statistics
+import numpy as np
 import pandas as pd
 def main():
     values = pd.Series([1, None, 3, 6], dtype="Int64").dropna().tolist()
     wide = pd.Series([100000, 200000, 300000, 400000, 500000], dtype="Int32").tolist()
     return [round(statistics.stdev(values), 6), statistics.mean(values), statistics.median(values),
-            statistics.variance(wide)]
+            statistics.variance(wide), statistics.mean([np.True_, np.False_, np.True_])]
 $$);
 SELECT sandbox_execute('def main(t): return 1', '{"t": {"$query": "SELECT 1; SELECT 2"}}');
 SELECT sandbox_execute('def main(t): return 1', '{"t": {"$query": "SET work_mem = ''64MB''"}}');

@@ -191,6 +191,16 @@ def main():
     return [sql("SELECT $1::jsonb AS j", [1, "a", None, {"k": 2}])["j"][0],
             int(sql("SELECT x FROM generate_series(1, 5) x WHERE x = $1", 2.0)["x"][0])]
 $$);
+-- a list of dicts is a JSON array of objects; whole floats in an integer
+-- array are integers (review 81)
+SELECT sandbox_execute($$
+import numpy as np
+def main():
+    return [sql("SELECT * FROM jsonb_to_recordset($1) AS t(a int, b text)",
+                [{"a": 1, "b": "x"}, {"a": 2, "b": "y"}]).to_dict("records"),
+            len(sql("SELECT x FROM generate_series(1, 5) x WHERE x = ANY($1::int[])",
+                    [1.0, 2.0, np.float64(3)]))]
+$$);
 -- a long list (review 81 C1: cache lookup failed for type 574108465)
 SELECT sandbox_execute($$
 def main():

@@ -333,8 +333,19 @@ sb_jsonb_value_text(JsonbValue *v, bool *isnull)
  * dimensions; strings are quoted, numbers, booleans and null are as they
  * are): a list given for an array parameter ($params' JSON, sql()'s list).
  */
+/* A whole number's text without its fraction (2.0: "2"), else NULL. */
+static char *
+sb_whole_number_text(Numeric n)
+{
+	Datum		whole = DirectFunctionCall2(numeric_trunc, NumericGetDatum(n), Int32GetDatum(0));
+
+	if (!DatumGetBool(DirectFunctionCall2(numeric_eq, whole, NumericGetDatum(n))))
+		return NULL;
+	return DatumGetCString(DirectFunctionCall1(numeric_out, whole));
+}
+
 static void
-sb_json_array_literal(StringInfo buf, JsonbContainer *array, int depth)
+sb_json_array_literal(StringInfo buf, JsonbContainer *array, int depth, bool integers)
 {
 	JsonbIterator *it;
 	JsonbValue	v;
@@ -359,7 +370,7 @@ sb_json_array_literal(StringInfo buf, JsonbContainer *array, int depth)
 		first = false;
 		if (v.type == jbvBinary && JsonContainerIsArray(v.val.binary.data))
 		{
-			sb_json_array_literal(buf, v.val.binary.data, depth + 1);
+			sb_json_array_literal(buf, v.val.binary.data, depth + 1, integers);
 			continue;
 		}
 		if (v.type == jbvNull)
@@ -369,7 +380,11 @@ sb_json_array_literal(StringInfo buf, JsonbContainer *array, int depth)
 		}
 		{
 			bool		isnull;
-			char	   *text = sb_jsonb_value_text(&v, &isnull);
+			char	   *text = integers && v.type == jbvNumeric ?
+				sb_whole_number_text(v.val.numeric) : NULL;
+
+			if (text == NULL)
+				text = sb_jsonb_value_text(&v, &isnull);
 
 			appendStringInfoChar(buf, '"');
 			for (p = text; *p; p++)
@@ -399,14 +414,12 @@ sb_param_text(JsonbValue *v, Oid type, int i, const char *what, bool *isnull)
 	if (v->type == jbvNumeric && (base == INT2OID || base == INT4OID || base == INT8OID))
 	{
 		/* a whole float (2.0, a pandas float of an integer column) */
-		Datum		whole = DirectFunctionCall2(numeric_trunc, NumericGetDatum(v->val.numeric),
-												Int32GetDatum(0));
+		char	   *whole = sb_whole_number_text(v->val.numeric);
 
-		if (DatumGetBool(DirectFunctionCall2(numeric_eq, whole,
-											 NumericGetDatum(v->val.numeric))))
+		if (whole != NULL)
 		{
 			*isnull = false;
-			return DatumGetCString(DirectFunctionCall1(numeric_out, whole));
+			return whole;
 		}
 	}
 	if (v->type != jbvBinary || json)
@@ -415,9 +428,11 @@ sb_param_text(JsonbValue *v, Oid type, int i, const char *what, bool *isnull)
 	if (JsonContainerIsArray(v->val.binary.data) && type_is_array(base))
 	{
 		StringInfoData buf;
+		Oid			elem = getBaseType(get_element_type(base));
 
 		initStringInfo(&buf);
-		sb_json_array_literal(&buf, v->val.binary.data, 0);
+		sb_json_array_literal(&buf, v->val.binary.data, 0,
+							  elem == INT2OID || elem == INT4OID || elem == INT8OID);
 		return buf.data;
 	}
 	ereport(ERROR,

@@ -178,6 +178,8 @@ sb_text_category(Oid basetype)
 		return "numeric";
 	if (basetype == CASHOID)
 		return "money";			/* a float's text without an exponent */
+	if (basetype == INTERVALOID)
+		return "interval";		/* a relativedelta's text (a domain too) */
 	if (type_is_array(basetype))
 		return "array";
 	if (type_is_rowtype(basetype))

@@ -297,8 +297,11 @@ def _interval_parts(text):
     a timedelta, or with months a relativedelta (a month is not 30 days:
     date + relativedelta(months=1) is the same day of the next month)."""
     months, days, micros = (int(part) for part in text.split(" "))
-    if months == 0 or _relativedelta is None:
+    if (months == 0 or _relativedelta is None) and abs(days + months * 30) < 999999999 - 1:
         return datetime.timedelta(days=days + months * 30, microseconds=micros)
+    if _relativedelta is None:
+        raise ValueError("an interval argument is outside the range of Python's timedelta")
+    # (past timedelta's 999,999,999 days too)
     return _relativedelta(months=months, days=days, microseconds=micros)
 
 
@@ -1535,8 +1538,8 @@ def _array_literal(value, name, row, sqltype=None, fields=None):
     element = sqltype[:-2] if sqltype is not None and sqltype.endswith("[]") else None
     # bytea[] takes bytes, json[]/jsonb[] JSON values (review 71: bytes were
     # refused as text, and a list next to dicts was taken as a dimension)
-    category = _field_category(element) if element in ("bytea", "json", "jsonb", "money") \
-        else "text"
+    category = _field_category(element) if element in ("bytea", "json", "jsonb", "money",
+                                                        "interval") else "text"
     lists_are_values = category == "json" and not all(
         type(v) is list or type(v) is tuple or (type(v) is np.ndarray and v.ndim > 0)
         for v in value)
@@ -1617,6 +1620,8 @@ def _field_category(sqltype):
         return "numeric"
     if sqltype == "money":
         return "money"
+    if sqltype == "interval":
+        return "interval"
     if sqltype.endswith("[]"):
         return "array"
     return "text"
@@ -1673,7 +1678,7 @@ def _text_value(v, category, name, row, sqltype=None, fields=None):
         return _interval_text(v, 'column "%s", row %d' % (name, row + 1))
     if t in _DTYPE_TYPES:
         return str(v)
-    if sqltype == "interval" and _relative_interval(v) is not None:
+    if (sqltype == "interval" or category == "interval") and _relative_interval(v) is not None:
         return _relative_interval(v)
     if t in _OFFSET_TYPES:
         return v.freqstr

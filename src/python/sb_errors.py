@@ -211,7 +211,9 @@ def _user_frame(exc):
 # the usual short names of modules, for a NameError of a missing import
 _USUAL_IMPORTS = {"pd": "import pandas as pd", "np": "import numpy as np",
                   "plt": "import matplotlib.pyplot as plt", "math": "import math",
-                  "datetime": "import datetime", "json": "import json", "re": "import re",
+                  "datetime": "from datetime import datetime (or import datetime, whose "
+                              "class is datetime.datetime)",
+                  "json": "import json", "re": "import re",
                   "statistics": "import statistics", "mpl": "import matplotlib as mpl"}
 
 
@@ -463,7 +465,7 @@ def exception_help(exc, inputs, ws=None):
                 'figure a PNG), or print() it')
     if isinstance(exc, SQLError) and type(exc.hint) is str and exc.hint:
         return exc.hint     # what PostgreSQL (or sql()) said to do
-    if type(exc) is TypeError and text and text.startswith("'NoneType' object is not "):
+    if type(exc) is TypeError and text == "'NoneType' object is not subscriptable":
         # a NULL (a jsonb, array or composite value) arrives as None (review 79)
         return ('a SQL NULL arrives as None (a NULL jsonb, array or composite value too): '
                 'test for it first, as in d["k"] if d is not None else None, or drop such '

@@ -315,8 +315,8 @@ def _harden_fractions():
     real_convert = statistics._convert
 
     def _convert(value, T):
-        if isinstance(T, type) and issubclass(T, np.integer):
-            T = int
+        if isinstance(T, type) and issubclass(T, (np.integer, np.bool_)):
+            T = int                     # mean of numpy bools is a fraction too
         return real_convert(value, T)
     _convert.__doc__ = real_convert.__doc__
     statistics._convert = _convert

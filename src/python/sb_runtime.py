@@ -1160,6 +1160,10 @@ def _sql_array(values, i, depth):
     for v in values:
         if type(v) is list or type(v) is tuple or _sql_listlike(v):
             parts.append(_sql_array(v, i, depth + 1))
+        elif type(v) is dict:
+            # an object: JSON's for a jsonb parameter (jsonb_to_recordset($1)
+            # of a list of dicts), its text for a jsonb[] element (review 81)
+            parts.append(json.loads(_sql_param(v, i)))
         else:
             parts.append(_sql_param(v, i))      # None, bool, int, float or str
     return parts

@@ -555,7 +555,7 @@ class SqlTests(unittest.TestCase):
         # JSON for a json/jsonb parameter, and refuses for any other type
         self.assertEqual(sb_runtime._sql_param(["a", 'b"\\', None, 1, 2.5, True, [3], {"k": 1}],
                                                1),
-                         ["a", 'b"\\', None, 1, 2.5, True, [3], '{"k":1}'])
+                         ["a", 'b"\\', None, 1, 2.5, True, [3], {"k": 1}])
         self.assertEqual(sb_runtime._sql_param((), 1), [])
         deep = []
         deep.append(deep)
