@@ -1818,6 +1818,18 @@ def sb_build_class(func, name, /, *bases, **kwargs):
     problem = conversion_problem(cls)
     if problem is not None:
         raise TypeError(problem)
+    if issubclass(cls, BaseExceptionGroup) and any(
+            name in type.__getattribute__(c, "__dict__")
+            for c in type.__getattribute__(cls, "__mro__")
+            if issubclass(c, BaseExceptionGroup) and c is not BaseExceptionGroup
+            and c is not ExceptionGroup
+            for name in ("split", "subgroup")):
+        # except* trusts split()'s result as a tuple (gh-128049: a bytes
+        # object's bytes were read as an object pointer); except* is
+        # refused, and this stays so if it is ever allowed (review 80)
+        raise TypeError('class "%s": overriding split() or subgroup() of an '
+                        'exception group is not allowed in the sandbox'
+                        % type.__getattribute__(cls, "__name__"))
     if issubclass(cls, (str, bytes)):
         problem = text_class_problem(cls)
         if problem is not None:

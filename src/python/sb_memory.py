@@ -220,8 +220,19 @@ def _harden_bytearray_index():
         return real_extend(self, iterable_of_ints)
     extend.__qualname__ = "bytearray.extend"
     extend.__doc__ = real_extend.__doc__
+    real_hex = bytearray.hex
+
+    def hex(self, *args, **kwargs):
+        # gh-143195 (review 80): the separator's __len__ could empty the
+        # bytearray before its buffer was read: a copy is read instead
+        if _IN_CALL["on"]:
+            return bytes(self).hex(*args, **kwargs)
+        return real_hex(self, *args, **kwargs)
+    hex.__qualname__ = "bytearray.hex"
+    hex.__doc__ = real_hex.__doc__
     __setitem__.__qualname__ = "bytearray.__setitem__"
-    items = [("__setitem__", __setitem__), ("__contains__", __contains__), ("extend", extend)]
+    items = [("__setitem__", __setitem__), ("__contains__", __contains__), ("extend", extend),
+             ("hex", hex)]
     items += [(name, searching(getattr(bytearray, name)))
               for name in ("count", "find", "index", "rfind", "rindex", "startswith", "endswith")]
     if not _set_on_immutable_type(bytearray, items):

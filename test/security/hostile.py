@@ -6342,6 +6342,30 @@ PAYLOADS = [
                 return "stale bytes: %r" % [s for s in seen if s != [49, 50, 51]][:3]
             raise LookupError("extended as given: %r" % seen[0])
         """, on={EXCEPTION}, off={OK, EXCEPTION}),
+    # review 80: except* trusts an exception group's split() to give a
+    # tuple (gh-128049: a bytes object's bytes were read as an object
+    # pointer); except* is refused, and a class overriding split() too
+    Payload("exception-group-split-returns-bytes", """
+        class G(ExceptionGroup):
+            def split(self, condition):
+                return b"A" * 16
+        def main():
+            g = G("x", [ValueError(1)])
+            return type(g.split(ValueError)).__name__
+        """, on={GUARD}, off={OK}),
+    # ... bytearray.hex(sep) read the buffer after the separator's
+    # __len__ (gh-143195); a str subclass may define no __len__, and hex
+    # reads a copy in a call
+    Payload("bytearray-hex-separator-empties-it", """
+        B = []
+        class S(str):
+            def __len__(self):
+                B[0].clear()
+                return 1
+        def main():
+            B.append(bytearray(b"A" * 4096))
+            return B[0].hex(S("-"))[:64]
+        """, on=PYLAYER, off={OK, EXCEPTION, CRASH}),
     Payload("make-dataclass-str-base-own-startswith", """
         import dataclasses
         def main():
