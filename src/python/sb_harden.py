@@ -38,6 +38,7 @@ from sb_memory import (  # noqa: F401 - the memory guards harden_* apply
     _patch_ndarray_type, _guard_object_memory, _hashtable_vector_array, _pandas_frame,
     _guard_dtype_sizes, _guard_ufunc_at, _guard_bit_generator_state, _guard_generator_owners,
     _hand_out_checked_ndarray, _checked_origin, _guard_json_encoder, _guard_object_hashtables,
+    _guard_explode, _guard_reader_reentry,
     _guard_sparse_ops, _guard_join_indexers, _guard_take_nd, _guard_window_bounds,
     _guard_pandas_codes, _guard_pandas_abcs)
 
@@ -1322,6 +1323,8 @@ def harden_pandas():
     _guard_take_nd()
     _guard_object_hashtables()
     _guard_json_encoder()
+    _guard_explode()
+    _guard_reader_reentry()
     _guard_sparse_ops()
     _guard_join_indexers()
     _later_datetime_formats()

@@ -12,6 +12,7 @@ calls them; each check applies only in a call with the Python layer
 (sb_guard._IN_CALL).
 """
 
+import json
 import sys
 import weakref
 
@@ -230,7 +231,6 @@ def _harden_bytearray_index():
         return real_hex(self, *args, **kwargs)
     hex.__qualname__ = "bytearray.hex"
     hex.__doc__ = real_hex.__doc__
-    __setitem__.__qualname__ = "bytearray.__setitem__"
     items = [("__setitem__", __setitem__), ("__contains__", __contains__), ("extend", extend),
              ("hex", hex)]
     items += [(name, searching(getattr(bytearray, name)))
@@ -2575,19 +2575,102 @@ def _guard_json_encoder():
     def dumps(obj, *args, **kwargs):
         if not _IN_CALL["on"]:
             return real_dumps(obj, *args, **kwargs)
+        if args:
+            raise TypeError("dumps() takes its options by keyword in the sandbox")
         handler = kwargs.get("default_handler")
         if handler is not None and not callable(handler):
             raise TypeError("Default handler is not callable")
         obj = private(obj, handler)
         if handler is not None:
             kwargs["default_handler"] = lambda value: private(handler(value), handler)
-        return real_dumps(obj, *args, **kwargs)
+        indent = kwargs.pop("indent", 0)
+        if not indent:
+            return real_dumps(obj, **kwargs)
+        # the encoder wrote indent x depth spaces into its buffer without
+        # making room (to_json(indent=6000) smashed the stack, a deep list
+        # with indent=2 the heap: review 82 H1): compact, then indented
+        # here, as Python's json writes it
+        if type(indent) is not int or not 0 < indent <= 64:
+            raise ValueError("indent must be an int from 0 to 64 in the sandbox")
+        return json.dumps(json.loads(real_dumps(obj, **kwargs)), indent=indent,
+                          ensure_ascii=kwargs.get("ensure_ascii", True))
     dumps.__name__ = "dumps"
     dumps.__qualname__ = getattr(real_dumps, "__qualname__", "dumps")
     dumps.__doc__ = real_dumps.__doc__
     libjson.dumps = dumps
     json_module.dumps = dumps
     io_json.dumps = dumps
+    # its decoder's numpy mode kept the shapes of nested arrays in 32
+    # slots and wrote a 33rd level past them (a count of items over the
+    # next heap block: a fake bytearray over all memory; review 82 C1, H4):
+    # refused in a call (deprecated in pandas 1.5, gone in 2.0)
+    real_loads = libjson.loads
+
+    def loads(*args, **kwargs):
+        if _IN_CALL["on"] and len(args) > 1:
+            raise TypeError("loads() takes its options by keyword in the sandbox")
+        if _IN_CALL["on"] and kwargs.get("numpy"):
+            raise TypeError("read_json(numpy=True) and loads(numpy=True) are not allowed in "
+                            "the sandbox (pandas 2 removed them): read without numpy=True")
+        return real_loads(*args, **kwargs)
+    loads.__name__ = "loads"
+    loads.__qualname__ = getattr(real_loads, "__qualname__", "loads")
+    loads.__doc__ = real_loads.__doc__
+    libjson.loads = loads
+    json_module.loads = loads
+    io_json.loads = loads
+
+
+def _guard_explode():
+    """pandas' explode (Series.explode, DataFrame.explode) counts each
+    list-like's len() in a first pass, allocates that many slots, then
+    writes list(value) with bounds checks off: an object whose __len__ said
+    1 while its __iter__ gave more wrote past the array (review 82 H2).  In
+    a call each list-like is read into a list first, in Python, so the
+    count is the list's."""
+    import numpy as np
+    import pandas._libs.reshape as reshape
+    from pandas.api.types import is_list_like
+    real_explode = reshape.explode
+
+    def explode(values):
+        if _IN_CALL["on"]:
+            copy = np.empty(len(values), dtype=object)
+            for i, value in enumerate(values):
+                copy[i] = list(value) if is_list_like(value) else value
+            values = copy
+        return real_explode(values)
+    explode.__name__ = "explode"
+    explode.__qualname__ = getattr(real_explode, "__qualname__", "explode")
+    explode.__doc__ = real_explode.__doc__
+    reshape.explode = explode
+
+
+def _guard_reader_reentry():
+    """read_csv(chunksize=...)'s reader: a converter (the code's) that read
+    from the same reader made the C parser move its buffers while the
+    converter's caller held pointers into them (review 82 H3; heap bytes
+    came back in an error's object).  In a call a reader does not read
+    again while it reads."""
+    from pandas.io.parsers.readers import TextFileReader
+    real_read = TextFileReader.read
+    reading = set()
+
+    def read(self, nrows=None):
+        if not _IN_CALL["on"]:
+            return real_read(self, nrows)
+        key = id(self)
+        if key in reading:
+            raise RuntimeError("a converter of read_csv may not read from its own reader in "
+                               "the sandbox")
+        reading.add(key)
+        try:
+            return real_read(self, nrows)
+        finally:
+            reading.discard(key)
+    read.__qualname__ = real_read.__qualname__
+    read.__doc__ = real_read.__doc__
+    TextFileReader.read = read
 
 
 def _guard_sparse_ops():

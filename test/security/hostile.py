@@ -6366,6 +6366,69 @@ PAYLOADS = [
             B.append(bytearray(b"A" * 4096))
             return B[0].hex(S("-"))[:64]
         """, on=PYLAYER, off={OK, EXCEPTION, CRASH}),
+    # review 82: pandas' JSON decoder in numpy mode kept nested arrays'
+    # shapes in 32 slots and wrote a 33rd level past them (a count over
+    # the next heap block's refcount: a fake bytearray over all memory)
+    Payload("pandas-json-numpy-33-levels", """
+        import pandas as pd
+        def main():
+            out = []
+            for depth in (33, 40, 64):
+                try:
+                    pd.io.json.loads("[" * depth + "1" + "]" * depth, numpy=True)
+                except ValueError as e:
+                    out.append(str(e)[:40])
+            return "decoded past its shapes: %r" % out
+        """, on=PYLAYER, off={OK, CRASH, EXCEPTION}),
+    # ... its encoder wrote indent x depth spaces without making room
+    # (to_json(indent=6000) smashed the stack)
+    Payload("pandas-to-json-huge-indent", """
+        import pandas as pd
+        def main():
+            df = pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})
+            return len(df.to_json(indent=6000))
+        """, on={EXCEPTION}, off={OK, CRASH}),
+    # ... explode counted len() of each list-like, then wrote list() of it
+    # past the slots when __iter__ gave more (a heap overflow)
+    Payload("pandas-explode-lying-len", """
+        import pandas as pd
+        class Tags:
+            def __init__(self, n):
+                self.n = n
+            def __len__(self):
+                return 1
+            def __iter__(self):
+                return iter(range(self.n))
+        def main():
+            df = pd.DataFrame({"id": [1, 2], "tags": [Tags(100000), ["a"]]})
+            n = len(df.explode("tags"))
+            if n != 100001:
+                raise LookupError("exploded %d rows" % n)
+            return n
+        """, on={OK}, off={OK, CRASH}),
+    # ... a read_csv converter read from its own reader, which moved the
+    # parser's buffers under the converter's caller
+    Payload("read-csv-converter-reads-its-reader", """
+        import io
+        import pandas as pd
+        STATE = {"reader": None, "depth": 0, "seen": []}
+        def conv(x):
+            if STATE["depth"] == 0 and len(STATE["seen"]) == 2:
+                STATE["depth"] = 1
+                try:
+                    for k in range(20):
+                        STATE["reader"].get_chunk(50)
+                except StopIteration:
+                    pass
+            STATE["seen"].append(x)
+            return x
+        def main():
+            data = "a,b\\n" + "".join("%s,%d\\n" % ("w%05d" % i * 3, i) for i in range(3000))
+            reader = pd.read_csv(io.StringIO(data), converters={"a": conv}, chunksize=100)
+            STATE["reader"] = reader
+            first = reader.get_chunk(100)
+            return [len(STATE["seen"]), list(first["a"][:8])]
+        """, on={EXCEPTION}, off={OK, CRASH, EXCEPTION}),
     Payload("make-dataclass-str-base-own-startswith", """
         import dataclasses
         def main():
