@@ -122,6 +122,7 @@ CREATE TABLE inputs_shop.orders(id int);
 SELECT sandbox_execute('def main(t): return len(t)', '{"t": {"$table": "orders"}}');
 SELECT sandbox_execute('def main(t): return len(t)', '{"t": {"$table": "inputs_shop.order"}}');
 SELECT sandbox_execute('def main(t): return len(t)', '{"t": {"$table": "sale"}}');
+SELECT sandbox_execute('def main(t): return len(t)', '{"t": {"$table": "\"Odd Schema\".\"Mixed Cas\""}}');
 SELECT sandbox_execute('def main(t): return len(t)',
     '{"t": {"$query": "WITH s AS (SELECT 1) SELECT * FROM s, sales JOIN inputs_shop.ordr o ON true"}}');
 DROP SCHEMA inputs_shop CASCADE;

@@ -236,8 +236,8 @@ sb_input_kind(Oid typid, bool numeric_decimal)
 		case BYTEAOID:
 			return SB_COL_BYTES;
 		default:
-			/* a composite: a dict, as its arrays' elements and the
-			 * language's composite arguments are (was record text) */
+			/* a composite: a dict of its fields as row_to_json gives
+			 * them, as its arrays' elements are (was the record's text) */
 			if (type_is_rowtype(base))
 				return numeric_decimal ? SB_COL_DECIMAL_JSON : SB_COL_JSON;
 			if (type_is_array(base))

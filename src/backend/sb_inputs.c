@@ -328,11 +328,6 @@ sb_jsonb_value_text(JsonbValue *v, bool *isnull)
 	}
 }
 
-/*
- * A PostgreSQL array literal of a JSON array (nested arrays are its
- * dimensions; strings are quoted, numbers, booleans and null are as they
- * are): a list given for an array parameter ($params' JSON, sql()'s list).
- */
 /* A whole number's text without its fraction (2.0: "2"), else NULL. */
 static char *
 sb_whole_number_text(Numeric n)
@@ -344,6 +339,12 @@ sb_whole_number_text(Numeric n)
 	return DatumGetCString(DirectFunctionCall1(numeric_out, whole));
 }
 
+/*
+ * A PostgreSQL array literal of a JSON array, for an array parameter
+ * ($params' JSON, sql()'s list): nested arrays are its dimensions, null is
+ * NULL, every other element is quoted (an object as its JSON text); with
+ * integers (an integer element type), a whole number loses its fraction.
+ */
 static void
 sb_json_array_literal(StringInfo buf, JsonbContainer *array, int depth, bool integers)
 {
@@ -563,7 +564,7 @@ sb_table_prepare(const char *name, const char *query, JsonbValue *params,
 	return sb_table_prepare_with(name, query, params, paramLI_out, 0);
 }
 
-static char *sb_missing_hint(const char *query, const char *message);
+static char *sb_missing_hint(const char *query, int cursorpos);
 
 /* sb_table_prepare() with the plan's cursor options (CURSOR_OPT_*) */
 SPIPlanPtr
@@ -625,14 +626,16 @@ sb_table_prepare_with(const char *name, const char *query, JsonbValue *params,
 		{
 			ErrorData  *edata;
 			char	   *similar;
+			int			pos;
 
 			MemoryContextSwitchTo(cxt);
 			edata = CopyErrorData();
-			if (edata->sqlerrcode != ERRCODE_UNDEFINED_TABLE || edata->hint != NULL ||
-				edata->message == NULL)
+			/* SPI reports the position as the internal query's */
+			pos = edata->internalpos > 0 ? edata->internalpos : edata->cursorpos;
+			if (edata->sqlerrcode != ERRCODE_UNDEFINED_TABLE || edata->hint != NULL || pos <= 0)
 				PG_RE_THROW();
 			FlushErrorState();
-			similar = sb_missing_hint(query, edata->message);
+			similar = sb_missing_hint(query, pos);
 			if (similar != NULL)
 				edata->hint = psprintf("Did you mean %s? A name is looked up in search_path unless it names its schema (schema.table).",
 									   similar);
@@ -987,6 +990,11 @@ sb_similar_relations(RangeVar *rv)
 			continue;
 		if (OidIsValid(nsp) && c->relnamespace != nsp)
 			continue;
+		/* the cheap test first: the lookups below fill the caches */
+		d = varstr_levenshtein_less_equal(rv->relname, len, name, strlen(name),
+										  1, 1, 1, most + 1, true);
+		if (d > most)
+			continue;
 		if (!OidIsValid(nsp) && !RelationIsVisible(c->oid))
 		{
 			if (IsCatalogNamespace(c->relnamespace) || isAnyTempNamespace(c->relnamespace) ||
@@ -996,14 +1004,12 @@ sb_similar_relations(RangeVar *rv)
 				continue;
 			qualify = true;
 		}
-		d = varstr_levenshtein_less_equal(rv->relname, len, name, strlen(name),
-										  1, 1, 1, most + 1, true);
-		if (d > most)
-			continue;
-		if (qualify || OidIsValid(nsp))
-			name = quote_qualified_identifier(get_namespace_name(c->relnamespace), name);
+		name = qualify || OidIsValid(nsp) ?
+			quote_qualified_identifier(get_namespace_name(c->relnamespace), name) :
+			quote_identifier(name);
+		/* ties by name, not by the catalog's order */
 		for (int k = 0; k < 3; k++)
-			if (best[k] == NULL || d < dist[k])
+			if (best[k] == NULL || d < dist[k] || (d == dist[k] && strcmp(name, best[k]) < 0))
 			{
 				for (int m = 2; m > k; m--)
 				{
@@ -1020,8 +1026,10 @@ sb_similar_relations(RangeVar *rv)
 	if (best[0] == NULL)
 		return NULL;
 	initStringInfo(&buf);
+	/* as SQL writes them: a name that needs quotes has its own */
 	for (int k = 0; k < 3 && best[k] != NULL; k++)
-		appendStringInfo(&buf, "%s\"%s\"", k > 0 ? ", " : "", best[k]);
+		appendStringInfo(&buf, best[k][0] == '"' ? "%s%s" : "%s\"%s\"", k > 0 ? ", " : "",
+						 best[k]);
 	return buf.data;
 }
 
@@ -1040,7 +1048,8 @@ sb_table_name(const char *input, const char *relname)
 
 typedef struct SbMissing
 {
-	const char *message;		/* the error's: relation "x" does not exist */
+	const char *query;
+	int			cursorpos;		/* the error's position: the missing table's */
 	char	   *similar;		/* what was found for it */
 } SbMissing;
 
@@ -1055,11 +1064,11 @@ sb_missing_walker(Node *node, void *context)
 	if (IsA(node, RangeVar))
 	{
 		RangeVar   *rv = (RangeVar *) node;
-		char	   *named = psprintf("relation \"%s\" does not exist",
-									 rv->schemaname ? psprintf("%s.%s", rv->schemaname, rv->relname) :
-									 rv->relname);
 
-		if (strcmp(named, m->message) == 0 && !OidIsValid(RangeVarGetRelid(rv, NoLock, true)))
+		/* the parser points its error at the table (1-based, in characters) */
+		if (rv->location >= 0 &&
+			pg_mbstrlen_with_len(m->query, rv->location) + 1 == m->cursorpos &&
+			!OidIsValid(RangeVarGetRelid(rv, NoLock, true)))
 			m->similar = sb_similar_relations(rv);
 		return false;
 	}
@@ -1072,9 +1081,9 @@ sb_missing_walker(Node *node, void *context)
  * or NULL.
  */
 static char *
-sb_missing_hint(const char *query, const char *message)
+sb_missing_hint(const char *query, int cursorpos)
 {
-	SbMissing	m = {message, NULL};
+	SbMissing	m = {query, cursorpos, NULL};
 	List	   *stmts = raw_parser(query, RAW_PARSE_DEFAULT);
 	ListCell   *lc;
 

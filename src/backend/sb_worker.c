@@ -953,9 +953,11 @@ sb_sandbox_acquire(const SbSpawnRequest *req, bool allow_reserved, const char *c
 				 payload.busy.idle_held == 0 ?
 				 errdetail("pysandbox.max_concurrent is %u; this call waited %u ms for one of them to finish.",
 						   payload.busy.max_concurrent, payload.busy.waited_ms) :
-				 errdetail("pysandbox.max_concurrent is %u; this call waited %u ms for one of them to finish; %u of them are processes idle between two calls (workspaces, or functions kept across rows), which hold their slots until they are closed or pysandbox.workspace_idle_timeout passes.",
-						   payload.busy.max_concurrent, payload.busy.waited_ms,
-						   Min(payload.busy.idle_held, payload.busy.max_concurrent)),
+				 errdetail_plural("pysandbox.max_concurrent is %u; this call waited %u ms for one of them to finish; %u of them is a process idle between two calls (a workspace, or a function kept across rows), which holds its slot until it is closed or pysandbox.workspace_idle_timeout passes.",
+								  "pysandbox.max_concurrent is %u; this call waited %u ms for one of them to finish; %u of them are processes idle between two calls (workspaces, or functions kept across rows), which hold their slots until they are closed or pysandbox.workspace_idle_timeout passes.",
+								  Min(payload.busy.idle_held, payload.busy.max_concurrent),
+								  payload.busy.max_concurrent, payload.busy.waited_ms,
+								  Min(payload.busy.idle_held, payload.busy.max_concurrent)),
 				 payload.busy.idle_held == 0 ?
 				 errhint("Try again later, or ask an administrator to raise pysandbox.max_concurrent or pysandbox.queue_timeout.") :
 				 errhint("Close workspaces no longer used (sandbox_workspace_close), try again later, or ask an administrator to raise pysandbox.max_concurrent or lower pysandbox.workspace_idle_timeout.")));

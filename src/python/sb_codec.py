@@ -297,10 +297,13 @@ def _interval_parts(text):
     a timedelta, or with months a relativedelta (a month is not 30 days:
     date + relativedelta(months=1) is the same day of the next month)."""
     months, days, micros = (int(part) for part in text.split(" "))
-    if (months == 0 or _relativedelta is None) and abs(days + months * 30) < 999999999 - 1:
-        return datetime.timedelta(days=days + months * 30, microseconds=micros)
-    if _relativedelta is None:
-        raise ValueError("an interval argument is outside the range of Python's timedelta")
+    if months == 0 or _relativedelta is None:
+        try:
+            return datetime.timedelta(days=days + months * 30, microseconds=micros)
+        except OverflowError:
+            if _relativedelta is None:
+                raise ValueError("an interval argument is outside the range of Python's "
+                                 "timedelta") from None
     # (past timedelta's 999,999,999 days too)
     return _relativedelta(months=months, days=days, microseconds=micros)
 

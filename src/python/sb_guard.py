@@ -1787,10 +1787,20 @@ _NATIVE_METHOD_TYPES = (types.WrapperDescriptorType, types.MethodDescriptorType,
                         types.ClassMethodDescriptorType)
 
 
-def conversion_problem(cls):
-    """Why cls may not be a class of the code's (it inherits a conversion
-    written in Python), or None."""
+def class_problem(cls):
+    """Why cls may not be a class of the code's, or None: it inherits a
+    conversion written in Python, or overrides an exception group's split()
+    or subgroup() (except* trusts their result as a tuple, gh-128049: a
+    bytes object's bytes were read as an object pointer; except* is refused,
+    and this stays so if it is ever allowed: review 80).  For every maker of
+    the code's classes: class statements, make_dataclass, Enum()."""
     mro = type.__getattribute__(cls, "__mro__")
+    if issubclass(cls, BaseExceptionGroup) and any(
+            name in type.__getattribute__(c, "__dict__") for c in mro
+            if issubclass(c, BaseExceptionGroup) and c is not BaseExceptionGroup
+            and c is not ExceptionGroup for name in ("split", "subgroup")):
+        return ('class "%s": overriding split() or subgroup() of an exception group is not '
+                'allowed in the sandbox' % type.__getattribute__(cls, "__name__"))
     for name in CONVERSIONS:
         for c in mro:
             found = type.__getattribute__(c, "__dict__")
@@ -1815,21 +1825,9 @@ def sb_build_class(func, name, /, *bases, **kwargs):
     cls = _real_build_class(func, name, *bases, **kwargs)
     if not isinstance(cls, type):
         return cls
-    problem = conversion_problem(cls)
+    problem = class_problem(cls)
     if problem is not None:
         raise TypeError(problem)
-    if issubclass(cls, BaseExceptionGroup) and any(
-            name in type.__getattribute__(c, "__dict__")
-            for c in type.__getattribute__(cls, "__mro__")
-            if issubclass(c, BaseExceptionGroup) and c is not BaseExceptionGroup
-            and c is not ExceptionGroup
-            for name in ("split", "subgroup")):
-        # except* trusts split()'s result as a tuple (gh-128049: a bytes
-        # object's bytes were read as an object pointer); except* is
-        # refused, and this stays so if it is ever allowed (review 80)
-        raise TypeError('class "%s": overriding split() or subgroup() of an '
-                        'exception group is not allowed in the sandbox'
-                        % type.__getattribute__(cls, "__name__"))
     if issubclass(cls, (str, bytes)):
         problem = text_class_problem(cls)
         if problem is not None:

@@ -21,7 +21,7 @@ import sys
 
 from sb_guard import (  # noqa: F401 - the shared policy and the call's state
     _CLASS_DICT, DERIVABLE_LIBRARY_CLASSES, _BASE_BUILTINS, _IN_CALL, _NDARRAY, _PANDAS_GUARD, _SUBSTITUTES, _TYPE_SUBSTITUTES,
-    NativeCodeNotLoaded, READERS, WRITERS, attribute_problem, conversion_problem, exact_str,
+    NativeCodeNotLoaded, READERS, WRITERS, attribute_problem, class_problem, exact_str,
     format_string_problem, guard_kwargs,
     _deriving_refused, _made_by_code, guard_own_class, guard_settable, native_code_message,
     refuse)
@@ -265,7 +265,7 @@ def harden_libraries():
                                     'hold the object in a field instead'
                                     % type.__getattribute__(c, "__name__"))
         cls = make_dataclass(cls_name, fields, *args, namespace=namespace, **kwargs)
-        problem = conversion_problem(cls)
+        problem = class_problem(cls)
         if problem is not None:
             raise TypeError("make_dataclass: " + problem)
         # the code's class, whatever module its metaclass's frame gave it
@@ -958,7 +958,7 @@ def _harden_enum():
             # the code's class (its frame would be this function's module)
             module = "__sandbox__"
             made = create(cls, class_name, names, module=module, qualname=qualname, **kwargs)
-            problem = conversion_problem(made)
+            problem = class_problem(made)
             if problem is not None:
                 raise TypeError("Enum(): " + problem)
             return made

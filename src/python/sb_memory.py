@@ -145,14 +145,17 @@ def _harden_bytearray_mod():
 
 def _harden_bytearray_index():
     """gh-91153, gh-142558..60 (review 73): bytearray's item assignment and
-    its searches (count, find, index, rfind, rindex, startswith, endswith,
-    in) take the buffer, then convert an index, a byte value or a slice's
-    bounds with __index__, which may resize or empty the bytearray: the
-    write went through the freed buffer (a bytearray over all memory), the
-    search read it.  No Python of the code's runs in a conversion (its
-    classes inherit none: sb_guard.conversion_problem), and in a call the
-    numbers are converted here first, in Python, so the native method gets
-    ints."""
+    deletion and its searches (count, find, index, rfind, rindex,
+    startswith, endswith, in) take the buffer, then convert an index, a
+    byte value or a slice's bounds with __index__, which may resize or
+    empty the bytearray: the write went through the freed buffer (a
+    bytearray over all memory), the search read it.  No Python of the
+    code's runs in a conversion (its classes inherit none:
+    sb_guard.class_problem), and in a call the numbers are converted here
+    first, in Python, so the native method gets ints.  The other methods
+    whose native code runs the code's Python while it holds the buffer
+    read a copy or a list first: extend (gh-143003, a length hint of 0) and
+    hex (gh-143195, the separator's __len__)."""
     import operator
     real_setitem = bytearray.__setitem__
     real_contains = bytearray.__contains__
@@ -186,6 +189,13 @@ def _harden_bytearray_index():
             if type(key) is int:
                 value = as_int(value)
         return real_setitem(self, key, value)
+
+    real_delitem = bytearray.__delitem__
+
+    def __delitem__(self, key, /):
+        return real_delitem(self, as_key(key) if _IN_CALL["on"] else key)
+    __delitem__.__qualname__ = "bytearray.__delitem__"
+    __delitem__.__doc__ = real_delitem.__doc__
 
     def __contains__(self, value, /):
         # `in` takes a number first, then a bytes-like argument, as CPython
@@ -231,8 +241,8 @@ def _harden_bytearray_index():
         return real_hex(self, *args, **kwargs)
     hex.__qualname__ = "bytearray.hex"
     hex.__doc__ = real_hex.__doc__
-    items = [("__setitem__", __setitem__), ("__contains__", __contains__), ("extend", extend),
-             ("hex", hex)]
+    items = [("__setitem__", __setitem__), ("__delitem__", __delitem__),
+             ("__contains__", __contains__), ("extend", extend), ("hex", hex)]
     items += [(name, searching(getattr(bytearray, name)))
               for name in ("count", "find", "index", "rfind", "rindex", "startswith", "endswith")]
     if not _set_on_immutable_type(bytearray, items):

@@ -418,7 +418,7 @@ class Suite:
             if idle.error is None or idle.error.pgcode != "53400":
                 problems.append("a call beside an idle workspace got %s / %r, expected 53400"
                                 % (idle.error and idle.error.pgcode, idle.result))
-            elif "1 of them are processes idle between two calls" not in \
+            elif "1 of them is a process idle between two calls" not in \
                     (idle.error.diag.message_detail or "") or \
                     "sandbox_workspace_close" not in (idle.error.diag.message_hint or ""):
                 problems.append("the DETAIL and HINT do not name the idle workspace: %r / %r"
