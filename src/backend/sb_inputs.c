@@ -1026,10 +1026,13 @@ sb_similar_relations(RangeVar *rv)
 	if (best[0] == NULL)
 		return NULL;
 	initStringInfo(&buf);
-	/* as SQL writes them: a name that needs quotes has its own */
+	/*
+	 * as SQL writes them (shop.orders, "Odd Schema"."Mixed Case"), a plain
+	 * name in quotes as messages quote names ("orders")
+	 */
 	for (int k = 0; k < 3 && best[k] != NULL; k++)
-		appendStringInfo(&buf, best[k][0] == '"' ? "%s%s" : "%s\"%s\"", k > 0 ? ", " : "",
-						 best[k]);
+		appendStringInfo(&buf, strpbrk(best[k], ".\"") ? "%s%s" : "%s\"%s\"",
+						 k > 0 ? ", " : "", best[k]);
 	return buf.data;
 }
 

@@ -2603,7 +2603,7 @@ def _guard_json_encoder():
         if type(indent) is not int or not 0 < indent <= 64:
             raise ValueError("indent must be an int from 0 to 64 in the sandbox")
         return json.dumps(json.loads(real_dumps(obj, **kwargs)), indent=indent,
-                          ensure_ascii=kwargs.get("ensure_ascii", True))
+                          separators=(",", ":"), ensure_ascii=kwargs.get("ensure_ascii", True))
     dumps.__name__ = "dumps"
     dumps.__qualname__ = getattr(real_dumps, "__qualname__", "dumps")
     dumps.__doc__ = real_dumps.__doc__
@@ -2619,7 +2619,11 @@ def _guard_json_encoder():
     def loads(*args, **kwargs):
         if _IN_CALL["on"] and len(args) > 1:
             raise TypeError("loads() takes its options by keyword in the sandbox")
-        if _IN_CALL["on"] and kwargs.get("numpy"):
+        # exactly off: the C code reads the flag as a number, not as the
+        # object's truth (an int subclass's __bool__ said False: review 84)
+        numpy_flag = kwargs.get("numpy", False)
+        if _IN_CALL["on"] and not (numpy_flag is None or numpy_flag is False or
+                                   (type(numpy_flag) is int and numpy_flag == 0)):
             raise TypeError("read_json(numpy=True) and loads(numpy=True) are not allowed in "
                             "the sandbox (pandas 2 removed them): read without numpy=True")
         return real_loads(*args, **kwargs)
@@ -2635,20 +2639,36 @@ def _guard_explode():
     """pandas' explode (Series.explode, DataFrame.explode) counts each
     list-like's len() in a first pass, allocates that many slots, then
     writes list(value) with bounds checks off: an object whose __len__ said
-    1 while its __iter__ gave more wrote past the array (review 82 H2).  In
-    a call each list-like is read into a list first, in Python, so the
-    count is the list's."""
+    1 while its __iter__ gave more wrote past the array (review 82 H2), and
+    one whose __iter__ property answered differently each time it was asked
+    was no list-like to a check and one to pandas (review 84).  In a call,
+    values of the code's classes are exploded here, in Python, as pandas
+    does it, each decided and read once; values of Python's and the
+    libraries' own types (lists, arrays, numbers) go to pandas as ever."""
     import numpy as np
     import pandas._libs.reshape as reshape
     from pandas.api.types import is_list_like
     real_explode = reshape.explode
 
+    def python_explode(values):
+        out = []
+        counts = np.zeros(len(values), dtype="int64")
+        for i, value in enumerate(values):
+            if is_list_like(value):
+                items = list(value)
+                out.extend(items if items else [np.nan])  # empty: a NaN marker
+                counts[i] = max(len(items), 1)
+            else:
+                out.append(value)
+                counts[i] = 1
+        result = np.empty(len(out), dtype=object)
+        for j, item in enumerate(out):
+            result[j] = item            # one by one: an item may be a list
+        return result, counts
+
     def explode(values):
-        if _IN_CALL["on"]:
-            copy = np.empty(len(values), dtype=object)
-            for i, value in enumerate(values):
-                copy[i] = list(value) if is_list_like(value) else value
-            values = copy
+        if _IN_CALL["on"] and any(_made_by_code(type(value)) for value in values):
+            return python_explode(values)
         return real_explode(values)
     explode.__name__ = "explode"
     explode.__qualname__ = getattr(real_explode, "__qualname__", "explode")
@@ -2681,6 +2701,18 @@ def _guard_reader_reentry():
     read.__qualname__ = real_read.__qualname__
     read.__doc__ = real_read.__doc__
     TextFileReader.read = read
+    # ... nor closes, which frees the parser's buffers under the converter's
+    # caller (review 84: heap bytes reached the converter)
+    real_close = TextFileReader.close
+
+    def close(self):
+        if _IN_CALL["on"] and id(self) in reading:
+            raise RuntimeError("a converter of read_csv may not close its own reader in the "
+                               "sandbox")
+        return real_close(self)
+    close.__qualname__ = real_close.__qualname__
+    close.__doc__ = real_close.__doc__
+    TextFileReader.close = close
 
 
 def _guard_sparse_ops():

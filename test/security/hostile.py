@@ -6429,6 +6429,62 @@ PAYLOADS = [
             first = reader.get_chunk(100)
             return [len(STATE["seen"]), list(first["a"][:8])]
         """, on={EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    # review 84: the numpy flag's truth was checked, the C code reads its
+    # number (an int subclass whose __bool__ said False)
+    Payload("pandas-json-numpy-flag-lies", """
+        import pandas as pd
+        class B(int):
+            def __bool__(self):
+                return False
+        def main():
+            r = pd.io.json.loads("[[1,2],[3,4]]", numpy=B(1))
+            return "numpy mode: %s" % type(r).__name__
+        """, on=PYLAYER, off={OK}),
+    # ... an __iter__ property that answered differently each time: no
+    # list-like to the check, one to pandas (a heap overflow)
+    Payload("pandas-explode-iter-property-flips", """
+        import pandas as pd
+        class Evil:
+            calls = 0
+            @property
+            def __iter__(self):
+                Evil.calls += 1
+                if Evil.calls == 1:
+                    return None
+                return lambda: iter(range(200000))
+            def __len__(self):
+                return 1
+        def main():
+            r = pd.Series([Evil(), 1, 2]).explode()
+            return [len(r), Evil.calls]
+        """, on={OK, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    # ... a converter closed its own reader, which freed the parser's
+    # buffers under the converter's caller (heap bytes came back)
+    Payload("read-csv-converter-closes-its-reader", """
+        import io
+        import pandas as pd
+        BOX = {"seen": []}
+        def conv(v):
+            r = BOX.get("r")
+            if r is not None and not BOX.get("done"):
+                BOX["done"] = True
+                r.close()
+                BOX["junk"] = [bytearray(b"Z" * 40) for _ in range(200)]
+            BOX["seen"].append(v)
+            return v
+        def main():
+            data = "a,b\\n" + "".join("%d,%s\\n" % (i, "v%03d" % i) for i in range(60))
+            reader = pd.read_csv(io.StringIO(data), chunksize=30, converters={"b": conv})
+            BOX["r"] = reader
+            try:
+                for chunk in reader:
+                    break
+            except RuntimeError:
+                raise                   # refused: the reader is reading
+            except Exception as e:
+                return "the parser's freed buffers: %r" % (e,)
+            return "converted after its reader closed: %r" % (BOX["seen"][:5],)
+        """, on={EXCEPTION}, off={OK, CRASH, EXCEPTION}),
     Payload("make-dataclass-str-base-own-startswith", """
         import dataclasses
         def main():
