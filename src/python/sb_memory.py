@@ -2677,42 +2677,37 @@ def _guard_explode():
 
 
 def _guard_reader_reentry():
-    """read_csv(chunksize=...)'s reader: a converter (the code's) that read
-    from the same reader made the C parser move its buffers while the
-    converter's caller held pointers into them (review 82 H3; heap bytes
-    came back in an error's object).  In a call a reader does not read
-    again while it reads."""
-    from pandas.io.parsers.readers import TextFileReader
-    real_read = TextFileReader.read
+    """read_csv's C parser runs a converter (the code's) while it holds
+    pointers into its buffers: a converter that read from its own reader
+    (get_chunk) made the parser move them (review 82 H3), one that closed it
+    freed them (review 84); heap bytes came back in an error's object.  In
+    a call a parser does not read again while it reads, nor close but from
+    its own read (which closes it at the end of the data)."""
+    from pandas.io.parsers.c_parser_wrapper import CParserWrapper
     reading = set()
+    own_read = CParserWrapper.read.__code__
 
-    def read(self, nrows=None):
-        if not _IN_CALL["on"]:
-            return real_read(self, nrows)
-        key = id(self)
-        if key in reading:
-            raise RuntimeError("a converter of read_csv may not read from its own reader in "
-                               "the sandbox")
-        reading.add(key)
-        try:
-            return real_read(self, nrows)
-        finally:
-            reading.discard(key)
-    read.__qualname__ = real_read.__qualname__
-    read.__doc__ = real_read.__doc__
-    TextFileReader.read = read
-    # ... nor closes, which frees the parser's buffers under the converter's
-    # caller (review 84: heap bytes reached the converter)
-    real_close = TextFileReader.close
+    def guarded(name, reads):
+        real = getattr(CParserWrapper, name)
 
-    def close(self):
-        if _IN_CALL["on"] and id(self) in reading:
-            raise RuntimeError("a converter of read_csv may not close its own reader in the "
-                               "sandbox")
-        return real_close(self)
-    close.__qualname__ = real_close.__qualname__
-    close.__doc__ = real_close.__doc__
-    TextFileReader.close = close
+        def method(self, *args, **kwargs):
+            key = id(self)
+            if not _IN_CALL["on"] or not reads and (
+                    key not in reading or sys._getframe(1).f_code is own_read):
+                return real(self, *args, **kwargs)
+            if key in reading:
+                raise RuntimeError("a converter of read_csv may not %s its own reader in the "
+                                   "sandbox" % ("read from" if reads else "close"))
+            reading.add(key)
+            try:
+                return real(self, *args, **kwargs)
+            finally:
+                reading.discard(key)
+        method.__qualname__ = real.__qualname__
+        method.__doc__ = real.__doc__
+        return method
+    CParserWrapper.read = guarded("read", True)
+    CParserWrapper.close = guarded("close", False)
 
 
 def _guard_sparse_ops():
