@@ -14,6 +14,8 @@ OBJS = \
 	src/backend/sb_call.o \
 	src/backend/sb_options.o \
 	src/backend/sb_inputs.o \
+	src/backend/sb_names.o \
+	src/backend/sb_params.o \
 	src/backend/sb_sql.o \
 	src/backend/sb_describe.o \
 	src/backend/sb_columns.o \

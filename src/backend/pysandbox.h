@@ -199,6 +199,9 @@ extern bool sb_kind_is_var(int kind);
 extern bool sb_proc_read(int32 pid, const char *file, char *buf, size_t size);
 extern char *sb_alloc_large(MemoryContext cxt, Size size);
 extern void sb_column_argument(SbColumn *c, int argument);
+/* sb_params.c: a query parameter's text; sb_names.c: a missing table's names */
+extern char *sb_param_text(JsonbValue *v, Oid type, int i, const char *what, bool *isnull);
+extern char *sb_missing_hint(const char *query, int cursorpos);
 extern void sb_column_init(SbColumn *c, const char *name, Oid typid,
 						   bool numeric_decimal, MemoryContext cxt);
 extern void sb_column_append(SbColumn *c, Datum d, bool isnull, uint64 row,

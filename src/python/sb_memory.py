@@ -2604,12 +2604,14 @@ def _guard_json_encoder():
             raise ValueError("indent must be an int from 0 to 64 in the sandbox")
         return json.dumps(json.loads(real_dumps(obj, **kwargs)), indent=indent,
                           separators=(",", ":"), ensure_ascii=kwargs.get("ensure_ascii", True))
-    dumps.__name__ = "dumps"
-    dumps.__qualname__ = getattr(real_dumps, "__qualname__", "dumps")
-    dumps.__doc__ = real_dumps.__doc__
-    libjson.dumps = dumps
-    json_module.dumps = dumps
-    io_json.dumps = dumps
+    # ... on every module pandas looks the function up on
+    def install(name, checked, real):
+        checked.__name__ = name
+        checked.__qualname__ = getattr(real, "__qualname__", name)
+        checked.__doc__ = real.__doc__
+        for module in (libjson, json_module, io_json):
+            setattr(module, name, checked)
+    install("dumps", dumps, real_dumps)
     # its decoder's numpy mode kept the shapes of nested arrays in 32
     # slots and wrote a 33rd level past them (a count of items over the
     # next heap block: a fake bytearray over all memory; review 82 C1, H4):
@@ -2627,12 +2629,7 @@ def _guard_json_encoder():
             raise TypeError("read_json(numpy=True) and loads(numpy=True) are not allowed in "
                             "the sandbox (pandas 2 removed them): read without numpy=True")
         return real_loads(*args, **kwargs)
-    loads.__name__ = "loads"
-    loads.__qualname__ = getattr(real_loads, "__qualname__", "loads")
-    loads.__doc__ = real_loads.__doc__
-    libjson.loads = loads
-    json_module.loads = loads
-    io_json.loads = loads
+    install("loads", loads, real_loads)
 
 
 def _guard_explode():
@@ -2667,7 +2664,9 @@ def _guard_explode():
         return result, counts
 
     def explode(values):
-        if _IN_CALL["on"] and any(_made_by_code(type(value)) for value in values):
+        # each value's type once (map over the array runs in C): a 1M-row
+        # explode of lists stays pandas'
+        if _IN_CALL["on"] and any(_made_by_code(t) for t in set(map(type, values))):
             return python_explode(values)
         return real_explode(values)
     explode.__name__ = "explode"

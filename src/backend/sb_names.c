@@ -1,0 +1,155 @@
+/*
+ * sb_names.c
+ *		The names a table that does not exist may mean, for the hint of a
+ *		query's "relation does not exist" ($table, $query, sql()): close
+ *		ones by edit distance in search_path, in the schema named, or with
+ *		their schema in the other schemas the role may use.
+ */
+#include "pysandbox.h"
+
+#include "access/genam.h"
+#include "access/table.h"
+#include "catalog/catalog.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "parser/parser.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/varlena.h"
+
+/*
+ * The names of tables and views close to a missing one (at most three, the
+ * closest first, by edit distance), as "orders", "shop.order_items": those
+ * of the schema named; else those visible without a schema, and with their
+ * schema those of the other schemas the role may use (a model forgets the
+ * schema).  NULL if none.
+ */
+static char *
+sb_similar_relations(RangeVar *rv)
+{
+	Oid			nsp = InvalidOid;
+	Relation	rel;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	const char *best[3] = {NULL, NULL, NULL};
+	int			dist[3] = {0, 0, 0};
+	int			len = strlen(rv->relname);
+	int			most = Max(2, len / 3);
+	StringInfoData buf;
+
+	if (rv->schemaname != NULL)
+	{
+		nsp = get_namespace_oid(rv->schemaname, true);
+		if (!OidIsValid(nsp))
+			return NULL;
+	}
+	rel = table_open(RelationRelationId, AccessShareLock);
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_class c = (Form_pg_class) GETSTRUCT(tup);
+		const char *name = NameStr(c->relname);
+		bool		qualify = false;
+		int			d;
+
+		if (c->relkind != RELKIND_RELATION && c->relkind != RELKIND_VIEW &&
+			c->relkind != RELKIND_MATVIEW && c->relkind != RELKIND_PARTITIONED_TABLE &&
+			c->relkind != RELKIND_FOREIGN_TABLE)
+			continue;
+		if (OidIsValid(nsp) && c->relnamespace != nsp)
+			continue;
+		/* the cheap test first: the lookups below fill the caches */
+		d = varstr_levenshtein_less_equal(rv->relname, len, name, strlen(name),
+										  1, 1, 1, most + 1, true);
+		if (d > most)
+			continue;
+		if (!OidIsValid(nsp) && !RelationIsVisible(c->oid))
+		{
+			if (IsCatalogNamespace(c->relnamespace) || isAnyTempNamespace(c->relnamespace) ||
+				IsToastNamespace(c->relnamespace) ||
+				c->relnamespace == get_namespace_oid("information_schema", true) ||
+				pg_namespace_aclcheck(c->relnamespace, GetUserId(), ACL_USAGE) != ACLCHECK_OK)
+				continue;
+			qualify = true;
+		}
+		name = qualify || OidIsValid(nsp) ?
+			quote_qualified_identifier(get_namespace_name(c->relnamespace), name) :
+			quote_identifier(name);
+		/* ties by name, not by the catalog's order */
+		for (int k = 0; k < 3; k++)
+			if (best[k] == NULL || d < dist[k] || (d == dist[k] && strcmp(name, best[k]) < 0))
+			{
+				for (int m = 2; m > k; m--)
+				{
+					best[m] = best[m - 1];
+					dist[m] = dist[m - 1];
+				}
+				best[k] = pstrdup(name);
+				dist[k] = d;
+				break;
+			}
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	if (best[0] == NULL)
+		return NULL;
+	initStringInfo(&buf);
+	/*
+	 * as SQL writes them (shop.orders, "Odd Schema"."Mixed Case"), a plain
+	 * name in quotes as messages quote names ("orders")
+	 */
+	for (int k = 0; k < 3 && best[k] != NULL; k++)
+		appendStringInfo(&buf, strpbrk(best[k], ".\"") ? "%s%s" : "%s\"%s\"",
+						 k > 0 ? ", " : "", best[k]);
+	return buf.data;
+}
+
+typedef struct SbMissing
+{
+	const char *query;
+	int			cursorpos;		/* the error's position: the missing table's */
+	char	   *similar;		/* what was found for it */
+} SbMissing;
+
+/* Walk a raw parse tree for the table the error names (sb_missing_hint). */
+static bool
+sb_missing_walker(Node *node, void *context)
+{
+	SbMissing  *m = (SbMissing *) context;
+
+	if (node == NULL || m->similar != NULL)
+		return false;
+	if (IsA(node, RangeVar))
+	{
+		RangeVar   *rv = (RangeVar *) node;
+
+		/* the parser points its error at the table (1-based, in characters) */
+		if (rv->location >= 0 &&
+			pg_mbstrlen_with_len(m->query, rv->location) + 1 == m->cursorpos &&
+			!OidIsValid(RangeVarGetRelid(rv, NoLock, true)))
+			m->similar = sb_similar_relations(rv);
+		return false;
+	}
+	return raw_expression_tree_walker(node, sb_missing_walker, context);
+}
+
+/*
+ * The names a missing table of query may mean, for the hint of its
+ * "relation does not exist" (review 79: $table and $query said no more),
+ * or NULL.
+ */
+char *
+sb_missing_hint(const char *query, int cursorpos)
+{
+	SbMissing	m = {query, cursorpos, NULL};
+	List	   *stmts = raw_parser(query, RAW_PARSE_DEFAULT);
+	ListCell   *lc;
+
+	foreach(lc, stmts)
+		sb_missing_walker((Node *) lfirst_node(RawStmt, lc)->stmt, &m);
+	return m.similar;
+}
