@@ -86,6 +86,7 @@ def warm(allowed_csv, preload_csv=""):
     # what _exercise() and the calls above imported: swept here, not in
     # every child's first call
     sb_harden.guard_library_getattrs()
+    _guard_addresses()
     # Children inherit an empty environment (the worker's own, set by the
     # backend, was read at start-up) and a legacy numpy generator with no
     # cached Gaussian; the worker's C code overwrites that generator's state
@@ -99,6 +100,16 @@ def warm(allowed_csv, preload_csv=""):
     bit_generator = np.random.mtrand._rand._bit_generator
     state = bit_generator.state["state"]
     return bit_generator.capsule, state["key"][:8].tobytes(), state["pos"]
+
+
+def _guard_addresses():
+    """The reprs that print an address ("<function f at 0x...>", every
+    object without a repr of its own) print it masked, as the code's id()
+    gives it (src/worker/sb_addrguard.c): for the types of everything
+    imported so far; types readied later copy the masked reprs."""
+    guard = getattr(sb_io, "guard_addresses", None)
+    if guard is not None:
+        guard()
 
 
 def _attribute_warnings():
@@ -257,6 +268,7 @@ def warm_preload(preload_csv):
         for _ in range(3):
             prewarm(collect=False, pandas=False)
     sb_harden.guard_library_getattrs()
+    _guard_addresses()
     os.environ.clear()
     np.random.seed()
     gc.collect()
@@ -271,6 +283,7 @@ def warm_later():
     _LATER.clear()
     _import_allowed(lambda top: top in later)
     sb_harden.guard_library_getattrs()
+    _guard_addresses()
     gc.collect()
     gc.freeze()
 

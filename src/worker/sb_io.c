@@ -998,6 +998,10 @@ static PyMethodDef sb_io_methods[] = {
 	 "Hold a reference to each object numpy's object loops compare."},
 	{"guard_numpy_dtypes", sb_io_guard_numpy_dtypes, METH_VARARGS,
 	 "Refuse numpy data types whose size overflows a C int."},
+	{"guard_addresses", sb_io_guard_addresses, METH_NOARGS,
+	 "Mask the address every repr that prints one prints."},
+	{"mask_address", sb_io_mask_address, METH_O,
+	 "An address (or hash) through the worker's keyed permutation."},
 	{"positions_outside", sb_io_positions_outside, METH_VARARGS,
 	 "Whether an array of integers holds a value outside [low, high)."},
 	{NULL, NULL, 0, NULL}

@@ -71,6 +71,9 @@ extern struct _object *sb_io_guard_object_stores(struct _object *self, struct _o
 extern struct _object *sb_io_guard_object_buffers(struct _object *self, struct _object *arg);
 extern struct _object *sb_io_guard_object_loops(struct _object *self, struct _object *arg);
 extern struct _object *sb_io_positions_outside(struct _object *self, struct _object *args);
+/* sb_addrguard.c: addresses kept from the code */
+extern struct _object *sb_io_guard_addresses(struct _object *self, struct _object *unused);
+extern struct _object *sb_io_mask_address(struct _object *self, struct _object *arg);
 /* sb_dtypeguard.c: numpy's data-type sizes kept inside a C int */
 extern struct _object *sb_io_guard_numpy_dtypes(struct _object *self, struct _object *args);
 extern bool sb_claim_pending;	/* the next frame claims a spare's call */

@@ -46,6 +46,8 @@ def install():
     io.code_on = lambda: None
     io.watch_classes = lambda types: len(types)
     io.changed_class = lambda: None
+    # the worker's address mask, a permutation of 64-bit numbers: any one
+    io.mask_address = lambda n: (n * 0x9E3779B97F4A7C15 ^ 0x5BD1E995) & (2 ** 64 - 1)
     sys.modules["sb_io"] = io
     return io
 

@@ -4632,6 +4632,39 @@ PAYLOADS = [
     # dict freed the value, refilled by a bytearray's buffer as a fake
     # bytearray over all memory, which the encoder handed to default_handler
     # (the payload writes address 0 with it: a crash means the hole is open)
+    # every memory exploit of the Python layer (reviews 73, 76, 78, 82)
+    # placed a forged object at id(b) + 32 and found the types it imitated
+    # by id() or hash(); reprs print addresses too.  Consecutive small
+    # objects lie 16 bytes apart: seen through id(), hash() (the address
+    # rotated) or a repr's "at 0x...", the steps are small.  Masked, they
+    # are not (src/worker/sb_addrguard.c); the layer off gives the real
+    # id() (the reprs stay masked).
+    Payload("addresses-of-objects-from-id-hash-repr", """
+        import pandas as pd
+        def main():
+            objs = [object() for _ in range(300)]
+            functions = [lambda: i for i in range(300)]
+            lists = [[] for _ in range(300)]
+            def steps(numbers):
+                return sum(1 for a, b in zip(numbers, numbers[1:]) if abs(a - b) < 1 << 20)
+            def shown(text):
+                return int(text.rsplit("at 0x", 1)[1].split(">")[0].split(",")[0], 16)
+            seen = {
+                "id": steps([id(o) for o in objs]),
+                "hash": steps([hash(o) for o in objs]),
+                "repr": steps([shown(repr(o)) for o in objs]),
+                "f-string": steps([shown(f"{o!r}") for o in objs]),
+                "functions": steps([shown(repr(f)) for f in functions]),
+                "methods": steps([shown(repr(x.append)) for x in lists]),
+                "series": steps([shown(str(pd.Series([o]).iloc[0])) for o in objs]),
+            }
+            leaked = {k: v for k, v in seen.items() if v > 30}
+            if leaked:
+                raise RuntimeError("addresses leaked: %r" % leaked)
+            if any(shown(repr(o)) != id(o) for o in objs):
+                raise RuntimeError("a repr shows another number than id()")
+            return [hash(1), hash(2.5) == hash(5 / 2), hash("a") == hash("a")]
+        """, on={OK}, off={EXCEPTION}),
     Payload("pandas-json-dict-key-str-frees-value", """
         import struct
         import pandas as pd
@@ -4655,7 +4688,7 @@ PAYLOADS = [
             got.append(o)
             return "h"
         def main():
-            f = struct.pack("<qqqqqqq", 2**40, id(bytearray), 2**62, 2**62 + 1, 0, 0, 0)
+            f = struct.pack("<qQqqqqq", 2**40, id(bytearray), 2**62, 2**62 + 1, 0, 0, 0)
             fake.append(f + b"\\0" * (95 - len(f)))
             d = {}
             d[K(d)] = "x" * 38 + str(len(keep) + 10)
