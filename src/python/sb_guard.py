@@ -1839,9 +1839,23 @@ _NATIVE_METHOD_TYPES = (types.WrapperDescriptorType, types.MethodDescriptorType,
                         types.ClassMethodDescriptorType)
 
 
+# Builtin classes whose C state only their own __init__ sets, read by C
+# code that does not check for it (review 85): an __init__ of the code's
+# that skipped the base's left it NULL (a staticmethod's function: calling
+# it, gh-144330; a StopIteration's value: yield from it) and crashed the
+# child.  Such a class may not have an __init__ of the code's.
+_INIT_ONLY_STATE = (
+    (staticmethod, "an instance whose function the base's __init__ did not set crashes "
+                   "when called"),
+    (StopIteration, "an instance whose value the base's __init__ did not set crashes "
+                    "yield from; raise StopIteration(value)"),
+)
+
+
 def class_problem(cls):
     """Why cls may not be a class of the code's, or None: it inherits a
-    conversion written in Python, or overrides an exception group's split()
+    conversion written in Python, defines __init__ where C state only the
+    builtin base's sets (_INIT_ONLY_STATE), or overrides an exception group's split()
     or subgroup() (except* trusts their result as a tuple, gh-128049: a
     bytes object's bytes were read as an object pointer; except* is refused,
     and this stays so if it is ever allowed: review 80).  For every maker of
@@ -1853,6 +1867,14 @@ def class_problem(cls):
             and c is not ExceptionGroup for name in ("split", "subgroup")):
         return ('class "%s": overriding split() or subgroup() of an exception group is not '
                 'allowed in the sandbox' % type.__getattribute__(cls, "__name__"))
+    for base, why in _INIT_ONLY_STATE:
+        if issubclass(cls, base):
+            for c in mro[:mro.index(base)]:
+                if "__init__" in type.__getattribute__(c, "__dict__"):
+                    return ('class "%s": defining __init__ in a class that derives from "%s" '
+                            'is not allowed in the sandbox: %s; give the class no __init__'
+                            % (type.__getattribute__(cls, "__name__"),
+                               type.__getattribute__(base, "__name__"), why))
     for name in CONVERSIONS:
         for c in mro:
             found = type.__getattribute__(c, "__dict__")

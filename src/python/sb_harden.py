@@ -25,6 +25,7 @@ from sb_guard import (  # noqa: F401 - the shared policy and the call's state
     format_string_problem, guard_kwargs,
     _deriving_refused, _made_by_code, guard_own_class, guard_settable, native_code_message,
     refuse)
+import sb_cpython  # CPython's own crashes: harden_interpreter()
 from sb_memory import (  # noqa: F401 - the memory guards harden_* apply
     _set_on_immutable_type, _c_new, _harden_struct, _harden_bytearray_join,
     _harden_bytearray_mod, _harden_bytearray_index, _harden_fractions, _harden_list_slices,
@@ -397,6 +398,7 @@ def harden_libraries():
     _harden_fractions()
     _harden_ordered_dict()
     _harden_zoneinfo()
+    sb_cpython.harden_interpreter()
     import decimal
     # gh-106263: a SignalDict made by calling its class (type(ctx.flags)())
     # has no flags to point to: any use read or wrote address 0 (SIGSEGV)

@@ -4632,6 +4632,52 @@ PAYLOADS = [
     # dict freed the value, refilled by a bytearray's buffer as a fake
     # bytearray over all memory, which the encoder handed to default_handler
     # (the payload writes address 0 with it: a crash means the hole is open)
+    # review 85: CPython 3.11.2 crashes a one-liner reaches.  gh-115618:
+    # property.getter(None) dropped a reference to None it never took
+    # (fixed in 3.11.9); None freed is Py_FatalError.  The worker copies
+    # with None in Python, layer on or off.
+    Payload("property-getter-none-frees-none", """
+        def main():
+            p = property()
+            for i in range(1500000):
+                p.getter(None)
+                p.setter(None)
+            q = property(len).deleter(None)
+            return [p.fget is None, q.fget is len]
+        """, on={OK}, max_ms=20000),
+    # date(b"\\x00\\x00\\x01\\x01") (pickle's form) took year 0: weekday()
+    # -1, and ctime() read the name of day -1 before C's array (SIGSEGV)
+    Payload("date-from-pickled-state-year-zero-ctime", """
+        import datetime
+        def main():
+            d = datetime.date(b"\\x00\\x00\\x01\\x01")
+            t = datetime.datetime(b"\\x00\\x00\\x01\\x01" + bytes(6))
+            return [d.weekday(), d.ctime(), t.ctime()]
+        """, on={GUARD}),
+    # C state only the builtin base's __init__ sets: a staticmethod's
+    # function (gh-144330) and a StopIteration's value, read unchecked
+    Payload("staticmethod-subclass-skips-base-init", """
+        class S(staticmethod):
+            def __init__(self, f):
+                pass
+        def main():
+            return S(len)([1, 2])
+        """, off={CRASH}),
+    Payload("stopiteration-subclass-skips-base-init", """
+        class E(StopIteration):
+            def __init__(self, *a):
+                pass
+        class It:
+            def __iter__(self):
+                return self
+            def __next__(self):
+                raise E()
+        def g():
+            x = yield from It()
+            yield x
+        def main():
+            return list(g())
+        """, off={CRASH}),
     # every memory exploit of the Python layer (reviews 73, 76, 78, 82)
     # placed a forged object at id(b) + 32 and found the types it imitated
     # by id() or hash(); reprs print addresses too.  Consecutive small

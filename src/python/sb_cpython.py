@@ -1,0 +1,78 @@
+"""CPython 3.11.2's own crashes that the code reaches without a library,
+closed in the worker before any child exists (sb_harden.py calls
+harden_interpreter()).  Those that re-entrant special methods turn into
+memory reads and writes are in sb_memory.py; these crash the child (a
+reference count or an index C trusts): each is a call's end with 39000 and
+no more, but a crash the code chose is still the sandbox's bug.
+"""
+
+import sys
+
+from sb_memory import _set_on_immutable_type
+
+
+def harden_interpreter():
+    _harden_property_copy()
+    _harden_datetime_state()
+
+
+def _harden_property_copy():
+    """gh-115618 (review 85, fixed in 3.11.9): property.getter(None),
+    setter(None) and deleter(None) dropped a reference to None they never
+    took; three million of them freed None (Py_FatalError, SIGABRT).  With
+    None the copy is made here, as property_copy() makes it: the same
+    class, called with the three functions and the documentation."""
+    real = {name: property.__dict__[name] for name in ("getter", "setter", "deleter")}
+
+    def copy(self, get, set_, delete):
+        doc = property.__dict__["__doc__"].__get__(self)
+        return type(self)(get, set_, delete, doc)
+
+    def getter(self, fget, /):
+        if fget is None:
+            return copy(self, None, self.fset, self.fdel)
+        return real["getter"](self, fget)
+
+    def setter(self, fset, /):
+        if fset is None:
+            return copy(self, self.fget, None, self.fdel)
+        return real["setter"](self, fset)
+
+    def deleter(self, fdel, /):
+        if fdel is None:
+            return copy(self, self.fget, self.fset, None)
+        return real["deleter"](self, fdel)
+    methods = [("getter", getter), ("setter", setter), ("deleter", deleter)]
+    for name, method in methods:
+        method.__qualname__ = "property." + name
+        method.__doc__ = real[name].__doc__
+    if not _set_on_immutable_type(property, methods):
+        sys.stderr.write("pysandbox-worker: property's copies could not be checked in place\n")
+
+
+def _harden_datetime_state():
+    """Review 85: date(b"\\x00\\x00\\x01\\x01"), the form pickle and
+    copy rebuild a date with, checks only the month: year 0 made weekday()
+    -1, and ctime() read the name of day -1 before C's array of day names
+    (SIGSEGV).  Such a date's (or datetime's) ctime() raises instead.  The
+    constructor itself is left as it is: pandas' Timestamp, a Cython
+    subclass of datetime, calls datetime's C constructor slot, which a
+    __new__ written in Python would send back to Timestamp.__new__."""
+    import datetime
+    weekday = datetime.date.__dict__["weekday"]      # C's, whatever a subclass says
+    for cls in (datetime.date, datetime.datetime):
+        ctime = _checked_ctime(cls, cls.__dict__["ctime"], weekday)
+        if not _set_on_immutable_type(cls, [("ctime", ctime)]):
+            sys.stderr.write("pysandbox-worker: %s.ctime could not be checked in place\n"
+                             % cls.__name__)
+
+
+def _checked_ctime(cls, real, weekday):
+    def ctime(self, /):
+        if weekday(self) < 0:
+            raise ValueError("ctime() of a date before year 1 (made from a pickled "
+                             "state) is not allowed in the sandbox")
+        return real(self)
+    ctime.__qualname__ = cls.__name__ + ".ctime"
+    ctime.__doc__ = real.__doc__
+    return ctime
