@@ -74,6 +74,7 @@ PY_SOURCES = \
 	src/python/sb_shims.py \
 	src/python/sb_memory.py \
 	src/python/sb_cpython.py \
+	src/python/sb_bounds.py \
 	src/python/sb_harden.py \
 	src/python/sb_charts.py \
 	src/python/sb_state.py \

@@ -761,6 +761,9 @@ def _guard_triangulation():
                                  "matplotlib.tri.Triangulation")
 
 
+MAX_FILTER_RADIUS = 256    # matplotlib's default filterrad is 4
+
+
 def _guard_resample():
     """matplotlib._image.resample (matplotlib 3.6), for a transform that is
     not affine, asks transform.inverted().transform() for the source point
@@ -800,6 +803,14 @@ def _guard_resample():
             return CheckedInverse(self.transform.inverted(), self.count)
 
     def checked(input_array, output_array, transform, *args, **kwargs):
+        radius = args[4] if len(args) > 4 else kwargs.get("radius")
+        if radius is not None and sb_guard.guard_on() and \
+                not 0 < float(radius) <= MAX_FILTER_RADIUS:
+            # agg sizes its filter table (2 * ceil(radius) * 256 weights)
+            # in 32 bits: filterrad=2**24+1 wrapped to a 1 KiB table, which
+            # normalize() then read and rescaled gigabytes past (review 86)
+            raise ValueError("an image filter radius (filterrad) of %r is not allowed in the "
+                             "sandbox; use one in (0, %d]" % (radius, MAX_FILTER_RADIUS))
         if transform is not None and sb_guard.guard_on():
             if type(output_array) is not np.ndarray or output_array.ndim not in (2, 3):
                 raise ValueError("image resampling: an output that is not a 2D or 3D array is "

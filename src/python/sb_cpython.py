@@ -8,12 +8,14 @@ no more, but a crash the code chose is still the sandbox's bug.
 
 import sys
 
+import sb_guard
 from sb_memory import _set_on_immutable_type
 
 
 def harden_interpreter():
     _harden_property_copy()
     _harden_datetime_state()
+    _mask_library_ids()
 
 
 def _harden_property_copy():
@@ -76,3 +78,29 @@ def _checked_ctime(cls, real, weekday):
     ctime.__qualname__ = cls.__name__ + ".ctime"
     ctime.__doc__ = real.__doc__
     return ctime
+
+
+def _mask_library_ids():
+    """Review 88: library code that keeps ids where the code reads them
+    gave real addresses past the code's masked id() (sb_guard.sb_id):
+    pprint's PrettyPrinter.format(obj, context, ...) stores id(obj) in the
+    context it is given (an override of format() gets pprint's own),
+    json's C encoder stores the ids of the containers it encodes in the
+    markers dict it is given (c_make_encoder(markers, ...), while the
+    code's default() runs), and weakref's dictionaries and finalize print
+    theirs.  Their ids are the masked ones (a permutation: the same
+    objects compare the same), and json's encoder gets a dict of its own."""
+    import json.encoder
+    import pprint
+    import weakref
+    for module in (pprint, weakref):
+        module.id = sb_guard.sb_id
+    real = json.encoder.c_make_encoder
+    if real is None:
+        return
+
+    def c_make_encoder(markers, *args, **kwargs):
+        # a dict only the encoder sees, for the ids of what it is inside
+        return real(None if markers is None else {}, *args, **kwargs)
+    c_make_encoder.__doc__ = real.__doc__
+    json.encoder.c_make_encoder = c_make_encoder

@@ -25,6 +25,7 @@ from sb_guard import (  # noqa: F401 - the shared policy and the call's state
     format_string_problem, guard_kwargs,
     _deriving_refused, _made_by_code, guard_own_class, guard_settable, native_code_message,
     refuse)
+import sb_bounds  # sizes native code trusts: numpy's and pandas' formatting
 import sb_cpython  # CPython's own crashes: harden_interpreter()
 from sb_memory import (  # noqa: F401 - the memory guards harden_* apply
     _set_on_immutable_type, _c_new, _harden_struct, _harden_bytearray_join,
@@ -1301,6 +1302,7 @@ def harden_pandas():
     """
     from pandas.core.computation import expr
 
+    sb_bounds.guard_period_strftime()
     original = expr.BaseExprVisitor.visit_Attribute
 
     def visit_Attribute(self, node, **kwargs):
@@ -1825,6 +1827,7 @@ def harden_numpy():
         obj = getattr(np, name, None)
         if obj is not None:
             refuse(obj, "it imports modules or reads memory addresses and source files")
+    sb_bounds.guard_numpy_formatting()
     refuse(stride_tricks.as_strided,
            "it reads and writes memory at any offset; use "
            "numpy.lib.stride_tricks.sliding_window_view")

@@ -101,10 +101,32 @@ def _harden_struct():
         init(self, *args, **kwargs)
     __init__.__qualname__ = "Struct.__init__"
     __init__.__doc__ = init.__doc__
-    if not _set_on_immutable_type(cls, [("__init__", __init__)]):
+    # review 88: a subclass whose __init__ skipped Struct's left it without
+    # a format (size -1): pack_into() then read its offset from past its
+    # arguments and wrote (size_t) -1 bytes.  In a call, such a Struct is
+    # used by none of its methods.
+    methods = [("__init__", __init__)] + [
+        (name, _initialised_struct_method(cls, name, size))
+        for name in ("pack", "pack_into", "unpack", "unpack_from", "iter_unpack")]
+    if not _set_on_immutable_type(cls, methods):
         sys.stderr.write("pysandbox-worker: struct.Struct could not be checked in place; "
                          "it is not handed out\n")
         refuse(cls, "it can be initialised again, which frees what its iterators use")
+
+
+def _initialised_struct_method(cls, name, size):
+    method = cls.__dict__[name]
+
+    def checked(self, *args, **kwargs):
+        if _IN_CALL["on"] and size(self) == -1:
+            raise TypeError("using a struct.Struct that was never initialised is not allowed "
+                            "in the sandbox: the __init__ of its class did not call "
+                            "struct.Struct.__init__(self, format); call it")
+        return method(self, *args, **kwargs)
+    checked.__name__ = name
+    checked.__qualname__ = "Struct." + name
+    checked.__doc__ = method.__doc__
+    return checked
 
 
 def _harden_bytearray_join():
@@ -1548,7 +1570,26 @@ def _patch_ndarray_type(np):
     checked_setflags.__qualname__ = "ndarray.setflags"
     checked_setflags.__doc__ = setflags.__doc__
 
+    def no_object_bytes(name):
+        # review 88: an array of objects' bytes are its pointers, and the
+        # code's id() is masked so that it learns no address
+        method = real.__dict__[name]
+
+        def checked(self, *args, **kwargs):
+            if _IN_CALL["on"] and dtype_of(self).hasobject:
+                raise TypeError("%s() of an array of Python objects is not allowed in the "
+                                "sandbox: its bytes are the objects' addresses; convert it "
+                                "first (a.astype(str))" % name)
+            return method(self, *args, **kwargs)
+        checked.__name__ = name
+        checked.__qualname__ = "ndarray." + name
+        checked.__doc__ = method.__doc__
+        return checked
+    dtype_of = real.__dict__["dtype"].__get__
+
     return _set_on_immutable_type(real, [
+        (name, no_object_bytes(name)) for name in ("tobytes", "tostring")
+        if name in real.__dict__] + [
         ("__new__", staticmethod(__new__)), ("put", checked_put),
         ("setflags", checked_setflags), ("getfield", checked_getfield),
         ("setfield", checked_setfield),

@@ -80,9 +80,10 @@ sb_mask(uint64_t value)
 }
 
 /*
- * The original's text with each "at 0x<hex>" masked.  The format strings
- * of every repr wrapped here put " at " before their %p; names before it
- * are the code's, and a crafted one only gets its own digits masked.
+ * The original's text with each "at 0x<hex>" (or "@ 0x<hex>", hashlib's)
+ * masked.  The format strings of every repr wrapped here put " at " or
+ * " @ " before their %p; names before it are the code's, and a crafted
+ * one only gets its own digits masked.
  */
 static PyObject *
 sb_mask_text(PyObject *text)
@@ -105,7 +106,7 @@ sb_mask_text(PyObject *text)
 	n = PyBytes_GET_SIZE(bytes);
 	/*
 	 * a masked number is at most 18 characters where at least 5 were
-	 * ("0x", a digit, and two of the "at " before the next)
+	 * ("0x", a digit, and the two of the "at " or "@ " before the next)
 	 */
 	out = PyMem_Malloc(4 * n + 32);
 	if (out == NULL)
@@ -115,8 +116,9 @@ sb_mask_text(PyObject *text)
 	}
 	for (i = 0; i < n;)
 	{
-		if (i >= 3 && s[i] == '0' && i + 2 < n && s[i + 1] == 'x' &&
-			memcmp(s + i - 3, "at ", 3) == 0)
+		if (i >= 2 && s[i] == '0' && i + 2 < n && s[i + 1] == 'x' &&
+			((i >= 3 && memcmp(s + i - 3, "at ", 3) == 0) ||
+			 memcmp(s + i - 2, "@ ", 2) == 0))
 		{
 			Py_ssize_t	j = i + 2;
 			uint64_t	value = 0;
@@ -239,6 +241,10 @@ sb_prints_address(const char *name)
 	static const char *const suffixes[] = {
 		"cython_function_or_method", "_thread.lock", "_thread.RLock",
 		"fused_cython_function",
+		/* "Generator(PCG64) at 0x7F...": numpy's own __repr__ with id() */
+		"numpy.random._generator.Generator", "numpy.random.mtrand.RandomState",
+		/* "<sha256 _hashlib.HASH object @ 0x7f...>" */
+		"_hashlib.HASH", "_hashlib.HASHXOF", "_hashlib.HMAC",
 	};
 	size_t		len = strlen(name);
 	size_t		i;
@@ -352,6 +358,162 @@ sb_io_guard_addresses(PyObject *self, PyObject *unused)
 	if (rc < 0)
 		return NULL;
 	Py_RETURN_NONE;
+}
+
+/*
+ * Identity hashes.  An object without a hash of its own hashes by its
+ * address (_Py_HashPointer: the address rotated by 4 bits), and the order
+ * of a set of such objects shows a dozen bits of each; hashed by the code
+ * (or through a tuple, a dataclass) the whole address came back (review
+ * 88 F5: the set order, then the masked hash() of chosen values as an
+ * oracle, gave any object's address in 0.2 s).  So the hash itself is
+ * keyed: SipHash (CPython's own, keyed by its secret) of the address and
+ * a key drawn here; a bound method's and a method-wrapper's hashes, which
+ * combine addresses in C, likewise.  Done right after the interpreter
+ * starts, before anything keys a dict by such an object (a dict stores
+ * each key's hash: one changed under it would not be found again).
+ */
+static uint64_t sb_hash_key;
+static hashfunc sb_pointer_hash;	/* object's own: _Py_HashPointer */
+static hashfunc sb_cfunction_hash_original;
+static hashfunc sb_method_hash_original;
+static hashfunc sb_wrapper_hash_original;
+
+static Py_hash_t
+sb_keyed_hash(uintptr_t a, uintptr_t b)
+{
+	unsigned char buf[8 + 2 * sizeof(uintptr_t)];
+	Py_hash_t	h;
+
+	memcpy(buf, &sb_hash_key, 8);
+	memcpy(buf + 8, &a, sizeof(a));
+	memcpy(buf + 8 + sizeof(a), &b, sizeof(b));
+	h = _Py_HashBytes(buf, sizeof(buf));
+	return h == -1 ? -2 : h;
+}
+
+static Py_hash_t
+sb_identity_hash(PyObject *obj)
+{
+	return sb_keyed_hash((uintptr_t) obj, 0);
+}
+
+/* a builtin method: its self and its C function, as meth_hash combines them */
+static Py_hash_t
+sb_cfunction_hash(PyObject *obj)
+{
+	PyCFunctionObject *f = (PyCFunctionObject *) obj;
+
+	return sb_keyed_hash((uintptr_t) f->m_self, (uintptr_t) f->m_ml->ml_meth);
+}
+
+/* a bound method: its self, and its function's hash (method_hash) */
+static Py_hash_t
+sb_method_hash(PyObject *obj)
+{
+	PyMethodObject *m = (PyMethodObject *) obj;
+	Py_hash_t	func = PyObject_Hash(m->im_func);
+
+	if (func == -1)
+		return -1;
+	return sb_keyed_hash((uintptr_t) m->im_self, (uintptr_t) func);
+}
+
+/* a method-wrapper (descrobject.c's wrapperobject): its descriptor and self */
+typedef struct
+{
+	PyObject_HEAD
+	PyWrapperDescrObject *descr;
+	PyObject   *self;
+} sb_wrapperobject;
+
+static Py_hash_t
+sb_wrapper_hash(PyObject *obj)
+{
+	sb_wrapperobject *w = (sb_wrapperobject *) obj;
+
+	return sb_keyed_hash((uintptr_t) w->self, (uintptr_t) w->descr);
+}
+
+static int
+sb_hash_type(PyTypeObject *type, PyObject *seen)
+{
+	PyObject   *key;
+	PyObject   *subclasses;
+	PyObject   *descr;
+	int			found;
+	Py_ssize_t	k;
+
+	key = PyLong_FromVoidPtr(type);
+	if (key == NULL)
+		return -1;
+	found = PySet_Contains(seen, key);
+	if (found == 0)
+		found = PySet_Add(seen, key) < 0 ? -1 : 0;
+	else if (found == 1)
+	{
+		Py_DECREF(key);
+		return 0;
+	}
+	Py_DECREF(key);
+	if (found < 0)
+		return -1;
+
+	if (type->tp_hash == sb_pointer_hash)
+		type->tp_hash = sb_identity_hash;
+	else if (type->tp_hash == sb_cfunction_hash_original)
+		type->tp_hash = sb_cfunction_hash;
+	else if (type->tp_hash == sb_method_hash_original)
+		type->tp_hash = sb_method_hash;
+	else if (type->tp_hash == sb_wrapper_hash_original)
+		type->tp_hash = sb_wrapper_hash;
+	/* the slot wrapper (object.__hash__), which classes made later take */
+	if (type->tp_dict != NULL)
+	{
+		descr = PyDict_GetItemString(type->tp_dict, "__hash__");
+		if (descr != NULL && Py_IS_TYPE(descr, &PyWrapperDescr_Type) &&
+			((PyWrapperDescrObject *) descr)->d_wrapped == (void *) sb_pointer_hash)
+			((PyWrapperDescrObject *) descr)->d_wrapped = (void *) sb_identity_hash;
+	}
+
+	subclasses = PyObject_CallMethod((PyObject *) &PyType_Type, "__subclasses__", "O",
+									 (PyObject *) type);
+	if (subclasses == NULL)
+		return -1;
+	for (k = 0; k < PyList_GET_SIZE(subclasses); k++)
+	{
+		if (sb_hash_type((PyTypeObject *) PyList_GET_ITEM(subclasses, k), seen) < 0)
+		{
+			Py_DECREF(subclasses);
+			return -1;
+		}
+	}
+	Py_DECREF(subclasses);
+	return 0;
+}
+
+/* In the worker, right after Py_Initialize: key every identity hash. */
+int
+sb_guard_identity_hashes(void)
+{
+	PyObject   *seen;
+	int			rc;
+
+	if (sb_getrandom_all(&sb_hash_key, sizeof(sb_hash_key)) < 0)
+		return -1;
+	sb_pointer_hash = PyBaseObject_Type.tp_hash;
+	sb_cfunction_hash_original = PyCFunction_Type.tp_hash;
+	sb_method_hash_original = PyMethod_Type.tp_hash;
+	sb_wrapper_hash_original = _PyMethodWrapper_Type.tp_hash;
+	if (sb_pointer_hash == NULL || sb_cfunction_hash_original == NULL ||
+		sb_method_hash_original == NULL || sb_wrapper_hash_original == NULL)
+		return -1;
+	seen = PySet_New(NULL);
+	if (seen == NULL)
+		return -1;
+	rc = sb_hash_type(&PyBaseObject_Type, seen);
+	Py_DECREF(seen);
+	return rc;
 }
 
 /* sb_io.mask_address(n): n (0 <= n < 2**64) through the permutation */

@@ -20,8 +20,9 @@
  * objects' pointers, to any reader of the buffer protocol.  A reader that
  * asks for bytes without their format (struct.pack_into, io's readinto,
  * np.frombuffer) reads and writes the pointers as numbers: written, they
- * forge objects.  Readers that honour the format (memoryview, Cython's
- * typed buffers in pandas) ask for it (PyBUF_FORMAT) and are let through.
+ * forge objects; bytes() and bytearray() ask for the format and copy the
+ * bytes all the same.  Cython's typed buffers in pandas ask for the format
+ * and strides, never for suboffsets (PyBUF_INDIRECT), and are let through.
  * The ndarray type's buffer slot, and that of every subclass that copied
  * it, is wrapped once in the worker, before any child exists.
  */
@@ -49,7 +50,12 @@ sb_array_holds_objects(PyObject *array)
 static int
 sb_checked_array_getbuffer(PyObject *obj, Py_buffer *view, int flags)
 {
-	if ((flags & PyBUF_FORMAT) == 0)
+	/*
+	 * PyBUF_INDIRECT (suboffsets) is what generic readers ask for with the
+	 * format (memoryview, bytes(), bytearray(), int.from_bytes: review 88
+	 * read the pointers through them); Cython's typed buffers never do
+	 */
+	if ((flags & PyBUF_FORMAT) == 0 || (flags & (PyBUF_INDIRECT & ~PyBUF_STRIDES)) != 0)
 	{
 		int			holds = sb_array_holds_objects(obj);
 

@@ -198,6 +198,12 @@ sb_python_start(const char *allowed_modules, const char *preload_modules)
 		return -1;
 	}
 
+	/* before anything keys a dict by an object hashed by its address */
+	if (sb_guard_identity_hashes() < 0)
+	{
+		sb_python_report("could not key the interpreter's identity hashes");
+		return -1;
+	}
 	for (m = sb_embedded_modules; m->name != NULL; m++)
 	{
 		if (sb_python_load_module(m) < 0)

@@ -210,5 +210,72 @@ class WriteableTests(unittest.TestCase):
         self.assertEqual(result, [[0, 1, 1], True, True, (2, 3)])
 
 
+class NativeSizeTests(unittest.TestCase):
+    """Review 86: sizes numpy's Dragon4, pandas' Period.strftime and agg's
+    image filter trusted are bounded in a call; ordinary ones still work."""
+
+    def test_float_formatting_bounded(self):
+        for call in ("np.format_float_positional(np.float64(1.5), pad_left=16498)",
+                     "np.format_float_positional(np.float64(1.5), pad_right=2**31 - 1)",
+                     "np.format_float_positional(np.float64(1.5), precision=2**31 - 1, "
+                     "unique=False)",
+                     "np.format_float_scientific(np.float64(1.5), min_digits=2**31 - 1)",
+                     "np.format_float_scientific(np.float64(1.5), exp_digits=5000)",
+                     "np.core.multiarray.dragon4_positional(1.5, pad_left=100000)"):
+            with self.subTest(call=call), self.assertRaisesRegex(ValueError, "use -1 .none. to 2000"):
+                run("import numpy as np\ndef main():\n    return %s\n" % call)
+        result = run('''
+            import numpy as np
+            def main():
+                with np.printoptions(precision=3):
+                    shown = str(np.array([1.23456, 2.5]))
+                return [np.format_float_positional(np.float64(1.5), pad_left=4, precision=3,
+                                                   unique=False),
+                        np.format_float_scientific(np.float64(1234.5), exp_digits=3), shown]
+            ''')
+        self.assertEqual(result, ["   1.500", "1.2345e+003", "[1.235 2.5  ]"])
+
+    def test_period_strftime_bounded(self):
+        for fmt, message in (("%Z", 'the directive "%Z"'), ("%z", 'the directive "%z"'),
+                             ("%10Y", 'the directive "%1"'), ("%A" * 100, "may write 700"),
+                             ("%", 'the directive "%"')):
+            with self.subTest(fmt=fmt), self.assertRaisesRegex(ValueError, message):
+                run('''
+                    import pandas as pd
+                    def main():
+                        return pd.Period("2020-01-05", "D").strftime(%r)
+                    ''' % fmt)
+        result = run('''
+            import pandas as pd
+            def main():
+                p = pd.Period("2020-01-05", "D")
+                idx = pd.period_range("2020-01", periods=2, freq="M")
+                return [p.strftime("%A %d %B %Y (%j) %%"), p.strftime("%F-Q%q"),
+                        list(idx.strftime("%b-%Y")), str(p), repr(idx[0])]
+            ''')
+        self.assertEqual(result, ["Sunday 05 January 2020 (005) %", "2020-Q1",
+                                  ["Jan-2020", "Feb-2020"], "2020-01-05",
+                                  "Period('2020-01', 'M')"])
+
+    def test_image_filter_radius_bounded(self):
+        with self.assertRaisesRegex(ValueError, "filter radius .filterrad. of 16777217"):
+            run('''
+                import numpy as np
+                import matplotlib.pyplot as plt
+                def main():
+                    fig, ax = plt.subplots(figsize=(1, 1), dpi=20)
+                    ax.imshow(np.random.rand(8, 8), interpolation="lanczos", filterrad=2**24 + 1)
+                    fig.canvas.draw()
+                ''')
+        run('''
+            import numpy as np
+            import matplotlib.pyplot as plt
+            def main():
+                fig, ax = plt.subplots(figsize=(1, 1), dpi=20)
+                ax.imshow(np.random.rand(8, 8), interpolation="lanczos", filterrad=6.0)
+                fig.canvas.draw()
+            ''')
+
+
 if __name__ == "__main__":
     unittest.main()

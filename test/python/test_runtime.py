@@ -674,9 +674,8 @@ class PartitionTests(unittest.TestCase):
 
 
 class AddressTests(unittest.TestCase):
-    """The code's id() and hash() are masked (the worker's permutation, a
-    stand-in here): distinct and stable as Python's, equal for equal
-    objects, a number's hash its number's."""
+    """The code's id() is masked (the worker's permutation, a stand-in
+    here): distinct and stable as Python's."""
 
     def test_id_is_masked_distinct_and_stable(self):
         import sb_guard
@@ -686,28 +685,6 @@ class AddressTests(unittest.TestCase):
         self.assertEqual(ids, [sb_guard.sb_id(o) for o in objs])
         self.assertFalse(any(i == id(o) for i, o in zip(ids, objs)))
         self.assertIs(sb_guard.make_globals([], print)["__builtins__"]["id"], sb_guard.sb_id)
-
-    def test_hash_keeps_numbers_and_equality(self):
-        import decimal
-        import fractions
-        import numpy as np
-        import sb_guard
-        h = sb_guard.sb_hash
-        self.assertEqual([h(1), h(True), h(-1), h(2 ** 70)], [1, 1, hash(-1), hash(2 ** 70)])
-        for x in (2.5, decimal.Decimal("2.5"), fractions.Fraction(5, 2), np.float64(2.5),
-                  np.float32(2.5), complex(2.5, 0)):
-            self.assertEqual(h(x), hash(2.5), x)
-        self.assertEqual(h(np.int64(7)), 7)
-        self.assertEqual(h("ab"), h("a" + "b"))
-        self.assertEqual(h((1, "x")), h((1, "x")))
-        self.assertNotEqual(h("ab"), hash("ab"))
-        obj = object()
-        self.assertNotEqual(h(obj), hash(obj))
-        self.assertIsInstance(h(obj), int)
-        self.assertLess(abs(h(obj)), 2 ** 63 + 1)
-        with self.assertRaises(TypeError):
-            h([])
-        self.assertIs(sb_guard.make_globals([], print)["__builtins__"]["hash"], sb_guard.sb_hash)
 
 
 if __name__ == "__main__":

@@ -4678,6 +4678,130 @@ PAYLOADS = [
         def main():
             return list(g())
         """, off={CRASH}),
+    # review 88 F5: a set of objects hashed by their address iterates in
+    # address order (a dozen bits of each address); with the code's hash()
+    # of chosen values as an oracle the whole address came back.  The
+    # worker keys identity hashes at their source (sb_addrguard.c), layer
+    # on or off: objects made one after another land anywhere in a set.
+    Payload("set-order-follows-addresses", """
+        def main():
+            objs = [object() for _ in range(2000)]
+            position = {id(o): i for i, o in enumerate(objs)}
+            order = [position[id(o)] for o in set(objs)]
+            follows = sum(1 for a, b in zip(order, order[1:]) if b == a + 1)
+            if follows > 100:
+                raise RuntimeError("%d of 1999 objects follow the one made before them in a "
+                                   "set: it is ordered by address" % follows)
+            methods = [x.append for x in [[] for _ in range(2000)]]
+            position = {id(m): i for i, m in enumerate(methods)}
+            order = [position[id(m)] for m in set(methods)]
+            follows = sum(1 for a, b in zip(order, order[1:]) if b == a + 1)
+            if follows > 100:
+                raise RuntimeError("bound methods: %d follow in a set" % follows)
+            return "unordered"
+        """, on={OK}),
+    # review 86: native code that trusts a size.  numpy's Dragon4 padded
+    # its static 16 KiB buffer with pad_left - 16384 spaces past its end,
+    # over numpy's cached object pointers (the next call used one)
+    Payload("numpy-format-float-pad-left-past-buffer", """
+        import numpy as np
+        def main():
+            np.format_float_positional(np.float64(1.5), pad_left=16498)
+            return np.format_float_positional(np.float64(2.25))
+        """, off={OK, CRASH}),
+    Payload("numpy-format-float-precision-int-max", """
+        import numpy as np
+        def main():
+            return len(np.format_float_positional(np.float64(1.5), precision=2**31 - 1,
+                                                  unique=False))
+        """, off={CRASH}),
+    Payload("numpy-printoptions-precision-huge", """
+        import numpy as np
+        def main():
+            with np.printoptions(precision=100000, floatmode="fixed"):
+                return len(str(np.array([1.5, 2.5])))
+        """, off={OK, CRASH}),
+    # pandas' Period.strftime: "%Z" read the zone name through a pointer
+    # it never set (stack bytes came back, or SIGSEGV); a format whose
+    # directives outgrow the format's length + 50 read past the buffer
+    Payload("pandas-period-strftime-zone-pointer", """
+        import pandas as pd
+        def main():
+            repr(pd.Series([1.5, 2]))
+            return pd.Period("2020-01", "M").strftime("%Z%Z%Z")
+        """, off={OK, CRASH, EXCEPTION}),
+    Payload("pandas-period-strftime-outgrows-buffer", """
+        import pandas as pd
+        def main():
+            return list(pd.period_range("2020-01", periods=3, freq="D").strftime("%A" * 100))
+        """, off={OK, CRASH, EXCEPTION}),
+    # agg sizes its filter table in 32 bits: filterrad=2**24+1 wrapped
+    Payload("matplotlib-filterrad-wraps-agg-table", """
+        import numpy as np
+        import matplotlib.pyplot as plt
+        def main():
+            fig, ax = plt.subplots(figsize=(1, 1), dpi=20)
+            ax.imshow(np.random.rand(8, 8), interpolation="lanczos", filterrad=2**24 + 1)
+            fig.canvas.draw()
+            return 1
+        """, off={CRASH}),
+    # review 88: a Struct whose __init__ skipped the base's: pack_into read
+    # past its arguments and wrote (size_t) -1 bytes
+    Payload("struct-subclass-skips-base-init", """
+        import struct
+        class S(struct.Struct):
+            def __init__(self):
+                pass
+        def main():
+            return S().pack_into(bytearray(64))
+        """, off={CRASH, EXCEPTION}),
+    # review 88: what still gave a real address after id() was masked: an
+    # array of objects' bytes (tobytes, bytes(), bytearray(), int.from_bytes),
+    # the markers dict of json's C encoder, pprint's context dict, and
+    # reprs numpy and hashlib format themselves
+    Payload("addresses-through-library-channels", """
+        import json
+        import hashlib
+        import pprint
+        import numpy as np
+        import json.encoder as enc
+        def main():
+            leaked = []
+            box = [object()]
+            a = np.array(box, dtype=object)
+            for name, read in [("tobytes", lambda: a.tobytes()), ("bytes", lambda: bytes(a)),
+                               ("bytearray", lambda: bytearray(a)),
+                               ("from_bytes", lambda: int.from_bytes(a, "little"))]:
+                try:
+                    got = read()
+                except (TypeError, BufferError, ValueError):
+                    continue
+                leaked.append(name)
+            markers = {}
+            seen = []
+            def default(o):
+                seen.extend(markers)
+                return None
+            encode = enc.c_make_encoder(markers, default, json.dumps, None, ":", ",",
+                                        False, False, True)
+            outer = [[object()]]
+            list(encode(outer, 0))
+            if any(k != id(outer) and k != id(outer[0]) for k in seen):
+                leaked.append("json markers")
+            class P(pprint.PrettyPrinter):
+                def format(self, obj, context, maxlevels, level):
+                    if any(k != id(outer) and k != id(outer[0]) for k in context):
+                        leaked.append("pprint context")
+                    return super().format(obj, context, maxlevels, level)
+            P().pformat(outer)
+            for obj in (np.random.default_rng(), np.random.RandomState(0), hashlib.sha256()):
+                shown = int(repr(obj).replace("@", "at").rsplit("at 0x", 1)[1].strip(">"), 16)
+                if shown != id(obj):
+                    leaked.append(type(obj).__name__ + " repr")
+            if leaked:
+                raise RuntimeError("addresses leaked through: %s" % ", ".join(leaked))
+            return "held"
+        """, on={OK}, off={EXCEPTION}),
     # every memory exploit of the Python layer (reviews 73, 76, 78, 82)
     # placed a forged object at id(b) + 32 and found the types it imitated
     # by id() or hash(); reprs print addresses too.  Consecutive small
