@@ -114,6 +114,8 @@ extern void sb_sandbox_release(SbSandbox *sb);
 extern void sb_sandbox_detach(SbSandbox *sb);
 extern void sb_sandbox_close_channel(SbSandbox *sb);
 extern void sb_sandbox_abandon_worker(void);
+extern uint64 sb_worker_epoch;
+extern void sb_sandbox_poll_worker(void);
 extern void sb_control_send_pid(uint32 type, int32 pid);
 extern bool sb_sandbox_verdict(SbSandbox *sb, long timeout_ms, bool interruptible);
 

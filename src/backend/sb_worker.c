@@ -55,6 +55,8 @@
 
 static int	sb_control_fd = -1;
 static pid_t sb_worker_pid = 0;
+/* how many workers this session has lost: its held children went with each */
+uint64		sb_worker_epoch = 0;
 static uint32 sb_worker_layers = 0;
 static uint32 sb_worker_landlock_abi = 0;
 static bool sb_worker_shared = false;
@@ -142,6 +144,8 @@ sb_sandbox_abandon_worker(void)
 	sb_reservation_drop();
 	/* the held children end with their worker (or their connection to it) */
 	sb_held_forget();
+	if (sb_control_fd >= 0 || sb_worker_pid > 0)
+		sb_worker_epoch++;
 	if (sb_control_fd >= 0)
 	{
 		close(sb_control_fd);
@@ -386,6 +390,17 @@ sb_control_drain(void)
 			sb_sandbox_abandon_worker();
 		}
 	}
+}
+
+/*
+ * Has the worker gone since this session last heard from it?  What it sent
+ * meanwhile is read (sb_control_drain), and a worker that is gone is
+ * abandoned now, which ends the session's held children (sb_worker_epoch).
+ */
+void
+sb_sandbox_poll_worker(void)
+{
+	sb_control_drain();
 }
 
 /* Build the worker's environment: nothing from ours but BLAS settings. */

@@ -76,6 +76,7 @@ typedef struct SbWorkspace
 	uint64		generation;		/* ... and which holding of that slot */
 	uint64		child_started;	/* ... and its start time in /proc, read
 								 * when it answered (0: unknown) */
+	uint64		worker_epoch;	/* sb_worker_epoch when it answered */
 } SbWorkspace;
 
 static uint64 sb_proc_start_time(int32 pid);
@@ -339,6 +340,10 @@ sb_workspace_gone(SbWorkspace *ws)
 {
 	if (ws->child == NULL)
 		return NULL;			/* no call yet */
+	/* review 74 L3: a worker killed between calls is noticed here, not by the call */
+	sb_sandbox_poll_worker();
+	if (ws->worker_epoch != sb_worker_epoch)
+		return pstrdup("Its sandbox worker exited or was restarted since its last call, and its process ended with it.");
 	if (!sb_workspace_has_child(ws))
 		return pstrdup("A call in it was interrupted (a cancel, a timeout, an error of its transaction), or its sandbox worker was restarted: its state is unknown.");
 	switch (sb_held_state(ws->child))
@@ -491,6 +496,7 @@ sb_workspace_after_call(SbRequest *req, SbOutcome *out)
 			ws->child_started = sb_proc_start_time(out->held->pid);
 		ws->child = out->held;
 		ws->generation = out->held->generation;
+		ws->worker_epoch = sb_worker_epoch;
 		return;
 	}
 	out->workspace_ended = pstrdup(ws->handle);

@@ -349,6 +349,41 @@ class Suite:
                     "error after %.0f ms: %s" % (took, str(call.error).strip().splitlines()[0]
                                                  if call.error else "-"))
 
+    def check_kill_worker_between_workspace_calls(self):
+        """Review 74 L3: a workspace whose worker was killed between two
+        calls says so at its next use (55000, why), not 58000 "exited"."""
+        problems = []
+        conn = connect()
+        cur = conn.cursor()
+        cur.execute("SELECT sandbox_workspace_open()")
+        handle = cur.fetchone()[0]
+        options = json.dumps({"workspace": handle})
+        execute(conn, "def main(ws):\n    ws['n'] = 1\n    return 1\n", options)
+        _bgw, worker = server_processes()
+        os.kill(worker, 9)
+        if not wait_for(lambda: server_processes()[1] not in (None, worker), 15):
+            problems.append("no new worker within 15 s")
+        for attempt in ("first", "second"):
+            try:
+                got = execute(conn, "def main(ws):\n    return ws.get('n')\n", options)
+                problems.append("the %s use after the kill returned %r" % (attempt, got))
+            except psycopg2.Error as exc:
+                want = ('workspace "%s" has ended' % handle,
+                        "Its sandbox worker exited or was restarted since its last call")
+                if exc.pgcode != "55000" or want[0] not in str(exc) or \
+                        want[1] not in (exc.diag.message_detail or ""):
+                    problems.append("the %s use after the kill: %s %s (detail: %s)"
+                                    % (attempt, exc.pgcode, str(exc).strip().splitlines()[0],
+                                       exc.diag.message_detail))
+        try:
+            if execute(conn, "def main():\n    return 5\n") != {"main": 5}:
+                problems.append("a plain call after that failed")
+        except psycopg2.Error as exc:
+            problems.append("a plain call after that failed: %s" % exc)
+        conn.close()
+        self.report("(c2) a workspace whose worker was killed between calls says why (55000)",
+                    problems)
+
     def check_max_concurrent(self):
         problems = []
         admin = connect()
@@ -963,6 +998,7 @@ def main():
     suite.check_topology()
     suite.check_foreign_uid()
     suite.check_kill_worker()
+    suite.check_kill_worker_between_workspace_calls()
     suite.check_max_concurrent()
     suite.check_idle_holders_yield()
     suite.check_parallel_groups()
