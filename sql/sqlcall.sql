@@ -207,6 +207,12 @@ def main():
     return len(sql("SELECT x FROM generate_series(1, 2000) x WHERE x = ANY($1::int[])",
                    list(range(1000))))
 $$);
+-- a request the server would take too much memory to read says so
+-- (review 81 L9: it said "sql() needs a query: a string")
+SELECT sandbox_run($$
+def main():
+    return sql("SELECT 1 WHERE $1::text IS NOT NULL", [[[[[[0]]]]]] * 80000)
+$$) -> 'error' ->> 'message';
 -- sandbox_run reports it like any other exception
 SELECT sandbox_run($$
 def main():

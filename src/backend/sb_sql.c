@@ -309,6 +309,13 @@ sb_sql_run(SbRequest *req, char *payload, Size len, TransactionId top_xid)
 	{
 		text = pg_any_to_server(payload, (int) len, PG_UTF8);
 		jb = sb_jsonb_build(text, text == payload ? len : strlen(text), sb_jsonb_limit(len));
+		if (jb == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("the query and parameters of sql() are too large to read"),
+					 errdetail("Its request of %zu bytes would take more than %zu MB of the server's memory, or holds numbers too long to read.",
+							   (size_t) len, (size_t) (sb_jsonb_limit(len) >> 20)),
+					 errhint("Pass fewer or smaller parameters; give large data to the call as a $query or $table input.")));
 	}
 	query = jb && JB_ROOT_IS_OBJECT(jb) ? sb_get_key(&jb->root, "query") : NULL;
 	params = jb && JB_ROOT_IS_OBJECT(jb) ? sb_get_key(&jb->root, "params") : NULL;

@@ -50,13 +50,16 @@ def guard_numpy_formatting():
     """np.format_float_positional/scientific, array printing and
     numpy.polynomial's printing all reach Dragon4 through these two names,
     which each module imported for itself."""
-    from numpy.core import arrayprint, multiarray
-    modules = [multiarray, arrayprint, sys.modules.get("numpy.polynomial.polyutils")]
+    from numpy.core import multiarray
+    # every numpy module that holds them (umath star-imports them too:
+    # review 89 reached the unchecked one there)
+    modules = [m for n, m in list(sys.modules.items())
+               if type(n) is str and (n == "numpy" or n.startswith("numpy.")) and m is not None]
     for name in ("dragon4_positional", "dragon4_scientific"):
         real = getattr(multiarray, name)
         checked = _checked_dragon4(real)
         for module in modules:
-            if module is not None and getattr(module, name, None) is real:
+            if getattr(module, name, None) is real:
                 setattr(module, name, checked)
 
 

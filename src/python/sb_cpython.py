@@ -88,13 +88,25 @@ def _mask_library_ids():
     json's C encoder stores the ids of the containers it encodes in the
     markers dict it is given (c_make_encoder(markers, ...), while the
     code's default() runs), and weakref's dictionaries and finalize print
-    theirs.  Their ids are the masked ones (a permutation: the same
+    theirs; pyparsing hashes its elements by id(self), matplotlib's SVG
+    writer digests id() with a salt the code sets.  Their ids are the masked ones (a permutation: the same
     objects compare the same), and json's encoder gets a dict of its own."""
     import json.encoder
     import pprint
     import weakref
     for module in (pprint, weakref):
         module.id = sb_guard.sb_id
+    # review 89: pyparsing's elements hash by id(self) (matplotlib's
+    # fontconfig_pattern hands them out), and matplotlib's SVG writer names
+    # clip paths by a digest of id() and a salt the code sets
+    import importlib
+    for name in ("pyparsing.core", "matplotlib.backends.backend_svg"):
+        if name.partition(".")[0] not in sys.modules:
+            continue                     # not allowed here: nothing imported it
+        try:
+            importlib.import_module(name).id = sb_guard.sb_id
+        except ImportError:
+            pass
     real = json.encoder.c_make_encoder
     if real is None:
         return

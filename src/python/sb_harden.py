@@ -1754,6 +1754,23 @@ def _guard_template_compile():
                "it compiles templates from files outside jinja2's sandbox")
 
 
+def _guard_masked_ids(np):
+    """Review 89: MaskedArray.ids() returns the addresses of an array's
+    data and mask (numpy reads them through ctypes itself)."""
+    cls = np.ma.MaskedArray
+    real = cls.__dict__.get("ids")
+    if real is None:
+        return
+
+    def ids(self):
+        if _IN_CALL["on"]:
+            raise TypeError("MaskedArray.ids() is not allowed in the sandbox: it returns memory "
+                            "addresses; compare arrays with np.shares_memory(a, b)")
+        return real(self)
+    ids.__doc__ = real.__doc__
+    cls.ids = ids
+
+
 def harden_numpy():
     """numpy's entry points that reach memory by address or unpickle:
     as_strided and DummyArray (an __array_interface__ of any address, with
@@ -1828,6 +1845,7 @@ def harden_numpy():
         if obj is not None:
             refuse(obj, "it imports modules or reads memory addresses and source files")
     sb_bounds.guard_numpy_formatting()
+    _guard_masked_ids(np)
     refuse(stride_tricks.as_strided,
            "it reads and writes memory at any offset; use "
            "numpy.lib.stride_tricks.sliding_window_view")

@@ -492,6 +492,76 @@ sb_hash_type(PyTypeObject *type, PyObject *seen)
 	return 0;
 }
 
+/*
+ * The sets and dicts made while the interpreter started hold such keys
+ * under their old hashes (os.supports_fd: review 89): each is filled again
+ * in place.  Sets of weak references need not be (a weak reference keeps
+ * the hash it was first asked for; abc's caches, the only ones, are
+ * checked by iteration or filled again on a miss).
+ */
+static int
+sb_rehash_containers(void)
+{
+	PyObject   *gc;
+	PyObject   *objects;
+	Py_ssize_t	i;
+	int			rc = 0;
+
+	gc = PyImport_ImportModule("gc");
+	if (gc == NULL)
+		return -1;
+	objects = PyObject_CallMethod(gc, "get_objects", NULL);
+	Py_DECREF(gc);
+	if (objects == NULL)
+		return -1;
+	for (i = 0; rc == 0 && i < PyList_GET_SIZE(objects); i++)
+	{
+		PyObject   *obj = PyList_GET_ITEM(objects, i);
+		PyObject   *items;
+		Py_ssize_t	j;
+
+		if (PySet_CheckExact(obj) && PySet_GET_SIZE(obj) > 0)
+		{
+			items = PySequence_List(obj);
+			if (items == NULL || PySet_Clear(obj) < 0)
+				rc = -1;
+			for (j = 0; rc == 0 && j < PyList_GET_SIZE(items); j++)
+				rc = PySet_Add(obj, PyList_GET_ITEM(items, j));
+			Py_XDECREF(items);
+		}
+		else if (PyDict_CheckExact(obj) && PyDict_GET_SIZE(obj) > 0)
+		{
+			PyObject   *key;
+			PyObject   *value;
+			Py_ssize_t	pos = 0;
+			bool		all_str = true;
+
+			while (PyDict_Next(obj, &pos, &key, &value))
+				if (!PyUnicode_CheckExact(key))
+				{
+					all_str = false;
+					break;
+				}
+			if (all_str)
+				continue;
+			items = PyDict_Items(obj);
+			if (items == NULL)
+				rc = -1;
+			else
+				PyDict_Clear(obj);
+			for (j = 0; rc == 0 && j < PyList_GET_SIZE(items); j++)
+			{
+				PyObject   *pair = PyList_GET_ITEM(items, j);
+
+				rc = PyDict_SetItem(obj, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1));
+			}
+			Py_XDECREF(items);
+		}
+	}
+	Py_DECREF(objects);
+	return rc;
+}
+
 /* In the worker, right after Py_Initialize: key every identity hash. */
 int
 sb_guard_identity_hashes(void)
@@ -513,6 +583,8 @@ sb_guard_identity_hashes(void)
 		return -1;
 	rc = sb_hash_type(&PyBaseObject_Type, seen);
 	Py_DECREF(seen);
+	if (rc == 0)
+		rc = sb_rehash_containers();
 	return rc;
 }
 

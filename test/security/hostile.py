@@ -4700,6 +4700,46 @@ PAYLOADS = [
                 raise RuntimeError("bound methods: %d follow in a set" % follows)
             return "unordered"
         """, on={OK}),
+    # review 89 F5: sets the interpreter made while it started held their
+    # keys under the hashes they had before the worker keyed them
+    # (os.stat in os.supports_dir_fd was False): filled again in place
+    Payload("keyed-hashes-keep-startup-sets", """
+        import os
+        def main():
+            found = [os.stat in os.supports_dir_fd, os.stat in os.supports_fd,
+                     os.stat in os.supports_follow_symlinks]
+            if not all(found):
+                raise RuntimeError("a set made at start-up lost its keys: %r" % found)
+            return found
+        """, off={OK}),
+    # review 89: numpy.core.umath star-imports Dragon4's functions too:
+    # the unchecked one there crashed the child
+    Payload("numpy-umath-dragon4-pad-left", """
+        import numpy as np
+        def main():
+            return len(np.core.umath.dragon4_positional(1.5, pad_left=40000))
+        """, off={OK, CRASH}),
+    # review 89: library code that formats or hashes the real id():
+    # pyparsing's elements hash by id(self) (matplotlib.fontconfig_pattern
+    # hands them out), and np.ma's ids() returns buffer addresses
+    Payload("addresses-through-library-ids", """
+        import numpy as np
+        import matplotlib.fontconfig_pattern as fp
+        def main():
+            leaked = []
+            lit = fp.Literal("x")
+            # a __hash__'s int is taken as it is below 2**63, reduced above
+            if hash(lit) not in (id(lit), hash(id(lit))):
+                leaked.append("pyparsing hash")
+            try:
+                np.ma.array([1, 2], mask=[0, 1]).ids()
+                leaked.append("MaskedArray.ids")
+            except TypeError:
+                pass
+            if leaked:
+                raise RuntimeError("addresses leaked through: %s" % ", ".join(leaked))
+            return "held"
+        """, on={OK}, off={EXCEPTION}),
     # review 86: native code that trusts a size.  numpy's Dragon4 padded
     # its static 16 KiB buffer with pad_left - 16384 spaces past its end,
     # over numpy's cached object pointers (the next call used one)
