@@ -63,6 +63,7 @@ WORKER_OBJS = \
 	src/worker/sb_between.wo \
 	src/worker/sb_dtypeguard.wo \
 	src/worker/sb_addrguard.wo \
+	src/worker/sb_hashguard.wo \
 	src/worker/sb_where.wo \
 	src/worker/sb_hotpages.wo \
 	src/worker/sb_preloaded.wo \
@@ -117,6 +118,9 @@ src/worker/sb_dtypeguard.wo: src/worker/sb_dtypeguard.c src/worker/sb_worker.h
 	$(CC) $(WORKER_CFLAGS) $(PY_CFLAGS) -c -o $@ $<
 
 src/worker/sb_addrguard.wo: src/worker/sb_addrguard.c src/worker/sb_worker.h
+	$(CC) $(WORKER_CFLAGS) $(PY_CFLAGS) -c -o $@ $<
+
+src/worker/sb_hashguard.wo: src/worker/sb_hashguard.c src/worker/sb_worker.h
 	$(CC) $(WORKER_CFLAGS) $(PY_CFLAGS) -c -o $@ $<
 
 src/worker/sb_where.wo: src/worker/sb_where.c src/worker/sb_worker.h src/protocol/sb_protocol.h

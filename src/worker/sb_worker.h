@@ -74,6 +74,7 @@ extern struct _object *sb_io_positions_outside(struct _object *self, struct _obj
 /* sb_addrguard.c: addresses kept from the code */
 extern struct _object *sb_io_guard_addresses(struct _object *self, struct _object *unused);
 extern struct _object *sb_io_mask_address(struct _object *self, struct _object *arg);
+/* sb_hashguard.c: identity hashes keyed, right after Py_Initialize */
 extern int	sb_guard_identity_hashes(void);
 /* sb_dtypeguard.c: numpy's data-type sizes kept inside a C int */
 extern struct _object *sb_io_guard_numpy_dtypes(struct _object *self, struct _object *args);
