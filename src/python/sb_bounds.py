@@ -35,15 +35,33 @@ def _checked_dragon4(real):
                     continue
                 count = operator.index(value)
                 if not -1 <= count <= FORMAT_COUNT_MAX:
-                    raise ValueError("%s of %d is not allowed in the sandbox: numpy formats "
-                                     "into a buffer of 16384 characters; use -1 (none) to %d"
-                                     % (key, count, FORMAT_COUNT_MAX))
+                    raise ValueError(_count_message(key, count))
                 kwargs[key] = count
         return real(x, *args, **kwargs)
     dragon4.__name__ = name
     dragon4.__qualname__ = name
     dragon4.__doc__ = real.__doc__
     return dragon4
+
+
+def _count_message(key, count):
+    return ("%s of %d is not allowed in the sandbox: numpy formats a number into a buffer of "
+            "16384 characters; use 0 to %d (or None, numpy's default)"
+            % (key, count, FORMAT_COUNT_MAX))
+
+
+def _checked_set_printoptions(real):
+    def set_printoptions(*args, **kwargs):
+        precision = kwargs.get("precision", args[0] if args else None)
+        if _IN_CALL["on"] and precision is not None:
+            count = operator.index(precision)
+            if not 0 <= count <= FORMAT_COUNT_MAX:
+                raise ValueError(_count_message("precision", count))
+        return real(*args, **kwargs)
+    set_printoptions.__name__ = real.__name__
+    set_printoptions.__qualname__ = real.__qualname__
+    set_printoptions.__doc__ = real.__doc__
+    return set_printoptions
 
 
 def guard_numpy_formatting():
@@ -55,9 +73,15 @@ def guard_numpy_formatting():
     # review 89 reached the unchecked one there)
     modules = [m for n, m in list(sys.modules.items())
                if type(n) is str and (n == "numpy" or n.startswith("numpy.")) and m is not None]
-    for name in ("dragon4_positional", "dragon4_scientific"):
-        real = getattr(multiarray, name)
-        checked = _checked_dragon4(real)
+    from numpy.core import arrayprint
+    # set_printoptions(precision=3000) is refused where it is set, not at
+    # the next array's repr (review 90); np.printoptions() calls it too
+    wrappers = [(multiarray, "dragon4_positional", _checked_dragon4),
+                (multiarray, "dragon4_scientific", _checked_dragon4),
+                (arrayprint, "set_printoptions", _checked_set_printoptions)]
+    for home, name, wrap in wrappers:
+        real = getattr(home, name)
+        checked = wrap(real)
         for module in modules:
             if getattr(module, name, None) is real:
                 setattr(module, name, checked)
@@ -94,6 +118,9 @@ def period_format_problem(fmt):
             i += 2
             continue
         width = _STRFTIME_WIDTHS.get(conversion)
+        if not conversion:
+            return ('a Period format ending in a lone "%" is not allowed in the sandbox: '
+                    'write "%%" for a percent sign')
         if width is None:
             return ('the directive "%%%s" in a Period format is not allowed in the sandbox: '
                     'pandas formats Periods with C\'s strftime, which reads no time zone and '

@@ -1926,7 +1926,7 @@ def _base_builtins():
     table["delattr"] = sb_delattr
     table["type"] = sb_type
     # hash() is Python's: the worker keys the hash of every object hashed
-    # by its address (src/worker/sb_addrguard.c), before any dict holds one
+    # by its address (src/worker/sb_hashguard.c), before any dict holds one
     table["id"] = sb_id
     table["isinstance"] = sb_isinstance
     table["issubclass"] = sb_issubclass

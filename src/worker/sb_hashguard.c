@@ -122,13 +122,26 @@ sb_hash_type(PyTypeObject *type, PyObject *seen)
 		type->tp_hash = sb_method_hash;
 	else if (type->tp_hash == sb_wrapper_hash_original)
 		type->tp_hash = sb_wrapper_hash;
-	/* the slot wrapper (object.__hash__), which classes made later take */
+	/*
+	 * the slot wrappers (object.__hash__, which classes made later take;
+	 * those of methods, builtin methods and method-wrappers: review 90)
+	 */
 	if (type->tp_dict != NULL)
 	{
 		descr = PyDict_GetItemString(type->tp_dict, "__hash__");
-		if (descr != NULL && Py_IS_TYPE(descr, &PyWrapperDescr_Type) &&
-			((PyWrapperDescrObject *) descr)->d_wrapped == (void *) sb_pointer_hash)
-			((PyWrapperDescrObject *) descr)->d_wrapped = (void *) sb_identity_hash;
+		if (descr != NULL && Py_IS_TYPE(descr, &PyWrapperDescr_Type))
+		{
+			PyWrapperDescrObject *w = (PyWrapperDescrObject *) descr;
+
+			if (w->d_wrapped == (void *) sb_pointer_hash)
+				w->d_wrapped = (void *) sb_identity_hash;
+			else if (w->d_wrapped == (void *) sb_cfunction_hash_original)
+				w->d_wrapped = (void *) sb_cfunction_hash;
+			else if (w->d_wrapped == (void *) sb_method_hash_original)
+				w->d_wrapped = (void *) sb_method_hash;
+			else if (w->d_wrapped == (void *) sb_wrapper_hash_original)
+				w->d_wrapped = (void *) sb_wrapper_hash;
+		}
 	}
 
 	subclasses = PyObject_CallMethod((PyObject *) &PyType_Type, "__subclasses__", "O",
@@ -152,7 +165,11 @@ sb_hash_type(PyTypeObject *type, PyObject *seen)
  * under their old hashes (os.supports_fd: review 89): each is filled again
  * in place.  Sets of weak references need not be (a weak reference keeps
  * the hash it was first asked for; abc's caches, the only ones, are
- * checked by iteration or filled again on a miss).
+ * checked by iteration or filled again on a miss).  Only containers the
+ * garbage collector tracks are seen: a dict whose keys and values are all
+ * untracked ({None: 1}, {int: "i"}) or a frozenset made at start-up would
+ * be missed; a walk of every object reachable in the worker (review 90)
+ * found none holding a key it could no longer find.
  */
 static int
 sb_rehash_containers(void)

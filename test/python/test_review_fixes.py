@@ -221,9 +221,18 @@ class NativeSizeTests(unittest.TestCase):
                      "unique=False)",
                      "np.format_float_scientific(np.float64(1.5), min_digits=2**31 - 1)",
                      "np.format_float_scientific(np.float64(1.5), exp_digits=5000)",
-                     "np.core.multiarray.dragon4_positional(1.5, pad_left=100000)"):
-            with self.subTest(call=call), self.assertRaisesRegex(ValueError, "use -1 .none. to 2000"):
+                     "np.core.multiarray.dragon4_positional(1.5, pad_left=100000)",
+                     "np.core.umath.dragon4_positional(1.5, pad_left=100000)",
+                     "np.set_printoptions(precision=3000)"):
+            with self.subTest(call=call), self.assertRaisesRegex(ValueError, "use 0 to 2000 .or None"):
                 run("import numpy as np\ndef main():\n    return %s\n" % call)
+        with self.assertRaisesRegex(ValueError, "precision of 3000 is not allowed"):
+            run('''
+                import numpy as np
+                def main():
+                    with np.printoptions(precision=3000):
+                        return str(np.array([1.5]))
+                ''')
         result = run('''
             import numpy as np
             def main():
@@ -238,7 +247,7 @@ class NativeSizeTests(unittest.TestCase):
     def test_period_strftime_bounded(self):
         for fmt, message in (("%Z", 'the directive "%Z"'), ("%z", 'the directive "%z"'),
                              ("%10Y", 'the directive "%1"'), ("%A" * 100, "may write 700"),
-                             ("%", 'the directive "%"')):
+                             ("100%", 'ending in a lone "%" .* write "%%"')):
             with self.subTest(fmt=fmt), self.assertRaisesRegex(ValueError, message):
                 run('''
                     import pandas as pd
