@@ -151,9 +151,16 @@ def guard_period_strftime():
         return
     real = _Period.__dict__["strftime"]
 
+    # PeriodIndex.strftime calls this once per period: a format is read once
+    checked = {}
+
     def strftime(self, fmt):
         if _IN_CALL["on"]:
-            problem = period_format_problem(fmt)
+            problem = checked.get(fmt, False) if type(fmt) is str else None
+            if problem is False:
+                problem = period_format_problem(fmt)
+                if len(checked) < 256:
+                    checked[fmt] = problem
             if problem is not None:
                 raise ValueError(problem)
         return real(self, fmt)

@@ -260,29 +260,10 @@ sb_prints_address(const char *name)
 }
 
 static int
-sb_mask_type(PyTypeObject *type, PyObject *seen)
+sb_mask_type(PyTypeObject *type, void *unused)
 {
-	PyObject   *key;
-	PyObject   *subclasses;
 	PyObject   *descr;
-	int			found;
 	int			i;
-	Py_ssize_t	k;
-
-	key = PyLong_FromVoidPtr(type);
-	if (key == NULL)
-		return -1;
-	found = PySet_Contains(seen, key);
-	if (found == 0)
-		found = PySet_Add(seen, key) < 0 ? -1 : 0;
-	else if (found == 1)
-	{
-		Py_DECREF(key);
-		return 0;
-	}
-	Py_DECREF(key);
-	if (found < 0)
-		return -1;
 
 	if (sb_prints_address(type->tp_name) && sb_repr_add(type->tp_repr) < 0)
 		return -1;
@@ -302,21 +283,6 @@ sb_mask_type(PyTypeObject *type, PyObject *seen)
 				wrapper->d_wrapped = (void *) sb_repr_wrapper[i];
 		}
 	}
-
-	/* type.__subclasses__(t), as t's own would be unbound for a metaclass */
-	subclasses = PyObject_CallMethod((PyObject *) &PyType_Type, "__subclasses__", "O",
-									 (PyObject *) type);
-	if (subclasses == NULL)
-		return -1;
-	for (k = 0; k < PyList_GET_SIZE(subclasses); k++)
-	{
-		if (sb_mask_type((PyTypeObject *) PyList_GET_ITEM(subclasses, k), seen) < 0)
-		{
-			Py_DECREF(subclasses);
-			return -1;
-		}
-	}
-	Py_DECREF(subclasses);
 	return 0;
 }
 
@@ -335,7 +301,6 @@ sb_io_guard_addresses(PyObject *self, PyObject *unused)
 		&_PyWeakref_ProxyType, &_PyWeakref_CallableProxyType, &PyCapsule_Type,
 		&PyCode_Type, &_PyMethodWrapper_Type, &PyFrame_Type,
 	};
-	PyObject   *seen;
 	size_t		i;
 	int			rc;
 
@@ -350,11 +315,7 @@ sb_io_guard_addresses(PyObject *self, PyObject *unused)
 		if (sb_repr_add(type->tp_repr) < 0)
 			return NULL;
 	}
-	seen = PySet_New(NULL);
-	if (seen == NULL)
-		return NULL;
-	rc = sb_mask_type(&PyBaseObject_Type, seen);
-	Py_DECREF(seen);
+	rc = sb_for_each_type(&PyBaseObject_Type, sb_mask_type, NULL);
 	if (rc < 0)
 		return NULL;
 	Py_RETURN_NONE;

@@ -91,28 +91,9 @@ sb_wrapper_hash(PyObject *obj)
 }
 
 static int
-sb_hash_type(PyTypeObject *type, PyObject *seen)
+sb_hash_type(PyTypeObject *type, void *unused)
 {
-	PyObject   *key;
-	PyObject   *subclasses;
 	PyObject   *descr;
-	int			found;
-	Py_ssize_t	k;
-
-	key = PyLong_FromVoidPtr(type);
-	if (key == NULL)
-		return -1;
-	found = PySet_Contains(seen, key);
-	if (found == 0)
-		found = PySet_Add(seen, key) < 0 ? -1 : 0;
-	else if (found == 1)
-	{
-		Py_DECREF(key);
-		return 0;
-	}
-	Py_DECREF(key);
-	if (found < 0)
-		return -1;
 
 	if (type->tp_hash == sb_pointer_hash)
 		type->tp_hash = sb_identity_hash;
@@ -144,19 +125,6 @@ sb_hash_type(PyTypeObject *type, PyObject *seen)
 		}
 	}
 
-	subclasses = PyObject_CallMethod((PyObject *) &PyType_Type, "__subclasses__", "O",
-									 (PyObject *) type);
-	if (subclasses == NULL)
-		return -1;
-	for (k = 0; k < PyList_GET_SIZE(subclasses); k++)
-	{
-		if (sb_hash_type((PyTypeObject *) PyList_GET_ITEM(subclasses, k), seen) < 0)
-		{
-			Py_DECREF(subclasses);
-			return -1;
-		}
-	}
-	Py_DECREF(subclasses);
 	return 0;
 }
 
@@ -238,7 +206,6 @@ sb_rehash_containers(void)
 int
 sb_guard_identity_hashes(void)
 {
-	PyObject   *seen;
 	int			rc;
 
 	if (sb_getrandom_all(&sb_hash_key, sizeof(sb_hash_key)) < 0)
@@ -250,11 +217,7 @@ sb_guard_identity_hashes(void)
 	if (sb_pointer_hash == NULL || sb_cfunction_hash_original == NULL ||
 		sb_method_hash_original == NULL || sb_wrapper_hash_original == NULL)
 		return -1;
-	seen = PySet_New(NULL);
-	if (seen == NULL)
-		return -1;
-	rc = sb_hash_type(&PyBaseObject_Type, seen);
-	Py_DECREF(seen);
+	rc = sb_for_each_type(&PyBaseObject_Type, sb_hash_type, NULL);
 	if (rc == 0)
 		rc = sb_rehash_containers();
 	return rc;

@@ -73,27 +73,62 @@ sb_checked_array_getbuffer(PyObject *obj, Py_buffer *view, int flags)
 	return sb_array_getbuffer(obj, view, flags);
 }
 
+/*
+ * Call visit(type, arg) for root and each class derived from it, each once
+ * (type.__subclasses__, which a metaclass's own would not answer unbound);
+ * the first negative result stops the walk and is returned.  The worker's
+ * guards replace a slot in every type that copied it with this.
+ */
 static int
-sb_wrap_getbuffer(PyTypeObject *type)
+sb_visit_types(PyTypeObject *type, sb_type_visitor visit, void *arg, PyObject *seen)
 {
+	PyObject   *key;
 	PyObject   *subclasses;
+	int			rc;
 	Py_ssize_t	i;
 
+	key = PyLong_FromVoidPtr(type);
+	if (key == NULL)
+		return -1;
+	rc = PySet_Contains(seen, key);
+	if (rc == 0)
+		rc = PySet_Add(seen, key);
+	else if (rc == 1)
+		rc = 1;					/* seen: nothing more to do */
+	Py_DECREF(key);
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	if (visit(type, arg) < 0)
+		return -1;
+	subclasses = PyObject_CallMethod((PyObject *) &PyType_Type, "__subclasses__", "O",
+									 (PyObject *) type);
+	if (subclasses == NULL)
+		return -1;
+	for (i = 0; rc == 0 && i < PyList_GET_SIZE(subclasses); i++)
+		rc = sb_visit_types((PyTypeObject *) PyList_GET_ITEM(subclasses, i), visit, arg, seen);
+	Py_DECREF(subclasses);
+	return rc;
+}
+
+int
+sb_for_each_type(PyTypeObject *root, sb_type_visitor visit, void *arg)
+{
+	PyObject   *seen = PySet_New(NULL);
+	int			rc;
+
+	if (seen == NULL)
+		return -1;
+	rc = sb_visit_types(root, visit, arg, seen);
+	Py_DECREF(seen);
+	return rc;
+}
+
+static int
+sb_wrap_getbuffer(PyTypeObject *type, void *unused)
+{
 	if (type->tp_as_buffer != NULL &&
 		type->tp_as_buffer->bf_getbuffer == sb_array_getbuffer)
 		type->tp_as_buffer->bf_getbuffer = sb_checked_array_getbuffer;
-	subclasses = PyObject_CallMethod((PyObject *) type, "__subclasses__", NULL);
-	if (subclasses == NULL)
-		return -1;
-	for (i = 0; i < PyList_GET_SIZE(subclasses); i++)
-	{
-		if (sb_wrap_getbuffer((PyTypeObject *) PyList_GET_ITEM(subclasses, i)) < 0)
-		{
-			Py_DECREF(subclasses);
-			return -1;
-		}
-	}
-	Py_DECREF(subclasses);
 	return 0;
 }
 
@@ -111,7 +146,7 @@ sb_io_guard_object_buffers(PyObject *self, PyObject *arg)
 	}
 	if (sb_array_getbuffer == NULL)
 		sb_array_getbuffer = ndarray->tp_as_buffer->bf_getbuffer;
-	if (sb_wrap_getbuffer(ndarray) < 0)
+	if (sb_for_each_type(ndarray, sb_wrap_getbuffer, NULL) < 0)
 		return NULL;
 	Py_RETURN_NONE;
 }

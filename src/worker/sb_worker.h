@@ -59,6 +59,9 @@ struct _object;
 extern struct _object *sb_io_init(void);
 extern bool sb_io_kept(void);
 /* sb_memguard.c: sb_io's guards of numpy's object memory */
+struct _typeobject;
+typedef int (*sb_type_visitor) (struct _typeobject *type, void *arg);
+extern int	sb_for_each_type(struct _typeobject *root, sb_type_visitor visit, void *arg);
 extern struct _object *sb_io_finalizers_off(struct _object *self, struct _object *arg);
 extern struct _object *sb_io_finalizers_on(struct _object *self, struct _object *unused);
 /* sb_between.c: the checks of a serving child's reading between calls */
