@@ -66,6 +66,7 @@ WORKER_OBJS = \
 	src/worker/sb_hashguard.wo \
 	src/worker/sb_where.wo \
 	src/worker/sb_hotpages.wo \
+	src/worker/sb_seal.wo \
 	src/worker/sb_preloaded.wo \
 	src/worker/sb_embedded.wo \
 	src/worker/sb_frame.wo

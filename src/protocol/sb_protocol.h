@@ -444,6 +444,7 @@ typedef struct SbReady
 #define SB_LAYER_LANDLOCK	0x0002	/* the kernel has Landlock */
 #define SB_LAYER_NAMESPACES	0x0004	/* unprivileged user/net/IPC namespaces */
 #define SB_LAYER_MOUNTNS	0x0008	/* a read-only mount namespace root works */
+#define SB_LAYER_SEALED		0x0010	/* the worker's file mappings are sealed */
 
 typedef struct SbSpawned
 {

@@ -287,6 +287,13 @@ sb_preloaded_start(const char *preload, int worker_fd, bool pin, char *names, si
 			getppid() != worker)
 			_exit(1);
 		sb_python_preload(preload, out, sizeof(out));
+		/* as the worker does once warm (sb_seal.c): its children inherit these */
+		if (sb_seal_file_mappings() < 0 && errno != ENOSYS)
+		{
+			fprintf(stderr, "pysandbox-worker: could not seal the preloaded libraries' mappings: %s\n",
+					strerror(errno));
+			_exit(1);
+		}
 		/* its children write other pages than the worker's: its own pins */
 		if (pin && out[0] != '\0')
 			sb_hot_pages_pin();

@@ -1071,6 +1071,17 @@ main(int argc, char **argv)
 	else if (preload[0] != '\0')
 		sb_python_warm_later();
 
+	/*
+	 * Warm: seal the libraries' mappings, so that no child can trade their
+	 * address space for memory (sb_seal.c).  Without mseal (Linux 6.10)
+	 * sandbox_layers() says what that leaves open.
+	 */
+	if (sb_seal_file_mappings() >= 0)
+		sb_ready.layers |= SB_LAYER_SEALED;
+	else if (errno != ENOSYS)
+		fprintf(stderr, "pysandbox-worker: could not seal the libraries' mappings: %s\n",
+				strerror(errno));
+
 	/* 3. serve */
 	if (sb_server_mode)
 	{

@@ -1,0 +1,141 @@
+/*
+ * sb_seal.c
+ *		Seal the worker's file mappings, so that a child cannot trade the
+ *		address space of the libraries it inherited for memory.
+ *
+ * A child's memory limit is an address-space limit (RLIMIT_AS) on top of
+ * what it inherits from the worker: ~100 MB of it is libraries and their
+ * data files (libicudata alone is 29 MB), mapped from files and, for the
+ * most part, never written.  Native code (the Python layer off, or a
+ * library's memory bug) could unmap them and map as much new memory, or
+ * make their pages writable and write them, which turns each into private
+ * memory without any new address space (review 87: 104 MB resident under a
+ * 64 MB limit).
+ *
+ * mseal() (Linux 6.10) makes a mapping's extent and protection final:
+ * munmap, mremap, mprotect and discarding madvise fail on it with EPERM,
+ * and a fork copies the seal.  So the worker, and the preloaded process,
+ * seal every private file mapping they hold once they are warm, before
+ * any call's child is forked: every child inherits them sealed, at no cost
+ * per call.  Mappings made afterwards (a module a call imports) are not,
+ * but their address space counts against the call's limit, so unmapping
+ * them gains nothing.  Shared mappings are left alone: the worker unmaps
+ * its clients' clock pages (sb_held.c), and shared pages are not a
+ * child's own.  What honest code does is unchanged: CPython never unloads
+ * an extension module, nothing remaps a library, and the writable data of
+ * a library stays writable.
+ */
+#include "sb_worker.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef SYS_mseal
+#define SYS_mseal 462			/* the same number on every architecture */
+#endif
+
+/* /proc/self/maps, whole, in a malloc'd buffer (NUL-terminated); NULL on error. */
+static char *
+sb_read_maps(void)
+{
+	int			fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	size_t		cap = 256 * 1024,
+				len = 0;
+	char	   *buf;
+
+	if (fd < 0)
+		return NULL;
+	buf = malloc(cap);
+	while (buf != NULL)
+	{
+		ssize_t		n;
+
+		if (cap - len < 4096)
+		{
+			char	   *more = realloc(buf, cap * 2);
+
+			if (more == NULL)
+			{
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = more;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+		{
+			int			save = errno;
+
+			free(buf);
+			buf = NULL;
+			errno = save;
+			break;
+		}
+		if (n == 0)
+		{
+			buf[len] = '\0';
+			break;
+		}
+		len += (size_t) n;
+	}
+	close(fd);
+	return buf;
+}
+
+/*
+ * Seal every private mapping of a file this process holds.  Returns the
+ * number sealed, or -1 with errno set (ENOSYS: the kernel has no mseal;
+ * anything else: it refused one, and the others may or may not be).
+ */
+int
+sb_seal_file_mappings(void)
+{
+	char	   *maps = sb_read_maps();
+	char	   *line;
+	int			sealed = 0;
+	int			err = 0;
+
+	if (maps == NULL)
+		return -1;
+	for (line = maps; *line != '\0' && err == 0;)
+	{
+		char	   *next = strchr(line, '\n');
+		unsigned long start,
+					end,
+					inode;
+		char		perms[8];
+		int			path = 0;
+
+		if (next != NULL)
+			*next = '\0';
+		/* start-end perms offset dev inode   path */
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %lu %n", &start, &end, perms, &inode, &path) >= 4 &&
+			inode != 0 && perms[3] == 'p' && path > 0 && line[path] == '/' &&
+			strncmp(line + path, "/memfd:", 7) != 0)
+		{
+			if (syscall(SYS_mseal, start, end - start, 0) == 0)
+				sealed++;
+			else
+				err = errno;
+		}
+		line = next != NULL ? next + 1 : line + strlen(line);
+	}
+	free(maps);
+	if (err != 0)
+	{
+		errno = err;
+		return -1;
+	}
+	return sealed;
+}
