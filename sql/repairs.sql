@@ -138,6 +138,18 @@ def main():
     return pd.Series([1.0, None, 3.0, 5.0]).interpolate(method="akima")
 $$);
 RESET pysandbox.allowed_modules;
+-- pandas' numba engine compiles machine code: never available, preloaded or
+-- not (it ended the call as a blocked mmap that hinted at preloading)
+SELECT sandbox_execute($$
+import pandas as pd
+def main():
+    return pd.DataFrame({"a": [1.0, 2.0]}).ewm(0.5).online().mean()
+$$);
+SELECT sandbox_execute($$
+import pandas as pd
+def main():
+    return pd.Series([1.0, 2.0, 3.0]).rolling(2).apply(lambda w: w.sum(), engine="numba", raw=True)
+$$) -> 'main';
 
 -- a module the sandbox does not have: the hint names what to use instead,
 -- for the ones analytics code reaches for most

@@ -1270,6 +1270,31 @@ def harden_native_loads():
         return original(self, spec)
     create_module.__qualname__ = original.__qualname__
     loader.create_module = create_module
+    sys.meta_path.insert(0, _RefuseCompilers)
+
+
+# packages that compile machine code while they run (numba, through
+# llvmlite, which loads LLVM with ctypes, not as an extension module): a
+# child may not map memory executable, so they could not work even if
+# preloaded, and the attempt ended the call as a blocked mmap with a hint
+# to preload them
+_COMPILERS = frozenset({"numba", "llvmlite"})
+
+
+class _RefuseCompilers:
+    """Refuses, in a call, the import of a package of _COMPILERS (pandas
+    imports numba for engine="numba" and ewm().online()) with what to do."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        top = name.partition(".")[0]
+        if top in _COMPILERS and _IN_CALL["on"]:
+            raise NativeCodeNotLoaded(
+                'package "%s" compiles machine code while it runs, which a sandboxed '
+                'process cannot run, preloaded or not: use pandas\' default engine '
+                '(leave out engine="numba"); ewm(...).online() always uses numba: '
+                'use ewm(...).mean() over all the rows' % top, name=name)
+        return None
 
 
 def harden_processes():
