@@ -361,7 +361,8 @@ def prewarm(collect=True, pandas=True, validated=False):
     if validated:
         request["validated"] = sb_io.INSTANCE
     frames = [(sb_io.REQUEST, json.dumps(request).encode("utf-8")), (sb_io.END, b"")]
-    saved = (sb_io.recv, sb_io.send, sb_io.sendv, sb_io.write, sb_io.reply, sys.stdout, sys.stderr)
+    saved = (sb_io.recv, sb_io.send, sb_io.sendv, sb_io.write, sb_io.reply,
+             sb_io.huge_pages_off, sys.stdout, sys.stderr)
     try:
         # the real serve() on a synthetic request, with the channel stubbed
         sb_io.recv = lambda: frames.pop(0)
@@ -369,9 +370,11 @@ def prewarm(collect=True, pandas=True, validated=False):
         sb_io.sendv = lambda *args: None
         sb_io.write = lambda *args: None
         sb_io.reply = lambda *args: None
+        sb_io.huge_pages_off = lambda: None
         serve(True)
     finally:
-        sb_io.recv, sb_io.send, sb_io.sendv, sb_io.write, sb_io.reply, sys.stdout, sys.stderr = saved
+        (sb_io.recv, sb_io.send, sb_io.sendv, sb_io.write, sb_io.reply,
+         sb_io.huge_pages_off, sys.stdout, sys.stderr) = saved
         # out of the call again: the worker's preloaded process, forked
         # after this, imports native code and may run programs as it warms
         sb_guard.leave_call()
@@ -1553,6 +1556,9 @@ def function_body(code):
 
 def _serve_request(python_layer, request, inputs):
     """One request: validate, run and answer it.  Returns the exit code."""
+    # the inputs are read: no huge page from here on, where the code runs
+    # (sb_io.c; prewarm() stubs it out, the worker and spares keep them)
+    sb_io.huge_pages_off()
     _BETWEEN_CALLS[0] = False
     _COLUMN_SHIFT[0] = None
     # the library classes of modules imported since the worker's sweep (a

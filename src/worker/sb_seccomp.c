@@ -37,6 +37,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <stdlib.h>
@@ -64,6 +65,7 @@ typedef enum SbRuleKind
 								 * process's CPU clock */
 	SB_FUTEX_PRIVATE,			/* arg1 is a private wait or wake */
 	SB_MADVISE_SAFE,			/* arg is advice in sb_madvise_ok */
+	SB_THP_OFF,					/* prctl(PR_SET_THP_DISABLE, 1) only */
 	SB_SIGNAL_NOT_FIXED			/* arg0 is not SIGPROF, SIGXCPU or SIGSYS,
 								 * or arg1 is NULL (a query) */
 } SbRuleKind;
@@ -131,6 +133,8 @@ static const SbSyscallRule sb_policy[] = {
 	/* memory: never executable */
 	{"brk", SB_ALLOW}, {"munmap", SB_ALLOW}, {"mremap", SB_ALLOW}, {"madvise", SB_MADVISE_SAFE, 2},
 	{"mmap", SB_NO_EXEC, 2}, {"mprotect", SB_NO_EXEC, 2}, {"pkey_mprotect", SB_NO_EXEC, 2},
+	/* transparent huge pages off before the code runs (sb_io_huge_pages_off) */
+	{"prctl", SB_THP_OFF},
 
 	/* reading (Landlock decides what), writing only to fds we hold */
 	{"read", SB_ALLOW}, {"readv", SB_ALLOW}, {"pread64", SB_ALLOW},
@@ -366,6 +370,10 @@ sb_seccomp_add(scmp_filter_ctx ctx, const SbSyscallRule *r, pid_t self)
 				rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
 									  SCMP_CMP(r->arg, SCMP_CMP_EQ, (scmp_datum_t) sb_madvise_ok[i]));
 			return rc;
+		case SB_THP_OFF:
+			return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 2,
+									SCMP_A0(SCMP_CMP_EQ, PR_SET_THP_DISABLE),
+									SCMP_A1(SCMP_CMP_EQ, 1));
 		case SB_SIGNAL_NOT_FIXED:
 			return sb_seccomp_signals(ctx, nr);
 	}

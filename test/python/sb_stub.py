@@ -40,6 +40,9 @@ def install():
     io.next_call = lambda: False
     io.linger = lambda on: None
     io.wait_call = lambda spin_us: None
+    # transparent huge pages off before the code runs: a process-wide
+    # setting, which a test's own process keeps
+    io.huge_pages_off = lambda: None
     # the worker's profile hook that refuses the code's frames between
     # calls: none refused here (a test sets code_on to play one)
     io.code_off = lambda filenames: None

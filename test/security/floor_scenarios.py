@@ -1194,9 +1194,91 @@ def where_check():
     return problems
 
 
+# --------------------------------------------------------------------------
+# memory the address-space limit does not see: a transparent huge page is
+# one 2 MB allocation, and unmapping all but one 4 kB page of it frees
+# nothing until the kernel splits it under memory pressure.  Each page kept
+# cost 4 kB of address space and held 2 MB: one call at memory_mb 64 held
+# 2 GB (review 91).  Children run with THP off (sb_contain.c step 5).
+
+THP_PAGES = 400
+
+KEEP_HUGE_PAGES = """
+import numpy as np, time
+def main():
+    ctypes = np.ctypeslib.ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    vp, sz = ctypes.c_void_p, ctypes.c_size_t
+    libc.mmap.restype = vp
+    libc.mmap.argtypes = [vp, sz, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    libc.munmap.argtypes = [vp, sz]
+    libc.madvise.argtypes = [vp, sz, ctypes.c_int]
+    libc.mremap.restype = vp
+    libc.mremap.argtypes = [vp, sz, sz, ctypes.c_int, vp]
+    huge, n = 2 << 20, %d
+    dest = libc.mmap(None, n * 4096, 3, 0x22, -1, 0)       # a hole to pack the pages into
+    libc.munmap(dest, n * 4096)
+    for i in range(n):
+        a = libc.mmap(None, huge, 3, 0x22, -1, 0)          # the kernel aligns it to 2 MB
+        libc.madvise(a, huge, 14)                          # MADV_HUGEPAGE, as numpy does
+        ctypes.memset(a, 1, 1)                             # one fault: a whole huge page
+        libc.munmap(a + 4096, huge - 4096)                 # all but its first 4 kB back
+        libc.mremap(a, 4096, 4096, 3, dest + i * 4096)     # MREMAP_MAYMOVE | MREMAP_FIXED
+    time.sleep(3)
+    return n
+""" % THP_PAGES
+
+
+def mem_available_kb():
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1])
+    return 0
+
+
+def huge_pages_check():
+    """A call keeps 400 huge pages by 4 kB each (800 MB under a 64 MB
+    limit); the host's available memory must not drop by that."""
+    conn = connect()
+    cur = conn.cursor()
+    cur.execute("SET pysandbox.python_layer = off")
+    out = {}
+
+    def run():
+        try:
+            cur.execute("SELECT sandbox_execute(%s, '{}', '{main}', "
+                        "'{\"memory_mb\": 64}')", (KEEP_HUGE_PAGES,))
+            out["result"] = cur.fetchone()[0]
+        except psycopg2.Error as exc:
+            out["result"] = "%s %s" % (exc.pgcode, exc.diag.message_primary)
+
+    before = mem_available_kb()
+    lowest = before
+    worker = threading.Thread(target=run)
+    with Watchdog(60):
+        worker.start()
+        while worker.is_alive():
+            lowest = min(lowest, mem_available_kb())
+            time.sleep(0.05)
+        worker.join()
+    conn.close()
+    problems = []
+    if out.get("result") != {"main": THP_PAGES}:
+        problems.append("the call gave %r, expected {'main': %d}" % (out.get("result"), THP_PAGES))
+    held_mb = (before - lowest) // 1024
+    if held_mb > THP_PAGES // 2:    # kept: 2 MB a page; not: 4 kB
+        problems.append("the host's available memory dropped by %d MB during a call of "
+                        "memory_mb 64 that kept %d huge pages by 4 kB each"
+                        % (held_mb, THP_PAGES))
+    return problems
+
+
 SCENARIOS = [
     ("a flood of frames never traps the backend: cancel <= 100 ms, terminate <= 1 s, "
      "the wall limit within 100 ms", flood_check),
+    ("a call cannot hold huge pages by a 4 kB page of each: the host's memory stays "
+     "within its limit", huge_pages_check),
     ("a child that detached after its result still dies at its wall limit", linger_check),
     ("a child that computes on after its whole result stops when its call returns",
      detach_check),

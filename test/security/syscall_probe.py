@@ -77,6 +77,7 @@ ITIMER_REAL, ITIMER_PROF = 0, 2
 MSG_OOB, MSG_DONTWAIT = 0x1, 0x40
 SHUT_RD, SHUT_WR, SHUT_RDWR = 0, 1, 2
 MADV_DONTNEED, MADV_REMOVE, MADV_MERGEABLE, MADV_HUGEPAGE, MADV_PAGEOUT = 4, 9, 12, 14, 21
+PR_SET_DUMPABLE, PR_SET_THP_DISABLE, PR_GET_THP_DISABLE = 4, 41, 42
 
 # x86_64 calls the kernel runs before any seccomp filter (Linux 6.11+ and
 # 6.17+: seccomp_uprobe_exception()); they act only from a uprobe
@@ -148,6 +149,14 @@ ARG_PROBES = [
     ("madvise", [0, 0, MADV_MERGEABLE], "blocked"),
     ("madvise", [0, 0, MADV_PAGEOUT], "blocked"),
     ("madvise", [0, 0, MADV_DONTNEED | HIGH], "blocked"),
+    # transparent huge pages turned off (before the code runs), never on,
+    # no other prctl
+    ("prctl", [PR_SET_THP_DISABLE, 1, 0, 0, 0], "ran"),
+    ("prctl", [PR_SET_THP_DISABLE, 0, 0, 0, 0], "blocked"),
+    ("prctl", [PR_SET_THP_DISABLE | HIGH, 1, 0, 0, 0], "blocked"),
+    ("prctl", [PR_SET_THP_DISABLE, 1 | HIGH, 0, 0, 0], "blocked"),
+    ("prctl", [PR_GET_THP_DISABLE, 0, 0, 0, 0], "blocked"),
+    ("prctl", [PR_SET_DUMPABLE, 1, 0, 0, 0], "blocked"),
 ]
 
 
@@ -183,6 +192,8 @@ def expected(name, kind):
         return "blocked"         # op 0 is FUTEX_WAIT without FUTEX_PRIVATE_FLAG
     if kind == "SB_MADVISE_SAFE":
         return "ran"             # advice 0 is MADV_NORMAL
+    if kind == "SB_THP_OFF":
+        return "blocked"         # option -1 is not PR_SET_THP_DISABLE
     if kind == "SB_ARG_EQUALS":
         return "blocked"         # ioctl request 0 / fcntl command 0 (F_DUPFD) are not listed
     return "ran"                 # SB_ALLOW; SB_NO_EXEC, SB_READ_ONLY_OPEN, SB_ARG_ZERO pass 0;
