@@ -465,6 +465,7 @@ def _guard(mpl, plt):
     _guard_qhull()
     _guard_triangulation()
     _guard_resample()
+    _guard_layout_ratios()
     _guard_fonts()
     _guard_pil_formats()
     _guard_cycler(mpl)
@@ -727,6 +728,13 @@ def _guard_triangulation():
             raise ValueError("Triangulation: x and y must be equal-length 1D arrays, not of "
                              "shapes %r and %r" % (x.shape, y.shape))
         triangles = indices(self.triangles, "triangles", (None, 3), 0, len(x))
+        if len(triangles) and ((triangles[:, 0] == triangles[:, 1]) |
+                               (triangles[:, 1] == triangles[:, 2]) |
+                               (triangles[:, 0] == triangles[:, 2])).any():
+            # calculate_boundaries() erased end() of a std::set for a
+            # triangle [2, 4, 2] (tricontour): a free() of a stack address
+            # (review 92)
+            raise ValueError("Triangulation: each triangle must have three different points")
         count = len(triangles)
         mask = None
         if self.mask is not None:
@@ -762,6 +770,48 @@ def _guard_triangulation():
 
 
 MAX_FILTER_RADIUS = 256    # matplotlib's default filterrad is 4
+
+
+def _guard_layout_ratios():
+    """Constrained layout hands a grid's width and height ratios to
+    kiwisolver, whose addConstraint (1.4.4) lets its InternalSolverError
+    ("The objective is unbounded") escape as a C++ exception: the child
+    aborted for height_ratios=[1e-12, 1e300] (review 92).  A layout grid's
+    ratios must be finite, positive and within a factor of 1e9; for others
+    the figure is drawn without the layout, with a warning."""
+    try:
+        import warnings
+        import numpy as np
+        from matplotlib import _layoutgrid
+    except ImportError:
+        return
+    cls = _layoutgrid.LayoutGrid
+    original = cls.__init__
+
+    def __init__(self, parent=None, parent_pos=(0, 0), parent_inner=False, name='',
+                 ncols=1, nrows=1, h_pad=None, w_pad=None, width_ratios=None,
+                 height_ratios=None):
+        # before the original, whose constraints reach the solver at once
+        for what, ratios in (("width_ratios", width_ratios), ("height_ratios", height_ratios)):
+            if ratios is None or not sb_guard.guard_on():
+                continue
+            ratios = np.atleast_1d(np.asarray(ratios, dtype=np.float64))
+            if ratios.size and not (np.isfinite(ratios).all() and ratios.min() > 0 and
+                                    ratios.max() <= ratios.min() * 1e9):
+                # Figure.draw passes over a ValueError of its layout engine
+                # and draws the figure as laid out before: the warning is
+                # what the code sees
+                message = ("constrained layout not applied: %s must be finite, positive and "
+                           "within a factor of 1e9 of each other, not %s; use layout=\"tight\" "
+                           "or no layout for others"
+                           % (what, np.array2string(ratios, threshold=8)))
+                warnings.warn(message, UserWarning, stacklevel=2)
+                raise ValueError(message)
+        original(self, parent, parent_pos, parent_inner, name, ncols, nrows, h_pad, w_pad,
+                 width_ratios, height_ratios)
+    __init__.__qualname__ = original.__qualname__
+    __init__.__doc__ = original.__doc__
+    cls.__init__ = __init__
 
 
 def _guard_resample():
@@ -811,6 +861,12 @@ def _guard_resample():
             # normalize() then read and rescaled gigabytes past (review 86)
             raise ValueError("an image filter radius (filterrad) of %r is not allowed in the "
                              "sandbox; use one in (0, %d]" % (radius, MAX_FILTER_RADIUS))
+        if sb_guard.guard_on() and (0 in np.shape(input_array)[:2] or
+                                    0 in np.shape(output_array)[:2]):
+            # agg's wrap mode divides by the width: SIGFPE for an image of
+            # no pixels, composited into a PDF/SVG/PS (review 92); it draws
+            # nothing anyway
+            return None
         if transform is not None and sb_guard.guard_on():
             if type(output_array) is not np.ndarray or output_array.ndim not in (2, 3):
                 raise ValueError("image resampling: an output that is not a 2D or 3D array is "

@@ -4836,6 +4836,46 @@ PAYLOADS = [
             fig.canvas.draw()
             return 1
         """, off={CRASH}),
+    # review 92: matplotlib's native code fed data it trusts.  A triangle
+    # with a repeated point made _tri's calculate_boundaries() erase end()
+    # of a std::set (a free() of a stack address); constrained layout gave
+    # kiwisolver ratios it cannot solve, whose C++ exception aborted; an
+    # image of no pixels composited into a PDF divided by its width (SIGFPE)
+    Payload("tricontour-triangle-repeats-a-point", """
+        import numpy as np
+        import matplotlib.pyplot as plt
+        import matplotlib.tri as mtri
+        def main():
+            x = np.array([0.0, 1.0, 0.0, 1.0, 0.5])
+            y = np.array([0.0, 0.0, 1.0, 1.0, 0.5])
+            t = mtri.Triangulation(x, y, [[0, 1, 4], [1, 3, 4], [3, 2, 4], [2, 4, 2]])
+            fig, ax = plt.subplots()
+            ax.tricontour(t, x + y, levels=3)
+            return 1
+        """, on={EXCEPTION}, off={CRASH, TIMEOUT, CPU, EXCEPTION, OK},
+            options={"timeout_ms": 3000, "cpu_ms": 2000}),
+    Payload("constrained-layout-ratios-abort-kiwisolver", """
+        import matplotlib.pyplot as plt
+        def main():
+            fig, axs = plt.subplots(2, 1, layout="constrained", height_ratios=[1e-12, 1e300])
+            return fig
+        """, on={OK}, off={CRASH}),
+    Payload("image-of-no-pixels-composited-into-pdf", """
+        import io
+        import numpy as np
+        import matplotlib.pyplot as plt
+        from matplotlib.image import NonUniformImage
+        def main():
+            fig, ax = plt.subplots(figsize=(2, 2), dpi=10)
+            im = NonUniformImage(ax, interpolation="bilinear")
+            im.set_data(np.array([1e-300, 1e-300]), np.array([-1.0, -1.0, -1.0]), np.zeros((3, 2)))
+            ax.add_image(im)
+            ax.imshow(np.zeros((2, 2)))
+            ax.set_xlim(1e15, -1)
+            buf = io.BytesIO()
+            fig.savefig(buf, format="pdf")
+            return len(buf.getvalue()) > 0
+        """, on={OK}, off={CRASH}),
     # review 88: a Struct whose __init__ skipped the base's: pack_into read
     # past its arguments and wrote (size_t) -1 bytes
     Payload("struct-subclass-skips-base-init", """
