@@ -791,11 +791,14 @@ def _guard_layout_ratios():
     def __init__(self, parent=None, parent_pos=(0, 0), parent_inner=False, name='',
                  ncols=1, nrows=1, h_pad=None, w_pad=None, width_ratios=None,
                  height_ratios=None):
-        # before the original, whose constraints reach the solver at once
+        # before the original, whose constraints reach the solver at once;
+        # it gets the arrays checked, not the objects again
+        checked = {}
         for what, ratios in (("width_ratios", width_ratios), ("height_ratios", height_ratios)):
             if ratios is None or not sb_guard.guard_on():
+                checked[what] = ratios
                 continue
-            ratios = np.atleast_1d(np.asarray(ratios, dtype=np.float64))
+            ratios = checked[what] = np.atleast_1d(np.array(ratios, dtype=np.float64))
             if ratios.size and not (np.isfinite(ratios).all() and ratios.min() > 0 and
                                     ratios.max() <= ratios.min() * 1e9):
                 # Figure.draw passes over a ValueError of its layout engine
@@ -808,7 +811,7 @@ def _guard_layout_ratios():
                 warnings.warn(message, UserWarning, stacklevel=2)
                 raise ValueError(message)
         original(self, parent, parent_pos, parent_inner, name, ncols, nrows, h_pad, w_pad,
-                 width_ratios, height_ratios)
+                 checked["width_ratios"], checked["height_ratios"])
     __init__.__qualname__ = original.__qualname__
     __init__.__doc__ = original.__doc__
     cls.__init__ = __init__
