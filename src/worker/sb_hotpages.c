@@ -77,10 +77,11 @@ static int	sb_hot_ring_fd = -1;
 /*
  * Read a whole /proc file into an anonymous mapping (no malloc: in the probe
  * child the allocator's pages must stay as the call leaves them).  Returns
- * the length, or -1; *buf is to be munmap'd with *cap.
+ * the length, or -1; *buf is to be munmap'd with *cap, and has room for a
+ * NUL after the length.  Also sb_seal.c's.
  */
-static ssize_t
-sb_hot_read_file(const char *path, char **buf, size_t *cap)
+ssize_t
+sb_read_proc_file(const char *path, char **buf, size_t *cap)
 {
 	int			fd = open(path, O_RDONLY | O_CLOEXEC);
 	size_t		len = 0;
@@ -136,7 +137,7 @@ sb_hot_mappings(SbRange *out, int max, bool with_thp)
 {
 	char	   *buf;
 	size_t		cap;
-	ssize_t		len = sb_hot_read_file(with_thp ? "/proc/self/smaps" : "/proc/self/maps",
+	ssize_t		len = sb_read_proc_file(with_thp ? "/proc/self/smaps" : "/proc/self/maps",
 									   &buf, &cap);
 	char	   *line;
 	char	   *end;

@@ -32,66 +32,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #ifndef SYS_mseal
 #define SYS_mseal 462			/* the same number on every architecture */
 #endif
-
-/* /proc/self/maps, whole, in a malloc'd buffer (NUL-terminated); NULL on error. */
-static char *
-sb_read_maps(void)
-{
-	int			fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	size_t		cap = 256 * 1024,
-				len = 0;
-	char	   *buf;
-
-	if (fd < 0)
-		return NULL;
-	buf = malloc(cap);
-	while (buf != NULL)
-	{
-		ssize_t		n;
-
-		if (cap - len < 4096)
-		{
-			char	   *more = realloc(buf, cap * 2);
-
-			if (more == NULL)
-			{
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = more;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-		{
-			int			save = errno;
-
-			free(buf);
-			buf = NULL;
-			errno = save;
-			break;
-		}
-		if (n == 0)
-		{
-			buf[len] = '\0';
-			break;
-		}
-		len += (size_t) n;
-	}
-	close(fd);
-	return buf;
-}
 
 /*
  * Seal every private mapping of a file this process holds.  Returns the
@@ -101,13 +49,16 @@ sb_read_maps(void)
 int
 sb_seal_file_mappings(void)
 {
-	char	   *maps = sb_read_maps();
+	char	   *maps;
+	size_t		cap;
+	ssize_t		len = sb_read_proc_file("/proc/self/maps", &maps, &cap);
 	char	   *line;
 	int			sealed = 0;
 	int			err = 0;
 
-	if (maps == NULL)
+	if (len < 0)
 		return -1;
+	maps[len] = '\0';
 	for (line = maps; *line != '\0' && err == 0;)
 	{
 		char	   *next = strchr(line, '\n');
@@ -131,7 +82,7 @@ sb_seal_file_mappings(void)
 		}
 		line = next != NULL ? next + 1 : line + strlen(line);
 	}
-	free(maps);
+	munmap(maps, cap);
 	if (err != 0)
 	{
 		errno = err;

@@ -79,6 +79,8 @@ extern struct _object *sb_io_guard_addresses(struct _object *self, struct _objec
 extern struct _object *sb_io_mask_address(struct _object *self, struct _object *arg);
 /* sb_hashguard.c: identity hashes keyed, right after Py_Initialize */
 extern int	sb_guard_identity_hashes(void);
+/* sb_hotpages.c: a /proc file read whole into an anonymous mapping */
+extern ssize_t sb_read_proc_file(const char *path, char **buf, size_t *cap);
 /* sb_seal.c: the worker's file mappings sealed before any call's child */
 extern int	sb_seal_file_mappings(void);
 /* sb_dtypeguard.c: numpy's data-type sizes kept inside a C int */
