@@ -38,6 +38,7 @@ ROOT=$(pwd)
 export PYSANDBOX_TEST_DIR=${PYSANDBOX_TEST_DIR:-/tmp/pysandbox-test}
 export PGHOST=$PYSANDBOX_TEST_DIR PGPORT=${PGPORT:-54329} PGUSER=postgres PGDATABASE=postgres
 
+check_started=$(date +%s)
 sh test/setup.sh || { echo "check: setup failed"; exit 1; }
 sh test/cluster.sh start || { echo "check: could not start the test cluster"; exit 1; }
 trap 'sh "$ROOT/test/cluster.sh" stop' EXIT
@@ -48,11 +49,13 @@ run() {
 	name=$1
 	shift
 	echo "== $name"
+	started=$(date +%s)
 	if "$@"; then
 		passed=$((passed + 1))
+		echo "== $name: ok in $(($(date +%s) - started)) s"
 	else
 		failed=$((failed + 1))
-		echo "== $name FAILED"
+		echo "== $name FAILED after $(($(date +%s) - started)) s"
 	fi
 }
 
@@ -128,5 +131,5 @@ crashed
 # (it restarts the test cluster itself, and puts this tree's build back)
 run "Debian package: build, install, pg_regress against it" sh test/deb.sh
 
-echo "check: $passed passed, $failed failed"
+echo "check: $passed passed, $failed failed in $(($(date +%s) - check_started)) s"
 [ "$failed" = 0 ]
