@@ -432,6 +432,25 @@ def _guard(mpl, plt):
     __init__.__qualname__ = renderer_init.__qualname__
     backend_agg.RendererAgg.__init__ = __init__
 
+    draw_path = backend_agg.RendererAgg.draw_path
+
+    def checked_draw_path(self, gc, path, transform, rgbFace=None):
+        # agg's rasterizer, stroking a line as wide as inf pixels
+        # (lw=float("inf"), a path effect's) or nearly (1e307 points at 100
+        # dpi), split a segment whose ends became INT_MIN without end, until
+        # the native stack ran out (review 92); 1e306 pixels still draw
+        if sb_guard.guard_on():
+            width = float(self.points_to_pixels(gc.get_linewidth()))
+            if width > 1e304:
+                raise ValueError(
+                    "a line width of %r points (%r pixels at %g dpi) cannot be drawn; give "
+                    "linewidth= (lw=, or a path effect's linewidth=) a finite number of points"
+                    % (gc.get_linewidth(), width, self.dpi))
+        return draw_path(self, gc, path, transform, rgbFace)
+    checked_draw_path.__qualname__ = draw_path.__qualname__
+    checked_draw_path.__doc__ = draw_path.__doc__
+    backend_agg.RendererAgg.draw_path = checked_draw_path
+
     update_methods = backend_agg.RendererAgg._update_methods
 
     def _update_methods(self):

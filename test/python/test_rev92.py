@@ -5,7 +5,8 @@ Each case crashed a child with the Python layer on: tricontour on a
 triangle with a repeated point (a free() of a stack address in
 _tri's calculate_boundaries), constrained layout with ratios kiwisolver
 cannot solve (an uncaught C++ exception: abort), and an image of no pixels
-composited into a PDF (agg divides by its width: SIGFPE).  Run in a process
+composited into a PDF (agg divides by its width: SIGFPE), and a line as
+wide as inf pixels (agg's rasterizer recursed until the stack ran out).  Run in a process
 of their own, so a guard that fails shows as a crash of this test."""
 
 import os
@@ -94,6 +95,37 @@ class EmptyImageTests(unittest.TestCase):
                 fig.savefig(buf, format="pdf")
                 return len(buf.getvalue())
             '''), 0)
+
+
+class LineWidthTests(unittest.TestCase):
+    """A stroke as wide as inf pixels: agg's rasterizer recursed until the
+    native stack ran out (the child ended with a RecursionError whose hint
+    spoke of nesting)."""
+
+    CODE = '''
+        import io
+        import matplotlib.pyplot as plt
+        import matplotlib.patheffects as pe
+        def main():
+            fig, ax = plt.subplots()
+            ax.plot([0, 1], [0, 1], LINE)
+            buf = io.BytesIO()
+            fig.savefig(buf, format="png")
+            return len(buf.getvalue()) > 0
+        '''
+
+    def test_infinite_widths_refused(self):
+        for line in ('lw=float("inf")', "lw=1e308",
+                     'path_effects=[pe.Stroke(linewidth=float("inf"))]'):
+            with self.subTest(line=line):
+                with self.assertRaisesRegex(ValueError, r"a line width of .* cannot be drawn; "
+                                            r"give linewidth= .* a finite number of points"):
+                    run(self.CODE.replace("LINE", line))
+
+    def test_finite_widths_draw(self):
+        for line in ("lw=1e300", "lw=3", 'lw=float("nan")'):
+            with self.subTest(line=line):
+                self.assertTrue(run(self.CODE.replace("LINE", line)))
 
 
 if __name__ == "__main__":
