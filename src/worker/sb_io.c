@@ -973,14 +973,17 @@ sb_io_keep(PyObject *self, PyObject *args)
  * RLIMIT_AS saw 4 kB where 2 MB were held (review 91: 2 GB at memory_mb
  * 64).  The inputs' columns stay on the huge pages they were read into:
  * code that unmaps them gains at most their size (they count against the
- * limit).  The seccomp filter allows this prctl and no other.
+ * limit).  The seccomp filter allows this prctl and no other: with
+ * these arguments exactly (Linux 6.18's PR_THP_DISABLE_EXCEPT_ADVISED in
+ * arg2 would turn huge pages back on where advised: review 93).
  */
 static PyObject *
 sb_io_huge_pages_off(PyObject *self, PyObject *unused)
 {
 	(void) self;
 	(void) unused;
-	if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) < 0)
+	/* every argument a full word: the filter compares all five */
+	if (prctl(PR_SET_THP_DISABLE, 1UL, 0UL, 0UL, 0UL) < 0)
 		return PyErr_SetFromErrno(PyExc_OSError);
 	Py_RETURN_NONE;
 }

@@ -65,7 +65,7 @@ typedef enum SbRuleKind
 								 * process's CPU clock */
 	SB_FUTEX_PRIVATE,			/* arg1 is a private wait or wake */
 	SB_MADVISE_SAFE,			/* arg is advice in sb_madvise_ok */
-	SB_THP_OFF,					/* prctl(PR_SET_THP_DISABLE, 1) only */
+	SB_THP_OFF,					/* prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) only */
 	SB_SIGNAL_NOT_FIXED			/* arg0 is not SIGPROF, SIGXCPU or SIGSYS,
 								 * or arg1 is NULL (a query) */
 } SbRuleKind;
@@ -371,9 +371,21 @@ sb_seccomp_add(scmp_filter_ctx ctx, const SbSyscallRule *r, pid_t self)
 									  SCMP_CMP(r->arg, SCMP_CMP_EQ, (scmp_datum_t) sb_madvise_ok[i]));
 			return rc;
 		case SB_THP_OFF:
-			return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 2,
+
+			/*
+			 * Every argument: Linux 6.18 reads arg2 as flags, and with
+			 * PR_THP_DISABLE_EXCEPT_ADVISED there the call turns huge
+			 * pages back on where madvise(MADV_HUGEPAGE) asks (review 93:
+			 * 6 GB held at memory_mb 64).  Whatever a later kernel reads
+			 * in the others, only the call sb_io_huge_pages_off makes
+			 * passes.
+			 */
+			return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 5,
 									SCMP_A0(SCMP_CMP_EQ, PR_SET_THP_DISABLE),
-									SCMP_A1(SCMP_CMP_EQ, 1));
+									SCMP_A1(SCMP_CMP_EQ, 1),
+									SCMP_A2(SCMP_CMP_EQ, 0),
+									SCMP_A3(SCMP_CMP_EQ, 0),
+									SCMP_A4(SCMP_CMP_EQ, 0));
 		case SB_SIGNAL_NOT_FIXED:
 			return sb_seccomp_signals(ctx, nr);
 	}

@@ -152,6 +152,12 @@ ARG_PROBES = [
     # transparent huge pages turned off (before the code runs), never on,
     # no other prctl
     ("prctl", [PR_SET_THP_DISABLE, 1, 0, 0, 0], "ran"),
+    # Linux 6.18's PR_THP_DISABLE_EXCEPT_ADVISED (arg2 = 2) turned huge
+    # pages back on where advised (review 93); no flag word passes
+    ("prctl", [PR_SET_THP_DISABLE, 1, 2, 0, 0], "blocked"),
+    ("prctl", [PR_SET_THP_DISABLE, 1, 0, 1, 0], "blocked"),
+    ("prctl", [PR_SET_THP_DISABLE, 1, 0, 0, 1], "blocked"),
+    ("prctl", [PR_SET_THP_DISABLE, 1, HIGH, 0, 0], "blocked"),
     ("prctl", [PR_SET_THP_DISABLE, 0, 0, 0, 0], "blocked"),
     ("prctl", [PR_SET_THP_DISABLE | HIGH, 1, 0, 0, 0], "blocked"),
     ("prctl", [PR_SET_THP_DISABLE, 1 | HIGH, 0, 0, 0], "blocked"),
