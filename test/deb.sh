@@ -2,7 +2,10 @@
 # test/deb.sh - build the Debian package postgresql-15-pysandbox from a
 # clean copy of the committed tree (debian/, pg_buildext), check what it
 # holds, install it with dpkg, and run pg_regress against the installed
-# package on a fresh test cluster (with and without preloading).  Then
+# package on a fresh test cluster (preloaded: the library loaded by the
+# postmaster and the worker binary run as the fork server; the same files
+# serve without preloading, which check.sh tests on the tree's build;
+# PYSANDBOX_DEB_MODES="0 1" runs both).  Then
 # remove the package and put back the build of this tree (make install), as
 # the other tests expect.  As root; installs the build tools it needs.
 set -eu
@@ -71,7 +74,7 @@ if ldd "$LIB/pysandbox.so" | grep -q libpython; then
 fi
 
 status=0
-for preload in 0 1; do
+for preload in ${PYSANDBOX_DEB_MODES:-1}; do
 	echo "== pg_regress against the installed package (preload $preload)"
 	PYSANDBOX_PRELOAD=$preload sh test/cluster.sh start >/dev/null || fail "could not start the test cluster"
 	# the committed tests (sql/, expected/ of HEAD) against the package's files
