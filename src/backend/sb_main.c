@@ -596,10 +596,12 @@ sandbox_layers(PG_FUNCTION_ARGS)
 				 "numpy, pandas and the allowed modules, imported and warmed before any child is made (pysandbox.preload_modules)");
 	sb_layer_row(rsinfo, "rlimits", true,
 				 (layers & SB_LAYER_SEALED) ?
-				 "memory (address space; the libraries' mappings are sealed; no huge pages where the code runs), "
+				 "memory (address space and private writable memory; the libraries' mappings are sealed; "
+				 "no huge pages where the code runs), "
 				 "CPU (timer and RLIMIT_CPU), no processes, no file writes, no core, 16 fds; oom_score_adj 1000" :
-				 "memory (address space; the libraries' mappings are not sealed, which needs Linux 6.10: "
-				 "native code can unmap them and map as much memory; no huge pages where the code runs), "
+				 "memory (address space and private writable memory; the libraries' mappings are not sealed, "
+				 "which needs Linux 6.10: native code can unmap them, but gains no memory; "
+				 "no huge pages where the code runs), "
 				 "CPU (timer and RLIMIT_CPU), no processes, no file writes, no core, 16 fds; oom_score_adj 1000");
 	sb_layer_row(rsinfo, "seccomp", (layers & SB_LAYER_SECCOMP) != 0,
 				 (layers & SB_LAYER_SECCOMP) ? "system call allowlist, other ABIs killed"

@@ -204,20 +204,34 @@ sb_namespaces_work(void)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-/* Current virtual size in bytes, from an open /proc/self/statm. */
-static unsigned long
-sb_current_vsize(int statm_fd)
+/*
+ * Current virtual size and data size (private writable memory and stack)
+ * in bytes, from an open /proc/self/statm ("size resident shared text lib
+ * data dt", in pages).
+ */
+static void
+sb_current_vm(int statm_fd, unsigned long *vsize, unsigned long *data)
 {
 	char		buf[128];
 	ssize_t		n;
-	unsigned long pages = 0;
+	unsigned long pages[6];
+	char	   *p;
+	char	   *end;
+	unsigned long page = (unsigned long) sysconf(_SC_PAGESIZE);
+	int			i;
 
 	n = pread(statm_fd, buf, sizeof(buf) - 1, 0);
 	if (n <= 0)
 		sb_child_fail("read /proc/self/statm", errno);
 	buf[n] = '\0';
-	pages = strtoul(buf, NULL, 10);
-	return pages * (unsigned long) sysconf(_SC_PAGESIZE);
+	for (p = buf, i = 0; i < 6; i++, p = end)
+	{
+		pages[i] = strtoul(p, &end, 10);
+		if (end == p)
+			sb_child_fail("read /proc/self/statm", EINVAL);
+	}
+	*vsize = pages[0] * page;
+	*data = pages[5] * page;
 }
 
 /* CPU seconds this process has used so far (a spare's warm-up), rounded up. */
@@ -243,20 +257,35 @@ sb_setrlimit(int resource, rlim_t soft, rlim_t hard, const char *what)
 /*
  * Step 5: resource limits.  Memory is an address-space limit on top of what
  * the preloaded interpreter already maps, so memory_mb is what the call may
- * allocate.  CPU: a profiling timer kills at the exact millisecond (SIGPROF,
+ * allocate; and a data limit (private writable memory) on top of what it
+ * already holds, by the same memory_mb.  Honest code's new private memory
+ * is within memory_mb under either, but the second still holds when
+ * native code makes inherited address space writable without a new
+ * mapping (glibc's reserved heap, a library's pages), or unmaps the
+ * libraries it inherited to map as much memory again: on a kernel without
+ * mseal (before 6.10) nothing else stops the last two (sb_seal.c).
+ * CPU: a profiling timer kills at the exact millisecond (SIGPROF,
  * default action terminate) and RLIMIT_CPU backs it up (SIGXCPU at soft,
  * SIGKILL at soft + 1 s, since SIGXCPU can be ignored).
  */
 static void
 sb_contain_rlimits(const SbSpawnRequest *req, int statm_fd)
 {
-	rlim_t		mem = (rlim_t) sb_current_vsize(statm_fd) + (rlim_t) req->memory_mb * 1024 * 1024;
+	unsigned long vsize;
+	unsigned long data;
+	rlim_t		budget = (rlim_t) req->memory_mb * 1024 * 1024;
+	rlim_t		mem;
+	rlim_t		data_limit;
 	uint64_t	cpu_ms = (uint64_t) req->cpu_ms *
 		((req->flags & SB_SPAWN_WORKSPACE) ? SB_WORKSPACE_CPU_CALLS : 1);
 	rlim_t		cpu_s = sb_cpu_used_s() + (cpu_ms + 999) / 1000 + 1;
 	struct itimerval it;
 
+	sb_current_vm(statm_fd, &vsize, &data);
+	mem = (rlim_t) vsize + budget;
+	data_limit = (rlim_t) data + budget;
 	sb_setrlimit(RLIMIT_AS, mem, mem, "set the memory limit");
+	sb_setrlimit(RLIMIT_DATA, data_limit, data_limit, "set the data limit");
 	sb_setrlimit(RLIMIT_CPU, cpu_s, cpu_s + 1, "set the CPU limit");
 	sb_setrlimit(RLIMIT_NPROC, 0, 0, "set the process limit");
 	sb_setrlimit(RLIMIT_FSIZE, 0, 0, "set the file size limit");

@@ -1,7 +1,8 @@
 /*
  * sb_seal.c
- *		Seal the worker's file mappings, so that a child cannot trade the
- *		address space of the libraries it inherited for memory.
+ *		Seal the worker's file mappings (and its inaccessible anonymous
+ *		ones), so that a child cannot trade the address space of the
+ *		libraries it inherited for memory.
  *
  * A child's memory limit is an address-space limit (RLIMIT_AS) on top of
  * what it inherits from the worker: ~100 MB of it is libraries and their
@@ -23,7 +24,9 @@
  * its clients' clock pages (sb_held.c), and shared pages are not a
  * child's own.  What honest code does is unchanged: CPython never unloads
  * an extension module, nothing remaps a library, and the writable data of
- * a library stays writable.
+ * a library stays writable.  On a kernel without mseal the child's data
+ * limit (RLIMIT_DATA, sb_contain.c) keeps either trade from gaining memory
+ * all the same: a new mapping, or a library's made writable, counts in it.
  */
 #include "sb_worker.h"
 
@@ -42,8 +45,11 @@
 #endif
 
 /*
- * Seal every private mapping of a file this process holds.  Returns the
- * number sealed, or -1 with errno set (ENOSYS: the kernel has no mseal;
+ * Seal every private mapping of a file this process holds, and every
+ * anonymous one that is inaccessible (PROT_NONE: guard pages, a reserve
+ * such as a malloc arena's): address space a child inherits, counted
+ * against its limit, that it could otherwise unmap for memory or make
+ * writable.  Returns the number sealed, or -1 with errno set (ENOSYS: the kernel has no mseal;
  * anything else: it refused one, and the others may or may not be).
  */
 int
@@ -72,8 +78,9 @@ sb_seal_file_mappings(void)
 			*next = '\0';
 		/* start-end perms offset dev inode   path */
 		if (sscanf(line, "%lx-%lx %7s %*s %*s %lu %n", &start, &end, perms, &inode, &path) >= 4 &&
-			inode != 0 && perms[3] == 'p' && path > 0 && line[path] == '/' &&
-			strncmp(line + path, "/memfd:", 7) != 0)
+			((inode != 0 && perms[3] == 'p' && path > 0 && line[path] == '/' &&
+			  strncmp(line + path, "/memfd:", 7) != 0) ||
+			 (inode == 0 && strcmp(perms, "---p") == 0)))
 		{
 			if (syscall(SYS_mseal, start, end - start, 0) == 0)
 				sealed++;

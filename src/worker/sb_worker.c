@@ -60,7 +60,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -991,6 +993,34 @@ sb_serve(void)
 	}
 }
 
+/*
+ * Before any thread can start: one malloc arena, and small thread stacks.
+ * A thread of the warm-up (matplotlib starts a Timer while it builds its
+ * font list) made glibc reserve an arena of its own, 64 MB of PROT_NONE
+ * address space every child inherits, counted by RLIMIT_AS but not used;
+ * when a child's main heap met its limit, malloc grew into that reserve
+ * with mprotect, which needs no new address space (a list of strings held
+ * 81 MB at memory_mb 16), and native code could unmap it for as much
+ * memory mapped shared (review 93).  The thread's stack, 8 MB, stayed in
+ * glibc's cache after it ended, writable and hardly touched: room a child
+ * could fill without new address space or data.  With one arena, threads
+ * allocate from the main heap, whose growth the limits count; their
+ * stacks are 256 kB.  Children start no threads (RLIMIT_NPROC 0).
+ */
+static void
+sb_worker_one_arena(void)
+{
+	pthread_attr_t attr;
+
+	(void) mallopt(M_ARENA_MAX, 1);
+	if (pthread_attr_init(&attr) == 0)
+	{
+		if (pthread_attr_setstacksize(&attr, 256 * 1024) == 0)
+			(void) pthread_setattr_default_np(&attr);
+		pthread_attr_destroy(&attr);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1019,6 +1049,7 @@ main(int argc, char **argv)
 
 	sb_containment.worker_pid = getpid();
 	sb_containment.userns_fd = sb_containment.mntns_fd = -1;
+	sb_worker_one_arena();
 
 	/* 2. interpreter, pandas, warm-up; then what the child may read */
 	sb_seccomp_prepare();

@@ -320,20 +320,40 @@ def ctypes_payload(name, body, params="", off=(SECCOMP,), **kw):
     return Payload(name, code, off=off, **kw)
 
 
-# The body of the two payloads that trade inherited libraries for memory:
-# find large libraries a call never uses (ICU's data, LAPACK) from the
-# dynamic linker's list and their program headers, TRADE them (freed: bytes
-# given back or made writable; written: of those, bytes written), then map
-# and write 4 MB blocks until the limit refuses one.  Raises if the call
-# held more than its 64 MB limit plus 16 MB.
-SEAL_CHECK = """
+# The body of the payloads that trade address space a child inherited for
+# memory: find what to trade (segments), TRADE it (freed: bytes given back or
+# made writable; written: of those, bytes written), then map and write 4 MB
+# blocks until the limit refuses one.  Raises if the call held more than its
+# 64 MB limit plus 16 MB.
+TRADE_CHECK = """
     import struct
     libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
     libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
     libc.mmap.restype = ctypes.c_void_p
     libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
                           ctypes.c_int, ctypes.c_int, ctypes.c_long]
-    class LinkMap(ctypes.Structure):
+    FIND
+    if sum(n for s, n in segments) < (24 << 20):
+        raise LookupError("nothing large to trade: %r" % segments)
+    TRADE
+    blocks = []
+    while len(blocks) < 256:
+        p = libc.mmap(None, 4 << 20, 3, 0x22, -1, 0)
+        if p is None or p == (1 << 64) - 1:
+            break
+        ctypes.memset(p, 1, 4 << 20)
+        blocks.append(p)
+    for p in blocks:
+        libc.munmap(p, 4 << 20)
+    held = written + 4 * len(blocks) * (1 << 20)
+    if held > (80 << 20):
+        raise RuntimeError("%d MB traded, %d MB held under a 64 MB limit" % (freed >> 20, held >> 20))
+    return [freed >> 20, len(blocks) * 4]
+"""
+
+# Large libraries a call never uses (ICU's data, LAPACK), from the dynamic
+# linker's list and their program headers.
+SEAL_CHECK = TRADE_CHECK.replace("FIND", """class LinkMap(ctypes.Structure):
         pass
     LinkMap._fields_ = [("l_addr", ctypes.c_size_t), ("l_name", ctypes.c_char_p),
                         ("l_ld", ctypes.c_void_p), ("l_next", ctypes.POINTER(LinkMap)),
@@ -351,10 +371,35 @@ SEAL_CHECK = """
                     vaddr, memsz = struct.unpack_from("Q", ph, 16)[0], struct.unpack_from("Q", ph, 40)[0]
                     start = (m.l_addr + vaddr) & ~4095
                     segments.append((start, ((m.l_addr + vaddr + memsz + 4095) & ~4095) - start))
-        lm = m.l_next
-    if sum(n for s, n in segments) < (24 << 20):
-        raise LookupError("no large library to trade: %r" % segments)
-    TRADE
+        lm = m.l_next""")
+
+# glibc's reserved heap: a thread's malloc arena is a 64 MB mapping, aligned
+# to 64 MB, of which only what is in use (its heap_info's mprotect_size) is
+# readable and writable, the rest PROT_NONE: address space the child
+# inherited, counted against RLIMIT_AS already.  Found by reading the
+# heap_info at each 64 MB boundary that is readable (access() of it as a
+# path fails with EFAULT where it is not).  The call first maps and writes
+# 4 MB blocks until the limit refuses one (the kernel's check of the data
+# limit on mprotect is skipped once the address space is full), then
+# TRADEs the reserve (written: bytes written); it must hold at most its
+# 64 MB limit plus 16 MB.  None found (the worker keeps one arena): OK.
+RESERVED_HEAP_CHECK = """
+    import struct
+    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                          ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    libc.access.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    segments = []
+    for a in range(0x7e0000000000, 0x800000000000, 64 << 20):
+        if libc.access(a, 0) == -1 and ctypes.get_errno() == 14:     # EFAULT
+            continue
+        arena, prev, size, usable = struct.unpack("4Q", ctypes.string_at(a, 32))
+        if 0 < size <= usable < (64 << 20) and usable % 4096 == 0:
+            segments.append((a + usable, (64 << 20) - usable))
+    if not segments:
+        return "no reserved heap"
     blocks = []
     while len(blocks) < 256:
         p = libc.mmap(None, 4 << 20, 3, 0x22, -1, 0)
@@ -362,12 +407,13 @@ SEAL_CHECK = """
             break
         ctypes.memset(p, 1, 4 << 20)
         blocks.append(p)
-    for p in blocks:
-        libc.munmap(p, 4 << 20)
+    written = 0
+    TRADE
     held = written + 4 * len(blocks) * (1 << 20)
     if held > (80 << 20):
-        raise RuntimeError("%d MB traded, %d MB held under a 64 MB limit" % (freed >> 20, held >> 20))
-    return [freed >> 20, len(blocks) * 4]
+        raise RuntimeError("%d MB held under a 64 MB limit, %d MB of it in the reserve %r"
+                           % (held >> 20, written >> 20, segments))
+    return [len(blocks) * 4, written >> 20]
 """
 
 
@@ -4876,6 +4922,21 @@ PAYLOADS = [
             fig.savefig(buf, format="pdf")
             return len(buf.getvalue()) > 0
         """, on={OK}, off={CRASH}),
+    # review 92 F4: a line as wide as inf pixels made agg's rasterizer split
+    # a segment without end until the native stack ran out; refused before
+    # drawing, the code sees a ValueError it can catch
+    Payload("line-width-of-inf-pixels-recurses-in-agg", """
+        import io
+        import matplotlib.pyplot as plt
+        def main():
+            fig, ax = plt.subplots()
+            ax.plot([0, 1], [0, 1], lw=float("inf"))
+            try:
+                fig.savefig(io.BytesIO(), format="png")
+            except ValueError as e:
+                return str(e)
+            return "drawn"
+        """, on={OK}, off={EXCEPTION, CRASH}),
     # review 88: a Struct whose __init__ skipped the base's: pack_into read
     # past its arguments and wrote (size_t) -1 bytes
     Payload("struct-subclass-skips-base-init", """
@@ -6969,8 +7030,10 @@ SYSCALL_PAYLOADS = [
     # ~100 MB of it libraries mapped from files.  Unmapping some (or making
     # their pages writable and writing them) traded that room for memory:
     # review 87, 104 MB resident under 64 MB.  The worker seals its file
-    # mappings (sb_seal.c), so munmap and mprotect fail on them and a call
-    # holds at most its limit in new memory (SEAL_CHECK, below).
+    # mappings (sb_seal.c), so munmap and mprotect fail on them, and a data
+    # limit (RLIMIT_DATA, sb_contain.c) bounds what either trade could hold
+    # on a kernel without mseal: a call holds at most its limit in new
+    # memory (SEAL_CHECK, below).
     ctypes_payload("unmap-inherited-libraries-for-memory", SEAL_CHECK.replace(
         "TRADE", "freed = sum(n for s, n in segments if libc.munmap(s, n) == 0)\n"
                  "    written = 0"),
@@ -6983,6 +7046,34 @@ SYSCALL_PAYLOADS = [
                  "            freed += n\n"
                  "    written = freed"),
                    off=(OK,), options={"memory_mb": 64}),
+    # review 93: Linux 6.18 reads prctl(PR_SET_THP_DISABLE)'s arg2 as flags,
+    # and PR_THP_DISABLE_EXCEPT_ADVISED (2) turned huge pages back on where
+    # madvise(MADV_HUGEPAGE) asked: review 91's trade again, 6 GB held at
+    # memory_mb 64.  The filter allows only the call the child makes itself
+    ctypes_payload("thp-back-on-except-advised",
+                   "return check(libc.prctl(41, 1, 2, 0, 0), 'prctl')"),
+    # The same with glibc's reserved heap (the worker's warm-up once ran a
+    # thread, whose arena reserved 64 MB): made writable with the address
+    # space full (honest code did it too: malloc falls back to that arena
+    # when the main heap meets the limit, and a list of strings held 81 MB
+    # at memory_mb 16), or unmapped and mapped again shared, which the data
+    # limit does not count (review 93: 124 MB held at 64)
+    ctypes_payload("write-inherited-reserved-heap-for-memory", RESERVED_HEAP_CHECK.replace(
+        "TRADE", "for s, n in segments:\n"
+                 "        if libc.mprotect(s, n, 3) == 0:\n"
+                 "            ctypes.memset(s, 1, n)\n"
+                 "            written += n"),
+                   off=(OK,), options={"memory_mb": 64})
+    if platform.machine() == "x86_64" else None,
+    ctypes_payload("unmap-inherited-reserved-heap-for-shared-memory", RESERVED_HEAP_CHECK.replace(
+        "TRADE", "for s, n in segments:\n"
+                 "        if libc.munmap(s, n) == 0:\n"
+                 "            p = libc.mmap(None, n, 3, 0x21, -1, 0)\n"
+                 "            if p is not None and p != (1 << 64) - 1:\n"
+                 "                ctypes.memset(p, 1, n)\n"
+                 "                written += n"),
+                   off=(OK,), options={"memory_mb": 64})
+    if platform.machine() == "x86_64" else None,
 ]
 PAYLOADS = [p for p in PAYLOADS + SYSCALL_PAYLOADS if p is not None]
 
