@@ -209,6 +209,10 @@ SELECT sandbox_execute($$
 class Report:
     pass
 $$, '{}', '{Report}');
+-- a script without a function: the message says to write one
+SELECT sandbox_execute($$
+result = 42
+$$);
 -- a builtin is not a function of the code
 SELECT sandbox_execute('def main(): return 1', '{}', '{print}');
 -- returns: empty, NULL element, duplicate, not an identifier, 2-D (22023)

@@ -468,3 +468,18 @@ CREATE FUNCTION py_ident_f8(x float8) RETURNS float8 LANGUAGE pysandbox AS 'retu
 SELECT py_ident_f8('NaN') AS nan, py_ident_f8(NULL) IS NULL AS is_null, py_ident_f8(1.5) AS value,
        (SELECT array_agg(py_ident_f8(v) ORDER BY n) FROM unnest(ARRAY['NaN'::float8, 2, NULL]) WITH ORDINALITY AS u(v, n)) AS per_row;
 DROP FUNCTION py_ident_f8;
+
+-- a body that only defines main(), as sandbox_execute takes code, runs none
+-- of it: refused at CREATE FUNCTION with what to write (review 94: NULL)
+CREATE FUNCTION py_never_called(x int, y int) RETURNS int LANGUAGE pysandbox AS $$
+import math
+def main(x, y):
+    return x + y
+$$;
+-- PL/Python's GD: the hint names SD
+CREATE FUNCTION py_gd(x int) RETURNS int LANGUAGE pysandbox AS $$
+GD["n"] = GD.get("n", 0) + x
+return GD["n"]
+$$;
+SELECT py_gd(1);
+DROP FUNCTION py_gd;

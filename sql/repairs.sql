@@ -316,6 +316,12 @@ import pandas as pd
 def main():
     return pd.Series([1.0, 2.0, 3.0]).plot.kde().figure
 $$) -> 'error' ->> 'message' AS message;
+-- Spearman's correlation of two Series imports scipy; pandas ranks alone
+SELECT sandbox_run($$
+import pandas as pd
+def main():
+    return pd.Series([1.0, 2.0, 3.0]).corr(pd.Series([3.0, 1.0, 2.0]), method="spearman")
+$$) -> 'error' ->> 'message' AS message;
 -- merge keys with NULLs (Int64) against int64 keys: what pandas 1.5.3 says
 -- names neither; the message says what to change
 SELECT sandbox_run($$

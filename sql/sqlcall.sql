@@ -41,6 +41,15 @@ def main():
         return [e.sqlstate, e.hint]
 $$);
 
+-- psycopg's habit of one tuple of parameters: the hint says to pass them apart
+SELECT sandbox_execute($$
+def main():
+    try:
+        sql("SELECT * FROM sq_items WHERE price > $1 AND id < $2", (1, 5))
+    except SQLError as e:
+        return [e.sqlstate, str(e), e.hint]
+$$);
+
 -- what it refuses is an exception in Python, with its SQLSTATE; nothing is
 -- written and the caller's transaction goes on
 SELECT sandbox_execute($$

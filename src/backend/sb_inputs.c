@@ -512,11 +512,19 @@ sb_table_prepare_with(const char *name, const char *query, JsonbValue *params,
 	if (is_sql && OidIsValid(sb_plan_volatile_function(plan)))
 		sb_refuse_volatile(sb_plan_volatile_function(plan));
 	if (pt->n != nparams)
+	{
+		/* sql(q, (a, b)), as psycopg2 takes them (review 94) */
+		bool		one_list = is_sql && nparams == 1 && pt->n > 1 &&
+			pvals[0].type == jbvBinary && JsonContainerIsArray(pvals[0].val.binary.data);
+
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg_plural("the query of %s uses %d parameter but %s %d",
 							   "the query of %s uses %d parameters but %s %d",
-							   pt->n, what, pt->n, given, nparams)));
+							   pt->n, what, pt->n, given, nparams),
+				 one_list ?
+				 errhint("Pass the values as separate arguments, sql(query, a, b), not as one tuple or list: a list is one array parameter (WHERE x = ANY($1)).") : 0));
+	}
 	if (nparams > 0)
 	{
 		paramLI = makeParamList(nparams);

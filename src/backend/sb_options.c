@@ -667,6 +667,10 @@ sb_limit_hint(const char *advice, const SbLimits *limits, SbLimitId i)
 			return psprintf("%s; options.%s may be raised up to %d.", advice,
 							sb_limit_info[i].key, limits->allowed[i]);
 		case SB_SET_BY_WORKSPACE:
+			if (*sb_limit_field((SbLimits *) limits, i) >= limits->allowed[i])
+				return psprintf("%s; the workspace was opened with %s %d, the most allowed: an administrator can raise %s.",
+								advice, sb_limit_info[i].key, *sb_limit_field((SbLimits *) limits, i),
+								sb_limit_info[i].setting);
 			return psprintf("%s; the workspace was opened with %s %d: open another with a higher one (up to %d).",
 							advice, sb_limit_info[i].key, *sb_limit_field((SbLimits *) limits, i),
 							limits->allowed[i]);

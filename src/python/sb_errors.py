@@ -365,6 +365,23 @@ def _kde_help(exc):
             's.plot.hist(density=True, bins=30), or diagonal="hist"')
 
 
+def _scipy_method_help(exc):
+    """pandas methods that import scipy for some of their methods (review
+    94): what pandas does alone instead."""
+    files = _code_files(exc)
+    if any(f.endswith("/pandas/core/nanops.py") for f in files):
+        return ('Spearman\'s correlation needs no scipy in this form: '
+                's1.rank().corr(s2.rank()), or df[["a", "b"]].corr(method="spearman"); '
+                'Kendall\'s needs scipy, which this server does not load (an administrator '
+                'can add it to pysandbox.preload_modules)')
+    if any(f.endswith("/pandas/core/missing.py") for f in files):
+        return ('this interpolation method needs scipy, which this server does not load: '
+                'interpolate(method="linear"), "time", "index" or "pad" need none (spline, '
+                'polynomial, cubic, nearest and scipy\'s other methods need it; an '
+                'administrator can add it to pysandbox.preload_modules)')
+    return None
+
+
 def _merge_help(exc, text):
     """Keys of two types in a merge or join: what pandas 1.5.3 says of it
     names NAType, a dtype or pd.concat, not the keys."""
@@ -427,6 +444,9 @@ def exception_help(exc, inputs, ws=None):
         native = _native_code_help(exc)
         if _in_pandas_plotting(exc) and (native is None or "administrator can" in native):
             return _kde_help(exc) or native     # (a preloaded scipy: import it by name)
+        if "scipy" in str(exc) and (native is None or "administrator can" in native):
+            # (a preloaded scipy: import it by name, as native says)
+            return _scipy_method_help(exc) or native
         return native
     # the messages hinted at below are short: a long one (the code's own, or
     # one quoting a value of the data) is not searched, as _TZ_MIXED's
@@ -460,6 +480,11 @@ def exception_help(exc, inputs, ws=None):
     if type(exc) is NameError and getattr(exc, "name", None) == "plpy":
         return ('plpy is PL/Python\'s: query with sql("SELECT ... WHERE x = $1", value), '
                 'which returns a DataFrame, and report with print() or raise')
+    if type(exc) is NameError and getattr(exc, "name", None) == "GD":
+        # review 94: PL/Python's habit
+        return ('GD is PL/Python\'s dict shared by a session\'s functions; a function here '
+                'has SD, which keeps what it stores from one row of a statement to the next '
+                '(nothing outlives the statement: a workspace\'s ws keeps state between calls)')
     if type(exc) is NameError and getattr(exc, "name", None) == "display":
         return ('display() is Jupyter\'s: return the value (a DataFrame becomes rows, a '
                 'figure a PNG), or print() it')

@@ -1682,10 +1682,16 @@ def _serve_request(python_layer, request, inputs):
                                  if type(v) is types.FunctionType and not k.startswith("_")
                                  and v is not sql)
                 what = "func" if rows is not None else "returns"
+                if not defined:
+                    # a script (result = 42) or a class only (review 94)
+                    raise ArgumentsError(
+                        '%s names "%s", but the code defines no functions: write it as one, '
+                        'def %s(<the inputs by name>): ... return <the result>'
+                        % (what, name, name))
                 raise ArgumentsError(
                     '%s names "%s", but the code defines no function of that name '
                     '(it defines: %s); name a defined function in %s, or define it'
-                    % (what, name, ", ".join(defined) or "no functions", what))
+                    % (what, name, ", ".join(defined), what))
             results[name] = fn(**_bind(fn, name, inputs))
         if function is not None:
             # generators run here, inside the same error handling

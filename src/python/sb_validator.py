@@ -476,6 +476,7 @@ class _Validator:
         try:
             tree = _quiet_parse(source, "<sandbox>", "exec")
             if self.function is not None:
+                self._check_body_runs(tree)
                 tree = sb_guard.function_tree(tree, *self.function)
             return tree
         except SyntaxError as exc:
@@ -525,6 +526,29 @@ class _Validator:
         if start == end:
             return self._position(node)
         return lineno, start + 1
+
+    def _check_body_runs(self, tree):
+        """A language function's body that only defines functions (def
+        main(x): ... as sandbox_execute takes it) runs none of them: the
+        function returned NULL, silently (review 94)."""
+        defs = [s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        if not defs:
+            return
+        for statement in tree.body:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            # anything that returns, yields or calls at the top level runs
+            if any(isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom, ast.Call, ast.Await))
+                   for node in ast.walk(statement)):
+                return
+        first = defs[0]
+        params = ", ".join(self.function[1])
+        self._add(first.lineno, first.col_offset + 1, "never-called",
+                  "the function body defines %s() but never calls it, so the function would "
+                  "return NULL" % first.name,
+                  "In LANGUAGE pysandbox the body is the function itself, with the arguments "
+                  "by name: end it with return %s(%s), or write the body without the def."
+                  % (first.name, params))
 
     def _add(self, line, col, rule, message, hint=None):
         finding = {"line": line, "col": col, "rule": rule, "message": message}

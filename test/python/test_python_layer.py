@@ -84,6 +84,37 @@ class ValidatorTestCase(unittest.TestCase):
         self.assertEqual(findings, [], source)
 
 
+class FunctionBodyTests(unittest.TestCase):
+    """A LANGUAGE pysandbox body that only defines functions runs none of
+    them: refused with what to write instead (review 94: it returned NULL)."""
+
+    def body(self, source, params=("x", "y")):
+        return sb_validator.validate(textwrap.dedent(source).lstrip("\n"), ALLOWED,
+                                     ("f", params))[0]
+
+    def test_defined_never_called(self):
+        self.assertEqual(self.body("""
+            import pandas as pd
+            def main(x, y):
+                return x + y
+            """), [finding(
+                2, 1, "never-called",
+                "the function body defines main() but never calls it, so the function would "
+                "return NULL",
+                "In LANGUAGE pysandbox the body is the function itself, with the arguments by "
+                "name: end it with return main(x, y), or write the body without the def.")])
+
+    def test_bodies_that_run(self):
+        for source in ("def main(x, y):\n    return x + y\nreturn main(x, y)\n",
+                       "def helper(v):\n    print(v)\nhelper(x)\n",
+                       "def gen():\n    yield 1\nyield from gen()\n",
+                       "return x + y\n",
+                       "def main(x, y):\n    return x\nif x:\n    return main(x, y)\n",
+                       "print(x)\n"):
+            with self.subTest(source=source):
+                self.assertEqual(self.body(source), [])
+
+
 class AnnotationStringTests(ValidatorTestCase):
     """typing.get_type_hints() evaluates string annotations: they are code."""
 
