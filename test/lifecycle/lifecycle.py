@@ -543,7 +543,7 @@ class Suite:
              {}, {"t": {"$query": "SELECT g AS x FROM generate_series(1, 1000) g"}}, None),
             ("cancel", LOOP, {"timeout_ms": 10000}, None, "57014"),
             ("list bomb", "def main():\n    x = []\n    while True:\n"
-                          "        x.append(' ' * 100000)\n", {"memory_mb": 64}, None, "53200"),
+                          "        x.append(' ' * 100000)\n", {"memory_mb": 16}, None, "53200"),
             # a segfault in native code (the Python layer is off for this call)
             ("crash", "import ctypes\ndef main():\n    return ctypes.string_at(0)\n",
              {}, None, "39000"),
