@@ -49,8 +49,9 @@
  * anonymous one that is inaccessible (PROT_NONE: guard pages, a reserve
  * such as a malloc arena's): address space a child inherits, counted
  * against its limit, that it could otherwise unmap for memory or make
- * writable.  Returns the number sealed, or -1 with errno set (ENOSYS: the kernel has no mseal;
- * anything else: it refused one, and the others may or may not be).
+ * writable.  Returns the number sealed, or -1 with errno set (ENOSYS: the
+ * kernel has no mseal; anything else: it refused one, and the others may
+ * or may not be).
  */
 int
 sb_seal_file_mappings(void)
