@@ -259,11 +259,12 @@ sb_setrlimit(int resource, rlim_t soft, rlim_t hard, const char *what)
  * the preloaded interpreter already maps, so memory_mb is what the call may
  * allocate; and a data limit (private writable memory) on top of what it
  * already holds, by the same memory_mb.  Honest code's new private memory
- * is within memory_mb under either, but the second still holds when
- * native code makes inherited address space writable without a new
- * mapping (glibc's reserved heap, a library's pages), or unmaps the
- * libraries it inherited to map as much memory again: on a kernel without
- * mseal (before 6.10) nothing else stops the last two (sb_seal.c).
+ * is within memory_mb under either.  The second counts inherited address
+ * space made writable (a library's pages) and private mappings made where
+ * libraries were unmapped, which matters on a kernel without mseal (before
+ * 6.10, sb_seal.c) -- but not against code that fills its address space
+ * first (the kernel then skips the data check of mprotect) or maps shared
+ * memory (not data): there that gap stays open (review 95).
  * CPU: a profiling timer kills at the exact millisecond (SIGPROF,
  * default action terminate) and RLIMIT_CPU backs it up (SIGXCPU at soft,
  * SIGKILL at soft + 1 s, since SIGXCPU can be ignored).

@@ -25,8 +25,8 @@
  * child's own.  What honest code does is unchanged: CPython never unloads
  * an extension module, nothing remaps a library, and the writable data of
  * a library stays writable.  On a kernel without mseal the child's data
- * limit (RLIMIT_DATA, sb_contain.c) keeps either trade from gaining memory
- * all the same: a new mapping, or a library's made writable, counts in it.
+ * limit (RLIMIT_DATA, sb_contain.c) counts the simple forms of either
+ * trade, but not all: that gap stays open there (review 95).
  */
 #include "sb_worker.h"
 

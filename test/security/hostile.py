@@ -7030,10 +7030,10 @@ SYSCALL_PAYLOADS = [
     # ~100 MB of it libraries mapped from files.  Unmapping some (or making
     # their pages writable and writing them) traded that room for memory:
     # review 87, 104 MB resident under 64 MB.  The worker seals its file
-    # mappings (sb_seal.c), so munmap and mprotect fail on them, and a data
-    # limit (RLIMIT_DATA, sb_contain.c) bounds what either trade could hold
-    # on a kernel without mseal: a call holds at most its limit in new
-    # memory (SEAL_CHECK, below).
+    # mappings (sb_seal.c), so munmap and mprotect fail on them: a call
+    # holds at most its limit in new memory (SEAL_CHECK, below).  On a
+    # kernel without mseal the data limit (RLIMIT_DATA) stops this order of
+    # the trades, not every one (review 95).
     ctypes_payload("unmap-inherited-libraries-for-memory", SEAL_CHECK.replace(
         "TRADE", "freed = sum(n for s, n in segments if libc.munmap(s, n) == 0)\n"
                  "    written = 0"),
