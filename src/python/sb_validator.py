@@ -528,19 +528,24 @@ class _Validator:
         return lineno, start + 1
 
     def _check_body_runs(self, tree):
-        """A language function's body that only defines functions (def
-        main(x): ... as sandbox_execute takes it) runs none of them: the
-        function returned NULL, silently (review 94)."""
+        """A language function's body made only of definitions (def
+        main(x): ... as sandbox_execute takes it, imports, constants) runs
+        none of them: the function returned NULL, silently (review 94)."""
         defs = [s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
         if not defs:
             return
         for statement in tree.body:
-            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                      ast.Import, ast.ImportFrom, ast.Pass)):
                 continue
-            # anything that returns, yields or calls at the top level runs
-            if any(isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom, ast.Call, ast.Await))
-                   for node in ast.walk(statement)):
-                return
+            if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+                continue                        # a docstring
+            if isinstance(statement, (ast.Assign, ast.AnnAssign)) and not any(
+                    isinstance(node, (ast.Call, ast.Yield, ast.YieldFrom, ast.Await,
+                                      ast.NamedExpr))
+                    for node in ast.walk(statement)):
+                continue                        # a constant
+            return                              # anything else runs
         first = defs[0]
         params = ", ".join(self.function[1])
         self._add(first.lineno, first.col_offset + 1, "never-called",

@@ -104,13 +104,28 @@ class FunctionBodyTests(unittest.TestCase):
                 "In LANGUAGE pysandbox the body is the function itself, with the arguments by "
                 "name: end it with return main(x, y), or write the body without the def.")])
 
+    def test_definitions_and_constants_only(self):
+        found = self.body("""
+            \"\"\"Doc.\"\"\"
+            import math
+            LIMIT = 10
+            class Row:
+                pass
+            def main(x, y):
+                return x + y
+            """)
+        self.assertEqual([f["rule"] for f in found], ["never-called"])
+
     def test_bodies_that_run(self):
         for source in ("def main(x, y):\n    return x + y\nreturn main(x, y)\n",
                        "def helper(v):\n    print(v)\nhelper(x)\n",
                        "def gen():\n    yield 1\nyield from gen()\n",
                        "return x + y\n",
                        "def main(x, y):\n    return x\nif x:\n    return main(x, y)\n",
-                       "print(x)\n"):
+                       "print(x)\n",
+                       "def check(v):\n    return v\nassert x > 0\n",
+                       "def main(x, y):\n    return x\nraise ValueError(x)\n",
+                       "def main(x, y):\n    return x\nif x:\n    pass\n"):
             with self.subTest(source=source):
                 self.assertEqual(self.body(source), [])
 
