@@ -305,6 +305,36 @@ def _checked_quad_mesh(method):
     return draw_quad_mesh
 
 
+def _check_line_widths(renderer, widths):
+    """Line widths in points that agg's rasterizer can stroke: as wide as
+    inf pixels (or nearly) it recursed until the native stack ran out."""
+    import numpy as np
+    points = np.asarray(widths, dtype=np.float64).ravel()
+    pixels = points * (float(renderer.dpi) / 72.0)
+    if points.size and np.nanmax(np.abs(pixels), initial=0.0) > 1e304:
+        worst = float(points[np.nanargmax(np.abs(pixels))])
+        raise ValueError(
+            "a line width of %r points (%r pixels at %g dpi) cannot be drawn; give "
+            "linewidth= (lw=, linewidths=, or a path effect's linewidth=) a finite number of "
+            "points" % (worst, worst * float(renderer.dpi) / 72.0, float(renderer.dpi)))
+
+
+def _checked_path_collection(renderer, method):
+    """draw_path_collection strokes each path at its own width (a
+    LineCollection's linewidths=[inf], contour's linewidths=inf): checked,
+    and handed on as the array checked (review 95)."""
+    import numpy as np
+
+    def draw_path_collection(gc, master_transform, paths, all_transforms, offsets,
+                             offset_trans, facecolors, edgecolors, linewidths, *args, **kwargs):
+        if sb_guard.guard_on():
+            linewidths = np.array(linewidths, dtype=np.float64)
+            _check_line_widths(renderer, linewidths)
+        return method(gc, master_transform, paths, all_transforms, offsets, offset_trans,
+                      facecolors, edgecolors, linewidths, *args, **kwargs)
+    return draw_path_collection
+
+
 def _checked_image(method):
     """draw_image reads shape[0] x shape[1] x 4 bytes of the image whatever
     its last dimension (matplotlib 3.6): an image of (h, w, 1) bytes was read
@@ -438,14 +468,14 @@ def _guard(mpl, plt):
         # agg's rasterizer, stroking a line as wide as inf pixels
         # (lw=float("inf"), a path effect's) or nearly (1e307 points at 100
         # dpi), split a segment whose ends became INT_MIN without end, until
-        # the native stack ran out (review 92); 1e306 pixels still draw
+        # the native stack ran out (review 92); 1e306 pixels still draw.
+        # The native code gets a plain copy of the context checked: a
+        # context of the code's own answered get_linewidth() twice
         if sb_guard.guard_on():
-            width = float(self.points_to_pixels(gc.get_linewidth()))
-            if width > 1e304:
-                raise ValueError(
-                    "a line width of %r points (%r pixels at %g dpi) cannot be drawn; give "
-                    "linewidth= (lw=, or a path effect's linewidth=) a finite number of points"
-                    % (gc.get_linewidth(), width, self.dpi))
+            plain = bases.GraphicsContextBase()
+            plain.copy_properties(gc)
+            gc = plain
+            _check_line_widths(self, [gc.get_linewidth()])
         return draw_path(self, gc, path, transform, rgbFace)
     checked_draw_path.__qualname__ = draw_path.__qualname__
     checked_draw_path.__doc__ = draw_path.__doc__
@@ -460,6 +490,8 @@ def _guard(mpl, plt):
             if method is not None:
                 if name == "draw_quad_mesh":
                     method = _checked_quad_mesh(method)
+                elif name == "draw_path_collection":
+                    method = _checked_path_collection(self, method)
                 elif name == "draw_image":
                     method = _checked_image(method)
                 setattr(self, name, _library_only(method, "renderer.%s()" % name))

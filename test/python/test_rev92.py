@@ -122,6 +122,29 @@ class LineWidthTests(unittest.TestCase):
                                             r"give linewidth= .* a finite number of points"):
                     run(self.CODE.replace("LINE", line))
 
+    def test_collection_widths_refused(self):
+        # review 95: a collection strokes at its own widths
+        for draw in ('ax.add_collection(LineCollection([[(0, 0), (1, 1)]], linewidths=[float("inf")]))',
+                     'ax.add_collection(LineCollection([[(0, 0), (1, 1)]], linewidths=[1, 1e307]))',
+                     'ax.contour([[0, 1], [1, 2]], linewidths=float("inf"))'):
+            with self.subTest(draw=draw):
+                with self.assertRaisesRegex(ValueError, r"a line width of .* cannot be drawn"):
+                    run(self.COLLECTION.replace("DRAW", draw))
+        self.assertTrue(run(self.COLLECTION.replace(
+            "DRAW", 'ax.add_collection(LineCollection([[(0, 0), (1, 1)]], linewidths=[2, 1e300]))')))
+
+    COLLECTION = '''
+        import io
+        import matplotlib.pyplot as plt
+        from matplotlib.collections import LineCollection
+        def main():
+            fig, ax = plt.subplots()
+            DRAW
+            buf = io.BytesIO()
+            fig.savefig(buf, format="png")
+            return len(buf.getvalue()) > 0
+        '''
+
     def test_finite_widths_draw(self):
         for line in ("lw=1e300", "lw=3", 'lw=float("nan")'):
             with self.subTest(line=line):
