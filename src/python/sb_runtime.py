@@ -281,7 +281,13 @@ def warm_later():
     allowed modules warm() left to it, as a worker without one does."""
     later = set(_LATER)
     _LATER.clear()
-    _import_allowed(lambda top: top in later)
+    # their native libraries read their thread counts when they load, as in
+    # warm_preload (review 95: a BLAS first loaded here read none)
+    os.environ.update(_WORKER_ENV)
+    try:
+        _import_allowed(lambda top: top in later)
+    finally:
+        os.environ.clear()
     sb_harden.guard_library_getattrs()
     _guard_addresses()
     gc.collect()
