@@ -7052,6 +7052,22 @@ SYSCALL_PAYLOADS = [
     # memory_mb 64.  The filter allows only the call the child makes itself
     ctypes_payload("thp-back-on-except-advised",
                    "return check(libc.prctl(41, 1, 2, 0, 0), 'prctl')"),
+    # Honest code met it first: a list of strings past its limit, MemoryError
+    # caught, held 81 MB at memory_mb 16 (malloc grew into the reserve);
+    # within its limit plus the inherited heap's free room now (19 MB)
+    Payload("list-of-strings-held-within-memory-limit", """
+        def main():
+            x = []
+            try:
+                while True:
+                    x.append(" " * 100000)
+            except MemoryError:
+                held = len(x) * 100000 >> 20
+            del x
+            if held > 32:
+                raise RuntimeError("%d MB of strings held at memory_mb 16" % held)
+            return held
+        """, on={OK}, off={OK}, options={"memory_mb": 16}),
     # The same with glibc's reserved heap (the worker's warm-up once ran a
     # thread, whose arena reserved 64 MB): made writable with the address
     # space full (honest code did it too: malloc falls back to that arena
