@@ -320,22 +320,16 @@ def ctypes_payload(name, body, params="", off=(SECCOMP,), **kw):
     return Payload(name, code, off=off, **kw)
 
 
-# The body of the payloads that trade address space a child inherited for
-# memory: find what to trade (segments), TRADE it (freed: bytes given back or
-# made writable; written: of those, bytes written), then map and write 4 MB
-# blocks until the limit refuses one.  Raises if the call held more than its
-# 64 MB limit plus 16 MB.
-TRADE_CHECK = """
-    import struct
+# The ctypes signatures the trade payloads call, and their last move: map
+# and write 4 MB blocks until the limit refuses one.
+MEMORY_CALLS = """
     libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
     libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
     libc.mmap.restype = ctypes.c_void_p
     libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
                           ctypes.c_int, ctypes.c_int, ctypes.c_long]
-    FIND
-    if sum(n for s, n in segments) < (24 << 20):
-        raise LookupError("nothing large to trade: %r" % segments)
-    TRADE
+"""
+MAP_BLOCKS = """
     blocks = []
     while len(blocks) < 256:
         p = libc.mmap(None, 4 << 20, 3, 0x22, -1, 0)
@@ -343,6 +337,21 @@ TRADE_CHECK = """
             break
         ctypes.memset(p, 1, 4 << 20)
         blocks.append(p)
+"""
+
+# The body of the payloads that trade address space a child inherited for
+# memory: find what to trade (segments), TRADE it (freed: bytes given back or
+# made writable; written: of those, bytes written), then map and write 4 MB
+# blocks until the limit refuses one.  Raises if the call held more than its
+# 64 MB limit plus 16 MB.
+TRADE_CHECK = """
+    import struct
+""" + MEMORY_CALLS + """
+    FIND
+    if sum(n for s, n in segments) < (24 << 20):
+        raise LookupError("nothing large to trade: %r" % segments)
+    TRADE
+""" + MAP_BLOCKS + """
     for p in blocks:
         libc.munmap(p, 4 << 20)
     held = written + 4 * len(blocks) * (1 << 20)
@@ -385,11 +394,7 @@ SEAL_CHECK = TRADE_CHECK.replace("FIND", """class LinkMap(ctypes.Structure):
 # 64 MB limit plus 16 MB.  None found (the worker keeps one arena): OK.
 RESERVED_HEAP_CHECK = """
     import struct
-    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
-    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-    libc.mmap.restype = ctypes.c_void_p
-    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
-                          ctypes.c_int, ctypes.c_int, ctypes.c_long]
+""" + MEMORY_CALLS + """
     libc.access.argtypes = [ctypes.c_void_p, ctypes.c_int]
     segments = []
     for a in range(0x7e0000000000, 0x800000000000, 64 << 20):
@@ -400,13 +405,7 @@ RESERVED_HEAP_CHECK = """
             segments.append((a + usable, (64 << 20) - usable))
     if not segments:
         return "no reserved heap"
-    blocks = []
-    while len(blocks) < 256:
-        p = libc.mmap(None, 4 << 20, 3, 0x22, -1, 0)
-        if p is None or p == (1 << 64) - 1:
-            break
-        ctypes.memset(p, 1, 4 << 20)
-        blocks.append(p)
+""" + MAP_BLOCKS + """
     written = 0
     TRADE
     held = written + 4 * len(blocks) * (1 << 20)
