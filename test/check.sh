@@ -29,7 +29,9 @@
 #  10. once more with scipy, sklearn and statsmodels preloaded and allowed:
 #      their code as in plain Python (test/corpus/libraries.py), the README's
 #      example of them, the hostile suite and the pandas corpus
-#  11. the Debian package: built with pg_buildext, installed with dpkg,
+#  11. the libraries' mappings left unsealed (PYSANDBOX_TEST_NO_SEAL, as on
+#      a kernel without mseal): the payloads that trade their address space
+#  12. the Debian package: built with pg_buildext, installed with dpkg,
 #      pg_regress against it with the fork server (test/deb.sh)
 # Exits non-zero if anything failed; the last line sums it up.
 set -u
@@ -128,6 +130,21 @@ run "libraries: scipy, sklearn, statsmodels as in plain Python" /usr/bin/python3
 run "libraries: the README's example" /usr/bin/python3 test/readme.py
 run "libraries: hostile (Python layer on and off)" /usr/bin/python3 test/security/hostile.py --modes on,off
 run "libraries: the pandas corpus" /usr/bin/python3 test/corpus/run_corpus.py
+crashed
+
+# a kernel without mseal (Debian 12's own 6.1, say), as far as the worker
+# can tell: its libraries' mappings left unsealed, the trades of their
+# address space for memory must still be stopped (review 95)
+unsealed() {
+	psql -Xq -c "CREATE EXTENSION IF NOT EXISTS pysandbox" &&
+		psql -Xqt -c "SELECT detail FROM sandbox_layers() WHERE layer = 'rlimits'" |
+		grep -q "mappings are not sealed" &&
+		/usr/bin/python3 test/security/hostile.py --modes off --only inherited
+}
+echo "== restarting the cluster with the libraries' mappings unsealed (PYSANDBOX_TEST_NO_SEAL)"
+PYSANDBOX_PRELOAD=1 PYSANDBOX_TEST_NO_SEAL=1 sh test/cluster.sh start ||
+	{ echo "check: could not start the unsealed cluster"; exit 1; }
+run "unsealed: sandbox_layers says so; trades of inherited address space stopped" unsealed
 crashed
 
 # the Debian package, built from the committed tree, installed and tested

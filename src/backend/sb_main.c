@@ -600,7 +600,7 @@ sandbox_layers(PG_FUNCTION_ARGS)
 				 "no huge pages where the code runs), "
 				 "CPU (timer and RLIMIT_CPU), no processes, no file writes, no core, 16 fds; oom_score_adj 1000" :
 				 "memory (address space and private writable memory; the libraries' mappings are not sealed, "
-				 "which needs Linux 6.10: native code can unmap them and map as much memory; "
+				 "which needs Linux 6.10: native code can trade their address space for memory until the worker, reading what it holds every 20 ms, ends the call; "
 				 "no huge pages where the code runs), "
 				 "CPU (timer and RLIMIT_CPU), no processes, no file writes, no core, 16 fds; oom_score_adj 1000");
 	sb_layer_row(rsinfo, "seccomp", (layers & SB_LAYER_SECCOMP) != 0,

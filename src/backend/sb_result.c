@@ -529,6 +529,11 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 				psprintf("sandbox code exceeded its memory limit of %d MB", limits->memory_mb),
 				"Its page tables outgrew what the limit allows: it mapped many small, scattered pieces of memory.",
 				NULL);
+	else if (ex->cause == SB_EXIT_RESIDENT)
+		sb_fail(f, ERRCODE_OUT_OF_MEMORY, "memory",
+				psprintf("sandbox code exceeded its memory limit of %d MB", limits->memory_mb),
+				"Its process held more private memory than the limit allows: native code made the address space of the libraries it inherited into memory of its own.",
+				NULL);
 	else if (ex->cause == SB_EXIT_TIMEOUT)
 	{
 		sb_fail(f, ERRCODE_QUERY_CANCELED, "timeout",

@@ -403,7 +403,7 @@ sb_sandbox_poll_worker(void)
 	sb_control_drain();
 }
 
-/* Build the worker's environment: nothing from ours but BLAS settings. */
+/* Build the worker's environment: nothing from ours but BLAS settings (and a test switch). */
 static char **
 sb_worker_environment(void)
 {
@@ -417,7 +417,9 @@ sb_worker_environment(void)
 		"NUMEXPR_NUM_THREADS=1",
 		"GLIBC_TUNABLES=glibc.malloc.hugetlb=1",
 	};
-	static const char *const passed[] = {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"};
+	/* (and the tests' stand-in for a kernel without mseal: sb_seal.c) */
+	static const char *const passed[] = {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE",
+	"PYSANDBOX_TEST_NO_SEAL"};
 	char	  **env = palloc0(sizeof(char *) * (lengthof(fixed) + lengthof(passed) + 1));
 	int			n = 0;
 	int			i;

@@ -287,6 +287,8 @@ sb_workspace_why(const SbExitReport *ex)
 						SB_WORKSPACE_IDLE_CPU_MS);
 	if (ex->cause == SB_EXIT_MEMORY)
 		return pstrdup("Its process's page tables outgrew what its memory limit allows.");
+	if (ex->cause == SB_EXIT_RESIDENT)
+		return pstrdup("Its process held more private memory than its memory limit allows.");
 	if (ex->cause == SB_EXIT_YIELDED)
 		return psprintf("Its process was taken back while it waited for a call: all pysandbox.max_concurrent (%d) sandbox processes were in use, another session's call was waiting, and this session held more than one.",
 						sb_max_concurrent);

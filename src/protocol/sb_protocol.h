@@ -28,7 +28,7 @@
 #include <sys/types.h>
 
 #ifndef SB_PROTOCOL_VERSION		/* test/protocol.sh builds another */
-#define SB_PROTOCOL_VERSION		11
+#define SB_PROTOCOL_VERSION		12
 #endif
 
 /* the worker inherits its control socket on this fd */
@@ -463,7 +463,9 @@ typedef enum SbExitCause
 								 * its idle timeout for a call */
 	SB_EXIT_YIELDED = 6,		/* a held child taken back between calls
 								 * for another client's waiting call */
-	SB_EXIT_MEMORY = 7			/* its page tables outgrew what its memory
+	SB_EXIT_MEMORY = 7,			/* its page tables outgrew what its memory
+								 * limit allows (sb_children.h) */
+	SB_EXIT_RESIDENT = 8		/* it held more private memory than its data
 								 * limit allows (sb_children.h) */
 } SbExitCause;
 

@@ -47,6 +47,18 @@
  */
 #define SB_PTE_CHECK_US 20000
 #define SB_PTE_BUDGET_KB(memory_mb) (16384 + (uint64_t) (memory_mb) * 32)
+/*
+ * Read with them: the private memory it holds (RssAnon, plus RssShmem for
+ * its mailbox).  Honest code's private pages lie in its data (private
+ * writable mappings, RLIMIT_DATA: what it inherited plus memory_mb, as
+ * sb_contain.c sets it) and its stack, but for libraries' relocated pages
+ * made read-only again (a few MB).  On a kernel without mseal, native code
+ * can trade the address space of its inherited libraries for memory past
+ * that limit (sb_seal.c: mapping over them, or making them writable once
+ * its address space is full, which the kernel does not count as data);
+ * the worker kills it past this much more than its data limit and stack.
+ */
+#define SB_RESIDENT_SLACK_KB 16384
 /* held children's clocks are read this often (sb_protocol.h) */
 #define SB_HELD_CHECK_US ((uint64_t) SB_HELD_CHECK_MS * 1000)
 
@@ -70,6 +82,7 @@ typedef struct SbChild
 								 * at this time; 0: not yet */
 	bool		revoked;		/* an orphan: a reservation taken back */
 	uint32_t	cause;			/* SbExitCause */
+	uint64_t	data_limit_kb;	/* its RLIMIT_DATA once set (0: not yet) */
 	bool		ready;			/* a spare that finished warming up */
 	bool		contained;		/* a spare given limits ahead of its call */
 	SbSpawnRequest limits;		/* those limits */
@@ -152,8 +165,7 @@ extern bool sb_fork_child(uint32_t shape, bool spare, SbChild *out);
 extern void sb_discard_child(SbChild *c);
 extern uint64_t sb_now_us(void);
 extern uint64_t sb_child_cpu_us(const SbChild *c);
-extern uint64_t sb_child_pte_kb(const SbChild *c);
-extern bool sb_child_pte_over(SbChild *c);
+extern bool sb_child_memory_over(SbChild *c);
 extern void sb_start_reserved(SbClient *cl);
 
 /* sb_spares.c: the pool of spares, at most SB_MAX_SPARES */

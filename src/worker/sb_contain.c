@@ -263,8 +263,10 @@ sb_setrlimit(int resource, rlim_t soft, rlim_t hard, const char *what)
  * space made writable (a library's pages) and private mappings made where
  * libraries were unmapped, which matters on a kernel without mseal (before
  * 6.10, sb_seal.c) -- but not against code that fills its address space
- * first (the kernel then skips the data check of mprotect) or maps shared
- * memory (not data): there that gap stays open (review 95).
+ * first (the kernel then skips the data check of mprotect, and of a
+ * mapping made over another): the worker reads what such a child holds
+ * and kills it (SB_RESIDENT_SLACK_KB); shared memory, which is not data,
+ * it cannot map (sb_seccomp.c, review 95).
  * CPU: a profiling timer kills at the exact millisecond (SIGPROF,
  * default action terminate) and RLIMIT_CPU backs it up (SIGXCPU at soft,
  * SIGKILL at soft + 1 s, since SIGXCPU can be ignored).

@@ -63,20 +63,31 @@ sb_child_cpu_us(const SbChild *c)
 	return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
 }
 
+/* A "Name:   value kB" field of /proc/<pid>/status, 0 if missing. */
+static uint64_t
+sb_status_kb(const char *status, const char *field)
+{
+	const char *line = strstr(status, field);
+
+	return line == NULL ? 0 : strtoull(line + strlen(field), NULL, 10);
+}
+
 /*
- * Kernel memory of a child's page tables in kB (VmPTE), which RLIMIT_AS
- * does not count; 0 if it cannot be read (an exiting child).
+ * A child's data limit in kB, from /proc/<pid>/limits once it has set one
+ * (before any of its call's code runs: sb_contain.c); 0 while it has not.
  */
-uint64_t
-sb_child_pte_kb(const SbChild *c)
+static uint64_t
+sb_child_data_limit_kb(const SbChild *c)
 {
 	char		path[64];
-	char		buf[4096];
+	char		buf[2048];
 	int			fd;
 	ssize_t		n;
 	char	   *line;
+	char	   *end;
+	unsigned long long bytes;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int) c->pid);
+	snprintf(path, sizeof(path), "/proc/%d/limits", (int) c->pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
@@ -85,23 +96,55 @@ sb_child_pte_kb(const SbChild *c)
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';
-	line = strstr(buf, "\nVmPTE:");
-	return line == NULL ? 0 : strtoull(line + strlen("\nVmPTE:"), NULL, 10);
+	line = strstr(buf, "\nMax data size");
+	if (line == NULL)
+		return 0;
+	line += strlen("\nMax data size");
+	bytes = strtoull(line, &end, 10);
+	return end == line ? 0 : bytes / 1024;	/* "unlimited": not yet */
 }
 
 /*
  * Kill a child whose page tables outgrew what its memory limit allows
- * (SB_PTE_BUDGET_KB); true if it was.
+ * (SB_PTE_BUDGET_KB), or that holds more private memory than its data
+ * limit and stack (SB_RESIDENT_SLACK_KB); true if it was.  Both come from
+ * one reading of /proc/<pid>/status (0 where it cannot be read: an exiting
+ * child).
  */
 bool
-sb_child_pte_over(SbChild *c)
+sb_child_memory_over(SbChild *c)
 {
-	if (c->pid <= 0 || c->killed ||
-		sb_child_pte_kb(c) <= SB_PTE_BUDGET_KB(c->limits.memory_mb))
+	char		path[64];
+	char		buf[4096];
+	int			fd;
+	ssize_t		n;
+	uint64_t	resident;
+	uint32_t	cause;
+
+	if (c->pid <= 0 || c->killed)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int) c->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	if (c->data_limit_kb == 0)
+		c->data_limit_kb = sb_child_data_limit_kb(c);
+	resident = sb_status_kb(buf, "\nRssAnon:") + sb_status_kb(buf, "\nRssShmem:");
+	if (sb_status_kb(buf, "\nVmPTE:") > SB_PTE_BUDGET_KB(c->limits.memory_mb))
+		cause = SB_EXIT_MEMORY;
+	else if (c->data_limit_kb > 0 &&
+			 resident > c->data_limit_kb + sb_status_kb(buf, "\nVmStk:") + SB_RESIDENT_SLACK_KB)
+		cause = SB_EXIT_RESIDENT;
+	else
 		return false;
 	kill(c->pid, SIGKILL);
 	c->killed = true;
-	c->cause = SB_EXIT_MEMORY;
+	c->cause = cause;
 	return true;
 }
 

@@ -190,8 +190,8 @@ sb_held_check(SbClient *cl, SbChild *c, uint64_t now)
 
 	if (c->pid <= 0 || c->killed || now < c->cpu_check_us)
 		return;
-	/* page tables, which its memory limit does not count (sb_children.h) */
-	if (sb_child_pte_over(c))
+	/* page tables and traded memory, which its limits do not count (sb_children.h) */
+	if (sb_child_memory_over(c))
 		return;
 	/* CPU first: what the clock says then started no later than that */
 	cpu = sb_child_cpu_us(c);

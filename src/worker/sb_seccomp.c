@@ -53,6 +53,8 @@ typedef enum SbRuleKind
 {
 	SB_ALLOW,					/* always */
 	SB_NO_EXEC,					/* arg has no PROT_EXEC bit */
+	SB_MMAP_PRIVATE,			/* mmap: not executable, and private, or
+								 * shared read-only from a file */
 	SB_READ_ONLY_OPEN,			/* arg has no write/create/truncate flag */
 	SB_SELF_ONLY,				/* arg0 is our own pid */
 	SB_THREAD_ONLY,				/* clone flags: a thread, no namespaces */
@@ -132,7 +134,7 @@ static const SbSyscallRule sb_policy[] = {
 
 	/* memory: never executable */
 	{"brk", SB_ALLOW}, {"munmap", SB_ALLOW}, {"mremap", SB_ALLOW}, {"madvise", SB_MADVISE_SAFE, 2},
-	{"mmap", SB_NO_EXEC, 2}, {"mprotect", SB_NO_EXEC, 2}, {"pkey_mprotect", SB_NO_EXEC, 2},
+	{"mmap", SB_MMAP_PRIVATE}, {"mprotect", SB_NO_EXEC, 2}, {"pkey_mprotect", SB_NO_EXEC, 2},
 	/* transparent huge pages off before the code runs (sb_io_huge_pages_off) */
 	{"prctl", SB_THP_OFF},
 
@@ -317,6 +319,27 @@ sb_seccomp_add(scmp_filter_ctx ctx, const SbSyscallRule *r, pid_t self)
 		case SB_NO_EXEC:
 			return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
 									SCMP_CMP(r->arg, SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
+		case SB_MMAP_PRIVATE:
+
+			/*
+			 * No shared memory of its own: a shared mapping is not data,
+			 * so RLIMIT_DATA does not count it, and on a kernel without
+			 * mseal code that unmapped its inherited libraries could map
+			 * their address space again as shared memory and write it
+			 * (review 95).  Shared read-only mappings of a file stay
+			 * (glibc's gconv cache): every file it opens is read-only, so
+			 * mprotect cannot make them writable.  MAP_SHARED_VALIDATE
+			 * has the MAP_SHARED bit too.
+			 */
+			rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 2,
+								  SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0),
+								  SCMP_A3(SCMP_CMP_MASKED_EQ, MAP_SHARED, 0));
+			if (rc == 0)
+				rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 2,
+									  SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC | PROT_WRITE, 0),
+									  SCMP_A3(SCMP_CMP_MASKED_EQ, MAP_SHARED | MAP_ANONYMOUS,
+											  MAP_SHARED));
+			return rc;
 		case SB_READ_ONLY_OPEN:
 			return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
 									SCMP_CMP(r->arg, SCMP_CMP_MASKED_EQ,

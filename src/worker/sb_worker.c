@@ -727,7 +727,7 @@ sb_child_enforce(SbChild *c, uint64_t now)
 	}
 	if (now < c->cpu_check_us)
 		return;
-	if (sb_child_pte_over(c))
+	if (sb_child_memory_over(c))
 		return;
 	cpu = sb_child_cpu_us(c);
 	used = cpu > c->cpu_before_us ? cpu - c->cpu_before_us : 0;
@@ -1050,6 +1050,7 @@ main(int argc, char **argv)
 	sb_containment.worker_pid = getpid();
 	sb_containment.userns_fd = sb_containment.mntns_fd = -1;
 	sb_worker_one_arena();
+	sb_seal_read_switch();
 
 	/* 2. interpreter, pandas, warm-up; then what the child may read */
 	sb_seccomp_prepare();

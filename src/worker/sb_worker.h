@@ -82,6 +82,7 @@ extern int	sb_guard_identity_hashes(void);
 /* sb_hotpages.c: a /proc file read whole into an anonymous mapping */
 extern ssize_t sb_read_proc_file(const char *path, char **buf, size_t *cap);
 /* sb_seal.c: the worker's file mappings sealed before any call's child */
+extern void sb_seal_read_switch(void);
 extern int	sb_seal_file_mappings(void);
 /* sb_dtypeguard.c: numpy's data-type sizes kept inside a C int */
 extern struct _object *sb_io_guard_numpy_dtypes(struct _object *self, struct _object *args);

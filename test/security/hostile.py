@@ -362,7 +362,7 @@ TRADE_CHECK = """
 
 # Large libraries a call never uses (ICU's data, LAPACK), from the dynamic
 # linker's list and their program headers.
-SEAL_CHECK = TRADE_CHECK.replace("FIND", """class LinkMap(ctypes.Structure):
+LIBRARY_SEGMENTS = """class LinkMap(ctypes.Structure):
         pass
     LinkMap._fields_ = [("l_addr", ctypes.c_size_t), ("l_name", ctypes.c_char_p),
                         ("l_ld", ctypes.c_void_p), ("l_next", ctypes.POINTER(LinkMap)),
@@ -380,7 +380,32 @@ SEAL_CHECK = TRADE_CHECK.replace("FIND", """class LinkMap(ctypes.Structure):
                     vaddr, memsz = struct.unpack_from("Q", ph, 16)[0], struct.unpack_from("Q", ph, 40)[0]
                     start = (m.l_addr + vaddr) & ~4095
                     segments.append((start, ((m.l_addr + vaddr + memsz + 4095) & ~4095) - start))
-        lm = m.l_next""")
+        lm = m.l_next"""
+SEAL_CHECK = TRADE_CHECK.replace("FIND", LIBRARY_SEGMENTS)
+
+# The trades the kernel's data check misses once the address space is full
+# (review 95), where the libraries are not sealed (a kernel without mseal;
+# test/check.sh runs these with PYSANDBOX_TEST_NO_SEAL too): map and write
+# 4 MB blocks until the limit refuses one, then TRADE the libraries' pages
+# (written: bytes written) and hold them while the worker reads what the
+# child holds (every 20 ms).  Must hold at most its 64 MB limit plus 16 MB.
+FULL_TRADE_CHECK = """
+    import struct
+    import time
+""" + MEMORY_CALLS + """
+    """ + LIBRARY_SEGMENTS + """
+    if sum(n for s, n in segments) < (24 << 20):
+        raise LookupError("nothing large to trade: %r" % segments)
+""" + MAP_BLOCKS + """
+    written = 0
+    TRADE
+    time.sleep(0.3)
+    held = written + 4 * len(blocks) * (1 << 20)
+    if held > (80 << 20):
+        raise RuntimeError("%d MB held under a 64 MB limit, %d MB of it the libraries'"
+                           % (held >> 20, written >> 20))
+    return [len(blocks) * 4, written >> 20]
+"""
 
 # glibc's reserved heap: a thread's malloc arena is a 64 MB mapping, aligned
 # to 64 MB, of which only what is in use (its heap_info's mprotect_size) is
@@ -7045,6 +7070,52 @@ SYSCALL_PAYLOADS = [
                  "            freed += n\n"
                  "    written = freed"),
                    off=(OK,), options={"memory_mb": 64}),
+    # Where the libraries are not sealed (review 95): unmapped and mapped
+    # again as shared memory, which the data limit does not count (the
+    # filter refuses shared memory of its own); made writable, or mapped
+    # over, once the address space is full, when the kernel checks no data
+    # limit; or unmapped after the written blocks were made read-only (no
+    # longer data) for as many more.  The worker kills a child holding more
+    # private memory than its data limit allows.  (Linux 6.18 refuses the
+    # mapping over them with ENOMEM once the address space is full; older
+    # kernels subtracted what it replaced first.)
+    ctypes_payload("unmap-inherited-libraries-for-shared-memory", SEAL_CHECK.replace(
+        "TRADE", "freed = written = 0\n"
+                 "    for s, n in segments:\n"
+                 "        if libc.munmap(s, n) == 0:\n"
+                 "            freed += n\n"
+                 "            p = libc.mmap(None, n, 3, 0x21, -1, 0)\n"
+                 "            if p is not None and p != (1 << 64) - 1:\n"
+                 "                ctypes.memset(p, 1, n)\n"
+                 "                written += n"),
+                   off=(OK, SECCOMP), options={"memory_mb": 64}),
+    ctypes_payload("write-inherited-library-pages-with-address-space-full",
+                   FULL_TRADE_CHECK.replace(
+                       "TRADE", "for s, n in segments:\n"
+                                "        if libc.mprotect(s, n, 3) == 0:\n"
+                                "            ctypes.memset(s, 1, n)\n"
+                                "            written += n"),
+                   off=(OK, MEMORY), options={"memory_mb": 64}),
+    ctypes_payload("map-over-inherited-libraries-with-address-space-full",
+                   FULL_TRADE_CHECK.replace(
+                       "TRADE", "for s, n in segments:\n"
+                                "        if libc.mmap(s, n, 3, 0x32, -1, 0) == s:\n"
+                                "            ctypes.memset(s, 1, n)\n"
+                                "            written += n"),
+                   off=(OK, MEMORY), options={"memory_mb": 64}),
+    ctypes_payload("unmap-inherited-libraries-after-blocks-made-read-only",
+                   FULL_TRADE_CHECK.replace(
+                       "TRADE", "for s, n in segments:\n"
+                                "        libc.munmap(s, n)\n"
+                                "    for p in blocks:\n"
+                                "        libc.mprotect(p, 4 << 20, 1)\n"
+                                "    while written < (256 << 20):\n"
+                                "        p = libc.mmap(None, 4 << 20, 3, 0x22, -1, 0)\n"
+                                "        if p is None or p == (1 << 64) - 1:\n"
+                                "            break\n"
+                                "        ctypes.memset(p, 1, 4 << 20)\n"
+                                "        written += 4 << 20"),
+                   off=(OK, MEMORY), options={"memory_mb": 64}),
     # review 93: Linux 6.18 reads prctl(PR_SET_THP_DISABLE)'s arg2 as flags,
     # and PR_THP_DISABLE_EXCEPT_ADVISED (2) turned huge pages back on where
     # madvise(MADV_HUGEPAGE) asked: review 91's trade again, 6 GB held at

@@ -78,6 +78,8 @@ MSG_OOB, MSG_DONTWAIT = 0x1, 0x40
 SHUT_RD, SHUT_WR, SHUT_RDWR = 0, 1, 2
 MADV_DONTNEED, MADV_REMOVE, MADV_MERGEABLE, MADV_HUGEPAGE, MADV_PAGEOUT = 4, 9, 12, 14, 21
 PR_SET_DUMPABLE, PR_SET_THP_DISABLE, PR_GET_THP_DISABLE = 4, 41, 42
+PROT_READ, PROT_WRITE, PROT_EXEC = 1, 2, 4
+MAP_SHARED, MAP_PRIVATE, MAP_SHARED_VALIDATE, MAP_ANONYMOUS = 0x01, 0x02, 0x03, 0x20
 
 # x86_64 calls the kernel runs before any seccomp filter (Linux 6.11+ and
 # 6.17+: seccomp_uprobe_exception()); they act only from a uprobe
@@ -149,6 +151,20 @@ ARG_PROBES = [
     ("madvise", [0, 0, MADV_MERGEABLE], "blocked"),
     ("madvise", [0, 0, MADV_PAGEOUT], "blocked"),
     ("madvise", [0, 0, MADV_DONTNEED | HIGH], "blocked"),
+    # private memory, never executable; no shared memory of its own (a
+    # shared mapping is not data: review 95), shared only read-only from a
+    # file (glibc's gconv cache; the fd -1 here fails with EBADF)
+    ("mmap", [0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0], "ran"),
+    ("mmap", [0, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0], "blocked"),
+    ("mmap", [0, 4096, PROT_READ, MAP_SHARED, -1, 0], "ran"),
+    ("mmap", [0, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, -1, 0], "blocked"),
+    ("mmap", [0, 4096, PROT_READ | PROT_WRITE, MAP_SHARED_VALIDATE, -1, 0], "blocked"),
+    ("mmap", [0, 4096, PROT_READ, MAP_SHARED | MAP_ANONYMOUS, -1, 0], "blocked"),
+    ("mmap", [0, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0], "blocked"),
+    ("mmap", [0, 4096, PROT_READ | PROT_WRITE, MAP_SHARED_VALIDATE | MAP_ANONYMOUS, -1, 0],
+     "blocked"),
+    ("mmap", [0, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | HIGH, -1, 0],
+     "blocked"),
     # transparent huge pages turned off (before the code runs), never on,
     # no other prctl
     ("prctl", [PR_SET_THP_DISABLE, 1, 0, 0, 0], "ran"),
