@@ -56,9 +56,12 @@
  * can trade the address space of its inherited libraries for memory past
  * that limit (sb_seal.c: mapping over them, or making them writable once
  * its address space is full, which the kernel does not count as data);
- * the worker kills it past this much more than its data limit and stack.
+ * the worker kills it past this much more than its data limit and its
+ * stack, counted up to SB_STACK_CREDIT_KB (the kernel counts any mapping
+ * made MAP_GROWSDOWN, or moved out of the stack, as stack: review 96).
  */
 #define SB_RESIDENT_SLACK_KB 16384
+#define SB_STACK_CREDIT_KB 8192
 /* held children's clocks are read this often (sb_protocol.h) */
 #define SB_HELD_CHECK_US ((uint64_t) SB_HELD_CHECK_MS * 1000)
 
@@ -82,7 +85,6 @@ typedef struct SbChild
 								 * at this time; 0: not yet */
 	bool		revoked;		/* an orphan: a reservation taken back */
 	uint32_t	cause;			/* SbExitCause */
-	uint64_t	data_limit_kb;	/* its RLIMIT_DATA once set (0: not yet) */
 	bool		ready;			/* a spare that finished warming up */
 	bool		contained;		/* a spare given limits ahead of its call */
 	SbSpawnRequest limits;		/* those limits */

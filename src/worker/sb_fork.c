@@ -73,8 +73,8 @@ sb_status_kb(const char *status, const char *field)
 }
 
 /*
- * A child's data limit in kB, from /proc/<pid>/limits once it has set one
- * (before any of its call's code runs: sb_contain.c); 0 while it has not.
+ * A child's data limit in kB, from /proc/<pid>/limits (it sets its own
+ * before any of its call's code runs: sb_contain.c); 0 while it has none.
  */
 static uint64_t
 sb_child_data_limit_kb(const SbChild *c)
@@ -101,7 +101,7 @@ sb_child_data_limit_kb(const SbChild *c)
 		return 0;
 	line += strlen("\nMax data size");
 	bytes = strtoull(line, &end, 10);
-	return end == line ? 0 : bytes / 1024;	/* "unlimited": not yet */
+	return end == line ? 0 : bytes / 1024;	/* "unlimited": none yet */
 }
 
 /*
@@ -119,6 +119,8 @@ sb_child_memory_over(SbChild *c)
 	int			fd;
 	ssize_t		n;
 	uint64_t	resident;
+	uint64_t	stack;
+	uint64_t	data_limit_kb;
 	uint32_t	cause;
 
 	if (c->pid <= 0 || c->killed)
@@ -132,13 +134,20 @@ sb_child_memory_over(SbChild *c)
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
-	if (c->data_limit_kb == 0)
-		c->data_limit_kb = sb_child_data_limit_kb(c);
+	/*
+	 * read each time: before the child sets its own, the limits show the
+	 * worker's (finite where the server runs under ulimit -d: review 96)
+	 */
+	data_limit_kb = sb_child_data_limit_kb(c);
 	resident = sb_status_kb(buf, "\nRssAnon:") + sb_status_kb(buf, "\nRssShmem:");
+	/* its stack, up to what a stack honestly takes (review 96: VmStk counts
+	 * any mapping the code makes MAP_GROWSDOWN or moves out of its stack) */
+	stack = sb_status_kb(buf, "\nVmStk:");
+	if (stack > SB_STACK_CREDIT_KB)
+		stack = SB_STACK_CREDIT_KB;
 	if (sb_status_kb(buf, "\nVmPTE:") > SB_PTE_BUDGET_KB(c->limits.memory_mb))
 		cause = SB_EXIT_MEMORY;
-	else if (c->data_limit_kb > 0 &&
-			 resident > c->data_limit_kb + sb_status_kb(buf, "\nVmStk:") + SB_RESIDENT_SLACK_KB)
+	else if (data_limit_kb > 0 && resident > data_limit_kb + stack + SB_RESIDENT_SLACK_KB)
 		cause = SB_EXIT_RESIDENT;
 	else
 		return false;

@@ -7116,6 +7116,42 @@ SYSCALL_PAYLOADS = [
                                 "        ctypes.memset(p, 1, 4 << 20)\n"
                                 "        written += 4 << 20"),
                    off=(OK, MEMORY), options={"memory_mb": 64}),
+    # review 96: the worker credited what the kernel counts as stack
+    # (VmStk): mappings made MAP_GROWSDOWN, or pages of the stack moved
+    # and grown with mremap, held the libraries' room (119 MB at 64) and
+    # raised the allowance by as much.  The filter refuses MAP_GROWSDOWN,
+    # and the worker credits at most 8 MB of stack.
+    ctypes_payload("unmap-inherited-libraries-for-growsdown-memory",
+                   FULL_TRADE_CHECK.replace(
+                       "TRADE", "for s, n in segments:\n"
+                                "        libc.munmap(s, n)\n"
+                                "    while written < (256 << 20):\n"
+                                "        p = libc.mmap(None, 4 << 20, 3, 0x122, -1, 0)\n"
+                                "        if p is None or p == (1 << 64) - 1:\n"
+                                "            break\n"
+                                "        ctypes.memset(p, 1, 4 << 20)\n"
+                                "        written += 4 << 20"),
+                   off=(OK, SECCOMP), options={"memory_mb": 64}),
+    ctypes_payload("unmap-inherited-libraries-for-stack-pages-moved",
+                   FULL_TRADE_CHECK.replace(
+                       "TRADE", "for s, n in segments:\n"
+                                "        libc.munmap(s, n)\n"
+                                "    libc.mremap.restype = ctypes.c_void_p\n"
+                                "    libc.mremap.argtypes = [ctypes.c_void_p, ctypes.c_size_t,\n"
+                                "                            ctypes.c_size_t, ctypes.c_int]\n"
+                                "    top = ctypes.c_void_p.in_dll(libc, '__libc_stack_end').value\n"
+                                "    low = (top - (6 << 20)) & ~4095\n"
+                                "    ctypes.memset(low, 0, 4096)\n"
+                                "    step = 4 << 20\n"
+                                "    while step >= (1 << 20) and written < (256 << 20):\n"
+                                "        p = libc.mremap(low, 4096, step, 1)\n"
+                                "        if p is None or p == (1 << 64) - 1:\n"
+                                "            step >>= 1\n"
+                                "            continue\n"
+                                "        ctypes.memset(p, 1, step)\n"
+                                "        written += step\n"
+                                "        low += 4096"),
+                   off=(OK, MEMORY), options={"memory_mb": 64}),
     # review 93: Linux 6.18 reads prctl(PR_SET_THP_DISABLE)'s arg2 as flags,
     # and PR_THP_DISABLE_EXCEPT_ADVISED (2) turned huge pages back on where
     # madvise(MADV_HUGEPAGE) asked: review 91's trade again, 6 GB held at
