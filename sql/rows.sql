@@ -357,15 +357,28 @@ SELECT * FROM sandbox_rows('def main(): return [(1.0,), (1e300,)]') AS t(f4 real
 SELECT pg_temp.rows_error('f float8', 'def main(): return [("1.5 kg",)]');
 
 --
--- numeric: travels as text, so no digit is lost: floats by their shortest
--- repr (integral ones as integers), ints and Decimals exactly; a float's NaN
--- is NULL (pandas' missing value), a Decimal's NaN is NaN
+-- numeric: travels as text: floats as float8::numeric makes them (15
+-- significant digits: 0.1 + 0.2 is 0.3; whole ones exactly as integers),
+-- ints and Decimals exactly; a float's NaN is NULL (pandas' missing
+-- value), a Decimal's NaN is NaN
 --
 SELECT * FROM sandbox_rows($$
 import numpy as np, pandas as pd
 def main():
     return pd.DataFrame({"n": [1.5, 0.1 + 0.2, np.nan, np.inf, -np.inf, None, 123456789.123456789]})
 $$) AS t(n numeric);
+-- whole floats past 15 digits stay exact (2^53; an id pandas made float),
+-- float32 as float4::numeric (6 digits), numeric[] elements and a language
+-- function's numeric result as float8::numeric
+SELECT * FROM sandbox_rows($$
+import numpy as np, pandas as pd
+def main():
+    return pd.DataFrame({"n": [2.0 ** 53, 1e20, 23.788099999999996],
+                         "f4": np.array([0.1, 2.5, 1 / 3], dtype=np.float32),
+                         "arr": [[0.1 + 0.2, 1 / 3], [], None]})
+$$) AS t(n numeric, f4 numeric, arr numeric[]);
+CREATE FUNCTION pg_temp.third(x float8) RETURNS numeric LANGUAGE pysandbox AS 'return x / 3';
+SELECT pg_temp.third(1), (1 / 3::float8)::numeric AS same_as_the_cast;
 SELECT * FROM sandbox_rows($$
 import decimal
 def main():

@@ -1543,6 +1543,8 @@ def _array_literal(value, name, row, sqltype=None, fields=None):
     # refused as text, and a list next to dicts was taken as a dimension)
     category = _field_category(element) if element in ("bytea", "json", "jsonb", "money",
                                                         "interval") else "text"
+    if element is not None and _field_category(element) == "numeric":
+        category = "numeric"        # floats as float8::numeric gives them
     lists_are_values = category == "json" and not all(
         type(v) is list or type(v) is tuple or (type(v) is np.ndarray and v.ndim > 0)
         for v in value)
@@ -1630,6 +1632,21 @@ def _field_category(sqltype):
     return "text"
 
 
+def _numeric_float_text(f, single=False):
+    """A float's text for a numeric column or result, as float8::numeric
+    (float4::numeric) makes it: 15 (6) significant digits, so that 0.1 + 0.2
+    stores 0.3 and a mean 23.7881, not 23.788099999999996 (review 94); a
+    whole number that the float holds exactly as itself (an integer column
+    that pandas made float for its NULLs keeps its ids)."""
+    if f != f:
+        return "NaN"
+    if f == math.inf or f == -math.inf:
+        return "Infinity" if f > 0 else "-Infinity"
+    if f == math.floor(f) and abs(f) <= (2.0 ** 24 if single else 2.0 ** 53):
+        return str(int(f))
+    return ("%.6g" if single else "%.15g") % f
+
+
 def _text_value(v, category, name, row, sqltype=None, fields=None):
     """The PostgreSQL text form of one value, for the type's input function
     (sqltype: the column's type, for the error; fields: a composite type's)."""
@@ -1664,6 +1681,8 @@ def _text_value(v, category, name, row, sqltype=None, fields=None):
         if category == "money" and math.isfinite(f):
             # money's input takes no exponent (a large amount's repr has one)
             return np.format_float_positional(f, trim="-")
+        if category == "numeric":
+            return _numeric_float_text(f, t is np.float32 or t is np.float16)
         return "Infinity" if f == math.inf else "-Infinity" if f == -math.inf else repr(f)
     if t is decimal.Decimal:
         return str(v)
@@ -1750,17 +1769,16 @@ def _encode_text(series, name, category, sqltype=None, fields=None):
             return fast
     elif series.dtype.kind in "iuf" and not pd.api.types.is_extension_array_dtype(
             series.dtype) and category != "bytea" and category != "money":
-        # numbers for numeric (and text) columns: numpy's shortest repr,
-        # which numeric_in reads back exactly
+        # numbers for text columns: numpy's shortest repr, which the type's
+        # input reads back exactly; floats for numeric ones as
+        # float8::numeric gives them (_numeric_float_text)
         values = series.to_numpy()
-        strings = values.astype(str)
         if values.dtype.kind == "f" and category == "numeric":
-            # integral floats as integers (6.0 -> "6"), like float8::numeric
-            with np.errstate(invalid="ignore"):
-                whole = np.isfinite(values) & (values == np.floor(values)) & (np.abs(values) < 1e15)
-            if whole.any():
-                strings = strings.astype(object)
-                strings[whole] = values[whole].astype(np.int64).astype(str)
+            single = values.dtype.itemsize <= 4
+            strings = np.array([_numeric_float_text(x, single) for x in values.tolist()],
+                               dtype=object)
+        else:
+            strings = values.astype(str)
         texts = pd.Series(strings, dtype=object)
         texts[series.isna().to_numpy()] = None
         return _encode_plain_strings(texts)
