@@ -476,6 +476,34 @@ import math
 def main(x, y):
     return x + y
 $$;
+-- a body that calls main(x) without returning its value: an error naming
+-- the return to write when the value is dropped (review 95: NULL); a
+-- helper that returns None, and a function returning void, run as in Python
+CREATE FUNCTION py_unreturned(x int) RETURNS int LANGUAGE pysandbox AS $$
+def main(x):
+    return x * 2
+main(x)
+$$;
+SELECT py_unreturned(21);
+CREATE FUNCTION py_unreturned_set(x int) RETURNS SETOF int LANGUAGE pysandbox AS $$
+def main(x):
+    return [x, x + 1]
+main(x)
+$$;
+SELECT * FROM py_unreturned_set(1);
+CREATE FUNCTION py_unreturned_void(x int) RETURNS void LANGUAGE pysandbox AS $$
+def main(x):
+    return x * 2
+main(x)
+$$;
+SELECT py_unreturned_void(21);
+CREATE FUNCTION py_helper_none(x int) RETURNS int LANGUAGE pysandbox AS $$
+def helper(x):
+    print(x)
+helper(x)
+$$;
+SELECT py_helper_none(21) IS NULL AS is_null;
+DROP FUNCTION py_unreturned, py_unreturned_set, py_unreturned_void, py_helper_none;
 -- PL/Python's GD: the hint names SD
 CREATE FUNCTION py_gd(x int) RETURNS int LANGUAGE pysandbox AS $$
 GD["n"] = GD.get("n", 0) + x

@@ -581,15 +581,47 @@ class _RunTimeGuards(_SuperGuard, _FormatGuard, _ExceptGuard, _KwargsGuard, _Set
     every call."""
 
 
-def function_tree(tree, name, params):
+# what a language function's body ending with a bare call of a function it
+# defines (main(x) where return main(x) was meant) returns instead (sb_runtime)
+UNRETURNED_NAME = "__sb_unreturned__"
+
+
+def _returns_anything(body):
+    """Does a body return or yield anywhere outside the functions, classes
+    and lambdas it defines?"""
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom)):
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                 ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def function_tree(tree, name, params, unreturned=False):
     """The module "def name(*params): <body>" for the parsed body of a
     LANGUAGE pysandbox function (a module whose statements are the body):
     built as a syntax tree, so every node keeps the line and column it has
-    in the body as written."""
-    body = tree.body
+    in the body as written.  unreturned (to run it): a body that returns
+    nothing and ends with a bare call of a function it defines returns
+    UNRETURNED_NAME(<the call>, "<its text>"), so that a value it drops
+    is an error, not NULL (review 95)."""
+    body = list(tree.body)
     if not body:
         body = [ast.Pass(lineno=1, col_offset=0, end_lineno=1, end_col_offset=0)]
     last = body[-1]
+    if unreturned and isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and \
+            isinstance(last.value.func, ast.Name) and last.value.func.id in {
+                s.name for s in body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))} \
+            and not _returns_anything(body):
+        call = last.value
+        wrapped = ast.copy_location(
+            ast.Call(func=ast.copy_location(ast.Name(id=UNRETURNED_NAME, ctx=ast.Load()), call),
+                     args=[call, ast.copy_location(ast.Constant(value=ast.unparse(call)), call)],
+                     keywords=[]), call)
+        body[-1] = ast.copy_location(ast.Return(value=wrapped), last)
     fn = ast.FunctionDef(
         name=name,
         args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params],
@@ -832,7 +864,7 @@ def compile_user_code(source, filename, function=None):
     # attribute so that no substring test sees it ("self. _x", "x.ｆｏｒｍａｔ")
     tree = ast.parse(source, filename)
     if function is not None:
-        tree = function_tree(tree, *function)
+        tree = function_tree(tree, *function, unreturned=True)
     own = own_attributes(tree)
     if own:
         tree = _OwnGuard(own).visit(tree)

@@ -1025,6 +1025,21 @@ def _one_row(value, func, row=None):
         "a tuple, a namedtuple, a Series or None" % (func, t.__name__), "42804")
 
 
+class _Unreturned:
+    """The value of the bare call a language function's body ended with
+    (sb_guard.function_tree): Python drops it, and the function returned
+    NULL where return was meant."""
+    __slots__ = ("value", "text")
+
+    def __init__(self, value, text):
+        self.value = value
+        self.text = text
+
+
+def _unreturned(value, text):
+    return None if value is None else _Unreturned(value, text)
+
+
 def _function_rows(value, shape, func, rows=None, budget=1 << 30):
     """A language function's value as rows for the declared result (shape
     from sb_language.c): a list of one-value tuples, of rows, or a
@@ -1033,6 +1048,16 @@ def _function_rows(value, shape, func, rows=None, budget=1 << 30):
     its records), but a str is JSON text, as jsonb_in reads it and as every
     other result column takes it: return json.dumps(d), PL/Python's way
     (review 75: it was stored as a JSON string)."""
+    if type(value) is _Unreturned:
+        if shape == "void":
+            value = None        # a procedure that calls its helper: as in Python
+        else:
+            raise sb_codec.RowsError(
+                "the body of %s() ends with %s, which returned a value of type \"%s\", but "
+                "does not return it, so the function would return %s"
+                % (func, value.text, type(value.value).__name__,
+                   "no rows" if shape.startswith("setof") else "NULL"), "2F005",
+                "End the body with return %s." % value.text)
     if shape == "void" and value is not None:
         # as PL/Python: a value the caller never sees is a mistake (review 75)
         if func == "do":        # sb_language.c's name for a DO block
@@ -1642,6 +1667,7 @@ def _serve_request(python_layer, request, inputs):
         namespace["SQLError"] = SQLError
         if function is not None:
             namespace["SD"] = {}
+            namespace[sb_guard.UNRETURNED_NAME] = _unreturned
     else:
         # tests only: real builtins and imports, so only the OS layers stand
         real = dict(vars(builtins))
@@ -1650,13 +1676,15 @@ def _serve_request(python_layer, request, inputs):
                      "SQLError": SQLError}
         if function is not None:
             namespace["SD"] = {}
+            namespace[sb_guard.UNRETURNED_NAME] = _unreturned
     namespace = _module_namespace(namespace)
 
     try:
         if python_layer:
             compiled = _compile_user_code(code, function)
         elif function is not None:
-            compiled = compile(sb_guard.function_tree(ast.parse(code, FILENAME), *function),
+            compiled = compile(sb_guard.function_tree(ast.parse(code, FILENAME), *function,
+                                                      unreturned=True),
                                FILENAME, "exec", dont_inherit=True)
         else:
             compiled = compile(code, FILENAME, "exec", dont_inherit=True)
