@@ -28,7 +28,8 @@
 #      (test/plproxy/fanout.py runs doc/scale-out.md's SQL verbatim)
 #  10. once more with scipy, sklearn and statsmodels preloaded and allowed:
 #      their code as in plain Python (test/corpus/libraries.py), the README's
-#      example of them, the hostile suite and the pandas corpus
+#      example of them, the hostile suite and every third snippet of the
+#      pandas corpus
 #  11. the libraries' mappings left unsealed (PYSANDBOX_TEST_NO_SEAL, as on
 #      a kernel without mseal): the payloads that trade their address space
 #  12. the Debian package: built with pg_buildext, installed with dpkg,
@@ -129,7 +130,8 @@ PYSANDBOX_PRELOAD=1 PYSANDBOX_EXTRA_CONF="$library_conf" \
 run "libraries: scipy, sklearn, statsmodels as in plain Python" /usr/bin/python3 test/corpus/libraries.py --strict
 run "libraries: the README's example" /usr/bin/python3 test/readme.py
 run "libraries: hostile (Python layer on and off)" /usr/bin/python3 test/security/hostile.py --modes on,off
-run "libraries: the pandas corpus" /usr/bin/python3 test/corpus/run_corpus.py
+# (every third snippet: the whole corpus ran with the fork server above)
+run "libraries: the pandas corpus (every third snippet)" /usr/bin/python3 test/corpus/run_corpus.py --every 3
 crashed
 
 # a kernel without mseal (Debian 12's own 6.1, say), as far as the worker
