@@ -7134,16 +7134,17 @@ SYSCALL_PAYLOADS = [
                    off=(OK, SECCOMP), options={"memory_mb": 64}),
     ctypes_payload("unmap-inherited-libraries-for-stack-pages-moved",
                    FULL_TRADE_CHECK.replace(
-                       "TRADE", "for s, n in segments:\n"
-                                "        libc.munmap(s, n)\n"
+                       "TRADE", "freed = sum(n for s, n in segments if libc.munmap(s, n) == 0)\n"
                                 "    libc.mremap.restype = ctypes.c_void_p\n"
                                 "    libc.mremap.argtypes = [ctypes.c_void_p, ctypes.c_size_t,\n"
                                 "                            ctypes.c_size_t, ctypes.c_int]\n"
                                 "    top = ctypes.c_void_p.in_dll(libc, '__libc_stack_end').value\n"
                                 "    low = (top - (6 << 20)) & ~4095\n"
-                                "    ctypes.memset(low, 0, 4096)\n"
+                                "    if freed:\n"
+                                "        ctypes.memset(low, 0, 4096)\n"
                                 "    step = 4 << 20\n"
-                                "    while step >= (1 << 20) and written < (256 << 20):\n"
+                                "    # (sealed: no room for the stack to grow into)\n"
+                                "    while freed and step >= (1 << 20) and written < (256 << 20):\n"
                                 "        p = libc.mremap(low, 4096, step, 1)\n"
                                 "        if p is None or p == (1 << 64) - 1:\n"
                                 "            step >>= 1\n"
