@@ -733,6 +733,13 @@ import datetime
 def main():
     return [([1.5, float("inf"), None], [datetime.date(2024, 1, 2), None], [True, False], ["ok", "sad"])]
 $$) AS t(f float8[], d date[], b bool[], m rows_mood[]);
+-- a Series or an Index is its values, as an ndarray (review 94: refused)
+SELECT * FROM sandbox_rows($$
+import pandas as pd
+def main():
+    s = pd.Series([3, 1, 2], index=["c", "a", "b"])
+    return [(s.sort_values(), s.index, pd.Series([0.5, float("nan")]))]
+$$) AS t(i int[], t text[], f float8[]);
 -- errors come from the element type's input
 SELECT pg_temp.rows_error('i int[]', 'def main(): return [([[1, 2], [3]],)]');
 SELECT pg_temp.rows_error('i int[]', 'def main(): return [([1, 2.5],)]');

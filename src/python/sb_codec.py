@@ -1713,6 +1713,9 @@ def _text_value(v, category, name, row, sqltype=None, fields=None):
         if category == "bytea":
             return "\\x" + bytes(v).hex()
         raise _bad_value(name, row, v, "a text column (decode the bytes first)")
+    if category == "array" and (t is pd.Series or t is pd.Index):
+        # a column's values, as an ndarray's go (review 94: refused)
+        return _array_literal(v.tolist(), name, row, sqltype, fields)
     if t is dict or t is list or t is tuple or t is np.ndarray:
         if category == "array" and t is not dict:
             return _array_literal(list(v), name, row, sqltype, fields)
