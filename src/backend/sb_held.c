@@ -430,6 +430,14 @@ sb_sandbox_held_ready(SbSandbox *sb)
 				 errdetail("All pysandbox.max_concurrent (%d) sandbox processes were in use, another session's call was waiting, and this session held more than one.",
 						   sb_max_concurrent),
 				 errhint("Finish statements that call pysandbox functions (fetch to the end, close cursors, end transactions) before waiting, or ask an administrator to raise pysandbox.max_concurrent.")));
+	if (ex.cause == SB_EXIT_MEMORY || ex.cause == SB_EXIT_RESIDENT)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("sandbox process of the function exceeded its memory limit between two calls"),
+				 errdetail("%s",
+						   ex.cause == SB_EXIT_MEMORY ?
+						   "Its page tables outgrew what the limit allows: it mapped many small, scattered pieces of memory." :
+						   "It held more private memory than the limit allows: native code made the address space of the libraries it inherited into memory of its own.")));
 	if (WIFSIGNALED(ex.wait_status))
 		ereport(ERROR,
 				(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),

@@ -48,10 +48,11 @@
 #define SB_PTE_CHECK_US 20000
 #define SB_PTE_BUDGET_KB(memory_mb) (16384 + (uint64_t) (memory_mb) * 32)
 /*
- * Read with them: the private memory it holds (RssAnon, plus RssShmem for
- * its mailbox).  Honest code's private pages lie in its data (private
- * writable mappings, RLIMIT_DATA: what it inherited plus memory_mb, as
- * sb_contain.c sets it) and its stack, but for libraries' relocated pages
+ * Read with them: the private memory it holds (RssAnon, RssShmem for
+ * its mailbox, HugetlbPages, which the filter refuses to map anyway).
+ * Honest code's private pages lie in its data (private writable
+ * mappings, RLIMIT_DATA: what it inherited plus memory_mb, as sb_contain.c
+ * sets it) and its stack, but for libraries' relocated pages
  * made read-only again (a few MB).  On a kernel without mseal, native code
  * can trade the address space of its inherited libraries for memory past
  * that limit (sb_seal.c: mapping over them, or making them writable once

@@ -139,7 +139,8 @@ sb_child_memory_over(SbChild *c)
 	 * worker's (finite where the server runs under ulimit -d: review 96)
 	 */
 	data_limit_kb = sb_child_data_limit_kb(c);
-	resident = sb_status_kb(buf, "\nRssAnon:") + sb_status_kb(buf, "\nRssShmem:");
+	resident = sb_status_kb(buf, "\nRssAnon:") + sb_status_kb(buf, "\nRssShmem:") +
+		sb_status_kb(buf, "\nHugetlbPages:");
 	/* its stack, up to what a stack honestly takes (review 96: VmStk counts
 	 * any mapping the code makes MAP_GROWSDOWN or moves out of its stack) */
 	stack = sb_status_kb(buf, "\nVmStk:");

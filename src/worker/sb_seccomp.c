@@ -54,8 +54,8 @@ typedef enum SbRuleKind
 	SB_ALLOW,					/* always */
 	SB_NO_EXEC,					/* arg has no PROT_EXEC bit */
 	SB_MMAP_PRIVATE,			/* mmap: not executable, and private (not
-								 * MAP_GROWSDOWN), or shared read-only from
-								 * a file */
+								 * MAP_GROWSDOWN or MAP_HUGETLB), or shared
+								 * read-only from a file */
 	SB_READ_ONLY_OPEN,			/* arg has no write/create/truncate flag */
 	SB_SELF_ONLY,				/* arg0 is our own pid */
 	SB_THREAD_ONLY,				/* clone flags: a thread, no namespaces */
@@ -333,17 +333,20 @@ sb_seccomp_add(scmp_filter_ctx ctx, const SbSyscallRule *r, pid_t self)
 			 * has the MAP_SHARED bit too.  Nor MAP_GROWSDOWN: the kernel
 			 * counts such a mapping as stack, not data (review 96; only
 			 * a thread library's stacks use it, and there are no
-			 * threads).
+			 * threads).  Nor MAP_HUGETLB: the host's pool of huge pages
+			 * (kept for shared_buffers), which no resident count shows
+			 * (review 97).
 			 */
 			rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 2,
 								  SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0),
-								  SCMP_A3(SCMP_CMP_MASKED_EQ, MAP_SHARED | MAP_GROWSDOWN, 0));
+								  SCMP_A3(SCMP_CMP_MASKED_EQ,
+										  MAP_SHARED | MAP_GROWSDOWN | MAP_HUGETLB, 0));
 			if (rc == 0)
 				rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 2,
 									  SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC | PROT_WRITE, 0),
 									  SCMP_A3(SCMP_CMP_MASKED_EQ,
-											  MAP_SHARED | MAP_ANONYMOUS | MAP_GROWSDOWN,
-											  MAP_SHARED));
+											  MAP_SHARED | MAP_ANONYMOUS | MAP_GROWSDOWN |
+											  MAP_HUGETLB, MAP_SHARED));
 			return rc;
 		case SB_READ_ONLY_OPEN:
 			return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,

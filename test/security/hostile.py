@@ -7153,6 +7153,18 @@ SYSCALL_PAYLOADS = [
                                 "        written += step\n"
                                 "        low += 4096"),
                    off=(OK, MEMORY), options={"memory_mb": 64}),
+    # review 97: MAP_HUGETLB took pages from the host's pool of huge pages
+    # (kept for shared_buffers), which no resident count shows: 64 MB of
+    # them and 57 MB of traded libraries held at memory_mb 64.  The filter
+    # refuses it; where the host has no pool the call got ENOMEM, through.
+    ctypes_payload("map-huge-pages-from-the-hosts-pool", """
+        libc.mmap.restype = ctypes.c_void_p
+        libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                              ctypes.c_int, ctypes.c_int, ctypes.c_long]
+        p = libc.mmap(None, 2 << 20, 3, 0x22 | 0x40000, -1, 0)
+        raise RuntimeError("mmap with MAP_HUGETLB passed the filter: %r, errno %d"
+                           % (p, ctypes.get_errno()))
+        """),
     # review 93: Linux 6.18 reads prctl(PR_SET_THP_DISABLE)'s arg2 as flags,
     # and PR_THP_DISABLE_EXCEPT_ADVISED (2) turned huge pages back on where
     # madvise(MADV_HUGEPAGE) asked: review 91's trade again, 6 GB held at

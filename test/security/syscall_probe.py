@@ -80,7 +80,7 @@ MADV_DONTNEED, MADV_REMOVE, MADV_MERGEABLE, MADV_HUGEPAGE, MADV_PAGEOUT = 4, 9, 
 PR_SET_DUMPABLE, PR_SET_THP_DISABLE, PR_GET_THP_DISABLE = 4, 41, 42
 PROT_READ, PROT_WRITE, PROT_EXEC = 1, 2, 4
 MAP_SHARED, MAP_PRIVATE, MAP_SHARED_VALIDATE, MAP_ANONYMOUS = 0x01, 0x02, 0x03, 0x20
-MAP_GROWSDOWN = 0x0100
+MAP_GROWSDOWN, MAP_HUGETLB = 0x0100, 0x40000
 
 # x86_64 calls the kernel runs before any seccomp filter (Linux 6.11+ and
 # 6.17+: seccomp_uprobe_exception()); they act only from a uprobe
@@ -170,6 +170,10 @@ ARG_PROBES = [
     ("mmap", [0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_GROWSDOWN,
               -1, 0], "blocked"),
     ("mmap", [0, 4096, PROT_READ, MAP_SHARED | MAP_GROWSDOWN, -1, 0], "blocked"),
+    # nor the host's pool of huge pages, which no resident count shows (review 97)
+    ("mmap", [0, 2 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB,
+              -1, 0], "blocked"),
+    ("mmap", [0, 2 << 20, PROT_READ, MAP_SHARED | MAP_HUGETLB, -1, 0], "blocked"),
     # transparent huge pages turned off (before the code runs), never on,
     # no other prctl
     ("prctl", [PR_SET_THP_DISABLE, 1, 0, 0, 0], "ran"),
