@@ -87,9 +87,9 @@ static SbWorkspace sb_workspaces[SB_MAX_WORKSPACES];
 static uint64 sb_workspace_ids = 0;
 
 /*
- * The session's last workspaces that ended other than by a close: the next
- * use of such a handle says it ended and why (55000), not that it never
- * existed (an agent that reran a step after a timeout was told 42704).
+ * The session's last workspaces that ended: the next use of such a handle
+ * says it ended and why (55000), not that it never existed (an agent that
+ * reran a step after a timeout, or after closing it, was told 42704).
  */
 #define SB_ENDED_KEPT 16
 #define SB_ENDED_WHY_MAX 600
@@ -652,6 +652,8 @@ sandbox_workspace_close(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_IN_USE),
 				 errmsg("workspace \"%s\" is running a call", handle)));
+	sb_workspace_remember_end(ws->handle, ws->owner,
+							  "It was closed with sandbox_workspace_close().");
 	sb_workspace_free(ws);
 	PG_RETURN_BOOL(true);
 }
