@@ -86,6 +86,8 @@ typedef struct SbChild
 								 * at this time; 0: not yet */
 	bool		revoked;		/* an orphan: a reservation taken back */
 	uint32_t	cause;			/* SbExitCause */
+	uint64_t	data_limit_kb;	/* its RLIMIT_DATA once it set its own (0:
+								 * not seen yet) */
 	bool		ready;			/* a spare that finished warming up */
 	bool		contained;		/* a spare given limits ahead of its call */
 	SbSpawnRequest limits;		/* those limits */

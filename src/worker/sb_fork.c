@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,17 @@ sb_child_data_limit_kb(const SbChild *c)
 	return end == line ? 0 : bytes / 1024;	/* "unlimited": none yet */
 }
 
+/* This process's own data limit in kB, as sb_child_data_limit_kb reads it. */
+static uint64_t
+sb_own_data_limit_kb(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_DATA, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return 0;
+	return (uint64_t) rl.rlim_cur / 1024;
+}
+
 /*
  * Kill a child whose page tables outgrew what its memory limit allows
  * (SB_PTE_BUDGET_KB), or that holds more private memory than its data
@@ -135,10 +147,18 @@ sb_child_memory_over(SbChild *c)
 		return false;
 	buf[n] = '\0';
 	/*
-	 * read each time: before the child sets its own, the limits show the
-	 * worker's (finite where the server runs under ulimit -d: review 96)
+	 * Until the child has set its own, its limits show the worker's
+	 * (finite where the server runs under ulimit -d: review 96); once they
+	 * differ, they are its own and never change (held children are read
+	 * every 10 ms).
 	 */
-	data_limit_kb = sb_child_data_limit_kb(c);
+	data_limit_kb = c->data_limit_kb;
+	if (data_limit_kb == 0)
+	{
+		data_limit_kb = sb_child_data_limit_kb(c);
+		if (data_limit_kb != sb_own_data_limit_kb())
+			c->data_limit_kb = data_limit_kb;
+	}
 	resident = sb_status_kb(buf, "\nRssAnon:") + sb_status_kb(buf, "\nRssShmem:") +
 		sb_status_kb(buf, "\nHugetlbPages:");
 	/* its stack, up to what a stack honestly takes (review 96: VmStk counts
