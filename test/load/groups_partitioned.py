@@ -217,14 +217,15 @@ def main():
     none_left("a cancel while the groups run")
 
     # a process whose CPU time (ten groups' cpu_ms) has no room for more:
-    # 185 groups of 50 ms (the rest of each group's 100 ms is for the call
-    # around it: 80 ms left too little on a VM of dear page faults)
+    # 185 groups of 50 ms (the rest of each group's 200 ms is for the call
+    # around it and its rows: 80 ms, then 50, left too little on a VM of
+    # dear page faults, where a group's rows alone took over 50 ms)
     burn = ("import time\ndef main(df):\n    end = time.process_time() + 0.05\n"
             "    while time.process_time() < end:\n        pass\n    return len(df)\n")
     state, message, context = failure(
         cur, "SELECT sandbox_execute(%s, %s::jsonb, '{main}', %s::jsonb)",
         (burn, '{"df": {"$query": "SELECT t, x % 5 AS five, x FROM gp_rows"}}',
-         '{"group_by": ["t", "five"], "parallel": 2, "cpu_ms": 100}'))
+         '{"group_by": ["t", "five"], "parallel": 2, "cpu_ms": 200}'))
     check(state == "39000" and "ended before the group ran" in message and "group (t, five)=" in context,
           "a process out of CPU time for more groups: the call fails naming the group",
           (state, message, context))
