@@ -367,9 +367,15 @@ import numpy as np, pandas as pd
 def main():
     return pd.DataFrame({"n": [1.5, 0.1 + 0.2, np.nan, np.inf, -np.inf, None, 123456789.123456789]})
 $$) AS t(n numeric);
--- whole floats past 15 digits stay exact (2^53; an id pandas made float),
+-- from 1e15 on, the nearest whole number, every digit (2^53; an id pandas
+-- made float), and in order (review 98),
 -- float32 as float4::numeric (6 digits), numeric[] elements and a language
 -- function's numeric result as float8::numeric
+SELECT n, n > lag(n) OVER (ORDER BY ord) AS ascending FROM sandbox_rows($$
+def main():
+    return [(1, 999999999999999.9), (2, 1234567890123456.5), (3, 1234567890123457.0),
+            (4, 2.0 ** 53 - 1), (5, 2.0 ** 53), (6, 2.0 ** 53 + 2)]
+$$) AS t(ord int, n numeric);
 SELECT * FROM sandbox_rows($$
 import numpy as np, pandas as pd
 def main():
@@ -738,8 +744,10 @@ SELECT * FROM sandbox_rows($$
 import pandas as pd
 def main():
     s = pd.Series([3, 1, 2], index=["c", "a", "b"])
-    return [(s.sort_values(), s.index, pd.Series([0.5, float("nan")]))]
-$$) AS t(i int[], t text[], f float8[]);
+    df = pd.DataFrame({"x": [1.5, 2.5]}, index=pd.date_range("2024-01-01", periods=2))
+    return [(s.sort_values(), s.index, pd.Series([0.5, float("nan")]),
+             pd.RangeIndex(3), df.index, [pd.Series([1, 2]), pd.Series([3, 4])])]
+$$) AS t(i int[], t text[], f float8[], r int[], d date[], n int[][]);
 -- errors come from the element type's input
 SELECT pg_temp.rows_error('i int[]', 'def main(): return [([[1, 2], [3]],)]');
 SELECT pg_temp.rows_error('i int[]', 'def main(): return [([1, 2.5],)]');

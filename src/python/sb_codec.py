@@ -105,6 +105,10 @@ _INDEX_TYPES = frozenset(type(i) for i in (
     pd.IntervalIndex.from_breaks([0, 1]), pd.CategoricalIndex([]),
     pd.MultiIndex.from_tuples([(1, 2)]), pd.DatetimeIndex([]), pd.RangeIndex(0)))
 
+# what an array column takes as its values, as an ndarray: a Series, an
+# Index (not a MultiIndex: its values are tuples)
+_ARRAY_LIKE_TYPES = frozenset({pd.Series} | (_INDEX_TYPES - {pd.MultiIndex}))
+
 # pandas' extension arrays (Categorical, IntegerArray, ...): lists of values
 _EXTENSION_ARRAY_TYPES = frozenset(
     t for t in vars(pd.arrays).values() if isinstance(t, type)
@@ -1563,6 +1567,8 @@ def _array_literal(value, name, row, sqltype=None, fields=None):
         elif (t is list or t is tuple or (t is np.ndarray and v.ndim > 0)) and \
                 not lists_are_values:
             parts.append(_array_literal(list(v), name, row, sqltype, fields))
+        elif t in _ARRAY_LIKE_TYPES and not lists_are_values:
+            parts.append(_array_literal(v.tolist(), name, row, sqltype, fields))
         elif fields and t is not str:
             raise _bad_value(name, row, v, "an element of type %s (a dict, a tuple or a "
                              "namedtuple of its fields: %s)" % (sqltype, ", ".join(fields)))
@@ -1635,15 +1641,17 @@ def _field_category(sqltype):
 def _numeric_float_text(f, single=False):
     """A float's text for a numeric column or result, as float8::numeric
     (float4::numeric) makes it: 15 (6) significant digits, so that 0.1 + 0.2
-    stores 0.3 and a mean 23.7881, not 23.788099999999996 (review 94); a
-    whole number that the float holds exactly as itself (an integer column
-    that pandas made float for its NULLs keeps its ids)."""
+    stores 0.3 and a mean 23.7881, not 23.788099999999996 (review 94).  From
+    1e15 (1e6) on, where those digits end before the decimal point, the
+    nearest whole number instead, every digit kept: ids that pandas made
+    float for their NULLs stay themselves, and stored values keep their
+    order (review 98: 2.0**53 + 2 fell below 2.0**53)."""
     if f != f:
         return "NaN"
     if f == math.inf or f == -math.inf:
         return "Infinity" if f > 0 else "-Infinity"
-    if f == math.floor(f) and abs(f) <= (2.0 ** 24 if single else 2.0 ** 53):
-        return str(int(f))
+    if abs(f) >= (1e6 if single else 1e15):
+        return str(round(f))
     return ("%.6g" if single else "%.15g") % f
 
 
@@ -1713,8 +1721,9 @@ def _text_value(v, category, name, row, sqltype=None, fields=None):
         if category == "bytea":
             return "\\x" + bytes(v).hex()
         raise _bad_value(name, row, v, "a text column (decode the bytes first)")
-    if category == "array" and (t is pd.Series or t is pd.Index):
-        # a column's values, as an ndarray's go (review 94: refused)
+    if category == "array" and t in _ARRAY_LIKE_TYPES:
+        # a column's values, as an ndarray's go (review 94: refused; any
+        # Index, df.index's RangeIndex too: review 98)
         return _array_literal(v.tolist(), name, row, sqltype, fields)
     if t is dict or t is list or t is tuple or t is np.ndarray:
         if category == "array" and t is not dict:
