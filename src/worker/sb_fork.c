@@ -64,6 +64,29 @@ sb_child_cpu_us(const SbChild *c)
 	return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
 }
 
+/*
+ * Read /proc/<pid>/<name> into buf (NUL-terminated, at most size - 1
+ * bytes); false if it cannot be read (an exiting child).
+ */
+static bool
+sb_read_child_proc(pid_t pid, const char *name, char *buf, size_t size)
+{
+	char		path[64];
+	int			fd;
+	ssize_t		n;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int) pid, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return true;
+}
+
 /* A "Name:   value kB" field of /proc/<pid>/status, 0 if missing. */
 static uint64_t
 sb_status_kb(const char *status, const char *field)
@@ -80,23 +103,13 @@ sb_status_kb(const char *status, const char *field)
 static uint64_t
 sb_child_data_limit_kb(const SbChild *c)
 {
-	char		path[64];
 	char		buf[2048];
-	int			fd;
-	ssize_t		n;
 	char	   *line;
 	char	   *end;
 	unsigned long long bytes;
 
-	snprintf(path, sizeof(path), "/proc/%d/limits", (int) c->pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!sb_read_child_proc(c->pid, "limits", buf, sizeof(buf)))
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	line = strstr(buf, "\nMax data size");
 	if (line == NULL)
 		return 0;
@@ -126,26 +139,15 @@ sb_own_data_limit_kb(void)
 bool
 sb_child_memory_over(SbChild *c)
 {
-	char		path[64];
 	char		buf[4096];
-	int			fd;
-	ssize_t		n;
 	uint64_t	resident;
 	uint64_t	stack;
 	uint64_t	data_limit_kb;
 	uint32_t	cause;
 
-	if (c->pid <= 0 || c->killed)
+	if (c->pid <= 0 || c->killed ||
+		!sb_read_child_proc(c->pid, "status", buf, sizeof(buf)))
 		return false;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int) c->pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
 	/*
 	 * Until the child has set its own, its limits show the worker's
 	 * (finite where the server runs under ulimit -d: review 96); once they
@@ -186,21 +188,11 @@ sb_child_memory_over(SbChild *c)
 bool
 sb_child_was_contained(pid_t pid)
 {
-	char		path[64];
 	char		buf[4096];
-	int			fd;
-	ssize_t		n;
 	char	   *line;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!sb_read_child_proc(pid, "status", buf, sizeof(buf)))
 		return true;			/* cannot tell: do not trust the report */
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return true;
-	buf[n] = '\0';
 	line = strstr(buf, "\nSeccomp:");
 	return line == NULL || atoi(line + strlen("\nSeccomp:")) != 0;
 }
