@@ -469,6 +469,42 @@ SELECT py_ident_f8('NaN') AS nan, py_ident_f8(NULL) IS NULL AS is_null, py_ident
        (SELECT array_agg(py_ident_f8(v) ORDER BY n) FROM unnest(ARRAY['NaN'::float8, 2, NULL]) WITH ORDINALITY AS u(v, n)) AS per_row;
 DROP FUNCTION py_ident_f8;
 
+-- procedures (review 98): CALL returns the INOUT and OUT parameters, from
+-- a tuple or a dict, or from the value alone when there is one; a value
+-- returned where there is none to return it in, or too few, says which
+-- parameters there are and what to write
+CREATE PROCEDURE py_bump(INOUT x int) LANGUAGE pysandbox AS 'return x + 1';
+CALL py_bump(41);
+CREATE PROCEDURE py_grow(INOUT a int[]) LANGUAGE pysandbox AS 'return a + [len(a) + 1]';
+CALL py_grow(ARRAY[1, 2]);
+CREATE PROCEDURE py_split(whole text, OUT head text, OUT rest text) LANGUAGE pysandbox AS $$
+head, _, rest = whole.partition(" ")
+return {"rest": rest, "head": head}
+$$;
+CALL py_split('hello big world', NULL, NULL);
+DO $$
+DECLARE n int := 1;
+BEGIN
+    FOR i IN 1..3 LOOP
+        CALL py_bump(n);
+    END LOOP;
+    RAISE NOTICE 'n = %', n;
+END $$;
+CREATE PROCEDURE py_log(x int) LANGUAGE pysandbox AS 'print("got", x)';
+CALL py_log(7);
+CREATE PROCEDURE py_returns_nowhere(x int) LANGUAGE pysandbox AS 'return x * 2';
+CALL py_returns_nowhere(7);
+CREATE PROCEDURE py_two(INOUT a int, INOUT b text) LANGUAGE pysandbox AS 'return a + 1';
+CALL py_two(1, 'x');
+CREATE PROCEDURE py_bump_unreturned(INOUT x int) LANGUAGE pysandbox AS $$
+def main(x):
+    return x + 1
+main(x)
+$$;
+CALL py_bump_unreturned(1);
+DROP PROCEDURE py_bump, py_grow, py_split, py_log, py_returns_nowhere, py_two,
+    py_bump_unreturned;
+
 -- a body that only defines main(), as sandbox_execute takes code, runs none
 -- of it: refused at CREATE FUNCTION with what to write (review 94: NULL)
 CREATE FUNCTION py_never_called(x int, y int) RETURNS int LANGUAGE pysandbox AS $$

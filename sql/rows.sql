@@ -385,6 +385,31 @@ def main():
 $$) AS t(n numeric, f4 numeric, arr numeric[]);
 CREATE FUNCTION pg_temp.third(x float8) RETURNS numeric LANGUAGE pysandbox AS 'return x / 3';
 SELECT pg_temp.third(1), (1 / 3::float8)::numeric AS same_as_the_cast;
+-- a language function's scalar float NaN is numeric's NaN, as the cast
+-- gives (review 98: NULL); a column's stays NULL (above)
+CREATE FUNCTION pg_temp.nan_numeric() RETURNS numeric LANGUAGE pysandbox AS $$
+import numpy as np
+return np.float64("nan")
+$$;
+SELECT pg_temp.nan_numeric(), pg_temp.nan_numeric() IS NULL AS is_null,
+       'NaN'::float8::numeric AS the_cast;
+-- a domain is written as its base type (review 98: an array of a domain
+-- over numeric kept the float's repr, a NaN element was NULL, and a naive
+-- datetime in an array of a domain over timestamptz was read in the
+-- session's zone, not as UTC)
+CREATE DOMAIN pg_temp.dnum AS numeric;
+CREATE DOMAIN pg_temp.dnums AS numeric[];
+CREATE DOMAIN pg_temp.dmoment AS timestamptz;
+CREATE TYPE pg_temp.dpair AS (n pg_temp.dnum, ns pg_temp.dnum[]);
+SET timezone = 'America/New_York';
+SELECT * FROM sandbox_rows($$
+import datetime
+def main():
+    return [([0.1 + 0.2, float("nan"), None], 0.1 + 0.2, [1 / 3, float("nan")],
+             [datetime.datetime(2020, 1, 1, 12)], (0.1 + 0.2, [0.1 + 0.2]))]
+$$) AS t(a pg_temp.dnum[], b pg_temp.dnum, c pg_temp.dnums, m pg_temp.dmoment[],
+         p pg_temp.dpair);
+SET TimeZone = 'UTC';
 SELECT * FROM sandbox_rows($$
 import decimal
 def main():

@@ -83,6 +83,7 @@ typedef struct SbFunction
 	Oid		   *argtypes;		/* their declared types */
 	bool	   *frames;			/* declared arrays of composites (DataFrames;
 								 * polymorphic ones are judged per call) */
+	bool		procedure;		/* CREATE PROCEDURE: its messages say so */
 } SbFunction;
 
 /*
@@ -391,6 +392,7 @@ sb_function_read(HeapTuple procTup)
 
 	fn->proname = pstrdup(NameStr(proc->proname));
 	fn->pyname = sb_python_name(fn->proname);
+	fn->procedure = proc->prokind == PROKIND_PROCEDURE;
 	src = SysCacheGetAttr(PROCOID, procTup, Anum_pg_proc_prosrc, &isnull);
 	if (isnull)
 		elog(ERROR, "null prosrc");
@@ -523,7 +525,8 @@ sb_function_request(SbRequest *req, SbFunction *fn, SbShape shape, SbLimits *lim
 			appendStringInfoChar(&req->json, ',');
 		escape_json(&req->json, fn->params[i]);
 	}
-	appendStringInfo(&req->json, "],\"shape\":\"%s\"},", sb_shape_names[shape]);
+	appendStringInfo(&req->json, "],\"shape\":\"%s\"%s},", sb_shape_names[shape],
+					 fn->procedure ? ",\"procedure\":true" : "");
 	if (hold)
 		appendStringInfoString(&req->json, "\"held\":true,");
 	req->hold = hold;

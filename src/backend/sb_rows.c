@@ -205,6 +205,25 @@ sb_record_type(Oid basetype)
 	return InvalidOid;
 }
 
+/*
+ * The name of a type with its domains resolved, an array's element's too:
+ * "numeric[]" for an array of a domain over numeric, or for a domain over
+ * numeric[].  The child decides by it how a value is written (a float's
+ * digits for numeric, NaN in a float array, a naive datetime as UTC for
+ * timestamptz), so a domain is written as its base type is (review 98).
+ */
+static char *
+sb_base_type_name(Oid typid)
+{
+	Oid			base = getBaseType(typid);
+	Oid			elem = get_element_type(base);
+
+	if (OidIsValid(elem) && getBaseType(elem) != elem &&
+		OidIsValid(get_array_type(getBaseType(elem))))
+		return format_type_be(get_array_type(getBaseType(elem)));
+	return format_type_be(base);
+}
+
 /* Raise the error for a column payload that does not match its shape. */
 static void
 sb_bad_rows(void)
@@ -460,6 +479,12 @@ sb_rows_declare(SbRequest *req, TupleDesc tupdesc, MemoryContext cache_cxt)
 						 c->kind == SB_COL_TEXT ? sb_text_category(c->basetype) : "");
 		/* named in the child's errors: "does not fit a uuid column" */
 		escape_json(&req->json, format_type_be(c->typid));
+		if (c->kind == SB_COL_TEXT && strcmp(sb_base_type_name(c->typid),
+											 format_type_be(c->typid)) != 0)
+		{
+			appendStringInfoString(&req->json, ",\"base\":");
+			escape_json(&req->json, sb_base_type_name(c->typid));
+		}
 		if (c->kind == SB_COL_TEXT && sb_record_type(c->basetype) != InvalidOid)
 		{
 			/*
@@ -488,7 +513,7 @@ sb_rows_declare(SbRequest *req, TupleDesc tupdesc, MemoryContext cache_cxt)
 					continue;
 				if (!first)
 					appendStringInfoChar(&req->json, ',');
-				escape_json(&req->json, format_type_be(TupleDescAttr(fields, f)->atttypid));
+				escape_json(&req->json, sb_base_type_name(TupleDescAttr(fields, f)->atttypid));
 				first = false;
 			}
 			appendStringInfoChar(&req->json, ']');

@@ -1833,11 +1833,16 @@ def _encode_one(v, col, nan_is_value=False):
     path then decides, with its errors.  A language function called per row
     returns one value: building a DataFrame for it costs ~100 us.
     nan_is_value: a float NaN is NaN, not NULL (a language function
-    RETURNS float8: PL/Python's and PostgreSQL's NaN; review 71)."""
+    RETURNS float8: PL/Python's and PostgreSQL's NaN; review 71; RETURNS
+    numeric too, as float8::numeric makes it: review 98)."""
     kind = col["kind"]
     t = type(v)
-    if nan_is_value and kind == sb_io.COL_FLOAT64 and t in _FLOAT_TYPES and v != v:
-        return [_ZERO8, b"", _DOUBLE.pack(float(v))]
+    if nan_is_value and t in _FLOAT_TYPES and v != v:
+        if kind == sb_io.COL_FLOAT64:
+            return [_ZERO8, b"", _DOUBLE.pack(float(v))]
+        if kind == sb_io.COL_TEXT and col.get("category") == "numeric":
+            return [_ZERO8, b"", (0).to_bytes(8, "little") + (4).to_bytes(8, "little"),
+                    b"NaN\0"]
     if kind == sb_io.COL_INT64:
         if v is None:
             return _ONE_NULL + [_ZERO8]
@@ -1948,8 +1953,10 @@ def encode_rows(value, spec, func, budget, fill=None, nan_is_value=False):
             if fields is not None:
                 fields = _Fields(fields)
                 fields.types = tuple(col.get("field_types") or ())
-            payload = _encode_text(series, name, col.get("category", "text"), col.get("type"),
-                                   fields)
+            # the type with its domains resolved decides how values are
+            # written (sb_base_type_name): a dnum[]'s floats as numeric's
+            payload = _encode_text(series, name, col.get("category", "text"),
+                                   col.get("base") or col.get("type"), fields)
         used += sum(memoryview(part).nbytes for part in payload)
         if used > budget:
             raise OutputLimitExceeded("the rows of %s() exceed the output limit" % func)

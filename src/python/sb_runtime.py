@@ -1025,6 +1025,19 @@ def _one_row(value, func, row=None):
         "a tuple, a namedtuple, a Series or None" % (func, t.__name__), "42804")
 
 
+def _column_value(value, column):
+    """Whether a composite result of one column given value is that
+    column's value, not a row: anything that is not a row (a dict, tuple,
+    namedtuple, Series, DataFrame), and a list or array for an array
+    column (a tuple stays a row)."""
+    t = type(value)
+    if t is dict or isinstance(value, tuple) or t is pd.Series or t is pd.DataFrame:
+        return False
+    if t is list or t is np.ndarray:
+        return column.get("category") == "array"
+    return True
+
+
 class _Unreturned:
     """The value of the bare call a language function's body ended with
     (sb_guard.function_tree): Python drops it, and the function returned
@@ -1040,23 +1053,27 @@ def _unreturned(value, text):
     return None if value is None else _Unreturned(value, text)
 
 
-def _function_rows(value, shape, func, rows=None, budget=1 << 30):
+def _function_rows(value, shape, func, rows=None, budget=1 << 30, procedure=False):
     """A language function's value as rows for the declared result (shape
     from sb_language.c): a list of one-value tuples, of rows, or a
     DataFrame.  None is no row (NULL, or an empty set).  A json/jsonb
     result is any value, made JSON as sandbox_execute makes it (a DataFrame
     its records), but a str is JSON text, as jsonb_in reads it and as every
     other result column takes it: return json.dumps(d), PL/Python's way
-    (review 75: it was stored as a JSON string)."""
+    (review 75: it was stored as a JSON string).  procedure: CREATE
+    PROCEDURE, whose result is its OUT and INOUT parameters."""
+    columns = (rows or {}).get("columns") or ()
     if type(value) is _Unreturned:
         if shape == "void":
             value = None        # a procedure that calls its helper: as in Python
         else:
             raise sb_codec.RowsError(
                 "the body of %s() ends with %s, which returned a value of type \"%s\", but "
-                "does not return it, so the function would return %s"
+                "does not return it, so %s"
                 % (func, value.text, type(value.value).__name__,
-                   "no rows" if shape.startswith("setof") else "NULL"), "2F005",
+                   "its OUT and INOUT parameters would be NULL" if procedure else
+                   "the function would return %s"
+                   % ("no rows" if shape.startswith("setof") else "NULL")), "2F005",
                 "End the body with return %s." % value.text)
     if shape == "void" and value is not None:
         # as PL/Python: a value the caller never sees is a mistake (review 75)
@@ -1065,6 +1082,13 @@ def _function_rows(value, shape, func, rows=None, budget=1 << 30):
                 'a DO block returned a value of type "%s"; a DO block returns nothing'
                 % type(value).__name__, "42804",
                 "Print what it should show, or write a function that returns it.")
+        if procedure:
+            raise sb_codec.RowsError(
+                'procedure %s() returned a value of type "%s", but it has no OUT or INOUT '
+                "parameter to return it in" % (func, type(value).__name__), "42804",
+                "Return nothing (a bare return), or declare a parameter for what it gives "
+                "back: CREATE OR REPLACE PROCEDURE %s(..., INOUT result <type>) and "
+                "return its value." % func)
         raise sb_codec.RowsError(
             '%s() returned a value of type "%s", but it returns void'
             % (func, type(value).__name__), "42804",
@@ -1085,6 +1109,17 @@ def _function_rows(value, shape, func, rows=None, budget=1 << 30):
                     "declare the function RETURNS SETOF, or return one row"
                     % (func, len(value)), "42804")
             return value
+        if len(columns) == 1 and _column_value(value, columns[0]):
+            # one output column (a procedure's one INOUT parameter, a type
+            # of one field): its value alone, as PL/pgSQL's x := x + 1
+            return [(value,)]
+        if procedure and _column_value(value, {}):
+            names = ", ".join(c.get("name", "?") for c in columns)
+            raise sb_codec.RowsError(
+                'procedure %s() returned a value of type "%s" for its %d OUT and INOUT '
+                "parameters (%s); return a tuple of their values in order, or a dict by name"
+                % (func, type(value).__name__, len(columns), names), "42804",
+                "Return all of them: return (%s)." % names)
         return [_one_row(value, func)]
     if shape == "setof_composite" and type(value) is dict:
         return value    # columns (a dict of lists) or one row, as sandbox_rows takes it
@@ -1730,7 +1765,8 @@ def _serve_request(python_layer, request, inputs):
         if function is not None:
             # generators run here, inside the same error handling
             results[returns[0]] = _function_rows(results[returns[0]], spec["shape"],
-                                                 returns[0], rows, limit - out.used)
+                                                 returns[0], rows, limit - out.used,
+                                                 bool(spec.get("procedure")))
         if request.get("verify"):
             _verify(request["verify"], results, namespace, allowed, python_layer)
         sys.stdout.flush()
@@ -1777,7 +1813,7 @@ def _serve_request(python_layer, request, inputs):
     if held and function is not None:
         sb_charts.end_call(full=False)
         return _serve_held(namespace[returns[0]], returns[0], spec["shape"], function[1],
-                           rows, limit, out, lines)
+                           rows, limit, out, lines, bool(spec.get("procedure")))
     if held:
         return _NEXT_GROUP
     return 0
@@ -1817,7 +1853,7 @@ def _send_value(rows, nrows, payloads, text, end, last=False):
 _HELD_SPIN_US = 200
 
 
-def _serve_held(fn, name, shape, params, rows, limit, out, lines):
+def _serve_held(fn, name, shape, params, rows, limit, out, lines, procedure=False):
     """A held child (sb_protocol.h): the statement's next calls of the same
     function, each an SB_DATA_CALL and its arguments, until the backend
     closes the channel.  Only what the function keeps (SD, its globals)
@@ -1843,7 +1879,7 @@ def _serve_held(fn, name, shape, params, rows, limit, out, lines):
                 result = fn(*args)
             else:
                 result = fn(**_bind(fn, name, dict(zip(params, args))))
-            value = _function_rows(result, shape, name, rows, limit - out.used)
+            value = _function_rows(result, shape, name, rows, limit - out.used, procedure)
             sys.stdout.flush()
             sys.stderr.flush()
             nrows, payloads = 0, ()
