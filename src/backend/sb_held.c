@@ -189,17 +189,34 @@ sb_sandbox_hold(SbSandbox *sb, bool workspace, bool many_calls)
 	SbSandbox  *h = NULL;
 	volatile SbHeldClock *clock;
 	int			i;
+	int			keep = SB_MAX_HELD;
+	int			kept = 0;
 
 	if (!sb_clocks_share())
 	{
 		sb_sandbox_detach(sb);
 		return NULL;
 	}
+
+	/*
+	 * For a function's child, a session keeps at most max_concurrent - 1
+	 * (workspaces count; the one called longest ago is let go): a
+	 * statement with more call sites than the cluster has slots kept them
+	 * all and then waited for a slot only it could free, queue_timeout
+	 * long, while every other session's call waited behind it (review 99).
+	 */
+	if (!workspace && sb_sandbox_max_concurrent() > 0)
+		keep = Min(keep, (int) sb_sandbox_max_concurrent() - 1);
+	for (i = 0; i < SB_MAX_HELD; i++)
+		if (sb_held[i].in_use)
+			kept++;
 	/* a free slot, or the one called longest ago (its call site starts anew) */
 	for (i = 0; i < SB_MAX_HELD; i++)
 	{
 		if (!sb_held[i].in_use)
 		{
+			if (kept >= keep)
+				continue;
 			h = &sb_held[i];
 			break;
 		}

@@ -265,7 +265,11 @@ sb_yield_idle_held(const SbClient *waiting, uint64_t now)
 
 /*
  * Start queued requests, oldest first, while slots are free; when none is,
- * an idle held child of a session holding several may yield to the oldest.
+ * an idle held child of a session holding several may yield to a waiting
+ * call: the oldest's, or if no session holds more than that one (it is
+ * the session holding them all), another's (review 99: the
+ * session holding every slot waited at the head of the queue, and every
+ * other session's call behind it, for queue_timeout).
  */
 void
 sb_dispatch_queue(void)
@@ -283,7 +287,13 @@ sb_dispatch_queue(void)
 			return;
 		if (sb_adm.max_concurrent > 0 && sb_adm.in_flight + sb_adm.nreserved >= (int) sb_adm.max_concurrent)
 		{
-			sb_yield_idle_held(oldest, sb_now_us());
+			uint64_t	now = sb_now_us();
+
+			/* the oldest first; once one is yielded, a slot is coming */
+			sb_yield_idle_held(oldest, now);
+			for (i = 0; i < sb_nclients; i++)
+				if (sb_clients[i].fd >= 0 && sb_clients[i].queued && &sb_clients[i] != oldest)
+					sb_yield_idle_held(&sb_clients[i], now);
 			return;
 		}
 		oldest->queued = false;

@@ -44,13 +44,19 @@ Checks, each printed as one line:
       still fetching rows (seen as a busy child while the query sleeps
       half-way), the result equals the buffered path's, and an error or a
       cancel in the middle of the input leaves no busy child;
-  (j) with max_concurrent = 2, a session that holds both slots with idle
-      processes (a workspace; two functions' processes kept across a
-      statement's rows) does not keep another session's call out: the
-      longest idle one is taken back, the workspace's next call says so
-      (55000), the statement's next row too (53400), and the session's
-      other calls go on; with max_concurrent = 4 and two sessions holding
-      two idle workspaces each, a call of one does not take the other's.
+  (j) with max_concurrent = 3 and a third session's idle workspace, a
+      session that holds the other two slots with idle processes (a
+      workspace; two functions' processes kept across a statement's rows)
+      does not keep another session's call out: the longest idle one is
+      taken back, the workspace's next call says so (55000), the
+      statement's next row too (53400), the third session's workspace
+      stays, and the session's other calls go on; with max_concurrent = 4
+      and two sessions holding two idle workspaces each, a call of one
+      does not take the other's; a statement with more call sites than
+      max_concurrent runs (its session keeps at most max_concurrent - 1
+      processes) and another session's calls meanwhile wait no more than
+      a moment (review 99: both waited queue_timeout, and the statement
+      failed with 53400).
 The last line is "forkserver: N passed, M failed".
 """
 
@@ -473,22 +479,31 @@ class Suite:
                     "an idle session's reservation yields", problems)
 
     def check_idle_holders_yield(self):
-        """With max_concurrent = 2: a session holding both slots with idle
-        processes (a workspace, a function's kept for a cursor or across a
-        statement's rows) does not keep another session's call out; the
-        longest idle one is taken back, and its owner's next use says why."""
+        """With max_concurrent = 3 and a third session holding one slot: a
+        session holding the other two with idle processes (a workspace, a
+        function's kept for a cursor or across a statement's rows) does
+        not keep another session's call out; the longest idle one is taken
+        back, and its owner's next use says why.  (A session keeps at most
+        max_concurrent - 1 processes: it alone never holds them all.)"""
         problems = []
         admin = connect()
-        admin.cursor().execute("ALTER SYSTEM SET pysandbox.max_concurrent = 2")
+        admin.cursor().execute("ALTER SYSTEM SET pysandbox.max_concurrent = 3")
         for name in ("fs_held", "fs_held2"):
             admin.cursor().execute("CREATE OR REPLACE FUNCTION %s(x int) RETURNS int "
                                    "LANGUAGE pysandbox AS 'return x'" % name)
         admin.close()
         restart_cluster()
-        x, y = connect(), connect()
+        x, y, z = connect(), connect(), connect()
         try:
-            xc, yc = x.cursor(), y.cursor()
+            xc, yc, zc = x.cursor(), y.cursor(), z.cursor()
             yc.execute("SET pysandbox.queue_timeout = '5s'")
+            # the third slot: a workspace of a session holding one, which
+            # nothing below may take
+            zc.execute("SELECT sandbox_workspace_open()")
+            zws = zc.fetchone()[0]
+            if execute(z, "def main(ws):\n    return 0\n",
+                       json.dumps({"workspace": zws})) != {"main": 0}:
+                problems.append("the third session's workspace answered wrong")
 
             def ws_call(ws, value):
                 return execute(x, "def main(ws):\n    return %d\n" % value,
@@ -556,8 +571,16 @@ class Suite:
             xc.execute("SELECT sandbox_workspace_open()")
             if ws_call(xc.fetchone()[0], 6) != {"main": 6}:
                 problems.append("the session's calls stopped working")
+            try:
+                if execute(z, "def main(ws):\n    return 10\n",
+                           json.dumps({"workspace": zws})) != {"main": 10}:
+                    problems.append("the third session's workspace answered wrong")
+            except psycopg2.Error as exc:
+                problems.append("the third session's workspace (holding one) was taken: %s %s"
+                                % (exc.pgcode, exc))
             x.close()
             y.close()
+            z.close()
             # (3) max_concurrent = 4, two sessions holding two idle
             # workspaces each: a call of one of them may not take the
             # other's (it holds no more than the caller)
@@ -592,6 +615,56 @@ class Suite:
                         problems.append("workspace %s answered wrong" % key)
                 except psycopg2.Error as exc:
                     problems.append("workspace %s was taken: %s %s" % (key, exc.pgcode, exc))
+            x.close()
+            y.close()
+            # (4) max_concurrent = 4: a statement with six call sites, over
+            # and over, while another session calls (review 99: the
+            # statement kept four idle processes, waited for a fifth slot
+            # queue_timeout long and failed, and the other session's calls
+            # waited behind it as long)
+            x, y = connect(), connect()
+            x.cursor().execute("SET pysandbox.queue_timeout = '4s'")
+            y.cursor().execute("SET pysandbox.queue_timeout = '4s'")
+            statement = ("SELECT " + ", ".join("fs_held(g + %d)" % k for k in range(6)) +
+                         " FROM generate_series(1, 3) g")
+            outcome = {"runs": 0, "errors": []}
+            stop = threading.Event()
+
+            def hog():
+                cur = x.cursor()
+                while not stop.is_set():
+                    try:
+                        cur.execute(statement)
+                        if cur.fetchall()[2] != tuple(range(3, 9)):
+                            outcome["errors"].append("wrong rows")
+                        outcome["runs"] += 1
+                    except psycopg2.Error as exc:
+                        outcome["errors"].append("%s %s" % (exc.pgcode, str(exc).strip()))
+            runner = threading.Thread(target=hog, daemon=True)
+            runner.start()
+            time.sleep(0.5)
+            for k in range(5):
+                other_started = time.monotonic()
+                try:
+                    got = execute(y, "def main():\n    return %d\n" % k)
+                except psycopg2.Error as exc:
+                    got = "%s %s" % (exc.pgcode, str(exc).strip())
+                if got != {"main": k}:
+                    problems.append("another session's call beside the statement got %r"
+                                    % (got,))
+                elif time.monotonic() - other_started > 2:
+                    problems.append("another session's call waited %.1f s beside the statement"
+                                    % (time.monotonic() - other_started))
+                time.sleep(0.2)
+            stop.set()
+            runner.join(30)
+            # its processes may be taken back for the other session's call
+            # (then its next row says so); it never waits for a slot only
+            # it could free
+            waited = [e for e in outcome["errors"] if "taken back between two calls" not in e]
+            if waited or outcome["runs"] == 0:
+                problems.append("the statement with six call sites: %d runs, errors %s"
+                                % (outcome["runs"], (waited or outcome["errors"])[:2]))
         except psycopg2.Error as exc:
             problems.append("unexpected: %s %s" % (exc.pgcode, str(exc).strip()))
         finally:
@@ -602,9 +675,10 @@ class Suite:
             admin.cursor().execute("DROP FUNCTION IF EXISTS fs_held(int), fs_held2(int)")
             admin.close()
             restart_cluster()
-        self.report("(j) max_concurrent = 2: a session's idle workspace, then a statement's "
+        self.report("(j) max_concurrent = 3: a session's idle workspace, then a statement's "
                     "idle function process, yield to another session's call; not to one "
-                    "holding as many", problems)
+                    "holding as many; more call sites than slots run, beside other "
+                    "sessions' calls", problems)
 
     def check_pinned_pages(self):
         problems = []
