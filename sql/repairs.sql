@@ -476,3 +476,17 @@ import pandas as pd
 def main():
     return pd.Series(["a", "b", "a"], name="product").value_counts().rename_axis("product").reset_index(name="count")
 $$, '{}', 'main') AS t(product text, count bigint);
+-- itertuples() renames a column whose name is no identifier ("_0"): the
+-- error says so and what to return instead, which runs
+SELECT * FROM sandbox_rows($$
+import pandas as pd
+def main():
+    df = pd.DataFrame({"total sales": [1.5, 2.5], "region": ["a", "b"]})
+    return list(df.itertuples(index=False))
+$$) AS t("total sales" numeric, region text);
+SELECT * FROM sandbox_rows($$
+import pandas as pd
+def main():
+    df = pd.DataFrame({"total sales": [1.5, 2.5], "region": ["a", "b"]})
+    return list(df.itertuples(index=False, name=None))
+$$) AS t("total sales" numeric, region text);

@@ -1936,6 +1936,15 @@ def encode_rows(value, spec, func, budget, fill=None, nan_is_value=False):
                          'are encoded (Unicode normalization): rename the column with '
                          'df.rename(columns=lambda c: unicodedata.normalize("NFC", c))'
                          % composed[0].encode("ascii", "backslashreplace").decode())
+            renamed = [label for label in labels if type(label) is str and
+                       re.fullmatch(r"_[0-9]+", label)]
+            if renamed and not extra and not name.isidentifier():
+                # namedtuples (itertuples' rows) rename fields whose names
+                # are no identifiers: "total sales" is "_1"
+                extra = ('; itertuples() renames columns whose names are not Python '
+                         'identifiers (%s): return the DataFrame itself, or '
+                         'df.itertuples(index=False, name=None) for plain tuples in column '
+                         'order' % renamed[0])
             raise RowsError('column "%s" is missing from the result of %s(); '
                             "it has columns: %s%s" % (name, func, have, extra), _MISSING)
         series = frame.iloc[:, labels[name]]
