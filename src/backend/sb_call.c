@@ -948,6 +948,23 @@ loop_done:
 		!out->violation &&
 		(out->result != NULL ||
 		 (out->rows_header != NULL && list_length(out->rows_columns) == req->rows_ncols));
+
+	/*
+	 * The end of the output at the wall limit may be the worker's kill, not
+	 * the child's exit: a child that sent its result and then kept its
+	 * socket open ran into the limit (review 99: sandbox_execute returned
+	 * the result as a success after the limit).  Ask how it ended.
+	 */
+	if (out->complete && sb_ms_since(start) >= limits->timeout_ms)
+	{
+		if (!sb_call_wait_exit(st->sb, start, deadline))
+		{
+			out->worker_lost = true;
+			out->complete = false;
+		}
+		else if (st->sb->exit.cause == SB_EXIT_TIMEOUT)
+			out->complete = false;
+	}
 	if (out->complete && !req->capture_output)
 	{
 		out->detached = true;

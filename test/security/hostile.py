@@ -1039,6 +1039,15 @@ PAYLOADS = [
             sb_io.send(sb_io.RESULT, b'{"main": ')
             os._exit(0)
         """, off={CRASH}),
+    # a whole result, then the socket kept open past the wall limit: the
+    # limit's error, not the result (review 99: a success after the limit)
+    Payload("protocol-result-then-hold-the-socket-open", """
+        import os, struct, time
+        def main():
+            body = b'{"main": 1}'
+            os.write(3, struct.pack("=II", 49, len(body)) + body)
+            time.sleep(60)
+        """, off={TIMEOUT}, options={"timeout_ms": 1500}, max_ms=4000),
     Payload("protocol-truncated-frame", """
         import os, struct
         def main():
@@ -7792,11 +7801,15 @@ def probe(server, target, mode):
 # As a function body, a payload's module-level names are the function's
 # locals: they go when it returns, before the result is sent (a generator
 # kept "alive" then runs its finally, and the call meets its limit)
-LANGUAGE_OUTCOMES = {"finalizer-after-result": {TIMEOUT, CPU}}
+# a function's result is rows, not the JSON a forged RESULT frame holds
+LANGUAGE_OUTCOMES = {"finalizer-after-result": {TIMEOUT, CPU},
+                     "protocol-result-then-hold-the-socket-open": {CRASH}}
 # in a workspace the first complete result ends a call, as it does a held
 # function call's: what the child sends after it ends the workspace, at its
-# next use ("wrote between two calls"), instead of failing this call
-WORKSPACE_OUTCOMES = {"protocol-two-results": {OK}, "sql-after-result": {OK}}
+# next use ("wrote between two calls"), instead of failing this call; a
+# child idle after its result is what a workspace keeps
+WORKSPACE_OUTCOMES = {"protocol-two-results": {OK}, "sql-after-result": {OK},
+                      "protocol-result-then-hold-the-socket-open": {OK}}
 
 
 def run_one(server, target, payload, mode):
