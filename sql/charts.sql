@@ -33,6 +33,24 @@ def main(t):
     return t.plot(x="day", y="v", figsize=(3, 2), title="by day")
 $$, '{"t": {"$query": "SELECT d AS day, d * 1.5 AS v FROM generate_series(1, 30) d"}}')->'main'->>'data', 'base64'));
 
+-- an array of Axes of one figure (df.hist(), plt.subplots(2, 2)) is that
+-- figure's one PNG (review 100: the whole figure once per Axes); Axes of
+-- two figures stay a list
+SELECT png_info(decode(r->'main'->'grid'->>'data', 'base64')) AS grid,
+       png_info(decode(r->'main'->'subplots'->>'data', 'base64')) AS subplots,
+       jsonb_array_length(r->'main'->'two') AS two
+FROM sandbox_execute($$
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+def main():
+    df = pd.DataFrame(np.arange(36).reshape(9, 4) * 1.0, columns=list("abcd"))
+    f1, grid = plt.subplots(2, 2, figsize=(2, 2), dpi=50)
+    f2, a2 = plt.subplots(figsize=(1, 1), dpi=50)
+    return {"grid": df.hist(bins=3, figsize=(3, 3)), "subplots": grid,
+            "two": [grid[0, 0], a2]}
+$$) AS r;
+
 -- sandbox_run reports every figure left open, in order; failed runs none
 SELECT r->'returns' AS returns,
        (SELECT array_agg(png_info(decode(f->>'data', 'base64')) ORDER BY i)

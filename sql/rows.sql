@@ -333,6 +333,18 @@ import numpy as np, pandas as pd
 def main():
     return pd.DataFrame({"a": np.array([1, 2**63 + 5], dtype=np.uint64)})
 $$);
+-- pandas' nullable UInt64 too (review 100: 2**63 was stored as -2**63);
+-- its elements (np.ulonglong) into numeric
+SELECT pg_temp.rows_error('a int8', $$
+import pandas as pd
+def main():
+    return pd.DataFrame({"a": pd.array([None, 2**63], dtype="UInt64")})
+$$);
+SELECT * FROM sandbox_rows($$
+import pandas as pd
+def main():
+    return pd.DataFrame({"a": pd.array([2**64 - 1, None], dtype="UInt64")})
+$$) AS t(a numeric);
 -- a float must be integral: 42804, naming column and row
 SELECT * FROM sandbox_rows('def main(): return [{"a": 1}, {"a": 2.5}]') AS t(a int);
 SELECT pg_temp.rows_error('a int8', 'def main(): return [(float("inf"),)]');

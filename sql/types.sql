@@ -155,6 +155,9 @@ def main():
         "series_tz": df["d"].dt.tz_localize("UTC"),
         "np_int64": np.int64(7), "np_int8": np.int8(-3),
         "np_uint64": np.uint64(18446744073709551615),
+        # types of their own beside int64, uint64, float64 (review 100)
+        "np_longlong": np.array([5]).astype("q")[0], "np_ulonglong": np.ulonglong(6),
+        "np_longdouble": np.longdouble(1.5),
         "np_float32": np.float32(0.5), "np_bool": np.bool_(True), "np_str": np.str_("s"),
         "np_array": np.arange(3), "np_array2d": np.array([[1, 2], [3, 4]]),
         "np_float_array": np.array([1.0, np.nan, np.inf]),

@@ -1172,6 +1172,28 @@ def figure_of(value):
     return value if isinstance(value, _STATE["figure"]) else None
 
 
+def one_figure(values):
+    """The Figure when values (a list, a tuple or an array of objects) are
+    two or more Axes (or Figures) of one Figure, else None: df.hist(),
+    df.plot(subplots=True) and plt.subplots(2, 2) give such an array, and it
+    is one chart (review 100: a PNG of the whole figure per Axes)."""
+    if not _STATE["ready"]:
+        return None
+    if type(values) is not list and type(values) is not tuple:
+        if values.dtype != object or values.size < 2 or figure_of(values.flat[0]) is None:
+            return None
+        values = values.ravel().tolist()
+    if len(values) < 2:
+        return None
+    figure = figure_of(values[0])
+    if figure is None:
+        return None
+    for v in values[1:]:
+        if figure_of(v) is not figure:
+            return None
+    return figure
+
+
 def render(figure):
     """The PNG of a Figure (once per call and figure)."""
     done = _RENDERED.get(id(figure))

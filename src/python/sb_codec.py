@@ -58,9 +58,12 @@ _Timestamp = pd.Timestamp
 _NaTType = type(pd.NaT)
 _NAType = type(pd.NA)
 _Timedelta = pd.Timedelta
-_INT_TYPES = frozenset({int, np.int8, np.int16, np.int32, np.int64,
-                        np.uint8, np.uint16, np.uint32, np.uint64})
-_FLOAT_TYPES = frozenset({float, np.float16, np.float32, np.float64})
+# np.longlong and np.ulonglong are types of their own beside int64 and
+# uint64 ("q" arrays' items, a UInt64 Series times a large int), and
+# np.longdouble is float128 (review 100: "cannot convert")
+_INT_TYPES = frozenset({int, np.int8, np.int16, np.int32, np.int64, np.longlong,
+                        np.uint8, np.uint16, np.uint32, np.uint64, np.ulonglong})
+_FLOAT_TYPES = frozenset({float, np.float16, np.float32, np.float64, np.longdouble})
 _BOOL_TYPES = frozenset({bool, np.bool_})
 _Period = pd.Period
 # dict subclasses of the standard library, written as objects (and the
@@ -810,7 +813,11 @@ def _write(w, value, path, depth):
     if text is not None:
         w.put(text)
         return
-    if t is list or t is tuple:
+    if (t is list or t is tuple or t is np.ndarray) and \
+            (figure := sb_charts.one_figure(value)) is not None:
+        # Axes of one figure (df.hist(), plt.subplots(2, 2)): its one PNG
+        _write(w, sb_charts.image(figure), path, depth)
+    elif t is list or t is tuple:
         _write_list(w, value, path, depth)
     elif t is dict or t in _DICT_TYPES:
         w.put("{")
@@ -1317,6 +1324,14 @@ def _encode_int(series, name):
     if pd.api.types.is_extension_array_dtype(series.dtype):
         if series.dtype.kind in "iub":     # Int64, boolean: nullable
             valid = ~series.isna().to_numpy()
+            if series.dtype.kind == "u":
+                # UInt64 past bigint's range: refused, as numpy's uint64 is
+                # (review 100: 2**63 was stored as -2**63)
+                wide = series.to_numpy(dtype="u8", na_value=0)
+                over = valid & (wide > np.uint64(_INT64_MAX))
+                if over.any():
+                    row = int(np.argmax(over))
+                    raise _out_of_bigint(name, row, int(wide[row]))
             values = series.to_numpy(dtype="i8", na_value=0).astype("<i8")
             return _fixed_payload(valid, values)
     elif series.dtype.kind in "iub":
