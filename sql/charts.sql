@@ -51,6 +51,14 @@ def main():
             "two": [grid[0, 0], a2]}
 $$) AS r;
 
+SELECT name, png_info(png) FROM sandbox_rows($$
+import numpy as np
+import pandas as pd
+def main():
+    df = pd.DataFrame(np.arange(36).reshape(9, 4) * 1.0, columns=list("abcd"))
+    return [("grid", df.hist(bins=3, figsize=(3, 3)))]
+$$) AS t(name text, png bytea);
+
 -- sandbox_run reports every figure left open, in order; failed runs none
 SELECT r->'returns' AS returns,
        (SELECT array_agg(png_info(decode(f->>'data', 'base64')) ORDER BY i)

@@ -1684,6 +1684,9 @@ def _text_value(v, category, name, row, sqltype=None, fields=None):
         return str(v)
     if t is memoryview or t is np.bytes_:
         v, t = bytes(v), bytes
+    if category == "bytea" and (t is list or t is tuple or t is np.ndarray) and \
+            (figure := sb_charts.one_figure(v)) is not None:
+        return "\\x" + sb_charts.render(figure).hex()    # Axes of one figure: its PNG
     if category == "bytea" and t is not bytes and t is not bytearray and \
             not (t is np.ndarray and v.ndim == 0) and sb_charts.figure_of(v) is None:
         # a list's or a number's text is no bytea (return [1, 2, 3] stored
