@@ -776,6 +776,21 @@ import datetime
 def main():
     return [([1.5, float("inf"), None], [datetime.date(2024, 1, 2), None], [True, False], ["ok", "sad"])]
 $$) AS t(f float8[], d date[], b bool[], m rows_mood[]);
+-- a dict of flat lists for array columns is one row of arrays (review
+-- 100: read as columns, "malformed array literal"); lists of lists stay
+-- columns, and so do empty lists (no rows)
+SELECT * FROM sandbox_rows($$
+def main():
+    return {"top_ids": [1, 2, 3], "top_amounts": [1.5, 2.5, 3.5]}
+$$) AS t(top_ids int[], top_amounts numeric[]);
+SELECT * FROM sandbox_rows($$
+def main():
+    return {"top_ids": [[1, 2], [3]], "top_amounts": [[1.5], [2.5, 3.5]]}
+$$) AS t(top_ids int[], top_amounts numeric[]);
+SELECT count(*) FROM sandbox_rows($$
+def main():
+    return {"top_ids": [], "top_amounts": []}
+$$) AS t(top_ids int[], top_amounts numeric[]);
 -- a Series or an Index is its values, as an ndarray (review 94: refused)
 SELECT * FROM sandbox_rows($$
 import pandas as pd

@@ -1144,6 +1144,27 @@ def plain_list(array):
     return array.tolist()
 
 
+def _one_row_of_arrays(value, spec):
+    """Whether a dict of flat lists is one row of array columns: every
+    declared column it names is an array, and none of its lists holds a
+    list (as columns, each row's value would be a scalar, which no array
+    column takes: review 100, "malformed array literal").  Empty lists
+    alone stay columns: no rows."""
+    arrays = {c["name"] for c in spec if c.get("category") == "array"}
+    named = [k for k in value if k in arrays]
+    if not named or any(k not in arrays for k in value if any(c["name"] == k for c in spec)) \
+            or all(len(value[k]) == 0 for k in named):
+        return False
+    for k in named:
+        v = value[k]
+        if isinstance(v, np.ndarray) and v.ndim != 1:
+            return False
+        if any(type(x) in (list, tuple) or isinstance(x, np.ndarray) for x in
+               (v.tolist() if isinstance(v, (np.ndarray, pd.Series, pd.Index)) else v)):
+            return False
+    return True
+
+
 def _as_frame(value, spec, func):
     """The function's result as a DataFrame with string column labels."""
     t = type(value)
@@ -1159,7 +1180,7 @@ def _as_frame(value, spec, func):
         # takes it; any other dict is one row (a group's summary with
         # group_by: {"total": ..., "n": ...}; a list value is then an array)
         if value and all(type(v) in (list, tuple) or isinstance(v, (np.ndarray, pd.Series, pd.Index))
-                         for v in value.values()):
+                         for v in value.values()) and not _one_row_of_arrays(value, spec):
             try:
                 value = pd.DataFrame(value)
             except ValueError as exc:
