@@ -776,6 +776,15 @@ import datetime
 def main():
     return [([1.5, float("inf"), None], [datetime.date(2024, 1, 2), None], [True, False], ["ok", "sad"])]
 $$) AS t(f float8[], d date[], b bool[], m rows_mood[]);
+-- MultiIndex columns (agg with lists) match by their levels joined with
+-- commas, as JSON names them, or with underscores; an empty last level
+-- (the index made a column) is dropped (review 100: not found)
+SELECT * FROM sandbox_rows($$
+import pandas as pd
+def main():
+    df = pd.DataFrame({"region": ["e", "w", "e"], "amount": [1.0, 2.0, 3.0], "qty": [1, 2, 3]})
+    return df.groupby("region").agg({"amount": ["sum", "mean"], "qty": "max"})
+$$) AS t(region text, amount_sum numeric, "amount,mean" float8, qty_max int);
 -- a dict of flat lists for array columns is one row of arrays (review
 -- 100: read as columns, "malformed array literal"); lists of lists stay
 -- columns, and so do empty lists (no rows)

@@ -1923,10 +1923,23 @@ def encode_rows(value, spec, func, budget, fill=None, nan_is_value=False):
     frame = _as_frame(value, spec, func)
     labels = {}
     twice = set()
+    joined = {}
     for j, label in enumerate(frame.columns):
-        text = label if type(label) is str else str(label)
+        if type(label) is tuple:
+            # MultiIndex columns (agg({"amount": ["sum", "mean"]})): named
+            # as the JSON path names them, ("region", "") "region" and
+            # ("amount", "sum") "amount,sum", or "amount_sum" (review 100)
+            parts = [p if type(p) is str else str(p) for p in label]
+            while len(parts) > 1 and parts[-1] == "":
+                parts.pop()
+            text = ",".join(parts)
+            joined.setdefault("_".join(parts), j)
+        else:
+            text = label if type(label) is str else str(label)
         if text in labels:
             twice.add(text)
+        labels.setdefault(text, j)
+    for text, j in joined.items():
         labels.setdefault(text, j)
     # a declared column the frame has twice: which one is meant is not
     # known (sandbox_execute's JSON refuses such a frame too: review 71)
