@@ -49,6 +49,26 @@ def main():
     except SQLError as e:
         return [e.sqlstate, str(e), e.hint]
 $$);
+-- one value in one tuple too, and SQLAlchemy's and sqlite's placeholders
+-- (review 100: "compare with = ANY($1)", and no hint); params= as
+-- pandas' read_sql takes them runs
+SELECT sandbox_execute($$
+def main():
+    out = []
+    for query, params in [("SELECT id FROM sq_items WHERE name = $1", (("a",),)),
+                          ("SELECT id FROM sq_items WHERE name = :name", ({"name": "a"},)),
+                          ("SELECT id FROM sq_items WHERE name = ?", ("a",))]:
+        try:
+            sql(query, *params)
+        except SQLError as e:
+            out.append([e.sqlstate, e.hint])
+    out.append(len(sql("SELECT id FROM sq_items WHERE price > $1", params=[1])))
+    try:
+        sql("SELECT id FROM sq_items WHERE price > $1", 1, params=[1])
+    except TypeError as e:
+        out.append(str(e))
+    return out
+$$);
 
 -- what it refuses is an exception in Python, with its SQLSTATE; nothing is
 -- written and the caller's transaction goes on

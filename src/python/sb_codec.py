@@ -970,7 +970,7 @@ def _short_repr(value):
 
 
 _SERIES_FIX = ("return s.reset_index() for its rows, s.tolist() for the values alone, "
-               "or s.groupby(level=0).agg(list) for a list per label")
+               "or s.groupby(level=0, dropna=False).agg(list) for a list per label")
 
 
 def _write_series(w, series, path, depth):

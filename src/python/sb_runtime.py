@@ -1251,13 +1251,24 @@ def _sql_array(values, i, depth):
     return parts
 
 
-def sql(query, *params):
+def sql(query, *params, **named):
     """Run one read-only query through the calling backend, as the calling
     role in the statement's snapshot, and return its rows as a DataFrame
     (the columns as a $query input has them).  $1, $2, ... in the query take
-    params.  A failing query raises SQLError with its SQLSTATE."""
+    params (or params=[...], as pandas' read_sql takes them).  A failing
+    query raises SQLError with its SQLSTATE."""
     if type(query) is not str:
         raise TypeError('sql() takes the query as a str, not "%s"' % type(query).__name__)
+    if named:
+        given = named.pop("params", None)
+        if named or params or (given is not None and type(given) not in (list, tuple)):
+            raise TypeError(
+                "sql() takes the query and its values, sql(query, a, b) for $1 and $2 "
+                "(or sql(query, params=[a, b])), not %s" % (
+                    "the keyword arguments %s" % ", ".join(sorted(named)) if named else
+                    "values both ways (positional and params=)" if params else
+                    'params of type "%s"' % type(given).__name__))
+        params = tuple(given or ())
     if "\0" in query:
         raise ValueError("sql() query contains a NUL character")
     payload = json.dumps({"query": query,
@@ -1270,12 +1281,22 @@ def sql(query, *params):
     if ftype == sb_io.SQL_ERROR:
         err = _frame_json(data)
         hint = str(err.get("hint", ""))
-        if str(err.get("sqlstate", "")) == "42601" and re.search(r"%s|%\(\w+\)s", query):
-            # psycopg's placeholders, in a query for PostgreSQL's
+        message = str(err.get("message", ""))
+        if str(err.get("sqlstate", "")) == "42601" and (
+                m := re.search(r"%s|%\(\w+\)s|(?<![:\w]):[A-Za-z_]\w*|\?(?![|&])", query)):
+            # psycopg's, SQLAlchemy's or sqlite's placeholders, in a query
+            # for PostgreSQL's (review 100: only %s had a hint)
             hint = ('sql() takes PostgreSQL\'s placeholders $1, $2, ..., not %s: '
-                    'sql("SELECT ... WHERE region = $1", region)')
-        raise SQLError(str(err.get("message", "")), str(err.get("sqlstate", "")),
-                       str(err.get("detail", "")), hint)
+                    'sql("SELECT ... WHERE region = $1", region)' % m.group(0))
+        elif len(params) == 1 and (type(params[0]) is tuple or (
+                type(params[0]) is list and len(params[0]) == 1)) and \
+                "is a list, but the query uses $1 as one value" in message:
+            # cursor.execute(query, (region,)): DB-API's one tuple of values
+            # (a longer list for IN ($1) keeps the backend's hint, = ANY)
+            hint = ("Pass the values as separate arguments, sql(query, a, b), not as one "
+                    "tuple or list; to match any of a list's values, compare with "
+                    "= ANY($1)")
+        raise SQLError(message, str(err.get("sqlstate", "")), str(err.get("detail", "")), hint)
     if ftype != sb_io.TABLE:
         raise SandboxProtocolError("unexpected frame %d answering sql()" % ftype)
     return _read_table(_frame_json(data))

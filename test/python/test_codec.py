@@ -314,7 +314,7 @@ class JsonRules(unittest.TestCase):
             (pd.Series([1, 2, 3], index=["a", "b", "a"]),
              "the Series at result has the label 'a' more than once, and a JSON object keeps "
              "one value per key; return s.reset_index() for its rows, s.tolist() for the "
-             "values alone, or s.groupby(level=0).agg(list) for a list per label"),
+             "values alone, or s.groupby(level=0, dropna=False).agg(list) for a list per label"),
             (pd.Series(["x", "y"], index=[1, "1"]),
              "the Series at result has the labels 1 and '1', which are both the key \"1\""),
             ({1: "a", "1": "b"}, "the dict at result has the labels 1 and '1'"),
