@@ -490,3 +490,26 @@ def main():
     df = pd.DataFrame({"total sales": [1.5, 2.5], "region": ["a", "b"]})
     return list(df.itertuples(index=False, name=None))
 $$) AS t("total sales" numeric, region text);
+-- review 100: sys.exit() says to return instead; a refused scipy import
+-- is "not available", not scipy's "reinstall"; a one-value container where
+-- a scalar result was meant names the one value
+SELECT sandbox_execute($$
+import sys
+def main():
+    sys.exit(0)
+$$);
+SELECT sandbox_execute($$
+import pandas as pd
+def main():
+    return pd.Series([1, 2, 3.0]).corr(pd.Series([3, 1, 2.0]), method="kendall")
+$$);
+CREATE FUNCTION pg_temp.one_mean(x float8) RETURNS float8 LANGUAGE pysandbox AS $$
+import numpy as np
+return np.array([x])
+$$;
+SELECT pg_temp.one_mean(1);
+CREATE FUNCTION pg_temp.one_sum(x float8) RETURNS numeric LANGUAGE pysandbox AS $$
+import pandas as pd
+return pd.Series([x]).agg(["sum"])
+$$;
+SELECT pg_temp.one_sum(1);

@@ -1279,12 +1279,18 @@ def _out_of_bigint(name, row, value):
 
 
 def _bad_value(name, row, value, what):
-    text = repr(value) if type(value) in (str, int, float, bool) else \
-        '"%s" value' % type(value).__name__
+    t = type(value)
+    text = repr(value) if t in (str, int, float, bool) else '"%s" value' % t.__name__
+    hint = _CONVERT_HINTS.get(what, "Convert the value to the column's type, or "
+                              "declare the column with the type the values have.")
+    if (t is pd.Series or t is pd.DataFrame or t is np.ndarray) and value.size == 1:
+        # a one-value container where the value was meant: o.agg({"amount":
+        # "sum"}), np.array([m]), a 1x1 frame (review 100: the generic hint)
+        hint = ("It holds one value: return that value, %s." %
+                ("s.iloc[0] (or s.item())" if t is pd.Series else
+                 "df.iloc[0, 0]" if t is pd.DataFrame else "a.item()"))
     return RowsError('column "%s", row %d: %s does not fit %s'
-                     % (name, row + 1, text[:80], what), _MISMATCH,
-                     _CONVERT_HINTS.get(what, "Convert the value to the column's type, or "
-                                        "declare the column with the type the values have."))
+                     % (name, row + 1, text[:80], what), _MISMATCH, hint)
 
 
 # text as PostgreSQL's input functions of the binary kinds take it (int8in,

@@ -431,6 +431,11 @@ def exception_help(exc, inputs, ws=None):
     """One sentence of what to do, for the errors code written without the
     inputs' names or columns in view makes most often; or None.  ws is the
     workspace's dict of a workspace's call."""
+    if isinstance(exc, SystemExit):
+        # an agent's script ends with sys.exit(0) (review 100: a bare
+        # "SystemExit: 0")
+        return ("sys.exit() and exit() end the call with this error, not a result: return "
+                "the result from the function instead (a bare return gives null)")
     if isinstance(exc, KeyError):
         return _missing_column_help(exc) or _workspace_key_help(exc, ws)
     if isinstance(exc, ImportError):

@@ -857,6 +857,11 @@ def _report_exception(exc, lines, inputs=None):
             extra = sb_errors.exception_help(exc, inputs or {}, _WS[0])
         except BaseException:  # the help is a courtesy: never fail the report on it
             extra = None
+        if extra and isinstance(exc, ImportError) and "scipy" in message and \
+                "seems to be broken" in message:
+            # scipy's own words for an import the sandbox refused would
+            # have a model reinstall it (review 100)
+            message = "scipy is not available here"
         if extra:
             message = "%s: %s" % (message, extra) if message else extra
         # an uncaught SQLError ends the call with its query's SQLSTATE, if
