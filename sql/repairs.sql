@@ -161,7 +161,10 @@ $$) #- '{raised,message}' #- '{report,message}' #- '{report,findings}');
 SELECT r->'error'->'findings'->0->>'hint' AS hint
 FROM unnest(ARRAY['import seaborn as sns', 'from sklearn.linear_model import LinearRegression',
                   'import psycopg2', 'import requests', 'import csv', 'import tqdm',
-                  'from types import SimpleNamespace', 'import joblib']) AS i,
+                  'from types import SimpleNamespace', 'import joblib',
+                  -- a submodule's own hint before its package's (review 100)
+                  'from dateutil.rrule import rrule', 'import pandas.util', 'import numpy.testing',
+                  'import openpyxl', 'from tabulate import tabulate', 'import secrets']) AS i,
      sandbox_run(i || E'\ndef main(): return 1') AS r;
 -- ... and none whose advice the allowlist does not permit
 SET pysandbox.allowed_modules = 'math';

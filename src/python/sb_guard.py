@@ -901,6 +901,10 @@ def _internals_hint(name):
     if isinstance(name, str) and (name == "pandas.core" or name.startswith("pandas.core.")):
         return ("; pandas' internals are not handed out: use its own names (pd.DataFrame, "
                 "pd.Series, pd.merge) and pandas.api.types")
+    if name == "pandas.util" or (isinstance(name, str) and name.startswith("pandas.util.")):
+        # pd.util.hash_pandas_object (review 100)
+        return ("; to hash rows, df.astype(str).agg(\"|\".join, axis=1).map(lambda s: "
+                "hashlib.md5(s.encode()).hexdigest())")
     return ""
 
 

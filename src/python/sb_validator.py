@@ -362,6 +362,18 @@ _IMPORT_HINTS = [
     (("dateutil",), 'For time zones use zoneinfo.ZoneInfo("Europe/Paris"); dateutil.parser and '
      "dateutil.relativedelta are allowed.", ("zoneinfo", "dateutil.parser",
                                              "dateutil.relativedelta")),
+    # submodules, looked up before their package (review 100)
+    (("dateutil.rrule",), 'For recurring dates use pandas: pd.date_range("2024-01-01", '
+     'periods=12, freq="W-MON"), or pandas\' offsets (pd.offsets.MonthEnd()).', ("pandas",)),
+    (("pandas.util",), "pandas.util is not available: to hash rows, "
+     'df.astype(str).agg("|".join, axis=1).map(lambda s: hashlib.md5(s.encode()).hexdigest()).',
+     ("pandas", "hashlib")),
+    (("pandas.testing", "numpy.testing", "unittest", "pytest"), "Check with assert, "
+     "df.equals(other), np.allclose(a, b), or options.verify.", ("numpy", "pandas")),
+    (("openpyxl", "xlsxwriter", "xlrd"), "Nothing is written to files: return the DataFrame "
+     "(or its text, df.to_csv()).", ("pandas",)),
+    (("tabulate", "jinja2"), "Format with df.to_string() or df.to_html().", ("pandas",)),
+    (("secrets",), "For random tokens use uuid.uuid4().hex.", ("uuid",)),
 ]
 _IMPORT_HINT = {module: (hint, needs) for modules, hint, needs in _IMPORT_HINTS
                 for module in modules}
@@ -389,7 +401,12 @@ def import_hint(name, allowed):
         # a package of which only submodules are allowed: import one of them
         return "Import the allowed submodule by its name: %s." % ", ".join(
             "import " + m for m in inside[:4])
-    found = _IMPORT_HINT.get(name.partition(".")[0])
+    parts = name.split(".")
+    found = None
+    for n in range(len(parts), 0, -1):      # the longest listed prefix's hint
+        found = _IMPORT_HINT.get(".".join(parts[:n]))
+        if found is not None:
+            break
     if found is None or not all(sb_guard.is_allowed(m, allowed) for m in found[1]):
         return None
     return found[0]
