@@ -516,3 +516,10 @@ import pandas as pd
 return pd.Series([x]).agg(["sum"])
 $$;
 SELECT pg_temp.one_sum(1);
+-- numpy's functions of a Decimal column (decimal mode): convert first
+-- (review 100: numpy's bare "loop of ufunc does not support")
+SELECT sandbox_execute($$
+import numpy as np
+def main(t):
+    return np.log(t["n"]).tolist()
+$$, '{"t": {"$query": "SELECT 2.5::numeric AS n"}}', '{main}', '{"numeric": "decimal"}');

@@ -538,6 +538,12 @@ def exception_help(exc, inputs, ws=None):
         return ('decimal.Decimal and float do not mix (numeric columns arrive as Decimal with '
                 'options.numeric = "decimal"): use Decimal("1.1"), a string keeps it exact, or '
                 'convert with float(x) or s.astype(float)')
+    if text and type(exc) is TypeError and text.startswith("loop of ufunc does not support "
+                                                             "argument") and "decimal.Decimal" in text:
+        # np.log(df["amount"]) of a Decimal column (review 100)
+        return ('numpy\'s functions take floats, and the column holds Decimals (numeric '
+                'columns arrive as Decimal with options.numeric = "decimal"): convert first, '
+                'np.log(s.astype(float)), or use Decimal\'s own methods (s.map(Decimal.ln))')
     compared = _DATE_COMPARED.search(text) if text and type(exc) is TypeError else None
     if compared and compared.group(2) == "date" and compared.group(1):
         return ('timestamptz columns arrive as time zone-aware pandas timestamps (UTC), not '
