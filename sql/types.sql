@@ -158,6 +158,8 @@ def main():
         # types of their own beside int64, uint64, float64 (review 100)
         "np_longlong": np.array([5]).astype("q")[0], "np_ulonglong": np.ulonglong(6),
         "np_longdouble": np.longdouble(1.5),
+        # a float32's own digits (review 100: 1.100000023841858)
+        "np_float32_digits": [np.float32(1.1), np.array([0.1, 2.2], dtype=np.float32)],
         "np_float32": np.float32(0.5), "np_bool": np.bool_(True), "np_str": np.str_("s"),
         "np_array": np.arange(3), "np_array2d": np.array([[1, 2], [3, 4]]),
         "np_float_array": np.array([1.0, np.nan, np.inf]),

@@ -658,6 +658,10 @@ class _Writer:
 def _float_text(value):
     if math.isnan(value) or math.isinf(value):
         return "null"
+    if type(value) is np.float32 or type(value) is np.float16:
+        # its own shortest digits, as to_jsonb(float4) and a numeric column
+        # give them: 1.1, not 1.100000023841858 (review 100)
+        return repr(float(str(value)))
     return repr(float(value))
 
 
@@ -931,6 +935,10 @@ def _array_values(arr):
         return [None if np.isnat(x) else _Timestamp(x) for x in arr.ravel()]
     if kind == "m":
         return [None if np.isnat(x) else _Timedelta(x) for x in arr.ravel()]
+    if kind == "f" and arr.dtype.itemsize <= 4:
+        # float32's shortest digits (_float_text)
+        return [float(x) for x in arr.astype(str).ravel()] if arr.ndim <= 1 else \
+            [_array_values(a) for a in arr]
     if kind in "biufU":
         return arr.tolist()
     if kind == "O" and arr.ndim == 1:
