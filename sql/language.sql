@@ -502,8 +502,10 @@ def main(x):
 main(x)
 $$;
 CALL py_bump_unreturned(1);
+CREATE PROCEDURE py_bump_none(INOUT x int) LANGUAGE pysandbox AS 'return None';
+CALL py_bump_none(1);
 DROP PROCEDURE py_bump, py_grow, py_split, py_log, py_returns_nowhere, py_two,
-    py_bump_unreturned;
+    py_bump_unreturned, py_bump_none;
 
 -- a body that only defines main(), as sandbox_execute takes code, runs none
 -- of it: refused at CREATE FUNCTION with what to write (review 94: NULL)

@@ -800,6 +800,11 @@ SELECT count(*) FROM sandbox_rows($$
 def main():
     return {"top_ids": [], "top_amounts": []}
 $$) AS t(top_ids int[], top_amounts numeric[]);
+-- array literals in text are each a row's array (review 101)
+SELECT * FROM sandbox_rows($$
+def main():
+    return {"tags": ["{a,b}", "{c}"]}
+$$) AS t(tags text[]);
 -- a Series or an Index is its values, as an ndarray (review 94: refused)
 SELECT * FROM sandbox_rows($$
 import pandas as pd

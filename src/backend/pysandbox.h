@@ -140,7 +140,6 @@ extern void sb_held_subxact_abort(SubTransactionId mySubid);
 extern void sb_worker_init(void);
 extern void sb_language_init(void);
 extern bool sb_sandbox_shared(void);
-extern uint32 sb_sandbox_max_concurrent(void);
 extern uint64 sb_sandbox_instance(void);
 extern pid_t sb_worker_exec(const char *path, char *const *argv, int control_fd);
 

@@ -189,34 +189,17 @@ sb_sandbox_hold(SbSandbox *sb, bool workspace, bool many_calls)
 	SbSandbox  *h = NULL;
 	volatile SbHeldClock *clock;
 	int			i;
-	int			keep = SB_MAX_HELD;
-	int			kept = 0;
 
 	if (!sb_clocks_share())
 	{
 		sb_sandbox_detach(sb);
 		return NULL;
 	}
-
-	/*
-	 * For a function's child, a session keeps at most max_concurrent - 1
-	 * (workspaces count; the one called longest ago is let go): a
-	 * statement with more call sites than the cluster has slots kept them
-	 * all and then waited for a slot only it could free, queue_timeout
-	 * long, while every other session's call waited behind it (review 99).
-	 */
-	if (!workspace && sb_sandbox_max_concurrent() > 0)
-		keep = Min(keep, (int) sb_sandbox_max_concurrent() - 1);
-	for (i = 0; i < SB_MAX_HELD; i++)
-		if (sb_held[i].in_use)
-			kept++;
 	/* a free slot, or the one called longest ago (its call site starts anew) */
 	for (i = 0; i < SB_MAX_HELD; i++)
 	{
 		if (!sb_held[i].in_use)
 		{
-			if (kept >= keep)
-				continue;
 			h = &sb_held[i];
 			break;
 		}
@@ -259,6 +242,15 @@ sb_sandbox_hold(SbSandbox *sb, bool workspace, bool many_calls)
 	clock->since_us = 0;
 	clock->idle_cpu_ms = many_calls ? SB_WORKSPACE_IDLE_CPU_MS : 0;
 	clock->idle_timeout_ms = workspace ? (uint32) sb_workspace_idle_timeout_ms : 0;
+
+	/*
+	 * a function's child the worker may end between calls for this
+	 * session's own waiting call (SB_EXIT_EVICTED): a statement with more
+	 * call sites than the cluster has slots never waits for a slot only it
+	 * could free (reviews 99, 101); a workspace's state, or a group_by
+	 * call's rows, are never given up so
+	 */
+	clock->evictable = !workspace && !many_calls;
 	clock->cpu_us = sb_child_cpu_us(h->pid);
 	h->cpu_read_us = sb_monotonic_us();
 	__atomic_store_n(&clock->pid, h->pid, __ATOMIC_RELEASE);
@@ -435,8 +427,12 @@ sb_sandbox_held_ready(SbSandbox *sb)
 	ex = sb->exit;
 	sb_sandbox_release(sb);
 	sb->held = false;
-	/* exited by itself and cleanly (the worker may have been asked to kill it) */
-	if (WIFEXITED(ex.wait_status) && WEXITSTATUS(ex.wait_status) == SB_CHILD_EXIT_OK)
+	/*
+	 * exited by itself and cleanly (the worker may have been asked to kill
+	 * it), or ended for this session's own call: the call site starts anew
+	 */
+	if ((WIFEXITED(ex.wait_status) && WEXITSTATUS(ex.wait_status) == SB_CHILD_EXIT_OK) ||
+		ex.cause == SB_EXIT_EVICTED)
 		return false;
 	if (ex.cause == SB_EXIT_IDLE_CPU)
 		sb_idle_cpu_error();

@@ -60,7 +60,6 @@ uint64		sb_worker_epoch = 0;
 static uint32 sb_worker_layers = 0;
 static uint32 sb_worker_landlock_abi = 0;
 static bool sb_worker_shared = false;
-static uint32 sb_worker_max_concurrent = 0;	/* 0: no cluster-wide cap */
 static uint64 sb_worker_instance = 0;	/* SbReady.instance, 0: none yet */
 static char sb_worker_preloaded[SB_PRELOADED_MAX];	/* SbReady.preloaded */
 
@@ -644,7 +643,6 @@ sb_worker_ready(void)
 	sb_worker_layers = payload.ready.layers;
 	sb_worker_landlock_abi = payload.ready.landlock_abi;
 	sb_worker_shared = payload.ready.shared != 0;
-	sb_worker_max_concurrent = payload.ready.max_concurrent;
 	sb_worker_instance = payload.ready.instance;
 	memcpy(sb_worker_preloaded, payload.ready.preloaded, sizeof(sb_worker_preloaded));
 	sb_worker_preloaded[sizeof(sb_worker_preloaded) - 1] = '\0';
@@ -658,16 +656,6 @@ uint64
 sb_sandbox_instance(void)
 {
 	return sb_worker_instance;
-}
-
-/*
- * The fork server's max_concurrent (the slots of the cluster), or 0 where
- * there is no cap: the value it was started with, not the setting now.
- */
-uint32
-sb_sandbox_max_concurrent(void)
-{
-	return sb_worker_max_concurrent;
 }
 
 /* Does this session use the cluster-wide fork server? */

@@ -28,7 +28,7 @@
 #include <sys/types.h>
 
 #ifndef SB_PROTOCOL_VERSION		/* test/protocol.sh builds another */
-#define SB_PROTOCOL_VERSION		12
+#define SB_PROTOCOL_VERSION		13
 #endif
 
 /* the worker inherits its control socket on this fd */
@@ -302,6 +302,10 @@ typedef struct SbHeldClock
 									 * than the child's (a workspace's call
 									 * after the settings were lowered); */
 	uint32_t	call_cpu_ms;	/* 0: the child's */
+	uint32_t	evictable;		/* 1: a function's child kept across rows
+								 * (not a workspace's, not a group_by
+								 * call's), which the worker may end for
+								 * its own client's waiting call */
 } SbHeldClock;
 
 typedef struct SbHeldClocks
@@ -465,8 +469,12 @@ typedef enum SbExitCause
 								 * for another client's waiting call */
 	SB_EXIT_MEMORY = 7,			/* its page tables outgrew what its memory
 								 * limit allows (sb_children.h) */
-	SB_EXIT_RESIDENT = 8		/* it held more private memory than its data
+	SB_EXIT_RESIDENT = 8,		/* it held more private memory than its data
 								 * limit allows (sb_children.h) */
+	SB_EXIT_EVICTED = 9			/* a function's held child taken back
+								 * between calls for its own client's
+								 * waiting call: the call site starts
+								 * afresh, no error */
 } SbExitCause;
 
 /* SbExitReport.flags */

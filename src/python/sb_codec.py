@@ -1157,20 +1157,23 @@ def _one_row_of_arrays(value, spec):
     declared column it names is an array, and none of its lists holds a
     list (as columns, each row's value would be a scalar, which no array
     column takes: review 100, "malformed array literal").  Empty lists
-    alone stay columns: no rows."""
+    alone stay columns: no rows; so do strings that are array literals
+    ("{a,b}": each a row's array, review 101)."""
     arrays = {c["name"] for c in spec if c.get("category") == "array"}
     named = [k for k in value if k in arrays]
-    if not named or any(k not in arrays for k in value if any(c["name"] == k for c in spec)) \
-            or all(len(value[k]) == 0 for k in named):
+    if not named or any(k not in arrays for k in value if any(c["name"] == k for c in spec)):
         return False
+    sized = 0
     for k in named:
         v = value[k]
         if isinstance(v, np.ndarray) and v.ndim != 1:
+            return False        # np.array(5) has no len()
+        items = v.tolist() if isinstance(v, (np.ndarray, pd.Series, pd.Index)) else list(v)
+        sized += len(items)
+        if any(type(x) in (list, tuple) or isinstance(x, np.ndarray) or
+               (type(x) is str and x.lstrip().startswith("{")) for x in items):
             return False
-        if any(type(x) in (list, tuple) or isinstance(x, np.ndarray) for x in
-               (v.tolist() if isinstance(v, (np.ndarray, pd.Series, pd.Index)) else v)):
-            return False
-    return True
+    return sized > 0
 
 
 def _as_frame(value, spec, func):
@@ -1947,14 +1950,16 @@ def encode_rows(value, spec, func, budget, fill=None, nan_is_value=False):
             while len(parts) > 1 and parts[-1] == "":
                 parts.pop()
             text = ",".join(parts)
-            joined.setdefault("_".join(parts), j)
+            under = "_".join(parts)
+            joined[under] = None if under in joined else j
         else:
             text = label if type(label) is str else str(label)
         if text in labels:
             twice.add(text)
         labels.setdefault(text, j)
     for text, j in joined.items():
-        labels.setdefault(text, j)
+        if j is not None:       # two that join the same: neither (review 101)
+            labels.setdefault(text, j)
     # a declared column the frame has twice: which one is meant is not
     # known (sandbox_execute's JSON refuses such a frame too: review 71)
     for col in spec:

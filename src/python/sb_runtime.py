@@ -1099,6 +1099,14 @@ def _function_rows(value, shape, func, rows=None, budget=1 << 30, procedure=Fals
             % (func, type(value).__name__), "42804",
             "Return nothing (a bare return), or declare the type it returns: "
             "CREATE OR REPLACE FUNCTION ... RETURNS that type.")
+    if procedure and shape == "composite" and value is None and columns:
+        # PostgreSQL's "procedure returned null record" names nothing
+        names = ", ".join(c.get("name", "?") for c in columns)
+        raise sb_codec.RowsError(
+            "procedure %s() returned None, but a procedure with OUT or INOUT parameters "
+            "returns their values (%s)" % (func, names), "42804",
+            "Return %s: return %s." % (("its value", names) if len(columns) == 1 else
+                                       ("them", "(%s)" % names)))
     if shape == "void" or value is None:
         return []
     if shape == "scalar":

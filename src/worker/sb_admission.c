@@ -174,12 +174,13 @@ sb_yielding(void)
 				j;
 
 	for (i = 0; i < sb_norphans; i++)
-		if (sb_orphans[i].cause == SB_EXIT_YIELDED)
+		if (sb_orphans[i].cause == SB_EXIT_YIELDED || sb_orphans[i].cause == SB_EXIT_EVICTED)
 			return true;
 	for (i = 0; i < sb_nclients; i++)
 		for (j = 0; j < sb_clients[i].nheld; j++)
 			if (sb_clients[i].held[j].killed &&
-				sb_clients[i].held[j].cause == SB_EXIT_YIELDED)
+				(sb_clients[i].held[j].cause == SB_EXIT_YIELDED ||
+				 sb_clients[i].held[j].cause == SB_EXIT_EVICTED))
 				return true;
 	return false;
 }
@@ -261,6 +262,43 @@ sb_yield_idle_held(const SbClient *waiting, uint64_t now)
 	kill(victim->pid, SIGKILL);
 	victim->killed = true;
 	victim->cause = SB_EXIT_YIELDED;
+	/* the slot is the waiting call's, not the oldest's (review 101) */
+	((SbClient *) waiting)->owed = true;
+}
+
+/*
+ * A waiting call of a client that keeps idle function children of its own
+ * (a statement with more call sites than slots, beside other sessions'
+ * calls): end its longest idle one at once, for its own call; the call
+ * site starts afresh at its next call (SB_EXIT_EVICTED, no error).  A
+ * workspace's child or a group_by call's is never ended so.  Without
+ * this, such a statement waited queue_timeout for a slot only it could
+ * free (reviews 99 and 101).  True if one was ended.
+ */
+static bool
+sb_evict_own_idle(SbClient *waiting, uint64_t now)
+{
+	SbChild    *victim = NULL;
+	uint64_t	oldest = 0;
+
+	for (int j = 0; j < waiting->nheld; j++)
+	{
+		uint64_t	since;
+
+		if (sb_held_evictable(waiting, &waiting->held[j], now, &since) &&
+			(victim == NULL || since < oldest))
+		{
+			victim = &waiting->held[j];
+			oldest = since;
+		}
+	}
+	if (victim == NULL)
+		return false;
+	kill(victim->pid, SIGKILL);
+	victim->killed = true;
+	victim->cause = SB_EXIT_EVICTED;
+	waiting->owed = true;
+	return true;
 }
 
 /*
@@ -279,9 +317,12 @@ sb_dispatch_queue(void)
 		SbClient   *oldest = NULL;
 		int			i;
 
+		/* a call a held child was ended for first, then the oldest */
 		for (i = 0; i < sb_nclients; i++)
 			if (sb_clients[i].fd >= 0 && sb_clients[i].queued &&
-				(oldest == NULL || sb_clients[i].queued_us < oldest->queued_us))
+				(oldest == NULL || (sb_clients[i].owed && !oldest->owed) ||
+				 (sb_clients[i].owed == oldest->owed &&
+				  sb_clients[i].queued_us < oldest->queued_us)))
 				oldest = &sb_clients[i];
 		if (oldest == NULL)
 			return;
@@ -289,7 +330,14 @@ sb_dispatch_queue(void)
 		{
 			uint64_t	now = sb_now_us();
 
-			/* the oldest first; once one is yielded, a slot is coming */
+			/*
+			 * each waiting call that keeps idle function children of its
+			 * own ends one; else the oldest first may take one back from
+			 * another session (once one is, a slot is coming)
+			 */
+			for (i = 0; i < sb_nclients; i++)
+				if (sb_clients[i].fd >= 0 && sb_clients[i].queued && !sb_clients[i].owed)
+					(void) sb_evict_own_idle(&sb_clients[i], now);
 			sb_yield_idle_held(oldest, now);
 			for (i = 0; i < sb_nclients; i++)
 				if (sb_clients[i].fd >= 0 && sb_clients[i].queued && &sb_clients[i] != oldest)
@@ -297,6 +345,7 @@ sb_dispatch_queue(void)
 			return;
 		}
 		oldest->queued = false;
+		oldest->owed = false;
 		sb_dispatch(oldest, &oldest->req);
 	}
 }
@@ -489,6 +538,7 @@ sb_expire_queue(uint64_t now)
 			.idle_held = sb_idle_held_count(now)};
 
 			cl->queued = false;
+			cl->owed = false;
 			if (!sb_worker_send(cl->fd, SB_CTL_BUSY, &busy, sizeof(busy)))
 				sb_client_gone(cl);
 		}

@@ -105,6 +105,8 @@ typedef struct SbClient
 	int			fd;				/* -1: free slot */
 	bool		gone;			/* closed; slot freed once the child is reaped */
 	bool		queued;			/* a SPAWN waits for a free slot */
+	bool		owed;			/* a held child was ended for that SPAWN:
+								 * the slot it frees is this client's */
 	uint64_t	queued_us;
 	SbSpawnRequest req;
 	SbChild		child;			/* its call's child, or its reservation */
@@ -193,6 +195,8 @@ extern bool sb_client_clocks(SbClient *cl, int fd);
 extern int	sb_mailbox_create(void);
 extern void sb_held_check(SbClient *cl, SbChild *c, uint64_t now);
 extern bool sb_held_idle(const SbClient *cl, const SbChild *c, uint64_t now, uint64_t *since);
+extern bool sb_held_evictable(const SbClient *cl, const SbChild *c, uint64_t now,
+							  uint64_t *since);
 extern bool sb_held_busy(void);
 
 #endif							/* SB_CHILDREN_H */

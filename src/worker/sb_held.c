@@ -132,6 +132,21 @@ sb_held_idle(const SbClient *cl, const SbChild *c, uint64_t now, uint64_t *since
 }
 
 /*
+ * Is held child c idle (sb_held_idle) and one its client let the worker
+ * end for the client's own waiting call (a function's, by its clock)?
+ */
+bool
+sb_held_evictable(const SbClient *cl, const SbChild *c, uint64_t now, uint64_t *since)
+{
+	const volatile SbHeldClock *slot;
+
+	if (!sb_held_idle(cl, c, now, since))
+		return false;
+	slot = sb_held_slot(cl, c);
+	return slot != NULL && __atomic_load_n(&slot->evictable, __ATOMIC_ACQUIRE) == 1;
+}
+
+/*
  * Is a held child of any client in a call now, by its call clock, or did
  * one run a call since the worker last read that clock?  No spare is
  * forked then: the fork and the spare's warm-up take a core from the

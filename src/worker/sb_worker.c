@@ -303,6 +303,7 @@ void
 sb_client_gone(SbClient *cl)
 {
 	cl->queued = false;
+	cl->owed = false;
 	while (cl->nheld > 0)
 		sb_orphan_held(cl, cl->nheld - 1);
 	if (cl->child.pid > 0)

@@ -53,10 +53,11 @@ Checks, each printed as one line:
       stays, and the session's other calls go on; with max_concurrent = 4
       and two sessions holding two idle workspaces each, a call of one
       does not take the other's; a statement with more call sites than
-      max_concurrent runs (its session keeps at most max_concurrent - 1
-      processes) and another session's calls meanwhile wait no more than
-      a moment (review 99: both waited queue_timeout, and the statement
-      failed with 53400).
+      max_concurrent runs (its waiting call ends one of its own idle
+      function processes, whose call site starts afresh) and another
+      session's calls meanwhile wait no more than a moment (review 99:
+      both waited queue_timeout, and the statement failed with 53400),
+      also while another session keeps slots of its own (review 101).
 The last line is "forkserver: N passed, M failed".
 """
 
@@ -483,8 +484,9 @@ class Suite:
         session holding the other two with idle processes (a workspace, a
         function's kept for a cursor or across a statement's rows) does
         not keep another session's call out; the longest idle one is taken
-        back, and its owner's next use says why.  (A session keeps at most
-        max_concurrent - 1 processes: it alone never holds them all.)"""
+        back, and its owner's next use says why.  (A session's own waiting
+        call ends one of its idle function processes first, without an
+        error: it never waits for a slot only it could free.)"""
         problems = []
         admin = connect()
         admin.cursor().execute("ALTER SYSTEM SET pysandbox.max_concurrent = 3")
@@ -665,6 +667,29 @@ class Suite:
             if waited or outcome["runs"] == 0:
                 problems.append("the statement with six call sites: %d runs, errors %s"
                                 % (outcome["runs"], (waited or outcome["errors"])[:2]))
+            # (5) the same statement while the other session keeps two idle
+            # workspaces (review 101: the statement kept the two slots left,
+            # waited for a third queue_timeout long and failed)
+            yc = y.cursor()
+            for k in range(2):
+                yc.execute("SELECT sandbox_workspace_open()")
+                yws = yc.fetchone()[0]
+                execute(y, "def main(ws):\n    return 1\n", json.dumps({"workspace": yws}))
+            try:
+                cur = x.cursor()
+                cur.execute(statement)
+                if cur.fetchall()[2] != tuple(range(3, 9)):
+                    problems.append("the statement beside two workspaces: wrong rows")
+            except psycopg2.Error as exc:
+                problems.append("the statement beside two workspaces: %s %s"
+                                % (exc.pgcode, str(exc).strip()[:200]))
+            try:
+                if execute(y, "def main(ws):\n    return 2\n",
+                           json.dumps({"workspace": yws})) != {"main": 2}:
+                    problems.append("the other session's workspace answered wrong")
+            except psycopg2.Error as exc:
+                problems.append("the other session's workspace was taken: %s %s"
+                                % (exc.pgcode, exc))
         except psycopg2.Error as exc:
             problems.append("unexpected: %s %s" % (exc.pgcode, str(exc).strip()))
         finally:
