@@ -640,4 +640,20 @@ RESET ROLE;
 DROP OWNED BY regress_pysandbox_agent;
 DROP ROLE regress_pysandbox_agent;
 
+-- a Series ranked by its values loses that order as a JSON object (jsonb
+-- orders keys itself): a note says so, in stderr and as a NOTICE, and how
+-- to keep it (review 100); a Series in key order, or not ranked, gets none
+SELECT r->'returns', r->>'stderr' AS stderr FROM sandbox_run($$
+import pandas as pd
+def main():
+    return pd.Series({"west": 5, "east": 40, "north": 12}).nlargest(3)
+$$) AS r;
+SELECT sandbox_execute($$
+import pandas as pd
+def main():
+    return {"top": pd.Series([3, 1, 2, 1, 1]).value_counts(),
+            "kept": pd.Series([3, 1, 2, 1, 1]).value_counts().reset_index().values.tolist(),
+            "by_key": pd.Series([10, 20, 5], index=[1, 2, 3]).cumsum()}
+$$);
+
 DROP TABLE agents_sales;

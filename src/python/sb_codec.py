@@ -642,10 +642,11 @@ class _Writer:
     The text is ASCII (non-ASCII is escaped), so characters are bytes.
     """
 
-    def __init__(self, limit, used):
+    def __init__(self, limit, used, notes=None):
         self.parts = []
         self.size = used
         self.limit = limit
+        self.notes = notes      # a list for what the caller should hear
 
     def put(self, text):
         self.size += len(text)
@@ -997,6 +998,31 @@ def _write_series(w, series, path, depth):
         w.put(":")
         _write(w, v, "%s[%s]" % (path, _encode_str(key)), depth + 1)
     w.put("}")
+    if w.notes is not None and len(w.notes) < 3 and _ranked_out_of_order(list(seen), values):
+        w.notes.append(
+            "the Series at %s is ordered by its values (nlargest, sort_values, value_counts), "
+            "and a JSON object keeps its keys in jsonb's own order (shorter keys first), so "
+            "that order is lost: return s.reset_index().values.tolist() (or "
+            "s.to_frame().reset_index() for records) to keep it" % path[:200])
+
+
+def _ranked_out_of_order(keys, values):
+    """Whether a Series whose keys are keys (their JSON text) is sorted by
+    its values, which are numbers, and jsonb's key order (length, then
+    bytes) is another: a ranking a JSON object loses (review 100)."""
+    if len(keys) < 2 or len(keys) > 100000:
+        return False
+    numbers = [v for v in values if v is not None]
+    if len(numbers) < 2 or not all(type(v) in _INT_TYPES or type(v) in _FLOAT_TYPES
+                                   for v in numbers):
+        return False
+    pairs = list(zip(numbers, numbers[1:]))
+    if not (all(a >= b for a, b in pairs) or all(a <= b for a, b in pairs)):
+        return False
+    if all(a == b for a, b in pairs):
+        return False
+    encoded = [k.encode("utf-8", "surrogatepass") for k in keys]
+    return encoded != sorted(encoded, key=lambda b: (len(b), b))
 
 
 def _has_default_index(frame):
@@ -1079,9 +1105,11 @@ def _write_frame(w, frame, path, depth):
     w.put("]")
 
 
-def dumps(value, limit, used=0, path="result"):
-    """JSON text for value; used + its length may not exceed limit bytes."""
-    w = _Writer(limit, used)
+def dumps(value, limit, used=0, path="result", notes=None):
+    """JSON text for value; used + its length may not exceed limit bytes.
+    notes: a list that gets what the caller should hear of the result (a
+    ranking a JSON object loses)."""
+    w = _Writer(limit, used, notes)
     _write(w, value, path, 0)
     return "".join(w.parts)
 

@@ -1812,7 +1812,13 @@ def _serve_request(python_layer, request, inputs):
         elif function is not None:
             text = "{}"         # a function returning void, a DO block
         else:
-            text = sb_codec.dumps(results, limit, out.used)
+            notes = []
+            text = sb_codec.dumps(results, limit, out.used, notes=notes)
+            if notes and out.used + len(text) + 4096 < limit:
+                # said as a warning is (stderr: a NOTICE, sandbox_run's
+                # "stderr"), not in the result
+                sys.stderr.write("".join("pysandbox: note: %s\n" % n for n in notes))
+                sys.stderr.flush()
             if request.get("figures"):
                 # sandbox_run: the figures the call left open, beside the
                 # results (sb_run.c takes both apart)
