@@ -7282,12 +7282,19 @@ class Sentinel:
                     os.write(report_w, b"%d\n" % signum)
                 for s in self.SIGNALS:
                     signal.signal(s, handler)
+                os.write(report_w, b"ready\n")
                 while os.read(ctl_r, 1):    # until the suite closes ctl_w
                     pass
             finally:
                 os._exit(0)
         os.close(report_w)
         os.close(ctl_r)
+        # not before it runs as postgres with its handlers set: a postgres
+        # process could not signal it yet (the self-check's kill failed
+        # with EPERM on a loaded machine, and its forked child then ran the
+        # suite's cleanup, removing the canaries)
+        if os.read(report_r, 6) != b"ready\n":
+            raise RuntimeError("the sentinel did not start")
         self.pid, self.report, self.ctl = pid, report_r, ctl_w
         os.set_blocking(report_r, False)
 
@@ -7679,10 +7686,12 @@ def self_check(server, target):
     d.close()
     pid = os.fork()
     if pid == 0:            # a postgres-uid process may signal the sentinel
-        os.setgid(pg.pw_gid)
-        os.setuid(pg.pw_uid)
-        os.kill(target.sentinel.pid, signal.SIGUSR1)
-        os._exit(0)
+        try:
+            os.setgid(pg.pw_gid)
+            os.setuid(pg.pw_uid)
+            os.kill(target.sentinel.pid, signal.SIGUSR1)
+        finally:
+            os._exit(0)     # never the suite's own code, or its cleanup
     os.waitpid(pid, 0)
     time.sleep(0.2)
     found = " | ".join(target.side_effects()
