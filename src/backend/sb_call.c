@@ -953,11 +953,13 @@ loop_done:
 	 * The end of the output at the wall limit may be the worker's kill, not
 	 * the child's exit: a child that sent its result and then kept its
 	 * socket open ran into the limit (review 99: sandbox_execute returned
-	 * the result as a success after the limit).  Ask how it ended.  The
-	 * worker's clock starts before this one (review 101: 2 of 300 such
-	 * kills passed a check at the limit itself): from 100 ms before it.
+	 * the result as a success after the limit).  Ask how it ended.  (Not
+	 * earlier than the limit by this clock, which starts after the
+	 * worker's: a child that closed its socket in time is still tearing
+	 * down its memory there, and the worker counts one that is still alive
+	 * at its deadline as timed out; review 102.)
 	 */
-	if (out->complete && sb_ms_since(start) + 100 >= limits->timeout_ms)
+	if (out->complete && sb_ms_since(start) >= limits->timeout_ms)
 	{
 		if (!sb_call_wait_exit(st->sb, start, deadline))
 		{

@@ -1199,7 +1199,8 @@ def _one_row_of_arrays(value, spec):
         items = v.tolist() if isinstance(v, (np.ndarray, pd.Series, pd.Index)) else list(v)
         sized += len(items)
         if any(type(x) in (list, tuple) or isinstance(x, np.ndarray) or
-               (type(x) is str and x.lstrip().startswith("{")) for x in items):
+               (isinstance(x, str) and str.startswith(str.lstrip(x), ("{", "[")))
+               for x in items):
             return False
     return sized > 0
 

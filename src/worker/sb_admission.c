@@ -225,6 +225,8 @@ static void
 sb_yield_idle_held(const SbClient *waiting, uint64_t now)
 {
 	SbChild    *victim = NULL;
+	SbClient   *most_client = NULL;
+	SbExitCause cause;
 	int			floor = sb_client_slots(waiting) + 1;
 	int			most = 0;
 	uint64_t	oldest = 0;
@@ -252,6 +254,7 @@ sb_yield_idle_held(const SbClient *waiting, uint64_t now)
 			if (victim == NULL || slots > most || since < oldest)
 			{
 				victim = &cl->held[j];
+				most_client = cl;
 				most = slots;
 				oldest = since;
 			}
@@ -259,9 +262,18 @@ sb_yield_idle_held(const SbClient *waiting, uint64_t now)
 	}
 	if (victim == NULL)
 		return;
+
+	/*
+	 * a function's child is a cache: its call site starts afresh, and a
+	 * statement with more call sites than slots goes on, queued behind the
+	 * call it yielded to (review 102); a workspace's state is gone, which
+	 * its owner learns
+	 */
+	cause = sb_held_evictable(most_client, victim, now, &oldest) ?
+		SB_EXIT_EVICTED : SB_EXIT_YIELDED;
 	kill(victim->pid, SIGKILL);
 	victim->killed = true;
-	victim->cause = SB_EXIT_YIELDED;
+	victim->cause = cause;
 	/* the slot is the waiting call's, not the oldest's (review 101) */
 	((SbClient *) waiting)->owed = true;
 }
@@ -297,7 +309,13 @@ sb_evict_own_idle(SbClient *waiting, uint64_t now)
 	kill(victim->pid, SIGKILL);
 	victim->killed = true;
 	victim->cause = SB_EXIT_EVICTED;
-	waiting->owed = true;
+	/*
+	 * once per call, and no place ahead of older calls: the freed slot is
+	 * the oldest waiting call's, which may be another session's (review
+	 * 102: a statement that jumped the queue with each of its calls kept
+	 * every slot for as long as it ran)
+	 */
+	waiting->evicted = true;
 	return true;
 }
 
@@ -336,7 +354,7 @@ sb_dispatch_queue(void)
 			 * another session (once one is, a slot is coming)
 			 */
 			for (i = 0; i < sb_nclients; i++)
-				if (sb_clients[i].fd >= 0 && sb_clients[i].queued && !sb_clients[i].owed)
+				if (sb_clients[i].fd >= 0 && sb_clients[i].queued && !sb_clients[i].evicted)
 					(void) sb_evict_own_idle(&sb_clients[i], now);
 			sb_yield_idle_held(oldest, now);
 			for (i = 0; i < sb_nclients; i++)
@@ -346,6 +364,7 @@ sb_dispatch_queue(void)
 		}
 		oldest->queued = false;
 		oldest->owed = false;
+		oldest->evicted = false;
 		sb_dispatch(oldest, &oldest->req);
 	}
 }
@@ -539,6 +558,7 @@ sb_expire_queue(uint64_t now)
 
 			cl->queued = false;
 			cl->owed = false;
+			cl->evicted = false;
 			if (!sb_worker_send(cl->fd, SB_CTL_BUSY, &busy, sizeof(busy)))
 				sb_client_gone(cl);
 		}

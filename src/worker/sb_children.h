@@ -105,8 +105,11 @@ typedef struct SbClient
 	int			fd;				/* -1: free slot */
 	bool		gone;			/* closed; slot freed once the child is reaped */
 	bool		queued;			/* a SPAWN waits for a free slot */
-	bool		owed;			/* a held child was ended for that SPAWN:
-								 * the slot it frees is this client's */
+	bool		owed;			/* another client's held child was ended
+								 * for that SPAWN: the slot it frees is
+								 * this client's */
+	bool		evicted;		/* one of its own idle function children
+								 * was ended for that SPAWN (once) */
 	uint64_t	queued_us;
 	SbSpawnRequest req;
 	SbChild		child;			/* its call's child, or its reservation */

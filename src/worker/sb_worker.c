@@ -304,6 +304,7 @@ sb_client_gone(SbClient *cl)
 {
 	cl->queued = false;
 	cl->owed = false;
+	cl->evicted = false;
 	while (cl->nheld > 0)
 		sb_orphan_held(cl, cl->nheld - 1);
 	if (cl->child.pid > 0)
