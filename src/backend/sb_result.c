@@ -527,8 +527,8 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 				"Run the call again (in a workspace, open a new one: its state went with the process).");
 	else if (ex->cause == SB_EXIT_EVICTED)
 		sb_fail(f, ERRCODE_CONFIGURATION_LIMIT_EXCEEDED, "crash",
-				"sandbox process was ended for another call of this session",
-				psprintf("All pysandbox.max_concurrent (%d) sandbox processes were in use, and this session's next call was waiting for one while this process was idle; it ended just as this call began.",
+				"sandbox process was taken back for another call",
+				psprintf("All pysandbox.max_concurrent (%d) sandbox processes were in use and a call was waiting for one while this process was idle between calls; it ended just as this call began.",
 						 sb_max_concurrent),
 				"Run the statement again.");
 	else if (ex->cause == SB_EXIT_MEMORY)
