@@ -198,7 +198,6 @@ struct SbRequest;
 extern int	sb_input_kind(Oid typid, bool numeric_decimal);
 extern bool sb_prints_numeric(Oid typid, int depth);
 extern bool sb_kind_is_var(int kind);
-extern bool sb_proc_read(int32 pid, const char *file, char *buf, size_t size);
 extern char *sb_alloc_large(MemoryContext cxt, Size size);
 extern void sb_column_argument(SbColumn *c, int argument);
 /* sb_params.c: a query parameter's text; sb_names.c: a missing table's names */

@@ -113,29 +113,6 @@ static shmem_startup_hook_type sb_prev_shmem_startup = NULL;
 static SbCallRecord *sb_current = NULL;
 
 /*
- * The start of /proc/<pid>/<file> in buf (NUL-terminated, at most size - 1
- * bytes); false if it cannot be read (the process is gone).
- */
-bool
-sb_proc_read(int32 pid, const char *file, char *buf, size_t size)
-{
-	char		path[64];
-	int			fd;
-	ssize_t		n;
-
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int) pid, file);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	return true;
-}
-
-/*
  * A child's peak resident memory in kB (VmHWM), 0 if it cannot be read.
  * Like the exit report's maxrss, it counts the pages the child shares with
  * the process it was forked from.

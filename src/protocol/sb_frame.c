@@ -3,10 +3,14 @@
  *		Frame header encoding and blocking full reads/writes, shared by the
  *		worker and the child.  The backend never blocks on a socket, so it
  *		uses only the header helpers and does its own non-blocking I/O.
+ *		And the read of a child's /proc file, which both the backend and
+ *		the worker make.
  */
 #include "sb_protocol.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -18,6 +22,29 @@ sb_frame_header_encode(unsigned char *buf, uint32_t type, uint32_t length)
 {
 	memcpy(buf, &type, 4);
 	memcpy(buf + 4, &length, 4);
+}
+
+/*
+ * The start of /proc/<pid>/<file> in buf (NUL-terminated, at most size - 1
+ * bytes); 0 if it cannot be read (the process is gone or exiting).
+ */
+int
+sb_proc_read(pid_t pid, const char *file, char *buf, size_t size)
+{
+	char		path[64];
+	int			fd;
+	ssize_t		n;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int) pid, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return 1;
 }
 
 /* Read a frame header from buf. */

@@ -580,6 +580,7 @@ extern int	sb_column_text(const SbColumnView *v, uint64_t row, const char **star
 /* helpers shared by both sides (sb_frame.c) */
 extern void sb_frame_header_encode(unsigned char *buf, uint32_t type, uint32_t length);
 extern void sb_frame_header_decode(const unsigned char *buf, uint32_t *type, uint32_t *length);
+extern int	sb_proc_read(pid_t pid, const char *file, char *buf, size_t size);
 extern int	sb_write_all(int fd, const void *buf, size_t len);
 extern int	sb_read_all(int fd, void *buf, size_t len);
 extern ssize_t sb_read_some(int fd, void *buf, size_t min, size_t cap);

@@ -64,29 +64,6 @@ sb_child_cpu_us(const SbChild *c)
 	return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
 }
 
-/*
- * Read /proc/<pid>/<name> into buf (NUL-terminated, at most size - 1
- * bytes); false if it cannot be read (an exiting child).
- */
-static bool
-sb_read_child_proc(pid_t pid, const char *name, char *buf, size_t size)
-{
-	char		path[64];
-	int			fd;
-	ssize_t		n;
-
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int) pid, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	return true;
-}
-
 /* A "Name:   value kB" field of /proc/<pid>/status, 0 if missing. */
 static uint64_t
 sb_status_kb(const char *status, const char *field)
@@ -108,7 +85,7 @@ sb_child_data_limit_kb(const SbChild *c)
 	char	   *end;
 	unsigned long long bytes;
 
-	if (!sb_read_child_proc(c->pid, "limits", buf, sizeof(buf)))
+	if (!sb_proc_read(c->pid, "limits", buf, sizeof(buf)))
 		return 0;
 	line = strstr(buf, "\nMax data size");
 	if (line == NULL)
@@ -146,7 +123,7 @@ sb_child_memory_over(SbChild *c)
 	uint32_t	cause;
 
 	if (c->pid <= 0 || c->killed ||
-		!sb_read_child_proc(c->pid, "status", buf, sizeof(buf)))
+		!sb_proc_read(c->pid, "status", buf, sizeof(buf)))
 		return false;
 	/*
 	 * Until the child has set its own, its limits show the worker's
@@ -191,7 +168,7 @@ sb_child_was_contained(pid_t pid)
 	char		buf[4096];
 	char	   *line;
 
-	if (!sb_read_child_proc(pid, "status", buf, sizeof(buf)))
+	if (!sb_proc_read(pid, "status", buf, sizeof(buf)))
 		return true;			/* cannot tell: do not trust the report */
 	line = strstr(buf, "\nSeccomp:");
 	return line == NULL || atoi(line + strlen("\nSeccomp:")) != 0;

@@ -496,6 +496,16 @@ class Suite:
         admin.close()
         restart_cluster()
         x, y, z = connect(), connect(), connect()
+
+        def workspace_kept(conn, ws, value, which):
+            """A workspace that must still answer: a problem if it does not."""
+            try:
+                if execute(conn, "def main(ws):\n    return %d\n" % value,
+                           json.dumps({"workspace": ws})) != {"main": value}:
+                    problems.append("%s answered wrong" % which)
+            except psycopg2.Error as exc:
+                problems.append("%s was taken: %s %s" % (which, exc.pgcode, exc))
+
         try:
             xc, yc, zc = x.cursor(), y.cursor(), z.cursor()
             yc.execute("SET pysandbox.queue_timeout = '5s'")
@@ -578,13 +588,7 @@ class Suite:
             xc.execute("SELECT sandbox_workspace_open()")
             if ws_call(xc.fetchone()[0], 6) != {"main": 6}:
                 problems.append("the session's calls stopped working")
-            try:
-                if execute(z, "def main(ws):\n    return 10\n",
-                           json.dumps({"workspace": zws})) != {"main": 10}:
-                    problems.append("the third session's workspace answered wrong")
-            except psycopg2.Error as exc:
-                problems.append("the third session's workspace (holding one) was taken: %s %s"
-                                % (exc.pgcode, exc))
+            workspace_kept(z, zws, 10, "the third session's workspace (holding one)")
             x.close()
             y.close()
             z.close()
@@ -615,13 +619,7 @@ class Suite:
                 if exc.pgcode != "53400":
                     problems.append("the caller holding two: %s %s" % (exc.pgcode, exc))
             for key in ("y0", "y1"):
-                conn, ws = held[key]
-                try:
-                    if execute(conn, "def main(ws):\n    return 9\n",
-                               json.dumps({"workspace": ws})) != {"main": 9}:
-                        problems.append("workspace %s answered wrong" % key)
-                except psycopg2.Error as exc:
-                    problems.append("workspace %s was taken: %s %s" % (key, exc.pgcode, exc))
+                workspace_kept(held[key][0], held[key][1], 9, "workspace %s" % key)
             x.close()
             y.close()
             # (4) max_concurrent = 4: a statement with six call sites, over
@@ -692,13 +690,7 @@ class Suite:
             except psycopg2.Error as exc:
                 problems.append("the statement beside two workspaces: %s %s"
                                 % (exc.pgcode, str(exc).strip()[:200]))
-            try:
-                if execute(y, "def main(ws):\n    return 2\n",
-                           json.dumps({"workspace": yws})) != {"main": 2}:
-                    problems.append("the other session's workspace answered wrong")
-            except psycopg2.Error as exc:
-                problems.append("the other session's workspace was taken: %s %s"
-                                % (exc.pgcode, exc))
+            workspace_kept(y, yws, 2, "the other session's workspace")
         except psycopg2.Error as exc:
             problems.append("unexpected: %s %s" % (exc.pgcode, str(exc).strip()))
         finally:
