@@ -74,6 +74,18 @@
 #define SB_POLL_US		1000
 #define SB_POLL_NO_YIELD_US	30
 
+/*
+ * A whole result whose end of output comes this long after its last byte
+ * waits for the child's exit report: it may have run into a limit with its
+ * socket still open.  An honest child closes it within its last send.
+ */
+#define SB_RESULT_END_LAG_MS	50
+
+/* a call's whole result has come: its RESULT, or its ROWS and every COLUMN */
+#define SB_RESULT_WHOLE(out, req) \
+	((out)->result != NULL || \
+	 ((out)->rows_header != NULL && list_length((out)->rows_columns) == (req)->rows_ncols))
+
 typedef struct SbCallState
 {
 	SbSandbox  *sb;
@@ -522,6 +534,25 @@ sb_ms_since(instr_time start)
  * (or the news that it was a reservation taken back), until the deadline.
  * Returns false if the worker is lost.
  */
+/*
+ * Did the child end at one of its limits, the worker's (wall clock, CPU,
+ * memory) or its own CPU timer's (SIGPROF: sb_where.c exits with
+ * SB_CHILD_EXIT_LIMIT; RLIMIT_CPU's SIGXCPU, then SIGKILL)?
+ */
+static bool
+sb_ended_at_limit(const SbExitReport *ex)
+{
+	int			st = ex->wait_status;
+
+	if (ex->cause == SB_EXIT_TIMEOUT || ex->cause == SB_EXIT_CPU ||
+		ex->cause == SB_EXIT_MEMORY || ex->cause == SB_EXIT_RESIDENT)
+		return true;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st) == SB_CHILD_EXIT_LIMIT;
+	return WIFSIGNALED(st) &&
+		(WTERMSIG(st) == SIGPROF || WTERMSIG(st) == SIGXCPU || WTERMSIG(st) == SIGKILL);
+}
+
 static bool
 sb_call_wait_exit(SbSandbox *sb, instr_time start, long deadline)
 {
@@ -618,6 +649,8 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 	bool		writing = true;
 	bool		eof = false;
 	bool		held_done = false;
+	bool		waited = false; /* for the worker's exit report */
+	instr_time	result_at;		/* when the whole result had come */
 	bool		spun = false;	/* polled the mailbox already */
 	instr_time	start;
 	instr_time	poll_start;	/* when this call began to poll, or zero */
@@ -688,6 +721,7 @@ again:
 	/* a child that may end after its result: its peak when output begins */
 	rd.pid = req->held != NULL ? 0 : st->sb->pid;
 	INSTR_TIME_SET_ZERO(poll_start);
+	INSTR_TIME_SET_ZERO(result_at);
 	sending = req->chunks;
 	next_chunk = list_head(sending);
 
@@ -787,6 +821,8 @@ again:
 			writing = false;
 
 		rs = sb_read_available(st->sb->data_fd, &rd, out, limits, &eof);
+		if (INSTR_TIME_IS_ZERO(result_at) && SB_RESULT_WHOLE(out, req))
+			INSTR_TIME_SET_CURRENT(result_at);
 		if (rs == SB_READ_STOP)
 		{
 			/* protocol violation or output limit: stop the child now */
@@ -945,31 +981,38 @@ loop_done:
 	 * still reaps it and enforces its limits.
 	 */
 	out->complete = eof && !rd.bad && !rd.cut && !out->output_exceeded && !out->error &&
-		!out->violation &&
-		(out->result != NULL ||
-		 (out->rows_header != NULL && list_length(out->rows_columns) == req->rows_ncols));
+		!out->violation && SB_RESULT_WHOLE(out, req);
 
 	/*
-	 * The end of the output at the wall limit may be the worker's kill, not
-	 * the child's exit: a child that sent its result and then kept its
-	 * socket open ran into the limit (review 99: sandbox_execute returned
-	 * the result as a success after the limit).  Ask how it ended.  (Not
+	 * A complete result and then the end of the output well after it, or
+	 * at the wall limit: the end may be the worker's kill, not the child's
+	 * exit.  A child that sent its result and then kept its socket open ran
+	 * into a limit (review 99: sandbox_execute returned the result as a
+	 * success after the wall limit; review 101 F10: after the CPU limit);
+	 * ask how it ended.  An honest child ends its socket within the send of
+	 * its last frame (sb_io.c), so only a forger, or one the scheduler held
+	 * back, waits here.  Our end closes first: an honest child that lingers
+	 * (sb_io.linger) then exits, and its usage comes with its report.  (Not
 	 * earlier than the limit by this clock, which starts after the
 	 * worker's: a child that closed its socket in time is still tearing
 	 * down its memory there, and the worker counts one that is still alive
 	 * at its deadline as timed out; review 102.)
 	 */
-	if (out->complete && sb_ms_since(start) >= limits->timeout_ms)
+	if (out->complete &&
+		(sb_ms_since(start) >= limits->timeout_ms ||
+		 sb_ms_since(result_at) >= SB_RESULT_END_LAG_MS))
 	{
+		sb_sandbox_close_channel(st->sb);
+		waited = true;
 		if (!sb_call_wait_exit(st->sb, start, deadline))
 		{
 			out->worker_lost = true;
 			out->complete = false;
 		}
-		else if (st->sb->exit.cause == SB_EXIT_TIMEOUT)
+		else if (sb_ended_at_limit(&st->sb->exit))
 			out->complete = false;
 	}
-	if (out->complete && !req->capture_output)
+	if (out->complete && !req->capture_output && !waited)
 	{
 		out->detached = true;
 		sb_call_usage(st->sb, cpu_before, rd.peak_kb, start, out);

@@ -1048,6 +1048,15 @@ PAYLOADS = [
             os.write(3, struct.pack("=II", 49, len(body)) + body)
             time.sleep(60)
         """, off={TIMEOUT}, options={"timeout_ms": 1500}, max_ms=4000),
+    # ... or spinning past the CPU limit (review 101 F10: a success)
+    Payload("protocol-result-then-spin", """
+        import os, struct
+        def main():
+            body = b'{"main": 1}'
+            os.write(3, struct.pack("=II", 49, len(body)) + body)
+            while True:
+                pass
+        """, off={CPU}, options={"timeout_ms": 5000, "cpu_ms": 300}, max_ms=3000),
     Payload("protocol-truncated-frame", """
         import os, struct
         def main():
@@ -7812,13 +7821,15 @@ def probe(server, target, mode):
 # kept "alive" then runs its finally, and the call meets its limit)
 # a function's result is rows, not the JSON a forged RESULT frame holds
 LANGUAGE_OUTCOMES = {"finalizer-after-result": {TIMEOUT, CPU},
-                     "protocol-result-then-hold-the-socket-open": {CRASH}}
+                     "protocol-result-then-hold-the-socket-open": {CRASH},
+                     "protocol-result-then-spin": {CRASH}}
 # in a workspace the first complete result ends a call, as it does a held
 # function call's: what the child sends after it ends the workspace, at its
 # next use ("wrote between two calls"), instead of failing this call; a
 # child idle after its result is what a workspace keeps
 WORKSPACE_OUTCOMES = {"protocol-two-results": {OK}, "sql-after-result": {OK},
-                      "protocol-result-then-hold-the-socket-open": {OK}}
+                      "protocol-result-then-hold-the-socket-open": {OK},
+                      "protocol-result-then-spin": {OK}}
 
 
 def run_one(server, target, payload, mode):
