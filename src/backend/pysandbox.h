@@ -475,6 +475,7 @@ extern void sb_group_child_drop(SbGroupChild *gc);
 /* ---- sb_parallel.c: options.parallel, groups in parallel workers ---- */
 struct SbGroupPool;
 extern struct SbGroupPool *sb_pool_start(int nworkers);
+extern int	sb_pool_want(int parallel);
 extern int	sb_pool_size(struct SbGroupPool *pool);
 extern int	sb_pool_idle(struct SbGroupPool *pool);
 extern void sb_pool_send(struct SbGroupPool *pool, int worker, const SbRequest *g,

@@ -529,7 +529,7 @@ sb_group_flush(SbGroupScan *gs, SbColumn *cols, int ncols, uint64 nrows)
 		gs->pool_context.arg = gs;
 		gs->pool_context.previous = gs->outer;
 		error_context_stack = &gs->pool_context;
-		gs->pool = sb_pool_start(Min(gs->limits->parallel, sb_max_concurrent));
+		gs->pool = sb_pool_start(sb_pool_want(gs->limits->parallel));
 		error_context_stack = &errcb;
 		MemoryContextSwitchTo(keep);
 	}

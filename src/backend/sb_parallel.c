@@ -127,6 +127,18 @@ sb_queue(char *base, int worker, int direction, Size size)
 }
 
 /*
+ * How many groups one call runs at once for options.parallel: at most half
+ * of pysandbox.max_concurrent (at least one), so that one call's groups,
+ * whose processes are never idle between groups, cannot hold every slot
+ * for the whole call while other sessions' calls wait (review 99 N1).
+ */
+int
+sb_pool_want(int parallel)
+{
+	return Min(parallel, Max(1, sb_max_concurrent / 2));
+}
+
+/*
  * Start up to nworkers workers for the groups of this call.  NULL when
  * none could start (no fork server, no free worker slots): the groups
  * then run one at a time in the leader.  Enters parallel mode, which

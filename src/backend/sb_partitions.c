@@ -101,7 +101,7 @@ sb_group_partition(SbGroupScan *gs, SPIPlanPtr plan)
 	CachedPlan *cplan;
 	PlannedStmt *stmt;
 	double		bytes;
-	int			n = Min(gs->limits->parallel, sb_max_concurrent);
+	int			n = sb_pool_want(gs->limits->parallel);
 	int			i;
 
 	/* (outcomes come back through the workers' queues, as on the sorted path) */

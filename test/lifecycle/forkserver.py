@@ -57,7 +57,9 @@ Checks, each printed as one line:
       function processes, whose call site starts afresh) and another
       session's calls meanwhile wait no more than a moment (review 99:
       both waited queue_timeout, and the statement failed with 53400),
-      also while another session keeps slots of its own (review 101).
+      also while another session keeps slots of its own (review 101);
+      a group_by call with "parallel" = max_concurrent runs on half the
+      slots, and another session's calls meanwhile do not wait for its end.
 The last line is "forkserver: N passed, M failed".
 """
 
@@ -691,6 +693,53 @@ class Suite:
                 problems.append("the statement beside two workspaces: %s %s"
                                 % (exc.pgcode, str(exc).strip()[:200]))
             workspace_kept(y, yws, 2, "the other session's workspace")
+            # (6) a group_by call with "parallel" = max_concurrent beside
+            # another session's calls (review 99 N1: its processes, never
+            # idle between groups, held every slot for the whole call, and
+            # the other session's calls waited for its end): its groups
+            # run on at most half of the slots
+            x.close()
+            y.close()
+            x, y = connect(), connect()
+            xc = x.cursor()
+            xc.execute("CREATE TEMP TABLE fs_pgroups AS SELECT i % 8 AS g, i AS v "
+                       "FROM generate_series(1, 80) i")
+            y.cursor().execute("SET pysandbox.queue_timeout = '6s'")
+            grouped = {}
+
+            def groups():
+                try:
+                    xc.execute("SELECT sandbox_execute(%s, '{\"df\": {\"$table\": \"fs_pgroups\"}}', "
+                               "'{main}', '{\"group_by\": \"g\", \"parallel\": 4}')",
+                               ("import time\ndef main(df):\n    time.sleep(1.5)\n"
+                                "    return len(df)\n",))
+                    grouped["result"] = xc.fetchone()[0]
+                except psycopg2.Error as exc:
+                    grouped["result"] = "%s %s" % (exc.pgcode, str(exc).strip())
+            runner = threading.Thread(target=groups, daemon=True)
+            runner.start()
+            time.sleep(1.0)
+            waits = []
+            for k in range(3):
+                other_started = time.monotonic()
+                try:
+                    got = execute(y, "def main():\n    return %d\n" % k)
+                except psycopg2.Error as exc:
+                    got = "%s %s" % (exc.pgcode, str(exc).strip())
+                waits.append(time.monotonic() - other_started)
+                if got != {"main": k}:
+                    problems.append("another session's call beside parallel groups got %r"
+                                    % (got,))
+                time.sleep(0.3)
+            still_running = runner.is_alive()
+            runner.join(60)
+            if max(waits) > 1.5 or not still_running:
+                problems.append("another session's calls waited %s s beside parallel groups "
+                                "(the groups still running: %s)"
+                                % (", ".join("%.1f" % w for w in waits), still_running))
+            if grouped.get("result") != {"main": {str(g): 10 for g in range(8)}}:
+                problems.append("the parallel groups beside the other session: %r"
+                                % (grouped.get("result"),))
         except psycopg2.Error as exc:
             problems.append("unexpected: %s %s" % (exc.pgcode, str(exc).strip()))
         finally:
@@ -704,7 +753,7 @@ class Suite:
         self.report("(j) max_concurrent = 3: a session's idle workspace, then a statement's "
                     "idle function process, yield to another session's call; not to one "
                     "holding as many; more call sites than slots run, beside other "
-                    "sessions' calls", problems)
+                    "sessions' calls; parallel groups leave half the slots", problems)
 
     def check_pinned_pages(self):
         problems = []
