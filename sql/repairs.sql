@@ -523,3 +523,29 @@ import numpy as np
 def main(t):
     return np.log(t["n"]).tolist()
 $$, '{"t": {"$query": "SELECT 2.5::numeric AS n"}}', '{main}', '{"numeric": "decimal"}');
+-- review 104: a datetime.date against a date column (datetime64) is the
+-- TypeError ordering already was, not a silent "no match" for ==, != and
+-- lookups; pd.Timestamp(d) matches
+SELECT sandbox_execute($$
+import datetime as dt
+def main(t):
+    return int((t.day == dt.date(2024, 1, 5)).sum())
+$$, '{"t": {"$query": "SELECT date ''2024-01-05'' + i AS day FROM generate_series(0, 2) i"}}');
+SELECT sandbox_execute($$
+import datetime as dt
+def main(t):
+    return dt.date(2024, 1, 5) in t.groupby("day").size().index
+$$, '{"t": {"$query": "SELECT date ''2024-01-05'' + i AS day FROM generate_series(0, 2) i"}}');
+CREATE FUNCTION pg_temp.day_count(d date) RETURNS int LANGUAGE pysandbox AS $$
+import pandas as pd
+days = pd.Series(pd.to_datetime(["2024-01-05", "2024-01-05", "2024-01-06"]))
+return int((days != d).sum())
+$$;
+SELECT pg_temp.day_count('2024-01-05');
+SELECT sandbox_execute($$
+import datetime as dt
+import pandas as pd
+def main(t):
+    d = dt.date(2024, 1, 5)
+    return [int((t.day == pd.Timestamp(d)).sum()), pd.Timestamp(d) in t.set_index("day").index]
+$$, '{"t": {"$query": "SELECT date ''2024-01-05'' + i AS day FROM generate_series(0, 2) i"}}');

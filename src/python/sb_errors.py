@@ -9,7 +9,9 @@ what runs, and a failure of it is the message's, never the report's.
 """
 
 import ast
+import datetime
 import difflib
+import operator
 import re
 import traceback
 
@@ -427,6 +429,50 @@ def _workspace_key_help(exc, kept):
             'ws, which holds %s' % (key, _closest_first([key], names) if names else "nothing yet"))
 
 
+def _plain_date(value):
+    return isinstance(value, datetime.date) and not isinstance(value, datetime.datetime)
+
+
+def refuse_date_equality():
+    """date and timestamp columns arrive as datetime64 (sql(), table
+    inputs), and a LANGUAGE function's date argument as datetime.date.
+    pandas 1.5 orders the two with a TypeError, whose hint says what to do,
+    but answers == with all False and != with all True, and a lookup of a
+    date in a DatetimeIndex (in, .get, .loc) with "not there": a filter
+    df[df.day == d] was silently empty (review 104 F1; psycopg2's read_sql
+    gives dates as datetime.date, where the same code works).  These raise
+    the ordering's TypeError instead.  Runs once, in the worker."""
+    from pandas.core.arrays import datetimelike
+    from pandas.core.indexes.datetimes import DatetimeIndex
+
+    invalid = datetimelike.invalid_comparison
+
+    def invalid_comparison(left, right, op):
+        if (op is operator.eq or op is operator.ne) and _plain_date(right) and \
+                getattr(left.dtype, "kind", None) == "M":
+            raise TypeError("Invalid comparison between dtype=%s and date" % (left.dtype,))
+        return invalid(left, right, op)
+
+    get_loc = DatetimeIndex.get_loc
+    contains = DatetimeIndex.__contains__
+
+    def refuse(key):
+        if _plain_date(key):
+            raise TypeError("Cannot index DatetimeIndex with date")
+
+    def checked_get_loc(self, key, *args, **kwargs):
+        refuse(key)
+        return get_loc(self, key, *args, **kwargs)
+
+    def checked_contains(self, key):
+        refuse(key)
+        return contains(self, key)
+
+    datetimelike.invalid_comparison = invalid_comparison
+    DatetimeIndex.get_loc = checked_get_loc
+    DatetimeIndex.__contains__ = checked_contains
+
+
 def exception_help(exc, inputs, ws=None):
     """One sentence of what to do, for the errors code written without the
     inputs' names or columns in view makes most often; or None.  ws is the
@@ -553,6 +599,10 @@ def exception_help(exc, inputs, ws=None):
         return ('date and timestamp columns arrive as pandas timestamps (datetime64), not '
                 'datetime.date: compare with pd.Timestamp(d) (df["col"] >= '
                 'pd.Timestamp("2024-01-01")), or compare df["col"].dt.date with d')
+    if text == "Cannot index DatetimeIndex with date":
+        return ('date and timestamp columns arrive as pandas timestamps (datetime64), not '
+                'datetime.date: look up pd.Timestamp(d) (s.get(pd.Timestamp(d)), '
+                'pd.Timestamp(d) in s.index), or index by dates, s.index = s.index.date')
     if compared and compared.group(1):
         return ('timestamptz columns arrive time zone-aware (UTC): compare with an aware '
                 'value, pd.Timestamp(d, tz="UTC") or d.replace(tzinfo=datetime.timezone.utc)')

@@ -72,6 +72,7 @@ def warm(allowed_csv, preload_csv=""):
     _import_allowed(lambda top: top not in _LATER)
     sb_guard.note_native_modules(_WARM_ALLOWED)
     sb_harden.harden_pandas()
+    sb_errors.refuse_date_equality()
     sb_harden.harden_numpy()
     sb_harden.harden_processes()
     sb_harden.harden_native_loads()
