@@ -112,6 +112,19 @@ def audit_lines(su):
     check("audit-%d" % os.getpid() in text, "log_code = on: the code follows the line", text[-800:])
     check(not to_client, "the line goes to the server log only, even with client_min_messages = log",
           to_client)
+    # options.verify runs in the child as code does (any statements): the
+    # log and the view name it with the code (review 103: only the code)
+    verify = "print('verify-%d')\nassert result['main']\n" % os.getpid()
+    start = log_size()
+    one(su, "SELECT sandbox_execute(%s, '{}', '{main}', jsonb_build_object('verify', %s::text))",
+        (code, verify))
+    found, text = log_since(start, r"pysandbox call: role=postgres .* outcome=ok")
+    audited = code + "\n# options.verify:\n" + verify
+    check(len(found) == 1 and ("\t" + audited.rstrip("\n").replace("\n", "\n\t")) in text,
+          "log_code = on: options.verify follows the code", text[-800:])
+    s = stat_of(su, audited)
+    check(s is not None and s["code"] == audited[:200] and s["code_id"] != stat_of(su, code)["code_id"],
+          "pysandbox_stat: the code with its verify, under an id of its own", s)
     start = log_size()
     one(su, "SET pysandbox.log_calls = 'errors'")
     one(su, "SELECT sandbox_execute(%s)", (code,))

@@ -325,7 +325,16 @@ void
 sb_request_start(SbRequest *req, const char *code, ArrayType *returns,
 				 const SbLimits *limits)
 {
-	sb_stat_code(code, InvalidOid);
+	/*
+	 * options.verify is code that runs in the call's child too (any
+	 * statements, sql() included): the audit trail names it with the code
+	 * (review 103: a harmless code and the work in verify logged only the
+	 * former)
+	 */
+	if (limits->verify != NULL && code != NULL)
+		sb_stat_code(psprintf("%s\n# options.verify:\n%s", code, limits->verify), InvalidOid);
+	else
+		sb_stat_code(code, InvalidOid);
 	memset(req, 0, sizeof(*req));
 	req->limits = *limits;
 	req->workspace = limits->workspace;
