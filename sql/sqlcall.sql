@@ -153,7 +153,42 @@ def main():
             out.append(str(e))
     return out
 $$);
+-- review 103: a built-in in the CHECK of a parameter's domain runs
+-- read-only too (nextval() advanced the sequence for good); a default the
+-- call leaves out is walked (pg_advisory_lock() in one took the lock); the
+-- two stable functions that give the transaction an id are refused
 RESET ROLE;
+CREATE DOMAIN sq_seq_int AS int CHECK (nextval('sq_seq') > 0);
+CREATE FUNCTION sq_with_lock(x text DEFAULT pg_advisory_lock(4444)::text) RETURNS text
+    LANGUAGE sql IMMUTABLE AS $f$ SELECT x $f$;
+CREATE FUNCTION sq_stable_xid() RETURNS bigint LANGUAGE sql STABLE
+    AS $f$ SELECT txid_current() $f$;
+BEGIN;
+SET LOCAL ROLE regress_pysandbox_sql;
+SELECT sandbox_execute($$
+def main():
+    out = []
+    for q, p in [("SELECT $1::sq_seq_int AS v", (5,)), ("SELECT sq_with_lock() AS v", ()),
+                 ("SELECT sq_with_lock(x => 'a') AS v", ()), ("SELECT txid_current()", ()),
+                 ("SELECT pg_current_xact_id()", ())]:
+        try:
+            sql(q, *p)
+            out.append("ran")
+        except SQLError as e:
+            out.append(str(e))
+    return out
+$$);
+SELECT txid_current_if_assigned() IS NULL AS no_transaction_id;
+COMMIT;
+-- one hidden where no tree shows it: the check after the query fails it
+SET ROLE regress_pysandbox_sql;
+SELECT sandbox_execute($$
+def main():
+    return sql("SELECT sq_stable_xid()")
+$$);
+RESET ROLE;
+DROP DOMAIN sq_seq_int;
+DROP FUNCTION sq_with_lock(text), sq_stable_xid();
 SELECT count(*) AS advisory_locks FROM pg_locks WHERE locktype = 'advisory';
 DROP VIEW sq_locked_view;
 DROP AGGREGATE sq_sum_locked(int);

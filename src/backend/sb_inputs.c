@@ -527,28 +527,44 @@ sb_table_prepare_with(const char *name, const char *query, JsonbValue *params,
 	}
 	if (nparams > 0)
 	{
-		paramLI = makeParamList(nparams);
-		for (i = 0; i < nparams; i++)
-		{
-			ParamExternData *prm = &paramLI->params[i];
-			Oid			typinput,
-						typioparam;
-			bool		isnull;
-			char	   *text;
+		bool		save_read_only = XactReadOnly;
 
-			if (pt->types[i] == InvalidOid || pt->types[i] == UNKNOWNOID)
-				ereport(ERROR,
-						(errcode(ERRCODE_INDETERMINATE_DATATYPE),
-						 errmsg("could not determine the data type of parameter $%d in %s",
-								i + 1, what),
-						 errhint("Add a cast, such as $%d::text.", i + 1)));
-			text = sb_param_text(&pvals[i], pt->types[i], i, what, &isnull);
-			getTypeInputInfo(pt->types[i], &typinput, &typioparam);
-			prm->value = OidInputFunctionCall(typinput, text, typioparam, -1);
-			prm->isnull = isnull;
-			prm->pflags = PARAM_FLAG_CONST;
-			prm->ptype = pt->types[i];
+		paramLI = makeParamList(nparams);
+		/*
+		 * A parameter made a domain's runs the domain's CHECK here, before
+		 * the query: read-only as the query is (review 103 F3: a CHECK that
+		 * called nextval() advanced a sequence for good)
+		 */
+		XactReadOnly = true;
+		PG_TRY();
+		{
+			for (i = 0; i < nparams; i++)
+			{
+				ParamExternData *prm = &paramLI->params[i];
+				Oid			typinput,
+							typioparam;
+				bool		isnull;
+				char	   *text;
+
+				if (pt->types[i] == InvalidOid || pt->types[i] == UNKNOWNOID)
+					ereport(ERROR,
+							(errcode(ERRCODE_INDETERMINATE_DATATYPE),
+							 errmsg("could not determine the data type of parameter $%d in %s",
+									i + 1, what),
+							 errhint("Add a cast, such as $%d::text.", i + 1)));
+				text = sb_param_text(&pvals[i], pt->types[i], i, what, &isnull);
+				getTypeInputInfo(pt->types[i], &typinput, &typioparam);
+				prm->value = OidInputFunctionCall(typinput, text, typioparam, -1);
+				prm->isnull = isnull;
+				prm->pflags = PARAM_FLAG_CONST;
+				prm->ptype = pt->types[i];
+			}
 		}
+		PG_FINALLY();
+		{
+			XactReadOnly = save_read_only;
+		}
+		PG_END_TRY();
 	}
 	*paramLI_out = paramLI;
 	return plan;

@@ -29,6 +29,7 @@
 #include "tcop/tcopprot.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/json.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
@@ -40,7 +41,12 @@
 static bool
 sb_volatile_checker(Oid func_id, void *context)
 {
-	if (func_volatile(func_id) != PROVOLATILE_VOLATILE)
+	/*
+	 * Two stable functions give the caller's top transaction an id, which
+	 * the query's subtransaction does not take back (review 103 F4)
+	 */
+	if (func_volatile(func_id) != PROVOLATILE_VOLATILE &&
+		func_id != F_TXID_CURRENT && func_id != F_PG_CURRENT_XACT_ID)
 		return false;
 	*(Oid *) context = func_id;
 	return true;
@@ -52,6 +58,13 @@ static bool sb_volatile_walker(Node *node, void *context);
 void
 sb_refuse_volatile(Oid fn)
 {
+	if (func_volatile(fn) != PROVOLATILE_VOLATILE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("the query of sql() may not call function %s",
+						format_procedure(fn)),
+				 errdetail("sql() runs queries that only read: it gives the session's transaction an id."),
+				 errhint("Compute it in Python instead.")));
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("the query of sql() may not call volatile function %s",
@@ -92,6 +105,33 @@ sb_volatile_aggregate(Oid aggfnoid, void *context)
 }
 
 /*
+ * A call that leaves out arguments runs their defaults, which the planner
+ * adds to the query: they are no part of the tree walked here (review 103
+ * F2: a function whose default was pg_advisory_lock(n) took the lock).
+ * All its defaults are walked, whichever are used.
+ */
+static bool
+sb_volatile_defaults(FuncExpr *call, void *context)
+{
+	HeapTuple	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(call->funcid));
+	Node	   *defaults = NULL;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	if (((Form_pg_proc) GETSTRUCT(tup))->pronargdefaults > 0 &&
+		list_length(call->args) < ((Form_pg_proc) GETSTRUCT(tup))->pronargs)
+	{
+		bool		isnull;
+		Datum		d = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_proargdefaults, &isnull);
+
+		if (!isnull)
+			defaults = stringToNode(TextDatumGetCString(d));
+	}
+	ReleaseSysCache(tup);
+	return defaults != NULL && sb_volatile_walker(defaults, context);
+}
+
+/*
  * A value made a domain's runs the domain's CHECK constraints (its base
  * domains' too), which are no part of the query tree.
  */
@@ -124,6 +164,8 @@ sb_volatile_walker(Node *node, void *context)
 	if (IsA(node, Aggref) && sb_volatile_aggregate(((Aggref *) node)->aggfnoid, context))
 		return true;
 	if (IsA(node, WindowFunc) && sb_volatile_aggregate(((WindowFunc *) node)->winfnoid, context))
+		return true;
+	if (IsA(node, FuncExpr) && sb_volatile_defaults((FuncExpr *) node, context))
 		return true;
 	if (IsA(node, CoerceToDomain) &&
 		sb_volatile_domain(((CoerceToDomain *) node)->resulttype, context))
