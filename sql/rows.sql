@@ -289,11 +289,12 @@ def main():
     return np.array([(1, 2), (3, 4)], dtype=[("b", "i8"), ("a", "i8")])
 $$) AS t(a int, b int);
 SELECT pg_temp.rows_error('a int, b int', 'def main(): return [1, 2]');
--- anything else is 42804
+-- anything else is 42804 (one value is a one-column result's row)
 SELECT pg_temp.rows_error('a int', 'def main(): return 5');
 SELECT pg_temp.rows_error('a int', 'def main(): return [{"a": 1}, (2,)]');
 SELECT pg_temp.rows_error('a int', 'def main(): return [(1,), 2]');
 SELECT * FROM sandbox_rows('def main(): return 5') AS t(a int);
+SELECT pg_temp.rows_error('a int', 'def main(): return {1, 2}');
 
 --
 -- integers: range-checked for the declared type
@@ -877,7 +878,7 @@ SELECT pg_temp.rows_error('a int', 'def main(): return [{"b": 1}]') AS missing_c
        pg_temp.rows_error('a uuid', 'def main(): return [("a0eebc99",)]') AS bad_uuid,
        pg_temp.rows_error('a text', 'def main(): return [("a\0b",)]') AS nul,
        pg_temp.rows_error('a int, b int', 'def main(): return [(1,)]') AS wrong_width,
-       pg_temp.rows_error('a int', 'def main(): return 1') AS not_rows
+       pg_temp.rows_error('a int, b int', 'def main(): return 1') AS not_rows
 \gx
 -- the output limit counts the rows: 54000
 SELECT * FROM sandbox_rows($$
@@ -1243,3 +1244,51 @@ SELECT * FROM sandbox_rows('def main(): return [(b"\x01\x02", 92233720368547.75)
 CREATE DOMAIN rows_amount AS money;
 SELECT * FROM sandbox_rows('def main(): return [(1e16, [1e16, 2.5])]') AS t(m rows_amount, ms money[]);
 DROP DOMAIN rows_amount;
+
+-- review 104: one-row summaries and rows as Series are rows (a Series
+-- whose labels name the columns; a list or generator of Series; a Series
+-- of dicts; one value for a one-column result); a dict of lists repeats
+-- its single values as pd.DataFrame(d) does, and df.to_dict() is columns;
+-- a list in an array, json or record column stays one row's value
+SELECT * FROM sandbox_rows($$
+import pandas as pd
+def main():
+    return pd.DataFrame({"a": [1.5, 2.5], "b": [3, 4]}).agg({"a": "sum", "b": "max"})
+$$) AS t(a float8, b int);
+SELECT * FROM sandbox_rows('def main(): return 42') AS t(total int);
+SELECT * FROM sandbox_rows('def main(): return 42') AS t(total int, n int);
+SELECT * FROM sandbox_rows($$
+import pandas as pd
+def main():
+    df = pd.DataFrame({"k": ["a", "b"], "v": [1, 2]})
+    return (r for _, r in df.iterrows())
+$$) AS t(k text, v int);
+SELECT * FROM sandbox_rows($$
+import pandas as pd
+def main():
+    df = pd.DataFrame({"k": ["a", "b"], "v": [1, 2]})
+    return df.apply(lambda r: {"k": r.k.upper(), "v": r.v * 10}, axis=1)
+$$) AS t(k text, v int);
+SELECT * FROM sandbox_rows('def main(): return {"v": [1, 2, 3], "w": 5}') AS t(v int, w int);
+SELECT * FROM sandbox_rows('def main(): return {"n": 5, "top": ["a", "b"], "ids": [1, 2]}')
+    AS t(n int, top jsonb, ids int[]);
+SELECT * FROM sandbox_rows($$
+import pandas as pd
+def main():
+    return pd.DataFrame({"a": [1, 2], "b": ["x", "y"]}).to_dict()
+$$) AS t(a int, b text);
+SELECT * FROM sandbox_rows('def main(): return {"meta": {"a": 1}, "id": {"x": 2}}') AS t(meta jsonb, id jsonb);
+-- a Timedelta into text is its ISO 8601 duration (as in JSON), into time
+-- the time of day it reaches from midnight; an offset that is a rule of
+-- the calendar is no interval
+SELECT * FROM sandbox_rows($$
+import datetime
+import pandas as pd
+def main():
+    return pd.DataFrame({"v": [pd.Timedelta("1 day 2h")], "t": [datetime.timedelta(hours=13, minutes=45)],
+                         "i": [pd.Timedelta("1 day 2h")]})
+$$) AS t(v text, t time, i interval);
+SELECT * FROM sandbox_rows('import pandas as pd
+def main(): return [(pd.Timedelta("25h"),)]') AS t(t time);
+SELECT * FROM sandbox_rows('import pandas as pd
+def main(): return [(pd.offsets.MonthEnd(),)]') AS t(i interval);

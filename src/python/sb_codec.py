@@ -1205,6 +1205,29 @@ def _one_row_of_arrays(value, spec):
     return sized > 0
 
 
+# columns that take a list or a dict as one value
+_WHOLE_VALUE_KINDS = frozenset({"array", "json", "record"})
+
+
+def _column_like(v):
+    """A dict's value that pd.DataFrame(d) takes as a column's values."""
+    return type(v) in (list, tuple) or isinstance(v, (np.ndarray, pd.Series, pd.Index))
+
+
+def _series_is_row(series, spec):
+    """Whether a Series is one row: its labels, unique text, name every
+    declared column, and its own name none (a named Series of values is a
+    column)."""
+    names = [c["name"] for c in spec]
+    if not names or len(series) == 0 or series.name in names:
+        return False
+    index = series.index
+    if isinstance(index, pd.MultiIndex) or not index.is_unique or \
+            not all(type(k) is str for k in index):
+        return False
+    return all(n in index for n in names)
+
+
 def _as_frame(value, spec, func):
     """The function's result as a DataFrame with string column labels."""
     t = type(value)
@@ -1217,10 +1240,19 @@ def _as_frame(value, spec, func):
         t = list
     if t is dict:
         # a dict of lists (arrays, Series) is columns, as pd.DataFrame(d)
-        # takes it; any other dict is one row (a group's summary with
-        # group_by: {"total": ..., "n": ...}; a list value is then an array)
-        if value and all(type(v) in (list, tuple) or isinstance(v, (np.ndarray, pd.Series, pd.Index))
-                         for v in value.values()) and not _one_row_of_arrays(value, spec):
+        # takes it, single values beside them repeated on every row when no
+        # list is an array column's (review 104); a dict of dicts too
+        # (df.to_dict()) unless one is a json column's; any other dict is one
+        # row (a group's summary with group_by: {"total": ..., "n": ...}; a
+        # list value is then an array)
+        listed = [k for k, v in value.items() if _column_like(v)]
+        kinds = {c["name"]: c.get("category") for c in spec}
+        if value and ((len(listed) == len(value) and not _one_row_of_arrays(value, spec)) or
+                      (listed and all(kinds.get(k, "array") not in _WHOLE_VALUE_KINDS
+                                      for k in listed) and
+                       all(type(v) not in (dict, set) for v in value.values())) or
+                      (all(type(v) is dict for v in value.values()) and
+                       all(kinds.get(k) not in _WHOLE_VALUE_KINDS for k in value))):
             try:
                 value = pd.DataFrame(value)
             except ValueError as exc:
@@ -1231,6 +1263,17 @@ def _as_frame(value, spec, func):
         else:
             value = [value]
             t = list
+    if t is pd.Series and _series_is_row(value, spec):
+        # df.agg({"a": "sum", "b": "max"}), df.sum(): labels that name the
+        # declared columns are one row, as a LANGUAGE function takes a
+        # Series for its composite result (review 104)
+        value = [value]
+        t = list
+    elif t is pd.Series and len(value) and value.dtype == object and \
+            all(type(v) is dict for v in value):
+        # df.apply(lambda r: {...}, axis=1): a dict per row
+        value = list(value)
+        t = list
     if t is pd.Series:
         value = value.to_frame()
         t = pd.DataFrame
@@ -1265,6 +1308,11 @@ def _as_frame(value, spec, func):
                 names = [f.name for f in dataclasses.fields(first) if not f.name.startswith("_")]
                 rows = [{n: getattr(r, n) for n in names} for r in rows]
             return _records_frame(rows)
+        if first is pd.Series and all(type(r) is pd.Series for r in rows):
+            # a Series per row (iterrows(), df.apply(f, axis=1) by rows):
+            # its labels are the columns, as a dict's keys are
+            rows = [r.to_dict() for r in rows]
+            first = dict
         if first is dict:
             if any(type(r) is not dict for r in rows):
                 raise RowsError("%s() returned a list mixing dicts with other "
@@ -1289,6 +1337,15 @@ def _as_frame(value, spec, func):
             raise RowsError('%s() returned single values (the first of type "%s"), but %d '
                             "columns are declared; return a tuple or a dict per row"
                             % (func, first.__name__, len(spec)), _MISMATCH)
+    if not isinstance(value, (list, tuple, dict, set, frozenset, pd.DataFrame, pd.Series,
+                              pd.Index, np.ndarray)) and t not in _ITERATOR_TYPES:
+        # one value: the one row of a one-column result (review 104)
+        if len(spec) == 1:
+            return _records_frame([(value,)], [spec[0]["name"]])
+        raise RowsError('%s() returned one value of type "%s", but %d columns are declared'
+                        % (func, t.__name__, len(spec)), _MISMATCH,
+                        "Return one row as a tuple or a dict in a list, [(a, b)] or "
+                        '[{"a": a, "b": b}], or a DataFrame.')
     raise RowsError('%s() returned a value of type "%s"; return a DataFrame, '
                     "a list of dicts or a list of tuples" % (func, t.__name__),
                     _MISMATCH)
@@ -1786,7 +1843,20 @@ def _text_value(v, category, name, row, sqltype=None, fields=None):
             return (v.timetz() if sqltype == "time with time zone" else v.time()).isoformat()
         return v.isoformat()
     if t is _Timedelta or t is datetime.timedelta or t is np.timedelta64:
-        return timedelta_text(_Timedelta(v).value // 1000)
+        micros = _Timedelta(v).value // 1000
+        if sqltype is None or category == "interval" or sqltype.startswith("interval"):
+            return timedelta_text(micros)
+        if sqltype.startswith("time "):
+            # a time of day since midnight, as interval::time takes it
+            # (review 104: its interval text was no time)
+            if not 0 <= micros < 86400000000:
+                raise _bad_value(name, row, v, "type %s (a duration of less than a "
+                                 "day, from midnight)" % sqltype)
+            return (datetime.datetime.min + datetime.timedelta(microseconds=micros)).time() \
+                .isoformat()
+        # text: the ISO 8601 duration a JSON result has (review 104: the
+        # interval's input text, "1 days 7200000000 microseconds")
+        return _Timedelta(v).isoformat()
     if t is _Period:
         return _period_text(v)
     if t is _Interval:
@@ -1795,6 +1865,11 @@ def _text_value(v, category, name, row, sqltype=None, fields=None):
         return str(v)
     if (sqltype == "interval" or category == "interval") and _relative_interval(v) is not None:
         return _relative_interval(v)
+    if t in _OFFSET_TYPES and (sqltype == "interval" or category == "interval"):
+        # MonthEnd, BDay: rules of the calendar, no length (review 104:
+        # "invalid input syntax for type interval: "M"")
+        raise _bad_value(name, row, v, "type interval (%s is a rule of the calendar, not a "
+                         "length: use pd.DateOffset(months=1) or a pd.Timedelta)" % t.__name__)
     if t in _OFFSET_TYPES:
         return v.freqstr
     if isinstance(v, datetime.tzinfo) and _tz_text(v) is not None:
