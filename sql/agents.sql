@@ -655,5 +655,25 @@ def main():
             "kept": pd.Series([3, 1, 2, 1, 1]).value_counts().reset_index().values.tolist(),
             "by_key": pd.Series([10, 20, 5], index=[1, 2, 3]).cumsum()}
 $$);
+-- ... so does its to_dict(), and one written into a jsonb column or
+-- returned by a function RETURNS jsonb (once for all of a statement's
+-- rows); a dict of its own gets none, ordered by its values or not
+-- (review 104)
+SELECT sandbox_execute($$
+import pandas as pd
+def main():
+    return [pd.Series({"west": 5, "east": 40, "north": 12}).nlargest(3).to_dict(),
+            {"count": 5, "mean": 7.5, "max": 9}]
+$$);
+SELECT * FROM sandbox_rows($$
+import pandas as pd
+def main():
+    return [{"top": pd.Series({"west": 5, "east": 40, "north": 12}).nlargest(3)}]
+$$) AS t(top jsonb);
+CREATE FUNCTION pg_temp.ranked(n int) RETURNS jsonb LANGUAGE pysandbox AS $$
+import pandas as pd
+return pd.Series({"west": 5, "east": 40 + n, "north": 12}).nlargest(3)
+$$;
+SELECT pg_temp.ranked(g) FROM generate_series(1, 3) g;
 
 DROP TABLE agents_sales;

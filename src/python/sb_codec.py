@@ -841,6 +841,12 @@ def _write(w, value, path, depth):
             w.put(":")
             _write(w, v, "%s[%s]" % (path, _encode_str(key)), depth + 1)
         w.put("}")
+        if w.notes is not None and len(w.notes) < 3 and \
+                _RANKED_DICTS.get(id(value)) is value and \
+                _ranked_out_of_order(list(seen), list(dict.values(value))):
+            # s.sort_values().to_dict(): the ranking is lost as a Series' is
+            w.notes.append(_ranked_note("the dict at %s" % path[:200],
+                                        "list(d.items())"))
     elif (t is np.ndarray or t is np.recarray) and value.ndim == 0:
         # np.array(5.5), as np.sum(..., keepdims=False) of an object array
         # gives: its one value
@@ -999,11 +1005,52 @@ def _write_series(w, series, path, depth):
         _write(w, v, "%s[%s]" % (path, _encode_str(key)), depth + 1)
     w.put("}")
     if w.notes is not None and len(w.notes) < 3 and _ranked_out_of_order(list(seen), values):
-        w.notes.append(
-            "the Series at %s is ordered by its values (nlargest, sort_values, value_counts), "
-            "and a JSON object keeps its keys in jsonb's own order (shorter keys first), so "
-            "that order is lost: return s.reset_index().values.tolist() (or "
-            "s.to_frame().reset_index() for records) to keep it" % path[:200])
+        w.notes.append(_ranked_note("the Series at %s" % path[:200],
+                                    "s.reset_index().values.tolist() (or "
+                                    "s.to_frame().reset_index() for records)"))
+
+
+def _ranked_note(what, keep):
+    return ("%s is ordered by its values (nlargest, sort_values, value_counts), and a JSON "
+            "object keeps its keys in jsonb's own order (shorter keys first), so that order "
+            "is lost: return %s to keep it" % (what, keep))
+
+
+# what a value written into a json column, or a LANGUAGE function's json
+# result, says of itself (the call says it once: take_notes())
+_NOTES = []
+
+
+def take_notes():
+    """The notes of the json values written since the last take (and the
+    end of the dicts remembered for them: a call begins with a take)."""
+    notes = _NOTES[:]
+    del _NOTES[:]
+    _RANKED_DICTS.clear()
+    return notes
+
+
+# the dicts this call's Series.to_dict() made, by id (held, so that no id
+# is reused meanwhile): only such a dict is a ranking a note is about (a
+# summary dict, {"count": 5, "mean": 7.5, "max": 9}, is also ordered by
+# its values)
+_RANKED_DICTS = {}
+
+
+def remember_series_dicts():
+    """Series.to_dict() remembers what it made, up to 64 dicts a call
+    (review 104: s.sort_values().to_dict() lost its ranking unnoticed).
+    Runs once, in the worker."""
+    to_dict = pd.Series.to_dict
+
+    def remembering_to_dict(self, *args, **kwargs):
+        made = to_dict(self, *args, **kwargs)
+        if type(made) is dict and len(made) >= 2 and len(_RANKED_DICTS) < 64:
+            _RANKED_DICTS[id(made)] = made
+        return made
+
+    remembering_to_dict.__doc__ = to_dict.__doc__
+    pd.Series.to_dict = remembering_to_dict
 
 
 def _ranked_out_of_order(keys, values):
@@ -1889,7 +1936,8 @@ def _text_value(v, category, name, row, sqltype=None, fields=None):
         if category == "array" and t is not dict:
             return _array_literal(list(v), name, row, sqltype, fields)
         if category == "json" or t is dict:
-            return dumps(v, 1 << 30, path='column "%s", row %d' % (name, row + 1))
+            return dumps(v, 1 << 30, path='column "%s", row %d' % (name, row + 1),
+                         notes=_NOTES if len(_NOTES) < 3 else None)
         return _array_literal(list(v), name, row)
     figure = sb_charts.figure_of(v)
     if figure is not None:
@@ -1902,7 +1950,8 @@ def _text_value(v, category, name, row, sqltype=None, fields=None):
     if category == "json":
         # whatever sandbox_execute returns as jsonb (a DataFrame, a Series,
         # a dataclass) goes in a jsonb column as the same JSON
-        return dumps(v, 1 << 30, path='column "%s", row %d' % (name, row + 1))
+        return dumps(v, 1 << 30, path='column "%s", row %d' % (name, row + 1),
+                     notes=_NOTES if len(_NOTES) < 3 else None)
     if sqltype:
         raise _bad_value(name, row, v, "type %s" % sqltype)
     raise _bad_value(name, row, v, {"numeric": "a numeric column", "array": "an array column",

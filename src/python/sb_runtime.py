@@ -73,6 +73,7 @@ def warm(allowed_csv, preload_csv=""):
     sb_guard.note_native_modules(_WARM_ALLOWED)
     sb_harden.harden_pandas()
     sb_errors.refuse_date_equality()
+    sb_codec.remember_series_dicts()
     sb_harden.harden_numpy()
     sb_harden.harden_processes()
     sb_harden.harden_native_loads()
@@ -1113,7 +1114,8 @@ def _function_rows(value, shape, func, rows=None, budget=1 << 30, procedure=Fals
     if shape == "scalar":
         columns = (rows or {}).get("columns") or [{}]
         if columns[0].get("category") == "json" and type(value) is not str:
-            value = sb_codec.dumps(value, budget, path="the result of %s()" % func)
+            value = sb_codec.dumps(value, budget, path="the result of %s()" % func,
+                                   notes=sb_codec._NOTES)
         return [(value,)]
     if shape == "composite":
         if type(value) is pd.DataFrame:
@@ -1344,6 +1346,23 @@ def _fresh_process_state():
         if not _NUMPY_RESEEDED_AT_FORK:
             np.random.seed()
         _FRESH_IN[0] = os.getpid()
+
+
+# the notes this process said: a function's child serves a statement's
+# rows, and says each once
+_SAID = set()
+
+
+def _say_notes(notes, room):
+    """Notes of the result (sb_codec: a ranking a JSON object loses), said
+    as a warning is (stderr: a NOTICE, sandbox_run's "stderr"), not in the
+    result; each once per process, and only with room in the output."""
+    fresh = [n for n in notes if n not in _SAID]
+    if not fresh or not room:
+        return
+    _SAID.update(fresh)
+    sys.stderr.write("".join("pysandbox: note: %s\n" % n for n in fresh))
+    sys.stderr.flush()
 
 
 def serve(python_layer):
@@ -1662,6 +1681,7 @@ def _serve_request(python_layer, request, inputs):
     sb_io.huge_pages_off()
     _BETWEEN_CALLS[0] = False
     _COLUMN_SHIFT[0] = None
+    sb_codec.take_notes()       # an earlier call's, which ended in an error
     # the library classes of modules imported since the worker's sweep (a
     # workspace's earlier call, a lazy import): their attribute hooks guarded
     sb_harden.sweep_new_modules()
@@ -1810,16 +1830,13 @@ def _serve_request(python_layer, request, inputs):
             nrows, payloads = sb_codec.encode_rows(
                 results[returns[0]], rows["columns"], returns[0], limit - out.used, key,
                 nan_is_value=spec is not None and spec["shape"] == "scalar")
+            _say_notes(sb_codec.take_notes(), out.used + 4096 < limit)
         elif function is not None:
             text = "{}"         # a function returning void, a DO block
         else:
             notes = []
             text = sb_codec.dumps(results, limit, out.used, notes=notes)
-            if notes and out.used + len(text) + 4096 < limit:
-                # said as a warning is (stderr: a NOTICE, sandbox_run's
-                # "stderr"), not in the result
-                sys.stderr.write("".join("pysandbox: note: %s\n" % n for n in notes))
-                sys.stderr.flush()
+            _say_notes(notes, out.used + len(text) + 4096 < limit)
             if request.get("figures"):
                 # sandbox_run: the figures the call left open, beside the
                 # results (sb_run.c takes both apart)
