@@ -1292,3 +1292,12 @@ SELECT * FROM sandbox_rows('import pandas as pd
 def main(): return [(pd.Timedelta("25h"),)]') AS t(t time);
 SELECT * FROM sandbox_rows('import pandas as pd
 def main(): return [(pd.offsets.MonthEnd(),)]') AS t(i interval);
+-- a declared name in double quotes that the result has in another case
+-- says so; df.to_records() is a structured array (review 104)
+SELECT pg_temp.rows_error('"Region" text', 'import pandas as pd
+def main(): return pd.DataFrame({"region": ["a"]})');
+SELECT * FROM sandbox_rows($$
+import pandas as pd
+def main():
+    return pd.DataFrame({"region": ["a", "b"], "n": [1, 2]}).to_records(index=False)
+$$) AS t(n int, region text);

@@ -1324,6 +1324,10 @@ def _as_frame(value, spec, func):
     if t is pd.Series:
         value = value.to_frame()
         t = pd.DataFrame
+    if t is np.recarray:
+        # df.to_records(index=False): a structured array (review 104)
+        value = value.view(np.ndarray)
+        t = np.ndarray
     if t is np.ndarray and value.dtype.names is not None and value.ndim == 1:
         # a structured array's fields are columns, by name (review 52)
         value = pd.DataFrame(value)
@@ -2143,6 +2147,14 @@ def encode_rows(value, spec, func, budget, fill=None, nan_is_value=False):
             folded = [label for label in labels if label.lower() == name and label != name]
             extra = ('; PostgreSQL folds unquoted names to lower case: write "%s" in double '
                      'quotes in the column list' % folded[0]) if folded else ""
+            cased = [label for label in labels if label != name and
+                     label.lower() == name.lower()] if not folded else []
+            if cased:
+                # RETURNS TABLE("Region" text) and a column region (review
+                # 104): names match with their case
+                extra = ('; names are matched with their case, and the result has "%s": '
+                         'rename it (df.rename(columns={"%s": "%s"})), or declare the '
+                         'column without double quotes' % (cased[0], cased[0], name))
             composed = [label for label in labels if label != name and
                         unicodedata.normalize("NFC", label) == unicodedata.normalize("NFC", name)]
             others = [label for label in labels if label != "index"]
