@@ -365,8 +365,11 @@ def main():
 $$) AS t(f8 float8, f4 float4, from_int float8, objects float8);
 SELECT f8 = 'Infinity'::float8 AS pos_inf, f8 = '-Infinity'::float8 AS neg_inf, f8 IS NULL AS is_null
 FROM sandbox_rows('def main(): return [(float("inf"),), (float("-inf"),), (float("nan"),)]') AS t(f8 float8);
--- too large for real: 22003
+-- too large or too small for real: 22003, as float8::real (review 104:
+-- 1e-50 was stored as 0)
 SELECT * FROM sandbox_rows('def main(): return [(1.0,), (1e300,)]') AS t(f4 real);
+SELECT * FROM sandbox_rows('def main(): return [(1.0,), (1e-50,)]') AS t(f4 real);
+SELECT * FROM sandbox_rows('def main(): return [(1e-40,), (0.0,), (-0.0,)]') AS t(f4 real);
 SELECT pg_temp.rows_error('f float8', 'def main(): return [("1.5 kg",)]');
 
 --
@@ -1301,3 +1304,20 @@ import pandas as pd
 def main():
     return pd.DataFrame({"region": ["a", "b"], "n": [1, 2]}).to_records(index=False)
 $$) AS t(n int, region text);
+-- review 105: a 0-d array in a one-row dict is a value; a group's summary
+-- Series is its row (the key filled in); one column takes a Series as a
+-- row only when it holds that one label; a Timedelta into jsonb is JSON
+SELECT * FROM sandbox_rows($$
+import numpy as np
+def main():
+    return {"n": 3, "mean": np.array(5.5)}
+$$) AS t(n int, mean float8);
+SELECT * FROM sandbox_rows($$
+def main(df):
+    return df[["amount"]].sum()
+$$, '{"df": {"$query": "SELECT g, amount FROM (VALUES (1, 2.5), (1, 3.5), (2, 1.0)) v(g, amount)"}}',
+    'main', '{"group_by": "g"}') AS t(g int, amount float8);
+SELECT pg_temp.rows_error('region int', 'import pandas as pd
+def main(): return pd.Series(["a", "region", "region"]).value_counts()');
+SELECT * FROM sandbox_rows('import pandas as pd
+def main(): return [{"d": pd.Timedelta("90min")}]') AS t(d jsonb);

@@ -154,11 +154,16 @@ def main():
     return out
 $$);
 -- review 103: a built-in in the CHECK of a parameter's domain runs
--- read-only too (nextval() advanced the sequence for good); a default the
+-- read-only too (nextval() advanced the sequence for good), and a volatile
+-- one is refused (review 105: an advisory lock outlived the call); a default the
 -- call leaves out is walked (pg_advisory_lock() in one took the lock); the
 -- two stable functions that give the transaction an id are refused
 RESET ROLE;
 CREATE DOMAIN sq_seq_int AS int CHECK (nextval('sq_seq') > 0);
+CREATE DOMAIN sq_try_lock_int AS bigint CHECK (pg_try_advisory_lock(VALUE));
+CREATE FUNCTION sq_stable_next(v int) RETURNS boolean LANGUAGE sql STABLE
+    AS $f$ SELECT nextval('sq_seq') > 0 AND v > 0 $f$;
+CREATE DOMAIN sq_stable_seq_int AS int CHECK (sq_stable_next(VALUE));
 CREATE FUNCTION sq_with_lock(x text DEFAULT pg_advisory_lock(4444)::text) RETURNS text
     LANGUAGE sql IMMUTABLE AS $f$ SELECT x $f$;
 CREATE FUNCTION sq_stable_xid() RETURNS bigint LANGUAGE sql STABLE
@@ -168,7 +173,9 @@ SET LOCAL ROLE regress_pysandbox_sql;
 SELECT sandbox_execute($$
 def main():
     out = []
-    for q, p in [("SELECT $1::sq_seq_int AS v", (5,)), ("SELECT sq_with_lock() AS v", ()),
+    for q, p in [("SELECT $1::sq_seq_int AS v", (5,)), ("SELECT $1::sq_try_lock_int AS v", (7,)),
+                 ("SELECT $1::sq_stable_seq_int AS v", (5,)),
+                 ("SELECT sq_with_lock() AS v", ()),
                  ("SELECT sq_with_lock(x => 'a') AS v", ()), ("SELECT txid_current()", ()),
                  ("SELECT pg_current_xact_id()", ())]:
         try:
@@ -187,8 +194,8 @@ def main():
     return sql("SELECT sq_stable_xid()")
 $$);
 RESET ROLE;
-DROP DOMAIN sq_seq_int;
-DROP FUNCTION sq_with_lock(text), sq_stable_xid();
+DROP DOMAIN sq_seq_int, sq_try_lock_int, sq_stable_seq_int;
+DROP FUNCTION sq_with_lock(text), sq_stable_xid(), sq_stable_next(int);
 SELECT count(*) AS advisory_locks FROM pg_locks WHERE locktype = 'advisory';
 DROP VIEW sq_locked_view;
 DROP AGGREGATE sq_sum_locked(int);

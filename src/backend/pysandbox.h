@@ -421,6 +421,7 @@ extern JsonbValue *sb_get_key(JsonbContainer *obj, const char *key);
 /* sb_sql.c's, for sb_inputs.c */
 struct _SPI_plan;
 extern Oid	sb_plan_volatile_function(struct _SPI_plan *plan);
+extern Oid	sb_type_volatile_function(Oid typid);
 extern void sb_refuse_volatile(Oid fn) pg_attribute_noreturn();
 extern void sb_rolled_back(void (*fn) (void *arg), void *arg);
 

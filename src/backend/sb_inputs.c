@@ -511,6 +511,9 @@ sb_table_prepare_with(const char *name, const char *query, JsonbValue *params,
 
 	if (is_sql && OidIsValid(sb_plan_volatile_function(plan)))
 		sb_refuse_volatile(sb_plan_volatile_function(plan));
+	for (i = 0; is_sql && i < Min(pt->n, nparams); i++)
+		if (OidIsValid(sb_type_volatile_function(pt->types[i])))
+			sb_refuse_volatile(sb_type_volatile_function(pt->types[i]));
 	if (pt->n != nparams)
 	{
 		/* sql(q, (a, b)), as psycopg2 takes them (review 94) */

@@ -128,14 +128,17 @@ sb_queue(char *base, int worker, int direction, Size size)
 
 /*
  * How many groups one call runs at once for options.parallel: at most half
- * of pysandbox.max_concurrent (at least one), so that one call's groups,
+ * of pysandbox.max_concurrent (no pool when that leaves one), so that one call's groups,
  * whose processes are never idle between groups, cannot hold every slot
  * for the whole call while other sessions' calls wait (review 99 N1).
  */
 int
 sb_pool_want(int parallel)
 {
-	return Min(parallel, Max(1, sb_max_concurrent / 2));
+	int			n = Min(parallel, Max(1, sb_max_concurrent / 2));
+
+	/* one parallel worker where more were asked: one at a time, no pool */
+	return n < 2 && parallel >= 2 ? 0 : n;
 }
 
 /*

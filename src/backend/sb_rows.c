@@ -274,7 +274,8 @@ sb_fixed_datum(SbOutColumn *c, uint64 row)
 			switch (c->basetype)
 			{
 				case FLOAT4OID:
-					if (isinf((float4) f8) && !isinf(f8))
+					/* as float8::float4 (dtof): overflow and underflow */
+					if ((isinf((float4) f8) && !isinf(f8)) || ((float4) f8 == 0.0f && f8 != 0.0))
 						ereport(ERROR,
 								(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 								 errmsg("value %g is out of range for type real", f8)));

@@ -176,6 +176,23 @@ sb_volatile_walker(Node *node, void *context)
 }
 
 /*
+ * The first volatile function a value made of type typid runs: a domain's
+ * CHECK constraints (its base domains' too), or InvalidOid.  A parameter
+ * whose type the query makes a domain is converted before it runs, where
+ * the plan's tree shows no domain (review 105: CHECK
+ * (pg_try_advisory_lock(VALUE)) took the lock).
+ */
+Oid
+sb_type_volatile_function(Oid typid)
+{
+	Oid			found = InvalidOid;
+
+	if (get_typtype(typid) == TYPTYPE_DOMAIN)
+		(void) sb_volatile_domain(typid, &found);
+	return found;
+}
+
+/*
  * The first volatile function the prepared plan's (rewritten, so views'
  * bodies included) queries call, or InvalidOid.  A read-only transaction
  * does not stop them all: lo_export writes a server file, set_config and

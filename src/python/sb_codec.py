@@ -841,8 +841,7 @@ def _write(w, value, path, depth):
             w.put(":")
             _write(w, v, "%s[%s]" % (path, _encode_str(key)), depth + 1)
         w.put("}")
-        if w.notes is not None and len(w.notes) < 3 and \
-                _RANKED_DICTS.get(id(value)) is value and \
+        if w.notes is not None and len(w.notes) < 3 and _made_by_to_dict(value) and \
                 _ranked_out_of_order(list(seen), list(dict.values(value))):
             # s.sort_values().to_dict(): the ranking is lost as a Series' is
             w.notes.append(_ranked_note("the dict at %s" % path[:200],
@@ -1030,11 +1029,21 @@ def take_notes():
     return notes
 
 
-# the dicts this call's Series.to_dict() made, by id (held, so that no id
-# is reused meanwhile): only such a dict is a ranking a note is about (a
-# summary dict, {"count": 5, "mean": 7.5, "max": 9}, is also ordered by
-# its values)
+# the dicts this call's Series.to_dict() made, by id: their length and
+# first and last keys (not the dicts: a loop that made and dropped large
+# ones would keep them all, review 105).  Only such a dict is a ranking a
+# note is about (a summary dict, {"count": 5, "mean": 7.5, "max": 9}, is
+# also ordered by its values).
 _RANKED_DICTS = {}
+
+
+def _made_by_to_dict(d):
+    made = _RANKED_DICTS.get(id(d))
+    if made is None or made[0] != len(d) or not d:
+        return False
+    keys = iter(dict.keys(d))
+    first = next(keys)
+    return made[1] is first and made[2] is next(reversed(dict.keys(d)))
 
 
 def remember_series_dicts():
@@ -1046,7 +1055,8 @@ def remember_series_dicts():
     def remembering_to_dict(self, *args, **kwargs):
         made = to_dict(self, *args, **kwargs)
         if type(made) is dict and len(made) >= 2 and len(_RANKED_DICTS) < 64:
-            _RANKED_DICTS[id(made)] = made
+            _RANKED_DICTS[id(made)] = (len(made), next(iter(dict.keys(made))),
+                                       next(reversed(dict.keys(made))))
         return made
 
     remembering_to_dict.__doc__ = to_dict.__doc__
@@ -1258,15 +1268,19 @@ _WHOLE_VALUE_KINDS = frozenset({"array", "json", "record"})
 
 def _column_like(v):
     """A dict's value that pd.DataFrame(d) takes as a column's values."""
-    return type(v) in (list, tuple) or isinstance(v, (np.ndarray, pd.Series, pd.Index))
+    return type(v) in (list, tuple) or isinstance(v, (pd.Series, pd.Index)) or \
+        (isinstance(v, np.ndarray) and v.ndim >= 1)
 
 
-def _series_is_row(series, spec):
+def _series_is_row(series, spec, fill=None):
     """Whether a Series is one row: its labels, unique text, name every
-    declared column, and its own name none (a named Series of values is a
-    column)."""
-    names = [c["name"] for c in spec]
-    if not names or len(series) == 0 or series.name in names:
+    declared column (but a group's key, which group_by fills in), and its
+    own name none (a named Series of values is a column).  For one column,
+    the Series holds that one label alone (a value_counts() with a label
+    like the column's name is no row)."""
+    names = [c["name"] for c in spec if not fill or c["name"] not in fill]
+    if not names or len(series) == 0 or series.name in names or \
+            (len(spec) == 1 and len(series) != 1):
         return False
     index = series.index
     if isinstance(index, pd.MultiIndex) or not index.is_unique or \
@@ -1275,7 +1289,7 @@ def _series_is_row(series, spec):
     return all(n in index for n in names)
 
 
-def _as_frame(value, spec, func):
+def _as_frame(value, spec, func, fill=None):
     """The function's result as a DataFrame with string column labels."""
     t = type(value)
     if value is None or (t is pd.DataFrame and value.shape == (0, 0)):
@@ -1308,9 +1322,11 @@ def _as_frame(value, spec, func):
                                 "return a list of dicts" % (func, exc), _MISMATCH) from None
             t = pd.DataFrame
         else:
-            value = [value]
+            # a 0-d array (np.where() of scalars, np.array(5.5)) is its value
+            value = [{k: v[()] if type(v) is np.ndarray and v.ndim == 0 else v
+                      for k, v in value.items()}]
             t = list
-    if t is pd.Series and _series_is_row(value, spec):
+    if t is pd.Series and _series_is_row(value, spec, fill):
         # df.agg({"a": "sum", "b": "max"}), df.sum(): labels that name the
         # declared columns are one row, as a LANGUAGE function takes a
         # Series for its composite result (review 104)
@@ -1895,6 +1911,8 @@ def _text_value(v, category, name, row, sqltype=None, fields=None):
         return v.isoformat()
     if t is _Timedelta or t is datetime.timedelta or t is np.timedelta64:
         micros = _Timedelta(v).value // 1000
+        if category == "json":
+            return '"' + _Timedelta(v).isoformat() + '"'     # as in a JSON result
         if sqltype is None or category == "interval" or sqltype.startswith("interval"):
             return timedelta_text(micros)
         if sqltype.startswith("time "):
@@ -2094,7 +2112,7 @@ def encode_rows(value, spec, func, budget, fill=None, nan_is_value=False):
             if sum(len(part) for part in payload) > budget:
                 raise OutputLimitExceeded("the rows of %s() exceed the output limit" % func)
             return 1, [payload]
-    frame = _as_frame(value, spec, func)
+    frame = _as_frame(value, spec, func, fill)
     labels = {}
     twice = set()
     joined = {}

@@ -1435,6 +1435,7 @@ def _serve_workspace(python_layer, request, inputs):
     _WS[0] = {}
     sb_state.keep()     # the libraries' settings its next calls start from
     while True:
+        _SAID.clear()       # each of its calls is said its own notes
         code = _serve_request(python_layer, request, inputs)
         request = inputs = None
         if code != 0:
