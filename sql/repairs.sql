@@ -549,3 +549,17 @@ def main(t):
     d = dt.date(2024, 1, 5)
     return [int((t.day == pd.Timestamp(d)).sum()), pd.Timestamp(d) in t.set_index("day").index]
 $$, '{"t": {"$query": "SELECT date ''2024-01-05'' + i AS day FROM generate_series(0, 2) i"}}');
+-- review 104: a list where the function returns one value names it (the
+-- type's input said "invalid input syntax" of an array literal)
+CREATE FUNCTION pg_temp.list_mean(x float8) RETURNS numeric LANGUAGE pysandbox AS $$
+return [x / 2]
+$$;
+SELECT pg_temp.list_mean(3);
+CREATE FUNCTION pg_temp.list_ints(x int) RETURNS int LANGUAGE pysandbox AS $$
+return [x, x + 1]
+$$;
+SELECT pg_temp.list_ints(3);
+CREATE FUNCTION pg_temp.list_text(x int) RETURNS text LANGUAGE pysandbox AS $$
+return [x, x + 1]
+$$;
+SELECT pg_temp.list_text(3);

@@ -552,6 +552,9 @@ typedef struct SbOutcome
 								 * call ended (sb_stream.c), or NULL */
 	bool		held_closed;	/* req->held sent nothing and ended (not at a
 								 * limit): it closed its channel or exited */
+	bool		held_evicted;	/* req->held sent nothing: the worker took it
+								 * back for a waiting call as this call began
+								 * (SB_EXIT_EVICTED): nothing of the call ran */
 	const char *workspace_ended;	/* the call's workspace ended with its
 									 * child: its handle, else NULL */
 	SbExitReport exit;

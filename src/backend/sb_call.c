@@ -530,11 +530,6 @@ sb_ms_since(instr_time start)
 }
 
 /*
- * The child is dead or being killed: wait for the worker's report on it
- * (or the news that it was a reservation taken back), until the deadline.
- * Returns false if the worker is lost.
- */
-/*
  * Did the child end at one of its limits, the worker's (wall clock, CPU,
  * memory) or its own CPU timer's (SIGPROF: sb_where.c exits with
  * SB_CHILD_EXIT_LIMIT; RLIMIT_CPU's SIGXCPU, then SIGKILL)?
@@ -553,6 +548,11 @@ sb_ended_at_limit(const SbExitReport *ex)
 		(WTERMSIG(st) == SIGPROF || WTERMSIG(st) == SIGXCPU || WTERMSIG(st) == SIGKILL);
 }
 
+/*
+ * The child is dead or being killed: wait for the worker's report on it
+ * (or the news that it was a reservation taken back), until the deadline.
+ * Returns false if the worker is lost.
+ */
 static bool
 sb_call_wait_exit(SbSandbox *sb, instr_time start, long deadline)
 {
@@ -1000,7 +1000,7 @@ loop_done:
 	 */
 	if (out->complete &&
 		(sb_ms_since(start) >= limits->timeout_ms ||
-		 sb_ms_since(result_at) >= SB_RESULT_END_LAG_MS))
+		 (!INSTR_TIME_IS_ZERO(result_at) && sb_ms_since(result_at) >= SB_RESULT_END_LAG_MS)))
 	{
 		sb_sandbox_close_channel(st->sb);
 		waited = true;
@@ -1053,6 +1053,8 @@ loop_done:
 		(out->exit.cause == SB_EXIT_KILLED || out->exit.cause == SB_EXIT_BY_ITSELF) &&
 		(WIFEXITED(out->exit.wait_status) ||
 		 (WIFSIGNALED(out->exit.wait_status) && WTERMSIG(out->exit.wait_status) == SIGKILL));
+	out->held_evicted = req->held != NULL && eof && !rd.any && !out->worker_lost &&
+		out->exit.cause == SB_EXIT_EVICTED;
 	out->preloaded = st->sb->preloaded;
 	/* a reservation's call began before the worker heard of it */
 	if (st->sb->from_reservation)

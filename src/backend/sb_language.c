@@ -1022,6 +1022,17 @@ call:
 		sb_function_add_args(&req, fn, fcinfo);
 		sb_request_add_frame(&req, SB_DATA_END, NULL, 0, NULL, 0, NULL, 0);
 		sb_call_run(&req, &limits, &out);
+		/*
+		 * taken back by the worker for a waiting call (this statement's
+		 * own, whose eviction the backend had not heard of yet) as the call
+		 * was posted: it sent nothing, and the call site starts afresh as it
+		 * does when it hears of the eviction first (review 102 N1's race)
+		 */
+		if (out.held_evicted)
+		{
+			cache->held = NULL;
+			goto fresh;
+		}
 		if (out.held_closed && !out.violation)
 			ereport(ERROR,
 					(errcode(ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION),
@@ -1032,6 +1043,7 @@ call:
 	}
 	else
 	{
+fresh:
 		sb_function_request(&req, fn, shape, &limits, true);
 		empty = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
 		memo_key = sb_function_memo_key(fn);

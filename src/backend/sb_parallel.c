@@ -128,9 +128,10 @@ sb_queue(char *base, int worker, int direction, Size size)
 
 /*
  * How many groups one call runs at once for options.parallel: at most half
- * of pysandbox.max_concurrent (no pool when that leaves one), so that one call's groups,
- * whose processes are never idle between groups, cannot hold every slot
- * for the whole call while other sessions' calls wait (review 99 N1).
+ * of pysandbox.max_concurrent (no pool when that leaves one), so that one
+ * call's groups, whose processes are never idle between groups, cannot
+ * hold every slot for the whole call while other sessions' calls wait
+ * (review 99 N1).
  */
 int
 sb_pool_want(int parallel)

@@ -1116,6 +1116,18 @@ def _function_rows(value, shape, func, rows=None, budget=1 << 30, procedure=Fals
         if columns[0].get("category") == "json" and type(value) is not str:
             value = sb_codec.dumps(value, budget, path="the result of %s()" % func,
                                    notes=sb_codec._NOTES)
+        elif type(value) in (list, tuple) and columns[0].get("kind") is not None and \
+                columns[0].get("category") in ("", "numeric", "money", "interval"):
+            # return [x.mean()] where the type is one value (review 104: the
+            # type's input said "invalid input syntax" of an array literal)
+            raise sb_codec.RowsError(
+                "%s() returned a %s of %d value%s, but the function returns one value of "
+                "type %s" % (func, type(value).__name__, len(value), "" if len(value) == 1 else "s",
+                             columns[0].get("type")),
+                "42804",
+                "Return that value, x[0]." if len(value) == 1 else
+                "Return one value, or declare the function RETURNS SETOF %s (a row per value) "
+                "or RETURNS %s[]." % (columns[0].get("type"), columns[0].get("type")))
         return [(value,)]
     if shape == "composite":
         if type(value) is pd.DataFrame:
