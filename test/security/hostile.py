@@ -6022,7 +6022,7 @@ PAYLOADS = [
             a = np.zeros(0)
             a.put([1], [1.0], mode="wrap")     # numpy 1.24 loops forever wrapping into an empty range
             return "done"
-        """, on={GUARD}, off={TIMEOUT}),
+        """, on={GUARD}, off={TIMEOUT, CPU}),   # (both limits 10 s: the first to fire)
     # a library class's method replaced by the code's function: in a
     # workspace (or the next group of a group_by call) pandas' decoding of
     # the next call's timestamptz input ran it, out of the call, with the
