@@ -116,6 +116,17 @@ class Call(threading.Thread):
         self.ended = time.monotonic()
 
 
+def timed_call(conn, value):
+    """A trivial call returning value, and how long it took: its result,
+    or "SQLSTATE message" if it failed."""
+    started = time.monotonic()
+    try:
+        got = execute(conn, "def main():\n    return %d\n" % value)
+    except psycopg2.Error as exc:
+        got = "%s %s" % (exc.pgcode, str(exc).strip())
+    return got, time.monotonic() - started
+
+
 def server_processes():
     """(fork server bgworker pid, its worker pid) or (None, None)."""
     table = process_table()
@@ -524,16 +535,11 @@ class Suite:
                                json.dumps({"workspace": ws}))
 
             def other_call(value):
-                t0 = time.monotonic()
-                try:
-                    got = execute(y, "def main():\n    return %d\n" % value)
-                except psycopg2.Error as exc:
-                    got = "%s %s" % (exc.pgcode, str(exc).strip())
+                got, waited = timed_call(y, value)
                 if got != {"main": value}:
                     problems.append("the other session's call got %r" % (got,))
-                elif time.monotonic() - t0 > 3:
-                    problems.append("the other session waited %.1f s"
-                                    % (time.monotonic() - t0))
+                elif waited > 3:
+                    problems.append("the other session waited %.1f s" % waited)
 
             # (1) a workspace, then a cursor's kept child: the workspace is
             # the longest idle, and goes
@@ -656,17 +662,13 @@ class Suite:
             runner.start()
             time.sleep(0.5)
             for k in range(5):
-                other_started = time.monotonic()
-                try:
-                    got = execute(y, "def main():\n    return %d\n" % k)
-                except psycopg2.Error as exc:
-                    got = "%s %s" % (exc.pgcode, str(exc).strip())
+                got, waited = timed_call(y, k)
                 if got != {"main": k}:
                     problems.append("another session's call beside the statement got %r"
                                     % (got,))
-                elif time.monotonic() - other_started > 2:
+                elif waited > 2:
                     problems.append("another session's call waited %.1f s beside the statement"
-                                    % (time.monotonic() - other_started))
+                                    % waited)
                 time.sleep(0.2)
             stop.set()
             runner.join(90)
@@ -721,12 +723,8 @@ class Suite:
             time.sleep(1.0)
             waits = []
             for k in range(3):
-                other_started = time.monotonic()
-                try:
-                    got = execute(y, "def main():\n    return %d\n" % k)
-                except psycopg2.Error as exc:
-                    got = "%s %s" % (exc.pgcode, str(exc).strip())
-                waits.append(time.monotonic() - other_started)
+                got, waited = timed_call(y, k)
+                waits.append(waited)
                 if got != {"main": k}:
                     problems.append("another session's call beside parallel groups got %r"
                                     % (got,))
