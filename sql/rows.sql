@@ -163,7 +163,8 @@ import pandas as pd
 def main():
     return pd.DataFrame({"A": [1], "a": [2], "Mixed Case": [3], 7: [4]})
 $$) AS t("Mixed Case" int, a int, "A" int, "7" int);
--- a Series is a one-column frame named by the Series' name
+-- a Series is a one-column frame named by the Series' name; an unnamed
+-- one fills a one-column result, as a 1-D array does (review 105 F7)
 SELECT * FROM sandbox_rows($$
 import pandas as pd
 def main():
@@ -1306,7 +1307,8 @@ def main():
 $$) AS t(n int, region text);
 -- review 105: a 0-d array in a one-row dict is a value; a group's summary
 -- Series is its row (the key filled in); one column takes a Series as a
--- row only when it holds that one label; a Timedelta into jsonb is JSON
+-- row only when it holds that one label (these counts are the column's
+-- values, not one row); a Timedelta into jsonb is JSON
 SELECT * FROM sandbox_rows($$
 import numpy as np
 def main():
@@ -1317,7 +1319,30 @@ def main(df):
     return df[["amount"]].sum()
 $$, '{"df": {"$query": "SELECT g, amount FROM (VALUES (1, 2.5), (1, 3.5), (2, 1.0)) v(g, amount)"}}',
     'main', '{"group_by": "g"}') AS t(g int, amount float8);
-SELECT pg_temp.rows_error('region int', 'import pandas as pd
-def main(): return pd.Series(["a", "region", "region"]).value_counts()');
+SELECT * FROM sandbox_rows('import pandas as pd
+def main(): return pd.Series(["a", "region", "region"]).value_counts()') AS t(region int);
 SELECT * FROM sandbox_rows('import pandas as pd
 def main(): return [{"d": pd.Timedelta("90min")}]') AS t(d jsonb);
+-- review 105 F7/F8 and review 104 F6: a Timedelta inside time[] and
+-- text[] as in a column of the element's type; a Categorical, pd.array or
+-- Index is a column's values (a jsonb column took it as one array); an
+-- unnamed Series fills the one column; a list of single values into an
+-- array column says how to return one row holding the list
+SELECT * FROM sandbox_rows('import pandas as pd
+def main(): return [{"t": [pd.Timedelta("13h45m"), None], "s": [pd.Timedelta("90min")]}]')
+    AS t(t time[], s text[]);
+SELECT * FROM sandbox_rows('import pandas as pd
+def main(): return pd.Categorical(["u", "v", "u"]).unique()') AS t(a text);
+SELECT * FROM sandbox_rows('import pandas as pd
+def main(): return pd.array([1, None, 3])') AS t(a jsonb);
+SELECT * FROM sandbox_rows('import pandas as pd
+def main(): return pd.Index(["x", "y"], name="a")') AS t(a text);
+SELECT * FROM sandbox_rows('import pandas as pd
+def main(): return pd.Series([10, 20], index=["p", "q"])') AS t(n int);
+SELECT * FROM sandbox_rows('import pandas as pd
+def main(): return pd.MultiIndex.from_tuples([("a", 1), ("b", 2)])') AS t(k text, n int);
+SELECT * FROM sandbox_rows('import pandas as pd
+def main(): return pd.DataFrame({"k": ["a", "b", "a"]}).groupby("k").size()') AS t(k text, n int);
+SELECT * FROM sandbox_rows('def main(): return [1, 2]') AS t(v int[]);
+SELECT * FROM sandbox_rows('def main(): return {"ids": [1, 2, 3], "name": ["a", "b", "c"]}')
+    AS t(ids int[], name text);

@@ -58,6 +58,7 @@ _Timestamp = pd.Timestamp
 _NaTType = type(pd.NaT)
 _NAType = type(pd.NA)
 _Timedelta = pd.Timedelta
+_ExtensionArray = pd.api.extensions.ExtensionArray
 # np.longlong and np.ulonglong are types of their own beside int64 and
 # uint64 ("q" arrays' items, a UInt64 Series times a large int), and
 # np.longdouble is float128 (review 100: "cannot convert")
@@ -1299,6 +1300,15 @@ def _as_frame(value, spec, func, fill=None):
         # a generator of dicts or tuples, as a LANGUAGE function may yield
         value = list(value)
         t = list
+    if t is pd.MultiIndex:
+        value = list(value)         # its tuples: rows
+        t = list
+    elif isinstance(value, (pd.Index, _ExtensionArray)):
+        # df.col.unique() of a categorical column, pd.array(...), an Index:
+        # a column's values, as a 1-D ndarray's (review 105 F7: a jsonb
+        # column took a Categorical as one JSON array, an Index was refused)
+        value = pd.Series(value, name=value.name if isinstance(value, pd.Index) else None)
+        t = pd.Series
     if t is dict:
         # a dict of lists (arrays, Series) is columns, as pd.DataFrame(d)
         # takes it, single values beside them repeated on every row when no
@@ -1338,6 +1348,11 @@ def _as_frame(value, spec, func, fill=None):
         value = list(value)
         t = list
     if t is pd.Series:
+        names = [c["name"] for c in spec if not fill or c["name"] not in fill]
+        if value.name is None and len(names) == 1 and names[0] not in value.index.names:
+            # an unnamed Series of values (s.unique() of a Series, a 1-D
+            # ndarray's kin) into the one column to fill: that column
+            value = value.rename(names[0])
         value = value.to_frame()
         t = pd.DataFrame
     if t is np.recarray:
@@ -1442,11 +1457,23 @@ def _out_of_bigint(name, row, value):
                      "Declare the column numeric, or return the value as text.")
 
 
-def _bad_value(name, row, value, what):
+def _single_into_array(name, row, value, sqltype):
+    """A single value where an array column wants a list: the result was
+    read as rows of values ([1, 2] into t(v int[]) is two rows: review 104
+    F6, "malformed array literal")."""
+    if isinstance(value, np.generic) and type(value.item()) in (int, float, bool):
+        value = value.item()
+    return _bad_value(name, row, value, "type %s" % (sqltype or "array"), (
+        "An array column takes a list (or an array) per row; this result was read as rows "
+        'of single values. For one row holding the list, return [{"%s": [1, 2]}]; for a '
+        "DataFrame column, put a list in each cell." % name))
+
+
+def _bad_value(name, row, value, what, hint=None):
     t = type(value)
     text = repr(value) if t in (str, int, float, bool) else '"%s" value' % t.__name__
-    hint = _CONVERT_HINTS.get(what, "Convert the value to the column's type, or "
-                              "declare the column with the type the values have.")
+    hint = hint or _CONVERT_HINTS.get(what, "Convert the value to the column's type, or "
+                                      "declare the column with the type the values have.")
     if (t is pd.Series or t is pd.DataFrame or t is np.ndarray) and value.size == 1:
         # a one-value container where the value was meant: o.agg({"amount":
         # "sum"}), np.array([m]), a 1x1 frame (review 100: the generic hint)
@@ -1779,7 +1806,10 @@ def _array_literal(value, name, row, sqltype=None, fields=None):
             raise _bad_value(name, row, v, "an element of type %s (a dict, a tuple or a "
                              "namedtuple of its fields: %s)" % (sqltype, ", ".join(fields)))
         else:
-            parts.append(_quoted(_text_value(v, category, name, row)))
+            # with the element's type: a Timedelta in time[] is a time of
+            # day, in text[] its ISO text, as in a column of that type
+            # (review 105 F8: the interval's input text in both)
+            parts.append(_quoted(_text_value(v, category, name, row, element)))
     return "{" + ",".join(parts) + "}"
 
 
@@ -1889,6 +1919,10 @@ def _text_value(v, category, name, row, sqltype=None, fields=None):
         return _text_value(v[()], category, name, row, sqltype)
     if t is np.str_:
         return str.__str__(v)
+    if category == "array" and (t in _INT_TYPES or t in _FLOAT_TYPES or t in _BOOL_TYPES or
+                                t is decimal.Decimal or t is _Timestamp or
+                                isinstance(v, (datetime.date, datetime.time))):
+        raise _single_into_array(name, row, v, sqltype)
     if t in _BOOL_TYPES:
         return "true" if v else "false"
     if t in _INT_TYPES:
@@ -2006,6 +2040,11 @@ def _encode_plain_strings(series):
 
 
 def _encode_text(series, name, category, sqltype=None, fields=None):
+    if category == "array" and series.dtype != object and \
+            not pd.api.types.is_string_dtype(series.dtype) and series.notna().any():
+        # numbers, booleans, moments: no cell holds a list
+        row = int(np.flatnonzero(series.notna().to_numpy())[0])
+        raise _single_into_array(name, row, series.iloc[row], sqltype)
     if series.dtype == object or pd.api.types.is_string_dtype(series.dtype):
         fast = _encode_plain_strings(series)
         if fast is not None:
@@ -2199,6 +2238,11 @@ def encode_rows(value, spec, func, budget, fill=None, nan_is_value=False):
                          'identifiers (%s): return the DataFrame itself, or '
                          'df.itertuples(index=False, name=None) for plain tuples in column '
                          'order' % renamed[0])
+            if "0" in labels and not extra:
+                # df.groupby("k").size(): a Series without a name
+                extra = ('; a Series without a name (df.groupby(...).size()) is the column '
+                         '0: name it, s.reset_index(name="%s") or s.rename("%s")'
+                         % (name, name))
             raise RowsError('column "%s" is missing from the result of %s(); '
                             "it has columns: %s%s" % (name, func, have, extra), _MISSING)
         series = frame.iloc[:, labels[name]]
