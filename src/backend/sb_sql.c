@@ -501,7 +501,21 @@ sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left,
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = owner;
 	}
-	else
+	/*
+	 * The caller's transaction keeps an id its query took, whatever became
+	 * of the query: the code could catch the SQLError and go on with it
+	 * assigned (review 105 F5), so the call ends here instead.
+	 */
+	if (GetTopTransactionIdIfAny() != top_xid)
+	{
+		req->chunks = saved;
+		ereport(ERROR,
+				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+				 errmsg("the query of sql() took a transaction id: it wrote, or asked for one"),
+				 errdetail("What it wrote was undone, and the call ends: the transaction id would outlive the query."),
+				 errhint("Keep functions that write or assign a transaction id (txid_current()) out of the queries of sql().")));
+	}
+	if (edata != NULL)
 	{
 		/* the partial answer, if any, goes: only the error is sent */
 		req->chunks = NIL;
