@@ -59,7 +59,11 @@ Checks, each printed as one line:
       both waited queue_timeout, and the statement failed with 53400),
       also while another session keeps slots of its own (review 101);
       a group_by call with "parallel" = max_concurrent runs on half the
-      slots, and another session's calls meanwhile do not wait for its end.
+      slots, and another session's calls meanwhile do not wait for its end;
+  (k) once the worker has started, every time zone file is in the page
+      cache: a child with the Python layer off reads four that were dropped
+      from it before the restart without a block read from disk (review
+      106: which zone another role's call loaded showed).
 The last line is "forkserver: N passed, M failed".
 """
 
@@ -1093,6 +1097,48 @@ class Suite:
                     "result as buffered, an error or cancel half-way leaves nothing", problems,
                     "%d busy child(ren) seen mid-query" % len(busy))
 
+    def check_zone_files_cached(self):
+        """(k) Review 106 F1: every time zone file is in the page cache once
+        the worker has started, so a child (Python layer off) that counts
+        the blocks its read of one takes cannot tell which zone another
+        call loaded.  Four files are dropped from the cache, the cluster
+        restarts, and a child reads them."""
+        names = ["right/Hongkong", "right/Iceland", "right/Kwajalein", "right/MET"]
+        names = [n for n in names if os.path.isfile("/usr/share/zoneinfo/" + n)]
+        for n in names:
+            fd = os.open("/usr/share/zoneinfo/" + n, os.O_RDONLY)
+            try:
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            finally:
+                os.close(fd)
+        restart_cluster()
+        conn = connect()
+        conn.cursor().execute("SET pysandbox.python_layer = off")
+        code = ("import os, ctypes\n"
+                "libc = ctypes.CDLL(None)\n"
+                "class RU(ctypes.Structure):\n"
+                "    _fields_ = [('t', ctypes.c_long * 4)] + [(n, ctypes.c_long) for n in (\n"
+                "        'maxrss', 'ixrss', 'idrss', 'isrss', 'minflt', 'majflt', 'nswap',\n"
+                "        'inblock', 'oublock', 'msgsnd', 'msgrcv', 'nsignals', 'nvcsw', 'nivcsw')]\n"
+                "def inblock():\n"
+                "    r = RU(); libc.getrusage(0, ctypes.byref(r)); return r.inblock\n"
+                "def main():\n"
+                "    out = {}\n"
+                "    for n in %r:\n"
+                "        fd = os.open('/usr/share/zoneinfo/' + n, os.O_RDONLY)\n"
+                "        b = inblock()\n"
+                "        os.pread(fd, 64, 0)\n"
+                "        out[n] = 'read from disk' if inblock() > b else 'cached'\n"
+                "        os.close(fd)\n"
+                "    return out\n" % (names,))
+        got = execute(conn, code)["main"]
+        conn.close()
+        problems = ["%s: %s" % (n, v) for n, v in sorted(got.items()) if v != "cached"]
+        if len(got) != len(names):
+            problems.append("read %d of %d files" % (len(got), len(names)))
+        self.report("(k) time zone files are cached when the worker starts (no page-cache "
+                    "probe of another call's zone)", problems, "%d files" % len(names))
+
     def check_leftovers(self):
         problems = []
         conn = connect()
@@ -1150,6 +1196,7 @@ def main():
     suite.check_idle_holders_yield()
     suite.check_parallel_groups()
     suite.check_streamed_inputs()
+    suite.check_zone_files_cached()
     suite.check_leftovers()
     suite.check_pinned_pages()
     suite.check_reservations()
