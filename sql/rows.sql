@@ -1346,3 +1346,9 @@ def main(): return pd.DataFrame({"k": ["a", "b", "a"]}).groupby("k").size()') AS
 SELECT * FROM sandbox_rows('def main(): return [1, 2]') AS t(v int[]);
 SELECT * FROM sandbox_rows('def main(): return {"ids": [1, 2, 3], "name": ["a", "b", "c"]}')
     AS t(ids int[], name text);
+-- a str into a jsonb column is JSON text: one that is not JSON says how to
+-- make it a JSON string (it was jsonb's "Token "u" is invalid")
+SELECT * FROM sandbox_rows('import pandas as pd
+def main(): return pd.Categorical(["u", "v"])') AS t(a jsonb);
+SELECT * FROM sandbox_rows('def main(): return [{"a": "nope"}, {"a": {"k": 1}}]') AS t(a jsonb);
+SELECT * FROM sandbox_rows('def main(): return ["1", " true", "\"s\"", "null"]') AS t(a jsonb);

@@ -449,6 +449,7 @@ sb_child_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 				strcmp(state, "42702") == 0 ? ERRCODE_AMBIGUOUS_COLUMN :
 				strcmp(state, "22003") == 0 ? ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE :
 				strcmp(state, "2F005") == 0 ? ERRCODE_S_R_E_FUNCTION_EXECUTED_NO_RETURN_STATEMENT :
+				strcmp(state, "22P02") == 0 ? ERRCODE_INVALID_TEXT_REPRESENTATION :
 				ERRCODE_DATATYPE_MISMATCH,
 				"exception", message, NULL,
 				value_hint != NULL ? value_hint :

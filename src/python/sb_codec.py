@@ -1186,6 +1186,7 @@ class RowsError(Exception):
 
 _MISSING = "42703"      # undefined_column
 _MISMATCH = "42804"     # datatype_mismatch
+_BAD_TEXT = "22P02"     # invalid_text_representation, as jsonb's input says
 _INT64_MAX = 2 ** 63 - 1
 
 
@@ -1467,6 +1468,34 @@ def _single_into_array(name, row, value, sqltype):
         "An array column takes a list (or an array) per row; this result was read as rows "
         'of single values. For one row holding the list, return [{"%s": [1, 2]}]; for a '
         "DataFrame column, put a list in each cell." % name))
+
+
+# how JSON text begins (after white space)
+_JSON_STARTS = frozenset('{["-0123456789')
+_JSON_WORDS = ("true", "false", "null")
+
+
+def _json_text_checked(v, name, row, sqltype, whole=False):
+    """v, a str for a json or jsonb column, which reads it as JSON text;
+    an error with the fix if it is no JSON (a city's name: "Token "u" is
+    invalid", which said nothing of json.dumps).  whole: parse it (once
+    per column), else look at its first character only."""
+    text = v.lstrip(" \t\n\r")
+    if (text[:1] in _JSON_STARTS and text) or text.startswith(_JSON_WORDS):
+        if not whole:
+            return v
+        try:
+            json.loads(v)
+            return v
+        except RecursionError:
+            return v            # deeper than Python parses: PostgreSQL decides
+        except ValueError:
+            pass
+    raise RowsError('column "%s", row %d: %s is not JSON text, which type %s reads from a str'
+                    % (name, row + 1, repr(v)[:80], sqltype or "jsonb"), _BAD_TEXT, (
+                        "json.dumps(s) makes a str a JSON string (s.map(json.dumps) for a "
+                        'column). To return one row holding a list, return [{"%s": '
+                        "list(values)}]." % name))
 
 
 def _bad_value(name, row, value, what, hint=None):
@@ -1896,7 +1925,7 @@ def _text_value(v, category, name, row, sqltype=None, fields=None):
     (sqltype: the column's type, for the error; fields: a composite type's)."""
     t = type(v)
     if t is str:
-        return v
+        return _json_text_checked(v, name, row, sqltype) if category == "json" else v
     if category == "record" and fields:
         record = _record_literal(v, fields, name, row, sqltype)
         if record is not None:
@@ -2048,6 +2077,9 @@ def _encode_text(series, name, category, sqltype=None, fields=None):
     if series.dtype == object or pd.api.types.is_string_dtype(series.dtype):
         fast = _encode_plain_strings(series)
         if fast is not None:
+            if category == "json" and series.notna().any():
+                row = int(np.flatnonzero(series.notna().to_numpy())[0])
+                _json_text_checked(series.iloc[row], name, row, sqltype, whole=True)
             return fast
     elif series.dtype.kind in "iuf" and not pd.api.types.is_extension_array_dtype(
             series.dtype) and category != "bytea" and category != "money":
