@@ -2164,7 +2164,8 @@ def _encode_one(v, col, nan_is_value=False):
     elif kind == sb_io.COL_TEXT:
         if v is None:
             return _ONE_NULL + [_TEXT_EMPTY_OFFSETS, b"\0"]
-        if t is str and "\0" not in v:
+        if t is str and "\0" not in v and col.get("category") != "json":
+            # (JSON text is checked on the general path)
             data = (v + "\0").encode("utf-8", "surrogatepass")
             return [_ZERO8, b"", (0).to_bytes(8, "little") + len(data).to_bytes(8, "little"),
                     data]
