@@ -474,6 +474,27 @@ def main(df):
 $$, '{"df": {"$query": "SELECT 12345678.12::numeric AS a, array[1.5, 1e20]::numeric[] AS b, ''{\"x\": 1.25}''::jsonb AS j, numrange(1, 1e20) AS r FROM generate_series(1, 20000)"}}',
    '{main}', '{"numeric": "decimal"}');
 
+-- a PARALLEL SAFE or RESTRICTED function in a parallel plan: sql() says to
+-- mark it PARALLEL UNSAFE (review 107: the message named options.parallel)
+CREATE TABLE sq_par AS SELECT i FROM generate_series(1, 1000) i;
+GRANT SELECT ON sq_par TO regress_pysandbox_sql;
+CREATE FUNCTION sq_par_count(x int) RETURNS bigint LANGUAGE pysandbox PARALLEL RESTRICTED AS $$
+return sql("SELECT count(*) AS n FROM sq_par WHERE i < $1", x).n[0]
+$$;
+BEGIN;
+SET LOCAL ROLE regress_pysandbox_sql;
+SET LOCAL parallel_setup_cost = 0;
+SET LOCAL parallel_tuple_cost = 0;
+SET LOCAL min_parallel_table_scan_size = 0;
+SET LOCAL max_parallel_workers_per_gather = 1;
+SELECT sq_par_count(i) FROM sq_par WHERE i < 3;
+ROLLBACK;
+SET ROLE regress_pysandbox_sql;
+SELECT sq_par_count(i) FROM sq_par WHERE i < 3;
+RESET ROLE;
+DROP FUNCTION sq_par_count(int);
+DROP TABLE sq_par;
+
 DROP FUNCTION sq_total(numeric), sq_ratio(integer), sq_secrets();
 REVOKE ALL ON sq_items FROM regress_pysandbox_sql, regress_pysandbox_sql_owner;
 REVOKE ALL ON SEQUENCE sq_seq FROM regress_pysandbox_sql;

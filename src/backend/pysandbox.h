@@ -477,6 +477,7 @@ extern void sb_group_child_drop(SbGroupChild *gc);
 struct SbGroupPool;
 extern struct SbGroupPool *sb_pool_start(int nworkers);
 extern int	sb_pool_want(int parallel);
+extern bool sb_in_group_worker;
 extern int	sb_pool_size(struct SbGroupPool *pool);
 extern int	sb_pool_idle(struct SbGroupPool *pool);
 extern void sb_pool_send(struct SbGroupPool *pool, int worker, const SbRequest *g,

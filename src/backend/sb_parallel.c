@@ -598,6 +598,9 @@ sb_worker_group_context(void *arg)
  */
 PGDLLEXPORT void sb_group_worker_main(dsm_segment *seg, shm_toc *toc);
 
+/* this process is a parallel worker of options.parallel (sb_sql_answer) */
+bool		sb_in_group_worker = false;
+
 void
 sb_group_worker_main(dsm_segment *seg, shm_toc *toc)
 {
@@ -615,6 +618,7 @@ sb_group_worker_main(dsm_segment *seg, shm_toc *toc)
 
 	if (ParallelWorkerNumber < 0 || ParallelWorkerNumber >= shared->nworkers)
 		elog(ERROR, "pysandbox: parallel worker %d of %d", ParallelWorkerNumber, shared->nworkers);
+	sb_in_group_worker = true;
 	inq = sb_queue(queues, ParallelWorkerNumber, 0, shared->queue_size);
 	outq = sb_queue(queues, ParallelWorkerNumber, 1, shared->queue_size);
 	shm_mq_set_receiver(inq, MyProc);

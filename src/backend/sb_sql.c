@@ -430,10 +430,17 @@ sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left,
 	{
 		/* options.parallel: a worker cannot start the query's subtransaction */
 		*answered_errcode = ERRCODE_FEATURE_NOT_SUPPORTED;
-		sb_sql_error_frame(req, ERRCODE_FEATURE_NOT_SUPPORTED,
-						   "sql() is not available in groups run in parallel",
-						   "With options.parallel, each group runs in a parallel worker of the server, which cannot run queries for it.",
-						   "Pass what the function needs as an input, or leave out options.parallel.");
+		if (sb_in_group_worker)
+			sb_sql_error_frame(req, ERRCODE_FEATURE_NOT_SUPPORTED,
+							   "sql() is not available in groups run in parallel",
+							   "With options.parallel, each group runs in a parallel worker of the server, which cannot run queries for it.",
+							   "Pass what the function needs as an input, or leave out options.parallel.");
+		else
+			/* a PARALLEL SAFE or RESTRICTED function in a parallel plan (review 107) */
+			sb_sql_error_frame(req, ERRCODE_FEATURE_NOT_SUPPORTED,
+							   "sql() cannot run while the statement runs in parallel mode",
+							   "The function was called in a parallel plan (it is marked PARALLEL SAFE or PARALLEL RESTRICTED), where no query can start a subtransaction.",
+							   "A function that calls sql() must be PARALLEL UNSAFE, the default: ALTER FUNCTION name(argument types) PARALLEL UNSAFE.");
 		answer = req->chunks;
 		req->chunks = saved;
 		return answer;
