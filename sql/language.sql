@@ -516,7 +516,10 @@ def main(x, y):
 $$;
 -- a body that calls main(x) without returning its value: an error naming
 -- the return to write when the value is dropped (review 95: NULL); a
--- helper that returns None, and a function returning void, run as in Python
+-- function returning void runs as in Python; a body with no return at all
+-- (a helper that returns None) is 2F005, as PL/pgSQL's "control reached end
+-- of function without RETURN" (review 107: NULL), and so is one ending
+-- with a bare name
 CREATE FUNCTION py_unreturned(x int) RETURNS int LANGUAGE pysandbox AS $$
 def main(x):
     return x * 2
@@ -541,7 +544,23 @@ def helper(x):
 helper(x)
 $$;
 SELECT py_helper_none(21) IS NULL AS is_null;
-DROP FUNCTION py_unreturned, py_unreturned_set, py_unreturned_void, py_helper_none;
+CREATE FUNCTION py_bare_name(x int) RETURNS int LANGUAGE pysandbox AS $$
+y = x + 1
+y
+$$;
+SELECT py_bare_name(1);
+CREATE FUNCTION py_only_prints(x int) RETURNS SETOF int LANGUAGE pysandbox AS $$
+out = [x, x + 1]
+print(out)
+$$;
+SELECT * FROM py_only_prints(1);
+CREATE FUNCTION py_none_on_purpose(x int) RETURNS int LANGUAGE pysandbox AS $$
+if x > 0:
+    return x
+$$;
+SELECT py_none_on_purpose(-1) IS NULL AS is_null;
+DROP FUNCTION py_unreturned, py_unreturned_set, py_unreturned_void, py_helper_none, py_bare_name,
+    py_only_prints, py_none_on_purpose;
 -- PL/Python's GD: the hint names SD
 CREATE FUNCTION py_gd(x int) RETURNS int LANGUAGE pysandbox AS $$
 GD["n"] = GD.get("n", 0) + x

@@ -1494,8 +1494,8 @@ def _json_text_checked(v, name, row, sqltype, whole=False):
     raise RowsError('column "%s", row %d: %s is not JSON text, which type %s reads from a str'
                     % (name, row + 1, repr(v)[:80], sqltype or "jsonb"), _BAD_TEXT, (
                         "json.dumps(s) makes a str a JSON string (s.map(json.dumps) for a "
-                        'column). To return one row holding a list, return [{"%s": '
-                        "list(values)}]." % name))
+                        "column); values are one JSON array only as one row's value: "
+                        '[{"%s": list(values)}].' % name))
 
 
 def _bad_value(name, row, value, what, hint=None):

@@ -605,23 +605,30 @@ def function_tree(tree, name, params, unreturned=False):
     LANGUAGE pysandbox function (a module whose statements are the body):
     built as a syntax tree, so every node keeps the line and column it has
     in the body as written.  unreturned (to run it): a body that returns
-    nothing and ends with a bare call of a function it defines returns
-    UNRETURNED_NAME(<the call>, "<its text>"), so that a value it drops
-    is an error, not NULL (review 95)."""
+    nothing and ends with a bare expression returns
+    UNRETURNED_NAME(<the expression>, "<its text>", <is it a call>), so that
+    a value it drops is an error, not NULL (review 95: a call of a function
+    it defines; review 107: any expression, `y`); one that ends otherwise
+    returns UNRETURNED_NAME(None, "", False): it has no return at all."""
     body = list(tree.body)
     if not body:
         body = [ast.Pass(lineno=1, col_offset=0, end_lineno=1, end_col_offset=0)]
     last = body[-1]
-    if unreturned and isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and \
-            isinstance(last.value.func, ast.Name) and last.value.func.id in {
-                s.name for s in body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))} \
-            and not _returns_anything(body):
-        call = last.value
+    if unreturned and not _returns_anything(body):
+        bare = isinstance(last, ast.Expr) and not isinstance(last.value, ast.Constant)
+        where = last.value if bare else last
+        args = [last.value, ast.Constant(value=ast.unparse(last.value)),
+                ast.Constant(value=isinstance(last.value, ast.Call))] if bare else \
+            [ast.Constant(value=None), ast.Constant(value=""), ast.Constant(value=False)]
         wrapped = ast.copy_location(
-            ast.Call(func=ast.copy_location(ast.Name(id=UNRETURNED_NAME, ctx=ast.Load()), call),
-                     args=[call, ast.copy_location(ast.Constant(value=ast.unparse(call)), call)],
-                     keywords=[]), call)
-        body[-1] = ast.copy_location(ast.Return(value=wrapped), last)
+            ast.Call(func=ast.copy_location(ast.Name(id=UNRETURNED_NAME, ctx=ast.Load()), where),
+                     args=[a if bare and a is last.value else ast.copy_location(a, where)
+                           for a in args],
+                     keywords=[]), where)
+        if bare:
+            body[-1] = ast.copy_location(ast.Return(value=wrapped), last)
+        else:
+            body.append(ast.copy_location(ast.Return(value=wrapped), last))
     fn = ast.FunctionDef(
         name=name,
         args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params],

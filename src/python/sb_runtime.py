@@ -1062,18 +1062,22 @@ def _column_value(value, column):
 
 
 class _Unreturned:
-    """The value of the bare call a language function's body ended with
-    (sb_guard.function_tree): Python drops it, and the function returned
-    NULL where return was meant."""
-    __slots__ = ("value", "text")
+    """The value of the bare expression a language function's body ended
+    with (sb_guard.function_tree): Python drops it, and the function
+    returned NULL where return was meant; text "": the body has no return
+    at all."""
+    __slots__ = ("value", "text", "call")
 
-    def __init__(self, value, text):
+    def __init__(self, value, text, call):
         self.value = value
         self.text = text
+        self.call = call
 
 
-def _unreturned(value, text):
-    return None if value is None else _Unreturned(value, text)
+def _unreturned(value, text, call=True):
+    # a bare expression that is None (print(...)) drops nothing: the body
+    # has no return at all all the same
+    return _Unreturned(None, "", False) if value is None else _Unreturned(value, text, call)
 
 
 def _function_rows(value, shape, func, rows=None, budget=1 << 30, procedure=False):
@@ -1087,13 +1091,23 @@ def _function_rows(value, shape, func, rows=None, budget=1 << 30, procedure=Fals
     PROCEDURE, whose result is its OUT and INOUT parameters."""
     columns = (rows or {}).get("columns") or ()
     if type(value) is _Unreturned:
-        if shape == "void":
+        if shape == "void" or (procedure and not value.text):
             value = None        # a procedure that calls its helper: as in Python
+        elif not value.text:
+            # as PL/pgSQL's "control reached end of function without
+            # RETURN" (review 107: a body that only printed returned NULL)
+            raise sb_codec.RowsError(
+                "the body of %s() has no return statement, so the function would return %s"
+                % (func, "no rows" if shape.startswith("setof") else "NULL"), "2F005",
+                "Return the rows (a list, a DataFrame) or yield them; return None for no rows."
+                if shape.startswith("setof") else
+                "End the body with return and the value (return None for NULL).")
         else:
             raise sb_codec.RowsError(
-                "the body of %s() ends with %s, which returned a value of type \"%s\", but "
+                "the body of %s() ends with %s, which %s a value of type \"%s\", but "
                 "does not return it, so %s"
-                % (func, value.text, type(value.value).__name__,
+                % (func, value.text, "returned" if value.call else "is",
+                   type(value.value).__name__,
                    "its OUT and INOUT parameters would be NULL" if procedure else
                    "the function would return %s"
                    % ("no rows" if shape.startswith("setof") else "NULL")), "2F005",
