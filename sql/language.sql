@@ -561,6 +561,30 @@ $$;
 SELECT py_none_on_purpose(-1) IS NULL AS is_null;
 DROP FUNCTION py_unreturned, py_unreturned_set, py_unreturned_void, py_helper_none, py_bare_name,
     py_only_prints, py_none_on_purpose;
+-- review 107: an argument named as a refused builtin is named as the
+-- argument; PL/Python's args and plpy get hints; imports' hints speak of
+-- arguments and sql(), not inputs; a body that starts on the $$ line and
+-- goes on indented alike runs, as in PL/Python
+CREATE FUNCTION py_arg_input(input text) RETURNS text LANGUAGE pysandbox AS $$
+return input
+$$;
+CREATE FUNCTION py_args(x int) RETURNS int LANGUAGE pysandbox AS $$
+return args[0]
+$$;
+SELECT py_args(1);
+CREATE FUNCTION py_plpy(x int) RETURNS int LANGUAGE pysandbox AS $$
+import plpy
+return x
+$$;
+CREATE FUNCTION py_os(x int) RETURNS int LANGUAGE pysandbox AS $$
+import subprocess
+return x
+$$;
+CREATE FUNCTION py_same_indent(x int) RETURNS int LANGUAGE pysandbox AS $$  y = x + 1
+  return y
+$$;
+SELECT py_same_indent(1);
+DROP FUNCTION py_args, py_same_indent;
 -- PL/Python's GD: the hint names SD
 CREATE FUNCTION py_gd(x int) RETURNS int LANGUAGE pysandbox AS $$
 GD["n"] = GD.get("n", 0) + x

@@ -1695,14 +1695,16 @@ def function_body(code):
     parse it, line for line: one that starts on the line of its $$ (AS $$
     return x + y $$) without that line's leading blanks, as PL/Python takes
     it; one written on the lines after its $$, indented as a block, without
-    their common indentation."""
+    their common indentation.  A body that starts on the $$ line and goes
+    on below, indented as that line's blanks are (AS $$  y = x + 1 /
+    "  return y"), loses that common indentation too, as PL/Python, which
+    indents every line alike, takes it (review 107: "unexpected indent")."""
     first, newline, rest = code.partition("\n")
-    if first.strip():
-        return first.lstrip(" \t") + newline + rest
+    on_first = bool(first.strip())
     # the common indentation of the lines that hold code goes from every
     # line that has it, a line of blanks too (in a string literal, its
     # blanks past the indentation stay: textwrap.dedent emptied it)
-    lines = rest.split("\n")
+    lines = (code if on_first else rest).split("\n")
     margins = [line[:len(line) - len(line.lstrip(" \t"))] for line in lines if line.strip()]
     if not margins:
         return code
@@ -1710,6 +1712,17 @@ def function_body(code):
     for other in margins[1:]:
         while not other.startswith(margin):
             margin = margin[:-1]
+    if on_first:
+        body = first.lstrip(" \t") + newline + rest
+        if not margin or len(margins) < 2:
+            return body
+        try:
+            ast.parse(body)
+            return body             # as it was: a string literal's lines keep their blanks
+        except Exception:           # noqa: B902 (the validator reports what it is)
+            pass
+        return "\n".join(line[len(margin):] if line.startswith(margin) else line.lstrip(" \t")
+                         for line in lines)
     if not margin:
         return code
     return first + newline + "\n".join(

@@ -348,6 +348,8 @@ _IMPORT_HINTS = [
       "urllib", "http"), 'The sandbox has no files, network or programs: pass the data as '
      'inputs ({"df": {"$table": "name"}} or {"$query": "SELECT ..."}) and return the '
      'result.', ()),
+    (("plpy",), 'plpy is PL/Python\'s: query with sql("SELECT ... WHERE x = $1", value), '
+     "which returns a DataFrame, and report with print() or raise.", ()),
     (("pickle", "joblib", "shelve", "dill"), "Nothing is saved to files: a workspace keeps "
      "objects between calls in its ws dict.", ()),
     (("csv",), "Parse text with pandas: pd.read_csv(io.StringIO(text)).", ("pandas", "io")),
@@ -393,9 +395,27 @@ def _notebook_line_hint(source, lineno):
     return None
 
 
-def import_hint(name, allowed):
+# a LANGUAGE function has arguments and sql(), no inputs (review 107)
+_FUNCTION_WORDING = [
+    (' (read-only, as the calling role), or pass tables as inputs: {"df": {"$table": "name"}}.',
+     " (read-only, as the calling role)."),
+    (' as inputs ({"df": {"$table": "name"}} or {"$query": "SELECT ..."})',
+     ' as arguments, or read it with sql("SELECT ...")'),
+]
+
+
+def import_hint(name, allowed, function=False):
     """The hint for a refused import of name, or None: only one whose
-    advice the allowlist permits."""
+    advice the allowlist permits (function: in a LANGUAGE function's
+    words)."""
+    hint = _import_hint(name, allowed)
+    if function and hint:
+        for general, own in _FUNCTION_WORDING:
+            hint = hint.replace(general, own)
+    return hint
+
+
+def _import_hint(name, allowed):
     inside = sorted(m for m in allowed if m.startswith(name + "."))
     if inside:
         # a package of which only submodules are allowed: import one of them
@@ -451,6 +471,7 @@ class _Validator:
         self.source = source
         self.allowed = allowed
         self.function = function
+        self._function_args = ()    # ids of a function's own arguments (ast.arg)
         self.findings = []
         self.imports = set()
         self._lines = None
@@ -495,6 +516,7 @@ class _Validator:
             if self.function is not None:
                 self._check_body_runs(tree)
                 tree = sb_guard.function_tree(tree, *self.function)
+                self._function_args = {id(a) for a in tree.body[0].args.args}
             return tree
         except SyntaxError as exc:
             self._add(exc.lineno or 1, max(exc.offset or 1, 1), "syntax",
@@ -584,7 +606,7 @@ class _Validator:
 
     def _report_import(self, node, name):
         self._report(node, "import", _import_message(name, self.allowed),
-                     hint=import_hint(name, self.allowed))
+                     hint=import_hint(name, self.allowed, self.function is not None))
 
     # -- walking ----------------------------------------------------------
 
@@ -612,7 +634,13 @@ class _Validator:
 
     def _check_name(self, node, name):
         """Rules for a bound or referenced plain name."""
-        if name in FORBIDDEN_NAMES:
+        if name in FORBIDDEN_NAMES and id(node) in self._function_args:
+            # a LANGUAGE function's argument, where the body shows nothing
+            # (review 107: "input" was reported at the body's line 1)
+            self._report(node, "forbidden-name", 'argument name "%s" is a name the sandbox '
+                         'refuses (%s)' % (name, FORBIDDEN_NAMES[name]),
+                         hint='Rename the argument in CREATE FUNCTION, "%s_value" say.' % name)
+        elif name in FORBIDDEN_NAMES:
             self._report(node, "forbidden-name", 'name "%s" is not allowed: '
                          '%s' % (name, FORBIDDEN_NAMES[name]))
         elif name.startswith("__"):

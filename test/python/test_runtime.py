@@ -61,6 +61,13 @@ class FunctionBodyTests(unittest.TestCase):
         self.assertEqual(body("for i in x:\n    yield i"), "for i in x:\n    yield i")
         self.assertEqual(body("\n  a = 1\n    b = 2\n"), "\na = 1\n  b = 2\n")
         self.assertEqual(body(""), "")
+        # review 107: the $$ line's code and the lines below indented alike
+        # (PL/Python indents them all alike); a string's lines kept when
+        # the body parses as it was
+        self.assertEqual(body("  y = x + 1\n  return y\n"), "y = x + 1\nreturn y\n")
+        self.assertEqual(body("  if x:\n      return 1\n  return 2"),
+                         "if x:\n    return 1\nreturn 2")
+        self.assertEqual(body(' s = """a\n b"""'), 's = """a\n b"""')
 
 
 class ValidatedHintTests(unittest.TestCase):
