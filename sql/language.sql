@@ -584,7 +584,11 @@ CREATE FUNCTION py_same_indent(x int) RETURNS int LANGUAGE pysandbox AS $$  y = 
   return y
 $$;
 SELECT py_same_indent(1);
-DROP FUNCTION py_args, py_same_indent;
+-- one OUT parameter takes a dict of that parameter, as a procedure's one
+-- INOUT does (review 107 F7: "dict" did not fit an integer column)
+CREATE FUNCTION py_one_out(x int, OUT y int) LANGUAGE pysandbox AS $$ return {"y": x + 1} $$;
+SELECT py_one_out(3);
+DROP FUNCTION py_args, py_same_indent, py_one_out;
 -- PL/Python's GD: the hint names SD
 CREATE FUNCTION py_gd(x int) RETURNS int LANGUAGE pysandbox AS $$
 GD["n"] = GD.get("n", 0) + x

@@ -1143,6 +1143,11 @@ def _function_rows(value, shape, func, rows=None, budget=1 << 30, procedure=Fals
         return []
     if shape == "scalar":
         columns = (rows or {}).get("columns") or [{}]
+        if type(value) is dict and len(value) == 1 and columns[0].get("name") in value and \
+                columns[0].get("category") not in ("json", "record"):
+            # one OUT parameter, by name, as a procedure's one INOUT takes
+            # it (review 107: {"y": x} did not fit an integer)
+            value = value[columns[0]["name"]]
         if columns[0].get("category") == "json" and type(value) is not str:
             value = sb_codec.dumps(value, budget, path="the result of %s()" % func,
                                    notes=sb_codec._NOTES)
