@@ -588,7 +588,10 @@ SELECT py_same_indent(1);
 -- INOUT does (review 107 F7: "dict" did not fit an integer column)
 CREATE FUNCTION py_one_out(x int, OUT y int) LANGUAGE pysandbox AS $$ return {"y": x + 1} $$;
 SELECT py_one_out(3);
-DROP FUNCTION py_args, py_same_indent, py_one_out;
+-- a function's one value gets advice for one value, not for a Series
+CREATE FUNCTION py_text_for_int(x int) RETURNS int LANGUAGE pysandbox AS $$ return "abc" $$;
+SELECT py_text_for_int(1);
+DROP FUNCTION py_args, py_same_indent, py_one_out, py_text_for_int;
 -- PL/Python's GD: the hint names SD
 CREATE FUNCTION py_gd(x int) RETURNS int LANGUAGE pysandbox AS $$
 GD["n"] = GD.get("n", 0) + x

@@ -1341,6 +1341,10 @@ SELECT * FROM sandbox_rows('import pandas as pd
 def main(): return pd.Series([10, 20], index=["p", "q"])') AS t(n int);
 SELECT * FROM sandbox_rows('import pandas as pd
 def main(): return pd.MultiIndex.from_tuples([("a", 1), ("b", 2)])') AS t(k text, n int);
+-- with named levels, by name, as a DataFrame's columns (review 108 F2)
+SELECT * FROM sandbox_rows('import pandas as pd
+def main(): return pd.DataFrame({"k": ["a", "b"], "n": [1, 2]}).groupby(["k", "n"]).size().index')
+    AS t(n int, k text);
 SELECT * FROM sandbox_rows('import pandas as pd
 def main(): return pd.DataFrame({"k": ["a", "b", "a"]}).groupby("k").size()') AS t(k text, n int);
 SELECT * FROM sandbox_rows('def main(): return [1, 2]') AS t(v int[]);

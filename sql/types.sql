@@ -54,6 +54,7 @@ $$, '{"df": {"$query": "SELECT * FROM (VALUES (NULL::float8), (''NaN''), (''Infi
 -- no row held: review 104 F5), and decimal mode holds it exactly
 SELECT pg_temp.roundtrip($$SELECT 12345678901234567890.123456789::numeric AS a, 'Infinity'::numeric AS b$$);
 SELECT pg_temp.roundtrip($$SELECT 1.5::numeric AS a, -1e400::numeric AS b$$);
+SELECT pg_temp.roundtrip($$SELECT 0::numeric AS a, 1e-400::numeric AS b$$);
 SELECT sandbox_execute('def main(df): return str(df.b[0])[:8]',
     '{"df": {"$query": "SELECT 1e400::numeric AS b"}}', options => '{"numeric": "decimal"}');
 CREATE FUNCTION pg_temp.num_arg(x numeric) RETURNS text LANGUAGE pysandbox AS 'return repr(x)';

@@ -592,15 +592,17 @@ sb_out_of_range(SbColumn *c, uint64 row, const char *input, const char *what, bo
 }
 
 /*
- * Raise the error for a numeric past float64's range (1e400): it would
- * arrive as an infinity no row holds, as numeric::float8 refuses it
- * (review 104 F5).
+ * Raise the error for a numeric past float64's range (1e400, 1e-400): it
+ * would arrive as an infinity or a zero no row holds, as numeric::float8
+ * refuses it (review 104 F5, review 108 F1).
  */
 static void
 sb_numeric_overflow(SbColumn *c, uint64 row, const char *input)
 {
-	const char *detail = "numeric arrives as float64, which holds magnitudes up to about 1.8e308.";
-	const char *hint = "Use options => '{\"numeric\": \"decimal\"}' for exact decimal.Decimal values, or cast the column to text in the query.";
+	const char *detail = "numeric arrives as float64, which holds magnitudes from about 5e-324 to 1.8e308.";
+	const char *hint = strcmp(input, "sql()") == 0 ?
+		"Cast the column to text in the query, or round it there; SET pysandbox.options = '{\"numeric\": \"decimal\"}' on the function gives exact decimal.Decimal values." :
+		"Use options => '{\"numeric\": \"decimal\"}' for exact decimal.Decimal values, or cast the column to text in the query.";
 
 	if (c->argument == SB_ARG_NONE)
 		ereport(ERROR,
@@ -678,8 +680,12 @@ sb_column_append(SbColumn *c, Datum d, bool isnull, uint64 row, const char *inpu
 			f8 = c->basetype == FLOAT4OID ? DatumGetFloat4(d) :
 				c->basetype == FLOAT8OID ? DatumGetFloat8(d) :
 				DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, d));
-			if (isinf(f8) && c->basetype != FLOAT4OID && c->basetype != FLOAT8OID &&
-				!numeric_is_inf(DatumGetNumeric(d)))
+			/* past float64's range either way, as numeric::float8 refuses it */
+			if (c->basetype != FLOAT4OID && c->basetype != FLOAT8OID &&
+				((isinf(f8) && !numeric_is_inf(DatumGetNumeric(d))) ||
+				 (f8 == 0.0 &&
+				  !DatumGetBool(DirectFunctionCall2(numeric_eq, d,
+													NumericGetDatum(int64_to_numeric(0)))))))
 				sb_numeric_overflow(c, row, input);
 			sb_buf_append(&c->values, &f8, sizeof(f8));
 			break;

@@ -1301,8 +1301,13 @@ def _as_frame(value, spec, func, fill=None):
         # a generator of dicts or tuples, as a LANGUAGE function may yield
         value = list(value)
         t = list
-    if t is pd.MultiIndex:
-        value = list(value)         # its tuples: rows
+    if t is pd.MultiIndex and all(type(n) is str for n in value.names):
+        # its levels are columns by name, as a DataFrame's (review 108 F2:
+        # by position, t(b, a) swapped them)
+        value = value.to_frame(index=False)
+        t = pd.DataFrame
+    elif t is pd.MultiIndex:
+        value = list(value)         # its tuples: rows, by position
         t = list
     elif isinstance(value, (pd.Index, _ExtensionArray)):
         # df.col.unique() of a categorical column, pd.array(...), an Index:
@@ -1462,8 +1467,6 @@ def _single_into_array(name, row, value, sqltype):
     """A single value where an array column wants a list: the result was
     read as rows of values ([1, 2] into t(v int[]) is two rows: review 104
     F6, "malformed array literal")."""
-    if isinstance(value, np.generic) and type(value.item()) in (int, float, bool):
-        value = value.item()
     return _bad_value(name, row, value, "type %s" % (sqltype or "array"), (
         "An array column takes a list (or an array) per row; this result was read as rows "
         'of single values. For one row holding the list, return [{"%s": [1, 2]}]; for a '
@@ -1489,8 +1492,9 @@ def _json_text_checked(v, name, row, sqltype, whole=False):
             return v
         except RecursionError:
             return v            # deeper than Python parses: PostgreSQL decides
-        except ValueError:
-            pass
+        except ValueError as exc:
+            if "digits" in str(exc):
+                return v        # an integer longer than Python reads (review 108 F3)
     raise RowsError('column "%s", row %d: %s is not JSON text, which type %s reads from a str'
                     % (name, row + 1, repr(v)[:80], sqltype or "jsonb"), _BAD_TEXT, (
                         "json.dumps(s) makes a str a JSON string (s.map(json.dumps) for a "
@@ -1500,6 +1504,9 @@ def _json_text_checked(v, name, row, sqltype, whole=False):
 
 def _bad_value(name, row, value, what, hint=None):
     t = type(value)
+    if isinstance(value, np.generic) and type(value.item()) in (int, float, bool):
+        t = type(value.item())      # a number from a column: shown as written (review 107)
+        value = value.item()
     text = repr(value) if t in (str, int, float, bool) else '"%s" value' % t.__name__
     hint = hint or _CONVERT_HINTS.get(what, "Convert the value to the column's type, or "
                                       "declare the column with the type the values have.")
@@ -1947,7 +1954,8 @@ def _text_value(v, category, name, row, sqltype=None, fields=None):
             raise _bad_value(name, row, v, "type %s" % sqltype if sqltype else "a column")
         return _text_value(v[()], category, name, row, sqltype)
     if t is np.str_:
-        return str.__str__(v)
+        v = str.__str__(v)
+        return _json_text_checked(v, name, row, sqltype) if category == "json" else v
     if category == "array" and (t in _INT_TYPES or t in _FLOAT_TYPES or t in _BOOL_TYPES or
                                 t is decimal.Decimal or t is _Timestamp or
                                 isinstance(v, (datetime.date, datetime.time))):
@@ -2069,8 +2077,7 @@ def _encode_plain_strings(series):
 
 
 def _encode_text(series, name, category, sqltype=None, fields=None):
-    if category == "array" and series.dtype != object and \
-            not pd.api.types.is_string_dtype(series.dtype) and series.notna().any():
+    if category == "array" and series.dtype.kind in "iufcbmM" and series.notna().any():
         # numbers, booleans, moments: no cell holds a list
         row = int(np.flatnonzero(series.notna().to_numpy())[0])
         raise _single_into_array(name, row, series.iloc[row], sqltype)

@@ -228,13 +228,11 @@ def _name_help(exc):
     frame = _user_frame(exc)
     if type(name) is not str or frame is None:
         return None
-    if name == "args":
-        # PL/Python's list of the arguments (review 107: "did you mean vars?")
-        code = frame.f_code
-        params = code.co_varnames[:code.co_argcount]
+    if name == "args" and type(frame.f_globals) is dict and "SD" in frame.f_globals:
+        # PL/Python's list of the arguments, in a LANGUAGE function, whose
+        # globals hold SD (review 107: "did you mean vars?")
         return ("args is PL/Python's list of the arguments: here each argument is a variable "
-                "of its own, named as in CREATE FUNCTION" +
-                (" (%s)" % ", ".join(params) if params else ""))
+                "of its own, named as in CREATE FUNCTION")
     names = set()
     for scope in (frame.f_locals, frame.f_globals, frame.f_builtins):
         if type(scope) is dict:

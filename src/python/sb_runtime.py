@@ -820,8 +820,32 @@ def _function_hint(hint, shape):
     is its result (RETURNS int, SETOF int): its return type is what to
     declare, not a column's (review 66)."""
     if type(hint) is str and shape in ("scalar", "setof_scalar"):
+        if shape == "scalar":
+            # one value, not a Series s (review 107 F8)
+            for series, value in _SCALAR_HINTS:
+                hint = hint.replace(series, value)
+        # a function's one value has no row to wrap a list in (review 108 F4)
+        hint = re.sub(r'; values are one JSON array only as one row\'s value: \[\{.*\}\]\.$',
+                      "; a list is one JSON array.", hint)
+        hint = re.sub(r' For one row holding the list, return \[\{.*\}\]; for a DataFrame '
+                      r'column, put a list in each cell\.$',
+                      " Return the list itself%s." % (
+                          "" if shape == "scalar" else " as one row's value, [[1, 2]]"), hint)
         return hint.replace("declare the column", "declare the function's return type")
     return hint
+
+
+# a column's conversion advice, for one returned value v
+_SCALAR_HINTS = [
+    ('Convert the values first: pd.to_numeric(s, errors="coerce").astype("Int64") for text, '
+     's.round().astype("Int64") for fractions;',
+     "Convert the value first: int(v) for the text of a whole number, round(v) for a "
+     "fraction;"),
+    ('Convert the values first: pd.to_numeric(s, errors="coerce") for text;',
+     "Convert the value first: float(v) for the text of a number;"),
+    ('Convert the values first: s.astype(bool), s.eq("yes"), or s.map({"y": True, "n": '
+     'False});', 'Convert the value first: bool(v), or v == "yes";'),
+]
 
 
 def _read_or_report(read, data, what):
@@ -1144,6 +1168,7 @@ def _function_rows(value, shape, func, rows=None, budget=1 << 30, procedure=Fals
     if shape == "scalar":
         columns = (rows or {}).get("columns") or [{}]
         if type(value) is dict and len(value) == 1 and columns[0].get("name") in value and \
+                columns[0].get("name") != func and \
                 columns[0].get("category") not in ("json", "record"):
             # one OUT parameter, by name, as a procedure's one INOUT takes
             # it (review 107: {"y": x} did not fit an integer)
