@@ -554,13 +554,18 @@ out = [x, x + 1]
 print(out)
 $$;
 SELECT * FROM py_only_prints(1);
+CREATE FUNCTION py_out_assigned(x int, OUT a int, OUT b int) LANGUAGE pysandbox AS $$
+a = x
+b = x + 1
+$$;
+SELECT * FROM py_out_assigned(1);
 CREATE FUNCTION py_none_on_purpose(x int) RETURNS int LANGUAGE pysandbox AS $$
 if x > 0:
     return x
 $$;
 SELECT py_none_on_purpose(-1) IS NULL AS is_null;
 DROP FUNCTION py_unreturned, py_unreturned_set, py_unreturned_void, py_helper_none, py_bare_name,
-    py_only_prints, py_none_on_purpose;
+    py_only_prints, py_out_assigned, py_none_on_purpose;
 -- review 107: an argument named as a refused builtin is named as the
 -- argument; PL/Python's args and plpy get hints; imports' hints speak of
 -- arguments and sql(), not inputs; a body that starts on the $$ line and

@@ -1125,6 +1125,9 @@ def _function_rows(value, shape, func, rows=None, budget=1 << 30, procedure=Fals
                 % (func, "no rows" if shape.startswith("setof") else "NULL"), "2F005",
                 "Return the rows (a list, a DataFrame) or yield them; return None for no rows."
                 if shape.startswith("setof") else
+                "End the body with return {%s} (return None for NULL)." % ", ".join(
+                    '"%s": ...' % c.get("name") for c in columns)
+                if shape == "composite" and columns else
                 "End the body with return and the value (return None for NULL).")
         else:
             raise sb_codec.RowsError(
