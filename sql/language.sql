@@ -597,6 +597,24 @@ SELECT py_one_out(3);
 CREATE FUNCTION py_text_for_int(x int) RETURNS int LANGUAGE pysandbox AS $$ return "abc" $$;
 SELECT py_text_for_int(1);
 DROP FUNCTION py_args, py_same_indent, py_one_out, py_text_for_int;
+-- a statement with more call sites than a session keeps (16): the one
+-- called last gives way, so most sites keep their child (and SD) from row
+-- to row (review 107: the one called longest ago gave way, the one called
+-- next, and every call of 17 sites started afresh, SD always 1)
+DO $d$ BEGIN FOR i IN 1..17 LOOP
+    EXECUTE format('CREATE FUNCTION py_site%s(x int) RETURNS int LANGUAGE pysandbox AS $b$
+SD["n"] = SD.get("n", 0) + 1
+return SD["n"]
+$b$', i);
+END LOOP; END $d$;
+SELECT max((SELECT count(*) FROM unnest(v) n WHERE n = 5)) >= 10 AS most_sites_kept
+FROM (SELECT ARRAY[py_site1(g), py_site2(g), py_site3(g), py_site4(g), py_site5(g), py_site6(g),
+                   py_site7(g), py_site8(g), py_site9(g), py_site10(g), py_site11(g), py_site12(g),
+                   py_site13(g), py_site14(g), py_site15(g), py_site16(g), py_site17(g)] AS v
+      FROM generate_series(1, 5) g OFFSET 0) s;
+DO $d$ BEGIN FOR i IN 1..17 LOOP
+    EXECUTE format('DROP FUNCTION py_site%s(int)', i);
+END LOOP; END $d$;
 -- PL/Python's GD: the hint names SD
 CREATE FUNCTION py_gd(x int) RETURNS int LANGUAGE pysandbox AS $$
 GD["n"] = GD.get("n", 0) + x

@@ -195,7 +195,13 @@ sb_sandbox_hold(SbSandbox *sb, bool workspace, bool many_calls)
 		sb_sandbox_detach(sb);
 		return NULL;
 	}
-	/* a free slot, or the one called longest ago (its call site starts anew) */
+	/*
+	 * a free slot, or the one called last (its call site starts anew): a
+	 * statement calls its sites in turn, row after row, so the one called
+	 * longest ago is the one called next, and taking it made every call of
+	 * a statement with 17 sites start afresh (review 107: 26 s where 16
+	 * sites took 1.1 s); the last one called costs one fresh start a row
+	 */
 	for (i = 0; i < SB_MAX_HELD; i++)
 	{
 		if (!sb_held[i].in_use)
@@ -204,7 +210,7 @@ sb_sandbox_hold(SbSandbox *sb, bool workspace, bool many_calls)
 			break;
 		}
 		if (!sb_held[i].in_call && !sb_held[i].workspace &&
-			(h == NULL || sb_held[i].used < h->used))
+			(h == NULL || sb_held[i].used > h->used))
 			h = &sb_held[i];
 	}
 	if (h == NULL)

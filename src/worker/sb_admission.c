@@ -281,7 +281,7 @@ sb_yield_idle_held(const SbClient *waiting, uint64_t now)
 /*
  * A waiting call of a client that keeps idle function children of its own
  * (a statement with more call sites than slots, beside other sessions'
- * calls): end its longest idle one at once, for its own call; the call
+ * calls): end its most recently idle one at once, for its own call; the call
  * site starts afresh at its next call (SB_EXIT_EVICTED, no error).  A
  * workspace's child or a group_by call's is never ended so.  Without
  * this, such a statement waited queue_timeout for a slot only it could
@@ -291,17 +291,21 @@ static bool
 sb_evict_own_idle(SbClient *waiting, uint64_t now)
 {
 	SbChild    *victim = NULL;
-	uint64_t	oldest = 0;
+	uint64_t	latest = 0;
 
 	for (int j = 0; j < waiting->nheld; j++)
 	{
 		uint64_t	since;
 
+		/*
+		 * the one idle the shortest time: a statement calls its sites in
+		 * turn, so the one idle longest is the one called next (review 107)
+		 */
 		if (sb_held_evictable(waiting, &waiting->held[j], now, &since) &&
-			(victim == NULL || since < oldest))
+			(victim == NULL || since > latest))
 		{
 			victim = &waiting->held[j];
-			oldest = since;
+			latest = since;
 		}
 	}
 	if (victim == NULL)
