@@ -186,6 +186,8 @@ typedef struct SbColumn
 	bool		digits;			/* its values may print numerics (numeric,
 								 * jsonb, arrays and rows of them) */
 	Size		expansion;		/* what their print gained so far */
+	bool		numeric_elements;	/* an array of numeric, as floats: each
+									 * element within float64's range */
 } SbColumn;
 
 /* what an SbColumn of a LANGUAGE pysandbox function's arguments holds */

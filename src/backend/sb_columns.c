@@ -312,6 +312,8 @@ sb_column_init(SbColumn *c, const char *name, Oid typid, bool numeric_decimal,
 			GetDatabaseEncoding() == PG_UTF8;
 		sb_buf_append_int64(&c->offsets, 0);
 		c->digits = sb_prints_numeric(c->basetype, 0);
+		c->numeric_elements = c->kind == SB_COL_NUMERIC_ARRAY &&
+			getBaseType(get_element_type(c->basetype)) == NUMERICOID;
 	}
 }
 
@@ -622,6 +624,50 @@ sb_numeric_overflow(SbColumn *c, uint64 row, const char *input)
 			 errhint("Pass it as text (a cast to text in the call), or keep it within float8's range in the call.")));
 }
 
+/*
+ * Whether a numeric is past float64's range (1e400, 1e-400), as
+ * numeric::float8 refuses it; its header's weight (in base-10000 digits,
+ * sb_numeric_printed) rules out all but those within a digit of the edges,
+ * without a conversion.
+ */
+static bool
+sb_numeric_past_float64(Numeric n)
+{
+	uint16		header = *(uint16 *) VARDATA(n);
+	int			weight;
+	double		f8;
+
+	if ((header & 0xC000) == 0xC000)
+		return false;			/* NaN, Infinity, -Infinity */
+	if (header & 0x8000)
+		weight = (header & 0x0040 ? ~0x003F : 0) | (header & 0x003F);
+	else
+		weight = ((int16 *) VARDATA(n))[1];
+	if (weight < 76 && weight > -80)
+		return false;			/* 1e304 > |n| > 1e-320, or 0 */
+	f8 = DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, NumericGetDatum(n)));
+	return isinf(f8) ||
+		(f8 == 0.0 && !DatumGetBool(DirectFunctionCall2(numeric_eq, NumericGetDatum(n),
+														NumericGetDatum(int64_to_numeric(0)))));
+}
+
+/* Refuse a numeric[] value with an element past float64's range (review 108). */
+static void
+sb_numeric_elements_check(SbColumn *c, Datum d, uint64 row, const char *input)
+{
+	ArrayType  *a = DatumGetArrayTypeP(d);
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+
+	deconstruct_array(a, NUMERICOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+	for (int i = 0; i < n; i++)
+		if (!nulls[i] && sb_numeric_past_float64(DatumGetNumeric(elems[i])))
+			sb_numeric_overflow(c, row, input);
+	pfree(elems);
+	pfree(nulls);
+}
+
 /* Append a variable-length value (already UTF-8 or raw bytes). */
 static void
 sb_column_append_var(SbColumn *c, const char *p, Size n)
@@ -752,6 +798,8 @@ sb_column_append(SbColumn *c, Datum d, bool isnull, uint64 row, const char *inpu
 		case SB_COL_DATE_ARRAY:
 		case SB_COL_TIMESTAMP_ARRAY:
 		case SB_COL_TIMESTAMPTZ_ARRAY:
+			if (c->numeric_elements)
+				sb_numeric_elements_check(c, d, row, input);
 			if (type_is_array(c->basetype))
 				sb_column_append_text(c, TextDatumGetCString(DirectFunctionCall1(array_to_json, d)));
 			else if (type_is_rowtype(c->basetype))
