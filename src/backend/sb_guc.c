@@ -347,10 +347,16 @@ sb_guc_init(void)
 
 	DefineCustomIntVariable("pysandbox.max_concurrent",
 							"Sandbox calls that may run at once across the cluster (with shared_preload_libraries).",
-							"Calls beyond it wait, up to pysandbox.queue_timeout.  Read when the fork server starts its worker.",
+							"Calls beyond it wait, up to pysandbox.queue_timeout.  Read when the server starts.",
 							&sb_max_concurrent,
 							16, 1, 10000,
-							PGC_SIGHUP, 0,
+							/*
+							 * the fork server reads it once (review 109: a
+							 * reload changed SHOW, not the cap); without
+							 * preloading it means nothing, and a library
+							 * loaded later may define no postmaster setting
+							 */
+							process_shared_preload_libraries_in_progress ? PGC_POSTMASTER : PGC_SIGHUP, 0,
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("pysandbox.max_parallel",
@@ -371,10 +377,10 @@ sb_guc_init(void)
 
 	DefineCustomIntVariable("pysandbox.spare_children",
 							"Sandbox processes the fork server keeps forked and warm ahead of calls.",
-							"Read when the fork server starts its worker.",
+							"Read when the server starts.",
 							&sb_spare_children,
 							2, 0, 16,
-							PGC_SIGHUP, 0,
+							process_shared_preload_libraries_in_progress ? PGC_POSTMASTER : PGC_SIGHUP, 0,
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("pysandbox.queue_timeout",
