@@ -320,6 +320,9 @@ sb_stat_kind_of(const SbCallRecord *rec, int sqlstate)
 		return SB_KIND_TIMEOUT;
 	if (sqlstate == ERRCODE_OUT_OF_MEMORY)
 		return SB_KIND_MEMORY;
+	/* the worker lost under a call (58000) is no input's fault (review 109) */
+	if (ERRCODE_TO_CATEGORY(sqlstate) == ERRCODE_SYSTEM_ERROR)
+		return SB_KIND_CRASH;
 	if (!rec->ran)
 		return SB_KIND_INPUT;	/* reading the inputs, before any child ran */
 	if (ERRCODE_TO_CATEGORY(sqlstate) == ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION)

@@ -15,7 +15,8 @@ Checks, each printed as one line:
   (c) killing the worker mid-call fails that call with an error at once (no
       hang), the call's child dies, the background worker starts a new
       worker, the same session's next call works, and so does the next
-      call of a session that was idle meanwhile (no error for it);
+      call of a session that was idle meanwhile (no error for it), and
+      pysandbox_stat counts the call as a crash, not an input's failure;
   (d) with max_concurrent = 1: a second call waits and, after its
       queue_timeout, fails with 53400; a waiting call can be cancelled; a
       waiting call starts when the running one ends;
@@ -336,6 +337,12 @@ class Suite:
         idle = connect()            # connected to the worker, idle during the kill
         execute(idle, "def main():\n    return 1\n")
         _bgw, worker = server_processes()
+
+        def kinds():
+            cur = idle.cursor()
+            cur.execute("SELECT coalesce(sum(crash), 0), coalesce(sum(input), 0) FROM pysandbox_stat")
+            return tuple(int(v) for v in cur.fetchone())
+        before = kinds()
         call = Call(conn, LOOP, '{"timeout_ms": 8000}')
         call.start()
         child = wait_for(lambda: running_child(worker), 10)
@@ -351,6 +358,13 @@ class Suite:
             problems.append("the call returned %r" % (call.result,))
         elif "sandbox worker exited unexpectedly" not in str(call.error):
             problems.append("unexpected error: %s %s" % (call.error.pgcode, call.error))
+        else:
+            # counted as a crash, not as an input's failure (review 109)
+            after = kinds()
+            if (after[0] - before[0], after[1] - before[1]) != (1, 0):
+                problems.append("pysandbox_stat counted the lost worker as %d crash(es) and %d "
+                                "input failure(s), not one crash"
+                                % (after[0] - before[0], after[1] - before[1]))
         took = (call.ended - killed) * 1000 if call.ended else -1
         if wait_for(lambda: not os.path.exists("/proc/%d" % child), 5) is None:
             problems.append("the call's child %d outlived the worker" % child)
