@@ -294,7 +294,9 @@ sb_guc_init(void)
 							   "Native code can be loaded only before a child is contained: a module that needs it must be preloaded before code may import it. The worker imports them in a second process, which forks the children of calls whose code names one of their packages. Read when a worker starts: a session's own at its first call, the fork server's when the server starts it.",
 							   &sb_preload_modules,
 							   SB_DEFAULT_PRELOAD,
-							   PGC_SUSET, GUC_LIST_INPUT,
+							   /* the fork server's is read at server start (review 109) */
+							   process_shared_preload_libraries_in_progress ? PGC_POSTMASTER : PGC_SUSET,
+							   GUC_LIST_INPUT,
 							   sb_check_allowed_modules, NULL, NULL);
 
 	DefineCustomStringVariable("pysandbox.options",
