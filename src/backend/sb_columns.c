@@ -318,30 +318,43 @@ sb_column_init(SbColumn *c, const char *name, Oid typid, bool numeric_decimal,
 }
 
 /*
- * A numeric's printed length, at most, read from its header as numeric.c
- * lays it out on disk (a short header: sign, display scale and weight in
- * 16 bits; a long one: sign and scale, then a 16-bit weight): a sign, four
- * digits per base-10000 digit before the point, the point and the scale.
+ * A numeric's weight (in base-10000 digits) and display scale, read from
+ * its header as numeric.c lays it out on disk (a short header: sign,
+ * display scale and weight in 16 bits; a long one: sign and scale, then a
+ * 16-bit weight); false for NaN and the infinities.
+ */
+static bool
+sb_numeric_header(Numeric n, int *weight, int *dscale)
+{
+	uint16		header = *(uint16 *) VARDATA(n);
+
+	if ((header & 0xC000) == 0xC000)
+		return false;			/* NaN, Infinity, -Infinity */
+	if (header & 0x8000)
+	{
+		*dscale = (header & 0x1F80) >> 7;
+		*weight = (header & 0x0040 ? ~0x003F : 0) | (header & 0x003F);
+	}
+	else
+	{
+		*dscale = header & 0x3FFF;
+		*weight = ((int16 *) VARDATA(n))[1];
+	}
+	return true;
+}
+
+/*
+ * A numeric's printed length, at most: a sign, four digits per base-10000
+ * digit before the point, the point and the scale.
  */
 static Size
 sb_numeric_printed(Numeric n)
 {
-	uint16		header = *(uint16 *) VARDATA(n);
 	int			weight;
 	int			dscale;
 
-	if ((header & 0xC000) == 0xC000)
+	if (!sb_numeric_header(n, &weight, &dscale))
 		return 9;				/* NaN, Infinity, -Infinity */
-	if (header & 0x8000)
-	{
-		dscale = (header & 0x1F80) >> 7;
-		weight = (header & 0x0040 ? ~0x003F : 0) | (header & 0x003F);
-	}
-	else
-	{
-		dscale = header & 0x3FFF;
-		weight = ((int16 *) VARDATA(n))[1];
-	}
 	return 1 + (weight >= 0 ? ((Size) weight + 1) * 4 : 1) + (dscale > 0 ? dscale + 1 : 0);
 }
 
@@ -565,6 +578,32 @@ sb_column_count_digits(SbColumn *c, Datum d, uint64 row, const char *input)
 				 errhint("Round the numbers in the query, or cast them to float8 or text.")));
 }
 
+/*
+ * Raise the error for a value pandas cannot hold (sqlstate; target: "for
+ * pandas", "for type float64"), worded for a table input's column or a
+ * function's argument, with the hint for each.
+ */
+static void
+sb_range_error(SbColumn *c, uint64 row, const char *input, int sqlstate, const char *target,
+			   const char *detail, const char *column_hint, const char *argument_hint)
+{
+	if (c->argument == SB_ARG_NONE)
+		ereport(ERROR,
+				(errcode(sqlstate),
+				 errmsg("value in column \"%s\", row " UINT64_FORMAT " of input \"%s\" is out of range %s",
+						c->name, c->row_base + row + 1, input, target),
+				 errdetail("%s", detail), errhint("%s", column_hint)));
+	ereport(ERROR,
+			(errcode(sqlstate),
+			 c->argument == SB_ARG_SCALAR ?
+			 errmsg("argument \"%s\" is out of range %s", input, target) :
+			 c->argument == SB_ARG_FIELD ?
+			 errmsg("field \"%s\" of argument \"%s\" is out of range %s", c->name, input, target) :
+			 errmsg("field \"%s\" of element " UINT64_FORMAT " of argument \"%s\" is out of range %s",
+					c->name, row + 1, input, target),
+			 errdetail("%s", detail), errhint("%s", argument_hint)));
+}
+
 /* Raise the error for a date/time value pandas cannot hold. */
 static void
 sb_out_of_range(SbColumn *c, uint64 row, const char *input, const char *what, bool infinite)
@@ -574,23 +613,10 @@ sb_out_of_range(SbColumn *c, uint64 row, const char *input, const char *what, bo
 		"pandas %s holds about 292 years either way." :
 		"pandas %s holds dates from 1677-09-21 to 2262-04-11.";
 
-	if (c->argument == SB_ARG_NONE)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-				 errmsg("value in column \"%s\", row " UINT64_FORMAT " of input \"%s\" is out of range for pandas",
-						c->name, c->row_base + row + 1, input),
-				 errdetail(detail, what),
-				 errhint("Cast the column to text in the query, or filter such rows out.")));
-	ereport(ERROR,
-			(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-			 c->argument == SB_ARG_SCALAR ?
-			 errmsg("argument \"%s\" is out of range for pandas", input) :
-			 c->argument == SB_ARG_FIELD ?
-			 errmsg("field \"%s\" of argument \"%s\" is out of range for pandas", c->name, input) :
-			 errmsg("field \"%s\" of element " UINT64_FORMAT " of argument \"%s\" is out of range for pandas",
-					c->name, row + 1, input),
-			 errdetail(detail, what),
-			 errhint("Pass it as text (a cast to text in the call), or keep it within the range in the call (LEAST, GREATEST, or NULL for infinity).")));
+	sb_range_error(c, row, input, ERRCODE_DATETIME_VALUE_OUT_OF_RANGE, "for pandas",
+				   psprintf(detail, what),
+				   "Cast the column to text in the query, or filter such rows out.",
+				   "Pass it as text (a cast to text in the call), or keep it within the range in the call (LEAST, GREATEST, or NULL for infinity).");
 }
 
 /*
@@ -601,48 +627,29 @@ sb_out_of_range(SbColumn *c, uint64 row, const char *input, const char *what, bo
 static void
 sb_numeric_overflow(SbColumn *c, uint64 row, const char *input)
 {
-	const char *detail = "numeric arrives as float64, which holds magnitudes from about 5e-324 to 1.8e308.";
-	const char *hint = strcmp(input, "sql()") == 0 ?
-		"Cast the column to text in the query, or round it there; SET pysandbox.options = '{\"numeric\": \"decimal\"}' on the function gives exact decimal.Decimal values." :
-		"Use options => '{\"numeric\": \"decimal\"}' for exact decimal.Decimal values, or cast the column to text in the query.";
-
-	if (c->argument == SB_ARG_NONE)
-		ereport(ERROR,
-				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-				 errmsg("value in column \"%s\", row " UINT64_FORMAT " of input \"%s\" is out of range for type float64",
-						c->name, c->row_base + row + 1, input),
-				 errdetail("%s", detail), errhint("%s", hint)));
-	ereport(ERROR,
-			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-			 c->argument == SB_ARG_SCALAR ?
-			 errmsg("argument \"%s\" is out of range for type float64", input) :
-			 c->argument == SB_ARG_FIELD ?
-			 errmsg("field \"%s\" of argument \"%s\" is out of range for type float64", c->name, input) :
-			 errmsg("field \"%s\" of element " UINT64_FORMAT " of argument \"%s\" is out of range for type float64",
-					c->name, row + 1, input),
-			 errdetail("%s", detail),
-			 errhint("Pass it as text (a cast to text in the call), or keep it within float8's range in the call.")));
+	sb_range_error(c, row, input, ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE, "for type float64",
+				   "numeric arrives as float64, which holds magnitudes from about 5e-324 to 1.8e308.",
+				   strcmp(input, "sql()") == 0 ?
+				   "Cast the column to text in the query, or round it there; SET pysandbox.options = '{\"numeric\": \"decimal\"}' on the function gives exact decimal.Decimal values." :
+				   "Use options => '{\"numeric\": \"decimal\"}' for exact decimal.Decimal values, or cast the column to text in the query.",
+				   "Pass it as text (a cast to text in the call), or keep it within float8's range in the call.");
 }
 
 /*
  * Whether a numeric is past float64's range (1e400, 1e-400), as
  * numeric::float8 refuses it; its header's weight (in base-10000 digits,
- * sb_numeric_printed) rules out all but those within a digit of the edges,
+ * sb_numeric_header) rules out all but those within a digit of the edges,
  * without a conversion.
  */
 static bool
 sb_numeric_past_float64(Numeric n)
 {
-	uint16		header = *(uint16 *) VARDATA(n);
 	int			weight;
+	int			dscale;
 	double		f8;
 
-	if ((header & 0xC000) == 0xC000)
+	if (!sb_numeric_header(n, &weight, &dscale))
 		return false;			/* NaN, Infinity, -Infinity */
-	if (header & 0x8000)
-		weight = (header & 0x0040 ? ~0x003F : 0) | (header & 0x003F);
-	else
-		weight = ((int16 *) VARDATA(n))[1];
 	if (weight < 76 && weight > -80)
 		return false;			/* 1e304 > |n| > 1e-320, or 0 */
 	f8 = DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, NumericGetDatum(n)));
