@@ -115,7 +115,7 @@ REVOKE EXECUTE ON FUNCTION pysandbox_stat_reset() FROM PUBLIC;
 CREATE FUNCTION pysandbox_activity(
     OUT pid integer, OUT userid oid, OUT dbid oid, OUT code_id bigint,
     OUT funcoid oid, OUT child_pid integer, OUT started timestamptz,
-    OUT cpu_ms double precision)
+    OUT cpu_ms double precision, OUT state text, OUT state_change timestamptz)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pysandbox_activity'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
@@ -128,7 +128,7 @@ COMMENT ON VIEW pysandbox_stat IS
 COMMENT ON FUNCTION pysandbox_stat_reset() IS
 'forget every entry of pysandbox_stat';
 COMMENT ON VIEW pysandbox_activity IS
-'sandbox calls running now, cluster-wide (needs pysandbox in shared_preload_libraries)';
+'sandbox calls running now and children held idle between calls, cluster-wide (needs pysandbox in shared_preload_libraries)';
 
 -- a NULL argument is an error naming it (22004) in every function, as it
 -- was already in sandbox_rows and sandbox_describe: a STRICT function gave

@@ -354,6 +354,82 @@ def activity(su):
     left = rows(su, "SELECT count(*) FROM pysandbox_activity WHERE pid = %s", (pid,))
     check(left == [(0,)], "a backend terminated mid-call leaves no row", left)
 
+    # a call that only sleeps: its cpu_ms is its own, not its spare's setup
+    # of 50-80 ms (review 109 F4)
+    runner = connect()
+    pid = one(runner, "SELECT pg_backend_pid()")
+    sleeper = "import time\ndef main():\n    time.sleep(1.5)\n    return %d\n" % os.getpid()
+    t = threading.Thread(target=lambda: one(runner, "SELECT sandbox_execute(%s)", (sleeper,)))
+    t.start()
+    seen = []
+    deadline = time.time() + 3
+    while time.time() < deadline and not seen:
+        time.sleep(0.2)
+        seen = rows(su, "SELECT cpu_ms, state, state_change = started FROM pysandbox_activity "
+                        "WHERE pid = %s AND child_pid IS NOT NULL", (pid,))
+    t.join(10)
+    whole = one(su, "SELECT total_cpu_ms FROM pysandbox_stat WHERE code = %s", (sleeper,))
+    check(len(seen) == 1 and whole is not None and seen[0][0] <= whole + 1
+          and seen[0][1:] == ("running", True),
+          "a sleeping call's cpu_ms is at most the whole call's in pysandbox_stat; state running",
+          (seen, whole))
+    runner.close()
+
+
+def held(su):
+    """Children held idle between calls hold slots: pysandbox_activity shows them
+    with their last call (review 109 F3)."""
+    alice = connect(ROLES[0])
+    pid = one(alice, "SELECT pg_backend_pid()")
+    ws = one(alice, "SELECT sandbox_workspace_open()")
+    one(alice, "SELECT sandbox_execute(%s, '{}', '{main}', %s)",
+        ("def main(ws):\n    ws['x'] = sum(range(3000000))\n    return 1\n",
+         '{"workspace": "%s"}' % ws))
+    got = rows(su, "SELECT userid::regrole::text, child_pid > 0, cpu_ms > 0, state, "
+                   "state_change >= started, funcoid FROM pysandbox_activity WHERE pid = %s", (pid,))
+    check(got == [(ROLES[0], True, True, "idle in workspace", True, None)],
+          "an idle workspace: its backend, role, child and last call", got)
+    check(rows(alice, "SELECT count(*) FROM pysandbox_activity WHERE pid = %s", (pid,)) == [(1,)],
+          "its role sees it")
+    bob = connect(ROLES[1])
+    check(rows(bob, "SELECT count(*) FROM pysandbox_activity WHERE pid = %s", (pid,)) == [(0,)],
+          "another role does not see it")
+    one(alice, "SELECT sandbox_workspace_close(%s)", (ws,))
+    left = rows(su, "SELECT count(*) FROM pysandbox_activity WHERE pid = %s", (pid,))
+    check(left == [(0,)], "a closed workspace: gone", left)
+
+    # a statement's LANGUAGE pysandbox child between two fetches of a cursor
+    one(su, "CREATE OR REPLACE FUNCTION regress_stat_f(i int) RETURNS int "
+            "LANGUAGE pysandbox AS 'return i * 2'")
+    one(su, "GRANT EXECUTE ON FUNCTION regress_stat_f(int) TO PUBLIC")
+    alice.autocommit = False
+    with alice.cursor() as cur:
+        cur.execute("DECLARE c CURSOR FOR SELECT regress_stat_f(i) FROM generate_series(1, 10) i")
+        cur.execute("FETCH 3 FROM c")
+        fetched = [r[0] for r in cur.fetchall()]
+        got = rows(su, "SELECT funcoid::regproc::text, state, child_pid > 0 FROM pysandbox_activity "
+                       "WHERE pid = %s", (pid,))
+        check(fetched == [2, 4, 6] and got == [("regress_stat_f", "idle in statement", True)],
+              "a cursor's function child between fetches", (fetched, got))
+    alice.commit()
+    left = rows(su, "SELECT count(*) FROM pysandbox_activity WHERE pid = %s", (pid,))
+    check(left == [(0,)], "the statement's end: gone", left)
+    alice.autocommit = True
+
+    # a backend that ends with an idle workspace leaves no row
+    ws = one(alice, "SELECT sandbox_workspace_open()")
+    one(alice, "SELECT sandbox_execute('def main(ws):\n    return 1\n', '{}', '{main}', %s)",
+        ('{"workspace": "%s"}' % ws,))
+    check(rows(su, "SELECT state FROM pysandbox_activity WHERE pid = %s", (pid,)) == [("idle in workspace",)],
+          "a second workspace shows")
+    one(su, "SELECT pg_terminate_backend(%s)", (pid,))
+    deadline = time.time() + 3
+    while time.time() < deadline and rows(su, "SELECT 1 FROM pysandbox_activity WHERE pid = %s", (pid,)):
+        time.sleep(0.1)
+    left = rows(su, "SELECT count(*) FROM pysandbox_activity WHERE pid = %s", (pid,))
+    check(left == [(0,)], "a backend terminated with an idle workspace leaves no row", left)
+    one(su, "DROP FUNCTION regress_stat_f(int)")
+
 
 def eviction(su):
     """Past pysandbox.stat_max entries, the least called go first."""
@@ -392,7 +468,8 @@ def main():
     for r in ROLES:
         one(su, "DROP ROLE IF EXISTS %s" % r)
         one(su, "CREATE ROLE %s LOGIN" % r)
-        one(su, "GRANT EXECUTE ON FUNCTION sandbox_execute(text, jsonb, text[], jsonb) TO %s" % r)
+        one(su, "GRANT EXECUTE ON FUNCTION sandbox_execute(text, jsonb, text[], jsonb), "
+                "sandbox_workspace_open(jsonb), sandbox_workspace_close(text) TO %s" % r)
     one(su, "GRANT pg_read_all_stats TO %s" % ROLES[2])
     try:
         audit_lines(su, preloaded)
@@ -406,10 +483,12 @@ def main():
             visibility(su)
             concurrent(su)
             activity(su)
+            held(su)
             eviction(su)
     finally:
         for r in ROLES:
-            one(su, "REVOKE ALL ON FUNCTION sandbox_execute(text, jsonb, text[], jsonb) FROM %s" % r)
+            one(su, "REVOKE ALL ON FUNCTION sandbox_execute(text, jsonb, text[], jsonb), "
+                    "sandbox_workspace_open(jsonb), sandbox_workspace_close(text) FROM %s" % r)
             one(su, "DROP ROLE IF EXISTS %s" % r)
     print("stat: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0

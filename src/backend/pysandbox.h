@@ -123,6 +123,7 @@ extern bool sb_sandbox_verdict(SbSandbox *sb, long timeout_ms, bool interruptibl
 extern SbSandbox *sb_sandbox_hold(SbSandbox *sb, bool workspace, bool many_calls);
 extern void sb_sandbox_call_begin(SbSandbox *sb, const struct SbLimits *limits);
 extern void sb_sandbox_call_idle(SbSandbox *sb);
+extern void sb_held_shown(SbSandbox *sb, uint64 cpu_us);
 extern bool sb_sandbox_held_ready(SbSandbox *sb);
 typedef enum SbHeldState
 {
@@ -725,6 +726,7 @@ typedef struct SbCallRecord
 	Oid			funcoid;		/* a language function's, else InvalidOid */
 	const char *code;
 	int32		child_pid;
+	uint64		cpu_base_us;	/* child_pid's CPU time when the call took it */
 	bool		ran;			/* a child ran: usage below is set */
 	uint64		wall_us;
 	uint64		cpu_us;
@@ -740,7 +742,8 @@ extern void sb_stat_init(void);
 extern Datum sb_stat_wrap(PGFunction fn, FunctionCallInfo fcinfo);
 extern Datum sb_stat_wrap_uncounted(PGFunction fn, FunctionCallInfo fcinfo);
 extern void sb_stat_code(const char *code, Oid funcoid);
-extern void sb_stat_child(int32 pid);
+extern void sb_stat_child(int32 pid, uint64 cpu_base_us);
+extern void sb_stat_held(int i, int32 pid, bool workspace, uint64 cpu_us);
 extern void sb_stat_usage(const SbRequest *req, const SbOutcome *out, uint64 output_bytes);
 extern void sb_stat_failure(const char *kind, int sqlstate);
 extern uint64 sb_child_cpu_us(int32 pid);

@@ -715,9 +715,9 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 again:
 	/* the deadline counts from when the child is ours, after any queueing */
 	INSTR_TIME_SET_CURRENT(start);
-	sb_stat_child(st->sb->pid);
 	/* a spare's setup, or a held child's earlier calls, are not this call's */
 	cpu_before = sb_child_cpu_us(st->sb->pid);
+	sb_stat_child(st->sb->pid, cpu_before);
 	/* a child that may end after its result: its peak when output begins */
 	rd.pid = req->held != NULL ? 0 : st->sb->pid;
 	INSTR_TIME_SET_ZERO(poll_start);
@@ -936,11 +936,14 @@ loop_done:
 			out->held = sb_sandbox_hold(st->sb, req->workspace != NULL, req->many_calls);
 		/* it wrote past its result: its next call fails */
 		if (out->held != NULL)
+		{
 			out->held->stray = rd.buf_pos < rd.buf_len;
+			sb_held_shown(out->held, out->call_cpu_us);
+		}
 		st->sb = NULL;
 		MemoryContextSwitchTo(old);
 		MemoryContextDelete(cxt);
-		sb_stat_child(0);	/* the call has let its child go */
+		sb_stat_child(0, 0);	/* the call has let its child go */
 		if (req->workspace != NULL)
 			sb_workspace_after_call(req, out);
 		return;
@@ -1024,7 +1027,7 @@ loop_done:
 		st->sb = NULL;
 		MemoryContextSwitchTo(old);
 		MemoryContextDelete(cxt);
-		sb_stat_child(0);	/* the call has let its child go */
+		sb_stat_child(0, 0);	/* the call has let its child go */
 		if (req->workspace != NULL)
 			sb_workspace_after_call(req, out);
 		return;
@@ -1064,7 +1067,7 @@ loop_done:
 
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
-	sb_stat_child(0);
+	sb_stat_child(0, 0);
 	if (req->workspace != NULL)
 		sb_workspace_after_call(req, out);
 }

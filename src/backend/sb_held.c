@@ -93,6 +93,24 @@ sb_held_clock(SbSandbox *sb)
 }
 
 /*
+ * pysandbox_activity shows sb, a held child, idle after its call (which
+ * used cpu_us), or no longer held (pid 0).
+ */
+static void
+sb_held_show(SbSandbox *sb, int32 pid, uint64 cpu_us)
+{
+	if (sb >= &sb_held[0] && sb < &sb_held[SB_MAX_HELD])
+		sb_stat_held((int) (sb - sb_held), pid, sb->workspace, cpu_us);
+}
+
+/* sb, a held child, waits for its next call now; its last used cpu_us. */
+void
+sb_held_shown(SbSandbox *sb, uint64 cpu_us)
+{
+	sb_held_show(sb, sb->exited ? 0 : sb->pid, cpu_us);
+}
+
+/*
  * Make the call clocks and share them with the current worker (once per
  * connection): a memfd sealed against resizing, sent with SB_CTL_CLOCKS.
  * Returns false if that failed (no child is held then).  Never raises.
@@ -350,6 +368,7 @@ sb_sandbox_drop(SbSandbox *sb)
 	sb->held = false;
 	sb->workspace = false;
 	sb->in_call = false;
+	sb_held_show(sb, 0, 0);
 }
 
 /* A held child used CPU time between two calls. */
@@ -485,6 +504,7 @@ sb_held_forget(void)
 			sb_sandbox_close_channel(&sb_held[i]);
 			sb_held[i].exited = true;
 			sb_held[i].in_use = false;
+			sb_held_show(&sb_held[i], 0, 0);
 		}
 	memset(sb_dropped, 0, sizeof(sb_dropped));
 	sb_clocks_shared = false;
@@ -508,6 +528,7 @@ sb_held_exit_report(const SbExitReport *report)
 		{
 			sb_held[i].exit = *report;
 			sb_held[i].exited = true;
+			sb_held_show(&sb_held[i], 0, 0);
 			/* its pid may be reused: the clock slot must not name it */
 			if (sb_clocks != NULL)
 				__atomic_store_n(&sb_clocks->slot[i].pid, 0, __ATOMIC_RELEASE);
@@ -531,6 +552,7 @@ sb_held_released(SbSandbox *sb)
 	sb->workspace = false;
 	if (clock != NULL)
 		__atomic_store_n(&clock->pid, 0, __ATOMIC_RELEASE);
+	sb_held_show(sb, 0, 0);
 }
 
 /*

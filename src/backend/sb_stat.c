@@ -17,8 +17,11 @@
  * to find an entry and exclusive only to add one (evicting the least-called
  * 5 % when full); each entry's counters change under its own spinlock, so
  * concurrent calls add up exactly.  Calls in flight are one slot per
- * backend.  Without preloading, the views raise an error saying so; the
- * audit lines need no shared memory.
+ * backend, with the children it holds idle between calls (workspaces, a
+ * statement's LANGUAGE pysandbox children), which also hold slots of
+ * pysandbox.max_concurrent: a DBA who meets 53400 sees who holds them
+ * (review 109).  Without preloading, the views raise an error saying so;
+ * the audit lines need no shared memory.
  */
 #include "pysandbox.h"
 
@@ -80,6 +83,19 @@ typedef struct SbStatEntry
 	char		code[SB_STAT_CODE_BYTES];	/* the first 200 characters */
 } SbStatEntry;
 
+/* a child held idle between calls: what its last call was */
+typedef struct SbActivityHeld
+{
+	int			child_pid;		/* 0: none */
+	bool		workspace;
+	Oid			userid;
+	Oid			funcoid;
+	uint64		code_id;
+	TimestampTz started;
+	TimestampTz ended;
+	double		cpu_ms;
+} SbActivityHeld;
+
 typedef struct SbActivitySlot
 {
 	slock_t		mutex;
@@ -89,7 +105,11 @@ typedef struct SbActivitySlot
 	uint64		code_id;
 	Oid			funcoid;
 	int			child_pid;
+	uint64		cpu_base_us;	/* child_pid's CPU time when the call took it */
 	TimestampTz started;
+	int			backend_pid;	/* for the held ones, whether a call runs or not */
+	Oid			backend_dbid;
+	SbActivityHeld held[SB_MAX_HELD];	/* sb_held.c's slots */
 } SbActivitySlot;
 
 typedef struct SbStatShared
@@ -208,23 +228,34 @@ sb_activity_exit(int code, Datum arg)
 		return;
 	SpinLockAcquire(&s->mutex);
 	s->pid = 0;
+	for (int i = 0; i < SB_MAX_HELD; i++)
+		s->held[i].child_pid = 0;
 	SpinLockRelease(&s->mutex);
+}
+
+/* The exit hook that clears this backend's slot, once. */
+static volatile SbActivitySlot *
+sb_activity_slot(void)
+{
+	static bool exit_hook = false;
+	volatile SbActivitySlot *s = sb_my_slot();
+
+	if (s != NULL && !exit_hook)
+	{
+		before_shmem_exit(sb_activity_exit, (Datum) 0);
+		exit_hook = true;
+	}
+	return s;
 }
 
 /* Show rec (or nothing, if NULL) as this backend's call in flight. */
 static void
 sb_activity_publish(const SbCallRecord *rec)
 {
-	static bool exit_hook = false;
-	volatile SbActivitySlot *s = sb_my_slot();
+	volatile SbActivitySlot *s = sb_activity_slot();
 
 	if (s == NULL)
 		return;
-	if (!exit_hook)
-	{
-		before_shmem_exit(sb_activity_exit, (Datum) 0);
-		exit_hook = true;
-	}
 	SpinLockAcquire(&s->mutex);
 	if (rec == NULL || !rec->has_code)
 		s->pid = 0;
@@ -236,6 +267,7 @@ sb_activity_publish(const SbCallRecord *rec)
 		s->code_id = rec->code_id;
 		s->funcoid = rec->funcoid;
 		s->child_pid = rec->child_pid;
+		s->cpu_base_us = rec->cpu_base_us;
 		s->started = rec->started;
 	}
 	SpinLockRelease(&s->mutex);
@@ -265,16 +297,63 @@ sb_stat_code(const char *code, Oid funcoid)
 	sb_activity_publish(rec);
 }
 
-/* The child now running the current call. */
+/*
+ * The child now running the current call, and its CPU time when the call
+ * took it (a spare's setup, a held child's earlier calls are not the call's).
+ */
 void
-sb_stat_child(int32 pid)
+sb_stat_child(int32 pid, uint64 cpu_base_us)
 {
 	SbCallRecord *rec = sb_current;
 
-	if (rec == NULL || rec->skip || !rec->has_code || rec->child_pid == pid)
+	if (rec == NULL || rec->skip || !rec->has_code ||
+		(rec->child_pid == pid && rec->cpu_base_us == cpu_base_us))
 		return;
 	rec->child_pid = pid;
+	rec->cpu_base_us = cpu_base_us;
 	sb_activity_publish(rec);
+}
+
+/*
+ * Held slot i (sb_held.c) keeps child pid idle after the current call,
+ * which used cpu_us; pid 0: the slot holds nothing now.  Never raises.
+ */
+void
+sb_stat_held(int i, int32 pid, bool workspace, uint64 cpu_us)
+{
+	volatile SbActivitySlot *s = sb_activity_slot();
+	SbCallRecord *rec = sb_current;
+	volatile SbActivityHeld *h;
+
+	if (s == NULL || i < 0 || i >= SB_MAX_HELD)
+		return;
+	h = &s->held[i];
+	if (pid <= 0 || rec == NULL)
+	{
+		if (h->child_pid != 0)
+		{
+			SpinLockAcquire(&s->mutex);
+			h->child_pid = 0;
+			SpinLockRelease(&s->mutex);
+		}
+		return;
+	}
+	{
+		TimestampTz now = GetCurrentTimestamp();
+
+		SpinLockAcquire(&s->mutex);
+		s->backend_pid = MyProcPid;
+		s->backend_dbid = MyDatabaseId;
+		h->child_pid = pid;
+		h->workspace = workspace;
+		h->userid = rec->userid;
+		h->funcoid = rec->funcoid;
+		h->code_id = rec->code_id;
+		h->started = rec->started;
+		h->ended = now;
+		h->cpu_ms = cpu_us / 1000.0;
+		SpinLockRelease(&s->mutex);
+	}
 }
 
 /* The usage of the current call's child (sb_report_usage). */
@@ -712,14 +791,19 @@ pysandbox_stat_reset(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
-/* pysandbox_activity(): the calls running now, cluster-wide. */
+/*
+ * pysandbox_activity(): the calls running now, cluster-wide, and the
+ * children held idle between calls (a workspace's, a statement's), each
+ * shown with its last call.
+ */
 Datum
 pysandbox_activity(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	bool		all = sb_stat_sees_all();
 	Oid			me = GetUserId();
-	int			i;
+	int			i,
+				j;
 
 	sb_stat_require();
 	InitMaterializedSRF(fcinfo, 0);
@@ -727,8 +811,8 @@ pysandbox_activity(PG_FUNCTION_ARGS)
 	{
 		volatile SbActivitySlot *s = &sb_shared->slots[i];
 		SbActivitySlot c;
-		Datum		values[8];
-		bool		nulls[8];
+		Datum		values[10];
+		bool		nulls[10];
 
 		SpinLockAcquire(&s->mutex);
 		c.pid = s->pid;
@@ -737,23 +821,56 @@ pysandbox_activity(PG_FUNCTION_ARGS)
 		c.code_id = s->code_id;
 		c.funcoid = s->funcoid;
 		c.child_pid = s->child_pid;
+		c.cpu_base_us = s->cpu_base_us;
 		c.started = s->started;
+		c.backend_pid = s->backend_pid;
+		c.backend_dbid = s->backend_dbid;
+		for (j = 0; j < SB_MAX_HELD; j++)
+			c.held[j] = s->held[j];
 		SpinLockRelease(&s->mutex);
-		if (c.pid == 0 || (!all && c.userid != me))
-			continue;
-		memset(nulls, 0, sizeof(nulls));
-		values[0] = Int32GetDatum(c.pid);
-		values[1] = ObjectIdGetDatum(c.userid);
-		values[2] = ObjectIdGetDatum(c.dbid);
-		values[3] = Int64GetDatum((int64) c.code_id);
-		nulls[4] = !OidIsValid(c.funcoid);
-		values[4] = ObjectIdGetDatum(c.funcoid);
-		nulls[5] = c.child_pid <= 0;
-		values[5] = Int32GetDatum(c.child_pid);
-		values[6] = TimestampTzGetDatum(c.started);
-		nulls[7] = c.child_pid <= 0;
-		values[7] = Float8GetDatum(sb_child_cpu_us(c.child_pid) / 1000.0);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		if (c.pid != 0 && (all || c.userid == me))
+		{
+			uint64		cpu = c.child_pid > 0 ? sb_child_cpu_us(c.child_pid) : 0;
+
+			memset(nulls, 0, sizeof(nulls));
+			values[0] = Int32GetDatum(c.pid);
+			values[1] = ObjectIdGetDatum(c.userid);
+			values[2] = ObjectIdGetDatum(c.dbid);
+			values[3] = Int64GetDatum((int64) c.code_id);
+			nulls[4] = !OidIsValid(c.funcoid);
+			values[4] = ObjectIdGetDatum(c.funcoid);
+			nulls[5] = c.child_pid <= 0;
+			values[5] = Int32GetDatum(c.child_pid);
+			values[6] = TimestampTzGetDatum(c.started);
+			/* the call's own: a spare's setup and earlier calls left out (review 109) */
+			nulls[7] = c.child_pid <= 0;
+			values[7] = Float8GetDatum((cpu > c.cpu_base_us ? cpu - c.cpu_base_us : 0) / 1000.0);
+			values[8] = CStringGetTextDatum("running");
+			values[9] = TimestampTzGetDatum(c.started);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+		for (j = 0; j < SB_MAX_HELD; j++)
+		{
+			SbActivityHeld *h = &c.held[j];
+
+			/* a held child whose next call runs is that call's row */
+			if (h->child_pid == 0 || (c.pid != 0 && h->child_pid == c.child_pid) ||
+				(!all && h->userid != me))
+				continue;
+			memset(nulls, 0, sizeof(nulls));
+			values[0] = Int32GetDatum(c.backend_pid);
+			values[1] = ObjectIdGetDatum(h->userid);
+			values[2] = ObjectIdGetDatum(c.backend_dbid);
+			values[3] = Int64GetDatum((int64) h->code_id);
+			nulls[4] = !OidIsValid(h->funcoid);
+			values[4] = ObjectIdGetDatum(h->funcoid);
+			values[5] = Int32GetDatum(h->child_pid);
+			values[6] = TimestampTzGetDatum(h->started);
+			values[7] = Float8GetDatum(h->cpu_ms);
+			values[8] = CStringGetTextDatum(h->workspace ? "idle in workspace" : "idle in statement");
+			values[9] = TimestampTzGetDatum(h->ended);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
 	}
 	return (Datum) 0;
 }
