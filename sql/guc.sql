@@ -104,6 +104,14 @@ from email.utils import parseaddr
 def main():
     return [operator.add(1, 2), list(parseaddr("Ann <ann@example.com>"))]
 $$);
+-- a module that reaches outside the process stays unusable when named:
+-- the error says the setting cannot allow it (review 109 F5)
+SET pysandbox.allowed_modules = 'ctypes, pickle';
+SELECT sandbox_execute($$
+import pickle
+def main():
+    return pickle.dumps(1)
+$$);
 -- an empty list allows no import at all; code without imports still runs
 SET pysandbox.allowed_modules = '';
 SHOW pysandbox.allowed_modules;

@@ -1058,7 +1058,10 @@ def _foreign_object_reason(value):
     origin = str.__str__(origin)
     top = origin.partition(".")[0]
     if origin in FOREIGN_ORIGINS or top in FOREIGN_ORIGINS:
-        return ('it belongs to module "%s", which the code may not import' % origin)
+        # not "may not import": a DBA may have named it in
+        # pysandbox.allowed_modules, which cannot allow it (review 109 F5)
+        return ('it belongs to module "%s", whose functions and classes sandboxed code '
+                'never gets, whatever pysandbox.allowed_modules says' % origin)
     return None
 
 
