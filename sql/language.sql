@@ -334,6 +334,18 @@ SELECT * FROM py_bad_set();
 CREATE FUNCTION py_one_for_set() RETURNS SETOF int
 LANGUAGE pysandbox AS 'return 5';
 SELECT * FROM py_one_for_set();
+-- an endless generator under a LIMIT: the rows are all made first, and the
+-- hint says so (review 107)
+CREATE FUNCTION py_endless() RETURNS SETOF int
+LANGUAGE pysandbox SET pysandbox.timeout = '300ms' AS $$
+import time
+i = 0
+while True:
+    time.sleep(0.01)
+    yield i
+    i += 1
+$$;
+SELECT * FROM py_endless() LIMIT 3;
 
 -- void functions, prints as NOTICE, and DO blocks
 CREATE FUNCTION py_say(msg text) RETURNS void

@@ -849,6 +849,28 @@ sb_scalar_desc(const char *name, Oid type)
 }
 
 /*
+ * The call's failure, if any, raised; a set-returning function that ran
+ * out of time, CPU, memory or output is told that its rows are all made
+ * before the first is returned (review 107: an endless generator under a
+ * LIMIT was told to be faster).
+ */
+static void
+sb_function_check_outcome(const SbOutcome *out, const SbLimits *limits, bool retset)
+{
+	SbFailure	f;
+
+	if (!sb_outcome_failure(out, limits, &f))
+		return;
+	if (retset && f.kind != NULL &&
+		(strcmp(f.kind, "timeout") == 0 || strcmp(f.kind, "cpu") == 0 ||
+		 strcmp(f.kind, "memory") == 0 || strcmp(f.kind, "output") == 0))
+		f.hint = psprintf("%s%sA set-returning function makes all its rows before the first is returned, "
+						  "whatever LIMIT the query has: a generator must end on its own.",
+						  f.hint != NULL ? f.hint : "", f.hint != NULL ? " " : "");
+	sb_raise_failure(&f);
+}
+
+/*
  * Set up materialize mode for a set of scalars (InitMaterializedSRF wants a
  * row type): a tuplestore of one column, named for the function.
  */
@@ -1039,7 +1061,7 @@ call:
 					 errmsg("sandbox process ended between two calls of the function"),
 					 errdetail("It closed its channel or exited before it answered the call; it was stopped.")));
 		sb_report_usage(&req, &out);
-		sb_check_outcome(&out, &limits);
+		sb_function_check_outcome(&out, &limits, retset);
 	}
 	else
 	{
@@ -1058,7 +1080,7 @@ fresh:
 		sb_call_run(&req, &limits, &out);
 		sb_report_usage(&req, &out);
 		sb_validated_note(&req, memo_key, &out);
-		sb_check_outcome(&out, &limits);
+		sb_function_check_outcome(&out, &limits, retset);
 		sb_fn_cache_keep(cache, out.held, fn_xmin, &fn_tid, &limits, fcinfo->flinfo->fn_mcxt);
 	}
 
