@@ -1356,3 +1356,8 @@ SELECT * FROM sandbox_rows('import pandas as pd
 def main(): return pd.Categorical(["u", "v"])') AS t(a jsonb);
 SELECT * FROM sandbox_rows('def main(): return [{"a": "nope"}, {"a": {"k": 1}}]') AS t(a jsonb);
 SELECT * FROM sandbox_rows('def main(): return ["1", " true", "\"s\"", "null"]') AS t(a jsonb);
+-- every value of a column of str is looked at, not only its first (review 108 F5)
+SELECT * FROM sandbox_rows('import pandas as pd
+def main(): return pd.DataFrame({"j": [''{"a": 1}'', None, '' [2]'', ''Lisbon'', ''[1]'']})') AS t(j jsonb);
+SELECT * FROM sandbox_rows('import pandas as pd
+def main(): return pd.DataFrame({"j": [''{"a": 1}'', '' 5'', ''  x'']})') AS t(j jsonb);

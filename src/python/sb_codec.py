@@ -1502,6 +1502,26 @@ def _json_text_checked(v, name, row, sqltype, whole=False):
                         '[{"%s": list(values)}].' % name))
 
 
+# bytes a JSON text may start with (whitespace: looked at per value)
+_JSON_FIRST_BYTES = np.zeros(256, dtype=bool)
+_JSON_FIRST_BYTES[np.frombuffer(b'{["-0123456789tfn \t\n\r', dtype=np.uint8)] = True
+
+
+def _json_starts_checked(series, fast, name, sqltype):
+    """Every value of a plain-string column for json/jsonb starts as JSON
+    text may (the first byte of each, found at once); the first that does
+    not gets the error with the fix, not jsonb's "Token ... is invalid"
+    (review 108 F5: only the column's first value was looked at)."""
+    offsets, data = fast[2], fast[3]
+    firsts = np.frombuffer(data, dtype=np.uint8)[offsets[:-1]]
+    bad = ~_JSON_FIRST_BYTES[firsts] & series.notna().to_numpy()
+    for row in np.flatnonzero(bad)[:1].tolist():
+        _json_text_checked(series.iloc[row], name, row, sqltype)
+    blank = (firsts == 0x20) | (firsts == 0x09) | (firsts == 0x0A) | (firsts == 0x0D)
+    for row in np.flatnonzero(blank)[:100].tolist():
+        _json_text_checked(series.iloc[row], name, row, sqltype)
+
+
 def _bad_value(name, row, value, what, hint=None):
     t = type(value)
     if isinstance(value, np.generic) and type(value.item()) in (int, float, bool):
@@ -2087,6 +2107,7 @@ def _encode_text(series, name, category, sqltype=None, fields=None):
             if category == "json" and series.notna().any():
                 row = int(np.flatnonzero(series.notna().to_numpy())[0])
                 _json_text_checked(series.iloc[row], name, row, sqltype, whole=True)
+                _json_starts_checked(series, fast, name, sqltype)
             return fast
     elif series.dtype.kind in "iuf" and not pd.api.types.is_extension_array_dtype(
             series.dtype) and category != "bytea" and category != "money":
