@@ -299,5 +299,15 @@ SET ROLE regress_pysandbox_user;
 SELECT sandbox_execute('def main(): return 1');
 RESET ROLE;
 ALTER ROLE regress_pysandbox_user RESET pysandbox.timeout;
+-- the hint above says only a superuser can mend a superuser's setting
+-- (review 109 F7); one the role may set, it may mend in the session
+\c - :superuser_name
+ALTER ROLE regress_pysandbox_user SET pysandbox.print = 'loud';
+\c - regress_pysandbox_user
+SELECT sandbox_execute('def main(): return 2');
+SET pysandbox.print = notice;
+SELECT sandbox_execute('def main(): return 2');
+\c - :superuser_name
+ALTER ROLE regress_pysandbox_user RESET pysandbox.print;
 DROP OWNED BY regress_pysandbox_user;
 DROP ROLE regress_pysandbox_user;

@@ -13,6 +13,7 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 #include "utils/guc.h"
+#include "utils/guc_tables.h"
 
 int			sb_timeout_ms = 10000;
 int			sb_cpu_ms = 10000;
@@ -165,11 +166,29 @@ sb_check_allowed_modules(char **newval, void **extra, GucSource source)
 char	   *sb_invalid_setting = NULL;
 static const char *sb_invalid_name = NULL;
 static char *sb_invalid_default = NULL;	/* its value when it was refused */
+static GucSource sb_invalid_source = PGC_S_DEFAULT;	/* and its source */
+
+/* a setting's source now (where its current value came from) */
+static GucSource
+sb_setting_source(const char *name)
+{
+	struct config_generic **vars = get_guc_variables();
+	int			n = GetNumConfigOptions();
+	int			i;
+
+	for (i = 0; i < n; i++)
+		if (pg_strcasecmp(vars[i]->name, name) == 0)
+			return vars[i]->source;
+	return PGC_S_DEFAULT;
+}
 
 /*
- * Is the invalid value still in force?  Not once the setting has been
- * given a valid value since (SET, or a reload): then it differs from the
- * default it was left at.
+ * Is the invalid value still in force?  Not while the setting has been
+ * given a valid value since (SET, a function's SET clause, a reload): its
+ * value or its source differs from when it was refused.  A SET of the very
+ * default is one (review 109 F7: SET pysandbox.print = notice did not
+ * count); a RESET brings the refusal back, the stored value being still
+ * the invalid one.
  */
 bool
 sb_setting_still_invalid(void)
@@ -179,12 +198,25 @@ sb_setting_still_invalid(void)
 	if (sb_invalid_setting == NULL)
 		return false;
 	now = GetConfigOption(sb_invalid_name, true, false);
-	if (now != NULL && strcmp(now, sb_invalid_default) != 0)
-	{
-		sb_invalid_setting = NULL;
+	return now == NULL ||
+		(strcmp(now, sb_invalid_default) == 0 &&
+		 sb_setting_source(sb_invalid_name) == sb_invalid_source);
+}
+
+/*
+ * May the current user set the invalid setting in the session?  Not a
+ * superuser-only one, unless GRANT SET ON PARAMETER says so: then only a
+ * superuser can mend it (review 109 F7).  Checked as a SET would be,
+ * changing nothing and saying nothing.
+ */
+bool
+sb_invalid_setting_settable(void)
+{
+	if (sb_invalid_name == NULL)
 		return false;
-	}
-	return true;
+	return set_config_option(sb_invalid_name, sb_invalid_default,
+							 superuser() ? PGC_SUSET : PGC_USERSET, PGC_S_TEST,
+							 GUC_ACTION_SET, false, DEBUG1, false) != 0;
 }
 
 static const char *const sb_setting_names[] = {
@@ -454,6 +486,7 @@ sb_guc_init(void)
 		if (bad == NULL)
 			continue;
 		sb_invalid_name = sb_setting_names[i];
+		sb_invalid_source = sb_setting_source(sb_invalid_name);
 		sb_invalid_default = MemoryContextStrdup(TopMemoryContext,
 												 GetConfigOption(sb_setting_names[i], false, false));
 		sb_invalid_setting = MemoryContextStrdup(TopMemoryContext,

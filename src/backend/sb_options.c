@@ -528,7 +528,9 @@ sb_limits_from_options(SbLimits *limits, Jsonb *options)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid value for a pysandbox setting of this session: %s", sb_invalid_setting),
 				 errdetail("The value was given before pysandbox was loaded in the session (ALTER ROLE or ALTER DATABASE ... SET, or SET); it was not applied, and calls are refused rather than run with the default."),
-				 errhint("Set a valid value in the session, or have a superuser correct the stored one (ALTER ROLE or ALTER DATABASE ... SET, or ... RESET) and reconnect; with pysandbox in session_preload_libraries or shared_preload_libraries, values are checked when they are set.")));
+				 sb_invalid_setting_settable() ?
+				 errhint("Set a valid value in the session, or have a superuser correct the stored one (ALTER ROLE or ALTER DATABASE ... SET, or ... RESET) and reconnect; with pysandbox in session_preload_libraries or shared_preload_libraries, values are checked when they are set.") :
+				 errhint("Only a superuser can set it: ask one to correct the stored value (ALTER ROLE or ALTER DATABASE ... SET, or ... RESET), then reconnect; with pysandbox in session_preload_libraries or shared_preload_libraries, values are checked when they are set.")));
 
 	memset(limits, 0, sizeof(*limits));
 	/* the current role's stored pysandbox.options, after SET ROLE (sb_role.c) */
