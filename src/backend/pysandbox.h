@@ -740,6 +740,7 @@ typedef struct SbCallRecord
 } SbCallRecord;
 
 extern void sb_stat_init(void);
+extern bool sb_stat_available(void);
 extern Datum sb_stat_wrap(PGFunction fn, FunctionCallInfo fcinfo);
 extern Datum sb_stat_wrap_uncounted(PGFunction fn, FunctionCallInfo fcinfo);
 extern void sb_stat_code(const char *code, Oid funcoid);

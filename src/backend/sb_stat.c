@@ -209,6 +209,13 @@ sb_stat_init(void)
 	shmem_startup_hook = sb_stat_shmem_startup;
 }
 
+/* Are pysandbox_stat and pysandbox_activity there (preloading)? */
+bool
+sb_stat_available(void)
+{
+	return sb_shared != NULL;
+}
+
 /* This backend's slot of pysandbox_activity, or NULL. */
 static volatile SbActivitySlot *
 sb_my_slot(void)

@@ -496,6 +496,16 @@ class Suite:
                     "sandbox_workspace_close" not in (idle.error.diag.message_hint or ""):
                 problems.append("the DETAIL and HINT do not name the idle workspace: %r / %r"
                                 % (idle.error.diag.message_detail, idle.error.diag.message_hint))
+            # ... and pysandbox_activity names its session (review 109 F3)
+            cur.execute("SELECT pg_backend_pid()")
+            e_pid = cur.fetchone()[0]
+            acur = admin.cursor()
+            acur.execute("SELECT pid, state FROM pysandbox_activity")
+            held = acur.fetchall()
+            if held != [(e_pid, "idle in workspace")] or \
+                    "pysandbox_activity" not in (idle.error and idle.error.diag.message_hint or ""):
+                problems.append("pysandbox_activity shows %r (the workspace's session is %d); hint %r"
+                                % (held, e_pid, idle.error and idle.error.diag.message_hint))
             cur.execute("SELECT sandbox_workspace_close(%s)", (handle,))
             if execute(b, "def main():\n    return 8\n") != {"main": 8}:
                 problems.append("the slot did not come back when the workspace closed")
