@@ -627,6 +627,21 @@ FROM (SELECT ARRAY[py_site1(g), py_site2(g), py_site3(g), py_site4(g), py_site5(
 DO $d$ BEGIN FOR i IN 1..17 LOOP
     EXECUTE format('DROP FUNCTION py_site%s(int)', i);
 END LOOP; END $d$;
+-- SD lasts while the child has room for nine more calls' CPU limit, not
+-- about 1 s of CPU in all (review 107: 3 s of busy rows at cpu_ms 500
+-- restarted the count after 24 rows)
+CREATE FUNCTION py_busy_count(n float8) RETURNS int LANGUAGE pysandbox
+SET pysandbox.options = '{"cpu_ms": 500}' AS $$
+import time
+t = time.time()
+while time.time() - t < n:
+    pass
+SD["n"] = SD.get("n", 0) + 1
+return SD["n"]
+$$;
+SELECT array_agg(py_busy_count(0.1)) = array_agg(g) AS counted_every_row
+FROM generate_series(1, 30) g;
+DROP FUNCTION py_busy_count;
 -- PL/Python's GD: the hint names SD
 CREATE FUNCTION py_gd(x int) RETURNS int LANGUAGE pysandbox AS $$
 GD["n"] = GD.get("n", 0) + x

@@ -684,6 +684,8 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 	spawn.flags = req->python_layer ? 0 : SB_SPAWN_PYTHON_LAYER_OFF;
 	if (req->many_calls)
 		spawn.flags |= SB_SPAWN_WORKSPACE;
+	else if (req->hold)
+		spawn.flags |= SB_SPAWN_HELD;	/* a function's: its next rows may use it */
 	spawn.queue_ms = (uint32) sb_queue_timeout_ms;
 
 	memset(out, 0, sizeof(*out));

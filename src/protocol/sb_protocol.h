@@ -215,6 +215,13 @@ typedef struct SbFrameHeader
 #define SB_SPAWN_WORKSPACE		0x0040	/* a workspace's child: RLIMIT_CPU
 										 * allows SB_WORKSPACE_CPU_CALLS
 										 * calls' CPU limits in all */
+#define SB_SPAWN_HELD			0x0080	/* a LANGUAGE pysandbox function's
+										 * child, which its statement's next
+										 * calls may use: RLIMIT_CPU as a
+										 * workspace's (the worker times each
+										 * held call, RLIMIT_CPU only backs it
+										 * up; review 107: SD was lost after
+										 * about 1 s of CPU in all) */
 
 typedef struct SbSpawnRequest
 {

@@ -280,7 +280,7 @@ sb_contain_rlimits(const SbSpawnRequest *req, int statm_fd)
 	rlim_t		mem;
 	rlim_t		data_limit;
 	uint64_t	cpu_ms = (uint64_t) req->cpu_ms *
-		((req->flags & SB_SPAWN_WORKSPACE) ? SB_WORKSPACE_CPU_CALLS : 1);
+		((req->flags & (SB_SPAWN_WORKSPACE | SB_SPAWN_HELD)) ? SB_WORKSPACE_CPU_CALLS : 1);
 	rlim_t		cpu_s = sb_cpu_used_s() + (cpu_ms + 999) / 1000 + 1;
 	struct itimerval it;
 
