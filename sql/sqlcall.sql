@@ -168,6 +168,13 @@ CREATE FUNCTION sq_with_lock(x text DEFAULT pg_advisory_lock(4444)::text) RETURN
     LANGUAGE sql IMMUTABLE AS $f$ SELECT x $f$;
 CREATE FUNCTION sq_stable_xid() RETURNS bigint LANGUAGE sql STABLE
     AS $f$ SELECT txid_current() $f$;
+-- review 110: an array or composite of such a domain, and a literal of it
+-- converted as the query is parsed, ran the built-in (and the parse was
+-- not read-only); table_to_xml() ran a view's volatile built-in in a query
+-- of its own, and builds whole tables in memory
+CREATE TYPE sq_try_row AS (v sq_try_lock_int);
+CREATE VIEW sq_try_view AS SELECT pg_try_advisory_lock(4545) AS got;
+GRANT SELECT ON sq_try_view TO regress_pysandbox_sql;
 BEGIN;
 SET LOCAL ROLE regress_pysandbox_sql;
 SELECT sandbox_execute($$
@@ -177,7 +184,13 @@ def main():
                  ("SELECT $1::sq_stable_seq_int AS v", (5,)),
                  ("SELECT sq_with_lock() AS v", ()),
                  ("SELECT sq_with_lock(x => 'a') AS v", ()), ("SELECT txid_current()", ()),
-                 ("SELECT pg_current_xact_id()", ())]:
+                 ("SELECT pg_current_xact_id()", ()),
+                 ("SELECT $1::sq_try_lock_int[] AS v", ([8],)),
+                 ("SELECT $1::sq_try_row AS v", ("(9)",)),
+                 ("SELECT '{10}'::sq_try_lock_int[] AS v", ()),
+                 ("SELECT '{5}'::sq_seq_int[] AS v", ()),
+                 ("SELECT table_to_xml('sq_try_view', true, false, '') AS v", ()),
+                 ("SELECT (SELECT got FROM sq_try_view) AS v", ())]:
         try:
             sql(q, *p)
             out.append("ran")
@@ -187,9 +200,11 @@ def main():
 $$);
 SELECT txid_current_if_assigned() IS NULL AS no_transaction_id;
 COMMIT;
--- one hidden where no tree shows it: the check after the query fails the
--- call, which the code cannot catch (review 105 F5: a caught SQLError left
--- the caller's transaction its id)
+-- one hidden where no tree shows it (a stable SQL function's body) is
+-- refused as it is set up to run (review 110's object access hook), before
+-- it takes an id; the check after the query, which fails the call
+-- uncaught (review 105 F5: a caught SQLError left the caller's
+-- transaction its id), stays behind it
 SET ROLE regress_pysandbox_sql;
 SELECT sandbox_execute($$
 def main():
@@ -199,6 +214,9 @@ def main():
         return str(e)
 $$);
 RESET ROLE;
+SELECT last_value, is_called FROM sq_seq;
+DROP VIEW sq_try_view;
+DROP TYPE sq_try_row;
 DROP DOMAIN sq_seq_int, sq_try_lock_int, sq_stable_seq_int;
 DROP FUNCTION sq_with_lock(text), sq_stable_xid(), sq_stable_next(int);
 SELECT count(*) AS advisory_locks FROM pg_locks WHERE locktype = 'advisory';

@@ -472,10 +472,18 @@ sb_table_prepare_with(const char *name, const char *query, JsonbValue *params,
 	popts.cursorOptions = cursor_options;
 	{
 		MemoryContext cxt = CurrentMemoryContext;
+		bool		save_read_only = XactReadOnly;
 
+		/*
+		 * read-only as the query is: parsing converts literals, and a
+		 * domain's CHECK then runs (review 110 F3: nextval() in one, over
+		 * '{5}'::dom[], advanced a sequence for good)
+		 */
+		XactReadOnly = true;
 		PG_TRY();
 		{
 			plan = SPI_prepare_extended(query, &popts);
+			XactReadOnly = save_read_only;
 		}
 		PG_CATCH();
 		{
@@ -483,6 +491,7 @@ sb_table_prepare_with(const char *name, const char *query, JsonbValue *params,
 			char	   *similar;
 			int			pos;
 
+			XactReadOnly = save_read_only;
 			MemoryContextSwitchTo(cxt);
 			edata = CopyErrorData();
 			/* SPI reports the position as the internal query's */

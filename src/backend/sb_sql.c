@@ -7,8 +7,8 @@
  * parameters); the backend runs the query as the caller, read-only, in a
  * subtransaction rolled back afterwards, as a security-restricted
  * operation, within the call's time, and refuses any volatile function it
- * could run (the walker over the rewritten query, and fmgr_hook while it is
- * parsed, planned and run).  The answer is the rows as a table input's
+ * could run (the walker over the rewritten query, and fmgr_hook and the
+ * executor's object access hook while it is parsed, planned and run).  The answer is the rows as a table input's
  * frames, or SB_DATA_SQL_ERROR, which the child raises as SQLError.
  * Table inputs themselves are sb_inputs.c's.
  */
@@ -17,6 +17,7 @@
 #include <signal.h>
 
 #include "access/xact.h"
+#include "catalog/objectaccess.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_proc.h"
@@ -37,6 +38,30 @@
 #include "utils/timeout.h"
 #include "utils/typcache.h"
 
+/*
+ * Stable built-ins that run queries of their own over whole tables, views
+ * included, which neither the walker nor the hooks below see before they
+ * run, and build their result in the backend's memory without looking at
+ * interrupts (review 110: a view's pg_try_advisory_lock ran, 1.1 GB and
+ * 8 s past the call's limit from a 200k-row table).
+ */
+static bool
+sb_runs_queries(Oid func_id)
+{
+	switch (func_id)
+	{
+		case F_TABLE_TO_XML:
+		case F_TABLE_TO_XML_AND_XMLSCHEMA:
+		case F_SCHEMA_TO_XML:
+		case F_SCHEMA_TO_XML_AND_XMLSCHEMA:
+		case F_DATABASE_TO_XML:
+		case F_DATABASE_TO_XML_AND_XMLSCHEMA:
+			return true;
+		default:
+			return false;
+	}
+}
+
 /* the first volatile function a query tree calls, into *(Oid *) context */
 static bool
 sb_volatile_checker(Oid func_id, void *context)
@@ -46,7 +71,8 @@ sb_volatile_checker(Oid func_id, void *context)
 	 * the query's subtransaction does not take back (review 103 F4)
 	 */
 	if (func_volatile(func_id) != PROVOLATILE_VOLATILE &&
-		func_id != F_TXID_CURRENT && func_id != F_PG_CURRENT_XACT_ID)
+		func_id != F_TXID_CURRENT && func_id != F_PG_CURRENT_XACT_ID &&
+		!sb_runs_queries(func_id))
 		return false;
 	*(Oid *) context = func_id;
 	return true;
@@ -58,6 +84,13 @@ static bool sb_volatile_walker(Node *node, void *context);
 void
 sb_refuse_volatile(Oid fn)
 {
+	if (sb_runs_queries(fn))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("the query of sql() may not call function %s",
+						format_procedure(fn)),
+				 errdetail("It runs queries of its own, which sql() cannot check, and builds the whole result in the server's memory."),
+				 errhint("Select the rows with sql() and convert them in Python.")));
 	if (func_volatile(fn) != PROVOLATILE_VOLATILE)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -252,6 +285,30 @@ sb_fmgr_hook(FmgrHookEventType event, FmgrInfo *flinfo, Datum *arg)
 		sb_prev_fmgr_hook(event, flinfo, arg);
 }
 
+/*
+ * The executor announces every function it sets up to call, built-ins
+ * included (ExecInitFunc; aggregates and window functions): while a sql()
+ * query is parsed, planned and run, one the walker would refuse is refused
+ * here too.  This reaches what neither the walker nor fmgr_hook sees: a
+ * built-in in a domain's CHECK, compiled when a literal or a parameter of
+ * an array or composite of the domain is converted, and the queries
+ * built-ins run of their own (review 110 F1, F3).
+ */
+static object_access_hook_type sb_prev_object_access_hook = NULL;
+
+static void
+sb_object_access(ObjectAccessType access, Oid classId, Oid objectId, int subId,
+				 void *arg)
+{
+	Oid			found;
+
+	if (sb_prev_object_access_hook != NULL)
+		sb_prev_object_access_hook(access, classId, objectId, subId, arg);
+	if (access == OAT_FUNCTION_EXECUTE && sb_sql_active &&
+		sb_volatile_checker(objectId, &found))
+		sb_refuse_volatile(objectId);
+}
+
 /* Install the hooks above (from _PG_init). */
 void
 sb_sql_hooks_init(void)
@@ -260,6 +317,8 @@ sb_sql_hooks_init(void)
 	needs_fmgr_hook = sb_needs_fmgr_hook;
 	sb_prev_fmgr_hook = fmgr_hook;
 	fmgr_hook = sb_fmgr_hook;
+	sb_prev_object_access_hook = object_access_hook;
+	object_access_hook = sb_object_access;
 }
 
 /*
