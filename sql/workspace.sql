@@ -684,6 +684,25 @@ SELECT r LIKE '%has ended%' AND r NOT LIKE '%late print%' AND r NOT LIKE 'ok:%' 
 FROM ws_try(format($q$SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}', '{"workspace": "%s"}')::text$q$, :'wsgc')) AS r;
 RESET pysandbox.python_layer;
 
+-- copy.copy, deepcopy and a grouped resample cache a class's slot names on
+-- the class: its next call found a "changed" class and the workspace ended
+-- (review 111)
+SELECT sandbox_workspace_open() AS wscopy \gset
+SELECT sandbox_execute($$
+import copy
+import pandas as pd
+def main(ws):
+    df = pd.DataFrame({"d": pd.date_range("2024-01-01", periods=60),
+                       "g": ["a", "b"] * 30, "v": range(60)})
+    ws["df"] = df
+    weekly = df.set_index("d").groupby("g").resample("W")["v"].sum()
+    kept = copy.deepcopy({"g": df.groupby("g")}), copy.copy(df["v"].rolling(3))
+    return [len(weekly), len(kept)]
+$$, '{}', '{main}', jsonb_build_object('workspace', :'wscopy'));
+SELECT sandbox_execute('def main(ws): return len(ws["df"])', '{}', '{main}',
+                       jsonb_build_object('workspace', :'wscopy'));
+SELECT sandbox_workspace_close(:'wscopy');
+
 -- DISCARD ALL (a pooler's reset) ends every workspace of the session,
 -- once PostgreSQL lets it run
 SELECT sandbox_workspace_open() IS NOT NULL AS opened;

@@ -13,6 +13,7 @@ user's code and keep only the user's frames in tracebacks.
 
 import ast
 import builtins
+import copyreg
 import datetime
 import decimal
 import gc
@@ -97,7 +98,19 @@ def warm(allowed_csv, preload_csv=""):
     _WORKER_ENV.update(os.environ)   # for the preloaded process's imports
     os.environ.clear()
     np.random.seed()
-    sb_io.watch_classes(_watched_classes())
+    watched = _watched_classes()
+    # copy.copy, deepcopy and pickling cache a class's slot names on the
+    # class the first time (copyreg._slotnames sets __slotnames__), which
+    # changes its version tag: the next call of a workspace, a group_by's
+    # next group or a function's next row then found a "changed" class and
+    # ended (review 111: groupby().resample(), deepcopy of a groupby).
+    # Cached here, before the watch.
+    for cls in watched:
+        try:
+            copyreg._slotnames(cls)
+        except Exception:       # noqa: BLE001 -- a class that refuses it keeps its tag
+            pass
+    sb_io.watch_classes(watched)
     gc.collect()
     gc.freeze()  # children never scan (and so never copy) the warm heap
     bit_generator = np.random.mtrand._rand._bit_generator
