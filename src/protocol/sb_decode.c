@@ -46,7 +46,9 @@ sb_decode_header(SbDecoder *d, uint32_t type, uint32_t length)
 	switch (type)
 	{
 		case SB_DATA_RESULT:
-			if (d->have_result || d->have_error || d->have_rows || d->rows_mode)
+			/* never while a query of sql() waits to run (review 110 I1) */
+			if (d->have_result || d->have_error || d->have_rows || d->rows_mode ||
+				d->sql_pending)
 				return SB_DEC_BAD;
 			d->have_result = 1;
 			return sb_charge(d, length);
@@ -61,7 +63,7 @@ sb_decode_header(SbDecoder *d, uint32_t type, uint32_t length)
 			return SB_DEC_OK;
 		case SB_DATA_ROWS:
 			if (!d->rows_mode || d->have_rows || d->have_result || d->have_error ||
-				length != sizeof(uint64_t))
+				d->sql_pending || length != sizeof(uint64_t))
 				return SB_DEC_BAD;
 			d->have_rows = 1;
 			return SB_DEC_OK;
@@ -81,7 +83,7 @@ sb_decode_header(SbDecoder *d, uint32_t type, uint32_t length)
 		case SB_DATA_LAST:
 			/* once, empty, before the result */
 			if (length != 0 || d->have_last || d->have_result || d->have_error ||
-				d->have_rows)
+				d->have_rows || d->sql_pending)
 				return SB_DEC_BAD;
 			d->have_last = 1;
 			return SB_DEC_OK;

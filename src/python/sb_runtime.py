@@ -1355,6 +1355,10 @@ def _sql_array(values, i, depth):
     return parts
 
 
+_SQL_CALLS = [0]            # sql() calls of this call
+_SQL_MAX_CALLS = 10000      # SB_MAX_SQL_CALLS
+
+
 def sql(query, *params, **named):
     """Run one read-only query through the calling backend, as the calling
     role in the statement's snapshot, and return its rows as a DataFrame
@@ -1375,6 +1379,13 @@ def sql(query, *params, **named):
         params = tuple(given or ())
     if "\0" in query:
         raise ValueError("sql() query contains a NUL character")
+    if _SQL_CALLS[0] >= _SQL_MAX_CALLS:
+        # the backend ends a child that asks more (SB_MAX_SQL_CALLS): said
+        # here, not as "sent an invalid message" (review 110 F4)
+        raise SQLError("sql() was called %d times in this call, the most a call may: "
+                       "fetch the rows of many keys with one query (WHERE id = ANY($1), "
+                       "passing a list)" % _SQL_MAX_CALLS, "54000")
+    _SQL_CALLS[0] += 1
     payload = json.dumps({"query": query,
                           "params": [_sql_param(p, i + 1) for i, p in enumerate(params)]},
                          ensure_ascii=False).encode("utf-8", "surrogatepass")
@@ -1782,6 +1793,7 @@ def _serve_request(python_layer, request, inputs):
     # (sb_io.c; prewarm() stubs it out, the worker and spares keep them)
     sb_io.huge_pages_off()
     _BETWEEN_CALLS[0] = False
+    _SQL_CALLS[0] = 0
     _COLUMN_SHIFT[0] = None
     sb_codec.take_notes()       # an earlier call's, which ended in an error
     # the library classes of modules imported since the worker's sweep (a
@@ -2034,6 +2046,7 @@ def _serve_held(fn, name, shape, params, rows, limit, out, lines, procedure=Fals
         if failed is not None:
             return failed
         out.used = 0
+        _SQL_CALLS[0] = 0
         try:
             if positional and fn.__code__ is code and len(args) == len(params):
                 result = fn(*args)
