@@ -117,6 +117,18 @@ def main(ws):
         pass
 $$, '{}', '{main}', jsonb_build_object('workspace', :'ws2r')) r;
 SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}', '{"workspace": "%s"}')::text$q$, :'ws2r'));
+-- sandbox_run reports a workspace that has ended, or that never was, and
+-- the transaction stays usable (review 111 F2: it raised 55000)
+BEGIN;
+SELECT r->'ok' AS ok, r->'error'->>'kind' AS kind, r->'error'->>'sqlstate' AS sqlstate,
+       r->'error'->>'workspace_ended' = :'ws2r' AS names_it,
+       r->'error'->>'detail' AS detail, r->'error'->>'hint' AS hint
+FROM sandbox_run('def main(ws): return 1', '{}', '{main}', jsonb_build_object('workspace', :'ws2r')) r;
+SELECT r->'ok' AS ok, r->'error'->>'kind' AS kind, r->'error'->>'sqlstate' AS sqlstate,
+       r->'error'->>'message' AS message, r->'error' ? 'workspace_ended' AS names_one
+FROM sandbox_run('def main(ws): return 1', '{}', '{main}', '{"workspace": "ws_0123"}') r;
+SELECT sandbox_run('def main(): return 2')->'returns' AS still_usable;
+COMMIT;
 SELECT sandbox_workspace_close(:'ws2r') AS closed_an_ended_one;
 
 -- the idle timeout (a superuser setting) ends a workspace that waits too long

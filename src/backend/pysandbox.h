@@ -631,6 +631,9 @@ typedef struct SbFailure
 									 * ended, or NULL */
 } SbFailure;
 
+/* sb_workspace.c: sandbox_run's report of an ended workspace */
+extern bool sb_workspace_unusable(const char *handle, SbFailure *f);
+
 /* sb_json_check(): what is wrong with JSON text from the child, if anything */
 typedef enum SbJsonCheck
 {

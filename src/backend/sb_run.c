@@ -302,6 +302,25 @@ sandbox_run_call(PG_FUNCTION_ARGS)
 	returns = PG_GETARG_ARRAYTYPE_P(2);
 	options = PG_GETARG_JSONB_P(3);
 
+	/* a workspace that has ended (or never was) is reported: nothing runs */
+	if (JB_ROOT_IS_OBJECT(options))
+	{
+		JsonbValue *ws = sb_get_key(&options->root, "workspace");
+
+		if (ws != NULL && ws->type == jbvString &&
+			sb_workspace_unusable(pnstrdup(ws->val.string.val, ws->val.string.len), &f))
+		{
+			sb_stat_code(code, InvalidOid);
+			sb_stat_failure(f.kind, f.sqlstate);
+			memset(&out, 0, sizeof(out));
+			out.stdout_text = makeStringInfo();
+			out.stderr_text = makeStringInfo();
+			initStringInfo(&r);
+			sb_run_report(&r, true, &f, &out, 0, 0, NULL, NULL);
+			PG_RETURN_JSONB_P(sb_jsonb_build(r.data, r.len, sb_jsonb_limit(r.len)));
+		}
+	}
+
 	sb_run_functions(code, inputs, returns, options, true, &req, &limits, &out);
 
 	/* group_by: the groups' report (sb_groups.c), unless nothing ran */

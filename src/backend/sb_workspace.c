@@ -361,6 +361,58 @@ sb_workspace_gone(SbWorkspace *ws)
 }
 
 /*
+ * sandbox_run's report of a workspace that has ended or does not exist
+ * (review 111 F2: its 55000 aborted an agent loop's transaction, where the
+ * README promises a report): f is filled (kind "input": nothing ran) and
+ * true is returned.  False if the workspace may be used, or for any other
+ * error, which entering it raises as ever (another role's is refused
+ * alike, reported or not).
+ */
+bool
+sb_workspace_unusable(const char *handle, SbFailure *f)
+{
+	SbWorkspace *ws = sb_workspace_find(handle);
+	const SbEndedWorkspace *ended = ws == NULL ? sb_workspace_find_ended(handle) : NULL;
+	char	   *why = NULL;
+
+	memset(f, 0, sizeof(*f));
+	f->type = "";
+	f->kind = "input";
+	f->line = f->col = -1;
+	if (ws != NULL)
+	{
+		if (ws->owner != GetUserId() || (why = sb_workspace_gone(ws)) == NULL)
+			return false;
+		f->workspace_ended = pstrdup(ws->handle);
+		sb_workspace_remember_end(ws->handle, ws->owner, why);
+		sb_workspace_free(ws);
+	}
+	else if (ended != NULL)
+	{
+		if (ended->owner != GetUserId())
+			return false;
+		why = pstrdup(ended->why);
+		f->workspace_ended = pstrdup(handle);
+	}
+	if (why != NULL)
+	{
+		f->sqlstate = ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE;
+		f->message = psprintf("workspace \"%s\" has ended", handle);
+		f->detail = why;
+		f->hint = pstrdup("Open a new workspace with sandbox_workspace_open(); what the old one kept in ws is gone.");
+	}
+	else
+	{
+		f->sqlstate = ERRCODE_UNDEFINED_OBJECT;
+		f->message = psprintf("workspace \"%s\" does not exist", handle);
+		f->detail = pstrdup("A workspace belongs to the session that opened it, and ends with it, when it is closed, or when it waits longer than pysandbox.workspace_idle_timeout.");
+		f->hint = pstrdup(sb_ws_hint_list());
+	}
+	f->report_message = f->message;
+	return true;
+}
+
+/*
  * options.workspace of a call (sb_options.c): the call runs in that
  * workspace, which the current role must own and which must still be
  * there, with its limits.
