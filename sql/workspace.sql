@@ -715,6 +715,22 @@ SELECT sandbox_execute('def main(ws): return len(ws["df"])', '{}', '{main}',
                        jsonb_build_object('workspace', :'wscopy'));
 SELECT sandbox_workspace_close(:'wscopy');
 
+-- a name an earlier call kept in ws, used as a parameter, a global or an
+-- attribute of ws, is pointed at ws["..."], not at loading it again as an
+-- input (review 111 F3)
+SELECT sandbox_workspace_open() AS wsname \gset
+SELECT sandbox_execute('def main(ws): ws["orders"] = [1, 2]; return 1', '{}', '{main}',
+                       jsonb_build_object('workspace', :'wsname'));
+SELECT sandbox_execute('def main(ws, orders): return len(orders)', '{}', '{main}',
+                       jsonb_build_object('workspace', :'wsname'));
+SELECT sandbox_execute('def main(ws): return len(orders)', '{}', '{main}',
+                       jsonb_build_object('workspace', :'wsname'));
+SELECT sandbox_execute('def main(ws): return len(ws.orders)', '{}', '{main}',
+                       jsonb_build_object('workspace', :'wsname'));
+SELECT sandbox_execute('n = len(ws["orders"])', '{}', '{main}',
+                       jsonb_build_object('workspace', :'wsname'));
+SELECT sandbox_workspace_close(:'wsname');
+
 -- DISCARD ALL (a pooler's reset) ends every workspace of the session,
 -- once PostgreSQL lets it run
 SELECT sandbox_workspace_open() IS NOT NULL AS opened;

@@ -434,6 +434,15 @@ def _workspace_key_help(exc, kept):
             'ws, which holds %s' % (key, _closest_first([key], names) if names else "nothing yet"))
 
 
+_DICT_ATTRIBUTE = re.compile(r"'dict' object has no attribute '(\w+)'\Z")
+
+
+def _ws_key_list(kept):
+    """", which holds a, b" of the workspace's dict, for a hint."""
+    names = sorted(k for k in kept if type(k) is str)[:10] if type(kept) is dict else []
+    return ", which holds %s" % ", ".join(names) if names else ", which holds nothing yet"
+
+
 def _plain_date(value):
     return isinstance(value, datetime.date) and not isinstance(value, datetime.datetime)
 
@@ -522,6 +531,11 @@ def exception_help(exc, inputs, ws=None):
                 'column with NULLs arrives as Int64, whose tolist() gives numpy integers): '
                 'convert, statistics.stdev(s.dropna().astype(float).tolist()), or use pandas\' '
                 'own s.std(), s.median(), s.mode()')
+    dict_attribute = _DICT_ATTRIBUTE.match(text) if ws is not None else None
+    if isinstance(exc, AttributeError) and dict_attribute and dict_attribute.group(1) in ws:
+        # ws.orders: the workspace's dict has keys, not attributes (review 111 F3)
+        return ('ws is a dict: read what an earlier call kept as ws["%s"]%s'
+                % (dict_attribute.group(1), _ws_key_list(ws)))
     if isinstance(exc, AttributeError) and not nullable:
         return _missing_attribute_help(exc)     # (np.cov/corrcoef of objects: nullable)
     empty = _empty_input_help(exc, inputs)
@@ -530,6 +544,11 @@ def exception_help(exc, inputs, ws=None):
     if type(exc) is NameError and getattr(exc, "name", None) in inputs:
         return ('"%s" is an input: inputs arrive as parameters of the function, '
                 'so declare it, as in def main(%s): ...' % (exc.name, exc.name))
+    if type(exc) is NameError and ws is not None and type(getattr(exc, "name", None)) is str \
+            and exc.name in ws:
+        # an earlier step's name, kept in ws (review 111 F3)
+        return ('an earlier call kept "%s" in the workspace: read it from ws, as in '
+                'def main(ws): %s = ws["%s"]' % (exc.name, exc.name, exc.name))
     if type(exc) is NameError and getattr(exc, "name", None) == "ws" and ws is not None:
         return ('"ws" is the workspace\'s dict: a function receives it as a parameter, '
                 'so declare it, as in def main(ws): ...')

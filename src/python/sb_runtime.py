@@ -1037,6 +1037,12 @@ def _bind(fn, name, inputs):
                 'pass its handle as options => \'{"workspace": "<handle>"}\'' % name)
         elif not has_default:
             given = ", ".join('"%s"' % k for k in sorted(inputs)) or "none"
+            if _WS[0] is not None and pname in _WS[0]:
+                # what an earlier step kept: not an input to load again (review 111 F3)
+                raise ArgumentsError(
+                    '%s() needs the parameter "%s", which is not among the inputs (given: %s); '
+                    'an earlier call kept "%s" in the workspace: read it from ws, as in '
+                    'def %s(ws): %s = ws["%s"]' % (name, pname, given, pname, name, pname, pname))
             raise ArgumentsError(
                 '%s() needs the parameter "%s", which is not among the inputs (given: %s); '
                 'add "%s" to inputs or give the parameter a default'
@@ -1856,10 +1862,12 @@ def _serve_request(python_layer, request, inputs):
                 extra["hint"] = (
                     "Put the statements in a function that returns the result, as in "
                     "def main(%s): ... return result; its parameters receive the inputs by "
-                    "name. Only imports, definitions and constant assignments stay at top level."
-                    % ", ".join(sorted({k for k in inputs if type(k) is str} |
-                                       {k for k in request.get("input_names") or ()
-                                        if type(k) is str and k.isidentifier()})))
+                    "name%s. Only imports, definitions and constant assignments stay at top level."
+                    % (", ".join((["ws"] if _WS[0] is not None else []) + sorted(
+                        {k for k in inputs if type(k) is str} |
+                        {k for k in request.get("input_names") or ()
+                         if type(k) is str and k.isidentifier()})),
+                       ", and ws the workspace's dict" if _WS[0] is not None else ""))
             if "hint" in first and "hint" not in extra:
                 extra["hint"] = first["hint"]   # what to import instead
             _send_error(kind, "SyntaxError" if kind == "syntax" else "ValidationError",
