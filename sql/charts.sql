@@ -310,4 +310,29 @@ def main(ws):
     return ws["fig"]
 $$, options => jsonb_build_object('workspace', :'ws'))->'main'->>'data', 'base64'));
 SELECT sandbox_workspace_close(:'ws');
+-- a part of a chart returned (plt.plot's Line2D list, ax.bar's container)
+-- says to return the figure (review 111 F9: the generic message)
+SELECT sandbox_execute($$
+import matplotlib.pyplot as plt
+def main():
+    return plt.plot([1, 2, 3])
+$$);
+SELECT sandbox_execute($$
+import matplotlib.pyplot as plt
+def main():
+    fig, ax = plt.subplots()
+    return ax.bar(["a", "b"], [1, 2])
+$$);
+-- imshow of a pivot of a nullable column gets the nullable types' hint
+SELECT sandbox_execute($$
+import matplotlib.pyplot as plt
+import pandas as pd
+def main():
+    df = pd.DataFrame({"r": ["a", "a", "b"], "m": [1, 2, 1],
+                       "v": pd.array([1.5, None, 2.0], dtype="Float64")})
+    pv = df.pivot_table(index="r", columns="m", values="v", aggfunc="sum")
+    fig, ax = plt.subplots()
+    ax.imshow(pv.values)
+    return fig
+$$);
 DROP FUNCTION spark(int), open_figures(int), png_info(bytea);

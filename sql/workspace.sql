@@ -151,7 +151,20 @@ SELECT pg_sleep(0.8);
 SELECT sandbox_workspace_open() AS ws3c \gset
 SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}', '{"workspace": "%s"}')::text$q$, :'ws3b'));
 SELECT sandbox_workspace_close(:'ws3c');
+-- ... and one ended so frees its place under max_workspaces before its next
+-- use (review 111 F5: an agent reopening after each idle timeout was
+-- refused at its fifth, "too many workspaces are open")
 RESET ROLE;
+SET pysandbox.max_workspaces = 1;
+SET ROLE regress_pysandbox_ws;
+SELECT sandbox_workspace_open() AS ws3d \gset
+SELECT sandbox_execute('def main(ws): return 1', '{}', '{main}', jsonb_build_object('workspace', :'ws3d'));
+SELECT pg_sleep(0.8);
+SELECT sandbox_workspace_open() AS ws3e \gset
+SELECT count(*) AS listed FROM sandbox_workspace_list();
+SELECT sandbox_workspace_close(:'ws3e');
+RESET ROLE;
+RESET pysandbox.max_workspaces;
 RESET pysandbox.workspace_idle_timeout;
 
 -- at most pysandbox.max_workspaces per session

@@ -603,7 +603,8 @@ sb_call_usage(SbSandbox *sb, uint64 cpu_before, uint64 peak_kb, instr_time start
 	out->exit.user_us = cpu > cpu_before ? cpu - cpu_before : 0;
 	out->exit.sys_us = 0;
 	out->call_cpu_us = out->exit.user_us;
-	if (!sb->held || sb->pid != peak_pid || ++peak_age >= SB_PEAK_EVERY)
+	/* a workspace's every call: what an agent watches against its limit (review 111 F6) */
+	if (!sb->held || sb->workspace || sb->pid != peak_pid || ++peak_age >= SB_PEAK_EVERY)
 	{
 		peak_last = sb_child_peak_kb(sb->pid);
 		peak_pid = sb->pid;

@@ -81,6 +81,7 @@ typedef struct SbWorkspace
 
 static uint64 sb_proc_start_time(int32 pid);
 static char *sb_workspace_gone(SbWorkspace *ws);
+static int64 sb_workspace_memory_kb(SbWorkspace *ws);
 
 /* in static memory, as the held children: nothing here is freed on abort */
 static SbWorkspace sb_workspaces[SB_MAX_WORKSPACES];
@@ -625,12 +626,26 @@ sandbox_workspace_open(PG_FUNCTION_ARGS)
 	}
 	sb_limits_from_options(&limits, options);
 
+	/* the worker's reports of processes that ended while idle (review 111 F5) */
+	sb_sandbox_poll_worker();
 	for (i = 0; i < SB_MAX_WORKSPACES; i++)
 	{
+		SbWorkspace *old = &sb_workspaces[i];
+
 		/*
 		 * one whose process ended between calls counts no more; its handle
-		 * still says why (review 68 F4)
+		 * still says why (review 68 F4); one whose process is gone before
+		 * its report came neither (review 111 F5: an agent that reopened
+		 * after each idle timeout was refused at its fifth)
 		 */
+		if (old->in_use && sb_workspace_has_child(old) && !old->child->exited &&
+			sb_workspace_memory_kb(old) < 0 &&
+			(old->child_started == 0 || sb_proc_start_time(old->child->pid) != old->child_started))
+		{
+			sb_workspace_remember_end(old->handle, old->owner,
+									  "Its process ended between two calls (pysandbox.workspace_idle_timeout, or it was taken back).");
+			sb_workspace_free(old);
+		}
 		if (sb_workspaces[i].in_use && sb_workspace_dead(&sb_workspaces[i]))
 		{
 			char	   *why = sb_workspace_gone(&sb_workspaces[i]);

@@ -895,6 +895,10 @@ def _write(w, value, path, depth):
             what = "return the styled frame's data (.data) or its HTML (.to_html())"
         elif issubclass(t, (int, float, str)):
             what = "convert it with int(x), float(x) or str(x)"
+        elif type(getattr(t, "__module__", None)) is str and t.__module__.startswith("matplotlib."):
+            # plt.plot(...)'s Line2D list, ax.bar(...)'s BarContainer (review 111 F9)
+            what = ("it is a part of a chart: return the figure, plt.gcf() (or the Axes, "
+                    "ax), to get its PNG")
         else:
             what = "return lists, dicts, numbers, strings, pandas objects or matplotlib figures"
         name = t.__name__

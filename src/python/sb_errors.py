@@ -696,7 +696,8 @@ _NULLABLE = re.compile(r"boolean value of NA is ambiguous|NAType|"
                        r"callable \w+ method$|"
                        r"^ufunc '\w+' not supported for the input types|"
                        r"^Cannot cast ufunc '\w+' input \d+ from dtype\('O'\)|"
-                       r"^'float' object has no attribute 'shape'$")
+                       r"^'float' object has no attribute 'shape'$|"
+                       r"^Image data of dtype object cannot be converted to float$")
 
 # df.query() / df.eval() (numexpr) on a nullable Int64 or boolean column
 _NULLABLE_EVAL = re.compile(r"^unknown type object$|"
