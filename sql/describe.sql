@@ -101,6 +101,23 @@ SELECT count(*) FROM pg_largeobject_metadata;
 SELECT (sandbox_describe('{"t": {"$query": "SELECT lo_from_bytea(0, ''x'') AS lo"}}') -> 't' -> 'sample' -> 0 ->> 'lo') IS NOT NULL AS ran;
 SELECT count(*) FROM pg_largeobject_metadata;
 
+-- a column ANALYZE found NULLs in: the dtype it then arrives as, and its
+-- null fraction (review 111 F4: "int64" for a column that arrived as Int64);
+-- not through a view to a role without the table's privilege, as pg_stats
+CREATE TABLE describe_nulls (id int NOT NULL, qty int, ok boolean, full_qty int);
+INSERT INTO describe_nulls
+SELECT i, CASE WHEN i % 4 = 0 THEN NULL ELSE i END, CASE WHEN i % 5 = 0 THEN NULL ELSE i % 2 = 0 END, i
+FROM generate_series(1, 200) i;
+ANALYZE describe_nulls;
+SELECT jsonb_pretty(sandbox_describe('{"t": {"$table": "describe_nulls"}}', '{"sample_rows": 0}') -> 't' -> 'columns');
+CREATE VIEW describe_nulls_v AS SELECT qty FROM describe_nulls;
+GRANT SELECT ON describe_nulls_v TO regress_describe;
+SET ROLE regress_describe;
+SELECT sandbox_describe('{"t": {"$table": "describe_nulls_v"}}', '{"sample_rows": 0}') -> 't' -> 'columns';
+RESET ROLE;
+DROP VIEW describe_nulls_v;
+DROP TABLE describe_nulls;
+
 DROP TABLE describe_t;
 DROP OWNED BY regress_describe;
 DROP ROLE regress_describe;

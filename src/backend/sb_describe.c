@@ -23,6 +23,10 @@
 #include "utils/fmgrprotos.h"
 #include "utils/json.h"
 #include "utils/lsyscache.h"
+#include "utils/rls.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "catalog/pg_statistic.h"
 #include "utils/plancache.h"
 #include "utils/syscache.h"
 
@@ -54,17 +58,57 @@ static const struct
 	{SB_COL_TEXT, "object", NULL, "str"},
 };
 
+/*
+ * The fraction of a table column's values that are NULL, as ANALYZE found
+ * it, or -1 if unknown; only where pg_stats would show it to the caller
+ * (the column's SELECT privilege, no row security in force).
+ */
+static double
+sb_describe_null_frac(Oid relid, AttrNumber attnum)
+{
+	HeapTuple	tup;
+	double		frac = -1;
+
+	/* has_column_privilege(): the table's privilege, or the column's */
+	if ((pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK &&
+		 pg_attribute_aclcheck(relid, attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK) ||
+		check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED)
+		return -1;
+	tup = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(relid), Int16GetDatum(attnum),
+						  BoolGetDatum(false));
+	if (HeapTupleIsValid(tup))
+	{
+		frac = ((Form_pg_statistic) GETSTRUCT(tup))->stanullfrac;
+		ReleaseSysCache(tup);
+	}
+	return frac;
+}
+
+/*
+ * A column's dtype: the one it arrives as without NULLs and, if it may
+ * hold some, what they make of it; where the table's statistics say it
+ * holds NULLs, the dtype it then arrives as (review 111 F4: "int64" was
+ * read as the dtype of a column that arrived as Int64).
+ */
 static void
-sb_describe_dtype(StringInfo out, int kind, Oid typid, bool nullable)
+sb_describe_dtype(StringInfo out, int kind, Oid typid, bool nullable, double null_frac)
 {
 	int			i = lengthof(sb_dtypes) - 1;	/* text, if nothing else */
 
 	for (int k = 0; k < lengthof(sb_dtypes); k++)
 		if (sb_dtypes[k].kind == kind)
 			i = k;
-	appendStringInfo(out, "\"dtype\": \"%s\"", sb_dtypes[i].dtype);
-	if (nullable && sb_dtypes[i].with_nulls)
-		appendStringInfo(out, ", %s", sb_dtypes[i].with_nulls);
+	if (nullable && null_frac > 0 && (kind == SB_COL_INT64 || kind == SB_COL_BOOL))
+		appendStringInfo(out, "\"dtype\": \"%s\", \"dtype_without_nulls\": \"%s\"",
+						 kind == SB_COL_INT64 ? "Int64" : "boolean", sb_dtypes[i].dtype);
+	else
+	{
+		appendStringInfo(out, "\"dtype\": \"%s\"", sb_dtypes[i].dtype);
+		if (nullable && sb_dtypes[i].with_nulls)
+			appendStringInfo(out, ", %s", sb_dtypes[i].with_nulls);
+	}
+	if (nullable && null_frac > 0)
+		appendStringInfo(out, ", \"null_frac\": %.4g", null_frac);
 	if ((kind == SB_COL_JSON || kind == SB_COL_DECIMAL_JSON) && type_is_array(getBaseType(typid)))
 		appendStringInfoString(out, ", \"python_type\": \"list\"");
 	else if ((kind == SB_COL_JSON || kind == SB_COL_DECIMAL_JSON) &&
@@ -210,6 +254,7 @@ sb_describe_job(void *arg)
 		TargetEntry *te = lfirst_node(TargetEntry, lc);
 		Form_pg_attribute att;
 		bool		notnull = false;
+		double		null_frac = -1;
 
 		if (te->resjunk || col >= desc->natts)
 			continue;
@@ -224,6 +269,8 @@ sb_describe_job(void *arg)
 				notnull = ((Form_pg_attribute) GETSTRUCT(tup))->attnotnull;
 				ReleaseSysCache(tup);
 			}
+			if (!notnull)
+				null_frac = sb_describe_null_frac(te->resorigtbl, te->resorigcol);
 		}
 		if (col > 0)
 			appendStringInfoString(out, ", ");
@@ -233,7 +280,7 @@ sb_describe_job(void *arg)
 		escape_json(out, format_type_with_typemod(att->atttypid, att->atttypmod));
 		appendStringInfoString(out, ", ");
 		sb_describe_dtype(out, sb_input_kind(att->atttypid, job->d->numeric_decimal),
-						  att->atttypid, !notnull);
+						  att->atttypid, !notnull, null_frac);
 		appendStringInfo(out, ", \"nullable\": %s}", notnull ? "false" : "true");
 		col++;
 	}
