@@ -79,6 +79,17 @@ def main():
     raise ValueError("after drawing")
 $$) AS r;
 SELECT r->'figures' AS figures FROM sandbox_run('def main(): return 1') AS r;
+-- a figure returned and left open is in returns only (review 111 F8: both)
+SELECT r->'returns'->'main'->>'$image' AS returned, jsonb_array_length(r->'figures') AS figures,
+       (r->'usage'->>'output_bytes')::int < 2 * length(r->'returns'->'main'->>'data') AS sent_once
+FROM sandbox_run($$
+import matplotlib.pyplot as plt
+def main():
+    fig, ax = plt.subplots(figsize=(2, 1), dpi=100)
+    ax.plot([1, 2])
+    plt.figure(figsize=(1, 1), dpi=50)
+    return fig
+$$) AS r;
 
 -- sandbox_rows: a figure in a bytea column is the PNG, in jsonb the image
 SELECT name, png_info(png) FROM sandbox_rows($$

@@ -1213,11 +1213,19 @@ def image(figure):
 
 def figures():
     """The figures the call left open (pyplot's, in the order of their
-    numbers), as images."""
+    numbers), as images, but those its result holds already: a figure
+    returned and left open was sent twice, twice against the output limit
+    (review 111 F8)."""
     if not _STATE["ready"]:
         return []
     plt = _STATE["gcf"]
-    return [image(plt.figure(num)) for num in plt.get_fignums()]
+    shown = []
+    for num in plt.get_fignums():
+        figure = plt.figure(num)
+        done = _RENDERED.get(id(figure))
+        if done is None or done[0] is not figure:
+            shown.append(image(figure))
+    return shown
 
 
 def end_call(full=True):
