@@ -649,3 +649,10 @@ return GD["n"]
 $$;
 SELECT py_gd(1);
 DROP FUNCTION py_gd;
+-- sql() refused to a superuser: the hint speaks of arguments in a function
+-- (review 107 F8: it spoke of $query and $table inputs)
+CREATE FUNCTION py_su_sql() RETURNS int LANGUAGE pysandbox AS $$
+return int(sql("SELECT 1 AS x").x[0])
+$$;
+SELECT py_su_sql();
+DROP FUNCTION py_su_sql();

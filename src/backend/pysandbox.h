@@ -328,6 +328,8 @@ typedef struct SbRequest
 	bool		validated;		/* the child may skip the validator (sb_main.c) */
 	const char *code;			/* the code, to choose the child's process
 								 * (sb_worker.c); NULL: any */
+	bool		function;		/* a LANGUAGE pysandbox function's or DO
+								 * block's call: errors speak of arguments */
 	bool		hold;			/* keep the child for the statement's next
 								 * calls (the language, sb_language.c) or
 								 * the call's next group (sb_groups.c) */

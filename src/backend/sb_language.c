@@ -530,6 +530,7 @@ sb_function_request(SbRequest *req, SbFunction *fn, SbShape shape, SbLimits *lim
 	if (hold)
 		appendStringInfoString(&req->json, "\"held\":true,");
 	req->hold = hold;
+	req->function = true;
 }
 
 /*
@@ -547,6 +548,7 @@ sb_function_next_call(SbRequest *req, SbSandbox *held, const SbLimits *limits)
 	req->allowed_modules = "";
 	initStringInfo(&req->json);
 	req->hold = true;
+	req->function = true;
 	req->held = held;
 	sb_request_add_frame(req, SB_DATA_CALL, NULL, 0, NULL, 0, NULL, 0);
 }

@@ -416,6 +416,9 @@ sb_sql_run(SbRequest *req, char *payload, Size len, TransactionId top_xid)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("sql() is not available to superusers or to roles that can read or write server files or run programs"),
+				 req->function ?
+				 /* a LANGUAGE pysandbox function's words (review 107 F8) */
+				 errhint("Run untrusted code as an ordinary role (a function runs as its caller, or as its owner if it is SECURITY DEFINER), or pass the data as the function's arguments.") :
 				 errhint("Run untrusted code as an ordinary role, or pass the data as $query and $table inputs.")));
 	problem = sb_json_check(payload, len);
 	if (problem == SB_JSON_NUL || problem == SB_JSON_SURROGATE)
