@@ -526,6 +526,11 @@ def main():
         return [e.sqlstate, str(e), e.detail]
 $$);
 SELECT sandbox_execute('def main(): return sql("SELECT count(*) AS n FROM generate_series(1, 1000)").n[0]');
+-- no JIT under the cap: libLLVM's start-up aborts the server process where
+-- memory runs out (review 112 F1: the cluster restarted); the session's
+-- own setting is untouched
+SELECT sandbox_execute('def main(): return sql("SELECT current_setting(''jit'') AS j").j[0]');
+SELECT current_setting('jit') = (SELECT boot_val FROM pg_settings WHERE name = 'jit') AS session_jit_kept;
 -- the 10,001st query of a call is an SQLError that says why and what to do
 -- (review 110 F4: the child was ended as having sent an invalid message)
 SELECT sandbox_execute($$

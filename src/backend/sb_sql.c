@@ -24,6 +24,7 @@
 #include "catalog/objectaccess.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_authid.h"
+#include "catalog/pg_language.h"
 #include "catalog/pg_proc.h"
 #include "executor/spi.h"
 #include "libpq/pqsignal.h"
@@ -299,6 +300,7 @@ sb_fmgr_hook(FmgrHookEventType event, FmgrInfo *flinfo, Datum *arg)
  * built-ins run of their own (review 110 F1, F3).
  */
 static object_access_hook_type sb_prev_object_access_hook = NULL;
+static void sb_sql_load_library(Oid fn);
 
 static void
 sb_object_access(ObjectAccessType access, Oid classId, Oid objectId, int subId,
@@ -308,9 +310,12 @@ sb_object_access(ObjectAccessType access, Oid classId, Oid objectId, int subId,
 
 	if (sb_prev_object_access_hook != NULL)
 		sb_prev_object_access_hook(access, classId, objectId, subId, arg);
-	if (access == OAT_FUNCTION_EXECUTE && sb_sql_active &&
-		sb_volatile_checker(objectId, &found))
-		sb_refuse_volatile(objectId);
+	if (access == OAT_FUNCTION_EXECUTE && sb_sql_active)
+	{
+		if (sb_volatile_checker(objectId, &found))
+			sb_refuse_volatile(objectId);
+		sb_sql_load_library(objectId);
+	}
 }
 
 /* Install the hooks above (from _PG_init). */
@@ -464,13 +469,26 @@ sb_sql_run(SbRequest *req, char *payload, Size len, TransactionId top_xid)
  * input: 881 MB and 4.6 s past a 250 ms statement_timeout from a 90-byte
  * query; a $100000000 parameter number: 406 MB; review 110 F2), so the
  * query's address space is capped (RLIMIT_AS, soft limit only) at what the
- * backend has plus the call's input budget and SB_SQL_MEMORY_EXTRA: past
+ * backend has plus twice the call's input budget (the answer's buffers
+ * double as they grow), four times work_mem and SB_SQL_MEMORY_EXTRA: past
  * it malloc fails and PostgreSQL raises "out of memory", which the child
  * gets as an SQLError (53200).  The stack's mapping, which grows on demand
  * and would fault at the cap instead of failing, is first grown as deep as
  * max_stack_depth lets a query go.
+ *
+ * Code that aborts when memory runs out, rather than failing, must not run
+ * under the cap: that would be a crash, and PostgreSQL restarts every
+ * session for one (review 112: libLLVM's start-up, loaded for JIT by a
+ * query that had filled the cap first).  JIT is off for the query, and a
+ * library a function of the query needs is loaded with the cap lifted
+ * (sb_sql_load_library, from the object access hook; the cap then grows by
+ * what the library mapped).
  */
 #define SB_SQL_MEMORY_EXTRA		((Size) 128 * 1024 * 1024)
+
+static bool sb_sql_capped = false;
+static struct rlimit sb_sql_old_as;	/* the limit to put back */
+static struct rlimit sb_sql_cap;	/* the one in force while capped */
 
 static pg_noinline void
 sb_sql_grow_stack(Size bytes)
@@ -483,23 +501,46 @@ sb_sql_grow_stack(Size bytes)
 	p[bytes - 1] = 0;
 }
 
-/* Cap the address space; false (and *old unset) if it could not be. */
-static bool
-sb_sql_cap_memory(const SbRequest *req, struct rlimit *old)
+/* The backend's address space in bytes (VmSize), 0 if unknown. */
+static Size
+sb_sql_vm_size(void)
+{
+	char		buf[128];
+	int			fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	ssize_t		n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return (Size) strtoul(buf, NULL, 10) * (Size) sysconf(_SC_PAGESIZE);
+}
+
+/* How much more the address space may grow while a query of sql() runs. */
+static Size
+sb_sql_memory_budget(const SbRequest *req)
+{
+	int			input_mb = req->limits.max_input_mb > 0 ? req->limits.max_input_mb : sb_max_input_mb;
+
+	return (Size) 2 * input_mb * 1024 * 1024 + (Size) 4 * work_mem * 1024 + SB_SQL_MEMORY_EXTRA;
+}
+
+/* Cap the address space (sb_sql_capped says whether it could). */
+static void
+sb_sql_cap_memory(const SbRequest *req)
 {
 	static Size grown = 0;		/* stack bytes below the base made so far */
 	char		here;
 	pg_stack_base_t base;
 	Size		depth,
-				want;
+				want,
+				vm;
 	struct rlimit stack;
-	struct rlimit cap;
-	char		buf[128];
-	unsigned long pages = 0;
-	int			fd;
-	ssize_t		n;
-	Size		budget;
 
+	sb_sql_capped = false;
 	/* the stack: down to max_stack_depth below its base, once per depth */
 	base = set_stack_base();
 	restore_stack_base(base);
@@ -514,26 +555,57 @@ sb_sql_cap_memory(const SbRequest *req, struct rlimit *old)
 		grown = want;
 	}
 
-	fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	pages = strtoul(buf, NULL, 10);
-	if (pages == 0 || getrlimit(RLIMIT_AS, old) != 0)
-		return false;
-	budget = (Size) (req->limits.max_input_mb > 0 ? req->limits.max_input_mb : sb_max_input_mb) *
-		1024 * 1024 + SB_SQL_MEMORY_EXTRA;
-	cap = *old;
-	cap.rlim_cur = (rlim_t) pages * (rlim_t) sysconf(_SC_PAGESIZE) + (rlim_t) budget;
-	if (old->rlim_cur != RLIM_INFINITY && cap.rlim_cur > old->rlim_cur)
-		return false;			/* lower already */
-	if (cap.rlim_max != RLIM_INFINITY && cap.rlim_cur > cap.rlim_max)
-		cap.rlim_cur = cap.rlim_max;
-	return setrlimit(RLIMIT_AS, &cap) == 0;
+	vm = sb_sql_vm_size();
+	if (vm == 0 || getrlimit(RLIMIT_AS, &sb_sql_old_as) != 0)
+		return;
+	sb_sql_cap = sb_sql_old_as;
+	sb_sql_cap.rlim_cur = (rlim_t) (vm + sb_sql_memory_budget(req));
+	if (sb_sql_old_as.rlim_cur != RLIM_INFINITY && sb_sql_cap.rlim_cur > sb_sql_old_as.rlim_cur)
+		return;					/* lower already */
+	if (sb_sql_cap.rlim_max != RLIM_INFINITY && sb_sql_cap.rlim_cur > sb_sql_cap.rlim_max)
+		sb_sql_cap.rlim_cur = sb_sql_cap.rlim_max;
+	sb_sql_capped = setrlimit(RLIMIT_AS, &sb_sql_cap) == 0;
+}
+
+/* Put the address space's limit back (first, on every path out). */
+static void
+sb_sql_uncap_memory(void)
+{
+	if (sb_sql_capped)
+		(void) setrlimit(RLIMIT_AS, &sb_sql_old_as);
+	sb_sql_capped = false;
+}
+
+/*
+ * A function of the query is about to be set up: if it is C code, its
+ * library is loaded (fmgr_info) with the cap lifted, and the cap grows by
+ * what loading it mapped.  Loaded already, this is a lookup.
+ */
+static void
+sb_sql_load_library(Oid fn)
+{
+	HeapTuple	tup;
+	bool		c_code;
+	FmgrInfo	fi;
+	Size		before,
+				after;
+
+	if (!sb_sql_capped)
+		return;
+	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fn));
+	if (!HeapTupleIsValid(tup))
+		return;
+	c_code = ((Form_pg_proc) GETSTRUCT(tup))->prolang == ClanguageId;
+	ReleaseSysCache(tup);
+	if (!c_code)
+		return;
+	(void) setrlimit(RLIMIT_AS, &sb_sql_old_as);
+	before = sb_sql_vm_size();
+	fmgr_info(fn, &fi);			/* an error: sb_sql_answer's catch uncaps */
+	after = sb_sql_vm_size();
+	if (after > before && sb_sql_cap.rlim_cur != RLIM_INFINITY)
+		sb_sql_cap.rlim_cur += (rlim_t) (after - before);
+	(void) setrlimit(RLIMIT_AS, &sb_sql_cap);
 }
 
 /*
@@ -567,8 +639,6 @@ sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left,
 	ErrorData  *edata = NULL;
 	TransactionId top_xid = GetTopTransactionIdIfAny();
 	bool		stmt_armed;
-	volatile bool capped = false;
-	struct rlimit old_as;
 
 	req->chunks = NIL;
 	*answered_errcode = 0;
@@ -608,17 +678,18 @@ sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left,
 
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(cxt);
-	capped = sb_sql_cap_memory(req, &old_as);
 	PG_TRY();
 	{
+		/* no JIT: LLVM aborts where memory runs out (undone with the subtransaction) */
+		(void) set_config_option("jit", "off", PGC_SUSET, PGC_S_SESSION,
+								 GUC_ACTION_LOCAL, true, 0, false);
 		SetUserIdAndSecContext(save_userid, save_sec_context |
 							   SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
 		sb_sql_active = true;
 		enable_timeout_after(sb_sql_timeout, (int) Max(ms_left, 1));
+		sb_sql_cap_memory(req);
 		sb_sql_run(req, payload, len, top_xid);
-		if (capped)
-			(void) setrlimit(RLIMIT_AS, &old_as);
-		capped = false;
+		sb_sql_uncap_memory();
 		disable_timeout(sb_sql_timeout, false);
 		/* fired as the query ended: its cancel (its alone) is not for the statement */
 		if (sb_sql_cancel_is_ours(stmt_armed))
@@ -631,9 +702,7 @@ sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left,
 	PG_CATCH();
 	{
 		/* first: what follows allocates */
-		if (capped)
-			(void) setrlimit(RLIMIT_AS, &old_as);
-		capped = false;
+		sb_sql_uncap_memory();
 		disable_timeout(sb_sql_timeout, false);
 		sb_sql_active = false;
 		MemoryContextSwitchTo(cxt);
@@ -688,8 +757,8 @@ sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left,
 		else if (edata->sqlerrcode == ERRCODE_OUT_OF_MEMORY)
 			sb_sql_error_frame(req, ERRCODE_OUT_OF_MEMORY,
 							   "the query of sql() ran out of memory",
-							   psprintf("A query of sql() may use as much memory as the call's input budget (pysandbox.max_input_size, %d MB) and %d MB more.",
-										req->limits.max_input_mb > 0 ? req->limits.max_input_mb : sb_max_input_mb,
+							   psprintf("While a query of sql() runs, the server process may grow by %d MB: twice the call's input budget (pysandbox.max_input_size), four times work_mem and %d MB.",
+										(int) (sb_sql_memory_budget(req) / (1024 * 1024)),
 										(int) (SB_SQL_MEMORY_EXTRA / (1024 * 1024))),
 							   "Filter and aggregate in the query, and select only the columns and rows the code needs.");
 		else

@@ -25,7 +25,9 @@
  */
 #include "pysandbox.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -863,6 +865,9 @@ pysandbox_activity(PG_FUNCTION_ARGS)
 			/* a held child whose next call runs is that call's row */
 			if (h->child_pid == 0 || (c.pid != 0 && h->child_pid == c.child_pid) ||
 				(!all && h->userid != me))
+				continue;
+			/* one that ended while idle, before its backend heard of it (review 112 F4) */
+			if (kill(h->child_pid, 0) != 0 && errno == ESRCH)
 				continue;
 			memset(nulls, 0, sizeof(nulls));
 			values[0] = Int32GetDatum(c.backend_pid);
