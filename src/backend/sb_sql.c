@@ -26,6 +26,7 @@
 #include "catalog/pg_authid.h"
 #include "catalog/pg_language.h"
 #include "catalog/pg_proc.h"
+#include "commands/proclang.h"
 #include "executor/spi.h"
 #include "libpq/pqsignal.h"
 #include "miscadmin.h"
@@ -269,14 +270,43 @@ bool		sb_sql_active = false;
  * (A built-in named directly in such a CHECK is called without fmgr's hooks,
  * and a function declared stable or immutable is taken at its word.)
  */
+/* the memory cap of a query of sql() (sb_sql_cap_memory) */
+static bool sb_sql_capped = false;
+static struct rlimit sb_sql_old_as;	/* the limit to put back */
+static struct rlimit sb_sql_cap;	/* the one in force while capped */
+
 static needs_fmgr_hook_type sb_prev_needs_fmgr_hook = NULL;
 static fmgr_hook_type sb_prev_fmgr_hook = NULL;
 
+static bool sb_sql_foreign_code(Oid fn);
+static void sb_sql_load_library(Oid fn);
+static void sb_sql_lift_cap(void);
+static void sb_sql_restore_cap(void);
+static bool sb_sql_loading = false;	/* sb_sql_load_library's own fmgr_info */
+static int	sb_sql_lifted_calls = 0;	/* foreign calls running uncapped */
+
+/*
+ * While a query of sql() runs: volatile functions, to refuse them when
+ * called; and, under the memory cap, code that is not PostgreSQL's own (an
+ * extension's C function, a function in a procedural language other than
+ * SQL and PL/pgSQL), whose library is loaded here with the cap lifted and
+ * which runs uncapped (fmgr_hook below): such code may abort where memory
+ * runs out, and a crash restarts every session (review 113: plpython3u's
+ * interpreter starting under the cap).
+ */
 static bool
 sb_needs_fmgr_hook(Oid fn_oid)
 {
-	if (sb_sql_active && func_volatile(fn_oid) == PROVOLATILE_VOLATILE)
-		return true;
+	if (sb_sql_active && !sb_sql_loading)
+	{
+		if (func_volatile(fn_oid) == PROVOLATILE_VOLATILE)
+			return true;
+		if (sb_sql_capped && sb_sql_foreign_code(fn_oid))
+		{
+			sb_sql_load_library(fn_oid);
+			return true;
+		}
+	}
 	return sb_prev_needs_fmgr_hook != NULL && sb_prev_needs_fmgr_hook(fn_oid);
 }
 
@@ -286,6 +316,23 @@ sb_fmgr_hook(FmgrHookEventType event, FmgrInfo *flinfo, Datum *arg)
 	if (event == FHET_START && sb_sql_active &&
 		func_volatile(flinfo->fn_oid) == PROVOLATILE_VOLATILE)
 		sb_refuse_volatile(flinfo->fn_oid);
+	/*
+	 * counted, not marked in *arg, which hooks chained with this one share
+	 * (sepgsql keeps a pointer there); a call that began under sql() ends,
+	 * or aborts, before sql() ends
+	 */
+	if (event == FHET_START && sb_sql_active && sb_sql_capped &&
+		sb_sql_foreign_code(flinfo->fn_oid))
+	{
+		if (sb_sql_lifted_calls++ == 0)
+			sb_sql_lift_cap();
+	}
+	else if ((event == FHET_END || event == FHET_ABORT) && sb_sql_active &&
+			 sb_sql_lifted_calls > 0 && sb_sql_foreign_code(flinfo->fn_oid))
+	{
+		if (--sb_sql_lifted_calls == 0)
+			sb_sql_restore_cap();
+	}
 	if (sb_prev_fmgr_hook != NULL)
 		sb_prev_fmgr_hook(event, flinfo, arg);
 }
@@ -300,7 +347,6 @@ sb_fmgr_hook(FmgrHookEventType event, FmgrInfo *flinfo, Datum *arg)
  * built-ins run of their own (review 110 F1, F3).
  */
 static object_access_hook_type sb_prev_object_access_hook = NULL;
-static void sb_sql_load_library(Oid fn);
 
 static void
 sb_object_access(ObjectAccessType access, Oid classId, Oid objectId, int subId,
@@ -310,12 +356,9 @@ sb_object_access(ObjectAccessType access, Oid classId, Oid objectId, int subId,
 
 	if (sb_prev_object_access_hook != NULL)
 		sb_prev_object_access_hook(access, classId, objectId, subId, arg);
-	if (access == OAT_FUNCTION_EXECUTE && sb_sql_active)
-	{
-		if (sb_volatile_checker(objectId, &found))
-			sb_refuse_volatile(objectId);
-		sb_sql_load_library(objectId);
-	}
+	if (access == OAT_FUNCTION_EXECUTE && sb_sql_active &&
+		sb_volatile_checker(objectId, &found))
+		sb_refuse_volatile(objectId);
 }
 
 /* Install the hooks above (from _PG_init). */
@@ -486,9 +529,6 @@ sb_sql_run(SbRequest *req, char *payload, Size len, TransactionId top_xid)
  */
 #define SB_SQL_MEMORY_EXTRA		((Size) 128 * 1024 * 1024)
 
-static bool sb_sql_capped = false;
-static struct rlimit sb_sql_old_as;	/* the limit to put back */
-static struct rlimit sb_sql_cap;	/* the one in force while capped */
 
 static pg_noinline void
 sb_sql_grow_stack(Size bytes)
@@ -574,34 +614,77 @@ sb_sql_uncap_memory(void)
 	if (sb_sql_capped)
 		(void) setrlimit(RLIMIT_AS, &sb_sql_old_as);
 	sb_sql_capped = false;
+	sb_sql_lifted_calls = 0;
+	sb_sql_loading = false;
 }
 
 /*
- * A function of the query is about to be set up: if it is C code, its
- * library is loaded (fmgr_info) with the cap lifted, and the cap grows by
- * what loading it mapped.  Loaded already, this is a lookup.
+ * Code that is not PostgreSQL's own: an extension's C function, or a
+ * function in a procedural language other than SQL and PL/pgSQL (its
+ * handler is C code, and its interpreter starts at its first call).
+ */
+static bool
+sb_sql_foreign_code(Oid fn)
+{
+	static Oid	plpgsql = InvalidOid;
+	HeapTuple	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fn));
+	Oid			lang;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	lang = ((Form_pg_proc) GETSTRUCT(tup))->prolang;
+	ReleaseSysCache(tup);
+	if (lang == INTERNALlanguageId || lang == SQLlanguageId)
+		return false;
+	if (lang == ClanguageId)
+		return true;
+	if (!OidIsValid(plpgsql))
+		plpgsql = get_language_oid("plpgsql", true);
+	return lang != plpgsql;
+}
+
+/* The cap, lifted while foreign code runs (sb_sql_lifted_calls). */
+static void
+sb_sql_lift_cap(void)
+{
+	if (sb_sql_capped)
+		(void) setrlimit(RLIMIT_AS, &sb_sql_old_as);
+}
+
+static void
+sb_sql_restore_cap(void)
+{
+	if (sb_sql_capped)
+		(void) setrlimit(RLIMIT_AS, &sb_sql_cap);
+}
+
+/*
+ * A function that is not PostgreSQL's own code is about to be looked up
+ * (fmgr_info): its library (a procedural language's handler's) is loaded
+ * with the cap lifted, and the cap grows by what loading it mapped.
+ * Loaded already, this is a lookup.
  */
 static void
 sb_sql_load_library(Oid fn)
 {
-	HeapTuple	tup;
-	bool		c_code;
 	FmgrInfo	fi;
 	Size		before,
 				after;
 
-	if (!sb_sql_capped)
-		return;
-	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fn));
-	if (!HeapTupleIsValid(tup))
-		return;
-	c_code = ((Form_pg_proc) GETSTRUCT(tup))->prolang == ClanguageId;
-	ReleaseSysCache(tup);
-	if (!c_code)
+	if (!sb_sql_capped || sb_sql_lifted_calls > 0)
 		return;
 	(void) setrlimit(RLIMIT_AS, &sb_sql_old_as);
 	before = sb_sql_vm_size();
-	fmgr_info(fn, &fi);			/* an error: sb_sql_answer's catch uncaps */
+	sb_sql_loading = true;
+	PG_TRY();
+	{
+		fmgr_info(fn, &fi);
+	}
+	PG_FINALLY();
+	{
+		sb_sql_loading = false;
+	}
+	PG_END_TRY();				/* an error: sb_sql_answer's catch uncaps */
 	after = sb_sql_vm_size();
 	if (after > before && sb_sql_cap.rlim_cur != RLIM_INFINITY)
 		sb_sql_cap.rlim_cur += (rlim_t) (after - before);
