@@ -530,14 +530,17 @@ sb_sql_run(SbRequest *req, char *payload, Size len, TransactionId top_xid)
 #define SB_SQL_MEMORY_EXTRA		((Size) 128 * 1024 * 1024)
 
 
+/*
+ * Grow the stack's mapping by bytes below here: a touch of its lowest page
+ * extends the mapping (address space, not memory: the pages between are
+ * made only when used).
+ */
 static pg_noinline void
 sb_sql_grow_stack(Size bytes)
 {
 	volatile char *p = alloca(bytes);
-	Size		i;
 
-	for (i = 0; i < bytes; i += 4096)
-		p[i] = 0;
+	p[0] = 0;
 	p[bytes - 1] = 0;
 }
 
@@ -581,14 +584,18 @@ sb_sql_cap_memory(const SbRequest *req)
 	struct rlimit stack;
 
 	sb_sql_capped = false;
-	/* the stack: down to max_stack_depth below its base, once per depth */
+	/*
+	 * the stack: as deep as the kernel lets it go (RLIMIT_STACK), once: a
+	 * query may go past max_stack_depth between two checks of it, and a
+	 * mapping grown under the cap faulted (review 113: a recursive SQL
+	 * function's query crashed the server)
+	 */
 	base = set_stack_base();
 	restore_stack_base(base);
 	depth = base > &here ? (Size) (base - &here) : 0;
-	want = (Size) max_stack_depth * 1024 + 256 * 1024;
-	if (getrlimit(RLIMIT_STACK, &stack) == 0 && stack.rlim_cur != RLIM_INFINITY &&
-		want > (Size) stack.rlim_cur - 128 * 1024)
-		want = (Size) stack.rlim_cur - 128 * 1024;
+	want = (Size) max_stack_depth * 1024 + 4 * 1024 * 1024;
+	if (getrlimit(RLIMIT_STACK, &stack) == 0 && stack.rlim_cur != RLIM_INFINITY)
+		want = (Size) stack.rlim_cur - 64 * 1024;
 	if (want > grown && want > depth + 4096)
 	{
 		sb_sql_grow_stack(want - depth);

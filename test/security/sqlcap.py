@@ -69,7 +69,7 @@ def main():
     su = connect()
     start = one(su, "SELECT pg_postmaster_start_time()")
     one(su, "CREATE EXTENSION IF NOT EXISTS plpython3u")
-    one(su, "DROP FUNCTION IF EXISTS regress_sqlcap_big(), regress_sqlcap_one()")
+    one(su, "DROP FUNCTION IF EXISTS regress_sqlcap_big(), regress_sqlcap_one(), regress_sqlcap_rec(int)")
     one(su, "DO $d$BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '%s') "
             "THEN CREATE ROLE %s LOGIN; END IF; END$d$" % (ROLE, ROLE))
     one(su, "ALTER ROLE %s SET pysandbox.max_input_size = '16MB'" % ROLE)
@@ -78,7 +78,10 @@ def main():
             "AS 'return len(bytearray(300 * 1024 * 1024))'")
     one(su, "CREATE FUNCTION regress_sqlcap_one() RETURNS int LANGUAGE plpython3u STABLE "
             "AS 'return 1'")
-    one(su, "GRANT EXECUTE ON FUNCTION regress_sqlcap_big(), regress_sqlcap_one() TO %s" % ROLE)
+    one(su, "CREATE FUNCTION regress_sqlcap_rec(n int) RETURNS int LANGUAGE sql STABLE AS "
+            "'SELECT CASE WHEN n <= 0 THEN 0 ELSE regress_sqlcap_rec(n - 1) + 1 END'")
+    one(su, "GRANT EXECUTE ON FUNCTION regress_sqlcap_big(), regress_sqlcap_one(), "
+            "regress_sqlcap_rec(int) TO %s" % ROLE)
     try:
         got, err, pid, conn = run('def main():\n    return int(sql("SELECT length(repeat('
                                   '\'x\', 300000000)) AS n").n[0])\n')
@@ -95,6 +98,15 @@ def main():
             check(address_limit(su, pid) == "unlimited", "the limit is back after it",
                   address_limit(su, pid))
             conn.close()
+        # a recursive SQL function: the stack goes deep under the cap (review
+        # 113: its mapping grown under the cap faulted, and the server crashed)
+        got, err, pid, conn = run('def main():\n    return int(sql("SELECT regress_sqlcap_rec(100000) AS n").n[0])\n')
+        if conn is not None:
+            conn.close()
+        again = connect()
+        check(one(again, "SELECT pg_postmaster_start_time()") == start and err is not None,
+              "a recursive SQL function under the cap fails, never crashes", err)
+        again.close()
         # a fresh session's first plpython3u call after memory was filled
         # close to the cap, at steps across the edge (review 113's crash)
         outcomes = set()
@@ -111,7 +123,7 @@ def main():
               "first plpython3u calls near the cap: ok or 53200, never a crash", sorted(outcomes))
         still.close()
     finally:
-        one(su, "DROP FUNCTION IF EXISTS regress_sqlcap_big(), regress_sqlcap_one()")
+        one(su, "DROP FUNCTION IF EXISTS regress_sqlcap_big(), regress_sqlcap_one(), regress_sqlcap_rec(int)")
         one(su, "REVOKE ALL ON FUNCTION sandbox_execute(text, jsonb, text[], jsonb) FROM %s" % ROLE)
         one(su, "DROP ROLE IF EXISTS %s" % ROLE)
         one(su, "DROP EXTENSION IF EXISTS plpython3u")
