@@ -110,7 +110,6 @@ run "preload: fork server (restart, peer credentials, max_concurrent)" /usr/bin/
 run "preload: group_by with parallel over partitions (paths, answers, failures)" /usr/bin/python3 test/load/groups_partitioned.py
 run "preload: hostile (Python layer on and off)" /usr/bin/python3 test/security/hostile.py --modes on,off
 run "preload: syscall probe" /usr/bin/python3 test/security/syscall_probe.py
-run "preload: sql()'s memory cap never turns into a crash (plpython3u near the cap)" /usr/bin/python3 test/security/sqlcap.py
 run "preload: pysandbox_stat, pysandbox_activity, audit lines (8 clients add up)" /usr/bin/python3 test/stat.py
 run "preload: agent example" /usr/bin/python3 test/agent_example.py
 run "preload: charts against the reference image" /usr/bin/python3 test/charts.py

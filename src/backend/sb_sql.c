@@ -14,19 +14,13 @@
  */
 #include "pysandbox.h"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <stdlib.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include "access/xact.h"
 #include "catalog/objectaccess.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_authid.h"
-#include "catalog/pg_language.h"
 #include "catalog/pg_proc.h"
-#include "commands/proclang.h"
 #include "executor/spi.h"
 #include "libpq/pqsignal.h"
 #include "miscadmin.h"
@@ -270,43 +264,14 @@ bool		sb_sql_active = false;
  * (A built-in named directly in such a CHECK is called without fmgr's hooks,
  * and a function declared stable or immutable is taken at its word.)
  */
-/* the memory cap of a query of sql() (sb_sql_cap_memory) */
-static bool sb_sql_capped = false;
-static struct rlimit sb_sql_old_as;	/* the limit to put back */
-static struct rlimit sb_sql_cap;	/* the one in force while capped */
-
 static needs_fmgr_hook_type sb_prev_needs_fmgr_hook = NULL;
 static fmgr_hook_type sb_prev_fmgr_hook = NULL;
 
-static bool sb_sql_foreign_code(Oid fn);
-static void sb_sql_load_library(Oid fn);
-static void sb_sql_lift_cap(void);
-static void sb_sql_restore_cap(void);
-static bool sb_sql_loading = false;	/* sb_sql_load_library's own fmgr_info */
-static int	sb_sql_lifted_calls = 0;	/* foreign calls running uncapped */
-
-/*
- * While a query of sql() runs: volatile functions, to refuse them when
- * called; and, under the memory cap, code that is not PostgreSQL's own (an
- * extension's C function, a function in a procedural language other than
- * SQL and PL/pgSQL), whose library is loaded here with the cap lifted and
- * which runs uncapped (fmgr_hook below): such code may abort where memory
- * runs out, and a crash restarts every session (review 113: plpython3u's
- * interpreter starting under the cap).
- */
 static bool
 sb_needs_fmgr_hook(Oid fn_oid)
 {
-	if (sb_sql_active && !sb_sql_loading)
-	{
-		if (func_volatile(fn_oid) == PROVOLATILE_VOLATILE)
-			return true;
-		if (sb_sql_capped && sb_sql_foreign_code(fn_oid))
-		{
-			sb_sql_load_library(fn_oid);
-			return true;
-		}
-	}
+	if (sb_sql_active && func_volatile(fn_oid) == PROVOLATILE_VOLATILE)
+		return true;
 	return sb_prev_needs_fmgr_hook != NULL && sb_prev_needs_fmgr_hook(fn_oid);
 }
 
@@ -316,23 +281,6 @@ sb_fmgr_hook(FmgrHookEventType event, FmgrInfo *flinfo, Datum *arg)
 	if (event == FHET_START && sb_sql_active &&
 		func_volatile(flinfo->fn_oid) == PROVOLATILE_VOLATILE)
 		sb_refuse_volatile(flinfo->fn_oid);
-	/*
-	 * counted, not marked in *arg, which hooks chained with this one share
-	 * (sepgsql keeps a pointer there); a call that began under sql() ends,
-	 * or aborts, before sql() ends
-	 */
-	if (event == FHET_START && sb_sql_active && sb_sql_capped &&
-		sb_sql_foreign_code(flinfo->fn_oid))
-	{
-		if (sb_sql_lifted_calls++ == 0)
-			sb_sql_lift_cap();
-	}
-	else if ((event == FHET_END || event == FHET_ABORT) && sb_sql_active &&
-			 sb_sql_lifted_calls > 0 && sb_sql_foreign_code(flinfo->fn_oid))
-	{
-		if (--sb_sql_lifted_calls == 0)
-			sb_sql_restore_cap();
-	}
 	if (sb_prev_fmgr_hook != NULL)
 		sb_prev_fmgr_hook(event, flinfo, arg);
 }
@@ -507,198 +455,6 @@ sb_sql_run(SbRequest *req, char *payload, Size len, TransactionId top_xid)
 }
 
 /*
- * The backend's memory while a query of sql() runs.  PostgreSQL builds
- * some values whole without looking at interrupts or any budget (jsonb
- * input: 881 MB and 4.6 s past a 250 ms statement_timeout from a 90-byte
- * query; a $100000000 parameter number: 406 MB; review 110 F2), so the
- * query's address space is capped (RLIMIT_AS, soft limit only) at what the
- * backend has plus twice the call's input budget (the answer's buffers
- * double as they grow), four times work_mem and SB_SQL_MEMORY_EXTRA: past
- * it malloc fails and PostgreSQL raises "out of memory", which the child
- * gets as an SQLError (53200).  The stack's mapping, which grows on demand
- * and would fault at the cap instead of failing, is first grown as deep as
- * max_stack_depth lets a query go.
- *
- * Code that aborts when memory runs out, rather than failing, must not run
- * under the cap: that would be a crash, and PostgreSQL restarts every
- * session for one (review 112: libLLVM's start-up, loaded for JIT by a
- * query that had filled the cap first).  JIT is off for the query, and a
- * library a function of the query needs is loaded with the cap lifted
- * (sb_sql_load_library, from the object access hook; the cap then grows by
- * what the library mapped).
- */
-#define SB_SQL_MEMORY_EXTRA		((Size) 128 * 1024 * 1024)
-
-
-/*
- * Grow the stack's mapping by bytes below here: a touch of its lowest page
- * extends the mapping (address space, not memory: the pages between are
- * made only when used).
- */
-static pg_noinline void
-sb_sql_grow_stack(Size bytes)
-{
-	volatile char *p = alloca(bytes);
-
-	p[0] = 0;
-	p[bytes - 1] = 0;
-}
-
-/* The backend's address space in bytes (VmSize), 0 if unknown. */
-static Size
-sb_sql_vm_size(void)
-{
-	char		buf[128];
-	int			fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-	ssize_t		n;
-
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	return (Size) strtoul(buf, NULL, 10) * (Size) sysconf(_SC_PAGESIZE);
-}
-
-/* How much more the address space may grow while a query of sql() runs. */
-static Size
-sb_sql_memory_budget(const SbRequest *req)
-{
-	int			input_mb = req->limits.max_input_mb > 0 ? req->limits.max_input_mb : sb_max_input_mb;
-
-	return (Size) 2 * input_mb * 1024 * 1024 + (Size) 4 * work_mem * 1024 + SB_SQL_MEMORY_EXTRA;
-}
-
-/* Cap the address space (sb_sql_capped says whether it could). */
-static void
-sb_sql_cap_memory(const SbRequest *req)
-{
-	static Size grown = 0;		/* stack bytes below the base made so far */
-	char		here;
-	pg_stack_base_t base;
-	Size		depth,
-				want,
-				vm;
-	struct rlimit stack;
-
-	sb_sql_capped = false;
-	/*
-	 * the stack: as deep as the kernel lets it go (RLIMIT_STACK), once: a
-	 * query may go past max_stack_depth between two checks of it, and a
-	 * mapping grown under the cap faulted (review 113: a recursive SQL
-	 * function's query crashed the server)
-	 */
-	base = set_stack_base();
-	restore_stack_base(base);
-	depth = base > &here ? (Size) (base - &here) : 0;
-	want = (Size) max_stack_depth * 1024 + 4 * 1024 * 1024;
-	if (getrlimit(RLIMIT_STACK, &stack) == 0 && stack.rlim_cur != RLIM_INFINITY)
-		want = (Size) stack.rlim_cur - 64 * 1024;
-	if (want > grown && want > depth + 4096)
-	{
-		sb_sql_grow_stack(want - depth);
-		grown = want;
-	}
-
-	vm = sb_sql_vm_size();
-	if (vm == 0 || getrlimit(RLIMIT_AS, &sb_sql_old_as) != 0)
-		return;
-	sb_sql_cap = sb_sql_old_as;
-	sb_sql_cap.rlim_cur = (rlim_t) (vm + sb_sql_memory_budget(req));
-	if (sb_sql_old_as.rlim_cur != RLIM_INFINITY && sb_sql_cap.rlim_cur > sb_sql_old_as.rlim_cur)
-		return;					/* lower already */
-	if (sb_sql_cap.rlim_max != RLIM_INFINITY && sb_sql_cap.rlim_cur > sb_sql_cap.rlim_max)
-		sb_sql_cap.rlim_cur = sb_sql_cap.rlim_max;
-	sb_sql_capped = setrlimit(RLIMIT_AS, &sb_sql_cap) == 0;
-}
-
-/* Put the address space's limit back (first, on every path out). */
-static void
-sb_sql_uncap_memory(void)
-{
-	if (sb_sql_capped)
-		(void) setrlimit(RLIMIT_AS, &sb_sql_old_as);
-	sb_sql_capped = false;
-	sb_sql_lifted_calls = 0;
-	sb_sql_loading = false;
-}
-
-/*
- * Code that is not PostgreSQL's own: an extension's C function, or a
- * function in a procedural language other than SQL and PL/pgSQL (its
- * handler is C code, and its interpreter starts at its first call).
- */
-static bool
-sb_sql_foreign_code(Oid fn)
-{
-	static Oid	plpgsql = InvalidOid;
-	HeapTuple	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fn));
-	Oid			lang;
-
-	if (!HeapTupleIsValid(tup))
-		return false;
-	lang = ((Form_pg_proc) GETSTRUCT(tup))->prolang;
-	ReleaseSysCache(tup);
-	if (lang == INTERNALlanguageId || lang == SQLlanguageId)
-		return false;
-	if (lang == ClanguageId)
-		return true;
-	if (!OidIsValid(plpgsql))
-		plpgsql = get_language_oid("plpgsql", true);
-	return lang != plpgsql;
-}
-
-/* The cap, lifted while foreign code runs (sb_sql_lifted_calls). */
-static void
-sb_sql_lift_cap(void)
-{
-	if (sb_sql_capped)
-		(void) setrlimit(RLIMIT_AS, &sb_sql_old_as);
-}
-
-static void
-sb_sql_restore_cap(void)
-{
-	if (sb_sql_capped)
-		(void) setrlimit(RLIMIT_AS, &sb_sql_cap);
-}
-
-/*
- * A function that is not PostgreSQL's own code is about to be looked up
- * (fmgr_info): its library (a procedural language's handler's) is loaded
- * with the cap lifted, and the cap grows by what loading it mapped.
- * Loaded already, this is a lookup.
- */
-static void
-sb_sql_load_library(Oid fn)
-{
-	FmgrInfo	fi;
-	Size		before,
-				after;
-
-	if (!sb_sql_capped || sb_sql_lifted_calls > 0)
-		return;
-	(void) setrlimit(RLIMIT_AS, &sb_sql_old_as);
-	before = sb_sql_vm_size();
-	sb_sql_loading = true;
-	PG_TRY();
-	{
-		fmgr_info(fn, &fi);
-	}
-	PG_FINALLY();
-	{
-		sb_sql_loading = false;
-	}
-	PG_END_TRY();				/* an error: sb_sql_answer's catch uncaps */
-	after = sb_sql_vm_size();
-	if (after > before && sb_sql_cap.rlim_cur != RLIM_INFINITY)
-		sb_sql_cap.rlim_cur += (rlim_t) (after - before);
-	(void) setrlimit(RLIMIT_AS, &sb_sql_cap);
-}
-
-/*
  * Answer a child's sql(query, *params) (an SB_DATA_SQL payload: hostile
  * JSON, {"query": text, "params": [scalars]}): run the query as a $query
  * table input is run (one plain SELECT, read-only, as the current user in
@@ -770,16 +526,11 @@ sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left,
 	MemoryContextSwitchTo(cxt);
 	PG_TRY();
 	{
-		/* no JIT: LLVM aborts where memory runs out (undone with the subtransaction) */
-		(void) set_config_option("jit", "off", PGC_SUSET, PGC_S_SESSION,
-								 GUC_ACTION_LOCAL, true, 0, false);
 		SetUserIdAndSecContext(save_userid, save_sec_context |
 							   SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
 		sb_sql_active = true;
 		enable_timeout_after(sb_sql_timeout, (int) Max(ms_left, 1));
-		sb_sql_cap_memory(req);
 		sb_sql_run(req, payload, len, top_xid);
-		sb_sql_uncap_memory();
 		disable_timeout(sb_sql_timeout, false);
 		/* fired as the query ended: its cancel (its alone) is not for the statement */
 		if (sb_sql_cancel_is_ours(stmt_armed))
@@ -791,8 +542,6 @@ sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left,
 	}
 	PG_CATCH();
 	{
-		/* first: what follows allocates */
-		sb_sql_uncap_memory();
 		disable_timeout(sb_sql_timeout, false);
 		sb_sql_active = false;
 		MemoryContextSwitchTo(cxt);
@@ -844,13 +593,6 @@ sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left,
 			sb_sql_error_frame(req, ERRCODE_QUERY_CANCELED,
 							   "the query of sql() ran out of the call's wall-clock time",
 							   NULL, "Make the query faster, or filter and aggregate in it.");
-		else if (edata->sqlerrcode == ERRCODE_OUT_OF_MEMORY)
-			sb_sql_error_frame(req, ERRCODE_OUT_OF_MEMORY,
-							   "the query of sql() ran out of memory",
-							   psprintf("While a query of sql() runs, the server process may grow by %d MB: twice the call's input budget (pysandbox.max_input_size), four times work_mem and %d MB.",
-										(int) (sb_sql_memory_budget(req) / (1024 * 1024)),
-										(int) (SB_SQL_MEMORY_EXTRA / (1024 * 1024))),
-							   "Filter and aggregate in the query, and select only the columns and rows the code needs.");
 		else
 			sb_sql_error_frame(req, edata->sqlerrcode, edata->message, edata->detail,
 							   edata->hint);
