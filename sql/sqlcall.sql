@@ -528,6 +528,32 @@ def main():
 $$);
 RESET ROLE;
 
+-- support functions PostgreSQL calls itself, volatile only by declaration,
+-- run in a fresh session: a text search dictionary's init (dsnowball_init)
+-- and an index access method's handler (bloom's) were refused (review 113
+-- F10); a volatile function SQL can call is still refused
+CREATE EXTENSION bloom;
+CREATE TABLE sq_bloom(a integer, b integer);
+INSERT INTO sq_bloom SELECT i, i % 7 FROM generate_series(1, 1000) i;
+CREATE INDEX sq_bloom_ab ON sq_bloom USING bloom (a, b);
+GRANT SELECT ON sq_bloom TO regress_pysandbox_sql;
+\c
+SET ROLE regress_pysandbox_sql;
+SET enable_seqscan = off;
+SELECT sandbox_execute($$
+def main():
+    words = sql("SELECT to_tsvector('english', 'The quick brown foxes')::text AS v").v[0]
+    n = sql("SELECT count(*) AS n FROM sq_bloom WHERE a = 5 AND b = 5").n[0]
+    try:
+        sql("SELECT pg_advisory_lock(7)")
+    except SQLError as e:
+        return [words, int(n), e.sqlstate, str(e)]
+$$);
+RESET enable_seqscan;
+RESET ROLE;
+DROP TABLE sq_bloom;
+DROP EXTENSION bloom;
+
 DROP FUNCTION sq_total(numeric), sq_ratio(integer), sq_secrets();
 REVOKE ALL ON sq_items FROM regress_pysandbox_sql, regress_pysandbox_sql_owner;
 REVOKE ALL ON SEQUENCE sq_seq FROM regress_pysandbox_sql;

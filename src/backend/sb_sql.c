@@ -21,6 +21,7 @@
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "libpq/pqsignal.h"
 #include "miscadmin.h"
@@ -267,10 +268,39 @@ bool		sb_sql_active = false;
 static needs_fmgr_hook_type sb_prev_needs_fmgr_hook = NULL;
 static fmgr_hook_type sb_prev_fmgr_hook = NULL;
 
+/*
+ * Volatile, and callable from SQL.  A function with an argument of type
+ * internal is not: no SQL expression makes such a value, and only C code
+ * (installed by a superuser) may declare one.  PostgreSQL calls it itself,
+ * as the support of something the query uses, and such functions are often
+ * volatile by default rather than by nature: a text search dictionary's
+ * init (dsnowball_init, to_tsvector('english', ...) in a fresh session),
+ * an index access method's handler (bloom's, pgvector's: a table with such
+ * an index in a fresh session), a planner support function.
+ */
+static bool
+sb_sql_callable_volatile(Oid fn_oid)
+{
+	HeapTuple	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fn_oid));
+	Form_pg_proc proc;
+	bool		result;
+	int			i;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	proc = (Form_pg_proc) GETSTRUCT(tup);
+	result = proc->provolatile == PROVOLATILE_VOLATILE;
+	for (i = 0; result && i < proc->pronargs; i++)
+		if (proc->proargtypes.values[i] == INTERNALOID)
+			result = false;
+	ReleaseSysCache(tup);
+	return result;
+}
+
 static bool
 sb_needs_fmgr_hook(Oid fn_oid)
 {
-	if (sb_sql_active && func_volatile(fn_oid) == PROVOLATILE_VOLATILE)
+	if (sb_sql_active && sb_sql_callable_volatile(fn_oid))
 		return true;
 	return sb_prev_needs_fmgr_hook != NULL && sb_prev_needs_fmgr_hook(fn_oid);
 }
@@ -279,7 +309,7 @@ static void
 sb_fmgr_hook(FmgrHookEventType event, FmgrInfo *flinfo, Datum *arg)
 {
 	if (event == FHET_START && sb_sql_active &&
-		func_volatile(flinfo->fn_oid) == PROVOLATILE_VOLATILE)
+		sb_sql_callable_volatile(flinfo->fn_oid))
 		sb_refuse_volatile(flinfo->fn_oid);
 	if (sb_prev_fmgr_hook != NULL)
 		sb_prev_fmgr_hook(event, flinfo, arg);
