@@ -346,4 +346,24 @@ def main():
     ax.imshow(pv.values)
     return fig
 $$);
+-- text in Chinese, Japanese and Korean is drawn with a font of the
+-- server's that has it (test/setup.sh installs fonts-wqy-microhei), not as
+-- boxes: two titles that differ only in an ideograph give different images,
+-- and nothing is warned; characters no font has are named in one warning
+-- (review 111 F11: a warning per character, from a file of pysandbox's)
+SELECT r->'stderr' AS stderr,
+       r->'figures'->0->>'data' <> r->'figures'->1->>'data' AS drawn
+FROM sandbox_run($$
+import matplotlib.pyplot as plt
+def main():
+    for title in ("销售额 中 売上 매출", "销售额 丁 売上 매출"):
+        fig, ax = plt.subplots(figsize=(3, 1))
+        ax.set_title(title)
+$$) AS r;
+SELECT sandbox_run($$
+import matplotlib.pyplot as plt
+def main():
+    fig, ax = plt.subplots(figsize=(3, 1))
+    ax.set_title("\U00013000\U00013001 \U00013000")
+$$)->'stderr';
 DROP FUNCTION spark(int), open_figures(int), png_info(bytea);

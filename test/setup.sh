@@ -10,7 +10,7 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 PKGS="postgresql-15 postgresql-server-dev-15 postgresql-plpython3-15 libseccomp-dev
-python3-dev python3-pandas python3-numpy python3-psycopg2 python3-tabulate python3-scipy python3-sklearn python3-statsmodels python3-matplotlib libipc-run-perl
+python3-dev python3-pandas python3-numpy python3-psycopg2 python3-tabulate python3-scipy python3-sklearn python3-statsmodels python3-matplotlib fonts-wqy-microhei libipc-run-perl
 build-essential make clang-14 libclang-rt-14-dev iproute2 postgresql-15-plproxy"
 missing=""
 for p in $PKGS; do

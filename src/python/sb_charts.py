@@ -29,6 +29,7 @@ import contextlib
 import copy
 import io
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -133,6 +134,66 @@ def _fonts_readable(mpl):
                         if any(os.path.realpath(f.fname).startswith(d) for d in dirs)]
 
 
+# characters a chart's text often holds that matplotlib's own font (DejaVu
+# Sans) lacks: CJK ideographs, kana, hangul (中, あ, 가); and the families
+# that may hold them, to open only those (a server may have hundreds)
+_FALLBACK_PROBES = (0x4E2D, 0x3042, 0xAC00)
+_FALLBACK_NAMES = re.compile(
+    r"CJK|WenQuanYi|Droid Sans Fallback|Source Han|Noto (Sans|Serif) (SC|TC|HK|JP|KR)|"
+    r"AR PL|IPA|Takao|VL Gothic|Nanum|Baekmuk|Un(Dotum|Batang)|Unifont|Sarasa|LXGW|"
+    r"Hei|Song|Ming|Kai|Gothic|Mincho", re.IGNORECASE)
+
+
+def _font_fallbacks():
+    """The server's fonts that hold CJK text, as paths, first the one that
+    holds the most of _FALLBACK_PROBES; matplotlib falls back to them, glyph
+    by glyph (3.6+), after the fonts a text asks for, whatever font.family
+    says: a title in Chinese is drawn, not boxes (review 111 F11)."""
+    fm = sys.modules.get("matplotlib.font_manager")
+    ft2font = sys.modules.get("matplotlib.ft2font")
+    manager = getattr(fm, "fontManager", None)
+    if manager is None or ft2font is None:
+        return []
+    found = []
+    seen = set()
+    for entry in manager.ttflist:
+        if entry.name in seen or not _FALLBACK_NAMES.search(entry.name) or \
+                entry.style != "normal":
+            continue
+        seen.add(entry.name)
+        try:
+            charmap = ft2font.FT2Font(entry.fname).get_charmap()
+        except Exception:  # an unreadable font: matplotlib skips it too
+            continue
+        held = sum(probe in charmap for probe in _FALLBACK_PROBES)
+        if held:
+            found.append((-held, len(found), entry.fname))
+    found.sort()
+    paths = []
+    for _held, _order, path in found[:2]:
+        if path not in paths:
+            paths.append(path)
+    return paths
+
+
+def _add_font_fallbacks(fm, paths):
+    """Every text matplotlib draws with TrueType fonts gets paths after its
+    own fonts (FontManager._find_fonts_by_props feeds get_font, whose
+    fallback list it is)."""
+    cls = fm.FontManager
+    original = getattr(cls, "_find_fonts_by_props", None)
+    if original is None or not paths:
+        return
+
+    def _find_fonts_by_props(self, prop, fontext="ttf", *args, **kwargs):
+        found = original(self, prop, fontext, *args, **kwargs)
+        if fontext == "ttf":
+            found = list(found) + [path for path in paths if path not in found]
+        return found
+    _find_fonts_by_props.__qualname__ = original.__qualname__
+    cls._find_fonts_by_props = _find_fonts_by_props
+
+
 def prepare():
     """In the worker (or its preloaded process), after matplotlib was
     imported: Agg, the modules figures need, one figure drawn and saved,
@@ -163,6 +224,7 @@ def prepare():
     except Exception:  # no Pillow: matplotlib would not have imported
         pass
     _fonts_readable(mpl)
+    _add_font_fallbacks(sys.modules.get("matplotlib.font_manager"), _font_fallbacks())
     _exercise(plt)
     # the settings a call starts with (a workspace's next call too)
     _STATE.update(mpl=mpl, rc=copy.deepcopy(dict(dict.items(mpl.rcParams))),
@@ -1200,10 +1262,43 @@ def render(figure):
     if done is not None and done[0] is figure:
         return done[1]
     buf = io.BytesIO()
-    _STATE["savefig"](figure, buf, format="png")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _STATE["savefig"](figure, buf, format="png")
+    _missing_glyphs(figure, caught)
     png = buf.getvalue()
     _RENDERED[id(figure)] = (figure, png)
     return png
+
+
+_GLYPH_MISSING = re.compile(r"Glyph (\d+) \(.*\) missing from current font\.")
+
+
+def _missing_glyphs(figure, caught):
+    """The warnings of drawing figure, shown again, but matplotlib's one per
+    character no font has (named by the wrapper around its caller, a file
+    of pysandbox's): one that names the characters and what to do."""
+    missing = []
+    shown = set()
+    for w in caught:
+        m = _GLYPH_MISSING.match(str(w.message))
+        if m is None:
+            if (str(w.message), w.category, w.filename, w.lineno) not in shown:
+                shown.add((str(w.message), w.category, w.filename, w.lineno))
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        elif chr(int(m.group(1))) not in missing:
+            missing.append(chr(int(m.group(1))))
+    if missing:
+        number = getattr(figure, "number", None)
+        warnings.warn_explicit(
+            "%s's text holds characters no font on the server has, drawn as empty boxes: %s. "
+            "Use other characters, or have the server's administrator install a font that "
+            "has them (for Chinese, Japanese and Korean on Debian: fonts-noto-cjk or "
+            "fonts-wqy-microhei), which charts then use where the default font lacks a "
+            "character" % ("figure %d" % number if type(number) is int else "a figure",
+                           ", ".join(repr(c) for c in missing[:10]) +
+                           (" and %d more" % (len(missing) - 10) if len(missing) > 10 else "")),
+            UserWarning, "<figure>", 0)
 
 
 def image(figure):
