@@ -184,6 +184,7 @@ def _add_font_fallbacks(fm, paths):
     original = getattr(cls, "_find_fonts_by_props", None)
     if original is None or not paths:
         return
+    paths = tuple(paths)
 
     def _find_fonts_by_props(self, prop, fontext="ttf", *args, **kwargs):
         found = original(self, prop, fontext, *args, **kwargs)
