@@ -554,6 +554,27 @@ RESET ROLE;
 DROP TABLE sq_bloom;
 DROP EXTENSION bloom;
 
+-- a naive datetime parameter is UTC, as the code's clock and timestamptz
+-- values are, whatever the session's TimeZone (review 115 F4: read in New
+-- York's, 4-5 hours off); an amount into money takes lc_monetary's point
+-- (review 115 F1: 1234.5 was 12345 under de_DE)
+SET TimeZone = 'America/New_York';
+SET lc_monetary = 'de_DE.UTF-8';
+SET ROLE regress_pysandbox_sql;
+SELECT sandbox_execute($$
+import datetime as dt
+def main():
+    t = dt.datetime(2024, 7, 1, 12, 0)
+    return [str(sql("SELECT $1::timestamptz AS v", t).v[0]),
+            str(sql("SELECT $1::timestamp AS v", t).v[0]),
+            str(sql("SELECT $1::timestamptz[] AS v", [t]).v[0][0]),
+            float(sql("SELECT $1::money AS m", 1234.5).m[0]),
+            float(sql("SELECT $1::money AS m", 7).m[0])]
+$$);
+RESET ROLE;
+RESET lc_monetary;
+RESET TimeZone;
+
 DROP FUNCTION sq_total(numeric), sq_ratio(integer), sq_secrets();
 REVOKE ALL ON sq_items FROM regress_pysandbox_sql, regress_pysandbox_sql_owner;
 REVOKE ALL ON SEQUENCE sq_seq FROM regress_pysandbox_sql;

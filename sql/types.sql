@@ -527,3 +527,75 @@ def main(df):
     return [repr(v) for v in df.b[0]]
 $$, '{"df": {"$query": "SELECT ARRAY[''\\x0102''::bytea, ''\\x5c61ff''::bytea] AS b"}}');
 RESET bytea_output;
+
+-- whole elements of float8[], float4[] and numeric[] arrive as floats:
+-- as ints, numpy made the list int64 and its product wrapped without a
+-- word (review 115 F2: 7.77e18 for four 100000s)
+SELECT sandbox_execute($$
+import numpy as np
+def main(df):
+    return [[str(np.array(v).dtype), float(np.prod(v)), repr(v[0])] for v in df.factors]
+$$, '{"df": {"$query": "SELECT ''{100000,100000,100000,100000}''::float8[] AS factors UNION ALL SELECT ''{-0,2}''::float4[] UNION ALL SELECT ''{3,NaN}''::numeric[]"}}');
+
+-- an interval's parts each carry their sign: under IntervalStyle
+-- sql_standard a leading minus applied to the parts after it (review 115
+-- F7: -1 month +1 day came back as -1 month -1 day)
+SET IntervalStyle = 'sql_standard';
+SELECT a, b, a = interval '-1 mon +1 day' AS a_ok, b = interval '-10 mons' AS b_ok
+FROM sandbox_rows($$
+import pandas as pd
+from dateutil.relativedelta import relativedelta
+def main():
+    return [{"a": relativedelta(months=-1, days=+1), "b": pd.DateOffset(years=-1, months=2)}]
+$$) AS r(a interval, b interval);
+RESET IntervalStyle;
+
+-- a date's text is read in DateStyle's order, as PostgreSQL reads it
+-- (review 115 F6: month first whatever DateStyle said); ISO text is ISO
+SET DateStyle = 'ISO, DMY';
+SELECT '01/02/2024'::date AS postgres, d, t
+FROM sandbox_rows($$
+def main():
+    return [{"d": "01/02/2024", "t": "2024-03-04 10:00"}]
+$$) AS r(d date, t timestamp);
+SELECT * FROM sandbox_rows($$
+def main():
+    return [{"d": "02/13/2024"}]
+$$) AS r(d date);
+SET DateStyle = 'ISO, YMD';
+SELECT '01/02/03'::date AS postgres, d
+FROM sandbox_rows($$
+def main():
+    return [{"d": "01/02/03"}]
+$$) AS r(d date);
+RESET DateStyle;
+
+-- money goes back with lc_monetary's decimal point, scalars, arrays and
+-- fields alike: under de_DE, whose "." groups thousands, 1234.50 came
+-- back as 12345.00 and 0.07 as 7.00 (review 115 F1)
+SET lc_monetary = 'de_DE.UTF-8';
+CREATE TYPE ty_fee AS (amount money, n int);
+CREATE TABLE ty_acct(id int, bal money);
+INSERT INTO ty_acct VALUES (1, 1234.5), (2, 0.07), (3, -2.5);
+SELECT q.id, q.bal, q.bal = a.bal AS same
+FROM sandbox_rows(NULL::ty_acct, $$
+def main(t):
+    return t
+$$, '{"t": {"$table": "ty_acct"}}') AS q JOIN ty_acct a USING (id) ORDER BY id;
+SELECT q.id, q.bal = a.bal AS same
+FROM sandbox_rows(NULL::ty_acct, $$
+def main(t):
+    return t
+$$, '{"t": {"$table": "ty_acct"}}', options => '{"numeric": "decimal"}') AS q
+JOIN ty_acct a USING (id) ORDER BY id;
+SELECT s, a, f FROM sandbox_rows($$
+def main():
+    return [{"s": 1234.5, "a": [0.07, 1234.5], "f": {"amount": 2.25, "n": 1}}]
+$$) AS r(s money, a money[], f ty_fee);
+RESET lc_monetary;
+SELECT s FROM sandbox_rows($$
+def main():
+    return [{"s": 1234.5}]
+$$) AS r(s money);
+DROP TABLE ty_acct;
+DROP TYPE ty_fee;

@@ -11,7 +11,7 @@ fi
 
 PKGS="postgresql-15 postgresql-server-dev-15 postgresql-plpython3-15 libseccomp-dev
 python3-dev python3-pandas python3-numpy python3-psycopg2 python3-tabulate python3-scipy python3-sklearn python3-statsmodels python3-matplotlib fonts-wqy-microhei libipc-run-perl
-build-essential make clang-14 libclang-rt-14-dev iproute2 postgresql-15-plproxy"
+locales build-essential make clang-14 libclang-rt-14-dev iproute2 postgresql-15-plproxy"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -20,6 +20,11 @@ if [ -n "$missing" ]; then
 	echo "== installing:$missing"
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+fi
+
+# a locale whose money has a decimal comma (sql/types.sql: lc_monetary)
+if ! locale -a | grep -qi '^de_DE\.utf-\?8$'; then
+	localedef -i de_DE -c -f UTF-8 de_DE.UTF-8
 fi
 
 echo "== building"

@@ -206,6 +206,7 @@ extern char *sb_alloc_large(MemoryContext cxt, Size size);
 extern void sb_column_argument(SbColumn *c, int argument);
 /* sb_params.c: a query parameter's text; sb_names.c: a missing table's names */
 extern char *sb_param_text(JsonbValue *v, Oid type, int i, const char *what, bool *isnull);
+extern char sb_money_point(void);
 extern char *sb_missing_hint(const char *query, int cursorpos);
 extern void sb_column_init(SbColumn *c, const char *name, Oid typid,
 						   bool numeric_decimal, MemoryContext cxt);

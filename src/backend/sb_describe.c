@@ -49,7 +49,7 @@ static const struct
 	{SB_COL_DECIMAL_JSON, "object", NULL, "dict, list, str, int, decimal.Decimal, bool or None (JSON)"},
 	{SB_COL_BYTES, "object", NULL, "bytes"},
 	{SB_COL_DECIMAL, "object", NULL, "decimal.Decimal"},
-	{SB_COL_NUMERIC_ARRAY, "object", NULL, "list of float (int for whole numbers)"},
+	{SB_COL_NUMERIC_ARRAY, "object", NULL, "list of float"},
 	{SB_COL_DECIMAL_ARRAY, "object", NULL, "list of decimal.Decimal"},
 	{SB_COL_DATE_ARRAY, "object", NULL, "list of datetime.date"},
 	{SB_COL_TIMESTAMP_ARRAY, "object", NULL, "list of datetime.datetime"},

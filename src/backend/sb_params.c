@@ -133,6 +133,16 @@ sb_param_text(JsonbValue *v, Oid type, int i, const char *what, bool *isnull)
 			return whole;
 		}
 	}
+	if (v->type == jbvNumeric && base == CASHOID)
+	{
+		/* an amount: money's input reads lc_monetary's decimal point (review 115 F1) */
+		char	   *text = sb_jsonb_value_text(v, isnull);
+		char	   *dot = strchr(text, '.');
+
+		if (dot != NULL)
+			*dot = sb_money_point();
+		return text;
+	}
 	if (v->type != jbvBinary || json)
 		return sb_jsonb_value_text(v, isnull);
 	*isnull = false;

@@ -26,6 +26,7 @@
 #include "utils/json.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/pg_locale.h"
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 #include "utils/typcache.h"
@@ -406,6 +407,23 @@ sb_text_datum(SbOutColumn *c, uint64 row, Size *expansion)
 	return InputFunctionCall(&c->input, arg, c->typioparam, c->typmod);
 }
 
+/*
+ * The decimal point money's input (cash_in) reads under the session's
+ * lc_monetary, found as cash_in finds it; '.' where it is not one plain
+ * character.
+ */
+char
+sb_money_point(void)
+{
+	struct lconv *lc = PGLC_localeconv();
+	char		c = lc->mon_decimal_point[0];
+
+	if (c != '\0' && lc->mon_decimal_point[1] == '\0' && c > ' ' && c < 0x7f &&
+		c != '"' && c != '\\')
+		return c;
+	return '.';
+}
+
 /* The declared columns of a rows result and what the child sent for them. */
 struct SbRowsOut
 {
@@ -444,7 +462,15 @@ sb_rows_declare(SbRequest *req, TupleDesc tupdesc, MemoryContext cache_cxt)
 
 	ro->tupdesc = tupdesc;
 	ro->cols = palloc0(sizeof(SbOutColumn) * Max(tupdesc->natts, 1));
-	appendStringInfoString(&req->json, "\"rows\":{\"columns\":[");
+	/*
+	 * The decimal point money's input reads under lc_monetary, as cash_in
+	 * finds it: the child writes amounts with it ("1234.5" was 12345 under
+	 * de_DE, whose "." groups thousands: review 115 F1)
+	 */
+	appendStringInfo(&req->json, "\"rows\":{\"money_point\":\"%c\",\"date_order\":\"%s\",\"columns\":[",
+					 sb_money_point(),
+	/* and DateStyle's order, in which the child reads a date's text (review 115 F6) */
+					 DateOrder == DATEORDER_DMY ? "DMY" : DateOrder == DATEORDER_YMD ? "YMD" : "MDY");
 	for (i = 0; i < tupdesc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(tupdesc, i);

@@ -19,6 +19,7 @@
 #include "access/xact.h"
 #include "catalog/objectaccess.h"
 #include "catalog/pg_aggregate.h"
+#include "catalog/pg_language.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
@@ -269,9 +270,9 @@ static needs_fmgr_hook_type sb_prev_needs_fmgr_hook = NULL;
 static fmgr_hook_type sb_prev_fmgr_hook = NULL;
 
 /*
- * Volatile, and callable from SQL.  A function with an argument of type
- * internal is not: no SQL expression makes such a value, and only C code
- * (installed by a superuser) may declare one.  PostgreSQL calls it itself,
+ * Volatile, and callable from SQL.  A C function with an argument of type
+ * internal is not: no SQL expression makes such a value, and only a
+ * superuser installs C code.  PostgreSQL calls it itself,
  * as the support of something the query uses, and such functions are often
  * volatile by default rather than by nature: a text search dictionary's
  * init (dsnowball_init, to_tsvector('english', ...) in a fresh session),
@@ -290,9 +291,11 @@ sb_sql_callable_volatile(Oid fn_oid)
 		return false;
 	proc = (Form_pg_proc) GETSTRUCT(tup);
 	result = proc->provolatile == PROVOLATILE_VOLATILE;
-	for (i = 0; result && i < proc->pronargs; i++)
-		if (proc->proargtypes.values[i] == INTERNALOID)
-			result = false;
+	/* C's only: a procedural language of a third party might take internal */
+	if (proc->prolang == ClanguageId || proc->prolang == INTERNALlanguageId)
+		for (i = 0; result && i < proc->pronargs; i++)
+			if (proc->proargtypes.values[i] == INTERNALOID)
+				result = false;
 	ReleaseSysCache(tup);
 	return result;
 }

@@ -163,7 +163,33 @@ def _relative_interval(v):
         amounts = [(k, getattr(v, k)) for k in _RELATIVE_UNITS if k != "weeks"]
     else:
         return None
-    return " ".join("%s %s" % (n, k) for k, n in amounts if n) or "0 seconds"
+    # every amount signed: under IntervalStyle sql_standard a leading minus
+    # applies to the fields after it that have no sign of their own
+    # ("-1 months 1 days" was -1 month -1 day, review 115 F7)
+    return " ".join("%s%s %s" % ("+" if n > 0 else "", n, k)
+                    for k, n in amounts if n) or "0 seconds"
+
+
+# the decimal point money's input (cash_in) reads under the session's
+# lc_monetary, which the backend declares with a rows result: "1234.5" was
+# 12345 under de_DE, whose "." groups thousands (review 115 F1)
+_MONEY = ["."]
+
+
+def money_point(point):
+    """The decimal point of money's text for the call's results."""
+    _MONEY[0] = point if type(point) is str and len(point) == 1 and point not in "-0123456789" \
+        else "."
+
+
+# DateStyle's order of day, month and year, in which PostgreSQL reads
+# "01/02/2024" (the backend declares it with a rows result): a str into a
+# date/time column is read in it, not always month first (review 115 F6)
+_DATE_ORDER = ["MDY"]
+
+
+def date_order(order):
+    _DATE_ORDER[0] = order if order in ("DMY", "YMD") else "MDY"
 
 
 class OutputLimitExceeded(Exception):
@@ -220,6 +246,10 @@ _SCAN_DECIMAL_JSON = json.decoder.JSONDecoder(parse_float=decimal.Decimal,
 # exponent is a Decimal (numeric's exactness: 0.1 + 0.2 is 0.3), an integer
 # stays an int (a count, an id, an index)
 _SCAN_FRACTIONS_JSON = json.decoder.JSONDecoder(parse_float=decimal.Decimal).scan_once
+# float8[], float4[] and numeric[] (float mode): array_to_json writes 2 for
+# 2.0, which must stay a float: as an int, numpy made the list int64 and
+# wrapped without a word (np.prod of four 100000s, review 115 F2)
+_SCAN_FLOAT_JSON = json.decoder.JSONDecoder(parse_int=float).scan_once
 
 
 def scan_json(text, where, scan=_SCAN_JSON):
@@ -245,7 +275,7 @@ def _decimal_json_value(text):
 
 
 def _numeric_array(text):
-    return _numeric_leaves(_json_value(text), float)
+    return _numeric_leaves(_json_value(text, _SCAN_FLOAT_JSON), float)
 
 
 def _decimal_array(text):
@@ -1727,7 +1757,13 @@ def _text_moment(text, name, row, caught):
         # on 2 MB of text: review 72 F4)
         raise _bad_value(name, row, text, "a date/time column")
     before = len(caught)
-    stamp = _Timestamp(text)
+    if _DATE_ORDER[0] == "MDY":
+        stamp = _Timestamp(text)
+    else:
+        stamp = pd.to_datetime(text, dayfirst=_DATE_ORDER[0] == "DMY",
+                               yearfirst=_DATE_ORDER[0] == "YMD")
+        if type(stamp) is not _Timestamp:       # NaT for "", "NaT"
+            raise ValueError(text)
     if len(caught) > before:
         raise RowsError('column "%s", row %d: %r cannot be read as a date/time without guessing (%s)'
                         % (name, row + 1, text[:80],
@@ -1991,12 +2027,15 @@ def _text_value(v, category, name, row, sqltype=None, fields=None):
     if t in _FLOAT_TYPES:
         f = float(v)
         if category == "money" and math.isfinite(f):
-            # money's input takes no exponent (a large amount's repr has one)
-            return np.format_float_positional(f, trim="-")
+            # money's input takes no exponent (a large amount's repr has one),
+            # and its decimal point is lc_monetary's
+            return np.format_float_positional(f, trim="-").replace(".", _MONEY[0])
         if category == "numeric":
             return _numeric_float_text(f, t is np.float32 or t is np.float16)
         return "Infinity" if f == math.inf else "-Infinity" if f == -math.inf else repr(f)
     if t is decimal.Decimal:
+        if category == "money" and v.is_finite():
+            return format(v, "f").replace(".", _MONEY[0])
         return str(v)
     if t is _Timestamp or t is datetime.datetime or t is datetime.date or t is datetime.time:
         if sqltype in ("time without time zone", "time with time zone") and t is not \

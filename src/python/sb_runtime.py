@@ -1312,6 +1312,11 @@ def _sql_param(value, i):
         return value
     if isinstance(value, (np.integer, np.floating, np.bool_)):
         return _sql_param(value.item(), i)
+    if isinstance(value, datetime.datetime) and value.tzinfo is None:
+        # a naive moment is UTC, as the code's clock and timestamptz columns
+        # are: read in the session's TimeZone, datetime.now() - 2 hours was
+        # 5 hours off in New York (review 115 F4); timestamp ignores the zone
+        return value.isoformat() + "+00:00"
     if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
         return value.isoformat()
     if isinstance(value, (decimal.Decimal, uuid.UUID)):
@@ -1916,6 +1921,8 @@ def _serve_request(python_layer, request, inputs):
         return 0
 
     rows = request.get("rows")
+    sb_codec.money_point(rows.get("money_point") if type(rows) is dict else None)
+    sb_codec.date_order(rows.get("date_order") if type(rows) is dict else None)
     group = request.get("group")
     try:
         key = _group_key(inputs, group) if group is not None else None

@@ -506,10 +506,10 @@ class Review37Tests(unittest.TestCase):
     def test_relative_offsets_as_intervals(self):
         from dateutil.relativedelta import relativedelta
         self.assertEqual(sb_codec._relative_interval(pd.DateOffset(months=1, days=2)),
-                         "1 months 2 days")
-        self.assertEqual(sb_codec._relative_interval(pd.DateOffset(months=2) * 3), "6 months")
+                         "+1 months +2 days")
+        self.assertEqual(sb_codec._relative_interval(pd.DateOffset(months=2) * 3), "+6 months")
         self.assertEqual(sb_codec._relative_interval(relativedelta(years=1, weeks=2)),
-                         "1 years 14 days")
+                         "+1 years +14 days")
         self.assertIsNone(sb_codec._relative_interval(pd.DateOffset(day=31)))
         self.assertIsNone(sb_codec._relative_interval(relativedelta(day=31)))
         self.assertIsNone(sb_codec._relative_interval(pd.offsets.MonthEnd()))
@@ -565,7 +565,7 @@ class Review37Tests(unittest.TestCase):
         from dateutil.relativedelta import relativedelta
         self.assertIsNone(sb_codec._relative_interval(relativedelta(years=1, leapdays=1)))
         self.assertIsNone(sb_codec._relative_interval(pd.DateOffset(days=1, normalize=True)))
-        self.assertEqual(sb_codec._relative_interval(pd.DateOffset(days=np.int64(3))), "3 days")
+        self.assertEqual(sb_codec._relative_interval(pd.DateOffset(days=np.int64(3))), "+3 days")
 
     def test_nested_zero_d_arrays_are_refused(self):
         inner = np.empty((), dtype=object)
