@@ -599,3 +599,24 @@ def main():
 $$) AS r(s money);
 DROP TABLE ty_acct;
 DROP TYPE ty_fee;
+
+-- what Python cannot read or hold is said, with what to do (review 115
+-- F10: 39000 "sandbox process failed", a hint to call
+-- sys.set_int_max_str_digits() before the code ran, a bare OverflowError)
+SELECT sandbox_execute('def main(df): return 1', jsonb_build_object('df',
+    jsonb_build_object('$query', 'SELECT (repeat(''['', 990) || repeat('']'', 990))::jsonb AS j')));
+SELECT sandbox_execute('def main(df): return 1', jsonb_build_object('df',
+    jsonb_build_object('$query', 'SELECT repeat(''7'', 5000)::jsonb AS j')));
+SELECT length(n::text), m FROM sandbox_rows($$
+def main():
+    return [{"n": 10**400, "m": 1}, {"m": 2, "n": 5}]
+$$) AS r(n numeric, m int);
+SELECT * FROM sandbox_rows($$
+def main():
+    return [{"n": 10**400}]
+$$) AS r(n float8);
+SELECT * FROM sandbox_rows($$
+from decimal import Decimal
+def main():
+    return [{"n": Decimal("2.7")}]
+$$) AS r(n int);

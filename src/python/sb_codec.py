@@ -1244,7 +1244,19 @@ def _records_frame(rows, columns=None):
     "501.0".  Such a column, a float64 one with a missing value, is taken
     again as the code gave it (objects); the others keep their inferred
     dtypes (all objects would make 200k rows twice as slow to encode)."""
-    frame = pd.DataFrame.from_records(rows, columns=columns)
+    try:
+        frame = pd.DataFrame.from_records(rows, columns=columns)
+    except OverflowError:
+        # an int past float64 (10**400, for a numeric column) among others:
+        # pandas' inference gave up (a bare OverflowError: review 115 F10);
+        # the values as the code gave them
+        if columns is None:
+            names = list(dict.fromkeys(k for r in rows for k in r))
+            frame = pd.DataFrame({n: pd.Series([r.get(n) for r in rows], dtype=object)
+                                  for n in names}, columns=names)
+        else:
+            frame = pd.DataFrame({n: pd.Series([r[i] for r in rows], dtype=object)
+                                  for i, n in enumerate(columns)}, columns=columns)
     for i in range(frame.shape[1]):
         column = frame.iloc[:, i]
         if column.dtype == np.float64 and column.isna().any():
@@ -1561,7 +1573,8 @@ def _bad_value(name, row, value, what, hint=None):
     if isinstance(value, np.generic) and type(value.item()) in (int, float, bool):
         t = type(value.item())      # a number from a column: shown as written (review 107)
         value = value.item()
-    text = repr(value) if t in (str, int, float, bool) else '"%s" value' % t.__name__
+    text = repr(value) if t in (str, int, float, bool, decimal.Decimal) \
+        else '"%s" value' % t.__name__
     hint = hint or _CONVERT_HINTS.get(what, "Convert the value to the column's type, or "
                                       "declare the column with the type the values have.")
     if (t is pd.Series or t is pd.DataFrame or t is np.ndarray) and value.size == 1:
@@ -1570,8 +1583,10 @@ def _bad_value(name, row, value, what, hint=None):
         hint = ("It holds one value: return that value, %s." %
                 ("s.iloc[0] (or s.item())" if t is pd.Series else
                  "df.iloc[0, 0]" if t is pd.DataFrame else "a.item()"))
+    if len(text) > 80:
+        text = text[:60] + "...(%d characters)" % len(text)
     return RowsError('column "%s", row %d: %s does not fit %s'
-                     % (name, row + 1, text[:80], what), _MISMATCH, hint)
+                     % (name, row + 1, text, what), _MISMATCH, hint)
 
 
 # text as PostgreSQL's input functions of the binary kinds take it (int8in,
@@ -1694,7 +1709,12 @@ def _encode_float(series, name):
         if _is_null(v):
             valid[i] = False
         elif t in _FLOAT_TYPES or t in _INT_TYPES or t in _BOOL_TYPES or t is decimal.Decimal:
-            out[i] = float(v)
+            try:
+                out[i] = float(v)
+            except OverflowError:       # 10**400 (review 115 F10: a bare OverflowError)
+                raise _bad_value(name, i, v, "a floating-point column",
+                                 "It is past float8's range (about 1.8e308): declare the "
+                                 "column numeric, which holds it exactly.") from None
         elif (t is str or t is np.str_) and (f := _float_of_text(v)) is not None:
             out[i] = f
         else:

@@ -871,6 +871,28 @@ def _read_or_report(read, data, what):
                     "out of memory while reading the %s: they need more than the "
                     "memory limit allows" % data)
         return None, 0
+    except RecursionError:
+        # PostgreSQL's JSON nests deeper than Python's json module reads
+        # (39000 "sandbox process failed" before: review 115 F10)
+        _send_error("arguments", "ArgumentsError",
+                    "the %s hold a JSON value nested deeper than Python reads (about %d "
+                    "levels): take its parts apart in the query (->, jsonb_path_query) or "
+                    "pass it as text (::text)" % (data, sys.getrecursionlimit() - 100),
+                    exit_code=72)
+        return None, 72
+    except ValueError as exc:
+        if "integer string conversion" not in str(exc):
+            _send_error("crash", "ProtocolError", "could not read the %s: %s" % (what, exc),
+                        exit_code=72)
+            return None, 72
+        # its hint, sys.set_int_max_str_digits(), is no help: the code has
+        # not run yet (review 115 F10)
+        _send_error("arguments", "ArgumentsError",
+                    "the %s hold a JSON number with more than %d digits, more than Python "
+                    "reads as an int: cast it to numeric in the query (with options "
+                    "{\"numeric\": \"decimal\"}) or pass it as text (::text)"
+                    % (data, sys.get_int_max_str_digits()), exit_code=72)
+        return None, 72
     except Exception as exc:  # the backend is trusted, but say what broke
         _send_error("crash", "ProtocolError", "could not read the %s: %s" % (what, exc),
                     exit_code=72)
