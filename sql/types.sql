@@ -620,3 +620,15 @@ from decimal import Decimal
 def main():
     return [{"n": Decimal("2.7")}]
 $$) AS r(n int);
+
+-- naive text in a timestamptz[] and a naive time into timetz are UTC, as
+-- a scalar's are, whatever TimeZone (review 115 F8: the session's zone)
+SET TimeZone = 'America/New_York';
+SELECT scalar = arr[1] AS same, arr, tt FROM sandbox_rows($$
+import datetime as dt
+def main():
+    return [{"scalar": "2024-07-01 12:00",
+             "arr": ["2024-07-01 12:00", "2024-07-01 12:00+02", "infinity", None],
+             "tt": dt.time(1, 2, 3)}]
+$$) AS r(scalar timestamptz, arr timestamptz[], tt timetz);
+RESET TimeZone;

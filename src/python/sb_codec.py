@@ -1765,6 +1765,17 @@ def _far_micros(v, wall_clock=False):
     return None
 
 
+def _moment_text(text):
+    """text as pandas reads a moment, in DateStyle's order of day and month."""
+    if _DATE_ORDER[0] == "MDY":
+        return _Timestamp(text)
+    stamp = pd.to_datetime(text, dayfirst=_DATE_ORDER[0] == "DMY",
+                           yearfirst=_DATE_ORDER[0] == "YMD")
+    if type(stamp) is not _Timestamp:       # NaT for "", "NaT"
+        raise ValueError(text)
+    return stamp
+
+
 def _text_moment(text, name, row, caught):
     """A str into a date/time column, read as pandas reads it, but not
     where pandas would guess (it warns): a zone name it does not know
@@ -1777,13 +1788,7 @@ def _text_moment(text, name, row, caught):
         # on 2 MB of text: review 72 F4)
         raise _bad_value(name, row, text, "a date/time column")
     before = len(caught)
-    if _DATE_ORDER[0] == "MDY":
-        stamp = _Timestamp(text)
-    else:
-        stamp = pd.to_datetime(text, dayfirst=_DATE_ORDER[0] == "DMY",
-                               yearfirst=_DATE_ORDER[0] == "YMD")
-        if type(stamp) is not _Timestamp:       # NaT for "", "NaT"
-            raise ValueError(text)
+    stamp = _moment_text(text)
     if len(caught) > before:
         raise RowsError('column "%s", row %d: %r cannot be read as a date/time without guessing (%s)'
                         % (name, row + 1, text[:80],
@@ -1879,6 +1884,19 @@ def _moment_element(v, sqltype):
     takes it (review 51): a naive value is UTC, not the session's zone,
     which the element's text would be read in.  (Into timestamp an aware
     value's text gives its own wall clock, as the scalar does.)"""
+    if type(v) is str and sqltype.startswith("timestamp with time zone") and len(v) < 200 \
+            and not _INFINITY_TEXT.match(v):
+        # naive text too, as a scalar's text is (review 115 F8: read in the
+        # session's zone); text PostgreSQL reads otherwise is left to it
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                stamp = _moment_text(v)
+            except (ValueError, TypeError, OverflowError):
+                return v
+        if caught or type(stamp) is not _Timestamp or stamp.tzinfo is not None:
+            return v
+        return stamp.tz_localize("UTC")
     if type(v) is not _Timestamp and type(v) is not datetime.datetime:
         return v
     if sqltype.startswith("timestamp") and "with time zone" in sqltype and v.tzinfo is None:
@@ -2061,7 +2079,11 @@ def _text_value(v, category, name, row, sqltype=None, fields=None):
         if sqltype in ("time without time zone", "time with time zone") and t is not \
                 datetime.time and t is not datetime.date:
             # a moment into a time of day: its clock, as ::time takes it
-            return (v.timetz() if sqltype == "time with time zone" else v.time()).isoformat()
+            v = v.timetz() if sqltype == "time with time zone" else v.time()
+            t = datetime.time
+        if sqltype == "time with time zone" and t is datetime.time and v.tzinfo is None:
+            # naive is UTC, as into timestamptz (review 115 F8: the session's offset)
+            return v.isoformat() + "+00:00"
         return v.isoformat()
     if t is _Timedelta or t is datetime.timedelta or t is np.timedelta64:
         micros = _Timedelta(v).value // 1000
