@@ -557,19 +557,23 @@ DROP EXTENSION bloom;
 -- a naive datetime parameter is UTC, as the code's clock and timestamptz
 -- values are, whatever the session's TimeZone (review 115 F4: read in New
 -- York's, 4-5 hours off); an amount into money takes lc_monetary's point
--- (review 115 F1: 1234.5 was 12345 under de_DE)
+-- (review 115 F1: 1234.5 was 12345 under de_DE; a Decimal's and a list's
+-- amounts too, review 116 F2)
 SET TimeZone = 'America/New_York';
 SET lc_monetary = 'de_DE.UTF-8';
 SET ROLE regress_pysandbox_sql;
 SELECT sandbox_execute($$
 import datetime as dt
+from decimal import Decimal
 def main():
     t = dt.datetime(2024, 7, 1, 12, 0)
     return [str(sql("SELECT $1::timestamptz AS v", t).v[0]),
             str(sql("SELECT $1::timestamp AS v", t).v[0]),
             str(sql("SELECT $1::timestamptz[] AS v", [t]).v[0][0]),
             float(sql("SELECT $1::money AS m", 1234.5).m[0]),
-            float(sql("SELECT $1::money AS m", 7).m[0])]
+            float(sql("SELECT $1::money AS m", 7).m[0]),
+            float(sql("SELECT $1::money AS m", Decimal("-12.34")).m[0]),
+            [float(v) for v in sql("SELECT unnest($1::money[]) AS m", [1234.5, Decimal("0.07")]).m]]
 $$);
 RESET ROLE;
 RESET lc_monetary;

@@ -562,6 +562,16 @@ SELECT * FROM sandbox_rows($$
 def main():
     return [{"d": "02/13/2024"}]
 $$) AS r(d date);
+-- text that begins with its year is read year first whatever DateStyle
+-- (review 116 F1: dateutil read these as 1 February under DMY)
+SELECT a, b, c FROM sandbox_rows($$
+def main():
+    return [{"a": "2024-01-02 10:00 UTC", "b": "2024/01/02 10:00 PM", "c": "2024-01-02"}]
+$$) AS r(a timestamptz, b timestamp, c date);
+SELECT * FROM sandbox_rows($$
+def main():
+    return [{"d": "2024-13-01"}]
+$$) AS r(d date);
 SET DateStyle = 'ISO, YMD';
 SELECT '01/02/03'::date AS postgres, d
 FROM sandbox_rows($$
@@ -592,6 +602,13 @@ SELECT s, a, f FROM sandbox_rows($$
 def main():
     return [{"s": 1234.5, "a": [0.07, 1234.5], "f": {"amount": 2.25, "n": 1}}]
 $$) AS r(s money, a money[], f ty_fee);
+-- a function's child kept for the statement's next rows is not kept
+-- past a change of lc_monetary (review 116 F3: 1234.5 became 12345)
+CREATE FUNCTION ty_ident_money(m numeric) RETURNS money LANGUAGE pysandbox AS $$ return m $$;
+SELECT l, set_config('lc_monetary', l, false) = l AS set,
+       ty_ident_money(1234.5)::numeric AS amount
+FROM unnest(ARRAY['C', 'de_DE.UTF-8', 'C']) AS l;
+DROP FUNCTION ty_ident_money(numeric);
 RESET lc_monetary;
 SELECT s FROM sandbox_rows($$
 def main():
@@ -628,7 +645,8 @@ SELECT scalar = arr[1] AS same, arr, tt FROM sandbox_rows($$
 import datetime as dt
 def main():
     return [{"scalar": "2024-07-01 12:00",
-             "arr": ["2024-07-01 12:00", "2024-07-01 12:00+02", "infinity", None],
+             "arr": ["2024-07-01 12:00", "2024-07-01 12:00+02", "infinity", None,
+                     "2024-07-01T12:00:00.5"],
              "tt": dt.time(1, 2, 3)}]
 $$) AS r(scalar timestamptz, arr timestamptz[], tt timetz);
 RESET TimeZone;

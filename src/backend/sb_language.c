@@ -247,6 +247,9 @@ typedef struct SbFnCache
 	int			filesystem_layer;
 	bool		allow_weak;
 	char	   *allowed;		/* pysandbox.allowed_modules */
+	/* what the child writes money and reads dates by (review 116 F3) */
+	char		money_point;
+	int			date_order;
 	/* the definition as read for this call site (not for sets), in fn_mcxt */
 	SbFunction *def;			/* NULL: not read yet */
 	TransactionId def_xmin;		/* of the pg_proc row it was read from */
@@ -316,6 +319,7 @@ sb_fn_cache_take(SbFnCache *c, TransactionId fn_xmin, const ItemPointerData *fn_
 		c->limits.numeric_decimal != limits->numeric_decimal ||
 		c->python_layer != sb_role_python_layer() || c->filesystem_layer != sb_filesystem_layer ||
 		c->allow_weak != sb_allow_weak_isolation ||
+		c->money_point != sb_money_point() || c->date_order != DateOrder ||
 		strcmp(c->allowed, sb_role_allowed_modules()) != 0)
 	{
 		sb_sandbox_drop(c->held);
@@ -349,6 +353,8 @@ sb_fn_cache_keep(SbFnCache *c, SbSandbox *held, TransactionId fn_xmin,
 	c->python_layer = sb_role_python_layer();
 	c->filesystem_layer = sb_filesystem_layer;
 	c->allow_weak = sb_allow_weak_isolation;
+	c->money_point = sb_money_point();
+	c->date_order = DateOrder;
 	if (c->allowed != NULL)
 		pfree(c->allowed);
 	c->allowed = MemoryContextStrdup(cxt, sb_role_allowed_modules());

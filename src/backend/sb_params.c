@@ -50,13 +50,41 @@ sb_whole_number_text(Numeric n)
 }
 
 /*
+ * An amount's text for money's input: a plain number ("1234.5", a float's
+ * or a Decimal's text) gets lc_monetary's decimal point, which cash_in
+ * reads ("1234.5" was 12345 under de_DE: review 115 F1, 116 F2); any other
+ * text is money's own and left as it is.
+ */
+static void
+sb_money_amount_text(char *text)
+{
+	char	   *p = text;
+	char	   *dot = NULL;
+
+	if (*p == '-')
+		p++;
+	if (!isdigit((unsigned char) *p))
+		return;
+	for (; *p; p++)
+	{
+		if (*p == '.' && dot == NULL && isdigit((unsigned char) p[1]))
+			dot = p;
+		else if (!isdigit((unsigned char) *p))
+			return;
+	}
+	if (dot != NULL)
+		*dot = sb_money_point();
+}
+
+/*
  * A PostgreSQL array literal of a JSON array, for an array parameter
  * ($params' JSON, sql()'s list): nested arrays are its dimensions, null is
  * NULL, every other element is quoted (an object as its JSON text); with
  * integers (an integer element type), a whole number loses its fraction.
  */
 static void
-sb_json_array_literal(StringInfo buf, JsonbContainer *array, int depth, bool integers)
+sb_json_array_literal(StringInfo buf, JsonbContainer *array, int depth, bool integers,
+					  bool money)
 {
 	JsonbIterator *it;
 	JsonbValue	v;
@@ -81,7 +109,7 @@ sb_json_array_literal(StringInfo buf, JsonbContainer *array, int depth, bool int
 		first = false;
 		if (v.type == jbvBinary && JsonContainerIsArray(v.val.binary.data))
 		{
-			sb_json_array_literal(buf, v.val.binary.data, depth + 1, integers);
+			sb_json_array_literal(buf, v.val.binary.data, depth + 1, integers, money);
 			continue;
 		}
 		if (v.type == jbvNull)
@@ -96,6 +124,8 @@ sb_json_array_literal(StringInfo buf, JsonbContainer *array, int depth, bool int
 
 			if (text == NULL)
 				text = sb_jsonb_value_text(&v, &isnull);
+			if (money && (v.type == jbvNumeric || v.type == jbvString))
+				sb_money_amount_text(text);
 
 			appendStringInfoChar(buf, '"');
 			for (p = text; *p; p++)
@@ -133,14 +163,12 @@ sb_param_text(JsonbValue *v, Oid type, int i, const char *what, bool *isnull)
 			return whole;
 		}
 	}
-	if (v->type == jbvNumeric && base == CASHOID)
+	if ((v->type == jbvNumeric || v->type == jbvString) && base == CASHOID)
 	{
-		/* an amount: money's input reads lc_monetary's decimal point (review 115 F1) */
+		/* an amount (a Decimal comes as its text) */
 		char	   *text = sb_jsonb_value_text(v, isnull);
-		char	   *dot = strchr(text, '.');
 
-		if (dot != NULL)
-			*dot = sb_money_point();
+		sb_money_amount_text(text);
 		return text;
 	}
 	if (v->type != jbvBinary || json)
@@ -153,7 +181,8 @@ sb_param_text(JsonbValue *v, Oid type, int i, const char *what, bool *isnull)
 
 		initStringInfo(&buf);
 		sb_json_array_literal(&buf, v->val.binary.data, 0,
-							  elem == INT2OID || elem == INT4OID || elem == INT8OID);
+							  elem == INT2OID || elem == INT4OID || elem == INT8OID,
+							  elem == CASHOID);
 		return buf.data;
 	}
 	ereport(ERROR,

@@ -1573,8 +1573,12 @@ def _bad_value(name, row, value, what, hint=None):
     if isinstance(value, np.generic) and type(value.item()) in (int, float, bool):
         t = type(value.item())      # a number from a column: shown as written (review 107)
         value = value.item()
-    text = repr(value) if t in (str, int, float, bool, decimal.Decimal) \
-        else '"%s" value' % t.__name__
+    if t is int and value.bit_length() > 14000:
+        # repr() refuses past 4300 digits, with a hint the code cannot take
+        text = "an int of about %d digits" % int(value.bit_length() * 0.30103)
+    else:
+        text = repr(value) if t in (str, int, float, bool, decimal.Decimal) \
+            else '"%s" value' % t.__name__
     hint = hint or _CONVERT_HINTS.get(what, "Convert the value to the column's type, or "
                                       "declare the column with the type the values have.")
     if (t is pd.Series or t is pd.DataFrame or t is np.ndarray) and value.size == 1:
@@ -1711,6 +1715,8 @@ def _encode_float(series, name):
         elif t in _FLOAT_TYPES or t in _INT_TYPES or t in _BOOL_TYPES or t is decimal.Decimal:
             try:
                 out[i] = float(v)
+                if t is decimal.Decimal and v.is_finite() and math.isinf(out[i]):
+                    raise OverflowError     # Decimal("1e400") became inf (review 116 F5)
             except OverflowError:       # 10**400 (review 115 F10: a bare OverflowError)
                 raise _bad_value(name, i, v, "a floating-point column",
                                  "It is past float8's range (about 1.8e308): declare the "
@@ -1765,9 +1771,19 @@ def _far_micros(v, wall_clock=False):
     return None
 
 
+# a date and time in ISO 8601 without an offset
+_NAIVE_ISO = re.compile(r"[ \t]*[0-9]{4}-[0-9]{2}-[0-9]{2}"
+                        r"(?:[ T][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,9})?)?)?[ \t]*\Z")
+# text that begins with its year, which PostgreSQL reads year, month, day
+# whatever DateStyle says
+_YEAR_FIRST = re.compile(r"[ \t]*[0-9]{4}[-/.]")
+
+
 def _moment_text(text):
-    """text as pandas reads a moment, in DateStyle's order of day and month."""
-    if _DATE_ORDER[0] == "MDY":
+    """text as pandas reads a moment, in DateStyle's order of day and month
+    (but year first when it begins with its year: dateutil read
+    "2024-01-02 10:00 UTC" as 1 February with dayfirst, review 116 F1)."""
+    if _DATE_ORDER[0] == "MDY" or _YEAR_FIRST.match(text):
         return _Timestamp(text)
     stamp = pd.to_datetime(text, dayfirst=_DATE_ORDER[0] == "DMY",
                            yearfirst=_DATE_ORDER[0] == "YMD")
@@ -1884,19 +1900,12 @@ def _moment_element(v, sqltype):
     takes it (review 51): a naive value is UTC, not the session's zone,
     which the element's text would be read in.  (Into timestamp an aware
     value's text gives its own wall clock, as the scalar does.)"""
-    if type(v) is str and sqltype.startswith("timestamp with time zone") and len(v) < 200 \
-            and not _INFINITY_TEXT.match(v):
-        # naive text too, as a scalar's text is (review 115 F8: read in the
-        # session's zone); text PostgreSQL reads otherwise is left to it
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                stamp = _moment_text(v)
-            except (ValueError, TypeError, OverflowError):
-                return v
-        if caught or type(stamp) is not _Timestamp or stamp.tzinfo is not None:
-            return v
-        return stamp.tz_localize("UTC")
+    if type(v) is str and sqltype.startswith("timestamp with time zone") and \
+            _NAIVE_ISO.match(v):
+        # naive ISO text too is UTC, as a scalar's is (review 115 F8: read in
+        # the session's zone); PostgreSQL reads the rest (review 116 F4:
+        # pandas read "today" as now, and "2024" at all)
+        return v.strip() + "+00:00"
     if type(v) is not _Timestamp and type(v) is not datetime.datetime:
         return v
     if sqltype.startswith("timestamp") and "with time zone" in sqltype and v.tzinfo is None:
