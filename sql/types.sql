@@ -650,3 +650,15 @@ def main():
              "tt": dt.time(1, 2, 3)}]
 $$) AS r(scalar timestamptz, arr timestamptz[], tt timetz);
 RESET TimeZone;
+
+-- an interval in an array or a composite arrives as the same text whatever
+-- IntervalStyle says, and the session's style is left as it was
+CREATE TYPE ty_span AS (i interval, n int);
+SET IntervalStyle = 'iso_8601';
+SELECT sandbox_execute($$
+def main(df):
+    return [df.a[0], df.c[0]]
+$$, '{"df": {"$query": "SELECT ARRAY[interval ''-1 mon +1 day -3 hours'', NULL] AS a, ROW(interval ''1 year -2 days'', 1)::ty_span AS c"}}');
+SELECT interval '-1 mon +1 day' AS still_iso_8601;
+RESET IntervalStyle;
+DROP TYPE ty_span;

@@ -190,6 +190,8 @@ typedef struct SbColumn
 	Size		expansion;		/* what their print gained so far */
 	bool		numeric_elements;	/* an array of numeric, as floats: each
 									 * element within float64's range */
+	bool		interval_text;	/* an array or composite holding intervals:
+								 * their text in IntervalStyle postgres */
 } SbColumn;
 
 /* what an SbColumn of a LANGUAGE pysandbox function's arguments holds */
@@ -207,6 +209,7 @@ extern void sb_column_argument(SbColumn *c, int argument);
 /* sb_params.c: a query parameter's text; sb_names.c: a missing table's names */
 extern char *sb_param_text(JsonbValue *v, Oid type, int i, const char *what, bool *isnull);
 extern char sb_money_point(void);
+extern bool sb_prints_interval(Oid typid);
 extern char *sb_missing_hint(const char *query, int cursorpos);
 extern void sb_column_init(SbColumn *c, const char *name, Oid typid,
 						   bool numeric_decimal, MemoryContext cxt);

@@ -314,6 +314,8 @@ sb_column_init(SbColumn *c, const char *name, Oid typid, bool numeric_decimal,
 		c->digits = sb_prints_numeric(c->basetype, 0);
 		c->numeric_elements = c->kind == SB_COL_NUMERIC_ARRAY &&
 			getBaseType(get_element_type(c->basetype)) == NUMERICOID;
+		c->interval_text = (type_is_array(c->basetype) || type_is_rowtype(c->basetype)) &&
+			sb_prints_interval(c->basetype);
 	}
 }
 
@@ -807,7 +809,31 @@ sb_column_append(SbColumn *c, Datum d, bool isnull, uint64 row, const char *inpu
 		case SB_COL_TIMESTAMPTZ_ARRAY:
 			if (c->numeric_elements)
 				sb_numeric_elements_check(c, d, row, input);
-			if (type_is_array(c->basetype))
+			if (c->interval_text)
+			{
+				/*
+				 * an interval's text in the one style, whatever the session's
+				 * IntervalStyle ('-0-1 +1 -3:00:00' under sql_standard,
+				 * 'P-1M1DT-3H' under iso_8601: review 116)
+				 */
+				int			save = IntervalStyle;
+				Datum		json;
+
+				IntervalStyle = INTSTYLE_POSTGRES;
+				PG_TRY();
+				{
+					json = type_is_array(c->basetype) ?
+						DirectFunctionCall1(array_to_json, d) :
+						DirectFunctionCall1(row_to_json, d);
+				}
+				PG_FINALLY();
+				{
+					IntervalStyle = save;
+				}
+				PG_END_TRY();
+				sb_column_append_text(c, TextDatumGetCString(json));
+			}
+			else if (type_is_array(c->basetype))
 				sb_column_append_text(c, TextDatumGetCString(DirectFunctionCall1(array_to_json, d)));
 			else if (type_is_rowtype(c->basetype))
 				sb_column_append_text(c, TextDatumGetCString(DirectFunctionCall1(row_to_json, d)));

@@ -116,6 +116,22 @@ sb_prints_numeric(Oid typid, int depth)
 	return sb_type_holds(typid, depth, sb_is_numeric_printer);
 }
 
+static bool
+sb_is_interval(Oid base, int depth)
+{
+	return base == INTERVALOID;
+}
+
+/*
+ * Does a value of this type print an interval (in an array or a composite,
+ * whose JSON holds IntervalStyle's text)?
+ */
+bool
+sb_prints_interval(Oid typid)
+{
+	return sb_type_holds(typid, 0, sb_is_interval);
+}
+
 /*
  * jsonb_in's and jsonpath_in's part in a value: jsonb nested in an array or
  * a composite (a top-level jsonb is built by sb_jsonb_build within a budget
