@@ -166,6 +166,11 @@ ARG_PROBES = [
      "blocked"),
     ("mmap", [0, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | HIGH, -1, 0],
      "blocked"),
+    # the private type by name: 6.11's MAP_DROPPABLE (0x08), or a type a
+    # later kernel adds, is refused until looked at (review 114 I2)
+    ("mmap", [0, 4096, PROT_READ | PROT_WRITE, 0x08 | MAP_ANONYMOUS, -1, 0], "blocked"),
+    ("mmap", [0, 4096, PROT_READ | PROT_WRITE, 0x0a | MAP_ANONYMOUS, -1, 0], "blocked"),
+    ("mmap", [0, 4096, PROT_READ | PROT_WRITE, MAP_ANONYMOUS, -1, 0], "blocked"),
     # nor memory the kernel counts as stack, not data (review 96)
     ("mmap", [0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_GROWSDOWN,
               -1, 0], "blocked"),
@@ -225,6 +230,8 @@ def expected(name, kind):
         return "ran"             # advice 0 is MADV_NORMAL
     if kind == "SB_THP_OFF":
         return "blocked"         # option -1 is not PR_SET_THP_DISABLE
+    if kind == "SB_MMAP_PRIVATE":
+        return "blocked"         # flags 0 name no mapping type, MAP_PRIVATE's or another
     if kind == "SB_ARG_EQUALS":
         return "blocked"         # ioctl request 0 / fcntl command 0 (F_DUPFD) are not listed
     return "ran"                 # SB_ALLOW; SB_NO_EXEC, SB_READ_ONLY_OPEN, SB_ARG_ZERO pass 0;
