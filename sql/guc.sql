@@ -299,6 +299,16 @@ SET ROLE regress_pysandbox_user;
 SELECT sandbox_execute('def main(): return 1');
 RESET ROLE;
 ALTER ROLE regress_pysandbox_user RESET pysandbox.timeout;
+-- a value stored where nothing checked it (written while the library was
+-- not loaded; here into the catalog itself): preloaded, the login left it
+-- out with a WARNING and the role's calls ran with the looser default
+-- (review 117 F1); they are refused as without preloading
+INSERT INTO pg_db_role_setting
+VALUES (0, 'regress_pysandbox_user'::regrole, '{pysandbox.cpu_limit=banana}');
+\c - regress_pysandbox_user
+SELECT sandbox_execute('def main(): return 3');
+\c - :superuser_name
+DELETE FROM pg_db_role_setting WHERE setrole = 'regress_pysandbox_user'::regrole;
 -- the hint above says only a superuser can mend a superuser's setting
 -- (review 109 F7); one the role may set, it may mend in the session
 \c - :superuser_name

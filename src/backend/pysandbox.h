@@ -274,6 +274,7 @@ extern int	sb_role_int(SbRoleInt i);
 extern bool sb_role_lowered(SbRoleInt i);
 extern const char *sb_role_options(void);
 extern const char *sb_role_name(void);
+extern void sb_role_login_items(void (*take) (const char *item));
 extern const char *sb_role_allowed_modules(void);
 extern bool sb_role_python_layer(void);
 extern int	sb_role_log_calls(void);

@@ -10,6 +10,7 @@
 
 #include <limits.h>
 
+#include "access/xact.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
 #include "utils/guc.h"
@@ -190,11 +191,15 @@ sb_setting_source(const char *name)
  * count); a RESET brings the refusal back, the stored value being still
  * the invalid one.
  */
+static void sb_check_login_settings(void);
+
 bool
 sb_setting_still_invalid(void)
 {
 	const char *now;
 
+	if (sb_invalid_setting == NULL)
+		sb_check_login_settings();
 	if (sb_invalid_setting == NULL)
 		return false;
 	now = GetConfigOption(sb_invalid_name, true, false);
@@ -232,6 +237,64 @@ static const char *const sb_setting_names[] = {
 };
 
 #define SB_NSETTINGS lengthof(sb_setting_names)
+
+static const char *sb_login_value[SB_NSETTINGS];	/* by sb_setting_names' index */
+
+
+/* one stored "name=value" of the login role: the last one of each counts */
+static void
+sb_login_take(const char *item)
+{
+	const char *eq = strchr(item, '=');
+	int			i;
+
+	if (eq == NULL)
+		return;
+	for (i = 0; i < SB_NSETTINGS; i++)
+		if ((size_t) (eq - item) == strlen(sb_setting_names[i]) &&
+			pg_strncasecmp(item, sb_setting_names[i], eq - item) == 0)
+			sb_login_value[i] = MemoryContextStrdup(TopMemoryContext, eq + 1);
+}
+
+/*
+ * The values stored for the role that logged in, once per session: with
+ * pysandbox preloaded they were applied at login, before anything checked
+ * them here, and an invalid one was left out with only a WARNING -- the
+ * role's calls ran with the looser default (review 117 F1).  The one that
+ * applies of each setting (the most specific level's) is checked as a
+ * superuser's SET would be, and an invalid one refuses calls as at
+ * sb_guc_init.
+ */
+static void
+sb_check_login_settings(void)
+{
+	static bool checked = false;
+	int			i;
+
+	if (checked || !IsUnderPostmaster || !IsTransactionState() ||
+		!OidIsValid(MyDatabaseId))
+		return;
+	checked = true;
+	memset(sb_login_value, 0, sizeof(sb_login_value));
+	sb_role_login_items(sb_login_take);
+	for (i = 0; i < SB_NSETTINGS && sb_invalid_setting == NULL; i++)
+	{
+		/* a value the client or the session gave since is the one in force */
+		if (sb_login_value[i] == NULL ||
+			sb_setting_source(sb_setting_names[i]) > PGC_S_DATABASE_USER ||
+			set_config_option(sb_setting_names[i], sb_login_value[i], PGC_SUSET, PGC_S_TEST,
+							  GUC_ACTION_SET, false, DEBUG1, false) != 0)
+			continue;
+		sb_invalid_name = sb_setting_names[i];
+		sb_invalid_source = sb_setting_source(sb_invalid_name);
+		sb_invalid_default = MemoryContextStrdup(TopMemoryContext,
+												 GetConfigOption(sb_setting_names[i], false, false));
+		sb_invalid_setting = MemoryContextStrdup(TopMemoryContext,
+												 psprintf("%s = '%s'", sb_setting_names[i],
+														  sb_login_value[i]));
+	}
+}
+
 
 /* Register the settings (called from _PG_init). */
 void

@@ -527,7 +527,7 @@ sb_limits_from_options(SbLimits *limits, Jsonb *options)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid value for a pysandbox setting of this session: %s", sb_invalid_setting),
-				 errdetail("The value was given before pysandbox was loaded in the session (ALTER ROLE or ALTER DATABASE ... SET, or SET); it was not applied, and calls are refused rather than run with the default."),
+				 errdetail("The value was given or stored where pysandbox could not check it (ALTER ROLE or ALTER DATABASE ... SET, or SET, before pysandbox was loaded); it was not applied, and calls are refused rather than run with the default."),
 				 sb_invalid_setting_settable() ?
 				 errhint("Set a valid value in the session, or have a superuser correct the stored one (ALTER ROLE or ALTER DATABASE ... SET, or ... RESET) and reconnect; with pysandbox in session_preload_libraries or shared_preload_libraries, values are checked when they are set.") :
 				 errhint("Only a superuser can set it: ask one to correct the stored value (ALTER ROLE or ALTER DATABASE ... SET, or ... RESET), then reconnect; with pysandbox in session_preload_libraries or shared_preload_libraries, values are checked when they are set.")));

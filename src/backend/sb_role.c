@@ -188,6 +188,53 @@ sb_role_read(Relation rel, Oid database, Oid role)
 }
 
 /*
+ * Each "name=value" stored for the role that logged in (ALTER ROLE ALL,
+ * ALTER DATABASE, the role's own, the role's own in this database: in the
+ * order login applies them), to take(item).
+ */
+void
+sb_role_login_items(void (*take) (const char *item))
+{
+	Oid			levels[4][2] = {{InvalidOid, InvalidOid}, {MyDatabaseId, InvalidOid},
+	{InvalidOid, GetAuthenticatedUserId()}, {MyDatabaseId, GetAuthenticatedUserId()}};
+	Relation	rel = table_open(DbRoleSettingRelationId, AccessShareLock);
+	int			l;
+
+	for (l = 0; l < 4; l++)
+	{
+		ScanKeyData keys[2];
+		SysScanDesc scan;
+		HeapTuple	tup;
+
+		ScanKeyInit(&keys[0], Anum_pg_db_role_setting_setdatabase,
+					BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(levels[l][0]));
+		ScanKeyInit(&keys[1], Anum_pg_db_role_setting_setrole,
+					BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(levels[l][1]));
+		scan = systable_beginscan(rel, DbRoleSettingDatidRolidIndexId, true, NULL, 2, keys);
+		while (HeapTupleIsValid(tup = systable_getnext(scan)))
+		{
+			bool		isnull;
+			Datum		d = heap_getattr(tup, Anum_pg_db_role_setting_setconfig,
+										 RelationGetDescr(rel), &isnull);
+			Datum	   *items;
+			bool	   *nulls;
+			int			n,
+						i;
+
+			if (isnull)
+				continue;
+			deconstruct_array(DatumGetArrayTypeP(d), TEXTOID, -1, false, TYPALIGN_INT,
+							  &items, &nulls, &n);
+			for (i = 0; i < n; i++)
+				if (!nulls[i])
+					take(TextDatumGetCString(items[i]));
+		}
+		systable_endscan(scan);
+	}
+	table_close(rel, AccessShareLock);
+}
+
+/*
  * Is the current role another than the one that logged in?  Then read its
  * stored settings, once per command.  Returns whether they apply.
  */
