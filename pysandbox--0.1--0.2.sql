@@ -93,7 +93,7 @@ CREATE FUNCTION pysandbox_stat(
     OUT calls bigint,
     OUT ok bigint, OUT validation bigint, OUT exception bigint, OUT timeout bigint,
     OUT cpu bigint, OUT memory bigint, OUT output bigint, OUT violation bigint,
-    OUT crash bigint, OUT input bigint,
+    OUT crash bigint, OUT input bigint, OUT busy bigint,
     OUT total_wall_ms double precision, OUT mean_wall_ms double precision,
     OUT max_wall_ms double precision, OUT total_cpu_ms double precision,
     OUT max_peak_memory_kb bigint, OUT rows_in bigint, OUT bytes_in bigint,

@@ -719,6 +719,7 @@ typedef enum SbKind
 	SB_KIND_VIOLATION,
 	SB_KIND_CRASH,
 	SB_KIND_INPUT,
+	SB_KIND_BUSY,				/* no slot (max_concurrent): the view and log only */
 	SB_KIND_COUNT
 } SbKind;
 

@@ -31,10 +31,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "access/xact.h"
 #include "catalog/pg_authid.h"
 #include "commands/dbcommands.h"
 #include "common/hashfn.h"
 #include "funcapi.h"
+#include "storage/proc.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "storage/backendid.h"
@@ -53,7 +55,7 @@ PG_FUNCTION_INFO_V1(pysandbox_activity);
 /* outcome kinds: sandbox_run's error.kind, plus ok */
 static const char *const sb_kind_names[SB_KIND_COUNT] = {
 	"ok", "validation", "exception", "timeout", "cpu", "memory", "output",
-	"violation", "crash", "input"
+	"violation", "crash", "input", "busy"
 };
 
 #define SB_STAT_CODE_CHARS	200
@@ -411,6 +413,12 @@ sb_stat_kind_of(const SbCallRecord *rec, int sqlstate)
 	/* the worker lost under a call (58000) is no input's fault (review 109) */
 	if (ERRCODE_TO_CATEGORY(sqlstate) == ERRCODE_SYSTEM_ERROR)
 		return SB_KIND_CRASH;
+	/*
+	 * no slot free within queue_timeout (max_concurrent): a DBA sizing it
+	 * must see these apart from users' broken inputs (review 117 F3)
+	 */
+	if (sqlstate == ERRCODE_CONFIGURATION_LIMIT_EXCEEDED && !rec->ran)
+		return SB_KIND_BUSY;
 	if (!rec->ran)
 		return SB_KIND_INPUT;	/* reading the inputs, before any child ran */
 	if (ERRCODE_TO_CATEGORY(sqlstate) == ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION)
@@ -434,7 +442,7 @@ sb_stat_least_used(const void *a, const void *b)
 
 /* Find or add the entry of key (with the lock held shared; may retake it). */
 static SbStatEntry *
-sb_stat_entry(const SbStatKey *key, const SbCallRecord *rec)
+sb_stat_entry(const SbStatKey *key, const SbCallRecord *rec, TimestampTz now)
 {
 	SbStatEntry *e;
 	bool		found;
@@ -479,7 +487,7 @@ sb_stat_entry(const SbStatKey *key, const SbCallRecord *rec)
 		memset((char *) e + sizeof(SbStatKey), 0, sizeof(SbStatEntry) - sizeof(SbStatKey));
 		SpinLockInit(&e->mutex);
 		e->funcoid = rec->funcoid;
-		e->first_call = GetCurrentTimestamp();
+		e->first_call = now;	/* the last_call of its first call too */
 		len = pg_mbcliplen(rec->code, len, SB_STAT_CODE_BYTES - 1);
 		len = Min(len, pg_mbcharcliplen(rec->code, len, SB_STAT_CODE_CHARS));
 		memcpy(e->code, rec->code, len);
@@ -506,7 +514,7 @@ sb_stat_count(const SbCallRecord *rec, int kind)
 	key.dbid = MyDatabaseId;
 	key.code_id = rec->code_id;
 	LWLockAcquire(sb_shared->lock, LW_SHARED);
-	e = sb_stat_entry(&key, rec);
+	e = sb_stat_entry(&key, rec, now);
 	if (e != NULL)
 	{
 		volatile SbStatEntry *v = e;
@@ -567,15 +575,50 @@ sb_stat_names(Oid userid)
  * (LOG_SERVER_ONLY), never to the client, whose client_min_messages may
  * ask for LOG: the code may be a SECURITY DEFINER function's secret.
  */
+/*
+ * Was this code logged whole already in this statement?  A function called
+ * for every row logged its whole body on every row's line (review 117 F2:
+ * 99 MB of log from 1000 rows of a 100 kB body): a statement's lines give
+ * each code once, the first time.  The last few codes are remembered.
+ */
+#define SB_LOGGED_CODES 8
+
+static bool
+sb_stat_code_logged(uint64 code_id)
+{
+	static uint64 logged[SB_LOGGED_CODES];
+	static int	nlogged = 0;
+	static int	next = 0;
+	static LocalTransactionId lxid = InvalidLocalTransactionId;
+	static TimestampTz statement = 0;
+	int			i;
+
+	if (lxid != MyProc->lxid || statement != GetCurrentStatementStartTimestamp())
+	{
+		lxid = MyProc->lxid;
+		statement = GetCurrentStatementStartTimestamp();
+		nlogged = next = 0;
+	}
+	for (i = 0; i < nlogged; i++)
+		if (logged[i] == code_id)
+			return true;
+	logged[next] = code_id;
+	next = (next + 1) % SB_LOGGED_CODES;
+	nlogged = Min(nlogged + 1, SB_LOGGED_CODES);
+	return false;
+}
+
 static void
 sb_stat_log(const SbCallRecord *rec, int kind)
 {
 	size_t		len;
+	bool		code;
 
 	if (rec->log_calls == SB_LOG_CALLS_OFF ||
 		(rec->log_calls == SB_LOG_CALLS_ERRORS && kind == SB_KIND_OK))
 		return;
-	len = rec->log_code ? strlen(rec->code) : 0;
+	code = rec->log_code && !sb_stat_code_logged(rec->code_id);
+	len = code ? strlen(rec->code) : 0;
 	ereport(LOG_SERVER_ONLY,
 			(errmsg("pysandbox call: %s code_id=" INT64_FORMAT
 					" function=%u outcome=%s sqlstate=%s wall_ms=%.3f cpu_ms=%.3f"
@@ -586,7 +629,10 @@ sb_stat_log(const SbCallRecord *rec, int kind)
 					sb_kind_names[kind], unpack_sql_state(rec->sqlstate),
 					rec->wall_us / 1000.0, rec->cpu_us / 1000.0, rec->peak_kb,
 					rec->rows_in, rec->bytes_in, rec->bytes_out),
-			 !rec->log_code ? 0 : len <= SB_LOG_CODE_MAX ?
+			 !rec->log_code ? 0 : !code ?
+			 errdetail_internal("code: as on this statement's first line of code_id " INT64_FORMAT,
+								(int64) rec->code_id) :
+			 len <= SB_LOG_CODE_MAX ?
 			 errdetail_internal("code:\n%s", rec->code) :
 			 errdetail_internal("code (the first %d of its %zu bytes):\n%.*s", SB_LOG_CODE_MAX, len,
 								pg_mbcliplen(rec->code, (int) Min(len, INT_MAX), SB_LOG_CODE_MAX),

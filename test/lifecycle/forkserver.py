@@ -446,6 +446,15 @@ class Suite:
                                 % (busy.error and busy.error.pgcode, busy.result))
             elif "too many sandbox calls are running" not in str(busy.error):
                 problems.append("unexpected message: %s" % busy.error)
+            else:
+                # counted as busy, not as a broken input (review 117 F3)
+                cur = b.cursor()
+                cur.execute("SELECT busy, input FROM pysandbox_stat "
+                            "WHERE code = 'def main():' || chr(10) || '    return 2' || chr(10)")
+                got = cur.fetchall()
+                if got != [(1, 0)]:
+                    problems.append("pysandbox_stat counts the refused call as (busy, input) "
+                                    "%r, expected [(1, 0)]" % got)
             waited = (busy.ended - t0) * 1000 if busy.ended else -1
             if not 400 <= waited <= 3000:
                 problems.append("it failed after %.0f ms (queue_timeout 500 ms)" % waited)
