@@ -602,6 +602,11 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 			sb_fail(f, ERRCODE_INSUFFICIENT_PRIVILEGE, "violation",
 					"sandbox code attempted a blocked system call",
 					SB_NO_ACCESS_DETAIL, SB_NO_ACCESS_HINT);
+		/* not its limits' kill (above): the OOM killer's, or someone's (review 117 F5) */
+		else if (sig == SIGKILL)
+			sb_fail(f, ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION, "crash",
+					psprintf("sandbox process crashed: killed by signal %d (%s)", sig, strsignal(sig)),
+					NULL, "It was killed from outside its own limits: by the kernel's out-of-memory killer when the server ran short of memory, or by an administrator; the kernel log (dmesg) says which. Running it again may work.");
 		else
 			sb_fail(f, ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION, "crash",
 					psprintf("sandbox process crashed: killed by signal %d (%s)", sig, strsignal(sig)),
