@@ -214,6 +214,10 @@ ALTER ROLE regress_pysandbox_user SET pysandbox.timeout = '2s';
 SHOW pysandbox.timeout;
 SELECT sandbox_execute('def main(): return 1', options => '{"timeout_ms": 3000}');
 SELECT sandbox_execute('def main(): return 1', options => '{"timeout_ms": 2000}');
+-- the limit's hint names where the login's value came from (review 117:
+-- "an administrator can raise pysandbox.timeout", postgresql.conf's)
+SELECT sandbox_execute('import time
+def main(): time.sleep(5)');
 SET pysandbox.timeout = '5s';
 \c - :superuser_name
 ALTER ROLE regress_pysandbox_user RESET pysandbox.timeout;

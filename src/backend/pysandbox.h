@@ -52,6 +52,7 @@ extern int	sb_max_workspaces;
 extern int	sb_workspace_idle_timeout_ms;
 extern char *sb_invalid_setting;
 extern bool sb_setting_still_invalid(void);
+extern GucSource sb_setting_source(const char *name);
 extern bool sb_invalid_setting_settable(void);
 
 /* workspaces a session may hold at most (pysandbox.max_workspaces' maximum) */

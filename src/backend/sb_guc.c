@@ -170,7 +170,7 @@ static char *sb_invalid_default = NULL;	/* its value when it was refused */
 static GucSource sb_invalid_source = PGC_S_DEFAULT;	/* and its source */
 
 /* a setting's source now (where its current value came from) */
-static GucSource
+GucSource
 sb_setting_source(const char *name)
 {
 	struct config_generic **vars = get_guc_variables();

@@ -688,6 +688,32 @@ sb_limit_hint(const char *advice, const SbLimits *limits, SbLimitId i)
 			return psprintf("%s; an administrator can raise %s for role \"%s\" (ALTER ROLE ... SET).",
 							advice, sb_limit_info[i].setting, limits->role);
 		default:
+			/*
+			 * the login's value, stored for the role or the database: a
+			 * DBA raising postgresql.conf's would change nothing (review
+			 * 117 F8)
+			 */
+			switch (sb_setting_source(sb_limit_info[i].setting))
+			{
+				case PGC_S_USER:
+				case PGC_S_DATABASE_USER:
+					{
+						char	   *role = GetUserNameFromId(GetAuthenticatedUserId(), true);
+
+						if (role != NULL)
+							return psprintf("%s; an administrator can raise %s for role \"%s\" (ALTER ROLE ... SET).",
+											advice, sb_limit_info[i].setting, role);
+						break;
+					}
+				case PGC_S_DATABASE:
+					return psprintf("%s; an administrator can raise %s for this database (ALTER DATABASE ... SET).",
+									advice, sb_limit_info[i].setting);
+				case PGC_S_GLOBAL:
+					return psprintf("%s; an administrator can raise %s for all roles (ALTER ROLE ALL ... SET).",
+									advice, sb_limit_info[i].setting);
+				default:
+					break;
+			}
 			return psprintf("%s; an administrator can raise %s.", advice,
 							sb_limit_info[i].setting);
 	}

@@ -976,7 +976,9 @@ sb_sandbox_acquire(const SbSpawnRequest *req, bool allow_reserved, const char *c
 								  payload.busy.max_concurrent, payload.busy.waited_ms,
 								  Min(payload.busy.idle_held, payload.busy.max_concurrent)),
 				 payload.busy.idle_held == 0 ?
-				 errhint("Try again later, or ask an administrator to raise pysandbox.max_concurrent or pysandbox.queue_timeout.") :
+				 (sb_stat_available() ?
+				  errhint("Try again later, or ask an administrator to raise pysandbox.max_concurrent or pysandbox.queue_timeout (pysandbox_activity lists the calls running).") :
+				  errhint("Try again later, or ask an administrator to raise pysandbox.max_concurrent or pysandbox.queue_timeout.")) :
 				 sb_stat_available() ?
 				 errhint("Close workspaces no longer used (sandbox_workspace_close; pysandbox_activity lists the idle processes and their sessions), try again later, or ask an administrator to raise pysandbox.max_concurrent or lower pysandbox.workspace_idle_timeout.") :
 				 errhint("Close workspaces no longer used (sandbox_workspace_close), try again later, or ask an administrator to raise pysandbox.max_concurrent or lower pysandbox.workspace_idle_timeout.")));
