@@ -309,8 +309,27 @@ ALTER ROLE regress_pysandbox_user RESET pysandbox.timeout;
 -- (review 117 F1); they are refused as without preloading
 INSERT INTO pg_db_role_setting
 VALUES (0, 'regress_pysandbox_user'::regrole, '{pysandbox.cpu_limit=banana}');
+CREATE FUNCTION regress_with_cpu_limit() RETURNS jsonb
+LANGUAGE sql SECURITY DEFINER SET pysandbox.cpu_limit = '5s'
+AS $$ SELECT sandbox_execute('def main(): return 4') $$;
+GRANT EXECUTE ON FUNCTION regress_with_cpu_limit() TO regress_pysandbox_user;
 \c - regress_pysandbox_user
 SELECT sandbox_execute('def main(): return 3');
+-- a function's SET clause is a value of its own for its call, and the
+-- stored one is refused again after it (review 118 F2: a session's first
+-- call through such a function let every later call run with the default)
+\c - regress_pysandbox_user
+SELECT regress_with_cpu_limit();
+SELECT sandbox_execute('def main(): return 3');
+\c - :superuser_name
+DROP FUNCTION regress_with_cpu_limit();
+DELETE FROM pg_db_role_setting WHERE setrole = 'regress_pysandbox_user'::regrole;
+-- a setting only the server's start sets, stored for the role while the
+-- library was not preloaded, is no invalid value (review 118 F1)
+INSERT INTO pg_db_role_setting
+VALUES (0, 'regress_pysandbox_user'::regrole, '{pysandbox.preload_modules=scipy}');
+\c - regress_pysandbox_user
+SELECT sandbox_execute('def main(): return 5');
 \c - :superuser_name
 DELETE FROM pg_db_role_setting WHERE setrole = 'regress_pysandbox_user'::regrole;
 -- the hint above says only a superuser can mend a superuser's setting

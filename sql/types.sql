@@ -651,14 +651,17 @@ def main():
 $$) AS r(scalar timestamptz, arr timestamptz[], tt timetz);
 RESET TimeZone;
 
--- an interval in an array or a composite arrives as the same text whatever
--- IntervalStyle says, and the session's style is left as it was
+-- an interval in an array, a composite or a range arrives as the same text
+-- whatever IntervalStyle says, and the session's style is left as it was
+-- (review 118 F3: a range's in the session's)
 CREATE TYPE ty_span AS (i interval, n int);
+CREATE TYPE ty_spans AS RANGE (subtype = interval);
 SET IntervalStyle = 'iso_8601';
 SELECT sandbox_execute($$
 def main(df):
-    return [df.a[0], df.c[0]]
-$$, '{"df": {"$query": "SELECT ARRAY[interval ''-1 mon +1 day -3 hours'', NULL] AS a, ROW(interval ''1 year -2 days'', 1)::ty_span AS c"}}');
+    return [df.a[0], df.c[0], df.r[0]]
+$$, '{"df": {"$query": "SELECT ARRAY[interval ''-1 mon +1 day -3 hours'', NULL] AS a, ROW(interval ''1 year -2 days'', 1)::ty_span AS c, ty_spans(''1 day'', ''2 days 03:00'') AS r"}}');
 SELECT interval '-1 mon +1 day' AS still_iso_8601;
 RESET IntervalStyle;
 DROP TYPE ty_span;
+DROP TYPE ty_spans;

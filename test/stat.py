@@ -136,7 +136,7 @@ def audit_lines(su, preloaded):
     one(su, "SELECT sum(pg_temp.audit_rows(i)) FROM generate_series(1, 3) i")
     found, text = log_since(start, r"pysandbox call: role=postgres .* outcome=ok")
     check(len(found) == 23 and text.count("rows-%d" % os.getpid()) == 2 and
-          text.count("code: as on this statement's first line of code_id") == 21,
+          text.count("code: as on an earlier line with code_id") == 21,
           "log_code = on: a function's code once per statement, a line per row",
           (len(found), text.count("rows-%d" % os.getpid()), text[-600:]))
     start = log_size()

@@ -33,6 +33,8 @@
 
 #include <sys/mman.h>
 
+static char *sb_interval_postgres_text(SbColumn *c, Datum d);
+
 /* pandas datetime64[ns] and timedelta64[ns] span about +-292 years */
 #define SB_MAX_ABS_US		INT64CONST(9223372036854775)
 
@@ -314,8 +316,7 @@ sb_column_init(SbColumn *c, const char *name, Oid typid, bool numeric_decimal,
 		c->digits = sb_prints_numeric(c->basetype, 0);
 		c->numeric_elements = c->kind == SB_COL_NUMERIC_ARRAY &&
 			getBaseType(get_element_type(c->basetype)) == NUMERICOID;
-		c->interval_text = (type_is_array(c->basetype) || type_is_rowtype(c->basetype)) &&
-			sb_prints_interval(c->basetype);
+		c->interval_text = c->basetype != INTERVALOID && sb_prints_interval(c->basetype);
 	}
 }
 
@@ -810,29 +811,7 @@ sb_column_append(SbColumn *c, Datum d, bool isnull, uint64 row, const char *inpu
 			if (c->numeric_elements)
 				sb_numeric_elements_check(c, d, row, input);
 			if (c->interval_text)
-			{
-				/*
-				 * an interval's text in the one style, whatever the session's
-				 * IntervalStyle ('-0-1 +1 -3:00:00' under sql_standard,
-				 * 'P-1M1DT-3H' under iso_8601: review 116)
-				 */
-				int			save = IntervalStyle;
-				Datum		json;
-
-				IntervalStyle = INTSTYLE_POSTGRES;
-				PG_TRY();
-				{
-					json = type_is_array(c->basetype) ?
-						DirectFunctionCall1(array_to_json, d) :
-						DirectFunctionCall1(row_to_json, d);
-				}
-				PG_FINALLY();
-				{
-					IntervalStyle = save;
-				}
-				PG_END_TRY();
-				sb_column_append_text(c, TextDatumGetCString(json));
-			}
+				sb_column_append_text(c, sb_interval_postgres_text(c, d));
 			else if (type_is_array(c->basetype))
 				sb_column_append_text(c, TextDatumGetCString(DirectFunctionCall1(array_to_json, d)));
 			else if (type_is_rowtype(c->basetype))
@@ -847,10 +826,42 @@ sb_column_append(SbColumn *c, Datum d, bool isnull, uint64 row, const char *inpu
 
 				sb_column_append_var(c, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
 			}
+			else if (c->interval_text)
+				sb_column_append_text(c, sb_interval_postgres_text(c, d));	/* a range */
 			else
 				sb_column_append_text(c, OutputFunctionCall(&c->out, d));
 			break;
 	}
+}
+
+/*
+ * The text of a value that holds intervals (an array's or a composite's
+ * JSON, a range's text) in the one style, whatever the session's
+ * IntervalStyle ('-0-1 +1 -3:00:00' under sql_standard, 'P-1M1DT-3H' under
+ * iso_8601: review 116, 118); the session's is put back, errors included.
+ */
+static char *
+sb_interval_postgres_text(SbColumn *c, Datum d)
+{
+	int			save = IntervalStyle;
+	char	   *out;
+
+	IntervalStyle = INTSTYLE_POSTGRES;
+	PG_TRY();
+	{
+		if (type_is_array(c->basetype))
+			out = TextDatumGetCString(DirectFunctionCall1(array_to_json, d));
+		else if (type_is_rowtype(c->basetype))
+			out = TextDatumGetCString(DirectFunctionCall1(row_to_json, d));
+		else
+			out = OutputFunctionCall(&c->out, d);
+	}
+	PG_FINALLY();
+	{
+		IntervalStyle = save;
+	}
+	PG_END_TRY();
+	return out;
 }
 
 /* Bytes the column has buffered so far. */

@@ -168,6 +168,29 @@ char	   *sb_invalid_setting = NULL;
 static const char *sb_invalid_name = NULL;
 static char *sb_invalid_default = NULL;	/* its value when it was refused */
 static GucSource sb_invalid_source = PGC_S_DEFAULT;	/* and its source */
+/*
+ * a stored value (a role's or database's), not one given in the session:
+ * invalid while no value of a higher source (the client's, SET, a
+ * function's SET clause) is in force, however often that changes
+ * (review 118 F2, F4)
+ */
+static bool sb_invalid_stored = false;
+
+static void sb_check_login_settings(void);
+
+/* a setting's context: who may change it when (PGC_POSTMASTER, ...) */
+static GucContext
+sb_setting_context(const char *name)
+{
+	struct config_generic **vars = get_guc_variables();
+	int			n = GetNumConfigOptions();
+	int			i;
+
+	for (i = 0; i < n; i++)
+		if (pg_strcasecmp(vars[i]->name, name) == 0)
+			return vars[i]->context;
+	return PGC_USERSET;
+}
 
 /* a setting's source now (where its current value came from) */
 GucSource
@@ -189,10 +212,9 @@ sb_setting_source(const char *name)
  * value or its source differs from when it was refused.  A SET of the very
  * default is one (review 109 F7: SET pysandbox.print = notice did not
  * count); a RESET brings the refusal back, the stored value being still
- * the invalid one.
+ * the invalid one.  A stored value is refused while no value of a higher
+ * source is in force (sb_invalid_stored).
  */
-static void sb_check_login_settings(void);
-
 bool
 sb_setting_still_invalid(void)
 {
@@ -202,6 +224,8 @@ sb_setting_still_invalid(void)
 		sb_check_login_settings();
 	if (sb_invalid_setting == NULL)
 		return false;
+	if (sb_invalid_stored)
+		return sb_setting_source(sb_invalid_name) <= PGC_S_DATABASE_USER;
 	now = GetConfigOption(sb_invalid_name, true, false);
 	return now == NULL ||
 		(strcmp(now, sb_invalid_default) == 0 &&
@@ -239,7 +263,6 @@ static const char *const sb_setting_names[] = {
 #define SB_NSETTINGS lengthof(sb_setting_names)
 
 static const char *sb_login_value[SB_NSETTINGS];	/* by sb_setting_names' index */
-
 
 /* one stored "name=value" of the login role: the last one of each counts */
 static void
@@ -279,12 +302,18 @@ sb_check_login_settings(void)
 	sb_role_login_items(sb_login_take);
 	for (i = 0; i < SB_NSETTINGS && sb_invalid_setting == NULL; i++)
 	{
-		/* a value the client or the session gave since is the one in force */
+		/*
+		 * Not one only the server's start or configuration sets
+		 * (preload_modules once preloaded: "cannot be changed now" is no
+		 * invalid value, review 118 F1).  Whether a value of a higher
+		 * source is in force is decided at each call.
+		 */
 		if (sb_login_value[i] == NULL ||
-			sb_setting_source(sb_setting_names[i]) > PGC_S_DATABASE_USER ||
+			sb_setting_context(sb_setting_names[i]) <= PGC_SIGHUP ||
 			set_config_option(sb_setting_names[i], sb_login_value[i], PGC_SUSET, PGC_S_TEST,
 							  GUC_ACTION_SET, false, DEBUG1, false) != 0)
 			continue;
+		sb_invalid_stored = true;
 		sb_invalid_name = sb_setting_names[i];
 		sb_invalid_source = sb_setting_source(sb_invalid_name);
 		sb_invalid_default = MemoryContextStrdup(TopMemoryContext,
@@ -294,7 +323,6 @@ sb_check_login_settings(void)
 														  sb_login_value[i]));
 	}
 }
-
 
 /* Register the settings (called from _PG_init). */
 void
@@ -545,7 +573,10 @@ sb_guc_init(void)
 		else if (stored[i] != NULL &&
 				 set_config_option(sb_setting_names[i], stored[i], PGC_SUSET, PGC_S_TEST,
 								   GUC_ACTION_SET, false, DEBUG1, false) == 0)
+		{
 			bad = stored[i];
+			sb_invalid_stored = true;
+		}
 		if (bad == NULL)
 			continue;
 		sb_invalid_name = sb_setting_names[i];

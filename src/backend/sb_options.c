@@ -701,8 +701,11 @@ sb_limit_hint(const char *advice, const SbLimits *limits, SbLimitId i)
 						char	   *role = GetUserNameFromId(GetAuthenticatedUserId(), true);
 
 						if (role != NULL)
-							return psprintf("%s; an administrator can raise %s for role \"%s\" (ALTER ROLE ... SET).",
-											advice, sb_limit_info[i].setting, role);
+							return psprintf("%s; an administrator can raise %s for role \"%s\" (%s).",
+											advice, sb_limit_info[i].setting, role,
+											sb_setting_source(sb_limit_info[i].setting) == PGC_S_USER ?
+											"ALTER ROLE ... SET" :
+											"ALTER ROLE ... IN DATABASE ... SET");
 						break;
 					}
 				case PGC_S_DATABASE:

@@ -34,7 +34,9 @@
 #include "access/xact.h"
 #include "catalog/pg_authid.h"
 #include "commands/dbcommands.h"
+#include "common/cryptohash.h"
 #include "common/hashfn.h"
+#include "common/sha2.h"
 #include "funcapi.h"
 #include "storage/proc.h"
 #include "mb/pg_wchar.h"
@@ -531,7 +533,11 @@ sb_stat_count(const SbCallRecord *rec, int kind)
 		v->rows_in += (int64) rec->rows_in;
 		v->bytes_in += (int64) rec->bytes_in;
 		v->bytes_out += (int64) rec->bytes_out;
-		v->last_call = now;
+		/* another backend's call may have made the entry a moment later */
+		if (now > v->last_call)
+			v->last_call = now;
+		if (now < v->first_call)
+			v->first_call = now;
 		SpinLockRelease(&v->mutex);
 	}
 	LWLockRelease(sb_shared->lock);
@@ -579,20 +585,32 @@ sb_stat_names(Oid userid)
  * Was this code logged whole already in this statement?  A function called
  * for every row logged its whole body on every row's line (review 117 F2:
  * 99 MB of log from 1000 rows of a 100 kB body): a statement's lines give
- * each code once, the first time.  The last few codes are remembered.
+ * each code once, the first time.  The last few codes are remembered by
+ * their SHA-256, not by code_id, a 64-bit hash that crafted code could
+ * collide with to keep its text out of the log (review 118 F6).
  */
 #define SB_LOGGED_CODES 8
 
 static bool
-sb_stat_code_logged(uint64 code_id)
+sb_stat_code_logged(const char *code)
 {
-	static uint64 logged[SB_LOGGED_CODES];
+	static uint8 logged[SB_LOGGED_CODES][PG_SHA256_DIGEST_LENGTH];
 	static int	nlogged = 0;
 	static int	next = 0;
 	static LocalTransactionId lxid = InvalidLocalTransactionId;
 	static TimestampTz statement = 0;
+	uint8		digest[PG_SHA256_DIGEST_LENGTH];
+	pg_cryptohash_ctx *ctx = pg_cryptohash_create(PG_SHA256);
 	int			i;
 
+	if (ctx == NULL || pg_cryptohash_init(ctx) < 0 ||
+		pg_cryptohash_update(ctx, (const uint8 *) code, strlen(code)) < 0 ||
+		pg_cryptohash_final(ctx, digest, sizeof(digest)) < 0)
+	{
+		pg_cryptohash_free(ctx);
+		return false;			/* logged again, whole */
+	}
+	pg_cryptohash_free(ctx);
 	if (lxid != MyProc->lxid || statement != GetCurrentStatementStartTimestamp())
 	{
 		lxid = MyProc->lxid;
@@ -600,9 +618,9 @@ sb_stat_code_logged(uint64 code_id)
 		nlogged = next = 0;
 	}
 	for (i = 0; i < nlogged; i++)
-		if (logged[i] == code_id)
+		if (memcmp(logged[i], digest, sizeof(digest)) == 0)
 			return true;
-	logged[next] = code_id;
+	memcpy(logged[next], digest, sizeof(digest));
 	next = (next + 1) % SB_LOGGED_CODES;
 	nlogged = Min(nlogged + 1, SB_LOGGED_CODES);
 	return false;
@@ -617,7 +635,7 @@ sb_stat_log(const SbCallRecord *rec, int kind)
 	if (rec->log_calls == SB_LOG_CALLS_OFF ||
 		(rec->log_calls == SB_LOG_CALLS_ERRORS && kind == SB_KIND_OK))
 		return;
-	code = rec->log_code && !sb_stat_code_logged(rec->code_id);
+	code = rec->log_code && !sb_stat_code_logged(rec->code);
 	len = code ? strlen(rec->code) : 0;
 	ereport(LOG_SERVER_ONLY,
 			(errmsg("pysandbox call: %s code_id=" INT64_FORMAT
@@ -630,7 +648,7 @@ sb_stat_log(const SbCallRecord *rec, int kind)
 					rec->wall_us / 1000.0, rec->cpu_us / 1000.0, rec->peak_kb,
 					rec->rows_in, rec->bytes_in, rec->bytes_out),
 			 !rec->log_code ? 0 : !code ?
-			 errdetail_internal("code: as on this statement's first line of code_id " INT64_FORMAT,
+			 errdetail_internal("code: as on an earlier line with code_id " INT64_FORMAT,
 								(int64) rec->code_id) :
 			 len <= SB_LOG_CODE_MAX ?
 			 errdetail_internal("code:\n%s", rec->code) :
