@@ -156,8 +156,26 @@ sb_sandbox_abandon_worker(void)
 		/* closing the socket asks it to exit; give it a moment, then kill */
 		for (i = 0; i < 50; i++)
 		{
-			if (waitpid(sb_worker_pid, NULL, WNOHANG) == sb_worker_pid)
+			int			status;
+
+			if (waitpid(sb_worker_pid, &status, WNOHANG) == sb_worker_pid)
 			{
+				/*
+				 * one that did not just exit as asked ended on its own: say
+				 * how, as the fork server does for its worker (review 117 F4:
+				 * "the server log may say why", and it said nothing)
+				 */
+				if (WIFSIGNALED(status))
+					ereport(LOG,
+							(errmsg("pysandbox: this session's worker process %d was killed by signal %d (%s)",
+									(int) sb_worker_pid, WTERMSIG(status),
+									strsignal(WTERMSIG(status))),
+							 errdetail("Sandbox calls in flight failed; the session's next call starts a new worker.")));
+				else if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+					ereport(LOG,
+							(errmsg("pysandbox: this session's worker process %d exited with code %d",
+									(int) sb_worker_pid, WEXITSTATUS(status)),
+							 errdetail("Sandbox calls in flight failed; the session's next call starts a new worker.")));
 				sb_worker_pid = 0;
 				return;
 			}
@@ -265,7 +283,7 @@ sb_control_recv(uint32 *type, void *payload, uint32 *len, long timeout_ms,
 			ereport(ERROR,
 					(errcode(ERRCODE_SYSTEM_ERROR),
 					 errmsg("sandbox worker exited unexpectedly"),
-					 errhint("The server log may say why.")));
+					 errhint("The server log may say why; the next call starts a new worker.")));
 		}
 
 		left = timeout_ms - sb_elapsed_ms(start);
@@ -897,7 +915,7 @@ sb_sandbox_acquire(const SbSpawnRequest *req, bool allow_reserved, const char *c
 			ereport(ERROR,
 					(errcode(ERRCODE_SYSTEM_ERROR),
 					 errmsg("sandbox worker exited unexpectedly"),
-					 errhint("The server log may say why.")));
+					 errhint("The server log may say why; the next call starts a new worker.")));
 		}
 		if (allow_reserved && sb_reservation.fd >= 0 &&
 			sb_reservation_fits(&sb_reservation.limits, &r))

@@ -501,6 +501,11 @@ class Suite:
                             % (child, read_stat(child)))
         if which == "worker":
             problems += self.gone_within([worker], GONE_BOUND_S, "old worker")[0]
+            # the server log says what became of it (review 117 F4: the
+            # hint said the log may say why, and it said nothing)
+            said = "this session's worker process %d was killed by signal 9" % worker
+            if wait_for(lambda: said in open(LOG_PATH, errors="replace").read(), 5.0) is None:
+                problems.append("the server log does not say: %s" % said)
         table = process_table()
         zombies = [p for p in descendants(table, backend) if table[p][1] == "Z"]
         if zombies:
