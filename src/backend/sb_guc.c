@@ -178,9 +178,9 @@ static bool sb_invalid_stored = false;
 
 static void sb_check_login_settings(void);
 
-/* a setting's context: who may change it when (PGC_POSTMASTER, ...) */
-static GucContext
-sb_setting_context(const char *name)
+/* a setting's entry in PostgreSQL's table, or NULL */
+static struct config_generic *
+sb_setting_entry(const char *name)
 {
 	struct config_generic **vars = get_guc_variables();
 	int			n = GetNumConfigOptions();
@@ -188,22 +188,17 @@ sb_setting_context(const char *name)
 
 	for (i = 0; i < n; i++)
 		if (pg_strcasecmp(vars[i]->name, name) == 0)
-			return vars[i]->context;
-	return PGC_USERSET;
+			return vars[i];
+	return NULL;
 }
 
 /* a setting's source now (where its current value came from) */
 GucSource
 sb_setting_source(const char *name)
 {
-	struct config_generic **vars = get_guc_variables();
-	int			n = GetNumConfigOptions();
-	int			i;
+	struct config_generic *e = sb_setting_entry(name);
 
-	for (i = 0; i < n; i++)
-		if (pg_strcasecmp(vars[i]->name, name) == 0)
-			return vars[i]->source;
-	return PGC_S_DEFAULT;
+	return e ? e->source : PGC_S_DEFAULT;
 }
 
 /*
@@ -309,7 +304,8 @@ sb_check_login_settings(void)
 		 * source is in force is decided at each call.
 		 */
 		if (sb_login_value[i] == NULL ||
-			sb_setting_context(sb_setting_names[i]) <= PGC_SIGHUP ||
+			(sb_setting_entry(sb_setting_names[i]) != NULL &&
+			 sb_setting_entry(sb_setting_names[i])->context <= PGC_SIGHUP) ||
 			set_config_option(sb_setting_names[i], sb_login_value[i], PGC_SUSET, PGC_S_TEST,
 							  GUC_ACTION_SET, false, DEBUG1, false) != 0)
 			continue;

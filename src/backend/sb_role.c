@@ -147,20 +147,14 @@ sb_role_take(const char *item)
 }
 
 /* Read the stored settings of role in database (InvalidOid: all). */
+/* Each "name=value" stored for (database, role), to take(item). */
 static void
-sb_role_read(Relation rel, Oid database, Oid role)
+sb_role_items(Relation rel, Oid database, Oid role, void (*take) (const char *item))
 {
 	ScanKeyData keys[2];
 	SysScanDesc scan;
 	HeapTuple	tup;
 
-	if (!OidIsValid(role))
-		sb_role_where = OidIsValid(database) ?
-			psprintf("for database \"%s\"", get_database_name(database)) : "for all roles";
-	else
-		sb_role_where = psprintf(OidIsValid(database) ? "for role \"%s\" in database \"%s\"" :
-								 "for role \"%s\"", GetUserNameFromId(role, false),
-								 OidIsValid(database) ? get_database_name(database) : "");
 	ScanKeyInit(&keys[0], Anum_pg_db_role_setting_setdatabase,
 				BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(database));
 	ScanKeyInit(&keys[1], Anum_pg_db_role_setting_setrole,
@@ -182,9 +176,23 @@ sb_role_read(Relation rel, Oid database, Oid role)
 						  &items, &nulls, &n);
 		for (i = 0; i < n; i++)
 			if (!nulls[i])
-				sb_role_take(TextDatumGetCString(items[i]));
+				take(TextDatumGetCString(items[i]));
 	}
 	systable_endscan(scan);
+}
+
+/* The current role's stored settings at one level, into sb_role. */
+static void
+sb_role_read(Relation rel, Oid database, Oid role)
+{
+	if (!OidIsValid(role))
+		sb_role_where = OidIsValid(database) ?
+			psprintf("for database \"%s\"", get_database_name(database)) : "for all roles";
+	else
+		sb_role_where = psprintf(OidIsValid(database) ? "for role \"%s\" in database \"%s\"" :
+								 "for role \"%s\"", GetUserNameFromId(role, false),
+								 OidIsValid(database) ? get_database_name(database) : "");
+	sb_role_items(rel, database, role, sb_role_take);
 }
 
 /*
@@ -195,42 +203,12 @@ sb_role_read(Relation rel, Oid database, Oid role)
 void
 sb_role_login_items(void (*take) (const char *item))
 {
-	Oid			levels[4][2] = {{InvalidOid, InvalidOid}, {MyDatabaseId, InvalidOid},
-	{InvalidOid, GetAuthenticatedUserId()}, {MyDatabaseId, GetAuthenticatedUserId()}};
 	Relation	rel = table_open(DbRoleSettingRelationId, AccessShareLock);
-	int			l;
 
-	for (l = 0; l < 4; l++)
-	{
-		ScanKeyData keys[2];
-		SysScanDesc scan;
-		HeapTuple	tup;
-
-		ScanKeyInit(&keys[0], Anum_pg_db_role_setting_setdatabase,
-					BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(levels[l][0]));
-		ScanKeyInit(&keys[1], Anum_pg_db_role_setting_setrole,
-					BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(levels[l][1]));
-		scan = systable_beginscan(rel, DbRoleSettingDatidRolidIndexId, true, NULL, 2, keys);
-		while (HeapTupleIsValid(tup = systable_getnext(scan)))
-		{
-			bool		isnull;
-			Datum		d = heap_getattr(tup, Anum_pg_db_role_setting_setconfig,
-										 RelationGetDescr(rel), &isnull);
-			Datum	   *items;
-			bool	   *nulls;
-			int			n,
-						i;
-
-			if (isnull)
-				continue;
-			deconstruct_array(DatumGetArrayTypeP(d), TEXTOID, -1, false, TYPALIGN_INT,
-							  &items, &nulls, &n);
-			for (i = 0; i < n; i++)
-				if (!nulls[i])
-					take(TextDatumGetCString(items[i]));
-		}
-		systable_endscan(scan);
-	}
+	sb_role_items(rel, InvalidOid, InvalidOid, take);
+	sb_role_items(rel, MyDatabaseId, InvalidOid, take);
+	sb_role_items(rel, InvalidOid, GetAuthenticatedUserId(), take);
+	sb_role_items(rel, MyDatabaseId, GetAuthenticatedUserId(), take);
 	table_close(rel, AccessShareLock);
 }
 
