@@ -118,6 +118,85 @@ RESET ROLE;
 DROP OWNED BY regress_pysandbox_stream;
 DROP ROLE regress_pysandbox_stream;
 
+-- sql()'s answer streams too, when the planner expects it to be large: its
+-- row groups go to the child as the query runs (sb_sql_stream), and the
+-- child sees exactly the DataFrame the buffered answer gives
+CREATE ROLE regress_pysandbox_stream_sql;
+GRANT EXECUTE ON FUNCTION sandbox_execute(text, jsonb, text[], jsonb) TO regress_pysandbox_stream_sql;
+GRANT SELECT ON stream_t TO regress_pysandbox_stream_sql;
+CREATE FUNCTION stream_sql_digest(threshold text, query text) RETURNS jsonb
+LANGUAGE plpgsql AS $f$
+BEGIN
+  PERFORM set_config('pysandbox.stream_threshold', threshold, true);
+  RETURN sandbox_execute($$
+def main(q):
+    import zlib
+    df = sql(q)
+    crc = {name: zlib.crc32(repr(df[name].tolist()).encode())
+           for name in df.columns}
+    return {"rows": len(df), "index": str(df.index), "dtypes": {c: str(t) for c, t in df.dtypes.items()},
+            "nulls": {c: int(n) for c, n in df.isna().sum().items()}, "crc": crc}
+$$, jsonb_build_object('q', query), '{main}', '{"numeric": "decimal"}');
+END $f$;
+GRANT EXECUTE ON FUNCTION stream_sql_digest(text, text) TO regress_pysandbox_stream_sql;
+CREATE FUNCTION stream_sql_sum(lo int) RETURNS bigint LANGUAGE pysandbox AS $$
+return int(sql("SELECT x FROM stream_t WHERE x >= $1", lo).x.sum())
+$$;
+GRANT EXECUTE ON FUNCTION stream_sql_sum(int) TO regress_pysandbox_stream_sql;
+SET ROLE regress_pysandbox_stream_sql;
+BEGIN;
+SELECT stream_sql_digest('0', 'SELECT * FROM stream_t') = stream_sql_digest('-1', 'SELECT * FROM stream_t') AS same,
+       stream_sql_digest('0', 'SELECT * FROM stream_t')->'main'->'rows' AS rows;
+SELECT stream_sql_digest('0', 'SELECT * FROM stream_t')->'main'->'dtypes' AS dtypes;
+-- empty, exactly one row group, one row more
+SELECT stream_sql_digest('0', 'SELECT * FROM stream_t WHERE x < 0') =
+       stream_sql_digest('-1', 'SELECT * FROM stream_t WHERE x < 0') AS same_empty,
+       stream_sql_digest('0', 'SELECT x, short_text FROM stream_t WHERE x <= 16384') =
+       stream_sql_digest('-1', 'SELECT x, short_text FROM stream_t WHERE x <= 16384') AS same_one_group,
+       stream_sql_digest('0', 'SELECT x, short_text FROM stream_t WHERE x <= 16385 ORDER BY x DESC') =
+       stream_sql_digest('-1', 'SELECT x, short_text FROM stream_t WHERE x <= 16385 ORDER BY x DESC') AS same_one_more;
+COMMIT;
+SET pysandbox.stream_threshold = 0;
+-- an error after some row groups are out is the SQLError of the query;
+-- the code goes on, and its next sql() answers (buffered and streamed)
+SELECT sandbox_execute($$
+def main():
+    out = []
+    for q in ["SELECT 1 / (x - 200000) AS y FROM generate_series(1, 300000) x",
+              "SELECT x, (CASE WHEN x = 150000 THEN 'abc' ELSE x::text END)::int AS y FROM generate_series(1, 300000) x"]:
+        try:
+            sql(q)
+        except SQLError as e:
+            out.append([e.sqlstate, str(e)])
+    return [out, len(sql("SELECT 1 AS one")), int(sql("SELECT x FROM stream_t").x.sum())]
+$$, '{}', '{main}');
+-- the budget holds across row groups, with sql()'s message; the rows of a
+-- query that failed do not count
+SELECT sandbox_execute($$
+def main():
+    try:
+        sql("SELECT x FROM generate_series(1, 300000) x")
+    except SQLError as e:
+        return [e.sqlstate, str(e), len(sql("SELECT x FROM generate_series(1, 40000) x"))]
+$$, '{}', '{main}', '{"max_input_rows": 50000}');
+-- the statement's cancel (here statement_timeout) ends it while the rows
+-- are sent: the later rows are slow to compute
+SET statement_timeout = '1s';
+SELECT sandbox_execute($$
+def main():
+    return len(sql("SELECT x, CASE WHEN x > 100000 THEN (SELECT count(*) FROM generate_series(1, 2000 + x % 2)) END AS z "
+                   "FROM generate_series(1, 300000) x"))
+$$, '{}', '{main}');
+RESET statement_timeout;
+-- a function's held child reads streamed answers call after call
+SELECT lo, stream_sql_sum(lo) FROM (VALUES (1), (50001)) v(lo);
+RESET pysandbox.stream_threshold;
+RESET ROLE;
+DROP FUNCTION stream_sql_sum(int);
+DROP FUNCTION stream_sql_digest(text, text);
+DROP OWNED BY regress_pysandbox_stream_sql;
+DROP ROLE regress_pysandbox_stream_sql;
+
 -- a wide, short streamed input takes the memory its rows need, not a
 -- mapping's worth per column
 SET pysandbox.stream_threshold = 0;

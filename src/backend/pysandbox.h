@@ -366,6 +366,13 @@ typedef struct SbRequest
 	List	   *(*pull) (struct SbRequest *req);
 	void	   *pull_arg;
 	bool		pull_ended;
+	/*
+	 * while sql() is answered: the child that asked, to which a large
+	 * answer's row groups go as its query runs (sb_sql_send_now); torn: a
+	 * row group was cut short by an error, and nothing more can follow
+	 */
+	SbSandbox  *answering;
+	bool		sql_torn;
 	/* options.parallel's partitions (sb_groups.c): the call's rows are on
 	 * its held child; never run it again on a fresh one */
 	bool		partitioned;
@@ -417,6 +424,10 @@ extern bool sb_stream_wanted(SbRequest *req, struct _SPI_plan *plan);
 extern void sb_stream_add(SbRequest *req, const char *name, const char *query,
 						  JsonbValue *params);
 extern List *sb_stream_next(SbRequest *req);
+extern bool sb_stream_large(struct _SPI_plan *plan);
+extern void sb_sql_stream(SbRequest *req, struct _SPI_plan *plan, ParamListInfo paramLI,
+						  MemoryContext cxt);
+extern void sb_sql_send_now(SbRequest *req);
 extern bool sb_stream_over(const SbRequest *req);
 extern const char *sb_stream_current(const SbRequest *req);
 extern char *sb_stream_timeout_detail(const char *input);

@@ -631,6 +631,97 @@ sb_sql_errcode_answered(SbOutcome *out, int errcode)
 }
 
 /*
+ * Send what the socket takes of sending, from *next (*sent bytes of it out
+ * already), many chunks per system call, and move both past what went out.
+ * Returns false when the child stopped reading (its socket is closed).
+ */
+static bool
+sb_send_chunks(int fd, List *sending, ListCell **next, size_t *sent)
+{
+	while (*next != NULL)
+	{
+		struct iovec iov[SB_SEND_IOV];
+		struct msghdr msg;
+		ListCell   *lc = *next;
+		size_t		total = 0;
+		size_t		off = *sent;
+		int			niov = 0;
+		ssize_t		n;
+
+		for (; lc != NULL && niov < SB_SEND_IOV && total < SB_SEND_MAX;
+			 lc = lnext(sending, lc), off = 0)
+		{
+			SbChunk    *c = (SbChunk *) lfirst(lc);
+			size_t		len = Min(c->len - off, SB_SEND_MAX - total);
+
+			iov[niov].iov_base = (void *) (c->data + off);
+			iov[niov].iov_len = len;
+			niov++;
+			total += len;
+		}
+		memset(&msg, 0, sizeof(msg));
+		msg.msg_iov = iov;
+		msg.msg_iovlen = niov;
+		n = sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+		/* move past what went out */
+		while (n > 0 && *next != NULL)
+		{
+			SbChunk    *c = (SbChunk *) lfirst(*next);
+			size_t		step = Min((size_t) n, c->len - *sent);
+
+			*sent += step;
+			n -= step;
+			if (*sent == c->len)
+			{
+				*next = lnext(sending, *next);
+				*sent = 0;
+			}
+		}
+	}
+	return true;
+}
+
+/*
+ * Send the frames queued on req->chunks to the child answering sql() now,
+ * whole, and empty the queue: a streamed answer's row group
+ * (sb_sql_stream), sent while the query goes on to the next.  Cancel,
+ * termination and sql()'s own timer are raised while it waits for the
+ * socket; a child that stopped reading is an error.  Either way a row
+ * group may be out in part: req->sql_torn says so, and nothing more can be
+ * sent to the child (sb_sql_answer).
+ */
+void
+sb_sql_send_now(SbRequest *req)
+{
+	List	   *sending = req->chunks;
+	ListCell   *next = list_head(sending);
+	size_t		sent = 0;
+
+	Assert(req->answering != NULL);
+	req->sql_torn = true;
+	for (;;)
+	{
+		int			rc;
+
+		if (!sb_send_chunks(req->answering->data_fd, sending, &next, &sent))
+			ereport(ERROR,
+					(errcode(ERRCODE_SYSTEM_ERROR),
+					 errmsg("the sandbox process stopped reading the answer of sql()")));
+		if (next == NULL)
+			break;
+		rc = WaitLatchOrSocket(MyLatch, WL_LATCH_SET | WL_SOCKET_WRITEABLE | WL_EXIT_ON_PM_DEATH,
+							   req->answering->data_fd, -1, PG_WAIT_EXTENSION);
+		if (rc & WL_LATCH_SET)
+			ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+	req->sql_torn = false;
+	req->chunks = NIL;
+}
+
+/*
  * Run one call: get a child, send it the request, relay its output until it
  * ends, and fill *out.  Errors for interrupts are raised from here; the
  * outcome of the code itself is judged by sb_result.c.
@@ -773,53 +864,9 @@ again:
 		 * system call: a small request then wakes the child once, with all
 		 * of it, instead of once per frame header and payload.
 		 */
-		while (writing && next_chunk != NULL)
-		{
-			struct iovec iov[SB_SEND_IOV];
-			struct msghdr msg;
-			ListCell   *lc = next_chunk;
-			size_t		total = 0;
-			size_t		off = chunk_sent;
-			int			niov = 0;
-			ssize_t		n;
-
-			for (; lc != NULL && niov < SB_SEND_IOV && total < SB_SEND_MAX;
-				 lc = lnext(sending, lc), off = 0)
-			{
-				SbChunk    *c = (SbChunk *) lfirst(lc);
-				size_t		len = Min(c->len - off, SB_SEND_MAX - total);
-
-				iov[niov].iov_base = (void *) (c->data + off);
-				iov[niov].iov_len = len;
-				niov++;
-				total += len;
-			}
-			memset(&msg, 0, sizeof(msg));
-			msg.msg_iov = iov;
-			msg.msg_iovlen = niov;
-			n = sendmsg(st->sb->data_fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
-			if (n < 0)
-			{
-				if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
-					break;
-				writing = false;	/* the child stopped reading: it will say why */
-				break;
-			}
-			/* move past what went out */
-			while (n > 0 && next_chunk != NULL)
-			{
-				SbChunk    *c = (SbChunk *) lfirst(next_chunk);
-				size_t		step = Min((size_t) n, c->len - chunk_sent);
-
-				chunk_sent += step;
-				n -= step;
-				if (chunk_sent == c->len)
-				{
-					next_chunk = lnext(sending, next_chunk);
-					chunk_sent = 0;
-				}
-			}
-		}
+		if (writing && next_chunk != NULL &&
+			!sb_send_chunks(st->sb->data_fd, sending, &next_chunk, &chunk_sent))
+			writing = false;	/* the child stopped reading: it will say why */
 		if (next_chunk == NULL && sb_stream_over(req))
 			writing = false;
 
@@ -858,9 +905,19 @@ again:
 				MemoryContextDelete(sqlcxt);
 			sqlcxt = AllocSetContextCreate(cxt, "pysandbox sql()", ALLOCSET_DEFAULT_SIZES);
 			prev = MemoryContextSwitchTo(sqlcxt);
-			sending = sb_sql_answer(req, rd.sql, rd.sql_len,
-									(long) limits->timeout_ms - sb_ms_since(start),
-									&answered);
+			/* a large answer's row groups go as the query runs (sb_sql_send_now) */
+			req->answering = st->sb;
+			PG_TRY();
+			{
+				sending = sb_sql_answer(req, rd.sql, rd.sql_len,
+										(long) limits->timeout_ms - sb_ms_since(start),
+										&answered);
+			}
+			PG_FINALLY();
+			{
+				req->answering = NULL;
+			}
+			PG_END_TRY();
 			sb_sql_errcode_answered(out, answered);
 			MemoryContextSwitchTo(prev);
 			pfree(rd.sql);

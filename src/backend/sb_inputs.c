@@ -599,7 +599,20 @@ sb_table_input_scan(SbRequest *req, const char *name, const char *query, JsonbVa
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	plan = sb_table_prepare(name, query, params, &paramLI);
+	if (strcmp(name, "sql()") == 0)
+	{
+		/* a large answer is read forward in row groups (sb_sql_stream) */
+		plan = sb_table_prepare_with(name, query, params, &paramLI, CURSOR_OPT_NO_SCROLL);
+		if (req->answering != NULL && sb_stream_large(plan))
+		{
+			sb_sql_stream(req, plan, paramLI, cxt);
+			SPI_finish();
+			error_context_stack = errcb.previous;
+			return;
+		}
+	}
+	else
+		plan = sb_table_prepare(name, query, params, &paramLI);
 	if (group == NULL && strcmp(name, "sql()") != 0 && sb_stream_wanted(req, plan))
 	{
 		/* large: its rows go while the call runs (sb_stream.c) */

@@ -9,7 +9,8 @@
  * operation, within the call's time, and refuses any volatile function it
  * could run (the walker over the rewritten query, and fmgr_hook and the
  * executor's object access hook while it is parsed, planned and run).  The answer is the rows as a table input's
- * frames, or SB_DATA_SQL_ERROR, which the child raises as SQLError.
+ * frames (a large answer's row groups sent as the query runs: sb_stream.c),
+ * or SB_DATA_SQL_ERROR, which the child raises as SQLError.
  * Table inputs themselves are sb_inputs.c's.
  */
 #include "pysandbox.h"
@@ -518,8 +519,11 @@ sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left,
 	ErrorData  *edata = NULL;
 	TransactionId top_xid = GetTopTransactionIdIfAny();
 	bool		stmt_armed;
+	uint64		input_rows = req->input_rows;
+	uint64		input_bytes = req->input_bytes;
 
 	req->chunks = NIL;
+	req->sql_torn = false;
 	*answered_errcode = 0;
 	if (IsInParallelMode())
 	{
@@ -617,10 +621,27 @@ sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left,
 				 errdetail("What it wrote was undone, and the call ends: the transaction id would outlive the query."),
 				 errhint("Keep functions that write or assign a transaction id (txid_current()) out of the queries of sql().")));
 	}
+	if (edata != NULL && req->sql_torn)
+	{
+		/*
+		 * A row group is out in part (the call's time ran out while it was
+		 * sent, or the child stopped reading): the child cannot read an
+		 * error after it.  It waits for the rest until the worker ends it
+		 * at its wall-clock limit, which this is.
+		 */
+		req->chunks = saved;
+		return NIL;
+	}
 	if (edata != NULL)
 	{
-		/* the partial answer, if any, goes: only the error is sent */
+		/*
+		 * the partial answer, if any, goes: only the error is sent (after a
+		 * streamed answer's row groups, in place of the next); its rows do
+		 * not count against the call's input limits, sent or not
+		 */
 		req->chunks = NIL;
+		req->input_rows = input_rows;
+		req->input_bytes = input_bytes;
 		*answered_errcode = edata->sqlerrcode;
 		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED)
 			sb_sql_error_frame(req, ERRCODE_QUERY_CANCELED,

@@ -112,12 +112,21 @@ typedef struct SbStreamRun
 bool
 sb_stream_wanted(SbRequest *req, SPIPlanPtr plan)
 {
+	/* (the queries of sql() answer the running call: sb_sql_stream) */
+	if (!req->stream_ok || req->stream != NULL)
+		return false;
+	return sb_stream_large(plan);
+}
+
+/* Does the planner expect more than pysandbox.stream_threshold of rows? */
+bool
+sb_stream_large(SPIPlanPtr plan)
+{
 	CachedPlan *cplan;
 	PlannedStmt *stmt;
 	double		bytes;
 
-	/* (never for the queries of sql(), which answer the running call) */
-	if (!req->stream_ok || req->stream != NULL || sb_stream_threshold_kb < 0)
+	if (sb_stream_threshold_kb < 0)
 		return false;
 	/* the buffered path runs this very plan */
 	cplan = sb_table_plan(plan);
@@ -428,4 +437,100 @@ sb_call_streamed(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 	job.limits = limits;
 	job.out = out;
 	sb_rolled_back(sb_stream_job, &job);
+}
+
+/*
+ * Answer sql() with a large query's rows in row groups, as a streamed
+ * input's: each is sent to the child (sb_sql_send_now) while the query goes
+ * on to the next, and the child decodes one while the next is fetched,
+ * instead of the backend building the whole answer before the child reads
+ * any of it.  Called by sb_table_input_scan inside sb_sql_answer's
+ * subtransaction, with plan prepared (CURSOR_OPT_NO_SCROLL) and SPI
+ * connected; the answer is built in cxt, which outlives SPI.  The last row group stays queued on req->chunks as the
+ * answer's end, sent only once the query is over and checked
+ * (sb_sql_run): an error until then reaches the child as SQL_ERROR in
+ * place of a row group.  An answer the first row group holds whole is
+ * queued as a buffered table, as a small query's is.
+ */
+void
+sb_sql_stream(SbRequest *req, SPIPlanPtr plan, ParamListInfo paramLI, MemoryContext cxt)
+{
+	MemoryContext frames;
+	bool		save_read_only = XactReadOnly;
+	Portal		portal;
+	SbReceiver *r;
+	long		fetch = SB_ROW_GROUP_FIRST;
+	bool		first = true;
+	int			i;
+
+	XactReadOnly = true;
+	PG_TRY();
+	{
+		portal = SPI_cursor_open_with_paramlist(NULL, plan, paramLI, true);
+	}
+	PG_FINALLY();
+	{
+		XactReadOnly = save_read_only;
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(cxt);
+	r = sb_receiver_new(req, "sql()", cxt);
+	r->stream = true;
+	sb_receiver_columns(r, portal->tupDesc);
+	frames = AllocSetContextCreate(cxt, "pysandbox sql() row group", ALLOCSET_SMALL_SIZES);
+
+	for (;;)
+	{
+		SbChunkHeader *ch;
+		uint64		bytes = 0;
+		bool		last;
+
+		/* the previous row group is out: its buffers take the next */
+		for (i = 0; i < r->ncols; i++)
+			sb_column_rewind(&r->cols[i], r->nrows);
+		r->nrows = 0;
+		XactReadOnly = true;
+		PG_TRY();
+		{
+			(void) PortalRunFetch(portal, FETCH_FORWARD, fetch, (DestReceiver *) r);
+		}
+		PG_FINALLY();
+		{
+			XactReadOnly = save_read_only;
+		}
+		PG_END_TRY();
+		MemoryContextSwitchTo(cxt);
+		last = portal->atEnd || r->nrows < (uint64) fetch;
+		if (first && last)
+		{
+			/* all of it in one: the answer a small query gives */
+			sb_request_add_table(req, "sql()", r->cols, r->ncols, r->nrows);
+			break;
+		}
+		MemoryContextReset(frames);
+		MemoryContextSwitchTo(frames);
+		if (first)
+			sb_request_add_table_header(req, "sql()", r->cols, r->ncols, -1);
+		first = false;
+		ch = palloc0(sizeof(SbChunkHeader));
+		ch->nrows = r->nrows;
+		ch->flags = last ? SB_CHUNK_LAST : 0;
+		sb_request_add_frame(req, SB_DATA_CHUNK, (const char *) ch, sizeof(*ch), NULL, 0, NULL, 0);
+		for (i = 0; i < r->ncols; i++)
+		{
+			bytes += sb_column_size(&r->cols[i]);
+			sb_column_add_frame(req, &r->cols[i], r->nrows);
+		}
+		req->input_rows += r->nrows;
+		req->input_bytes += bytes;
+		MemoryContextSwitchTo(cxt);
+		/* the last stays queued: the answer (frames is kept with it) */
+		if (last)
+			break;
+		sb_sql_send_now(req);
+		if (r->nrows > 0)
+			fetch = (long) Max(Min(SB_ROW_GROUP_BYTES / Max(bytes / r->nrows, 1),
+								   SB_ROW_GROUP_MAX), SB_ROW_GROUP_MIN);
+	}
+	SPI_cursor_close(portal);
 }

@@ -28,7 +28,7 @@
 #include <sys/types.h>
 
 #ifndef SB_PROTOCOL_VERSION		/* test/protocol.sh builds another */
-#define SB_PROTOCOL_VERSION		13
+#define SB_PROTOCOL_VERSION		14
 #endif
 
 /* the worker inherits its control socket on this fd */

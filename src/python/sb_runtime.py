@@ -748,13 +748,14 @@ def _read_table(header):
     return sb_codec.decode_table(header, columns)
 
 
-def _read_row_groups(header):
+def _read_row_groups(header, answering=False):
     """A streamed table input: row groups (CHUNK, then a COLUMN frame per
     column) until the last.  A fixed-width column's values are read straight
     onto the end of its store (no row group is kept apart, nothing joined);
     a text-like column's row groups are decoded as they arrive, while the
     backend fetches the next, and joined at the end.  Returns the columns
-    and the row count."""
+    and the row count.  answering: an answer of sql(), where SQL_ERROR may
+    come in place of a row group (raised as _SQLAnswerError)."""
     kinds = [col["kind"] for col in header["columns"]]
     widths = [sb_codec.fixed_width(kind) for kind in kinds]
     stores = [sb_io.store() if width else None for width in widths]
@@ -762,6 +763,8 @@ def _read_row_groups(header):
     nrows = 0
     while True:
         ftype, payload = sb_io.recv()
+        if ftype == sb_io.SQL_ERROR and answering:
+            raise _SQLAnswerError(payload)
         if ftype != sb_io.CHUNK or len(payload) != 16:
             raise SandboxProtocolError("expected a row group frame")
         rows, flags = _CHUNK_HEADER.unpack(payload)
@@ -1426,28 +1429,47 @@ def sql(query, *params, **named):
         raise ValueError("sql() takes a query and parameters of at most 1 MB")
     sb_io.send(sb_io.SQL, payload)
     ftype, data = sb_io.recv()
-    if ftype == sb_io.SQL_ERROR:
-        err = _frame_json(data)
-        hint = str(err.get("hint", ""))
-        message = str(err.get("message", ""))
-        if str(err.get("sqlstate", "")) == "42601" and (
-                m := re.search(r"%s|%\(\w+\)s|(?<![:\w]):[A-Za-z_]\w*|\?(?![|&])", query)):
-            # psycopg's, SQLAlchemy's or sqlite's placeholders, in a query
-            # for PostgreSQL's (review 100: only %s had a hint)
-            hint = ('sql() takes PostgreSQL\'s placeholders $1, $2, ..., not %s: '
-                    'sql("SELECT ... WHERE region = $1", region)' % m.group(0))
-        elif len(params) == 1 and (type(params[0]) is tuple or (
-                type(params[0]) is list and len(params[0]) == 1)) and \
-                "is a list, but the query uses $1 as one value" in message:
-            # cursor.execute(query, (region,)): DB-API's one tuple of values
-            # (a longer list for IN ($1) keeps the backend's hint, = ANY)
-            hint = ("Pass the values as separate arguments, sql(query, a, b), not as one "
-                    "tuple or list; to match any of a list's values, compare with "
-                    "= ANY($1)")
-        raise SQLError(message, str(err.get("sqlstate", "")), str(err.get("detail", "")), hint)
-    if ftype != sb_io.TABLE:
+    try:
+        if ftype == sb_io.TABLE:
+            header = _frame_json(data)
+            if not header.get("stream"):
+                return _read_table(header)
+            # a large answer: its row groups, sent as the query runs
+            columns, header["nrows"] = _read_row_groups(header, answering=True)
+            return sb_codec.decode_table(header, columns)
+    except _SQLAnswerError as e:
+        # the query failed after some of its rows were out
+        ftype, data = sb_io.SQL_ERROR, e.args[0]
+    if ftype != sb_io.SQL_ERROR:
         raise SandboxProtocolError("unexpected frame %d answering sql()" % ftype)
-    return _read_table(_frame_json(data))
+    raise _sql_error(data, query, params)
+
+
+class _SQLAnswerError(Exception):
+    """SQL_ERROR in place of a streamed answer's next row group (its payload)."""
+
+
+def _sql_error(data, query, params):
+    """The SQLError of a SQL_ERROR frame's payload, with hints for the
+    placeholders and parameters other database APIs take."""
+    err = _frame_json(data)
+    hint = str(err.get("hint", ""))
+    message = str(err.get("message", ""))
+    if str(err.get("sqlstate", "")) == "42601" and (
+            m := re.search(r"%s|%\(\w+\)s|(?<![:\w]):[A-Za-z_]\w*|\?(?![|&])", query)):
+        # psycopg's, SQLAlchemy's or sqlite's placeholders, in a query
+        # for PostgreSQL's (review 100: only %s had a hint)
+        hint = ('sql() takes PostgreSQL\'s placeholders $1, $2, ..., not %s: '
+                'sql("SELECT ... WHERE region = $1", region)' % m.group(0))
+    elif len(params) == 1 and (type(params[0]) is tuple or (
+            type(params[0]) is list and len(params[0]) == 1)) and \
+            "is a list, but the query uses $1 as one value" in message:
+        # cursor.execute(query, (region,)): DB-API's one tuple of values
+        # (a longer list for IN ($1) keeps the backend's hint, = ANY)
+        hint = ("Pass the values as separate arguments, sql(query, a, b), not as one "
+                "tuple or list; to match any of a list's values, compare with "
+                "= ANY($1)")
+    return SQLError(message, str(err.get("sqlstate", "")), str(err.get("detail", "")), hint)
 
 
 class ArgumentsError(Exception):

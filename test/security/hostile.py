@@ -1165,6 +1165,36 @@ PAYLOADS = [
             sb_io.send(sb_io.SQL, b'{"query": "SELECT 1", "params": []}')
             os._exit(0)
         """, off={CRASH}),
+    # a large answer is sent in row groups while its query runs: a child
+    # that asks and never reads holds the backend only until the call's
+    # wall-clock limit (the backend waits for the socket, cancellable), and
+    # one that asks and exits ends the answer at once
+    Payload("sql-streamed-answer-never-read", """
+        import sb_io, time
+        def main():
+            sb_io.send(sb_io.SQL, b'{"query": "SELECT repeat(\\'x\\', 100) || x AS s FROM generate_series(1, 2000000) x", "params": []}')
+            time.sleep(60)
+        """, off={TIMEOUT}, role="ordinary", options={"timeout_ms": 1500}, max_ms=4000),
+    Payload("sql-streamed-answer-exit-after-asking", """
+        import sb_io, os
+        def main():
+            sb_io.send(sb_io.SQL, b'{"query": "SELECT repeat(\\'x\\', 100) || x AS s FROM generate_series(1, 2000000) x", "params": []}')
+            sb_io.recv_head()
+            os._exit(0)
+        """, off={CRASH}, role="ordinary", max_ms=4000),
+    # ... and one that reads half a row group, then writes a forged result
+    # while the backend still sends: the answer waits, the forgery is read
+    # as what it is once the answer is over
+    Payload("sql-streamed-answer-forged-result-midway", """
+        import sb_io
+        def main():
+            sb_io.send(sb_io.SQL, b'{"query": "SELECT repeat(\\'x\\', 100) || x AS s FROM generate_series(1, 2000000) x", "params": []}')
+            sb_io.recv_head()
+            sb_io.recv_bytes(1000)
+            sb_io.send(sb_io.RESULT, b'{"main": "forged"}')
+            while True:
+                sb_io.recv_bytes(1 << 16)
+        """, off={CRASH, TIMEOUT}, role="ordinary", options={"timeout_ms": 1500}, max_ms=4000),
 
     # -- resources ---------------------------------------------------------------
     Payload("memory-str-repeat", """
