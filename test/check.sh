@@ -49,6 +49,7 @@ trap 'sh "$ROOT/test/cluster.sh" stop' EXIT
 
 passed=0
 failed=0
+failed_names=""
 run() {
 	name=$1
 	shift
@@ -59,6 +60,8 @@ run() {
 		echo "== $name: ok in $(($(date +%s) - started)) s"
 	else
 		failed=$((failed + 1))
+		failed_names="$failed_names
+  - $name"
 		echo "== $name FAILED after $(($(date +%s) - started)) s"
 	fi
 }
@@ -98,6 +101,8 @@ crashed() {
 		echo "== the server log shows a crashed backend:"
 		grep -E "terminated by signal|was terminated" "$PYSANDBOX_TEST_DIR/log" | head
 		failed=$((failed + 1))
+		failed_names="$failed_names
+  - a crashed backend in the server log"
 	fi
 }
 crashed
@@ -153,5 +158,7 @@ crashed
 # (it restarts the test cluster itself, and puts this tree's build back)
 run "Debian package: build, install, pg_regress against it" sh test/deb.sh
 
+# what failed, again at the end: a CI that keeps only the tail shows it
+[ -n "$failed_names" ] && echo "check: failed:$failed_names"
 echo "check: $passed passed, $failed failed in $(($(date +%s) - check_started)) s"
 [ "$failed" = 0 ]
