@@ -139,6 +139,31 @@ def audit_lines(su, preloaded):
           text.count("code: as on an earlier line with code_id") == 21,
           "log_code = on: a function's code once per statement, a line per row",
           (len(found), text.count("rows-%d" % os.getpid()), text[-600:]))
+    # sql()'s rows count in input_rows, streamed ones too; a query that
+    # failed counts none, a streamed answer cut short by the call's limit
+    # included (review 119 F1: its rows sent so far were counted)
+    one(su, "SET pysandbox.log_code = off")
+    one(su, "SET pysandbox.python_layer = off")
+    one(su, "SET ROLE %s" % ROLES[0])
+    start = log_size()
+    one(su, "SELECT sandbox_execute(%s)",
+        ("def main():\n    return len(sql('SELECT x FROM generate_series(1, 300000) x'))\n",))
+    torn = ("import sb_io, time\n"
+            "def main():\n"
+            "    sb_io.send(sb_io.SQL, b'{\"query\": \"SELECT repeat(\\'x\\', 100) || x AS s "
+            "FROM generate_series(1, 2000000) x\", \"params\": []}')\n"
+            "    for _ in range(30):\n"
+            "        sb_io.recv()\n"
+            "    time.sleep(60)\n")
+    err = error(su, "SELECT sandbox_execute(%s, '{}', '{main}', '{\"timeout_ms\": 1500}')", (torn,))
+    one(su, "RESET ROLE")
+    one(su, "RESET pysandbox.python_layer")
+    one(su, "SET pysandbox.log_code = on")
+    found, text = log_since(start, r"pysandbox call: .* outcome=(\w+) .* input_rows=(\d+) input_bytes=(\d+)")
+    check(err[0] == "57014" and [f.split(" outcome=")[1].split(" ")[0] for f in found] == ["ok", "timeout"] and
+          "input_rows=300000 " in found[0] and "input_rows=0 input_bytes=0 " in found[1],
+          "sql()'s streamed rows count in input_rows; a streamed answer cut short counts none",
+          (err, found, text[-800:]))
     start = log_size()
     one(su, "SET pysandbox.log_calls = 'errors'")
     one(su, "SELECT sandbox_execute(%s)", (code,))

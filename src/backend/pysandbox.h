@@ -52,6 +52,7 @@ extern int	sb_max_workspaces;
 extern int	sb_workspace_idle_timeout_ms;
 extern char *sb_invalid_setting;
 extern bool sb_setting_still_invalid(void);
+extern bool sb_setting_pending_restart(const char *name);
 extern GucSource sb_setting_source(const char *name);
 extern bool sb_invalid_setting_settable(void);
 

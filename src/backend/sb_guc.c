@@ -192,6 +192,19 @@ sb_setting_entry(const char *name)
 	return NULL;
 }
 
+/*
+ * Has the server's configuration changed a setting read only at server
+ * start (pysandbox.preload_modules with preloading) since the server
+ * started?  Then the change waits for a restart (pg_settings.pending_restart).
+ */
+bool
+sb_setting_pending_restart(const char *name)
+{
+	struct config_generic *e = sb_setting_entry(name);
+
+	return e != NULL && (e->status & GUC_PENDING_RESTART) != 0;
+}
+
 /* a setting's source now (where its current value came from) */
 GucSource
 sb_setting_source(const char *name)

@@ -140,6 +140,9 @@ sb_append_allowed_modules(StringInfo json, const char *allowed)
 		escape_json(json, (char *) lfirst(lc));
 	}
 	appendStringInfoChar(json, ']');
+	/* a module not preloaded: its error says the list waits for a restart */
+	if (sb_setting_pending_restart("pysandbox.preload_modules"))
+		appendStringInfoString(json, ",\"preload_pending\":true");
 }
 
 /*
@@ -591,6 +594,7 @@ sandbox_layers(PG_FUNCTION_ARGS)
 	uint32		layers = sb_sandbox_layers(&abi);
 	bool		landlock,
 				mountns;
+	const char *pending;
 
 	InitMaterializedSRF(fcinfo, 0);
 	sb_layer_row(rsinfo, "process", true,
@@ -598,11 +602,15 @@ sandbox_layers(PG_FUNCTION_ARGS)
 	sb_layer_row(rsinfo, "python", sb_role_python_layer(),
 				 sb_role_python_layer() ? "validator, restricted builtins, import allowlist"
 				 : "switched off by pysandbox.python_layer (tests only)");
+	/* review 117 F6: a reload does not change the fork server's list */
+	pending = sb_setting_pending_restart("pysandbox.preload_modules") ?
+		"; pysandbox.preload_modules was changed in the server's configuration and takes effect when the server restarts" : "";
 	sb_layer_row(rsinfo, "preload", true,
 				 sb_sandbox_preloaded()[0] ?
-				 psprintf("numpy, pandas and the allowed modules, imported and warmed before any child is made; %s too, in a second process that forks the children of calls whose code names them (pysandbox.preload_modules)",
-						  sb_sandbox_preloaded()) :
-				 "numpy, pandas and the allowed modules, imported and warmed before any child is made (pysandbox.preload_modules)");
+				 psprintf("numpy, pandas and the allowed modules, imported and warmed before any child is made; %s too, in a second process that forks the children of calls whose code names them (pysandbox.preload_modules)%s",
+						  sb_sandbox_preloaded(), pending) :
+				 psprintf("numpy, pandas and the allowed modules, imported and warmed before any child is made (pysandbox.preload_modules)%s",
+						  pending));
 	sb_layer_row(rsinfo, "rlimits", true,
 				 (layers & SB_LAYER_SEALED) ?
 				 "memory (address space and private writable memory; the libraries' mappings are sealed; "

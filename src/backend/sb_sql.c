@@ -621,13 +621,19 @@ sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left,
 				 errdetail("What it wrote was undone, and the call ends: the transaction id would outlive the query."),
 				 errhint("Keep functions that write or assign a transaction id (txid_current()) out of the queries of sql().")));
 	}
+	if (edata != NULL)
+	{
+		/* a failed query's rows do not count against the call's limits, sent or not */
+		req->input_rows = input_rows;
+		req->input_bytes = input_bytes;
+	}
 	if (edata != NULL && req->sql_torn)
 	{
 		/*
 		 * A row group is out in part (the call's time ran out while it was
 		 * sent, or the child stopped reading): the child cannot read an
 		 * error after it.  It waits for the rest until the worker ends it
-		 * at its wall-clock limit, which this is.
+		 * at its wall-clock limit, which this is (or it has ended).
 		 */
 		req->chunks = saved;
 		return NIL;
@@ -636,12 +642,9 @@ sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left,
 	{
 		/*
 		 * the partial answer, if any, goes: only the error is sent (after a
-		 * streamed answer's row groups, in place of the next); its rows do
-		 * not count against the call's input limits, sent or not
+		 * streamed answer's row groups, in place of the next)
 		 */
 		req->chunks = NIL;
-		req->input_rows = input_rows;
-		req->input_bytes = input_bytes;
 		*answered_errcode = edata->sqlerrcode;
 		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED)
 			sb_sql_error_frame(req, ERRCODE_QUERY_CANCELED,

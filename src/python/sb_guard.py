@@ -1152,12 +1152,23 @@ def preloaded_elsewhere(names):
     _PRELOADED_ELSEWHERE.update(n.partition(".")[0] for n in names)
 
 
+# set per request: pysandbox.preload_modules was changed in the server's
+# configuration, and the fork server's worker reads it only when the server
+# starts (review 117 F6)
+PRELOAD_PENDING = [False]
+
+
 def _not_preloaded_message(name):
     top = name.partition(".")[0]
     if top in _PRELOADED_ELSEWHERE:
         return ('module "%s" is not available to this call: preloaded modules are '
                 'given only to calls whose code names their package; import "%s" '
                 'by name in the code (for example "import %s")' % (name, top, top))
+    if PRELOAD_PENDING[0]:
+        return ('module "%s" is allowed but was not preloaded, and it loads native '
+                'code, which a sandboxed process cannot do; pysandbox.preload_modules '
+                'was changed in the server\'s configuration and takes effect when the '
+                'server restarts' % name)
     return ('module "%s" is allowed but was not preloaded, and it loads native '
             'code, which a sandboxed process cannot do; an administrator can add '
             'it to pysandbox.preload_modules' % name)

@@ -1857,6 +1857,7 @@ def _serve_request(python_layer, request, inputs):
     code = request["code"]
     returns = request["returns"]
     allowed = request["allowed_modules"]
+    sb_guard.PRELOAD_PENDING[0] = request.get("preload_pending") is True
     limit = int(request["max_output_bytes"])
     sb_charts.MAX_PIXELS[0] = int(request.get("max_figure_pixels", sb_charts.MAX_PIXELS[0]))
     # a LANGUAGE pysandbox function: code is its body (sb_language.c)

@@ -834,8 +834,11 @@ class Suite:
             # just forked may not have closed the worker's fds yet
             def spare_problems(p=p):
                 found = fd_problems(p, "the spare", True)
-                if not os.path.exists("/proc/%d" % p):
-                    return []       # it went (claimed, or replaced) while looked at: ci14
+                st = read_stat(p)
+                if st is None or st[1] in ("Z", "X"):
+                    # it went (claimed, or replaced) while looked at: ci14; an
+                    # exited one not yet reaped lists no fds
+                    return []
                 if ring_fds(p):
                     found.append("the spare %d holds the io_uring ring" % p)
                 return found
@@ -1172,6 +1175,61 @@ class Suite:
         self.report("(k) time zone files are cached when the worker starts (no page-cache "
                     "probe of another call's zone)", problems, "%d files" % len(names))
 
+    def check_preload_pending(self):
+        """(l) Review 117 F6: pysandbox.preload_modules changed and reloaded
+        waits for a restart (the fork server's worker reads it when the
+        server starts).  sandbox_layers() says so, and a call that needs a
+        module of the new list is told so (the Python layer's ImportError,
+        and the backend's hint for the blocked mmap with the layer off),
+        not to add what was added; after a restart nothing is pending."""
+        problems = []
+        admin = connect()
+        admin.cursor().execute("ALTER SYSTEM SET pysandbox.preload_modules = 'scipy'")
+        admin.cursor().execute("SELECT pg_reload_conf()")
+        admin.close()
+        code = "import scipy.stats\ndef main():\n    return 1\n"
+        setup = "SET pysandbox.allowed_modules = 'math, numpy, pandas, scipy'"
+
+        def pending():
+            conn = connect()
+            cur = conn.cursor()
+            cur.execute("SELECT detail FROM sandbox_layers() WHERE layer = 'preload'")
+            detail = cur.fetchone()[0]
+            conn.close()
+            return detail if "takes effect when the server restarts" in detail else None
+
+        try:
+            if wait_for(pending, 10) is None:
+                problems.append("sandbox_layers() did not say the change waits for a restart")
+            for layer in ("on", "off"):
+                conn = connect()
+                conn.cursor().execute(setup)
+                conn.cursor().execute("SET pysandbox.python_layer = %s" % layer)
+                try:
+                    execute(conn, code)
+                    problems.append("layer %s: scipy imported before the restart" % layer)
+                except psycopg2.Error as exc:
+                    said = "%s %s" % (exc.diag.message_primary, exc.diag.message_hint)
+                    if "takes effect when the server restarts" not in said or \
+                            "can add it to" in said:
+                        problems.append("layer %s: %s" % (layer, said))
+                conn.close()
+        finally:
+            admin = connect()
+            admin.cursor().execute("ALTER SYSTEM RESET pysandbox.preload_modules")
+            admin.close()
+            restart_cluster()
+        conn = connect()
+        cur = conn.cursor()
+        cur.execute("SELECT detail FROM sandbox_layers() WHERE layer = 'preload'")
+        if "restarts" in cur.fetchone()[0]:
+            problems.append("sandbox_layers() still says a restart is pending after it")
+        if execute(conn, "def main():\n    return 1\n") != {"main": 1}:
+            problems.append("a call after the restart failed")
+        conn.close()
+        self.report("(l) a changed preload_modules waits for a restart, and sandbox_layers() "
+                    "and the import's error say so", problems)
+
     def check_leftovers(self):
         problems = []
         conn = connect()
@@ -1230,6 +1288,7 @@ def main():
     suite.check_parallel_groups()
     suite.check_streamed_inputs()
     suite.check_zone_files_cached()
+    suite.check_preload_pending()
     suite.check_leftovers()
     suite.check_pinned_pages()
     suite.check_reservations()
