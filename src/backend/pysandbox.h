@@ -370,10 +370,12 @@ typedef struct SbRequest
 	/*
 	 * while sql() is answered: the child that asked, to which a large
 	 * answer's row groups go as its query runs (sb_sql_send_now); torn: a
-	 * row group was cut short by an error, and nothing more can follow
+	 * row group was cut short by an error, and nothing more can follow;
+	 * sent: a row group went out (or began to), and its rows count
 	 */
 	SbSandbox  *answering;
 	bool		sql_torn;
+	bool		sql_sent;
 	/* options.parallel's partitions (sb_groups.c): the call's rows are on
 	 * its held child; never run it again on a fresh one */
 	bool		partitioned;

@@ -701,6 +701,7 @@ sb_sql_send_now(SbRequest *req)
 
 	Assert(req->answering != NULL);
 	req->sql_torn = true;
+	req->sql_sent = true;		/* its rows count, whatever comes next */
 	for (;;)
 	{
 		int			rc;

@@ -572,7 +572,7 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 						 (int) strcspn(sb_sandbox_preloaded(), ".,"), sb_sandbox_preloaded()) :
 				sb_setting_pending_restart("pysandbox.preload_modules") ?
 				/* review 117 F6: the advice would be what was done already */
-				"A module that loads native code, or that pandas loads on demand (such as scipy for some interpolation methods), can be used only if the worker preloads it: pysandbox.preload_modules was changed in the server's configuration and takes effect when the server restarts." :
+				"A module that loads native code, or that pandas loads on demand (such as scipy for some interpolation methods), can be used only if the worker preloads it: an administrator can add it to pysandbox.preload_modules (a change to it made already takes effect when the server restarts)." :
 				"A module that loads native code, or that pandas loads on demand (such as scipy for some interpolation methods), can be used only if the worker preloads it: an administrator can add it to pysandbox.preload_modules.");
 	}
 	else if (ex->cause == SB_EXIT_CPU ||

@@ -10,7 +10,7 @@
  * could run (the walker over the rewritten query, and fmgr_hook and the
  * executor's object access hook while it is parsed, planned and run).  The answer is the rows as a table input's
  * frames (a large answer's row groups sent as the query runs: sb_stream.c),
- * or SB_DATA_SQL_ERROR, which the child raises as SQLError.
+ * or SB_DATA_SQL_ERROR, which the child raises as SQLError, then END.
  * Table inputs themselves are sb_inputs.c's.
  */
 #include "pysandbox.h"
@@ -524,6 +524,7 @@ sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left,
 
 	req->chunks = NIL;
 	req->sql_torn = false;
+	req->sql_sent = false;
 	*answered_errcode = 0;
 	if (IsInParallelMode())
 	{
@@ -540,6 +541,7 @@ sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left,
 							   "sql() cannot run while the statement runs in parallel mode",
 							   "The function was called in a parallel plan (it is marked PARALLEL SAFE or PARALLEL RESTRICTED), where no query can start a subtransaction.",
 							   "A function that calls sql() must be PARALLEL UNSAFE, the default: ALTER FUNCTION name(argument types) PARALLEL UNSAFE.");
+		sb_request_add_frame(req, SB_DATA_END, NULL, 0, NULL, 0, NULL, 0);
 		answer = req->chunks;
 		req->chunks = saved;
 		return answer;
@@ -621,9 +623,14 @@ sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left,
 				 errdetail("What it wrote was undone, and the call ends: the transaction id would outlive the query."),
 				 errhint("Keep functions that write or assign a transaction id (txid_current()) out of the queries of sql().")));
 	}
-	if (edata != NULL)
+	if (edata != NULL && !req->sql_sent)
 	{
-		/* a failed query's rows do not count against the call's limits, sent or not */
+		/*
+		 * a failed query's rows do not count against the call's limits
+		 * unless the child has some: a streamed answer's row groups sent
+		 * count, or a child could take any number of rows through queries
+		 * made to fail after their first row groups (review 120 F1)
+		 */
 		req->input_rows = input_rows;
 		req->input_bytes = input_bytes;
 	}
@@ -654,6 +661,8 @@ sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left,
 			sb_sql_error_frame(req, edata->sqlerrcode, edata->message, edata->detail,
 							   edata->hint);
 	}
+	/* every answer ends so: a child that failed to read one skips to here */
+	sb_request_add_frame(req, SB_DATA_END, NULL, 0, NULL, 0, NULL, 0);
 	answer = req->chunks;
 	req->chunks = saved;
 	return answer;

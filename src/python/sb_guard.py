@@ -1164,14 +1164,11 @@ def _not_preloaded_message(name):
         return ('module "%s" is not available to this call: preloaded modules are '
                 'given only to calls whose code names their package; import "%s" '
                 'by name in the code (for example "import %s")' % (name, top, top))
-    if PRELOAD_PENDING[0]:
-        return ('module "%s" is allowed but was not preloaded, and it loads native '
-                'code, which a sandboxed process cannot do; pysandbox.preload_modules '
-                'was changed in the server\'s configuration and takes effect when the '
-                'server restarts' % name)
     return ('module "%s" is allowed but was not preloaded, and it loads native '
             'code, which a sandboxed process cannot do; an administrator can add '
-            'it to pysandbox.preload_modules' % name)
+            'it to pysandbox.preload_modules%s' % (name, (
+                " (a change to it made already takes effect when the server restarts)"
+                if PRELOAD_PENDING[0] else "")))
 
 
 class _FutureFeatures:

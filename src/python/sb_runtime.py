@@ -1428,21 +1428,59 @@ def sql(query, *params, **named):
     if len(payload) > 1024 * 1024:
         raise ValueError("sql() takes a query and parameters of at most 1 MB")
     sb_io.send(sb_io.SQL, payload)
-    ftype, data = sb_io.recv()
+    _ANSWER_OPEN[0] = True
     try:
+        ftype, data = sb_io.recv()
         if ftype == sb_io.TABLE:
             header = _frame_json(data)
             if not header.get("stream"):
-                return _read_table(header)
-            # a large answer: its row groups, sent as the query runs
-            columns, header["nrows"] = _read_row_groups(header, answering=True)
-            return sb_codec.decode_table(header, columns)
-    except _SQLAnswerError as e:
-        # the query failed after some of its rows were out
-        ftype, data = sb_io.SQL_ERROR, e.args[0]
-    if ftype != sb_io.SQL_ERROR:
-        raise SandboxProtocolError("unexpected frame %d answering sql()" % ftype)
+                df = _read_table(header)
+                _end_answer()
+                return df
+            try:
+                # a large answer: its row groups, sent as the query runs
+                columns, header["nrows"] = _read_row_groups(header, answering=True)
+            except _SQLAnswerError as e:
+                # the query failed after some of its rows were out
+                ftype, data = sb_io.SQL_ERROR, e.args[0]
+            else:
+                _end_answer()
+                return sb_codec.decode_table(header, columns)
+        if ftype != sb_io.SQL_ERROR:
+            raise SandboxProtocolError("unexpected frame %d answering sql()" % ftype)
+        _end_answer()
+    except BaseException:
+        if _ANSWER_OPEN[0]:
+            _drain_answer()
+        raise
     raise _sql_error(data, query, params)
+
+
+# an answer of sql() is being read: a failure before its END leaves the
+# rest of it to skip (_drain_answer)
+_ANSWER_OPEN = [False]
+
+
+def _end_answer():
+    """The END that closes every answer of sql()."""
+    ftype, _ = sb_io.recv()
+    if ftype != sb_io.END:
+        raise SandboxProtocolError("unexpected frame %d ending the answer of sql()" % ftype)
+    _ANSWER_OPEN[0] = False
+
+
+def _drain_answer():
+    """Skip the rest of an answer whose reading failed half-way (code that
+    catches the MemoryError of a large answer and asks for less): its frames
+    up to its END, so that the next sql() reads its own answer (review 119
+    O1: it read the rest of this one, and the call ended with 39000)."""
+    _ANSWER_OPEN[0] = False
+    sb_io.skip()
+    while True:
+        ftype, _length = sb_io.recv_head()
+        sb_io.skip()
+        if ftype == sb_io.END:
+            return
 
 
 class _SQLAnswerError(Exception):

@@ -211,6 +211,19 @@ sb_read_stream(void *buf, size_t len)
 }
 
 /*
+ * Bytes of the current frame's payload not read yet: a reader that failed
+ * half-way (MemoryError while a column was allocated) skips them, and the
+ * frames after, with sb_io.skip() (sql()'s answer, sb_runtime._drain_answer).
+ */
+static size_t sb_payload_left = 0;
+
+static void
+sb_payload_read(size_t n)
+{
+	sb_payload_left -= n < sb_payload_left ? n : sb_payload_left;
+}
+
+/*
  * The next frame's header: type and payload length (-1 with a Python
  * exception set).  The first bytes of a call claim it (sb_claim_call).
  */
@@ -242,6 +255,7 @@ sb_recv_header(uint32_t *type, uint32_t *len)
 		PyErr_SetString(PyExc_ValueError, "oversized frame on the data channel");
 		return -1;
 	}
+	sb_payload_left = *len;
 	return 0;
 }
 
@@ -260,6 +274,7 @@ sb_recv_bytearray(size_t n)
 		PyErr_SetString(PyExc_EOFError, "truncated frame on the data channel");
 		return NULL;
 	}
+	sb_payload_read(n);
 	return payload;
 }
 
@@ -518,6 +533,29 @@ sb_io_recv_append(PyObject *self, PyObject *args)
 		return NULL;
 	}
 	st->len += (size_t) n;
+	sb_payload_read((size_t) n);
+	Py_RETURN_NONE;
+}
+
+/* sb_io.skip(): the rest of the current frame's payload, read and dropped */
+static PyObject *
+sb_io_skip(PyObject *self, PyObject *args)
+{
+	static unsigned char sink[65536];
+
+	(void) self;
+	(void) args;
+	while (sb_payload_left > 0)
+	{
+		size_t		n = sb_payload_left < sizeof(sink) ? sb_payload_left : sizeof(sink);
+
+		if (sb_read_stream(sink, n) < 0)
+		{
+			PyErr_SetString(PyExc_EOFError, "truncated frame on the data channel");
+			return NULL;
+		}
+		sb_payload_left -= n;
+	}
 	Py_RETURN_NONE;
 }
 
@@ -1001,6 +1039,7 @@ static PyMethodDef sb_io_methods[] = {
 	{"prefault", sb_io_prefault, METH_O, "Fault in a writable buffer's pages at once."},
 	{"recv_head", sb_io_recv_head, METH_NOARGS, "Read the next frame's header."},
 	{"recv_bytes", sb_io_recv_bytes, METH_O, "Read n bytes of a frame's payload."},
+	{"skip", sb_io_skip, METH_NOARGS, "Drop the rest of the current frame's payload."},
 	{"store", sb_io_store, METH_NOARGS, "A new empty Store."},
 	{"recv_append", sb_io_recv_append, METH_VARARGS, "Read n bytes of a payload onto a Store."},
 	{"send", sb_io_send, METH_VARARGS, "Send one frame to the backend."},

@@ -1179,9 +1179,9 @@ class Suite:
         """(l) Review 117 F6: pysandbox.preload_modules changed and reloaded
         waits for a restart (the fork server's worker reads it when the
         server starts).  sandbox_layers() says so, and a call that needs a
-        module of the new list is told so (the Python layer's ImportError,
-        and the backend's hint for the blocked mmap with the layer off),
-        not to add what was added; after a restart nothing is pending."""
+        module not preloaded is told so (the Python layer's ImportError, and
+        the backend's hint for the blocked mmap with the layer off), besides
+        the advice to add it; after a restart nothing is pending."""
         problems = []
         admin = connect()
         admin.cursor().execute("ALTER SYSTEM SET pysandbox.preload_modules = 'scipy'")
@@ -1210,8 +1210,7 @@ class Suite:
                     problems.append("layer %s: scipy imported before the restart" % layer)
                 except psycopg2.Error as exc:
                     said = "%s %s" % (exc.diag.message_primary, exc.diag.message_hint)
-                    if "takes effect when the server restarts" not in said or \
-                            "can add it to" in said:
+                    if "a change to it made already takes effect when the server restarts" not in said:
                         problems.append("layer %s: %s" % (layer, said))
                 conn.close()
         finally:

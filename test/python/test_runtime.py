@@ -532,7 +532,7 @@ class SqlTests(unittest.TestCase):
             "def main():\n    df = sql('SELECT $1::int + 1 AS x', 41)\n"
             "    return [list(df.columns), int(df.x[0])]\n",
             [(_io.TABLE, bytearray(json.dumps(header).encode())),
-             (_io.COLUMN, bytearray(_int_column(42)))])
+             (_io.COLUMN, bytearray(_int_column(42))), (_io.END, bytearray())])
         self.assertEqual(sent, [(_io.SQL, {"query": "SELECT $1::int + 1 AS x", "params": [41]}),
                                 (_io.RESULT, {"main": [["x"], 42]})])
 
@@ -542,7 +542,7 @@ class SqlTests(unittest.TestCase):
         sent = serve_with_sql(
             "def main():\n    try:\n        sql('INSERT INTO t VALUES (1)')\n"
             "    except SQLError as e:\n        return [e.sqlstate, str(e)]\n",
-            [(_io.SQL_ERROR, bytearray(json.dumps(err).encode()))])
+            [(_io.SQL_ERROR, bytearray(json.dumps(err).encode())), (_io.END, bytearray())])
         self.assertEqual(sent[-1], (_io.RESULT, {"main": [
             "25006", "cannot execute INSERT in a read-only transaction (SQLSTATE 25006)"]}))
 

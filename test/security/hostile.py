@@ -1153,7 +1153,7 @@ PAYLOADS = [
             for payload in [b"\\xff\\xfe", b"[]", b'{"query": 1}', b'{"query": "SELECT 1", "params": 5}',
                             b'{"query": "SELECT $1::int", "params": [{"$query": "SELECT 1"}]}']:
                 sb_io.send(sb_io.SQL, payload)
-                answers.append(sb_io.recv()[0] == sb_io.SQL_ERROR)
+                answers.append(sb_io.recv()[0] == sb_io.SQL_ERROR and sb_io.recv()[0] == sb_io.END)
             if not all(answers):
                 raise PermissionError("a malformed request was answered with rows")
             return answers
