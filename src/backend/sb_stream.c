@@ -1,7 +1,7 @@
 /*
  * sb_stream.c
- *		Large table inputs, sent to the child in row groups while their
- *		queries run.
+ *		Large table inputs, and large answers of sql(), sent to the child in
+ *		row groups while their queries run.
  *
  * A buffered table input (sb_inputs.c) is scanned completely before the
  * child is asked for: the scan, the transfer and the child's decoding run
@@ -26,6 +26,10 @@
  * Streamed calls do not use the session's reservation (sb_worker.c): a
  * reservation the worker takes back before the call began is resent from
  * the start, and rows already fetched cannot be fetched again.
+ *
+ * sql()'s answer streams the same way (sb_sql_stream, at the end), inside
+ * the query's own subtransaction: each row group is sent whole before the
+ * next is fetched (sb_sql_send_now), the child decoding meanwhile.
  */
 #include "pysandbox.h"
 
