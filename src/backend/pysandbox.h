@@ -52,7 +52,7 @@ extern int	sb_max_workspaces;
 extern int	sb_workspace_idle_timeout_ms;
 extern char *sb_invalid_setting;
 extern bool sb_setting_still_invalid(void);
-extern bool sb_setting_pending_restart(const char *name);
+extern bool sb_preload_modules_pending(void);
 extern GucSource sb_setting_source(const char *name);
 extern bool sb_invalid_setting_settable(void);
 
@@ -153,6 +153,7 @@ extern void sb_server_register(void);
 extern const char *sb_server_socket_path(void);
 extern PGDLLEXPORT void sb_server_main(Datum arg);
 extern uint32 sb_sandbox_layers(uint32 *landlock_abi);
+extern const char *sb_preload_change(void);
 extern const char *sb_sandbox_preloaded(void);
 
 /* microseconds between 1970-01-01 and 2000-01-01 (PostgreSQL's epoch) */

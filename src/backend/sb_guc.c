@@ -193,15 +193,18 @@ sb_setting_entry(const char *name)
 }
 
 /*
- * Has the server's configuration changed a setting read only at server
- * start (pysandbox.preload_modules with preloading) since the server
- * started?  Then the change waits for a restart (pg_settings.pending_restart).
+ * Has the server's configuration changed pysandbox.preload_modules, read
+ * only at server start with preloading, since the server started?  Then
+ * the change waits for a restart (pg_settings.pending_restart).
  */
 bool
-sb_setting_pending_restart(const char *name)
+sb_preload_modules_pending(void)
 {
-	struct config_generic *e = sb_setting_entry(name);
+	/* asked at every call: the entry is found once (GUC entries stay put) */
+	static struct config_generic *e = NULL;
 
+	if (e == NULL)
+		e = sb_setting_entry("pysandbox.preload_modules");
 	return e != NULL && (e->status & GUC_PENDING_RESTART) != 0;
 }
 

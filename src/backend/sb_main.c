@@ -140,9 +140,9 @@ sb_append_allowed_modules(StringInfo json, const char *allowed)
 		escape_json(json, (char *) lfirst(lc));
 	}
 	appendStringInfoChar(json, ']');
-	/* a module not preloaded: its error says the list waits for a restart */
-	if (sb_setting_pending_restart("pysandbox.preload_modules"))
-		appendStringInfoString(json, ",\"preload_pending\":true");
+	/* a module not preloaded: its error says when a change takes effect */
+	if (sb_preload_change() != NULL)
+		appendStringInfo(json, ",\"preload_change\":\"%s\"", sb_preload_change());
 }
 
 /*
@@ -602,9 +602,10 @@ sandbox_layers(PG_FUNCTION_ARGS)
 	sb_layer_row(rsinfo, "python", sb_role_python_layer(),
 				 sb_role_python_layer() ? "validator, restricted builtins, import allowlist"
 				 : "switched off by pysandbox.python_layer (tests only)");
-	/* review 117 F6: a reload does not change the fork server's list */
-	pending = sb_setting_pending_restart("pysandbox.preload_modules") ?
-		"; pysandbox.preload_modules was changed in the server's configuration and takes effect when the server restarts" : "";
+	/* review 117 F6: a reload does not change the worker's list */
+	pending = sb_preload_change() == NULL ? "" :
+		psprintf("; pysandbox.preload_modules was changed since the worker read it and takes effect %s",
+				 sb_preload_change());
 	sb_layer_row(rsinfo, "preload", true,
 				 sb_sandbox_preloaded()[0] ?
 				 psprintf("numpy, pandas and the allowed modules, imported and warmed before any child is made; %s too, in a second process that forks the children of calls whose code names them (pysandbox.preload_modules)%s",

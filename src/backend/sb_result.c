@@ -481,6 +481,29 @@ sb_child_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 }
 
 /*
+ * The hint for new executable memory (a blocked mmap or mprotect): most
+ * often a module loading native code that the worker did not preload.
+ * Which module the backend does not know: with preloaded packages, code
+ * that does not name one gets none, and any other module is the
+ * administrator's to add (review 120 F3); a change of preload_modules made
+ * since the worker read it is said (review 117 F6).
+ */
+static char *
+sb_native_hint(const SbOutcome *out)
+{
+	const char *preloaded = sb_sandbox_preloaded();
+	const char *change = sb_preload_change();
+	char	   *when = change == NULL ? "" :
+		psprintf(" (a change to it made already takes effect %s)", change);
+
+	if (preloaded[0] && !out->preloaded)
+		return psprintf("A module that loads native code, or that pandas loads on demand (such as scipy for some interpolation methods), can be used only if the worker preloads it, and only by code that names it: this server preloads %s, so import the package by name (for example \"import %.*s\"); an administrator can add any other module to pysandbox.preload_modules%s.",
+						preloaded, (int) strcspn(preloaded, ".,"), preloaded, when);
+	return psprintf("A module that loads native code, or that pandas loads on demand (such as scipy for some interpolation methods), can be used only if the worker preloads it: an administrator can add it to pysandbox.preload_modules%s.",
+					when);
+}
+
+/*
  * Judge how a call ended.  Returns false if the child exited cleanly without
  * reporting an error; otherwise fills f with what went wrong.  f->kind is
  * the report kind of sandbox_run, or NULL for server faults, which are
@@ -566,14 +589,7 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 				psprintf("sandbox code attempted a blocked system call: %s", name),
 				SB_NO_ACCESS_DETAIL,
 				strcmp(name, "mmap") != 0 && strcmp(name, "mprotect") != 0 ? SB_NO_ACCESS_HINT :
-				sb_sandbox_preloaded()[0] && !out->preloaded ?
-				psprintf("A module that loads native code, or that pandas loads on demand (such as scipy for some interpolation methods), can be used only if the worker preloads it, and only by code that names it: this server preloads %s, so import the package by name (for example \"import %.*s\").",
-						 sb_sandbox_preloaded(),
-						 (int) strcspn(sb_sandbox_preloaded(), ".,"), sb_sandbox_preloaded()) :
-				sb_setting_pending_restart("pysandbox.preload_modules") ?
-				/* review 117 F6: the advice would be what was done already */
-				"A module that loads native code, or that pandas loads on demand (such as scipy for some interpolation methods), can be used only if the worker preloads it: an administrator can add it to pysandbox.preload_modules (a change to it made already takes effect when the server restarts)." :
-				"A module that loads native code, or that pandas loads on demand (such as scipy for some interpolation methods), can be used only if the worker preloads it: an administrator can add it to pysandbox.preload_modules.");
+				sb_native_hint(out));
 	}
 	else if (ex->cause == SB_EXIT_CPU ||
 			 (WIFEXITED(st) && WEXITSTATUS(st) == SB_CHILD_EXIT_LIMIT && cpu_at_limit))

@@ -62,6 +62,8 @@ static uint32 sb_worker_landlock_abi = 0;
 static bool sb_worker_shared = false;
 static uint64 sb_worker_instance = 0;	/* SbReady.instance, 0: none yet */
 static char sb_worker_preloaded[SB_PRELOADED_MAX];	/* SbReady.preloaded */
+static char *sb_worker_started_preload = NULL;	/* a session's own worker:
+												 * preload_modules then */
 
 /*
  * The pid of a child whose complete result we took without waiting for its
@@ -558,6 +560,9 @@ sb_worker_start(void)
 	}
 	sb_worker_pid = pid;
 	sb_control_fd = sv[0];
+	if (sb_worker_started_preload != NULL)
+		pfree(sb_worker_started_preload);
+	sb_worker_started_preload = MemoryContextStrdup(TopMemoryContext, argv[6]);
 
 	sb_worker_ready();
 }
@@ -701,6 +706,25 @@ const char *
 sb_sandbox_preloaded(void)
 {
 	return sb_worker_preloaded;
+}
+
+/*
+ * When a change of pysandbox.preload_modules made since the worker read it
+ * takes effect (review 117 F6, review 120 F4): "when the server restarts"
+ * for the fork server's worker, which read it when the server started; "in
+ * a new session" for a session's own, which read it at the session's first
+ * call; NULL when nothing changed.
+ */
+const char *
+sb_preload_change(void)
+{
+	if (sb_server_preloaded)
+		return sb_preload_modules_pending() ?
+			"when the server restarts" : NULL;
+	if (sb_worker_started_preload == NULL)
+		return NULL;			/* no worker yet: it will read the setting */
+	return strcmp(sb_worker_started_preload, sb_preload_modules ? sb_preload_modules : "") != 0 ?
+		"in a new session" : NULL;
 }
 
 /* Does code hold word, not as part of a longer identifier? */

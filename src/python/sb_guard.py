@@ -1152,10 +1152,10 @@ def preloaded_elsewhere(names):
     _PRELOADED_ELSEWHERE.update(n.partition(".")[0] for n in names)
 
 
-# set per request: pysandbox.preload_modules was changed in the server's
-# configuration, and the fork server's worker reads it only when the server
-# starts (review 117 F6)
-PRELOAD_PENDING = [False]
+# set per request: when a change of pysandbox.preload_modules made since the
+# worker read it takes effect ("when the server restarts", "in a new
+# session"), or None (review 117 F6, review 120 F4)
+PRELOAD_CHANGE = [None]
 
 
 def _not_preloaded_message(name):
@@ -1167,8 +1167,8 @@ def _not_preloaded_message(name):
     return ('module "%s" is allowed but was not preloaded, and it loads native '
             'code, which a sandboxed process cannot do; an administrator can add '
             'it to pysandbox.preload_modules%s' % (name, (
-                " (a change to it made already takes effect when the server restarts)"
-                if PRELOAD_PENDING[0] else "")))
+                " (a change to it made already takes effect %s)" % PRELOAD_CHANGE[0]
+                if PRELOAD_CHANGE[0] else "")))
 
 
 class _FutureFeatures:

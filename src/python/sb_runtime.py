@@ -1895,7 +1895,8 @@ def _serve_request(python_layer, request, inputs):
     code = request["code"]
     returns = request["returns"]
     allowed = request["allowed_modules"]
-    sb_guard.PRELOAD_PENDING[0] = request.get("preload_pending") is True
+    change = request.get("preload_change")
+    sb_guard.PRELOAD_CHANGE[0] = change if type(change) is str else None
     limit = int(request["max_output_bytes"])
     sb_charts.MAX_PIXELS[0] = int(request.get("max_figure_pixels", sb_charts.MAX_PIXELS[0]))
     # a LANGUAGE pysandbox function: code is its body (sb_language.c)

@@ -635,6 +635,58 @@ class Suite:
                 ", ".join("%s %d" % kv for kv in counts.items())))
 
     # -- (h) ---------------------------------------------------------------
+    def check_preload_change(self):
+        """(k) Review 120 F4: without preloading, a session's worker reads
+        pysandbox.preload_modules at the session's first call; a change made
+        after it (here the superuser's SET) takes effect in a new session,
+        which sandbox_layers() and the error of an import of a module not
+        preloaded say (they only advised adding it).  A new session that
+        sets it before its first call imports the module.  With preloading
+        the fork server's worker reads it at server start: forkserver.py
+        (l) checks that."""
+        conn = connect()
+        cur = conn.cursor()
+        cur.execute("SHOW shared_preload_libraries")
+        if "pysandbox" in cur.fetchone()[0]:
+            conn.close()
+            return
+        problems = []
+        allowed = "SET pysandbox.allowed_modules = 'math, numpy, pandas, scipy'"
+        cur.execute(allowed)
+        execute(conn, "def main():\n    return 1\n")
+        cur.execute("SET pysandbox.preload_modules = 'scipy'")
+        cur.execute("SELECT detail FROM sandbox_layers() WHERE layer = 'preload'")
+        detail = cur.fetchone()[0]
+        if "takes effect in a new session" not in detail:
+            problems.append("sandbox_layers(): %s" % detail)
+        for layer in ("on", "off"):
+            cur.execute("SET pysandbox.python_layer = %s" % layer)
+            try:
+                execute(conn, "import scipy.stats\ndef main():\n    return 1\n")
+                problems.append("layer %s: scipy.stats imported" % layer)
+            except psycopg2.Error as exc:
+                said = "%s %s" % (exc.diag.message_primary, exc.diag.message_hint)
+                if "a change to it made already takes effect in a new session" not in said:
+                    problems.append("layer %s: %s" % (layer, said))
+        conn.close()
+        fresh = connect()
+        cur = fresh.cursor()
+        cur.execute(allowed)
+        cur.execute("SET pysandbox.preload_modules = 'scipy'")
+        try:
+            got = execute(fresh, "import scipy\ndef main():\n    return scipy.pi\n")
+            if got != {"main": 3.141592653589793}:
+                problems.append("a new session: %r" % (got,))
+        except psycopg2.Error as exc:
+            problems.append("a new session could not import scipy: %s" % exc.diag.message_primary)
+        cur.execute("SELECT detail FROM sandbox_layers() WHERE layer = 'preload'")
+        detail = cur.fetchone()[0]
+        if "takes effect" in detail:
+            problems.append("a new session's sandbox_layers() says a change is pending: %s" % detail)
+        fresh.close()
+        self.report("(k) a changed preload_modules takes effect in a new session, and says so",
+                    problems)
+
     def check_postmaster(self):
         problems = []
         try:
@@ -680,6 +732,7 @@ def main():
     suite.kill_mid_call("child", "(f) SIGKILL the sandbox child mid-call", "39000")
     suite.check_language_per_row()
     suite.check_many_calls(args.calls)
+    suite.check_preload_change()
     suite.check_postmaster()
     print("lifecycle: finished in %.1f s" % (time.monotonic() - start))
     print("lifecycle: %d passed, %d failed" % (suite.passed, suite.failed))
