@@ -216,6 +216,7 @@ sb_read_stream(void *buf, size_t len)
  * frames after, with sb_io.skip() (sql()'s answer, sb_runtime._drain_answer).
  */
 static size_t sb_payload_left = 0;
+static uint32_t sb_last_type = 0;	/* the type of the last header read */
 
 static void
 sb_payload_read(size_t n)
@@ -256,6 +257,7 @@ sb_recv_header(uint32_t *type, uint32_t *len)
 		return -1;
 	}
 	sb_payload_left = *len;
+	sb_last_type = *type;
 	return 0;
 }
 
@@ -535,6 +537,19 @@ sb_io_recv_append(PyObject *self, PyObject *args)
 	st->len += (size_t) n;
 	sb_payload_read((size_t) n);
 	Py_RETURN_NONE;
+}
+
+/*
+ * sb_io.last_type(): the type of the last frame header read (a reader that
+ * failed after the header of an answer's END, MemoryError making the
+ * tuple, knows the END is read)
+ */
+static PyObject *
+sb_io_last_type(PyObject *self, PyObject *args)
+{
+	(void) self;
+	(void) args;
+	return PyLong_FromUnsignedLong(sb_last_type);
 }
 
 /* sb_io.skip(): the rest of the current frame's payload, read and dropped */
@@ -1040,6 +1055,7 @@ static PyMethodDef sb_io_methods[] = {
 	{"recv_head", sb_io_recv_head, METH_NOARGS, "Read the next frame's header."},
 	{"recv_bytes", sb_io_recv_bytes, METH_O, "Read n bytes of a frame's payload."},
 	{"skip", sb_io_skip, METH_NOARGS, "Drop the rest of the current frame's payload."},
+	{"last_type", sb_io_last_type, METH_NOARGS, "The type of the last frame header read."},
 	{"store", sb_io_store, METH_NOARGS, "A new empty Store."},
 	{"recv_append", sb_io_recv_append, METH_VARARGS, "Read n bytes of a payload onto a Store."},
 	{"send", sb_io_send, METH_VARARGS, "Send one frame to the backend."},
