@@ -197,6 +197,35 @@ sb_stream_timeout_error(SbStreamRun *s, SbStreamInput *in)
 										 s->limits, SB_LIMIT_TIMEOUT))));
 }
 
+/*
+ * Queue a row group of r's columns (CHUNK, then a COLUMN frame each; last:
+ * the input's or answer's last), count it against the call's input, and
+ * return how many rows the next should hold: about SB_ROW_GROUP_BYTES at
+ * this one's width (fetch, this one's, when it was empty).
+ */
+static long
+sb_queue_row_group(SbRequest *req, SbReceiver *r, bool last, long fetch)
+{
+	SbChunkHeader *ch = palloc0(sizeof(SbChunkHeader));
+	uint64		bytes = 0;
+	int			i;
+
+	ch->nrows = r->nrows;
+	ch->flags = last ? SB_CHUNK_LAST : 0;
+	sb_request_add_frame(req, SB_DATA_CHUNK, (const char *) ch, sizeof(*ch), NULL, 0, NULL, 0);
+	for (i = 0; i < r->ncols; i++)
+	{
+		bytes += sb_column_size(&r->cols[i]);
+		sb_column_add_frame(req, &r->cols[i], r->nrows);
+	}
+	req->input_rows += r->nrows;
+	req->input_bytes += bytes;
+	if (r->nrows == 0)
+		return fetch;
+	return (long) Max(Min(SB_ROW_GROUP_BYTES / Max(bytes / r->nrows, 1),
+						  SB_ROW_GROUP_MAX), SB_ROW_GROUP_MIN);
+}
+
 /* Fetch the current input's next row group into its columns and queue it. */
 static void
 sb_stream_row_group(SbRequest *req, SbStreamRun *s)
@@ -205,8 +234,7 @@ sb_stream_row_group(SbRequest *req, SbStreamRun *s)
 	SbReceiver *r = in->r;
 	ErrorContextCallback errcb;
 	bool		save_read_only = XactReadOnly;
-	SbChunkHeader *ch;
-	uint64		bytes = 0;
+	bool		last;
 	MemoryContext cxt = CurrentMemoryContext;
 	instr_time	now;
 	long		left;
@@ -277,24 +305,10 @@ sb_stream_row_group(SbRequest *req, SbStreamRun *s)
 		sb_request_add_table_header(req, in->name, r->cols, r->ncols, -1);
 		s->header_sent = true;
 	}
-	ch = palloc0(sizeof(SbChunkHeader));
-	ch->nrows = r->nrows;
-	ch->flags = in->portal->atEnd || r->nrows < (uint64) s->fetch ? SB_CHUNK_LAST : 0;
-	sb_request_add_frame(req, SB_DATA_CHUNK, (const char *) ch, sizeof(*ch), NULL, 0, NULL, 0);
-	for (i = 0; i < r->ncols; i++)
-	{
-		bytes += sb_column_size(&r->cols[i]);
-		sb_column_add_frame(req, &r->cols[i], r->nrows);
-	}
-	req->input_rows += r->nrows;
-	req->input_bytes += bytes;
+	last = in->portal->atEnd || r->nrows < (uint64) s->fetch;
+	s->fetch = sb_queue_row_group(req, r, last, s->fetch);
 
-	/* the next row group: about SB_ROW_GROUP_BYTES at this one's width */
-	if (r->nrows > 0)
-		s->fetch = (long) Max(Min(SB_ROW_GROUP_BYTES / Max(bytes / r->nrows, 1),
-								  SB_ROW_GROUP_MAX), SB_ROW_GROUP_MIN);
-
-	if (ch->flags & SB_CHUNK_LAST)
+	if (last)
 	{
 		/* its columns go once this last row group is sent */
 		SPI_cursor_close(in->portal);
@@ -485,8 +499,6 @@ sb_sql_stream(SbRequest *req, SPIPlanPtr plan, ParamListInfo paramLI, MemoryCont
 
 	for (;;)
 	{
-		SbChunkHeader *ch;
-		uint64		bytes = 0;
 		bool		last;
 
 		/* the previous row group is out: its buffers take the next */
@@ -516,25 +528,12 @@ sb_sql_stream(SbRequest *req, SPIPlanPtr plan, ParamListInfo paramLI, MemoryCont
 		if (first)
 			sb_request_add_table_header(req, "sql()", r->cols, r->ncols, -1);
 		first = false;
-		ch = palloc0(sizeof(SbChunkHeader));
-		ch->nrows = r->nrows;
-		ch->flags = last ? SB_CHUNK_LAST : 0;
-		sb_request_add_frame(req, SB_DATA_CHUNK, (const char *) ch, sizeof(*ch), NULL, 0, NULL, 0);
-		for (i = 0; i < r->ncols; i++)
-		{
-			bytes += sb_column_size(&r->cols[i]);
-			sb_column_add_frame(req, &r->cols[i], r->nrows);
-		}
-		req->input_rows += r->nrows;
-		req->input_bytes += bytes;
+		fetch = sb_queue_row_group(req, r, last, fetch);
 		MemoryContextSwitchTo(cxt);
 		/* the last stays queued: the answer (frames is kept with it) */
 		if (last)
 			break;
 		sb_sql_send_now(req);
-		if (r->nrows > 0)
-			fetch = (long) Max(Min(SB_ROW_GROUP_BYTES / Max(bytes / r->nrows, 1),
-								   SB_ROW_GROUP_MAX), SB_ROW_GROUP_MIN);
 	}
 	SPI_cursor_close(portal);
 }
