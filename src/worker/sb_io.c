@@ -261,14 +261,26 @@ sb_recv_header(uint32_t *type, uint32_t *len)
 	return 0;
 }
 
-/* n bytes of the stream as a new bytearray (writable for numpy), or NULL */
+/*
+ * n bytes of the stream as a new bytearray (writable for numpy), or NULL.
+ * Made empty and then resized: CPython 3.11's PyByteArray_FromStringAndSize
+ * frees the object when the allocation fails before it set ob_exports, and
+ * the dealloc, reading it, may print "SystemError: deallocated bytearray
+ * object has exported buffers" beside the MemoryError; the resize's failure
+ * leaves a sound empty object.
+ */
 static PyObject *
 sb_recv_bytearray(size_t n)
 {
-	PyObject   *payload = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t) n);
+	PyObject   *payload = PyByteArray_FromStringAndSize(NULL, 0);
 
 	if (payload == NULL)
 		return NULL;
+	if (n > 0 && PyByteArray_Resize(payload, (Py_ssize_t) n) < 0)
+	{
+		Py_DECREF(payload);
+		return NULL;
+	}
 	sb_prefault(PyByteArray_AS_STRING(payload), n);
 	if (n > 0 && sb_read_stream(PyByteArray_AS_STRING(payload), n) < 0)
 	{
