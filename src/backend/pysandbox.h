@@ -72,6 +72,10 @@ typedef enum SbFilesystemLayer
 
 extern void sb_guc_init(void);
 extern bool sb_split_modules(const char *value, List **names);
+
+/* sb_modules.c */
+extern bool sb_code_names_modules(const char *code, const char *modules);
+extern bool sb_module_lists_differ(const char *a, const char *b);
 extern int	sb_log_calls_value(const char *value);
 extern bool sb_options_check(char **newval, void **extra, GucSource source);
 extern void sb_options_assign(const char *newval, void *extra);
@@ -604,6 +608,8 @@ extern void sb_workspace_request(SbRequest *req);
 extern void sb_workspace_after_call(SbRequest *req, SbOutcome *out);
 extern void sb_workspace_discard_all(void);
 extern void sb_workspace_ended_by(const char *handle, const char *message);
+extern char *sb_workspace_why(const SbExitReport *ex);
+extern bool sb_workspace_ended_idle(const SbExitReport *ex);
 extern char *sb_limit_hint(const char *advice, const SbLimits *limits, SbLimitId i);
 extern void sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out);
 extern void sb_prints_report(const SbPrints *p);

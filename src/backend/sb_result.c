@@ -537,6 +537,24 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 	else if (out->worker_lost)
 		sb_fail(f, ERRCODE_SYSTEM_ERROR, NULL, "sandbox worker stopped responding",
 				NULL, "The worker was restarted; try again.");
+	else if (out->workspace_ended != NULL && sb_workspace_ended_idle(ex))
+	{
+		/*
+		 * the worker ended the workspace's child between calls just as
+		 * this call began: said as a call that finds it ended says it
+		 * (sb_workspace.c), not as a crash (review 122 F1)
+		 */
+		f->sqlstate = ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE;
+		f->kind = "input";
+		f->type = "";
+		f->line = f->col = -1;
+		f->message = psprintf("workspace \"%s\" has ended", out->workspace_ended);
+		f->report_message = f->message;
+		f->detail = sb_workspace_why(ex);
+		f->hint = pstrdup("Open a new workspace with sandbox_workspace_open(); what the old one kept in ws is gone.");
+		f->workspace_ended = out->workspace_ended;
+		return true;
+	}
 	else if (ex->cause == SB_EXIT_IDLE_CPU)
 		sb_fail(f, ERRCODE_PROGRAM_LIMIT_EXCEEDED, "cpu",
 				psprintf("sandbox code kept running between two calls of the function"),

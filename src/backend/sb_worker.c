@@ -723,94 +723,11 @@ sb_preload_change(void)
 			"when the server restarts" : NULL;
 	if (sb_worker_started_preload == NULL)
 		return NULL;			/* no worker yet: it will read the setting */
-	return strcmp(sb_worker_started_preload, sb_preload_modules ? sb_preload_modules : "") != 0 ?
+	if (strcmp(sb_worker_started_preload, sb_preload_modules ? sb_preload_modules : "") == 0)
+		return NULL;
+	/* compared as sets of names (review 121 F3: " scipy" is no change) */
+	return sb_module_lists_differ(sb_worker_started_preload, sb_preload_modules) ?
 		"in a new session" : NULL;
-}
-
-/* Does code hold word, not as part of a longer identifier? */
-static bool
-sb_code_has_word(const char *code, const char *word, size_t len)
-{
-	const char *p = code;
-
-#define SB_IDENT_CHAR(c) (isalnum((unsigned char) (c)) || (c) == '_' || ((unsigned char) (c)) >= 0x80)
-	while (len > 0 && (p = strstr(p, word)) != NULL)
-	{
-		if ((p == code || !SB_IDENT_CHAR(p[-1])) && !SB_IDENT_CHAR(p[len]))
-			return true;
-		p++;
-	}
-#undef SB_IDENT_CHAR
-	return false;
-}
-
-/*
- * pandas methods and arguments that import scipy on demand: interpolation
- * methods, window types, rank correlations of a Series, sparse matrices.
- */
-static const char *const sb_scipy_users[] = {
-	"interpolate", "akima", "pchip", "krogh", "barycentric", "cubicspline",
-	"spline", "polynomial", "from_derivatives", "piecewise_polynomial",
-	"slinear", "quadratic", "cubic", "nearest", "zero", "win_type", "kendall",
-	"spearman", "from_spmatrix", "to_coo", "from_coo",
-};
-
-/*
- * pandas methods that import matplotlib by themselves (its plotting), for
- * an administrator who moves matplotlib to pysandbox.preload_modules.
- */
-static const char *const sb_matplotlib_users[] = {
-	"plot", "hist", "boxplot", "plotting", "scatter_matrix", "autocorrelation_plot",
-	"lag_plot", "parallel_coordinates", "andrews_curves", "radviz", "bootstrap_plot",
-};
-
-/*
- * Should a call with this code get a child of the worker's preloaded
- * process, which holds pysandbox.preload_modules (the worker's own
- * children do not: every fork of a larger process costs more)?  Yes if the
- * code names one of their packages (an import must), or, with scipy or
- * matplotlib, uses a pandas feature that imports it by itself.  A word in a comment or a
- * string counts too: that call only forks from the larger process.  Code
- * that reaches a preloaded module some other way is told to name it.
- */
-static bool
-sb_code_wants_preloaded(const char *code)
-{
-	const char *p = sb_worker_preloaded;
-
-	while (code != NULL && *p)
-	{
-		size_t		len = strcspn(p, ",.");
-		char		top[NAMEDATALEN];
-
-		if (len > 0 && len < sizeof(top))
-		{
-			memcpy(top, p, len);
-			top[len] = '\0';
-			if (sb_code_has_word(code, top, len))
-				return true;
-			if (strcmp(top, "scipy") == 0)
-			{
-				int			i;
-
-				for (i = 0; i < lengthof(sb_scipy_users); i++)
-					if (sb_code_has_word(code, sb_scipy_users[i], strlen(sb_scipy_users[i])))
-						return true;
-			}
-			if (strcmp(top, "matplotlib") == 0)
-			{
-				int			i;
-
-				for (i = 0; i < lengthof(sb_matplotlib_users); i++)
-					if (sb_code_has_word(code, sb_matplotlib_users[i],
-										 strlen(sb_matplotlib_users[i])))
-						return true;
-			}
-		}
-		p += strcspn(p, ",");
-		p += strspn(p, ", ");
-	}
-	return false;
 }
 
 /* The control socket, for callers that wait on it along with the data. */
@@ -924,7 +841,7 @@ sb_sandbox_acquire(const SbSpawnRequest *req, bool allow_reserved, const char *c
 		 * a workspace's later calls may need any preloaded module: its one
 		 * child comes from the preloaded process where there is one
 		 */
-		if (sb_code_wants_preloaded(code) ||
+		if (sb_code_names_modules(code, sb_worker_preloaded) ||
 			((r.flags & SB_SPAWN_WORKSPACE) && sb_worker_preloaded[0] != '\0'))
 		{
 			/* forked on demand: the worker keeps no spares of that kind */

@@ -275,7 +275,7 @@ sb_workspace_discard_all(void)
  * Why a workspace's child ended, from the worker's report on it (for the
  * error of the call that found it gone).
  */
-static char *
+char *
 sb_workspace_why(const SbExitReport *ex)
 {
 	int			st = ex->wait_status;
@@ -303,6 +303,18 @@ sb_workspace_why(const SbExitReport *ex)
 						WTERMSIG(st), strsignal(WTERMSIG(st)));
 	return psprintf("Its process exited with code %d between two calls.",
 					WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
+/*
+ * Did the worker end the workspace's child between calls (its idle
+ * timeout, its CPU time between calls, another session's need), whatever
+ * call it found there after?
+ */
+bool
+sb_workspace_ended_idle(const SbExitReport *ex)
+{
+	return ex->cause == SB_EXIT_IDLE_TIMEOUT || ex->cause == SB_EXIT_IDLE_CPU ||
+		ex->cause == SB_EXIT_YIELDED;
 }
 
 /* The workspace has ended: forget it and say why. */
@@ -555,8 +567,13 @@ sb_workspace_after_call(SbRequest *req, SbOutcome *out)
 		return;
 	}
 	out->workspace_ended = pstrdup(ws->handle);
-	/* the call's error, if it fails, says more (sb_workspace_ended_by) */
+	/*
+	 * the call's error, if it fails, says more (sb_workspace_ended_by); a
+	 * child the worker ended between calls, as this call began, ended for
+	 * that (review 122 F1: its idle timeout was told as a crash)
+	 */
 	sb_workspace_remember_end(ws->handle, ws->owner,
+							  sb_workspace_ended_idle(&out->exit) ? sb_workspace_why(&out->exit) :
 							  "Its process ended with a call in it (a limit, a crash or a cancel), as that call's error said.");
 	/* a call that succeeded, but its process could not be kept */
 	if (out->complete)

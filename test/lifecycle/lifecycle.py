@@ -634,6 +634,53 @@ class Suite:
                 elapsed, first_fds, fds, first_rss, rss, rss - first_rss,
                 ", ".join("%s %d" % kv for kv in counts.items())))
 
+    # -- (l) ---------------------------------------------------------------
+    def check_idle_timeout_race(self, tries=40):
+        """(l) Review 122 F1: a workspace call that begins just as the
+        worker ends the workspace's child at pysandbox.workspace_idle_timeout
+        (the kill sent, the exit not yet reported) is told that the
+        workspace ended and why (55000, kind "input" in sandbox_run's
+        report), as a call that finds it ended is, not that its process
+        crashed (39000 "killed by signal 9").  The second call of each try
+        begins around the timeout: some find the child waiting, some ended,
+        some ending."""
+        conn = connect()
+        cur = conn.cursor()
+        cur.execute("SET pysandbox.workspace_idle_timeout = 200")
+        problems = []
+        counts = {"ok": 0, "ended": 0}
+        for i in range(tries):
+            cur.execute("SELECT sandbox_workspace_open()")
+            handle = cur.fetchone()[0]
+            options = psycopg2.extras.Json({"workspace": handle})
+            cur.execute("SELECT sandbox_execute('def main(ws):\n    ws[\"n\"] = 1\n    return 1', "
+                        "'{}', '{main}', %s)", (options,))
+            time.sleep(0.194 + 0.001 * (i % 12))
+            code = "def main(ws):\n    return ws[\"n\"]\n"
+            try:
+                if i % 2 == 0:
+                    cur.execute("SELECT sandbox_execute(%s, '{}', '{main}', %s)", (code, options))
+                    counts["ok"] += 1
+                    continue
+                cur.execute("SELECT sandbox_run(%s, '{}', '{main}', %s)", (code, options))
+                report = cur.fetchone()[0]
+                if report["ok"]:
+                    counts["ok"] += 1
+                    continue
+                error = report["error"]
+                said = (error["sqlstate"], error["kind"], error["message"], error.get("detail") or "")
+            except psycopg2.Error as exc:
+                said = (exc.pgcode, "-", exc.diag.message_primary, exc.diag.message_detail or "")
+            if (said[0] == "55000" and said[1] in ("input", "-")
+                    and said[2] == 'workspace "%s" has ended' % handle
+                    and "workspace_idle_timeout" in said[3]):
+                counts["ended"] += 1
+            else:
+                problems.append("try %d: %s" % (i, " | ".join(said)))
+        conn.close()
+        self.report("(l) a workspace call racing its idle timeout says it ended (55000)",
+                    problems[:5], "%d answered, %d ended" % (counts["ok"], counts["ended"]))
+
     # -- (h) ---------------------------------------------------------------
     def check_preload_change(self):
         """(k) Review 120 F4: without preloading, a session's worker reads
@@ -685,6 +732,12 @@ class Suite:
         detail = cur.fetchone()[0]
         if "takes effect" in detail or "; scipy too" not in detail:
             problems.append("a new session's sandbox_layers(): %s" % detail)
+        # the same modules written otherwise are no change (review 121 F3)
+        cur.execute("SET pysandbox.preload_modules = ' scipy , scipy'")
+        cur.execute("SELECT detail FROM sandbox_layers() WHERE layer = 'preload'")
+        detail = cur.fetchone()[0]
+        if "takes effect" in detail:
+            problems.append("the same modules respelled: %s" % detail)
         fresh.close()
         self.report("(k) a changed preload_modules takes effect in a new session, and says so",
                     problems)
@@ -735,6 +788,7 @@ def main():
     suite.check_language_per_row()
     suite.check_many_calls(args.calls)
     suite.check_preload_change()
+    suite.check_idle_timeout_race()
     suite.check_postmaster()
     print("lifecycle: finished in %.1f s" % (time.monotonic() - start))
     print("lifecycle: %d passed, %d failed" % (suite.passed, suite.failed))
