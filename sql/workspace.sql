@@ -91,6 +91,26 @@ RESET ROLE;
 SET ROLE regress_pysandbox_ws;
 SELECT sandbox_execute('def main(ws): return sorted(ws)', '{}', '{main}', :'wsopt') AS untouched;
 
+-- a call's usage counts the CPU time its process used since the last call
+-- ended, as its cpu_ms limit does: here the collection of the garbage the
+-- last call left, done while the agent thinks (review 122 F2: what ran
+-- between calls was in no call's usage)
+SELECT (sandbox_execute($$
+import time
+def main(ws):
+    junk = [[] for _ in range(1000000)]
+    junk.append(junk)
+    return time.process_time()
+$$, '{}', '{main}', :'wsopt')->>'main')::float8 AS t1 \gset
+SELECT pg_sleep(0.5);
+SELECT (r->'returns'->>'main')::float8 - :t1 > 0.005 AS between_calls_used_cpu,
+       (r->'usage'->>'cpu_ms')::float8 >= ((r->'returns'->>'main')::float8 - :t1) * 1000 - 20 AS usage_counts_it
+FROM sandbox_run($$
+import time
+def main(ws):
+    return time.process_time()
+$$, '{}', '{main}', :'wsopt') r;
+
 -- closing ends it; closing again finds nothing
 SELECT sandbox_workspace_close(:'ws') AS closed;
 SELECT sandbox_workspace_close(:'ws') AS closed_again;

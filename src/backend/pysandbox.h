@@ -130,6 +130,7 @@ extern bool sb_sandbox_verdict(SbSandbox *sb, long timeout_ms, bool interruptibl
 extern SbSandbox *sb_sandbox_hold(SbSandbox *sb, bool workspace, bool many_calls);
 extern void sb_sandbox_call_begin(SbSandbox *sb, const struct SbLimits *limits);
 extern void sb_sandbox_call_idle(SbSandbox *sb);
+extern uint64 sb_held_cpu_baseline(SbSandbox *sb);
 extern void sb_held_shown(SbSandbox *sb, uint64 cpu_us);
 extern bool sb_sandbox_held_ready(SbSandbox *sb);
 typedef enum SbHeldState

@@ -810,8 +810,11 @@ sb_call_run(SbRequest *req, const SbLimits *limits, SbOutcome *out)
 again:
 	/* the deadline counts from when the child is ours, after any queueing */
 	INSTR_TIME_SET_CURRENT(start);
-	/* a spare's setup, or a held child's earlier calls, are not this call's */
-	cpu_before = sb_child_cpu_us(st->sb->pid);
+	/*
+	 * a spare's setup, or a held child's earlier calls, are not this call's;
+	 * a workspace's time since its last call ended is (sb_held_cpu_baseline)
+	 */
+	cpu_before = Min(sb_child_cpu_us(st->sb->pid), sb_held_cpu_baseline(st->sb));
 	sb_stat_child(st->sb->pid, cpu_before);
 	/* a child that may end after its result: its peak when output begins */
 	rd.pid = req->held != NULL ? 0 : st->sb->pid;

@@ -337,12 +337,29 @@ sb_sandbox_call_idle(SbSandbox *sb)
 	if (clock == NULL)
 		return;
 	now = sb_monotonic_us();
-	if (now - sb->cpu_read_us >= SB_CPU_READ_AFTER_US)
+	/* a workspace's, always: its next call's usage counts from it */
+	if (sb->workspace || now - sb->cpu_read_us >= SB_CPU_READ_AFTER_US)
 	{
 		__atomic_store_n(&clock->cpu_us, sb_child_cpu_us(sb->pid), __ATOMIC_RELEASE);
 		sb->cpu_read_us = now;
 	}
 	__atomic_store_n(&clock->in_call, 0, __ATOMIC_RELEASE);
+}
+
+/*
+ * The CPU time of sb, a workspace's child, when its last call ended: its
+ * next call's usage counts from there, as its limit does (what it used in
+ * between is the cleaning after that call, or code of it that ran then:
+ * review 122 F2).  UINT64_MAX for any other child.
+ */
+uint64
+sb_held_cpu_baseline(SbSandbox *sb)
+{
+	volatile SbHeldClock *clock = sb_held_clock(sb);
+
+	if (clock == NULL || !sb->workspace)
+		return UINT64_MAX;
+	return __atomic_load_n(&clock->cpu_us, __ATOMIC_ACQUIRE);
 }
 
 /*

@@ -1763,12 +1763,14 @@ def _clean_between_calls():
     (the libraries' other settings are put back when the next call comes:
     _read_next).  False if the next call would not start clean."""
     _BETWEEN_CALLS[0] = True    # answered: nothing more to print
-    sys.modules.pop("__sandbox__", None)     # the call's module goes with it
-    sb_guard.PINNED.clear()     # operands a comparison kept for the call
-    # closing the figures drops them, as the collection drops the rest:
-    # under the same check (_collect_between_calls)
+    # dropping the call's module and what it pinned, and closing its
+    # figures, frees what they held, as the collection frees the rest:
+    # under the same check (_collect_between_calls; review 122 F2: a
+    # finalizer freed with the module ran unchecked)
     sb_io.code_off(_CODE_FILENAMES)
     try:
+        sys.modules.pop("__sandbox__", None)     # the call's module goes with it
+        sb_guard.PINNED.clear()     # operands a comparison kept for the call
         sb_charts.end_call()
         closed = True
     except BaseException:  # noqa: B902 - the next call would not start clean
