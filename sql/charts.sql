@@ -279,6 +279,19 @@ def main():
     plt.figure(figsize=(4, 4), dpi=1000)
     plt.savefig(io.BytesIO())
 $$)->'error'->>'message';
+-- ... also a vector format's images at print_figure's own dpi (review 124
+-- F1: an SVG held a 6000 x 6000 image, 9 times the cap)
+SELECT sandbox_run($$
+import io
+import numpy as np
+import matplotlib.pyplot as plt
+def main():
+    fig, ax = plt.subplots(figsize=(3, 3), dpi=50)
+    ax.imshow(np.arange(16.0).reshape(4, 4))
+    out = io.StringIO()
+    fig.canvas.print_figure(out, format="svg", dpi=600)
+    return len(out.getvalue())
+$$)->'error'->>'message';
 RESET pysandbox.max_figure_pixels;
 -- and max_output_bytes, like any result
 SELECT sandbox_run($$

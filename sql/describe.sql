@@ -64,9 +64,19 @@ SELECT c->>'name' AS name, c->>'nullable' AS nullable
 FROM jsonb_array_elements(sandbox_describe(
     '{"q": {"$query": "SELECT region, count(*) FROM describe_t GROUP BY ROLLUP (region)"}}',
     '{"sample_rows": 0}') -> 'q' -> 'columns') AS c;
--- the sample stops growing past 1 MB, and says so
+-- the sample holds at most 1 MB: a row that would go past it is left out,
+-- and sample_truncated says so; also a single row wider than that (review
+-- 124 F2: a 100 MB row came whole)
 SELECT jsonb_array_length(d->'q'->'sample') AS rows, d->'q'->'sample_truncated' AS truncated
 FROM sandbox_describe('{"q": {"$query": "SELECT repeat(''x'', 600000) AS s FROM generate_series(1, 5)"}}') AS d;
+SELECT jsonb_array_length(d->'q'->'sample') AS rows, d->'q'->'sample_truncated' AS truncated,
+       length(d::text) < 2000 AS small
+FROM sandbox_describe('{"q": {"$query": "SELECT repeat(''x'', 3000000) AS s"}}', '{"sample_rows": 1}') AS d;
+
+-- an input's query opens no workspace: it would outlive the rolled-back
+-- subtransaction the query runs in (review 124 F3)
+SELECT sandbox_describe('{"q": {"$query": "SELECT sandbox_workspace_open() AS w"}}');
+SELECT count(*) AS workspaces FROM sandbox_workspace_list();
 
 -- as the calling role: privileges and row-level security hold
 CREATE ROLE regress_describe;

@@ -441,6 +441,7 @@ extern bool sb_stream_over(const SbRequest *req);
 extern const char *sb_stream_current(const SbRequest *req);
 extern char *sb_stream_timeout_detail(const char *input);
 extern bool sb_stream_fetching;
+extern bool sb_describing;
 extern void sb_call_streamed(SbRequest *req, const SbLimits *limits, struct SbOutcome *out);
 extern bool sb_sql_active;
 extern List *sb_sql_answer(SbRequest *req, char *payload, Size len, long ms_left,

@@ -295,14 +295,16 @@ sb_describe_job(void *arg)
 		int			taken = 0;
 		int			start = out->len;
 		volatile bool exhausted = false;
+		volatile bool truncated = false;
 
 		XactReadOnly = true;
 		PG_TRY();
 		{
 			portal = SPI_cursor_open_with_paramlist(NULL, plan, paramLI, true);
-			while (taken < job->d->sample && out->len - start < SB_DESCRIBE_SAMPLE_BYTES)
+			while (taken < job->d->sample)
 			{
 				HeapTuple	tup;
+				char	   *row;
 
 				SPI_cursor_fetch(portal, true, 1);
 				if (SPI_processed == 0 || SPI_tuptable == NULL)
@@ -317,10 +319,19 @@ sb_describe_job(void *arg)
 					sample_desc = BlessTupleDesc(CreateTupleDescCopy(SPI_tuptable->tupdesc));
 					amounts = sb_describe_sample_desc(sample_desc);
 				}
+				row = sb_describe_sample_row(tup, sample_desc, amounts);
+				SPI_freetuptable(SPI_tuptable);
+				/* a row past the cap is left out, however wide (review 124 F2) */
+				if ((size_t) (out->len - start) + strlen(row) + 2 > SB_DESCRIBE_SAMPLE_BYTES)
+				{
+					truncated = true;
+					pfree(row);
+					break;
+				}
 				if (taken > 0)
 					appendStringInfoString(out, ", ");
-				appendStringInfoString(out, sb_describe_sample_row(tup, sample_desc, amounts));
-				SPI_freetuptable(SPI_tuptable);
+				appendStringInfoString(out, row);
+				pfree(row);
 				taken++;
 			}
 			SPI_cursor_close(portal);
@@ -336,7 +347,7 @@ sb_describe_job(void *arg)
 		 */
 		if (exhausted)
 			rows = taken;
-		if (taken < job->d->sample && out->len - start >= SB_DESCRIBE_SAMPLE_BYTES)
+		if (truncated)
 			appendStringInfoString(out, "], \"sample_truncated\": true");
 		else
 			appendStringInfoString(out, "]");
@@ -368,18 +379,36 @@ sb_plain_python_type(const JsonbValue *v)
 	}
 }
 
+/*
+ * While an input's query is described: it opens and closes no workspace
+ * (review 124 F3: one its query opened outlived the rolled-back
+ * subtransaction the query ran in).  A pysandbox function the query calls
+ * runs, as the query asks, to read the sample's rows.
+ */
+bool		sb_describing = false;
+
 /* A table input, described into d->out (sb_inputs_walk). */
 void
 sb_describe_table(SbDescribe *d, const char *name, const char *query, JsonbValue *params)
 {
 	SbTableJob	job;
+	bool		save_describing = sb_describing;
 
 	memset(&job, 0, sizeof(job));
 	job.d = d;
 	job.name = name;
 	job.query = query;
 	job.params = params;
-	sb_rolled_back(sb_describe_job, &job);
+	sb_describing = true;
+	PG_TRY();
+	{
+		sb_rolled_back(sb_describe_job, &job);
+	}
+	PG_FINALLY();
+	{
+		sb_describing = save_describing;
+	}
+	PG_END_TRY();
 }
 
 /* A plain input: what it is in Python (sb_inputs_walk). */

@@ -160,6 +160,11 @@ sb_workspace_allowed(const char *what)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("%s cannot be used in a query run by sql()", what),
 				 errhint("Open, close and use workspaces in the statements of the session itself.")));
+	if (sb_describing)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s cannot be used in the query of an input of sandbox_describe", what),
+				 errhint("Open, close and use workspaces in the statements of the session itself.")));
 	if (sb_stream_fetching)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),

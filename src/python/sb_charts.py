@@ -502,20 +502,34 @@ def _guard(mpl, plt):
     # (a PDF's images are drawn without the Agg renderer)
     original_savefig = _STATE["figure"].savefig
 
-    def guarded_savefig(self, *args, **kwargs):
-        if sb_guard.guard_on():
-            savefig((self,) + args, kwargs)
-        dpi = kwargs.get("dpi")
+    def check_dpi(figure, dpi):
         if dpi is None or dpi == "figure":
             dpi = mpl.rcParams["savefig.dpi"]
         if dpi == "figure":
-            dpi = self.dpi
-        width, height = self.get_size_inches()
+            dpi = figure.dpi
+        width, height = figure.get_size_inches()
         _check_pixels(width * float(dpi), height * float(dpi), dpi)
+
+    def guarded_savefig(self, *args, **kwargs):
+        if sb_guard.guard_on():
+            savefig((self,) + args, kwargs)
+        check_dpi(self, kwargs.get("dpi"))
         return original_savefig(self, *args, **kwargs)
     guarded_savefig.__qualname__ = original_savefig.__qualname__
     guarded_savefig.__doc__ = original_savefig.__doc__
     _STATE["figure"].savefig = guarded_savefig
+
+    # ... and print_figure, which savefig calls and the code may call
+    # itself: an SVG or PDF at print_figure(dpi=600) held a 6000 x 6000
+    # image (review 124 F1)
+    original_print_figure = bases.FigureCanvasBase.print_figure
+
+    def guarded_print_figure(self, *args, **kwargs):
+        check_dpi(self.figure, _target(args, kwargs, 1, "dpi"))
+        return original_print_figure(self, *args, **kwargs)
+    guarded_print_figure.__qualname__ = original_print_figure.__qualname__
+    guarded_print_figure.__doc__ = original_print_figure.__doc__
+    bases.FigureCanvasBase.print_figure = guarded_print_figure
 
     renderer_init = backend_agg.RendererAgg.__init__
 
