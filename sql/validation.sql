@@ -73,6 +73,18 @@ CONFIG["k"] = 1
 def main():
     return CONFIG
 $$);
+-- ... the hint names every statement to move at once, and where settings
+-- a script begins with go (review 123 F1)
+SELECT sandbox_execute($$
+import warnings
+import pandas as pd
+import matplotlib.pyplot as plt
+warnings.filterwarnings("ignore")
+pd.set_option("display.max_columns", 50)
+plt.rcParams["figure.figsize"] = (10, 6)
+def main():
+    return 1
+$$);
 SELECT sandbox_execute($$
 for i in range(3):
     pass

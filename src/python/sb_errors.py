@@ -110,6 +110,51 @@ def _pandas_in_traceback(exc):
     return frame, index
 
 
+# how pandas words a lookup of several labels (review 123 F2: the whole
+# sentence was taken for one column's name)
+_NONE_OF = re.compile(r"None of (?:\[Index\((\[.*\]),\s*dtype='[^']*'(?:,\s*name='[^']*')?\)\]|(\[.*\])) "
+                      r"are in the \[?(?:columns|index)\]?$", re.S)
+_DO_NOT_EXIST = re.compile(r"Column\(s\) (\[.*\]) do not exist$", re.S)
+
+
+def _missing_labels(key):
+    """The labels a KeyError's text says are missing, as str; None if it
+    cannot be read.  pandas words some lookups itself: "Column not found:
+    x", "['x'] not in index", "None of [Index(['x', 'y'], dtype='object')]
+    are in the [columns]", "Column(s) ['x'] do not exist"."""
+    if len(key) > 20000:
+        return None             # (the patterns backtrack over the text)
+    if key.startswith(("Column not found: ", "Columns not found: ")):
+        return [k.strip().strip("'") for k in key.split(": ", 1)[1].split(",")]
+    listed = None
+    if key.startswith("[") and key.endswith((" not in index", " not found in axis")):
+        listed = key[:key.rindex("]") + 1]
+    else:
+        match = _NONE_OF.match(key) or _DO_NOT_EXIST.match(key)
+        if match is None:
+            return [key]
+        listed = match.group(1) or match.group(2)
+    try:
+        labels = ast.literal_eval(listed)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if type(labels) is not list:
+        return None
+    return [str(k) for k in labels]
+
+
+def _case_help(missing, names):
+    """' (names are case-sensitive: "amount")' when a missing name differs
+    from a column's only in case."""
+    lower = {}
+    for n in names:
+        lower.setdefault(n.lower(), n)
+    meant = [lower[k.lower()] for k in missing if k not in names and k.lower() in lower]
+    if not meant:
+        return ""
+    return " (column names are case-sensitive: %s)" % ", ".join('"%s"' % m for m in meant)
+
+
 def _missing_column_help(exc):
     """For a KeyError raised looking up a DataFrame's column: what the frame
     has, closest first; None otherwise.  Reads the frames of pandas' own
@@ -124,15 +169,9 @@ def _missing_column_help(exc):
         # the code's own lookup (a dict's, in a function apply() called):
         # not the DataFrame's columns (review 50)
         return None
-    # pandas words some lookups itself: "Column not found: x", "['x'] not in index"
-    missing = [key]
-    if key.startswith(("Column not found: ", "Columns not found: ")):
-        missing = [k.strip().strip("'") for k in key.split(": ", 1)[1].split(",")]
-    elif key.startswith("[") and key.endswith((" not in index", " not found in axis")):
-        try:
-            missing = [str(k) for k in ast.literal_eval(key[:key.rindex("]") + 1])]
-        except (ValueError, SyntaxError):
-            return None
+    missing = _missing_labels(key)
+    if missing is None:
+        return None
     frame, index = _pandas_in_traceback(exc)
     if type(frame) is pd.DataFrame and (index is None or index is frame.columns):
         names = [c for c in list(frame.columns) if type(c) is str]
@@ -145,9 +184,10 @@ def _missing_column_help(exc):
                     '.reset_index(name="%s")'
                     % (missing[0], names[1], pd.__version__, names[1], missing[0]))
         if names:
-            return ('no column named %s; the DataFrame has columns: %s'
-                    % (" or ".join('"%s"' % k for k in missing),
-                       _closest_first(missing, names)))
+            absent = [k for k in missing if k not in names] or missing
+            return ('no column named %s%s; the DataFrame has columns: %s'
+                    % (" or ".join('"%s"' % k for k in absent), _case_help(absent, names),
+                       _closest_first(absent, names)))
     if frame is not None and index is not None and index is frame.index:
         # data only: str() of no object of the code's own classes
         labels = [str(v) for v in index[:1000]

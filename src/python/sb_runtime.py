@@ -1757,6 +1757,36 @@ _COLLECT = {"generation": 2}
 _COLLECT_FULL_MAX_S = 0.25
 
 
+def _lines_text(numbers):
+    """ "the statement at line 4", "the statements at lines 4, 5 and 7"
+    (the first 12 named)."""
+    numbers = sorted(set(n for n in numbers if type(n) is int))
+    if not numbers:
+        return "the statements"
+    if len(numbers) == 1:
+        return "the statement at line %d" % numbers[0]
+    shown = [str(n) for n in numbers[:12]] + (["%d more" % (len(numbers) - 12)]
+                                              if len(numbers) > 12 else [])
+    return "the statements at lines %s and %s" % (", ".join(shown[:-1]), shown[-1])
+
+
+# settings a script begins with (warnings, pandas' display, matplotlib's
+# style, logging): what they become in the function
+_SETTING_CALL = re.compile(r"\b(filterwarnings|simplefilter|set_option|rcParams|style\.use|"
+                           r"getLogger|basicConfig|random\.seed|set_printoptions)\b")
+
+
+def _settings_text(numbers, lines):
+    """'; settings such as pd.set_option(...) go at the start of the
+    function' when a top-level statement to move is one; else ''."""
+    for n in numbers:
+        if type(n) is int and 0 < n <= len(lines) and _SETTING_CALL.search(lines[n - 1][:500]):
+            return ("; a setting such as warnings.filterwarnings(), pd.set_option() or "
+                    "plt.rcParams[...] = ... goes at the start of the function, and lasts "
+                    "for the call")
+    return ""
+
+
 def _clean_between_calls():
     """A child that serves on, its call answered: close the call's figures
     and restore matplotlib's settings, then collect what the call left
@@ -1950,19 +1980,24 @@ def _serve_request(python_layer, request, inputs):
             extra = {}
             if kind == "syntax" and sb_errors.fenced(lines):
                 extra["hint"] = sb_errors.FENCE_HINT
-            if function is None and any(f["rule"] == "top-level" and
-                                        f["message"] not in sb_validator.NOT_A_SCRIPT
-                                        for f in findings):
-                # a script: what the code should look like instead
+            script = [f["line"] for f in findings if f["rule"] == "top-level" and
+                      f["message"] not in sb_validator.NOT_A_SCRIPT]
+            if function is None and script:
+                # a script: what the code should look like instead, every
+                # statement to move named at once (review 123 F1: an agent
+                # moved one, and met the next at its next try)
                 extra["hint"] = (
-                    "Put the statements in a function that returns the result, as in "
+                    "Put %s in a function that returns the result, as in "
                     "def main(%s): ... return result; its parameters receive the inputs by "
-                    "name%s. Only imports, definitions and constant assignments stay at top level."
-                    % (", ".join((["ws"] if _WS[0] is not None else []) + sorted(
-                        {k for k in inputs if type(k) is str} |
-                        {k for k in request.get("input_names") or ()
-                         if type(k) is str and k.isidentifier()})),
-                       ", and ws the workspace's dict" if _WS[0] is not None else ""))
+                    "name%s. Only imports, definitions and constant assignments stay at top "
+                    "level%s."
+                    % (_lines_text(script),
+                       ", ".join((["ws"] if _WS[0] is not None else []) + sorted(
+                           {k for k in inputs if type(k) is str} |
+                           {k for k in request.get("input_names") or ()
+                            if type(k) is str and k.isidentifier()})),
+                       ", and ws the workspace's dict" if _WS[0] is not None else "",
+                       _settings_text(script, lines)))
             if "hint" in first and "hint" not in extra:
                 extra["hint"] = first["hint"]   # what to import instead
             _send_error(kind, "SyntaxError" if kind == "syntax" else "ValidationError",

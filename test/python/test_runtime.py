@@ -207,6 +207,25 @@ class LibraryMistakeHintTests(unittest.TestCase):
         self.assertIn('pd.to_numeric(df["key"]), or', hint)
         self.assertNotIn("Int64", hint)
 
+    def test_missing_columns_listed_by_pandas(self):
+        # review 123 F2: "None of [Index([...])] are in the [columns]" and
+        # "Column(s) [...] do not exist" were taken for one column's name
+        import pandas as pd
+        df = pd.DataFrame({"region": ["x"], "amount": [1], "day": [2]})
+        message, hint = self.help_for(lambda: df[["Region", "Amount"]])
+        self.assertEqual(hint, 'no column named "Region" or "Amount" (column names are '
+                         'case-sensitive: "region", "amount"); the DataFrame has columns: '
+                         'region, amount, day')
+        message, hint = self.help_for(lambda: df.groupby("region").agg(total=("revenue", "sum")))
+        self.assertTrue(hint.startswith('no column named "revenue"; the DataFrame has columns: '),
+                        hint)
+        message, hint = self.help_for(lambda: df[["region", "amout"]])
+        self.assertEqual(hint, 'no column named "amout"; the DataFrame has columns: amount, '
+                         'region, day')
+        message, hint = self.help_for(lambda: df.set_index("Region"))
+        self.assertIn('no column named "Region" (column names are case-sensitive: "region")',
+                      hint)
+
     def test_value_counts_columns_of_pandas_2(self):
         import pandas as pd
         counts = pd.Series(["a", "b", "a"], name="region").value_counts().reset_index()
