@@ -164,8 +164,12 @@ FROM unnest(ARRAY['import seaborn as sns', 'from sklearn.linear_model import Lin
                   'from types import SimpleNamespace', 'import joblib',
                   -- a submodule's own hint before its package's (review 100)
                   'from dateutil.rrule import rrule', 'import pandas.util', 'import numpy.testing',
-                  'import openpyxl', 'from tabulate import tabulate', 'import secrets']) AS i,
+                  'import openpyxl', 'from tabulate import tabulate', 'import secrets',
+                  -- a misspelt allowed module (review 123 F5)
+                  'import pandsa as pd']) AS i,
      sandbox_run(i || E'\ndef main(): return 1') AS r;
+-- ... and a misspelt submodule of one, when the import runs
+SELECT sandbox_run(E'import matplotlib.pyplott as plt\ndef main(): return 1')->'error'->>'message';
 -- ... and none whose advice the allowlist does not permit
 SET pysandbox.allowed_modules = 'math';
 SELECT sandbox_run($$

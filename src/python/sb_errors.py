@@ -13,6 +13,7 @@ import datetime
 import difflib
 import operator
 import re
+import sys
 import traceback
 
 import numpy as np
@@ -295,6 +296,20 @@ def _query_name_help(exc):
             % (match.group(1), _closest_first([match.group(1)], names)))
 
 
+def _module_meant(exc):
+    """For "No module named 'matplotlib.pyplott'": the loaded module of the
+    same package it may mean (review 123 F5)."""
+    name = getattr(exc, "name", None)
+    if type(exc) is not ModuleNotFoundError or type(name) is not str or \
+            not 0 < len(name) <= 100 or "." not in name:
+        return None
+    package = name.rpartition(".")[0] + "."
+    loaded = [m for m in list(sys.modules) if type(m) is str and m.startswith(package) and
+              "._" not in m[len(package) - 1:]]
+    close = difflib.get_close_matches(name, loaded, n=1, cutoff=0.8)
+    return 'did you mean "%s"?' % close[0] if close else None
+
+
 def _closest_first(wanted, names, limit=30):
     """names as text, those closest to wanted first, at most limit of them."""
     names = [n for n in names if type(n) is str]
@@ -539,6 +554,9 @@ def exception_help(exc, inputs, ws=None):
     if isinstance(exc, KeyError):
         return _missing_column_help(exc) or _workspace_key_help(exc, ws)
     if isinstance(exc, ImportError):
+        meant = _module_meant(exc)
+        if meant is not None:
+            return meant
         if "scipy" in str(exc) and any("/pandas/core/window/" in f for f in _code_files(exc)):
             return ('rolling(win_type=...) needs scipy, which is not available here: weight '
                     'the window yourself, s.rolling(7).apply(lambda w: np.average(w, '

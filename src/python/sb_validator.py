@@ -23,6 +23,7 @@ sb_guard, which must therefore be loaded first.  Standard library only.
 
 import __future__
 import ast
+import difflib
 import re
 import unicodedata
 import warnings
@@ -374,7 +375,9 @@ _IMPORT_HINTS = [
      "df.equals(other), np.allclose(a, b), or options.verify.", ("numpy", "pandas")),
     (("openpyxl", "xlsxwriter", "xlrd"), "Nothing is written to files: return the DataFrame "
      "(or its text, df.to_csv()).", ("pandas",)),
-    (("tabulate", "jinja2"), "Format with df.to_string() or df.to_html().", ("pandas",)),
+    (("tabulate",), "Use df.to_markdown() (pandas calls tabulate itself), df.to_string() or "
+     "df.to_html().", ("pandas",)),
+    (("jinja2",), "Format with df.to_string() or df.to_html().", ("pandas",)),
     (("secrets",), "For random tokens use uuid.uuid4().hex.", ("uuid",)),
 ]
 _IMPORT_HINT = {module: (hint, needs) for modules, hint, needs in _IMPORT_HINTS
@@ -427,7 +430,14 @@ def _import_hint(name, allowed):
         found = _IMPORT_HINT.get(".".join(parts[:n]))
         if found is not None:
             break
-    if found is None or not all(sb_guard.is_allowed(m, allowed) for m in found[1]):
+    if found is None:
+        # a misspelt allowed module (import pandsa: review 123 F5)
+        tops = sorted({m.partition(".")[0] for m in allowed})
+        if parts[0] in tops or len(parts[0]) > 40:
+            return None         # a denied or private submodule of an allowed one
+        close = difflib.get_close_matches(parts[0], tops, n=1, cutoff=0.8)
+        return 'Did you mean "%s"?' % close[0] if close else None
+    if not all(sb_guard.is_allowed(m, allowed) for m in found[1]):
         return None
     return found[0]
 
