@@ -1801,6 +1801,7 @@ def _clean_between_calls():
     try:
         sys.modules.pop("__sandbox__", None)     # the call's module goes with it
         sb_guard.PINNED.clear()     # operands a comparison kept for the call
+        sb_guard.OWN_PLAIN_CLASSES.clear()
         sb_charts.end_call()
         closed = True
     except BaseException:  # noqa: B902 - the next call would not start clean

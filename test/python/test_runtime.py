@@ -327,6 +327,22 @@ class RepairMessageTests(unittest.TestCase):
         self.assertEqual(ftype, _io.ERROR)
         return err
 
+    def test_own_class_stores_skip_checks_but_not_text_subclasses(self):
+        # review 123 F4: a store on an instance of the code's plain class is
+        # one set lookup once the class was seen; a str subclass of the
+        # code's is never taken for one, before or after
+        import sb_guard
+        code = ("class Acc:\n    def add(self, x):\n        self.total = self.total + x\n"
+                "class S(str):\n    pass\n"
+                "def main():\n    a = Acc()\n    a.total = 0\n"
+                "    for i in range(5):\n        a.add(i)\n"
+                "    s = S('a')\n    s.upper = 1\n    return a.total\n")
+        err = self.error(code)
+        self.assertEqual(err["message"], 'setting attribute "upper" of a str or bytes subclass '
+                         'is not allowed: library code handed one uses it as text')
+        self.assertEqual([c.__name__ for c in sb_guard.OWN_PLAIN_CLASSES], ["Acc"])
+        sb_guard.OWN_PLAIN_CLASSES.clear()
+
     def test_missing_parameter_lists_inputs(self):
         err = self.error("def main(sales, n):\n    return n\n", {"n": 1, "region": "x"})
         self.assertEqual(err["kind"], "arguments")
