@@ -11,6 +11,7 @@ OBJS = \
 	src/backend/sb_role.o \
 	src/backend/sb_worker.o \
 	src/backend/sb_modules.o \
+	src/backend/sb_statements.o \
 	src/backend/sb_server.o \
 	src/backend/sb_call.o \
 	src/backend/sb_options.o \

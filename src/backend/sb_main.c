@@ -34,7 +34,7 @@ _PG_init(void)
 {
 	sb_guc_init();
 	sb_worker_init();
-	sb_language_init();
+	sb_statements_init();
 	sb_sql_hooks_init();
 	if (process_shared_preload_libraries_in_progress)
 	{
