@@ -292,7 +292,48 @@ def main():
     fig.canvas.print_figure(out, format="svg", dpi=600)
     return len(out.getvalue())
 $$)->'error'->>'message';
+-- ... whatever the dpi was lowered to, and whichever canvas writes it: an
+-- image's pixels are checked where every writer draws it (review 125 F1)
+SELECT r->'error'->>'message' AS message
+FROM unnest(ARRAY[
+$c$    fig, ax = plt.subplots(figsize=(0.5, 0.5), dpi=600)
+    ax.imshow(np.arange(16.0).reshape(4, 4))
+    fig.set_dpi(10); fig.set_size_inches(3, 3)
+    fig.canvas.print_figure(s, format="svg")$c$,
+$c$    plt.rcParams["savefig.dpi"] = 10
+    fig, ax = plt.subplots(figsize=(0.5, 0.5), dpi=600)
+    ax.imshow(np.arange(16.0).reshape(4, 4)); fig.set_size_inches(3, 3)
+    fig.savefig(s, format="svg", dpi="figure")$c$,
+$c$    fig, ax = plt.subplots(figsize=(3, 3), dpi=50)
+    ax.imshow(np.arange(16.0).reshape(4, 4)); fig.set_dpi(600)
+    FigureCanvasSVG(fig).print_svg(s)$c$]) AS body,
+     sandbox_run(E'import io\nimport numpy as np\nimport matplotlib.pyplot as plt\n'
+                 'from matplotlib.backends.backend_svg import FigureCanvasSVG\n'
+                 'def main():\n    s = io.StringIO()\n' || body || E'\n    return len(s.getvalue())\n') AS r;
 RESET pysandbox.max_figure_pixels;
+-- ... and dpi="figure" is the figure's own, not savefig.dpi (review 125 F2:
+-- 4800 x 3200 was refused where 1200 x 800 is drawn)
+SELECT sandbox_run($$
+import io
+import matplotlib.pyplot as plt
+def main():
+    plt.rcParams["savefig.dpi"] = 400
+    fig, ax = plt.subplots(figsize=(12, 8), dpi=100)
+    ax.plot([1, 2, 3])
+    s = io.BytesIO()
+    fig.savefig(s, format="png", dpi="figure")
+    plt.close(fig)
+    return s.getvalue()[16:24].hex()
+$$)->'returns'->>'main' AS png_width_height;
+-- (left open, the figure is drawn at savefig.dpi for sandbox_run's figures,
+-- and the error says which figure)
+SELECT sandbox_run($$
+import matplotlib.pyplot as plt
+def main():
+    plt.rcParams["savefig.dpi"] = 400
+    fig, ax = plt.subplots(figsize=(12, 8), dpi=100)
+    return 1
+$$)->'error'->>'message';
 -- and max_output_bytes, like any result
 SELECT sandbox_run($$
 import matplotlib.pyplot as plt

@@ -503,10 +503,14 @@ def _guard(mpl, plt):
     original_savefig = _STATE["figure"].savefig
 
     def check_dpi(figure, dpi):
-        if dpi is None or dpi == "figure":
+        # the dpi print_figure draws at, found as matplotlib 3.6 finds it
+        # (review 125 F1, F2: "figure" is the dpi the canvas was made with,
+        # not one lowered since, and an explicit "figure" is not
+        # savefig.dpi)
+        if dpi is None:
             dpi = mpl.rcParams["savefig.dpi"]
         if dpi == "figure":
-            dpi = figure.dpi
+            dpi = getattr(figure, "_original_dpi", figure.dpi)
         width, height = figure.get_size_inches()
         _check_pixels(width * float(dpi), height * float(dpi), dpi)
 
@@ -998,6 +1002,15 @@ def _guard_resample():
             # no pixels, composited into a PDF/SVG/PS (review 92); it draws
             # nothing anyway
             return None
+        if type(output_array) is np.ndarray and output_array.ndim in (2, 3) and \
+                output_array.shape[0] * output_array.shape[1] > MAX_PIXELS[0]:
+            # every writer's images come here at the size they are drawn
+            # (an SVG's or PDF's at its dpi, whatever canvas writes it:
+            # review 125 F1), before any pixel of them is written
+            raise ValueError(
+                "an image drawn at %d x %d pixels is larger than pysandbox.max_figure_pixels "
+                "(%d pixels); save the figure at a lower dpi= or make it smaller with figsize="
+                % (output_array.shape[1], output_array.shape[0], MAX_PIXELS[0]))
         if transform is not None and sb_guard.guard_on():
             if type(output_array) is not np.ndarray or output_array.ndim not in (2, 3):
                 raise ValueError("image resampling: an output that is not a 2D or 3D array is "
@@ -1334,7 +1347,13 @@ def figures():
         figure = plt.figure(num)
         done = _RENDERED.get(id(figure))
         if done is None or done[0] is not figure:
-            shown.append(image(figure))
+            try:
+                shown.append(image(figure))
+            except ValueError as exc:
+                # after main() returned: no line of the code's to show
+                raise ValueError("figure %d, left open when the call ended, could not be drawn "
+                                 "for sandbox_run's figures: %s; close a figure not needed "
+                                 "with plt.close(fig)" % (num, exc)) from None
     return shown
 
 

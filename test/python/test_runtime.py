@@ -332,6 +332,7 @@ class RepairMessageTests(unittest.TestCase):
         # one set lookup once the class was seen; a str subclass of the
         # code's is never taken for one, before or after
         import sb_guard
+        sb_guard.OWN_PLAIN_CLASSES.clear()  # other tests' classes, in one process
         code = ("class Acc:\n    def add(self, x):\n        self.total = self.total + x\n"
                 "class S(str):\n    pass\n"
                 "def main():\n    a = Acc()\n    a.total = 0\n"
