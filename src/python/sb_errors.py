@@ -113,7 +113,7 @@ def _pandas_in_traceback(exc):
 
 # how pandas words a lookup of several labels (review 123 F2: the whole
 # sentence was taken for one column's name)
-_NONE_OF = re.compile(r"None of (?:\[Index\((\[.*\]),\s*dtype='[^']*'(?:,\s*name='[^']*')?\)\]|(\[.*\])) "
+_NONE_OF = re.compile(r"None of (?:\[\w{0,20}Index\((\[.*\]),\s*dtype='[^']*'(?:,\s*name='[^']*')?\)\]|(\[.*\])) "
                       r"are in the \[?(?:columns|index)\]?$", re.S)
 _DO_NOT_EXIST = re.compile(r"Column\(s\) (\[.*\]) do not exist$", re.S)
 
