@@ -35,6 +35,7 @@
 #include <signal.h>
 #include <string.h>
 #include <linux/filter.h>
+#include <linux/futex.h>
 #include <linux/seccomp.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -126,7 +127,12 @@ static const SbSyscallRule sb_policy[] = {
 	{"restart_syscall", SB_ALLOW},
 	{"kill", SB_SELF_ONLY, 0}, {"tgkill", SB_SELF_ONLY, 0}, {"tkill", SB_SELF_ONLY, 0},
 	{"clone", SB_THREAD_ONLY, 0}, {"clone3", SB_ENOSYS},
-	{"set_robust_list", SB_ALLOW}, {"set_tid_address", SB_ALLOW}, {"rseq", SB_ALLOW},
+	/*
+	 * not set_robust_list nor set_tid_address: the kernel wakes what they
+	 * name when the process exits, a shared wake (sb_seccomp_apply
+	 * unregisters what glibc set, review 126 F1)
+	 */
+	{"set_robust_list", SB_ENOSYS}, {"set_tid_address", SB_ENOSYS}, {"rseq", SB_ALLOW},
 	{"futex", SB_FUTEX_PRIVATE, 1}, {"sched_yield", SB_ALLOW},
 	/*
 	 * its own CPU timer only: a held child re-arms it for each call (the
@@ -458,6 +464,19 @@ sb_seccomp_apply(pid_t self)
 		errno = EINVAL;
 		return -1;
 	}
+
+	/*
+	 * Nothing the kernel wakes for us when we exit (review 126 F1): the
+	 * pending entry of a robust list is woken with a shared wake if its
+	 * word is 0, clear_child_tid with a shared wake whatever it holds.
+	 * glibc registered both in this process's own memory, which the code
+	 * can rewrite (the list's pending entry, in place) to point into a
+	 * shared mapping of a library file, waking a process outside that
+	 * waits there.  A process of one thread needs neither; the filter
+	 * refuses to register them again.
+	 */
+	(void) syscall(SYS_set_robust_list, NULL, sizeof(struct robust_list_head));
+	(void) syscall(SYS_set_tid_address, NULL);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = sb_sigsys_handler;

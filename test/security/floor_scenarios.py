@@ -704,6 +704,106 @@ def covert_channel_check():
 
 
 # --------------------------------------------------------------------------
+# review 126 F1: no shared futex wake when a child exits.  The kernel wakes
+# the pending entry of a dying task's robust list (a zero word: a shared
+# wake, without writing it) and its clear_child_tid address; both pointed
+# into a read-only shared mapping of a library file woke a waiter outside
+# the sandbox.  The child unregisters both before its filter goes on, and
+# the filter refuses to register them again.
+
+EXIT_WAKE = """
+import ctypes, os
+def main(path, offset):
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                          ctypes.c_int, ctypes.c_long]
+    libc.pthread_self.restype = ctypes.c_void_p
+    fd = os.open(path, os.O_RDONLY)
+    word = libc.mmap(None, 4096, 1, 1, fd, offset & ~4095) + (offset & 4095)  # shared, read-only
+    said = []
+    # a robust list of its own, its pending entry on the word
+    class Head(ctypes.Structure):
+        _fields_ = [("next", ctypes.c_void_p), ("futex_offset", ctypes.c_long),
+                    ("pending", ctypes.c_void_p)]
+    head = Head()
+    head.next = ctypes.addressof(head)
+    head.pending = word
+    KEEP.append(head)
+    said.append(["set_robust_list", libc.syscall(273, ctypes.byref(head), 24), ctypes.get_errno()])
+    said.append(["set_tid_address", libc.syscall(218, ctypes.c_void_p(word)) > 0])
+    # and the one glibc registered at start, in its thread's memory: its
+    # pending entry set in place, no system call (a self-pointer, then a
+    # small negative futex offset, then NULL)
+    base = libc.pthread_self()
+    for i in range(8, 0x1000, 8):
+        at = base + i
+        if ctypes.c_uint64.from_address(at).value == at and \
+                -64 <= ctypes.c_int64.from_address(at + 8).value < 0 and \
+                ctypes.c_uint64.from_address(at + 16).value == 0:
+            ctypes.c_uint64.from_address(at + 16).value = word
+            said.append(["glibc's head", i])
+            break
+    return said
+KEEP = []
+"""
+
+
+def exit_wake_check():
+    """A waiter on the host, on a shared futex over a zero word of a library
+    file the sandbox may read; a child (the Python layer off) points every
+    exit-time wake at it and exits: the waiter must time out."""
+    import ctypes
+    import errno
+    import numpy.core._multiarray_umath as native
+    path = native.__file__
+    with open(path, "rb") as f:
+        data = f.read(1 << 20)
+    offset = next(o for o in range(8192, len(data) - 4, 4) if data[o:o + 4] == bytes(4))
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                          ctypes.c_int, ctypes.c_long]
+    fd = os.open(path, os.O_RDONLY)
+    word = libc.mmap(None, 4096, 1, 1, fd, offset & ~4095) + (offset & 4095)
+    woken = {}
+
+    def wait():
+        timeout = (ctypes.c_long * 2)(6, 0)
+        start = time.monotonic()
+        rc = libc.syscall(FUTEX_NR, ctypes.c_void_p(word), 0, 0, timeout, None, 0)  # shared
+        woken["rc"] = (rc, ctypes.get_errno(), time.monotonic() - start)
+
+    problems = []
+    waiter = threading.Thread(target=wait)
+    waiter.start()
+    time.sleep(0.3)
+    conn = connect()
+    cur = conn.cursor()
+    try:
+        cur.execute("SET pysandbox.python_layer = off")
+        cur.execute("SELECT sandbox_execute(%s, %s, '{main}', '{\"timeout_ms\": 5000}')",
+                    (EXIT_WAKE, json.dumps({"path": path, "offset": offset})))
+        said = cur.fetchone()[0]["main"]
+        if said[0][1:] != [-1, 38]:
+            problems.append("set_robust_list in the child: %r, expected ENOSYS" % (said[0],))
+        if said[1][1]:
+            problems.append("set_tid_address ran in the child")
+        if len(said) < 3:
+            problems.append("glibc's robust list head was not found in the child (%r)" % (said,))
+    finally:
+        conn.close()
+    waiter.join(10)
+    rc = woken.get("rc")
+    if rc is None or rc[0] == 0 or rc[1] != errno.ETIMEDOUT:
+        problems.append("a waiter outside the sandbox was woken when the child exited: %r" % (rc,))
+    os.close(fd)
+    return problems
+
+
+# --------------------------------------------------------------------------
 # no state shared through the standard streams' file status flags: they
 # were one open file description (the worker's /dev/null) in every child,
 # and O_NONBLOCK / O_APPEND set by one role's call stayed for every later
@@ -1291,6 +1391,8 @@ SCENARIOS = [
     ("every frame costs against the output budget; relayed prints are capped", print_check),
     ("no covert channel between two sessions' children through shared futexes",
      covert_channel_check),
+    ("no shared futex woken when a child exits (robust list, clear_child_tid)",
+     exit_wake_check),
     ("no state shared between two roles' children through their standard streams' "
      "status flags", stdio_flags_check),
     ("a child holds nothing of the worker's bookkeeping of other sessions (clients, "
