@@ -1170,6 +1170,37 @@ def main():
     return [{"a": [{"k": [1, 2.5]}, None], "c": {"j": {"x": "y"}}}]
 $$) AS t(a jsonb[], c rows_jcomp);
 DROP TYPE rows_jcomp;
+-- tsquery's input function takes time quadratic in its text and does not
+-- stop for a cancel (review 127 F1: 1 MB of "a|a|..." took 57 s through
+-- pg_cancel_backend and statement_timeout): at most 16 kB of it, in a
+-- column, an array's element or a sql() parameter; a cancel between values
+SET statement_timeout = '5s';
+SELECT length(q::text) FROM sandbox_rows($$
+def main():
+    return [{"q": "|".join(["a"] * 300000)}]
+$$) AS t(q tsquery);
+SELECT q, qs FROM sandbox_rows($$
+def main():
+    return [{"q": "cat & dog", "qs": ["|".join(["a"] * 9000)]}]
+$$) AS t(q tsquery, qs tsquery[]);
+SELECT q FROM sandbox_rows($$
+def main():
+    return [{"q": "fat & (rat | cat)"}]
+$$) AS t(q tsquery);
+CREATE ROLE regress_pysandbox_tsq;
+GRANT EXECUTE ON FUNCTION sandbox_execute(text, jsonb, text[], jsonb) TO regress_pysandbox_tsq;
+SET ROLE regress_pysandbox_tsq;
+SELECT sandbox_execute($$
+def main():
+    try:
+        sql("SELECT $1::tsquery AS q", "|".join(["a"] * 300000))
+    except SQLError as e:
+        return [e.sqlstate, str(e)[:60]]
+$$);
+RESET ROLE;
+REVOKE EXECUTE ON FUNCTION sandbox_execute(text, jsonb, text[], jsonb) FROM regress_pysandbox_tsq;
+DROP ROLE regress_pysandbox_tsq;
+RESET statement_timeout;
 -- text into integer, float and boolean columns is read as their input
 -- functions read it (str.extract's groups, PL/Python's habit of returning
 -- m.group(1)); 0 and 1 go into boolean; what does not fit says how to

@@ -212,6 +212,8 @@ typedef struct SbColumn
 struct SbRequest;
 extern int	sb_input_kind(Oid typid, bool numeric_decimal);
 extern bool sb_prints_numeric(Oid typid, int depth);
+extern bool sb_slow_input(Oid typid);
+extern void sb_check_slow_input(Oid typid, Size len, const char *what);
 extern bool sb_kind_is_var(int kind);
 extern char *sb_alloc_large(MemoryContext cxt, Size size);
 extern void sb_column_argument(SbColumn *c, int argument);
@@ -700,6 +702,8 @@ extern Jsonb *sb_result_jsonb(const SbOutcome *out);
  * of "{}"), ~56 MB and some 50 ms here, without a check for cancel.
  */
 #define SB_NESTED_JSON_MAX_TEXT	(256 << 10)
+/* the text of a value whose input function is quadratic (sb_slow_input) */
+#define SB_SLOW_INPUT_MAX_TEXT	(16 << 10)
 extern SbJsonCheck sb_json_check(char *text, Size len);
 extern Size sb_json_expansion(const char *text, Size len);
 extern Size sb_number_expansion(const char *text, Size len);

@@ -55,6 +55,9 @@ typedef struct SbOutColumn
 	bool		nested_json;	/* jsonb or jsonpath inside (jsonb[], a
 								 * composite's field): their input
 								 * functions build without a budget */
+	bool		slow_input;		/* a type whose input function takes time
+								 * quadratic in its text, deaf to cancel
+								 * (sb_slow_input) */
 	Oid			typioparam;
 	int32		typmod;
 	SbColumnView view;			/* the payload, once validated (sb_decode.c) */
@@ -149,6 +152,57 @@ static bool
 sb_nests_json(Oid typid, int depth)
 {
 	return sb_type_holds(typid, depth, sb_is_unbudgeted_json);
+}
+
+/*
+ * Input functions that take time quadratic in their text and never stop
+ * for a cancel (review 127 F1: tsquery_in took 57 s for 1 MB of "a|a|...",
+ * through cancel and statement_timeout): tsquery's, and the query types of
+ * contrib's intarray and ltree, built the same way.
+ */
+static bool
+sb_is_slow_input(Oid base, int depth)
+{
+	Oid			infunc;
+	Oid			ioparam;
+	char	   *name;
+	bool		slow;
+
+	(void) depth;
+	if (base == TSQUERYOID)
+		return true;
+	if (base < FirstNormalObjectId)
+		return false;			/* the others built in are linear */
+	getTypeInputInfo(base, &infunc, &ioparam);
+	name = get_func_name(infunc);
+	slow = name != NULL && (strcmp(name, "bqarr_in") == 0 || strcmp(name, "ltxtq_in") == 0 ||
+							strcmp(name, "lquery_in") == 0);
+	if (name != NULL)
+		pfree(name);
+	return slow;
+}
+
+/* Is a value of this type parsed in part by such an input function? */
+bool
+sb_slow_input(Oid typid)
+{
+	return sb_type_holds(typid, 0, sb_is_slow_input);
+}
+
+/*
+ * Refuse the text of such a value past SB_SLOW_INPUT_MAX_TEXT (at most
+ * ~20 ms of parsing, where 1 MB took a minute); what: "a value", "parameter $2".
+ */
+void
+sb_check_slow_input(Oid typid, Size len, const char *what)
+{
+	if (len > SB_SLOW_INPUT_MAX_TEXT)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s of type %s may take at most %d kB of text",
+						what, format_type_be(typid), SB_SLOW_INPUT_MAX_TEXT >> 10),
+				 errdetail("The type's input function takes time that grows with the square of its text, and does not stop for a cancel."),
+				 errhint("Use a shorter value, or build it in SQL from shorter parts.")));
 }
 
 /* errcontext: which value of the result failed to convert */
@@ -382,6 +436,10 @@ sb_text_datum(SbOutColumn *c, uint64 row, Size *expansion)
 					 errdetail("A number written with an exponent (1e131071) prints in full."),
 					 errhint("Round the numbers, or return them as strings.")));
 	}
+	/* a cancel between values, each of which takes bounded time */
+	CHECK_FOR_INTERRUPTS();
+	if (c->slow_input)
+		sb_check_slow_input(c->typid, (Size) n, "a value");
 	if (c->nested_json && n > SB_NESTED_JSON_MAX_TEXT)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -513,6 +571,7 @@ sb_rows_declare(SbRequest *req, TupleDesc tupdesc, MemoryContext cache_cxt)
 				!c->plain_text && sb_prints_numeric(c->basetype, 0) ? SB_DIGITS_TEXT :
 				SB_DIGITS_NONE;
 			c->nested_json = !c->plain_text && sb_nests_json(c->basetype, 0);
+			c->slow_input = !c->plain_text && sb_slow_input(c->basetype);
 		}
 		if (ro->ncols > 0)
 			appendStringInfoChar(&req->json, ',');
