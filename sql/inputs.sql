@@ -121,6 +121,11 @@ CREATE SCHEMA inputs_shop;
 CREATE TABLE inputs_shop.orders(id int);
 SELECT sandbox_execute('def main(t): return len(t)', '{"t": {"$table": "orders"}}');
 SELECT sandbox_execute('def main(t): return len(t)', '{"t": {"$table": "inputs_shop.order"}}');
+-- ... and names that hold the one given, or that it holds, after those
+-- (review 123 F5: "sales" had no hint beside sales_2024)
+CREATE TABLE inputs_shop.orders_2024(id int);
+SELECT sandbox_execute('def main(t): return len(t)', '{"t": {"$table": "inputs_shop.archived_orders"}}');
+SELECT sandbox_execute('def main(t): return len(t)', '{"t": {"$table": "inputs_shop.ord"}}');
 SELECT sandbox_execute('def main(t): return len(t)', '{"t": {"$table": "sale"}}');
 SELECT sandbox_execute('def main(t): return len(t)', '{"t": {"$table": "\"Odd Schema\".\"Mixed Cas\""}}');
 SELECT sandbox_execute('def main(t): return len(t)',

@@ -23,7 +23,8 @@
 
 /*
  * The names of tables and views close to a missing one (at most three, the
- * closest first, by edit distance), as "orders", "shop.order_items": those
+ * closest first, by edit distance, then those that hold it or that it
+ * holds), as "orders", "shop.order_items": those
  * of the schema named; else those visible without a schema, and with their
  * schema those of the other schemas the role may use (a model forgets the
  * schema).  NULL if none.
@@ -65,8 +66,17 @@ sb_similar_relations(RangeVar *rv)
 		/* the cheap test first: the lookups below fill the caches */
 		d = varstr_levenshtein_less_equal(rv->relname, len, name, strlen(name),
 										  1, 1, 1, most + 1, true);
+		/*
+		 * a name that holds the missing one, or is held by it, counts as
+		 * the least close ("sales": sales_2024, daily_sales; review 123 F5)
+		 */
 		if (d > most)
-			continue;
+		{
+			if (len < 3 || strlen(name) < 3 ||
+				(strstr(name, rv->relname) == NULL && strstr(rv->relname, name) == NULL))
+				continue;
+			d = most + 1;
+		}
 		if (!OidIsValid(nsp) && !RelationIsVisible(c->oid))
 		{
 			if (IsCatalogNamespace(c->relnamespace) || isAnyTempNamespace(c->relnamespace) ||

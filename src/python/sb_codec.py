@@ -840,6 +840,16 @@ def _scalar_text(value, t, path):
     return None
 
 
+def _figure_image(figure, path):
+    """A returned figure's image; the error of one that cannot be drawn
+    names where the result holds it (drawn after the code returned: no line
+    of the code's to show)."""
+    try:
+        return sb_charts.image(figure)
+    except ValueError as exc:
+        raise ValueError("the figure returned in %s could not be drawn: %s" % (path, exc)) from None
+
+
 def _write(w, value, path, depth):
     if depth > _MAX_DEPTH:
         raise ValueError("result is nested more than %d levels deep at %s"
@@ -852,7 +862,7 @@ def _write(w, value, path, depth):
     if (t is list or t is tuple or t is np.ndarray) and \
             (figure := sb_charts.one_figure(value)) is not None:
         # Axes of one figure (df.hist(), plt.subplots(2, 2)): its one PNG
-        _write(w, sb_charts.image(figure), path, depth)
+        _write(w, _figure_image(figure, path), path, depth)
     elif t is list or t is tuple:
         _write_list(w, value, path, depth)
     elif t is dict or t in _DICT_TYPES:
@@ -912,7 +922,7 @@ def _write(w, value, path, depth):
         _write(w, {f.name: getattr(value, f.name) for f in dataclasses.fields(value)
                    if not f.name.startswith("_")}, path, depth)
     elif sb_charts.figure_of(value) is not None:
-        _write(w, sb_charts.image(sb_charts.figure_of(value)), path, depth)
+        _write(w, _figure_image(sb_charts.figure_of(value), path), path, depth)
     else:
         if issubclass(t, enum.Enum):
             what = "return its .value or .name"
