@@ -1102,6 +1102,15 @@ loop_done:
 	/* a held child that closed its channel before the call: nothing to wait for */
 	else if (req->held != NULL && eof && !rd.any)
 		sb_sandbox_kill(st->sb);
+	/*
+	 * output that ended without a whole result (cut in the middle of a
+	 * frame, a column short): nothing more can come, so our end closes and
+	 * a child that lingers (sb_io.linger) exits on its own, its status kept
+	 * (review 127 F2: one was waited for to its wall limit, and told as a
+	 * timeout)
+	 */
+	else if (eof)
+		sb_sandbox_close_channel(st->sb);
 
 	/* the child is dead or being killed: wait for the worker's report */
 	if (!out->worker_lost && !sb_call_wait_exit(st->sb, start, deadline))

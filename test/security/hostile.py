@@ -1063,6 +1063,16 @@ PAYLOADS = [
             os.write(3, struct.pack("=II", 49, 1 << 20) + b"{")
             os._exit(0)
         """, off={CRASH, OUTPUT}),
+    # ... and a cut frame, then the child waits for the backend to close
+    # its end, as an honest child does after its result: told at once, not
+    # at the wall limit as a timeout (review 127 F2: 10 s, 57014)
+    Payload("protocol-truncated-frame-then-linger", """
+        import sb_io, struct
+        def main():
+            sb_io.write(struct.pack("=II", sb_io.RESULT, 100) + b"[1,2", 0)
+            sb_io.linger(True)
+            return 1
+        """, off={CRASH}, options={"timeout_ms": 1500}, max_ms=4000),
 
     # -- sql(): the child asks, the backend answers, and checks every byte ----
     # writes and locks are refused inside Python, whatever the layer
@@ -5190,7 +5200,10 @@ PAYLOADS = [
             right = pd.DataFrame({"t": [1, 2, 3, 4, 5], "k": [H(), H(), H(), H(), H()]})
             state["view"] = right["k"].values
             return pd.merge_asof(left, right, on="t", by="k").shape[0]
-        """, on={OK}, off={CRASH}),
+        """, on={OK}, off={CRASH, EXCEPTION}),   # (the freed objects' bytes decide where
+                                                   # it faults: now and then within 64 kB
+                                                   # of the stack pointer, which sb_where.c
+                                                   # reports as the stack's end)
     # review rev21: a BlockIndex's blengths is a public writable array; the
     # sparse binary ops (boundscheck off) walk the values by its current
     # lengths: 300 values read from an array of 2 (heap pointers as floats)
@@ -7862,7 +7875,10 @@ LANGUAGE_OUTCOMES = {"finalizer-after-result": {TIMEOUT, CPU},
 WORKSPACE_OUTCOMES = {"protocol-two-results": {OK}, "sql-after-result": {OK},
                       "protocol-result-then-hold-the-socket-open": {OK},
                       "protocol-result-then-spin": {OK},
-                      "sql-streamed-answer-forged-result-midway": {OK}}
+                      "sql-streamed-answer-forged-result-midway": {OK},
+                      # a held child's socket stays open: the frame waits
+                      # for the rest of its bytes until the call's limit
+                      "protocol-truncated-frame-then-linger": {TIMEOUT}}
 
 
 def run_one(server, target, payload, mode):
