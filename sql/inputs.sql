@@ -124,7 +124,11 @@ SELECT sandbox_execute('def main(t): return len(t)', '{"t": {"$table": "inputs_s
 -- ... and names that hold the one given, or that it holds, after those
 -- (review 123 F5: "sales" had no hint beside sales_2024)
 CREATE TABLE inputs_shop.orders_2024(id int);
+CREATE TABLE inputs_shop.customers_2024(id int);
+CREATE TABLE inputs_shop.vip_customers(id int);
 SELECT sandbox_execute('def main(t): return len(t)', '{"t": {"$table": "inputs_shop.archived_orders"}}');
+SELECT sandbox_execute('def main(t): return len(t)', '{"t": {"$table": "inputs_shop.customers"}}');
+-- (not for a name of under 4 characters: "ord" holds little)
 SELECT sandbox_execute('def main(t): return len(t)', '{"t": {"$table": "inputs_shop.ord"}}');
 SELECT sandbox_execute('def main(t): return len(t)', '{"t": {"$table": "sale"}}');
 SELECT sandbox_execute('def main(t): return len(t)', '{"t": {"$table": "\"Odd Schema\".\"Mixed Cas\""}}');

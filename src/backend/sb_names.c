@@ -72,10 +72,16 @@ sb_similar_relations(RangeVar *rv)
 		 */
 		if (d > most)
 		{
-			if (len < 3 || strlen(name) < 3 ||
+			size_t		nlen = strlen(name);
+
+			/* the shorter name at least 4 characters: "log" holds little */
+			if ((len < nlen ? len : (int) nlen) < 4 ||
 				(strstr(name, rv->relname) == NULL && strstr(rv->relname, name) == NULL))
 				continue;
-			d = most + 1;
+			/* one that begins with the other before one that holds it elsewhere */
+			d = most + 1 + (strncmp(name, rv->relname, Min((size_t) len, nlen)) == 0 ? 0 : 1);
+			if (best[2] != NULL && d > dist[2])
+				continue;		/* cannot be among the three */
 		}
 		if (!OidIsValid(nsp) && !RelationIsVisible(c->oid))
 		{

@@ -174,6 +174,8 @@ sb_is_slow_input(Oid base, int depth)
 	if (base < FirstNormalObjectId)
 		return false;			/* the others built in are linear */
 	getTypeInputInfo(base, &infunc, &ioparam);
+	if (infunc < FirstNormalObjectId)
+		return false;			/* a built-in one: record_in, enum_in, array_in, ... */
 	name = get_func_name(infunc);
 	slow = name != NULL && (strcmp(name, "bqarr_in") == 0 || strcmp(name, "ltxtq_in") == 0 ||
 							strcmp(name, "lquery_in") == 0);
@@ -201,7 +203,7 @@ sb_check_slow_input(Oid typid, Size len, const char *what)
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("%s of type %s may take at most %d kB of text",
 						what, format_type_be(typid), SB_SLOW_INPUT_MAX_TEXT >> 10),
-				 errdetail("The type's input function takes time that grows with the square of its text, and does not stop for a cancel."),
+				 errdetail("A tsquery (or another query type) in it is read by an input function whose time grows with the square of its text, and which does not stop for a cancel."),
 				 errhint("Use a shorter value, or build it in SQL from shorter parts.")));
 }
 

@@ -222,6 +222,9 @@ class LibraryMistakeHintTests(unittest.TestCase):
         message, hint = self.help_for(lambda: df[["region", "amout"]])
         self.assertEqual(hint, 'no column named "amout"; the DataFrame has columns: amount, '
                          'region, day')
+        # any Index class's repr (review 125 F4: Int64Index gave no help)
+        self.assertEqual(sb_errors._missing_labels(
+            "None of [Int64Index([5, 6], dtype='int64')] are in the [columns]"), ["5", "6"])
         message, hint = self.help_for(lambda: df.set_index("Region"))
         self.assertIn('no column named "Region" (column names are case-sensitive: "region")',
                       hint)
