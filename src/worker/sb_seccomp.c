@@ -59,7 +59,8 @@ typedef enum SbRuleKind
 								 * read-only from a file */
 	SB_READ_ONLY_OPEN,			/* arg has no write/create/truncate flag */
 	SB_SELF_ONLY,				/* arg0 is our own pid */
-	SB_THREAD_ONLY,				/* clone flags: a thread, no namespaces */
+	SB_THREAD_ONLY,				/* clone flags: a thread, no namespaces, no
+								 * tid to clear at its exit (EPERM) */
 	SB_ARG_ZERO,				/* arg is 0 (e.g. a NULL pointer) */
 	SB_ARG_EQUALS,				/* arg equals value */
 	SB_ENOSYS,					/* fail with ENOSYS so libc falls back */
@@ -367,10 +368,27 @@ sb_seccomp_add(scmp_filter_ctx ctx, const SbSyscallRule *r, pid_t self)
 			return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
 									SCMP_CMP(r->arg, SCMP_CMP_EQ, (scmp_datum_t) self));
 		case SB_THREAD_ONLY:
-			return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
-									SCMP_CMP(r->arg, SCMP_CMP_MASKED_EQ,
-											 CLONE_THREAD | SB_NAMESPACE_FLAGS,
-											 CLONE_THREAD));
+
+			/*
+			 * A thread's CLONE_CHILD_CLEARTID makes the kernel wake a shared
+			 * futex at that address when the thread exits, as the process's
+			 * own clear_child_tid did (review 126 F1, review 128 F7).
+			 * RLIMIT_NPROC 0 fails every clone today; this holds without it.
+			 * glibc's pthread_create always asks for it: EPERM, so a thread
+			 * that cannot start fails as one that the limit refused does.
+			 */
+			rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
+								  SCMP_CMP(r->arg, SCMP_CMP_MASKED_EQ,
+										   CLONE_THREAD | CLONE_CHILD_CLEARTID |
+										   SB_NAMESPACE_FLAGS,
+										   CLONE_THREAD));
+			if (rc == 0)
+				rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
+									  SCMP_CMP(r->arg, SCMP_CMP_MASKED_EQ,
+											   CLONE_THREAD | CLONE_CHILD_CLEARTID |
+											   SB_NAMESPACE_FLAGS,
+											   CLONE_THREAD | CLONE_CHILD_CLEARTID));
+			return rc;
 		case SB_ARG_ZERO:
 			return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
 									SCMP_CMP(r->arg, SCMP_CMP_EQ, 0));
