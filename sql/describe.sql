@@ -45,9 +45,9 @@ SELECT jsonb_pretty(sandbox_describe(
     '{"sample_rows": 2}'));
 -- the sample's values are written as PostgreSQL's JSON writes them, but
 -- money as the amount the code gets (it was "$13.25": review 66), a NULL
--- as null, a domain over money too
+-- as null, a domain over money too, and money[]'s elements (review 115)
 CREATE DOMAIN describe_price AS money;
-SELECT sandbox_describe('{"q": {"$query": "SELECT 13.25::money AS m, NULL::money AS none, 2::describe_price AS p, ''1 day 02:00''::interval AS i, ''{1,2}''::int[] AS a"}}')
+SELECT sandbox_describe('{"q": {"$query": "SELECT 13.25::money AS m, NULL::money AS none, 2::describe_price AS p, ARRAY[1.5, NULL]::describe_price[] AS pa, ''1 day 02:00''::interval AS i, ''{1,2}''::int[] AS a"}}')
        -> 'q' -> 'sample';
 DROP DOMAIN describe_price;
 -- at most 5 rows unless told; a computed column may be NULL

@@ -573,7 +573,8 @@ def main():
             float(sql("SELECT $1::money AS m", 1234.5).m[0]),
             float(sql("SELECT $1::money AS m", 7).m[0]),
             float(sql("SELECT $1::money AS m", Decimal("-12.34")).m[0]),
-            [float(v) for v in sql("SELECT unnest($1::money[]) AS m", [1234.5, Decimal("0.07")]).m]]
+            [float(v) for v in sql("SELECT unnest($1::money[]) AS m", [1234.5, Decimal("0.07")]).m],
+            sql("SELECT $1::money[] AS m", [1234.5, None]).m[0]]
 $$);
 RESET ROLE;
 RESET lc_monetary;

@@ -474,6 +474,20 @@ $$, '{"t": {"$query": "SELECT fee::money AS fee FROM (VALUES (0.31), (1234.5)) v
 CREATE FUNCTION types_fee_tax(fee money) RETURNS money LANGUAGE pysandbox AS $$ return fee * 1.19 $$;
 SELECT types_fee_tax('10.00');
 DROP FUNCTION types_fee_tax(money);
+-- so do money[]'s elements, in every dimension (array_agg of a money column
+-- came as strings "$12.50": review 115), as floats or Decimals
+SELECT sandbox_execute($$
+def main(t):
+    return [repr(t.a[0]), repr(t.e[0]), repr(t.n[0]), float(sum(x for x in t.a[0] if x is not None))]
+$$, '{"t": {"$query": "SELECT array_agg(f::money ORDER BY f) AS a, ''{}''::money[] AS e, ''[0:1][1:2]={{1,2},{3,NULL}}''::money[] AS n FROM (VALUES (0.31), (1234.5), (NULL), (-2)) v(f)"}}');
+SELECT sandbox_run($$
+def main(t):
+    return [repr(x) for x in t.a[0]]
+$$, '{"t": {"$query": "SELECT array[0.31, 1234.5]::money[] AS a"}}', '{main}',
+   '{"numeric": "decimal"}')->'returns';
+CREATE FUNCTION types_fees_total(fees money[]) RETURNS money LANGUAGE pysandbox AS $$ return sum(fees) $$;
+SELECT types_fees_total(array[0.31, 1234.5]::money[]);
+DROP FUNCTION types_fees_total(money[]);
 -- ipaddress' objects are inet's and cidr's text (as uuid.UUID is uuid's), in
 -- rows, JSON and sql() parameters; a memoryview is bytes; numpy's str_ and
 -- datetime64 are parameters as their Python values are (review 58)

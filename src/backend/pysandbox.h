@@ -201,6 +201,7 @@ typedef struct SbColumn
 									 * element within float64's range */
 	bool		interval_text;	/* an array or composite holding intervals:
 								 * their text in IntervalStyle postgres */
+	bool		money_elements; /* an array of money: its amounts */
 } SbColumn;
 
 /* what an SbColumn of a LANGUAGE pysandbox function's arguments holds */
@@ -211,6 +212,8 @@ typedef struct SbColumn
 
 struct SbRequest;
 extern int	sb_input_kind(Oid typid, bool numeric_decimal);
+extern bool sb_is_money(Oid typid);
+extern Datum sb_money_array_amounts(Datum d);
 extern bool sb_prints_numeric(Oid typid, int depth);
 extern bool sb_slow_input(Oid typid);
 extern void sb_check_slow_input(Oid typid, Size len, const char *what);

@@ -19,6 +19,7 @@
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/cash.h"
 #include "utils/date.h"
 #include "utils/jsonb.h"
 #include "utils/jsonpath.h"
@@ -252,6 +253,7 @@ sb_input_kind(Oid typid, bool numeric_decimal)
 				switch (getBaseType(get_element_type(base)))
 				{
 					case NUMERICOID:
+					case CASHOID:	/* their amounts, as a money scalar */
 						return numeric_decimal ? SB_COL_DECIMAL_ARRAY : SB_COL_NUMERIC_ARRAY;
 					case FLOAT4OID:
 					case FLOAT8OID:
@@ -317,6 +319,8 @@ sb_column_init(SbColumn *c, const char *name, Oid typid, bool numeric_decimal,
 		c->numeric_elements = c->kind == SB_COL_NUMERIC_ARRAY &&
 			getBaseType(get_element_type(c->basetype)) == NUMERICOID;
 		c->interval_text = c->basetype != INTERVALOID && sb_prints_interval(c->basetype);
+		c->money_elements = (c->kind == SB_COL_NUMERIC_ARRAY || c->kind == SB_COL_DECIMAL_ARRAY) &&
+			getBaseType(get_element_type(c->basetype)) == CASHOID;
 	}
 }
 
@@ -678,6 +682,42 @@ sb_numeric_elements_check(SbColumn *c, Datum d, uint64 row, const char *input)
 	pfree(nulls);
 }
 
+/*
+ * An array of money as the numeric[] of its amounts, as a money scalar
+ * arrives (array_to_json writes money's text, "$12.50", and array_agg of a
+ * money column came as strings: review 115).  Its dimensions are kept.
+ */
+Datum
+sb_money_array_amounts(Datum d)
+{
+	ArrayType  *a = DatumGetArrayTypeP(d);
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+
+	if (ARR_NDIM(a) == 0)
+		return PointerGetDatum(construct_empty_array(NUMERICOID));
+	deconstruct_array(a, ARR_ELEMTYPE(a), sizeof(Cash), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+					  &elems, &nulls, &n);
+	for (int i = 0; i < n; i++)
+		if (!nulls[i])
+			elems[i] = DirectFunctionCall1(cash_numeric, elems[i]);
+	return PointerGetDatum(construct_md_array(elems, nulls, ARR_NDIM(a), ARR_DIMS(a),
+											  ARR_LBOUND(a), NUMERICOID, -1, false,
+											  TYPALIGN_INT));
+}
+
+/* Whether typid is money or an array of it (or domains over them). */
+bool
+sb_is_money(Oid typid)
+{
+	Oid			base = getBaseType(typid);
+
+	if (type_is_array(base))
+		base = getBaseType(get_element_type(base));
+	return base == CASHOID;
+}
+
 /* Append a variable-length value (already UTF-8 or raw bytes). */
 static void
 sb_column_append_var(SbColumn *c, const char *p, Size n)
@@ -810,6 +850,8 @@ sb_column_append(SbColumn *c, Datum d, bool isnull, uint64 row, const char *inpu
 		case SB_COL_TIMESTAMPTZ_ARRAY:
 			if (c->numeric_elements)
 				sb_numeric_elements_check(c, d, row, input);
+			if (c->money_elements)
+				d = sb_money_array_amounts(d);
 			if (c->interval_text)
 				sb_column_append_text(c, sb_interval_postgres_text(c, d));
 			else if (type_is_array(c->basetype))

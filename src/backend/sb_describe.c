@@ -144,7 +144,7 @@ sb_makes_nulls(Node *node, void *context)
  * The sample's rows are written as the code gets their values where
  * PostgreSQL's JSON says otherwise: money as its amount (row_to_json writes
  * its text, "$13.25", and a model shown that stripped "$" from a float64
- * column: review 66).  The row's descriptor with money columns as numeric,
+ * column: review 66), and so money[]'s elements (review 115).  The row's descriptor with money columns as numeric,
  * or NULL when it has none.
  */
 static TupleDesc
@@ -157,7 +157,7 @@ sb_describe_sample_desc(TupleDesc desc)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
 
-		if (att->attisdropped || getBaseType(att->atttypid) != CASHOID)
+		if (att->attisdropped || !sb_is_money(att->atttypid))
 			continue;
 		if (amounts == NULL)
 		{
@@ -166,7 +166,9 @@ sb_describe_sample_desc(TupleDesc desc)
 			amounts->tdtypeid = RECORDOID;
 			amounts->tdtypmod = -1;
 		}
-		TupleDescInitEntry(amounts, i + 1, NameStr(att->attname), NUMERICOID, -1, 0);
+		TupleDescInitEntry(amounts, i + 1, NameStr(att->attname),
+						   type_is_array(getBaseType(att->atttypid)) ? NUMERICARRAYOID : NUMERICOID,
+						   -1, 0);
 	}
 	return amounts == NULL ? NULL : BlessTupleDesc(amounts);
 }
@@ -186,9 +188,14 @@ sb_describe_sample_row(HeapTuple tup, TupleDesc desc, TupleDesc amounts)
 	isnull = palloc(sizeof(bool) * desc->natts);
 	heap_deform_tuple(tup, desc, values, isnull);
 	for (i = 0; i < desc->natts; i++)
-		if (!isnull[i] && TupleDescAttr(amounts, i)->atttypid == NUMERICOID &&
-			getBaseType(TupleDescAttr(desc, i)->atttypid) == CASHOID)
-			values[i] = DirectFunctionCall1(cash_numeric, values[i]);
+	{
+		Oid			t = TupleDescAttr(desc, i)->atttypid;
+
+		if (isnull[i] || TupleDescAttr(desc, i)->attisdropped || !sb_is_money(t))
+			continue;
+		values[i] = type_is_array(getBaseType(t)) ? sb_money_array_amounts(values[i]) :
+			DirectFunctionCall1(cash_numeric, values[i]);
+	}
 	return TextDatumGetCString(DirectFunctionCall1(row_to_json,
 												   heap_copy_tuple_as_datum(heap_form_tuple(amounts, values, isnull),
 																			amounts)));
