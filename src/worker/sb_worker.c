@@ -377,6 +377,36 @@ sb_worker_forget(void)
 	explicit_bzero((void *) stack, sizeof(stack));
 }
 
+/*
+ * Where the frames a child may wipe end: the serve loop's frame (the
+ * worker's sb_serve, or the preloaded process's), set as it starts.  Below
+ * it are the loop's own locals and the dead frames of what it called; main
+ * and what sits above it (argv, the environment) are not touched.
+ */
+void	   *sb_stack_live_end;
+
+/*
+ * In a child, right after fork: wipe the stack from "from" (the first byte
+ * above the child's own frame, which never returns) up to the serve loop's
+ * frame.  Those are dead frames of the worker's loop, and the holes the
+ * fork path did not overwrite kept what the worker last sent and received:
+ * another session's exit report (its child's pid, CPU, wall time and peak
+ * memory), its reservation (its limits, whether its Python layer is off)
+ * and its children's pids (review 129 F1: sb_worker_forget wiped only
+ * below its own frame).
+ */
+void
+__attribute__((noinline))
+sb_stack_forget(void *from)
+{
+	char	   *start = from;
+	char	   *end = sb_stack_live_end;
+
+	if (end == NULL || start >= end)
+		return;
+	explicit_bzero(start, (size_t) (end - start));
+}
+
 /* Add a child to the orphans: killed, reaped later, unreported. */
 static void
 sb_orphan_add(SbChild *c)
@@ -844,6 +874,7 @@ sb_reap_strays(void)
 static void __attribute__((noreturn))
 sb_serve(void)
 {
+	sb_stack_live_end = __builtin_frame_address(0);
 	for (;;)
 	{
 		struct pollfd *pfds;

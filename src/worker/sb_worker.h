@@ -107,6 +107,9 @@ extern void sb_python_probe_call(void);
 extern uint64_t sb_python_instance(void);
 
 /* sb_worker.c: the child's side of a fork (from either process) */
+/* the serve loop's frame: a child wipes the dead frames below it (sb_worker.c) */
+extern void *sb_stack_live_end;
+extern void sb_stack_forget(void *from);
 extern void sb_child_main(uint32_t shape, bool spare, int data_fd, int mailbox_fd, int claim_fd)
 			__attribute__((noreturn));
 

@@ -960,6 +960,73 @@ def inherited_tables_check():
     return problems
 
 
+# The worker's stack: the top of a child's stack, read page by page while
+# it is readable (rt_sigprocmask reads 8 bytes from an address or fails
+# with EFAULT, and puts the mask back), as hex.
+READ_STACK_TOP = """
+import ctypes
+def main():
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    page = 4096
+    old = ctypes.create_string_buffer(8)
+    def readable(a):
+        if libc.syscall(14, 0, ctypes.c_void_p(a), old, 8) == 0:
+            libc.syscall(14, 2, old, None, 8)
+            return True
+        return False
+    top = ctypes.c_void_p.in_dll(libc, "__libc_stack_end").value & ~(page - 1)
+    while readable(top + page):
+        top += page
+    top += page
+    low = top
+    while low - page >= top - 256 * 1024 and readable(low - page):
+        low -= page
+    return ctypes.string_at(low, top - low).hex()
+"""
+
+
+def stack_residue_check():
+    """Session A's calls, with limits of their own, go through the worker's
+    control messages (the reservation, the exit report); a child of session
+    B (Python layer off) reads the top of its own stack, the worker's dead
+    frames it inherited: A's limits must not be there (review 129 F1: the
+    reservation held them in every try, the exit report A's pid, CPU and
+    peak memory), while B's own limits, in its live frame, are."""
+    problems = []
+    a, b = connect(), connect()
+    ca, cb = a.cursor(), b.cursor()
+    ca.execute("CREATE EXTENSION IF NOT EXISTS pysandbox")
+    cb.execute("SET pysandbox.python_layer = off")
+    theirs = struct.pack("<II", 7013, 6011)
+    own = struct.pack("<II", 9973, 8867)
+    try:
+        for attempt in range(10):
+            for _ in range(3):
+                ca.execute("SELECT sandbox_run('def main(): return 1', '{}', '{main}', "
+                           "'{\"timeout_ms\": 7013, \"cpu_ms\": 6011}')")
+                ca.fetchone()
+            with Watchdog(20):
+                cb.execute("SELECT sandbox_execute(%s, '{}', '{main}', "
+                           "'{\"timeout_ms\": 9973, \"cpu_ms\": 8867}')", (READ_STACK_TOP,))
+            stack = bytes.fromhex(cb.fetchone()[0]["main"])
+            if own not in stack:
+                problems.append("the child's own limits were not in the %d bytes read: the "
+                                "check proves nothing" % len(stack))
+                break
+            if theirs in stack:
+                problems.append("another session's limits (timeout 7013, cpu 6011) are on a "
+                                "child's stack, %d bytes below its top (try %d)"
+                                % (len(stack) - stack.index(theirs), attempt + 1))
+                break
+    except psycopg2.Error as exc:
+        problems.append("a call failed: %s" % str(exc).strip()[:200])
+    finally:
+        a.close()
+        b.close()
+    return problems
+
+
 # --------------------------------------------------------------------------
 # finding 8: sandbox_run reports, never raises, for what a child sends
 
@@ -1408,6 +1475,8 @@ SCENARIOS = [
      "status flags", stdio_flags_check),
     ("a child holds nothing of the worker's bookkeeping of other sessions (clients, "
      "their children and limits, spares)", inherited_tables_check),
+    ("a child's stack holds nothing of another session's calls (the worker's dead frames: "
+     "limits, exit reports)", stack_residue_check),
     ("sandbox_run reports what a child sent (forged setup, deep or out-of-range JSON, "
      "memory while reading input); a result then an exit is a success in both forms",
      report_check),
