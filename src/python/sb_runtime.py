@@ -415,6 +415,7 @@ def prewarm(collect=True, pandas=True, validated=False):
         # out of the call again: the worker's preloaded process, forked
         # after this, imports native code and may run programs as it warms
         sb_guard.leave_call()
+        sb_io.death_guard(None)
     if collect:
         gc.collect()
 
@@ -1959,6 +1960,9 @@ def _serve_request(python_layer, request, inputs):
     sys.stdout = _Stream(out, False)
     sys.stderr = _Stream(out, True)
     sb_guard.set_pandas_guard(python_layer)
+    # a weakref's callback of the code's does not run as an object dies
+    # (sb_between.c), as no finalizer does (sb_guard._finalizers)
+    sb_io.death_guard(_CODE_FILENAMES if python_layer else None)
 
     if request.get("validate_only"):
         findings, imports = sb_validator.validate(code, allowed, function)

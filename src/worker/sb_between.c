@@ -43,6 +43,14 @@
 static PyObject *sb_code_filenames = NULL;
 static char sb_code_refused[128];
 
+/* a refused frame's error, by where it would have run (%s: its name) */
+#define SB_BETWEEN_CALLS "the code's function \"%s\" ran between two calls, where nothing of " \
+	"the code's may run: an earlier call changed a library's class or registry"
+#define SB_AS_IT_DIED "the code's function \"%s\" was not run as an object died (a weakref's " \
+	"callback): nothing of the code's may run then in the sandbox; drop the callback, and " \
+	"keep what you need in a list or dict"
+static const char *sb_refused_where = SB_BETWEEN_CALLS;
+
 /* Is code one of the code's?  Then note its name and set the error. */
 static bool
 sb_code_frame_refused(PyCodeObject *code)
@@ -85,10 +93,7 @@ sb_code_frame_refused(PyCodeObject *code)
 			sb_code_refused[len] = '\0';
 		}
 	}
-	PyErr_Format(PyExc_RuntimeError,
-				 "the code's function \"%s\" ran between two calls, where nothing of "
-				 "the code's may run: an earlier call changed a library's class or "
-				 "registry", sb_code_refused);
+	PyErr_Format(PyExc_RuntimeError, sb_refused_where, sb_code_refused);
 	return true;
 }
 
@@ -164,6 +169,7 @@ sb_io_code_off(PyObject *self, PyObject *arg)
 	Py_INCREF(arg);
 	Py_XSETREF(sb_code_filenames, arg);
 	sb_code_refused[0] = '\0';
+	sb_refused_where = SB_BETWEEN_CALLS;
 	if (sb_frame_check(true) < 0)
 		return NULL;
 	Py_RETURN_NONE;
@@ -183,6 +189,257 @@ sb_io_code_on(PyObject *self, PyObject *unused)
 	if (sb_code_refused[0] == '\0')
 		Py_RETURN_NONE;
 	return PyUnicode_FromString(sb_code_refused);
+}
+
+/*
+ * sb_io.death_guard(filenames or None): while a call of the Python layer
+ * runs (filenames: the code's, as code_off takes them; None in the worker
+ * and with the layer off), a weakref's callback runs with every frame of
+ * the code's refused, as between two calls.  A callback runs while its
+ * referent dies, and numpy's stores into arrays of objects that drop the
+ * old object before they store the new one (putmask, a cast into object:
+ * move_references) left the array pointing to the dying object then: the
+ * code's callback read it back from the array and kept it past its free
+ * (review 131 F1: weakref.KeyedRef and weakref.ref are type() of what
+ * matplotlib's weak dictionaries hold).  The finalizers that run code as an
+ * object dies are off in a call (finalizers_off); a callback is not a
+ * finalizer, so every callback given to weakref.ref (its subclasses, their
+ * __new__) or weakref.proxy is wrapped when the reference is made, and the
+ * wrapper runs it under the frame check.  A library's callback runs as
+ * before; one of the code's is not run: its error is "ignored" as a
+ * callback's errors are, printed with the call's output.
+ */
+typedef struct SbDeathCallback
+{
+	PyObject_HEAD
+	PyObject   *callback;
+} SbDeathCallback;
+
+static bool sb_death_guard_on = false;
+static newfunc sb_ref_new_real = NULL;
+static _PyCFunctionFast sb_proxy_real = NULL;
+
+static PyObject *
+sb_death_callback_call(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+	PyObject   *callback = ((SbDeathCallback *) self)->callback;
+	PyObject   *result;
+	const char *where;
+
+	if (!sb_death_guard_on || sb_code_filenames == NULL)
+		return PyObject_Call(callback, args, kwargs);
+#ifdef SB_EVAL_FRAME_HOOK
+	{
+		PyInterpreterState *interp = PyThreadState_GetInterpreter(PyThreadState_Get());
+		_PyFrameEvalFunction eval = _PyInterpreterState_GetEvalFrameFunc(interp);
+
+		if (eval == sb_refuse_code_eval)	/* between two calls: checked already */
+			return PyObject_Call(callback, args, kwargs);
+		if (eval != _PyEval_EvalFrameDefault)
+		{
+			PyErr_SetString(PyExc_RuntimeError, "a weakref's callback: another frame evaluator is set");
+			return NULL;
+		}
+	}
+#endif
+	where = sb_refused_where;
+	sb_refused_where = SB_AS_IT_DIED;
+	sb_code_refused[0] = '\0';
+	if (sb_frame_check(true) < 0)
+	{
+		sb_refused_where = where;
+		return NULL;
+	}
+	result = PyObject_Call(callback, args, kwargs);
+	if (sb_frame_check(false) < 0)
+		Py_CLEAR(result);
+	sb_refused_where = where;
+	return result;
+}
+
+static int
+sb_death_callback_traverse(PyObject *self, visitproc visit, void *arg)
+{
+	Py_VISIT(((SbDeathCallback *) self)->callback);
+	return 0;
+}
+
+static int
+sb_death_callback_clear(PyObject *self)
+{
+	Py_CLEAR(((SbDeathCallback *) self)->callback);
+	return 0;
+}
+
+static void
+sb_death_callback_dealloc(PyObject *self)
+{
+	PyObject_GC_UnTrack(self);
+	(void) sb_death_callback_clear(self);
+	PyObject_GC_Del(self);
+}
+
+static PyObject *
+sb_death_callback_repr(PyObject *self)
+{
+	return PyObject_Repr(((SbDeathCallback *) self)->callback);
+}
+
+static PyTypeObject SbDeathCallbackType = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "weakref_callback",
+	.tp_basicsize = sizeof(SbDeathCallback),
+	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+	.tp_call = sb_death_callback_call,
+	.tp_traverse = sb_death_callback_traverse,
+	.tp_clear = sb_death_callback_clear,
+	.tp_dealloc = sb_death_callback_dealloc,
+	.tp_repr = sb_death_callback_repr,
+};
+
+/* args with its callback (item 1, if any and not None) wrapped; a new reference */
+static PyObject *
+sb_death_args(PyObject *args)
+{
+	PyObject   *callback;
+	PyObject   *wrapped;
+	SbDeathCallback *w;
+
+	if (!PyTuple_Check(args) || PyTuple_GET_SIZE(args) < 2)
+		return Py_NewRef(args);
+	callback = PyTuple_GET_ITEM(args, 1);
+	if (callback == Py_None || Py_IS_TYPE(callback, &SbDeathCallbackType))
+		return Py_NewRef(args);
+	w = PyObject_GC_New(SbDeathCallback, &SbDeathCallbackType);
+	if (w == NULL)
+		return NULL;
+	w->callback = Py_NewRef(callback);
+	PyObject_GC_Track((PyObject *) w);
+	wrapped = PyTuple_GetSlice(args, 0, PyTuple_GET_SIZE(args));
+	if (wrapped == NULL)
+	{
+		Py_DECREF(w);
+		return NULL;
+	}
+	Py_SETREF(PyTuple_GET_ITEM(wrapped, 1), (PyObject *) w);
+	return wrapped;
+}
+
+static PyObject *
+sb_ref_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+	PyObject   *wrapped = sb_death_args(args);
+	PyObject   *ref;
+
+	if (wrapped == NULL)
+		return NULL;
+	ref = sb_ref_new_real(type, wrapped, kwargs);
+	Py_DECREF(wrapped);
+	return ref;
+}
+
+static PyObject *
+sb_proxy(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+	PyObject   *tuple = PyTuple_New(nargs);
+	PyObject   *wrapped;
+	PyObject   *proxy;
+	Py_ssize_t	i;
+
+	if (tuple == NULL)
+		return NULL;
+	for (i = 0; i < nargs; i++)
+		PyTuple_SET_ITEM(tuple, i, Py_NewRef(args[i]));
+	wrapped = sb_death_args(tuple);
+	Py_DECREF(tuple);
+	if (wrapped == NULL)
+		return NULL;
+	proxy = sb_proxy_real(module, &PyTuple_GET_ITEM(wrapped, 0), PyTuple_GET_SIZE(wrapped));
+	Py_DECREF(wrapped);
+	return proxy;
+}
+
+/* type and its subclasses that still make references with the real tp_new */
+static int
+sb_ref_new_patch(PyTypeObject *type)
+{
+	PyObject   *subclasses;
+	Py_ssize_t	i;
+	int			rc = 0;
+
+	if (type->tp_new == sb_ref_new_real)
+		type->tp_new = sb_ref_new;
+	subclasses = PyObject_CallMethod((PyObject *) type, "__subclasses__", NULL);
+	if (subclasses == NULL || !PyList_Check(subclasses))
+	{
+		Py_XDECREF(subclasses);
+		return -1;
+	}
+	for (i = 0; i < PyList_GET_SIZE(subclasses) && rc == 0; i++)
+		rc = sb_ref_new_patch((PyTypeObject *) PyList_GET_ITEM(subclasses, i));
+	Py_DECREF(subclasses);
+	return rc;
+}
+
+/* Wrap the callbacks of references made from now on (once, in the worker). */
+static int
+sb_death_guard_install(void)
+{
+	PyObject   *module;
+	PyObject   *proxy;
+
+	if (sb_ref_new_real != NULL)
+		return 0;
+	if (PyType_Ready(&SbDeathCallbackType) < 0)
+		return -1;
+	module = PyImport_ImportModule("_weakref");
+	if (module == NULL)
+		return -1;
+	proxy = PyObject_GetAttrString(module, "proxy");
+	Py_DECREF(module);
+	if (proxy == NULL)
+		return -1;
+	/* weakref.proxy(object, callback=None, /), a METH_FASTCALL function */
+	if (!PyCFunction_Check(proxy) ||
+		((PyCFunctionObject *) proxy)->m_ml->ml_flags != METH_FASTCALL)
+	{
+		Py_DECREF(proxy);
+		PyErr_SetString(PyExc_RuntimeError, "death_guard(): weakref.proxy is not as expected");
+		return -1;
+	}
+	sb_proxy_real = (_PyCFunctionFast) (void (*) (void)) ((PyCFunctionObject *) proxy)->m_ml->ml_meth;
+	((PyCFunctionObject *) proxy)->m_ml->ml_meth = (PyCFunction) (void (*) (void)) sb_proxy;
+	Py_DECREF(proxy);
+	sb_ref_new_real = _PyWeakref_RefType.tp_new;
+	return sb_ref_new_patch(&_PyWeakref_RefType);
+}
+
+PyObject *
+sb_io_death_guard(PyObject *self, PyObject *arg)
+{
+	Py_ssize_t	i;
+
+	(void) self;
+	if (arg == Py_None)
+	{
+		sb_death_guard_on = false;
+		Py_RETURN_NONE;
+	}
+	if (!PyTuple_Check(arg))
+		goto bad;
+	for (i = 0; i < PyTuple_GET_SIZE(arg); i++)
+		if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(arg, i)))
+			goto bad;
+	if (sb_death_guard_install() < 0)
+		return NULL;
+	Py_INCREF(arg);
+	Py_XSETREF(sb_code_filenames, arg);
+	sb_death_guard_on = true;
+	Py_RETURN_NONE;
+
+bad:
+	PyErr_SetString(PyExc_TypeError, "death_guard() takes a tuple of str or None");
+	return NULL;
 }
 
 /*

@@ -1077,6 +1077,8 @@ static PyMethodDef sb_io_methods[] = {
 	{"finalizers_on", sb_io_finalizers_on, METH_NOARGS, "Their finalizers again."},
 	{"code_off", sb_io_code_off, METH_O,
 	 "Refuse frames of code compiled from these file names (between calls)."},
+	{"death_guard", sb_io_death_guard, METH_O,
+	"A weakref's callback runs with the code's frames refused (None: as it is)."},
 	{"code_on", sb_io_code_on, METH_NOARGS,
 	 "Stop refusing them; the name of the first function refused, or None."},
 	{"watch_classes", sb_io_watch_classes, METH_O,

@@ -5459,6 +5459,63 @@ PAYLOADS = [
             return real.codecs.open(canary_data).read()
         """, on={GUARD, EXCEPTION}, off={DENIED}),
 
+    # review 131 F1: a weakref's callback runs as its referent dies, with no
+    # generator or finalizer: weakref.KeyedRef and weakref.ref are type() of
+    # what matplotlib's weak dictionaries hold.  np.putmask drops a[0]
+    # before it stores; the callback kept a[0], freed then and reused by the
+    # next list.  A callback of the code's does not run as an object dies.
+    Payload("numpy-putmask-weakref-callback-keeps-freed", """
+        import numpy as np
+        import matplotlib.path as mp
+
+        def main():
+            class O:
+                pass
+            d = mp.WeakValueDictionary()
+            probe = O()
+            d["k"] = probe
+            KeyedRef = type(d.valuerefs()[0])
+            keep = []
+            a = np.empty(3, dtype=object)
+            victim = O()
+            ref = KeyedRef(victim, lambda r: keep.append(a[0]), "k")
+            a[0] = [victim]
+            victim = None
+            np.putmask(a, np.array([True, False, False]), [7])
+            spray = [[i, "new"] for i in range(50)]
+            if any(keep and x is keep[0] for x in spray):
+                raise ValueError("the callback kept a list that was then freed")
+            return len(keep)
+        """, on={OK}, off={OK, EXCEPTION, CRASH}),
+    # the same with weakref.ref itself and a cast into object (copyto of
+    # ints: move_references drops a[0] first); reading the dying list's
+    # type there crashed the child
+    Payload("numpy-copyto-weakref-callback-reads-dying", """
+        import numpy as np
+        import matplotlib.backend_bases as bb
+
+        def main():
+            class O:
+                pass
+            probe = O()
+            d = bb.WeakKeyDictionary()
+            d[probe] = 1
+            Ref = type(d.keyrefs()[0])
+            seen = []
+            a = np.empty(3, dtype=object)
+            victim = O()
+            a[0] = [victim]
+            ref = Ref(victim, lambda r: seen.append(type(a[0]).__name__))
+            victim = None
+            np.copyto(a, np.array([1, 2, 3]))
+            if seen:
+                raise ValueError("the callback read a[0] as it died: %r" % seen[:3])
+            k = O()
+            d[k] = 2
+            k = None
+            return len(d)
+        """, on={OK}, off={OK, EXCEPTION, CRASH}),
+
     # a[:] = int array (the cast's _strided_to_strided_move_references: DECREF dst, then store)
     Payload("numpy-cast-into-object-frees-before-store", """
         import json
