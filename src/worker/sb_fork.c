@@ -206,7 +206,7 @@ sb_child_main(uint32_t shape, bool spare, int data_fd, int mailbox_fd, int claim
 			(void) nanosleep(&pause, NULL);
 	}
 	/* the frames above this one are dead: it never returns */
-	sb_stack_forget((char *) __builtin_frame_address(0) + 2 * sizeof(void *));
+	sb_stack_forget(__builtin_dwarf_cfa());
 	sb_worker_forget();
 	sb_containment.flags = shape;
 	/* mapped before any containment step; the fd itself is closed by them */

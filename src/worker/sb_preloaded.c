@@ -216,7 +216,7 @@ sb_fork_for_worker(uint32_t shape, bool spare, int data_fd, int mailbox_fd, int 
 static void __attribute__((noreturn))
 sb_preloaded_serve(int sock)
 {
-	sb_stack_live_end = __builtin_frame_address(0);
+	sb_stack_live_end = __builtin_dwarf_cfa();
 	for (;;)
 	{
 		SbPreloadedRequest req;

@@ -378,17 +378,21 @@ sb_worker_forget(void)
 }
 
 /*
- * Where the frames a child may wipe end: the serve loop's frame (the
- * worker's sb_serve, or the preloaded process's), set as it starts.  Below
- * it are the loop's own locals and the dead frames of what it called; main
- * and what sits above it (argv, the environment) are not touched.
+ * Where the frames a child may wipe end: the serve loop's canonical frame
+ * address (the worker's sb_serve, or the preloaded process's; the stack
+ * pointer before the call that entered it: __builtin_dwarf_cfa, which is
+ * where a frame ends on x86-64 and aarch64 alike, where the frame pointer
+ * is not), set as it starts.  Below it are the loop's own frame and the
+ * dead frames of what it called; its caller's frame (main, or the loop's
+ * if the compiler inlined it there) and what sits above it (argv, the
+ * environment) are not touched.
  */
 void	   *sb_stack_live_end;
 
 /*
- * In a child, right after fork: wipe the stack from "from" (the first byte
- * above the child's own frame, which never returns) up to the serve loop's
- * frame.  Those are dead frames of the worker's loop, and the holes the
+ * In a child, right after fork: wipe the stack from "from" (the child's
+ * own canonical frame address: its frame, which never returns, ends there;
+ * it takes no arguments on the stack) up to the serve loop's.  Those are dead frames of the worker's loop, and the holes the
  * fork path did not overwrite kept what the worker last sent and received:
  * another session's exit report (its child's pid, CPU, wall time and peak
  * memory), its reservation (its limits, whether its Python layer is off)
@@ -874,7 +878,7 @@ sb_reap_strays(void)
 static void __attribute__((noreturn))
 sb_serve(void)
 {
-	sb_stack_live_end = __builtin_frame_address(0);
+	sb_stack_live_end = __builtin_dwarf_cfa();
 	for (;;)
 	{
 		struct pollfd *pfds;

@@ -960,9 +960,10 @@ def inherited_tables_check():
     return problems
 
 
-# The worker's stack: the top of a child's stack, read page by page while
-# it is readable (rt_sigprocmask reads 8 bytes from an address or fails
-# with EFAULT, and puts the mask back), as hex.
+# The worker's stack: the top 2 MB of a child's stack, read page by page
+# while it is readable (rt_sigprocmask reads 8 bytes from an address or
+# fails with EFAULT, and puts the mask back), as hex.
+SIGPROCMASK_NR = {"x86_64": 14, "aarch64": 135}.get(platform.machine(), 14)
 READ_STACK_TOP = """
 import ctypes
 def main():
@@ -971,8 +972,8 @@ def main():
     page = 4096
     old = ctypes.create_string_buffer(8)
     def readable(a):
-        if libc.syscall(14, 0, ctypes.c_void_p(a), old, 8) == 0:
-            libc.syscall(14, 2, old, None, 8)
+        if libc.syscall(NR, 0, ctypes.c_void_p(a), old, 8) == 0:
+            libc.syscall(NR, 2, old, None, 8)
             return True
         return False
     top = ctypes.c_void_p.in_dll(libc, "__libc_stack_end").value & ~(page - 1)
@@ -980,32 +981,35 @@ def main():
         top += page
     top += page
     low = top
-    while low - page >= top - 256 * 1024 and readable(low - page):
+    while low - page >= top - 2048 * 1024 and readable(low - page):
         low -= page
     return ctypes.string_at(low, top - low).hex()
-"""
+""".replace("NR", str(SIGPROCMASK_NR))
 
 
 def stack_residue_check():
     """Session A's calls, with limits of their own, go through the worker's
     control messages (the reservation, the exit report); a child of session
     B (Python layer off) reads the top of its own stack, the worker's dead
-    frames it inherited: A's limits must not be there (review 129 F1: the
-    reservation held them in every try, the exit report A's pid, CPU and
-    peak memory), while B's own limits, in its live frame, are."""
+    frames it inherited: A's limits and its children's exit reports (a pid,
+    then its wait status) must not be there (review 129 F1: the reservation
+    held A's limits in every try, the exit report A's pid, CPU and peak
+    memory), while B's own limits, in its live frame, are."""
     problems = []
     a, b = connect(), connect()
     ca, cb = a.cursor(), b.cursor()
     ca.execute("CREATE EXTENSION IF NOT EXISTS pysandbox")
+    ca.execute("SET pysandbox.python_layer = off")
     cb.execute("SET pysandbox.python_layer = off")
     theirs = struct.pack("<II", 7013, 6011)
     own = struct.pack("<II", 9973, 8867)
     try:
         for attempt in range(10):
+            pids = []
             for _ in range(3):
-                ca.execute("SELECT sandbox_run('def main(): return 1', '{}', '{main}', "
-                           "'{\"timeout_ms\": 7013, \"cpu_ms\": 6011}')")
-                ca.fetchone()
+                ca.execute("SELECT sandbox_run('import os\ndef main(): return os.getpid()', "
+                           "'{}', '{main}', '{\"timeout_ms\": 7013, \"cpu_ms\": 6011}')")
+                pids.append(ca.fetchone()[0]["returns"]["main"])
             with Watchdog(20):
                 cb.execute("SELECT sandbox_execute(%s, '{}', '{main}', "
                            "'{\"timeout_ms\": 9973, \"cpu_ms\": 8867}')", (READ_STACK_TOP,))
@@ -1018,6 +1022,13 @@ def stack_residue_check():
                 problems.append("another session's limits (timeout 7013, cpu 6011) are on a "
                                 "child's stack, %d bytes below its top (try %d)"
                                 % (len(stack) - stack.index(theirs), attempt + 1))
+                break
+            reports = [p for p in pids for status in (0, 9)
+                       if struct.pack("<ii", p, status) in stack]
+            if reports:
+                problems.append("another session's child's exit report (pid %d, then its "
+                                "status) is on a child's stack (try %d)"
+                                % (reports[0], attempt + 1))
                 break
     except psycopg2.Error as exc:
         problems.append("a call failed: %s" % str(exc).strip()[:200])
