@@ -270,6 +270,43 @@ $$, '{}', '{main}', jsonb_build_object('workspace', :'cyc')) AS r
       FROM generate_series(1, 12)) AS each_call;
 SELECT sandbox_workspace_close(:'cyc');
 
+-- the full collection between calls runs only once the heap grew since the
+-- last one: it rescans all the workspace keeps (120,000 rows of jsonb in
+-- ws made every later call, a trivial one too, cost ~150 ms: review 130
+-- F1). Counted by gc's own statistics (the layer off, to read them)
+SET pysandbox.python_layer = off;
+SELECT sandbox_workspace_open() AS full \gset
+SELECT sandbox_execute($$
+def main(ws):
+    ws["rows"] = [{"a": i, "b": {"c": [i, i + 1]}} for i in range(120000)]
+    return len(ws["rows"])
+$$, '{}', '{main}', jsonb_build_object('workspace', :'full')) AS kept;
+SELECT (sandbox_execute($$
+import gc
+def main(ws):
+    return gc.get_stats()[2]["collections"]
+$$, '{}', '{main}', jsonb_build_object('workspace', :'full'))->>'main')::int AS full1 \gset
+SELECT (sandbox_execute($$
+import gc
+def main(ws):
+    return gc.get_stats()[2]["collections"]
+$$, '{}', '{main}', jsonb_build_object('workspace', :'full'))->>'main')::int AS full2 \gset
+SELECT :full2 = :full1 AS trivial_call_no_full_collection;
+-- a call that keeps 40 MB more: the heap grew, a full collection follows
+SELECT sandbox_execute($$
+def main(ws):
+    ws["big"] = [bytes(4000) for _ in range(10000)]
+    return "kept"
+$$, '{}', '{main}', jsonb_build_object('workspace', :'full')) AS grown;
+SELECT (sandbox_execute($$
+import gc
+def main(ws):
+    return gc.get_stats()[2]["collections"]
+$$, '{}', '{main}', jsonb_build_object('workspace', :'full'))->>'main')::int > :full2
+       AS grown_heap_collected;
+SELECT sandbox_workspace_close(:'full');
+RESET pysandbox.python_layer;
+
 -- what dies between calls dies as in a call: the collection between calls
 -- runs with the call's guards on and generators' finalizers off, so a
 -- suspended generator left in a cycle runs no code of its own then (its
