@@ -70,6 +70,21 @@ def main():
     return out
 $$);
 
+-- a parameter's type comes from the query around it: "$1 - 7" made a
+-- date's $1 an integer, and the hint says to cast it (review 130 F2)
+SELECT sandbox_execute($$
+import datetime
+def main():
+    d = datetime.date(2023, 3, 1)
+    try:
+        sql("SELECT count(*) AS n FROM sq_items WHERE current_date >= $1 - 7", d)
+    except SQLError as e:
+        out = [e.sqlstate, e.hint]
+    out.append(int(sql("SELECT count(*) AS n FROM sq_items WHERE current_date >= $1::date - 7",
+                       d).n[0]) > 0)
+    return out
+$$);
+
 -- what it refuses is an exception in Python, with its SQLSTATE; nothing is
 -- written and the caller's transaction goes on
 SELECT sandbox_execute($$

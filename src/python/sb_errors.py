@@ -594,6 +594,22 @@ def exception_help(exc, inputs, ws=None):
         # ws.orders: the workspace's dict has keys, not attributes (review 111 F3)
         return ('ws is a dict: read what an earlier call kept as ws["%s"]%s'
                 % (dict_attribute.group(1), _ws_key_list(ws)))
+    none_used = _NONE_USED.search(text) if text and type(exc) in (TypeError, AttributeError) \
+        else None
+    if none_used and (none_used.group(1) is None or hasattr(pd.DataFrame, none_used.group(1))):
+        # o = o.dropna(inplace=True); len(o) (review 130 F4)
+        inplace = ('a method called with inplace=True (dropna, fillna, sort_values, '
+                   'reset_index, drop, rename, ...) changes the frame and returns None, so '
+                   'df = df.dropna(inplace=True) makes df None: drop either inplace=True or '
+                   'the assignment')
+        if none_used.group(1) in ("get", "items", "keys", "values", "update", "pop", "copy"):
+            return ('the value is None: a SQL NULL arrives as None (a NULL jsonb, array or '
+                    'composite value too), so test for it first; or ' + inplace)
+        return 'a name holds None where a DataFrame or Series was meant: ' + inplace
+    if type(exc) is AttributeError and text:
+        shadowed = _shadowed_column_help(text, inputs, ws)
+        if shadowed:
+            return shadowed
     if isinstance(exc, AttributeError) and not nullable:
         return _missing_attribute_help(exc)     # (np.cov/corrcoef of objects: nullable)
     empty = _empty_input_help(exc, inputs)
@@ -623,6 +639,14 @@ def exception_help(exc, inputs, ws=None):
                 'figure a PNG), or print() it')
     if isinstance(exc, SQLError) and type(exc.hint) is str and exc.hint:
         return exc.hint     # what PostgreSQL (or sql()) said to do
+    if isinstance(exc, re.error) and any("/pandas/core/strings/" in f for f in _code_files(exc)):
+        # s.str.contains("+49"): a regular expression (review 130 F4)
+        return ('pandas\' str.contains, str.match, str.replace, str.split and str.count read '
+                'the pattern as a regular expression: pass regex=False to match the text as '
+                'it is, or escape it with re.escape(text)')
+    if isinstance(exc, re.error):
+        return ('the pattern is a regular expression: escape characters such as + * ? ( [ '
+                'with a backslash, or the whole text with re.escape(text)')
     if type(exc) is TypeError and text == "'NoneType' object is not subscriptable":
         # a NULL (a jsonb, array or composite value) arrives as None (review 79)
         return ('a SQL NULL arrives as None (a NULL jsonb, array or composite value too): '
@@ -706,6 +730,40 @@ def exception_help(exc, inputs, ws=None):
                 'pd.Timestamp("2024-01-01", tz="UTC"), or drop the zone with '
                 '.dt.tz_localize(None)')
     return None
+
+
+# what a name that holds None was used as: a method's result with inplace=True
+_NONE_USED = re.compile(r"^(?:'NoneType' object has no attribute '(\w{1,60})'|"
+                        r"object of type 'NoneType' has no len\(\))$")
+
+# "'dict' object has no attribute 'head'": the object and the attribute asked
+_NO_ATTRIBUTE = re.compile(r"^'(\w{1,40})' object has no attribute '(\w{1,60})'$")
+
+
+def _shadowed_column_help(text, inputs, ws):
+    """p.attrs.head() where p has a column "attrs": the attribute is the
+    DataFrame's own (its attrs dict), not the column (review 130 F4).  The
+    hint, when an input (or a DataFrame in ws) has a column named as a
+    DataFrame attribute and the attribute asked of the result is a
+    Series'."""
+    m = _NO_ATTRIBUTE.match(text)
+    if m is None or m.group(1) in ("DataFrame", "Series") or not hasattr(pd.Series, m.group(2)):
+        return None
+    frames = [v for v in list(inputs.values())[:50] if isinstance(v, pd.DataFrame)]
+    if type(ws) is dict:
+        frames += [v for v in list(ws.values())[:50] if isinstance(v, pd.DataFrame)]
+    names = []
+    for frame in frames:
+        for col in list(frame.columns)[:1000]:
+            if type(col) is str and col.isidentifier() and hasattr(pd.DataFrame, col) and \
+                    col not in names:
+                names.append(col)
+    if not names:
+        return None
+    shown = ", ".join('"%s"' % n for n in names[:5])
+    first = names[0]
+    return ('a column named as a DataFrame attribute (%s) is not reached as df.%s, which is '
+            'the DataFrame\'s own %s: write df["%s"]' % (shown, first, first, first))
 
 
 # json.loads() of a value already parsed (a jsonb column's dict)

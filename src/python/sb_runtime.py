@@ -951,7 +951,9 @@ def _report_exception(exc, lines, inputs=None):
         if type(state) is str and len(state) == 5:
             _send_error("exception", "SQLError", message, line, col, tb, sqlstate=state)
         else:
-            _send_error("exception", type(exc).__name__, message, line, col, tb)
+            # re's exception class is named "error": "re.error" says whose
+            _send_error("exception", "re.error" if type(exc) is re.error else
+                        type(exc).__name__, message, line, col, tb)
 
 
 VERIFY_FILENAME = "<verify>"
@@ -1492,6 +1494,24 @@ class _SQLAnswerError(Exception):
     """SQL_ERROR in place of a streamed answer's next row group (its payload)."""
 
 
+# the SQL type a $n holding a value of these types most likely meant (a
+# datetime is a date: looked for first)
+_PARAM_TYPED = ((datetime.datetime, "timestamptz"), (datetime.date, "date"),
+                (datetime.timedelta, "interval"), (decimal.Decimal, "numeric"))
+
+
+def _typed_param(params):
+    """(n, SQL type, Python type's name) of the first parameter whose
+    value has a type of its own in SQL, or None."""
+    if type(params) not in (list, tuple):
+        return None
+    for n, value in enumerate(params[:100], 1):
+        for cls, sqltype in _PARAM_TYPED:
+            if isinstance(value, cls):
+                return n, sqltype, type(value).__name__
+    return None
+
+
 def _sql_error(data, query, params):
     """The SQLError of a SQL_ERROR frame's payload, with hints for the
     placeholders and parameters other database APIs take."""
@@ -1512,6 +1532,13 @@ def _sql_error(data, query, params):
         hint = ("Pass the values as separate arguments, sql(query, a, b), not as one "
                 "tuple or list; to match any of a list's values, compare with "
                 "= ANY($1)")
+    elif str(err.get("sqlstate", "")) in ("42883", "42804") and \
+            (typed := _typed_param(params)) is not None:
+        # "$1 - 7" with a date made $1 an integer (review 130 F2): psycopg
+        # sends the value's type, PostgreSQL takes a $n's from around it
+        hint = ("A parameter's type comes from the query around it, not from the Python "
+                "value: write $%d::%s where it meets an operator or a function (the value is a %s)"
+                % typed)
     return SQLError(message, str(err.get("sqlstate", "")), str(err.get("detail", "")), hint)
 
 

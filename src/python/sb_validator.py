@@ -89,6 +89,15 @@ def _target_names(targets):
     return names
 
 
+def _called_name(func):
+    """namedtuple for namedtuple(...) and collections.namedtuple(...)."""
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
+
+
 def _constant_problem(value, constants, rebound):
     """None if value is a constant expression, else what to say.
     constants: the names bound at top level so far, True for a constant;
@@ -103,6 +112,16 @@ def _constant_problem(value, constants, rebound):
                 node.func.id == "set" and not node.args and not node.keywords and \
                 "set" not in constants and "set" not in rebound():
             continue                    # set(): the empty set has no literal
+        if depth == 0 and isinstance(node, ast.Call) and \
+                _called_name(node.func) in ("namedtuple", "NamedTuple"):
+            # P = namedtuple("P", "n total"), as models write it (review 130 F3)
+            return ("top-level assignments must have a constant value; define the record "
+                    "type as a class instead: class P(NamedTuple): with a line \"n: int\" "
+                    "per field (from typing import NamedTuple), or a @dataclass")
+        if depth == 0 and isinstance(node, ast.Call) and \
+                _called_name(node.func) in ("TypeVar", "NewType"):
+            return ("top-level assignments must have a constant value; type variables are "
+                    "not needed here: annotate with the type itself, or leave it out")
         if not isinstance(node, _CONSTANT_NODES) or \
                 isinstance(node, ast.Name) and (constants.get(node.id) is not True or
                                                  node.id in rebound()):

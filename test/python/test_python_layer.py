@@ -229,6 +229,18 @@ class TopLevelTests(ValidatorTestCase):
         self.assertFindings("X = [1, 2]\nY = sorted(X)\n", finding(
             2, 1, "top-level", NOT_CONSTANT))
 
+    def test_namedtuple_at_top_level_names_the_class_form(self):
+        # review 130 F3: refused (SPEC 2.1), with the form that is allowed
+        for source in ('from collections import namedtuple\nP = namedtuple("P", "n total")\n',
+                       'import collections\nP = collections.namedtuple("P", ["n"])\n',
+                       'from typing import NamedTuple\nP = NamedTuple("P", [("n", int)])\n'):
+            findings, _ = validate(source)
+            self.assertEqual([f["rule"] for f in findings], ["top-level"], source)
+            self.assertIn("class P(NamedTuple):", findings[0]["message"])
+        self.assertClean("from typing import NamedTuple\nclass P(NamedTuple):\n    n: int\n")
+        findings, _ = validate('from typing import TypeVar\nT = TypeVar("T")\n')
+        self.assertIn("type variables are not needed", findings[0]["message"])
+
     def test_constant_expressions(self):
         # arithmetic and f-strings over literals and the constants above
         self.assertClean(

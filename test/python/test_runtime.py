@@ -248,6 +248,33 @@ class LibraryMistakeHintTests(unittest.TestCase):
         message, hint = self.help_for(lambda: df.pivot(index="a", columns="b", values="v"))
         self.assertIn("pivot_table(", hint)
 
+    def test_inplace_none_shadowed_column_and_regex(self):
+        # review 130 F4: three errors whose own words gave no way forward
+        import pandas as pd
+        o = pd.DataFrame({"id": [1, None]})
+        o = o.dropna(inplace=True)
+        message, hint = self.help_for(lambda: len(o))
+        self.assertIn("inplace=True", hint, message)
+        message, hint = self.help_for(lambda: o.head())
+        self.assertIn("df = df.dropna(inplace=True) makes df None", hint, message)
+        message, hint = self.help_for(lambda: o.get("k"))
+        self.assertIn("a SQL NULL arrives as None", hint, message)
+        p = pd.DataFrame({"id": [1], "attrs": [{"a": 1}]})
+        try:
+            p.attrs.head()
+        except AttributeError as exc:
+            hint = sb_errors.exception_help(exc, {"p": p})
+        self.assertIn('write df["attrs"]', hint)
+        # no such column: no such hint
+        try:
+            p.attrs.head()
+        except AttributeError as exc:
+            self.assertNotIn("DataFrame attribute", sb_errors.exception_help(
+                exc, {"p": p[["id"]]}) or "")
+        message, hint = self.help_for(lambda: pd.Series(["+49 30"]).str.contains("+49"))
+        self.assertIn("regex=False", hint, message)
+        self.assertTrue(pd.Series(["+49 30"]).str.contains("+49", regex=False)[0])
+
 
 class ValidateFirstTests(unittest.TestCase):
     """A request with validate_first only checks the code: the backend reads
