@@ -1777,22 +1777,12 @@ _CODE_FILENAMES = (FILENAME, VERIFY_FILENAME)
 # then, so what runs then (finalizers) prints nothing
 _BETWEEN_CALLS = [False]
 
-# between a workspace's calls the young generations are collected after
-# every call, all of them only once the heap grew since the last full
-# collection by _COLLECT_GROWTH bytes or a quarter ("heap": what it held
-# then), and never again once one took longer than _COLLECT_FULL_MAX_S
-# (the workspace keeps millions of objects; Python's own collections
-# during calls do the rest)
-_COLLECT = {"full": True, "heap": 0}
+# the generation collected between a workspace's calls: all of them, until
+# one full collection takes longer than this (the workspace keeps millions
+# of objects); then the young ones only, and Python's own collections
+# during calls do the rest
+_COLLECT = {"generation": 2}
 _COLLECT_FULL_MAX_S = 0.25
-_COLLECT_GROWTH = 16 << 20
-_allocated_blocks = sys.getallocatedblocks     # taken before any code runs
-
-
-def _heap_in_use():
-    """What the heap holds, about: malloc's bytes in use, and Python's
-    small objects counted at 32 bytes each."""
-    return sb_io.heap_in_use() + _allocated_blocks() * 32
 
 
 def _lines_text(numbers):
@@ -1863,34 +1853,22 @@ def _collect_between_calls():
     next call.  A workspace whose full collection takes longer than
     _COLLECT_FULL_MAX_S (it keeps millions of objects) is collected only in
     the young generations afterwards, so that no collection nears that
-    allowance.  A full collection rescans all the workspace keeps (120,000
-    rows of jsonb in ws: ~150 ms after every call, a trivial one too:
-    review 130 F1), so it runs only once the heap grew since the last one
-    (_COLLECT): the young generations hold what the call made, and a cycle
-    that outlived them there holds memory that a full one frees once it
-    shows as growth."""
+    allowance."""
     _BETWEEN_CALLS[0] = True
+    start = time.perf_counter()
     # no frame of the code's runs meanwhile (a gc callback of the code's,
     # possible with the Python layer off, ran there and its write reached
     # the next call: review 69 L1); if one tried, the child does not serve on
     refused = None
-    full = False
     sb_io.code_off(_CODE_FILENAMES)
     try:
-        gc.collect(1)
-        if _COLLECT["full"]:
-            heap = _heap_in_use()
-            full = heap - _COLLECT["heap"] > max(_COLLECT_GROWTH, _COLLECT["heap"] // 4)
-        if full:
-            start = time.perf_counter()
-            gc.collect(2)
-            if time.perf_counter() - start > _COLLECT_FULL_MAX_S:
-                _COLLECT["full"] = False
-            _COLLECT["heap"] = _heap_in_use()
+        gc.collect(_COLLECT["generation"])
     except BaseException:  # noqa: B902 - a finalizer's; nothing to tell it to
         pass
     finally:
         refused = sb_io.code_on()
+    if time.perf_counter() - start > _COLLECT_FULL_MAX_S:
+        _COLLECT["generation"] = 1
     return refused is None
 
 

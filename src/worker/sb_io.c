@@ -16,7 +16,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <malloc.h>
 #include <sys/socket.h>
 #include <sched.h>
 #include <stdio.h>
@@ -1054,25 +1053,7 @@ sb_io_huge_pages_off(PyObject *self, PyObject *unused)
 	Py_RETURN_NONE;
 }
 
-/*
- * sb_io.heap_in_use(): the bytes malloc holds for the process (its heap's
- * chunks in use and its own mappings: numpy's data, large strings), to
- * tell between a workspace's calls whether the heap grew since its last
- * full collection (sb_runtime._collect_between_calls).  No system call:
- * one arena (sb_worker_one_arena), its free lists walked.
- */
-static PyObject *
-sb_io_heap_in_use(PyObject *self, PyObject *unused)
-{
-	struct mallinfo2 mi = mallinfo2();
-
-	(void) self;
-	(void) unused;
-	return PyLong_FromSize_t(mi.uordblks + mi.hblkhd);
-}
-
 static PyMethodDef sb_io_methods[] = {
-	{"heap_in_use", sb_io_heap_in_use, METH_NOARGS, "Bytes malloc holds in use."},
 	{"huge_pages_off", sb_io_huge_pages_off, METH_NOARGS, "No transparent huge pages from now on."},
 	{"keep", sb_io_keep, METH_VARARGS, "Keep the child after a call's last frame (a workspace)."},
 	{"mailbox", sb_io_mailbox, METH_NOARGS, "Where this child's mailbox is mapped."},

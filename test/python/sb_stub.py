@@ -49,7 +49,6 @@ def install():
     io.code_on = lambda: None
     # the worker's wrapper of weakref callbacks in a call: none here
     io.death_guard = lambda filenames: None
-    io.heap_in_use = lambda: 0
     io.watch_classes = lambda types: len(types)
     io.changed_class = lambda: None
     # the worker's address mask, a permutation of 64-bit numbers: any one
