@@ -2079,7 +2079,7 @@ def _finalizers(on, classes=None):
     generator's finally, or the close() that io's finalizer calls on a class
     of the code's, read the dying object back from the array and kept it
     past its free (a fake bytearray over all memory).  Off for the call:
-    generators' and io's finalizers (the worker's sb_io)."""
+    generators' and every class's (finalizer_classes; the worker's sb_io)."""
     try:
         import sb_io
     except ImportError:                  # the unit tests load no worker
@@ -2093,15 +2093,43 @@ def _finalizers(on, classes=None):
         if _IN_CALL["on"]:
             sb_io.finalizers_off(classes)
         return
-    import io
-    base = type.__getattribute__(io.IOBase, "__mro__")[-2]   # _io._IOBase
-    found, todo = [], [base]
-    while todo:
-        cls = todo.pop()
-        if cls not in found:
-            found.append(cls)
-            todo.extend(type.__subclasses__(cls))
-    sb_io.finalizers_off(found)
+    sb_io.finalizers_off(finalizer_classes())
+
+
+# every class with a finalizer of its own or inherited (io's, a __del__):
+# found once, in the worker, and from modules imported since
+# (sb_harden.guard_library_getattrs); a class made in a call has none
+# (the worker's sb_type_new).  Library classes call the code's methods from
+# theirs: numpy's NpzFile.__del__ its fid's close(), zipfile.ZipFile's its
+# file's write() (review 133 F3)
+FINALIZER_CLASSES = []
+
+
+def has_finalizer(cls):
+    """Whether a __del__ (io's own, a library's) is in cls's MRO."""
+    try:
+        mro = type.__getattribute__(cls, "__mro__")
+    except (AttributeError, TypeError):
+        return False
+    return any("__del__" in type.__getattribute__(base, "__dict__") for base in mro[:-1])
+
+
+def finalizer_classes():
+    """FINALIZER_CLASSES, found the first time."""
+    if not FINALIZER_CLASSES:
+        seen, todo = set(), [object]
+        while todo:
+            cls = todo.pop()
+            if id(cls) in seen:
+                continue
+            seen.add(id(cls))
+            try:
+                todo.extend(type.__subclasses__(cls))
+            except TypeError:
+                continue
+            if has_finalizer(cls):
+                FINALIZER_CLASSES.append(cls)
+    return FINALIZER_CLASSES
 
 
 def guard_on():

@@ -24,7 +24,7 @@ from sb_guard import (  # noqa: F401 - the shared policy and the call's state
     NativeCodeNotLoaded, READERS, WRITERS, attribute_problem, class_problem, exact_str,
     format_string_problem, guard_kwargs,
     _deriving_refused, _made_by_code, guard_own_class, guard_settable, native_code_message,
-    refuse)
+    refuse, FINALIZER_CLASSES, has_finalizer)
 import sb_bounds  # sizes native code trusts: numpy's and pandas' formatting
 import sb_cpython  # CPython's own crashes: harden_interpreter()
 from sb_memory import (  # noqa: F401 - the memory guards harden_* apply
@@ -848,6 +848,8 @@ def guard_library_getattrs():
             except (AttributeError, TypeError):
                 continue
             todo.extend(v for v in own.values() if isinstance(v, type))
+            if FINALIZER_CLASSES and has_finalizer(cls) and cls not in FINALIZER_CLASSES:
+                FINALIZER_CLASSES.append(cls)     # off in calls from now on
             for hook in ("__getattr__", "__getattribute__"):
                 found = own.get(hook)
                 if type(found) is types.FunctionType and \

@@ -416,6 +416,7 @@ def prewarm(collect=True, pandas=True, validated=False):
         # after this, imports native code and may run programs as it warms
         sb_guard.leave_call()
         sb_io.death_guard(None)
+        sb_io.death_callbacks_take()
     if collect:
         gc.collect()
 
@@ -1784,6 +1785,43 @@ _BETWEEN_CALLS = [False]
 _COLLECT = {"generation": 2}
 _COLLECT_FULL_MAX_S = 0.25
 
+# the weakref callbacks that run as their object dies, under the check of
+# the code's frames (sb_between.c): matplotlib's, which drop an entry keyed
+# by id() - later, a new object with that id could lose its own
+_IMMEDIATE = []
+
+
+def _immediate_callbacks():
+    """The code objects of _IMMEDIATE's callbacks, a frozenset (found once)."""
+    if not _IMMEDIATE:
+        codes = set()
+        try:
+            from matplotlib.transforms import TransformNode
+            for fn in (TransformNode.set_children, TransformNode.__setstate__):
+                codes.update(c for c in fn.__code__.co_consts
+                             if type(c) is types.CodeType and c.co_name == "<lambda>")
+        except (ImportError, AttributeError):
+            pass
+        _IMMEDIATE.append(frozenset(codes))
+    return _IMMEDIATE[0]
+
+
+def _run_death_callbacks():
+    """Run the weakref callbacks queued as objects died in the call, now
+    that its functions have returned; one that fails is reported as
+    CPython reports it, and the others run."""
+    for _ in range(100):
+        queued = sb_io.death_callbacks_take()
+        if not queued:
+            return
+        for callback, args in queued:
+            try:
+                callback(*args)
+            except Exception as exc:  # noqa: B902 - a callback's errors are ignored, and said
+                print("Exception ignored in a weakref callback: %s: %s"
+                      % (type(exc).__name__, exc), file=sys.stderr)
+
+
 
 def _lines_text(numbers):
     """ "the statement at line 4", "the statements at lines 4, 5 and 7"
@@ -1987,9 +2025,14 @@ def _serve_request(python_layer, request, inputs):
     sys.stdout = _Stream(out, False)
     sys.stderr = _Stream(out, True)
     sb_guard.set_pandas_guard(python_layer)
-    # a weakref's callback of the code's does not run as an object dies
-    # (sb_between.c), as no finalizer does (sb_guard._finalizers)
-    sb_io.death_guard(_CODE_FILENAMES if python_layer else None)
+    # nothing runs as an object dies but what is known to run nothing of
+    # the code's: weakref callbacks wait for the call's functions to return
+    # (sb_between.c), as no finalizer runs (sb_guard._finalizers)
+    sb_io.death_callbacks_take()     # an earlier call's, left: dropped
+    if python_layer:
+        sb_io.death_guard(_CODE_FILENAMES, _immediate_callbacks())
+    else:
+        sb_io.death_guard(None)
 
     if request.get("validate_only"):
         findings, imports = sb_validator.validate(code, allowed, function)
@@ -2108,6 +2151,7 @@ def _serve_request(python_layer, request, inputs):
             results[returns[0]] = _function_rows(results[returns[0]], spec["shape"],
                                                  returns[0], rows, limit - out.used,
                                                  bool(spec.get("procedure")))
+        _run_death_callbacks()
         if request.get("verify"):
             _verify(request["verify"], results, namespace, allowed, python_layer)
         sys.stdout.flush()

@@ -192,22 +192,29 @@ sb_io_code_on(PyObject *self, PyObject *unused)
 }
 
 /*
- * sb_io.death_guard(filenames or None): while a call of the Python layer
- * runs (filenames: the code's, as code_off takes them; None in the worker
- * and with the layer off), a weakref's callback runs with every frame of
- * the code's refused, as between two calls.  A callback runs while its
- * referent dies, and numpy's stores into arrays of objects that drop the
- * old object before they store the new one (putmask, a cast into object:
- * move_references) left the array pointing to the dying object then: the
- * code's callback read it back from the array and kept it past its free
- * (review 131 F1: weakref.KeyedRef and weakref.ref are type() of what
- * matplotlib's weak dictionaries hold).  The finalizers that run code as an
- * object dies are off in a call (finalizers_off); a callback is not a
- * finalizer, so every callback given to weakref.ref (its subclasses, their
- * __new__) or weakref.proxy is wrapped when the reference is made, and the
- * wrapper runs it under the frame check.  A library's callback runs as
- * before; one of the code's is not run: its error is "ignored" as a
- * callback's errors are, printed with the call's output.
+ * sb_io.death_guard(filenames, immediate) / sb_io.death_guard(None):
+ * while a call of the Python layer runs (and between a workspace's calls),
+ * nothing runs as an object dies but what the worker knows runs nothing of
+ * the code's.  numpy's stores into arrays of objects that drop the old
+ * object before they store the new one (putmask, where=, a cast into
+ * object: move_references; pandas' where/mask/update over them) leave the
+ * array pointing to the dying object then: whatever ran read it back and
+ * kept it past its free.  Finalizers are off in a call (finalizers_off,
+ * and no class made in a call has one: sb_type_new).  A weakref's callback
+ * is not a finalizer: every callback given to weakref.ref (its subclasses,
+ * their __new__) or weakref.proxy is wrapped when the reference is made.
+ * The wrapper runs a callback whose function's code is one of "immediate"
+ * (matplotlib's, which drops an entry keyed by id(): it cannot wait) with
+ * the code's frames refused, its error dropped, nothing printed (printing
+ * it ran the code's __repr__: review 133 F1); any other it queues, to run
+ * when the call's functions have returned (sb_io.death_callbacks_take):
+ * a callback of the code's, or one made of builtins and library functions
+ * over the code's objects (functools.partial(np.copyto, keep, a[:1]) read
+ * the dying object without a frame of the code's: review 133 F2), or a
+ * library function that reaches the code's __getitem__ where CPython 3.11
+ * runs it inline, past the frame check (review 133 F5).  Review 131 F1
+ * found the first: type() of what matplotlib's weak dictionaries hold is
+ * weakref.KeyedRef, and weakref.ref.
  */
 typedef struct SbDeathCallback
 {
@@ -216,30 +223,67 @@ typedef struct SbDeathCallback
 } SbDeathCallback;
 
 static bool sb_death_guard_on = false;
+static PyObject *sb_death_immediate = NULL; /* a set of code objects */
+static PyObject *sb_death_queue = NULL; /* [(callback, args), ...] */
 static newfunc sb_ref_new_real = NULL;
 static _PyCFunctionFast sb_proxy_real = NULL;
+static newfunc sb_type_new_real = NULL;
+
+/* Is callback one whose running cannot wait, and runs nothing of the code's? */
+static bool
+sb_death_callback_immediate(PyObject *callback)
+{
+	int			found;
+
+	if (sb_death_immediate == NULL || !PyFunction_Check(callback))
+		return false;
+	found = PySet_Contains(sb_death_immediate, PyFunction_GET_CODE(callback));
+	if (found < 0)
+		PyErr_Clear();
+	return found == 1;
+}
 
 static PyObject *
 sb_death_callback_call(PyObject *self, PyObject *args, PyObject *kwargs)
 {
 	PyObject   *callback = ((SbDeathCallback *) self)->callback;
 	PyObject   *result;
+	PyObject   *entry;
 	const char *where;
 
 	if (!sb_death_guard_on || sb_code_filenames == NULL)
 		return PyObject_Call(callback, args, kwargs);
+	if (!sb_death_callback_immediate(callback))
+	{
+		/* run when the call's functions have returned */
+		if (sb_death_queue == NULL && (sb_death_queue = PyList_New(0)) == NULL)
+			return NULL;
+		entry = PyTuple_Pack(2, callback, args);
+		if (entry == NULL)
+			return NULL;
+		if (PyList_Append(sb_death_queue, entry) < 0)
+		{
+			Py_DECREF(entry);
+			return NULL;
+		}
+		Py_DECREF(entry);
+		Py_RETURN_NONE;
+	}
 #ifdef SB_EVAL_FRAME_HOOK
 	{
 		PyInterpreterState *interp = PyThreadState_GetInterpreter(PyThreadState_Get());
 		_PyFrameEvalFunction eval = _PyInterpreterState_GetEvalFrameFunc(interp);
 
 		if (eval == sb_refuse_code_eval)	/* between two calls: checked already */
-			return PyObject_Call(callback, args, kwargs);
-		if (eval != _PyEval_EvalFrameDefault)
 		{
-			PyErr_SetString(PyExc_RuntimeError, "a weakref's callback: another frame evaluator is set");
-			return NULL;
+			result = PyObject_Call(callback, args, kwargs);
+			if (result == NULL)
+				PyErr_Clear();
+			Py_XDECREF(result);
+			Py_RETURN_NONE;
 		}
+		if (eval != _PyEval_EvalFrameDefault)
+			Py_RETURN_NONE;		/* another evaluator: nothing runs */
 	}
 #endif
 	where = sb_refused_where;
@@ -248,13 +292,18 @@ sb_death_callback_call(PyObject *self, PyObject *args, PyObject *kwargs)
 	if (sb_frame_check(true) < 0)
 	{
 		sb_refused_where = where;
-		return NULL;
+		PyErr_Clear();
+		Py_RETURN_NONE;
 	}
 	result = PyObject_Call(callback, args, kwargs);
+	/* its error dropped while the code's frames are still refused */
+	if (result == NULL)
+		PyErr_Clear();
+	Py_XDECREF(result);
 	if (sb_frame_check(false) < 0)
-		Py_CLEAR(result);
+		PyErr_Clear();
 	sb_refused_where = where;
-	return result;
+	Py_RETURN_NONE;
 }
 
 static int
@@ -279,10 +328,12 @@ sb_death_callback_dealloc(PyObject *self)
 	PyObject_GC_Del(self);
 }
 
+/* a fixed text: the callback's repr may be the code's (review 133 F1) */
 static PyObject *
 sb_death_callback_repr(PyObject *self)
 {
-	return PyObject_Repr(((SbDeathCallback *) self)->callback);
+	(void) self;
+	return PyUnicode_FromString("<weakref callback>");
 }
 
 static PyTypeObject SbDeathCallbackType = {
@@ -359,24 +410,42 @@ sb_proxy(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 	return proxy;
 }
 
-/* type and its subclasses that still make references with the real tp_new */
+/*
+ * A class made while the guard is on has no finalizer: one inherited from
+ * a library class (io's, which calls its close(); a __del__) found again
+ * through the __del__ slot of its base, whatever finalizers_off cleared
+ * there, and ran the code's method as an object died
+ * (dataclasses.make_dataclass with io.BytesIO as a base: review 133 F4).
+ */
+static PyObject *
+sb_type_new(PyTypeObject *meta, PyObject *args, PyObject *kwargs)
+{
+	PyObject   *cls = sb_type_new_real(meta, args, kwargs);
+
+	if (cls != NULL && sb_death_guard_on && PyType_Check(cls))
+		((PyTypeObject *) cls)->tp_finalize = NULL;
+	return cls;
+}
+
+/* type and its subclasses that still use the real tp_new take ours */
 static int
-sb_ref_new_patch(PyTypeObject *type)
+sb_new_patch(PyTypeObject *type, newfunc real, newfunc ours)
 {
 	PyObject   *subclasses;
 	Py_ssize_t	i;
 	int			rc = 0;
 
-	if (type->tp_new == sb_ref_new_real)
-		type->tp_new = sb_ref_new;
-	subclasses = PyObject_CallMethod((PyObject *) type, "__subclasses__", NULL);
+	if (type->tp_new == real)
+		type->tp_new = ours;
+	/* type.__subclasses__(t): type's own is unbound when asked of type */
+	subclasses = PyObject_CallMethod((PyObject *) &PyType_Type, "__subclasses__", "O", type);
 	if (subclasses == NULL || !PyList_Check(subclasses))
 	{
 		Py_XDECREF(subclasses);
 		return -1;
 	}
 	for (i = 0; i < PyList_GET_SIZE(subclasses) && rc == 0; i++)
-		rc = sb_ref_new_patch((PyTypeObject *) PyList_GET_ITEM(subclasses, i));
+		rc = sb_new_patch((PyTypeObject *) PyList_GET_ITEM(subclasses, i), real, ours);
 	Py_DECREF(subclasses);
 	return rc;
 }
@@ -411,35 +480,57 @@ sb_death_guard_install(void)
 	((PyCFunctionObject *) proxy)->m_ml->ml_meth = (PyCFunction) (void (*) (void)) sb_proxy;
 	Py_DECREF(proxy);
 	sb_ref_new_real = _PyWeakref_RefType.tp_new;
-	return sb_ref_new_patch(&_PyWeakref_RefType);
+	sb_type_new_real = PyType_Type.tp_new;
+	if (sb_new_patch(&_PyWeakref_RefType, sb_ref_new_real, sb_ref_new) < 0)
+		return -1;
+	return sb_new_patch(&PyType_Type, sb_type_new_real, sb_type_new);
 }
 
 PyObject *
-sb_io_death_guard(PyObject *self, PyObject *arg)
+sb_io_death_guard(PyObject *self, PyObject *args)
 {
+	PyObject   *filenames;
+	PyObject   *immediate = NULL;
 	Py_ssize_t	i;
 
 	(void) self;
-	if (arg == Py_None)
+	if (!PyArg_ParseTuple(args, "O|O", &filenames, &immediate))
+		return NULL;
+	if (filenames == Py_None)
 	{
 		sb_death_guard_on = false;
 		Py_RETURN_NONE;
 	}
-	if (!PyTuple_Check(arg))
+	if (!PyTuple_Check(filenames) || immediate == NULL || !PyFrozenSet_Check(immediate))
 		goto bad;
-	for (i = 0; i < PyTuple_GET_SIZE(arg); i++)
-		if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(arg, i)))
+	for (i = 0; i < PyTuple_GET_SIZE(filenames); i++)
+		if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(filenames, i)))
 			goto bad;
 	if (sb_death_guard_install() < 0)
 		return NULL;
-	Py_INCREF(arg);
-	Py_XSETREF(sb_code_filenames, arg);
+	Py_INCREF(filenames);
+	Py_XSETREF(sb_code_filenames, filenames);
+	Py_INCREF(immediate);
+	Py_XSETREF(sb_death_immediate, immediate);
 	sb_death_guard_on = true;
 	Py_RETURN_NONE;
 
 bad:
-	PyErr_SetString(PyExc_TypeError, "death_guard() takes a tuple of str or None");
+	PyErr_SetString(PyExc_TypeError,
+					"death_guard() takes a tuple of str and a frozenset of code objects, or None");
 	return NULL;
+}
+
+/* sb_io.death_callbacks_take(): the callbacks queued, [(callback, args)], emptied */
+PyObject *
+sb_io_death_callbacks_take(PyObject *self, PyObject *unused)
+{
+	PyObject   *taken = sb_death_queue;
+
+	(void) self;
+	(void) unused;
+	sb_death_queue = NULL;
+	return taken != NULL ? taken : PyList_New(0);
 }
 
 /*

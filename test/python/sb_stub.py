@@ -48,7 +48,8 @@ def install():
     io.code_off = lambda filenames: None
     io.code_on = lambda: None
     # the worker's wrapper of weakref callbacks in a call: none here
-    io.death_guard = lambda filenames: None
+    io.death_guard = lambda filenames, immediate=None: None
+    io.death_callbacks_take = lambda: []
     io.watch_classes = lambda types: len(types)
     io.changed_class = lambda: None
     # the worker's address mask, a permutation of 64-bit numbers: any one

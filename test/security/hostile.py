@@ -5516,6 +5516,114 @@ PAYLOADS = [
             return len(d)
         """, on={OK}, off={OK, EXCEPTION, CRASH}),
 
+    # review 133 F2: a callback made of a builtin and a library function
+    # (no frame of the code's) copied the dying list out as it died
+    Payload("numpy-putmask-partial-copyto-callback-keeps-freed", """
+        import functools
+        import numpy as np
+        import matplotlib.path as mp
+
+        def main():
+            class O:
+                pass
+            d = mp.WeakValueDictionary()
+            probe = O()
+            d["k"] = probe
+            KeyedRef = type(d.valuerefs()[0])
+            keep = np.empty(1, dtype=object)
+            a = np.empty(3, dtype=object)
+            victim = O()
+            a[0] = [victim]
+            ref = KeyedRef(victim, functools.partial(np.copyto, keep, a[:1], "unsafe"), "k")
+            victim = None
+            np.putmask(a, np.array([True, False, False]), [7])
+            spray = [[i, "new"] for i in range(50)]
+            if any(x is keep[0] for x in spray):
+                raise ValueError("the callback kept a list that was then freed")
+            return repr(keep[0])[:40]
+        """, on={OK}, off={OK, EXCEPTION, CRASH}),
+    # review 133 F1: the refused callback's report printed its repr, the
+    # code's __repr__, as the object died
+    Payload("numpy-putmask-callback-repr-keeps-freed", """
+        import numpy as np
+        import matplotlib.path as mp
+
+        def main():
+            class O:
+                pass
+            d = mp.WeakValueDictionary()
+            probe = O()
+            d["k"] = probe
+            KeyedRef = type(d.valuerefs()[0])
+            keep = []
+            a = np.empty(3, dtype=object)
+            class CB:
+                def __call__(self, r):
+                    return None
+                def __repr__(self):
+                    keep.append(a[0])
+                    return "cb"
+            victim = O()
+            a[0] = [victim]
+            ref = KeyedRef(victim, CB(), "k")
+            victim = None
+            np.putmask(a, np.array([True, False, False]), [7])
+            spray = [[i, "new"] for i in range(50)]
+            if keep and any(x is keep[0] for x in spray):
+                raise ValueError("the __repr__ kept a list that was then freed")
+            return len(keep)
+        """, on={OK}, off={OK, EXCEPTION, CRASH}),
+    # review 133 F3: a library class's __del__ (numpy's NpzFile) called the
+    # code's close() as the object died
+    Payload("numpy-putmask-npzfile-del-keeps-freed", """
+        import io
+        import numpy as np
+
+        def main():
+            keep = []
+            a = np.empty(3, dtype=object)
+            class F:
+                def __init__(self):
+                    self.b = io.BytesIO(b"PK\\x05\\x06" + bytes(18))
+                def read(self, n=-1):
+                    return self.b.read(n)
+                def seek(self, *args):
+                    return self.b.seek(*args)
+                def tell(self):
+                    return self.b.tell()
+                def close(self):
+                    keep.append(a[0])
+            nz = np.lib.npyio.NpzFile(F(), own_fid=True)
+            a[0] = [nz]
+            nz = None
+            np.putmask(a, np.array([True, False, False]), [7])
+            spray = [[i, "new"] for i in range(50)]
+            if keep and any(x is keep[0] for x in spray):
+                raise ValueError("close() kept a list that was then freed")
+            return len(keep)
+        """, on={OK}, off={OK, EXCEPTION, CRASH}),
+    # review 133 F4: a class made by make_dataclass on io.BytesIO found
+    # io's finalizer again, which called the code's close()
+    Payload("numpy-copyto-make-dataclass-io-close-keeps-freed", """
+        import dataclasses
+        import io
+        import numpy as np
+
+        def main():
+            keep = []
+            a = np.empty(3, dtype=object)
+            def close(self):
+                keep.append(a[0])
+            F = dataclasses.make_dataclass("F", [], bases=(io.BytesIO,),
+                                           namespace={"close": close})
+            a[0] = [F()]
+            np.copyto(a, np.array([1, 2, 3]))
+            spray = [[i, "new"] for i in range(50)]
+            if keep and any(x is keep[0] for x in spray):
+                raise ValueError("close() kept a list that was then freed")
+            return len(keep)
+        """, on={OK}, off={OK, EXCEPTION, CRASH}),
+
     # a[:] = int array (the cast's _strided_to_strided_move_references: DECREF dst, then store)
     Payload("numpy-cast-into-object-frees-before-store", """
         import json
