@@ -76,10 +76,14 @@ SELECT sandbox_execute($$
 import datetime
 def main():
     d = datetime.date(2023, 3, 1)
-    try:
-        sql("SELECT count(*) AS n FROM sq_items WHERE current_date >= $1 - 7", d)
-    except SQLError as e:
-        out = [e.sqlstate, e.hint]
+    out = []
+    for query in ("SELECT count(*) AS n FROM sq_items WHERE current_date >= $1 - 7",
+                  "SELECT $1 - 7 AS d",
+                  "SELECT lenght($1) AS n"):      # not the parameter's: PostgreSQL's hint
+        try:
+            sql(query, d)
+        except SQLError as e:
+            out.append([e.sqlstate, e.hint])
     out.append(int(sql("SELECT count(*) AS n FROM sq_items WHERE current_date >= $1::date - 7",
                        d).n[0]) > 0)
     return out

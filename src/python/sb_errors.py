@@ -15,6 +15,7 @@ import operator
 import re
 import sys
 import traceback
+import types
 
 import numpy as np
 import pandas as pd
@@ -596,16 +597,18 @@ def exception_help(exc, inputs, ws=None):
                 % (dict_attribute.group(1), _ws_key_list(ws)))
     none_used = _NONE_USED.search(text) if text and type(exc) in (TypeError, AttributeError) \
         else None
-    if none_used and (none_used.group(1) is None or hasattr(pd.DataFrame, none_used.group(1))):
+    if none_used and _INPLACE.search(CALL_CODE[0] or ""):
         # o = o.dropna(inplace=True); len(o) (review 130 F4)
-        inplace = ('a method called with inplace=True (dropna, fillna, sort_values, '
-                   'reset_index, drop, rename, ...) changes the frame and returns None, so '
-                   'df = df.dropna(inplace=True) makes df None: drop either inplace=True or '
-                   'the assignment')
-        if none_used.group(1) in ("get", "items", "keys", "values", "update", "pop", "copy"):
-            return ('the value is None: a SQL NULL arrives as None (a NULL jsonb, array or '
-                    'composite value too), so test for it first; or ' + inplace)
-        return 'a name holds None where a DataFrame or Series was meant: ' + inplace
+        return ('a name holds None where a DataFrame or Series was meant: a method called '
+                'with inplace=True (dropna, fillna, sort_values, reset_index, drop, rename, '
+                '...) changes the frame and returns None, so df = df.dropna(inplace=True) '
+                'makes df None: drop either inplace=True or the assignment')
+    if none_used:
+        # a NULL (review 134 F3: not inplace=True where the code has none)
+        return ('the value is None: a SQL NULL arrives as None (a NULL text, jsonb, array or '
+                'composite value too), so test for it first, x if x is not None else ..., '
+                'or drop such rows with dropna(); and a list\'s append, extend and sort '
+                'change it and return None')
     if type(exc) is AttributeError and text:
         shadowed = _shadowed_column_help(text, inputs, ws)
         if shadowed:
@@ -732,12 +735,38 @@ def exception_help(exc, inputs, ws=None):
     return None
 
 
+# the call's code (sb_runtime): what a hint may look for in it
+CALL_CODE = [None]
+
+# a method's result with inplace=True assigned (df = df.dropna(inplace=True))
+_INPLACE = re.compile(r"inplace\s*=\s*True")
+
 # what a name that holds None was used as: a method's result with inplace=True
 _NONE_USED = re.compile(r"^(?:'NoneType' object has no attribute '(\w{1,60})'|"
                         r"object of type 'NoneType' has no len\(\))$")
 
 # "'dict' object has no attribute 'head'": the object and the attribute asked
 _NO_ATTRIBUTE = re.compile(r"^'(\w{1,40})' object has no attribute '(\w{1,60})'$")
+
+
+# what the DataFrame's own properties are (the rest are methods)
+_FRAME_PROPERTIES = {"attrs": "dict", "size": "int", "shape": "tuple", "ndim": "int",
+                     "empty": "bool", "axes": "list", "values": "ndarray", "flags": "Flags",
+                     "style": "Styler", "plot": "PlotAccessor", "dtypes": "Series",
+                     "index": "Index", "columns": "Index"}
+
+
+def _attribute_kind(name):
+    """The type's name of df.<name> for a DataFrame attribute, or None."""
+    if name in _FRAME_PROPERTIES:
+        return _FRAME_PROPERTIES[name]
+    found = type.__getattribute__(pd.DataFrame, "__dict__").get(name)
+    if found is None:
+        for base in type.__getattribute__(pd.DataFrame, "__mro__")[1:-1]:
+            found = type.__getattribute__(base, "__dict__").get(name)
+            if found is not None:
+                break
+    return "method" if type(found) is types.FunctionType else None
 
 
 def _shadowed_column_help(text, inputs, ws):
@@ -747,7 +776,7 @@ def _shadowed_column_help(text, inputs, ws):
     DataFrame attribute and the attribute asked of the result is a
     Series'."""
     m = _NO_ATTRIBUTE.match(text)
-    if m is None or m.group(1) in ("DataFrame", "Series") or not hasattr(pd.Series, m.group(2)):
+    if m is None or not hasattr(pd.Series, m.group(2)):
         return None
     frames = [v for v in list(inputs.values())[:50] if isinstance(v, pd.DataFrame)]
     if type(ws) is dict:
@@ -755,8 +784,11 @@ def _shadowed_column_help(text, inputs, ws):
     names = []
     for frame in frames:
         for col in list(frame.columns)[:1000]:
-            if type(col) is str and col.isidentifier() and hasattr(pd.DataFrame, col) and \
-                    col not in names:
+            # only where df.<col> gives what the message names: a method
+            # for df.count, a dict for df.attrs, an int for df.size (review
+            # 134 F4: "'str' object has no attribute 'str'" is no column's)
+            if type(col) is str and col.isidentifier() and col not in names and \
+                    _attribute_kind(col) == m.group(1):
                 names.append(col)
     if not names:
         return None

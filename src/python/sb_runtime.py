@@ -1501,14 +1501,17 @@ _PARAM_TYPED = ((datetime.datetime, "timestamptz"), (datetime.date, "date"),
                 (datetime.timedelta, "interval"), (decimal.Decimal, "numeric"))
 
 
-def _typed_param(params):
+def _typed_param(params, message):
     """(n, SQL type, Python type's name) of the first parameter whose
-    value has a type of its own in SQL, or None."""
+    value has a type of its own in SQL, or None; for an input syntax
+    error, only one whose text the message quotes ("2023-03-01" read as
+    an integer)."""
     if type(params) not in (list, tuple):
         return None
+    quoted = message.startswith("invalid input syntax")
     for n, value in enumerate(params[:100], 1):
         for cls, sqltype in _PARAM_TYPED:
-            if isinstance(value, cls):
+            if isinstance(value, cls) and (not quoted or '"%s"' % value in message):
                 return n, sqltype, type(value).__name__
     return None
 
@@ -1533,8 +1536,11 @@ def _sql_error(data, query, params):
         hint = ("Pass the values as separate arguments, sql(query, a, b), not as one "
                 "tuple or list; to match any of a list's values, compare with "
                 "= ANY($1)")
-    elif str(err.get("sqlstate", "")) in ("42883", "42804") and \
-            (typed := _typed_param(params)) is not None:
+    elif ((str(err.get("sqlstate", "")) == "42883" and
+           message.startswith("operator does not exist")) or
+          (str(err.get("sqlstate", "")) == "22P02" and
+           message.startswith("invalid input syntax for type"))) and \
+            (typed := _typed_param(params, message)) is not None:
         # "$1 - 7" with a date made $1 an integer (review 130 F2): psycopg
         # sends the value's type, PostgreSQL takes a $n's from around it
         hint = ("A parameter's type comes from the query around it, not from the Python "
@@ -2022,6 +2028,7 @@ def _serve_request(python_layer, request, inputs):
     out = _Output(limit)
     lines = code.splitlines()
     sb_shims.USER_TRACEBACK[0] = lambda exc: sb_errors.user_traceback(exc, lines)[0]
+    sb_errors.CALL_CODE[0] = code       # what a hint may look for in it
     sys.stdout = _Stream(out, False)
     sys.stderr = _Stream(out, True)
     sb_guard.set_pandas_guard(python_layer)

@@ -253,24 +253,44 @@ class LibraryMistakeHintTests(unittest.TestCase):
         import pandas as pd
         o = pd.DataFrame({"id": [1, None]})
         o = o.dropna(inplace=True)
-        message, hint = self.help_for(lambda: len(o))
-        self.assertIn("inplace=True", hint, message)
-        message, hint = self.help_for(lambda: o.head())
-        self.assertIn("df = df.dropna(inplace=True) makes df None", hint, message)
-        message, hint = self.help_for(lambda: o.get("k"))
-        self.assertIn("a SQL NULL arrives as None", hint, message)
-        p = pd.DataFrame({"id": [1], "attrs": [{"a": 1}]})
+        try:
+            sb_errors.CALL_CODE[0] = "o = o.dropna(inplace=True)\nlen(o)"
+            message, hint = self.help_for(lambda: len(o))
+            self.assertIn("inplace=True", hint, message)
+            message, hint = self.help_for(lambda: o.head())
+            self.assertIn("df = df.dropna(inplace=True) makes df None", hint, message)
+            # no inplace=True in the code: a NULL, or list.append's None
+            # (review 134 F3)
+            sb_errors.CALL_CODE[0] = "out = out.append(v)"
+            for fn in (lambda: o.replace("a", "b"), lambda: len(o), lambda: o.append(1)):
+                message, hint = self.help_for(fn)
+                self.assertIn("a SQL NULL arrives as None", hint, message)
+                self.assertNotIn("inplace", hint, message)
+        finally:
+            sb_errors.CALL_CODE[0] = None
+        p = pd.DataFrame({"id": [1], "attrs": [{"a": 1}], "count": [2], "size": [3]})
         try:
             p.attrs.head()
         except AttributeError as exc:
             hint = sb_errors.exception_help(exc, {"p": p})
         self.assertIn('write df["attrs"]', hint)
-        # no such column: no such hint
+        try:
+            p.size.round()
+        except AttributeError as exc:
+            self.assertIn('write df["size"]', sb_errors.exception_help(exc, {"p": p}))
+        # no such column, or an error that is not the attribute's: no such
+        # hint (review 134 F4)
         try:
             p.attrs.head()
         except AttributeError as exc:
             self.assertNotIn("DataFrame attribute", sb_errors.exception_help(
                 exc, {"p": p[["id"]]}) or "")
+        for fn in (lambda: "x".str, lambda: [1].unique()):
+            try:
+                fn()
+            except AttributeError as exc:
+                self.assertNotIn("DataFrame attribute",
+                                 sb_errors.exception_help(exc, {"p": p}) or "")
         message, hint = self.help_for(lambda: pd.Series(["+49 30"]).str.contains("+49"))
         self.assertIn("regex=False", hint, message)
         self.assertTrue(pd.Series(["+49 30"]).str.contains("+49", regex=False)[0])
