@@ -270,6 +270,46 @@ $$, '{}', '{main}', jsonb_build_object('workspace', :'cyc')) AS r
       FROM generate_series(1, 12)) AS each_call;
 SELECT sandbox_workspace_close(:'cyc');
 
+-- a full collection between calls rescans all that ws keeps (120,000 rows
+-- of jsonb there made every later call, a trivial one too, cost ~150 ms:
+-- review 130 F1): only after a call that may have left garbage there (it
+-- replaced or dropped a value of ws, or Python collected an older
+-- generation during it); counted by gc's statistics, the layer off to read
+-- them
+SET pysandbox.python_layer = off;
+SELECT sandbox_workspace_open() AS full \gset
+SELECT sandbox_execute($$
+def main(ws):
+    ws["rows"] = [{"a": i, "b": {"c": [i, i + 1]}} for i in range(120000)]
+    return len(ws["rows"])
+$$, '{}', '{main}', jsonb_build_object('workspace', :'full')) AS kept;
+SELECT (sandbox_execute($$
+import gc
+def main(ws):
+    return gc.get_stats()[2]["collections"]
+$$, '{}', '{main}', jsonb_build_object('workspace', :'full'))->>'main')::int AS full1 \gset
+SELECT (sandbox_execute($$
+import gc
+def main(ws):
+    return gc.get_stats()[2]["collections"]
+$$, '{}', '{main}', jsonb_build_object('workspace', :'full'))->>'main')::int AS full2 \gset
+SELECT :full2 = :full1 AS trivial_call_no_full_collection;
+-- a call that replaces a value of ws: what it held may be garbage in the
+-- oldest generation, so a full collection follows
+SELECT sandbox_execute($$
+def main(ws):
+    ws["rows"] = ws["rows"][:1000]
+    return len(ws["rows"])
+$$, '{}', '{main}', jsonb_build_object('workspace', :'full')) AS replaced;
+SELECT (sandbox_execute($$
+import gc
+def main(ws):
+    return gc.get_stats()[2]["collections"]
+$$, '{}', '{main}', jsonb_build_object('workspace', :'full'))->>'main')::int > :full2
+       AS replaced_value_collected;
+SELECT sandbox_workspace_close(:'full');
+RESET pysandbox.python_layer;
+
 -- what dies between calls dies as in a call: the collection between calls
 -- runs with the call's guards on and generators' finalizers off, so a
 -- suspended generator left in a cycle runs no code of its own then (its

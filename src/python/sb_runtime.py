@@ -928,6 +928,7 @@ def _report_exception(exc, lines, inputs=None):
         _send_error("arguments", "ArgumentsError", str(exc), line, col, tb)
         return
     if isinstance(exc, MemoryError):
+        _COLLECT["force"] = True        # a full collection before the next call
         _send_error("memory", "MemoryError",
                     "out of memory: the code tried to allocate more than its memory limit",
                     line, col, tb)
@@ -1784,12 +1785,28 @@ _CODE_FILENAMES = (FILENAME, VERIFY_FILENAME)
 # then, so what runs then (finalizers) prints nothing
 _BETWEEN_CALLS = [False]
 
-# the generation collected between a workspace's calls: all of them, until
-# one full collection takes longer than this (the workspace keeps millions
-# of objects); then the young ones only, and Python's own collections
-# during calls do the rest
-_COLLECT = {"generation": 2}
+# between a workspace's calls (or a group_by call's groups): a full
+# collection ("generation" 2) until one takes longer than
+# _COLLECT_FULL_MAX_S (the workspace keeps millions of objects), then the
+# young ones only; but only the young ones after a call that could have
+# left nothing in the oldest ("mark": Python collected no older generation
+# during it, "ws": it dropped or replaced no value of ws, "force": it did
+# not run out of memory)
+_COLLECT = {"generation": 2, "mark": None, "ws": None, "force": False}
 _COLLECT_FULL_MAX_S = 0.25
+
+
+def _older_collections():
+    """How many times Python has collected generations 1 and 2."""
+    stats = gc.get_stats()
+    return stats[1]["collections"] + stats[2]["collections"]
+
+
+def _ws_values():
+    """ws's keys and values by identity (iterating a dict runs no code of
+    the code's; comparing its keys could)."""
+    ws = _WS[0]
+    return sorted((id(k), id(v)) for k, v in dict.items(ws)) if type(ws) is dict else None
 
 # the weakref callbacks that run as their object dies, under the check of
 # the code's frames (sb_between.c): matplotlib's, which drop an entry keyed
@@ -1900,19 +1917,31 @@ def _collect_between_calls():
     allowance."""
     _BETWEEN_CALLS[0] = True
     start = time.perf_counter()
+    # what the call made is in the young generations unless Python
+    # collected an older one meanwhile; what it let go of in the oldest is
+    # what ws held, unless a value of ws changed within (a light call that
+    # changed a DataFrame kept in ws leaves that to the next full one): a
+    # trivial call with 120,000 jsonb rows in ws rescanned them all, ~150
+    # ms each time (review 130 F1)
+    ws = _ws_values()
+    generation = _COLLECT["generation"]
+    if generation == 2 and not _COLLECT["force"] and _COLLECT["mark"] is not None and \
+            _older_collections() == _COLLECT["mark"] and ws == _COLLECT["ws"]:
+        generation = 1
     # no frame of the code's runs meanwhile (a gc callback of the code's,
     # possible with the Python layer off, ran there and its write reached
     # the next call: review 69 L1); if one tried, the child does not serve on
     refused = None
     sb_io.code_off(_CODE_FILENAMES)
     try:
-        gc.collect(_COLLECT["generation"])
+        gc.collect(generation)
     except BaseException:  # noqa: B902 - a finalizer's; nothing to tell it to
         pass
     finally:
         refused = sb_io.code_on()
-    if time.perf_counter() - start > _COLLECT_FULL_MAX_S:
+    if generation == 2 and time.perf_counter() - start > _COLLECT_FULL_MAX_S:
         _COLLECT["generation"] = 1
+    _COLLECT.update(mark=_older_collections(), ws=ws, force=False)
     return refused is None
 
 
@@ -2276,6 +2305,7 @@ def _serve_held(fn, name, shape, params, rows, limit, out, lines, procedure=Fals
             else:
                 result = fn(**_bind(fn, name, dict(zip(params, args))))
             value = _function_rows(result, shape, name, rows, limit - out.used, procedure)
+            _run_death_callbacks()      # as at a call's end (_serve_request)
             sys.stdout.flush()
             sys.stderr.flush()
             nrows, payloads = 0, ()
