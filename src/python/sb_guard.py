@@ -199,8 +199,11 @@ MODULE_ATTRIBUTES = {
                                "it calls the code's buffer object in ways CPython does not "
                                "guard; decode the bytes instead: io.StringIO(data.decode())")),
     # these read a line of a source file named by the caller (linecache)
-    "warnings": dict.fromkeys(("warn_explicit", "showwarning", "formatwarning"),
-                              "it reads files by name; use warnings.warn"),
+    "warnings": {**dict.fromkeys(("warn_explicit", "showwarning", "formatwarning"),
+                                 "it reads files by name; use warnings.warn"),
+                 "filters": "it is the interpreter's own list, which native code reads as it "
+                            "raises a warning: use warnings.filterwarnings() or "
+                            "warnings.simplefilter()"},
     "string": {"Formatter": "format fields can reach attributes; use an f-string"},
     # they read the machine's network address (a socket, or a program)
     "uuid": dict.fromkeys(("uuid1", "getnode"),

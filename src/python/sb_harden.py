@@ -383,6 +383,7 @@ def harden_libraries():
     _harden_keyword_sinks()
     _harden_enum()
     _harden_namedtuple()
+    _harden_warnings()
     _harden_typing()
     _harden_dataclasses()
     harden_dataclass_readers()
@@ -913,6 +914,67 @@ def _harden_namedtuple():
     checked_namedtuple.__name__ = checked_namedtuple.__qualname__ = "namedtuple"
     checked_namedtuple.__doc__ = namedtuple.__doc__
     _SUBSTITUTES[id(namedtuple)] = checked_namedtuple
+
+
+def warning_filter_ok(entry):
+    """Whether an entry of warnings.filters holds only what CPython's
+    warnings code reads without running Python: (action str, None, a str
+    or a compiled pattern, a Warning class of type's own metaclass, the
+    same as the second, int).  A pattern of the code's had its match() run,
+    and a category of the code's metaclass its __subclasscheck__, wherever
+    native code raised a warning, one an object raises as it dies too
+    (numpy's nditer: review 135 F1)."""
+    import re
+    if type(entry) is not tuple or len(entry) != 5:
+        return False
+    action, message, category, module, lineno = entry
+    return (type(action) is str and type(lineno) is int and
+            all(p is None or type(p) in (str, re.Pattern) for p in (message, module)) and
+            type(category) is type and issubclass(category, Warning))
+
+
+def clean_warning_filters():
+    """Drop the entries of warnings.filters that warning_filter_ok refuses
+    (a call's start: a library may have put one there)."""
+    import warnings
+    filters = warnings.filters
+    if type(filters) is not list or not all(warning_filter_ok(f) for f in filters):
+        warnings.filters = [f for f in (filters if type(filters) is list else ())
+                            if warning_filter_ok(f)]
+        warnings._filters_mutated()
+
+
+def _harden_warnings():
+    """warnings.filterwarnings() and simplefilter() store only what
+    warning_filter_ok takes; the live warnings.filters is refused
+    (sb_guard.MODULE_ATTRIBUTES): the code put its own object there."""
+    import warnings
+    filterwarnings = warnings.filterwarnings
+    simplefilter = warnings.simplefilter
+
+    def category_checked(category, lineno):
+        if type(category) is not type or not issubclass(category, Warning):
+            raise TypeError("category must be a Warning class (of a plain class statement)")
+        if type(lineno) is not int:
+            raise TypeError("lineno must be an int")
+
+    def checked_filterwarnings(action, message="", category=Warning, module="", lineno=0,
+                               append=False):
+        if type(action) is not str or type(message) is not str or type(module) is not str:
+            raise TypeError("filterwarnings(): action, message and module must be str")
+        category_checked(category, lineno)
+        return filterwarnings(action, message, category, module, lineno, bool(append))
+
+    def checked_simplefilter(action, category=Warning, lineno=0, append=False):
+        if type(action) is not str:
+            raise TypeError("simplefilter(): action must be a str")
+        category_checked(category, lineno)
+        return simplefilter(action, category, lineno, bool(append))
+    for checked, original in ((checked_filterwarnings, filterwarnings),
+                              (checked_simplefilter, simplefilter)):
+        checked.__name__ = checked.__qualname__ = original.__name__
+        checked.__doc__ = original.__doc__
+        _SUBSTITUTES[id(original)] = checked
 
 
 def _harden_enum():

@@ -2030,6 +2030,8 @@ def _serve_request(python_layer, request, inputs):
     # the library classes of modules imported since the worker's sweep (a
     # workspace's earlier call, a lazy import): their attribute hooks guarded
     sb_harden.sweep_new_modules()
+    if python_layer:
+        sb_harden.clean_warning_filters()   # only entries native code reads safely
     code = request["code"]
     returns = request["returns"]
     allowed = request["allowed_modules"]

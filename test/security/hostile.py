@@ -5624,6 +5624,33 @@ PAYLOADS = [
             return len(keep)
         """, on={OK}, off={OK, EXCEPTION, CRASH}),
 
+    # review 135 F1: the code's object in warnings.filters had its match()
+    # run by CPython's warnings code, here for the RuntimeWarning an nditer
+    # raises as it dies inside np.putmask
+    Payload("numpy-putmask-warning-filter-match-keeps-freed", """
+        import warnings
+        import numpy as np
+
+        def main():
+            keep = []
+            a = np.empty(3, dtype=object)
+            class M:
+                def match(self, text):
+                    keep.append(a[0])
+                    return True
+            warnings.filters.insert(0, ("ignore", M(), Warning, None, 0))
+            b = np.zeros(4, dtype=bool)
+            it = np.nditer(b, flags=["refs_ok"], op_flags=[["readwrite", "updateifcopy"]],
+                           op_dtypes=[object], casting="unsafe")
+            a[0] = [it]
+            it = None
+            np.putmask(a, np.array([True, False, False]), [7])
+            spray = [[i, "new"] for i in range(50)]
+            if keep and any(x is keep[0] for x in spray):
+                raise ValueError("match() kept a list that was then freed")
+            return len(keep)
+        """, on={GUARD}, off={OK, EXCEPTION, CRASH}),
+
     # a[:] = int array (the cast's _strided_to_strided_move_references: DECREF dst, then store)
     Payload("numpy-cast-into-object-frees-before-store", """
         import json
