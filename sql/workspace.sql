@@ -270,44 +270,22 @@ $$, '{}', '{main}', jsonb_build_object('workspace', :'cyc')) AS r
       FROM generate_series(1, 12)) AS each_call;
 SELECT sandbox_workspace_close(:'cyc');
 
--- a full collection between calls rescans all that ws keeps (120,000 rows
--- of jsonb there made every later call, a trivial one too, cost ~150 ms:
--- review 130 F1): only after a call that may have left garbage there (it
--- replaced or dropped a value of ws, or Python collected an older
--- generation during it); counted by gc's statistics, the layer off to read
--- them
+-- a call's inputs go when the call ends: the process's own frames kept the
+-- first call's for the workspace's life (review 136 F1: a 600k-row input
+-- held ~120 MB that later calls' memory limit counted); looked for among
+-- the objects the collector tracks, the layer off to read them
 SET pysandbox.python_layer = off;
-SELECT sandbox_workspace_open() AS full \gset
+SELECT sandbox_workspace_open() AS pin \gset
+SELECT sandbox_execute('def main(ws, big): return len(big)',
+    '{"big": {"$query": "SELECT g AS n FROM generate_series(1, 54321) g"}}', '{main}',
+    jsonb_build_object('workspace', :'pin')) AS first;
 SELECT sandbox_execute($$
-def main(ws):
-    ws["rows"] = [{"a": i, "b": {"c": [i, i + 1]}} for i in range(120000)]
-    return len(ws["rows"])
-$$, '{}', '{main}', jsonb_build_object('workspace', :'full')) AS kept;
-SELECT (sandbox_execute($$
 import gc
+import pandas as pd
 def main(ws):
-    return gc.get_stats()[2]["collections"]
-$$, '{}', '{main}', jsonb_build_object('workspace', :'full'))->>'main')::int AS full1 \gset
-SELECT (sandbox_execute($$
-import gc
-def main(ws):
-    return gc.get_stats()[2]["collections"]
-$$, '{}', '{main}', jsonb_build_object('workspace', :'full'))->>'main')::int AS full2 \gset
-SELECT :full2 = :full1 AS trivial_call_no_full_collection;
--- a call that replaces a value of ws: what it held may be garbage in the
--- oldest generation, so a full collection follows
-SELECT sandbox_execute($$
-def main(ws):
-    ws["rows"] = ws["rows"][:1000]
-    return len(ws["rows"])
-$$, '{}', '{main}', jsonb_build_object('workspace', :'full')) AS replaced;
-SELECT (sandbox_execute($$
-import gc
-def main(ws):
-    return gc.get_stats()[2]["collections"]
-$$, '{}', '{main}', jsonb_build_object('workspace', :'full'))->>'main')::int > :full2
-       AS replaced_value_collected;
-SELECT sandbox_workspace_close(:'full');
+    return sum(1 for o in gc.get_objects() if type(o) is pd.DataFrame and len(o) == 54321)
+$$, '{}', '{main}', jsonb_build_object('workspace', :'pin')) AS first_inputs_left;
+SELECT sandbox_workspace_close(:'pin');
 RESET pysandbox.python_layer;
 
 -- what dies between calls dies as in a call: the collection between calls

@@ -199,11 +199,8 @@ MODULE_ATTRIBUTES = {
                                "it calls the code's buffer object in ways CPython does not "
                                "guard; decode the bytes instead: io.StringIO(data.decode())")),
     # these read a line of a source file named by the caller (linecache)
-    "warnings": {**dict.fromkeys(("warn_explicit", "showwarning", "formatwarning"),
-                                 "it reads files by name; use warnings.warn"),
-                 "filters": "it is the interpreter's own list, which native code reads as it "
-                            "raises a warning: use warnings.filterwarnings() or "
-                            "warnings.simplefilter()"},
+    "warnings": dict.fromkeys(("warn_explicit", "showwarning", "formatwarning"),
+                              "it reads files by name; use warnings.warn"),
     "string": {"Formatter": "format fields can reach attributes; use an f-string"},
     # they read the machine's network address (a socket, or a program)
     "uuid": dict.fromkeys(("uuid1", "getnode"),
@@ -981,6 +978,12 @@ class SbModule:
         if reason is not None:
             raise AttributeError('attribute "%s" of module "%s" is not '
                                  'allowed: %s' % (name, modname, reason))
+        if modname == "warnings" and name == "filters" and type(value) is list:
+            # a copy to read: the interpreter's own list, which native code
+            # reads as it raises a warning, took an entry of the code's
+            # whose match() ran there (review 135 F1): filterwarnings() and
+            # simplefilter() add entries
+            return tuple(value)
         # a pandas reader, however reached: the one that reads only memory
         return _SUBSTITUTES.get(id(value), value)
 

@@ -928,7 +928,6 @@ def _report_exception(exc, lines, inputs=None):
         _send_error("arguments", "ArgumentsError", str(exc), line, col, tb)
         return
     if isinstance(exc, MemoryError):
-        _COLLECT["force"] = True        # a full collection before the next call
         _send_error("memory", "MemoryError",
                     "out of memory: the code tried to allocate more than its memory limit",
                     line, col, tb)
@@ -1610,8 +1609,13 @@ def serve(python_layer):
     if failed is not None:
         return failed
     request, inputs = got
+    got = None
     if request.get("workspace"):
-        return _serve_workspace(python_layer, request, inputs)
+        # handed over in a box the callee empties: this frame, alive as
+        # long as the workspace, kept its first call's inputs (review 136 F1)
+        box = [(request, inputs)]
+        request = inputs = None
+        return _serve_workspace(python_layer, box)
     while True:
         if request.get("hold_input") is not None:
             code = _hold_partition(request, inputs)
@@ -1630,6 +1634,7 @@ def serve(python_layer):
         if type(got) is int:
             return got
         request, inputs = got
+        got = None
 
 
 # _serve_request's answer for a group's call whose child serves on
@@ -1656,13 +1661,14 @@ def _compile_user_code(code, function):
 _WS = [None]
 
 
-def _serve_workspace(python_layer, request, inputs):
+def _serve_workspace(python_layer, box):
     """A workspace's child (sandbox_workspace_open): its calls one after the
     other, each an SB_DATA_CALL and a whole request; a call that fails with
     an exception leaves the child serving; only the dict passed as ws is
     meant to last from one call to the next.  Ends when the backend closes
     the channel, or when the child's CPU rlimit leaves no room for a whole
     call more (its next call then finds it gone and says so)."""
+    request, inputs = box.pop()     # (the first call's: its box emptied)
     sb_io.keep(True)
     _WS[0] = {}
     sb_state.keep()     # the libraries' settings its next calls start from
@@ -1680,6 +1686,7 @@ def _serve_workspace(python_layer, request, inputs):
         if type(got) is int:
             return got
         request, inputs = got
+        got = None      # the call's inputs go with the call (review 136 F1)
 
 
 def _next_request():
@@ -1785,28 +1792,12 @@ _CODE_FILENAMES = (FILENAME, VERIFY_FILENAME)
 # then, so what runs then (finalizers) prints nothing
 _BETWEEN_CALLS = [False]
 
-# between a workspace's calls (or a group_by call's groups): a full
-# collection ("generation" 2) until one takes longer than
-# _COLLECT_FULL_MAX_S (the workspace keeps millions of objects), then the
-# young ones only; but only the young ones after a call that could have
-# left nothing in the oldest ("mark": Python collected no older generation
-# during it, "ws": it dropped or replaced no value of ws, "force": it did
-# not run out of memory)
-_COLLECT = {"generation": 2, "mark": None, "ws": None, "force": False}
+# the generation collected between a workspace's calls: all of them, until
+# one full collection takes longer than this (the workspace keeps millions
+# of objects); then the young ones only, and Python's own collections
+# during calls do the rest
+_COLLECT = {"generation": 2}
 _COLLECT_FULL_MAX_S = 0.25
-
-
-def _older_collections():
-    """How many times Python has collected generations 1 and 2."""
-    stats = gc.get_stats()
-    return stats[1]["collections"] + stats[2]["collections"]
-
-
-def _ws_values():
-    """ws's keys and values by identity (iterating a dict runs no code of
-    the code's; comparing its keys could)."""
-    ws = _WS[0]
-    return sorted((id(k), id(v)) for k, v in dict.items(ws)) if type(ws) is dict else None
 
 # the weakref callbacks that run as their object dies, under the check of
 # the code's frames (sb_between.c): matplotlib's, which drop an entry keyed
@@ -1917,31 +1908,19 @@ def _collect_between_calls():
     allowance."""
     _BETWEEN_CALLS[0] = True
     start = time.perf_counter()
-    # what the call made is in the young generations unless Python
-    # collected an older one meanwhile; what it let go of in the oldest is
-    # what ws held, unless a value of ws changed within (a light call that
-    # changed a DataFrame kept in ws leaves that to the next full one): a
-    # trivial call with 120,000 jsonb rows in ws rescanned them all, ~150
-    # ms each time (review 130 F1)
-    ws = _ws_values()
-    generation = _COLLECT["generation"]
-    if generation == 2 and not _COLLECT["force"] and _COLLECT["mark"] is not None and \
-            _older_collections() == _COLLECT["mark"] and ws == _COLLECT["ws"]:
-        generation = 1
     # no frame of the code's runs meanwhile (a gc callback of the code's,
     # possible with the Python layer off, ran there and its write reached
     # the next call: review 69 L1); if one tried, the child does not serve on
     refused = None
     sb_io.code_off(_CODE_FILENAMES)
     try:
-        gc.collect(generation)
+        gc.collect(_COLLECT["generation"])
     except BaseException:  # noqa: B902 - a finalizer's; nothing to tell it to
         pass
     finally:
         refused = sb_io.code_on()
-    if generation == 2 and time.perf_counter() - start > _COLLECT_FULL_MAX_S:
+    if time.perf_counter() - start > _COLLECT_FULL_MAX_S:
         _COLLECT["generation"] = 1
-    _COLLECT.update(mark=_older_collections(), ws=ws, force=False)
     return refused is None
 
 
