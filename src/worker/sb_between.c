@@ -229,18 +229,40 @@ static newfunc sb_ref_new_real = NULL;
 static _PyCFunctionFast sb_proxy_real = NULL;
 static newfunc sb_type_new_real = NULL;
 
-/* Is callback one whose running cannot wait, and runs nothing of the code's? */
+/* what a real dict's pop is, to recognise it bound to another (set once) */
+static PyMethodDef *sb_dict_pop_def = NULL;
+
+/*
+ * Is callback one whose running cannot wait, and runs nothing of the
+ * code's?  matplotlib's lambda _, pop=d.pop, k=id(x): pop(k), with its
+ * defaults as matplotlib makes them: a real dict's pop and an int.  The
+ * code can hand set_children a child of its own whose _parents' pop is
+ * anything (functools.partial(np.copyto, ...) read the dying object back:
+ * review 137 F1): such a callback waits as any other.
+ */
 static bool
 sb_death_callback_immediate(PyObject *callback)
 {
+	PyObject   *defaults;
+	PyObject   *pop;
 	int			found;
 
-	if (sb_death_immediate == NULL || !PyFunction_Check(callback))
+	if (sb_death_immediate == NULL || sb_dict_pop_def == NULL || !PyFunction_Check(callback))
 		return false;
 	found = PySet_Contains(sb_death_immediate, PyFunction_GET_CODE(callback));
 	if (found < 0)
 		PyErr_Clear();
-	return found == 1;
+	if (found != 1 || PyFunction_GET_KW_DEFAULTS(callback) != NULL ||
+		PyFunction_GET_CLOSURE(callback) != NULL)
+		return false;
+	defaults = PyFunction_GET_DEFAULTS(callback);
+	if (defaults == NULL || !PyTuple_CheckExact(defaults) || PyTuple_GET_SIZE(defaults) != 2)
+		return false;
+	pop = PyTuple_GET_ITEM(defaults, 0);
+	return PyCFunction_CheckExact(pop) &&
+		((PyCFunctionObject *) pop)->m_ml == sb_dict_pop_def &&
+		PyDict_CheckExact(PyCFunction_GET_SELF(pop)) &&
+		PyLong_CheckExact(PyTuple_GET_ITEM(defaults, 1));
 }
 
 static PyObject *
@@ -366,13 +388,16 @@ sb_death_args(PyObject *args)
 		return NULL;
 	w->callback = Py_NewRef(callback);
 	PyObject_GC_Track((PyObject *) w);
-	wrapped = PyTuple_GetSlice(args, 0, PyTuple_GET_SIZE(args));
+	/* a new tuple: a slice of a whole tuple is that tuple, the caller's
+	 * (weakref.ref(*t) rewrote t, a dtype's names too: review 137 F2) */
+	wrapped = PyTuple_New(PyTuple_GET_SIZE(args));
 	if (wrapped == NULL)
 	{
 		Py_DECREF(w);
 		return NULL;
 	}
-	Py_SETREF(PyTuple_GET_ITEM(wrapped, 1), (PyObject *) w);
+	for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args); i++)
+		PyTuple_SET_ITEM(wrapped, i, i == 1 ? (PyObject *) w : Py_NewRef(PyTuple_GET_ITEM(args, i)));
 	return wrapped;
 }
 
@@ -479,6 +504,21 @@ sb_death_guard_install(void)
 	sb_proxy_real = (_PyCFunctionFast) (void (*) (void)) ((PyCFunctionObject *) proxy)->m_ml->ml_meth;
 	((PyCFunctionObject *) proxy)->m_ml->ml_meth = (PyCFunction) (void (*) (void)) sb_proxy;
 	Py_DECREF(proxy);
+	{
+		PyObject   *d = PyDict_New();
+		PyObject   *pop = d != NULL ? PyObject_GetAttrString(d, "pop") : NULL;
+
+		if (pop != NULL && PyCFunction_CheckExact(pop))
+			sb_dict_pop_def = ((PyCFunctionObject *) pop)->m_ml;
+		Py_XDECREF(pop);
+		Py_XDECREF(d);
+		if (sb_dict_pop_def == NULL)
+		{
+			PyErr_Clear();
+			PyErr_SetString(PyExc_RuntimeError, "death_guard(): dict.pop is not as expected");
+			return -1;
+		}
+	}
 	sb_ref_new_real = _PyWeakref_RefType.tp_new;
 	sb_type_new_real = PyType_Type.tp_new;
 	if (sb_new_patch(&_PyWeakref_RefType, sb_ref_new_real, sb_ref_new) < 0)

@@ -5652,6 +5652,62 @@ PAYLOADS = [
             return len(keep)
         """, on={EXCEPTION}, off={OK, EXCEPTION, CRASH}),
 
+    # review 137 F1: matplotlib's id()-keyed callback runs at once as its
+    # object dies; set_children given a child of the code's whose
+    # _parents.pop was functools.partial(np.copyto, ...) read the dying list
+    Payload("numpy-putmask-transform-callback-pop-keeps-freed", """
+        import functools
+        import numpy as np
+        import matplotlib.transforms as mt
+
+        class O:
+            pass
+        class Parents:
+            def __init__(self, pop):
+                self.pop = pop
+                self.store = {}
+            def __setitem__(self, k, v):
+                self.store[k] = v
+        class Child:
+            pass
+
+        def main():
+            keep = np.empty(1, dtype=object)
+            a = np.empty(3, dtype=object)
+            child = Child()
+            vars(child)["_parents"] = Parents(functools.partial(np.copyto, keep, a[:1], "unsafe"))
+            victim = O()
+            mt.TransformNode.set_children(victim, child)
+            a[0] = [victim]
+            victim = None
+            np.putmask(a, np.array([True, False, False]), [7])
+            spray = [[i, "new"] for i in range(50)]
+            if any(keep[0] is x for x in spray):
+                raise ValueError("the callback kept a list that was then freed")
+            return repr(keep[0])[:20]
+        """, on={OK}, off={OK, EXCEPTION, CRASH}),
+    # review 137 F2: the callback's wrapping wrote into the caller's own
+    # tuple (a slice of a whole tuple is the tuple): a dtype's field names
+    # lost one, and reading a record crashed
+    Payload("weakref-args-tuple-written-dtype-names", """
+        import numpy as np
+        import matplotlib.backend_bases as bb
+        class A:
+            pass
+        def main():
+            probe = A()
+            d = bb.WeakKeyDictionary()
+            d[probe] = 1
+            Ref = type(d.keyrefs()[0])
+            dt = np.dtype([("a", "i8"), ("b", "f8")])
+            arr = np.zeros(3, dtype=dt)
+            try:
+                Ref(*dt.names)
+            except TypeError:
+                pass
+            return [list(dt.names), repr(arr[0].item())]
+        """, on={OK}, off={OK, CRASH}),
+
     # a[:] = int array (the cast's _strided_to_strided_move_references: DECREF dst, then store)
     Payload("numpy-cast-into-object-frees-before-store", """
         import json
