@@ -2120,21 +2120,26 @@ def has_finalizer(cls):
     return any("__del__" in type.__getattribute__(base, "__dict__") for base in mro[:-1])
 
 
+def all_classes():
+    """Every class reachable from object through __subclasses__ now."""
+    found, todo, seen = [], [object], set()
+    while todo:
+        cls = todo.pop()
+        if id(cls) in seen:
+            continue
+        seen.add(id(cls))
+        found.append(cls)
+        try:
+            todo.extend(type.__subclasses__(cls))
+        except TypeError:           # type.__subclasses__ of type itself
+            todo.extend(type.__subclasses__(type))
+    return found
+
+
 def finalizer_classes():
     """FINALIZER_CLASSES, found the first time."""
     if not FINALIZER_CLASSES:
-        seen, todo = set(), [object]
-        while todo:
-            cls = todo.pop()
-            if id(cls) in seen:
-                continue
-            seen.add(id(cls))
-            try:
-                todo.extend(type.__subclasses__(cls))
-            except TypeError:
-                continue
-            if has_finalizer(cls):
-                FINALIZER_CLASSES.append(cls)
+        FINALIZER_CLASSES.extend(cls for cls in all_classes() if has_finalizer(cls))
     return FINALIZER_CLASSES
 
 

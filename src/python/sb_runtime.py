@@ -359,16 +359,8 @@ _WATCHED_TOPS = frozenset({"pandas", "numpy", "json", "decimal", "_decimal", "da
 
 def _watched_classes():
     """The classes sb_io.changed_class watches (in the worker, warmed)."""
-    found, todo, seen = [], [object], set()
-    while todo:
-        cls = todo.pop()
-        if id(cls) in seen:
-            continue
-        seen.add(id(cls))
-        try:
-            todo.extend(type.__subclasses__(cls))
-        except TypeError:           # type.__subclasses__ of type itself
-            todo.extend(type.__subclasses__(type))
+    found = []
+    for cls in sb_guard.all_classes():
         module = type.__getattribute__(cls, "__dict__").get("__module__")
         if isinstance(module, str) and module.partition(".")[0] in _WATCHED_TOPS:
             found.append(cls)
@@ -1806,17 +1798,21 @@ _IMMEDIATE = []
 
 
 def _immediate_callbacks():
-    """The code objects of _IMMEDIATE's callbacks, a frozenset (found once)."""
-    if not _IMMEDIATE:
-        codes = set()
-        try:
-            from matplotlib.transforms import TransformNode
-            for fn in (TransformNode.set_children, TransformNode.__setstate__):
-                codes.update(c for c in fn.__code__.co_consts
-                             if type(c) is types.CodeType and c.co_name == "<lambda>")
-        except (ImportError, AttributeError):
-            pass
-        _IMMEDIATE.append(frozenset(codes))
+    """The code objects of _IMMEDIATE's callbacks, a frozenset: found once
+    matplotlib's transforms are imported (the worker's warm-up imports
+    them; a call never pays for importing them here)."""
+    if _IMMEDIATE:
+        return _IMMEDIATE[0]
+    transforms = sys.modules.get("matplotlib.transforms")
+    node = getattr(transforms, "TransformNode", None)
+    if node is None:
+        return frozenset()
+    codes, todo = set(), [node.set_children.__code__, node.__setstate__.__code__]
+    while todo:         # (__setstate__'s is inside a comprehension's code)
+        for c in todo.pop().co_consts:
+            if type(c) is types.CodeType:
+                (codes.add if c.co_name == "<lambda>" else todo.append)(c)
+    _IMMEDIATE.append(frozenset(codes))
     return _IMMEDIATE[0]
 
 

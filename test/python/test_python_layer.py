@@ -230,7 +230,7 @@ class TopLevelTests(ValidatorTestCase):
             2, 1, "top-level", NOT_CONSTANT))
 
     def test_namedtuple_at_top_level_names_the_class_form(self):
-        # review 130 F3: refused (SPEC 2.1), with the form that is allowed
+        # review 130 F3: refused (README: only imports, definitions and constants at top level), with the form that is allowed
         for source in ('from collections import namedtuple\nP = namedtuple("P", "n total")\n',
                        'import collections\nP = collections.namedtuple("P", ["n"])\n',
                        'from typing import NamedTuple\nP = NamedTuple("P", [("n", int)])\n'):
