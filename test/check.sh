@@ -45,17 +45,29 @@ export PGHOST=$PYSANDBOX_TEST_DIR PGPORT=${PGPORT:-54329} PGUSER=postgres PGDATA
 check_started=$(date +%s)
 sh test/setup.sh || { echo "check: setup failed"; exit 1; }
 sh test/cluster.sh start || { echo "check: could not start the test cluster"; exit 1; }
-trap 'sh "$ROOT/test/cluster.sh" stop' EXIT
+trap 'sh "$ROOT/test/cluster.sh" stop; rm -f "${step_log:-}" "${failure_lines:-}"' EXIT
 
 passed=0
 failed=0
 failed_names=""
+# each step's output is kept (step_log) so that a failed step's own failure
+# lines can be shown again at the end: a CI that keeps only the head and the
+# tail of a 9,000-line log shows which payload or test failed, not only which
+# step (the lines a step prints on failure: FAIL, "!" details, FAILED,
+# tracebacks' last lines, pg_regress' "failed")
+step_log=$(mktemp /tmp/pysandbox-check-step.XXXXXX)
+failure_lines=$(mktemp /tmp/pysandbox-check-failures.XXXXXX)
 run() {
 	name=$1
 	shift
 	echo "== $name"
 	started=$(date +%s)
-	if "$@"; then
+	# shown as it comes (tail ends with the step, not with a process the
+	# step left holding a pipe, as a pipe through tee would wait for)
+	"$@" > "$step_log" 2>&1 &
+	step_pid=$!
+	tail -n +1 -s 0.2 -f --pid="$step_pid" "$step_log"
+	if wait "$step_pid"; then
 		passed=$((passed + 1))
 		echo "== $name: ok in $(($(date +%s) - started)) s"
 	else
@@ -63,6 +75,13 @@ run() {
 		failed_names="$failed_names
   - $name"
 		echo "== $name FAILED after $(($(date +%s) - started)) s"
+		{
+			echo "-- $name:"
+			grep -E '^FAIL|^ +! |FAILED|^(ERROR|FAIL):|Error:|^not ok| failed( |$)' "$step_log" |
+				head -40
+			echo "   (its last lines:)"
+			tail -5 "$step_log" | sed 's/^/   /'
+		} >> "$failure_lines"
 	fi
 }
 
@@ -160,5 +179,9 @@ run "Debian package: build, install, pg_regress against it" sh test/deb.sh
 
 # what failed, again at the end: a CI that keeps only the tail shows it
 [ -n "$failed_names" ] && echo "check: failed:$failed_names"
+if [ -s "$failure_lines" ]; then
+	echo "check: what the failed steps printed of their failures:"
+	cat "$failure_lines"
+fi
 echo "check: $passed passed, $failed failed in $(($(date +%s) - check_started)) s"
 [ "$failed" = 0 ]
