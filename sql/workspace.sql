@@ -288,6 +288,37 @@ $$, '{}', '{main}', jsonb_build_object('workspace', :'pin')) AS first_inputs_lef
 SELECT sandbox_workspace_close(:'pin');
 RESET pysandbox.python_layer;
 
+-- JSON's and arrays' values arrive untracked by the collector where they
+-- can be in no cycle, so that the full collection after each call does not
+-- scan them again (review 130 F1: ~80 ms a call with 120k jsonb rows in
+-- ws); a value the code changes stays itself, and a dict given a container
+-- is tracked again (CPython's own rule)
+SET pysandbox.python_layer = off;
+SELECT sandbox_workspace_open() AS trk \gset
+SELECT sandbox_execute($$
+import gc
+def main(ws, t):
+    ws["t"] = t
+    doc, arr, deep = t.doc[0], t.arr[0], t.deep[0]
+    tracked = [gc.is_tracked(doc), gc.is_tracked(doc["tags"]), gc.is_tracked(doc["sub"]),
+               gc.is_tracked(arr)]
+    inner = deep
+    while isinstance(inner, list) and inner and isinstance(inner[0], list):
+        inner = inner[0]
+    doc["tags"].append(doc["tags"])
+    doc["sub"]["back"] = [doc]
+    return {"tracked": tracked, "deep_outer": gc.is_tracked(deep),
+            "deep_inner": gc.is_tracked(inner), "sub_retracked": gc.is_tracked(doc["sub"]),
+            "rows": len(t)}
+$$, '{"t": {"$query": "SELECT jsonb_build_object(''tags'', jsonb_build_array(''a'', g), ''sub'', jsonb_build_object(''x'', 1.5)) AS doc, ARRAY[g, g + 1] AS arr, (repeat(''['', 40) || ''1'' || repeat('']'', 40))::jsonb AS deep FROM generate_series(1, 3) g"}}',
+    '{main}', jsonb_build_object('workspace', :'trk')) AS untracked;
+SELECT sandbox_execute($$
+def main(ws):
+    return [ws["t"].doc[0]["tags"][:2], ws["t"].doc[1], ws["t"].arr.tolist()]
+$$, '{}', '{main}', jsonb_build_object('workspace', :'trk')) AS kept;
+SELECT sandbox_workspace_close(:'trk');
+RESET pysandbox.python_layer;
+
 -- what dies between calls dies as in a call: the collection between calls
 -- runs with the call's guards on and generators' finalizers off, so a
 -- suspended generator left in a cycle runs no code of its own then (its

@@ -514,7 +514,13 @@ def _decode_var(kind, view, nrows, pos, valid):
         else:
             convert = _VAR_CONVERT[kind]
             present = valid if valid is not None else np.ones(nrows, bool)
-            out[:] = [convert(t) if ok else None for t, ok in zip(texts, present.tolist())]
+            values = [convert(t) if ok else None for t, ok in zip(texts, present.tolist())]
+            # JSON's and arrays' lists and dicts of plain values are in no
+            # cycle: the collector need not scan them (in a workspace, after
+            # every call)
+            sb_io.untrack_leaves(values)
+            out[:] = values
+            del values
     if valid is not None:
         out[~valid] = None
     return out

@@ -50,6 +50,8 @@ def install():
     # the worker's wrapper of weakref callbacks in a call: none here
     io.death_guard = lambda filenames, immediate=None: None
     io.death_callbacks_take = lambda: []
+    # the collector's untracking of decoded values: nothing to tell here
+    io.untrack_leaves = lambda values: None
     io.watch_classes = lambda types: len(types)
     io.changed_class = lambda: None
     # the worker's address mask, a permutation of 64-bit numbers: any one
