@@ -319,6 +319,22 @@ $$, '{}', '{main}', jsonb_build_object('workspace', :'trk')) AS kept;
 SELECT sandbox_workspace_close(:'trk');
 RESET pysandbox.python_layer;
 
+-- a call whose inputs do not fit beside what ws holds fails with the memory
+-- limit, and the workspace serves on with ws as it was: the child reads the
+-- rest of the request to its END (review 134 F6: its frames were read as
+-- the next call's, 39000 "sent an invalid message" and the workspace gone)
+SELECT sandbox_workspace_open('{"memory_mb": 100}') AS oom \gset
+SELECT sandbox_execute('def main(ws):
+    ws["kept"] = bytearray(60 * 1024 * 1024)
+    return 1', '{}', '{main}', jsonb_build_object('workspace', :'oom')) AS first;
+SELECT sandbox_execute('def main(ws, big): return len(big)',
+    '{"big": {"$query": "SELECT g AS a, g * 2 AS b, g * 0.5 AS c, md5(g::text) AS d FROM generate_series(1, 1000000) g"}}',
+    '{main}', jsonb_build_object('workspace', :'oom')) AS too_big;
+SELECT sandbox_execute('def main(ws, small): return [len(ws["kept"]), len(small)]',
+    '{"small": {"$query": "SELECT g FROM generate_series(1, 10) g"}}',
+    '{main}', jsonb_build_object('workspace', :'oom')) AS served_on;
+SELECT sandbox_workspace_close(:'oom');
+
 -- what dies between calls dies as in a call: the collection between calls
 -- runs with the call's guards on and generators' finalizers off, so a
 -- suspended generator left in a cycle runs no code of its own then (its

@@ -884,8 +884,14 @@ again:
 				sb_sandbox_kill(st->sb);
 			break;
 		}
-		/* a child kept for the next calls does not end: its result does */
-		if (rd.hold && sb_held_result(&rd, req, out) && next_chunk == NULL)
+		/*
+		 * a child kept for the next calls does not end: its result does,
+		 * once the whole request is out (a workspace's child that ran out
+		 * of memory reading its inputs says so and reads the rest of them
+		 * to their END, then waits for the next call: review 134 F6)
+		 */
+		if (rd.hold && sb_held_result(&rd, req, out) && next_chunk == NULL &&
+			sb_stream_over(req))
 		{
 			held_done = true;
 			break;

@@ -425,11 +425,25 @@ sb_child_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 				f->line > 0 ? psprintf("At line %d, column %d.", f->line, f->col) : NULL,
 				sb_json_string(err, "hint"));
 	else if (strcmp(kind, "memory") == 0)
+	{
+		/*
+		 * the traceback where the code ran out; else the child's word of
+		 * where (its inputs did not fit), which the message does not say
+		 */
+		char	   *detail = NULL;
+
+		if (f->traceback)
+			detail = psprintf("Traceback (most recent call last):\n%s", f->traceback);
+		else if (strncmp(message, "out of memory while ", 20) == 0)
+			detail = psprintf("Out of memory while %s.", message + 20);
 		sb_fail(f, ERRCODE_OUT_OF_MEMORY, "memory",
 				psprintf("sandbox code exceeded its memory limit of %d MB", limits->memory_mb),
-				f->traceback ? psprintf("Traceback (most recent call last):\n%s", f->traceback) : NULL,
-				sb_limit_hint("Filter or aggregate in the input query so less data reaches Python",
+				detail,
+				sb_limit_hint(limits->workspace != NULL ?
+							  "Filter or aggregate in the input query so less data reaches Python, or free what ws keeps and no longer needs (del ws[\"name\"]): it counts against the same limit" :
+							  "Filter or aggregate in the input query so less data reaches Python",
 							  limits, SB_LIMIT_MEMORY));
+	}
 	else if (strcmp(kind, "output") == 0)
 		sb_fail(f, ERRCODE_PROGRAM_LIMIT_EXCEEDED, "output",
 				psprintf("sandbox output exceeded the limit of %d bytes", limits->max_output_bytes),

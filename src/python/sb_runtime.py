@@ -1483,6 +1483,30 @@ def _drain_answer():
             return
 
 
+# the frames of a request (_read_request), up to its END
+_REQUEST_FRAMES = frozenset((sb_io.REQUEST, sb_io.TABLE, sb_io.COLUMN, sb_io.CHUNK, sb_io.END))
+
+
+def _drain_request():
+    """Skip the rest of a request whose reading failed half-way (out of
+    memory; the error is sent): its frames up to its END, which the backend
+    sends whole before the call ends.  False if the channel says anything
+    else (the child then ends: its error is out)."""
+    try:
+        sb_io.skip()
+        if sb_io.last_type() == sb_io.END:
+            return True
+        while True:
+            ftype, _length = sb_io.recv_head()
+            if ftype not in _REQUEST_FRAMES:
+                return False
+            sb_io.skip()
+            if ftype == sb_io.END:
+                return True
+    except (EOFError, OSError, ValueError, MemoryError):
+        return False
+
+
 class _SQLAnswerError(Exception):
     """SQL_ERROR in place of a streamed answer's next row group (its payload)."""
 
@@ -1700,6 +1724,11 @@ def _next_request():
             return failed
         if got is not None:
             return got
+        # out of memory reading it (said): the rest of the request still
+        # comes, up to its END, before the next call (review 134 F6: its
+        # frames were read as the next call's, 39000 and the workspace gone)
+        if not _drain_request():
+            return 72
 
 
 def _read_next(read, data="inputs", what="request"):

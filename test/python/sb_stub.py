@@ -16,7 +16,7 @@ import types
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src", "python")
 
 FRAMES = ["REQUEST", "TABLE", "COLUMN", "END", "STDOUT", "STDERR", "RESULT", "ERROR", "ROWS",
-          "SQL", "SQL_ERROR", "CALL", "LAST"]
+          "SQL", "SQL_ERROR", "CALL", "LAST", "CHUNK"]
 COLUMN_KINDS = ["COL_INT64", "COL_FLOAT64", "COL_BOOL", "COL_TEXT", "COL_DATE",
                 "COL_TIMESTAMP", "COL_TIMESTAMPTZ", "COL_INTERVAL", "COL_JSON",
                 "COL_BYTES", "COL_DECIMAL", "COL_NUMERIC_ARRAY", "COL_DECIMAL_ARRAY",
