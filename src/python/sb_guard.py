@@ -878,7 +878,13 @@ def compile_user_code(source, filename, function=None):
     tree = _RunTimeGuards().visit(tree)
     tree = _OwnClassGuard().visit(tree)
     tree = _SetAttributeGuard().visit(tree)
+    CODE_FILENAMES.add(filename)
     return compile(ast.fix_missing_locations(tree), filename, "exec", dont_inherit=True)
+
+
+# the file names the code is compiled as: a class's pinned methods must be
+# functions of the code's own (sb_build_class)
+CODE_FILENAMES = set()
 
 
 def is_allowed(fullname, allowed):
@@ -1958,6 +1964,13 @@ def sb_build_class(func, name, /, *bases, **kwargs):
             continue
         if type(method) is not types.FunctionType:
             raise TypeError('"%s" of class "%s" must be a function (def) in the sandbox'
+                            % (attr, name))
+        # a decorator may return a library's function (UserList.append as
+        # __eq__ appended the compared object to what self.data was: run
+        # by a dict's comparison as an object died, review 138 F1)
+        if method.__code__.co_filename not in CODE_FILENAMES:
+            raise TypeError('"%s" of class "%s": a library\'s function made by a decorator is '
+                            'not allowed in the sandbox; define it with def in the class'
                             % (attr, name))
         type.__setattr__(cls, attr, _pinning(attr, method))
     # a finalizer the class inherits (io's, which calls its close(), or a

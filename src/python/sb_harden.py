@@ -39,6 +39,7 @@ from sb_memory import (  # noqa: F401 - the memory guards harden_* apply
     _holds_objects, _buffer_extent_problem, _checked_array_class, _check_array_new,
     _patch_ndarray_type, _guard_object_memory, _hashtable_vector_array, _pandas_frame,
     _guard_dtype_sizes, _guard_ufunc_at, _guard_bit_generator_state, _guard_generator_owners,
+    _guard_nditer_writeback,
     _hand_out_checked_ndarray, _checked_origin, _guard_json_encoder, _guard_object_hashtables,
     _guard_explode, _guard_reader_reentry,
     _guard_sparse_ops, _guard_join_indexers, _guard_take_nd, _guard_window_bounds,
@@ -1910,6 +1911,13 @@ def harden_numpy():
     _guard_dtype_sizes(np)
     if not _guard_ufunc_at(np):
         sys.stderr.write("pysandbox-worker: numpy's ufunc.at could not be checked\n")
+    if not _guard_nditer_writeback(np):
+        # its writeback at death is the code's __bool__ run inside numpy's
+        # stores: no iterator rather than that one
+        sys.stderr.write("pysandbox-worker: numpy's nditer could not be checked; the code "
+                         "does not get it\n")
+        refuse(np.nditer, "it could not be checked in this numpy")
+        refuse(np.nested_iters, "it could not be checked in this numpy")
     if not _guard_generator_owners(np):
         sys.stderr.write("pysandbox-worker: numpy's Generator and RandomState could not be "
                          "checked\n")

@@ -1837,6 +1837,74 @@ def _guard_ufunc_at(np):
     return _set_on_immutable_type(np.ufunc, [("at", checked_at)])
 
 
+# the per-operand flags of np.nditer and np.nested_iters a call may give
+# (numpy 1.24's), all but updateifcopy
+_NDITER_OP_FLAGS = frozenset((
+    "readonly", "readwrite", "writeonly", "no_broadcast", "contig", "aligned", "nbo", "copy",
+    "allocate", "no_subtype", "arraymask", "writemasked", "overlap_assume_elementwise",
+    "virtual"))
+
+
+_NDITER_FLAGS_FORM = ("op_flags other than a list of str (or a list of such lists, one per "
+                      "operand) are not allowed in the sandbox")
+
+
+def _nditer_op_flags_problem(op_flags):
+    """Why op_flags may not reach numpy's iterator, or None.  updateifcopy
+    makes a temporary copy that numpy writes back when the iterator is
+    closed, or when it dies unclosed: cast from objects, with the code's
+    __bool__ or __str__, as an object died inside numpy's stores (review
+    138 F2: a putmask that dropped the iterator ran the code's __bool__,
+    which kept the list being freed).  Read as exact lists, tuples and
+    str only: numpy's reading of them runs nothing, and they cannot change
+    between this reading and numpy's."""
+    if op_flags is None:
+        return None
+    if type(op_flags) not in (list, tuple):
+        return _NDITER_FLAGS_FORM
+    for item in op_flags:
+        flags = item if type(item) in (list, tuple) else (item,)
+        for flag in flags:
+            if type(flag) is not str:
+                return _NDITER_FLAGS_FORM
+            if flag not in _NDITER_OP_FLAGS:
+                if flag == "updateifcopy":
+                    return ('the op flag "updateifcopy" is not allowed in the sandbox (its '
+                            "copy is written back as the iterator dies); iterate over a copy "
+                            "of the wanted dtype and assign the result back")
+                return 'unexpected per-operand iterator flag "%s"' % flag
+    return None
+
+
+def _guard_nditer_writeback(np):
+    """np.nditer and np.nested_iters without updateifcopy in a call
+    (_nditer_op_flags_problem); False if nditer could not be changed."""
+    nditer_new = _c_new(np.nditer)
+    if nditer_new is None:
+        return False
+
+    def __new__(subtype, *args, **kwargs):
+        if _IN_CALL["on"]:
+            problem = _nditer_op_flags_problem(kwargs["op_flags"] if "op_flags" in kwargs else
+                                               args[2] if len(args) > 2 else None)
+            if problem is not None:
+                raise ValueError("np.nditer: " + problem)
+        return nditer_new(subtype, args, kwargs)
+    nested_iters = np.nested_iters
+
+    def checked_nested_iters(*args, **kwargs):
+        if _IN_CALL["on"]:
+            problem = _nditer_op_flags_problem(kwargs["op_flags"] if "op_flags" in kwargs else
+                                               args[3] if len(args) > 3 else None)
+            if problem is not None:
+                raise ValueError("np.nested_iters: " + problem)
+        return nested_iters(*args, **kwargs)
+    checked_nested_iters.__name__ = nested_iters.__name__
+    checked_nested_iters.__doc__ = nested_iters.__doc__
+    _SUBSTITUTES[id(nested_iters)] = checked_nested_iters
+    return _set_on_immutable_type(np.nditer, [("__new__", staticmethod(__new__))])
+
+
 def _guard_bit_generator_state(np):
     """numpy 1.24's bit generators take their position in their buffer of
     outputs from a state unchecked: MT19937's pos (an index into its 624

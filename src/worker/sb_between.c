@@ -238,7 +238,8 @@ static PyMethodDef *sb_dict_pop_def = NULL;
  * defaults as matplotlib makes them: a real dict's pop and an int.  The
  * code can hand set_children a child of its own whose _parents' pop is
  * anything (functools.partial(np.copyto, ...) read the dying object back:
- * review 137 F1): such a callback waits as any other.
+ * review 137 F1), or a real dict holding keys of its own: such a callback
+ * waits as any other.
  */
 static bool
 sb_death_callback_immediate(PyObject *callback)
@@ -259,10 +260,30 @@ sb_death_callback_immediate(PyObject *callback)
 	if (defaults == NULL || !PyTuple_CheckExact(defaults) || PyTuple_GET_SIZE(defaults) != 2)
 		return false;
 	pop = PyTuple_GET_ITEM(defaults, 0);
-	return PyCFunction_CheckExact(pop) &&
-		((PyCFunctionObject *) pop)->m_ml == sb_dict_pop_def &&
-		PyDict_CheckExact(PyCFunction_GET_SELF(pop)) &&
-		PyLong_CheckExact(PyTuple_GET_ITEM(defaults, 1));
+	if (!PyCFunction_CheckExact(pop) ||
+		((PyCFunctionObject *) pop)->m_ml != sb_dict_pop_def ||
+		!PyDict_CheckExact(PyCFunction_GET_SELF(pop)) ||
+		!PyLong_CheckExact(PyTuple_GET_ITEM(defaults, 1)))
+		return false;
+
+	/*
+	 * and a dict of ints only, as matplotlib's _parents is: pop() compares
+	 * the keys of an equal hash with k, and a key of the code's ran its
+	 * __eq__ (a library function through a decorator, or one whose
+	 * subscript CPython runs inline: review 138 F1).  Walking the dict runs
+	 * nothing; comparing two ints runs nothing.
+	 */
+	{
+		PyObject   *d = PyCFunction_GET_SELF(pop);
+		Py_ssize_t	pos = 0;
+		PyObject   *key;
+		PyObject   *value;
+
+		while (PyDict_Next(d, &pos, &key, &value))
+			if (!PyLong_CheckExact(key))
+				return false;
+	}
+	return true;
 }
 
 static PyObject *

@@ -5707,6 +5707,146 @@ PAYLOADS = [
                 pass
             return [list(dt.names), repr(arr[0].item())]
         """, on={OK}, off={OK, CRASH}),
+    # review 138 F1: matplotlib's parent callback (run at once) pops an id()
+    # from a dict that held a key of the code's with the same hash: pop()
+    # compared it, and its __eq__ was a library function made by a
+    # decorator (UserList.append: self.data.append(other), a partial of
+    # np.copyto keeping the list putmask was freeing)
+    Payload("numpy-putmask-parent-key-eq-library-function-keeps-freed", """
+        import collections
+        import functools
+        import numpy as np
+        import matplotlib.transforms as mt
+
+        class O:
+            pass
+        class Child:
+            pass
+        class Holder:
+            pass
+
+        def main():
+            keep = np.empty(1, dtype=object)
+            a = np.empty(3, dtype=object)
+            victim = O()
+            probe = Child()
+            vars(probe)["_parents"] = {}
+            mt.TransformNode.set_children(victim, probe)
+            h = list(vars(probe)["_parents"])[0]
+            class K:
+                @(lambda f: collections.UserList.append)
+                def __eq__(self, other):
+                    return False
+                def __hash__(self):
+                    return h
+            holder = Holder()
+            holder.append = functools.partial(np.copyto, keep, a[:1], "unsafe")
+            kk = K()
+            kk.data = holder
+            child = Child()
+            vars(child)["_parents"] = {kk: 0}
+            mt.TransformNode.set_children(victim, child)
+            a[0] = [victim]
+            victim = None
+            np.putmask(a, np.array([True, False, False]), [7])
+            spray = [[i, "new"] for i in range(50)]
+            if any(keep[0] is x for x in spray):
+                raise ValueError("the callback kept a list that was then freed")
+            return repr(keep[0])[:40]
+        """, on={GUARD}, off={OK, EXCEPTION, CRASH}),
+    # ... and an __eq__ (Mapping.get: self[key]) whose subscript CPython 3.11
+    # runs inline, the code's __getitem__ past the frame check
+    Payload("numpy-putmask-parent-key-eq-inline-getitem-keeps-freed", """
+        import collections.abc
+        import numpy as np
+        import matplotlib.transforms as mt
+        class O:
+            pass
+        class Child:
+            pass
+        def main():
+            keep = []
+            a = np.empty(3, dtype=object)
+            armed = [False]
+            victim = O()
+            probe = Child()
+            vars(probe)["_parents"] = {}
+            mt.TransformNode.set_children(victim, probe)
+            h = list(vars(probe)["_parents"])[0]
+            class K:
+                @(lambda f: collections.abc.Mapping.get)
+                def __eq__(self, other):
+                    return False
+                def __hash__(self):
+                    return h
+                def __getitem__(self, i):
+                    if armed[0]:
+                        keep.append(a[0])
+                    return None
+            kk = K()
+            for i in range(100):
+                kk == i
+            child = Child()
+            vars(child)["_parents"] = {kk: 0}
+            mt.TransformNode.set_children(victim, child)
+            armed[0] = True
+            a[0] = [victim]
+            victim = None
+            np.putmask(a, np.array([True, False, False]), [7])
+            armed[0] = False
+            spray = [[i, "new"] for i in range(50)]
+            if keep and any(x is keep[0] for x in spray):
+                raise ValueError("the code's __getitem__ kept a list that was then freed")
+            return len(keep)
+        """, on={GUARD}, off={OK, EXCEPTION, CRASH}),
+    # review 138 F2: an nditer with updateifcopy that dies unclosed writes
+    # its object copy back, casting with the code's __bool__ (or __str__),
+    # inside putmask's store of the object that held it
+    Payload("numpy-putmask-nditer-writeback-bool-keeps-freed", """
+        import numpy as np
+
+        def main():
+            keep = []
+            a = np.empty(3, dtype=object)
+            class B:
+                def __bool__(self):
+                    keep.append(a[0])
+                    return True
+            b = np.zeros(4, dtype=bool)
+            it = np.nditer(b, flags=["refs_ok"], op_flags=[["readwrite", "updateifcopy"]],
+                           op_dtypes=[object], casting="unsafe")
+            it.operands[0][0] = B()
+            a[0] = [it]
+            it = None
+            np.putmask(a, np.array([True, False, False]), [7])
+            spray = [[i, "new"] for i in range(50)]
+            if keep and any(x is keep[0] for x in spray):
+                raise ValueError("__bool__ kept a list that was then freed")
+            return len(keep)
+        """, on={GUARD}, off={OK, EXCEPTION, CRASH}),
+    Payload("numpy-putmask-nested-iters-writeback-str-keeps-freed", """
+        import numpy as np
+
+        def main():
+            keep = []
+            a = np.empty(3, dtype=object)
+            class B:
+                def __str__(self):
+                    keep.append(a[0])
+                    return "x"
+            b = np.zeros((2, 2), dtype="U4")
+            outer, inner = np.nested_iters(b, [[0], [1]], ["refs_ok"],
+                                           [[b"readwrite", b"updateifcopy"]], [object],
+                                           casting="unsafe")
+            inner.operands[0][0] = B()
+            a[0] = [outer, inner]
+            outer = inner = None
+            np.putmask(a, np.array([True, False, False]), [7])
+            spray = [[i, "new"] for i in range(50)]
+            if keep and any(x is keep[0] for x in spray):
+                raise ValueError("__str__ kept a list that was then freed")
+            return len(keep)
+        """, on={GUARD}, off={OK, EXCEPTION, CRASH}),
 
     # a[:] = int array (the cast's _strided_to_strided_move_references: DECREF dst, then store)
     Payload("numpy-cast-into-object-frees-before-store", """
