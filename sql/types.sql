@@ -679,3 +679,25 @@ SELECT interval '-1 mon +1 day' AS still_iso_8601;
 RESET IntervalStyle;
 DROP TYPE ty_span;
 DROP TYPE ty_spans;
+
+-- NULLs stay missing in arithmetic between an integer column with NULLs
+-- (Int64, NA) and a float one (NaN): pandas 1.5 kept the NaN as a value of
+-- the Float64 result, which sum() did not skip (review 139 F1: revenue =
+-- amount * qty summed to null where SQL gives the number)
+CREATE TABLE ty_sales AS
+  SELECT g AS id, CASE WHEN g % 5 = 0 THEN NULL ELSE g * 1.5 END::numeric AS amount,
+         CASE WHEN g % 7 = 0 THEN NULL ELSE g % 4 END AS qty,
+         CASE WHEN g % 2 = 0 THEN 'east' ELSE 'west' END AS region
+  FROM generate_series(1, 40) g;
+SELECT sandbox_execute($$
+def main(sales):
+    sales["revenue"] = sales.amount * sales.qty
+    return {"dtypes": [str(sales.amount.dtype), str(sales.qty.dtype), str(sales.revenue.dtype)],
+            "total": sales.revenue.sum(), "missing": int(sales.revenue.isna().sum()),
+            "by_region": sales.groupby("region").revenue.sum(),
+            "reversed": (sales.qty * sales.amount).sum()}
+$$, '{"sales": {"$table": "ty_sales"}}');
+SELECT sum(amount * qty) AS sql_total, count(*) FILTER (WHERE amount * qty IS NULL) AS sql_missing
+FROM ty_sales;
+SELECT region, sum(amount * qty) FROM ty_sales GROUP BY region ORDER BY region;
+DROP TABLE ty_sales;

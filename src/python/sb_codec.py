@@ -1097,6 +1097,30 @@ def _made_by_to_dict(d):
     return made[1] is first and made[2] is next(reversed(dict.keys(d)))
 
 
+def nulls_stay_missing():
+    """A float column's NULL arrives as NaN, an integer column's as pandas'
+    NA (Int64): pandas 1.5 computes Int64 * float64 as Float64 with the
+    NaN kept as a value, which isna() does not see, fillna() does not
+    fill and sum() does not skip, so revenue = price * qty summed to NaN
+    where SQL's sum skips the NULL rows (review 139 F1; pandas' own
+    GH#45810, and #42630 where its maintainers say NaN of a float operand
+    is meant as missing).  In arithmetic between a masked array and a
+    numpy float array, the array's NaN count as missing: the result's NA.
+    Runs once, in the worker."""
+    from pandas.core.arrays.masked import BaseMaskedArray
+    arith = BaseMaskedArray._arith_method
+
+    def _arith_method(self, other, op):
+        if type(other) is np.ndarray and other.dtype.kind == "f" and other.ndim == 1:
+            missing = np.isnan(other)
+            if missing.any():
+                other = pd.arrays.FloatingArray(other, missing)
+        return arith(self, other, op)
+    _arith_method.__qualname__ = arith.__qualname__
+    _arith_method.__doc__ = arith.__doc__
+    BaseMaskedArray._arith_method = _arith_method
+
+
 def remember_series_dicts():
     """Series.to_dict() remembers what it made, up to 64 dicts a call
     (review 104: s.sort_values().to_dict() lost its ranking unnoticed).
