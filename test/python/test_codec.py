@@ -195,6 +195,85 @@ class Scalars(unittest.TestCase):
             sb_codec.decode_scalar(_io.COL_BOOL, bytearray(bytes(8)))
 
 
+class OneResult(unittest.TestCase):
+    """A language function's one value goes out without a DataFrame
+    (_encode_one) for more types than the plain ones (review 139 F2): its
+    bytes must be the DataFrame path's, and a value that path refuses must
+    take it (its error)."""
+
+    def col(self, kind, sqltype, category=None):
+        col = {"name": "f", "kind": kind, "type": sqltype}
+        if category is not None:
+            col["category"] = category
+        return col
+
+    def both(self, v, col):
+        fast = sb_codec._encode_one(v, col)
+        try:
+            slow = sb_codec.encode_rows([(v,)], [col], "f", 1 << 30, fill={})[1][0]
+        except sb_codec.RowsError as exc:
+            slow = exc
+        return fast, slow
+
+    def test_fast_is_the_general_path(self):
+        utc = datetime.timezone.utc
+        plus2 = datetime.timezone(datetime.timedelta(hours=2))
+        numeric = self.col(_io.COL_TEXT, "numeric", "numeric")
+        jsonb = self.col(_io.COL_TEXT, "jsonb", "json")
+        array = self.col(_io.COL_TEXT, "integer[]", "array")
+        texts = self.col(_io.COL_TEXT, "text[]", "array")
+        interval = self.col(_io.COL_TEXT, "interval", "interval")
+        date = self.col(_io.COL_DATE, "date")
+        ts = self.col(_io.COL_TIMESTAMP, "timestamp without time zone")
+        tstz = self.col(_io.COL_TIMESTAMPTZ, "timestamp with time zone")
+        cases = [
+            (numeric, [0, -7, 2 ** 70, np.int32(5), decimal.Decimal("1.50"),
+                       decimal.Decimal("-1E+5"), decimal.Decimal("NaN"), 0.1, 1e300, -2.5,
+                       np.float64(3.25), float("inf"), float("nan")]),
+            (jsonb, [{"a": 1, "b": [1, 2.5, None, "x"]}, [1, "two", {"k": True}], {},
+                     [], {"n": float("nan")}, {"d": decimal.Decimal("1.10")},
+                     '{"a": 1}', " [1, 2]", '"s"', "12", "null", "true", "hello", " x",
+                     "[1, 2", ""]),
+            (array, [[1, 2, 3], (4, None), [[1, 2], [3, 4]], [], ["a"]]),
+            (texts, [["a", "b c", None, 'q"uote', "back\\slash"], ("x",)]),
+            (interval, [datetime.timedelta(days=1, hours=2), datetime.timedelta(hours=-30),
+                        datetime.timedelta(0), datetime.timedelta(microseconds=-1)]),
+            (date, [datetime.date(2024, 2, 29), datetime.date(1970, 1, 1),
+                    datetime.date(1678, 1, 1), datetime.date(2261, 12, 31),
+                    datetime.date(1, 1, 1), datetime.date(9999, 1, 1),
+                    datetime.datetime(2024, 1, 1, 12)]),
+            (ts, [datetime.datetime(2024, 3, 31, 2, 30), datetime.datetime(2024, 1, 1, 0, 0, 0, 1),
+                  datetime.datetime(2024, 1, 1, 12, tzinfo=plus2),
+                  datetime.datetime(1969, 12, 31, 23, 59, 59, 999999),
+                  datetime.date(2024, 1, 1)]),
+            (tstz, [datetime.datetime(2024, 1, 1, 12, tzinfo=utc),
+                    datetime.datetime(2024, 1, 1, 12, tzinfo=plus2),
+                    datetime.datetime(2024, 1, 1, 12),
+                    datetime.datetime(2024, 3, 31, 2, 30, tzinfo=zoneinfo.ZoneInfo("Europe/Berlin")),
+                    datetime.datetime(1900, 6, 1, 0, 0, 0, 123456, tzinfo=utc)]),
+        ]
+        taken = 0
+        for col, values in cases:
+            for v in values:
+                with self.subTest(type=col["type"], value=repr(v)):
+                    fast, slow = self.both(v, col)
+                    if fast is None:
+                        continue
+                    taken += 1
+                    self.assertNotIsInstance(slow, Exception)
+                    self.assertEqual(b"".join(bytes(p) for p in fast),
+                                     b"".join(bytes(memoryview(p)) for p in slow))
+        self.assertGreater(taken, 30)
+
+    def test_refused_values_take_the_general_path(self):
+        jsonb = self.col(_io.COL_TEXT, "jsonb", "json")
+        numeric = self.col(_io.COL_TEXT, "numeric", "numeric")
+        for col, v in ((jsonb, {"k": object()}), (numeric, decimal.Decimal("Infinity")),
+                       (numeric, True), (jsonb, "not json")):
+            with self.subTest(value=repr(v)):
+                self.assertIsNone(sb_codec._encode_one(v, col))
+
+
 def as_json(value):
     return json.loads(sb_codec.dumps(value, 1 << 30))
 
