@@ -449,6 +449,19 @@ SELECT py_mine_spin(4);
 -- per row, too: each call keeps to them
 SELECT py_mine_spin(i) FROM generate_series(1, 3) AS i;
 SELECT py_mine_spin(i) FROM (VALUES (2), (0)) AS v(i);
+-- an interval argument with months (a relativedelta) goes back to sql() as
+-- a parameter (review 139 F5: refused)
+CREATE FUNCTION py_later(iv interval) RETURNS date
+LANGUAGE pysandbox AS $$
+return sql("SELECT DATE '2024-01-31' + $1 AS d", iv).d[0].date()
+$$;
+SELECT py_later('1 mon');
+CREATE OR REPLACE FUNCTION py_later(iv interval) RETURNS date
+LANGUAGE pysandbox AS $$
+return sql("SELECT DATE '2024-01-31' + $1::interval AS d", iv).d[0].date()
+$$;
+SELECT py_later('1 mon'), py_later('-1 year -2 mons 3 days'), py_later('2 days');
+DROP FUNCTION py_later(interval);
 ALTER FUNCTION py_mine_spin(int) SET pysandbox.cpu_limit = '1h';
 ALTER FUNCTION py_mine_spin(int) SET pysandbox.options = '{"cpu": 1}';
 CREATE FUNCTION py_mine_bad() RETURNS integer LANGUAGE pysandbox

@@ -1345,6 +1345,11 @@ def _sql_param(value, i):
         return str(value)
     if isinstance(value, datetime.timedelta):
         return sb_codec.timedelta_text(value // datetime.timedelta(microseconds=1))
+    # an interval with months (a language function's argument of '1 mon' is
+    # one): its text, as a result of that type gets it (review 139 F5)
+    relative = sb_codec._relative_interval(value)
+    if relative is not None:
+        return relative
     if t is list or t is tuple or _sql_listlike(value):
         return _sql_array(value, i, 0)
     if t is dict:
@@ -1357,7 +1362,8 @@ def _sql_param(value, i):
         except TypeError:
             return _sql_array(list(value), i, 0)
     raise TypeError('sql() parameter %d has type "%s"; pass None, bool, int, float, str, '
-                    "Decimal, a date, time or datetime, a timedelta, a UUID, an IP address or "
+                    "Decimal, a date, time or datetime, a timedelta or relativedelta, a UUID, "
+                    "an IP address or "
                     "network, bytes, a dict (JSON), or a list or set of them (an array: WHERE "
                     "x = ANY($1))"
                     % (i, t.__name__))
@@ -1515,7 +1521,9 @@ class _SQLAnswerError(Exception):
 # the SQL type a $n holding a value of these types most likely meant (a
 # datetime is a date: looked for first)
 _PARAM_TYPED = ((datetime.datetime, "timestamptz"), (datetime.date, "date"),
-                (datetime.timedelta, "interval"), (decimal.Decimal, "numeric"))
+                (datetime.timedelta, "interval"), (decimal.Decimal, "numeric"),
+                (pd.DateOffset, "interval")) + (
+    ((sb_codec._relativedelta, "interval"),) if sb_codec._relativedelta is not None else ())
 
 
 def _typed_param(params, message):
@@ -1553,8 +1561,8 @@ def _sql_error(data, query, params):
         hint = ("Pass the values as separate arguments, sql(query, a, b), not as one "
                 "tuple or list; to match any of a list's values, compare with "
                 "= ANY($1)")
-    elif ((str(err.get("sqlstate", "")) == "42883" and
-           message.startswith("operator does not exist")) or
+    elif ((str(err.get("sqlstate", "")) in ("42883", "42725") and
+           message.startswith(("operator does not exist", "operator is not unique"))) or
           (str(err.get("sqlstate", "")) == "22P02" and
            message.startswith("invalid input syntax for type"))) and \
             (typed := _typed_param(params, message)) is not None:
