@@ -454,6 +454,19 @@ def main(t):
     meta = json.loads("null")
     return meta["a"]$c$]) AS c,
      sandbox_run(c, '{"t": {"$query": "SELECT 1 AS x, 2 AS y"}}') AS r;
+-- a NULL used in arithmetic, iterated or compared says it is a NULL, as
+-- its attribute does (review 139 F7: plain Python's text)
+SELECT r->'error'->>'message' AS message, r->'error'->>'hint' AS hint
+FROM unnest(ARRAY[
+$c$def main(n):
+    return n + 1$c$,
+$c$def main(n):
+    return 2 ** n$c$,
+$c$def main(n):
+    return [x for x in n]$c$,
+$c$def main(n):
+    return n < 3$c$]) AS c,
+     sandbox_run(c, '{"n": null}') AS r;
 -- the statistics module takes numpy's integers (an Int64 column's
 -- tolist()) as ints: a Fraction made of them holds ints (review 73; review
 -- 66 found stdev failing on them) and their mean is not truncated to one

@@ -743,7 +743,13 @@ _INPLACE = re.compile(r"inplace\s*=\s*True")
 
 # what a name that holds None was used as: a method's result with inplace=True
 _NONE_USED = re.compile(r"^(?:'NoneType' object has no attribute '(\w{1,60})'|"
-                        r"object of type 'NoneType' has no len\(\))$")
+                        r"object of type 'NoneType' has no len\(\)|"
+                        # a NULL in arithmetic, iterated or compared (review 139 F7)
+                        r"'NoneType' object is not iterable|"
+                        r"unsupported operand type\(s\) for [^:]{1,12}: "
+                        r"'(?:NoneType' and '\w{1,40}|\w{1,40}' and 'NoneType)'|"
+                        r"'[<>=!]{1,2}' not supported between instances of "
+                        r"'(?:NoneType' and '\w{1,40}|\w{1,40}' and 'NoneType)')$")
 
 # "'dict' object has no attribute 'head'": the object and the attribute asked
 _NO_ATTRIBUTE = re.compile(r"^'(\w{1,40})' object has no attribute '(\w{1,60})'$")
