@@ -701,3 +701,11 @@ SELECT sum(amount * qty) AS sql_total, count(*) FILTER (WHERE amount * qty IS NU
 FROM ty_sales;
 SELECT region, sum(amount * qty) FROM ty_sales GROUP BY region ORDER BY region;
 DROP TABLE ty_sales;
+-- a float16 operand keeps pandas' own result (FloatingArray has no float16)
+SELECT sandbox_execute($$
+import numpy as np, pandas as pd
+def main():
+    qty = pd.Series([1, None, 3], dtype="Int64")
+    price = pd.Series([1.5, 2.0, np.nan]).astype("float16")
+    return str((qty * price).tolist())
+$$);

@@ -669,3 +669,28 @@ def main(df, min_amount=0):
     }
 $$, '{"df": {"$query": "SELECT * FROM (VALUES (1, ''  north '', 10.5), (2, ''south'', 20.0), (3, ''NORTH'', 5.25), (4, ''east  side'', 12.0)) v(id, region, amount)"},
       "min_amount": 11}'));
+
+-- a class's comparison and operator methods must be the code's own
+-- functions (a decorator made __eq__ a library's: review 138), but what a
+-- base class holds under the name is allowed, as inherited: Python 3.11's
+-- enum copies Flag's __or__ and __and__ into each Flag class (review 140 F2)
+SELECT sandbox_execute($$
+import enum
+class Perm(enum.IntFlag):
+    R = 4
+    W = 2
+class Color(enum.Flag):
+    RED = 1
+    BLUE = 2
+def main():
+    return [int(Perm.R | Perm.W), str(Color.RED | Color.BLUE), bool(Color.RED & Color.BLUE)]
+$$);
+SELECT sandbox_execute($$
+import collections
+class K:
+    @(lambda f: collections.UserList.append)
+    def __eq__(self, other):
+        return False
+def main():
+    return 1
+$$);

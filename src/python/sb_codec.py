@@ -1111,7 +1111,8 @@ def nulls_stay_missing():
     arith = BaseMaskedArray._arith_method
 
     def _arith_method(self, other, op):
-        if type(other) is np.ndarray and other.dtype.kind == "f" and other.ndim == 1:
+        if type(other) is np.ndarray and other.ndim == 1 and \
+                (other.dtype == np.float64 or other.dtype == np.float32):
             missing = np.isnan(other)
             if missing.any():
                 other = pd.arrays.FloatingArray(other, missing)

@@ -1968,7 +1968,12 @@ def sb_build_class(func, name, /, *bases, **kwargs):
         # a decorator may return a library's function (UserList.append as
         # __eq__ appended the compared object to what self.data was: run
         # by a dict's comparison as an object died, review 138 F1)
-        if method.__code__.co_filename not in CODE_FILENAMES:
+        if method.__code__.co_filename not in CODE_FILENAMES and not any(
+                type.__getattribute__(base, "__dict__").get(attr) is method
+                for base in type.__getattribute__(cls, "__mro__")[1:]):
+            # (what a base class holds under that name the class could
+            # inherit anyway: Python 3.11's enum copies Flag's __or__ and
+            # __and__ into each Flag class, review 140 F2)
             raise TypeError('"%s" of class "%s": a library\'s function made by a decorator is '
                             'not allowed in the sandbox; define it with def in the class'
                             % (attr, name))

@@ -14,6 +14,7 @@ calls them; each check applies only in a call with the Python layer
 
 import json
 import sys
+import types
 import weakref
 
 from sb_guard import (  # noqa: F401 - the shared policy and the call's state
@@ -1849,60 +1850,94 @@ _NDITER_FLAGS_FORM = ("op_flags other than a list of str (or a list of such list
                       "operand) are not allowed in the sandbox")
 
 
-def _nditer_op_flags_problem(op_flags):
-    """Why op_flags may not reach numpy's iterator, or None.  updateifcopy
-    makes a temporary copy that numpy writes back when the iterator is
-    closed, or when it dies unclosed: cast from objects, with the code's
-    __bool__ or __str__, as an object died inside numpy's stores (review
-    138 F2: a putmask that dropped the iterator ran the code's __bool__,
-    which kept the list being freed).  Read as exact lists, tuples and
-    str only: numpy's reading of them runs nothing, and they cannot change
-    between this reading and numpy's."""
+def _nditer_op_flags(op_flags):
+    """(problem, flags): why op_flags may not reach numpy's iterator, or
+    None and a copy of them to hand numpy instead.  updateifcopy makes a
+    temporary copy that numpy writes back when the iterator is closed, or
+    when it dies unclosed: cast from objects, with the code's __bool__ or
+    __str__, as an object died inside numpy's stores (review 138 F2: a
+    putmask that dropped the iterator ran the code's __bool__, which kept
+    the list being freed).  Read as exact lists, tuples and str only, and
+    copied: numpy reads its other arguments first, where a list subclass's
+    __getitem__ of the code's added "updateifcopy" to the list checked
+    (review 140 F1)."""
     if op_flags is None:
-        return None
+        return None, None
     if type(op_flags) not in (list, tuple):
-        return _NDITER_FLAGS_FORM
+        return _NDITER_FLAGS_FORM, None
+    copied = []
     for item in op_flags:
-        flags = item if type(item) in (list, tuple) else (item,)
+        nested = type(item) in (list, tuple)
+        flags = list(item) if nested else [item]
         for flag in flags:
             if type(flag) is not str:
-                return _NDITER_FLAGS_FORM
+                return _NDITER_FLAGS_FORM, None
             if flag not in _NDITER_OP_FLAGS:
                 if flag == "updateifcopy":
                     return ('the op flag "updateifcopy" is not allowed in the sandbox (its '
                             "copy is written back as the iterator dies); iterate over a copy "
-                            "of the wanted dtype and assign the result back")
-                return 'unexpected per-operand iterator flag "%s"' % flag
-    return None
+                            "of the wanted dtype and assign the result back"), None
+                return 'unexpected per-operand iterator flag "%s"' % flag, None
+        copied.append(flags if nested else item)
+    return None, copied
+
+
+def _c_init(cls):
+    """cls's own C __init__ (its tp_init slot) as a function of (self,
+    args, kwargs) that raises what it sets; None if cls has none."""
+    import ctypes
+    if type(cls.__dict__.get("__init__")) is not types.WrapperDescriptorType:
+        return None
+    get_slot = ctypes.pythonapi.PyType_GetSlot
+    get_slot.restype = ctypes.c_void_p
+    get_slot.argtypes = [ctypes.py_object, ctypes.c_int]
+    init_slot = get_slot(cls, 60)        # Py_tp_init
+    if not init_slot:
+        return None
+    return ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.py_object,
+                             ctypes.py_object)(init_slot)
+
+
+def _checked_op_flags(args, kwargs, position, what):
+    """args and kwargs with op_flags (given by name or at position) replaced
+    by their checked copy; ValueError if they may not be given."""
+    if "op_flags" in kwargs:
+        problem, copied = _nditer_op_flags(kwargs["op_flags"])
+        kwargs = dict(kwargs, op_flags=copied)
+    elif len(args) > position:
+        problem, copied = _nditer_op_flags(args[position])
+        args = args[:position] + (copied,) + args[position + 1:]
+    else:
+        problem = None
+    if problem is not None:
+        raise ValueError(what + ": " + problem)
+    return args, kwargs
 
 
 def _guard_nditer_writeback(np):
     """np.nditer and np.nested_iters without updateifcopy in a call
-    (_nditer_op_flags_problem); False if nditer could not be changed."""
-    nditer_new = _c_new(np.nditer)
-    if nditer_new is None:
+    (_nditer_op_flags); False if nditer could not be changed.  nditer
+    reads its arguments in its __init__ (tp_init), which type() calls with
+    the arguments as given: the check and the copy are made there."""
+    nditer_init = _c_init(np.nditer)
+    if nditer_init is None:
         return False
 
-    def __new__(subtype, *args, **kwargs):
+    def __init__(self, *args, **kwargs):
         if _IN_CALL["on"]:
-            problem = _nditer_op_flags_problem(kwargs["op_flags"] if "op_flags" in kwargs else
-                                               args[2] if len(args) > 2 else None)
-            if problem is not None:
-                raise ValueError("np.nditer: " + problem)
-        return nditer_new(subtype, args, kwargs)
+            args, kwargs = _checked_op_flags(args, kwargs, 2, "np.nditer")
+        nditer_init(self, args, dict(kwargs))
+    __init__.__doc__ = np.nditer.__init__.__doc__
     nested_iters = np.nested_iters
 
     def checked_nested_iters(*args, **kwargs):
         if _IN_CALL["on"]:
-            problem = _nditer_op_flags_problem(kwargs["op_flags"] if "op_flags" in kwargs else
-                                               args[3] if len(args) > 3 else None)
-            if problem is not None:
-                raise ValueError("np.nested_iters: " + problem)
+            args, kwargs = _checked_op_flags(args, kwargs, 3, "np.nested_iters")
         return nested_iters(*args, **kwargs)
     checked_nested_iters.__name__ = nested_iters.__name__
     checked_nested_iters.__doc__ = nested_iters.__doc__
     _SUBSTITUTES[id(nested_iters)] = checked_nested_iters
-    return _set_on_immutable_type(np.nditer, [("__new__", staticmethod(__new__))])
+    return _set_on_immutable_type(np.nditer, [("__init__", __init__)])
 
 
 def _guard_bit_generator_state(np):

@@ -5824,6 +5824,106 @@ PAYLOADS = [
                 raise ValueError("__bool__ kept a list that was then freed")
             return len(keep)
         """, on={GUARD}, off={OK, EXCEPTION, CRASH}),
+    # review 140 F1: numpy reads flags and op before op_flags, and a list
+    # subclass's __getitem__ there added "updateifcopy" to the op_flags list
+    # the check had read
+    Payload("numpy-putmask-nditer-flags-getitem-adds-writeback-keeps-freed", """
+        import numpy as np
+
+        class Flags(list):
+            def __getitem__(self, i):
+                self.target[0].append("updateifcopy")
+                return "refs_ok"
+
+        def main():
+            keep = []
+            a = np.empty(3, dtype=object)
+            class B:
+                def __bool__(self):
+                    keep.append(a[0])
+                    return True
+            b = np.zeros(4, dtype=bool)
+            opf = [["readwrite"]]
+            fl = Flags(["refs_ok"])
+            fl.target = opf
+            try:
+                it = np.nditer(b, flags=fl, op_flags=opf, op_dtypes=[object], casting="unsafe")
+            except TypeError:
+                return "made without a copy to write back"
+            it.operands[0][0] = B()
+            a[0] = [it]
+            it = None
+            np.putmask(a, np.array([True, False, False]), [7])
+            spray = [[i, "new"] for i in range(50)]
+            if keep and any(x is keep[0] for x in spray):
+                raise ValueError("__bool__ kept a list that was then freed")
+            return [len(keep), opf]
+        """, on={OK}, off={OK, EXCEPTION, CRASH}),
+    Payload("numpy-putmask-nditer-op-getitem-adds-writeback-keeps-freed", """
+        import numpy as np
+
+        class Ops(list):
+            def __getitem__(self, i):
+                self.target[0].append("updateifcopy")
+                return list(self)[i]
+
+        def main():
+            keep = []
+            a = np.empty(3, dtype=object)
+            class B:
+                def __bool__(self):
+                    keep.append(a[0])
+                    return True
+            b = np.zeros(4, dtype=bool)
+            opf = [["readwrite"]]
+            ops = Ops([b])
+            ops.target = opf
+            try:
+                it = np.nditer(ops, ["refs_ok"], opf, [object], casting="unsafe")
+            except TypeError:
+                return "made without a copy to write back"
+            it.operands[0][0] = B()
+            a[0] = [it]
+            it = None
+            np.putmask(a, np.array([True, False, False]), [7])
+            spray = [[i, "new"] for i in range(50)]
+            if keep and any(x is keep[0] for x in spray):
+                raise ValueError("__bool__ kept a list that was then freed")
+            return len(keep)
+        """, on={OK}, off={OK, EXCEPTION, CRASH}),
+    Payload("numpy-putmask-nested-iters-flags-getitem-adds-writeback-keeps-freed", """
+        import numpy as np
+
+        class Flags(list):
+            def __getitem__(self, i):
+                self.target[0].append("updateifcopy")
+                return "refs_ok"
+
+        def main():
+            keep = []
+            a = np.empty(3, dtype=object)
+            class B:
+                def __bool__(self):
+                    keep.append(a[0])
+                    return True
+            b = np.zeros((2, 2), dtype=bool)
+            opf = [["readwrite"]]
+            fl = Flags(["refs_ok"])
+            fl.target = opf
+            try:
+                outer, inner = np.nested_iters(b, [[0], [1]], fl, opf, [object],
+                                               casting="unsafe")
+            except TypeError:
+                return "made without a copy to write back"
+            inner.operands[0][0] = B()
+            a[0] = [outer, inner]
+            outer = inner = None
+            np.putmask(a, np.array([True, False, False]), [7])
+            spray = [[i, "new"] for i in range(50)]
+            if keep and any(x is keep[0] for x in spray):
+                raise ValueError("__bool__ kept a list that was then freed")
+            return len(keep)
+        """, on={OK}, off={OK, EXCEPTION, CRASH}),
     Payload("numpy-putmask-nested-iters-writeback-str-keeps-freed", """
         import numpy as np
 
