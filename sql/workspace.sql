@@ -335,6 +335,29 @@ SELECT sandbox_execute('def main(ws, small): return [len(ws["kept"]), len(small)
     '{main}', jsonb_build_object('workspace', :'oom')) AS served_on;
 SELECT sandbox_workspace_close(:'oom');
 
+-- a call that fills the memory limit to its last bytes and catches the
+-- MemoryError leaves the workspace room to clean up (a reserve it frees
+-- then); the next call, with no room to start in, ends it and says it was
+-- the memory limit (review 140 F4: the workspace ended after the first
+-- call, "a function of that call's code ran between two calls")
+SELECT sandbox_workspace_open('{"memory_mb": 100}') AS full \gset
+SELECT sandbox_execute('def main(ws):
+    keep = []
+    for size in (1 << 20, 1 << 14, 1 << 10, 64):
+        try:
+            while True:
+                keep.append(bytearray(size))
+        except MemoryError:
+            pass
+    ws["keep"] = keep
+    return len(keep) > 50', '{}', '{main}', jsonb_build_object('workspace', :'full')) AS filled;
+SELECT r->'error'->>'kind' AS kind, r->'error'->>'sqlstate' AS sqlstate,
+       r->'error' ? 'workspace_ended' AS ended
+FROM sandbox_run('def main(ws):
+    ws.clear()
+    return 1', '{}', '{main}', jsonb_build_object('workspace', :'full')) r;
+SELECT sandbox_workspace_close(:'full');
+
 -- what dies between calls dies as in a call: the collection between calls
 -- runs with the call's guards on and generators' finalizers off, so a
 -- suspended generator left in a cycle runs no code of its own then (its

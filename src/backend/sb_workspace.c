@@ -299,7 +299,7 @@ sb_workspace_why(const SbExitReport *ex)
 		return psprintf("Its process was taken back while it waited for a call: all pysandbox.max_concurrent (%d) sandbox processes were in use, another session's call was waiting, and this session held more than one.",
 						sb_max_concurrent);
 	if (WIFEXITED(st) && WEXITSTATUS(st) == SB_CHILD_EXIT_UNCLEAN)
-		return pstrdup("Its process could not clean up after its last call: a function of that call's code ran between two calls, where nothing of the code's may run.");
+		return pstrdup("Its process could not clean up after its last call: a function of that call's code ran between two calls, where nothing of the code's may run, or the call left its memory full.");
 	if (WIFEXITED(st) && WEXITSTATUS(st) == SB_CHILD_EXIT_OK)
 		return psprintf("Its process ended between two calls, as it does when it has used the CPU time a workspace has in all (%d times a call's limit).",
 						SB_WORKSPACE_CPU_CALLS);

@@ -1705,6 +1705,8 @@ def _serve_workspace(python_layer, box):
     sb_state.keep()     # the libraries' settings its next calls start from
     while True:
         _SAID.clear()       # each of its calls is said its own notes
+        if _RESERVE[0] is None:
+            _hold_reserve()
         code = _serve_request(python_layer, request, inputs)
         request = inputs = None
         if code != 0:
@@ -1811,7 +1813,8 @@ def _restore_or_report(what):
     except Exception as exc:  # noqa: B902 - what the last call left broke it
         _send_error("crash", "ProtocolError",
                     "could not read the %s: putting back the libraries' settings an earlier "
-                    "call changed failed: %s" % (what, exc), exit_code=72)
+                    "call changed failed: %s" % (what, str(exc) or type(exc).__name__),
+                    exit_code=72)
         return None, 72
 
 
@@ -1913,6 +1916,7 @@ def _clean_between_calls():
     (the libraries' other settings are put back when the next call comes:
     _read_next).  False if the next call would not start clean."""
     _BETWEEN_CALLS[0] = True    # answered: nothing more to print
+    _RESERVE[0] = None          # room to clean up in, whatever the call left
     # dropping the call's module and what it pinned, and closing its
     # figures, frees what they held, as the collection frees the rest:
     # under the same check (_collect_between_calls; review 122 F2: a
@@ -1929,6 +1933,26 @@ def _clean_between_calls():
     finally:
         refused = sb_io.code_on()
     return closed and refused is None and _collect_between_calls()
+
+
+# a workspace's child keeps this much memory aside during its calls and frees
+# it to clean up after each (_clean_between_calls) and to read the next
+# call's request, then puts it aside again as that call starts (if there is
+# room): a call that filled the memory limit and caught the MemoryError
+# left no room for either, and the workspace ended as if the code had run
+# between two calls (review 140 F4).  More than an arena of Python's
+# allocator (256 kB), so that freeing it lets one be mapped.
+_RESERVE_BYTES = 1 << 19
+_RESERVE = [None]
+
+
+def _hold_reserve():
+    """Put the reserve aside again (none if the memory is full: the next
+    call then has what is left)."""
+    try:
+        _RESERVE[0] = bytearray(_RESERVE_BYTES)
+    except MemoryError:
+        _RESERVE[0] = None
 
 
 def _collect_between_calls():
