@@ -20,6 +20,7 @@ import gc
 import inspect
 import ipaddress
 import json
+import mmap
 import os
 import re
 import struct
@@ -1916,7 +1917,7 @@ def _clean_between_calls():
     (the libraries' other settings are put back when the next call comes:
     _read_next).  False if the next call would not start clean."""
     _BETWEEN_CALLS[0] = True    # answered: nothing more to print
-    _RESERVE[0] = None          # room to clean up in, whatever the call left
+    _free_reserve()             # room to clean up in, whatever the call left
     # dropping the call's module and what it pinned, and closing its
     # figures, frees what they held, as the collection frees the rest:
     # under the same check (_collect_between_calls; review 122 F2: a
@@ -1940,8 +1941,10 @@ def _clean_between_calls():
 # call's request, then puts it aside again as that call starts (if there is
 # room): a call that filled the memory limit and caught the MemoryError
 # left no room for either, and the workspace ended as if the code had run
-# between two calls (review 140 F4).  More than an arena of Python's
-# allocator (256 kB), so that freeing it lets one be mapped.
+# between two calls (review 140 F4).  A private mapping never touched: it
+# counts against the memory limit (RLIMIT_DATA) and costs no page, and
+# unmapped it leaves room for an arena of Python's allocator (256 kB, which
+# maps its own: a malloc'd reserve could have been freed into the heap).
 _RESERVE_BYTES = 1 << 19
 _RESERVE = [None]
 
@@ -1950,9 +1953,15 @@ def _hold_reserve():
     """Put the reserve aside again (none if the memory is full: the next
     call then has what is left)."""
     try:
-        _RESERVE[0] = bytearray(_RESERVE_BYTES)
-    except MemoryError:
+        _RESERVE[0] = mmap.mmap(-1, _RESERVE_BYTES, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    except (MemoryError, OSError, ValueError):
         _RESERVE[0] = None
+
+
+def _free_reserve():
+    reserve, _RESERVE[0] = _RESERVE[0], None
+    if reserve is not None:
+        reserve.close()
 
 
 def _collect_between_calls():
