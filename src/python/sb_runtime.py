@@ -1354,7 +1354,7 @@ def _sql_param(value, i):
     if t is pd.DateOffset or (sb_codec._relativedelta is not None and
                               t is sb_codec._relativedelta):
         raise TypeError('sql() parameter %d is a %s that sets a field of the date (such as '
-                        'day=31) or another rule, which is no interval: pass one of amounts '
+                        'day=31) or another rule, which is no interval: pass one with amounts '
                         'only (months=1, days=2), or compute the date in Python and pass it'
                         % (i, t.__name__))
     if t is list or t is tuple or _sql_listlike(value):

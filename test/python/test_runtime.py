@@ -641,6 +641,16 @@ class SqlTests(unittest.TestCase):
         with self.assertRaises(TypeError) as caught:
             sb_runtime._sql_param(object(), 3)
         self.assertIn('sql() parameter 3 has type "object"', str(caught.exception))
+        # an interval with months (review 139 F5), and one that sets a field
+        from dateutil.relativedelta import relativedelta
+        self.assertEqual(sb_runtime._sql_param(relativedelta(months=1, days=-2), 1),
+                         "+1 months -2 days")
+        import pandas as pd
+        self.assertEqual(sb_runtime._sql_param(pd.DateOffset(months=2), 1), "+2 months")
+        with self.assertRaises(TypeError) as caught:
+            sb_runtime._sql_param(relativedelta(day=31), 2)
+        self.assertIn("sql() parameter 2 is a relativedelta that sets a field of the date",
+                      str(caught.exception))
         # a set is a list, in order; a dict JSON's text
         self.assertEqual(sb_runtime._sql_param({3, 1}, 1), [1, 3])
         self.assertEqual(sb_runtime._sql_param({"a": [1]}, 1), '{"a":[1]}')
