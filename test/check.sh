@@ -77,7 +77,7 @@ run() {
 		echo "== $name FAILED after $(($(date +%s) - started)) s"
 		{
 			echo "-- $name:"
-			grep -E '^FAIL|^ +! |FAILED|^(ERROR|FAIL):|Error:|^not ok| failed( |$)' "$step_log" |
+			grep -E '^FAIL|^ +! |FAILED|^(ERROR|FAIL):|^not ok| failed( |,|$)' "$step_log" |
 				head -40
 			echo "   (its last lines:)"
 			tail -5 "$step_log" | sed 's/^/   /'
