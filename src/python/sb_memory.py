@@ -64,21 +64,34 @@ def _set_on_immutable_type(cls, items):
     return True
 
 
-def _c_new(cls):
-    """cls's own C __new__ (its tp_new slot, through PyType_GetSlot) as a
-    function of (subtype, args, kwargs), for a checked __new__ that calls
-    it; None if cls has a Python __new__ already or no slot."""
+def _c_slot(cls, name, slot, restype):
+    """cls's own C function in a type slot (PyType_GetSlot) as a function
+    of (first, args, kwargs), for a checked method that calls it; None if
+    cls has a Python one already (or no slot)."""
     import ctypes
-    if type(cls.__dict__.get("__new__")) is staticmethod:
+    if type(cls.__dict__.get(name)) in (staticmethod, types.FunctionType):
         return None
     get_slot = ctypes.pythonapi.PyType_GetSlot
     get_slot.restype = ctypes.c_void_p
     get_slot.argtypes = [ctypes.py_object, ctypes.c_int]
-    new_slot = get_slot(cls, 65)         # Py_tp_new
-    if not new_slot:
+    pointer = get_slot(cls, slot)
+    if not pointer:
         return None
-    return ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.py_object, ctypes.py_object,
-                             ctypes.py_object)(new_slot)
+    return ctypes.PYFUNCTYPE(restype, ctypes.py_object, ctypes.py_object,
+                             ctypes.py_object)(pointer)
+
+
+def _c_new(cls):
+    """cls's own C __new__ (tp_new) as a function of (subtype, args, kwargs)."""
+    import ctypes
+    return _c_slot(cls, "__new__", 65, ctypes.py_object)     # Py_tp_new
+
+
+def _c_init(cls):
+    """cls's own C __init__ (tp_init) as a function of (self, args, kwargs)
+    that raises what it sets."""
+    import ctypes
+    return _c_slot(cls, "__init__", 60, ctypes.c_int)        # Py_tp_init
 
 
 def _harden_struct():
@@ -1880,22 +1893,6 @@ def _nditer_op_flags(op_flags):
                 return 'unexpected per-operand iterator flag "%s"' % flag, None
         copied.append(flags if nested else item)
     return None, copied
-
-
-def _c_init(cls):
-    """cls's own C __init__ (its tp_init slot) as a function of (self,
-    args, kwargs) that raises what it sets; None if cls has none."""
-    import ctypes
-    if type(cls.__dict__.get("__init__")) is not types.WrapperDescriptorType:
-        return None
-    get_slot = ctypes.pythonapi.PyType_GetSlot
-    get_slot.restype = ctypes.c_void_p
-    get_slot.argtypes = [ctypes.py_object, ctypes.c_int]
-    init_slot = get_slot(cls, 60)        # Py_tp_init
-    if not init_slot:
-        return None
-    return ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.py_object,
-                             ctypes.py_object)(init_slot)
 
 
 def _checked_op_flags(args, kwargs, position, what):

@@ -1486,15 +1486,24 @@ def _drain_answer():
     up to its END, so that the next sql() reads its own answer (review 119
     O1: it read the rest of this one, and the call ended with 39000)."""
     _ANSWER_OPEN[0] = False
+    _skip_to_end()
+
+
+def _skip_to_end(frames=None):
+    """Read and drop the rest of the frame being read and the frames after
+    it, up to an END; False, where frames names those that may come, if
+    another comes first."""
     sb_io.skip()
     # the END's header read, its tuple not made (review 121 F1): nothing follows
     if sb_io.last_type() == sb_io.END:
-        return
+        return True
     while True:
         ftype, _length = sb_io.recv_head()
+        if frames is not None and ftype not in frames:
+            return False
         sb_io.skip()
         if ftype == sb_io.END:
-            return
+            return True
 
 
 # the frames of a request (_read_request), up to its END
@@ -1507,16 +1516,7 @@ def _drain_request():
     sends whole before the call ends.  False if the channel says anything
     else (the child then ends: its error is out)."""
     try:
-        sb_io.skip()
-        if sb_io.last_type() == sb_io.END:
-            return True
-        while True:
-            ftype, _length = sb_io.recv_head()
-            if ftype not in _REQUEST_FRAMES:
-                return False
-            sb_io.skip()
-            if ftype == sb_io.END:
-                return True
+        return _skip_to_end(_REQUEST_FRAMES)
     except (EOFError, OSError, ValueError, MemoryError):
         return False
 

@@ -68,6 +68,7 @@ extern struct _object *sb_io_finalizers_on(struct _object *self, struct _object 
 extern struct _object *sb_io_code_off(struct _object *self, struct _object *arg);
 extern struct _object *sb_io_code_on(struct _object *self, struct _object *unused);
 extern struct _object *sb_io_death_guard(struct _object *self, struct _object *args);
+extern struct _object *sb_io_untrack_leaves(struct _object *self, struct _object *values);
 extern struct _object *sb_io_death_callbacks_take(struct _object *self, struct _object *unused);
 extern struct _object *sb_io_watch_classes(struct _object *self, struct _object *arg);
 extern struct _object *sb_io_changed_class(struct _object *self, struct _object *unused);
