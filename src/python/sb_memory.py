@@ -1911,26 +1911,67 @@ def _checked_op_flags(args, kwargs, position, what):
     return args, kwargs
 
 
+_NDITER_OBJECT_WRITEBACK = (
+    "an iterator that writes back an object copy is not allowed in the sandbox: numpy "
+    "copies an operand it writes back as the iterator closes or dies (flags "
+    "\"copy_if_overlap\" with overlapping operands, op flag \"updateifcopy\"), and here "
+    "the copy or the operand is of an object dtype; pass a copy of the operand read so "
+    "that none overlap (b[:-1].copy()), or iterate over a copy of the dtype wanted and "
+    "assign it back (c = a.astype(object); ...; a[...] = c)")
+
+
+def _refuse_object_writeback(np, getters, iterators, what):
+    """Close the iterators and raise ValueError if one of them will write
+    an operand back from an object copy, or into an object array.  numpy
+    adds updateifcopy on its own to a writable operand that overlaps
+    another when the iterator's flags say "copy_if_overlap" (review 142
+    F1: the unclosed iterator cast its object copy back with the code's
+    __bool__ inside putmask's store, as review 138 F2's updateifcopy
+    did), so what is checked is the iterator numpy made, whatever the
+    arguments said: every operand numpy marked WRITEBACKIFCOPY, read with
+    ndarray's own descriptors (a subclass's flags or dtype of the code's
+    are not asked; getters: their __get__, taken as the worker starts)."""
+    flags_of, dtype_of, base_of = getters
+    for it in iterators:
+        for op in it.operands:
+            if not flags_of(op).writebackifcopy:
+                continue
+            base = base_of(op)
+            if dtype_of(op).hasobject or (isinstance(base, np.ndarray) and
+                                          dtype_of(base).hasobject):
+                for each in iterators:
+                    each.close()
+                raise ValueError(what + ": " + _NDITER_OBJECT_WRITEBACK)
+
+
 def _guard_nditer_writeback(np):
-    """np.nditer and np.nested_iters without updateifcopy in a call
-    (_nditer_op_flags); False if nditer could not be changed.  nditer
-    reads its arguments in its __init__ (tp_init), which type() calls with
-    the arguments as given: the check and the copy are made there."""
+    """np.nditer and np.nested_iters write nothing back from or into an
+    object array in a call (_nditer_op_flags, _refuse_object_writeback);
+    False if nditer could not be changed.  nditer reads its arguments in
+    its __init__ (tp_init), which type() calls with the arguments as
+    given: the check and the copy are made there."""
     nditer_init = _c_init(np.nditer)
     if nditer_init is None:
         return False
+    getters = (np.ndarray.flags.__get__, np.ndarray.dtype.__get__, np.ndarray.base.__get__)
 
     def __init__(self, *args, **kwargs):
-        if _IN_CALL["on"]:
-            args, kwargs = _checked_op_flags(args, kwargs, 2, "np.nditer")
+        if not _IN_CALL["on"]:
+            nditer_init(self, args, dict(kwargs))
+            return
+        args, kwargs = _checked_op_flags(args, kwargs, 2, "np.nditer")
         nditer_init(self, args, dict(kwargs))
+        _refuse_object_writeback(np, getters, (self,), "np.nditer")
     __init__.__doc__ = np.nditer.__init__.__doc__
     nested_iters = np.nested_iters
 
     def checked_nested_iters(*args, **kwargs):
-        if _IN_CALL["on"]:
-            args, kwargs = _checked_op_flags(args, kwargs, 3, "np.nested_iters")
-        return nested_iters(*args, **kwargs)
+        if not _IN_CALL["on"]:
+            return nested_iters(*args, **kwargs)
+        args, kwargs = _checked_op_flags(args, kwargs, 3, "np.nested_iters")
+        iterators = nested_iters(*args, **kwargs)
+        _refuse_object_writeback(np, getters, tuple(iterators), "np.nested_iters")
+        return iterators
     checked_nested_iters.__name__ = nested_iters.__name__
     checked_nested_iters.__doc__ = nested_iters.__doc__
     _SUBSTITUTES[id(nested_iters)] = checked_nested_iters

@@ -5569,7 +5569,7 @@ PAYLOADS = [
             victim = None
             np.putmask(a, np.array([True, False, False]), [7])
             spray = [[i, "new"] for i in range(50)]
-            if keep and any(x is keep[0] for x in spray):
+            if keep and (keep[0] is spray or any(x is keep[0] for x in spray)):
                 raise ValueError("the __repr__ kept a list that was then freed")
             return len(keep)
         """, on={OK}, off={OK, EXCEPTION, CRASH}),
@@ -5598,7 +5598,7 @@ PAYLOADS = [
             nz = None
             np.putmask(a, np.array([True, False, False]), [7])
             spray = [[i, "new"] for i in range(50)]
-            if keep and any(x is keep[0] for x in spray):
+            if keep and (keep[0] is spray or any(x is keep[0] for x in spray)):
                 raise ValueError("close() kept a list that was then freed")
             return len(keep)
         """, on={OK}, off={OK, EXCEPTION, CRASH}),
@@ -5619,7 +5619,7 @@ PAYLOADS = [
             a[0] = [F()]
             np.copyto(a, np.array([1, 2, 3]))
             spray = [[i, "new"] for i in range(50)]
-            if keep and any(x is keep[0] for x in spray):
+            if keep and (keep[0] is spray or any(x is keep[0] for x in spray)):
                 raise ValueError("close() kept a list that was then freed")
             return len(keep)
         """, on={OK}, off={OK, EXCEPTION, CRASH}),
@@ -5647,7 +5647,7 @@ PAYLOADS = [
             np.putmask(a, np.array([True, False, False]), [7])
             spray = [[i, "new"] for i in range(50)]
             # returned, not raised: the live list refused is the exception
-            if keep and any(x is keep[0] for x in spray):
+            if keep and (keep[0] is spray or any(x is keep[0] for x in spray)):
                 return "match() kept a list that was then freed"
             return len(keep)
         """, on={EXCEPTION}, off={OK, EXCEPTION, CRASH}),
@@ -5795,7 +5795,7 @@ PAYLOADS = [
             np.putmask(a, np.array([True, False, False]), [7])
             armed[0] = False
             spray = [[i, "new"] for i in range(50)]
-            if keep and any(x is keep[0] for x in spray):
+            if keep and (keep[0] is spray or any(x is keep[0] for x in spray)):
                 raise ValueError("the code's __getitem__ kept a list that was then freed")
             return len(keep)
         """, on={GUARD}, off={OK, EXCEPTION, CRASH}),
@@ -5820,7 +5820,7 @@ PAYLOADS = [
             it = None
             np.putmask(a, np.array([True, False, False]), [7])
             spray = [[i, "new"] for i in range(50)]
-            if keep and any(x is keep[0] for x in spray):
+            if keep and (keep[0] is spray or any(x is keep[0] for x in spray)):
                 raise ValueError("__bool__ kept a list that was then freed")
             return len(keep)
         """, on={GUARD}, off={OK, EXCEPTION, CRASH}),
@@ -5855,7 +5855,7 @@ PAYLOADS = [
             it = None
             np.putmask(a, np.array([True, False, False]), [7])
             spray = [[i, "new"] for i in range(50)]
-            if keep and any(x is keep[0] for x in spray):
+            if keep and (keep[0] is spray or any(x is keep[0] for x in spray)):
                 raise ValueError("__bool__ kept a list that was then freed")
             return [len(keep), opf]
         """, on={OK}, off={OK, EXCEPTION, CRASH}),
@@ -5887,7 +5887,7 @@ PAYLOADS = [
             it = None
             np.putmask(a, np.array([True, False, False]), [7])
             spray = [[i, "new"] for i in range(50)]
-            if keep and any(x is keep[0] for x in spray):
+            if keep and (keep[0] is spray or any(x is keep[0] for x in spray)):
                 raise ValueError("__bool__ kept a list that was then freed")
             return len(keep)
         """, on={OK}, off={OK, EXCEPTION, CRASH}),
@@ -5920,7 +5920,7 @@ PAYLOADS = [
             outer = inner = None
             np.putmask(a, np.array([True, False, False]), [7])
             spray = [[i, "new"] for i in range(50)]
-            if keep and any(x is keep[0] for x in spray):
+            if keep and (keep[0] is spray or any(x is keep[0] for x in spray)):
                 raise ValueError("__bool__ kept a list that was then freed")
             return len(keep)
         """, on={OK}, off={OK, EXCEPTION, CRASH}),
@@ -5943,10 +5943,72 @@ PAYLOADS = [
             outer = inner = None
             np.putmask(a, np.array([True, False, False]), [7])
             spray = [[i, "new"] for i in range(50)]
-            if keep and any(x is keep[0] for x in spray):
+            if keep and (keep[0] is spray or any(x is keep[0] for x in spray)):
                 raise ValueError("__str__ kept a list that was then freed")
             return len(keep)
         """, on={GUARD}, off={OK, EXCEPTION, CRASH}),
+    # review 142 F1: numpy adds updateifcopy itself to a writable operand
+    # that overlaps another when flags say "copy_if_overlap": the unclosed
+    # iterator cast its object copy back with the code's __bool__ inside
+    # putmask's store (the freed list came back as the next list made)
+    Payload("numpy-putmask-nditer-copy-if-overlap-writeback-keeps-freed", """
+        import numpy as np
+
+        def main():
+            keep = []
+            a = np.empty(3, dtype=object)
+            class B:
+                def __bool__(self):
+                    keep.append(a[0])
+                    return True
+            b = np.zeros(6, dtype=bool)
+            it = np.nditer([b[1:], b[:-1]], flags=["refs_ok", "copy_if_overlap"],
+                           op_flags=[["readwrite"], ["readonly"]],
+                           op_dtypes=[object, None], casting="unsafe")
+            it.operands[0][0] = B()
+            a[0] = [it]
+            it = None
+            np.putmask(a, np.array([True, False, False]), [7])
+            spray = [[i, "new"] for i in range(50)]
+            if keep and (keep[0] is spray or any(x is keep[0] for x in spray)):
+                raise ValueError("__bool__ kept a list that was then freed")
+            return len(keep)
+        """, on={GUARD}, off={OK, EXCEPTION, CRASH}),
+    Payload("numpy-putmask-nested-iters-copy-if-overlap-writeback-keeps-freed", """
+        import numpy as np
+
+        def main():
+            keep = []
+            a = np.empty(3, dtype=object)
+            class B:
+                def __bool__(self):
+                    keep.append(a[0])
+                    return True
+            b = np.zeros(6, dtype=bool)
+            its = np.nested_iters([b[1:], b[:-1]], [[0], []],
+                                  flags=["refs_ok", "copy_if_overlap"],
+                                  op_flags=[["readwrite"], ["readonly"]],
+                                  op_dtypes=[object, None], casting="unsafe")
+            its[0].operands[0][0] = B()
+            a[0] = [its]
+            its = None
+            np.putmask(a, np.array([True, False, False]), [7])
+            spray = [[i, "new"] for i in range(50)]
+            if keep and (keep[0] is spray or any(x is keep[0] for x in spray)):
+                raise ValueError("__bool__ kept a list that was then freed")
+            return len(keep)
+        """, on={GUARD}, off={OK, EXCEPTION, CRASH}),
+    # an object array's overlapping copy: written back into the object
+    # array as the iterator dies (its old objects freed inside the store)
+    Payload("numpy-nditer-copy-if-overlap-object-base-refused", """
+        import numpy as np
+
+        def main():
+            o = np.array([1, 2, 3, 4], dtype=object)
+            it = np.nditer([o[1:], o[:-1]], flags=["refs_ok", "copy_if_overlap"],
+                           op_flags=[["readwrite"], ["readonly"]])
+            return [str(x.dtype) for x in it.operands]
+        """, on={GUARD}, off={OK}),
 
     # a[:] = int array (the cast's _strided_to_strided_move_references: DECREF dst, then store)
     Payload("numpy-cast-into-object-frees-before-store", """
