@@ -277,6 +277,35 @@ RESET ROLE;
 RESET pysandbox.python_layer;
 ALTER ROLE regress_pysandbox_user RESET ALL;
 ALTER ROLE regress_pysandbox_user IN DATABASE :"dbname" RESET ALL;
+-- a role with nothing stored gets what a login as it would: the server's
+-- values, not looser ones of the session (review 144 F1)
+SET pysandbox.python_layer = off;
+SET pysandbox.timeout = '1h';
+SET ROLE regress_pysandbox_user;
+SELECT active FROM sandbox_layers() WHERE layer = 'python';
+SELECT sandbox_execute('def main(): return 1', options => '{"timeout_ms": 20000}');
+RESET ROLE;
+RESET pysandbox.timeout;
+RESET pysandbox.python_layer;
+-- nor a pooler's login role's own looser values: they were stored for it
+CREATE ROLE regress_pysandbox_pooler LOGIN NOINHERIT;
+GRANT regress_pysandbox_user TO regress_pysandbox_pooler;
+ALTER ROLE regress_pysandbox_pooler SET pysandbox.timeout = '1h';
+ALTER ROLE regress_pysandbox_pooler SET pysandbox.python_layer = off;
+ALTER ROLE regress_pysandbox_pooler SET pysandbox.allowed_modules = 'json, math, os';
+\c - regress_pysandbox_pooler
+SHOW pysandbox.timeout;
+SET ROLE regress_pysandbox_user;
+SELECT active FROM sandbox_layers() WHERE layer = 'python';
+SELECT sandbox_execute('def main(): return 1', options => '{"timeout_ms": 20000}');
+-- the modules both allow: json and math, not os
+SELECT sandbox_execute('import json, math
+def main(): return math.floor(2.5)');
+SELECT sandbox_execute('import os
+def main(): return 1');
+RESET ROLE;
+\c - :superuser_name
+DROP ROLE regress_pysandbox_pooler;
 -- as a login as the role would get them: the database's where the role has
 -- none (this session, logged in before, has the default)
 ALTER DATABASE :"dbname" SET pysandbox.timeout = '250ms';

@@ -294,6 +294,13 @@ extern bool sb_role_python_layer(void);
 extern int	sb_role_log_calls(void);
 extern bool sb_role_log_code(void);
 
+/* what a login gets before stored values (sb_guc.c): a switch's base */
+extern int	sb_base_int[SB_ROLE_NINTS];
+extern bool sb_base_python_layer;
+extern int	sb_base_log_calls;
+extern bool sb_base_log_code;
+extern char *sb_base_allowed_modules;
+
 struct SbWorkspace;
 
 typedef struct SbLimits

@@ -141,6 +141,67 @@ sb_log_calls_value(const char *value)
 	return SB_LOG_CALLS_OFF;
 }
 
+/*
+ * What a login gets before any value stored for a role or database: the
+ * boot value, postgresql.conf's (and postgresql.auto.conf's), the server's
+ * -c.  A role switch compares with it where the current role has nothing
+ * stored (sb_role.c): a login role's own looser values are not a login as
+ * the current role's (review 144 F1).  Recorded by the check hooks as
+ * PostgreSQL validates a value of those sources: at definition, at each
+ * reload (also a value a later level hides in this session), and from the
+ * configuration files when the library is loaded in a session that a
+ * stored value reached first (sb_guc_base_from_files).
+ */
+int			sb_base_int[SB_ROLE_NINTS];
+bool		sb_base_python_layer = true;
+int			sb_base_log_calls = SB_LOG_CALLS_OFF;
+bool		sb_base_log_code = false;
+char	   *sb_base_allowed_modules = NULL;
+
+#define SB_BASE_SOURCE(source)	((source) <= PGC_S_ARGV)
+
+#define SB_BASE_INT_HOOK(fn, i) \
+static bool \
+fn(int *newval, void **extra, GucSource source) \
+{ \
+	if (SB_BASE_SOURCE(source)) \
+		sb_base_int[i] = *newval; \
+	return true; \
+}
+SB_BASE_INT_HOOK(sb_base_timeout, SB_LIMIT_TIMEOUT)
+SB_BASE_INT_HOOK(sb_base_cpu, SB_LIMIT_CPU)
+SB_BASE_INT_HOOK(sb_base_memory, SB_LIMIT_MEMORY)
+SB_BASE_INT_HOOK(sb_base_output, SB_LIMIT_OUTPUT)
+SB_BASE_INT_HOOK(sb_base_input_rows, SB_LIMIT_INPUT_ROWS)
+SB_BASE_INT_HOOK(sb_base_input_size, SB_LIMIT_INPUT_SIZE)
+SB_BASE_INT_HOOK(sb_base_figure_pixels, SB_ROLE_FIGURE_PIXELS)
+SB_BASE_INT_HOOK(sb_base_max_workspaces, SB_ROLE_MAX_WORKSPACES)
+SB_BASE_INT_HOOK(sb_base_max_parallel, SB_ROLE_MAX_PARALLEL)
+
+static bool
+sb_base_log_calls_hook(int *newval, void **extra, GucSource source)
+{
+	if (SB_BASE_SOURCE(source))
+		sb_base_log_calls = *newval;
+	return true;
+}
+
+static bool
+sb_base_python_layer_hook(bool *newval, void **extra, GucSource source)
+{
+	if (SB_BASE_SOURCE(source))
+		sb_base_python_layer = *newval;
+	return true;
+}
+
+static bool
+sb_base_log_code_hook(bool *newval, void **extra, GucSource source)
+{
+	if (SB_BASE_SOURCE(source))
+		sb_base_log_code = *newval;
+	return true;
+}
+
 /* Check hook: the allowlist must split cleanly. */
 static bool
 sb_check_allowed_modules(char **newval, void **extra, GucSource source)
@@ -153,6 +214,24 @@ sb_check_allowed_modules(char **newval, void **extra, GucSource source)
 		return false;
 	}
 	list_free_deep(names);
+	return true;
+}
+
+/* pysandbox.allowed_modules's: checked, and its base recorded */
+static bool
+sb_check_allowed_base(char **newval, void **extra, GucSource source)
+{
+	if (!sb_check_allowed_modules(newval, extra, source))
+		return false;
+	if (SB_BASE_SOURCE(source))
+	{
+		char	   *copy = strdup(*newval);
+
+		if (copy == NULL)
+			return false;		/* out of memory: PostgreSQL reports it */
+		free(sb_base_allowed_modules);
+		sb_base_allowed_modules = copy;
+	}
 	return true;
 }
 
@@ -336,6 +415,40 @@ sb_check_login_settings(void)
 	}
 }
 
+/*
+ * Loaded in a session (not preloaded): a value stored for the login role
+ * or the database replaced postgresql.conf's before the settings existed,
+ * so the check hooks never saw the file's.  Read postgresql.conf and
+ * postgresql.auto.conf as a reload does, and have each pysandbox value
+ * validated as of the file, changing nothing: the hooks record it, the
+ * last one of a name winning.  A file with a syntax error gives nothing,
+ * as a reload applies nothing then.  (A -c given to the server is not in
+ * a file: a role switch then compares with postgresql.conf's or the boot
+ * value.)
+ */
+static void
+sb_guc_base_from_files(void)
+{
+	ConfigVariable *head = NULL;
+	ConfigVariable *tail = NULL;
+	ConfigVariable *item;
+
+	if (ConfigFileName == NULL ||
+		!ParseConfigFile(ConfigFileName, true, NULL, 0, 0, DEBUG1, &head, &tail) ||
+		(DataDir != NULL &&
+		 !ParseConfigFile(PG_AUTOCONF_FILENAME, false, NULL, 0, 0, DEBUG1, &head, &tail)))
+	{
+		FreeConfigVariables(head);
+		return;
+	}
+	for (item = head; item != NULL; item = item->next)
+		if (pg_strncasecmp(item->name, "pysandbox.", 10) == 0 &&
+			GetConfigOption(item->name, true, false) != NULL)
+			(void) set_config_option(item->name, item->value, PGC_SUSET, PGC_S_FILE,
+									 GUC_ACTION_SET, false, DEBUG1, false);
+	FreeConfigVariables(head);
+}
+
 /* Register the settings (called from _PG_init). */
 void
 sb_guc_init(void)
@@ -366,7 +479,7 @@ sb_guc_init(void)
 							&sb_timeout_ms,
 							10000, 1, 3600 * 1000,
 							PGC_SUSET, GUC_UNIT_MS,
-							NULL, NULL, NULL);
+							sb_base_timeout, NULL, NULL);
 
 	DefineCustomIntVariable("pysandbox.cpu_limit",
 							"CPU time limit of one sandbox call.",
@@ -374,7 +487,7 @@ sb_guc_init(void)
 							&sb_cpu_ms,
 							10000, 1, 3600 * 1000,
 							PGC_SUSET, GUC_UNIT_MS,
-							NULL, NULL, NULL);
+							sb_base_cpu, NULL, NULL);
 
 	DefineCustomIntVariable("pysandbox.memory_limit",
 							"Memory one sandbox call may allocate.",
@@ -382,7 +495,7 @@ sb_guc_init(void)
 							&sb_memory_mb,
 							512, 16, 1024 * 1024,
 							PGC_SUSET, GUC_UNIT_MB,
-							NULL, NULL, NULL);
+							sb_base_memory, NULL, NULL);
 
 	DefineCustomIntVariable("pysandbox.max_output_bytes",
 							"Largest result plus printed output of one sandbox call.",
@@ -390,7 +503,7 @@ sb_guc_init(void)
 							&sb_max_output_bytes,
 							16 * 1024 * 1024, 1024, 1024 * 1024 * 1024,
 							PGC_SUSET, GUC_UNIT_BYTE,
-							NULL, NULL, NULL);
+							sb_base_output, NULL, NULL);
 
 	DefineCustomIntVariable("pysandbox.max_figure_pixels",
 							"Most pixels a figure drawn in a sandbox call may have.",
@@ -398,7 +511,7 @@ sb_guc_init(void)
 							&sb_max_figure_pixels,
 							4000000, 10000, 100000000,
 							PGC_SUSET, 0,
-							NULL, NULL, NULL);
+							sb_base_figure_pixels, NULL, NULL);
 
 	DefineCustomIntVariable("pysandbox.max_input_rows",
 							"Most rows all table inputs of one call may have together.",
@@ -406,7 +519,7 @@ sb_guc_init(void)
 							&sb_max_input_rows,
 							10000000, 0, INT_MAX,
 							PGC_SUSET, 0,
-							NULL, NULL, NULL);
+							sb_base_input_rows, NULL, NULL);
 
 	DefineCustomIntVariable("pysandbox.max_input_size",
 							"Most bytes all table inputs of one call may encode to.",
@@ -414,7 +527,7 @@ sb_guc_init(void)
 							&sb_max_input_mb,
 							512, 1, 64 * 1024,
 							PGC_SUSET, GUC_UNIT_MB,
-							NULL, NULL, NULL);
+							sb_base_input_size, NULL, NULL);
 
 	DefineCustomStringVariable("pysandbox.allowed_modules",
 							   "Modules sandboxed code may import (comma-separated).",
@@ -422,7 +535,7 @@ sb_guc_init(void)
 							   &sb_allowed_modules,
 							   SB_DEFAULT_MODULES,
 							   PGC_SUSET, GUC_LIST_INPUT,
-							   sb_check_allowed_modules, NULL, NULL);
+							   sb_check_allowed_base, NULL, NULL);
 
 	DefineCustomStringVariable("pysandbox.preload_modules",
 							   "Modules a sandbox worker imports and warms when it starts (comma-separated).",
@@ -464,7 +577,7 @@ sb_guc_init(void)
 							 &sb_python_layer,
 							 true,
 							 PGC_SUSET, 0,
-							 NULL, NULL, NULL);
+							 sb_base_python_layer_hook, NULL, NULL);
 
 	DefineCustomBoolVariable("pysandbox.allow_weak_isolation",
 							 "Run even where no filesystem confinement is available.",
@@ -502,7 +615,7 @@ sb_guc_init(void)
 							&sb_max_parallel,
 							4, 1, SB_MAX_PARALLEL,
 							PGC_SUSET, 0,
-							NULL, NULL, NULL);
+							sb_base_max_parallel, NULL, NULL);
 
 	DefineCustomIntVariable("pysandbox.stream_threshold",
 							"Table inputs expected to be larger than this are streamed to the sandbox while their queries run.",
@@ -534,7 +647,7 @@ sb_guc_init(void)
 							&sb_max_workspaces,
 							4, 0, SB_MAX_WORKSPACES,
 							PGC_SUSET, 0,
-							NULL, NULL, NULL);
+							sb_base_max_workspaces, NULL, NULL);
 
 	DefineCustomIntVariable("pysandbox.workspace_idle_timeout",
 							"How long a workspace may wait for its next call before it ends.",
@@ -560,7 +673,7 @@ sb_guc_init(void)
 							 &sb_log_calls,
 							 SB_LOG_CALLS_OFF, sb_log_calls_options,
 							 PGC_SUSET, 0,
-							 NULL, NULL, NULL);
+							 sb_base_log_calls_hook, NULL, NULL);
 
 	DefineCustomBoolVariable("pysandbox.log_code",
 							 "Whether the lines of pysandbox.log_calls include the code that ran.",
@@ -568,9 +681,11 @@ sb_guc_init(void)
 							 &sb_log_code,
 							 false,
 							 PGC_SUSET, 0,
-							 NULL, NULL, NULL);
+							 sb_base_log_code_hook, NULL, NULL);
 
 	MarkGUCPrefixReserved("pysandbox");
+	if (IsUnderPostmaster)
+		sb_guc_base_from_files();
 
 	/* each given value, checked as a superuser's SET would be, changing nothing
 	 * (0: invalid; -1: valid, not applied) */

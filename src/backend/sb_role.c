@@ -10,10 +10,12 @@
  * set for the role that runs the code would not apply to it.  So when the
  * current role is not the one that logged in, a call works out the
  * pysandbox settings a login as the current role would get (its own in
- * this database, its own, the database's, all roles') and applies the
- * stricter of them and the session's: the lower limit, the modules both
- * allowlists allow, the Python layer on if either has it on, the fuller
- * audit line.  A role switch never loosens anything.  An invalid stored value refuses the call, as one given before
+ * this database, its own, the database's, all roles', else the server's
+ * configuration: sb_guc.c's sb_base_*) and applies the stricter of them
+ * and the session's: the lower limit, the modules both allowlists allow,
+ * the Python layer on if either has it on, the fuller audit line.  A role
+ * switch never loosens anything: neither the login role's own looser
+ * values nor a superuser's SET pass to the role (review 144 F1).  An invalid stored value refuses the call, as one given before
  * the library was loaded does (sb_guc.c).
  *
  * Read once per statement and command (four index lookups in
@@ -258,22 +260,29 @@ sb_role_load(void)
 	return true;
 }
 
-/* Setting i for this call: the session's, or the current role's if lower. */
+/* What a login as the current role gets of setting i (loaded). */
+static int
+sb_role_login_int(SbRoleInt i)
+{
+	return sb_role.has[i] ? sb_role.value[i] : sb_base_int[i];
+}
+
+/* Setting i for this call: the session's, or a login as the role's if lower. */
 int
 sb_role_int(SbRoleInt i)
 {
 	int			value = *sb_role_ints[i].session;
 
-	if (sb_role_load() && sb_role.has[i] && sb_role.value[i] < value)
-		return sb_role.value[i];
+	if (sb_role_load() && sb_role_login_int(i) < value)
+		return sb_role_login_int(i);
 	return value;
 }
 
-/* Did the current role's stored value lower setting i? */
+/* Did the current role's settings lower setting i? */
 bool
 sb_role_lowered(SbRoleInt i)
 {
-	return sb_role_load() && sb_role.has[i] && sb_role.value[i] < *sb_role_ints[i].session;
+	return sb_role_load() && sb_role_login_int(i) < *sb_role_ints[i].session;
 }
 
 /* The current role's name, when its stored settings apply (for hints). */
@@ -317,18 +326,23 @@ const char *
 sb_role_allowed_modules(void)
 {
 	const char *session = sb_allowed_modules ? sb_allowed_modules : "";
+	const char *login;
 	List	   *mine,
 			   *theirs;
 	ListCell   *lc;
 	StringInfoData buf;
 	MemoryContext old;
 
-	if (!sb_role_load() || sb_role.allowed == NULL)
+	if (!sb_role_load())
+		return session;
+	login = sb_role.allowed ? sb_role.allowed :
+		sb_base_allowed_modules ? sb_base_allowed_modules : session;
+	if (strcmp(login, session) == 0)
 		return session;
 	if (sb_role.merged != NULL && strcmp(sb_role.merged_from, session) == 0)
 		return sb_role.merged;
-	if (!sb_split_modules(session, &mine) || !sb_split_modules(sb_role.allowed, &theirs))
-		sb_role_invalid("pysandbox.allowed_modules", sb_role.allowed);
+	if (!sb_split_modules(session, &mine) || !sb_split_modules(login, &theirs))
+		sb_role_invalid("pysandbox.allowed_modules", login);
 	old = MemoryContextSwitchTo(sb_role_cxt);
 	initStringInfo(&buf);
 	foreach(lc, mine)
@@ -356,21 +370,27 @@ sb_role_allowed_modules(void)
 bool
 sb_role_python_layer(void)
 {
-	return sb_python_layer || (sb_role_load() && sb_role.python_layer == 1);
+	return sb_python_layer ||
+		(sb_role_load() && (sb_role.python_layer >= 0 ? sb_role.python_layer == 1 :
+							sb_base_python_layer));
 }
 
 /* pysandbox.log_calls for this call: the fuller of the two */
 int
 sb_role_log_calls(void)
 {
-	if (sb_role_load() && sb_role.log_calls > sb_log_calls)
-		return sb_role.log_calls;
-	return sb_log_calls;
+	int			login;
+
+	if (!sb_role_load())
+		return sb_log_calls;
+	login = sb_role.log_calls >= 0 ? sb_role.log_calls : sb_base_log_calls;
+	return login > sb_log_calls ? login : sb_log_calls;
 }
 
 /* pysandbox.log_code for this call: on if either is */
 bool
 sb_role_log_code(void)
 {
-	return sb_log_code || (sb_role_load() && sb_role.log_code == 1);
+	return sb_log_code ||
+		(sb_role_load() && (sb_role.log_code >= 0 ? sb_role.log_code == 1 : sb_base_log_code));
 }

@@ -400,6 +400,8 @@ def held_check():
     cur.execute("SELECT floor_held_stash(i) FROM generate_series(1, 2) AS i")
     second = [r[0] for r in cur.fetchall()]
     cur.execute("CREATE ROLE floor_held_other")
+    # a login as it would have the layer on: the session's SET stays its own
+    cur.execute("ALTER ROLE floor_held_other SET pysandbox.python_layer = off")
     try:
         cur.execute("SET ROLE floor_held_other")
         cur.execute("SELECT floor_held_stash(1)")

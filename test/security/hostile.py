@@ -8050,6 +8050,12 @@ class Server:
 
     def set_python_layer(self, on):
         self.cur.execute("SET pysandbox.python_layer = %s" % ("on" if on else "off"))
+        # after SET ROLE a call has the layer on unless a login as that
+        # role would have it off: the ordinary role's stored value
+        self.cur.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (self.ORDINARY,))
+        if self.cur.fetchone() is not None:
+            self.cur.execute("ALTER ROLE %s %s" % (self.ORDINARY, "RESET pysandbox.python_layer"
+                                                   if on else "SET pysandbox.python_layer = off"))
 
     def set_filesystem_layer(self, layer):
         self.cur.execute("SET pysandbox.filesystem_layer = %s" % layer)
