@@ -215,8 +215,17 @@ extern int	sb_input_kind(Oid typid, bool numeric_decimal);
 extern bool sb_is_money(Oid typid);
 extern Datum sb_money_array_amounts(Datum d);
 extern bool sb_prints_numeric(Oid typid, int depth);
-extern bool sb_slow_input(Oid typid);
-extern void sb_check_slow_input(Oid typid, Size len, const char *what);
+/* how a type's values are held to bounded parsing (sb_slow_input) */
+typedef enum SbSlowInput
+{
+	SB_SLOW_NONE = 0,
+	SB_SLOW_QUERY,				/* a tsquery, query_int, ltxtquery, lquery in it */
+	SB_SLOW_XML,				/* xml itself, or a domain over it */
+	SB_SLOW_XML_INSIDE			/* xml in an array, range or composite */
+} SbSlowInput;
+extern int	sb_slow_input(Oid typid);
+extern void sb_check_slow_input(int kind, Oid typid, const char *text, Size len,
+								const char *what);
 extern bool sb_kind_is_var(int kind);
 extern char *sb_alloc_large(MemoryContext cxt, Size size);
 extern void sb_column_argument(SbColumn *c, int argument);
@@ -714,6 +723,10 @@ extern Jsonb *sb_result_jsonb(const SbOutcome *out);
 #define SB_NESTED_JSON_MAX_TEXT	(256 << 10)
 /* the text of a value whose input function is quadratic (sb_slow_input) */
 #define SB_SLOW_INPUT_MAX_TEXT	(16 << 10)
+/* an xml value's text, and what it may hold past 16 kB (sb_xml_complexity) */
+#define SB_XML_MAX_TEXT			(256 << 10)
+#define SB_XML_MAX_EQUALS		1024
+#define SB_XML_MAX_NAMESPACES	256
 extern SbJsonCheck sb_json_check(char *text, Size len);
 extern Size sb_json_expansion(const char *text, Size len);
 extern Size sb_number_expansion(const char *text, Size len);

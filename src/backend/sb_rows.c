@@ -55,7 +55,7 @@ typedef struct SbOutColumn
 	bool		nested_json;	/* jsonb or jsonpath inside (jsonb[], a
 								 * composite's field): their input
 								 * functions build without a budget */
-	bool		slow_input;		/* a type whose input function takes time
+	int			slow_input;		/* a type whose input function takes time
 								 * quadratic in its text, deaf to cancel
 								 * (sb_slow_input) */
 	Oid			typioparam;
@@ -184,27 +184,115 @@ sb_is_slow_input(Oid base, int depth)
 	return slow;
 }
 
-/* Is a value of this type parsed in part by such an input function? */
-bool
-sb_slow_input(Oid typid)
+/*
+ * xml's input, libxml2 (Debian 12's 2.9.14), checks a start tag's
+ * attributes against each other and resolves namespace prefixes against
+ * every declaration in scope, in time that grows with the square of their
+ * number, and stops for no cancel (review 141 F1: a tag of 80,000
+ * attributes, 0.8 MB, took 10 s through cancel and terminate).
+ */
+static bool
+sb_is_xml(Oid base, int depth)
 {
-	return sb_type_holds(typid, 0, sb_is_slow_input);
+	(void) depth;
+	return base == XMLOID;
 }
 
 /*
- * Refuse the text of such a value past SB_SLOW_INPUT_MAX_TEXT (at most
- * ~20 ms of parsing, where 1 MB took a minute); what: "a value", "parameter $2".
+ * How a value of this type is held to bounded parsing (SbSlowInput): a
+ * query type anywhere in it, or xml inside an array, a range or a
+ * composite, whose text (escaped as the container writes it) is not
+ * scanned, at SB_SLOW_INPUT_MAX_TEXT; an xml value itself (or a domain
+ * over xml) is scanned (sb_xml_complexity).
+ */
+int
+sb_slow_input(Oid typid)
+{
+	if (sb_type_holds(typid, 0, sb_is_slow_input))
+		return SB_SLOW_QUERY;
+	if (getBaseType(typid) == XMLOID)
+		return SB_SLOW_XML;
+	if (sb_type_holds(typid, 0, sb_is_xml))
+		return SB_SLOW_XML_INSIDE;
+	return SB_SLOW_NONE;
+}
+
+/*
+ * What makes xml text too costly to parse, or NULL: past 16 kB, more than
+ * SB_XML_MAX_EQUALS "=" between two "<" (a tag's attributes: "<" may not
+ * appear in an attribute's value, "=" may, and text between tags counts
+ * too), more than SB_XML_MAX_NAMESPACES "xmlns" in all, or a document type
+ * declaration (its entities and attribute defaults are expanded as it is
+ * read).  Linear, over the text exactly as xml_in will read it.
+ */
+static const char *
+sb_xml_complexity(const char *s, Size n)
+{
+	Size		i;
+	int			equals = 0;
+	int			namespaces = 0;
+
+	for (i = 0; i < n; i++)
+	{
+		if (s[i] == '<')
+		{
+			equals = 0;
+			if (n - i >= 9 && s[i + 1] == '!' && pg_strncasecmp(s + i + 2, "DOCTYPE", 7) == 0)
+				return "a document type declaration (<!DOCTYPE ...>)";
+		}
+		else if (s[i] == '=' && ++equals > SB_XML_MAX_EQUALS)
+			return psprintf("a tag with more than %d attributes (\"=\" between two \"<\")",
+							SB_XML_MAX_EQUALS);
+		else if (s[i] == 'x' && n - i >= 5 && memcmp(s + i, "xmlns", 5) == 0 &&
+				 ++namespaces > SB_XML_MAX_NAMESPACES)
+			return psprintf("more than %d namespace declarations", SB_XML_MAX_NAMESPACES);
+	}
+	return NULL;
+}
+
+/*
+ * Refuse the text of a value of such a type (kind: sb_slow_input) that
+ * could take long to parse: past SB_SLOW_INPUT_MAX_TEXT (at most ~20 ms
+ * of parsing, where 1 MB took a minute) for a query type or xml inside a
+ * container; an xml value past SB_XML_MAX_TEXT, or past 16 kB and built
+ * as sb_xml_complexity says; what: "a value", "parameter $2".
  */
 void
-sb_check_slow_input(Oid typid, Size len, const char *what)
+sb_check_slow_input(int kind, Oid typid, const char *text, Size len, const char *what)
 {
-	if (len > SB_SLOW_INPUT_MAX_TEXT)
+	const char *why;
+
+	if (kind == SB_SLOW_NONE || len <= SB_SLOW_INPUT_MAX_TEXT)
+		return;
+	if (kind == SB_SLOW_QUERY)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("%s of type %s may take at most %d kB of text",
 						what, format_type_be(typid), SB_SLOW_INPUT_MAX_TEXT >> 10),
 				 errdetail("A tsquery (or another query type) in it is read by an input function whose time grows with the square of its text, and which does not stop for a cancel."),
 				 errhint("Use a shorter value, or build it in SQL from shorter parts.")));
+	if (kind == SB_SLOW_XML_INSIDE)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s of type %s may take at most %d kB of text",
+						what, format_type_be(typid), SB_SLOW_INPUT_MAX_TEXT >> 10),
+				 errdetail("The xml in it is read by libxml2, whose time can grow with the square of a tag's attributes and namespaces, and which does not stop for a cancel."),
+				 errhint("Use each document as an xml value of its own (up to %d kB), or keep it as text.",
+						 SB_XML_MAX_TEXT >> 10)));
+	if (len > SB_XML_MAX_TEXT)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s of type %s may take at most %d kB of text",
+						what, format_type_be(typid), SB_XML_MAX_TEXT >> 10),
+				 errdetail("It is read by libxml2, which does not stop for a cancel."),
+				 errhint("Use a smaller document, or keep it as text.")));
+	if ((why = sb_xml_complexity(text, len)) != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s of type %s past %d kB has %s",
+						what, format_type_be(typid), SB_SLOW_INPUT_MAX_TEXT >> 10, why),
+				 errdetail("libxml2 reads a tag's attributes and namespaces in time that grows with the square of their number, expands a document type's entities, and does not stop for a cancel."),
+				 errhint("Use a simpler document (fewer attributes in a tag, fewer namespace declarations, no DOCTYPE), or keep it as text.")));
 }
 
 /* errcontext: which value of the result failed to convert */
@@ -440,8 +528,8 @@ sb_text_datum(SbOutColumn *c, uint64 row, Size *expansion)
 	}
 	/* a cancel between values, each of which takes bounded time */
 	CHECK_FOR_INTERRUPTS();
-	if (c->slow_input)
-		sb_check_slow_input(c->typid, (Size) n, "a value");
+	if (c->slow_input != SB_SLOW_NONE)
+		sb_check_slow_input(c->slow_input, c->typid, s, (Size) n, "a value");
 	if (c->nested_json && n > SB_NESTED_JSON_MAX_TEXT)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -573,7 +661,7 @@ sb_rows_declare(SbRequest *req, TupleDesc tupdesc, MemoryContext cache_cxt)
 				!c->plain_text && sb_prints_numeric(c->basetype, 0) ? SB_DIGITS_TEXT :
 				SB_DIGITS_NONE;
 			c->nested_json = !c->plain_text && sb_nests_json(c->basetype, 0);
-			c->slow_input = !c->plain_text && sb_slow_input(c->basetype);
+			c->slow_input = c->plain_text ? SB_SLOW_NONE : sb_slow_input(c->basetype);
 		}
 		if (ro->ncols > 0)
 			appendStringInfoChar(&req->json, ',');
