@@ -306,6 +306,17 @@ def main(): return 1');
 RESET ROLE;
 \c - :superuser_name
 DROP ROLE regress_pysandbox_pooler;
+-- a SECURITY DEFINER function's caller sets client_min_messages: the usage
+-- line (its inputs' rows and bytes) is not the caller's to read (review
+-- 144 F2); no DEBUG line below
+CREATE FUNCTION regress_definer_rows() RETURNS jsonb LANGUAGE sql SECURITY DEFINER
+AS $$ SELECT sandbox_execute('def main(df): return len(df) > 0',
+                             '{"df": {"$query": "SELECT generate_series(1, 176) AS n"}}') $$;
+ALTER FUNCTION regress_definer_rows() OWNER TO regress_pysandbox_user;
+SET client_min_messages = debug1;
+SELECT regress_definer_rows();
+RESET client_min_messages;
+DROP FUNCTION regress_definer_rows();
 -- as a login as the role would get them: the database's where the role has
 -- none (this session, logged in before, has the default)
 ALTER DATABASE :"dbname" SET pysandbox.timeout = '250ms';

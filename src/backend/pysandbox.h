@@ -652,6 +652,7 @@ extern bool sb_rows_parallel_safe(const SbRowsOut *ro);
 extern uint64 sb_rows_receive(SbRowsOut *ro, const SbOutcome *out, const SbLimits *limits,
 							  const char *func, Tuplestorestate *store,
 							  Datum *values, bool *nulls);
+extern int	sb_private_debug_level(void);
 extern void sb_report_usage(const SbRequest *req, const SbOutcome *out);
 extern bool sb_request_validate(SbRequest *req, const char *code, Jsonb *inputs,
 								const SbLimits *limits, SbOutcome *out);

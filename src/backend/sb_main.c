@@ -425,6 +425,23 @@ sb_request_finish(SbRequest *req, Jsonb *inputs)
 }
 
 /*
+ * The level of a DEBUG1 line about a call's data (its inputs' rows and
+ * bytes, its groups' partitions), or 0 for none: in a SECURITY DEFINER
+ * function or a security-restricted operation the caller sets
+ * client_min_messages, and the owner's inputs are not the caller's to
+ * count (review 144 F2: a definer function that returned only a boolean
+ * showed the caller input_rows=176 of a table it could not read).  There
+ * the line goes to the server log only, when it logs DEBUG1.
+ */
+int
+sb_private_debug_level(void)
+{
+	if (GetUserId() == GetOuterUserId() && !InSecurityRestrictedOperation())
+		return DEBUG1;
+	return log_min_messages <= DEBUG1 ? LOG_SERVER_ONLY : 0;
+}
+
+/*
  * The usage of a call: counted for pysandbox_stat and the audit line, and
  * left at DEBUG1.
  */
@@ -432,6 +449,7 @@ void
 sb_report_usage(const SbRequest *req, const SbOutcome *out)
 {
 	uint64		output = out->result_len;
+	int			level = sb_private_debug_level();
 	ListCell   *lc;
 
 	foreach(lc, out->rows_columns)
@@ -439,7 +457,9 @@ sb_report_usage(const SbRequest *req, const SbOutcome *out)
 	if (out->stdout_text)
 		output += out->stdout_text->len + out->stderr_text->len;
 	sb_stat_usage(req, out, output);
-	elog(DEBUG1, "pysandbox usage: wall_ms=" UINT64_FORMAT " cpu_ms=" UINT64_FORMAT
+	if (level == 0)
+		return;
+	elog(level, "pysandbox usage: wall_ms=" UINT64_FORMAT " cpu_ms=" UINT64_FORMAT
 		 " peak_memory_kb=" UINT64_FORMAT " input_rows=" UINT64_FORMAT
 		 " input_bytes=" UINT64_FORMAT " output_bytes=" UINT64_FORMAT "%s",
 		 out->exit.wall_us / 1000, out->call_cpu_us / 1000,

@@ -177,14 +177,16 @@ sb_group_partition(SbGroupScan *gs, SPIPlanPtr plan)
 		(gs->limits->memory_mb > 0 &&
 		 bytes / sb_pool_size(gs->pool) > (double) gs->limits->memory_mb * 1024 * 1024 / 4))
 	{
-		elog(DEBUG1, "pysandbox: %d of %d parallel workers started: the groups of input \"%s\" run sorted",
-			 sb_pool_size(gs->pool), n, gs->input);
+		if (sb_private_debug_level() != 0)
+			elog(sb_private_debug_level(), "pysandbox: %d of %d parallel workers started: the groups of input \"%s\" run sorted",
+				 sb_pool_size(gs->pool), n, gs->input);
 		return false;
 	}
 	gs->parts = MemoryContextAllocZero(gs->cxt, sizeof(SbPartitions));
 	gs->parts->n = sb_pool_size(gs->pool);
-	elog(DEBUG1, "pysandbox: the groups of input \"%s\" run over %d partitions",
-		 gs->input, gs->parts->n);
+	if (sb_private_debug_level() != 0)
+		elog(sb_private_debug_level(), "pysandbox: the groups of input \"%s\" run over %d partitions",
+			 gs->input, gs->parts->n);
 	gs->parts->loading = -1;
 	return true;
 }
