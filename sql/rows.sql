@@ -1001,11 +1001,11 @@ SET ROLE regress_pysandbox_rows;
 SELECT * FROM rows_secret_totals ORDER BY region;
 RESET ROLE;
 CREATE FUNCTION rows_secret_totals_definer() RETURNS TABLE (region text, amount int8)
-LANGUAGE sql SECURITY DEFINER SET search_path = public, pg_temp
-AS $f$ SELECT * FROM sandbox_rows($$
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $f$ SELECT * FROM public.sandbox_rows($$
 def main(df):
     return df.groupby("region", as_index=False)["amount"].sum()
-$$, '{"df": {"$table": "rows_secret"}}'::jsonb) AS t(region text, amount int8) $f$;
+$$, '{"df": {"$table": "public.rows_secret"}}'::jsonb) AS t(region text, amount int8) $f$;
 GRANT EXECUTE ON FUNCTION rows_secret_totals_definer() TO regress_pysandbox_rows;
 SET ROLE regress_pysandbox_rows;
 SELECT * FROM rows_secret_totals_definer() ORDER BY region;
