@@ -186,6 +186,39 @@ class Scalars(unittest.TestCase):
                     self.assertEqual(struct.pack("<d", fast) if kind == _io.COL_FLOAT64 else 0,
                                      struct.pack("<d", slow) if kind == _io.COL_FLOAT64 else 0)
 
+    def test_text_dates_json_fast_path_is_the_general_path(self):
+        """Text, bytes, JSON, numerics and moments without NULL are read
+        from the bytes too (review 143 F1); the value and its type are what
+        decode_column and the conversions give."""
+        def general(kind, payload):
+            value = sb_codec.decode_column(kind, 1, payload)[0]
+            if kind == _io.COL_DATE:
+                return pd.Timestamp(value).date()
+            if kind in (_io.COL_TIMESTAMP, _io.COL_TIMESTAMPTZ):
+                return pd.Timestamp(value).to_pydatetime()
+            if kind == _io.COL_INTERVAL:
+                return pd.Timedelta(value).to_pytimedelta()
+            return value
+
+        texts = ["", "héllo", "a\tb\n", "𝔘nicode ✓", "x" * 5000, '{"k": [1, 2.5, null]}',
+                 "[]", '"s"', "123456789012345678901234567890.5", "-0.000001"]
+        cases = [(_io.COL_TEXT, text_payload([t])) for t in texts]
+        cases += [(_io.COL_BYTES, text_payload([t])) for t in texts]
+        cases += [(_io.COL_JSON, text_payload([t])) for t in texts[5:]]
+        cases += [(_io.COL_DECIMAL, text_payload([t])) for t in texts[8:]]
+        micros = [0, 1, -1, 19782 * 86400 * 10 ** 6, -(10 ** 15), 9 * 10 ** 15, -9 * 10 ** 15,
+                  2 ** 63 // 1000 - 1, 86399999999]
+        for kind in (_io.COL_DATE, _io.COL_TIMESTAMP, _io.COL_TIMESTAMPTZ, _io.COL_INTERVAL):
+            cases += [(kind, fixed_payload(m)) for m in micros]
+        for kind, payload in cases:
+            with self.subTest(kind=kind, payload=bytes(payload[:40]).hex()):
+                fast = sb_codec.decode_scalar(kind, bytearray(payload))
+                slow = general(kind, bytearray(payload))
+                self.assertIs(type(fast), type(slow))
+                self.assertEqual(fast, slow)
+                if isinstance(fast, datetime.datetime):
+                    self.assertIs(type(fast.tzinfo), type(slow.tzinfo))
+
     def test_other_lengths_take_the_general_path(self):
         # trailing bytes are ignored as decode_column ignores them; short is an error
         self.assertEqual(sb_codec.decode_scalar(_io.COL_INT64, bytearray(fixed_payload(5) + b"xx")), 5)
