@@ -318,6 +318,18 @@ def main():
     p = Pair(1, 2)._replace(b=3)
     return [list(p._fields), p._asdict(), Pair._make([5, 6]).a]
 $$);
+-- and the fields it names by position: itertuples() calls a column that is
+-- no identifier _1, _2, ... (review 143 F2); "_x" stays private
+SELECT sandbox_execute($$
+import pandas as pd
+def main():
+    df = pd.DataFrame({"Amount USD": [1.5, 2.5], "k": ["a", "b"]})
+    return [[t._1, getattr(t, "_1"), t.k] for t in df.itertuples()]
+$$);
+SELECT sandbox_execute($$
+def main(df):
+    return df._x1
+$$);
 
 -- forbidden-name: builtins that run code, open files or expose namespaces
 SELECT sandbox_execute($$

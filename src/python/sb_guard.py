@@ -94,8 +94,17 @@ REOPENED_SUBMODULES = frozenset({
     "matplotlib.backends.backend_svg",
 })
 
-# The public namedtuple API is the one exception to the private-name rule.
+# The public namedtuple API is the one exception to the private-name rule,
+# with the fields namedtuple(rename=True) names by position: itertuples()
+# calls a column that is no identifier ("Amount USD") _1, _2, ... (review
+# 143 F2); no library object has an attribute of that form.
 NAMEDTUPLE_ATTRIBUTES = frozenset({"_asdict", "_replace", "_fields", "_make"})
+
+
+def namedtuple_attribute(name):
+    """Whether name is the namedtuple API's, or a renamed field's (_4)."""
+    return name in NAMEDTUPLE_ATTRIBUTES or (
+        len(name) > 1 and name[0] == "_" and name[1:].isdigit() and name[1:].isascii())
 
 # "__" names code may read (never set): what they give is a str (or None),
 # as in type(exc).__name__ or x.__class__.__qualname__
@@ -310,7 +319,7 @@ def attribute_problem(name):
     name = exact_str(name)
     if name.startswith("__"):
         return ("dunder", dunder_message(name))
-    if name.startswith("_") and name not in NAMEDTUPLE_ATTRIBUTES:
+    if name.startswith("_") and not namedtuple_attribute(name):
         return ("private-attribute", 'attribute "%s" is not allowed: names '
                 'that begin with "_" are private' % name)
     reason = forbidden_attribute_reason(name)
