@@ -274,6 +274,15 @@ FROM pg_temp.both($$
 def main():
     return {"total": 1}
 $$, opts => jsonb_build_object('verify', E'assert result["main"]["total"] == 1\nassert result["main"]["count"] == 1')) x;
+-- result holds what the functions returned, not their JSON: an error of
+-- the verify text says what it holds (review 143 F3: a Series's .values()
+-- read as a dict's)
+SELECT r->'error'->>'message' AS message
+FROM sandbox_run($$
+import pandas as pd
+def main():
+    return pd.Series([4, 2], index=["a", "b"])
+$$, options => jsonb_build_object('verify', 'assert all(v > 0 for v in result["main"].values())')) r;
 -- the verify text is assertions, not a function body: a "yield" or "return"
 -- in it cannot make failing assertions pass
 SELECT replace(v, E'\n', ' \n ') AS verify, r->'ok' AS ok

@@ -963,6 +963,29 @@ class VerificationFailed(Exception):
         self.etype = etype
 
 
+def _verify_hint(results):
+    """What result holds, for an error of the verify text: the values the
+    functions returned, not the JSON the caller sees (review 143 F3: a
+    Series's .values() read as a dict's was "'IntegerArray' object is not
+    callable")."""
+    if type(results) is not dict:
+        return None
+    said = []
+    for name, value in list(results.items())[:4]:
+        kind = type(value)          # not value.__class__, a property of the code's
+        if issubclass(kind, pd.DataFrame):
+            what = "a pandas DataFrame (its rows: .to_dict(\"records\"))"
+        elif issubclass(kind, pd.Series):
+            what = "a pandas Series (.tolist(), .items(), .to_dict())"
+        elif issubclass(kind, np.ndarray):
+            what = "a numpy array (.tolist())"
+        else:
+            what = "a " + str(type.__getattribute__(kind, "__name__"))
+        said.append('result["%s"] is %s' % (name, what))
+    return ("result holds what the functions returned, not their JSON: %s."
+            % "; ".join(said)) if said else None
+
+
 def _check_verify_shape(tree):
     """The verify text is a list of statements: no return or yield outside a
     nested function (either would let failing assertions pass)."""
@@ -1006,7 +1029,9 @@ def _verify(source, results, namespace, allowed, python_layer):
         line = frames[-1].lineno - 1 if frames else 1
         detail = sb_errors.exception_message(exc)
         if not isinstance(exc, AssertionError):
-            raise VerificationFailed(detail, line, type(exc).__name__) from None
+            hint = _verify_hint(results)
+            raise VerificationFailed(detail + (": " + hint if hint else ""), line,
+                                     type(exc).__name__) from None
         text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
         raise VerificationFailed("verification failed: %s%s" % (
             text, (" (%s)" % detail) if detail else ""), line) from None
