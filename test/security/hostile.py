@@ -5204,6 +5204,32 @@ PAYLOADS = [
                                                    # it faults: now and then within 64 kB
                                                    # of the stack pointer, which sb_where.c
                                                    # reports as the stack's end)
+    # review 145 F1: merge's join of object keys runs the keys' __eq__,
+    # which emptied the frame being joined: the join's positions then lay
+    # past its end (layer off: SIGSEGV in the take); the take's bounds
+    # check is what stops it with the layer on
+    Payload("pandas-merge-object-key-eq-empties-frame", """
+        import pandas as pd
+
+        class V:
+            def __init__(self, v):
+                self.v = v
+                self.df = None
+            def __eq__(self, o):
+                if self.df is not None and len(self.df):
+                    self.df.drop(self.df.index, inplace=True)
+                return True
+            def __hash__(self):
+                return 7
+
+        def main():
+            items = [V(i) for i in range(6)]
+            df = pd.DataFrame({"a": pd.Series(items, dtype=object), "g": [1, 2, 1, 2, 1, 2]})
+            for it in items:
+                it.df = df
+            r = df.merge(df.copy(), on="a")
+            return list(r.shape)
+        """, on={GUARD}, off={CRASH, EXCEPTION, OK}),
     # review rev21: a BlockIndex's blengths is a public writable array; the
     # sparse binary ops (boundscheck off) walk the values by its current
     # lengths: 300 values read from an array of 2 (heap pointers as floats)
