@@ -306,6 +306,29 @@ def main(): return 1');
 RESET ROLE;
 \c - :superuser_name
 DROP ROLE regress_pysandbox_pooler;
+-- a parallel worker compares with the server's configuration too, not
+-- with the boot value its restored settings reset (review 146 F3)
+LOAD 'pysandbox';
+ALTER SYSTEM SET pysandbox.timeout = '1500ms';
+SELECT pg_reload_conf();
+SELECT pg_sleep(0.5);
+CREATE FUNCTION regress_parallel_sleep(n int) RETURNS int LANGUAGE pysandbox PARALLEL SAFE
+AS $$
+import time
+time.sleep(2)
+return n
+$$;
+SET pysandbox.timeout = '1h';
+SET ROLE regress_pysandbox_user;
+SET force_parallel_mode = on;
+SELECT regress_parallel_sleep(1);
+RESET force_parallel_mode;
+RESET ROLE;
+RESET pysandbox.timeout;
+DROP FUNCTION regress_parallel_sleep(int);
+ALTER SYSTEM RESET pysandbox.timeout;
+SELECT pg_reload_conf();
+SELECT pg_sleep(0.5);
 -- a SECURITY DEFINER function's caller sets client_min_messages: the usage
 -- line (its inputs' rows and bytes) is not the caller's to read (review
 -- 144 F2); no DEBUG line below

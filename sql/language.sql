@@ -73,6 +73,15 @@ import datetime
 return d + datetime.timedelta(days=1)
 $$;
 SELECT py_next_day('2024-02-28'), py_next_day('2024-12-31');
+-- an argument's own date or time takes Python's range, 9999-12-31 as an
+-- open end, its infinities as text (review 147 F3: refused as past
+-- pandas' range); past year 9999 it is refused, naming Python's
+CREATE FUNCTION py_moments(d date, ts timestamp, tz timestamptz, iv interval) RETURNS text
+LANGUAGE pysandbox AS 'return repr((d, ts, tz.year if tz not in ("infinity", "-infinity") else tz, iv.days))';
+SELECT py_moments('9999-12-31', '0001-01-01 00:00', 'infinity', '400 years');
+SELECT py_moments('-infinity', 'infinity', '2500-01-01 00:00+00', '-1 day');
+SELECT py_moments('10000-01-01', now()::timestamp, now(), '1 day');
+DROP FUNCTION py_moments(date, timestamp, timestamptz, interval);
 CREATE FUNCTION py_stamp(ts timestamptz, iv interval) RETURNS timestamptz
 LANGUAGE pysandbox AS 'return ts + iv';
 SET timezone = 'UTC';

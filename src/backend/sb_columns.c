@@ -38,6 +38,23 @@ static char *sb_interval_postgres_text(SbColumn *c, Datum d);
 
 /* pandas datetime64[ns] and timedelta64[ns] span about +-292 years */
 #define SB_MAX_ABS_US		INT64CONST(9223372036854775)
+/*
+ * Python's datetime.date and datetime span years 1 to 9999 (microseconds
+ * from 1970-01-01): the range of a language function's own date or time
+ * argument, or of its composite argument's field, which arrive as those
+ * and not in a pandas column (review 147 F3: 9999-12-31, a common "open
+ * end", was refused).  Their infinities go as these two values, which
+ * arrive as the text "infinity" and "-infinity", as an array's elements'.
+ */
+#define SB_PY_MIN_US		INT64CONST(-62135596800000000)
+#define SB_PY_MAX_US		INT64CONST(253402300799999999)
+#define SB_PY_INFINITY_US	PG_INT64_MAX
+#define SB_PY_MINUS_INFINITY_US PG_INT64_MIN
+
+/* Is the column a language function's argument of plain Python values? */
+#define SB_PLAIN_ARGUMENT(c) \
+	((c)->argument == SB_ARG_SCALAR || (c)->argument == SB_ARG_FIELD)
+
 
 /*
  * Buffers from SB_HUGE_MIN on live in their own 2 MB-aligned mappings that
@@ -627,6 +644,23 @@ sb_out_of_range(SbColumn *c, uint64 row, const char *input, const char *what, bo
 }
 
 /*
+ * A plain argument's date or time (microseconds from 1970), or the error
+ * for one Python cannot hold.
+ */
+static int64
+sb_plain_moment(SbColumn *c, uint64 row, const char *input, int64 us, bool finite, bool ahead)
+{
+	if (!finite)
+		return ahead ? SB_PY_INFINITY_US : SB_PY_MINUS_INFINITY_US;
+	if (us < SB_PY_MIN_US || us > SB_PY_MAX_US)
+		sb_range_error(c, row, input, ERRCODE_DATETIME_VALUE_OUT_OF_RANGE, "for Python",
+					   "Python's datetime holds years 1 to 9999.",
+					   NULL,
+					   "Pass it as text (a cast to text in the call), or keep it within the range in the call (LEAST, GREATEST).");
+	return us;
+}
+
+/*
  * Raise the error for a numeric past float64's range (1e400, 1e-400): it
  * would arrive as an infinity or a zero no row holds, as numeric::float8
  * refuses it (review 104 F5, review 108 F1).
@@ -793,7 +827,10 @@ sb_column_append(SbColumn *c, Datum d, bool isnull, uint64 row, const char *inpu
 				DateADT		date = DatumGetDateADT(d);
 
 				i64 = (int64) date * USECS_PER_DAY + SB_UNIX_OFFSET_US;
-				if (DATE_NOT_FINITE(date) || i64 > SB_MAX_ABS_US || i64 < -SB_MAX_ABS_US)
+				if (SB_PLAIN_ARGUMENT(c))
+					i64 = sb_plain_moment(c, row, input, i64, !DATE_NOT_FINITE(date),
+										  DATE_IS_NOEND(date));
+				else if (DATE_NOT_FINITE(date) || i64 > SB_MAX_ABS_US || i64 < -SB_MAX_ABS_US)
 					sb_out_of_range(c, row, input, "datetime64[ns]", DATE_NOT_FINITE(date));
 				sb_buf_append_int64(&c->values, i64);
 				break;
@@ -803,6 +840,17 @@ sb_column_append(SbColumn *c, Datum d, bool isnull, uint64 row, const char *inpu
 			{
 				Timestamp	ts = DatumGetTimestamp(d);
 
+				if (SB_PLAIN_ARGUMENT(c))
+				{
+					/* finite timestamps are far from int64's ends */
+					sb_buf_append_int64(&c->values,
+										sb_plain_moment(c, row, input,
+														TIMESTAMP_NOT_FINITE(ts) ? 0 :
+														ts + SB_UNIX_OFFSET_US,
+														!TIMESTAMP_NOT_FINITE(ts),
+														TIMESTAMP_IS_NOEND(ts)));
+					break;
+				}
 				if (TIMESTAMP_NOT_FINITE(ts) || ts > SB_MAX_ABS_US - SB_UNIX_OFFSET_US ||
 					ts < -SB_MAX_ABS_US - SB_UNIX_OFFSET_US)
 					sb_out_of_range(c, row, input, "datetime64[ns]", TIMESTAMP_NOT_FINITE(ts));
@@ -820,7 +868,7 @@ sb_column_append(SbColumn *c, Datum d, bool isnull, uint64 row, const char *inpu
 					pg_mul_s64_overflow((int64) iv->month * DAYS_PER_MONTH, USECS_PER_DAY, &months_us) ||
 					pg_add_s64_overflow(iv->time, days_us, &i64) ||
 					pg_add_s64_overflow(i64, months_us, &i64) ||
-					i64 > SB_MAX_ABS_US || i64 < -SB_MAX_ABS_US)
+					(!SB_PLAIN_ARGUMENT(c) && (i64 > SB_MAX_ABS_US || i64 < -SB_MAX_ABS_US)))
 					sb_out_of_range(c, row, input, "timedelta64[ns]", false);
 				sb_buf_append_int64(&c->values, i64);
 				break;

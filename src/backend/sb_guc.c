@@ -9,7 +9,9 @@
 #include "pysandbox.h"
 
 #include <limits.h>
+#include <unistd.h>
 
+#include "access/parallel.h"
 #include "access/xact.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
@@ -158,7 +160,18 @@ int			sb_base_log_calls = SB_LOG_CALLS_OFF;
 bool		sb_base_log_code = false;
 char	   *sb_base_allowed_modules = NULL;
 
-#define SB_BASE_SOURCE(source)	((source) <= PGC_S_ARGV)
+/*
+ * A parallel worker restores the leader's settings over the defaults, its
+ * configuration's values hidden by the leader's own levels: the base it
+ * inherited (preloaded) or read (sb_guc_base_from_files) stays, while
+ * the library's own definition and the files' reading still count
+ * (review 146 F3: a PARALLEL SAFE function after SET ROLE had the boot
+ * value in its workers).
+ */
+static bool sb_base_own_reading = false;
+
+#define SB_BASE_SOURCE(source) \
+	((source) <= PGC_S_ARGV && (!InitializingParallelWorker || sb_base_own_reading))
 
 #define SB_BASE_INT_HOOK(fn, i) \
 static bool \
@@ -433,19 +446,36 @@ sb_guc_base_from_files(void)
 	ConfigVariable *tail = NULL;
 	ConfigVariable *item;
 
-	if (ConfigFileName == NULL ||
-		!ParseConfigFile(ConfigFileName, true, NULL, 0, 0, DEBUG1, &head, &tail) ||
-		(DataDir != NULL &&
-		 !ParseConfigFile(PG_AUTOCONF_FILENAME, false, NULL, 0, 0, DEBUG1, &head, &tail)))
+	char	   *autoconf;
+
+	/* (a missing file is said at LOG, to the client too: review 146 F6) */
+	if (ConfigFileName == NULL || access(ConfigFileName, R_OK) != 0 ||
+		!ParseConfigFile(ConfigFileName, true, NULL, 0, 0, DEBUG1, &head, &tail))
 	{
 		FreeConfigVariables(head);
 		return;
 	}
-	for (item = head; item != NULL; item = item->next)
-		if (pg_strncasecmp(item->name, "pysandbox.", 10) == 0 &&
-			GetConfigOption(item->name, true, false) != NULL)
-			(void) set_config_option(item->name, item->value, PGC_SUSET, PGC_S_FILE,
-									 GUC_ACTION_SET, false, DEBUG1, false);
+	autoconf = DataDir != NULL ? psprintf("%s/%s", DataDir, PG_AUTOCONF_FILENAME) : NULL;
+	if (autoconf != NULL && access(autoconf, R_OK) == 0 &&
+		!ParseConfigFile(autoconf, false, NULL, 0, 0, DEBUG1, &head, &tail))
+	{
+		FreeConfigVariables(head);
+		return;
+	}
+	sb_base_own_reading = true;
+	PG_TRY();
+	{
+		for (item = head; item != NULL; item = item->next)
+			if (pg_strncasecmp(item->name, "pysandbox.", 10) == 0 &&
+				GetConfigOption(item->name, true, false) != NULL)
+				(void) set_config_option(item->name, item->value, PGC_SUSET, PGC_S_FILE,
+										 GUC_ACTION_SET, false, DEBUG1, false);
+	}
+	PG_FINALLY();
+	{
+		sb_base_own_reading = false;
+	}
+	PG_END_TRY();
 	FreeConfigVariables(head);
 }
 
@@ -473,6 +503,7 @@ sb_guc_init(void)
 		stored[i] = r && r[0] && strcmp(r, v) != 0 ? pstrdup(r) : NULL;
 	}
 
+	sb_base_own_reading = true;	/* the boot values, also in a parallel worker */
 	DefineCustomIntVariable("pysandbox.timeout",
 							"Wall-clock limit of one sandbox call.",
 							NULL,
@@ -683,6 +714,7 @@ sb_guc_init(void)
 							 PGC_SUSET, 0,
 							 sb_base_log_code_hook, NULL, NULL);
 
+	sb_base_own_reading = false;
 	MarkGUCPrefixReserved("pysandbox");
 	if (IsUnderPostmaster)
 		sb_guc_base_from_files();

@@ -557,6 +557,7 @@ sb_table_prepare_with(const char *name, const char *query, JsonbValue *params,
 							typioparam;
 				bool		isnull;
 				char	   *text;
+				int			slow;
 
 				if (pt->types[i] == InvalidOid || pt->types[i] == UNKNOWNOID)
 					ereport(ERROR,
@@ -565,9 +566,9 @@ sb_table_prepare_with(const char *name, const char *query, JsonbValue *params,
 									i + 1, what),
 							 errhint("Add a cast, such as $%d::text.", i + 1)));
 				text = sb_param_text(&pvals[i], pt->types[i], i, what, &isnull);
-				if (text != NULL && !isnull && strlen(text) > SB_SLOW_INPUT_MAX_TEXT)
-					sb_check_slow_input(sb_slow_input(pt->types[i]), pt->types[i], text,
-										strlen(text),
+				if (text != NULL && !isnull &&
+					(slow = sb_slow_input(pt->types[i])) != SB_SLOW_NONE)
+					sb_check_slow_input(slow, pt->types[i], text, strlen(text),
 										psprintf("parameter $%d of %s", i + 1, what));
 				getTypeInputInfo(pt->types[i], &typinput, &typioparam);
 				prm->value = OidInputFunctionCall(typinput, text, typioparam, -1);

@@ -631,7 +631,12 @@ _MOMENT_BASE = {sb_io.COL_DATE: datetime.datetime(1970, 1, 1),
                 sb_io.COL_TIMESTAMP: datetime.datetime(1970, 1, 1),
                 sb_io.COL_TIMESTAMPTZ: pd.Timestamp(0, tz="UTC").to_pydatetime(),
                 sb_io.COL_INTERVAL: datetime.timedelta(0)}
-_NS_RANGE_US = 2 ** 63 // 1000
+# an argument's own date or time may take Python's whole range, years 1 to
+# 9999 (the backend's SB_PY_MIN_US .. SB_PY_MAX_US), an interval any int64;
+# its infinities come as int64's ends, and arrive as an array's do: text
+_PY_MIN_US = -62135596800000000
+_PY_MAX_US = 253402300799999999
+_INFINITIES = {2 ** 63 - 1: "infinity", -2 ** 63: "-infinity"}
 _GENERAL = object()
 
 
@@ -674,7 +679,9 @@ def decode_scalar(kind, payload):
         # through numpy and pandas, where an int took 12)
         if kind in _MOMENT_BASE and n == 16:
             micros = int.from_bytes(payload[8:16], "little", signed=True)
-            if -_NS_RANGE_US < micros < _NS_RANGE_US:
+            if kind != sb_io.COL_INTERVAL and micros in _INFINITIES:
+                return _INFINITIES[micros]
+            if _PY_MIN_US <= micros <= _PY_MAX_US or kind == sb_io.COL_INTERVAL:
                 value = _MOMENT_BASE[kind] + datetime.timedelta(microseconds=micros)
                 return value.date() if kind == sb_io.COL_DATE else value
         elif kind in _VAR_KINDS and n >= 25:

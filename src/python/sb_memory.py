@@ -1896,8 +1896,10 @@ def _nditer_op_flags(op_flags):
 
 
 def _checked_op_flags(args, kwargs, position, what):
-    """args and kwargs with op_flags (given by name or at position) replaced
-    by their checked copy; ValueError if they may not be given."""
+    """(args, kwargs, op_flags): args and kwargs with op_flags (given by
+    name or at position) replaced by their checked copy, and that copy (or
+    None); ValueError if they may not be given."""
+    copied = None
     if "op_flags" in kwargs:
         problem, copied = _nditer_op_flags(kwargs["op_flags"])
         kwargs = dict(kwargs, op_flags=copied)
@@ -1908,19 +1910,31 @@ def _checked_op_flags(args, kwargs, position, what):
         problem = None
     if problem is not None:
         raise ValueError(what + ": " + problem)
-    return args, kwargs
+    return args, kwargs, copied
+
+
+def _writable_operands(op_flags, count):
+    """Which of count operands the checked op_flags make writable: one list
+    of flags for all, or a list per operand; none given, all read only."""
+    if not op_flags:
+        return [False] * count
+    if all(type(item) is str for item in op_flags):
+        return [any(f in ("readwrite", "writeonly") for f in op_flags)] * count
+    return [type(item) is list and any(f in ("readwrite", "writeonly") for f in item)
+            for item in op_flags] + [False] * max(0, count - len(op_flags))
 
 
 _NDITER_OBJECT_WRITEBACK = (
     "an iterator that writes back an object copy is not allowed in the sandbox: numpy "
-    "copies an operand it writes back as the iterator closes or dies (flags "
-    "\"copy_if_overlap\" with overlapping operands, op flag \"updateifcopy\"), and here "
-    "the copy or the operand is of an object dtype; pass a copy of the operand read so "
-    "that none overlap (b[:-1].copy()), or iterate over a copy of the dtype wanted and "
-    "assign it back (c = a.astype(object); ...; a[...] = c)")
+    "copies or buffers an operand it writes back as the iterator closes or dies (flags "
+    "\"buffered\", \"copy_if_overlap\" with overlapping operands, op flag "
+    "\"updateifcopy\"), and here a writable operand is cast from or into an object "
+    "dtype; iterate over a copy of the dtype wanted and assign it back "
+    "(c = a.astype(object); ...; a[...] = c), or pass a copy of the operand read so "
+    "that none overlap (b[:-1].copy())")
 
 
-def _refuse_object_writeback(np, getters, iterators, what):
+def _refuse_object_writeback(np, getters, iterators, what, op_flags):
     """Close the iterators and raise ValueError if one of them will write
     an operand back from an object copy, or into an object array.  numpy
     adds updateifcopy on its own to a writable operand that overlaps
@@ -1930,15 +1944,25 @@ def _refuse_object_writeback(np, getters, iterators, what):
     did), so what is checked is the iterator numpy made, whatever the
     arguments said: every operand numpy marked WRITEBACKIFCOPY, read with
     ndarray's own descriptors (a subclass's flags or dtype of the code's
-    are not asked; getters: their __get__, taken as the worker starts)."""
+    are not asked; getters: their __get__, taken as the worker starts).
+    A buffered iterator casts its buffers back without that flag (review
+    146 F1): a writable operand (op_flags, the checked copy) whose dtype in
+    the iterator differs from its array's, either holding objects, is
+    refused too."""
     flags_of, dtype_of, base_of = getters
     for it in iterators:
-        for op in it.operands:
-            if not flags_of(op).writebackifcopy:
-                continue
+        operands = it.operands
+        dtypes = it.dtypes
+        writable = _writable_operands(op_flags, len(operands))
+        for op, dtype, written in zip(operands, dtypes, writable):
+            own = dtype_of(op)
             base = base_of(op)
-            if dtype_of(op).hasobject or (isinstance(base, np.ndarray) and
-                                          dtype_of(base).hasobject):
+            if flags_of(op).writebackifcopy:
+                bad = own.hasobject or (isinstance(base, np.ndarray) and
+                                        dtype_of(base).hasobject)
+            else:
+                bad = written and dtype != own and (dtype.hasobject or own.hasobject)
+            if bad:
                 for each in iterators:
                     each.close()
                 raise ValueError(what + ": " + _NDITER_OBJECT_WRITEBACK)
@@ -1959,18 +1983,18 @@ def _guard_nditer_writeback(np):
         if not _IN_CALL["on"]:
             nditer_init(self, args, dict(kwargs))
             return
-        args, kwargs = _checked_op_flags(args, kwargs, 2, "np.nditer")
+        args, kwargs, op_flags = _checked_op_flags(args, kwargs, 2, "np.nditer")
         nditer_init(self, args, dict(kwargs))
-        _refuse_object_writeback(np, getters, (self,), "np.nditer")
+        _refuse_object_writeback(np, getters, (self,), "np.nditer", op_flags)
     __init__.__doc__ = np.nditer.__init__.__doc__
     nested_iters = np.nested_iters
 
     def checked_nested_iters(*args, **kwargs):
         if not _IN_CALL["on"]:
             return nested_iters(*args, **kwargs)
-        args, kwargs = _checked_op_flags(args, kwargs, 3, "np.nested_iters")
+        args, kwargs, op_flags = _checked_op_flags(args, kwargs, 3, "np.nested_iters")
         iterators = nested_iters(*args, **kwargs)
-        _refuse_object_writeback(np, getters, tuple(iterators), "np.nested_iters")
+        _refuse_object_writeback(np, getters, tuple(iterators), "np.nested_iters", op_flags)
         return iterators
     checked_nested_iters.__name__ = nested_iters.__name__
     checked_nested_iters.__doc__ = nested_iters.__doc__

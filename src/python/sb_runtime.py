@@ -972,6 +972,8 @@ def _verify_hint(results):
         return None
     said = []
     for name, value in list(results.items())[:4]:
+        if type(name) is not str:   # a key the verify text put there
+            continue
         kind = type(value)          # not value.__class__, a property of the code's
         if issubclass(kind, pd.DataFrame):
             what = "a pandas DataFrame (its rows: .to_dict(\"records\"))"

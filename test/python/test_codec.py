@@ -219,6 +219,28 @@ class Scalars(unittest.TestCase):
                 if isinstance(fast, datetime.datetime):
                     self.assertIs(type(fast.tzinfo), type(slow.tzinfo))
 
+    def test_dates_past_pandas_range(self):
+        """An argument's own date or time takes Python's range (review 147
+        F3: 9999-12-31, a common open end, was refused); its infinities
+        arrive as text, as an array's elements do."""
+        epoch = datetime.datetime(1970, 1, 1)
+
+        def us(moment):
+            return (moment - epoch) // datetime.timedelta(microseconds=1)
+        self.assertEqual(sb_codec.decode_scalar(_io.COL_DATE, fixed_payload(
+            us(datetime.datetime(9999, 12, 31)))), datetime.date(9999, 12, 31))
+        self.assertEqual(sb_codec.decode_scalar(_io.COL_DATE, fixed_payload(
+            us(datetime.datetime(1, 1, 1)))), datetime.date(1, 1, 1))
+        last = datetime.datetime(9999, 12, 31, 23, 59, 59, 999999)
+        self.assertEqual(sb_codec.decode_scalar(_io.COL_TIMESTAMP, fixed_payload(us(last))), last)
+        v = sb_codec.decode_scalar(_io.COL_TIMESTAMPTZ, fixed_payload(us(last)))
+        self.assertEqual((v.replace(tzinfo=None), v.utcoffset()), (last, datetime.timedelta(0)))
+        for kind in (_io.COL_DATE, _io.COL_TIMESTAMP, _io.COL_TIMESTAMPTZ):
+            self.assertEqual(sb_codec.decode_scalar(kind, fixed_payload(2 ** 63 - 1)), "infinity")
+            self.assertEqual(sb_codec.decode_scalar(kind, fixed_payload(-2 ** 63)), "-infinity")
+        self.assertEqual(sb_codec.decode_scalar(_io.COL_INTERVAL, fixed_payload(2 ** 63 - 1)),
+                         datetime.timedelta(microseconds=2 ** 63 - 1))
+
     def test_other_lengths_take_the_general_path(self):
         # trailing bytes are ignored as decode_column ignores them; short is an error
         self.assertEqual(sb_codec.decode_scalar(_io.COL_INT64, bytearray(fixed_payload(5) + b"xx")), 5)

@@ -6024,6 +6024,41 @@ PAYLOADS = [
                 raise ValueError("__bool__ kept a list that was then freed")
             return len(keep)
         """, on={GUARD}, off={OK, EXCEPTION, CRASH}),
+    # review 146 F1: a buffered iterator casts its object buffer back as it
+    # dies without numpy marking anything WRITEBACKIFCOPY
+    Payload("numpy-putmask-nditer-buffered-object-writeback-keeps-freed", """
+        import numpy as np
+
+        def main():
+            keep = []
+            a = np.empty(3, dtype=object)
+            class B:
+                def __bool__(self):
+                    keep.append(a[0])
+                    return True
+            b = np.zeros(4, dtype=bool)
+            it = np.nditer(b, flags=["refs_ok", "buffered"], op_flags=[["readwrite"]],
+                           op_dtypes=[object], casting="unsafe")
+            v = it.value
+            v[...] = B()
+            v = None
+            a[0] = [it]
+            it = None
+            np.putmask(a, np.array([True, False, False]), [7])
+            spray = [[i, "new"] for i in range(50)]
+            if keep and (keep[0] is spray or any(x is keep[0] for x in spray)):
+                raise ValueError("__bool__ kept a list that was then freed")
+            return len(keep)
+        """, on={GUARD}, off={OK, EXCEPTION, CRASH}),
+    Payload("numpy-nditer-buffered-writeback-into-object-refused", """
+        import numpy as np
+
+        def main():
+            o = np.array([1, 2, 3, 4], dtype=object)
+            it = np.nditer(o, flags=["refs_ok", "buffered"], op_flags=["readwrite"],
+                           op_dtypes=["f8"], casting="unsafe")
+            return [str(d) for d in it.dtypes]
+        """, on={GUARD}, off={OK}),
     # an object array's overlapping copy: written back into the object
     # array as the iterator dies (its old objects freed inside the store)
     Payload("numpy-nditer-copy-if-overlap-object-base-refused", """
