@@ -580,3 +580,18 @@ CREATE FUNCTION pg_temp.list_text(x int) RETURNS text LANGUAGE pysandbox AS $$
 return [x, x + 1]
 $$;
 SELECT pg_temp.list_text(3);
+-- a Decimal method of a numeric value, which arrives as a float: the hint
+-- says how to get Decimals, in a LANGUAGE function its own way (review 147
+-- F1: options.numeric cannot be passed there)
+CREATE FUNCTION repairs_round2(x numeric) RETURNS numeric LANGUAGE pysandbox AS $$
+from decimal import Decimal
+return x.quantize(Decimal("0.01"))
+$$;
+SELECT repairs_round2(2.675);
+ALTER FUNCTION repairs_round2(numeric) SET pysandbox.options = '{"numeric": "decimal"}';
+SELECT repairs_round2(2.675);
+DROP FUNCTION repairs_round2(numeric);
+SELECT sandbox_execute($$
+def main(df):
+    return float(df.x[0].quantize(1))
+$$, '{"df": {"$query": "SELECT 2.5::numeric AS x"}}');

@@ -613,6 +613,11 @@ def exception_help(exc, inputs, ws=None):
         shadowed = _shadowed_column_help(text, inputs, ws)
         if shadowed:
             return shadowed
+    if text and type(exc) is AttributeError and _FLOAT_NOT_DECIMAL.search(text):
+        # x.quantize(...) of a numeric argument (review 147 F1)
+        return ('numeric values arrive as float; for exact decimal.Decimal values set %s '
+                '(Decimal(x) of the float keeps its binary error: Decimal(2.675) < 2.675)'
+                % _decimal_mode(exc))
     if isinstance(exc, AttributeError) and not nullable:
         return _missing_attribute_help(exc)     # (np.cov/corrcoef of objects: nullable)
     empty = _empty_input_help(exc, inputs)
@@ -690,9 +695,9 @@ def exception_help(exc, inputs, ws=None):
     if keyword and keyword.group(1) in _LATER_KEYWORDS:
         return "pandas here is %s: %s" % (pd.__version__, _LATER_KEYWORDS[keyword.group(1)])
     if text and type(exc) is TypeError and _DECIMAL_FLOAT.search(text):
-        return ('decimal.Decimal and float do not mix (numeric columns arrive as Decimal with '
-                'options.numeric = "decimal"): use Decimal("1.1"), a string keeps it exact, or '
-                'convert with float(x) or s.astype(float)')
+        return ('decimal.Decimal and float do not mix (numeric values arrive as Decimal with '
+                '%s): use Decimal("1.1"), a string keeps it exact, or convert with float(x) or '
+                's.astype(float)' % _decimal_mode(exc))
     if text and type(exc) is TypeError and text.startswith("loop of ufunc does not support "
                                                              "argument") and "decimal.Decimal" in text:
         # np.log(df["amount"]) of a Decimal column (review 100)
@@ -858,6 +863,23 @@ _NULLABLE_EVAL = re.compile(r"^unknown type object$|"
                             r"^Cannot interpret '(Int64|Int32|Int16|Int8|Boolean)Dtype\(\)' as a data type$")
 
 # arithmetic mixing Decimal and float
+# a Decimal method asked of a float
+_FLOAT_NOT_DECIMAL = re.compile(
+    r"^'(float|numpy\.float64)' object has no attribute '(quantize|to_integral_value|"
+    r"to_integral|to_integral_exact|normalize|as_tuple|adjusted|scaleb|copy_abs|"
+    r"is_signed|is_finite|ln|log10|sqrt|exp|compare)'$")
+
+
+def _decimal_mode(exc):
+    """How the code's call gets numerics as Decimal: a LANGUAGE function's
+    globals hold SD, and it takes no options argument."""
+    frame = _user_frame(exc)
+    if frame is not None and type(frame.f_globals) is dict and "SD" in frame.f_globals:
+        return ("ALTER FUNCTION ... SET pysandbox.options = '{\"numeric\": \"decimal\"}' "
+                "on the function")
+    return 'options.numeric = "decimal"'
+
+
 _DECIMAL_FLOAT = re.compile(r"^unsupported operand type\(s\) for [^:]{1,12}: "
                             r"'(decimal\.Decimal' and 'float|float' and 'decimal\.Decimal)'$")
 
