@@ -127,6 +127,12 @@ def main():
             out.append(str(e))
     return out
 $$);
+-- ... and the hint that sql() only reads (review 147: it was a DETAIL,
+-- which the code's exception does not carry)
+SELECT sandbox_execute($$
+def main():
+    return sql("WITH d AS (DELETE FROM sq_items RETURNING *) SELECT * FROM d")
+$$);
 -- a volatile function run by an aggregate's steps or a domain's CHECK, or
 -- through a view of them, is as refused as one called directly
 RESET ROLE;

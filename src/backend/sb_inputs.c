@@ -516,6 +516,8 @@ sb_table_prepare_with(const char *name, const char *query, JsonbValue *params,
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("the query of %s must be a single SELECT statement", what),
+		/* sql()'s error reaches the code as its message and hint (review 147) */
+				 is_sql ? errhint("%s", sb_not_plain_select(plan, is_sql)) :
 				 errdetail("%s", sb_not_plain_select(plan, is_sql))));
 
 	if (is_sql && OidIsValid(sb_plan_volatile_function(plan)))
