@@ -263,6 +263,19 @@ LANGUAGE pysandbox AS 'return ",".join(rows.columns) + " " + str(len(rows))';
 SELECT py_records_in(array_agg(ROW(g, g * 2))) FROM generate_series(1, 3) g;
 SELECT py_records_in(ARRAY[NULL::record]);
 SELECT py_records_in('{}'::record[]);
+-- ... and goes back as one into an array of that type: a row an element,
+-- by column name (others left out) or, as many as the fields, by position
+-- (review 147 F2: return xs was refused)
+CREATE FUNCTION py_pairs_back(xs py_pos_pair[], by_position boolean) RETURNS py_pos_pair[]
+LANGUAGE pysandbox AS $$
+if by_position:
+    xs = xs.set_axis(["first", "second"], axis=1)
+xs["extra"] = 1
+return xs.drop(columns="extra") if by_position else xs.iloc[::-1]
+$$;
+SELECT py_pairs_back(ARRAY[ROW(2, 'b'), ROW(NULL, 'c')]::py_pos_pair[], false),
+       py_pairs_back(ARRAY[ROW(2, 'b')]::py_pos_pair[], true);
+DROP FUNCTION py_pairs_back(py_pos_pair[], boolean);
 
 -- OUT parameters make a row
 CREATE FUNCTION py_divmod(a integer, b integer, OUT q integer, OUT r integer)

@@ -2045,6 +2045,22 @@ def _array_literal(value, name, row, sqltype=None, fields=None):
     return "{" + ",".join(parts) + "}"
 
 
+def _frame_records(frame, fields, name, row, sqltype):
+    """A DataFrame's rows as tuples of the composite's fields: its columns
+    named as the fields (in any order, others left out), or as many
+    columns as fields, in field order."""
+    columns = list(frame.columns)
+    if all(f in columns for f in fields):
+        if len(set(columns)) != len(columns):
+            raise _bad_value(name, row, frame, "type %s (a DataFrame whose column names are "
+                             "unique)" % sqltype)
+        frame = frame.loc[:, list(fields)]
+    elif len(columns) != len(fields):
+        raise _bad_value(name, row, frame, "type %s (a DataFrame with a column for each "
+                         "field: %s)" % (sqltype, ", ".join(fields)))
+    return list(frame.itertuples(index=False, name=None))
+
+
 def _record_literal(v, fields, name, row, sqltype):
     """A composite column's value from a dict (by field name), a namedtuple,
     or a tuple or list (in field order): its record literal, or None if v
@@ -2228,6 +2244,11 @@ def _text_value(v, category, name, row, sqltype=None, fields=None):
         # a column's values, as an ndarray's go (review 94: refused; any
         # Index, df.index's RangeIndex too: review 98)
         return _array_literal(v.tolist(), name, row, sqltype, fields)
+    if category == "array" and fields and isinstance(v, pd.DataFrame):
+        # an array of a composite arrives as a DataFrame, and goes back as
+        # one: a row an element (review 147 F2: return xs was refused)
+        return _array_literal(_frame_records(v, fields, name, row, sqltype), name, row,
+                              sqltype, fields)
     if t is dict or t is list or t is tuple or t is np.ndarray:
         if category == "array" and t is not dict:
             return _array_literal(list(v), name, row, sqltype, fields)
