@@ -595,3 +595,11 @@ SELECT sandbox_execute($$
 def main(df):
     return float(df.x[0].quantize(1))
 $$, '{"df": {"$query": "SELECT 2.5::numeric AS x"}}');
+-- a body that yields, declared to return one value: the hint says a set
+-- is RETURNS SETOF (review 147: it was int(v)'s hint)
+CREATE FUNCTION repairs_counts(n int) RETURNS int LANGUAGE pysandbox AS $$
+for i in range(n):
+    yield i
+$$;
+SELECT repairs_counts(3);
+DROP FUNCTION repairs_counts(int);

@@ -1670,7 +1670,12 @@ def _bad_value(name, row, value, what, hint=None):
             else '"%s" value' % t.__name__
     hint = hint or _CONVERT_HINTS.get(what, "Convert the value to the column's type, or "
                                       "declare the column with the type the values have.")
-    if (t is pd.Series or t is pd.DataFrame or t is np.ndarray) and value.size == 1:
+    if t is types.GeneratorType or t is map or t is filter or t is zip:
+        # the body yields, or returns an iterator, into one value (review 147)
+        hint = ("The function returns an iterator (a body that yields is a generator): "
+                "declare RETURNS SETOF (or RETURNS TABLE) for a set, return list(...) for an "
+                "array, or return one value.")
+    elif (t is pd.Series or t is pd.DataFrame or t is np.ndarray) and value.size == 1:
         # a one-value container where the value was meant: o.agg({"amount":
         # "sum"}), np.array([m]), a 1x1 frame (review 100: the generic hint)
         hint = ("It holds one value: return that value, %s." %
