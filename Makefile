@@ -24,6 +24,7 @@ OBJS = \
 	src/backend/sb_result.o \
 	src/backend/sb_json.o \
 	src/backend/sb_rows.o \
+	src/backend/sb_slowinput.o \
 	src/backend/sb_run.o \
 	src/backend/sb_language.o src/backend/sb_held.o src/backend/sb_workspace.o \
 	src/backend/sb_stat.o \

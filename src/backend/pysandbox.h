@@ -215,7 +215,10 @@ extern int	sb_input_kind(Oid typid, bool numeric_decimal);
 extern bool sb_is_money(Oid typid);
 extern Datum sb_money_array_amounts(Datum d);
 extern bool sb_prints_numeric(Oid typid, int depth);
-/* how a type's values are held to bounded parsing (sb_slow_input) */
+/* does typid, or a type it holds, satisfy is() (sb_rows.c) */
+extern bool sb_type_holds(Oid typid, int depth, bool (*is) (Oid base, int depth));
+
+/* ---- sb_slowinput.c: how a type's values are held to bounded parsing ---- */
 typedef enum SbSlowInput
 {
 	SB_SLOW_NONE = 0,

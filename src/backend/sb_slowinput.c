@@ -1,0 +1,204 @@
+/*
+ * sb_slowinput.c
+ *		Values whose input functions take time no limit bounds: their text
+ *		is held to a shape those functions read in bounded time.
+ *
+ * The backend turns a child's text into values of the declared types with
+ * their input functions (results: sb_rows.c; sql()'s parameters:
+ * sb_inputs.c).  Some of them take time that grows faster than their text
+ * and check no interrupt, so a few hundred kB of a child's text held the
+ * backend deaf to cancel, statement_timeout and terminate for seconds to
+ * minutes: tsquery's and contrib's query types (review 127), libxml2's
+ * reading of xml (reviews 141, 146).  Their text is checked here before
+ * the input function sees it.
+ */
+#include "pysandbox.h"
+
+#include "catalog/pg_type.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+/*
+ * Input functions that take time quadratic in their text and never stop
+ * for a cancel (review 127 F1: tsquery_in took 57 s for 1 MB of "a|a|...",
+ * through cancel and statement_timeout): tsquery's, and the query types of
+ * contrib's intarray and ltree, built the same way.
+ */
+static bool
+sb_is_slow_input(Oid base, int depth)
+{
+	Oid			infunc;
+	Oid			ioparam;
+	char	   *name;
+	bool		slow;
+
+	(void) depth;
+	if (base == TSQUERYOID)
+		return true;
+	if (base < FirstNormalObjectId)
+		return false;			/* the others built in are linear */
+	getTypeInputInfo(base, &infunc, &ioparam);
+	if (infunc < FirstNormalObjectId)
+		return false;			/* a built-in one: record_in, enum_in, array_in, ... */
+	name = get_func_name(infunc);
+	slow = name != NULL && (strcmp(name, "bqarr_in") == 0 || strcmp(name, "ltxtq_in") == 0 ||
+							strcmp(name, "lquery_in") == 0);
+	if (name != NULL)
+		pfree(name);
+	return slow;
+}
+
+/*
+ * xml's input, libxml2 (Debian 12's 2.9.14), checks a start tag's
+ * attributes against each other and resolves namespace prefixes against
+ * every declaration in scope, in time that grows with the square of their
+ * number, and stops for no cancel (review 141 F1: a tag of 80,000
+ * attributes, 0.8 MB, took 10 s through cancel and terminate).
+ */
+static bool
+sb_is_xml(Oid base, int depth)
+{
+	(void) depth;
+	return base == XMLOID;
+}
+
+/*
+ * How a value of this type is held to bounded parsing (SbSlowInput): a
+ * query type anywhere in it, or xml inside an array, a range or a
+ * composite, whose text (escaped as the container writes it) is not
+ * scanned, at SB_SLOW_INPUT_MAX_TEXT; an xml value itself (or a domain
+ * over xml) is scanned (sb_xml_complexity).
+ */
+int
+sb_slow_input(Oid typid)
+{
+	if (sb_type_holds(typid, 0, sb_is_slow_input))
+		return SB_SLOW_QUERY;
+	if (getBaseType(typid) == XMLOID)
+		return SB_SLOW_XML;
+	if (sb_type_holds(typid, 0, sb_is_xml))
+		return SB_SLOW_XML_INSIDE;
+	return SB_SLOW_NONE;
+}
+
+/*
+ * Does the text hold a document type declaration, whatever its length?
+ * One of 14.9 kB (attribute defaults taking their values from entities)
+ * took 3.9 s and 1.7 GB in xml_in, deaf to cancel (review 146 F2).  In an
+ * array's or a composite's text the xml is escaped ("<\!DOC\TYPE"): there
+ * backslashes are skipped and "DOCTYPE" alone is looked for.
+ */
+static bool
+sb_xml_has_doctype(const char *s, Size n, bool escaped)
+{
+	static const char word[] = "doctype";
+	Size		i;
+	Size		matched = 0;
+
+	if (!escaped)
+	{
+		for (i = 0; i + 9 <= n; i++)
+			if (s[i] == '<' && s[i + 1] == '!' && pg_strncasecmp(s + i + 2, word, 7) == 0)
+				return true;
+		return false;
+	}
+	/* the word, backslashes left out, in any case */
+	for (i = 0; i < n; i++)
+	{
+		char		ch = pg_tolower((unsigned char) s[i]);
+
+		if (ch == '\\')
+			continue;
+		if (ch == word[matched])
+			matched++;
+		else
+			matched = ch == word[0] ? 1 : 0;
+		if (matched == sizeof(word) - 1)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * What makes xml text past 16 kB too costly to parse, or NULL: more than
+ * SB_XML_MAX_EQUALS "=" between two "<" (a tag's attributes: "<" may not
+ * appear in an attribute's value, "=" may, and text between tags counts
+ * too), or more than SB_XML_MAX_NAMESPACES "xmlns" in all.  Linear, over
+ * the text exactly as xml_in will read it.
+ */
+static const char *
+sb_xml_complexity(const char *s, Size n)
+{
+	Size		i;
+	int			equals = 0;
+	int			namespaces = 0;
+
+	for (i = 0; i < n; i++)
+	{
+		if (s[i] == '<')
+			equals = 0;
+		else if (s[i] == '=' && ++equals > SB_XML_MAX_EQUALS)
+			return psprintf("a tag with more than %d attributes (\"=\" between two \"<\")",
+							SB_XML_MAX_EQUALS);
+		else if (s[i] == 'x' && n - i >= 5 && memcmp(s + i, "xmlns", 5) == 0 &&
+				 ++namespaces > SB_XML_MAX_NAMESPACES)
+			return psprintf("more than %d namespace declarations", SB_XML_MAX_NAMESPACES);
+	}
+	return NULL;
+}
+
+/*
+ * Refuse the text of a value of such a type (kind: sb_slow_input) that
+ * could take long to parse: past SB_SLOW_INPUT_MAX_TEXT (at most ~20 ms
+ * of parsing, where 1 MB took a minute) for a query type or xml inside a
+ * container; xml with a document type declaration at any length; an xml
+ * value past SB_XML_MAX_TEXT, or past 16 kB and built as
+ * sb_xml_complexity says; what: "a value", "parameter $2".
+ */
+void
+sb_check_slow_input(int kind, Oid typid, const char *text, Size len, const char *what)
+{
+	const char *why;
+
+	if (kind == SB_SLOW_NONE)
+		return;
+	if ((kind == SB_SLOW_XML || kind == SB_SLOW_XML_INSIDE) &&
+		sb_xml_has_doctype(text, len, kind == SB_SLOW_XML_INSIDE))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s of type %s may not hold a document type declaration (<!DOCTYPE ...>)",
+						what, format_type_be(typid)),
+				 errdetail("libxml2 expands a document type's entities and attribute defaults as it reads, in time and memory that no limit bounds, and does not stop for a cancel."),
+				 errhint("Leave the DOCTYPE out, or keep the document as text.")));
+	if (len <= SB_SLOW_INPUT_MAX_TEXT)
+		return;
+	if (kind == SB_SLOW_QUERY)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s of type %s may take at most %d kB of text",
+						what, format_type_be(typid), SB_SLOW_INPUT_MAX_TEXT >> 10),
+				 errdetail("A tsquery (or another query type) in it is read by an input function whose time grows with the square of its text, and which does not stop for a cancel."),
+				 errhint("Use a shorter value, or build it in SQL from shorter parts.")));
+	if (kind == SB_SLOW_XML_INSIDE)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s of type %s may take at most %d kB of text",
+						what, format_type_be(typid), SB_SLOW_INPUT_MAX_TEXT >> 10),
+				 errdetail("The xml in it is read by libxml2, whose time can grow with the square of a tag's attributes and namespaces, and which does not stop for a cancel."),
+				 errhint("Use each document as an xml value of its own (up to %d kB), or keep it as text.",
+						 SB_XML_MAX_TEXT >> 10)));
+	if (len > SB_XML_MAX_TEXT)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s of type %s may take at most %d kB of text",
+						what, format_type_be(typid), SB_XML_MAX_TEXT >> 10),
+				 errdetail("It is read by libxml2, which does not stop for a cancel."),
+				 errhint("Use a smaller document, or keep it as text.")));
+	if ((why = sb_xml_complexity(text, len)) != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s of type %s past %d kB has %s",
+						what, format_type_be(typid), SB_SLOW_INPUT_MAX_TEXT >> 10, why),
+				 errdetail("libxml2 reads a tag's attributes and namespaces in time that grows with the square of their number, and does not stop for a cancel."),
+				 errhint("Use a simpler document (fewer attributes in a tag, fewer namespace declarations), or keep it as text.")));
+}
