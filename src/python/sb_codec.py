@@ -1657,14 +1657,6 @@ def _json_starts_checked(series, fast, name, sqltype):
         _json_text_checked(series.iloc[row], name, row, sqltype)
 
 
-# what a body that yields, or returns an iterator, gives (by type: no
-# method of the code's is asked)
-_ITERATOR_TYPES = frozenset({types.GeneratorType, map, filter, zip, enumerate, reversed,
-                             type(iter([])), type(iter(())), type(iter(range(0))),
-                             type(iter("")), type(iter(set())), type(iter({})),
-                             type(iter({}.values())), type(iter({}.items()))})
-
-
 def _bad_value(name, row, value, what, hint=None):
     t = type(value)
     if isinstance(value, np.generic) and type(value.item()) in (int, float, bool):
@@ -1678,7 +1670,7 @@ def _bad_value(name, row, value, what, hint=None):
             else '"%s" value' % t.__name__
     hint = hint or _CONVERT_HINTS.get(what, "Convert the value to the column's type, or "
                                       "declare the column with the type the values have.")
-    if t in _ITERATOR_TYPES or type.__getattribute__(t, "__module__") == "itertools":
+    if t in _ITERATOR_TYPES:       # by type: no method of the code's is asked
         # the body yields, or returns an iterator, into one value (review 147)
         hint = ("The function returns an iterator (a body that yields is a generator): "
                 "declare RETURNS SETOF (or RETURNS TABLE) for a set, return list(...) for an "
