@@ -55,7 +55,6 @@ static char *sb_interval_postgres_text(SbColumn *c, Datum d);
 #define SB_PLAIN_ARGUMENT(c) \
 	((c)->argument == SB_ARG_SCALAR || (c)->argument == SB_ARG_FIELD)
 
-
 /*
  * Buffers from SB_HUGE_MIN on live in their own 2 MB-aligned mappings that
  * ask for transparent huge pages: filling one then costs a fault per 2 MB

@@ -445,7 +445,6 @@ sb_guc_base_from_files(void)
 	ConfigVariable *head = NULL;
 	ConfigVariable *tail = NULL;
 	ConfigVariable *item;
-
 	char	   *autoconf;
 
 	/* (a missing file is said at LOG, to the client too: review 146 F6) */

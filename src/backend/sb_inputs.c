@@ -512,11 +512,11 @@ sb_table_prepare_with(const char *name, const char *query, JsonbValue *params,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("could not prepare the query of %s: %s",
 						what, SPI_result_code_string(SPI_result))));
+	/* sql()'s error reaches the code as its message and hint (review 147) */
 	if (!sb_plan_is_plain_select(plan))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("the query of %s must be a single SELECT statement", what),
-		/* sql()'s error reaches the code as its message and hint (review 147) */
 				 is_sql ? errhint("%s", sb_not_plain_select(plan, is_sql)) :
 				 errdetail("%s", sb_not_plain_select(plan, is_sql))));
 
