@@ -2007,6 +2007,9 @@ def _moment_element(v, sqltype):
     return v
 
 
+_INT_ELEMENTS = frozenset({"smallint", "integer", "bigint"})
+
+
 def _array_literal(value, name, row, sqltype=None, fields=None):
     """A PostgreSQL array literal for a (nested) list; fields: the element
     type's, an array of a composite type, whose elements are dicts, tuples
@@ -2042,6 +2045,11 @@ def _array_literal(value, name, row, sqltype=None, fields=None):
         elif fields and t is not str:
             raise _bad_value(name, row, v, "an element of type %s (a dict, a tuple or a "
                              "namedtuple of its fields: %s)" % (sqltype, ", ".join(fields)))
+        elif element in _INT_ELEMENTS and t in _FLOAT_TYPES and math.isfinite(v) and \
+                float(v).is_integer():
+            # a whole float in an integer array, as an integer column takes
+            # it (np.array([1.0, nan]): review 148 F2)
+            parts.append(str(int(v)))
         else:
             # with the element's type: a Timedelta in time[] is a time of
             # day, in text[] its ISO text, as in a column of that type
