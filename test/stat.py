@@ -144,6 +144,8 @@ def audit_lines(su, preloaded):
     # short (review 120 F1: the rows a child received all count)
     one(su, "SET pysandbox.log_code = off")
     one(su, "SET pysandbox.python_layer = off")
+    # after SET ROLE the layer is what a login as the role gets (review 144)
+    one(su, "ALTER ROLE %s SET pysandbox.python_layer = off" % ROLES[0])
     one(su, "SET ROLE %s" % ROLES[0])
     start = log_size()
     one(su, "SELECT sandbox_execute(%s)",
@@ -157,6 +159,7 @@ def audit_lines(su, preloaded):
             "    time.sleep(60)\n")
     err = error(su, "SELECT sandbox_execute(%s, '{}', '{main}', '{\"timeout_ms\": 1500}')", (torn,))
     one(su, "RESET ROLE")
+    one(su, "ALTER ROLE %s RESET pysandbox.python_layer" % ROLES[0])
     one(su, "RESET pysandbox.python_layer")
     one(su, "SET pysandbox.log_code = on")
     found, text = log_since(start, r"pysandbox call: .* outcome=(\w+) .* input_rows=(\d+) input_bytes=(\d+)")

@@ -996,6 +996,10 @@ def w9_language_rows(ctx, args):
     run(nat, "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'bench_sql') "
              "THEN CREATE ROLE bench_sql; END IF; END $$")
     run(nat, "GRANT SELECT ON bench_rows TO bench_sql")
+    # after SET ROLE a call has what a login as the role gets: its own
+    # stored limits, as raised as this session's
+    for name, value in SANDBOX_SETTINGS:
+        run(nat, "ALTER ROLE bench_sql SET %s = '%s'" % (name, value))
     run(nat, "GRANT EXECUTE ON FUNCTION sandbox_execute(text, jsonb, text[], jsonb) "
              "TO bench_sql")
 
