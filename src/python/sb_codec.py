@@ -2007,6 +2007,7 @@ def _moment_element(v, sqltype):
     return v
 
 
+# an integer array's element type, as the column's type names it
 _INT_ELEMENTS = frozenset({"smallint", "integer", "bigint"})
 
 
