@@ -173,47 +173,27 @@ static bool sb_base_own_reading = false;
 #define SB_BASE_SOURCE(source) \
 	((source) <= PGC_S_ARGV && (!InitializingParallelWorker || sb_base_own_reading))
 
-#define SB_BASE_INT_HOOK(fn, i) \
+/* a check hook that records a value of the configuration's sources as the setting's base (target) */
+#define SB_BASE_HOOK(fn, ctype, target) \
 static bool \
-fn(int *newval, void **extra, GucSource source) \
+fn(ctype *newval, void **extra, GucSource source) \
 { \
 	if (SB_BASE_SOURCE(source)) \
-		sb_base_int[i] = *newval; \
+		target = *newval; \
 	return true; \
 }
-SB_BASE_INT_HOOK(sb_base_timeout, SB_LIMIT_TIMEOUT)
-SB_BASE_INT_HOOK(sb_base_cpu, SB_LIMIT_CPU)
-SB_BASE_INT_HOOK(sb_base_memory, SB_LIMIT_MEMORY)
-SB_BASE_INT_HOOK(sb_base_output, SB_LIMIT_OUTPUT)
-SB_BASE_INT_HOOK(sb_base_input_rows, SB_LIMIT_INPUT_ROWS)
-SB_BASE_INT_HOOK(sb_base_input_size, SB_LIMIT_INPUT_SIZE)
-SB_BASE_INT_HOOK(sb_base_figure_pixels, SB_ROLE_FIGURE_PIXELS)
-SB_BASE_INT_HOOK(sb_base_max_workspaces, SB_ROLE_MAX_WORKSPACES)
-SB_BASE_INT_HOOK(sb_base_max_parallel, SB_ROLE_MAX_PARALLEL)
-
-static bool
-sb_base_log_calls_hook(int *newval, void **extra, GucSource source)
-{
-	if (SB_BASE_SOURCE(source))
-		sb_base_log_calls = *newval;
-	return true;
-}
-
-static bool
-sb_base_python_layer_hook(bool *newval, void **extra, GucSource source)
-{
-	if (SB_BASE_SOURCE(source))
-		sb_base_python_layer = *newval;
-	return true;
-}
-
-static bool
-sb_base_log_code_hook(bool *newval, void **extra, GucSource source)
-{
-	if (SB_BASE_SOURCE(source))
-		sb_base_log_code = *newval;
-	return true;
-}
+SB_BASE_HOOK(sb_base_timeout, int, sb_base_int[SB_LIMIT_TIMEOUT])
+SB_BASE_HOOK(sb_base_cpu, int, sb_base_int[SB_LIMIT_CPU])
+SB_BASE_HOOK(sb_base_memory, int, sb_base_int[SB_LIMIT_MEMORY])
+SB_BASE_HOOK(sb_base_output, int, sb_base_int[SB_LIMIT_OUTPUT])
+SB_BASE_HOOK(sb_base_input_rows, int, sb_base_int[SB_LIMIT_INPUT_ROWS])
+SB_BASE_HOOK(sb_base_input_size, int, sb_base_int[SB_LIMIT_INPUT_SIZE])
+SB_BASE_HOOK(sb_base_figure_pixels, int, sb_base_int[SB_ROLE_FIGURE_PIXELS])
+SB_BASE_HOOK(sb_base_max_workspaces, int, sb_base_int[SB_ROLE_MAX_WORKSPACES])
+SB_BASE_HOOK(sb_base_max_parallel, int, sb_base_int[SB_ROLE_MAX_PARALLEL])
+SB_BASE_HOOK(sb_base_log_calls_hook, int, sb_base_log_calls)
+SB_BASE_HOOK(sb_base_python_layer_hook, bool, sb_base_python_layer)
+SB_BASE_HOOK(sb_base_log_code_hook, bool, sb_base_log_code)
 
 /* Check hook: the allowlist must split cleanly. */
 static bool

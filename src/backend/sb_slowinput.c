@@ -174,19 +174,16 @@ sb_check_slow_input(int kind, Oid typid, const char *text, Size len, const char 
 				 errhint("Leave the DOCTYPE out, or keep the document as text.")));
 	if (len <= SB_SLOW_INPUT_MAX_TEXT)
 		return;
-	if (kind == SB_SLOW_QUERY)
+	if (kind == SB_SLOW_QUERY || kind == SB_SLOW_XML_INSIDE)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("%s of type %s may take at most %d kB of text",
 						what, format_type_be(typid), SB_SLOW_INPUT_MAX_TEXT >> 10),
-				 errdetail("A tsquery (or another query type) in it is read by an input function whose time grows with the square of its text, and which does not stop for a cancel."),
-				 errhint("Use a shorter value, or build it in SQL from shorter parts.")));
-	if (kind == SB_SLOW_XML_INSIDE)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("%s of type %s may take at most %d kB of text",
-						what, format_type_be(typid), SB_SLOW_INPUT_MAX_TEXT >> 10),
+				 kind == SB_SLOW_QUERY ?
+				 errdetail("A tsquery (or another query type) in it is read by an input function whose time grows with the square of its text, and which does not stop for a cancel.") :
 				 errdetail("The xml in it is read by libxml2, whose time can grow with the square of a tag's attributes and namespaces, and which does not stop for a cancel."),
+				 kind == SB_SLOW_QUERY ?
+				 errhint("Use a shorter value, or build it in SQL from shorter parts.") :
 				 errhint("Use each document as an xml value of its own (up to %d kB), or keep it as text.",
 						 SB_XML_MAX_TEXT >> 10)));
 	if (len > SB_XML_MAX_TEXT)
