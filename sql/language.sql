@@ -276,6 +276,30 @@ $$;
 SELECT py_pairs_back(ARRAY[ROW(2, 'b'), ROW(NULL, 'c')]::py_pos_pair[], false),
        py_pairs_back(ARRAY[ROW(2, 'b')]::py_pos_pair[], true);
 DROP FUNCTION py_pairs_back(py_pos_pair[], boolean);
+-- a field that is itself a composite, or an array of one, takes a dict or
+-- a tuple as its record (review 148 F3: it went as JSON, "malformed record
+-- literal"); a whole float in an integer field is an integer, NaN its NULL
+-- (review 148 F2: a column of ints with a NaN went as "1.0")
+CREATE TYPE py_outer AS (id integer, pair py_pos_pair, pairs py_pos_pair[], n integer);
+CREATE FUNCTION py_nested_back() RETURNS py_outer[]
+LANGUAGE pysandbox AS $$
+import pandas as pd
+return [{"id": 1, "pair": {"x": 2, "label": 'q"w'},
+         "pairs": [{"x": 3, "label": "y"}, (4, "{z}")], "n": 5.0},
+        (2, (7, None), pd.DataFrame({"x": [8.0, float("nan")], "label": ["a", "b"]}),
+         float("nan"))]
+$$;
+SELECT py_nested_back();
+SELECT (py_nested_back())[1].pair.label, (py_nested_back())[1].pairs[2].label,
+       (py_nested_back())[2].pairs[2].x IS NULL AS null_x,
+       (py_nested_back())[2].n IS NULL AS null_n;
+CREATE FUNCTION py_nested_one(d jsonb) RETURNS py_outer
+LANGUAGE pysandbox AS 'return (1, d, [(3, "y")], 4.0)';
+SELECT py_nested_one('{"x": 2}');
+-- a dict whose keys are not the fields is refused, not a row of NULLs
+SELECT py_nested_one('{"first": 2, "label": "x"}');
+DROP FUNCTION py_nested_back(), py_nested_one(jsonb);
+DROP TYPE py_outer;
 
 -- OUT parameters make a row
 CREATE FUNCTION py_divmod(a integer, b integer, OUT q integer, OUT r integer)

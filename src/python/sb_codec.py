@@ -2046,11 +2046,6 @@ def _array_literal(value, name, row, sqltype=None, fields=None):
         elif fields and t is not str:
             raise _bad_value(name, row, v, "an element of type %s (a dict, a tuple or a "
                              "namedtuple of its fields: %s)" % (sqltype, ", ".join(fields)))
-        elif element in _INT_ELEMENTS and t in _FLOAT_TYPES and math.isfinite(v) and \
-                float(v).is_integer():
-            # a whole float in an integer array, as an integer column takes
-            # it (np.array([1.0, nan]): review 148 F2)
-            parts.append(str(int(v)))
         else:
             # with the element's type: a Timedelta in time[] is a time of
             # day, in text[] its ISO text, as in a column of that type
@@ -2082,6 +2077,19 @@ def _record_literal(v, fields, name, row, sqltype):
     t = type(v)
     if t is dict:
         values = [v.get(f) for f in fields]
+        names = set(fields)
+        unknown = [k for k in v if type(k) is str and k not in names]
+        if unknown and not all(f in v for f in fields):
+            # a missing field is NULL, but a key that is no field beside it
+            # is a mistake, not a NULL ({"first": 2} into (x, label) stored a
+            # row of NULLs; PL/Python refuses any missing key)
+            raise RowsError('column "%s", row %d: the dict for type %s has the key%s %s, '
+                            "which %s not a field of it (its fields: %s)"
+                            % (name, row + 1, sqltype, "s" if len(unknown) > 1 else "",
+                               ", ".join('"%s"' % k for k in unknown[:5]),
+                               "are" if len(unknown) > 1 else "is", ", ".join(fields)),
+                            _MISMATCH, hint="Name the dict's keys as the type's fields; a "
+                            "field left out is NULL.")
     elif isinstance(v, tuple) and type(getattr(t, "_fields", None)) is tuple:
         given = dict(zip(t._fields, tuple.__iter__(v)))
         values = [given.get(f) for f in fields]
@@ -2097,6 +2105,7 @@ def _record_literal(v, fields, name, row, sqltype):
     else:
         return None
     types = getattr(fields, "types", ())
+    nested = getattr(fields, "nested", ())
     parts = []
     for i, x in enumerate(values):
         if _is_null(x):
@@ -2104,10 +2113,13 @@ def _record_literal(v, fields, name, row, sqltype):
         elif i < len(types):
             # as a column of the field's type takes it: a naive datetime
             # into timestamptz is UTC (not the session's zone), bytes are
-            # bytea, a dict jsonb, a list an array of its elements' type
+            # bytea, a dict jsonb, a list an array of its elements' type, a
+            # dict or tuple in a composite field its record (review 148 F3)
             x = _moment_element(x, types[i])
-            parts.append(_quoted(_text_value(x, _field_category(types[i]), name, row,
-                                             types[i])))
+            inner = nested[i] if i < len(nested) else None
+            category = _field_category(types[i]) if inner is None else \
+                "array" if types[i].endswith("[]") else "record"
+            parts.append(_quoted(_text_value(x, category, name, row, types[i], inner)))
         else:
             parts.append(_quoted(_text_value(x, "text", name, row)))
     return "(" + ",".join(parts) + ")"
@@ -2115,8 +2127,25 @@ def _record_literal(v, fields, name, row, sqltype):
 
 class _Fields(list):
     """A composite type's field names; .types their types, as
-    format_type_be() names them."""
+    format_type_be() names them; .nested, per field, the _Fields of a field
+    that is a composite or an array of one (else None)."""
     types = ()
+    nested = ()
+
+
+def _fields_of(spec, depth=0):
+    """The _Fields the backend described for a column or a field
+    (sb_append_fields): None if it is no composite."""
+    names = spec.get("fields")
+    if names is None:
+        return None
+    fields = _Fields(names)
+    fields.types = tuple(spec.get("field_types") or ())
+    specs = spec.get("field_specs")
+    if type(specs) is list and depth < 8:
+        fields.nested = tuple(_fields_of(x, depth + 1) if type(x) is dict else None
+                              for x in specs)
+    return fields
 
 
 def _field_category(sqltype):
@@ -2189,6 +2218,12 @@ def _text_value(v, category, name, row, sqltype=None, fields=None):
     if t in _BOOL_TYPES:
         return "true" if v else "false"
     if t in _INT_TYPES:
+        return str(int(v))
+    if t in _FLOAT_TYPES and sqltype in _INT_ELEMENTS and math.isfinite(v) and \
+            float(v).is_integer():
+        # a whole float in an integer array or field, as an integer column
+        # takes it (np.array([1.0, nan]), a column of ints with a NaN in an
+        # array of a composite: review 148 F2)
         return str(int(v))
     if t in _FLOAT_TYPES:
         f = float(v)
@@ -2613,10 +2648,7 @@ def encode_rows(value, spec, func, budget, fill=None, nan_is_value=False):
         elif kind in (sb_io.COL_DATE, sb_io.COL_TIMESTAMP, sb_io.COL_TIMESTAMPTZ):
             payload = _encode_datetime(series, name, kind, col.get("type"))
         else:
-            fields = col.get("fields")
-            if fields is not None:
-                fields = _Fields(fields)
-                fields.types = tuple(col.get("field_types") or ())
+            fields = _fields_of(col)
             # the type with its domains resolved decides how values are
             # written (sb_base_type_name): a dnum[]'s floats as numeric's
             payload = _encode_text(series, name, col.get("category", "text"),

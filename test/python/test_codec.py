@@ -697,9 +697,14 @@ class Review37Tests(unittest.TestCase):
         # a whole float is an integer array's integer (review 148 F2: "1.0"
         # went to int4in); a fraction is left to the input function's error
         self.assertEqual(sb_codec._text_value(np.array([1.0, nan, -3.0]), "array", "a", 0,
-                                              "integer[]"), '{1,NULL,-3}')
+                                              "integer[]"), '{"1",NULL,"-3"}')
         self.assertEqual(sb_codec._text_value([2.0, 2.5], "array", "a", 0, "bigint[]"),
-                         '{2,"2.5"}')
+                         '{"2","2.5"}')
+        # and an integer field's (review 148 F2, in an array of a composite)
+        fields = sb_codec._Fields(["n", "f"])
+        fields.types = ("integer", "double precision")
+        self.assertEqual(sb_codec._record_literal((3.0, 3.0), fields, "a", 0, "pair"),
+                         '("3","3.0")')
         self.assertEqual(sb_codec._text_value([2.0], "array", "a", 0, "double precision[]"),
                          '{"2.0"}')
 
