@@ -298,6 +298,13 @@ LANGUAGE pysandbox AS 'return (1, d, [(3, "y")], 4.0)';
 SELECT py_nested_one('{"x": 2}');
 -- a dict whose keys are not the fields is refused, not a row of NULLs
 SELECT py_nested_one('{"first": 2, "label": "x"}');
+CREATE FUNCTION py_tuples_in() RETURNS SETOF py_pair
+LANGUAGE pysandbox AS $$
+import pandas as pd
+return list(pd.DataFrame({"a": [1], "b": ["x"]}).itertuples(index=False))
+$$;
+SELECT * FROM py_tuples_in();
+DROP FUNCTION py_tuples_in();
 DROP FUNCTION py_nested_back(), py_nested_one(jsonb);
 DROP TYPE py_outer;
 

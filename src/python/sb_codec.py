@@ -2076,26 +2076,30 @@ def _record_literal(v, fields, name, row, sqltype):
     is none of these."""
     t = type(v)
     if t is dict:
-        values = [v.get(f) for f in fields]
-        names = set(fields)
-        unknown = [k for k in v if type(k) is str and k not in names]
-        if unknown and not all(f in v for f in fields):
-            # a missing field is NULL, but a key that is no field beside it
-            # is a mistake, not a NULL ({"first": 2} into (x, label) stored a
-            # row of NULLs; PL/Python refuses any missing key)
-            raise RowsError('column "%s", row %d: the dict for type %s has the key%s %s, '
-                            "which %s not a field of it (its fields: %s)"
-                            % (name, row + 1, sqltype, "s" if len(unknown) > 1 else "",
-                               ", ".join('"%s"' % k for k in unknown[:5]),
-                               "are" if len(unknown) > 1 else "is", ", ".join(fields)),
-                            _MISMATCH, hint="Name the dict's keys as the type's fields; a "
-                            "field left out is NULL.")
+        given = v
     elif isinstance(v, tuple) and type(getattr(t, "_fields", None)) is tuple:
         given = dict(zip(t._fields, tuple.__iter__(v)))
-        values = [given.get(f) for f in fields]
     elif dataclasses.is_dataclass(t) and not isinstance(v, type):
         given = {f.name: getattr(v, f.name) for f in dataclasses.fields(v)}
+    else:
+        given = None
+    if given is not None:
         values = [given.get(f) for f in fields]
+        names = set(fields)
+        unknown = [k for k in given if type(k) is str and k not in names]
+        if unknown and not all(f in given for f in fields):
+            # a missing field is NULL, but a name that is no field beside it
+            # is a mistake, not a NULL ({"first": 2} or itertuples()' Pandas
+            # (a=..., b=...) into (x, label) stored a row of NULLs; PL/Python
+            # refuses any missing key)
+            raise RowsError('column "%s", row %d: the %s for type %s has the %s%s %s, '
+                            "which %s not a field of it (its fields: %s)"
+                            % (name, row + 1, "dict" if t is dict else t.__name__, sqltype,
+                               "key" if t is dict else "name", "s" if len(unknown) > 1 else "",
+                               ", ".join('"%s"' % k for k in unknown[:5]),
+                               "are" if len(unknown) > 1 else "is", ", ".join(fields)),
+                            _MISMATCH, hint="Name the values as the type's fields; a field "
+                            "left out is NULL.")
     elif t is tuple or t is list:
         if len(v) != len(fields):
             raise RowsError('column "%s", row %d: %d values for type %s, which has %d fields (%s)'
