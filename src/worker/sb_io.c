@@ -1097,6 +1097,8 @@ static PyMethodDef sb_io_methods[] = {
 	 "Refuse the memory of arrays of objects to readers of bytes."},
 	{"guard_object_loops", sb_io_guard_object_loops, METH_O,
 	 "Hold a reference to each object numpy's object loops compare."},
+	{"guard_set_dealloc", sb_io_guard_set_dealloc, METH_NOARGS,
+	 "Free sets by the elements their table holds, not by their count."},
 	{"guard_numpy_dtypes", sb_io_guard_numpy_dtypes, METH_VARARGS,
 	 "Refuse numpy data types whose size overflows a C int."},
 	{"guard_addresses", sb_io_guard_addresses, METH_NOARGS,

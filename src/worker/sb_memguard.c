@@ -526,6 +526,58 @@ layout:
 }
 
 /*
+ * sb_io.guard_set_dealloc(): CPython 3.11's set_add_entry remembers a dummy
+ * slot it passed, runs the comparison with a colliding key, and then fills
+ * that slot, counting one more element: a comparison of the code's that
+ * added to the same set meanwhile had filled the slot and counted it too
+ * (CPython gh-143546, fixed upstream after 3.11; review 150).  The count
+ * then says one element more than the table holds, and set_dealloc, which
+ * walks the table until it has dropped that many, walks past its end and
+ * drops a reference of the next block of memory (another set's element,
+ * freed while the code still holds it).  Every set and frozenset is freed
+ * through this wrapper instead: it counts the elements the table holds and
+ * gives set_dealloc that count.  A miscount otherwise only makes len()
+ * wrong, and pop() of a set it calls non-empty spin (the CPU limit ends
+ * that).
+ */
+static destructor sb_set_dealloc_real;
+
+static void
+sb_set_dealloc(PyObject *self)
+{
+	PySetObject *so = (PySetObject *) self;
+	Py_ssize_t	live = 0;
+
+	for (Py_ssize_t i = 0; i <= so->mask; i++)
+	{
+		PyObject   *key = so->table[i].key;
+
+		if (key != NULL && key != _PySet_Dummy)
+			live++;
+	}
+	so->used = live;
+	sb_set_dealloc_real(self);
+}
+
+PyObject *
+sb_io_guard_set_dealloc(PyObject *self, PyObject *unused)
+{
+	(void) self;
+	(void) unused;
+	if (PySet_Type.tp_dealloc == sb_set_dealloc)
+		Py_RETURN_NONE;
+	if (PySet_Type.tp_dealloc == NULL || PyFrozenSet_Type.tp_dealloc != PySet_Type.tp_dealloc)
+	{
+		PyErr_SetString(PyExc_RuntimeError, "set and frozenset are not freed as expected");
+		return NULL;
+	}
+	sb_set_dealloc_real = PySet_Type.tp_dealloc;
+	PySet_Type.tp_dealloc = sb_set_dealloc;
+	PyFrozenSet_Type.tp_dealloc = sb_set_dealloc;
+	Py_RETURN_NONE;
+}
+
+/*
  * sb_io.finalizers_off(types) / sb_io.finalizers_on(): a call's objects
  * die without running the code's Python from a finalizer (a suspended
  * generator's finally, an io object's close() of a class of the code's).

@@ -6050,6 +6050,122 @@ PAYLOADS = [
                 raise ValueError("__bool__ kept a list that was then freed")
             return len(keep)
         """, on={GUARD}, off={OK, EXCEPTION, CRASH}),
+    # CPython gh-143546 (review 150 F1): an __eq__ that adds to the set
+    # being added to makes its count one too high; set_dealloc then walked
+    # past its table and dropped a reference of the next set's element
+    Payload("set-add-reentrant-eq-count-frees-neighbour", """
+        class D:
+            def __hash__(self):
+                return 0
+
+        BOX = []
+        HOLD = []
+
+        class Trigger:
+            def __init__(self):
+                self.counter = 0
+            def __hash__(self):
+                return 0
+            def __eq__(self, other):
+                if self.counter < 1:
+                    self.counter += 1
+                    BOX[0].add(self)
+                return False
+
+        def normal(j, keep):
+            s = set()
+            for t in range(8):
+                m = (j, t * 1000003)
+                keep.append(m)
+                s.add(m)
+            return s
+
+        def main():
+            keep = []
+            before = [normal(j, keep) for j in range(40)]
+            a = set()
+            d1 = D()
+            d2 = D()
+            a.add(d1)
+            a.add(d2)
+            for t in range(4):
+                a.add(("f", t))
+            after = [normal(100 + j, keep) for j in range(40)]
+            a.discard(d1)
+            BOX.append(a)
+            a.add(Trigger())
+            BOX.clear()
+            del a
+            del d1
+            for s in before + after:
+                s.clear()
+            before.clear()
+            after.clear()
+            spray = [(i, -i) for i in range(50)]
+            hits = [k for k in keep if any(k is x for x in spray)]
+            HOLD.append((keep, spray, hits))
+            if hits:
+                raise ValueError("a freed tuple is still in keep")
+            return len(keep)
+        """, on={OK}, off={OK, EXCEPTION, CRASH}),
+    Payload("set-add-reentrant-eq-count-frees-neighbour-list-spray", """
+        class D:
+            def __hash__(self):
+                return 0
+
+        BOX = []
+        HOLD = []
+
+        class Trigger:
+            def __init__(self):
+                self.counter = 0
+            def __hash__(self):
+                return 0
+            def __eq__(self, other):
+                if self.counter < 1:
+                    self.counter += 1
+                    BOX[0].add(self)
+                return False
+
+        def normal(j, keep):
+            s = set()
+            for t in range(8):
+                m = (j, t * 1000003)
+                keep.append(m)
+                s.add(m)
+            return s
+
+        def main():
+            keep = []
+            before = [normal(j, keep) for j in range(40)]
+            a = set()
+            d1 = D()
+            d2 = D()
+            a.add(d1)
+            a.add(d2)
+            for t in range(4):
+                a.add(("f", t))
+            after = [normal(100 + j, keep) for j in range(40)]
+            a.discard(d1)
+            BOX.append(a)
+            a.add(Trigger())
+            BOX.clear()
+            del a
+            del d1
+            filler = [(i, i + 1) for i in range(2500)]
+            filler.clear()
+            for s in before + after:
+                s.clear()
+            before.clear()
+            after.clear()
+            spray = [[i] for i in range(20000)]
+            ids = {id(x) for x in spray}
+            hits = [k for k in keep if id(k) in ids and any(k is x for x in spray)]
+            HOLD.append((keep, spray, hits, hits * 4))
+            if hits:
+                raise ValueError("a tuple of keep is now a list of the spray")
+            return len(keep)
+        """, on={OK}, off={OK, EXCEPTION, CRASH}),
     Payload("numpy-nditer-buffered-writeback-into-object-refused", """
         import numpy as np
 
