@@ -573,7 +573,17 @@ sb_table_prepare_with(const char *name, const char *query, JsonbValue *params,
 					sb_check_slow_input(slow, pt->types[i], text, strlen(text),
 										psprintf("parameter $%d of %s", i + 1, what));
 				getTypeInputInfo(pt->types[i], &typinput, &typioparam);
-				prm->value = OidInputFunctionCall(typinput, text, typioparam, -1);
+				if (text != NULL && sb_builds_elements(pt->types[i]))
+				{
+					FmgrInfo	flinfo;
+
+					fmgr_info(typinput, &flinfo);
+					prm->value = sb_build_input(&flinfo, text, strlen(text), pt->types[i],
+												typioparam, -1,
+												psprintf("parameter $%d of %s", i + 1, what));
+				}
+				else
+					prm->value = OidInputFunctionCall(typinput, text, typioparam, -1);
 				prm->isnull = isnull;
 				prm->pflags = PARAM_FLAG_CONST;
 				prm->ptype = pt->types[i];

@@ -15,8 +15,11 @@
 #include "pysandbox.h"
 
 #include "catalog/pg_type.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/datum.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 
 /*
  * Input functions that take time quadratic in their text and never stop
@@ -200,4 +203,120 @@ sb_check_slow_input(int kind, Oid typid, const char *text, Size len, const char 
 						what, format_type_be(typid), SB_SLOW_INPUT_MAX_TEXT >> 10, why),
 				 errdetail("libxml2 reads a tag's attributes and namespaces in time that grows with the square of their number, and does not stop for a cancel."),
 				 errhint("Use a simpler document (fewer attributes in a tag, fewer namespace declarations), or keep it as text.")));
+}
+
+/*
+ * Containers: array_in, record_in, range_in and multirange_in call their
+ * elements' input functions in one memory context and free nothing until
+ * the whole value is built, nor stop for a cancel (review 149 F1: 2 MB of
+ * "{a,a,...}" into tsvector[] held 2.3 GB, each element keeping tsvectorin's
+ * working memory; 15.8 MB of nummultirange 2.1 GB, deaf to cancel for 5 s).
+ * Such a value is built here in a memory context of its own: each
+ * allocation in it checks for interrupts and is held to a budget that
+ * grows with the text (SB_BUILD_*), and the value is copied out of it.
+ */
+#define SB_BUILD_MIN_BUDGET		((Size) 256 << 20)
+#define SB_BUILD_PER_BYTE		32
+#define SB_BUILD_MAX_BUDGET		((Size) 1 << 30)
+
+static MemoryContextMethods sb_build_methods;
+static const MemoryContextMethods *sb_build_aset;
+static Size sb_build_budget = SIZE_MAX;
+static Oid	sb_build_typid;
+static const char *sb_build_what;
+
+/* does building a value of typid call other input functions, per element */
+bool
+sb_builds_elements(Oid typid)
+{
+	Oid			base = getBaseType(typid);
+	char		typtype = get_typtype(base);
+
+	return typtype == TYPTYPE_COMPOSITE || typtype == TYPTYPE_RANGE ||
+		typtype == TYPTYPE_MULTIRANGE || OidIsValid(get_element_type(base));
+}
+
+static void
+sb_build_account(MemoryContext cxt, Size size)
+{
+	CHECK_FOR_INTERRUPTS();
+	if (cxt->mem_allocated + size > sb_build_budget)
+	{
+		Size		budget = sb_build_budget;
+
+		sb_build_budget = SIZE_MAX; /* the error's own allocations */
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s of type %s takes more than %d MB of the server's memory to build",
+						sb_build_what, format_type_be(sb_build_typid), (int) (budget >> 20)),
+				 errdetail("Its input function keeps the working memory of every element until the whole value is built."),
+				 errhint("Return fewer elements in one value: rows (RETURNS SETOF, sandbox_rows) or several smaller values.")));
+	}
+}
+
+static void *
+sb_build_alloc(MemoryContext cxt, Size size)
+{
+	sb_build_account(cxt, size);
+	return sb_build_aset->alloc(cxt, size);
+}
+
+static void *
+sb_build_realloc(MemoryContext cxt, void *pointer, Size size)
+{
+	sb_build_account(cxt, size);
+	return sb_build_aset->realloc(cxt, pointer, size);
+}
+
+/*
+ * The value of typid (a container: sb_builds_elements) for str, len bytes
+ * of text, built within that budget and copied into the caller's memory
+ * context; what names it in the error ("a value", "parameter $1 of ...").
+ */
+Datum
+sb_build_input(FmgrInfo *flinfo, char *str, Size len, Oid typid, Oid typioparam,
+			   int32 typmod, const char *what)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	MemoryContext build = AllocSetContextCreate(caller, "pysandbox value",
+												ALLOCSET_DEFAULT_SIZES);
+	Size		save_budget = sb_build_budget;
+	Oid			save_typid = sb_build_typid;
+	const char *save_what = sb_build_what;
+	int16		typlen;
+	bool		typbyval;
+	Datum		value;
+
+	if (sb_build_aset == NULL)
+	{
+		sb_build_aset = build->methods;
+		sb_build_methods = *build->methods;
+		sb_build_methods.alloc = sb_build_alloc;
+		sb_build_methods.realloc = sb_build_realloc;
+	}
+	if (build->methods != sb_build_aset)
+		elog(ERROR, "pysandbox: a memory context is not the AllocSet expected");
+	build->methods = &sb_build_methods;
+	get_typlenbyval(typid, &typlen, &typbyval);
+	sb_build_budget = Min(Max(SB_BUILD_MIN_BUDGET, len * SB_BUILD_PER_BYTE), SB_BUILD_MAX_BUDGET);
+	sb_build_typid = typid;
+	sb_build_what = what;
+	PG_TRY();
+	{
+		MemoryContextSwitchTo(build);
+		value = InputFunctionCall(flinfo, str, typioparam, typmod);
+		MemoryContextSwitchTo(caller);
+		if (!typbyval)
+			value = datumCopy(value, typbyval, typlen);
+	}
+	PG_FINALLY();
+	{
+		MemoryContextSwitchTo(caller);
+		sb_build_budget = save_budget;
+		sb_build_typid = save_typid;
+		sb_build_what = save_what;
+	}
+	PG_END_TRY();
+	MemoryContextDelete(build);
+	return value;
 }
