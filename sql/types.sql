@@ -663,6 +663,21 @@ def main():
                      "2024-07-01T12:00:00.5"],
              "tt": dt.time(1, 2, 3)}]
 $$) AS r(scalar timestamptz, arr timestamptz[], tt timetz);
+-- a moment's time of day keeps the moment's offset, and a time in a named
+-- zone (s.dt.timetz of pandas) that zone's offset then; a time with a
+-- named zone and no date has none, and says so (review 151 F1: both were
+-- read in the session's zone)
+SELECT * FROM sandbox_rows($$
+import pandas as pd
+def main():
+    s = pd.Series(pd.to_datetime(["2024-01-05 05:37:00"], utc=True)).dt.tz_convert("Asia/Kolkata")
+    return pd.DataFrame({"a": s.dt.timetz, "b": s, "arr": [[s[0]]]})
+$$) AS r(a timetz, b timetz, arr timetz[]);
+SELECT * FROM sandbox_rows($$
+import datetime, zoneinfo
+def main():
+    return [{"a": datetime.time(11, 7, tzinfo=zoneinfo.ZoneInfo("Europe/Berlin"))}]
+$$) AS r(a timetz);
 RESET TimeZone;
 
 -- an interval in an array, a composite or a range arrives as the same text

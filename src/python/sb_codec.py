@@ -22,6 +22,7 @@ import ipaddress
 import itertools
 import json
 import math
+import sys
 import struct
 import types
 import unicodedata
@@ -2186,6 +2187,24 @@ def _numeric_float_text(f, single=False):
     return ("%.6g" if single else "%.15g") % f
 
 
+def _fixed_offset_time(clock, offset):
+    """A naive time of day with a UTC offset, as timetz's input reads it."""
+    return clock.replace(tzinfo=datetime.timezone(offset)).isoformat()
+
+
+def _pytz_offset(tz):
+    """The offset a pytz zone localized to one moment holds (pandas'
+    .dt.timetz gives times with one: <DstTzInfo 'Asia/Kolkata' IST+5:30:00
+    STD>), which its utcoffset() of a time without a date does not say; None
+    for any other zone."""
+    pytz = sys.modules.get("pytz")
+    if pytz is None or not isinstance(tz, pytz.tzinfo.BaseTzInfo) or \
+            type(tz).__module__ != "pytz.tzfile":
+        return None
+    offset = object.__getattribute__(tz, "__dict__").get("_utcoffset")
+    return offset if type(offset) is datetime.timedelta else None
+
+
 def _text_value(v, category, name, row, sqltype=None, fields=None):
     """The PostgreSQL text form of one value, for the type's input function
     (sqltype: the column's type, for the error; fields: a composite type's)."""
@@ -2245,12 +2264,28 @@ def _text_value(v, category, name, row, sqltype=None, fields=None):
     if t is _Timestamp or t is datetime.datetime or t is datetime.date or t is datetime.time:
         if sqltype in ("time without time zone", "time with time zone") and t is not \
                 datetime.time and t is not datetime.date:
-            # a moment into a time of day: its clock, as ::time takes it
-            v = v.timetz() if sqltype == "time with time zone" else v.time()
+            # a moment into a time of day: its clock, as ::time takes it,
+            # with the offset the moment has (review 151 F1: its named
+            # zone's time of day has none, and was read in the session's)
+            if sqltype == "time with time zone" and v.tzinfo is not None:
+                return _fixed_offset_time(v.time(), v.utcoffset())
+            v = v.time()
             t = datetime.time
         if sqltype == "time with time zone" and t is datetime.time and v.tzinfo is None:
             # naive is UTC, as into timestamptz (review 115 F8: the session's offset)
             return v.isoformat() + "+00:00"
+        if sqltype == "time with time zone" and t is datetime.time:
+            offset = v.utcoffset()
+            if offset is None:
+                offset = _pytz_offset(v.tzinfo)
+            if offset is None:
+                raise _bad_value(name, row, v, "type time with time zone (a time of day in "
+                                 "the named zone %s has no offset without its date)" % v.tzinfo,
+                                 hint="Return the moments (timestamptz), or times with a fixed "
+                                 "offset: datetime.timezone(datetime.timedelta(hours=5, "
+                                 "minutes=30)); s.dt.timetz keeps the offsets of a Series of "
+                                 "moments.")
+            return _fixed_offset_time(v.replace(tzinfo=None), offset)
         return v.isoformat()
     if t is _Timedelta or t is datetime.timedelta or t is np.timedelta64:
         micros = _Timedelta(v).value // 1000
