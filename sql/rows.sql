@@ -641,6 +641,14 @@ def main():
             (datetime.date(9999, 12, 31), datetime.datetime(1600, 2, 29, 23, 59, 59, 999999), datetime.datetime(2999, 1, 1, 3, tzinfo=east)),
             (None, None, None)]
 $$) AS t(d date, ts timestamp, tz timestamptz);
+-- ... and ISO 8601 text of them (review 151 F2: "9999-12-31", an open
+-- end, said only that it did not fit); other text says what is read
+SELECT * FROM sandbox_rows($$
+def main():
+    return [("9999-12-31", "2500-01-01 00:00", "1200-05-05 10:00+02"),
+            (" 0001-01-01 ", "1600-02-29T23:59:59.5", "3000-01-01")]
+$$) AS t(d date, ts timestamp, tz timestamptz);
+SELECT * FROM sandbox_rows('def main(): return [("05/05/1200",)]') AS t(d date);
 
 --
 -- timestamp: wall-clock time; an aware value's own wall clock, as

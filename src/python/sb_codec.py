@@ -1855,6 +1855,11 @@ def _far_micros(v, wall_clock=False):
     day), not its instant."""
     t = type(v)
     try:
+        if t is str and len(v) <= 64:
+            # ISO 8601 text, as Python reads it over years 1 to 9999
+            # (review 151 F2: "9999-12-31", an open end, was refused)
+            v = datetime.datetime.fromisoformat(v.strip())
+            t = datetime.datetime
         if t is datetime.date:
             return (v - _EPOCH_DATE).days * 86400000000
         if t is datetime.datetime:
@@ -1945,6 +1950,11 @@ def _datetime_values(s, name, kind, sqltype, far, caught):
                     far[i] = micros
                     converted.append(pd.NaT)
                     continue
+                if t is str:
+                    raise _bad_value(name, i, v, "type %s" % (sqltype or "timestamp"),
+                                     hint="Write ISO 8601 text (\"2024-03-05\", \"9999-12-31 "
+                                     "23:59:59+00:00\"), read over years 1 to 9999; other text "
+                                     "is read by pandas, within 1677 to 2262.")
         if t is _Period:            # a month, a quarter ...: its first moment
             converted.append(v.start_time)
             continue
