@@ -596,7 +596,10 @@ class Review37Tests(unittest.TestCase):
         east = datetime.timezone(datetime.timedelta(hours=5))
         self.assertEqual(sb_codec._far_micros(datetime.datetime(3000, 1, 1, 5, tzinfo=east)),
                          sb_codec._far_micros(datetime.datetime(3000, 1, 1)))
-        self.assertIsNone(sb_codec._far_micros("3000-01-01"))
+        # ISO 8601 text too (review 151 F2), other text not
+        self.assertEqual(sb_codec._far_micros("3000-01-01"),
+                         sb_codec._far_micros(datetime.datetime(3000, 1, 1)))
+        self.assertIsNone(sb_codec._far_micros("01/01/3000"))
         spec = [{"name": "d", "kind": _io.COL_DATE, "type": "date"}]
         n, payloads = sb_codec.encode_rows([(datetime.date(1500, 1, 1),), (None,)], spec, "f", 1 << 20)
         micros = np.frombuffer(bytes(memoryview(payloads[0][2]).cast("B")), "<i8").tolist()
