@@ -127,6 +127,19 @@ SELECT sandbox_describe('{"t": {"$table": "describe_nulls_v"}}', '{"sample_rows"
 RESET ROLE;
 DROP VIEW describe_nulls_v;
 DROP TABLE describe_nulls;
+-- a table not yet analysed: the sample's NULLs say it (review 151 F5:
+-- "int64" of a column that arrived as Int64), counted where it read every
+-- row, met where it did not; a sample without NULLs and statistics says
+-- nothing more
+CREATE TABLE describe_fresh (id int, q int, b boolean);
+INSERT INTO describe_fresh VALUES (1, NULL, NULL), (2, 5, true), (3, 6, NULL);
+SELECT c ->> 'name' AS name, c ->> 'dtype' AS dtype, c ->> 'null_frac' AS null_frac
+FROM jsonb_array_elements(sandbox_describe('{"t": {"$table": "describe_fresh"}}') -> 't' -> 'columns') c;
+SELECT c ->> 'name' AS name, c ->> 'dtype' AS dtype, c ->> 'null_frac' AS null_frac
+FROM jsonb_array_elements(sandbox_describe('{"t": {"$query": "SELECT * FROM describe_fresh ORDER BY id"}}',
+                                           '{"sample_rows": 1}') -> 't' -> 'columns') c;
+SELECT sandbox_execute('def main(t): return t.dtypes', '{"t": {"$table": "describe_fresh"}}');
+DROP TABLE describe_fresh;
 
 DROP TABLE describe_t;
 DROP OWNED BY regress_describe;

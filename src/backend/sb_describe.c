@@ -86,10 +86,13 @@ sb_describe_null_frac(Oid relid, AttrNumber attnum)
 
 /*
  * A column's dtype: the one it arrives as without NULLs and, if it may
- * hold some, what they make of it; where the table's statistics say it
- * holds NULLs, the dtype it then arrives as (review 111 F4: "int64" was
- * read as the dtype of a column that arrived as Int64).
+ * hold some, what they make of it; where the table's statistics or the
+ * sample say it holds NULLs, the dtype it then arrives as (review 111 F4:
+ * "int64" was read as the dtype of a column that arrived as Int64).
  */
+/* null_frac of a column the sample met NULLs in, where no fraction is known */
+#define SB_NULLS_SEEN 2.0
+
 static void
 sb_describe_dtype(StringInfo out, int kind, Oid typid, bool nullable, double null_frac)
 {
@@ -107,7 +110,7 @@ sb_describe_dtype(StringInfo out, int kind, Oid typid, bool nullable, double nul
 		if (nullable && sb_dtypes[i].with_nulls)
 			appendStringInfo(out, ", %s", sb_dtypes[i].with_nulls);
 	}
-	if (nullable && null_frac > 0)
+	if (nullable && null_frac > 0 && null_frac <= 1)
 		appendStringInfo(out, ", \"null_frac\": %.4g", null_frac);
 	if ((kind == SB_COL_JSON || kind == SB_COL_DECIMAL_JSON) && type_is_array(getBaseType(typid)))
 		appendStringInfoString(out, ", \"python_type\": \"list\"");
@@ -227,6 +230,12 @@ sb_describe_job(void *arg)
 	StringInfo	out = job->d->out;
 	bool		nulls_anywhere;
 	int			col = 0;
+	bool	   *notnull;
+	double	   *null_frac;
+	int		   *nulls_seen;
+	StringInfoData sample;
+	int			taken = 0;
+	volatile bool exhausted = false;
 
 	sb_push_input_context(&errcb, job->name);
 
@@ -252,20 +261,19 @@ sb_describe_job(void *arg)
 	}
 	ReleaseCachedPlan(cplan, NULL);
 
-	appendStringInfoString(out, "{\"kind\": \"table\", \"columns\": [");
 	desc = ps->resultDesc;
 	q = linitial_node(Query, ps->query_list);
 	nulls_anywhere = sb_makes_nulls((Node *) q, NULL);
+	notnull = palloc0(sizeof(bool) * Max(desc->natts, 1));
+	null_frac = palloc(sizeof(double) * Max(desc->natts, 1));
+	nulls_seen = palloc0(sizeof(int) * Max(desc->natts, 1));
 	foreach(lc, q->targetList)
 	{
 		TargetEntry *te = lfirst_node(TargetEntry, lc);
-		Form_pg_attribute att;
-		bool		notnull = false;
-		double		null_frac = -1;
 
 		if (te->resjunk || col >= desc->natts)
 			continue;
-		att = TupleDescAttr(desc, col);
+		null_frac[col] = -1;
 		if (!nulls_anywhere && OidIsValid(te->resorigtbl) && te->resorigcol > 0)
 		{
 			HeapTuple	tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(te->resorigtbl),
@@ -273,35 +281,24 @@ sb_describe_job(void *arg)
 
 			if (HeapTupleIsValid(tup))
 			{
-				notnull = ((Form_pg_attribute) GETSTRUCT(tup))->attnotnull;
+				notnull[col] = ((Form_pg_attribute) GETSTRUCT(tup))->attnotnull;
 				ReleaseSysCache(tup);
 			}
-			if (!notnull)
-				null_frac = sb_describe_null_frac(te->resorigtbl, te->resorigcol);
+			if (!notnull[col])
+				null_frac[col] = sb_describe_null_frac(te->resorigtbl, te->resorigcol);
 		}
-		if (col > 0)
-			appendStringInfoString(out, ", ");
-		appendStringInfoString(out, "{\"name\": ");
-		escape_json(out, NameStr(att->attname));
-		appendStringInfoString(out, ", \"type\": ");
-		escape_json(out, format_type_with_typemod(att->atttypid, att->atttypmod));
-		appendStringInfoString(out, ", ");
-		sb_describe_dtype(out, sb_input_kind(att->atttypid, job->d->numeric_decimal),
-						  att->atttypid, !notnull, null_frac);
-		appendStringInfo(out, ", \"nullable\": %s}", notnull ? "false" : "true");
 		col++;
 	}
-	appendStringInfoString(out, "], \"sample\": [");
 
 	/* row by row through a cursor: one row in memory, the text capped */
+	initStringInfo(&sample);
+	appendStringInfoString(&sample, "\"sample\": [");
 	if (job->d->sample > 0)
 	{
 		Portal		portal;
 		TupleDesc	sample_desc = NULL;
 		TupleDesc	amounts = NULL;
-		int			taken = 0;
-		int			start = out->len;
-		volatile bool exhausted = false;
+		int			start = sample.len;
 		volatile bool truncated = false;
 
 		XactReadOnly = true;
@@ -326,18 +323,21 @@ sb_describe_job(void *arg)
 					sample_desc = BlessTupleDesc(CreateTupleDescCopy(SPI_tuptable->tupdesc));
 					amounts = sb_describe_sample_desc(sample_desc);
 				}
+				for (int i = 0; i < col && i < sample_desc->natts; i++)
+					if (heap_attisnull(tup, i + 1, sample_desc))
+						nulls_seen[i]++;
 				row = sb_describe_sample_row(tup, sample_desc, amounts);
 				SPI_freetuptable(SPI_tuptable);
 				/* a row past the cap is left out, however wide (review 124 F2) */
-				if ((size_t) (out->len - start) + strlen(row) + 2 > SB_DESCRIBE_SAMPLE_BYTES)
+				if ((size_t) (sample.len - start) + strlen(row) + 2 > SB_DESCRIBE_SAMPLE_BYTES)
 				{
 					truncated = true;
 					pfree(row);
 					break;
 				}
 				if (taken > 0)
-					appendStringInfoString(out, ", ");
-				appendStringInfoString(out, row);
+					appendStringInfoString(&sample, ", ");
+				appendStringInfoString(&sample, row);
 				pfree(row);
 				taken++;
 			}
@@ -355,12 +355,43 @@ sb_describe_job(void *arg)
 		if (exhausted)
 			rows = taken;
 		if (truncated)
-			appendStringInfoString(out, "], \"sample_truncated\": true");
+			appendStringInfoString(&sample, "], \"sample_truncated\": true");
 		else
-			appendStringInfoString(out, "]");
+			appendStringInfoString(&sample, "]");
 	}
 	else
-		appendStringInfoString(out, "]");
+		appendStringInfoString(&sample, "]");
+
+	/*
+	 * The columns, their dtype by what the sample saw where it says more than
+	 * the statistics: a sample that read every row counts the NULLs, and one
+	 * that met a NULL shows the column has some (review 151 F5: a table not
+	 * yet analysed said "int64" of a column that arrived as Int64)
+	 */
+	appendStringInfoString(out, "{\"kind\": \"table\", \"columns\": [");
+	for (int i = 0; i < col; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		double		frac = null_frac[i];
+
+		if (!notnull[i] && exhausted)
+			frac = taken > 0 ? (double) nulls_seen[i] / taken : 0;
+		else if (!notnull[i] && nulls_seen[i] > 0 && frac <= 0)
+			frac = SB_NULLS_SEEN;
+		if (i > 0)
+			appendStringInfoString(out, ", ");
+		appendStringInfoString(out, "{\"name\": ");
+		escape_json(out, NameStr(att->attname));
+		appendStringInfoString(out, ", \"type\": ");
+		escape_json(out, format_type_with_typemod(att->atttypid, att->atttypmod));
+		appendStringInfoString(out, ", ");
+		sb_describe_dtype(out, sb_input_kind(att->atttypid, job->d->numeric_decimal),
+						  att->atttypid, !notnull[i], frac);
+		appendStringInfo(out, ", \"nullable\": %s}", notnull[i] ? "false" : "true");
+	}
+	appendStringInfoString(out, "], ");
+	appendBinaryStringInfo(out, sample.data, sample.len);
+	pfree(sample.data);
 	appendStringInfo(out, ", \"rows_estimate\": %.0f}", rows);
 
 	SPI_finish();
