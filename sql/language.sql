@@ -307,6 +307,12 @@ SELECT * FROM py_tuples_in();
 DROP FUNCTION py_tuples_in();
 DROP FUNCTION py_nested_back(), py_nested_one(jsonb);
 DROP TYPE py_outer;
+-- a real[]'s elements arrive as a real scalar does, the double it is
+-- (review 151 F3: 1.1 beside 1.100000023841858, unequal to itself)
+CREATE FUNCTION py_reals(x real, xs real[]) RETURNS text
+LANGUAGE pysandbox AS 'return repr((x, xs, x == xs[0], x in xs))';
+SELECT py_reals(1.1, ARRAY[1.1::real, NULL, 'NaN', '-Infinity']), py_reals(2, '{{2},{3}}');
+DROP FUNCTION py_reals(real, real[]);
 
 -- OUT parameters make a row
 CREATE FUNCTION py_divmod(a integer, b integer, OUT q integer, OUT r integer)

@@ -202,6 +202,8 @@ typedef struct SbColumn
 	bool		interval_text;	/* an array or composite holding intervals:
 								 * their text in IntervalStyle postgres */
 	bool		money_elements; /* an array of money: its amounts */
+	bool		float4_elements;	/* an array of real: its elements as
+									 * doubles, as a real scalar arrives */
 } SbColumn;
 
 /* what an SbColumn of a LANGUAGE pysandbox function's arguments holds */

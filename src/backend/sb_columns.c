@@ -337,6 +337,8 @@ sb_column_init(SbColumn *c, const char *name, Oid typid, bool numeric_decimal,
 		c->interval_text = c->basetype != INTERVALOID && sb_prints_interval(c->basetype);
 		c->money_elements = (c->kind == SB_COL_NUMERIC_ARRAY || c->kind == SB_COL_DECIMAL_ARRAY) &&
 			getBaseType(get_element_type(c->basetype)) == CASHOID;
+		c->float4_elements = c->kind == SB_COL_NUMERIC_ARRAY &&
+			getBaseType(get_element_type(c->basetype)) == FLOAT4OID;
 	}
 }
 
@@ -740,6 +742,32 @@ sb_money_array_amounts(Datum d)
 											  TYPALIGN_INT));
 }
 
+/*
+ * A real[] as float8[]: array_to_json writes a real's shortest digits
+ * (1.1), a real scalar arrives as the double it is (1.100000023841858, as
+ * in PL/Python), and the same value compared unequal with itself in the
+ * code (review 151 F3).  Its dimensions are kept.
+ */
+static Datum
+sb_float4_array_doubles(Datum d)
+{
+	ArrayType  *a = DatumGetArrayTypeP(d);
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+
+	if (ARR_NDIM(a) == 0)
+		return PointerGetDatum(construct_empty_array(FLOAT8OID));
+	deconstruct_array(a, ARR_ELEMTYPE(a), sizeof(float4), true, TYPALIGN_INT,
+					  &elems, &nulls, &n);
+	for (int i = 0; i < n; i++)
+		if (!nulls[i])
+			elems[i] = Float8GetDatum((float8) DatumGetFloat4(elems[i]));
+	return PointerGetDatum(construct_md_array(elems, nulls, ARR_NDIM(a), ARR_DIMS(a),
+											  ARR_LBOUND(a), FLOAT8OID, sizeof(float8),
+											  FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}
+
 /* Whether typid is money or an array of it (or domains over them). */
 bool
 sb_is_money(Oid typid)
@@ -899,6 +927,8 @@ sb_column_append(SbColumn *c, Datum d, bool isnull, uint64 row, const char *inpu
 				sb_numeric_elements_check(c, d, row, input);
 			if (c->money_elements)
 				d = sb_money_array_amounts(d);
+			if (c->float4_elements)
+				d = sb_float4_array_doubles(d);
 			if (c->interval_text)
 				sb_column_append_text(c, sb_interval_postgres_text(c, d));
 			else if (type_is_array(c->basetype))
