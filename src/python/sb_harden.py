@@ -194,10 +194,11 @@ def harden_libraries():
         import sb_io
     except ImportError:                  # the unit tests' stub
         sb_io = None
-    if hasattr(sb_io, "guard_set_dealloc"):
+    if hasattr(sb_io, "guard_set_counts"):
         # a set's count made one too high by a comparison of the code's that
-        # added to it (CPython gh-143546): freed by what its table holds
-        sb_io.guard_set_dealloc()
+        # added to it (CPython gh-143546): emptied and freed by what its
+        # table holds
+        sb_io.guard_set_counts()
     assigned_ok = tuple(functools.WRAPPER_ASSIGNMENTS)
     updated_ok = tuple(functools.WRAPPER_UPDATES)
     update_wrapper = functools.update_wrapper

@@ -526,24 +526,37 @@ layout:
 }
 
 /*
- * sb_io.guard_set_dealloc(): CPython 3.11's set_add_entry remembers a dummy
+ * sb_io.guard_set_counts(): CPython 3.11's set_add_entry remembers a dummy
  * slot it passed, runs the comparison with a colliding key, and then fills
  * that slot, counting one more element: a comparison of the code's that
  * added to the same set meanwhile had filled the slot and counted it too
  * (CPython gh-143546, fixed upstream after 3.11; review 150).  The count
- * then says one element more than the table holds, and set_dealloc, which
- * walks the table until it has dropped that many, walks past its end and
- * drops a reference of the next block of memory (another set's element,
- * freed while the code still holds it).  Every set and frozenset is freed
- * through this wrapper instead: it counts the elements the table holds and
- * gives set_dealloc that count.  A miscount otherwise only makes len()
- * wrong, and pop() of a set it calls non-empty spin (the CPU limit ends
- * that).
+ * then says more elements than the table holds, and the two walks that
+ * drop a table's references until they have dropped that many,
+ * set_dealloc and set_clear_internal, walk past its end and drop a
+ * reference of the next block of memory (another set's element, or a
+ * list's, freed while the code still holds it).  Every way into them is
+ * wrapped to count the elements the table holds first and give that count
+ * (set_recount): freeing, the collector's clear, clear(), __init__ again,
+ * and s -= s, s ^= s, s.difference_update(s), s.symmetric_difference_update(s)
+ * (review 152 F1, review 153 F1: the first guard covered freeing only).
+ * The slots are replaced in the type (subclasses made later inherit them)
+ * and in the descriptors that name them (super().__init__() calls the
+ * descriptor's), the methods in their PyMethodDef.  A miscount otherwise
+ * only makes len() wrong, and pop() of a set it calls non-empty spin (the
+ * CPU limit ends that).
  */
 static destructor sb_set_dealloc_real;
+static inquiry sb_set_clear_real;
+static initproc sb_set_init_real;
+static binaryfunc sb_set_isub_real;
+static binaryfunc sb_set_ixor_real;
+static PyCFunction sb_set_clear_method_real;
+static PyCFunction sb_set_difference_update_real;
+static PyCFunction sb_set_symmetric_update_real;
 
 static void
-sb_set_dealloc(PyObject *self)
+sb_set_recount(PyObject *self)
 {
 	PySetObject *so = (PySetObject *) self;
 	Py_ssize_t	live = 0;
@@ -556,25 +569,177 @@ sb_set_dealloc(PyObject *self)
 			live++;
 	}
 	so->used = live;
+}
+
+static void
+sb_set_dealloc(PyObject *self)
+{
+	sb_set_recount(self);
 	sb_set_dealloc_real(self);
 }
 
-PyObject *
-sb_io_guard_set_dealloc(PyObject *self, PyObject *unused)
+static int
+sb_set_clear(PyObject *self)
 {
+	sb_set_recount(self);
+	return sb_set_clear_real(self);
+}
+
+static int
+sb_set_init(PyObject *self, PyObject *args, PyObject *kwds)
+{
+	sb_set_recount(self);
+	return sb_set_init_real(self, args, kwds);
+}
+
+static PyObject *
+sb_set_isub(PyObject *self, PyObject *other)
+{
+	if (self == other && PyAnySet_Check(self))
+		sb_set_recount(self);
+	return sb_set_isub_real(self, other);
+}
+
+static PyObject *
+sb_set_ixor(PyObject *self, PyObject *other)
+{
+	if (self == other && PyAnySet_Check(self))
+		sb_set_recount(self);
+	return sb_set_ixor_real(self, other);
+}
+
+static PyObject *
+sb_set_clear_method(PyObject *self, PyObject *unused)
+{
+	sb_set_recount(self);
+	return sb_set_clear_method_real(self, unused);
+}
+
+static PyObject *
+sb_set_difference_update(PyObject *self, PyObject *args)
+{
+	for (Py_ssize_t i = 0; PyTuple_Check(args) && i < PyTuple_GET_SIZE(args); i++)
+		if (PyTuple_GET_ITEM(args, i) == self)
+			sb_set_recount(self);
+	return sb_set_difference_update_real(self, args);
+}
+
+static PyObject *
+sb_set_symmetric_update(PyObject *self, PyObject *other)
+{
+	if (self == other)
+		sb_set_recount(self);
+	return sb_set_symmetric_update_real(self, other);
+}
+
+/* the wrapper descriptor of slot name in set's dict: its function, swapped */
+static bool
+sb_set_swap_wrapper(const char *name, void *real, void *mine)
+{
+	PyObject   *descr = PyDict_GetItemString(PySet_Type.tp_dict, name);
+	PyWrapperDescrObject *w = (PyWrapperDescrObject *) descr;
+
+	if (descr == NULL || !Py_IS_TYPE(descr, &PyWrapperDescr_Type) || w->d_wrapped != real)
+		return false;
+	w->d_wrapped = mine;
+	return true;
+}
+
+/* the C function of method name in set's dict, swapped; its old one */
+static PyCFunction
+sb_set_swap_method(const char *name, int flags, PyCFunction mine)
+{
+	PyObject   *descr = PyDict_GetItemString(PySet_Type.tp_dict, name);
+	PyMethodDef *def;
+	PyCFunction real;
+
+	if (descr == NULL || !Py_IS_TYPE(descr, &PyMethodDescr_Type))
+		return NULL;
+	def = ((PyMethodDescrObject *) descr)->d_method;
+	if (def == NULL || def->ml_flags != flags || def->ml_meth == NULL)
+		return NULL;
+	real = def->ml_meth;
+	def->ml_meth = mine;
+	return real;
+}
+
+/* subclasses made before: they copied set's slots as they were */
+static int
+sb_set_rewrap_subclasses(PyTypeObject *type, int depth)
+{
+	PyObject   *subs = PyObject_CallMethod((PyObject *) type, "__subclasses__", NULL);
+
+	if (subs == NULL || !PyList_Check(subs))
+	{
+		Py_XDECREF(subs);
+		return -1;
+	}
+	for (Py_ssize_t i = 0; i < PyList_GET_SIZE(subs); i++)
+	{
+		PyTypeObject *sub = (PyTypeObject *) PyList_GET_ITEM(subs, i);
+		PyNumberMethods *num = sub->tp_as_number;
+
+		if (sub->tp_init == sb_set_init_real)
+			sub->tp_init = sb_set_init;
+		if (num != NULL && num->nb_inplace_subtract == sb_set_isub_real)
+			num->nb_inplace_subtract = sb_set_isub;
+		if (num != NULL && num->nb_inplace_xor == sb_set_ixor_real)
+			num->nb_inplace_xor = sb_set_ixor;
+		if (depth < 32 && sb_set_rewrap_subclasses(sub, depth + 1) < 0)
+		{
+			Py_DECREF(subs);
+			return -1;
+		}
+	}
+	Py_DECREF(subs);
+	return 0;
+}
+
+PyObject *
+sb_io_guard_set_counts(PyObject *self, PyObject *unused)
+{
+	PyNumberMethods *num = PySet_Type.tp_as_number;
+
 	(void) self;
 	(void) unused;
 	if (PySet_Type.tp_dealloc == sb_set_dealloc)
 		Py_RETURN_NONE;
-	if (PySet_Type.tp_dealloc == NULL || PyFrozenSet_Type.tp_dealloc != PySet_Type.tp_dealloc)
-	{
-		PyErr_SetString(PyExc_RuntimeError, "set and frozenset are not freed as expected");
-		return NULL;
-	}
+	if (PySet_Type.tp_dealloc == NULL || PyFrozenSet_Type.tp_dealloc != PySet_Type.tp_dealloc ||
+		PySet_Type.tp_clear == NULL || PyFrozenSet_Type.tp_clear != PySet_Type.tp_clear ||
+		PySet_Type.tp_init == NULL || num == NULL || num->nb_inplace_subtract == NULL ||
+		num->nb_inplace_xor == NULL)
+		goto layout;
+	sb_set_init_real = PySet_Type.tp_init;
+	sb_set_isub_real = num->nb_inplace_subtract;
+	sb_set_ixor_real = num->nb_inplace_xor;
+	if (!sb_set_swap_wrapper("__init__", sb_set_init_real, sb_set_init) ||
+		!sb_set_swap_wrapper("__isub__", sb_set_isub_real, sb_set_isub) ||
+		!sb_set_swap_wrapper("__ixor__", sb_set_ixor_real, sb_set_ixor))
+		goto layout;
+	if ((sb_set_clear_method_real = sb_set_swap_method("clear", METH_NOARGS,
+													   sb_set_clear_method)) == NULL ||
+		(sb_set_difference_update_real = sb_set_swap_method("difference_update", METH_VARARGS,
+															sb_set_difference_update)) == NULL ||
+		(sb_set_symmetric_update_real = sb_set_swap_method("symmetric_difference_update", METH_O,
+														   sb_set_symmetric_update)) == NULL)
+		goto layout;
+	PySet_Type.tp_init = sb_set_init;
+	num->nb_inplace_subtract = sb_set_isub;
+	num->nb_inplace_xor = sb_set_ixor;
+	sb_set_clear_real = PySet_Type.tp_clear;
+	PySet_Type.tp_clear = sb_set_clear;
+	PyFrozenSet_Type.tp_clear = sb_set_clear;
 	sb_set_dealloc_real = PySet_Type.tp_dealloc;
 	PySet_Type.tp_dealloc = sb_set_dealloc;
 	PyFrozenSet_Type.tp_dealloc = sb_set_dealloc;
+	PyType_Modified(&PySet_Type);
+	if (sb_set_rewrap_subclasses(&PySet_Type, 0) < 0)
+		return NULL;
 	Py_RETURN_NONE;
+
+layout:
+	PyErr_SetString(PyExc_RuntimeError, "set is not laid out as expected");
+	return NULL;
 }
 
 /*

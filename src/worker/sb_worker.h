@@ -76,7 +76,7 @@ extern struct _object *sb_io_rewatch_class(struct _object *self, struct _object 
 extern struct _object *sb_io_guard_object_stores(struct _object *self, struct _object *arg);
 extern struct _object *sb_io_guard_object_buffers(struct _object *self, struct _object *arg);
 extern struct _object *sb_io_guard_object_loops(struct _object *self, struct _object *arg);
-extern struct _object *sb_io_guard_set_dealloc(struct _object *self, struct _object *unused);
+extern struct _object *sb_io_guard_set_counts(struct _object *self, struct _object *unused);
 extern struct _object *sb_io_positions_outside(struct _object *self, struct _object *args);
 /* sb_addrguard.c: addresses kept from the code */
 extern struct _object *sb_io_guard_addresses(struct _object *self, struct _object *unused);

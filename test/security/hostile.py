@@ -6166,6 +6166,273 @@ PAYLOADS = [
                 raise ValueError("a tuple of keep is now a list of the spray")
             return len(keep)
         """, on={OK}, off={OK, EXCEPTION, CRASH}),
+    # the same miscount (gh-143546) emptied by other ways than freeing
+    # (reviews 152 F1, 153 F1): set_clear_internal walks by the count too
+    Payload("set-add-reentrant-eq-count-clear-frees-neighbour", """
+        class Spray:
+            def __init__(s, i): s.i = i
+
+        def main():
+            st = {"arm": False}
+            class H:
+                def __init__(s, h, tag): s.h = h; s.tag = tag
+                def __hash__(s): return s.h
+                def __eq__(s, o):
+                    if st["arm"] and s.tag == "S":
+                        st["arm"] = False
+                        target.add(H(35, "D"))
+                    return False
+            class Obj:
+                def __init__(s, i): s.i = i
+            Kind = set
+            drain = []
+            for j in range(3000):
+                drain.append([None] * 64)
+            target = Kind()
+            for h in (20, 21, 22, 23):
+                target.add(H(h, "int"))
+            objs = [Obj(j) for j in range(32)]
+            victims = [None] * 32
+            target.add(H(24, "int"))
+            for j in range(32):
+                victims[j] = [None] * 64
+            for j in range(32):
+                victims[j][0] = objs[j]
+            objs = None
+            x = H(3, "X")
+            target.add(x)
+            target.add(H(3, "S"))
+            target.discard(x)
+            st["arm"] = True
+            target.add(H(3, "K"))
+            target.clear()
+            spray = [Spray(i) for i in range(300)]
+            if any(x2 is v[0] for v in victims for x2 in spray):
+                raise ValueError("a list's item was freed while the list held it")
+            return len(victims)
+        """, on={OK}, off={OK, EXCEPTION, CRASH}),
+    Payload("set-add-reentrant-eq-count-isub-self-frees-neighbour", """
+        class Spray:
+            def __init__(s, i): s.i = i
+
+        def main():
+            st = {"arm": False}
+            class H:
+                def __init__(s, h, tag): s.h = h; s.tag = tag
+                def __hash__(s): return s.h
+                def __eq__(s, o):
+                    if st["arm"] and s.tag == "S":
+                        st["arm"] = False
+                        target.add(H(35, "D"))
+                    return False
+            class Obj:
+                def __init__(s, i): s.i = i
+            Kind = set
+            drain = []
+            for j in range(3000):
+                drain.append([None] * 64)
+            target = Kind()
+            for h in (20, 21, 22, 23):
+                target.add(H(h, "int"))
+            objs = [Obj(j) for j in range(32)]
+            victims = [None] * 32
+            target.add(H(24, "int"))
+            for j in range(32):
+                victims[j] = [None] * 64
+            for j in range(32):
+                victims[j][0] = objs[j]
+            objs = None
+            x = H(3, "X")
+            target.add(x)
+            target.add(H(3, "S"))
+            target.discard(x)
+            st["arm"] = True
+            target.add(H(3, "K"))
+            target -= target
+            spray = [Spray(i) for i in range(300)]
+            if any(x2 is v[0] for v in victims for x2 in spray):
+                raise ValueError("a list's item was freed while the list held it")
+            return len(victims)
+        """, on={OK}, off={OK, EXCEPTION, CRASH}),
+    Payload("set-add-reentrant-eq-count-ixor-self-frees-neighbour", """
+        class Spray:
+            def __init__(s, i): s.i = i
+
+        def main():
+            st = {"arm": False}
+            class H:
+                def __init__(s, h, tag): s.h = h; s.tag = tag
+                def __hash__(s): return s.h
+                def __eq__(s, o):
+                    if st["arm"] and s.tag == "S":
+                        st["arm"] = False
+                        target.add(H(35, "D"))
+                    return False
+            class Obj:
+                def __init__(s, i): s.i = i
+            Kind = set
+            drain = []
+            for j in range(3000):
+                drain.append([None] * 64)
+            target = Kind()
+            for h in (20, 21, 22, 23):
+                target.add(H(h, "int"))
+            objs = [Obj(j) for j in range(32)]
+            victims = [None] * 32
+            target.add(H(24, "int"))
+            for j in range(32):
+                victims[j] = [None] * 64
+            for j in range(32):
+                victims[j][0] = objs[j]
+            objs = None
+            x = H(3, "X")
+            target.add(x)
+            target.add(H(3, "S"))
+            target.discard(x)
+            st["arm"] = True
+            target.add(H(3, "K"))
+            target ^= target
+            spray = [Spray(i) for i in range(300)]
+            if any(x2 is v[0] for v in victims for x2 in spray):
+                raise ValueError("a list's item was freed while the list held it")
+            return len(victims)
+        """, on={OK}, off={OK, EXCEPTION, CRASH}),
+    Payload("set-add-reentrant-eq-count-difference-update-self-frees-neighbour", """
+        class Spray:
+            def __init__(s, i): s.i = i
+
+        def main():
+            st = {"arm": False}
+            class H:
+                def __init__(s, h, tag): s.h = h; s.tag = tag
+                def __hash__(s): return s.h
+                def __eq__(s, o):
+                    if st["arm"] and s.tag == "S":
+                        st["arm"] = False
+                        target.add(H(35, "D"))
+                    return False
+            class Obj:
+                def __init__(s, i): s.i = i
+            Kind = set
+            drain = []
+            for j in range(3000):
+                drain.append([None] * 64)
+            target = Kind()
+            for h in (20, 21, 22, 23):
+                target.add(H(h, "int"))
+            objs = [Obj(j) for j in range(32)]
+            victims = [None] * 32
+            target.add(H(24, "int"))
+            for j in range(32):
+                victims[j] = [None] * 64
+            for j in range(32):
+                victims[j][0] = objs[j]
+            objs = None
+            x = H(3, "X")
+            target.add(x)
+            target.add(H(3, "S"))
+            target.discard(x)
+            st["arm"] = True
+            target.add(H(3, "K"))
+            target.difference_update(target)
+            spray = [Spray(i) for i in range(300)]
+            if any(x2 is v[0] for v in victims for x2 in spray):
+                raise ValueError("a list's item was freed while the list held it")
+            return len(victims)
+        """, on={OK}, off={OK, EXCEPTION, CRASH}),
+    Payload("set-add-reentrant-eq-count-collector-frees-neighbour", """
+        class Spray:
+            def __init__(s, i): s.i = i
+
+        def main():
+            st = {"arm": False}
+            class H:
+                def __init__(s, h, tag): s.h = h; s.tag = tag
+                def __hash__(s): return s.h
+                def __eq__(s, o):
+                    if st["arm"] and s.tag == "S":
+                        st["arm"] = False
+                        target.add(H(35, "D"))
+                    return False
+            class Obj:
+                def __init__(s, i): s.i = i
+            Kind = set
+            drain = []
+            for j in range(3000):
+                drain.append([None] * 64)
+            target = Kind()
+            for h in (20, 21, 22, 23):
+                target.add(H(h, "int"))
+            objs = [Obj(j) for j in range(32)]
+            victims = [None] * 32
+            target.add(H(24, "int"))
+            for j in range(32):
+                victims[j] = [None] * 64
+            for j in range(32):
+                victims[j][0] = objs[j]
+            objs = None
+            x = H(3, "X")
+            target.add(x)
+            sobj = H(3, "S")
+            sobj.ref = target
+            target.add(sobj)
+            sobj = None
+            target.discard(x)
+            st["arm"] = True
+            target.add(H(3, "K"))
+            target = None
+            junk = [[k] for k in range(20000)]
+            junk = None
+            spray = [Spray(i) for i in range(300)]
+            if any(x2 is v[0] for v in victims for x2 in spray):
+                raise ValueError("a list's item was freed while the list held it")
+            return len(victims)
+        """, on={OK}, off={OK, EXCEPTION, CRASH}),
+    Payload("set-add-reentrant-eq-count-reinit-frees-neighbour", """
+        class Spray:
+            def __init__(s, i): s.i = i
+
+        def main():
+            st = {"arm": False}
+            class H:
+                def __init__(s, h, tag): s.h = h; s.tag = tag
+                def __hash__(s): return s.h
+                def __eq__(s, o):
+                    if st["arm"] and s.tag == "S":
+                        st["arm"] = False
+                        target.add(H(35, "D"))
+                    return False
+            class Obj:
+                def __init__(s, i): s.i = i
+            class Kind(set):
+                def redo(self):
+                    super().__init__()
+            drain = []
+            for j in range(3000):
+                drain.append([None] * 64)
+            target = Kind()
+            for h in (20, 21, 22, 23):
+                target.add(H(h, "int"))
+            objs = [Obj(j) for j in range(32)]
+            victims = [None] * 32
+            target.add(H(24, "int"))
+            for j in range(32):
+                victims[j] = [None] * 64
+            for j in range(32):
+                victims[j][0] = objs[j]
+            objs = None
+            x = H(3, "X")
+            target.add(x)
+            target.add(H(3, "S"))
+            target.discard(x)
+            st["arm"] = True
+            target.add(H(3, "K"))
+            target.redo()
+            spray = [Spray(i) for i in range(300)]
+            if any(x2 is v[0] for v in victims for x2 in spray):
+                raise ValueError("a list's item was freed while the list held it")
+            return len(victims)
+        """, on={OK}, off={OK, EXCEPTION, CRASH}),
     Payload("numpy-nditer-buffered-writeback-into-object-refused", """
         import numpy as np
 
