@@ -16,6 +16,33 @@ def harden_interpreter():
     _harden_property_copy()
     _harden_datetime_state()
     _mask_library_ids()
+    _harden_decimal_rationals()
+
+
+def _harden_decimal_rationals():
+    """gh-148382 (review 153 F2, open upstream): _decimal compares a Decimal
+    with a numbers.Rational by reading the other's numerator and
+    denominator in the middle of the comparison, the current context only
+    borrowed; the code's property that replaced the context meanwhile
+    (setcontext(), or a generator leaving localcontext()) freed it, and the
+    comparison wrote its flags into the freed memory.  An object of a class
+    the code made, registered as a Rational or derived from one (a Fraction
+    subclass), is no numbers.Rational in the sandbox: the comparison is
+    NotImplemented, as with any other object.  The code's ints (IntEnum)
+    stay Rationals: _decimal compares them as ints before it asks."""
+    import abc
+    import numbers
+
+    class RationalMeta(abc.ABCMeta):
+        def __instancecheck__(cls, instance):
+            if not isinstance(instance, int) and any(
+                    sb_guard._made_by_code(c) for c in
+                    type.__getattribute__(type(instance), "__mro__")):
+                return False
+            return abc.ABCMeta.__instancecheck__(cls, instance)
+    RationalMeta.__module__ = "abc"
+    RationalMeta.__qualname__ = RationalMeta.__name__ = "ABCMeta"
+    numbers.Rational.__class__ = RationalMeta
 
 
 def _harden_property_copy():

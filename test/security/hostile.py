@@ -6433,6 +6433,98 @@ PAYLOADS = [
                 raise ValueError("a list's item was freed while the list held it")
             return len(victims)
         """, on={OK}, off={OK, EXCEPTION, CRASH}),
+    # gh-148382 (review 153 F2): _decimal reads a Rational's numerator in
+    # the middle of a comparison with the current context borrowed; the
+    # code's property that replaced the context freed it
+    Payload("decimal-rational-numerator-setcontext-frees-context", """
+        import decimal
+        import numbers
+
+        def main():
+            decimal.setcontext(decimal.Context())
+            st = {"n": 0}
+            spray = []
+            class R:
+                @property
+                def numerator(self):
+                    if st["n"] == 0:
+                        st["n"] = 1
+                        decimal.setcontext(decimal.Context(traps=[]))
+                        for i in range(64):
+                            spray.append(decimal.Context(traps=[]))
+                    return 1
+                @property
+                def denominator(self):
+                    return 1
+            numbers.Rational.register(R)
+            try:
+                decimal.Decimal("NaN") < R()
+            except TypeError:
+                pass
+            if any(c.flags[decimal.InvalidOperation] for c in spray):
+                raise ValueError("the comparison wrote into a freed context")
+            return len(spray)
+        """, on={OK}, off={OK, EXCEPTION, CRASH}),
+    Payload("decimal-rational-numerator-localcontext-generator-frees-context", """
+        import decimal
+        import numbers
+
+        def main():
+            st = {"n": 0}
+            spray = []
+            def gen():
+                with decimal.localcontext():
+                    yield 1
+                yield 2
+            g = gen()
+            next(g)
+            class R:
+                @property
+                def numerator(self):
+                    if st["n"] == 0:
+                        st["n"] = 1
+                        next(g)
+                        for i in range(64):
+                            spray.append(decimal.Context(traps=[]))
+                    return 1
+                @property
+                def denominator(self):
+                    return 1
+            numbers.Rational.register(R)
+            try:
+                decimal.Decimal("NaN") < R()
+            except TypeError:
+                pass
+            if any(c.flags[decimal.InvalidOperation] for c in spray):
+                raise ValueError("the comparison wrote into a freed context")
+            return len(spray)
+        """, on={OK}, off={OK, EXCEPTION, CRASH}),
+    Payload("decimal-fraction-subclass-numerator-setcontext-frees-context", """
+        import decimal
+        import fractions
+
+        def main():
+            decimal.setcontext(decimal.Context())
+            st = {"n": 0}
+            spray = []
+            class F(fractions.Fraction):
+                @property
+                def numerator(self):
+                    if st["n"] == 0:
+                        st["n"] = 1
+                        decimal.setcontext(decimal.Context(traps=[]))
+                        for i in range(64):
+                            spray.append(decimal.Context(traps=[]))
+                    return 1
+            R = lambda: F(1, 1)
+            try:
+                decimal.Decimal("NaN") < R()
+            except TypeError:
+                pass
+            if any(c.flags[decimal.InvalidOperation] for c in spray):
+                raise ValueError("the comparison wrote into a freed context")
+            return len(spray)
+        """, on={OK, GUARD}, off={OK, EXCEPTION, CRASH}),
     Payload("numpy-nditer-buffered-writeback-into-object-refused", """
         import numpy as np
 
