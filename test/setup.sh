@@ -16,6 +16,13 @@ missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
+# Debian's CPython from 3.11.2-6+deb12u7: bytes.decode("unicode_escape",
+# "replace") read freed memory before it (CVE-2025-4516, review 153 F3: a
+# call crashed its process at will)
+python_version=$(dpkg-query -W -f='${Version}' libpython3.11 2>/dev/null || echo 0)
+if dpkg --compare-versions "$python_version" lt 3.11.2-6+deb12u7; then
+	missing="$missing libpython3.11 libpython3.11-stdlib libpython3.11-minimal python3.11 python3.11-minimal libpython3.11-dev python3.11-dev"
+fi
 if [ -n "$missing" ]; then
 	echo "== installing:$missing"
 	apt-get update -qq

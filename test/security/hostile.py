@@ -6525,6 +6525,14 @@ PAYLOADS = [
                 raise ValueError("the comparison wrote into a freed context")
             return len(spray)
         """, on={OK, GUARD}, off={OK, EXCEPTION, CRASH}),
+    # CVE-2025-4516 (review 153 F3): unicode_escape with an error handler
+    # read freed memory once its buffer moved; Debian fixed it in
+    # 3.11.2-6+deb12u7, which test/setup.sh and the package require
+    Payload("unicode-escape-replace-after-realloc-reads-freed", """
+        def main():
+            text = (b"\\\\xZZ" + b"A" * (48 << 20) + b"\\\\z").decode("unicode_escape", "replace")
+            return len(text)
+        """, on={OK, MEMORY}, off={OK, MEMORY}),
     Payload("numpy-nditer-buffered-writeback-into-object-refused", """
         import numpy as np
 
