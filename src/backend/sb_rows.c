@@ -73,33 +73,49 @@ typedef struct SbOutColumn
 /*
  * Does a value of type typid hold, itself or as an element, field or bound
  * at any depth, a type that is() says yes to (given its base type and
- * depth)?  A record of unknown fields, or one nested too deep, does.
+ * depth)?  A record of unknown fields, or one nested too deep, does.  Each
+ * composite type is looked into once (review 152 F2: nine levels of six
+ * composite fields each were millions of walks, deaf to cancel).
  */
-bool
-sb_type_holds(Oid typid, int depth, bool (*is) (Oid base, int depth))
+static bool
+sb_type_holds_walk(Oid typid, int depth, bool (*is) (Oid base, int depth), List **seen)
 {
 	Oid			base = getBaseType(typid);
 	Oid			inner;
 	bool		found = false;
 
+	CHECK_FOR_INTERRUPTS();
 	if (base == RECORDOID || depth > 32 || is(base, depth))
 		return true;
 	if ((inner = get_element_type(base)) != InvalidOid)
-		return sb_type_holds(inner, depth + 1, is);
+		return sb_type_holds_walk(inner, depth + 1, is, seen);
 	if (type_is_range(base))
-		return sb_type_holds(get_range_subtype(base), depth + 1, is);
+		return sb_type_holds_walk(get_range_subtype(base), depth + 1, is, seen);
 	if (type_is_multirange(base))
-		return sb_type_holds(get_multirange_range(base), depth + 1, is);
-	if (type_is_rowtype(base))
+		return sb_type_holds_walk(get_multirange_range(base), depth + 1, is, seen);
+	if (type_is_rowtype(base) && !list_member_oid(*seen, base))
 	{
 		TupleDesc	desc = lookup_rowtype_tupdesc(base, -1);
 		int			i;
 
 		for (i = 0; i < desc->natts && !found; i++)
 			if (!TupleDescAttr(desc, i)->attisdropped)
-				found = sb_type_holds(TupleDescAttr(desc, i)->atttypid, depth + 1, is);
+				found = sb_type_holds_walk(TupleDescAttr(desc, i)->atttypid, depth + 1, is,
+										   seen);
 		ReleaseTupleDesc(desc);
+		/* looked into: not again, wherever else it is a field */
+		*seen = lappend_oid(*seen, base);
 	}
+	return found;
+}
+
+bool
+sb_type_holds(Oid typid, int depth, bool (*is) (Oid base, int depth))
+{
+	List	   *seen = NIL;
+	bool		found = sb_type_holds_walk(typid, depth, is, &seen);
+
+	list_free(seen);
 	return found;
 }
 
@@ -252,17 +268,23 @@ sb_base_type_name(Oid typid)
  * where a field is itself a composite or an array of one, "field_specs":
  * [null or {"fields":..., ...} per field], so that a nested dict or tuple is
  * written as the nested record (review 148 F3: it went as JSON).  PostgreSQL
- * refuses a composite type that holds itself; depth bounds it all the same
- * (deeper fields are written as their text, as before).
+ * refuses a composite type that holds itself; depth bounds it all the same,
+ * and *nodes the composites described for one column (review 152 F2: nine
+ * levels of six composite fields each were millions of descriptions and
+ * 4.5 GB): past them a field is written as its text, as before.
  */
 #define SB_FIELD_DEPTH 8
+#define SB_FIELD_NODES 64
 
 static void
-sb_append_fields(StringInfo buf, Oid rectype, int depth)
+sb_append_fields(StringInfo buf, Oid rectype, int depth, int *nodes)
 {
 	TupleDesc	fields = lookup_rowtype_tupdesc(rectype, -1);
 	bool		nested = false;
 	bool		first = true;
+
+	CHECK_FOR_INTERRUPTS();
+	(*nodes)--;
 
 	appendStringInfoString(buf, ",\"fields\":[");
 	for (int f = 0; f < fields->natts; f++)
@@ -280,17 +302,20 @@ sb_append_fields(StringInfo buf, Oid rectype, int depth)
 	for (int f = 0; f < fields->natts; f++)
 	{
 		Form_pg_attribute att = TupleDescAttr(fields, f);
+		char	   *name;
 
 		if (att->attisdropped)
 			continue;
 		if (!first)
 			appendStringInfoChar(buf, ',');
-		escape_json(buf, sb_base_type_name(att->atttypid));
+		name = sb_base_type_name(att->atttypid);
+		escape_json(buf, name);
+		pfree(name);
 		nested |= sb_record_type(getBaseType(att->atttypid)) != InvalidOid;
 		first = false;
 	}
 	appendStringInfoChar(buf, ']');
-	if (nested && depth < SB_FIELD_DEPTH)
+	if (nested && depth < SB_FIELD_DEPTH && *nodes > 0)
 	{
 		appendStringInfoString(buf, ",\"field_specs\":[");
 		first = true;
@@ -298,6 +323,7 @@ sb_append_fields(StringInfo buf, Oid rectype, int depth)
 		{
 			Form_pg_attribute att = TupleDescAttr(fields, f);
 			Oid			inner;
+			char	   *name;
 
 			if (att->attisdropped)
 				continue;
@@ -305,14 +331,16 @@ sb_append_fields(StringInfo buf, Oid rectype, int depth)
 				appendStringInfoChar(buf, ',');
 			first = false;
 			inner = sb_record_type(getBaseType(att->atttypid));
-			if (inner == InvalidOid)
+			if (inner == InvalidOid || *nodes <= 0)
 			{
 				appendStringInfoString(buf, "null");
 				continue;
 			}
 			appendStringInfoString(buf, "{\"type\":");
-			escape_json(buf, sb_base_type_name(att->atttypid));
-			sb_append_fields(buf, inner, depth + 1);
+			name = sb_base_type_name(att->atttypid);
+			escape_json(buf, name);
+			pfree(name);
+			sb_append_fields(buf, inner, depth + 1, nodes);
 			appendStringInfoChar(buf, '}');
 		}
 		appendStringInfoChar(buf, ']');
@@ -622,7 +650,9 @@ sb_rows_declare(SbRequest *req, TupleDesc tupdesc, MemoryContext cache_cxt)
 			 * a composite column, or an array of a composite type: its
 			 * fields, for a dict's or tuple's record
 			 */
-			sb_append_fields(&req->json, sb_record_type(c->basetype), 0);
+			int			nodes = SB_FIELD_NODES;
+
+			sb_append_fields(&req->json, sb_record_type(c->basetype), 0, &nodes);
 		}
 		appendStringInfoChar(&req->json, '}');
 		ro->ncols++;
