@@ -231,9 +231,9 @@ typedef enum SbSlowInput
 extern int	sb_slow_input(Oid typid);
 extern void sb_check_slow_input(int kind, Oid typid, const char *text, Size len,
 								const char *what);
-extern bool sb_builds_elements(Oid typid);
+extern int	sb_builds_elements(Oid typid);
 extern Datum sb_build_input(FmgrInfo *flinfo, char *str, Size len, Oid typid, Oid typioparam,
-							int32 typmod, const char *what);
+							int32 typmod, int per_byte, const char *what);
 extern bool sb_kind_is_var(int kind);
 extern char *sb_alloc_large(MemoryContext cxt, Size size);
 extern void sb_column_argument(SbColumn *c, int argument);

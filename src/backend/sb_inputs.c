@@ -560,6 +560,7 @@ sb_table_prepare_with(const char *name, const char *query, JsonbValue *params,
 				bool		isnull;
 				char	   *text;
 				int			slow;
+				int			per_byte;
 
 				if (pt->types[i] == InvalidOid || pt->types[i] == UNKNOWNOID)
 					ereport(ERROR,
@@ -573,13 +574,13 @@ sb_table_prepare_with(const char *name, const char *query, JsonbValue *params,
 					sb_check_slow_input(slow, pt->types[i], text, strlen(text),
 										psprintf("parameter $%d of %s", i + 1, what));
 				getTypeInputInfo(pt->types[i], &typinput, &typioparam);
-				if (text != NULL && sb_builds_elements(pt->types[i]))
+				if (text != NULL && (per_byte = sb_builds_elements(pt->types[i])) != 0)
 				{
 					FmgrInfo	flinfo;
 
 					fmgr_info(typinput, &flinfo);
 					prm->value = sb_build_input(&flinfo, text, strlen(text), pt->types[i],
-												typioparam, -1,
+												typioparam, -1, per_byte,
 												psprintf("parameter $%d of %s", i + 1, what));
 				}
 				else

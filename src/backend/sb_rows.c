@@ -58,8 +58,9 @@ typedef struct SbOutColumn
 	int			slow_input;		/* a type whose input function takes time
 								 * quadratic in its text, deaf to cancel
 								 * (sb_slow_input) */
-	bool		builds_elements;	/* a container, built within a budget
-									 * (sb_build_input) */
+	int			builds_elements;	/* a container, built within a budget
+									 * of this many bytes per byte of its
+									 * text (sb_build_input); else 0 */
 	Oid			typioparam;
 	int32		typmod;
 	SbColumnView view;			/* the payload, once validated (sb_decode.c) */
@@ -533,7 +534,7 @@ sb_text_datum(SbOutColumn *c, uint64 row, Size *expansion)
 		return PointerGetDatum(cstring_to_text_with_len(arg, arg == s ? (int) n : strlen(arg)));
 	if (c->builds_elements)
 		return sb_build_input(&c->input, arg, (Size) n, c->typid, c->typioparam, c->typmod,
-							  "a value");
+							  c->builds_elements, "a value");
 	return InputFunctionCall(&c->input, arg, c->typioparam, c->typmod);
 }
 
@@ -628,7 +629,7 @@ sb_rows_declare(SbRequest *req, TupleDesc tupdesc, MemoryContext cache_cxt)
 				SB_DIGITS_NONE;
 			c->nested_json = !c->plain_text && sb_nests_json(c->basetype, 0);
 			c->slow_input = c->plain_text ? SB_SLOW_NONE : sb_slow_input(c->basetype);
-			c->builds_elements = !c->plain_text && sb_builds_elements(c->basetype);
+			c->builds_elements = c->plain_text ? 0 : sb_builds_elements(c->basetype);
 		}
 		if (ro->ncols > 0)
 			appendStringInfoChar(&req->json, ',');
