@@ -298,6 +298,10 @@ LANGUAGE pysandbox AS 'return (1, d, [(3, "y")], 4.0)';
 SELECT py_nested_one('{"x": 2}');
 -- a dict whose keys are not the fields is refused, not a row of NULLs
 SELECT py_nested_one('{"first": 2, "label": "x"}');
+SELECT py_nested_one('{"0": 2}');
+CREATE FUNCTION py_int_keys() RETURNS py_pair LANGUAGE pysandbox AS 'return {0: 1, 1: "x"}';
+SELECT py_int_keys();
+DROP FUNCTION py_int_keys();
 CREATE FUNCTION py_tuples_in() RETURNS SETOF py_pair
 LANGUAGE pysandbox AS $$
 import pandas as pd

@@ -678,6 +678,14 @@ import datetime, zoneinfo
 def main():
     return [{"a": datetime.time(11, 7, tzinfo=zoneinfo.ZoneInfo("Europe/Berlin"))}]
 $$) AS r(a timetz);
+-- ... and so has pandas' zone itself, not localized to a moment (review
+-- 152 F4: its first offset, New York's local mean time -04:56)
+SELECT * FROM sandbox_rows($$
+import datetime, pandas as pd
+def main():
+    s = pd.Series(pd.to_datetime(["2024-01-05 05:37:00"], utc=True)).dt.tz_convert("America/New_York")
+    return [{"a": datetime.time(9, 0, tzinfo=s.dt.tz)}]
+$$) AS r(a timetz);
 RESET TimeZone;
 
 -- an interval in an array, a composite or a range arrives as the same text

@@ -2097,18 +2097,23 @@ def _record_literal(v, fields, name, row, sqltype):
     if given is not None:
         values = [given.get(f) for f in fields]
         names = set(fields)
-        unknown = [k for k in given if type(k) is str and k not in names]
+        # a key not a str is no field either ({0: 1, 1: "x"}: review 152 F5),
+        # named by its type: no method of the code's key runs
+        unknown = ['"%s"' % k if type(k) is str else repr(k) if type(k) in (int, float, bool)
+                   else "(a %s)" % type(k).__name__
+                   for k in given if type(k) is not str or k not in names]
         if unknown and not all(f in given for f in fields):
             # a missing field is NULL, but a name that is no field beside it
             # is a mistake, not a NULL ({"first": 2} or itertuples()' Pandas
             # (a=..., b=...) into (x, label) stored a row of NULLs; PL/Python
             # refuses any missing key)
             raise RowsError('column "%s", row %d: the %s for type %s has the %s%s %s, '
-                            "which %s not a field of it (its fields: %s)"
+                            "which %s of it (its fields: %s)"
                             % (name, row + 1, "dict" if t is dict else t.__name__, sqltype,
                                "key" if t is dict else "name", "s" if len(unknown) > 1 else "",
-                               ", ".join('"%s"' % k for k in unknown[:5]),
-                               "are" if len(unknown) > 1 else "is", ", ".join(fields)),
+                               ", ".join(unknown[:5]),
+                               "are not fields" if len(unknown) > 1 else "is not a field",
+                               ", ".join(fields)),
                             _MISMATCH, hint="Name the values as the type's fields; a field "
                             "left out is NULL.")
     elif t is tuple or t is list:
@@ -2210,6 +2215,14 @@ def _pytz_offset(tz):
     pytz = sys.modules.get("pytz")
     if pytz is None or not isinstance(tz, pytz.tzinfo.BaseTzInfo) or \
             type(tz).__module__ != "pytz.tzfile":
+        return None
+    # the zone itself (s.dt.tz), not localized to a moment, holds its first
+    # offset, local mean time (review 152 F4: 09:00 in New York was -04:56)
+    zone = type(tz).__dict__.get("zone")
+    try:
+        if type(zone) is not str or pytz.timezone(zone) is tz:
+            return None
+    except (KeyError, ValueError, OSError):
         return None
     offset = object.__getattribute__(tz, "__dict__").get("_utcoffset")
     return offset if type(offset) is datetime.timedelta else None
