@@ -318,6 +318,23 @@ LANGUAGE pysandbox AS 'return repr((x, xs, x == xs[0], x in xs))';
 SELECT py_reals(1.1, ARRAY[1.1::real, NULL, 'NaN', '-Infinity']), py_reals(2, '{{2},{3}}');
 DROP FUNCTION py_reals(real, real[]);
 
+-- a one-value array for a scalar says which value (review 151 F4: the
+-- numeric input's "invalid input syntax" of an array literal); a 2-D array
+-- is a set's rows, as sandbox_rows takes it; an unnamed Series' columns
+CREATE FUNCTION py_pct() RETURNS numeric
+LANGUAGE pysandbox AS 'import numpy as np
+return np.percentile([1, 2, 3], [50])';
+SELECT py_pct();
+CREATE FUNCTION py_grid() RETURNS TABLE(a int, b int)
+LANGUAGE pysandbox AS 'import numpy as np
+return np.array([[1, 2], [3, 4]])';
+SELECT * FROM py_grid();
+CREATE FUNCTION py_words() RETURNS TABLE(word text, n bigint)
+LANGUAGE pysandbox AS 'import pandas as pd
+return pd.Series(["a", "b", "a"]).value_counts().reset_index()';
+SELECT * FROM py_words();
+DROP FUNCTION py_pct(), py_grid(), py_words();
+
 -- OUT parameters make a row
 CREATE FUNCTION py_divmod(a integer, b integer, OUT q integer, OUT r integer)
 LANGUAGE pysandbox AS 'return a // b, a % b';

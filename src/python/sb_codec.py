@@ -2692,6 +2692,13 @@ def encode_rows(value, spec, func, budget, fill=None, nan_is_value=False):
                          'identifiers (%s): return the DataFrame itself, or '
                          'df.itertuples(index=False, name=None) for plain tuples in column '
                          'order' % renamed[0])
+            if set(labels) == {"index", "0"} and len(spec) == 2 and not extra:
+                # pd.Series(xs).value_counts(): neither the labels nor the
+                # values have a name (review 151 F4: the hint named the
+                # counts after the first column)
+                extra = ('; a Series whose index and values have no names gives the columns '
+                         '"index" and 0: write s.rename_axis("%s").reset_index(name="%s")'
+                         % (spec[0]["name"], spec[1]["name"]))
             if "0" in labels and not extra:
                 # df.groupby("k").size(): a Series without a name
                 extra = ('; a Series without a name (df.groupby(...).size()) is the column '

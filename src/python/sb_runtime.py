@@ -1248,16 +1248,23 @@ def _function_rows(value, shape, func, rows=None, budget=1 << 30, procedure=Fals
         if columns[0].get("category") == "json" and type(value) is not str:
             value = sb_codec.dumps(value, budget, path="the result of %s()" % func,
                                    notes=sb_codec._NOTES)
-        elif type(value) in (list, tuple) and columns[0].get("kind") is not None and \
+        elif (type(value) in (list, tuple, pd.Series) or
+              (type(value) is np.ndarray and value.ndim > 0)) and \
+                columns[0].get("kind") is not None and \
                 columns[0].get("category") in ("", "numeric", "money", "interval"):
             # return [x.mean()] where the type is one value (review 104: the
-            # type's input said "invalid input syntax" of an array literal)
+            # type's input said "invalid input syntax" of an array literal;
+            # review 151 F4: np.percentile(x, [50]) into numeric still did)
+            count = value.size if type(value) is np.ndarray else len(value)
             raise sb_codec.RowsError(
-                "%s() returned a %s of %d value%s, but the function returns one value of "
-                "type %s" % (func, type(value).__name__, len(value), "" if len(value) == 1 else "s",
+                "%s() returned %s %s of %d value%s, but the function returns one value of "
+                "type %s" % (func, "an" if type(value).__name__[0] in "aeiou" or type(value) is np.ndarray else "a",
+                             type(value).__name__, count, "" if count == 1 else "s",
                              columns[0].get("type")),
                 "42804",
-                "Return that value, x[0]." if len(value) == 1 else
+                ("Return that value, %s." % ("a.item()" if type(value) is np.ndarray else
+                                             "s.iloc[0]" if type(value) is pd.Series else "x[0]"))
+                if count == 1 else
                 "Return one value, or declare the function RETURNS SETOF %s (a row per value) "
                 "or RETURNS %s[]." % (columns[0].get("type"), columns[0].get("type")))
         return [(value,)]
@@ -1310,6 +1317,9 @@ def _function_rows(value, shape, func, rows=None, budget=1 << 30, procedure=Fals
                 for v in value]
     if type(value) in (pd.DataFrame, pd.Series):
         return value
+    if type(value) is np.ndarray and value.ndim == 2:
+        # a row per line, as sandbox_rows takes it (review 151 F4)
+        value = value.tolist()
     out = [row if type(row) is tuple or row is None else _one_row(row, func, i + 1)
            for i, row in enumerate(value)]
     columns = [c["name"] for c in (rows or {}).get("columns") or ()]

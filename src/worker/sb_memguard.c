@@ -574,8 +574,16 @@ sb_set_recount(PyObject *self)
 static void
 sb_set_dealloc(PyObject *self)
 {
+	/*
+	 * set_dealloc's own trashcan is for a type whose dealloc it is, no
+	 * longer set's: the wrapper's keeps freeing deep nests of frozensets
+	 * off the C stack (review 154 F3)
+	 */
+	PyObject_GC_UnTrack(self);
+	Py_TRASHCAN_BEGIN(self, sb_set_dealloc);
 	sb_set_recount(self);
 	sb_set_dealloc_real(self);
+	Py_TRASHCAN_END;
 }
 
 static int
@@ -615,13 +623,33 @@ sb_set_clear_method(PyObject *self, PyObject *unused)
 	return sb_set_clear_method_real(self, unused);
 }
 
+/*
+ * One argument at a time, as CPython takes them, the set recounted just
+ * before itself: an earlier argument (a generator, a set whose members'
+ * __eq__ runs) may run the code's Python that miscounts it again (review
+ * 154 F1: a recount before all the arguments was too early).
+ */
 static PyObject *
 sb_set_difference_update(PyObject *self, PyObject *args)
 {
-	for (Py_ssize_t i = 0; PyTuple_Check(args) && i < PyTuple_GET_SIZE(args); i++)
+	if (!PyTuple_Check(args))
+		return sb_set_difference_update_real(self, args);
+	for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args); i++)
+	{
+		PyObject   *one = PyTuple_Pack(1, PyTuple_GET_ITEM(args, i));
+		PyObject   *done;
+
+		if (one == NULL)
+			return NULL;
 		if (PyTuple_GET_ITEM(args, i) == self)
 			sb_set_recount(self);
-	return sb_set_difference_update_real(self, args);
+		done = sb_set_difference_update_real(self, one);
+		Py_DECREF(one);
+		if (done == NULL)
+			return NULL;
+		Py_DECREF(done);
+	}
+	Py_RETURN_NONE;
 }
 
 static PyObject *

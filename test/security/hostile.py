@@ -6533,6 +6533,61 @@ PAYLOADS = [
             text = (b"\\\\xZZ" + b"A" * (48 << 20) + b"\\\\z").decode("unicode_escape", "replace")
             return len(text)
         """, on={OK, MEMORY}, off={OK, MEMORY}),
+    # review 154 F1: an earlier argument of difference_update ran the code's
+    # Python that miscounted the set again after the guard's recount
+    Payload("set-difference-update-generator-then-self-frees-neighbour", """
+        class Spray:
+            def __init__(s, i): s.i = i
+
+        def main():
+            st = {"arm": False}
+            class H:
+                def __init__(s, h, tag): s.h = h; s.tag = tag
+                def __hash__(s): return s.h
+                def __eq__(s, o):
+                    if st["arm"] and s.tag == "S":
+                        st["arm"] = False
+                        target.add(H(35, "D"))
+                    return False
+            class Obj:
+                def __init__(s, i): s.i = i
+            target = set()
+            for h in (20, 21, 22, 23, 24):
+                target.add(H(h, "int"))
+            x = H(3, "X")
+            target.add(x)
+            target.add(H(3, "S"))
+            target.discard(x)
+            def gen():
+                st["arm"] = True
+                target.add(H(3, "K"))     # the count is now one too high
+                return
+                yield
+            g = gen()
+            # lists whose item arrays are 1024-byte blocks of malloc, the size of the
+            # 64-entry table difference_update's resize makes
+            victims = [[None] * 128 for j in range(300)]
+            for j, v in enumerate(victims):
+                v[0] = Obj(j)
+            for j in (290, 280, 270, 260, 250, 240, 230, 220):
+                victims[j] = None          # holes: the new table takes one
+            target.difference_update(g, target)
+            spray = [Spray(i) for i in range(600)]
+            hit = [j for j, v in enumerate(victims) if v is not None and any(v[0] is s for s in spray)]
+            if hit:
+                raise ValueError("a list's item was freed while the list held it: victims %r" % hit)
+            return len(victims)
+        """, on={OK}, off={OK, EXCEPTION, CRASH}),
+    # review 154 F3: deep nests of frozensets are freed off the C stack, as
+    # CPython's own set_dealloc does with its trashcan
+    Payload("frozenset-deep-nest-frees-without-native-recursion", """
+        def main():
+            x = frozenset()
+            for i in range(200000):
+                x = frozenset([x])
+            x = None
+            return "freed"
+        """, on={OK}, off={OK}),
     Payload("numpy-nditer-buffered-writeback-into-object-refused", """
         import numpy as np
 
@@ -7819,11 +7874,13 @@ PAYLOADS = [
                 return (N(3), 1)
         def main():
             numbers.Rational.register(Reg)
-            shown = ["%d" % fractions.Fraction(Reg(7)), "%d" % fractions.Fraction(F(1.5))]
+            shown = ["%d" % fractions.Fraction(F(1.5))]
+            # the code's classes are no Rationals (gh-148382): a TypeError
+            shown.append("%d" % fractions.Fraction(Reg(7)))
             if CALLS:
                 return "the code ran inside int(): %r %r" % (CALLS, shown)
             raise LookupError("no call: %r" % shown)
-        """, on=PYLAYER, off={OK, VALIDATOR}),
+        """, on=PYLAYER, off={OK, VALIDATOR, EXCEPTION}),
     # review 76 (gh-120384, fixed upstream in 3.12 only): a list's
     # extended slice assignment worked out the slice, then ran the code's
     # __iter__, which shrank the list: the items went past the end of its
