@@ -358,6 +358,29 @@ SELECT sandbox_execute('def main(ws): return sorted(ws)', '{}', '{main}',
     jsonb_build_object('workspace', :'full')) AS served_on;
 SELECT sandbox_workspace_close(:'full');
 
+-- matplotlib's native drawing out of memory (caught by the code or not)
+-- leaves the C heap corrupt: the call fails and the workspace ends, saying
+-- why (review 155 F1: the next call crashed with signal 6 or 11)
+SELECT sandbox_workspace_open('{"memory_mb": 160}') AS drew \gset
+SELECT r -> 'error' ->> 'sqlstate' AS sqlstate, r -> 'error' ->> 'message' AS message,
+       r -> 'error' ->> 'workspace_ended' IS NOT NULL AS ended
+FROM sandbox_run($$
+import io, numpy as np, matplotlib.pyplot as plt
+def main(ws):
+    ws["kept"] = 1
+    x = np.random.default_rng(1).uniform(0, 1000, 200000)
+    for i in range(6):
+        fig = plt.figure(figsize=(20, 20), dpi=100)
+        plt.plot(x)
+        try:
+            fig.savefig(io.BytesIO(), format="png")
+        except MemoryError:
+            return "caught"
+    return "drawn"
+$$, '{}', '{main}', jsonb_build_object('workspace', :'drew')) r;
+SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return ws["kept"]', '{}',
+    '{main}', '{"workspace": "%s"}')$q$, :'drew'));
+
 -- what dies between calls dies as in a call: the collection between calls
 -- runs with the call's guards on and generators' finalizers off, so a
 -- suspended generator left in a cycle runs no code of its own then (its

@@ -431,14 +431,18 @@ sb_child_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 		 * where (its inputs did not fit), which the message does not say
 		 */
 		char	   *detail = NULL;
+		char	   *hint = sb_json_string(err, "hint");
 
-		if (f->traceback)
-			detail = psprintf("Traceback (most recent call last):\n%s", f->traceback);
-		else if (strncmp(message, "out of memory while ", 20) == 0)
+		if (strncmp(message, "out of memory while ", 20) == 0)
 			detail = psprintf("Out of memory while %s.", message + 20);
+		if (f->traceback)
+			detail = psprintf("%s%sTraceback (most recent call last):\n%s",
+							  detail ? detail : "", detail ? "\n" : "", f->traceback);
+		/* where drawing ran out, the child's hint: smaller figures */
 		sb_fail(f, ERRCODE_OUT_OF_MEMORY, "memory",
 				psprintf("sandbox code exceeded its memory limit of %d MB", limits->memory_mb),
 				detail,
+				hint != NULL ? sb_limit_hint(hint, limits, SB_LIMIT_MEMORY) :
 				sb_limit_hint(limits->workspace != NULL ?
 							  "Filter or aggregate in the input query so less data reaches Python, or free what ws keeps and no longer needs (del ws[\"name\"]): it counts against the same limit" :
 							  "Filter or aggregate in the input query so less data reaches Python",

@@ -47,6 +47,33 @@ _STATE = {"ready": False, "figure": None, "axes": None, "subfigure": None,
 # figures rendered in this call: id -> (figure, png); the figure is kept so
 # that its id is not reused before the call ends
 _RENDERED = {}
+# where matplotlib's native code ran out of memory in this process, or None
+# (native_out_of_memory)
+_NATIVE_OOM = [None]
+
+
+def native_out_of_memory():
+    """The native method of matplotlib's renderer that ran out of memory
+    in this process (review 155 F1: after Agg's "In draw_path: Out of
+    memory", caught by the code or not, the C heap was corrupt and the
+    workspace's next call crashed), or None.  The runtime ends the process
+    with the call that saw it."""
+    return _NATIVE_OOM[0]
+
+
+def _noting_out_of_memory(method, what):
+    """method, noting a MemoryError it raises (native_out_of_memory)."""
+    def noting(*args, **kwargs):
+        try:
+            return method(*args, **kwargs)
+        except MemoryError:
+            if _NATIVE_OOM[0] is None:
+                _NATIVE_OOM[0] = what
+            raise
+    noting.__name__ = getattr(method, "__name__", what)
+    noting.__qualname__ = getattr(method, "__qualname__", what)
+    noting.__doc__ = getattr(method, "__doc__", None)
+    return noting
 
 
 _HOME = []
@@ -544,6 +571,7 @@ def _guard(mpl, plt):
     backend_agg.RendererAgg.__init__ = __init__
 
     draw_path = backend_agg.RendererAgg.draw_path
+    noting_draw_path = _noting_out_of_memory(draw_path, "renderer.draw_path()")
 
     def checked_draw_path(self, gc, path, transform, rgbFace=None):
         # agg's rasterizer, stroking a line as wide as inf pixels
@@ -557,7 +585,7 @@ def _guard(mpl, plt):
             plain.copy_properties(gc)
             gc = plain
             _check_line_widths(self, [gc.get_linewidth()])
-        return draw_path(self, gc, path, transform, rgbFace)
+        return noting_draw_path(self, gc, path, transform, rgbFace)
     checked_draw_path.__qualname__ = draw_path.__qualname__
     checked_draw_path.__doc__ = draw_path.__doc__
     backend_agg.RendererAgg.draw_path = checked_draw_path
@@ -575,6 +603,7 @@ def _guard(mpl, plt):
                     method = _checked_path_collection(self, method)
                 elif name == "draw_image":
                     method = _checked_image(method)
+                method = _noting_out_of_memory(method, "renderer.%s()" % name)
                 setattr(self, name, _library_only(method, "renderer.%s()" % name))
         # blitting (copy a region, restore it) is for interactive figures;
         # its region size overflows (65536 x 16384 is 2**32 bytes: a heap
@@ -584,7 +613,15 @@ def _guard(mpl, plt):
     backend_agg.RendererAgg._update_methods = _update_methods
     for owner, name in ((backend_agg.RendererAgg, "draw_text_image"),):
         if name in owner.__dict__:
-            setattr(owner, name, _library_only(owner.__dict__[name], "%s()" % name))
+            setattr(owner, name, _library_only(
+                _noting_out_of_memory(owner.__dict__[name], "renderer.%s()" % name),
+                "%s()" % name))
+    # the rest of a renderer's drawing, and a new renderer's canvas: its
+    # native code's out-of-memory noted, whoever calls
+    for name in ("draw_text", "draw_mathtext", "draw_tex", "__init__"):
+        if name in backend_agg.RendererAgg.__dict__:
+            setattr(backend_agg.RendererAgg, name, _noting_out_of_memory(
+                backend_agg.RendererAgg.__dict__[name], "renderer.%s()" % name))
     for owner, name in ((backend_agg.RendererAgg, "restore_region"),
                         (backend_agg.FigureCanvasAgg, "copy_from_bbox"),
                         (backend_agg.FigureCanvasAgg, "restore_region")):
@@ -1349,6 +1386,13 @@ def figures():
         if done is None or done[0] is not figure:
             try:
                 shown.append(image(figure))
+            except MemoryError:
+                # after main() returned: say which figure (review 155 F2:
+                # the input query's hint was given)
+                raise MemoryError("figure %d, left open when the call ended, could not be drawn "
+                                  "for sandbox_run's figures within the memory limit; close "
+                                  "the figures not needed with plt.close(fig), or make them "
+                                  "smaller (figsize, dpi, fewer points)" % num) from None
             except ValueError as exc:
                 # after main() returned: no line of the code's to show
                 raise ValueError("figure %d, left open when the call ended, could not be drawn "

@@ -916,12 +916,29 @@ def _send_error(kind, etype, message, line=None, col=None, tb=None, exit_code=0,
     sb_io.send(sb_io.ERROR, json.dumps(err).encode("utf-8"), exit_code)
 
 
+_DRAW_SMALLER = ("Draw smaller figures (figsize, dpi) or fewer points, and close the figures "
+                 "not needed with plt.close(fig)")
+
+
 def _report_exception(exc, lines, inputs=None):
     tb, line, col = sb_errors.user_traceback(exc, lines)
     if isinstance(exc, ArgumentsError):
         _send_error("arguments", "ArgumentsError", str(exc), line, col, tb)
         return
-    if isinstance(exc, MemoryError):
+    if isinstance(exc, MemoryError) and sb_charts.native_out_of_memory() is not None:
+        # Agg's native code out of memory leaves the C heap corrupt (review
+        # 155 F1): the process ends with this call, a workspace with it
+        _send_error("memory", "MemoryError",
+                    "out of memory while matplotlib drew (%s), whose native code is not "
+                    "reliable after that: the process ended with the call, and a "
+                    "workspace with it" % sb_charts.native_out_of_memory(),
+                    line, col, tb, hint=_DRAW_SMALLER, exit_code=72)
+    elif isinstance(exc, MemoryError) and exc.args and type(exc.args[0]) is str and \
+            exc.args[0].startswith("figure "):
+        # the figures left open, drawn for sandbox_run after main() returned
+        _send_error("memory", "MemoryError", "out of memory while drawing " + exc.args[0],
+                    line, col, tb, hint=_DRAW_SMALLER)
+    elif isinstance(exc, MemoryError):
         _send_error("memory", "MemoryError",
                     "out of memory: the code tried to allocate more than its memory limit",
                     line, col, tb)
@@ -2273,6 +2290,8 @@ def _serve_request(python_layer, request, inputs):
                     '(it defines: %s); name a defined function in %s, or define it'
                     % (what, name, ", ".join(defined), what))
             results[name] = fn(**_bind(fn, name, inputs))
+        if sb_charts.native_out_of_memory() is not None:
+            raise MemoryError("caught by the code")     # the process ends (_report_exception)
         if function is not None:
             # generators run here, inside the same error handling
             results[returns[0]] = _function_rows(results[returns[0]], spec["shape"],
