@@ -79,6 +79,16 @@ def main():
     raise ValueError("after drawing")
 $$) AS r;
 SELECT r->'figures' AS figures FROM sandbox_run('def main(): return 1') AS r;
+-- figures left open past the output limit say so, not "raw rows" (review
+-- 155 F3)
+SELECT r->'error'->>'message' AS message, r->'error'->>'hint' AS hint
+FROM sandbox_run($$
+import matplotlib.pyplot as plt
+def main():
+    for i in range(12):
+        plt.figure(); plt.plot(range(i + 2))
+    return "drew 12"
+$$, '{}', '{main}', '{"max_output_bytes": 100000}') AS r;
 -- a figure returned and left open is in returns only (review 111 F8: both)
 SELECT r->'returns'->'main'->>'$image' AS returned, jsonb_array_length(r->'figures') AS figures,
        (r->'usage'->>'output_bytes')::int < 2 * length(r->'returns'->'main'->>'data') AS sent_once

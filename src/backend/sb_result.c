@@ -449,9 +449,14 @@ sb_child_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 							  limits, SB_LIMIT_MEMORY));
 	}
 	else if (strcmp(kind, "output") == 0)
+	{
+		/* figures left open say so: the child's hint (review 155 F3) */
+		char	   *hint = sb_json_string(err, "hint");
+
 		sb_fail(f, ERRCODE_PROGRAM_LIMIT_EXCEEDED, "output",
 				psprintf("sandbox output exceeded the limit of %d bytes", limits->max_output_bytes),
-				message, SB_OUTPUT_HINT);
+				message, hint != NULL ? hint : SB_OUTPUT_HINT);
+	}
 	else if (strcmp(kind, "rows") == 0)
 	{
 		char	   *state = sb_json_string(err, "sqlstate");

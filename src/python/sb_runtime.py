@@ -916,6 +916,8 @@ def _send_error(kind, etype, message, line=None, col=None, tb=None, exit_code=0,
     sb_io.send(sb_io.ERROR, json.dumps(err).encode("utf-8"), exit_code)
 
 
+_FEWER_FIGURES = ("Close the figures not needed with plt.close(fig) (plt.close(\"all\") "
+                  "before returning sends none), or draw them smaller (figsize, dpi)")
 _DRAW_SMALLER = ("Draw smaller figures (figsize, dpi) or fewer points, and close the figures "
                  "not needed with plt.close(fig)")
 
@@ -930,8 +932,9 @@ def _report_exception(exc, lines, inputs=None):
         # 155 F1): the process ends with this call, a workspace with it
         _send_error("memory", "MemoryError",
                     "out of memory while matplotlib drew (%s), whose native code is not "
-                    "reliable after that: the process ended with the call, and a "
-                    "workspace with it" % sb_charts.native_out_of_memory(),
+                    "reliable after that: the process ended with the call%s"
+                    % (sb_charts.native_out_of_memory(),
+                       ", and its workspace with it" if _WS[0] is not None else ""),
                     line, col, tb, hint=_DRAW_SMALLER, exit_code=72)
     elif isinstance(exc, MemoryError) and exc.args and type(exc.args[0]) is str and \
             exc.args[0].startswith("figure "):
@@ -943,7 +946,9 @@ def _report_exception(exc, lines, inputs=None):
                     "out of memory: the code tried to allocate more than its memory limit",
                     line, col, tb)
     elif isinstance(exc, sb_codec.OutputLimitExceeded):
-        _send_error("output", "OutputLimitExceeded", str(exc), line, col, tb)
+        hint = exc.args[1] if len(exc.args) > 1 and type(exc.args[1]) is str else None
+        _send_error("output", "OutputLimitExceeded", str(exc.args[0]) if exc.args else "",
+                    line, col, tb, **({"hint": hint} if hint else {}))
     else:
         message = sb_errors.exception_message(exc)
         try:
@@ -2316,8 +2321,18 @@ def _serve_request(python_layer, request, inputs):
             if request.get("figures"):
                 # sandbox_run: the figures the call left open, beside the
                 # results (sb_run.c takes both apart)
-                shown = sb_codec.dumps(sb_charts.figures(), limit, out.used + len(text) + 24,
-                                       "figures")
+                left_open = sb_charts.figures()
+                try:
+                    shown = sb_codec.dumps(left_open, limit, out.used + len(text) + 24,
+                                           "figures")
+                except sb_codec.OutputLimitExceeded:
+                    # the images, not rows (review 155 F3: "return an
+                    # aggregate instead of raw rows")
+                    raise sb_codec.OutputLimitExceeded(
+                        "the %d figure%s left open when the call ended, as PNG images beside "
+                        "the result, exceed the output limit of %d bytes"
+                        % (len(left_open), "" if len(left_open) == 1 else "s", limit),
+                        _FEWER_FIGURES) from None
                 text = '{"returns":' + text + ',"figures":' + shown + '}'
     except sb_codec.RowsError as exc:
         if function is not None:    # the backend's hint says what the function must return
