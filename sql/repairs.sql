@@ -408,8 +408,9 @@ DROP TABLE repairs_sales;
 
 -- mistakes of code written without the data in view, each with its repair
 -- (review 58): json.loads of a parsed jsonb value, json.dumps of what
--- pysandbox converts itself, resample without a datetime index, a row of
--- an empty input, a condition holding pd.NA, .str on numbers
+-- pysandbox converts itself, resample (review 155 F4: rolling("7D")) without
+-- a datetime index, a row of an empty input, a condition holding pd.NA,
+-- .str on numbers
 SELECT r->'error'->>'message' AS message
 FROM unnest(ARRAY[
 $c$import json
@@ -421,6 +422,8 @@ def main(t, e):
     return json.dumps({"a": pd.Timestamp("2024-01-01")})$c$,
 $c$def main(t, e):
     return t.resample("W")["x"].sum()$c$,
+$c$def main(t, e):
+    return t.x.rolling("7D").sum().tolist()$c$,
 $c$def main(t, e):
     return e.sort_values("x").iloc[0].to_dict()$c$,
 $c$def main(t, e):

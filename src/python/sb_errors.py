@@ -729,6 +729,12 @@ def exception_help(exc, inputs, ws=None):
     if text and type(exc) is TypeError and _RESAMPLE_INDEX.search(text):
         return ('resample() needs a datetime index: df.resample("W", on="ts") with the '
                 'column\'s name, or df.set_index("ts").resample("W")')
+    if text == "window must be an integer 0 or greater" and type(exc) is ValueError:
+        # rolling("7D") without a datetime index (review 155 F4): rolling(7)
+        # would be 7 rows, not 7 days
+        return ('a time window ("7D") needs a datetime index: df.rolling("7D", on="ts") '
+                'with the column\'s name, or df.set_index("ts").rolling("7D"); a number '
+                '(rolling(7)) counts rows, not days')
     if text and type(exc) is TypeError and text.startswith("invalid entry 0 in condlist"):
         return ('a condition holds pd.NA (a nullable Int64 or boolean column with NULLs): '
                 'fill it first, (s >= 9).fillna(False), or compare s.astype(float)')
