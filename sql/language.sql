@@ -329,11 +329,15 @@ CREATE FUNCTION py_grid() RETURNS TABLE(a int, b int)
 LANGUAGE pysandbox AS 'import numpy as np
 return np.array([[1, 2], [3, 4]])';
 SELECT * FROM py_grid();
+CREATE FUNCTION py_spans() RETURNS TABLE(a interval, b interval)
+LANGUAGE pysandbox AS 'import numpy as np
+return np.array([[1, 2]], dtype="m8[s]").astype("m8[ns]")';
+SELECT * FROM py_spans();
 CREATE FUNCTION py_words() RETURNS TABLE(word text, n bigint)
 LANGUAGE pysandbox AS 'import pandas as pd
 return pd.Series(["a", "b", "a"]).value_counts().reset_index()';
 SELECT * FROM py_words();
-DROP FUNCTION py_pct(), py_grid(), py_words();
+DROP FUNCTION py_pct(), py_grid(), py_spans(), py_words();
 
 -- OUT parameters make a row
 CREATE FUNCTION py_divmod(a integer, b integer, OUT q integer, OUT r integer)

@@ -425,6 +425,8 @@ $c$def main(t, e):
 $c$def main(t, e):
     return t.x.rolling("7D").sum().tolist()$c$,
 $c$def main(t, e):
+    return t.x.rolling(len(t) / 4).sum().tolist()$c$,
+$c$def main(t, e):
     return e.sort_values("x").iloc[0].to_dict()$c$,
 $c$def main(t, e):
     return int(e.x.idxmax())$c$,

@@ -380,6 +380,23 @@ def main(ws):
 $$, '{}', '{main}', jsonb_build_object('workspace', :'drew')) r;
 SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return ws["kept"]', '{}',
     '{main}', '{"workspace": "%s"}')$q$, :'drew'));
+-- ... whatever the call does after it (review 156 F2: an exception of its
+-- own served on, and the next call took the blame)
+SELECT sandbox_workspace_open('{"memory_mb": 160}') AS drew2 \gset
+SELECT r -> 'error' ->> 'sqlstate' AS sqlstate, r -> 'error' ->> 'workspace_ended' IS NOT NULL AS ended
+FROM sandbox_run($$
+import io, numpy as np, matplotlib.pyplot as plt
+def main(ws):
+    x = np.random.default_rng(1).uniform(0, 1000, 200000)
+    for i in range(6):
+        fig = plt.figure(figsize=(20, 20), dpi=100)
+        plt.plot(x)
+        try:
+            fig.savefig(io.BytesIO(), format="png")
+        except MemoryError:
+            raise RuntimeError("no chart")
+    return "drawn"
+$$, '{}', '{main}', jsonb_build_object('workspace', :'drew2')) r;
 
 -- what dies between calls dies as in a call: the collection between calls
 -- runs with the call's guards on and generators' finalizers off, so a

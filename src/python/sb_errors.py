@@ -543,6 +543,22 @@ def refuse_date_equality():
     DatetimeIndex.__contains__ = checked_contains
 
 
+def _rolling_window(exc):
+    """The window a pandas rolling() refused (its frame's self.window), or
+    None."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    frame = tb.tb_frame if tb is not None else None
+    while frame is not None:
+        owner = frame.f_locals.get("self")
+        if owner is not None and type(owner).__module__.startswith("pandas.core.window"):
+            state = getattr(owner, "__dict__", None)
+            return state.get("window") if type(state) is dict else None
+        frame = frame.f_back
+    return None
+
+
 def exception_help(exc, inputs, ws=None):
     """One sentence of what to do, for the errors code written without the
     inputs' names or columns in view makes most often; or None.  ws is the
@@ -730,11 +746,17 @@ def exception_help(exc, inputs, ws=None):
         return ('resample() needs a datetime index: df.resample("W", on="ts") with the '
                 'column\'s name, or df.set_index("ts").resample("W")')
     if text == "window must be an integer 0 or greater" and type(exc) is ValueError:
-        # rolling("7D") without a datetime index (review 155 F4): rolling(7)
-        # would be 7 rows, not 7 days
-        return ('a time window ("7D") needs a datetime index: df.rolling("7D", on="ts") '
-                'with the column\'s name, or df.set_index("ts").rolling("7D"); a number '
-                '(rolling(7)) counts rows, not days')
+        window = _rolling_window(exc)
+        if type(window) is str or type(window).__module__.startswith("pandas"):
+            # rolling("7D") without a datetime index (review 155 F4):
+            # rolling(7) would be 7 rows, not 7 days
+            return ('a time window ("7D") needs a datetime index: df.rolling("7D", on="ts") '
+                    'with the column\'s name, or df.set_index("ts").rolling("7D"); a number '
+                    '(rolling(7)) counts rows, not days')
+        if type(window) is float and window >= 0:
+            # rolling(len(s) / 4) (review 156 F3)
+            return 'a window of rows is a whole number: rolling(int(%r))' % window
+        return None
     if text and type(exc) is TypeError and text.startswith("invalid entry 0 in condlist"):
         return ('a condition holds pd.NA (a nullable Int64 or boolean column with NULLs): '
                 'fill it first, (s >= 9).fillna(False), or compare s.astype(float)')

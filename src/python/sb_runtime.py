@@ -922,20 +922,31 @@ _DRAW_SMALLER = ("Draw smaller figures (figsize, dpi) or fewer points, and close
                  "not needed with plt.close(fig)")
 
 
+def _ended_by_native_oom(line=None, col=None, tb=None):
+    """If matplotlib's native drawing ran out of memory in this process
+    (sb_charts.native_out_of_memory), whatever the call did after it: its
+    error sent, the process ending with it.  Agg leaves the C heap corrupt
+    (review 155 F1); checked wherever a call ends, before its answer
+    (review 156 F2: an exception the code raised instead, a generator's
+    rows, a function's next row, served on)."""
+    where = sb_charts.native_out_of_memory()
+    if where is None:
+        return False
+    _send_error("memory", "MemoryError",
+                "out of memory while matplotlib drew (%s), whose native code is not "
+                "reliable after that: the process ended with the call%s"
+                % (where, ", and its workspace with it" if _WS[0] is not None else ""),
+                line, col, tb, hint=_DRAW_SMALLER, exit_code=72)
+    return True
+
+
 def _report_exception(exc, lines, inputs=None):
     tb, line, col = sb_errors.user_traceback(exc, lines)
     if isinstance(exc, ArgumentsError):
         _send_error("arguments", "ArgumentsError", str(exc), line, col, tb)
         return
-    if isinstance(exc, MemoryError) and sb_charts.native_out_of_memory() is not None:
-        # Agg's native code out of memory leaves the C heap corrupt (review
-        # 155 F1): the process ends with this call, a workspace with it
-        _send_error("memory", "MemoryError",
-                    "out of memory while matplotlib drew (%s), whose native code is not "
-                    "reliable after that: the process ended with the call%s"
-                    % (sb_charts.native_out_of_memory(),
-                       ", and its workspace with it" if _WS[0] is not None else ""),
-                    line, col, tb, hint=_DRAW_SMALLER, exit_code=72)
+    if _ended_by_native_oom(line, col, tb):
+        pass
     elif isinstance(exc, MemoryError) and exc.args and type(exc.args[0]) is str and \
             exc.args[0].startswith("figure "):
         # the figures left open, drawn for sandbox_run after main() returned
@@ -1340,8 +1351,10 @@ def _function_rows(value, shape, func, rows=None, budget=1 << 30, procedure=Fals
     if type(value) in (pd.DataFrame, pd.Series):
         return value
     if type(value) is np.ndarray and value.ndim == 2:
-        # a row per line, as sandbox_rows takes it (review 151 F4)
-        value = value.tolist()
+        # a row per line, as sandbox_rows takes it (review 151 F4), its
+        # moments and durations as such (review 156 F1: tolist() gave
+        # int nanoseconds, an interval 10**9 times too long)
+        value = sb_codec.plain_list(value)
     out = [row if type(row) is tuple or row is None else _one_row(row, func, i + 1)
            for i, row in enumerate(value)]
     columns = [c["name"] for c in (rows or {}).get("columns") or ()]
@@ -2295,8 +2308,6 @@ def _serve_request(python_layer, request, inputs):
                     '(it defines: %s); name a defined function in %s, or define it'
                     % (what, name, ", ".join(defined), what))
             results[name] = fn(**_bind(fn, name, inputs))
-        if sb_charts.native_out_of_memory() is not None:
-            raise MemoryError("caught by the code")     # the process ends (_report_exception)
         if function is not None:
             # generators run here, inside the same error handling
             results[returns[0]] = _function_rows(results[returns[0]], spec["shape"],
@@ -2335,6 +2346,8 @@ def _serve_request(python_layer, request, inputs):
                         _FEWER_FIGURES) from None
                 text = '{"returns":' + text + ',"figures":' + shown + '}'
     except sb_codec.RowsError as exc:
+        if _ended_by_native_oom():
+            return 72
         if function is not None:    # the backend's hint says what the function must return
             _send_error("rows", "ResultError", str(exc), sqlstate=exc.sqlstate,
                         shape=spec["shape"], hint=_function_hint(exc.hint, spec["shape"]))
@@ -2342,6 +2355,8 @@ def _serve_request(python_layer, request, inputs):
             _send_error("rows", "ResultError", str(exc), sqlstate=exc.sqlstate, hint=exc.hint)
         return 0
     except VerificationFailed as exc:
+        if _ended_by_native_oom():
+            return 72
         _send_error("exception", exc.etype, str(exc), exc.line, None,
                     "  options.verify, line %d" % exc.line, where="verify")
         return 0
@@ -2353,6 +2368,8 @@ def _serve_request(python_layer, request, inputs):
     # out with the result, and nothing of the call's runs after it; unless
     # the child is held for the statement's next calls of the function, or
     # for the next group of a group_by call
+    if _ended_by_native_oom():
+        return 72
     asked = bool(request.get("held"))
     held = asked and sb_io.next_call()
     sb_io.linger(not asked)     # the backend reads the usage while it waits
@@ -2440,11 +2457,15 @@ def _serve_held(fn, name, shape, params, rows, limit, out, lines, procedure=Fals
                                                        nan_is_value=shape == "scalar")
             sb_charts.end_call(full=False)
         except sb_codec.RowsError as exc:
+            if _ended_by_native_oom():
+                return 72
             _send_error("rows", "ResultError", str(exc), sqlstate=exc.sqlstate, shape=shape,
                         hint=_function_hint(exc.hint, shape))
             return 0
         except BaseException as exc:  # noqa: B902 - report everything, incl. SystemExit
             _report_exception(exc, lines, dict(zip(params, args)))
             return 0
+        if _ended_by_native_oom():
+            return 72
         stay = sb_io.next_call()
         _send_value(rows, nrows, payloads, "{}", -1 if stay else 0, last=not stay)

@@ -6464,7 +6464,7 @@ PAYLOADS = [
             if any(c.flags[decimal.InvalidOperation] for c in spray):
                 raise ValueError("the comparison wrote into a freed context")
             return len(spray)
-        """, on={OK}, off={OK, EXCEPTION, CRASH}),
+        """, on={OK, VALIDATOR}, off={OK, VALIDATOR, EXCEPTION, CRASH}),
     Payload("decimal-rational-numerator-localcontext-generator-frees-context", """
         import decimal
         import numbers
@@ -6498,7 +6498,7 @@ PAYLOADS = [
             if any(c.flags[decimal.InvalidOperation] for c in spray):
                 raise ValueError("the comparison wrote into a freed context")
             return len(spray)
-        """, on={OK}, off={OK, EXCEPTION, CRASH}),
+        """, on={OK, VALIDATOR}, off={OK, VALIDATOR, EXCEPTION, CRASH}),
     Payload("decimal-fraction-subclass-numerator-setcontext-frees-context", """
         import decimal
         import fractions
@@ -6524,7 +6524,7 @@ PAYLOADS = [
             if any(c.flags[decimal.InvalidOperation] for c in spray):
                 raise ValueError("the comparison wrote into a freed context")
             return len(spray)
-        """, on={OK, GUARD}, off={OK, EXCEPTION, CRASH}),
+        """, on={OK, GUARD, VALIDATOR}, off={OK, VALIDATOR, EXCEPTION, CRASH}),
     # CVE-2025-4516 (review 153 F3): unicode_escape with an error handler
     # read freed memory once its buffer moved; Debian fixed it in
     # 3.11.2-6+deb12u7, which test/setup.sh and the package require
