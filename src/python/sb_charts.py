@@ -616,9 +616,10 @@ def _guard(mpl, plt):
             setattr(owner, name, _library_only(
                 _noting_out_of_memory(owner.__dict__[name], "renderer.%s()" % name),
                 "%s()" % name))
-    # the rest of a renderer's drawing, and a new renderer's canvas: its
-    # native code's out-of-memory noted, whoever calls
-    for name in ("draw_text", "draw_mathtext", "draw_tex", "__init__"):
+    # the rest of a renderer's drawing (an agg_filter's image: stop_filter),
+    # and a new renderer's canvas: its native code's out-of-memory noted,
+    # whoever calls (review 156)
+    for name in ("draw_text", "draw_mathtext", "draw_tex", "stop_filter", "__init__"):
         if name in backend_agg.RendererAgg.__dict__:
             setattr(backend_agg.RendererAgg, name, _noting_out_of_memory(
                 backend_agg.RendererAgg.__dict__[name], "renderer.%s()" % name))
@@ -1001,7 +1002,7 @@ def _guard_resample():
         return
     import numpy as np
     from matplotlib.transforms import Affine2D
-    resample = native.resample
+    resample = _noting_out_of_memory(native.resample, "image.resample()")
 
     class CheckedInverse:
         def __init__(self, inverse, count):
