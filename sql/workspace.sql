@@ -361,10 +361,11 @@ SELECT sandbox_workspace_close(:'full');
 -- matplotlib's native drawing out of memory (caught by the code or not)
 -- leaves the C heap corrupt: the call fails and the workspace ends, saying
 -- why (review 155 F1: the next call crashed with signal 6 or 11)
-SELECT sandbox_workspace_open('{"memory_mb": 160}') AS drew \gset
-SELECT r -> 'error' ->> 'sqlstate' AS sqlstate, r -> 'error' ->> 'message' AS message,
-       r -> 'error' ->> 'workspace_ended' IS NOT NULL AS ended
-FROM sandbox_run($$
+-- (draw_until_oom: large figures left open until drawing runs out; on_oom,
+-- what the code does with the MemoryError it catches)
+CREATE FUNCTION pg_temp.draw_until_oom(handle text, on_oom text) RETURNS jsonb
+LANGUAGE sql AS $f$
+SELECT sandbox_run(replace($$
 import io, numpy as np, matplotlib.pyplot as plt
 def main(ws):
     ws["kept"] = 1
@@ -375,28 +376,21 @@ def main(ws):
         try:
             fig.savefig(io.BytesIO(), format="png")
         except MemoryError:
-            return "caught"
+            ON_OOM
     return "drawn"
-$$, '{}', '{main}', jsonb_build_object('workspace', :'drew')) r;
+$$, 'ON_OOM', on_oom), '{}', '{main}', jsonb_build_object('workspace', handle))
+$f$;
+SELECT sandbox_workspace_open('{"memory_mb": 160}') AS drew \gset
+SELECT r -> 'error' ->> 'sqlstate' AS sqlstate, r -> 'error' ->> 'message' AS message,
+       r -> 'error' ->> 'workspace_ended' IS NOT NULL AS ended
+FROM pg_temp.draw_until_oom(:'drew', 'return "caught"') r;
 SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return ws["kept"]', '{}',
     '{main}', '{"workspace": "%s"}')$q$, :'drew'));
 -- ... whatever the call does after it (review 156 F2: an exception of its
 -- own served on, and the next call took the blame)
 SELECT sandbox_workspace_open('{"memory_mb": 160}') AS drew2 \gset
 SELECT r -> 'error' ->> 'sqlstate' AS sqlstate, r -> 'error' ->> 'workspace_ended' IS NOT NULL AS ended
-FROM sandbox_run($$
-import io, numpy as np, matplotlib.pyplot as plt
-def main(ws):
-    x = np.random.default_rng(1).uniform(0, 1000, 200000)
-    for i in range(6):
-        fig = plt.figure(figsize=(20, 20), dpi=100)
-        plt.plot(x)
-        try:
-            fig.savefig(io.BytesIO(), format="png")
-        except MemoryError:
-            raise RuntimeError("no chart")
-    return "drawn"
-$$, '{}', '{main}', jsonb_build_object('workspace', :'drew2')) r;
+FROM pg_temp.draw_until_oom(:'drew2', 'raise RuntimeError("no chart")') r;
 
 -- what dies between calls dies as in a call: the collection between calls
 -- runs with the call's guards on and generators' finalizers off, so a

@@ -247,6 +247,66 @@ class Payload:
         self.max_ms = max_ms     # the call must end within this, however it ends
 
 
+def set_miscount_payload(name, kind, ending, trigger='target.add(H(3, "S"))'):
+    """CPython gh-143546 (reviews 150, 152, 153): a set's __eq__ of the code's
+    that adds to the set being added to makes its count one too high, and
+    emptying the set walked past its table, dropping a reference of the
+    next heap block (a list's item array placed there: the item freed while
+    the list held it).  kind: a class statement defining Kind (else set);
+    trigger: the lines adding the key whose __eq__ adds; ending: the lines
+    that empty the set."""
+    code = textwrap.dedent("""
+        class Spray:
+            def __init__(s, i): s.i = i
+
+        def main():
+            st = {"arm": False}
+            class H:
+                def __init__(s, h, tag): s.h = h; s.tag = tag
+                def __hash__(s): return s.h
+                def __eq__(s, o):
+                    if st["arm"] and s.tag == "S":
+                        st["arm"] = False
+                        target.add(H(35, "D"))
+                    return False
+            class Obj:
+                def __init__(s, i): s.i = i
+            KIND
+            drain = []
+            for j in range(3000):
+                drain.append([None] * 64)
+            target = Kind()
+            for h in (20, 21, 22, 23):
+                target.add(H(h, "int"))
+            objs = [Obj(j) for j in range(32)]
+            victims = [None] * 32
+            target.add(H(24, "int"))
+            for j in range(32):
+                victims[j] = [None] * 64
+            for j in range(32):
+                victims[j][0] = objs[j]
+            objs = None
+            x = H(3, "X")
+            target.add(x)
+            TRIGGER
+            target.discard(x)
+            st["arm"] = True
+            target.add(H(3, "K"))
+            ENDING
+            spray = [Spray(i) for i in range(300)]
+            if any(x2 is v[0] for v in victims for x2 in spray):
+                raise ValueError("a list's item was freed while the list held it")
+            return len(victims)
+        """)
+
+    def lines(text):
+        return textwrap.indent(textwrap.dedent(text).strip("\n"), "    ").lstrip()
+    code = code.replace("KIND", lines(kind) if kind else "Kind = set")
+    code = code.replace("TRIGGER", lines(trigger)).replace("ENDING", lines(ending))
+    return Payload("set-add-reentrant-eq-count-%s-frees-neighbour" % name, code,
+                   on={OK}, off={OK, EXCEPTION, CRASH})
+
+
 def borrowed_array_payload(name, drop, trigger):
     """A comparison CPython makes on an item it holds no reference to
     (reviews 62, 63): numpy's comparison of a string array runs the code,
@@ -6168,271 +6228,22 @@ PAYLOADS = [
         """, on={OK}, off={OK, EXCEPTION, CRASH}),
     # the same miscount (gh-143546) emptied by other ways than freeing
     # (reviews 152 F1, 153 F1): set_clear_internal walks by the count too
-    Payload("set-add-reentrant-eq-count-clear-frees-neighbour", """
-        class Spray:
-            def __init__(s, i): s.i = i
-
-        def main():
-            st = {"arm": False}
-            class H:
-                def __init__(s, h, tag): s.h = h; s.tag = tag
-                def __hash__(s): return s.h
-                def __eq__(s, o):
-                    if st["arm"] and s.tag == "S":
-                        st["arm"] = False
-                        target.add(H(35, "D"))
-                    return False
-            class Obj:
-                def __init__(s, i): s.i = i
-            Kind = set
-            drain = []
-            for j in range(3000):
-                drain.append([None] * 64)
-            target = Kind()
-            for h in (20, 21, 22, 23):
-                target.add(H(h, "int"))
-            objs = [Obj(j) for j in range(32)]
-            victims = [None] * 32
-            target.add(H(24, "int"))
-            for j in range(32):
-                victims[j] = [None] * 64
-            for j in range(32):
-                victims[j][0] = objs[j]
-            objs = None
-            x = H(3, "X")
-            target.add(x)
-            target.add(H(3, "S"))
-            target.discard(x)
-            st["arm"] = True
-            target.add(H(3, "K"))
-            target.clear()
-            spray = [Spray(i) for i in range(300)]
-            if any(x2 is v[0] for v in victims for x2 in spray):
-                raise ValueError("a list's item was freed while the list held it")
-            return len(victims)
-        """, on={OK}, off={OK, EXCEPTION, CRASH}),
-    Payload("set-add-reentrant-eq-count-isub-self-frees-neighbour", """
-        class Spray:
-            def __init__(s, i): s.i = i
-
-        def main():
-            st = {"arm": False}
-            class H:
-                def __init__(s, h, tag): s.h = h; s.tag = tag
-                def __hash__(s): return s.h
-                def __eq__(s, o):
-                    if st["arm"] and s.tag == "S":
-                        st["arm"] = False
-                        target.add(H(35, "D"))
-                    return False
-            class Obj:
-                def __init__(s, i): s.i = i
-            Kind = set
-            drain = []
-            for j in range(3000):
-                drain.append([None] * 64)
-            target = Kind()
-            for h in (20, 21, 22, 23):
-                target.add(H(h, "int"))
-            objs = [Obj(j) for j in range(32)]
-            victims = [None] * 32
-            target.add(H(24, "int"))
-            for j in range(32):
-                victims[j] = [None] * 64
-            for j in range(32):
-                victims[j][0] = objs[j]
-            objs = None
-            x = H(3, "X")
-            target.add(x)
-            target.add(H(3, "S"))
-            target.discard(x)
-            st["arm"] = True
-            target.add(H(3, "K"))
-            target -= target
-            spray = [Spray(i) for i in range(300)]
-            if any(x2 is v[0] for v in victims for x2 in spray):
-                raise ValueError("a list's item was freed while the list held it")
-            return len(victims)
-        """, on={OK}, off={OK, EXCEPTION, CRASH}),
-    Payload("set-add-reentrant-eq-count-ixor-self-frees-neighbour", """
-        class Spray:
-            def __init__(s, i): s.i = i
-
-        def main():
-            st = {"arm": False}
-            class H:
-                def __init__(s, h, tag): s.h = h; s.tag = tag
-                def __hash__(s): return s.h
-                def __eq__(s, o):
-                    if st["arm"] and s.tag == "S":
-                        st["arm"] = False
-                        target.add(H(35, "D"))
-                    return False
-            class Obj:
-                def __init__(s, i): s.i = i
-            Kind = set
-            drain = []
-            for j in range(3000):
-                drain.append([None] * 64)
-            target = Kind()
-            for h in (20, 21, 22, 23):
-                target.add(H(h, "int"))
-            objs = [Obj(j) for j in range(32)]
-            victims = [None] * 32
-            target.add(H(24, "int"))
-            for j in range(32):
-                victims[j] = [None] * 64
-            for j in range(32):
-                victims[j][0] = objs[j]
-            objs = None
-            x = H(3, "X")
-            target.add(x)
-            target.add(H(3, "S"))
-            target.discard(x)
-            st["arm"] = True
-            target.add(H(3, "K"))
-            target ^= target
-            spray = [Spray(i) for i in range(300)]
-            if any(x2 is v[0] for v in victims for x2 in spray):
-                raise ValueError("a list's item was freed while the list held it")
-            return len(victims)
-        """, on={OK}, off={OK, EXCEPTION, CRASH}),
-    Payload("set-add-reentrant-eq-count-difference-update-self-frees-neighbour", """
-        class Spray:
-            def __init__(s, i): s.i = i
-
-        def main():
-            st = {"arm": False}
-            class H:
-                def __init__(s, h, tag): s.h = h; s.tag = tag
-                def __hash__(s): return s.h
-                def __eq__(s, o):
-                    if st["arm"] and s.tag == "S":
-                        st["arm"] = False
-                        target.add(H(35, "D"))
-                    return False
-            class Obj:
-                def __init__(s, i): s.i = i
-            Kind = set
-            drain = []
-            for j in range(3000):
-                drain.append([None] * 64)
-            target = Kind()
-            for h in (20, 21, 22, 23):
-                target.add(H(h, "int"))
-            objs = [Obj(j) for j in range(32)]
-            victims = [None] * 32
-            target.add(H(24, "int"))
-            for j in range(32):
-                victims[j] = [None] * 64
-            for j in range(32):
-                victims[j][0] = objs[j]
-            objs = None
-            x = H(3, "X")
-            target.add(x)
-            target.add(H(3, "S"))
-            target.discard(x)
-            st["arm"] = True
-            target.add(H(3, "K"))
-            target.difference_update(target)
-            spray = [Spray(i) for i in range(300)]
-            if any(x2 is v[0] for v in victims for x2 in spray):
-                raise ValueError("a list's item was freed while the list held it")
-            return len(victims)
-        """, on={OK}, off={OK, EXCEPTION, CRASH}),
-    Payload("set-add-reentrant-eq-count-collector-frees-neighbour", """
-        class Spray:
-            def __init__(s, i): s.i = i
-
-        def main():
-            st = {"arm": False}
-            class H:
-                def __init__(s, h, tag): s.h = h; s.tag = tag
-                def __hash__(s): return s.h
-                def __eq__(s, o):
-                    if st["arm"] and s.tag == "S":
-                        st["arm"] = False
-                        target.add(H(35, "D"))
-                    return False
-            class Obj:
-                def __init__(s, i): s.i = i
-            Kind = set
-            drain = []
-            for j in range(3000):
-                drain.append([None] * 64)
-            target = Kind()
-            for h in (20, 21, 22, 23):
-                target.add(H(h, "int"))
-            objs = [Obj(j) for j in range(32)]
-            victims = [None] * 32
-            target.add(H(24, "int"))
-            for j in range(32):
-                victims[j] = [None] * 64
-            for j in range(32):
-                victims[j][0] = objs[j]
-            objs = None
-            x = H(3, "X")
-            target.add(x)
-            sobj = H(3, "S")
-            sobj.ref = target
-            target.add(sobj)
-            sobj = None
-            target.discard(x)
-            st["arm"] = True
-            target.add(H(3, "K"))
-            target = None
-            junk = [[k] for k in range(20000)]
-            junk = None
-            spray = [Spray(i) for i in range(300)]
-            if any(x2 is v[0] for v in victims for x2 in spray):
-                raise ValueError("a list's item was freed while the list held it")
-            return len(victims)
-        """, on={OK}, off={OK, EXCEPTION, CRASH}),
-    Payload("set-add-reentrant-eq-count-reinit-frees-neighbour", """
-        class Spray:
-            def __init__(s, i): s.i = i
-
-        def main():
-            st = {"arm": False}
-            class H:
-                def __init__(s, h, tag): s.h = h; s.tag = tag
-                def __hash__(s): return s.h
-                def __eq__(s, o):
-                    if st["arm"] and s.tag == "S":
-                        st["arm"] = False
-                        target.add(H(35, "D"))
-                    return False
-            class Obj:
-                def __init__(s, i): s.i = i
-            class Kind(set):
-                def redo(self):
-                    super().__init__()
-            drain = []
-            for j in range(3000):
-                drain.append([None] * 64)
-            target = Kind()
-            for h in (20, 21, 22, 23):
-                target.add(H(h, "int"))
-            objs = [Obj(j) for j in range(32)]
-            victims = [None] * 32
-            target.add(H(24, "int"))
-            for j in range(32):
-                victims[j] = [None] * 64
-            for j in range(32):
-                victims[j][0] = objs[j]
-            objs = None
-            x = H(3, "X")
-            target.add(x)
-            target.add(H(3, "S"))
-            target.discard(x)
-            st["arm"] = True
-            target.add(H(3, "K"))
-            target.redo()
-            spray = [Spray(i) for i in range(300)]
-            if any(x2 is v[0] for v in victims for x2 in spray):
-                raise ValueError("a list's item was freed while the list held it")
-            return len(victims)
-        """, on={OK}, off={OK, EXCEPTION, CRASH}),
+    set_miscount_payload("clear", "", "target.clear()"),
+    set_miscount_payload("isub-self", "", "target -= target"),
+    set_miscount_payload("ixor-self", "", "target ^= target"),
+    set_miscount_payload("difference-update-self", "", "target.difference_update(target)"),
+    set_miscount_payload("collector", "", """
+        target = None
+        junk = [[k] for k in range(20000)]
+        junk = None""", trigger="""
+        sobj = H(3, "S")
+        sobj.ref = target
+        target.add(sobj)
+        sobj = None"""),
+    set_miscount_payload("reinit", """
+        class Kind(set):
+            def redo(self):
+                super().__init__()""", "target.redo()"),
     # gh-148382 (review 153 F2): _decimal reads a Rational's numerator in
     # the middle of a comparison with the current context borrowed; the
     # code's property that replaced the context freed it
