@@ -141,6 +141,17 @@ FROM jsonb_array_elements(sandbox_describe('{"t": {"$query": "SELECT * FROM desc
 SELECT sandbox_execute('def main(t): return t.dtypes', '{"t": {"$table": "describe_fresh"}}');
 DROP TABLE describe_fresh;
 
+-- a name more than one column has: a sample row, a JSON object, shows one
+-- value of it while the DataFrame has every column, and the description
+-- says which names and what to do
+SELECT d -> 'sample' AS sample, d -> 'sample_repeated_names' AS repeated, d ->> 'sample_note' AS note,
+       jsonb_path_query_array(d, '$.columns[*].name') AS names
+FROM (SELECT sandbox_describe('{"q": {"$query": "SELECT 1 AS a, 2 AS a, 3 AS b, 4, 5"}}') -> 'q' AS d) s;
+SELECT sandbox_execute('def main(q): return [str(c) for c in q.columns]',
+                       '{"q": {"$query": "SELECT 1 AS a, 2 AS a, 3 AS b, 4, 5"}}');
+-- no sample rows asked, no note
+SELECT sandbox_describe('{"q": {"$query": "SELECT 1 AS a, 2 AS a"}}', '{"sample_rows": 0}') -> 'q' ? 'sample_note' AS noted;
+
 DROP TABLE describe_t;
 DROP OWNED BY regress_describe;
 DROP ROLE regress_describe;

@@ -325,6 +325,20 @@ CREATE FUNCTION py_pct() RETURNS numeric
 LANGUAGE pysandbox AS 'import numpy as np
 return np.percentile([1, 2, 3], [50])';
 SELECT py_pct();
+-- a matrix, a masked array or an Index of one value says which value too
+-- (review 156 F5: they got the generic hint)
+CREATE FUNCTION py_one(kind text) RETURNS numeric
+LANGUAGE pysandbox AS 'import numpy as np, pandas as pd
+return {"matrix": np.matrix([[2.5]]), "masked": np.ma.masked_array([2.5]),
+        "index": pd.Index([2.5]), "range": pd.RangeIndex(1), "two": pd.Index([1.5, 2.5])}[kind]';
+SELECT py_one('matrix');
+SELECT py_one('masked');
+SELECT py_one('index');
+SELECT py_one('range');
+SELECT py_one('two');
+SELECT * FROM sandbox_rows($$import numpy as np, pandas as pd
+def main(): return [(np.matrix([[2.5]]),), (pd.Index([2.5]),)]$$) AS (x numeric);
+DROP FUNCTION py_one(text);
 CREATE FUNCTION py_grid() RETURNS TABLE(a int, b int)
 LANGUAGE pysandbox AS 'import numpy as np
 return np.array([[1, 2], [3, 4]])';

@@ -205,6 +205,37 @@ sb_describe_sample_row(HeapTuple tup, TupleDesc desc, TupleDesc amounts)
 }
 
 /*
+ * The names among desc's first ncols columns that more than one column has,
+ * as JSON strings separated by ", " into names; how many.  A sample row is a
+ * JSON object, which keeps one of them (jsonb the last) where the DataFrame
+ * has every column.
+ */
+static int
+sb_describe_repeated_names(TupleDesc desc, int ncols, StringInfo names)
+{
+	int			found = 0;
+
+	for (int i = 0; i < ncols; i++)
+	{
+		const char *name = NameStr(TupleDescAttr(desc, i)->attname);
+		bool		earlier = false;
+		bool		later = false;
+
+		CHECK_FOR_INTERRUPTS();
+		for (int j = 0; j < i && !earlier; j++)
+			earlier = strcmp(name, NameStr(TupleDescAttr(desc, j)->attname)) == 0;
+		for (int j = i + 1; j < ncols && !earlier && !later; j++)
+			later = strcmp(name, NameStr(TupleDescAttr(desc, j)->attname)) == 0;
+		if (earlier || !later)
+			continue;
+		if (found++ > 0)
+			appendStringInfoString(names, ", ");
+		escape_json(names, name);
+	}
+	return found;
+}
+
+/*
  * sandbox_describe: one table input described into job->describe, with no
  * Python: its columns (SQL type, pandas dtype, whether NULL can occur), the
  * planner's row estimate and up to job->d->sample rows.  The query is
@@ -392,6 +423,20 @@ sb_describe_job(void *arg)
 	appendStringInfoString(out, "], ");
 	appendBinaryStringInfo(out, sample.data, sample.len);
 	pfree(sample.data);
+	if (taken > 0)
+	{
+		StringInfoData names;
+
+		/* select a.id, b.id: the sample showed one "id" */
+		initStringInfo(&names);
+		if (sb_describe_repeated_names(desc, col, &names) > 0)
+			appendStringInfo(out, ", \"sample_repeated_names\": [%s], \"sample_note\": "
+							 "\"A sample row is a JSON object, which shows one value of a "
+							 "name that more than one column has; the DataFrame has every "
+							 "column. Name them apart in the query (AS) to see each.\"",
+							 names.data);
+		pfree(names.data);
+	}
 	appendStringInfo(out, ", \"rows_estimate\": %.0f}", rows);
 
 	SPI_finish();

@@ -95,6 +95,27 @@ _ITERATOR_TYPES = frozenset(
         "permutations", "product", "repeat", "starmap", "takewhile", "zip_longest")] +
     [type(itertools.groupby("a").__next__()[1])])
 
+def _index_kinds():
+    """pandas' Index classes (Index, RangeIndex, Float64Index,
+    DatetimeIndex ...), read when this module loads, before any code ran."""
+    kinds, todo = set(), [pd.Index]
+    while todo:
+        kind = todo.pop()
+        if kind not in kinds and kind.__module__.startswith("pandas."):
+            kinds.add(kind)
+            todo.extend(type.__subclasses__(kind))
+    return kinds
+
+
+# containers whose one value the code meant to return, and how to take it
+# (review 100: o.agg({"amount": "sum"}), np.array([m]); review 156 F5: a
+# matrix, a masked array, an Index got the generic hint)
+ONE_VALUE_TAKE = dict(
+    [(pd.Series, "s.iloc[0] (or s.item())"), (pd.DataFrame, "df.iloc[0, 0]"),
+     (np.ndarray, "a.item()"), (np.matrix, "m.item()"), (np.ma.MaskedArray, "a.item()")] +
+    [(kind, "idx[0]") for kind in _index_kinds() if kind is not pd.MultiIndex])
+
+
 # numpy's dtype classes (one per kind: dtype[float64], dtype[datetime64] ...)
 # and pandas' extension dtypes: written as their names ("float64", "category")
 _DTYPE_TYPES = frozenset(
@@ -1676,12 +1697,10 @@ def _bad_value(name, row, value, what, hint=None):
         hint = ("The function returns an iterator (a body that yields is a generator): "
                 "declare RETURNS SETOF (or RETURNS TABLE) for a set, return list(...) for an "
                 "array, or return one value.")
-    elif (t is pd.Series or t is pd.DataFrame or t is np.ndarray) and value.size == 1:
+    elif t in ONE_VALUE_TAKE and value.size == 1:
         # a one-value container where the value was meant: o.agg({"amount":
         # "sum"}), np.array([m]), a 1x1 frame (review 100: the generic hint)
-        hint = ("It holds one value: return that value, %s." %
-                ("s.iloc[0] (or s.item())" if t is pd.Series else
-                 "df.iloc[0, 0]" if t is pd.DataFrame else "a.item()"))
+        hint = "It holds one value: return that value, %s." % ONE_VALUE_TAKE[t]
     if len(text) > 80:
         text = text[:60] + "...(%d characters)" % len(text)
     return RowsError('column "%s", row %d: %s does not fit %s'

@@ -25,6 +25,7 @@ import __future__
 import abc
 import ast
 import builtins
+import datetime
 import string
 import sys
 import types
@@ -1494,18 +1495,42 @@ def _library_of(cls):
 _TEXT_OWN_NAMES = frozenset({"__doc__", "__format__", "__new__", "__repr__", "__str__"})
 _TEXT_NAMES = frozenset(str.__dict__) | frozenset(bytes.__dict__) | frozenset({
     "__getattribute__", "__getattr__", "__class__", "__instancecheck__"})
+# ... and so of a date, datetime, time or timedelta subclass: pandas' C code
+# reads a moment's fields (month), isoformat(), total_seconds() and value by
+# name and trusts what they give: a month property of 10**6 indexed its
+# calendar tables past their end, an isoformat() returning a tuple was read
+# as bytes (its item pointers: addresses), a raising total_seconds() was a
+# NULL it read (review 160 F3, F4)
+_MOMENT_TYPES = (datetime.date, datetime.time, datetime.timedelta)
+_MOMENT_NAMES = frozenset(datetime.date.__dict__) | frozenset(datetime.datetime.__dict__) | \
+    frozenset(datetime.time.__dict__) | frozenset(datetime.timedelta.__dict__) | frozenset({
+        "value", "__getattribute__", "__getattr__", "__class__", "__instancecheck__"})
+_KEPT_NAMES = _TEXT_NAMES | _MOMENT_NAMES
+_KEPT_TYPES = (str, bytes) + _MOMENT_TYPES
+_KEPT_BASES = frozenset({str, bytes, datetime.date, datetime.datetime, datetime.time,
+                         datetime.timedelta})
+
+
+def _kept_names(cls):
+    """The names a subclass cls of str, bytes or a moment type may not
+    define of its own; an empty set for any other class."""
+    if issubclass(cls, (str, bytes)):
+        return _TEXT_NAMES
+    if issubclass(cls, _MOMENT_TYPES):
+        return _MOMENT_NAMES
+    return frozenset()
 
 
 def _text_classes(cls):
     """cls and the classes below it (the code's, all made here) that are
-    str or bytes subclasses other than str and bytes."""
+    subclasses of str, bytes or a moment type other than those types."""
     found, todo, seen = [], [cls], set()
     while todo:
         c = todo.pop()
         if id(c) in seen:
             continue
         seen.add(id(c))
-        if issubclass(c, (str, bytes)) and c is not str and c is not bytes:
+        if issubclass(c, _KEPT_TYPES) and c not in _KEPT_BASES:
             found.append(c)
         try:
             todo.extend(type.__subclasses__(c))
@@ -1516,34 +1541,44 @@ def _text_classes(cls):
 
 def _text_override(cls, name, mixins=True):
     """Does setting name on cls (or its instances) change what a str or
-    bytes subclass does?  cls: a class; with mixins, a mixin of one counts
-    too (review 54: class H(M, str) took M's split(), __eq__ and __hash__):
-    a store on the class, not on an instance of it."""
-    if name not in _TEXT_NAMES or name in _TEXT_OWN_NAMES or cls is str or cls is bytes:
+    bytes subclass (or a moment type's) does?  cls: a class; with mixins, a
+    mixin of one counts too (review 54: class H(M, str) took M's split(),
+    __eq__ and __hash__): a store on the class, not on an instance of it."""
+    if name not in _KEPT_NAMES or name in _TEXT_OWN_NAMES or cls in _KEPT_BASES:
         return False
-    if issubclass(cls, (str, bytes)):
-        return True
+    if issubclass(cls, _KEPT_TYPES):
+        return name in _kept_names(cls)
     return mixins and _CLASS_DICT(cls).get("__module__") == "__sandbox__" and \
-        bool(_text_classes(cls))
+        any(name in _kept_names(c) for c in _text_classes(cls))
 
 
 def text_class_problem(cls):
-    """Why the code's class cls, a str or bytes subclass, is refused, or
-    None: no class of the code's in its MRO, a mixin included, may define
-    a name str or bytes defines (but _TEXT_OWN_NAMES)."""
+    """Why the code's class cls, a subclass of str, bytes or a moment type,
+    is refused, or None: no class of the code's in its MRO, a mixin
+    included, may define a name its kind defines (but _TEXT_OWN_NAMES)."""
+    names = _kept_names(cls)
     for base in type.__getattribute__(cls, "__mro__"):
-        if base is str or base is bytes or base is object:
+        if base in _KEPT_BASES or base is object:
             continue
-        if not issubclass(base, (str, bytes)) and \
+        if not issubclass(base, _KEPT_TYPES) and \
                 _CLASS_DICT(base).get("__module__") != "__sandbox__":
             continue            # a library's mixin (enum.Enum, ReprEnum)
         for name in type.__getattribute__(base, "__dict__"):
-            if name in _TEXT_NAMES and name not in _TEXT_OWN_NAMES:
+            if name not in names or name in _TEXT_OWN_NAMES:
+                continue
+            if names is _TEXT_NAMES:
                 return ('class "%s": defining "%s" in a subclass of %s is not allowed in the '
                         'sandbox: library code handed one uses it as text; keep the text in '
                         'an attribute, or define methods of other names'
                         % (type.__getattribute__(cls, "__name__"), name,
                            "str" if issubclass(cls, str) else "bytes"))
+            kind = next(k for k in (datetime.datetime, datetime.date, datetime.time,
+                                    datetime.timedelta) if issubclass(cls, k))
+            return ('class "%s": defining "%s" in a subclass of datetime.%s is not allowed in '
+                    'the sandbox: pandas reads a %s\'s fields and methods by name from its C '
+                    'code; keep the value in an attribute, or define methods of other names'
+                    % (type.__getattribute__(cls, "__name__"), name, kind.__name__,
+                       kind.__name__, ))
     return None
 
 
@@ -1579,12 +1614,18 @@ def guard_settable(obj, name, deleting=False):
                         'a.view(dtype) or a.astype(dtype)')
     if _text_override(obj if isinstance(obj, type) else cls, exact_str(name),
                       isinstance(obj, type)):
+        target = obj if isinstance(obj, type) else cls
+        if issubclass(target, _MOMENT_TYPES) or not issubclass(target, (str, bytes)) and \
+                exact_str(name) not in _TEXT_NAMES:
+            raise TypeError('%s attribute "%s" of a date, time or timedelta subclass is not '
+                            'allowed: pandas reads it by name from its C code'
+                            % ("deleting" if deleting else "setting", exact_str(name)))
         raise TypeError('%s attribute "%s" of a str or bytes subclass is not allowed: '
                         'library code handed one uses it as text'
                         % ("deleting" if deleting else "setting", exact_str(name)))
     if _CLASS_DICT(cls).get("__module__") == "__sandbox__":
         # an instance of the code's class (it derives from no type)
-        if not issubclass(cls, (str, bytes)) and len(OWN_PLAIN_CLASSES) < 1024 and \
+        if not issubclass(cls, _KEPT_TYPES) and len(OWN_PLAIN_CLASSES) < 1024 and \
                 (_NDARRAY[0] is None or not issubclass(cls, _NDARRAY[0])):
             OWN_PLAIN_CLASSES.add(cls)
         return obj
@@ -1964,7 +2005,7 @@ def sb_build_class(func, name, /, *bases, **kwargs):
     problem = class_problem(cls)
     if problem is not None:
         raise TypeError(problem)
-    if issubclass(cls, (str, bytes)):
+    if issubclass(cls, _KEPT_TYPES):
         problem = text_class_problem(cls)
         if problem is not None:
             raise TypeError(problem)

@@ -16,6 +16,7 @@ the worker itself, warming up, runs the libraries unchecked.
 
 import abc
 import ast
+import datetime as _datetime
 import io
 import sys
 
@@ -41,6 +42,7 @@ from sb_memory import (  # noqa: F401 - the memory guards harden_* apply
     _guard_dtype_sizes, _guard_ufunc_at, _guard_bit_generator_state, _guard_generator_owners,
     _guard_nditer_writeback,
     _hand_out_checked_ndarray, _checked_origin, _guard_json_encoder, _guard_object_hashtables,
+    _guard_string_arrays, _guard_ambiguous_times, _guard_period_fields,
     _guard_explode, _guard_reader_reentry,
     _guard_sparse_ops, _guard_join_indexers, _guard_take_nd, _guard_window_bounds,
     _guard_pandas_codes, _guard_pandas_abcs)
@@ -282,9 +284,10 @@ def harden_libraries():
             raise TypeError("make_dataclass: " + problem)
         # the code's class, whatever module its metaclass's frame gave it
         type.__setattr__(cls, "__module__", "__sandbox__")
-        if issubclass(cls, (str, bytes)):
+        if issubclass(cls, (str, bytes, _datetime.date, _datetime.time, _datetime.timedelta)):
             # what a class statement deriving from str may not be (review 55:
-            # bases=(str,) with a namespace of its own startswith, or a mixin)
+            # bases=(str,) with a namespace of its own startswith, or a mixin;
+            # review 160: a date's month)
             from sb_guard import text_class_problem
             problem = text_class_problem(cls)
             if problem is not None:
@@ -1426,6 +1429,9 @@ def harden_pandas():
     _guard_take_nd()
     _guard_object_hashtables()
     _guard_json_encoder()
+    _guard_string_arrays()
+    _guard_ambiguous_times()
+    _guard_period_fields()
     _guard_explode()
     _guard_reader_reentry()
     _guard_sparse_ops()

@@ -3015,3 +3015,153 @@ def _guard_join_indexers():
 
     for name in ("left_join_indexer", "inner_join_indexer", "outer_join_indexer"):
         setattr(libjoin, name, wrap(name, getattr(libjoin, name)))
+
+
+def _library_typed(value):
+    """Is value of a numpy or pandas type (which the code cannot derive
+    from: sb_guard), whose length and items pandas may trust?"""
+    module = type.__getattribute__(type(value), "__module__")
+    return type(module) is str and module.partition(".")[0] in ("numpy", "pandas")
+
+
+def _guard_string_arrays():
+    """pandas' ensure_string_array (pd.array(x, dtype="string"),
+    astype("string"), Series(x, dtype=str)) takes len(arr), then
+    arr.to_numpy() if it has one, and reads arr[i] for i below that length
+    with bounds checks off: a list from the code's to_numpy() shorter than
+    its __len__ said, or one an item's __str__ emptied, was read past its
+    end, a pointer the code placed there incremented and used as an object
+    (review 160 F1).  In a call, what is not an array of numpy's or pandas'
+    own is read first, as pandas reads it, into an object array of its own."""
+    import numpy as np
+    import pandas._libs.lib as lib
+    real = lib.ensure_string_array
+    ndarray = np.ndarray
+
+    def ensure_string_array(arr, *args, **kwargs):
+        if _IN_CALL["on"] and type(arr) is not ndarray and not _library_typed(arr):
+            if hasattr(arr, "to_numpy"):
+                arr = arr.to_numpy()
+            if type(arr) is not ndarray:
+                items = list(arr)
+                arr = np.empty(len(items), dtype=object)
+                for i, item in enumerate(items):
+                    arr[i] = item       # one by one: an item may be a list
+        return real(arr, *args, **kwargs)
+    ensure_string_array.__name__ = "ensure_string_array"
+    ensure_string_array.__qualname__ = getattr(real, "__qualname__", "ensure_string_array")
+    ensure_string_array.__doc__ = real.__doc__
+    lib.ensure_string_array = ensure_string_array
+
+
+def _guard_ambiguous_times():
+    """tz_localize(ambiguous=x) compares len(x) with the number of times,
+    then reads np.asarray(x, dtype=bool), which the code's object can make
+    shorter, for each ambiguous time with bounds checks off: 100 kB past a
+    one-byte array came back as the times' offsets (review 160 F2).  In a
+    call, an ambiguous that is not a str, a bool or numpy's or pandas' own
+    is read here into a bool array of its own, whose length is what pandas
+    checks."""
+    import numpy as np
+    import pandas as pd
+    from pandas._libs.tslibs import tzconversion
+    real = tzconversion.tz_localize_to_utc
+    real_scalar = pd.Timestamp.__dict__["tz_localize"]
+
+    def plain(ambiguous):
+        if ambiguous is None or type(ambiguous) is str or type(ambiguous) is bool or \
+                _library_typed(ambiguous):
+            return ambiguous
+        if isinstance(ambiguous, str):
+            return str.__str__(ambiguous)
+        if hasattr(ambiguous, "__iter__"):
+            return np.array(list(ambiguous), dtype=bool)
+        return ambiguous
+
+    def tz_localize_to_utc(vals, tz, *args, **kwargs):
+        if _IN_CALL["on"]:
+            if args:
+                args = (plain(args[0]),) + args[1:]
+            if "ambiguous" in kwargs:
+                kwargs["ambiguous"] = plain(kwargs["ambiguous"])
+        return real(vals, tz, *args, **kwargs)
+    tz_localize_to_utc.__name__ = "tz_localize_to_utc"
+    tz_localize_to_utc.__doc__ = real.__doc__
+    tzconversion.tz_localize_to_utc = tz_localize_to_utc
+
+    def tz_localize(self, tz, ambiguous="raise", nonexistent="raise"):
+        if _IN_CALL["on"]:
+            ambiguous = plain(ambiguous)
+        return real_scalar(self, tz, ambiguous=ambiguous, nonexistent=nonexistent)
+    tz_localize.__name__ = "tz_localize"
+    tz_localize.__qualname__ = "Timestamp.tz_localize"
+    tz_localize.__doc__ = real_scalar.__doc__
+    pd.Timestamp.tz_localize = tz_localize
+
+
+def _month_checked(month, what):
+    """month as an int from 1 to 12, or ValueError (TypeError if it is no
+    number): pandas' C code indexes its calendar tables with it.  A float
+    is cut to its whole part, as pandas' C conversion cuts it."""
+    value = int(float(month)) if isinstance(month, float) or \
+        (_NP_FLOATING[0] is not None and isinstance(month, _NP_FLOATING[0])) else _INDEX(month)
+    if not 1 <= value <= 12:
+        raise ValueError("%s must be from 1 to 12, not %d" % (what, value))
+    return value
+
+
+_NP_FLOATING = [None]
+
+
+def _guard_period_fields():
+    """Period(year=, month=, day=, freq="D"), PeriodIndex(year=, month=)
+    and the 52-53-week offsets (FY5253(startingMonth=)) pass the code's
+    month to pandas' C code unchecked, which adds up its calendar tables'
+    days up to that month: a month of 13 read the library's memory past the
+    table, one of 2**31 - 1 crashed the process (review 160 F3).  In a call
+    a month outside 1..12 is refused as pandas does for a DateOffset's."""
+    import numpy as np
+    import pandas as pd
+    from pandas._libs.tslibs import offsets
+    from pandas._libs.tslibs import period as libperiod
+    _NP_FLOATING[0] = np.floating
+    real_new = pd.Period.__dict__["__new__"]
+    real_new = real_new.__func__ if isinstance(real_new, staticmethod) else real_new
+
+    def __new__(cls, value=None, freq=None, ordinal=None, year=None, month=None,
+                quarter=None, day=None, hour=None, minute=None, second=None):
+        if _IN_CALL["on"] and month is not None:
+            month = _month_checked(month, "month")
+        return real_new(cls, value, freq, ordinal, year, month, quarter, day, hour, minute,
+                        second)
+    __new__.__qualname__ = "Period.__new__"
+    __new__.__doc__ = real_new.__doc__
+    pd.Period.__new__ = staticmethod(__new__)
+
+    real_ordinal = libperiod.period_ordinal
+
+    def period_ordinal(y, m, *args):
+        if _IN_CALL["on"]:
+            m = _month_checked(m, "month")
+        return real_ordinal(y, m, *args)
+    period_ordinal.__name__ = "period_ordinal"
+    period_ordinal.__doc__ = real_ordinal.__doc__
+    libperiod.period_ordinal = period_ordinal
+
+    def checked_init(cls):
+        init = cls.__dict__["__init__"]
+
+        def __init__(self, *args, **kwargs):
+            init(self, *args, **kwargs)
+            if _IN_CALL["on"]:
+                _month_checked(self.startingMonth, "startingMonth")
+        __init__.__qualname__ = "%s.__init__" % cls.__name__
+        __init__.__doc__ = init.__doc__
+        return __init__
+    for cls in (offsets.QuarterOffset, offsets.QuarterEnd, offsets.FY5253Mixin,
+                offsets.FY5253Quarter):
+        if "__init__" not in cls.__dict__ or \
+                not _set_on_immutable_type(cls, [("__init__", checked_init(cls))]):
+            sys.stderr.write("pysandbox-worker: %s could not be checked in place; it is not "
+                             "handed out\n" % cls.__name__)
+            refuse(cls, "its month is not checked")

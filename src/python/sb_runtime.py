@@ -1281,22 +1281,26 @@ def _function_rows(value, shape, func, rows=None, budget=1 << 30, procedure=Fals
         if columns[0].get("category") == "json" and type(value) is not str:
             value = sb_codec.dumps(value, budget, path="the result of %s()" % func,
                                    notes=sb_codec._NOTES)
-        elif (type(value) in (list, tuple, pd.Series) or
-              (type(value) is np.ndarray and value.ndim > 0)) and \
+        elif (type(value) in (list, tuple) or
+              (type(value) in sb_codec.ONE_VALUE_TAKE and type(value) is not pd.DataFrame and
+               value.ndim > 0)) and \
                 columns[0].get("kind") is not None and \
                 columns[0].get("category") in ("", "numeric", "money", "interval"):
             # return [x.mean()] where the type is one value (review 104: the
             # type's input said "invalid input syntax" of an array literal;
-            # review 151 F4: np.percentile(x, [50]) into numeric still did)
-            count = value.size if type(value) is np.ndarray else len(value)
+            # review 151 F4: np.percentile(x, [50]) into numeric still did;
+            # review 156 F5: a matrix, a masked array, an Index)
+            count = len(value) if type(value) in (list, tuple) else value.size
+            kind = "ndarray" if type(value) is np.ndarray else type(value).__name__
             raise sb_codec.RowsError(
                 "%s() returned %s %s of %d value%s, but the function returns one value of "
-                "type %s" % (func, "an" if type(value).__name__[0] in "aeiou" or type(value) is np.ndarray else "a",
-                             type(value).__name__, count, "" if count == 1 else "s",
+                "type %s" % (func, "an" if kind == "ndarray" or kind[0].lower() in "aeiou" else "a",
+                             kind, count, "" if count == 1 else "s",
                              columns[0].get("type")),
                 "42804",
-                ("Return that value, %s." % ("a.item()" if type(value) is np.ndarray else
-                                             "s.iloc[0]" if type(value) is pd.Series else "x[0]"))
+                ("Return that value, %s." % ("s.iloc[0]" if type(value) is pd.Series else
+                                             "x[0]" if type(value) in (list, tuple) else
+                                             sb_codec.ONE_VALUE_TAKE[type(value)]))
                 if count == 1 else
                 "Return one value, or declare the function RETURNS SETOF %s (a row per value) "
                 "or RETURNS %s[]." % (columns[0].get("type"), columns[0].get("type")))

@@ -6244,6 +6244,195 @@ PAYLOADS = [
         class Kind(set):
             def redo(self):
                 super().__init__()""", "target.redo()"),
+    # review 160 F1: pandas' ensure_string_array takes len(arr), then reads
+    # arr.to_numpy()'s items below that length with bounds checks off: a
+    # list shorter than __len__ said was read past its end
+    Payload("string-array-to-numpy-shorter-than-len", """
+        import pandas as pd
+
+        class Liar:
+            def __init__(self):
+                self.items = ["a", "b"]
+            def __len__(self):
+                return 100000
+            def to_numpy(self):
+                return self.items
+
+        def main():
+            out = pd.array(Liar(), dtype="string")
+            if len(out) != 2:
+                raise ValueError("read %d items of 2" % len(out))
+            return len(out)
+        """, on={OK}, off={OK, EXCEPTION, CRASH}),
+    # ... and an item's __str__ that emptied the list while it was read
+    Payload("string-array-item-str-clears-list", """
+        import pandas as pd
+
+        HELD = []
+
+        class Item:
+            def __str__(self):
+                HELD[0].clear()
+                for i in range(200):
+                    HELD.append(bytearray(24))
+                return "x"
+
+        class Holder:
+            def __len__(self):
+                return len(HELD[0])
+            def to_numpy(self):
+                return HELD[0]
+
+        def main():
+            HELD.append([Item()] + ["v%d" % i for i in range(1000)])
+            out = pd.array(Holder(), dtype="string")
+            return len(out)
+        """, on={OK}, off={OK, EXCEPTION, CRASH}),
+    # review 160 F2: tz_localize(ambiguous=x) checks len(x), then reads
+    # np.asarray(x, bool), which the object made shorter, for every time
+    Payload("tz-localize-ambiguous-shorter-than-len", """
+        import pandas as pd
+
+        class Liar:
+            def __init__(self, n):
+                self.n = n
+            def __len__(self):
+                return self.n
+            def __iter__(self):
+                return iter([True])
+            def __getitem__(self, i):
+                return True
+
+        def main(n=100000):
+            s = pd.Series(pd.DatetimeIndex(["2021-11-07 01:30:00"] * n))
+            r = s.dt.tz_localize("US/Eastern", ambiguous=Liar(n))
+            return int((r.dt.tz_convert("UTC").dt.hour.to_numpy() == 5).sum())
+        """, on={EXCEPTION}, off={OK, EXCEPTION, CRASH}),
+    Payload("period-fields-month-reads-past-table", """
+        import pandas as pd
+
+        def main():
+            words, prev = [], pd.Period(year=2001, month=13, day=1, freq="D").ordinal
+            for m in range(14, 14 + 64):
+                cur = pd.Period(year=2001, month=m, day=1, freq="D").ordinal
+                words.append((cur - prev) & 0xFFFFFFFF)
+                prev = cur
+            return " ".join("%08x" % w for w in words)
+        """, on={EXCEPTION}, off={OK, EXCEPTION, CRASH}),
+    Payload("period-month-int-max-crash", """
+        import pandas as pd
+
+        def main():
+            return pd.Period(year=2001, month=2**31 - 1, day=1, freq="D").ordinal
+        """, on={EXCEPTION}, off={OK, EXCEPTION, CRASH}),
+    Payload("period-index-fields-month-reads-past-table", """
+        import pandas as pd
+
+        def main():
+            return [int(p.ordinal) for p in pd.PeriodIndex(year=[2001] * 3, month=[13, 100, 10**6], day=[1] * 3, freq="D")]
+        """, on={EXCEPTION}, off={OK, EXCEPTION, CRASH}),
+    Payload("fy5253-starting-month-crash", """
+        import datetime
+        import pandas as pd
+
+        def main():
+            off = pd.offsets.FY5253(weekday=0, startingMonth=2**31 - 1)
+            return str(off.get_year_end(datetime.datetime(2020, 1, 1)))
+        """, on={EXCEPTION}, off={OK, EXCEPTION, CRASH}),
+    # review 160 F3/F4: pandas' C code reads a date's fields, a time's
+    # isoformat() and a timedelta's total_seconds() by name: a subclass's
+    # month indexed the tables, a tuple from isoformat() was read as bytes
+    # (its item pointers), a raising total_seconds() was a NULL it read
+    Payload("date-subclass-month-property-json", """
+        import datetime
+        import pandas as pd
+
+        class D(datetime.date):
+            @property
+            def month(self):
+                return 200
+
+        def main():
+            return pd.Series([D(2001, 1, 1)], dtype=object).to_json(date_format="epoch")
+        """, on=PYLAYER, off={OK, EXCEPTION, CRASH}),
+    Payload("datetime-subclass-month-period", """
+        import datetime
+        import pandas as pd
+
+        class DT(datetime.datetime):
+            @property
+            def month(self):
+                return 100
+
+        def main():
+            return pd.Period(DT(2001, 1, 1), freq="D").ordinal
+        """, on=PYLAYER, off={OK, EXCEPTION, CRASH}),
+    Payload("date-subclass-month-set-on-class", """
+        import datetime
+        import pandas as pd
+
+        class D(datetime.date):
+            pass
+
+        def main():
+            setattr(D, "month", property(lambda self: 200))
+            return pd.Series([D(2001, 1, 1)], dtype=object).to_json(date_format="epoch")
+        """, on=PYLAYER, off={OK, EXCEPTION, CRASH}),
+    Payload("date-subclass-month-from-mixin", """
+        import datetime
+        import pandas as pd
+
+        class M:
+            @property
+            def month(self):
+                return 200
+
+        class D(M, datetime.date):
+            pass
+
+        def main():
+            return pd.Series([D(2001, 1, 1)], dtype=object).to_json(date_format="epoch")
+        """, on=PYLAYER, off={OK, EXCEPTION, CRASH}),
+    Payload("time-subclass-isoformat-tuple-read-as-bytes", """
+        import datetime
+        import pandas as pd
+
+        HELD = []
+
+        class T(datetime.time):
+            def isoformat(self, *args):
+                return HELD[0]
+
+        def main(n=64):
+            HELD.append(tuple(range(n)))
+            try:
+                return pd.Series([T(1, 2, 3)], dtype=object).to_json(force_ascii=False)
+            except UnicodeDecodeError as e:
+                return {"leaked_hex": e.object.hex()}
+        """, on=PYLAYER, off={OK, EXCEPTION, CRASH}),
+    Payload("timedelta-subclass-total-seconds-raises", """
+        import datetime
+        import pandas as pd
+
+        class TD(datetime.timedelta):
+            def total_seconds(self):
+                raise ValueError("no")
+
+        def main():
+            return pd.Series([TD(1)], dtype=object).to_json()
+        """, on=PYLAYER, off={OK, EXCEPTION, CRASH}),
+    Payload("timedelta-subclass-value-attribute", """
+        import datetime
+        import pandas as pd
+
+        class TD(datetime.timedelta):
+            pass
+
+        def main():
+            t = TD(1)
+            t.value = "x"
+            return pd.Series([t], dtype=object).to_json()
+        """, on=PYLAYER, off={OK, EXCEPTION, CRASH}),
     # gh-148382 (review 153 F2): _decimal reads a Rational's numerator in
     # the middle of a comparison with the current context borrowed; the
     # code's property that replaced the context freed it
