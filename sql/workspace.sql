@@ -485,6 +485,20 @@ RESET pysandbox.filesystem_layer;
 SELECT sandbox_execute('def main(ws): return 4', '{}', '{main}',
                        jsonb_build_object('workspace', :'lay'));
 SELECT sandbox_workspace_close(:'lay');
+-- ... and the modules it imported under the allowlist of its first call:
+-- a list changed since would not reach what ws kept (review 157 F2:
+-- ws["np"] went on working where import numpy was refused)
+SELECT sandbox_workspace_open() AS mods \gset
+SELECT sandbox_execute('import numpy as np
+def main(ws):
+    ws["np"] = np
+    return 1', '{}', '{main}', jsonb_build_object('workspace', :'mods'));
+SET pysandbox.allowed_modules = 'math';
+SELECT ws_try(format($q$SELECT sandbox_execute('def main(ws): return int(ws["np"].arange(5).sum())', '{}', '{main}', '{"workspace": "%s"}')::text$q$, :'mods'));
+RESET pysandbox.allowed_modules;
+SELECT sandbox_execute('def main(ws): return int(ws["np"].arange(5).sum())', '{}', '{main}',
+                       jsonb_build_object('workspace', :'mods'));
+SELECT sandbox_workspace_close(:'mods');
 -- ... and one opened with the layer off never has it back
 SET pysandbox.python_layer = off;
 SELECT sandbox_workspace_open() AS off \gset

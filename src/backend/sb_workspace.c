@@ -35,6 +35,8 @@
  */
 #include "pysandbox.h"
 
+#include "common/hashfn.h"
+
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -71,6 +73,7 @@ typedef struct SbWorkspace
 	bool		python_layer;
 	int			filesystem_layer;
 	bool		allow_weak;
+	uint64		allowed_hash;	/* pysandbox.allowed_modules then (a hash) */
 	SbSandbox  *child;			/* its held child, or NULL before the first
 								 * call */
 	uint64		generation;		/* ... and which holding of that slot */
@@ -473,6 +476,16 @@ sb_workspace_enter(SbLimits *limits, const char *handle)
 	limits->workspace_id = ws->id;
 }
 
+/* The allowlist a workspace's calls run under, as a hash to compare. */
+static uint64
+sb_workspace_allowed_hash(const char *allowed)
+{
+	if (allowed == NULL)
+		allowed = "";
+	return DatumGetUInt64(hash_bytes_extended((const unsigned char *) allowed,
+											  (int) strlen(allowed), 0));
+}
+
 /*
  * A request of a call in a workspace is complete (sb_request_finish): the
  * child learns it serves a workspace; a workspace that has a child already
@@ -499,6 +512,7 @@ sb_workspace_request(SbRequest *req)
 		ws->python_layer = req->python_layer;
 		ws->filesystem_layer = sb_filesystem_layer;
 		ws->allow_weak = sb_allow_weak_isolation;
+		ws->allowed_hash = sb_workspace_allowed_hash(req->allowed_modules);
 		return;
 	}
 
@@ -533,6 +547,18 @@ sb_workspace_request(SbRequest *req)
 				 errdetail("Its process was contained with %s = %s; it is %s now.", name, then, now),
 				 errhint("Close the workspace and open a new one under the settings that apply now.")));
 	}
+	/*
+	 * ... and imported modules under the allowlist then, which ws keeps: a
+	 * list narrowed since (ALTER ROLE ... SET pysandbox.allowed_modules)
+	 * would not reach what a call kept (review 157 F2: ws["np"] went on
+	 * working where import numpy was refused)
+	 */
+	if (ws->allowed_hash != sb_workspace_allowed_hash(req->allowed_modules))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("pysandbox.allowed_modules has changed since workspace \"%s\" began", ws->handle),
+				 errdetail("Its process imported modules under the list of its first call, and what it keeps in ws may hold them."),
+				 errhint("Close the workspace and open a new one under the settings that apply now.")));
 	req->held = ws->child;
 	request = req->chunks;
 	req->chunks = NIL;

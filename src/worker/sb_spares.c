@@ -105,13 +105,25 @@ sb_spares_add(uint32_t shape)
 static void
 sb_contain_ahead(SbChild *c)
 {
+	SbSpawnRequest shape;
+
 	if (sb_recent_streak < 2 ||
 		(sb_recent_limits.flags & SB_SPAWN_SHAPE_FLAGS) != c->shape)
 		return;
-	if (sb_send_frame(c->data_fd, SB_DATA_LIMITS, &sb_recent_limits, sizeof(sb_recent_limits)) < 0)
+	/*
+	 * only what contains it: the rest of the request that began the streak
+	 * (its wall-clock limit, queue timeout, reservation) is that call's
+	 * session's, and a spare may serve any session (review 157 F1: another
+	 * role's timeout read off the child's stack)
+	 */
+	memset(&shape, 0, sizeof(shape));
+	shape.cpu_ms = sb_recent_limits.cpu_ms;
+	shape.memory_mb = sb_recent_limits.memory_mb;
+	shape.flags = sb_recent_limits.flags;
+	if (sb_send_frame(c->data_fd, SB_DATA_LIMITS, &shape, sizeof(shape)) < 0)
 		return;					/* it died: its pidfd says so next round */
 	c->contained = true;
-	c->limits = sb_recent_limits;
+	c->limits = shape;
 }
 
 /*
