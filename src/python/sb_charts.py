@@ -633,6 +633,7 @@ def _guard(mpl, plt):
     _guard_usetex(mpl)
     _guard_file_reads(mpl)
     _guard_qhull()
+    _guard_path_collections()
     _guard_triangulation()
     _guard_resample()
     _guard_layout_ratios()
@@ -855,6 +856,37 @@ def _guard_qhull():
     guarded.__name__ = "delaunay"
     guarded.__doc__ = delaunay.__doc__
     qhull.delaunay = guarded
+
+
+def _guard_path_collections():
+    """matplotlib's native get_path_collection_extents reads the paths'
+    len() again after its Python wrapper checked it and takes path i %
+    len: a sequence of the code's whose length went from 1 to 0 divided by
+    zero (SIGFPE), and its __getitem__ ran the code in the middle of the
+    native loop (review 161 F2).  The paths go to the native functions as a
+    list of their own, read first, and none is refused."""
+    path = sys.modules.get("matplotlib._path")
+    if path is None:
+        return
+
+    def wrap(name, at, empty_refused):
+        real = getattr(path, name, None)
+        if real is None:
+            return
+
+        def checked(*args):
+            if len(args) > at:
+                paths = list(args[at])
+                if empty_refused and not paths:
+                    raise ValueError("No paths provided")
+                args = args[:at] + (paths,) + args[at + 1:]
+            return real(*args)
+        checked.__name__ = name
+        checked.__doc__ = real.__doc__
+        setattr(path, name, checked)
+    # (master_transform, paths, ...); (x, y, radius, master_transform, paths, ...)
+    wrap("get_path_collection_extents", 1, True)
+    wrap("point_in_path_collection", 4, False)
 
 
 def _guard_triangulation():

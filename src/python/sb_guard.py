@@ -815,7 +815,16 @@ def _deriving_refused(c):
     pandas take codes past the categories; exceptions and the classes in
     DERIVABLE_LIBRARY_CLASSES may be derived from.)"""
     module = type.__getattribute__(c, "__module__")
-    if not isinstance(module, str) or module.partition(".")[0] not in ("pandas", "numpy"):
+    if not isinstance(module, str):
+        return False
+    if (module.partition(".")[0] == "pytz" or module.startswith("dateutil.tz")) and \
+            not issubclass(c, BaseException):
+        # pandas caches a zone's transitions by its zone (a pytz class's
+        # attribute, a dateutil zone's file name) and reads the real zone's
+        # list with the cached positions: a subclass's, or an instance's,
+        # zone of another name read that list past its end (review 161 F1)
+        return True
+    if module.partition(".")[0] not in ("pandas", "numpy"):
         return False
     if issubclass(c, BaseException):
         return False
@@ -851,7 +860,8 @@ def guard_own_class(names):
         if core:
             raise TypeError(
                 'class "%s": deriving from "%s" is not allowed in the sandbox: pandas and '
-                'numpy classes trust their own attributes and methods, which a subclass '
+                'numpy classes (and the time zones pandas reads) trust their own attributes '
+                'and methods, which a subclass '
                 'could replace; hold the object in an attribute instead (self.df = df)'
                 % (type.__getattribute__(cls, "__name__"),
                    type.__getattribute__(core[0], "__name__")))
@@ -1604,6 +1614,15 @@ def guard_settable(obj, name, deleting=False):
     cls = type(obj)
     if cls in OWN_PLAIN_CLASSES:
         return obj
+    if _NDARRAY[0] is not None and isinstance(obj, _NDARRAY[0]) and \
+            exact_str(name) == "shape" and not deleting:
+        # numpy frees the old shape and strides for new ones, which native
+        # code holding the array still reads (matplotlib's array views:
+        # the freed block, refilled by another array's strides, read the
+        # heap; review 161 F3)
+        raise TypeError('setting attribute "shape" of an array is not allowed in the sandbox: '
+                        'native code holding the array keeps its old shape; use '
+                        'a = a.reshape(shape), which gives a view')
     if _NDARRAY[0] is not None and isinstance(obj, _NDARRAY[0]) and \
             exact_str(name) == "dtype" and not deleting:
         # in place, the same bytes read as another type: an IntegerArray's

@@ -1052,6 +1052,21 @@ def _guard_take_nd():
             module.take_nd = take_nd
 
 
+def _same_size_reshaped(array, args):
+    """Does array.resize(*args) ask for another shape of the array's own
+    size?  (False where the shape cannot be read: numpy then refuses it.)"""
+    shape = args[0] if len(args) == 1 else args
+    try:
+        dims = (_INDEX(shape),) if not isinstance(shape, (tuple, list)) else \
+            tuple(_INDEX(d) for d in shape)
+    except TypeError:
+        return False
+    size = 1
+    for d in dims:
+        size *= d
+    return size == array.size and dims != array.shape
+
+
 _NP_DTYPE = [None]       # numpy.dtype, once the ndarray methods are checked
 _INDEX = __import__("operator").index
 
@@ -1394,6 +1409,14 @@ def _patch_ndarray_type(np):
             raise ValueError("resize(refcheck=False) is not allowed in the sandbox: the "
                              "array's views would point to freed memory; use np.resize(a, "
                              "shape), which copies")
+        if _IN_CALL["on"] and args and _same_size_reshaped(self, args):
+            # numpy checks no reference when the size stays: it rewrote the
+            # shape and strides native code held the array with (matplotlib's
+            # array views read its offsets with the new strides: heap words
+            # and addresses, review 161 F3)
+            raise ValueError("resize() to another shape of the same size is not allowed in "
+                             "the sandbox: native code holding the array keeps its old shape; "
+                             "use a.reshape(shape), which gives a view")
         return resize(self, *args, **kwargs)
     checked_resize.__name__ = "resize"
     checked_resize.__qualname__ = "ndarray.resize"
@@ -3044,9 +3067,8 @@ def _guard_string_arrays():
                 arr = arr.to_numpy()
             if type(arr) is not ndarray:
                 items = list(arr)
-                arr = np.empty(len(items), dtype=object)
-                for i, item in enumerate(items):
-                    arr[i] = item       # one by one: an item may be a list
+                # item by item (an item may be a list), from a list of its own
+                arr = np.fromiter(items, dtype=object, count=len(items))
         return real(arr, *args, **kwargs)
     ensure_string_array.__name__ = "ensure_string_array"
     ensure_string_array.__qualname__ = getattr(real, "__qualname__", "ensure_string_array")

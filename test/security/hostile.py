@@ -6433,6 +6433,176 @@ PAYLOADS = [
             t.value = "x"
             return pd.Series([t], dtype=object).to_json()
         """, on=PYLAYER, off={OK, EXCEPTION, CRASH}),
+    # review 161 F1: pandas caches a pytz zone's transitions under its
+    # zone; the code's zone of another name (set on pytz's own object, or a
+    # subclass's) made pandas read the real zone's 4-item list at [236]
+    Payload("pytz-zone-set-poisons-dst-cache", """
+        import pandas as pd, numpy as np
+
+        def main():
+            tz = pd.Timestamp("2021-01-01", tz="US/Eastern").tz   # pytz's own US/Eastern object
+            tz.zone = "Asia/Kathmandu"                            # pandas' dst_cache key for pytz zones
+            try:
+                pd.Timestamp(0, tz=tz)      # caches US/Eastern's 237 transitions under "Asia/Kathmandu"
+            except Exception:
+                pass
+            dti = pd.DatetimeIndex(np.array(["2021-01-01"], "M8[ns]")).tz_localize("UTC").tz_convert("Asia/Kathmandu")
+            return str(dti.astype(object))  # real Kathmandu: tz._transition_info (4 items) read at [236]
+        """, on=PYLAYER, off={OK, EXCEPTION, CRASH}),
+    Payload("pytz-zone-subclass-poisons-dst-cache", """
+        import pandas as pd, numpy as np
+
+        def main():
+            E = type(pd.Timestamp("2021-01-01", tz="US/Eastern").tz)
+            class Z(E):                     # no private name: allowed
+                zone = "Asia/Kathmandu"
+            try:
+                pd.Timestamp(0, tz=Z())
+            except Exception:
+                pass
+            dti = pd.DatetimeIndex(np.array(["2021-01-01"], "M8[ns]")).tz_localize("UTC").tz_convert("Asia/Kathmandu")
+            return str(dti.astype(object))
+        """, on=PYLAYER, off={OK, EXCEPTION, CRASH}),
+    # review 161 F2: matplotlib's native extents read the paths' len()
+    # again (1, then 0) and divided by it
+    Payload("mpl-path-collection-extents-len-zero-divides", """
+        import matplotlib.path as mpath
+        import numpy as np
+        from matplotlib.transforms import IdentityTransform
+
+        class Paths:
+            def __init__(self):
+                self.calls = 0
+            def __len__(self):
+                self.calls += 1
+                return 1 if self.calls == 1 else 0
+            def __getitem__(self, i):
+                raise IndexError(i)
+
+        def main():
+            return str(mpath.get_path_collection_extents(
+                IdentityTransform(), Paths(), np.zeros((0, 3, 3)), np.zeros((3, 2)), IdentityTransform()))
+        """, on={EXCEPTION}, off={OK, EXCEPTION, CRASH}),
+    # review 161 F3: a same-size resize() or a shape store in the middle
+    # of matplotlib's native loop changed the shape and strides its array
+    # view held (heap words read, then SIGSEGV)
+    Payload("mpl-offsets-same-size-resize-mid-loop", """
+        HOW = "resize"
+        import matplotlib.path as mpath
+        import numpy as np
+        from matplotlib.transforms import IdentityTransform
+
+        class Paths:
+            def __init__(self, offsets, how):
+                self.p = mpath.Path(np.array([[0.0, 0.0], [0.0, 0.0]]))
+                self.offsets = offsets
+                self.how = how
+                self.done = False
+            def __len__(self):
+                return 1
+            def __getitem__(self, i):
+                if not self.done:
+                    self.done = True
+                    n = self.offsets.size
+                    if self.how == "resize":
+                        self.offsets.resize((1, n))     # same size: no reference check; strides now (8n, 8) in place
+                    else:
+                        self.offsets.shape = (1, n)
+                return self.p
+
+        def main(n=10000, how=HOW):
+            offsets = np.ones((n, 2))
+            bb = mpath.get_path_collection_extents(IdentityTransform(), Paths(offsets, how),
+                                                   np.zeros((0, 3, 3)), offsets, IdentityTransform())
+            return [float(v).hex() for v in bb.extents]
+        """, on=PYLAYER | {EXCEPTION}, off={OK, EXCEPTION, CRASH, MEMORY}),
+    Payload("mpl-offsets-shape-store-mid-loop", """
+        HOW = "shape"
+        import matplotlib.path as mpath
+        import numpy as np
+        from matplotlib.transforms import IdentityTransform
+
+        class Paths:
+            def __init__(self, offsets, how):
+                self.p = mpath.Path(np.array([[0.0, 0.0], [0.0, 0.0]]))
+                self.offsets = offsets
+                self.how = how
+                self.done = False
+            def __len__(self):
+                return 1
+            def __getitem__(self, i):
+                if not self.done:
+                    self.done = True
+                    n = self.offsets.size
+                    if self.how == "resize":
+                        self.offsets.resize((1, n))     # same size: no reference check; strides now (8n, 8) in place
+                    else:
+                        self.offsets.shape = (1, n)
+                return self.p
+
+        def main(n=10000, how=HOW):
+            offsets = np.ones((n, 2))
+            bb = mpath.get_path_collection_extents(IdentityTransform(), Paths(offsets, how),
+                                                   np.zeros((0, 3, 3)), offsets, IdentityTransform())
+            return [float(v).hex() for v in bb.extents]
+        """, on=PYLAYER | {EXCEPTION}, off={OK, EXCEPTION, CRASH, MEMORY}),
+    Payload("mpl-offsets-shape-store-frees-dims", """
+        import matplotlib.path as mpath
+        import numpy as np
+        from matplotlib.transforms import IdentityTransform
+
+        KEEP = []
+
+        class Paths:
+            def __init__(self, offsets, k):
+                self.p = mpath.Path(np.array([[0.0, 0.0], [0.0, 0.0]]))
+                self.offsets = offsets
+                self.k = k
+                self.done = False
+            def __len__(self):
+                return 1
+            def __getitem__(self, i):
+                if not self.done:
+                    self.done = True
+                    hold = [np.empty((1, 1)) for _ in range(40)]   # drain numpy's 2-d dims cache
+                    del hold                                        # their blocks fill the 1-d one
+                    self.offsets.shape = (2, 4)                     # the old dims block is freed
+                    for _ in range(8):                              # new 2-d arrays take it: strides (8k, 8)
+                        KEEP.append(np.zeros((3, self.k))[:, :2])
+                return self.p
+
+        def main(k=7000000):
+            offsets = np.array([[1.0, 1.0], [2.0, 2.0], [3.0, 3.0], [4.0, 4.0]])
+            bb = mpath.get_path_collection_extents(IdentityTransform(), Paths(offsets, k),
+                                                   np.zeros((0, 3, 3)), offsets, IdentityTransform())
+            return [float(v).hex() for v in bb.extents]
+        """, on=PYLAYER | {EXCEPTION}, off={OK, EXCEPTION, CRASH, MEMORY}),
+    Payload("mpl-path-subclass-vertices-resizes-offsets", """
+        import matplotlib.path as mpath
+        import numpy as np
+        from matplotlib.transforms import IdentityTransform
+
+        class P(mpath.Path):
+            @property
+            def vertices(self):
+                o = OFFSETS[0]
+                if o.shape[0] != 1:
+                    o.resize((1, o.size))
+                return np.array([[0.0, 0.0], [0.0, 0.0]])
+            @vertices.setter
+            def vertices(self, v):
+                pass
+
+        OFFSETS = []
+
+        def main(n=10000):
+            offsets = np.ones((n, 2))
+            OFFSETS.append(offsets)
+            p = P(np.array([[0.0, 0.0], [0.0, 0.0]]))
+            bb = mpath.get_path_collection_extents(IdentityTransform(), [p], np.zeros((0, 3, 3)),
+                                                   offsets, IdentityTransform())
+            return [float(v).hex() for v in bb.extents]
+        """, on=PYLAYER | {EXCEPTION}, off={OK, EXCEPTION, CRASH}),
     # gh-148382 (review 153 F2): _decimal reads a Rational's numerator in
     # the middle of a comparison with the current context borrowed; the
     # code's property that replaced the context freed it
