@@ -339,6 +339,20 @@ SELECT py_one('two');
 SELECT * FROM sandbox_rows($$import numpy as np, pandas as pd
 def main(): return [(np.matrix([[2.5]]),), (pd.Index([2.5]),)]$$) AS (x numeric);
 DROP FUNCTION py_one(text);
+-- a DataFrame into an array of a composite takes its columns by name;
+-- some named as fields and not all is an error, not a positional match
+-- (review 159 F2: y, x, label, date went into x, y, label, day swapped)
+CREATE TYPE py_pt AS (x float8, y numeric, label text, day date);
+CREATE FUNCTION py_pts(named boolean) RETURNS py_pt[] LANGUAGE pysandbox AS $$
+import pandas as pd
+if named:
+    return pd.DataFrame({"y": [1.5], "x": [10.0], "label": ["a"], "day": ["2024-01-01"]})
+return pd.DataFrame({"y": [1.5], "x": [10.0], "label": ["a"], "date": ["2024-01-01"]})
+$$;
+SELECT py_pts(true);
+SELECT py_pts(false);
+DROP FUNCTION py_pts(boolean);
+DROP TYPE py_pt;
 CREATE FUNCTION py_grid() RETURNS TABLE(a int, b int)
 LANGUAGE pysandbox AS 'import numpy as np
 return np.array([[1, 2], [3, 4]])';

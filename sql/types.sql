@@ -723,6 +723,20 @@ $$, '{"sales": {"$table": "ty_sales"}}');
 SELECT sum(amount * qty) AS sql_total, count(*) FILTER (WHERE amount * qty IS NULL) AS sql_missing
 FROM ty_sales;
 SELECT region, sum(amount * qty) FROM ty_sales GROUP BY region ORDER BY region;
+-- running aggregates skip the NULLs as SQL's window functions do (review
+-- 159 F1: cummin() took the 0 under Int64's NA, cumsum() was NA for every
+-- row after the first NULL), the NULL rows staying NULL
+SELECT * FROM sandbox_rows($$
+def main(s):
+    s = s.sort_values("id")
+    s["run_min"] = (s.qty + 1).cummin()
+    s["run_max"] = s.qty.cummax()
+    s["run_sum"] = s.qty.cumsum()
+    s["run_east"] = (s.region == "east").astype("boolean").where(s.qty.notna()).cumsum()
+    return s[["id", "qty", "run_min", "run_max", "run_sum", "run_east"]].head(16)
+$$, '{"s": {"$table": "ty_sales"}}') AS t(id int, qty int, run_min int, run_max int, run_sum bigint, run_east bigint);
+SELECT id, qty, min(qty + 1) OVER w AS run_min, max(qty) OVER w AS run_max, sum(qty) OVER w AS run_sum
+FROM ty_sales WINDOW w AS (ORDER BY id) ORDER BY id LIMIT 16;
 DROP TABLE ty_sales;
 -- a float16 operand keeps pandas' own result (FloatingArray has no float16)
 SELECT sandbox_execute($$

@@ -1192,6 +1192,46 @@ def nulls_stay_missing():
     BaseMaskedArray._arith_method = _arith_method
 
 
+def running_skips_nulls():
+    """An integer column's NULLs arrive as Int64's NA, over a hidden 0: pandas
+    1.5 accumulates a masked integer or boolean array over its raw data, so
+    cummin()/cummax() took the hidden 0 (every later row 0, in a column of
+    prices) and cumsum()/cumprod() were NA for every row after the first
+    NULL, where SQL's min() OVER and sum() OVER, pandas 2 and a float column
+    skip the NULL (review 159 F1).  With skipna (the default) the NULLs are
+    the accumulation's neutral value and stay NA in the result, as pandas 2
+    does it.  Runs once, in the worker."""
+    from pandas.core import nanops
+    from pandas.core.arrays.masked import BaseMaskedArray
+    real = nanops.na_accum_func
+
+    def na_accum_func(values, accum_func, *, skipna):
+        if not skipna or not isinstance(values, BaseMaskedArray) or \
+                values.dtype.kind not in "iub" or values.ndim != 1:
+            return real(values, accum_func, skipna=skipna)
+        data = values._data.copy()
+        mask = values._mask.copy()
+        if mask.any():
+            if accum_func is np.cumprod or accum_func == np.cumprod:
+                data[mask] = 1
+            elif accum_func is np.cumsum or accum_func == np.cumsum:
+                data[mask] = 0
+            elif accum_func == np.minimum.accumulate:
+                data[mask] = True if data.dtype == bool else np.iinfo(data.dtype).max
+            elif accum_func == np.maximum.accumulate:
+                data[mask] = False if data.dtype == bool else np.iinfo(data.dtype).min
+            else:
+                return real(values, accum_func, skipna=skipna)
+        result = accum_func(data, axis=0)
+        if result.dtype == bool:
+            return pd.arrays.BooleanArray(result, mask)
+        if result.dtype.kind in "iu":
+            return pd.arrays.IntegerArray(result, mask)
+        return real(values, accum_func, skipna=skipna)
+    na_accum_func.__doc__ = real.__doc__
+    nanops.na_accum_func = na_accum_func
+
+
 def remember_series_dicts():
     """Series.to_dict() remembers what it made, up to 64 dicts a call
     (review 104: s.sort_values().to_dict() lost its ranking unnoticed).
@@ -2094,6 +2134,14 @@ def _frame_records(frame, fields, name, row, sqltype):
             raise _bad_value(name, row, frame, "type %s (a DataFrame whose column names are "
                              "unique)" % sqltype)
         frame = frame.loc[:, list(fields)]
+    elif any(type(c) is str and c in fields for c in columns):
+        # some columns named as fields, not all: by position they went into
+        # other fields (y, x, label, date into x, y, label, day swapped x
+        # and y: review 159 F2), as no other way of returning it does
+        raise _bad_value(name, row, frame, "type %s (a DataFrame with a column named as each "
+                         "field: %s; it has no %s)"
+                         % (sqltype, ", ".join(fields),
+                            ", ".join('"%s"' % f for f in fields if f not in columns)))
     elif len(columns) != len(fields):
         raise _bad_value(name, row, frame, "type %s (a DataFrame with a column for each "
                          "field: %s)" % (sqltype, ", ".join(fields)))

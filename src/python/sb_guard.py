@@ -858,10 +858,18 @@ def guard_own_class(names):
             return cls
         core = [c for c in theirs if _deriving_refused(c)]
         if core:
+            module = type.__getattribute__(core[0], "__module__")
+            if module.partition(".")[0] in ("pytz", "dateutil"):
+                raise TypeError(
+                    'class "%s": deriving from the time zone "%s" is not allowed in the '
+                    'sandbox: pandas caches a zone\'s transitions by its name, which a '
+                    'subclass could give another zone; name the zone instead '
+                    '(tz_convert("Europe/Paris"))'
+                    % (type.__getattribute__(cls, "__name__"),
+                       type.__getattribute__(core[0], "__name__")))
             raise TypeError(
                 'class "%s": deriving from "%s" is not allowed in the sandbox: pandas and '
-                'numpy classes (and the time zones pandas reads) trust their own attributes '
-                'and methods, which a subclass '
+                'numpy classes trust their own attributes and methods, which a subclass '
                 'could replace; hold the object in an attribute instead (self.df = df)'
                 % (type.__getattribute__(cls, "__name__"),
                    type.__getattribute__(core[0], "__name__")))

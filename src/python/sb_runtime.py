@@ -77,6 +77,7 @@ def warm(allowed_csv, preload_csv=""):
     sb_errors.refuse_date_equality()
     sb_codec.remember_series_dicts()
     sb_codec.nulls_stay_missing()
+    sb_codec.running_skips_nulls()
     sb_harden.harden_numpy()
     sb_harden.harden_processes()
     sb_harden.harden_native_loads()
