@@ -608,3 +608,36 @@ for i in range(n):
 $$;
 SELECT repairs_counts(3);
 DROP FUNCTION repairs_counts(int);
+-- an accessor of the wrong kind of values says what they are and how to
+-- convert (review 159 F5: "did you mean "dt"?", its own name)
+SELECT sandbox_execute($$
+def main(df):
+    return int(df.day.dt.year.max())
+$$, '{"df": {"$query": "SELECT ''2024-03-10''::text AS day"}}');
+SELECT sandbox_execute($$
+def main(df):
+    return list(df.n.str.len())
+$$, '{"df": {"$query": "SELECT 5 AS n"}}');
+SELECT sandbox_execute($$
+import pandas as pd
+def main():
+    s = pd.Series(pd.to_datetime(["2024-03-10 02:30"]))
+    return str(s.dt.tz_localize("America/New_York")[0])
+$$);
+-- a function without a return gives null, and a note says why (review 159
+-- F5: null, or no rows, without a word); one that returns None says nothing
+SELECT sandbox_execute($$
+def main(df):
+    df.groupby("g").x.sum()
+$$, '{"df": {"$query": "SELECT 1 AS g, 2 AS x"}}');
+SELECT * FROM sandbox_rows($$
+def main(df):
+    out = df.groupby("g").x.sum().reset_index()
+$$, '{"df": {"$query": "SELECT 1 AS g, 2 AS x"}}') AS t(g int, x int);
+SELECT sandbox_execute($$
+def main():
+    def inner():
+        return 1
+    if inner() > 5:
+        return 2
+$$);

@@ -2660,6 +2660,35 @@ def _one_moment(v, t, kind):
     return (v - _EPOCH) // _MICROSECOND
 
 
+def _encode_one_row(row, spec, nan_is_value):
+    """The payloads of a one-row result whose row is a tuple of a value per
+    column (in order) or a dict with a str key for each column, when every
+    value is one _encode_one writes; else None (the DataFrame path
+    decides, with its errors)."""
+    t = type(row)
+    if t is tuple:
+        if len(row) != len(spec):
+            return None
+        values = row
+    elif t is dict:
+        if not all(type(key) is str for key in row):
+            return None
+        values = []
+        for col in spec:
+            if col["name"] not in row:
+                return None
+            values.append(row[col["name"]])
+    else:
+        return None
+    payloads = []
+    for v, col in zip(values, spec):
+        payload = _encode_one(v, col, nan_is_value)
+        if payload is None:
+            return None
+        payloads.append(payload)
+    return payloads
+
+
 def encode_rows(value, spec, func, budget, fill=None, nan_is_value=False):
     """(nrows, [column payload parts]) for a sandbox_rows result, in spec's
     order; each column's parts are sent as one frame with sb_io.sendv.
@@ -2672,6 +2701,15 @@ def encode_rows(value, spec, func, budget, fill=None, nan_is_value=False):
             if sum(len(part) for part in payload) > budget:
                 raise OutputLimitExceeded("the rows of %s() exceed the output limit" % func)
             return 1, [payload]
+    if fill is None and type(value) is list and len(value) == 1 and len(spec) > 1:
+        # one row of several columns, a language function's composite or OUT
+        # parameters per call (review 159 F6: a DataFrame for each row cost
+        # milliseconds): its plain values each as _encode_one writes them
+        payloads = _encode_one_row(value[0], spec, nan_is_value)
+        if payloads is not None:
+            if sum(len(part) for payload in payloads for part in payload) > budget:
+                raise OutputLimitExceeded("the rows of %s() exceed the output limit" % func)
+            return 1, payloads
     frame = _as_frame(value, spec, func, fill)
     labels = {}
     twice = set()

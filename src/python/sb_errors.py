@@ -323,15 +323,29 @@ def _closest_first(wanted, names, limit=30):
     return ", ".join(shown[:limit]) + more
 
 
+# what a Series accessor needs of its values, and how to get there
+_ACCESSOR_NEEDS = {
+    "dt": ('.dt needs dates or times: convert first, pd.to_datetime(s) for text '
+           '(pd.to_timedelta(s) for durations)'),
+    "cat": '.cat needs a categorical: convert first, s.astype("category")',
+    "sparse": '.sparse needs a sparse array: s.astype(pd.SparseDtype(s.dtype))',
+}
+
+
 def _missing_attribute_help(exc):
     """For an AttributeError of a DataFrame (df.revnue): its columns."""
     frame = sb_harden.attribute_error_object(exc)
     name = getattr(exc, "name", None)
     if type(frame) is pd.Series and type(name) is str and name in _LATER_SERIES:
         return "pandas here is %s: %s" % (pd.__version__, _LATER_SERIES[name])
+    if type(frame) is pd.Series and type(name) is str and name in _ACCESSOR_NEEDS:
+        # s.dt of a text column: the accessor exists, the values are not its
+        # kind (review 159 F5: "did you mean "dt"?", its own name)
+        return ('the Series holds %s values; %s'
+                % (frame.dtype, _ACCESSOR_NEEDS[name]))
     if type(frame) is pd.Series and type(name) is str and len(name) <= 40:
         meant = _method_meant(pd.Series, name)
-        return 'did you mean "%s"?' % meant if meant else None
+        return 'did you mean "%s"?' % meant if meant and meant != name else None
     if type(frame) is not pd.DataFrame or type(name) is not str:
         return None
     names = list(frame.columns)
@@ -568,6 +582,16 @@ def exception_help(exc, inputs, ws=None):
         # "SystemExit: 0")
         return ("sys.exit() and exit() end the call with this error, not a result: return "
                 "the result from the function instead (a bare return gives null)")
+    if type(exc).__name__ == "NonExistentTimeError":
+        # its message is the time alone (review 159 F5)
+        return ('that local time does not exist in the zone (the clocks skip it when summer '
+                'time begins): tz_localize(tz, nonexistent="shift_forward") moves it to the '
+                'first time after the gap, nonexistent="NaT" makes it missing')
+    if type(exc).__name__ == "AmbiguousTimeError":
+        return ('that local time happens twice in the zone (the clocks go back when summer '
+                'time ends): tz_localize(tz, ambiguous="infer") decides by the order of the '
+                'times, ambiguous="NaT" makes it missing, or pass a bool array (True: summer '
+                'time)')
     if isinstance(exc, KeyError):
         return _missing_column_help(exc) or _workspace_key_help(exc, ws)
     if isinstance(exc, ImportError):

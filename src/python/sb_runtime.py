@@ -1693,6 +1693,37 @@ def _fresh_process_state():
 _SAID = set()
 
 
+def _unreturned_notes(results, code, returns):
+    """For each function whose result is None and whose body returns no
+    value anywhere (nor yields): a note that it has no return (review 159
+    F5: def main(df): df.groupby(...).sum() gave null, or no rows, without
+    a word).  The code is parsed only when some result is None."""
+    if not any(results.get(name) is None for name in returns):
+        return []
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return []
+    notes = []
+    for node in tree.body:
+        if type(node) is not ast.FunctionDef or node.name not in returns or \
+                results.get(node.name) is not None:
+            continue
+        todo, gives = list(node.body), False
+        while todo and not gives:
+            item = todo.pop()
+            if type(item) in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef):
+                continue        # their returns are their own
+            if (type(item) is ast.Return and item.value is not None) or \
+                    type(item) in (ast.Yield, ast.YieldFrom):
+                gives = True
+            todo.extend(ast.iter_child_nodes(item))
+        if not gives:
+            notes.append("%s() returned None: its body has no return statement; end it with "
+                         "return <the result>" % node.name)
+    return notes
+
+
 def _say_notes(notes, room):
     """Notes of the result (sb_codec: a ranking a JSON object loses), said
     as a warning is (stderr: a NOTICE, sandbox_run's "stderr"), not in the
@@ -2327,12 +2358,16 @@ def _serve_request(python_layer, request, inputs):
             nrows, payloads = sb_codec.encode_rows(
                 results[returns[0]], rows["columns"], returns[0], limit - out.used, key,
                 nan_is_value=spec is not None and spec["shape"] == "scalar")
-            _say_notes(sb_codec.take_notes(), out.used + 4096 < limit)
+            notes = sb_codec.take_notes()
+            if function is None:
+                notes += _unreturned_notes(results, code, returns)
+            _say_notes(notes, out.used + 4096 < limit)
         elif function is not None:
             text = "{}"         # a function returning void, a DO block
         else:
             notes = []
             text = sb_codec.dumps(results, limit, out.used, notes=notes)
+            notes += _unreturned_notes(results, code, returns)
             _say_notes(notes, out.used + len(text) + 4096 < limit)
             if request.get("figures"):
                 # sandbox_run: the figures the call left open, beside the

@@ -188,8 +188,6 @@ sb_child_main(uint32_t shape, bool spare, int data_fd, int mailbox_fd, int claim
 	uint32_t	type,
 				len;
 	int			statm_fd;
-	uint32_t	flags;
-	uint32_t	cpu_ms;
 	pid_t		first_parent = getppid();
 
 	/*
@@ -233,11 +231,7 @@ sb_child_main(uint32_t shape, bool spare, int data_fd, int mailbox_fd, int claim
 	if (sb_where_install() < 0)
 		_exit(SB_CHILD_EXIT_SETUP);
 	sb_contain_finish(&sb_containment, &req, statm_fd);
-	flags = req.flags;
-	cpu_ms = req.cpu_ms;
-	/* nothing of the worker's request stays where the code can read it */
-	explicit_bzero(&req, sizeof(req));
-	_exit(sb_python_serve(flags, cpu_ms, claim_fd >= 0));
+	_exit(sb_python_serve(req.flags, req.cpu_ms, claim_fd >= 0));
 }
 
 /*

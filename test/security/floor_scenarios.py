@@ -1039,6 +1039,30 @@ def stack_residue_check():
             problems.append("another session's child's exit report (a pid, then its status) "
                             "is on a child's stack in %d tries of 10 (try, pid: %s)"
                             % (len(reported), reported))
+        # a spare contained ahead for a streak of calls with one CPU and
+        # memory limit serves any session's next call with those: it was
+        # contained with the whole request that began the streak, whose
+        # wall-clock limit (another session's) stayed on its stack (review
+        # 157 F1); B's call asks for A's CPU limit and a wall limit of its own
+        streak = struct.pack("<II", 7019, 6007)         # A's timeout_ms, cpu_ms
+        shape = struct.pack("<I", 6007)                 # B's cpu_ms, as B asked for it
+        for attempt in range(5):
+            for _ in range(3):
+                ca.execute("SELECT sandbox_run('def main(): return 1', '{}', '{main}', "
+                           "'{\"timeout_ms\": 7019, \"cpu_ms\": 6007}')")
+            time.sleep(1.5)             # the spares are contained ahead while idle
+            with Watchdog(20):
+                cb.execute("SELECT sandbox_execute(%s, '{}', '{main}', "
+                           "'{\"timeout_ms\": 9967, \"cpu_ms\": 6007}')", (READ_STACK_TOP,))
+            stack = bytes.fromhex(cb.fetchone()[0]["main"])
+            if shape not in stack:
+                problems.append("the child's own CPU limit was not in the %d bytes read: the "
+                                "spare check proves nothing" % len(stack))
+                break
+            if streak in stack:
+                problems.append("a spare contained ahead holds another session's wall-clock "
+                                "limit beside its CPU limit on its stack (try %d)" % (attempt + 1))
+                break
     except psycopg2.Error as exc:
         problems.append("a call failed: %s" % str(exc).strip()[:200])
     finally:
