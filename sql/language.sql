@@ -351,7 +351,13 @@ return pd.DataFrame({"y": [1.5], "x": [10.0], "label": ["a"], "date": ["2024-01-
 $$;
 SELECT py_pts(true);
 SELECT py_pts(false);
-DROP FUNCTION py_pts(boolean);
+-- ... and so are columns named as the fields in another case (review 162 F2)
+CREATE FUNCTION py_pts_cased() RETURNS py_pt[] LANGUAGE pysandbox AS $$
+import pandas as pd
+return pd.DataFrame({"Y": [1.5], "X": [10.0], "Label": ["a"], "Day": ["2024-01-01"]})
+$$;
+SELECT py_pts_cased();
+DROP FUNCTION py_pts(boolean), py_pts_cased();
 DROP TYPE py_pt;
 CREATE FUNCTION py_grid() RETURNS TABLE(a int, b int)
 LANGUAGE pysandbox AS 'import numpy as np

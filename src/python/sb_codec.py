@@ -2129,17 +2129,19 @@ def _frame_records(frame, fields, name, row, sqltype):
     named as the fields (in any order, others left out), or as many
     columns as fields, in field order."""
     columns = list(frame.columns)
+    lowered = {f.lower() for f in fields if type(f) is str}
     if all(f in columns for f in fields):
         if len(set(columns)) != len(columns):
             raise _bad_value(name, row, frame, "type %s (a DataFrame whose column names are "
                              "unique)" % sqltype)
         frame = frame.loc[:, list(fields)]
-    elif any(type(c) is str and c in fields for c in columns):
-        # some columns named as fields, not all: by position they went into
-        # other fields (y, x, label, date into x, y, label, day swapped x
-        # and y: review 159 F2), as no other way of returning it does
+    elif any(type(c) is str and (c in fields or c.lower() in lowered) for c in columns):
+        # some columns named as fields (or as fields in another case), not
+        # all: by position they went into other fields (y, x, label, date
+        # into x, y, label, day swapped x and y: review 159 F2; Y, X, Label,
+        # Day too: review 162 F2), as no other way of returning it does
         raise _bad_value(name, row, frame, "type %s (a DataFrame with a column named as each "
-                         "field: %s; it has no %s)"
+                         "field, with its case: %s; it has no %s)"
                          % (sqltype, ", ".join(fields),
                             ", ".join('"%s"' % f for f in fields if f not in columns)))
     elif len(columns) != len(fields):

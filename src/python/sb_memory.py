@@ -1052,19 +1052,19 @@ def _guard_take_nd():
             module.take_nd = take_nd
 
 
-def _same_size_reshaped(array, args):
-    """Does array.resize(*args) ask for another shape of the array's own
-    size?  (False where the shape cannot be read: numpy then refuses it.)"""
+def _resize_dims(args):
+    """The shape array.resize(*args) asks for, read once as ints (numpy then
+    gets this tuple, not the code's object to read again), or None if it is
+    no shape."""
     shape = args[0] if len(args) == 1 else args
     try:
-        dims = (_INDEX(shape),) if not isinstance(shape, (tuple, list)) else \
-            tuple(_INDEX(d) for d in shape)
+        return (_INDEX(shape),)
     except TypeError:
-        return False
-    size = 1
-    for d in dims:
-        size *= d
-    return size == array.size and dims != array.shape
+        pass
+    try:
+        return tuple(_INDEX(d) for d in shape)
+    except TypeError:
+        return None
 
 
 _NP_DTYPE = [None]       # numpy.dtype, once the ndarray methods are checked
@@ -1409,14 +1409,22 @@ def _patch_ndarray_type(np):
             raise ValueError("resize(refcheck=False) is not allowed in the sandbox: the "
                              "array's views would point to freed memory; use np.resize(a, "
                              "shape), which copies")
-        if _IN_CALL["on"] and args and _same_size_reshaped(self, args):
-            # numpy checks no reference when the size stays: it rewrote the
-            # shape and strides native code held the array with (matplotlib's
-            # array views read its offsets with the new strides: heap words
-            # and addresses, review 161 F3)
-            raise ValueError("resize() to another shape of the same size is not allowed in "
-                             "the sandbox: native code holding the array keeps its old shape; "
-                             "use a.reshape(shape), which gives a view")
+        if _IN_CALL["on"] and args:
+            dims = _resize_dims(args)
+            if dims is None:
+                raise TypeError("resize() takes its new shape as ints in the sandbox")
+            size = 1
+            for d in dims:
+                size *= d
+            if size == self.size and dims != self.shape:
+                # numpy checks no reference when the size stays: it rewrote
+                # the shape and strides native code held the array with
+                # (matplotlib's array views read its offsets with the new
+                # strides: heap words and addresses, review 161 F3)
+                raise ValueError("resize() to another shape of the same size is not allowed "
+                                 "in the sandbox: native code holding the array keeps its old "
+                                 "shape; use a.reshape(shape), which gives a view")
+            return resize(self, dims, **kwargs)
         return resize(self, *args, **kwargs)
     checked_resize.__name__ = "resize"
     checked_resize.__qualname__ = "ndarray.resize"

@@ -1705,9 +1705,12 @@ def _unreturned_notes(results, code, returns):
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return []
     notes = []
+    last = {}               # a name defined twice is its last definition
     for node in tree.body:
-        if type(node) is not ast.FunctionDef or node.name not in returns or \
-                results.get(node.name) is not None:
+        if type(node) is ast.FunctionDef and node.name in returns:
+            last[node.name] = node
+    for node in last.values():
+        if results.get(node.name) is not None:
             continue
         todo, gives = list(node.body), False
         while todo and not gives:
@@ -1719,8 +1722,8 @@ def _unreturned_notes(results, code, returns):
                 gives = True
             todo.extend(ast.iter_child_nodes(item))
         if not gives:
-            notes.append("%s() returned None: its body has no return statement; end it with "
-                         "return <the result>" % node.name)
+            notes.append("%s() returned None: its body returns no value (no return <value>); "
+                         "end it with return <the result>" % node.name)
     return notes
 
 
@@ -2367,7 +2370,9 @@ def _serve_request(python_layer, request, inputs):
         else:
             notes = []
             text = sb_codec.dumps(results, limit, out.used, notes=notes)
-            notes += _unreturned_notes(results, code, returns)
+            if not request.get("figures"):
+                # (sandbox_run's code may print or draw and return nothing)
+                notes += _unreturned_notes(results, code, returns)
             _say_notes(notes, out.used + len(text) + 4096 < limit)
             if request.get("figures"):
                 # sandbox_run: the figures the call left open, beside the

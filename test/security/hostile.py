@@ -6516,6 +6516,32 @@ PAYLOADS = [
                                                    np.zeros((0, 3, 3)), offsets, IdentityTransform())
             return [float(v).hex() for v in bb.extents]
         """, on=PYLAYER | {EXCEPTION}, off={OK, EXCEPTION, CRASH, MEMORY}),
+    Payload("mpl-offsets-same-size-resize-array-shape", """
+        import matplotlib.path as mpath
+        import numpy as np
+        from matplotlib.transforms import IdentityTransform
+
+        OFFSETS = []
+
+        class P(mpath.Path):
+            @property
+            def vertices(self):
+                o = OFFSETS[0]
+                if o.shape[0] != 1:
+                    o.resize(np.array([1, o.size]))     # the shape given as an array
+                return np.array([[0.0, 0.0], [0.0, 0.0]])
+            @vertices.setter
+            def vertices(self, v):
+                pass
+
+        def main(n=10000):
+            offsets = np.ones((n, 2))
+            OFFSETS.append(offsets)
+            p = P(np.array([[0.0, 0.0], [0.0, 0.0]]))
+            bb = mpath.get_path_collection_extents(IdentityTransform(), [p], np.zeros((0, 3, 3)),
+                                                   offsets, IdentityTransform())
+            return [float(v).hex() for v in bb.extents]
+        """, on=PYLAYER | {EXCEPTION}, off={OK, EXCEPTION, CRASH, MEMORY}),
     Payload("mpl-offsets-shape-store-mid-loop", """
         HOW = "shape"
         import matplotlib.path as mpath
