@@ -632,7 +632,7 @@ SELECT p.oid::regprocedure AS function,
        p.provolatile, p.proparallel, p.proisstrict,
        obj_description(p.oid, 'pg_proc') IS NOT NULL AS has_comment
 FROM pg_proc p WHERE p.proname IN ('sandbox_run', 'sandbox_validate')
-ORDER BY 1::text;
+ORDER BY p.oid::regprocedure::text;
 CREATE ROLE regress_pysandbox_agent;
 SET ROLE regress_pysandbox_agent;
 SELECT sandbox_run('def main(): return 1');

@@ -641,3 +641,18 @@ def main():
     if inner() > 5:
         return 2
 $$);
+-- a composite argument is a dict, and a method returned without its ()
+-- is not its result (review 159 F5)
+CREATE TYPE repairs_order AS (id int, qty int);
+CREATE FUNCTION repairs_qty(o repairs_order) RETURNS int LANGUAGE pysandbox AS $$
+return o.qty
+$$;
+SELECT repairs_qty((1, 5)::repairs_order);
+DROP FUNCTION repairs_qty(repairs_order);
+DROP TYPE repairs_order;
+SELECT * FROM sandbox_rows($$
+import pandas as pd
+def main():
+    s = pd.Series(["a", "b", "a"])
+    return [(s.value_counts().idxmax,)]
+$$) AS t(top text);

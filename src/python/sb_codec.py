@@ -95,6 +95,11 @@ _ITERATOR_TYPES = frozenset(
         "permutations", "product", "repeat", "starmap", "takewhile", "zip_longest")] +
     [type(itertools.groupby("a").__next__()[1])])
 
+# what a function or method the code forgot to call is
+_CALLABLE_TYPES = frozenset({types.MethodType, types.FunctionType, types.BuiltinMethodType,
+                             types.BuiltinFunctionType, types.MethodWrapperType})
+
+
 def _index_kinds():
     """pandas' Index classes (Index, RangeIndex, Float64Index,
     DatetimeIndex ...), read when this module loads, before any code ran."""
@@ -1737,6 +1742,10 @@ def _bad_value(name, row, value, what, hint=None):
         hint = ("The function returns an iterator (a body that yields is a generator): "
                 "declare RETURNS SETOF (or RETURNS TABLE) for a set, return list(...) for an "
                 "array, or return one value.")
+    elif t in _CALLABLE_TYPES or t.__name__ == "cython_function_or_method":
+        # s.value_counts().idxmax without its () (review 159 F5)
+        hint = ("It is a method or function, not its result: call it (add the parentheses, "
+                "s.idxmax()).")
     elif t in ONE_VALUE_TAKE and value.size == 1:
         # a one-value container where the value was meant: o.agg({"amount":
         # "sum"}), np.array([m]), a 1x1 frame (review 100: the generic hint)

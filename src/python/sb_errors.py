@@ -332,6 +332,11 @@ _ACCESSOR_NEEDS = {
 }
 
 
+# o.append of a dict: another type was meant, not a key
+_DICT_METHODS = frozenset(n for kind in (list, str, set, tuple) for n in dir(kind)
+                          if not n.startswith("_"))
+
+
 def _missing_attribute_help(exc):
     """For an AttributeError of a DataFrame (df.revnue): its columns."""
     frame = sb_harden.attribute_error_object(exc)
@@ -653,6 +658,13 @@ def exception_help(exc, inputs, ws=None):
         shadowed = _shadowed_column_help(text, inputs, ws)
         if shadowed:
             return shadowed
+    dict_attribute = _DICT_ATTRIBUTE.match(text) if isinstance(exc, AttributeError) else None
+    if dict_attribute and dict_attribute.group(1) not in _DICT_METHODS:
+        # o.qty of a composite argument or a JSON object, which arrive as
+        # dicts (review 159 F5)
+        return ('a dict has keys, not attributes (a composite value and a JSON object arrive '
+                'as dicts): write o["%s"], or o.get("%s") where it may be missing'
+                % (dict_attribute.group(1), dict_attribute.group(1)))
     if text and type(exc) is AttributeError and _FLOAT_NOT_DECIMAL.search(text):
         # x.quantize(...) of a numeric argument (review 147 F1)
         return ('numeric values arrive as float; for exact decimal.Decimal values set %s '
