@@ -247,6 +247,68 @@ class Payload:
         self.max_ms = max_ms     # the call must end within this, however it ends
 
 
+def mpl_offsets_payload(name, change):
+    """Review 161 F3: the code's paths sequence changes the offsets' shape in
+    place (change, a statement with n, their size) while matplotlib's native
+    extents loop holds their old shape and strides."""
+    return Payload(name, """
+        import matplotlib.path as mpath
+        import numpy as np
+        from matplotlib.transforms import IdentityTransform
+
+        class Paths:
+            def __init__(self, offsets):
+                self.p = mpath.Path(np.array([[0.0, 0.0], [0.0, 0.0]]))
+                self.offsets = offsets
+                self.done = False
+            def __len__(self):
+                return 1
+            def __getitem__(self, i):
+                if not self.done:
+                    self.done = True
+                    n = self.offsets.size
+                    CHANGE
+                return self.p
+
+        def main(n=10000):
+            offsets = np.ones((n, 2))
+            bb = mpath.get_path_collection_extents(IdentityTransform(), Paths(offsets),
+                                                   np.zeros((0, 3, 3)), offsets, IdentityTransform())
+            return [float(v).hex() for v in bb.extents]
+        """.replace("CHANGE", change), on=PYLAYER | {EXCEPTION}, off={OK, EXCEPTION, CRASH, MEMORY})
+
+
+def mpl_path_subclass_payload(name, resize, off=frozenset({OK, EXCEPTION, CRASH, MEMORY})):
+    """Review 161 F3 / 162 F1: a Path subclass's vertices property, read by
+    matplotlib inside its native loop, resizes the offsets (o) in place."""
+    return Payload(name, """
+        import matplotlib.path as mpath
+        import numpy as np
+        from matplotlib.transforms import IdentityTransform
+
+        OFFSETS = []
+
+        class P(mpath.Path):
+            @property
+            def vertices(self):
+                o = OFFSETS[0]
+                if o.shape[0] != 1:
+                    RESIZE
+                return np.array([[0.0, 0.0], [0.0, 0.0]])
+            @vertices.setter
+            def vertices(self, v):
+                pass
+
+        def main(n=10000):
+            offsets = np.ones((n, 2))
+            OFFSETS.append(offsets)
+            p = P(np.array([[0.0, 0.0], [0.0, 0.0]]))
+            bb = mpath.get_path_collection_extents(IdentityTransform(), [p], np.zeros((0, 3, 3)),
+                                                   offsets, IdentityTransform())
+            return [float(v).hex() for v in bb.extents]
+        """.replace("RESIZE", resize), on=PYLAYER | {EXCEPTION}, off=off)
+
+
 def set_miscount_payload(name, kind, ending, trigger='target.add(H(3, "S"))'):
     """CPython gh-143546 (reviews 150, 152, 153): a set's __eq__ of the code's
     that adds to the set being added to makes its count one too high, and
@@ -6486,92 +6548,10 @@ PAYLOADS = [
     # review 161 F3: a same-size resize() or a shape store in the middle
     # of matplotlib's native loop changed the shape and strides its array
     # view held (heap words read, then SIGSEGV)
-    Payload("mpl-offsets-same-size-resize-mid-loop", """
-        HOW = "resize"
-        import matplotlib.path as mpath
-        import numpy as np
-        from matplotlib.transforms import IdentityTransform
-
-        class Paths:
-            def __init__(self, offsets, how):
-                self.p = mpath.Path(np.array([[0.0, 0.0], [0.0, 0.0]]))
-                self.offsets = offsets
-                self.how = how
-                self.done = False
-            def __len__(self):
-                return 1
-            def __getitem__(self, i):
-                if not self.done:
-                    self.done = True
-                    n = self.offsets.size
-                    if self.how == "resize":
-                        self.offsets.resize((1, n))     # same size: no reference check; strides now (8n, 8) in place
-                    else:
-                        self.offsets.shape = (1, n)
-                return self.p
-
-        def main(n=10000, how=HOW):
-            offsets = np.ones((n, 2))
-            bb = mpath.get_path_collection_extents(IdentityTransform(), Paths(offsets, how),
-                                                   np.zeros((0, 3, 3)), offsets, IdentityTransform())
-            return [float(v).hex() for v in bb.extents]
-        """, on=PYLAYER | {EXCEPTION}, off={OK, EXCEPTION, CRASH, MEMORY}),
-    Payload("mpl-offsets-same-size-resize-array-shape", """
-        import matplotlib.path as mpath
-        import numpy as np
-        from matplotlib.transforms import IdentityTransform
-
-        OFFSETS = []
-
-        class P(mpath.Path):
-            @property
-            def vertices(self):
-                o = OFFSETS[0]
-                if o.shape[0] != 1:
-                    o.resize(np.array([1, o.size]))     # the shape given as an array
-                return np.array([[0.0, 0.0], [0.0, 0.0]])
-            @vertices.setter
-            def vertices(self, v):
-                pass
-
-        def main(n=10000):
-            offsets = np.ones((n, 2))
-            OFFSETS.append(offsets)
-            p = P(np.array([[0.0, 0.0], [0.0, 0.0]]))
-            bb = mpath.get_path_collection_extents(IdentityTransform(), [p], np.zeros((0, 3, 3)),
-                                                   offsets, IdentityTransform())
-            return [float(v).hex() for v in bb.extents]
-        """, on=PYLAYER | {EXCEPTION}, off={OK, EXCEPTION, CRASH, MEMORY}),
-    Payload("mpl-offsets-shape-store-mid-loop", """
-        HOW = "shape"
-        import matplotlib.path as mpath
-        import numpy as np
-        from matplotlib.transforms import IdentityTransform
-
-        class Paths:
-            def __init__(self, offsets, how):
-                self.p = mpath.Path(np.array([[0.0, 0.0], [0.0, 0.0]]))
-                self.offsets = offsets
-                self.how = how
-                self.done = False
-            def __len__(self):
-                return 1
-            def __getitem__(self, i):
-                if not self.done:
-                    self.done = True
-                    n = self.offsets.size
-                    if self.how == "resize":
-                        self.offsets.resize((1, n))     # same size: no reference check; strides now (8n, 8) in place
-                    else:
-                        self.offsets.shape = (1, n)
-                return self.p
-
-        def main(n=10000, how=HOW):
-            offsets = np.ones((n, 2))
-            bb = mpath.get_path_collection_extents(IdentityTransform(), Paths(offsets, how),
-                                                   np.zeros((0, 3, 3)), offsets, IdentityTransform())
-            return [float(v).hex() for v in bb.extents]
-        """, on=PYLAYER | {EXCEPTION}, off={OK, EXCEPTION, CRASH, MEMORY}),
+    mpl_offsets_payload("mpl-offsets-same-size-resize-mid-loop", "self.offsets.resize((1, n))"),
+    mpl_path_subclass_payload("mpl-offsets-same-size-resize-array-shape",
+                              "o.resize(np.array([1, o.size]))     # the shape given as an array"),
+    mpl_offsets_payload("mpl-offsets-shape-store-mid-loop", "self.offsets.shape = (1, n)"),
     Payload("mpl-offsets-shape-store-frees-dims", """
         import matplotlib.path as mpath
         import numpy as np
@@ -6603,35 +6583,8 @@ PAYLOADS = [
                                                    np.zeros((0, 3, 3)), offsets, IdentityTransform())
             return [float(v).hex() for v in bb.extents]
         """, on=PYLAYER | {EXCEPTION}, off={OK, EXCEPTION, CRASH, MEMORY}),
-    Payload("mpl-path-subclass-vertices-resizes-offsets", """
-        import matplotlib.path as mpath
-        import numpy as np
-        from matplotlib.transforms import IdentityTransform
-
-        class P(mpath.Path):
-            @property
-            def vertices(self):
-                o = OFFSETS[0]
-                if o.shape[0] != 1:
-                    o.resize((1, o.size))
-                return np.array([[0.0, 0.0], [0.0, 0.0]])
-            @vertices.setter
-            def vertices(self, v):
-                pass
-
-        OFFSETS = []
-
-        def main(n=10000):
-            offsets = np.ones((n, 2))
-            OFFSETS.append(offsets)
-            p = P(np.array([[0.0, 0.0], [0.0, 0.0]]))
-            bb = mpath.get_path_collection_extents(IdentityTransform(), [p], np.zeros((0, 3, 3)),
-                                                   offsets, IdentityTransform())
-            return [float(v).hex() for v in bb.extents]
-        """, on=PYLAYER | {EXCEPTION}, off={OK, EXCEPTION, CRASH}),
-    # gh-148382 (review 153 F2): _decimal reads a Rational's numerator in
-    # the middle of a comparison with the current context borrowed; the
-    # code's property that replaced the context freed it
+    mpl_path_subclass_payload("mpl-path-subclass-vertices-resizes-offsets",
+                              "o.resize((1, o.size))", off={OK, EXCEPTION, CRASH}),
     Payload("decimal-rational-numerator-setcontext-frees-context", """
         import decimal
         import numbers
