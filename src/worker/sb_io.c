@@ -150,22 +150,41 @@ sb_python_mailbox_to_socket(void)
 /* a spare's claim token is still to be taken (see sb_protocol.h) */
 bool		sb_claim_pending = false;
 
+/* the call's CPU time limit (ms), from the limits the worker sent */
+uint32_t	sb_call_cpu_ms = 0;
+
 /*
  * The first bytes of the request have arrived: claim the call before acting
  * on any of them, by adding 1 to the claim token (sb_protocol.h).  If the
  * worker took the reservation back first, the write would overflow the
  * counter and fails: this process is being killed, and nothing may run.
  * A claim also wakes the worker, which times this call from now on.
+ *
+ * A spare's CPU timer was armed when it was contained, ahead of its call:
+ * what it ran since (the rest of its containment, the runtime's start)
+ * counted on that timer but not in the call's usage, which the worker
+ * measures from the call's dispatch.  On a loaded machine that was 100 ms
+ * and more, and the timer then fired short of the limit: SIGPROF's exit
+ * (SB_CHILD_EXIT_LIMIT) with too little CPU time used to name the limit,
+ * "exited with code 74 without a result".  The timer starts over here,
+ * after the worker's reading, so it never fires before the call has spent
+ * its limit as the worker counts it.
  */
 static void
 sb_claim_call(void)
 {
 	uint64_t	one = 1;
+	struct itimerval it;
 
 	sb_claim_pending = false;
 	if (write(SB_CHILD_CLAIM_FD, &one, sizeof(one)) != (ssize_t) sizeof(one))
 		_exit(SB_CHILD_EXIT_SETUP);
 	(void) close(SB_CHILD_CLAIM_FD);
+	memset(&it, 0, sizeof(it));
+	it.it_value.tv_sec = (time_t) (sb_call_cpu_ms / 1000);
+	it.it_value.tv_usec = (suseconds_t) ((sb_call_cpu_ms % 1000) * 1000);
+	if (sb_call_cpu_ms != 0 && setitimer(ITIMER_PROF, &it, NULL) < 0)
+		_exit(SB_CHILD_EXIT_SETUP);
 }
 
 /*
@@ -708,9 +727,6 @@ sb_io_sendv(PyObject *self, PyObject *args)
 		sb_io_end(end, type == SB_DATA_COLUMN);
 	Py_RETURN_NONE;
 }
-
-/* the call's CPU time limit (ms), from the limits the worker sent */
-uint32_t	sb_call_cpu_ms = 0;
 
 /*
  * The CPU timer of a held child's calls is armed for sb_call_cpu_ms plus
