@@ -1424,6 +1424,16 @@ def _patch_ndarray_type(np):
                 raise ValueError("resize() to another shape of the same size is not allowed "
                                  "in the sandbox: native code holding the array keeps its old "
                                  "shape; use a.reshape(shape), which gives a view")
+            if size != self.size and sys.getrefcount(self) <= 3:
+                # numpy refuses a resize when more than two references
+                # hold the array (the caller's and its call's): views and
+                # buffers hold one each.  Through this function the array
+                # has one more, its parameter (and getrefcount's): with no
+                # more than numpy allows, resize as numpy itself would
+                # (review 162 F3: b = np.zeros(4); b.resize(8) always
+                # failed in a call).  Its other checks (a base, weak
+                # references, owning its data) stay.
+                return resize(self, dims, refcheck=False)
             return resize(self, dims, **kwargs)
         return resize(self, *args, **kwargs)
     checked_resize.__name__ = "resize"

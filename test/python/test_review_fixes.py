@@ -286,5 +286,39 @@ class NativeSizeTests(unittest.TestCase):
             ''')
 
 
+class ResizeTests(unittest.TestCase):
+    """ndarray.resize() to another size works in a call as in numpy
+    (review 162 F3: the checked method's own reference made numpy refuse
+    every one), and is refused as numpy refuses it while anything else
+    holds the array."""
+
+    def test_resize_of_an_unshared_array_works(self):
+        self.assertEqual(run('''
+            import numpy as np
+            def main():
+                b = np.arange(3.0)
+                b.resize(5)
+                c = np.arange(4)
+                c.resize((2, 3))
+                ws = {"d": np.ones(2)}
+                ws["d"].resize(3)
+                return [b.tolist(), c.tolist(), ws["d"].tolist()]
+            '''), [[0.0, 1.0, 2.0, 0.0, 0.0], [[0, 1, 2], [3, 0, 0]], [1.0, 1.0, 0.0]])
+
+    def test_resize_of_a_held_array_refused(self):
+        for holder in ("a[1:]", "memoryview(a)", "iter(a)", "np.nditer(a)",
+                       "pd.Series(a, copy=False)", "[a, a]"):
+            with self.subTest(holder=holder):
+                with self.assertRaisesRegex(ValueError, "cannot resize an array that references"):
+                    run('''
+                        import numpy as np
+                        import pandas as pd
+                        def main():
+                            a = np.arange(4096.0)
+                            h = %s
+                            a.resize(1 << 16)
+                        ''' % holder)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -1691,6 +1691,28 @@ PAYLOADS = [
             mi = mi.set_codes([[0, 1, 5000000]], verify_integrity=False)
             return repr(list(mi))
         """, on={GUARD, EXCEPTION}, off={OK, CRASH, EXCEPTION}),
+    # review 162 F3: resize() to another size now counts the references
+    # itself (numpy's own count saw the checked method's); whatever holds
+    # the array still keeps it from being moved under the holder
+    Payload("numpy-resize-under-a-holder", """
+        import numpy as np
+        import pandas as pd
+        def main():
+            moved = []
+            for make in (lambda a: a[1:], memoryview, iter, np.nditer,
+                         lambda a: pd.Series(a, copy=False), lambda a: a.resize,
+                         lambda a: {"k": a}):
+                a = np.arange(4096.0)
+                h = make(a)
+                try:
+                    a.resize(1 << 16)
+                    moved.append(repr(type(h)))
+                except ValueError:
+                    pass
+            if moved:
+                return "resized under " + ", ".join(moved)
+            raise ValueError("every resize refused")
+        """, on={EXCEPTION}, off={EXCEPTION}),
     Payload("numpy-resize-refcheck-false-through-pandas-apply", """
         import numpy as np
         import pandas as pd
