@@ -72,6 +72,21 @@ SELECT sandbox_execute('def main(df): return len(df)',
     '{"df": {"$query": "SELECT id FROM sales WHERE region = $1", "$params": [{"r": "north"}]}}');
 SELECT sandbox_execute('def main(df): return df["id"].tolist()',
     '{"df": {"$query": "SELECT id FROM sales WHERE id = $1", "$params": [2.0]}}');
+-- another client library's placeholders (psycopg's, JDBC's, SQLAlchemy's)
+-- fail to parse; the hint says PostgreSQL's (review 159 F5). A ? in a
+-- string, a cast (::) or a jsonb operator is none of them.
+SELECT sandbox_execute('def main(df): return len(df)',
+    '{"df": {"$query": "SELECT id FROM sales WHERE id = %s", "$params": [1]}}');
+SELECT sandbox_execute('def main(df): return len(df)',
+    '{"df": {"$query": "SELECT id FROM sales WHERE id = %(id)s", "$params": [1]}}');
+SELECT sandbox_execute('def main(df): return len(df)',
+    '{"df": {"$query": "SELECT id FROM sales WHERE region = ? AND id > ?", "$params": ["north", 1]}}');
+SELECT sandbox_execute('def main(df): return len(df)',
+    '{"df": {"$query": "SELECT id FROM sales WHERE region = :region", "$params": ["north"]}}');
+SELECT sandbox_execute('def main(df): return len(df)',
+    '{"df": {"$query": "SELECT id FROM sales WHERE region = ''?'' AND id::int > $1 AND", "$params": [1]}}');
+SELECT sandbox_execute('def main(df): return len(df)',
+    '{"df": {"$query": "SELECT id FROM sales WHERE ''{}''::jsonb ?| $1 AND", "$params": [["a"]]}}');
 -- a long query with parameters: their types were read from memory the
 -- parser had freed (review 81 C1: the backend crashed)
 SELECT sandbox_execute('def main(df): return df["x"].tolist()', jsonb_build_object('df', jsonb_build_object(

@@ -496,6 +496,18 @@ sb_table_prepare_with(const char *name, const char *query, JsonbValue *params,
 			edata = CopyErrorData();
 			/* SPI reports the position as the internal query's */
 			pos = edata->internalpos > 0 ? edata->internalpos : edata->cursorpos;
+			/* sql()'s hint for them is its own (sb_runtime.py _sql_error) */
+			if (edata->sqlerrcode == ERRCODE_SYNTAX_ERROR && edata->hint == NULL && !is_sql)
+			{
+				const char *placeholder;
+
+				FlushErrorState();
+				placeholder = sb_foreign_placeholder(query);
+				if (placeholder != NULL)
+					edata->hint = psprintf("PostgreSQL numbers a query's parameters $1, $2, ...: write them where the query has %s, and give their values in \"$params\" in that order.",
+										   placeholder);
+				ReThrowError(edata);
+			}
 			if (edata->sqlerrcode != ERRCODE_UNDEFINED_TABLE || edata->hint != NULL || pos <= 0)
 				PG_RE_THROW();
 			FlushErrorState();

@@ -16,6 +16,7 @@
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "parser/parser.h"
+#include "parser/scanner.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -168,4 +169,57 @@ sb_missing_hint(const char *query, int cursorpos)
 	foreach(lc, stmts)
 		sb_missing_walker((Node *) lfirst_node(RawStmt, lc)->stmt, &m);
 	return m.similar;
+}
+
+/*
+ * The parameter placeholder of another client library that query, which
+ * failed to parse, uses: psycopg's %s or %(name)s, the ? of JDBC, ODBC and
+ * sqlite, the :name of SQLAlchemy and Oracle -- as the hint should name it
+ * -- or NULL (review 159 F5: a model writes them for $1, $2).  Found by
+ * PostgreSQL's own scanner, so nothing inside a string, a quoted name or a
+ * comment counts, nor a cast (::).
+ */
+const char *
+sb_foreign_placeholder(const char *query)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	const char *volatile found = NULL;
+
+	PG_TRY();
+	{
+		core_yy_extra_type extra;
+		core_yyscan_t scanner = scanner_init(query, &extra, &ScanKeywords,
+											 ScanKeywordTokens);
+		core_YYSTYPE lval;
+		int			loc;
+		int			tok;
+		int			prev = 0;
+		int			prev_end = -1;
+
+		while (found == NULL && (tok = core_yylex(&lval, &loc, scanner)) != 0)
+		{
+			const char *at = extra.scanbuf + loc;
+
+			if (prev == '%' && loc == prev_end && *at == '(')
+				found = "%(name)s";
+			else if (prev == '%' && loc == prev_end && *at == 's' &&
+					 !isalnum((unsigned char) at[1]) && at[1] != '_' && at[1] != '$')
+				found = "%s";
+			else if (prev == ':' && loc == prev_end && (isalpha((unsigned char) *at) || *at == '_'))
+				found = ":name";
+			else if (tok > 255 && *at == '?' && (at[1] == '\0' || strchr("~!@#^&|`?+-*/%<>=", at[1]) == NULL))
+				found = "?";
+			prev = tok;
+			prev_end = loc + 1;
+		}
+		scanner_finish(scanner);
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(cxt);
+		FlushErrorState();
+		found = NULL;
+	}
+	PG_END_TRY();
+	return found;
 }
