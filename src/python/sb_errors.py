@@ -723,6 +723,19 @@ def exception_help(exc, inputs, ws=None):
         return merge
     if text and type(exc) is ValueError and text == "cannot convert NA to integer":
         return _INT_CAST_HINT
+    if text and type(exc) is ValueError and _EXTENSION_INTERPOLATE.match(text):
+        # Int64/Float64 (a column with NULLs) interpolate() in pandas 1.5
+        # (review 159 F5)
+        return ('pandas %s interpolates nullable Int64 and Float64 columns (an integer '
+                'column with NULLs arrives as Int64) only with method="ffill" or "bfill": '
+                'convert first, s.astype(float).interpolate() (NULL becomes NaN)'
+                % pd.__version__)
+    if text and type(exc) is TypeError and text.startswith("numpy boolean subtract, the `-` "
+                                                           "operator, is not supported"):
+        # quantile() of a boolean column (review 159 F5)
+        return ('booleans cannot be subtracted, which quantile() does: convert '
+                'first, s.astype(float) (True is 1.0, a NULL becomes NaN), or take the '
+                'share of True values with s.mean()')
     if text and type(exc) is ValueError and text == "Index contains duplicate entries, cannot reshape":
         return ('pivot() and unstack() take one value per index and column pair: combine '
                 'duplicates with pivot_table(index=..., columns=..., values=..., '
@@ -803,6 +816,14 @@ def exception_help(exc, inputs, ws=None):
                 '.dt.tz_localize(None)')
     return None
 
+
+# interpolate() of a nullable extension array in pandas 1.5, by any of
+# interpolate's methods but the two it takes
+_EXTENSION_INTERPOLATE = re.compile(r"^Invalid fill method\. Expecting pad \(ffill\) or "
+                                    r"backfill \(bfill\)\. Got (?!pad$|ffill$|backfill$|bfill$)"
+                                    r"(linear|time|index|values|nearest|zero|slinear|quadratic|"
+                                    r"cubic|barycentric|polynomial|krogh|piecewise_polynomial|"
+                                    r"spline|pchip|akima|cubicspline|from_derivatives)$")
 
 # the call's code (sb_runtime): what a hint may look for in it
 CALL_CODE = [None]

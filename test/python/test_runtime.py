@@ -154,6 +154,24 @@ class LibraryMistakeHintTests(unittest.TestCase):
         right["id"] = right["id"].astype("Int64")
         self.assertEqual(len(left.merge(right, left_on="mgr", right_on="id", how="left")), 3)
 
+    def test_nullable_interpolate_and_boolean_subtract(self):
+        # review 159 F5: Int64.interpolate() and boolean quantile()/diff()
+        import pandas as pd
+        ints = pd.Series([1, None, 3], dtype="Int64")
+        message, hint = self.help_for(lambda: ints.interpolate())
+        self.assertIn("s.astype(float).interpolate()", hint or "", message)
+        message, hint = self.help_for(lambda: ints.interpolate(method="nearest"))
+        self.assertIn("s.astype(float).interpolate()", hint or "", message)
+        self.assertEqual(ints.astype(float).interpolate().tolist(), [1.0, 2.0, 3.0])
+        # fillna's own wrong method is not interpolate's
+        message, hint = self.help_for(lambda: ints.fillna(method="forward"))
+        self.assertNotIn("interpolate", hint or "", message)
+        flags = pd.Series([True, None, False], dtype="boolean")
+        for fn in (lambda: flags.quantile(0.5), lambda: pd.Series([True, False]).quantile(0.5)):
+            message, hint = self.help_for(fn)
+            self.assertIn("s.astype(float)", hint or "", message)
+        self.assertEqual(flags.astype(float).quantile(0.5), 0.5)
+
     def test_merge_keys_of_two_types(self):
         import pandas as pd
         a = pd.DataFrame({"k": [1, 2]})
