@@ -605,9 +605,14 @@ DROP TABLE py_sales;
 -- WINDOW: PostgreSQL hands a window function no arguments in fcinfo (review 34)
 CREATE FUNCTION py_window(x integer) RETURNS integer LANGUAGE pysandbox WINDOW AS $$return x$$;
 
--- a scalar float result keeps NaN (PL/Python's and PostgreSQL's), called
--- once or per row; None is NULL (review 71: NaN came back NULL)
+-- a scalar float result's NaN is NULL, as in rows and JSON, called once or
+-- per row (review 165 F1: kept as PL/Python does since review 71, it made
+-- a float column's NULLs, which arrive as NaN, come back NaN); the text
+-- 'NaN' is NaN
 CREATE FUNCTION py_ident_f8(x float8) RETURNS float8 LANGUAGE pysandbox AS 'return x';
+CREATE FUNCTION py_nan_text() RETURNS float8 LANGUAGE pysandbox AS 'return "NaN"';
+SELECT py_nan_text();
+DROP FUNCTION py_nan_text;
 SELECT py_ident_f8('NaN') AS nan, py_ident_f8(NULL) IS NULL AS is_null, py_ident_f8(1.5) AS value,
        (SELECT array_agg(py_ident_f8(v) ORDER BY n) FROM unnest(ARRAY['NaN'::float8, 2, NULL]) WITH ORDINALITY AS u(v, n)) AS per_row;
 DROP FUNCTION py_ident_f8;

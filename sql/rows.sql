@@ -402,18 +402,19 @@ def main():
 $$) AS t(n numeric, f4 numeric, arr numeric[]);
 CREATE FUNCTION pg_temp.third(x float8) RETURNS numeric LANGUAGE pysandbox AS 'return x / 3';
 SELECT pg_temp.third(1), (1 / 3::float8)::numeric AS same_as_the_cast;
--- a language function's scalar float NaN is numeric's NaN, as the cast
--- gives (review 98: NULL); a column's stays NULL (above)
-CREATE FUNCTION pg_temp.nan_numeric() RETURNS numeric LANGUAGE pysandbox AS $$
+-- a language function's scalar float NaN is NULL, as a column's is (review
+-- 165 F1: it was numeric's NaN, review 98, and a float column's NULLs came
+-- back NaN); the text 'NaN' is numeric's NaN
+CREATE FUNCTION pg_temp.nan_numeric(t boolean) RETURNS numeric LANGUAGE pysandbox AS $$
 import numpy as np
-return np.float64("nan")
+return "NaN" if t else np.float64("nan")
 $$;
-SELECT pg_temp.nan_numeric(), pg_temp.nan_numeric() IS NULL AS is_null,
-       'NaN'::float8::numeric AS the_cast;
+SELECT pg_temp.nan_numeric(false), pg_temp.nan_numeric(false) IS NULL AS is_null,
+       pg_temp.nan_numeric(true) AS the_text;
 -- a domain is written as its base type (review 98: an array of a domain
--- over numeric kept the float's repr, a NaN element was NULL, and a naive
--- datetime in an array of a domain over timestamptz was read in the
--- session's zone, not as UTC)
+-- over numeric kept the float's repr, and a naive datetime in an array of
+-- a domain over timestamptz was read in the session's zone, not as UTC);
+-- a float NaN element is NULL there as in any array (review 165 F1)
 CREATE DOMAIN pg_temp.dnum AS numeric;
 CREATE DOMAIN pg_temp.dnums AS numeric[];
 CREATE DOMAIN pg_temp.dmoment AS timestamptz;

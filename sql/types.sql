@@ -440,7 +440,8 @@ def main(df):
     return [None if row is None else [type(v).__name__ + ':' + str(v) for v in row] for row in df.n]
 $$, '{"df": {"$query": "SELECT array[1.5, 2, 123456789012345678901234567890.1, ''NaN'', ''-Infinity'', NULL]::numeric[] n UNION ALL SELECT NULL"}}',
     options => '{"numeric": "decimal"}');
--- and they go back into a numeric[] as they came, NaN included
+-- in float mode numeric's NaN arrives as a float NaN, and a float NaN
+-- goes back NULL, as in a column (review 165 F1); decimal mode keeps it
 SELECT t.n::text FROM sandbox_rows($$
 def main(df):
     return df

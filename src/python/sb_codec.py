@@ -2064,7 +2064,9 @@ def _quoted(text):
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-# arrays whose elements may be NaN (a list's NaN is a value, not missing)
+# arrays whose elements may be NaN: a Decimal's NaN is a value (a float's
+# is missing, NULL, as in a column: review 165 F1, a numeric column's
+# NULLs through rows.amount.tolist() came back as NaN elements)
 _NAN_ARRAYS = frozenset({"numeric[]", "double precision[]", "real[]"})
 
 
@@ -2109,8 +2111,7 @@ def _array_literal(value, name, row, sqltype=None, fields=None):
         if sqltype is not None:
             v = _moment_element(v, sqltype)
         t = type(v)
-        if sqltype in _NAN_ARRAYS and ((t in _FLOAT_TYPES and v != v) or
-                                       (t is decimal.Decimal and v.is_nan())):
+        if sqltype in _NAN_ARRAYS and t is decimal.Decimal and v.is_nan():
             parts.append("NaN")
         elif _is_null(v):
             parts.append("NULL")
@@ -2550,22 +2551,16 @@ _TEXT_EMPTY_OFFSETS = (0).to_bytes(8, "little") + (1).to_bytes(8, "little")
 _DOUBLE = struct.Struct("<d")
 
 
-def _encode_one(v, col, nan_is_value=False):
+def _encode_one(v, col):
     """The payload of a one-row column holding v, for the plain values whose
     payload is plain (None, int, float, bool, str), or None: the DataFrame
     path then decides, with its errors.  A language function called per row
-    returns one value: building a DataFrame for it costs ~100 us.
-    nan_is_value: a float NaN is NaN, not NULL (a language function
-    RETURNS float8: PL/Python's and PostgreSQL's NaN; review 71; RETURNS
-    numeric too, as float8::numeric makes it: review 98)."""
+    returns one value: building a DataFrame for it costs ~100 us.  A float
+    NaN is NULL, as everywhere (review 165 F1: a scalar result kept it, as
+    PL/Python does, but here a float column's NULL arrives as NaN, and came
+    back as a NaN that made SQL's sum() and max() NaN)."""
     kind = col["kind"]
     t = type(v)
-    if nan_is_value and t in _FLOAT_TYPES and v != v:
-        if kind == sb_io.COL_FLOAT64:
-            return [_ZERO8, b"", _DOUBLE.pack(float(v))]
-        if kind == sb_io.COL_TEXT and col.get("category") == "numeric":
-            return [_ZERO8, b"", (0).to_bytes(8, "little") + (4).to_bytes(8, "little"),
-                    b"NaN\0"]
     if kind == sb_io.COL_INT64:
         if v is None:
             return _ONE_NULL + [_ZERO8]
@@ -2671,7 +2666,7 @@ def _one_moment(v, t, kind):
     return (v - _EPOCH) // _MICROSECOND
 
 
-def _encode_one_row(row, spec, nan_is_value):
+def _encode_one_row(row, spec):
     """The payloads of a one-row result whose row is a tuple of a value per
     column (in order) or a dict with a str key for each column, when every
     value is one _encode_one writes; else None (the DataFrame path
@@ -2693,21 +2688,21 @@ def _encode_one_row(row, spec, nan_is_value):
         return None
     payloads = []
     for v, col in zip(values, spec):
-        payload = _encode_one(v, col, nan_is_value)
+        payload = _encode_one(v, col)
         if payload is None:
             return None
         payloads.append(payload)
     return payloads
 
 
-def encode_rows(value, spec, func, budget, fill=None, nan_is_value=False):
+def encode_rows(value, spec, func, budget, fill=None):
     """(nrows, [column payload parts]) for a sandbox_rows result, in spec's
     order; each column's parts are sent as one frame with sb_io.sendv.
     fill: {column: value} for declared columns the result may leave out
     (group_by: the group's key)."""
     if fill is None and type(value) is list and len(value) == 1 and len(spec) == 1 and \
             type(value[0]) is tuple and len(value[0]) == 1:
-        payload = _encode_one(value[0][0], spec[0], nan_is_value)
+        payload = _encode_one(value[0][0], spec[0])
         if payload is not None:
             if sum(len(part) for part in payload) > budget:
                 raise OutputLimitExceeded("the rows of %s() exceed the output limit" % func)
@@ -2716,7 +2711,7 @@ def encode_rows(value, spec, func, budget, fill=None, nan_is_value=False):
         # one row of several columns, a language function's composite or OUT
         # parameters per call (review 159 F6: a DataFrame for each row cost
         # milliseconds): its plain values each as _encode_one writes them
-        payloads = _encode_one_row(value[0], spec, nan_is_value)
+        payloads = _encode_one_row(value[0], spec)
         if payloads is not None:
             if sum(len(part) for payload in payloads for part in payload) > budget:
                 raise OutputLimitExceeded("the rows of %s() exceed the output limit" % func)

@@ -2359,8 +2359,7 @@ def _serve_request(python_layer, request, inputs):
         sys.stderr.flush()
         if rows is not None:
             nrows, payloads = sb_codec.encode_rows(
-                results[returns[0]], rows["columns"], returns[0], limit - out.used, key,
-                nan_is_value=spec is not None and spec["shape"] == "scalar")
+                results[returns[0]], rows["columns"], returns[0], limit - out.used, key)
             notes = sb_codec.take_notes()
             if function is None:
                 notes += _unreturned_notes(results, code, returns)
@@ -2498,8 +2497,7 @@ def _serve_held(fn, name, shape, params, rows, limit, out, lines, procedure=Fals
             nrows, payloads = 0, ()
             if rows is not None:
                 nrows, payloads = sb_codec.encode_rows(value, rows["columns"], name,
-                                                       limit - out.used,
-                                                       nan_is_value=shape == "scalar")
+                                                       limit - out.used)
             sb_charts.end_call(full=False)
         except sb_codec.RowsError as exc:
             if _ended_by_native_oom():

@@ -689,11 +689,15 @@ class Review37Tests(unittest.TestCase):
                          [datetime.datetime(2024, 1, 2, 0, 4, 5, tzinfo=utc),
                           datetime.datetime(1900, 1, 2, 3, 4, 5, 100000, tzinfo=utc)])
 
-    def test_nan_elements_of_float_arrays_stay_nan(self):
-        # a list's NaN is a value: numeric[] and float arrays keep it (rev38)
+    def test_nan_elements_of_float_arrays(self):
+        # a float NaN is NULL in an array as in a column (review 165 F1: a
+        # column's NULLs, NaN in pandas, came back as NaN through tolist();
+        # rev38 had kept it); a Decimal's NaN is a value
         nan = float("nan")
         self.assertEqual(sb_codec._text_value([1.5, nan, None], "array", "a", 0, "numeric[]"),
-                         '{"1.5",NaN,NULL}')
+                         '{"1.5",NULL,NULL}')
+        self.assertEqual(sb_codec._text_value([np.float32("nan"), 2.0], "array", "a", 0,
+                                              "real[]"), '{NULL,"2.0"}')
         self.assertEqual(sb_codec._text_value([decimal.Decimal("NaN")], "array", "a", 0,
                                               "double precision[]"), "{NaN}")
         self.assertEqual(sb_codec._text_value([nan], "array", "a", 0, "integer[]"), "{NULL}")
