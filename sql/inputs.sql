@@ -87,6 +87,9 @@ SELECT sandbox_execute('def main(df): return len(df)',
     '{"df": {"$query": "SELECT id FROM sales WHERE region = ''?'' AND id::int > $1 AND", "$params": [1]}}');
 SELECT sandbox_execute('def main(df): return len(df)',
     '{"df": {"$query": "SELECT id FROM sales WHERE ''{}''::jsonb ?| $1 AND", "$params": [["a"]]}}');
+-- IN $1, psycopg2's tuple: the hint says = ANY($1) (review 165 F3)
+SELECT sandbox_execute('def main(df): return len(df)',
+    '{"df": {"$query": "SELECT id FROM sales WHERE region IN $1", "$params": [["north", "south"]]}}');
 -- a long query with parameters: their types were read from memory the
 -- parser had freed (review 81 C1: the backend crashed)
 SELECT sandbox_execute('def main(df): return df["x"].tolist()', jsonb_build_object('df', jsonb_build_object(

@@ -70,6 +70,14 @@ def main():
     return out
 $$);
 
+-- IN $1 with a tuple, psycopg2's way: the hint says = ANY($1) (review 165 F3)
+SELECT sandbox_execute($$
+def main():
+    try:
+        sql("SELECT id FROM sq_items WHERE name IN $1", ("a", "b"))
+    except SQLError as e:
+        return [e.sqlstate, e.hint]
+$$);
 -- a parameter's type comes from the query around it: "$1 - 7" made a
 -- date's $1 an integer, and the hint says to cast it (review 130 F2)
 SELECT sandbox_execute($$

@@ -503,7 +503,9 @@ sb_table_prepare_with(const char *name, const char *query, JsonbValue *params,
 
 				FlushErrorState();
 				placeholder = sb_foreign_placeholder(query);
-				if (placeholder != NULL)
+				if (placeholder != NULL && strcmp(placeholder, "IN $n") == 0)
+					edata->hint = pstrdup("Write = ANY($1) with a JSON array in \"$params\": WHERE status = ANY($1), \"$params\": [[\"paid\", \"new\"]]. IN takes a parenthesized list of values, not a parameter.");
+				else if (placeholder != NULL)
 					edata->hint = psprintf("PostgreSQL numbers a query's parameters $1, $2, ...: write them where the query has %s, and give their values in \"$params\" in that order.",
 										   placeholder);
 				ReThrowError(edata);

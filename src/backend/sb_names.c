@@ -175,7 +175,7 @@ sb_missing_hint(const char *query, int cursorpos)
  * The parameter placeholder of another client library that query, which
  * failed to parse, uses: psycopg's %s or %(name)s, the ? of JDBC, ODBC and
  * sqlite, the :name of SQLAlchemy and Oracle -- as the hint should name it
- * -- or NULL (review 159 F5: a model writes them for $1, $2).  Found by
+ * -- or "IN $n" for a parameter written as IN's list, or NULL (review 159 F5: a model writes them for $1, $2).  Found by
  * PostgreSQL's own scanner, so nothing inside a string, a quoted name or a
  * comment counts, nor a cast (::).
  */
@@ -195,6 +195,7 @@ sb_foreign_placeholder(const char *query)
 		int			tok;
 		int			prev = 0;
 		int			prev_end = -1;
+		int			prev_loc = -1;
 
 		while (found == NULL && (tok = core_yylex(&lval, &loc, scanner)) != 0)
 		{
@@ -209,8 +210,15 @@ sb_foreign_placeholder(const char *query)
 				found = ":name";
 			else if (tok > 255 && *at == '?' && (at[1] == '\0' || strchr("~!@#^&|`?+-*/%<>=", at[1]) == NULL))
 				found = "?";
+			else if (*at == '$' && isdigit((unsigned char) at[1]) && prev_loc >= 0 &&
+					 pg_strncasecmp(extra.scanbuf + prev_loc, "in", 2) == 0 &&
+					 !isalnum((unsigned char) extra.scanbuf[prev_loc + 2]) &&
+					 extra.scanbuf[prev_loc + 2] != '_' && extra.scanbuf[prev_loc + 2] != '$' &&
+					 extra.scanbuf[prev_loc + 2] != '"')
+				found = "IN $n";	/* IN $1: psycopg2's tuple (review 165 F3) */
 			prev = tok;
 			prev_end = loc + 1;
+			prev_loc = loc;
 		}
 		scanner_finish(scanner);
 	}

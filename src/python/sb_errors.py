@@ -162,6 +162,8 @@ def _missing_column_help(exc):
     has, closest first; None otherwise.  Reads the frames of pandas' own
     code in the traceback (trusted code; no user code runs)."""
     key = exc.args[0] if len(exc.args) == 1 else None
+    if type(key) is int or (isinstance(key, np.integer) and type(key).__module__ == "numpy"):
+        return _missing_position_help(exc, int(key))
     if type(key) is not str:
         return None
     tb = exc.__traceback__
@@ -206,6 +208,33 @@ def _missing_column_help(exc):
                       % (missing[0], missing[0]))
         return found
     return None
+
+
+def _missing_position_help(exc, key):
+    """KeyError: 0 from pandas: a label taken for a position (review 165
+    F4: big = df[df.amount > 900]; big["amount"][0], .loc[0], df[0])."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None or "/pandas/" not in tb.tb_frame.f_code.co_filename:
+        return None         # the code's own dict or list
+    frame, index = _pandas_in_traceback(exc)
+    if type(frame) is pd.DataFrame and index is frame.columns:
+        names = [str(c) for c in list(frame.columns)[:30]
+                 if type(c) in (str, int) or isinstance(c, np.generic)]
+        return ('no column %d; the DataFrame has columns: %s. Rows by position are '
+                'df.iloc[%d], a column by position df.iloc[:, %d]'
+                % (key, ", ".join(names), key, key))
+    if frame is None or index is None or index is not frame.index:
+        return None
+    labels = [str(v) for v in index[:10]
+              if type(v) in (str, int, float) or isinstance(v, (np.generic, pd.Timestamp))]
+    return ('no row labelled %d: [] and .loc look rows up by their label, and after a '
+            'filter, a sort or a groupby rows keep the labels they had%s; take a row by '
+            'position with .iloc[%d] (s.iloc[%d], df.iloc[%d]["col"]), or renumber them '
+            'first with reset_index(drop=True)'
+            % (key, " (the index begins %s)" % ", ".join(labels) if labels else "",
+               key, key, key))
 
 
 _CONTEXT = BaseException.__dict__["__context__"].__get__
@@ -354,6 +383,11 @@ def _missing_attribute_help(exc):
     if type(frame) is not pd.DataFrame or type(name) is not str:
         return None
     names = list(frame.columns)
+    if name in _CURSOR_NAMES:
+        # sql("...").fetchone(), DB-API's (review 165 F3)
+        return ('sql() returns a DataFrame, not a cursor: its rows are df.itertuples() or '
+                'df.to_dict("records"), one value df.iat[0, 0] or df["col"].iloc[0]; its '
+                'columns: %s' % _closest_first([name], names))
     later = _LATER_PANDAS.get(name)
     if later is not None:
         return "pandas here is %s: %s" % (pd.__version__, later)
@@ -389,6 +423,10 @@ _PUBLIC_NAMES = {}
 
 # what a DataFrame method of a later pandas is in this one (models write
 # pandas 2 code)
+# a DB-API cursor's (sql() returns a DataFrame)
+_CURSOR_NAMES = frozenset({"fetchone", "fetchall", "fetchmany", "execute", "rowcount",
+                           "description", "cursor"})
+
 _LATER_PANDAS = {
     "map": "DataFrame.map is pandas 2.1's name for df.applymap(f)",
 }
@@ -510,6 +548,47 @@ def _workspace_key_help(exc, kept):
 
 
 _DICT_ATTRIBUTE = re.compile(r"'dict' object has no attribute '(\w+)'\Z")
+
+
+# a dict's, a str's or a list's missing attribute
+_NOT_FRAME = re.compile(r"'(dict|str|list)' object has no attribute '(\w{1,60})'\Z")
+
+# what a DataFrame or a Series has, which none of those has
+_FRAME_NAMES = frozenset(n for cls in (pd.DataFrame, pd.Series) for n in dir(cls)
+                         if not n.startswith("_")) - _DICT_METHODS - frozenset(dir(dict))
+
+_NOT_FRAME_HELP = {
+    "dict": ('the value is a dict, not a DataFrame: a table input is written with its $, '
+             '{"o": {"$query": "SELECT ..."}} or {"o": {"$table": "orders"}} (without it the '
+             'JSON arrives as it is); a composite argument is one row, as a dict (declare '
+             'the argument as an array of the row type, orders[], and pass array_agg(o) for '
+             'a DataFrame of rows); JSON data becomes one with pd.DataFrame(d) or '
+             'pd.json_normalize(d)'),
+    "str": ('the value is a str, not a DataFrame: an input given as a string arrives as that '
+            'string; a table input is {"o": {"$table": "orders"}} or {"o": {"$query": '
+            '"SELECT ..."}}, and a query\'s rows come from sql("SELECT ...") as a DataFrame'),
+    "list": ('the value is a list, not a Series or a DataFrame (an array argument or an '
+             'array column\'s value arrives as a list): make one with pd.Series(x) or '
+             'np.array(x), or use Python\'s own sum(x), len(x), max(x)'),
+}
+
+
+# int(df), float(df) and a Series of more than one value as a number
+_TABLE_AS_NUMBER = re.compile(r"^(?:int|float)\(\) argument must be a string or a "
+                              r"(?:real number|number), not 'DataFrame'$|^(?:int|float)\(\) "
+                              r"argument must be a string, a bytes-like object or a "
+                              r"(?:real )?number, not 'DataFrame'$")
+_SERIES_AS_NUMBER = re.compile(r"^cannot convert the series to <class '(?:int|float)'>$")
+
+
+def _is_key_of(exc):
+    """Whether an AttributeError's name is a key of the dict it was looked up
+    in (o.name of a composite with a field "name"); read only when every
+    key is a str, so no code of the call's runs."""
+    obj = getattr(exc, "obj", None)
+    if type(obj) is not dict or type(exc.name) is not str or len(obj) > 10000:
+        return False
+    return all(type(k) is str for k in obj) and exc.name in obj
 
 
 def _ws_key_list(kept):
@@ -658,6 +737,11 @@ def exception_help(exc, inputs, ws=None):
         shadowed = _shadowed_column_help(text, inputs, ws)
         if shadowed:
             return shadowed
+    not_frame = _NOT_FRAME.match(text) if type(exc) is AttributeError else None
+    if not_frame and not_frame.group(2) in _FRAME_NAMES and not _is_key_of(exc):
+        # o.groupby of an input given as plain JSON or a string, or of a
+        # composite argument (review 165 F2: told to write o["groupby"])
+        return _NOT_FRAME_HELP[not_frame.group(1)]
     dict_attribute = _DICT_ATTRIBUTE.match(text) if isinstance(exc, AttributeError) else None
     if dict_attribute and dict_attribute.group(1) not in _DICT_METHODS:
         # o.qty of a composite argument or a JSON object, which arrive as
@@ -712,6 +796,21 @@ def exception_help(exc, inputs, ws=None):
         return ('a SQL NULL arrives as None (a NULL jsonb, array or composite value too): '
                 'test for it first, as in d["k"] if d is not None else None, or drop such '
                 'rows with s.dropna()')
+    if type(exc) is TypeError and text == "string indices must be integers, not 'str'":
+        # for row in df: row["amount"], the PL/Python and DB-API habit
+        # (review 165 F3): a DataFrame iterates over its column names
+        return ('the value is a str: iterating over a DataFrame gives its column names, so '
+                'for row in df: row["amount"] indexes a name; use for row in '
+                'df.itertuples(): row.amount, or df.to_dict("records") for dicts, or a '
+                'column at once, df["amount"].sum() (an input given as a plain string '
+                'arrives as that string too)')
+    if type(exc) is TypeError and _TABLE_AS_NUMBER.match(text):
+        # int(sql("SELECT count(*) ...")) (review 165 F3)
+        return ('a DataFrame is a table, not a number (sql() returns one): take one value with '
+                'df.iat[0, 0] or df["col"].iloc[0]')
+    if type(exc) is TypeError and _SERIES_AS_NUMBER.match(text):
+        return ('a Series is a column of values: take one with s.iloc[0], or reduce it, '
+                's.sum(), s.mean()')
     if type(exc) is _UndefinedVariableError:     # df.query(), df.eval()
         return _query_name_help(exc)
     if type(exc) is NameError:

@@ -1631,7 +1631,13 @@ def _sql_error(data, query, params):
     err = _frame_json(data)
     hint = str(err.get("hint", ""))
     message = str(err.get("message", ""))
-    if str(err.get("sqlstate", "")) == "42601" and (
+    if str(err.get("sqlstate", "")) == "42601" and len(query) <= 100000 and (
+            m := re.search(r"\bIN\s{0,20}(\$\d{1,5})", query, re.I)):
+        # WHERE status IN $1 with a tuple, psycopg2's way (review 165 F3)
+        hint = ('write = ANY(%s) and pass a list: sql("SELECT ... WHERE status = ANY(%s)", '
+                '["paid", "new"]); IN takes a parenthesized list of values, not a '
+                'parameter' % (m.group(1), m.group(1)))
+    elif str(err.get("sqlstate", "")) == "42601" and (
             m := re.search(r"%s|%\(\w+\)s|(?<![:\w]):[A-Za-z_]\w*|\?(?![|&])", query)):
         # psycopg's, SQLAlchemy's or sqlite's placeholders, in a query
         # for PostgreSQL's (review 100: only %s had a hint)

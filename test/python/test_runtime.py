@@ -172,6 +172,38 @@ class LibraryMistakeHintTests(unittest.TestCase):
             self.assertIn("s.astype(float)", hint or "", message)
         self.assertEqual(flags.astype(float).quantile(0.5), 0.5)
 
+    def test_frame_taken_for_rows_or_rows_for_a_frame(self):
+        # review 165 F2-F4: the DB-API and PL/Python habits, plain JSON for a
+        # table input, labels taken for positions
+        import pandas as pd
+        df = pd.DataFrame({"n": [5, 950, 990], "amount": [1.0, 2.0, 3.0]})
+        big = df[df.n > 900]
+
+        def rows():
+            for row in df:
+                row["amount"]
+        cases = [
+            (lambda: big["n"][0], "no row labelled 0"),
+            (lambda: big.loc[0, "n"], "(the index begins 1, 2); take a row by position with .iloc[0]"),
+            (lambda: df[0], "no column 0; the DataFrame has columns: n, amount"),
+            (lambda: {"query": "SELECT 1"}.groupby("x"), "a table input is written with its $"),
+            (lambda: "orders".groupby("x"), "the value is a str, not a DataFrame"),
+            (lambda: [1.0, 2.0].mean(), "make one with pd.Series(x)"),
+            (rows, "iterating over a DataFrame gives its column names"),
+            (lambda: int(df), "take one value with df.iat[0, 0]"),
+            (lambda: float(df.n), "take one with s.iloc[0]"),
+            (lambda: df.fetchone(), "sql() returns a DataFrame, not a cursor"),
+        ]
+        for fn, wanted in cases:
+            message, hint = self.help_for(fn)
+            self.assertIn(wanted, hint or "", message)
+        # a composite's own field named as a pandas attribute keeps its hint
+        message, hint = self.help_for(lambda: {"name": "a", "size": 2}.size)
+        self.assertIn('write o["size"]', hint or "", message)
+        # a plain dict's or list's own KeyError: no hint about rows
+        message, hint = self.help_for(lambda: {}[0])
+        self.assertIsNone(hint, message)
+
     def test_merge_keys_of_two_types(self):
         import pandas as pd
         a = pd.DataFrame({"k": [1, 2]})
