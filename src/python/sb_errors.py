@@ -581,14 +581,21 @@ _TABLE_AS_NUMBER = re.compile(r"^(?:int|float)\(\) argument must be a string or 
 _SERIES_AS_NUMBER = re.compile(r"^cannot convert the series to <class '(?:int|float)'>$")
 
 
-def _is_key_of(exc):
-    """Whether an AttributeError's name is a key of the dict it was looked up
-    in (o.name of a composite with a field "name"); read only when every
-    key is a str, so no code of the call's runs."""
-    obj = getattr(exc, "obj", None)
-    if type(obj) is not dict or type(exc.name) is not str or len(obj) > 10000:
+def _is_key_of(exc, inputs):
+    """Whether an AttributeError's name is a key of a dict it may have been
+    looked up in (o.name of a composite argument with a field "name"): the
+    dict itself, if the error still holds it, or any input that is a dict
+    (the runtime makes an uncaught error forget it: sb_guard.guard_caught).
+    A dict is read only when every key is a str, so no code of the call's
+    runs."""
+    name = getattr(exc, "name", None)
+    if type(name) is not str:
         return False
-    return all(type(k) is str for k in obj) and exc.name in obj
+    obj = getattr(exc, "obj", None)
+    dicts = [obj] if type(obj) is dict else [v for v in (inputs or {}).values()
+                                             if type(v) is dict]
+    return any(len(d) <= 10000 and all(type(k) is str for k in d) and name in d
+               for d in dicts)
 
 
 def _ws_key_list(kept):
@@ -738,7 +745,7 @@ def exception_help(exc, inputs, ws=None):
         if shadowed:
             return shadowed
     not_frame = _NOT_FRAME.match(text) if type(exc) is AttributeError else None
-    if not_frame and not_frame.group(2) in _FRAME_NAMES and not _is_key_of(exc):
+    if not_frame and not_frame.group(2) in _FRAME_NAMES and not _is_key_of(exc, inputs):
         # o.groupby of an input given as plain JSON or a string, or of a
         # composite argument (review 165 F2: told to write o["groupby"])
         return _NOT_FRAME_HELP[not_frame.group(1)]
