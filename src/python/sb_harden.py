@@ -43,7 +43,7 @@ from sb_memory import (  # noqa: F401 - the memory guards harden_* apply
     _guard_nditer_writeback,
     _hand_out_checked_ndarray, _checked_origin, _guard_json_encoder, _guard_object_hashtables,
     _guard_string_arrays, _guard_ambiguous_times, _guard_period_fields,
-    _guard_explode, _guard_reader_reentry,
+    _guard_pandas_reexports, _guard_explode, _guard_reader_reentry,
     _guard_sparse_ops, _guard_join_indexers, _guard_take_nd, _guard_window_bounds,
     _guard_pandas_codes, _guard_pandas_abcs)
 
@@ -1432,6 +1432,7 @@ def harden_pandas():
     _guard_string_arrays()
     _guard_ambiguous_times()
     _guard_period_fields()
+    _guard_pandas_reexports()
     _guard_explode()
     _guard_reader_reentry()
     _guard_sparse_ops()

@@ -1125,6 +1125,35 @@ def _array_args_problem(real, params, args, kwargs):
     return None
 
 
+def _pinned_buffer(params, args, kwargs):
+    """The arguments of ndarray(buffer=...) with a buffer that is not an
+    array read through np.frombuffer first.  numpy's ndarray() releases the
+    buffer it got at once and keeps only its exporter: a bytearray could
+    then grow or shrink, and free the memory under the array (review 163
+    F2: a list's item pointers read, a number written as an object; also
+    through recarray(buf=), chararray(buffer=), np.rec.fromstring, a
+    released memoryview).  np.frombuffer's array holds the export for as
+    long as it lives, and numpy keeps it as the new array's base.  An
+    ndarray buffer is left as it is: it cannot be resized while the new
+    array holds it (resize's reference check)."""
+    import numpy as np
+    key = "buf" if "buf" in params else "buffer"
+    at = params.index(key)
+    buffer = args[at] if len(args) > at else kwargs.get(key)
+    if buffer is None or isinstance(buffer, np.ndarray):
+        return args, kwargs
+    try:
+        pinned = np.frombuffer(buffer, np.uint8)
+    except BufferError as exc:
+        raise ValueError("buffer= must be a C-contiguous buffer in the sandbox (%s): use "
+                         "np.ascontiguousarray(a) or np.frombuffer(b, dtype)" % exc) from None
+    if len(args) > at:
+        return args[:at] + (pinned,) + args[at + 1:], kwargs
+    kwargs = dict(kwargs)
+    kwargs[key] = pinned
+    return args, kwargs
+
+
 def _holds_objects(buffer):
     """Does buffer export Python object pointers (an array of objects, a
     structured one with an object field, a view of either)?"""
@@ -1239,6 +1268,7 @@ def _checked_array_class(real, params):
             problem = _array_args_problem(real, params, args, kwargs)
             if problem is not None:
                 raise ValueError(problem)
+            args, kwargs = _pinned_buffer(params, args, kwargs)
         if cls is checked:
             return real(*args, **kwargs)
         return real.__new__(cls, *args, **kwargs)
@@ -1325,6 +1355,7 @@ def _patch_ndarray_type(np):
             problem = _array_args_problem(real, params, args, kwargs)
             if problem is not None:
                 raise ValueError(problem)
+            args, kwargs = _pinned_buffer(params, args, kwargs)
         return array_new(subtype, args, kwargs)
 
     flags = real.__dict__["flags"]
@@ -2292,6 +2323,19 @@ def _guard_variable_window_bounds(np):
             raise ValueError("a rolling window's times (on=) must be one per value: %s for "
                              "%d values is not allowed in the sandbox"
                              % ("none" if index is None else len(index), num_values))
+        if _IN_CALL["on"]:
+            # pandas checked the times were sorted when the window was made;
+            # they may be the code's own array (pd.DatetimeIndex(a) shares
+            # it), changed since: unsorted, a "left" window's end walked
+            # back before the array, each word read deciding the next
+            # bound (review 163 F1: addresses read through the windows'
+            # lengths).  A private copy, checked sorted, is what it reads.
+            index = np.array(index, dtype=np.int64, copy=True)
+            steps = np.diff(index[:int(num_values)])
+            if steps.size and not ((steps >= 0).all() or (steps <= 0).all()):
+                raise ValueError("a rolling window's times must stay sorted in the sandbox: "
+                                 "they changed after rolling() checked them; sort them "
+                                 "(sort_values or sort_index) and make the window again")
         return function(num_values, window_size, min_periods, center, closed, index)
     calculate_variable_window_bounds.__doc__ = function.__doc__
     objects.calculate_variable_window_bounds = calculate_variable_window_bounds
@@ -3151,6 +3195,85 @@ def _month_checked(month, what):
 
 
 _NP_FLOATING = [None]
+
+
+class _CheckedCachedProperty:
+    """pandas' cache_readonly (the Cython CachedProperty) for classes of
+    the code's: it kept each value in self._cache, which it took for a dict
+    unchecked (PyDict_Contains: a list crashed, a bytearray's bytes were
+    read as the dict's keys, a pointer of the code's used as a str; review
+    163 F5).  The same, with the cache checked to be a dict."""
+
+    def __init__(self, func):
+        self.func = func
+        self.name = getattr(func, "__name__", None)
+        self.__doc__ = getattr(func, "__doc__", None)
+
+    def __get__(self, obj, typ=None):
+        if obj is None:
+            return self
+        cache = getattr(obj, "_cache", None)
+        if cache is None:
+            try:
+                cache = obj._cache = {}
+            except AttributeError:
+                return self.func(obj)
+        if type(cache) is not dict:
+            raise TypeError("cache_readonly keeps its values in self._cache, which must be a "
+                            "dict, not %s" % type(cache).__name__)
+        if self.name in cache:
+            return cache[self.name]
+        value = cache[self.name] = self.func(obj)
+        return value
+
+    def __set__(self, obj, value):
+        raise AttributeError("Can't set attribute")
+
+
+_CheckedCachedProperty.__name__ = _CheckedCachedProperty.__qualname__ = "CachedProperty"
+
+
+def _guard_pandas_reexports():
+    """Native functions of pandas' private _libs that public modules import
+    under their own names, where the code reaches them (review 163: F3
+    pandas.tseries.frequencies.month_position_check indexed the calendar
+    table with the code's month, F4 get_unit_from_dtype of a dtype that is
+    no datetime read a NULL pointer, F5 cache_readonly took any _cache for
+    a dict).  The code gets a checked one instead; pandas' own calls, with
+    pandas' own arguments, go to the real one."""
+    import numpy as np
+    from pandas._libs import properties
+    from pandas._libs.tslibs import fields as libfields
+    from pandas._libs.tslibs import np_datetime
+    real_position = libfields.month_position_check
+
+    def month_position_check(fields, weekdays):
+        if _IN_CALL["on"]:
+            # private arrays, read once: what is checked is what pandas reads
+            fields = {key: np.array(fields[key], dtype=np.int32, copy=True)
+                      for key in ("Y", "M", "D")}
+            months = fields["M"]
+            if months.size and (int(months.min()) < 1 or int(months.max()) > 12):
+                raise ValueError("month_position_check: a month must be from 1 to 12, not %d"
+                                 % (int(months.min()) if int(months.min()) < 1
+                                    else int(months.max())))
+        return real_position(fields, weekdays)
+    month_position_check.__doc__ = real_position.__doc__
+    real_unit = np_datetime.py_get_unit_from_dtype
+
+    def get_unit_from_dtype(dtype):
+        if _IN_CALL["on"] and not (isinstance(dtype, np.dtype) and dtype.kind in "mM"):
+            raise TypeError("get_unit_from_dtype takes a datetime64 or timedelta64 dtype, "
+                            "not %r" % (dtype,))
+        return real_unit(dtype)
+    get_unit_from_dtype.__doc__ = real_unit.__doc__
+    # however a module hands them out, lazily imported ones too (the code
+    # reaches them only through modules, and CachedProperty through type()
+    # of a cached property read from its class)
+    _SUBSTITUTES[id(real_position)] = month_position_check
+    _SUBSTITUTES[id(real_unit)] = get_unit_from_dtype
+    _SUBSTITUTES[id(properties.CachedProperty)] = _CheckedCachedProperty
+    _TYPE_SUBSTITUTES[id(properties.CachedProperty)] = _CheckedCachedProperty
 
 
 def _guard_period_fields():

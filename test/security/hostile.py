@@ -6607,6 +6607,130 @@ PAYLOADS = [
         """, on=PYLAYER | {EXCEPTION}, off={OK, EXCEPTION, CRASH, MEMORY}),
     mpl_path_subclass_payload("mpl-path-subclass-vertices-resizes-offsets",
                               "o.resize((1, o.size))", off={OK, EXCEPTION, CRASH}),
+    # review 163 F1: a time-based rolling window's index is the code's own
+    # array, changed after rolling() checked it sorted: a "left" window's
+    # end walked back before the array, each word read deciding the next
+    # bound, and the windows' lengths told the words
+    Payload("pandas-rolling-index-unsorted-after-check", """
+        import numpy as np
+        import pandas as pd
+        def main(K=2):
+            n = 2 * K + 10
+            a = (np.arange(n, dtype="i8") * 10**9).view("M8[ns]")
+            s = pd.Series(np.ones(n), index=pd.DatetimeIndex(a))
+            r = s.rolling("25000D", closed="left")
+            ai = a.view("i8")
+            known = []
+            def probe(T):
+                k = len(known)
+                ai[0] = 0
+                ai[1] = -1
+                for j, w in enumerate(known):
+                    ai[j + 2] = w - 1 if w != -2**63 else 2**63 - 1
+                ai[k + 2] = T
+                ai[k + 3:] = 2**62
+                return [len(w) for w in r][k + 2] == n - (k + 2)
+            def search(lo, hi):
+                while lo < hi:
+                    mid = (lo + hi + 1) // 2
+                    if probe(mid - 1):
+                        lo = mid
+                    else:
+                        hi = mid - 1
+                return lo
+            for k in range(K):
+                known.append(search(1, 2**63 - 1) if probe(0) else search(-2**63, 0))
+            return ["%016x" % (w & (2**64 - 1)) for w in known]
+        """, on={EXCEPTION}, off={OK, EXCEPTION, CRASH}),
+    # review 163 F2: np.ndarray(buffer=) released the buffer it got and kept
+    # only its exporter: a bytearray grew and freed the memory under the
+    # array (a list's item pointers read, a number written as an object)
+    Payload("numpy-ndarray-buffer-bytearray-grows-under-it", """
+        import numpy as np
+        def main():
+            b = bytearray(800)
+            x = np.ndarray((100,), dtype="u8", buffer=b)
+            b.extend(bytes(100000))
+            L = [int] * 99 + [str]
+            word = int(x[99])
+            x[0] = word
+            return {"L[0] is str": L[0] is str, "word": hex(word)}
+        """, on={EXCEPTION}, off={OK, EXCEPTION, CRASH}),
+    Payload("numpy-array-subclasses-over-a-freed-buffer", """
+        import io
+        import numpy as np
+        def main():
+            moved = []
+            grow = lambda b: b.extend(bytes(100000))
+            def released(b):
+                m = memoryview(b)
+                return np.ndarray((100,), "u8", buffer=m), lambda b: (m.release(), grow(b))
+            def bytesio(b):
+                f = io.BytesIO(bytes(800))
+                m = f.getbuffer()
+                return np.ndarray((100,), "u8", buffer=m), lambda b: (m.release(),
+                                                                      f.write(bytes(100000)))
+            for name, make in (
+                    ("recarray", lambda b: (np.recarray((100,), dtype=[("a", "u8")], buf=b), grow)),
+                    ("chararray", lambda b: (np.char.chararray((800,), itemsize=1, buffer=b), grow)),
+                    ("rec.fromstring", lambda b: (np.rec.fromstring(b, dtype=[("a", "u8")]), grow)),
+                    ("memoryview released", released), ("BytesIO", bytesio),
+                    ("clear", lambda b: (np.ndarray((100,), "u8", buffer=b), lambda b: b.clear()))):
+                b = bytearray(800)
+                try:
+                    x, after = make(b)
+                    after(b)
+                    moved.append(name)
+                except BufferError:
+                    pass
+            if moved:
+                return "the buffer moved under " + ", ".join(moved)
+            raise BufferError("every buffer stayed pinned")
+        """, on={EXCEPTION}, off={OK, EXCEPTION}),
+    # review 163 F3-F5: pandas' private native functions re-exported by
+    # public modules: month_position_check indexed the calendar table with
+    # the code's month, get_unit_from_dtype read a NULL pointer, and
+    # cache_readonly took any self._cache for a dict
+    Payload("pandas-month-position-check-month-13", """
+        import numpy as np
+        from pandas.tseries.frequencies import month_position_check
+        def main():
+            y, m = np.array([2001], "i4"), np.array([2000000000], "i4")
+            return month_position_check({"Y": y, "M": m, "D": np.array([1], "i4")}, [4])
+        """, on={EXCEPTION}, off={OK, EXCEPTION, CRASH}),
+    Payload("pandas-get-unit-from-dtype-not-a-date", """
+        import numpy as np
+        from pandas.io.formats.format import get_unit_from_dtype
+        def main():
+            return get_unit_from_dtype(np.dtype("f8"))
+        """, on={EXCEPTION}, off={OK, EXCEPTION, CRASH}),
+    Payload("pandas-cache-readonly-bytearray-cache", """
+        import struct
+        from pandas.io.formats.csvs import cache_readonly
+        def fake_keys(key_ptr):
+            head = struct.pack("<qBBBxIqq", 1, 3, 3, 1, 0, 0, 1)
+            return bytearray(head + bytes(8) + struct.pack("<QQ", key_ptr, 0) + bytes(64))
+        class C:
+            def __init__(self, key_ptr):
+                self._cache = fake_keys(key_ptr)
+            @cache_readonly
+            def f(self):
+                return 1
+        def main():
+            return C(0x4141414141414141).f
+        """, on={EXCEPTION}, off={OK, EXCEPTION, CRASH}),
+    Payload("pandas-cache-readonly-through-type-list-cache", """
+        import pandas as pd
+        def main():
+            prop = type(pd.Index.is_unique)
+            class C:
+                def __init__(self):
+                    self._cache = []
+                @prop
+                def f(self):
+                    return 1
+            return C().f
+        """, on={EXCEPTION}, off={OK, EXCEPTION, CRASH}),
     Payload("decimal-rational-numerator-setcontext-frees-context", """
         import decimal
         import numbers
