@@ -550,6 +550,79 @@ class OneRowResults(unittest.TestCase):
             sb_codec.encode_rows([("x" * 100,)], [self.SPECS[3]], "f", 50)
 
 
+class SmallRowsResults(unittest.TestCase):
+    """No rows, or a few rows of plain values (a set-returning function
+    called per row: review 165 F7), skip the DataFrame: the payloads must
+    be the DataFrame path's byte for byte, whatever mix of values and NULLs
+    a column holds."""
+
+    utc = datetime.timezone.utc
+    COLUMNS = [
+        ({"name": "v", "kind": _io.COL_INT64, "type": "bigint"},
+         [None, 0, -1, 2 ** 63 - 1, True, np.int32(5), 1.5]),
+        ({"name": "v", "kind": _io.COL_FLOAT64, "type": "double precision"},
+         [None, 0.0, -0.0, 1.5, float("nan"), float("inf"), 3, np.float32(0.25)]),
+        ({"name": "v", "kind": _io.COL_BOOL, "type": "boolean"}, [None, True, False, 1]),
+        ({"name": "v", "kind": _io.COL_TEXT, "type": "text", "category": "text"},
+         [None, "", "a", "é ☃ \U0001F600", "a\0b", 5]),
+        ({"name": "v", "kind": _io.COL_TEXT, "type": "numeric", "category": "numeric"},
+         [None, 0, 2 ** 70, decimal.Decimal("1.50"), 0.1, float("nan")]),
+        ({"name": "v", "kind": _io.COL_TEXT, "type": "jsonb", "category": "json"},
+         [None, {"a": [1, None]}, [], '{"a": 1}', "hello", 5]),
+        ({"name": "v", "kind": _io.COL_TEXT, "type": "integer[]", "category": "array"},
+         [None, [1, 2], [], [None, 3], (4,)]),
+        ({"name": "v", "kind": _io.COL_DATE, "type": "date"},
+         [None, datetime.date(2024, 1, 2), datetime.date(1, 1, 1)]),
+        ({"name": "v", "kind": _io.COL_TIMESTAMPTZ, "type": "timestamp with time zone"},
+         [None, datetime.datetime(2024, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc),
+          datetime.datetime(2024, 1, 2, 3, 4, 5)]),
+    ]
+
+    @staticmethod
+    def joined(result):
+        n, payloads = result
+        return n, [b"".join(bytes(memoryview(p).cast("B")) for p in payload)
+                   for payload in payloads]
+
+    def both(self, rows, spec):
+        def run(fill):
+            try:
+                return self.joined(sb_codec.encode_rows(list(rows), spec, "f", 1 << 30,
+                                                        fill=fill))
+            except Exception as exc:  # noqa: B902
+                return type(exc).__name__, str(exc)
+        return run(None), run({})
+
+    def test_same_as_the_dataframe_path(self):
+        import itertools
+        other = {"name": "w", "kind": _io.COL_TEXT, "type": "text", "category": "text"}
+        for col, values in self.COLUMNS:
+            for a, b in itertools.product(values, repeat=2):
+                for rows, spec in (([(a,), (b,)], [col]),
+                                   ([(a, "x"), (b, None), (a, "y")], [col, other]),
+                                   ([{"v": a, "w": "x"}, {"w": None, "v": b}], [col, other]),
+                                   ([{"v": a, "w": "x"}, (b, "y")], [col, other]),
+                                   ([(a, "x"), {"v": b, "w": "y"}], [col, other])):
+                    with self.subTest(type=col["type"], rows=repr(rows)):
+                        fast, slow = self.both(rows, spec)
+                        self.assertEqual(fast, slow)
+
+    def test_no_rows(self):
+        for col, _values in self.COLUMNS:
+            sb_codec._EMPTY_ROWS.clear()
+            first = self.joined(sb_codec.encode_rows([], [col], "f", 1 << 30))
+            self.assertEqual(list(sb_codec._EMPTY_ROWS), [repr([col])])
+            self.assertEqual(self.joined(sb_codec.encode_rows([], [col], "f", 1 << 30)), first)
+            self.assertEqual(first[0], 0)
+
+    def test_fast_path_taken(self):
+        spec = [self.COLUMNS[0][0], self.COLUMNS[3][0]]
+        self.assertIsNotNone(sb_codec._encode_small_rows([(1, "a"), (None, None)], spec))
+        self.assertIsNone(sb_codec._encode_small_rows([(1, "a"), (1.5, None)], spec))
+        self.assertIsNone(sb_codec._encode_small_rows([(1, "a"), [2, "b"]], spec))
+        self.assertIsNone(sb_codec._encode_small_rows([{"v": 1, "w": "a"}, (2, "b")], spec))
+
+
 class RowsOfPythonValuesTests(unittest.TestCase):
     """A list of dicts or tuples keeps each value as the code gave it: a
     column of ints with a None is not made float64 on the way (rev33)."""
