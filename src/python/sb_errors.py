@@ -865,6 +865,26 @@ def exception_help(exc, inputs, ws=None):
     keyword = _UNEXPECTED_KEYWORD.search(text) if text and type(exc) is TypeError else None
     if keyword and keyword.group(1) in _LATER_KEYWORDS:
         return "pandas here is %s: %s" % (pd.__version__, _LATER_KEYWORDS[keyword.group(1)])
+    if text and type(exc) is TypeError and _DECIMAL_FLOAT.search(text) and \
+            any("/pandas/" in f for f in _code_files(exc)) and \
+            any(part in _code_files(exc)[-1] for part in ("/pandas/", "/numpy/")):
+        # s.round(1), s.quantile(), s.cumsum() of a Decimal column: pandas
+        # computes with floats itself (review 165 F5: told to write
+        # Decimal("1.1") where the code mixed nothing)
+        return ('pandas computes with floats here, and the column holds Decimals '
+                '(numeric values arrive as Decimal with %s): convert first, '
+                's.astype(float).round(2) or s.astype(float).quantile(0.5), or keep them '
+                'exact value by value, s.map(lambda d: round(d, 2) if d is not None else '
+                'None); a running sum of Decimals works once NULLs are filled, '
+                's.fillna(Decimal(0)).cumsum(); and a float of the code\'s with them '
+                '(s * 1.1) is Decimal("1.1")' % _decimal_mode(exc))
+    if text and type(exc) is TypeError and _OBJECT_REDUCTION.match(text):
+        # nlargest, idxmax of Decimals (or of mixed values)
+        return ('the column holds Python objects (numeric values arrive as Decimal in '
+                'decimal mode; a column of mixed values is objects too), which this method '
+                'does not take: convert first, s.astype(float).nlargest(3), or sort, '
+                's.sort_values(ascending=False).head(3) and s.sort_values().index[-1] for '
+                'the label of the largest')
     if text and type(exc) is TypeError and _DECIMAL_FLOAT.search(text):
         return ('decimal.Decimal and float do not mix (numeric values arrive as Decimal with '
                 '%s): use Decimal("1.1"), a string keeps it exact, or convert with float(x) or '
@@ -1070,6 +1090,11 @@ def _decimal_mode(exc):
                 "on the function")
     return 'options.numeric = "decimal"'
 
+
+# nlargest/nsmallest and idxmax/idxmin of an object column
+_OBJECT_REDUCTION = re.compile(r"^(?:Cannot use method '(?:nlargest|nsmallest)' with dtype "
+                               r"object|reduction operation 'arg(?:max|min)' not allowed for "
+                               r"this dtype)$")
 
 _DECIMAL_FLOAT = re.compile(r"^unsupported operand type\(s\) for [^:]{1,12}: "
                             r"'(decimal\.Decimal' and 'float|float' and 'decimal\.Decimal)'$")

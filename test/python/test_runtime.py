@@ -210,6 +210,23 @@ class LibraryMistakeHintTests(unittest.TestCase):
         message, hint = self.help_for(lambda: {}[0])
         self.assertIsNone(hint, message)
 
+    def test_decimal_columns_in_pandas_methods(self):
+        # review 165 F5: round/quantile/cumsum of a Decimal column with NULLs
+        # were told not to mix Decimal and float; nlargest/idxmax had nothing
+        import decimal
+        import pandas as pd
+        s = pd.Series([decimal.Decimal("1.25"), None, decimal.Decimal("3.50")], dtype=object)
+        for fn in (lambda: s.round(1), lambda: s.quantile(0.5), lambda: s.cumsum()):
+            message, hint = self.help_for(fn)
+            self.assertIn("s.astype(float)", hint or "", message)
+        for fn in (lambda: s.nlargest(2), lambda: s.idxmax()):
+            message, hint = self.help_for(fn)
+            self.assertIn("s.astype(float).nlargest(3)", hint or "", message)
+        self.assertEqual(s.fillna(decimal.Decimal(0)).cumsum().tolist()[-1], decimal.Decimal("4.75"))
+        # the code's own mixing keeps its hint
+        message, hint = self.help_for(lambda: decimal.Decimal("1.1") * 1.5)
+        self.assertIn("do not mix", hint or "", message)
+
     def test_merge_keys_of_two_types(self):
         import pandas as pd
         a = pd.DataFrame({"k": [1, 2]})
