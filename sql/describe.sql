@@ -152,6 +152,28 @@ SELECT sandbox_execute('def main(q): return [str(c) for c in q.columns]',
 -- no sample rows asked, no note
 SELECT sandbox_describe('{"q": {"$query": "SELECT 1 AS a, 2 AS a"}}', '{"sample_rows": 0}') -> 'q' ? 'sample_note' AS noted;
 
+-- review 165 F6: a WHERE that keeps a column's NULLs out makes it int64, as
+-- the code gets it (an OR does not); timestamptz sample values are in UTC,
+-- as the code gets them, whatever the session's zone; an array's elements
+-- are named
+CREATE TABLE describe_where (id int, qty int, at timestamptz, spans interval[], tags int[]);
+INSERT INTO describe_where SELECT i, CASE WHEN i % 5 = 0 THEN NULL ELSE i END,
+    '2023-08-29 05:04:24+00', ARRAY['1 day'::interval], ARRAY[i] FROM generate_series(1, 100) i;
+ANALYZE describe_where;
+SET TimeZone = 'America/New_York';
+SELECT k, c ->> 'name' AS name, c ->> 'dtype' AS dtype, c ->> 'python_type' AS python_type
+FROM jsonb_each(sandbox_describe('{"kept": {"$query": "SELECT qty, spans, tags FROM describe_where WHERE qty IS NOT NULL"},
+                                   "cmp": {"$query": "SELECT qty FROM describe_where WHERE qty > 3 AND id < 50"},
+                                   "either": {"$query": "SELECT qty FROM describe_where WHERE qty > 3 OR id < 50"}}',
+                                 '{"sample_rows": 0}')) AS d(k, v),
+     jsonb_array_elements(v -> 'columns') c ORDER BY 1, 2;
+SELECT sandbox_execute('def main(t): return [str(t.qty.dtype), t["at"][0].isoformat()]',
+    '{"t": {"$query": "SELECT qty, at FROM describe_where WHERE qty IS NOT NULL ORDER BY id LIMIT 1"}}');
+SELECT sandbox_describe('{"t": {"$query": "SELECT at FROM describe_where ORDER BY id LIMIT 1"}}',
+                        '{"sample_rows": 1}') -> 't' -> 'sample' AS sample;
+RESET TimeZone;
+DROP TABLE describe_where;
+
 DROP TABLE describe_t;
 DROP OWNED BY regress_describe;
 DROP ROLE regress_describe;

@@ -19,6 +19,8 @@
 #include "executor/spi.h"
 #include "funcapi.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "pgtime.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 #include "utils/json.h"
@@ -93,6 +95,45 @@ sb_describe_null_frac(Oid relid, AttrNumber attnum)
 /* null_frac of a column the sample met NULLs in, where no fraction is known */
 #define SB_NULLS_SEEN 2.0
 
+/*
+ * What the elements of an array column that arrives through JSON are, as
+ * python_type says it (review 165 F6: "list" alone, where numeric[] and
+ * date[] named theirs): a NULL element is None in any of them.
+ */
+static const char *
+sb_array_python_type(Oid arraytype, bool decimal)
+{
+	Oid			element = getBaseType(get_element_type(arraytype));
+
+	if (!OidIsValid(element))
+		return "list";
+	if (sb_is_money(element))
+		return decimal ? "list of decimal.Decimal (the amounts)" : "list of float (the amounts)";
+	switch (element)
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case OIDOID:
+			return "list of int";
+		case BOOLOID:
+			return "list of bool";
+		case INTERVALOID:
+			return "list of str (interval text, as '1 day 02:00:00' or '-1 mons')";
+		case JSONOID:
+		case JSONBOID:
+			return decimal ? "list of JSON values (dict, list, str, int, decimal.Decimal, bool or None)" :
+				"list of JSON values (dict, list, str, int, float, bool or None)";
+		default:
+			break;
+	}
+	if (type_is_rowtype(element))
+		return "list of dict (each row's fields as JSON values)";
+	if (type_is_range(element) || type_is_multirange(element))
+		return "list of str (range text)";
+	return "list of str";
+}
+
 static void
 sb_describe_dtype(StringInfo out, int kind, Oid typid, bool nullable, double null_frac)
 {
@@ -113,7 +154,8 @@ sb_describe_dtype(StringInfo out, int kind, Oid typid, bool nullable, double nul
 	if (nullable && null_frac > 0 && null_frac <= 1)
 		appendStringInfo(out, ", \"null_frac\": %.4g", null_frac);
 	if ((kind == SB_COL_JSON || kind == SB_COL_DECIMAL_JSON) && type_is_array(getBaseType(typid)))
-		appendStringInfoString(out, ", \"python_type\": \"list\"");
+		appendStringInfo(out, ", \"python_type\": \"%s\"",
+						 sb_array_python_type(getBaseType(typid), kind == SB_COL_DECIMAL_JSON));
 	else if ((kind == SB_COL_JSON || kind == SB_COL_DECIMAL_JSON) &&
 			 type_is_rowtype(getBaseType(typid)))
 		appendStringInfoString(out, ", \"python_type\": \"dict (its fields as JSON values)\"");
@@ -138,6 +180,34 @@ sb_makes_nulls(Node *node, void *context)
 		return query_tree_walker(q, sb_makes_nulls, context, 0);
 	}
 	return expression_tree_walker(node, sb_makes_nulls, context);
+}
+
+/*
+ * Is expr a column of the query's own tables that the WHERE keeps NULLs out
+ * of (find_nonnullable_vars: the WHERE is false or NULL when it is NULL)?
+ * Review 165 F6: "WHERE qty IS NOT NULL" was described as Int64 with the
+ * table's fraction of NULLs, and the code got int64.
+ */
+static bool
+sb_var_kept_from_nulls(Expr *expr, List *nonnull_vars)
+{
+	ListCell   *lc;
+	Var		   *var;
+
+	if (expr == NULL || !IsA(expr, Var))
+		return false;
+	var = (Var *) expr;
+	if (var->varlevelsup != 0)
+		return false;
+	foreach(lc, nonnull_vars)
+	{
+		Var		   *kept = (Var *) lfirst(lc);
+
+		if (IsA(kept, Var) && kept->varlevelsup == 0 && kept->varno == var->varno &&
+			kept->varattno == var->varattno)
+			return true;
+	}
+	return false;
 }
 
 /* A description's sample stops growing past this many bytes. */
@@ -176,9 +246,39 @@ sb_describe_sample_desc(TupleDesc desc)
 	return amounts == NULL ? NULL : BlessTupleDesc(amounts);
 }
 
-/* One sample row as JSON text (amounts: sb_describe_sample_desc's). */
+/*
+ * One sample row as JSON text (amounts: sb_describe_sample_desc's), its
+ * timestamptz values in UTC as the code gets them (review 165 F6: in the
+ * session's zone, "01:04:24-04:00" where the code saw 05:04:24+00:00, and a
+ * model read hours and dates off the sample).  Only the writing is in UTC:
+ * the query ran in the session's zone, as it does for the code.
+ */
+static char *sb_describe_sample_row_zoned(HeapTuple tup, TupleDesc desc, TupleDesc amounts);
+
 static char *
 sb_describe_sample_row(HeapTuple tup, TupleDesc desc, TupleDesc amounts)
+{
+	pg_tz	   *zone = session_timezone;
+	pg_tz	   *utc = pg_tzset("UTC");
+	char	   *row;
+
+	if (utc == NULL)
+		return sb_describe_sample_row_zoned(tup, desc, amounts);
+	PG_TRY();
+	{
+		session_timezone = utc;
+		row = sb_describe_sample_row_zoned(tup, desc, amounts);
+	}
+	PG_FINALLY();
+	{
+		session_timezone = zone;
+	}
+	PG_END_TRY();
+	return row;
+}
+
+static char *
+sb_describe_sample_row_zoned(HeapTuple tup, TupleDesc desc, TupleDesc amounts)
 {
 	Datum	   *values;
 	bool	   *isnull;
@@ -267,6 +367,7 @@ sb_describe_job(void *arg)
 	StringInfoData sample;
 	int			taken = 0;
 	volatile bool exhausted = false;
+	List	   *nonnull_vars;
 
 	sb_push_input_context(&errcb, job->name);
 
@@ -295,6 +396,9 @@ sb_describe_job(void *arg)
 	desc = ps->resultDesc;
 	q = linitial_node(Query, ps->query_list);
 	nulls_anywhere = sb_makes_nulls((Node *) q, NULL);
+	/* columns the WHERE keeps NULL out of (qty IS NOT NULL, qty > 0) */
+	nonnull_vars = q->jointree != NULL && q->jointree->quals != NULL ?
+		find_nonnullable_vars(q->jointree->quals) : NIL;
 	notnull = palloc0(sizeof(bool) * Max(desc->natts, 1));
 	null_frac = palloc(sizeof(double) * Max(desc->natts, 1));
 	nulls_seen = palloc0(sizeof(int) * Max(desc->natts, 1));
@@ -315,6 +419,8 @@ sb_describe_job(void *arg)
 				notnull[col] = ((Form_pg_attribute) GETSTRUCT(tup))->attnotnull;
 				ReleaseSysCache(tup);
 			}
+			if (!notnull[col] && sb_var_kept_from_nulls(te->expr, nonnull_vars))
+				notnull[col] = true;
 			if (!notnull[col])
 				null_frac[col] = sb_describe_null_frac(te->resorigtbl, te->resorigcol);
 		}
