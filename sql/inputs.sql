@@ -87,6 +87,9 @@ SELECT sandbox_execute('def main(df): return len(df)',
     '{"df": {"$query": "SELECT id FROM sales WHERE region = ''?'' AND id::int > $1 AND", "$params": [1]}}');
 SELECT sandbox_execute('def main(df): return len(df)',
     '{"df": {"$query": "SELECT id FROM sales WHERE ''{}''::jsonb ?| $1 AND", "$params": [["a"]]}}');
+-- nor jsonb's ? after a value, nor an array slice's : (review 167 F4)
+SELECT sandbox_execute('def main(df): return len(df)',
+    '{"df": {"$query": "SELECT ''{\"a\": 1}''::jsonb ? ''a'', (array[1, 2, 3])[1:n] FROM (SELECT $1::int n) s WHERE", "$params": [2]}}');
 -- IN $1, psycopg2's tuple: the hint says = ANY($1) (review 165 F3)
 SELECT sandbox_execute('def main(df): return len(df)',
     '{"df": {"$query": "SELECT id FROM sales WHERE region IN $1", "$params": [["north", "south"]]}}');

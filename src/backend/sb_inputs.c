@@ -891,10 +891,28 @@ static List *
 sb_table_name(const char *input, const char *relname)
 {
 	ErrorContextCallback errcb;
-	List	   *names;
+	MemoryContext cxt = CurrentMemoryContext;
+	List	   *volatile names = NIL;
 
 	sb_push_input_context(&errcb, input);
-	names = stringToQualifiedNameList(relname);
+	PG_TRY();
+	{
+		names = stringToQualifiedNameList(relname);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		/* "orders where id < 5", "orders(id, amount)" (review 165 F2) */
+		if (edata->sqlerrcode != ERRCODE_INVALID_NAME || edata->hint != NULL)
+			PG_RE_THROW();
+		FlushErrorState();
+		edata->hint = pstrdup("A \"$table\" is a table's name, as orders or shop.orders, with double quotes around a part that has spaces or capitals (\"\\\"My Table\\\"\" in JSON); for some of its rows or columns write {\"$query\": \"SELECT ... FROM orders WHERE ...\"}.");
+		ReThrowError(edata);
+	}
+	PG_END_TRY();
 	error_context_stack = errcb.previous;
 	return names;
 }

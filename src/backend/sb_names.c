@@ -172,50 +172,98 @@ sb_missing_hint(const char *query, int cursorpos)
 }
 
 /*
+ * Does a token (its code, its text) end where a value comes next: an
+ * operator, a comparison, "(", ",", or a keyword that takes a value (LIKE,
+ * LIMIT, BETWEEN ... AND)?  A placeholder stands where a value would; a
+ * jsonb ? or an array slice's : follows a value (review 167 F4: they got
+ * the placeholder hint).
+ */
+static bool
+sb_value_expected(int tok, const char *text)
+{
+	static const char *const words[] = {"like", "ilike", "limit", "offset", "between",
+	"and", "or", "then", "else", "when", "not", "select", "values", "set", "is", NULL};
+
+	if (tok == '=' || tok == '<' || tok == '>' || tok == '(' || tok == ',' ||
+		tok == '+' || tok == '-' || tok == '*' || tok == '/')
+		return true;
+	if (tok > 255 && (strncmp(text, "<>", 2) == 0 || strncmp(text, "!=", 2) == 0 ||
+					  strncmp(text, "<=", 2) == 0 || strncmp(text, ">=", 2) == 0))
+		return true;
+	for (int i = 0; words[i] != NULL; i++)
+	{
+		size_t		n = strlen(words[i]);
+
+		if (pg_strncasecmp(text, words[i], n) == 0 && !isalnum((unsigned char) text[n]) &&
+			text[n] != '_' && text[n] != '$')
+			return true;
+	}
+	return false;
+}
+
+/* how much of a query sb_foreign_placeholder reads */
+#define SB_PLACEHOLDER_SCAN_BYTES	65536
+
+/*
  * The parameter placeholder of another client library that query, which
- * failed to parse, uses: psycopg's %s or %(name)s, the ? of JDBC, ODBC and
- * sqlite, the :name of SQLAlchemy and Oracle -- as the hint should name it
- * -- or "IN $n" for a parameter written as IN's list, or NULL (review 159 F5: a model writes them for $1, $2).  Found by
- * PostgreSQL's own scanner, so nothing inside a string, a quoted name or a
- * comment counts, nor a cast (::).
+ * failed to parse, uses where a value would stand: psycopg's %s or
+ * %(name)s, the ? of JDBC, ODBC and sqlite, the :name of SQLAlchemy and
+ * Oracle -- as the hint should name it -- or "IN $n" for a parameter
+ * written as IN's list (psycopg2's tuple), or NULL (reviews 159 F5, 165 F3:
+ * a model writes them for $1, $2).  Found by PostgreSQL's own scanner, so
+ * nothing inside a string, a quoted name or a comment counts, nor a cast
+ * (::), over the query's first SB_PLACEHOLDER_SCAN_BYTES (the parser has
+ * read the whole text already), its warnings unsaid (they were, once).
  */
 const char *
 sb_foreign_placeholder(const char *query)
 {
 	MemoryContext cxt = CurrentMemoryContext;
 	const char *volatile found = NULL;
+	char	   *text = pnstrdup(query, SB_PLACEHOLDER_SCAN_BYTES);
 
 	PG_TRY();
 	{
 		core_yy_extra_type extra;
-		core_yyscan_t scanner = scanner_init(query, &extra, &ScanKeywords,
+		core_yyscan_t scanner = scanner_init(text, &extra, &ScanKeywords,
 											 ScanKeywordTokens);
 		core_YYSTYPE lval;
 		int			loc;
 		int			tok;
-		int			prev = 0;
+		int			prev = 0;		/* the last token, its end, where it began */
 		int			prev_end = -1;
 		int			prev_loc = -1;
+		int			before = 0;		/* the one before it, where it began */
+		int			before_loc = -1;
 
+		extra.escape_string_warning = false;
 		while (found == NULL && (tok = core_yylex(&lval, &loc, scanner)) != 0)
 		{
 			const char *at = extra.scanbuf + loc;
+			bool		value_place = before_loc >= 0 &&
+				sb_value_expected(before, extra.scanbuf + before_loc);
 
-			if (prev == '%' && loc == prev_end && *at == '(')
+			CHECK_FOR_INTERRUPTS();
+			if (prev == '%' && loc == prev_end && *at == '(' && value_place)
 				found = "%(name)s";
-			else if (prev == '%' && loc == prev_end && *at == 's' &&
+			else if (prev == '%' && loc == prev_end && *at == 's' && value_place &&
 					 !isalnum((unsigned char) at[1]) && at[1] != '_' && at[1] != '$')
 				found = "%s";
-			else if (prev == ':' && loc == prev_end && (isalpha((unsigned char) *at) || *at == '_'))
+			else if (prev == ':' && loc == prev_end && value_place &&
+					 (isalpha((unsigned char) *at) || *at == '_'))
 				found = ":name";
-			else if (tok > 255 && *at == '?' && (at[1] == '\0' || strchr("~!@#^&|`?+-*/%<>=", at[1]) == NULL))
+			else if (tok > 255 && *at == '?' && prev_loc >= 0 &&
+					 sb_value_expected(prev, extra.scanbuf + prev_loc) &&
+					 (at[1] == '\0' || strchr("~!@#^&|`?+-*/%<>=", at[1]) == NULL))
 				found = "?";
 			else if (*at == '$' && isdigit((unsigned char) at[1]) && prev_loc >= 0 &&
 					 pg_strncasecmp(extra.scanbuf + prev_loc, "in", 2) == 0 &&
 					 !isalnum((unsigned char) extra.scanbuf[prev_loc + 2]) &&
 					 extra.scanbuf[prev_loc + 2] != '_' && extra.scanbuf[prev_loc + 2] != '$' &&
 					 extra.scanbuf[prev_loc + 2] != '"')
-				found = "IN $n";	/* IN $1: psycopg2's tuple (review 165 F3) */
+				found = "IN $n";
+			before = prev;
+			before_loc = prev_loc;
 			prev = tok;
 			prev_end = loc + 1;
 			prev_loc = loc;
