@@ -1972,6 +1972,18 @@ def harden_numpy():
         obj = getattr(np, name, None)
         if obj is not None:
             refuse(obj, "it changes numpy for everything the process runs after it")
+    # ... and the native ones numpy.core.multiarray and numpy.core.umath
+    # hand out (review 166 F1, F5): set_typeDict makes a dict of the code's
+    # numpy's table of type names, whose items numpy borrows (the code's
+    # dtype property freed the object numpy was using)
+    from numpy.core import multiarray, umath
+    for module in (multiarray, umath):
+        for name in ("set_typeDict", "set_string_function", "set_numeric_ops",
+                     "set_legacy_print_mode", "set_datetimeparse_function",
+                     "add_docstring"):
+            obj = getattr(module, name, None)
+            if obj is not None:
+                refuse(obj, "it changes numpy for everything the process runs after it")
     # ... and how every polynomial prints, a class attribute (a workspace's
     # next call found numpy's class changed and ended: review 65 F4)
     printstyle = getattr(getattr(np, "polynomial", None), "set_default_printstyle", None)

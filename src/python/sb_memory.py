@@ -1406,6 +1406,18 @@ def _patch_ndarray_type(np):
 
         def __get__(self, obj, cls=None):
             base = Unsettable.__get__(self, obj, cls)
+            if obj is not None and type(base) is memoryview and _IN_CALL["on"]:
+                # np.frombuffer's (and _pinned_buffer's) memoryview holds the
+                # export that keeps a bytearray from moving under the array,
+                # and numpy holds none on it: released by the code, the
+                # bytearray grew and freed the array's memory (review 166
+                # F2).  The code gets a view of its own, whose release
+                # leaves numpy's
+                try:
+                    view = memoryview(base)
+                except ValueError:
+                    return None
+                return view if flags.__get__(obj).writeable else view.toreadonly()
             if obj is None or base is None or not _IN_CALL["on"] or \
                     flags.__get__(obj).writeable:
                 return base
@@ -3069,7 +3081,8 @@ def _guard_join_indexers():
     which may answer the second pass otherwise: a join of two indexes of
     300 objects wrote 600 positions and object pointers into arrays of 0
     (a heap overflow; SIGSEGV).  In a call an array of objects other than
-    plain strings, numbers and dates is joined by integer codes made in
+    plain strings, numbers and dates (aware ones of library zones) is
+    joined by integer codes made in
     Python (the objects sorted once, equal neighbours given one code), the
     joined values taken back from the objects."""
     import datetime
@@ -3081,9 +3094,26 @@ def _guard_join_indexers():
              datetime.datetime, datetime.time, datetime.timedelta, pd.Timestamp, pd.Timedelta,
              type(pd.NaT)}
 
+    import zoneinfo
+    moments = (datetime.datetime, datetime.time, pd.Timestamp)
+    zones = (datetime.timezone, zoneinfo.ZoneInfo)
+
+    def known_zone(zone):
+        # an aware moment's comparisons call its zone's utcoffset(): a
+        # tzinfo class of the code's answered the counting pass and the
+        # filling pass otherwise (review 166 F3: a heap overflow).
+        # pytz's and dateutil's may not be derived from or changed
+        # (sb_guard._deriving_refused)
+        if zone is None or type(zone) in zones:
+            return True
+        module = type.__getattribute__(type(zone), "__module__")
+        return type(module) is str and module.partition(".")[0] in ("pytz", "dateutil")
+
     def needs_codes(values):
         return isinstance(values, np.ndarray) and values.dtype.hasobject and \
-            any(type(value) not in plain for value in values.ravel())
+            any(type(value) not in plain or
+                (type(value) in moments and not known_zone(value.tzinfo))
+                for value in values.ravel())
 
     def codes(left, right):
         values = list(left) + list(right)

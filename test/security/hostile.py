@@ -6697,6 +6697,109 @@ PAYLOADS = [
                     self._cache = []
             return repr(C().f)
         """, on={EXCEPTION}, off={OK, EXCEPTION, CRASH}),
+    # review 166 F1, F5: numpy's native setters under numpy.core.multiarray
+    # and umath: set_typeDict made the code's dict numpy's table of type
+    # names, whose items numpy borrows (a dtype property of the code's freed
+    # the object in use); set_string_function outlived the call
+    Payload("numpy-set-typedict-borrowed-item-freed", """
+        import numpy as np
+        from numpy.core import multiarray as ma
+        d = {}
+        seen = []
+        class P:
+            @property
+            def dtype(self):
+                del d["zzz"]
+                raise AttributeError("x")
+            def __repr__(self):
+                fresh = [P() for i in range(4)]
+                seen.append([q is self for q in fresh])
+                return "P-repr"
+        def main():
+            d["zzz"] = P()
+            ma.set_typeDict(d)
+            try:
+                np.dtype("zzz")
+            except TypeError:
+                pass
+            if seen and any(seen[0]):
+                return seen
+            raise ValueError("no freed object reused")
+        """, on={GUARD, EXCEPTION}, off={OK, EXCEPTION, CRASH}),
+    Payload("numpy-native-set-string-function", """
+        import numpy as np
+        from numpy.core import umath
+        def main():
+            umath.set_string_function(lambda a: "MINE", 1)
+            return repr(np.arange(3))
+        """, on={GUARD, EXCEPTION}, off={OK, EXCEPTION}),
+    # review 166 F2: the memoryview np.frombuffer keeps as an array's base
+    # holds the bytearray's export, and numpy holds none on it: released
+    # through x.base, the bytearray moved under the array
+    Payload("numpy-frombuffer-base-memoryview-released", """
+        import numpy as np
+        def main():
+            b = bytearray(800)
+            x = np.frombuffer(b, "u8")
+            x.base.release()
+            y = np.ndarray((100,), dtype="u8", buffer=bytearray(800))
+            y.base.base.release()
+            b.extend(bytes(100000))
+            L = [int] * 99 + [str]
+            word = int(x[99])
+            x[0] = word
+            return {"L[0] is str": L[0] is str, "word": hex(word)}
+        """, on={EXCEPTION}, off={OK, EXCEPTION, CRASH}),
+    # review 166 F3: aware datetimes of a tzinfo class of the code's went to
+    # pandas' native join as plain values; utcoffset() answered the counting
+    # pass and the filling pass otherwise (a heap overflow)
+    Payload("pandas-join-aware-datetimes-code-tzinfo", """
+        import datetime
+        import pandas as pd
+        calls = [0]
+        switch = [None]
+        class TZ(datetime.tzinfo):
+            def __init__(self, late):
+                self.late = late
+            def utcoffset(self, dt):
+                calls[0] += 1
+                if self.late and switch[0] is not None and calls[0] > switch[0]:
+                    return datetime.timedelta(hours=-20)
+                return datetime.timedelta(0)
+            def dst(self, dt):
+                return None
+            def tzname(self, dt):
+                return "X"
+        def main(n=200):
+            base = datetime.datetime(2000, 1, 1)
+            tl, tr = TZ(False), TZ(True)
+            left = pd.Index([(base + datetime.timedelta(minutes=i)).replace(tzinfo=tl)
+                             for i in range(n)], dtype=object)
+            right = pd.Index([(base + datetime.timedelta(minutes=i)).replace(tzinfo=tr)
+                              for i in range(n + 1)], dtype=object)
+            for ix in (left, right):
+                ix.is_unique, ix.is_monotonic_increasing
+            calls[0] = 0
+            switch[0] = 2 * n
+            joined = left.join(right, how="outer")
+            if len(joined) > 2 * n + 1:
+                return len(joined)
+            raise ValueError("joined within bounds: %d" % len(joined))
+        """, on={EXCEPTION}, off={OK, EXCEPTION, CRASH}),
+    # review 166 F4: an honest sorted index spanning more than 292 years
+    # wrapped pandas' int64 subtraction; a "left" window's end went below 0
+    Payload("pandas-rolling-sorted-times-past-int64", """
+        import numpy as np
+        import pandas as pd
+        def main(k=5, m=8, A=-4_700_000_000_000_000_000, B=4_700_000_000_000_000_000):
+            idx = np.array([A] * k + [B] * m, dtype="i8")
+            s = pd.Series(np.arange(len(idx), dtype=float),
+                          index=pd.DatetimeIndex(idx.view("M8[ns]")))
+            lengths = [len(w) for w in s.rolling("1D", closed="left")]
+            if max(lengths) >= m:       # a 1-day window holds fewer than m rows
+                return lengths
+            raise ValueError("no window past the array: %r" % lengths)
+        """, on={EXCEPTION}, off={OK, EXCEPTION, CRASH}),
     # review 163 F2: np.ndarray(buffer=) released the buffer it got and kept
     # only its exporter: a bytearray grew and freed the memory under the
     # array (a list's item pointers read, a number written as an object)
