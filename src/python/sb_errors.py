@@ -594,6 +594,10 @@ def _is_key_of(exc, inputs):
     obj = getattr(exc, "obj", None)
     dicts = [obj] if type(obj) is dict else [v for v in (inputs or {}).values()
                                              if type(v) is dict]
+    if type(obj) is not dict:
+        # a list of JSON records (review 167 F5: [r.name for r in rows])
+        dicts += [d for v in (inputs or {}).values() if type(v) is list
+                  for d in v[:100] if type(d) is dict]
     return any(len(d) <= 10000 and all(type(k) is str for k in d) and name in d
                for d in dicts)
 

@@ -206,6 +206,8 @@ class LibraryMistakeHintTests(unittest.TestCase):
             exc.obj = None
             self.assertIn('write o["size"]', sb_errors.exception_help(exc, {"o": row}))
             self.assertIn("not a DataFrame", sb_errors.exception_help(exc, {"o": {}}))
+            # a list of JSON records (review 167 F5)
+            self.assertIn('write o["size"]', sb_errors.exception_help(exc, {"rows": [row]}))
         # a plain dict's or list's own KeyError: no hint about rows
         message, hint = self.help_for(lambda: {}[0])
         self.assertIsNone(hint, message)
