@@ -871,7 +871,10 @@ def exception_help(exc, inputs, ws=None):
         return "pandas here is %s: %s" % (pd.__version__, _LATER_KEYWORDS[keyword.group(1)])
     if text and type(exc) is TypeError and _DECIMAL_FLOAT.search(text) and \
             any("/pandas/" in f for f in _code_files(exc)) and \
-            any(part in _code_files(exc)[-1] for part in ("/pandas/", "/numpy/")):
+            any(part in _code_files(exc)[-1] for part in ("/pandas/", "/numpy/")) and \
+            not any("/pandas/core/ops/" in f for f in _code_files(exc)):
+        # (an operator of the code's, s * 1.1, goes through pandas' ops:
+        # the mixing hint below)
         # s.round(1), s.quantile(), s.cumsum() of a Decimal column: pandas
         # computes with floats itself (review 165 F5: told to write
         # Decimal("1.1") where the code mixed nothing)

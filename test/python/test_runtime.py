@@ -225,9 +225,10 @@ class LibraryMistakeHintTests(unittest.TestCase):
             message, hint = self.help_for(fn)
             self.assertIn("s.astype(float).nlargest(3)", hint or "", message)
         self.assertEqual(s.fillna(decimal.Decimal(0)).cumsum().tolist()[-1], decimal.Decimal("4.75"))
-        # the code's own mixing keeps its hint
-        message, hint = self.help_for(lambda: decimal.Decimal("1.1") * 1.5)
-        self.assertIn("do not mix", hint or "", message)
+        # the code's own mixing keeps its hint, by itself or on the column
+        for fn in (lambda: decimal.Decimal("1.1") * 1.5, lambda: s * 1.1):
+            message, hint = self.help_for(fn)
+            self.assertIn("do not mix", hint or "", message)
 
     def test_merge_keys_of_two_types(self):
         import pandas as pd
