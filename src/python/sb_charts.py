@@ -444,6 +444,29 @@ def _checked_image(method):
     return draw_image
 
 
+def _checked_filter(post_processing):
+    """An agg_filter function whose image is checked as draw_image's is
+    (_checked_image), made bytes as matplotlib makes a float image, and
+    whose offsets are whole numbers the native code's int takes."""
+    import numpy as np
+
+    def checked(image, dpi):
+        img, ox, oy = post_processing(image, dpi)
+        img = np.asarray(img)
+        if img.dtype.kind == "f":
+            img = np.asarray(img * 255., np.uint8)
+        img = np.ascontiguousarray(img, dtype=np.uint8)
+        if img.ndim != 3 or img.shape[2] != 4:
+            raise ValueError("an agg_filter's image of shape %r is not allowed: it returns an "
+                             "(h, w, 4) RGBA array, as it was given" % (img.shape,))
+        ox, oy = int(ox), int(oy)
+        if abs(ox) > 2**24 or abs(oy) > 2**24:
+            raise ValueError("an agg_filter's offsets must be within 2**24 pixels")
+        return img, ox, oy
+    checked.__name__ = getattr(post_processing, "__name__", "agg_filter")
+    return checked
+
+
 # the renderer's methods bound straight to its native code (_update_methods)
 _RENDERER_NATIVE = ("draw_gouraud_triangle", "draw_gouraud_triangles", "draw_image",
                     "draw_markers", "draw_path_collection", "draw_quad_mesh",
@@ -616,6 +639,16 @@ def _guard(mpl, plt):
             setattr(owner, name, _library_only(
                 _noting_out_of_memory(owner.__dict__[name], "renderer.%s()" % name),
                 "%s()" % name))
+    # an agg_filter's image: stop_filter hands what the filter returned to
+    # the native draw_image itself, past the checked one (review 169 F1:
+    # (h, w, 1) bytes read as (h, w, 4), the heap drawn into the figure)
+    stop_filter = backend_agg.RendererAgg.__dict__.get("stop_filter")
+    if stop_filter is not None:
+        def checked_stop_filter(self, post_processing):
+            return stop_filter(self, _checked_filter(post_processing))
+        checked_stop_filter.__qualname__ = stop_filter.__qualname__
+        checked_stop_filter.__doc__ = stop_filter.__doc__
+        backend_agg.RendererAgg.stop_filter = checked_stop_filter
     # the rest of a renderer's drawing (an agg_filter's image: stop_filter),
     # and a new renderer's canvas: its native code's out-of-memory noted,
     # whoever calls (review 156)

@@ -6800,6 +6800,26 @@ PAYLOADS = [
                 return lengths
             raise ValueError("no window past the array: %r" % lengths)
         """, on={EXCEPTION}, off={OK, EXCEPTION, CRASH}),
+    # review 169 F1: an agg_filter's image went to the native draw_image
+    # from stop_filter, past the checked one: (h, w, 1) bytes read as
+    # (h, w, 4), the heap drawn into the figure
+    Payload("mpl-agg-filter-image-one-channel", """
+        import numpy as np
+        import matplotlib.pyplot as plt
+        def main(h=200, w=200):
+            def post(img, dpi):
+                return np.full((h, w, 1), 255, np.uint8), 0, 0
+            fig, ax = plt.subplots(figsize=(3, 3), dpi=100)
+            ax.axis("off")
+            line, = ax.plot([0, 1], [0, 1], lw=5, color="white")
+            line.set_agg_filter(post)
+            fig.canvas.draw()
+            a = np.asarray(fig.canvas.buffer_rgba())
+            bad = np.any(a != 255, axis=2)
+            if bad.any():
+                return a[bad][:64].reshape(-1).tobytes().hex()
+            raise ValueError("the figure stayed white")
+        """, on={GUARD, EXCEPTION}, off={OK, GUARD, EXCEPTION, CRASH}),
     # review 163 F2: np.ndarray(buffer=) released the buffer it got and kept
     # only its exporter: a bytearray grew and freed the memory under the
     # array (a list's item pointers read, a number written as an object)
