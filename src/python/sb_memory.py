@@ -3247,29 +3247,15 @@ class _CheckedCachedProperty:
     the code's: it kept each value in self._cache, which it took for a dict
     unchecked (PyDict_Contains: a list crashed, a bytearray's bytes were
     read as the dict's keys, a pointer of the code's used as a str; review
-    163 F5).  The same, with the cache checked to be a dict."""
+    163 F5).  The same, with the cache checked (_cached_property_get)."""
 
     def __init__(self, func):
-        self.func = func
+        self.fget = func
         self.name = getattr(func, "__name__", None)
         self.__doc__ = getattr(func, "__doc__", None)
 
     def __get__(self, obj, typ=None):
-        if obj is None:
-            return self
-        cache = getattr(obj, "_cache", None)
-        if cache is None:
-            try:
-                cache = obj._cache = {}
-            except AttributeError:
-                return self.func(obj)
-        if type(cache) is not dict:
-            raise TypeError("cache_readonly keeps its values in self._cache, which must be a "
-                            "dict, not %s" % type(cache).__name__)
-        if self.name in cache:
-            return cache[self.name]
-        value = cache[self.name] = self.func(obj)
-        return value
+        return _cached_property_get(self, obj, typ)
 
     def __set__(self, obj, value):
         raise AttributeError("Can't set attribute")
@@ -3281,7 +3267,8 @@ _CheckedCachedProperty.__name__ = _CheckedCachedProperty.__qualname__ = "CachedP
 def _cached_property_get(self, obj, typ=None):
     """pandas' CachedProperty.__get__, in Python, with obj's _cache read
     once and checked to be a dict (what the Cython one did, without the
-    check: _CheckedCachedProperty).  ~0.1 us more a read of pandas' own."""
+    check), for _CheckedCachedProperty too.  ~0.1 us more a read of
+    pandas' own."""
     if obj is None:
         return self
     cache = getattr(obj, "_cache", None)
