@@ -88,14 +88,17 @@ def guard_numpy_formatting():
 
 
 # The most characters glibc's strftime writes for each conversion in the C
-# locale (a year may take 7: pandas' Periods reach -292275 and 292278);
-# others are refused.  %Z and %z read the time zone name and offset, which
-# pandas never sets (an uninitialised pointer and number).
+# locale; others are refused.  A year may take 11: pandas puts a Period's
+# year - 1900 in C's int tm_year, and Periods of years, months or days
+# reach far past 2**31 (Period(ordinal=2**31, freq="A") is the year
+# -2147481678; review 171 F1: a table of 7 for the nanosecond range let
+# "%Y" * 9 past the buffer).  %Z and %z read the time zone name and offset,
+# which pandas never sets (an uninitialised pointer and number).
 _STRFTIME_WIDTHS = {
-    "a": 3, "A": 9, "b": 3, "B": 9, "h": 3, "c": 29, "C": 5, "d": 2, "D": 8, "e": 2,
-    "g": 2, "G": 7, "H": 2, "I": 2, "j": 3, "k": 2, "m": 2, "M": 2, "n": 1,
+    "a": 3, "A": 9, "b": 3, "B": 9, "h": 3, "c": 31, "C": 9, "d": 2, "D": 8, "e": 2,
+    "g": 2, "G": 11, "H": 2, "I": 2, "j": 3, "k": 2, "m": 2, "M": 2, "n": 1,
     "p": 2, "P": 2, "r": 11, "R": 5, "S": 2, "t": 1, "T": 8, "U": 2, "V": 2,
-    "w": 1, "W": 2, "x": 8, "X": 8, "y": 2, "Y": 7, "%": 1,
+    "w": 1, "W": 2, "x": 8, "X": 8, "y": 2, "Y": 11, "%": 1,
 }
 # pandas' own directives, replaced before strftime by six characters each
 _PANDAS_DIRECTIVES = "qfFlun"

@@ -5099,6 +5099,20 @@ PAYLOADS = [
         def main():
             return list(pd.period_range("2020-01", periods=3, freq="D").strftime("%A" * 100))
         """, off={OK, CRASH, EXCEPTION}),
+    # review 171: a Period of years past 2**31 writes its year in 11
+    # characters; the table gave 7, and "%Y" * 9 read past the buffer again
+    Payload("pandas-period-strftime-year-past-int32", """
+        import pandas as pd
+        def main():
+            p = pd.Period(ordinal=2**31, freq="A")
+            return p.strftime("x" * 3000 + "%Y" * 9)[-40:]
+        """, off={OK, CRASH, EXCEPTION}),
+    Payload("pandas-period-strftime-century-past-int32", """
+        import pandas as pd
+        def main():
+            s = pd.Series(pd.period_range(pd.Period(ordinal=2**31, freq="A"), periods=3, freq="A"))
+            return list(s.dt.strftime("x" * 3000 + "%C" * 16))[0][-40:]
+        """, off={OK, CRASH, EXCEPTION}),
     # agg sizes its filter table in 32 bits: filterrad=2**24+1 wrapped
     Payload("matplotlib-filterrad-wraps-agg-table", """
         import numpy as np
