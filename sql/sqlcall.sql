@@ -450,6 +450,31 @@ ALTER FUNCTION sq_secrets() OWNER TO regress_pysandbox_sql_owner;
 SET ROLE regress_pysandbox_sql;
 SELECT sq_secrets();
 RESET ROLE;
+-- a pandas expression's text names no sql(): a definer function that
+-- evaluates its caller's formula ran the caller's query as its owner
+-- (review 173 F1); the formula's arithmetic still works
+CREATE FUNCTION sq_formula(expr text) RETURNS text
+LANGUAGE pysandbox SECURITY DEFINER AS $$
+import pandas as pd
+return str(pd.eval(expr, engine="python"))
+$$;
+ALTER FUNCTION sq_formula(text) OWNER TO regress_pysandbox_sql_owner;
+SET ROLE regress_pysandbox_sql;
+SELECT sq_formula('1 + 2 * 3');
+SELECT sq_formula('sql("SELECT string_agg(secret, '','') AS s FROM sq_items")');
+SELECT sandbox_execute($$
+import pandas as pd
+def main():
+    q = sql
+    df = pd.DataFrame({"a": [1, 2]})
+    total = int(pd.eval("df.a.sum()"))
+    try:
+        df.query("a.map(@q)")
+    except NameError as e:
+        return [total, str(e)]
+$$);
+RESET ROLE;
+DROP FUNCTION sq_formula(text);
 
 -- the call's input budget counts the rows of sql() too
 SET pysandbox.max_input_rows = 4;
@@ -502,6 +527,24 @@ def main():
     j = sql("SELECT $1::jsonb @> '{\"a\": [1]}' AS has", {"a": [1, 2], "b": None})
     return [bool(a.inside[0]), str(a.ts[0]), a.s[0], a.b[0].hex(), str(a.iv[0]), int(n.n[0]),
             bool(j.has[0])]
+$$);
+RESET ROLE;
+-- a float's negative zero keeps its sign, and numpy times past pandas'
+-- nanosecond years go exactly (review 173 F2, F3)
+SET ROLE regress_pysandbox_sql;
+SELECT sandbox_execute($$
+import datetime
+import numpy as np
+def main():
+    a = sql("SELECT atan2(0, $1) AS angle, $2::float8[]::text AS arr, "
+            "$3::timestamp::text AS d, $4::timestamp::text AS y, $5::interval::text AS iv",
+            -0.0, [1.0, -0.0],
+            np.datetime64("1600-01-02"), np.datetime64("1492", "Y"), np.timedelta64(200000, "D"))
+    try:
+        sql("SELECT $1::timestamp", np.datetime64(10**12, "D"))
+    except ValueError as e:
+        far = str(e)
+    return [round(float(a.angle[0]), 6), a.arr[0], str(a.d[0]), str(a.y[0]), str(a.iv[0]), far]
 $$);
 RESET ROLE;
 -- numbers that print as far more digits than they take (1e131071), in a

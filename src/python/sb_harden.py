@@ -1576,6 +1576,34 @@ def _guard_pandas_scope():
         self.level = level + 1
     __init__.__qualname__ = init.__qualname__
     scope.Scope.__init__ = __init__
+    resolve = scope.Scope.resolve
+
+    def resolve_name(self, key, is_local):
+        value = resolve(self, key, is_local)
+        if _IN_CALL["on"] and any(value is held for held in _NOT_IN_EXPRESSIONS):
+            raise NameError(
+                '"%s" is sql(), which the text of a pandas expression may not name in the '
+                'sandbox (pd.eval, DataFrame.eval and query name columns, values and '
+                'pandas\' math functions): call sql() in the code itself and use its '
+                'result in the expression' % key)
+        return value
+    resolve_name.__qualname__ = resolve.__qualname__
+    resolve_name.__doc__ = resolve.__doc__
+    scope.Scope.resolve = resolve_name
+
+
+# What a pandas expression's text may not name, though the code's frame
+# holds it: the runtime's sql(), whose queries run with the privileges of
+# the function's owner.  pd.eval resolves names in the code's globals and
+# calls what they name, so a SECURITY DEFINER function that evaluated a
+# formula from its caller ran the caller's queries as the owner (review
+# 173 F1); DataFrame.eval and query did not reach it.  sb_runtime adds sql.
+_NOT_IN_EXPRESSIONS = []
+
+
+def refuse_in_expressions(value):
+    """Keep value from being named in a pandas expression's text."""
+    _NOT_IN_EXPRESSIONS.append(value)
 
 
 # name -> why: class attributes only the library reads (_LibraryOnly)

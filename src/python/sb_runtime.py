@@ -1400,8 +1400,15 @@ def _sql_param(value, i):
     if isinstance(value, str):
         return _sql_param(str.__str__(value), i)        # np.str_, a str Enum's member
     if t is np.datetime64 or t is np.timedelta64:
-        value = pd.Timestamp(value) if t is np.datetime64 else pd.Timedelta(value)
-        return None if value is pd.NaT else _sql_param(value, i)
+        if np.isnat(value):
+            return None
+        try:
+            value = pd.Timestamp(value) if t is np.datetime64 else pd.Timedelta(value)
+        except (OverflowError, ValueError):
+            # past pandas' nanoseconds (1677-2262; review 173 F3): exact,
+            # from the count of its unit, as datetime's own
+            value = _numpy_time(value, i)
+        return _sql_param(value, i)
     if isinstance(value, _IP_TYPES):
         return str(value)                               # inet's and cidr's text
     if t is bytes or t is bytearray or t is memoryview:
@@ -1409,6 +1416,8 @@ def _sql_param(value, i):
     if t is float:
         if value != value or value in (float("inf"), float("-inf")):
             return repr(value).replace("inf", "Infinity").replace("nan", "NaN")
+        if value == 0 and str(value)[0] == "-":
+            return "-0"         # a JSON number has no sign of zero (review 173 F2)
         return value
     if isinstance(value, (np.integer, np.floating, np.bool_)):
         return _sql_param(value.item(), i)
@@ -1451,6 +1460,42 @@ def _sql_param(value, i):
                     "network, bytes, a dict (JSON), or a list or set of them (an array: WHERE "
                     "x = ANY($1))"
                     % (i, t.__name__))
+
+
+# microseconds in one of a numpy time unit, and units in one microsecond
+_NP_UNIT_US = {"W": 7 * 86400 * 10**6, "D": 86400 * 10**6, "h": 3600 * 10**6, "m": 60 * 10**6,
+               "s": 10**6, "ms": 1000, "us": 1}
+_NP_UNITS_PER_US = {"ns": 1000, "ps": 10**6, "fs": 10**9, "as": 10**12}
+
+
+def _numpy_time(value, i):
+    """A datetime64 or timedelta64 as datetime's date, datetime or
+    timedelta, counted exactly from its unit (numpy's astype wraps)."""
+    unit, step = np.datetime_data(value.dtype)
+    n = int(value.view(np.int64)) * step
+    kind = "datetime64" if type(value) is np.datetime64 else "timedelta64"
+    try:
+        if kind == "datetime64" and unit in ("Y", "M"):
+            year, month = (1970 + n, 1) if unit == "Y" else (1970 + n // 12, n % 12 + 1)
+            return datetime.datetime(year, month, 1)
+        if unit in _NP_UNIT_US:
+            us = n * _NP_UNIT_US[unit]
+        elif unit in _NP_UNITS_PER_US:
+            us = n // _NP_UNITS_PER_US[unit]
+        else:
+            raise TypeError('sql() parameter %d is a timedelta64 in years or months, which '
+                            'have no fixed length: pass an interval as text ("1 year") or '
+                            'a relativedelta' % i)
+        if kind == "timedelta64":
+            return datetime.timedelta(microseconds=us)
+        return datetime.datetime(1970, 1, 1) + datetime.timedelta(microseconds=us)
+    except (OverflowError, ValueError):
+        raise ValueError("sql() parameter %d is a %s past what Python's datetime holds (the "
+                         "years 1 to 9999, 999,999,999 days): pass it as text with a cast, "
+                         "as in sql(\"... $1::%s\", %s)"
+                         % (i, kind, "timestamp" if kind == "datetime64" else "interval",
+                            '"20000-01-01"' if kind == "datetime64" else '"3000000000 days"')
+                         ) from None
 
 
 def _sql_array(values, i, depth):
@@ -1542,6 +1587,9 @@ def sql(query, *params, **named):
             _drain_answer()
         raise
     raise _sql_error(data, query, params)
+
+
+sb_harden.refuse_in_expressions(sql)
 
 
 # an answer of sql() is being read: a failure before its END leaves the
