@@ -634,6 +634,16 @@ SELECT * FROM sandbox_rows($$
 def main(df):
     out = df.groupby("g").x.sum().reset_index()
 $$, '{"df": {"$query": "SELECT 1 AS g, 2 AS x"}}') AS t(g int, x int);
+-- sandbox_run: in "stderr" when the code printed nothing and left no
+-- figure open (review 172 F2); printing, it may mean to return nothing
+SELECT r->'stderr' AS stderr, r->'returns' AS returns FROM sandbox_run($$
+def main(df):
+    r = df.groupby("g").x.sum()
+$$, '{"df": {"$query": "SELECT 1 AS g, 2 AS x"}}') AS r;
+SELECT r->'stderr' AS stderr, r->'stdout' AS stdout FROM sandbox_run($$
+def main(df):
+    print(df.groupby("g").x.sum().to_dict())
+$$, '{"df": {"$query": "SELECT 1 AS g, 2 AS x"}}') AS r;
 SELECT sandbox_execute($$
 def main():
     def inner():

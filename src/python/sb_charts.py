@@ -1437,6 +1437,11 @@ def image(figure):
     return {"$image": IMAGE_TYPE, "data": base64.b64encode(render(figure)).decode("ascii")}
 
 
+def any_open():
+    """Did the call leave a figure open?"""
+    return bool(_STATE["ready"] and _STATE["gcf"].get_fignums())
+
+
 def figures():
     """The figures the call left open (pyplot's, in the order of their
     numbers), as images, but those its result holds already: a figure

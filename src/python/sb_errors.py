@@ -270,6 +270,19 @@ def fenced(lines):
     return bool(shown) and (shown[0].startswith("```") or shown[-1].startswith("```"))
 
 
+def _user_line(exc):
+    """The text of the code's line where exc was raised (its innermost
+    frame of the code's), or None."""
+    line = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == FILENAME:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    lines = CALL_CODE[0].splitlines() if type(CALL_CODE[0]) is str and line else ()
+    return lines[line - 1] if 0 < (line or 0) <= len(lines) else None
+
+
 def _user_frame(exc):
     """The innermost frame of the code's own in exc's traceback, or None."""
     found = None
@@ -744,8 +757,8 @@ def exception_help(exc, inputs, ws=None):
                 'composite value too), so test for it first, x if x is not None else ..., '
                 'or drop such rows with dropna(); and a list\'s append, extend and sort '
                 'change it and return None')
-    if type(exc) is AttributeError and text:
-        shadowed = _shadowed_column_help(text, inputs, ws)
+    if type(exc) in (AttributeError, TypeError) and text:
+        shadowed = _shadowed_column_help(exc, text, inputs, ws)
         if shadowed:
             return shadowed
     not_frame = _NOT_FRAME.match(text) if type(exc) is AttributeError else None
@@ -976,6 +989,14 @@ _NONE_USED = re.compile(r"^(?:'NoneType' object has no attribute '(\w{1,60})'|"
 
 # "'dict' object has no attribute 'head'": the object and the attribute asked
 _NO_ATTRIBUTE = re.compile(r"^'(\w{1,40})' object has no attribute '(\w{1,60})'$")
+# a DataFrame's method used as a value: compared, in arithmetic, indexed
+_METHOD_OPERAND = re.compile(
+    r"^'[^']{1,3}' not supported between instances of ('method' and '\w{1,40}'|"
+    r"'\w{1,40}' and 'method')$"
+    r"|^unsupported operand type\(s\) for [^:]{1,3}: ('method' and '\w{1,40}'|"
+    r"'\w{1,40}' and 'method')$"
+    r"|^'method' object is not (subscriptable|iterable)$"
+    r"|^bad operand type for unary [^:]{1,3}: 'method'$")
 
 
 # what the DataFrame's own properties are (the rest are methods)
@@ -998,14 +1019,22 @@ def _attribute_kind(name):
     return "method" if type(found) is types.FunctionType else None
 
 
-def _shadowed_column_help(text, inputs, ws):
+def _shadowed_column_help(exc, text, inputs, ws):
     """p.attrs.head() where p has a column "attrs": the attribute is the
     DataFrame's own (its attrs dict), not the column (review 130 F4).  The
     hint, when an input (or a DataFrame in ws) has a column named as a
     DataFrame attribute and the attribute asked of the result is a
     Series'."""
     m = _NO_ATTRIBUTE.match(text)
-    if m is None or not hasattr(pd.Series, m.group(2)):
+    if m is not None:
+        if not hasattr(pd.Series, m.group(2)):
+            return None
+        # Python 3.11 names a bound method's missing attribute the
+        # function's: df.count.sum() says "'function' object" (review 172 F1)
+        kind = "method" if m.group(1) == "function" else m.group(1)
+    elif _METHOD_OPERAND.search(text):
+        kind = "method"             # df.count > 0, df.count + 1, df.count[0]
+    else:
         return None
     frames = [v for v in list(inputs.values())[:50] if isinstance(v, pd.DataFrame)]
     if type(ws) is dict:
@@ -1017,8 +1046,18 @@ def _shadowed_column_help(text, inputs, ws):
             # for df.count, a dict for df.attrs, an int for df.size (review
             # 134 F4: "'str' object has no attribute 'str'" is no column's)
             if type(col) is str and col.isidentifier() and col not in names and \
-                    _attribute_kind(col) == m.group(1):
+                    _attribute_kind(col) == kind:
                 names.append(col)
+    line = _user_line(exc)
+    if line is not None:
+        # the line reads <a DataFrame>.<col> as a value, not df.<col>(...):
+        # df.x.count > 0 is a Series' call forgotten, no column's
+        frame = _user_frame(exc)
+        seen = {} if frame is None else frame.f_locals
+        names = [n for n in names
+                 if any(type(seen.get(m.group(1), frame is None and pd.DataFrame())) is
+                        pd.DataFrame
+                        for m in re.finditer(r"(\w+)\s*\.\s*%s\b(?!\s*\()" % n, line))]
     if not names:
         return None
     shown = ", ".join('"%s"' % n for n in names[:5])

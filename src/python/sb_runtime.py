@@ -2423,8 +2423,9 @@ def _serve_request(python_layer, request, inputs):
         else:
             notes = []
             text = sb_codec.dumps(results, limit, out.used, notes=notes)
-            if not request.get("figures"):
-                # (sandbox_run's code may print or draw and return nothing)
+            if not request.get("figures") or (out.used == 0 and not sb_charts.any_open()):
+                # sandbox_run's code may print or draw and return nothing;
+                # one that did neither has its note in "stderr" (review 172 F2)
                 notes += _unreturned_notes(results, code, returns)
             _say_notes(notes, out.used + len(text) + 4096 < limit)
             if request.get("figures"):

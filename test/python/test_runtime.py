@@ -354,6 +354,25 @@ class LibraryMistakeHintTests(unittest.TestCase):
             p.size.round()
         except AttributeError as exc:
             self.assertIn('write df["size"]', sb_errors.exception_help(exc, {"p": p}))
+        # a method's: Python 3.11 says "'function' object", and a method
+        # compared or in arithmetic is a TypeError (review 172 F1); on the
+        # code's line, only where a DataFrame's attribute is read as a value
+        source = ("def f(p):\n    return p.count.sum()\ndef g(p):\n    return p[p.count > 0]\n"
+                  "def h(p):\n    return p.id.count > 0\n")
+        sb_errors.CALL_CODE[0] = source
+        namespace = {}
+        exec(compile(source, sb_errors.FILENAME, "exec"), namespace)
+        try:
+            for name, shown in (("f", True), ("g", True), ("h", False)):
+                try:
+                    namespace[name](p)
+                except (AttributeError, TypeError) as exc:
+                    hint = sb_errors.exception_help(exc, {"p": p}) or ""
+                    self.assertEqual('write df["count"]' in hint, shown, (name, hint))
+                else:
+                    self.fail(name)
+        finally:
+            sb_errors.CALL_CODE[0] = None
         # no such column, or an error that is not the attribute's: no such
         # hint (review 134 F4)
         try:
