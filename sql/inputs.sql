@@ -155,6 +155,35 @@ SELECT sandbox_execute('def main(t): return len(t)', '{"t": {"$table": "sale"}}'
 SELECT sandbox_execute('def main(t): return len(t)', '{"t": {"$table": "\"Odd Schema\".\"Mixed Cas\""}}');
 SELECT sandbox_execute('def main(t): return len(t)',
     '{"t": {"$query": "WITH s AS (SELECT 1) SELECT * FROM s, sales JOIN inputs_shop.ordr o ON true"}}');
+-- a column that does not exist: the columns of the tables the query reads,
+-- where PostgreSQL names none close (review 172 F3), of the one its
+-- qualifier names, and for a role only the tables and columns it may read
+ALTER TABLE inputs_shop.orders ADD COLUMN total numeric, ADD COLUMN status text;
+ALTER TABLE inputs_shop.customers_2024 ADD COLUMN name text, ADD COLUMN secret text;
+SELECT sandbox_execute('def main(t): return len(t)',
+    '{"t": {"$query": "SELECT amount FROM inputs_shop.orders"}}');
+SELECT sandbox_execute('def main(t): return len(t)',
+    '{"t": {"$query": "WITH s AS (SELECT 1 AS one) SELECT c.amount FROM s, inputs_shop.orders o JOIN inputs_shop.customers_2024 c ON c.id = o.id"}}');
+SELECT sandbox_execute('def main(t): return len(t)',
+    '{"t": {"$query": "SELECT statu FROM inputs_shop.orders"}}');
+CREATE ROLE regress_inputs_columns;
+GRANT EXECUTE ON FUNCTION sandbox_execute(text, jsonb, text[], jsonb) TO regress_inputs_columns;
+GRANT USAGE ON SCHEMA inputs_shop TO regress_inputs_columns;
+GRANT SELECT ON inputs_shop.orders TO regress_inputs_columns;
+GRANT SELECT (id, name) ON inputs_shop.customers_2024 TO regress_inputs_columns;
+SET ROLE regress_inputs_columns;
+SELECT sandbox_execute('def main(t): return len(t)',
+    '{"t": {"$query": "SELECT amount FROM inputs_shop.orders, inputs_shop.customers_2024, inputs_shop.vip_customers"}}');
+SELECT sandbox_execute($$
+def main():
+    try:
+        sql("SELECT o.amount FROM inputs_shop.orders o")
+    except SQLError as e:
+        return [e.sqlstate, e.hint]
+$$);
+RESET ROLE;
+DROP OWNED BY regress_inputs_columns;
+DROP ROLE regress_inputs_columns;
 DROP SCHEMA inputs_shop CASCADE;
 SELECT sandbox_execute('def main(t): return len(t)', '{"t": {"$table": "Odd Schema.Mixed Case"}}');
 SELECT sandbox_execute('def main(t): return len(t)', '{"t": {"$table": "sales; DROP TABLE sales"}}');

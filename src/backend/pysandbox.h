@@ -242,6 +242,7 @@ extern char *sb_param_text(JsonbValue *v, Oid type, int i, const char *what, boo
 extern char sb_money_point(void);
 extern bool sb_prints_interval(Oid typid);
 extern char *sb_missing_hint(const char *query, int cursorpos);
+extern char *sb_columns_hint(const char *query, int cursorpos);
 extern const char *sb_foreign_placeholder(const char *query);
 extern void sb_column_init(SbColumn *c, const char *name, Oid typid,
 						   bool numeric_decimal, MemoryContext cxt);

@@ -510,6 +510,16 @@ sb_table_prepare_with(const char *name, const char *query, JsonbValue *params,
 										   placeholder);
 				ReThrowError(edata);
 			}
+			if (edata->sqlerrcode == ERRCODE_UNDEFINED_COLUMN && edata->hint == NULL && pos > 0)
+			{
+				char	   *columns;
+
+				FlushErrorState();
+				columns = sb_columns_hint(query, pos);
+				if (columns != NULL)
+					edata->hint = psprintf("%s.", columns);
+				ReThrowError(edata);
+			}
 			if (edata->sqlerrcode != ERRCODE_UNDEFINED_TABLE || edata->hint != NULL || pos <= 0)
 				PG_RE_THROW();
 			FlushErrorState();
