@@ -149,6 +149,12 @@ SELECT d -> 'sample' AS sample, d -> 'sample_repeated_names' AS repeated, d ->> 
 FROM (SELECT sandbox_describe('{"q": {"$query": "SELECT 1 AS a, 2 AS a, 3 AS b, 4, 5"}}') -> 'q' AS d) s;
 SELECT sandbox_execute('def main(q): return [str(c) for c in q.columns]',
                        '{"q": {"$query": "SELECT 1 AS a, 2 AS a, 3 AS b, 4, 5"}}');
+-- columns named as a DataFrame's attributes: df.count is its method, and
+-- the description says to write df["count"] (review 172 F4)
+SELECT d -> 'attribute_names' AS names, d ->> 'attribute_note' AS note
+FROM (SELECT sandbox_describe('{"q": {"$query": "SELECT 1 AS count, 2 AS index, 3 AS x, 4 AS count, 5 AS \"T\""}}',
+                              '{"sample_rows": 0}') -> 'q' AS d) s;
+SELECT sandbox_describe('{"q": {"$query": "SELECT 1 AS n, 2 AS t"}}') -> 'q' ? 'attribute_names' AS named;
 -- no sample rows asked, no note
 SELECT sandbox_describe('{"q": {"$query": "SELECT 1 AS a, 2 AS a"}}', '{"sample_rows": 0}') -> 'q' ? 'sample_note' AS noted;
 

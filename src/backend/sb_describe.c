@@ -336,6 +336,80 @@ sb_describe_repeated_names(TupleDesc desc, int ncols, StringInfo names)
 }
 
 /*
+ * The public attributes of pandas 1.5's DataFrame, sorted (dir() without
+ * the "_" names; test/python/test_describe_names.py keeps this so): a
+ * column named as one is not reached as df.<name>, which is the
+ * DataFrame's own (df.count is its method: review 172 F4).
+ */
+static const char *const sb_frame_attributes[] = {
+	"T", "abs", "add", "add_prefix", "add_suffix", "agg", "aggregate", "align", "all",
+	"any", "append", "apply", "applymap", "asfreq", "asof", "assign", "astype", "at",
+	"at_time", "attrs", "axes", "backfill", "between_time", "bfill", "bool", "boxplot",
+	"clip", "columns", "combine", "combine_first", "compare", "convert_dtypes", "copy",
+	"corr", "corrwith", "count", "cov", "cummax", "cummin", "cumprod", "cumsum",
+	"describe", "diff", "div", "divide", "dot", "drop", "drop_duplicates", "droplevel",
+	"dropna", "dtypes", "duplicated", "empty", "eq", "equals", "eval", "ewm", "expanding",
+	"explode", "ffill", "fillna", "filter", "first", "first_valid_index", "flags",
+	"floordiv", "from_dict", "from_records", "ge", "get", "groupby", "gt", "head", "hist",
+	"iat", "idxmax", "idxmin", "iloc", "index", "infer_objects", "info", "insert",
+	"interpolate", "isetitem", "isin", "isna", "isnull", "items", "iteritems", "iterrows",
+	"itertuples", "join", "keys", "kurt", "kurtosis", "last", "last_valid_index", "le",
+	"loc", "lookup", "lt", "mad", "mask", "max", "mean", "median", "melt", "memory_usage",
+	"merge", "min", "mod", "mode", "mul", "multiply", "ndim", "ne", "nlargest", "notna",
+	"notnull", "nsmallest", "nunique", "pad", "pct_change", "pipe", "pivot",
+	"pivot_table", "plot", "pop", "pow", "prod", "product", "quantile", "query", "radd",
+	"rank", "rdiv", "reindex", "reindex_like", "rename", "rename_axis", "reorder_levels",
+	"replace", "resample", "reset_index", "rfloordiv", "rmod", "rmul", "rolling", "round",
+	"rpow", "rsub", "rtruediv", "sample", "select_dtypes", "sem", "set_axis", "set_flags",
+	"set_index", "shape", "shift", "size", "skew", "slice_shift", "sort_index",
+	"sort_values", "sparse", "squeeze", "stack", "std", "style", "sub", "subtract", "sum",
+	"swapaxes", "swaplevel", "tail", "take", "to_clipboard", "to_csv", "to_dict",
+	"to_excel", "to_feather", "to_gbq", "to_hdf", "to_html", "to_json", "to_latex",
+	"to_markdown", "to_numpy", "to_orc", "to_parquet", "to_period", "to_pickle",
+	"to_records", "to_sql", "to_stata", "to_string", "to_timestamp", "to_xarray",
+	"to_xml", "transform", "transpose", "truediv", "truncate", "tshift", "tz_convert",
+	"tz_localize", "unstack", "update", "value_counts", "values", "var", "where", "xs"
+};
+
+static int
+sb_name_cmp(const void *key, const void *item)
+{
+	return strcmp((const char *) key, *(const char *const *) item);
+}
+
+/*
+ * The columns among desc's first ncols named as a DataFrame attribute, as
+ * JSON strings separated by ", " into names (each once); the first of
+ * them, or NULL.
+ */
+static const char *
+sb_describe_attribute_names(TupleDesc desc, int ncols, StringInfo names)
+{
+	const char *first = NULL;
+
+	for (int i = 0; i < ncols; i++)
+	{
+		const char *name = NameStr(TupleDescAttr(desc, i)->attname);
+		bool		earlier = false;
+
+		CHECK_FOR_INTERRUPTS();
+		if (bsearch(name, sb_frame_attributes, lengthof(sb_frame_attributes),
+					sizeof(sb_frame_attributes[0]), sb_name_cmp) == NULL)
+			continue;
+		for (int j = 0; j < i && !earlier; j++)
+			earlier = strcmp(name, NameStr(TupleDescAttr(desc, j)->attname)) == 0;
+		if (earlier)
+			continue;
+		if (first != NULL)
+			appendStringInfoString(names, ", ");
+		else
+			first = name;
+		escape_json(names, name);
+	}
+	return first;
+}
+
+/*
  * sandbox_describe: one table input described into job->describe, with no
  * Python: its columns (SQL type, pandas dtype, whether NULL can occur), the
  * planner's row estimate and up to job->d->sample rows.  The query is
@@ -541,6 +615,28 @@ sb_describe_job(void *arg)
 							 "name that more than one column has; the DataFrame has every "
 							 "column. Name them apart in the query (AS) to see each.\"",
 							 names.data);
+		pfree(names.data);
+	}
+	{
+		StringInfoData names;
+		const char *first;
+
+		/* count(*) AS count: df.count is the DataFrame's method */
+		initStringInfo(&names);
+		first = sb_describe_attribute_names(desc, col, &names);
+		if (first != NULL)
+		{
+			StringInfoData note;
+
+			initStringInfo(&note);
+			appendStringInfo(&note, "These columns are named as DataFrame attributes or methods, "
+							 "which df.<name> reaches instead of the column (df.%s is the "
+							 "DataFrame's own): write df[\"%s\"].", first, first);
+			appendStringInfo(out, ", \"attribute_names\": [%s], \"attribute_note\": ",
+							 names.data);
+			escape_json(out, note.data);
+			pfree(note.data);
+		}
 		pfree(names.data);
 	}
 	appendStringInfo(out, ", \"rows_estimate\": %.0f}", rows);
