@@ -25,6 +25,7 @@ import __future__
 import abc
 import ast
 import builtins
+import collections
 import datetime
 import string
 import sys
@@ -1658,6 +1659,12 @@ def guard_settable(obj, name, deleting=False):
         return obj
     if issubclass(cls, type):
         if _made_by_code(obj):
+            if exact_str(name) == "dtype" and not deleting:
+                # a property stored there later than class_problem's check
+                # ran the code inside numpy's dtype conversion (review 170)
+                raise TypeError('setting attribute "dtype" of a class is not allowed in the '
+                                'sandbox: numpy reads it in the middle of its own work; '
+                                'give it in the class body, or set self.dtype on instances')
             return obj
         name_of = type.__getattribute__(obj, "__name__")
         library = _library_of(obj)
@@ -1982,6 +1989,19 @@ _INIT_ONLY_STATE = (
 )
 
 
+# What a class may hold as "dtype": numpy's dtype conversion reads an
+# object's dtype attribute with the items of a field list borrowed (a list
+# of ("name", obj) pairs, _convert_from_array_descr): a property of the
+# code's emptied the list or freed a field's title, which numpy then read
+# and stored (review 170 F1: SIGSEGV, and a freed object reused).  These run
+# no Python when read: a function binds, and the rest are numpy's and
+# Python's own slots.
+_QUIET_DESCRIPTORS = (types.FunctionType, staticmethod, classmethod, types.GetSetDescriptorType,
+                      types.MemberDescriptorType,
+                      type(collections.namedtuple("_Field", "dtype").dtype)  # a field's
+                      ) + _NATIVE_METHOD_TYPES
+
+
 def class_problem(cls):
     """Why cls may not be a class of the code's, or None: it inherits a
     conversion written in Python, defines __init__ where C state only the
@@ -2005,6 +2025,16 @@ def class_problem(cls):
                             'is not allowed in the sandbox: %s; give the class no __init__'
                             % (type.__getattribute__(cls, "__name__"),
                                type.__getattribute__(base, "__name__"), why))
+    for c in mro:
+        found = type.__getattribute__(c, "__dict__").get("dtype", _MISSING)
+        if found is _MISSING:
+            continue
+        if hasattr(type(found), "__get__") and type(found) not in _QUIET_DESCRIPTORS:
+            return ('class "%s": "dtype" as a %s is not allowed in the sandbox: numpy reads '
+                    'an object\'s dtype in the middle of its own work, where no Python may '
+                    'run; set self.dtype = ... in __init__, or name the property otherwise'
+                    % (type.__getattribute__(cls, "__name__"), type(found).__name__))
+        break
     for name in CONVERSIONS:
         for c in mro:
             found = type.__getattribute__(c, "__dict__")

@@ -5101,6 +5101,49 @@ PAYLOADS = [
         """, off={OK, CRASH, EXCEPTION}),
     # review 171: a Period of years past 2**31 writes its year in 11
     # characters; the table gave 7, and "%Y" * 9 read past the buffer again
+    # review 170: numpy converts a list of ("name", format) fields with the
+    # list's items borrowed, and reads a format object's dtype attribute: a
+    # property of the code's emptied the list (numpy read past it) or freed
+    # a field's title, which numpy stored and the code got back reused
+    Payload("numpy-dtype-field-list-emptied-by-dtype-property", """
+        import numpy as np
+        st = {"c": None}
+        class P:
+            @property
+            def dtype(self):
+                del st["c"][:]
+                return np.dtype("i8")
+        def main():
+            L = [("f%d" % i, P()) for i in range(2)]
+            st["c"] = L
+            return str(np.dtype(L))
+        """, off={CRASH, EXCEPTION, OK}),
+    Payload("numpy-dtype-field-title-freed-by-dtype-property", """
+        import numpy as np
+        st = {"L": None, "fresh": []}
+        class T:
+            def __init__(self, k):
+                self.k = k
+            def __hash__(self):
+                return 7
+            def __eq__(self, o):
+                return self is o
+        class P:
+            pass
+        def dtype(self):
+            st["L"][0] = None
+            st["fresh"] = [T(1000 + i) for i in range(8)]
+            return np.dtype("i8")
+        def main():
+            P.dtype = property(dtype)
+            title = T(1)
+            L = [((title, "a"), P())]
+            del title
+            st["L"] = L
+            dt = np.dtype(L)
+            got = [v[2] for v in dt.fields.values() if len(v) > 2]
+            return [any(g is f for f in st["fresh"]) for g in got]
+        """, off={CRASH, EXCEPTION, OK}),
     Payload("pandas-period-strftime-year-past-int32", """
         import pandas as pd
         def main():
