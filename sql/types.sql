@@ -636,7 +636,7 @@ DROP TYPE ty_fee;
 -- F10: 39000 "sandbox process failed", a hint to call
 -- sys.set_int_max_str_digits() before the code ran, a bare OverflowError)
 SELECT sandbox_execute('def main(df): return 1', jsonb_build_object('df',
-    jsonb_build_object('$query', 'SELECT (repeat(''['', 990) || repeat('']'', 990))::jsonb AS j')));
+    jsonb_build_object('$query', 'SELECT (repeat(''['', 1500) || repeat('']'', 1500))::jsonb AS j')));
 SELECT sandbox_execute('def main(df): return 1', jsonb_build_object('df',
     jsonb_build_object('$query', 'SELECT repeat(''7'', 5000)::jsonb AS j')));
 SELECT length(n::text), m FROM sandbox_rows($$
