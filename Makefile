@@ -143,7 +143,14 @@ $(WORKER): $(WORKER_OBJS)
 		-Wl,--export-dynamic-symbol=PyUnicode_AsUTF8AndSize \
 		-Wl,--export-dynamic-symbol=PyLong_AsLong \
 		-Wl,--export-dynamic-symbol=Py_EnterRecursiveCall \
-		-Wl,--export-dynamic-symbol=Py_LeaveRecursiveCall
+		-Wl,--export-dynamic-symbol=Py_LeaveRecursiveCall \
+		-Wl,--export-dynamic-symbol=PyMapping_GetItemString \
+		-Wl,--export-dynamic-symbol=PyObject_GetItem \
+		-Wl,--export-dynamic-symbol=PySequence_GetItem \
+		-Wl,--export-dynamic-symbol=PyObject_Size \
+		-Wl,--export-dynamic-symbol=PySequence_Size \
+		-Wl,--export-dynamic-symbol=PyObject_GetIter \
+		-Wl,--export-dynamic-symbol=PySequence_Tuple
 
 floor: $(FLOOR)
 

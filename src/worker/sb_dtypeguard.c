@@ -14,7 +14,8 @@
  * dtype= argument of every numpy function reaches the C converter.
  *
  * The worker exports its own PyDict_SetItem, PyUnicode_AsUTF8AndSize,
- * PyLong_AsLong, Py_EnterRecursiveCall and Py_LeaveRecursiveCall
+ * PyLong_AsLong, Py_EnterRecursiveCall, Py_LeaveRecursiveCall and the
+ * protocol calls below
  * (-Wl,--export-dynamic-symbol, as PySequence_Fast in sb_memguard.c), so
  * the extension modules it loads bind to them; each calls libpython's
  * and, when the caller's return address lies in numpy's _multiarray_umath,
@@ -35,7 +36,13 @@
  *   the conversion began: code the conversion calls back (a .dtype
  *   property, an __index__) runs unchecked.  numpy brackets each of these
  *   conversions with Py_EnterRecursiveCall(" while trying to convert the
- *   given data type from ..."), which is how the worker knows.
+ *   given data type from ..."), which is how the worker knows;
+ * - directly inside such a conversion, a dict, list, tuple or string of a
+ *   class written in Python, which numpy reads item by item (the protocol
+ *   calls PyMapping_GetItemString, PyObject_GetItem, PySequence_GetItem,
+ *   PyObject_Size, PySequence_Size, PyObject_GetIter, PySequence_Tuple,
+ *   also exported): its __getitem__ or __len__ answering twice made names
+ *   that are not the fields (review 175).
  *
  * libpython's own calls bind inside libpython and are not seen here; the
  * checks run in every child, Python layer on or off, once
@@ -68,6 +75,11 @@ typedef const char *(*SbAsUTF8AndSize) (PyObject *, Py_ssize_t *);
 typedef long (*SbAsLong) (PyObject *);
 typedef int (*SbEnterRecursive) (const char *);
 typedef void (*SbLeaveRecursive) (void);
+typedef PyObject *(*SbMappingGetItem) (PyObject *, const char *);
+typedef PyObject *(*SbGetItem) (PyObject *, PyObject *);
+typedef PyObject *(*SbSeqGetItem) (PyObject *, Py_ssize_t);
+typedef Py_ssize_t (*SbSize) (PyObject *);
+typedef PyObject *(*SbUnary) (PyObject *);
 
 /* libpython's, found once at start (RTLD_NEXT: the next object after us) */
 static SbDictSetItem sb_real_dict_setitem;
@@ -75,6 +87,13 @@ static SbAsUTF8AndSize sb_real_as_utf8;
 static SbAsLong sb_real_as_long;
 static SbEnterRecursive sb_real_enter;
 static SbLeaveRecursive sb_real_leave;
+static SbMappingGetItem sb_real_mapping_getitem;
+static SbGetItem sb_real_getitem;
+static SbSeqGetItem sb_real_seq_getitem;
+static SbSize sb_real_size;
+static SbSize sb_real_seq_size;
+static SbUnary sb_real_getiter;
+static SbUnary sb_real_seq_tuple;
 
 /* numpy's _multiarray_umath code: [sb_np_lo, sb_np_lo + sb_np_len) */
 static uintptr_t sb_np_lo;
@@ -116,6 +135,13 @@ sb_dtypeguard_bind(void)
 	sb_real_as_long = (SbAsLong) sb_next_symbol("PyLong_AsLong");
 	sb_real_enter = (SbEnterRecursive) sb_next_symbol("Py_EnterRecursiveCall");
 	sb_real_leave = (SbLeaveRecursive) sb_next_symbol("Py_LeaveRecursiveCall");
+	sb_real_mapping_getitem = (SbMappingGetItem) sb_next_symbol("PyMapping_GetItemString");
+	sb_real_getitem = (SbGetItem) sb_next_symbol("PyObject_GetItem");
+	sb_real_seq_getitem = (SbSeqGetItem) sb_next_symbol("PySequence_GetItem");
+	sb_real_size = (SbSize) sb_next_symbol("PyObject_Size");
+	sb_real_seq_size = (SbSize) sb_next_symbol("PySequence_Size");
+	sb_real_getiter = (SbUnary) sb_next_symbol("PyObject_GetIter");
+	sb_real_seq_tuple = (SbUnary) sb_next_symbol("PySequence_Tuple");
 }
 
 static inline bool
@@ -278,6 +304,104 @@ PyLong_AsLong(PyObject *obj)
 				 "0 and %d",
 				 v, SB_DTYPE_INT_MAX);
 	return -1;
+}
+
+/*
+ * Is this call numpy's, directly inside its conversion of a data type (as
+ * PyLong_AsLong above tells)?
+ */
+static bool
+sb_in_dtype_conversion(void *from)
+{
+	SbNpLevel  *top;
+
+	if (sb_np_depth == 0 || !sb_from_numpy(from))
+		return false;
+	if (sb_np_depth > SB_NP_LEVELS)
+		return true;			/* deeper than tracked: checked, to be safe */
+	top = &sb_np_levels[sb_np_depth - 1];
+	return top->dtype && top->frame == sb_current_frame();
+}
+
+/*
+ * A dict, list, tuple or string of a class written in Python, which numpy
+ * is about to read inside a data type's conversion: refused, with
+ * TypeError set.  numpy reads a dict spec's "names" once for their number
+ * and again by index after converting each format, and keeps the names
+ * list as it is then: a list subclass's __getitem__ or __len__ that
+ * answered differently made names that are not the fields (an int field
+ * over an object field's pointer, numpy's overlap check walking the names:
+ * review 175 F1).  numpy's own and Python's built-in types run no Python
+ * there; a class of Python's making (Py_TPFLAGS_HEAPTYPE) may.
+ */
+static bool
+sb_spec_refused(PyObject *o)
+{
+	if (o == NULL || !(Py_TYPE(o)->tp_flags & Py_TPFLAGS_HEAPTYPE))
+		return false;
+	PyErr_Format(PyExc_TypeError,
+				 "a numpy data type given as an object of class \"%.100s\" is not allowed in "
+				 "the sandbox: numpy reads it in the middle of its own work, where no Python "
+				 "may run; give its names, formats, offsets and titles as plain lists, "
+				 "tuples and dicts",
+				 Py_TYPE(o)->tp_name);
+	return true;
+}
+
+PyObject *
+PyMapping_GetItemString(PyObject *o, const char *key)
+{
+	if (sb_in_dtype_conversion(__builtin_return_address(0)) && sb_spec_refused(o))
+		return NULL;
+	return sb_real_mapping_getitem(o, key);
+}
+
+PyObject *
+PyObject_GetItem(PyObject *o, PyObject *key)
+{
+	if (sb_in_dtype_conversion(__builtin_return_address(0)) && sb_spec_refused(o))
+		return NULL;
+	return sb_real_getitem(o, key);
+}
+
+PyObject *
+PySequence_GetItem(PyObject *o, Py_ssize_t i)
+{
+	if (sb_in_dtype_conversion(__builtin_return_address(0)) && sb_spec_refused(o))
+		return NULL;
+	return sb_real_seq_getitem(o, i);
+}
+
+Py_ssize_t
+PyObject_Size(PyObject *o)
+{
+	if (sb_in_dtype_conversion(__builtin_return_address(0)) && sb_spec_refused(o))
+		return -1;
+	return sb_real_size(o);
+}
+
+Py_ssize_t
+PySequence_Size(PyObject *o)
+{
+	if (sb_in_dtype_conversion(__builtin_return_address(0)) && sb_spec_refused(o))
+		return -1;
+	return sb_real_seq_size(o);
+}
+
+PyObject *
+PyObject_GetIter(PyObject *o)
+{
+	if (sb_in_dtype_conversion(__builtin_return_address(0)) && sb_spec_refused(o))
+		return NULL;
+	return sb_real_getiter(o);
+}
+
+PyObject *
+PySequence_Tuple(PyObject *o)
+{
+	if (sb_in_dtype_conversion(__builtin_return_address(0)) && sb_spec_refused(o))
+		return NULL;
+	return sb_real_seq_tuple(o);
 }
 
 int

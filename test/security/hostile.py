@@ -5144,6 +5144,38 @@ PAYLOADS = [
             got = [v[2] for v in dt.fields.values() if len(v) > 2]
             return [any(g is f for f in st["fresh"]) for g in got]
         """, off={CRASH, EXCEPTION, OK}),
+    # review 175: numpy reads a dict spec's names once for their number and
+    # again by index after each format, and keeps the names list as it is
+    # then: a list subclass answering differently put an int field over an
+    # object field's pointer (an address out, a number taken for an object).
+    # Refused in C (sb_dtypeguard.c), the Python layer on or off; numpy
+    # words the first as its own ValueError over the refusal
+    Payload("numpy-dtype-dict-formats-getitem-renames-fields", """
+        import numpy as np
+        st = {"names": None}
+        class F(list):
+            def __getitem__(self, i):
+                if i == 1:
+                    st["names"][0] = "b"
+                return ["O", "i8"][i]
+        def main():
+            names = ["a", "b"]
+            st["names"] = names
+            dt = np.dtype({"names": names, "formats": F(["O", "i8"]), "offsets": [0, 0]})
+            a = np.zeros(1, dt)
+            a["a"][0] = str
+            a["b"][0] = 0x4141414141414141
+            return repr(a["a"][0])
+        """, on={GUARD, EXCEPTION}, off={GUARD, EXCEPTION}),
+    Payload("numpy-dtype-dict-names-len-lies", """
+        import numpy as np
+        class N(list):
+            def __len__(self):
+                return 1
+        def main():
+            dt = np.dtype({"names": N(["a", "b", "c"]), "formats": ["i8", "i8", "i8"]})
+            return repr(np.zeros(1, dt).tolist())
+        """, on={GUARD, EXCEPTION}, off={GUARD, EXCEPTION}),
     Payload("pandas-period-strftime-year-past-int32", """
         import pandas as pd
         def main():
