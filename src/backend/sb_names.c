@@ -182,7 +182,7 @@ typedef struct SbColumns
 	const char *query;
 	int			cursorpos;		/* the error's position: the missing column's */
 	const char *qualifier;		/* o of o.amount, the column the error names */
-	List	   *ctes;			/* the names of WITH's queries */
+	List	   *ctes;			/* the names of WITH's queries (String nodes) */
 	List	   *relations;		/* RangeVars of the statement */
 } SbColumns;
 
@@ -200,8 +200,8 @@ sb_columns_walker(Node *node, void *context)
 			c->relations = lappend(c->relations, node);
 		return false;
 	}
-	if (IsA(node, CommonTableExpr))
-		c->ctes = lappend(c->ctes, ((CommonTableExpr *) node)->ctename);
+	if (IsA(node, CommonTableExpr) && list_length(c->ctes) < 64)
+		c->ctes = lappend(c->ctes, makeString(((CommonTableExpr *) node)->ctename));
 	if (IsA(node, ColumnRef))
 	{
 		ColumnRef  *ref = (ColumnRef *) node;
