@@ -171,9 +171,18 @@ GRANT EXECUTE ON FUNCTION sandbox_execute(text, jsonb, text[], jsonb) TO regress
 GRANT USAGE ON SCHEMA inputs_shop TO regress_inputs_columns;
 GRANT SELECT ON inputs_shop.orders TO regress_inputs_columns;
 GRANT SELECT (id, name) ON inputs_shop.customers_2024 TO regress_inputs_columns;
+CREATE SCHEMA inputs_hidden;
+CREATE TABLE inputs_hidden.h (x int);
 SET ROLE regress_inputs_columns;
 SELECT sandbox_execute('def main(t): return len(t)',
     '{"t": {"$query": "SELECT amount FROM inputs_shop.orders, inputs_shop.customers_2024, inputs_shop.vip_customers"}}');
+-- a schema the role may not use on the way is passed over, and a statement
+-- the hint does not read (EXPLAIN) keeps the query's own error (review 174
+-- F4: "permission denied for schema", "unrecognized node type")
+SELECT sandbox_execute('def main(t): return len(t)',
+    '{"t": {"$query": "SELECT amount, (SELECT 1 FROM inputs_hidden.h) FROM inputs_shop.orders"}}');
+SELECT sandbox_execute('def main(t): return len(t)',
+    '{"t": {"$query": "EXPLAIN SELECT amount FROM inputs_shop.orders"}}');
 SELECT sandbox_execute($$
 def main():
     try:
@@ -184,6 +193,7 @@ $$);
 RESET ROLE;
 DROP OWNED BY regress_inputs_columns;
 DROP ROLE regress_inputs_columns;
+DROP SCHEMA inputs_hidden CASCADE;
 DROP SCHEMA inputs_shop CASCADE;
 SELECT sandbox_execute('def main(t): return len(t)', '{"t": {"$table": "Odd Schema.Mixed Case"}}');
 SELECT sandbox_execute('def main(t): return len(t)', '{"t": {"$table": "sales; DROP TABLE sales"}}');

@@ -421,6 +421,31 @@ sb_table_prepare(const char *name, const char *query, JsonbValue *params,
 }
 
 
+/*
+ * A hint for a query's error (sb_names.c), or NULL when building it fails
+ * (a schema the role may not use, met on the way; review 174 F4): the
+ * hint is a courtesy, and the query's own error is what is said.
+ */
+static char *
+sb_hint_or_null(char *(*hint) (const char *, int), const char *query, int pos)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	char	   *volatile found = NULL;
+
+	PG_TRY();
+	{
+		found = hint(query, pos);
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(cxt);
+		FlushErrorState();
+		found = NULL;
+	}
+	PG_END_TRY();
+	return found;
+}
+
 /* sb_table_prepare() with the plan's cursor options (CURSOR_OPT_*) */
 SPIPlanPtr
 sb_table_prepare_with(const char *name, const char *query, JsonbValue *params,
@@ -515,7 +540,7 @@ sb_table_prepare_with(const char *name, const char *query, JsonbValue *params,
 				char	   *columns;
 
 				FlushErrorState();
-				columns = sb_columns_hint(query, pos);
+				columns = sb_hint_or_null(sb_columns_hint, query, pos);
 				if (columns != NULL)
 					edata->hint = psprintf("%s.", columns);
 				ReThrowError(edata);
@@ -523,7 +548,7 @@ sb_table_prepare_with(const char *name, const char *query, JsonbValue *params,
 			if (edata->sqlerrcode != ERRCODE_UNDEFINED_TABLE || edata->hint != NULL || pos <= 0)
 				PG_RE_THROW();
 			FlushErrorState();
-			similar = sb_missing_hint(query, pos);
+			similar = sb_hint_or_null(sb_missing_hint, query, pos);
 			if (similar != NULL)
 				edata->hint = psprintf("Did you mean %s? A name is looked up in search_path unless it names its schema (schema.table).",
 									   similar);
