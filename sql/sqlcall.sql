@@ -450,18 +450,22 @@ ALTER FUNCTION sq_secrets() OWNER TO regress_pysandbox_sql_owner;
 SET ROLE regress_pysandbox_sql;
 SELECT sq_secrets();
 RESET ROLE;
--- a pandas expression's text names no sql(): a definer function that
--- evaluates its caller's formula ran the caller's query as its owner
--- (review 173 F1); the formula's arithmetic still works
+-- a pandas expression's text names no sql(), and sql() does not run while
+-- one is evaluated: a definer function that evaluates its caller's formula
+-- ran the caller's query as its owner, by name (review 173 F1) or through a
+-- function of its own (review 174 F2); the formula's arithmetic still works
 CREATE FUNCTION sq_formula(expr text) RETURNS text
 LANGUAGE pysandbox SECURITY DEFINER AS $$
 import pandas as pd
+def lookup(q):
+    return sql(q)
 return str(pd.eval(expr, engine="python"))
 $$;
 ALTER FUNCTION sq_formula(text) OWNER TO regress_pysandbox_sql_owner;
 SET ROLE regress_pysandbox_sql;
 SELECT sq_formula('1 + 2 * 3');
 SELECT sq_formula('sql("SELECT string_agg(secret, '','') AS s FROM sq_items")');
+SELECT sq_formula('lookup("SELECT string_agg(secret, '','') AS s FROM sq_items")');
 SELECT sandbox_execute($$
 import pandas as pd
 def main():

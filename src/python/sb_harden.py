@@ -1598,12 +1598,34 @@ def _guard_pandas_scope():
 # calls what they name, so a SECURITY DEFINER function that evaluated a
 # formula from its caller ran the caller's queries as the owner (review
 # 173 F1); DataFrame.eval and query did not reach it.  sb_runtime adds sql.
+# A function of the code's that calls sql() (def lookup(q): return sql(q))
+# was reached all the same (review 174 F2): sql() itself refuses to run
+# inside an expression's evaluation (in_pandas_expression).
 _NOT_IN_EXPRESSIONS = []
+
+# the code of pandas' expression evaluation: pd.eval (DataFrame.eval and
+# query call it) and an Expr's parse and call, which run what it names
+_EXPRESSION_CODES = set()
 
 
 def refuse_in_expressions(value):
     """Keep value from being named in a pandas expression's text."""
     _NOT_IN_EXPRESSIONS.append(value)
+
+
+def in_pandas_expression():
+    """Is a pandas expression being evaluated below the caller?  Its frames
+    are found by their code objects, whatever the code's frames between."""
+    if not _EXPRESSION_CODES:
+        from pandas.core.computation import eval as pd_eval, expr
+        _EXPRESSION_CODES.update({pd_eval.eval.__code__, expr.Expr.__init__.__code__,
+                                  expr.Expr.__call__.__code__})
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code in _EXPRESSION_CODES:
+            return True
+        frame = frame.f_back
+    return False
 
 
 # name -> why: class attributes only the library reads (_LibraryOnly)

@@ -1533,6 +1533,11 @@ def sql(query, *params, **named):
     (the columns as a $query input has them).  $1, $2, ... in the query take
     params (or params=[...], as pandas' read_sql takes them).  A failing
     query raises SQLError with its SQLSTATE."""
+    if sb_harden.in_pandas_expression():
+        raise RuntimeError(
+            "sql() may not run while a pandas expression (pd.eval, DataFrame.eval, query) "
+            "is evaluated: call sql() in the code itself, before the expression, and use "
+            "its result there")
     if type(query) is not str:
         raise TypeError('sql() takes the query as a str, not "%s"' % type(query).__name__)
     if named:
