@@ -548,7 +548,14 @@ def main():
         sql("SELECT $1::timestamp", np.datetime64(10**12, "D"))
     except ValueError as e:
         far = str(e)
-    return [round(float(a.angle[0]), 6), a.arr[0], str(a.d[0]), str(a.y[0]), str(a.iv[0]), far]
+    # units pandas 1.5 takes wrong, silently (review 174 F3)
+    fine = sql("SELECT $1::timestamp::text AS ps", np.datetime64(-1, "ps")).ps[0]
+    try:
+        sql("SELECT $1::interval", np.timedelta64(1, "M"))
+    except TypeError as e:
+        month = str(e)
+    return [round(float(a.angle[0]), 6), a.arr[0], str(a.d[0]), str(a.y[0]), str(a.iv[0]), far,
+            fine, month]
 $$);
 RESET ROLE;
 -- numbers that print as far more digits than they take (1e131071), in a

@@ -270,6 +270,27 @@ def fenced(lines):
     return bool(shown) and (shown[0].startswith("```") or shown[-1].startswith("```"))
 
 
+_OWNER_BEFORE = re.compile(r"(?<!\w)(\w{1,64})[ \t]{0,8}\.[ \t]{0,8}$")
+_CALLED_AFTER = re.compile(r"[ \t]{0,8}\(")
+
+
+def _attribute_owners(line, name):
+    """The names x of x.<name> read as a value (not called) on line: found
+    from each place name stands, in time linear in the line (a pattern
+    over the whole line backtracked quadratically: review 174 F5)."""
+    owners = []
+    at = line.find(name)
+    while at >= 0 and len(owners) < 50:
+        end = at + len(name)
+        if not (line[end:end + 1].isalnum() or line[end:end + 1] == "_") and \
+                not _CALLED_AFTER.match(line, end):
+            before = _OWNER_BEFORE.search(line[max(0, at - 90):at])
+            if before is not None:
+                owners.append(before.group(1))
+        at = line.find(name, end)
+    return owners
+
+
 def _user_line(exc):
     """The text of the code's line where exc was raised (its innermost
     frame of the code's), or None."""
@@ -1053,11 +1074,9 @@ def _shadowed_column_help(exc, text, inputs, ws):
         # the line reads <a DataFrame>.<col> as a value, not df.<col>(...):
         # df.x.count > 0 is a Series' call forgotten, no column's
         frame = _user_frame(exc)
-        seen = {} if frame is None else frame.f_locals
-        names = [n for n in names
-                 if any(type(seen.get(m.group(1), frame is None and pd.DataFrame())) is
-                        pd.DataFrame
-                        for m in re.finditer(r"(\w+)\s*\.\s*%s\b(?!\s*\()" % n, line))]
+        seen = None if frame is None else frame.f_locals
+        names = [n for n in names if any(seen is None or type(seen.get(owner)) is pd.DataFrame
+                                         for owner in _attribute_owners(line, n))]
     if not names:
         return None
     shown = ", ".join('"%s"' % n for n in names[:5])

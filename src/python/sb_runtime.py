@@ -1402,6 +1402,11 @@ def _sql_param(value, i):
     if t is np.datetime64 or t is np.timedelta64:
         if np.isnat(value):
             return None
+        unit = np.datetime_data(value.dtype)[0]
+        if unit in ("ps", "fs", "as") or (t is np.timedelta64 and unit in ("Y", "M")):
+            # pandas 1.5 takes these wrong, silently (review 174 F3:
+            # datetime64(-1, "ps") as 1972, timedelta64(1, "M") as 30 days)
+            return _sql_param(_numpy_time(value, i), i)
         try:
             value = pd.Timestamp(value) if t is np.datetime64 else pd.Timedelta(value)
         except (OverflowError, ValueError):
