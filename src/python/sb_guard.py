@@ -2029,7 +2029,10 @@ def class_problem(cls):
         found = type.__getattribute__(c, "__dict__").get("dtype", _MISSING)
         if found is _MISSING:
             continue
-        if hasattr(type(found), "__get__") and type(found) not in _QUIET_DESCRIPTORS:
+        # (a library class's own dtype runs the library's code: a class
+        # deriving from one is refused or allowed on its own grounds)
+        if _made_by_code(c) and hasattr(type(found), "__get__") and \
+                type(found) not in _QUIET_DESCRIPTORS:
             return ('class "%s": "dtype" as a %s is not allowed in the sandbox: numpy reads '
                     'an object\'s dtype in the middle of its own work, where no Python may '
                     'run; set self.dtype = ... in __init__, or name the property otherwise'
