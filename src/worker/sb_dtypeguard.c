@@ -37,12 +37,12 @@
  *   property, an __index__) runs unchecked.  numpy brackets each of these
  *   conversions with Py_EnterRecursiveCall(" while trying to convert the
  *   given data type from ..."), which is how the worker knows;
- * - directly inside such a conversion, a dict, list, tuple or string of a
- *   class written in Python, which numpy reads item by item (the protocol
- *   calls PyMapping_GetItemString, PyObject_GetItem, PySequence_GetItem,
- *   PyObject_Size, PySequence_Size, PyObject_GetIter, PySequence_Tuple,
- *   also exported): its __getitem__ or __len__ answering twice made names
- *   that are not the fields (review 175).
+ * - directly inside such a conversion, a container numpy reads item by
+ *   item (the protocol calls PyMapping_GetItemString, PyObject_GetItem,
+ *   PySequence_GetItem, PyObject_Size, PySequence_Size, PyObject_GetIter,
+ *   PySequence_Tuple, also exported) of any type but those that run no
+ *   Python there (sb_spec_refused): a __getitem__ or __len__ answering
+ *   twice made names that are not the fields (reviews 175, 176).
  *
  * libpython's own calls bind inside libpython and are not seen here; the
  * checks run in every child, Python layer on or off, once
@@ -324,27 +324,40 @@ sb_in_dtype_conversion(void *from)
 }
 
 /*
- * A dict, list, tuple or string of a class written in Python, which numpy
- * is about to read inside a data type's conversion: refused, with
- * TypeError set.  numpy reads a dict spec's "names" once for their number
- * and again by index after converting each format, and keeps the names
- * list as it is then: a list subclass's __getitem__ or __len__ that
- * answered differently made names that are not the fields (an int field
- * over an object field's pointer, numpy's overlap check walking the names:
- * review 175 F1).  numpy's own and Python's built-in types run no Python
- * there; a class of Python's making (Py_TPFLAGS_HEAPTYPE) may.
+ * What numpy is about to read item by item inside a data type's
+ * conversion, refused (TypeError set) unless it is of a type that runs no
+ * Python there: exact lists, tuples, dicts, numbers, strings and numpy's
+ * own objects.  numpy reads a dict spec's "names" once for their number and
+ * again by index after converting each format, and keeps the names list as
+ * it is then: a list subclass's __getitem__ or __len__ that answered
+ * differently made names that are not the fields (an int field over an
+ * object field's pointer, numpy's overlap check walking the names: review
+ * 175 F1), and so did C containers that call the code's Python (a
+ * mappingproxy over a class's namespace, a defaultdict's default factory:
+ * review 176 F1; a weakref proxy forwards to its referent): an allowlist,
+ * not a list of the ways in.
  */
 static bool
 sb_spec_refused(PyObject *o)
 {
-	if (o == NULL || !(Py_TYPE(o)->tp_flags & Py_TPFLAGS_HEAPTYPE))
+	PyTypeObject *t;
+
+	if (o == NULL)
+		return false;
+	t = Py_TYPE(o);
+	if (t == &PyList_Type || t == &PyTuple_Type || t == &PyDict_Type ||
+		t == &PyUnicode_Type || t == &PyLong_Type || t == &PyFloat_Type ||
+		t == &PyBool_Type || t == &PyBytes_Type || t == &PyRange_Type || o == Py_None)
+		return false;
+	/* numpy's arrays and scalars (its static types) run no Python for this */
+	if (!(t->tp_flags & Py_TPFLAGS_HEAPTYPE) && strncmp(t->tp_name, "numpy.", 6) == 0)
 		return false;
 	PyErr_Format(PyExc_TypeError,
-				 "a numpy data type given as an object of class \"%.100s\" is not allowed in "
-				 "the sandbox: numpy reads it in the middle of its own work, where no Python "
-				 "may run; give its names, formats, offsets and titles as plain lists, "
-				 "tuples and dicts",
-				 Py_TYPE(o)->tp_name);
+				 "a numpy data type given with an object of class \"%.100s\" is not allowed "
+				 "in the sandbox: numpy reads it in the middle of its own work, where no "
+				 "Python may run; give its names, formats, offsets and titles as plain "
+				 "lists, tuples and dicts (list(df.columns), dict(d))",
+				 t->tp_name);
 	return true;
 }
 

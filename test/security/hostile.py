@@ -5176,6 +5176,47 @@ PAYLOADS = [
             dt = np.dtype({"names": N(["a", "b", "c"]), "formats": ["i8", "i8", "i8"]})
             return repr(np.zeros(1, dt).tolist())
         """, on={GUARD, EXCEPTION}, off={GUARD, EXCEPTION}),
+    # review 176: C containers that call the code's Python went round the
+    # heap-type check: a mappingproxy over an object of the code's, and a
+    # defaultdict whose default factory renamed a field between numpy's reads
+    Payload("numpy-dtype-dict-names-in-a-mappingproxy", """
+        import numpy as np
+        class N:
+            def __init__(self, a, b):
+                self.a = a
+                self.b = b
+            def __len__(self):
+                return len(self.a)
+            def __getitem__(self, i):
+                return self.a[i]
+            def __iter__(self):
+                return iter(self.b)
+        def main():
+            MP = type(np.dtype([("x", "i8")]).fields)
+            dt = np.dtype({"names": MP(N(["a", "b"], ["b", "b"])), "formats": ["O", "i8"],
+                           "offsets": [0, 0]})
+            a = np.zeros(1, dt)
+            a["b"][0] = 0x4141414141414141
+            return repr(a["a"][0])
+        """, off={CRASH, EXCEPTION, GUARD}),
+    Payload("numpy-dtype-dict-titles-defaultdict-renames-field", """
+        import numpy as np
+        import collections
+        def main():
+            names = ["a", "b"]
+            n = [0]
+            def cb():
+                n[0] += 1
+                if n[0] == 2:
+                    names[0] = "b"
+                return None
+            titles = collections.defaultdict(cb, x=None, y=None)
+            dt = np.dtype({"names": names, "formats": ["O", "i8"], "offsets": [0, 0],
+                           "titles": titles})
+            a = np.zeros(1, dt)
+            a["a"][0] = str
+            return [str(dt.names), str(list(dt.fields)), hex(int(a["b"][0]))]
+        """, on={GUARD, EXCEPTION}, off={CRASH, EXCEPTION, GUARD, OK}),
     Payload("pandas-period-strftime-year-past-int32", """
         import pandas as pd
         def main():
