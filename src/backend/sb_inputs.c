@@ -424,7 +424,10 @@ sb_table_prepare(const char *name, const char *query, JsonbValue *params,
 /*
  * A hint for a query's error (sb_names.c), or NULL when building it fails
  * (a schema the role may not use, met on the way; review 174 F4): the
- * hint is a courtesy, and the query's own error is what is said.
+ * hint is a courtesy, and the query's own error is what is said.  A cancel
+ * or statement_timeout met while it is built goes on as itself (review
+ * 176 F2: swallowed, a loop of failing sql() calls ran to the sandbox's
+ * own limit).
  */
 static char *
 sb_hint_or_null(char *(*hint) (const char *, int), const char *query, int pos)
@@ -438,7 +441,14 @@ sb_hint_or_null(char *(*hint) (const char *, int), const char *query, int pos)
 	}
 	PG_CATCH();
 	{
+		ErrorData  *edata;
+
 		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED || edata->elevel > ERROR ||
+			ProcDiePending || QueryCancelPending)
+			PG_RE_THROW();
+		FreeErrorData(edata);
 		FlushErrorState();
 		found = NULL;
 	}
