@@ -22,7 +22,8 @@
  * refuses with ValueError:
  *
  * - a field of a structured type ((dtype, offset[, title]) stored into
- *   its fields dict) with a negative offset or size, or ending past
+ *   its fields dict) under a name of a class written in Python (review
+ *   177), or with a negative offset or size, or ending past
  *   SB_FIELD_END_MAX: every way numpy builds fields (dict, list, comma
  *   string, canonical copy) stores them so, before it adds the next size
  *   (numpy's dtype.__setstate__ takes a fields dict as given: checked in
@@ -220,11 +221,40 @@ sb_field_refused(PyObject *value)
 	return true;
 }
 
+/*
+ * The name a (dtype, offset[, title]) tuple is stored under in a fields
+ * dict: refused (TypeError set) when it is of a class written in Python.
+ * numpy's field view (arr[["a", "b"]]) checks a list's items are str, then
+ * reads the list again to build the view: a list subclass answered with an
+ * object hashing as "a" that said "equal" once (found as field a) and then
+ * "not equal" (no duplicate), and the view had field a twice, two object
+ * fields over one pointer: an array of that dtype dropped an object's
+ * reference twice (a freed object reused: review 177 F1).  Names are str
+ * (numpy's str_ from an array of names passes: a static type).
+ */
+static bool
+sb_field_key_refused(PyObject *key, PyObject *value)
+{
+	Py_ssize_t	n = PyTuple_GET_SIZE(value);
+
+	if (key == NULL || n < 2 || n > 3 || sb_descr_type == NULL ||
+		!(Py_TYPE(key)->tp_flags & Py_TPFLAGS_HEAPTYPE) ||
+		!PyObject_TypeCheck(PyTuple_GET_ITEM(value, 0), sb_descr_type) ||
+		!PyLong_Check(PyTuple_GET_ITEM(value, 1)))
+		return false;
+	PyErr_Format(PyExc_TypeError,
+				 "a numpy field named by an object of class \"%.100s\" is not allowed in the "
+				 "sandbox: field names are str",
+				 Py_TYPE(key)->tp_name);
+	return true;
+}
+
 int
 PyDict_SetItem(PyObject *op, PyObject *key, PyObject *value)
 {
 	if (sb_from_numpy(__builtin_return_address(0)) && value != NULL &&
-		PyTuple_CheckExact(value) && sb_field_refused(value))
+		PyTuple_CheckExact(value) &&
+		(sb_field_refused(value) || sb_field_key_refused(key, value)))
 		return -1;
 	return sb_real_dict_setitem(op, key, value);
 }

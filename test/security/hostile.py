@@ -5217,6 +5217,61 @@ PAYLOADS = [
             a["a"][0] = str
             return [str(dt.names), str(list(dt.fields)), hex(int(a["b"][0]))]
         """, on={GUARD, EXCEPTION}, off={CRASH, EXCEPTION, GUARD, OK}),
+    # review 177: a field view (arr[names]) checks the list's items are
+    # str, then reads the list again: a list subclass answered with an
+    # object hashing as "a" that was "equal" once and then "not equal", and
+    # the view held object field a twice, over one pointer (an array of its
+    # dtype dropped an object's reference twice: a freed object reused)
+    Payload("numpy-field-view-list-reread-duplicates-object-field", """
+        import numpy as np
+        st = {"n": 0, "calls": 0}
+        class K:
+            def __hash__(self):
+                return hash("a")
+            def __eq__(self, o):
+                st["n"] += 1
+                return st["n"] == 1
+        class L(list):
+            def __getitem__(self, i):
+                st["calls"] += 1
+                if st["calls"] <= 2:
+                    return ["a", "b"][i]
+                return ["a", K()][i]
+        class T:
+            def __init__(self, k):
+                self.k = k
+        def main():
+            a = np.empty(2, dtype=[("a", "O"), ("b", "O")])
+            v = a[L(["a", "b"])]
+            z = np.empty(1, v.dtype)
+            keep = [T(1)]
+            z["a"][0] = keep[0]
+            del z
+            fresh = [T(1000 + i) for i in range(64)]
+            return [f.k for f in fresh if f is keep[0]]
+        """, off={GUARD}),
+    # (the assignment form builds the same view: numpy raised its own
+    # TypeError there, after the view; the guard stops it first)
+    Payload("numpy-field-view-assignment-list-reread", """
+        import numpy as np
+        st = {"n": 0, "calls": 0}
+        class K:
+            def __hash__(self):
+                return hash("a")
+            def __eq__(self, o):
+                st["n"] += 1
+                return st["n"] == 1
+        class L(list):
+            def __getitem__(self, i):
+                st["calls"] += 1
+                if st["calls"] <= 2:
+                    return ["a", "b"][i]
+                return ["a", K()][i]
+        def main():
+            a = np.empty(2, dtype=[("a", "O"), ("b", "O")])
+            a[L(["a", "b"])] = (str, int)
+            return repr(a)
+        """, off={GUARD}),
     Payload("pandas-period-strftime-year-past-int32", """
         import pandas as pd
         def main():
