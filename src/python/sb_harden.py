@@ -1605,7 +1605,8 @@ _NOT_IN_EXPRESSIONS = []
 
 # the code of pandas' expression evaluation: pd.eval (DataFrame.eval and
 # query call it) and an Expr's parse and call, which run what it names
-_EXPRESSION_CODES = set()
+# (compared by identity: a code object's == compares its contents)
+_EXPRESSION_CODES = []
 
 
 def refuse_in_expressions(value):
@@ -1618,11 +1619,13 @@ def in_pandas_expression():
     are found by their code objects, whatever the code's frames between."""
     if not _EXPRESSION_CODES:
         from pandas.core.computation import eval as pd_eval, expr
-        _EXPRESSION_CODES.update({pd_eval.eval.__code__, expr.Expr.__init__.__code__,
-                                  expr.Expr.__call__.__code__})
+        _EXPRESSION_CODES.extend((pd_eval.eval.__code__, expr.Expr.__init__.__code__,
+                                  expr.Expr.__call__.__code__))
+    first, second, third = _EXPRESSION_CODES
     frame = sys._getframe(1)
     while frame is not None:
-        if frame.f_code in _EXPRESSION_CODES:
+        code = frame.f_code
+        if code is first or code is second or code is third:
             return True
         frame = frame.f_back
     return False
