@@ -613,12 +613,13 @@ sb_outcome_failure(const SbOutcome *out, const SbLimits *limits, SbFailure *f)
 				out->streaming ? sb_stream_timeout_detail(out->streaming) : NULL,
 				sb_limit_hint(out->streaming ? "Make the input's query faster or give it less data" :
 							  /*
-							   * busy in the code's own line (not waiting for
-							   * sql()'s query): most often a loop over rows
-							   * (review 172 F7)
+							   * stopped in the code's own line: most often a
+							   * loop over rows (review 172 F7).  Not by its
+							   * share of CPU time, which a loaded machine
+							   * or a preloaded child's start made vary
 							   */
-							  out->where_line > 0 && cpu_ms * 10 >= (uint64) limits->timeout_ms ?
-							  "Make the code faster (vectorised pandas operations instead of Python loops over rows such as iterrows() or apply(axis=1)) or give it less data" :
+							  out->where_line > 0 ?
+							  "Make the code faster (if it loops over rows: vectorised pandas operations instead of iterrows() or apply(axis=1)) or give it less data" :
 							  "Make the code faster or give it less data",
 							  limits, SB_LIMIT_TIMEOUT));
 		if (!out->streaming)
