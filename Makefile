@@ -136,21 +136,15 @@ src/worker/sb_frame.wo: src/protocol/sb_frame.c src/protocol/sb_protocol.h
 src/worker/%.wo: src/worker/%.c src/worker/sb_worker.h src/worker/sb_children.h src/protocol/sb_protocol.h
 	$(CC) $(WORKER_CFLAGS) -c -o $@ $<
 
+# libpython's functions the worker answers for the extension modules it
+# loads (sb_memguard.c, sb_dtypeguard.c), which bind to its exports
+WORKER_EXPORTS = PySequence_Fast PyDict_SetItem PyUnicode_AsUTF8AndSize PyLong_AsLong \
+	Py_EnterRecursiveCall Py_LeaveRecursiveCall PyMapping_GetItemString PyObject_GetItem \
+	PySequence_GetItem PyObject_Size PySequence_Size PyObject_GetIter PySequence_Tuple
+
 $(WORKER): $(WORKER_OBJS)
 	$(CC) -pie -o $@ $(WORKER_OBJS) $(PY_LDFLAGS) -lseccomp -Wl,-z,relro,-z,now \
-		-Wl,--export-dynamic-symbol=PySequence_Fast \
-		-Wl,--export-dynamic-symbol=PyDict_SetItem \
-		-Wl,--export-dynamic-symbol=PyUnicode_AsUTF8AndSize \
-		-Wl,--export-dynamic-symbol=PyLong_AsLong \
-		-Wl,--export-dynamic-symbol=Py_EnterRecursiveCall \
-		-Wl,--export-dynamic-symbol=Py_LeaveRecursiveCall \
-		-Wl,--export-dynamic-symbol=PyMapping_GetItemString \
-		-Wl,--export-dynamic-symbol=PyObject_GetItem \
-		-Wl,--export-dynamic-symbol=PySequence_GetItem \
-		-Wl,--export-dynamic-symbol=PyObject_Size \
-		-Wl,--export-dynamic-symbol=PySequence_Size \
-		-Wl,--export-dynamic-symbol=PyObject_GetIter \
-		-Wl,--export-dynamic-symbol=PySequence_Tuple
+		$(foreach s,$(WORKER_EXPORTS),-Wl,--export-dynamic-symbol=$(s))
 
 floor: $(FLOOR)
 

@@ -291,28 +291,30 @@ def _attribute_owners(line, name):
     return owners
 
 
-def _user_line(exc):
-    """The text of the code's line where exc was raised (its innermost
-    frame of the code's), or None."""
-    line = None
+def _user_traceback(exc):
+    """The innermost entry of exc's traceback in the code's own, or None."""
+    found = None
     tb = exc.__traceback__
     while tb is not None:
         if tb.tb_frame.f_code.co_filename == FILENAME:
-            line = tb.tb_lineno
+            found = tb
         tb = tb.tb_next
+    return found
+
+
+def _user_line(exc):
+    """The text of the code's line where exc was raised (its innermost
+    frame of the code's), or None."""
+    tb = _user_traceback(exc)
+    line = tb.tb_lineno if tb is not None else None
     lines = CALL_CODE[0].splitlines() if type(CALL_CODE[0]) is str and line else ()
     return lines[line - 1] if 0 < (line or 0) <= len(lines) else None
 
 
 def _user_frame(exc):
     """The innermost frame of the code's own in exc's traceback, or None."""
-    found = None
-    tb = exc.__traceback__
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == FILENAME:
-            found = tb.tb_frame
-        tb = tb.tb_next
-    return found
+    tb = _user_traceback(exc)
+    return tb.tb_frame if tb is not None else None
 
 
 # the usual short names of modules, for a NameError of a missing import

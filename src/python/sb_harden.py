@@ -1590,6 +1590,9 @@ def _guard_pandas_scope():
     resolve_name.__qualname__ = resolve.__qualname__
     resolve_name.__doc__ = resolve.__doc__
     scope.Scope.resolve = resolve_name
+    from pandas.core.computation import eval as pd_eval, expr
+    _EXPRESSION_CODES[:] = (pd_eval.eval.__code__, expr.Expr.__init__.__code__,
+                            expr.Expr.__call__.__code__)
 
 
 # What a pandas expression's text may not name, though the code's frame
@@ -1618,9 +1621,7 @@ def in_pandas_expression():
     """Is a pandas expression being evaluated below the caller?  Its frames
     are found by their code objects, whatever the code's frames between."""
     if not _EXPRESSION_CODES:
-        from pandas.core.computation import eval as pd_eval, expr
-        _EXPRESSION_CODES.extend((pd_eval.eval.__code__, expr.Expr.__init__.__code__,
-                                  expr.Expr.__call__.__code__))
+        return False            # (tests without harden_pandas)
     first, second, third = _EXPRESSION_CODES
     frame = sys._getframe(1)
     while frame is not None:

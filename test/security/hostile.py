@@ -247,6 +247,33 @@ class Payload:
         self.max_ms = max_ms     # the call must end within this, however it ends
 
 
+def field_view_payload(name, use):
+    """Review 177: numpy's field view (arr[names]) reads a list subclass of
+    the code's twice; its second answer names field "a" twice (use: the
+    statements of main() after the array a is made, indented 12)."""
+    return Payload(name, """
+        import numpy as np
+        st = {"n": 0, "calls": 0}
+        class K:
+            def __hash__(self):
+                return hash("a")
+            def __eq__(self, o):
+                st["n"] += 1
+                return st["n"] == 1
+        class L(list):
+            def __getitem__(self, i):
+                st["calls"] += 1
+                if st["calls"] <= 2:
+                    return ["a", "b"][i]
+                return ["a", K()][i]
+        class T:
+            def __init__(self, k):
+                self.k = k
+        def main():
+            a = np.empty(2, dtype=[("a", "O"), ("b", "O")])
+""" + use.lstrip("\n") + "\n", off={GUARD})
+
+
 def mpl_offsets_payload(name, change):
     """Review 161 F3: the code's paths sequence changes the offsets' shape in
     place (change, a statement with n, their size) while matplotlib's native
@@ -5222,56 +5249,19 @@ PAYLOADS = [
     # object hashing as "a" that was "equal" once and then "not equal", and
     # the view held object field a twice, over one pointer (an array of its
     # dtype dropped an object's reference twice: a freed object reused)
-    Payload("numpy-field-view-list-reread-duplicates-object-field", """
-        import numpy as np
-        st = {"n": 0, "calls": 0}
-        class K:
-            def __hash__(self):
-                return hash("a")
-            def __eq__(self, o):
-                st["n"] += 1
-                return st["n"] == 1
-        class L(list):
-            def __getitem__(self, i):
-                st["calls"] += 1
-                if st["calls"] <= 2:
-                    return ["a", "b"][i]
-                return ["a", K()][i]
-        class T:
-            def __init__(self, k):
-                self.k = k
-        def main():
-            a = np.empty(2, dtype=[("a", "O"), ("b", "O")])
+    field_view_payload("numpy-field-view-list-reread-duplicates-object-field", """
             v = a[L(["a", "b"])]
             z = np.empty(1, v.dtype)
             keep = [T(1)]
             z["a"][0] = keep[0]
             del z
             fresh = [T(1000 + i) for i in range(64)]
-            return [f.k for f in fresh if f is keep[0]]
-        """, off={GUARD}),
+            return [f.k for f in fresh if f is keep[0]]"""),
     # (the assignment form builds the same view: numpy raised its own
     # TypeError there, after the view; the guard stops it first)
-    Payload("numpy-field-view-assignment-list-reread", """
-        import numpy as np
-        st = {"n": 0, "calls": 0}
-        class K:
-            def __hash__(self):
-                return hash("a")
-            def __eq__(self, o):
-                st["n"] += 1
-                return st["n"] == 1
-        class L(list):
-            def __getitem__(self, i):
-                st["calls"] += 1
-                if st["calls"] <= 2:
-                    return ["a", "b"][i]
-                return ["a", K()][i]
-        def main():
-            a = np.empty(2, dtype=[("a", "O"), ("b", "O")])
+    field_view_payload("numpy-field-view-assignment-list-reread", """
             a[L(["a", "b"])] = (str, int)
-            return repr(a)
-        """, off={GUARD}),
+            return repr(a)"""),
     Payload("pandas-period-strftime-year-past-int32", """
         import pandas as pd
         def main():
